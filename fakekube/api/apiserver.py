@@ -1,0 +1,349 @@
+"""The apiserver's verbs over the registry and the store, without HTTP.
+
+:class:`APIServer` is what the REST layer (``fakekube.api.http``) and the Python API
+both call: get, list, create, update, patch, delete, deletecollection, and the
+status/scale subresources. Every write runs under the store lock as one
+read-modify-write, so optimistic concurrency is exact and a failed request changes
+nothing: objects are built on private copies and only a finished, validated object
+reaches the store.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from fakekube.api import admission, deletion, errors, fieldvalidation, objectmeta, patch, validation
+from fakekube.api import schema as schema_module
+from fakekube.api.deletion import DeleteOptions
+from fakekube.api.errors import FieldError
+from fakekube.api.jsonutil import deep_copy
+from fakekube.api.listing import ListOptions, Matcher, list_page
+from fakekube.api.registry import STATUS, Registry, ResourceType, WriteContext
+from fakekube.clock import VirtualClock, format_rfc3339
+from fakekube.random import SeededRandom
+from fakekube.store import Store
+
+Obj = dict[str, Any]
+
+JSON_PATCH = "application/json-patch+json"
+MERGE_PATCH = "application/merge-patch+json"
+STRATEGIC_MERGE_PATCH = "application/strategic-merge-patch+json"
+PATCH_TYPES = (JSON_PATCH, MERGE_PATCH, STRATEGIC_MERGE_PATCH)
+
+STRICT = "Strict"
+WARN = "Warn"
+IGNORE = "Ignore"
+
+
+@dataclass(frozen=True)
+class WriteOptions:
+    """Query parameters every write verb takes."""
+
+    dry_run: bool = False
+    field_validation: str = WARN
+    raw_body: bytes | None = None
+
+    @classmethod
+    def from_query(cls, query: dict[str, str], raw: bytes | None = None) -> "WriteOptions":
+        dry_run = query.get("dryRun")
+        if dry_run is not None and dry_run != "All":
+            raise errors.bad_request(f'dryRun: Unsupported value: "{dry_run}": supported values: "All"')
+        validation = query.get("fieldValidation") or WARN
+        if validation not in (STRICT, WARN, IGNORE):
+            raise errors.bad_request(
+                f'fieldValidation: Unsupported value: "{validation}": supported values: "Ignore", "Strict", "Warn"')
+        return cls(dry_run=dry_run == "All", field_validation=validation, raw_body=raw)
+
+
+@dataclass
+class WriteResult:
+    obj: Obj
+    created: bool = False
+    warnings: list[str] = field(default_factory=list)
+
+
+class StoreView:
+    """The read-only store view strategies get (see registry.StoreReader)."""
+
+    def __init__(self, store: Store) -> None:
+        self._store = store
+
+    def get_object(self, group: str, resource: str, namespace: str, name: str) -> Obj | None:
+        return self._store.get((group, resource), (namespace, name))
+
+    def list_objects(self, group: str, resource: str, namespace: str = "") -> list[Obj]:
+        return self._store.list((group, resource), namespace)[0]
+
+
+class APIServer:
+    """Kubernetes API semantics over a :class:`Store`."""
+
+    def __init__(self, registry: Registry, store: Store, clock: VirtualClock, rng: SeededRandom,
+                 kubernetes_version: str = schema_module.DEFAULT_KUBERNETES_VERSION) -> None:
+        self.registry = registry
+        self.store = store
+        self.clock = clock
+        self.rng = rng
+        self.kubernetes_version = kubernetes_version
+        self._view = StoreView(store)
+
+    @property
+    def schemas(self) -> schema_module.SchemaSet:
+        return schema_module.load(self.kubernetes_version)
+
+    def now_rfc3339(self) -> str:
+        return format_rfc3339(self.clock.now())
+
+    def write_internal(self, rt: ResourceType, obj: Obj) -> Obj:
+        """A server-side write that skips update validation (e.g. a pod's binding).
+
+        The caller holds the store lock and built ``obj`` from the current object.
+        """
+        return objectmeta.with_type_meta(rt, self.store.replace(rt.key, objectmeta.strip_type_meta(obj)))
+
+    def _context(self) -> WriteContext:
+        return WriteContext(self.clock.now(), self.rng, self._view)
+
+    # -- reads ---------------------------------------------------------------
+    def get(self, rt: ResourceType, namespace: str, name: str) -> Obj:
+        obj = self.store.get(rt.key, (namespace if rt.namespaced else "", name))
+        if obj is None:
+            raise errors.not_found(rt.group, rt.plural, name)
+        return objectmeta.with_type_meta(rt, obj)
+
+    def list(self, rt: ResourceType, namespace: str, options: ListOptions) -> Obj:
+        """A ``<Kind>List``; items carry no apiVersion/kind, as upstream's."""
+        matcher = Matcher(rt, options.label_selector, options.field_selector)
+        page = list_page(self.store, rt, namespace if rt.namespaced else "", options, matcher, matcher.filters)
+        metadata: Obj = {"resourceVersion": str(page.resource_version)}
+        if page.continue_token:
+            metadata["continue"] = page.continue_token
+        if page.remaining is not None:
+            metadata["remainingItemCount"] = page.remaining
+        return {"kind": rt.list_kind, "apiVersion": rt.api_version, "metadata": metadata, "items": page.items}
+
+    # -- create --------------------------------------------------------------
+    def create(self, rt: ResourceType, namespace: str, body: Obj, options: WriteOptions = WriteOptions()) -> WriteResult:
+        obj = self._decode(rt, body, namespace)
+        warnings = self._check_fields(rt, obj, options)
+        with self.store.lock:
+            return self._create_locked(rt, obj, options, warnings)
+
+    def _create_locked(self, rt: ResourceType, obj: Obj, options: WriteOptions, warnings: list[str]) -> WriteResult:
+        ctx = self._context()
+        meta = obj["metadata"]
+        if not meta.get("name") and meta.get("generateName"):
+            meta["name"] = self._free_generated_name(rt, meta, ctx)
+        admission.check_namespace_for_create(self.store, rt, meta.get("namespace") or "", meta.get("name") or "")
+        objectmeta.stamp_new(rt, obj, ctx)
+        rt.strategy.default(obj, ctx)
+        rt.strategy.prepare_for_create(obj, ctx)
+        self._validate(rt, obj, validation.validate_object_meta(meta, rt.namespaced, validation.name_rule_for(rt.group, rt.plural))
+                       + rt.strategy.validate(obj))
+        key = (meta.get("namespace") or "", meta["name"])
+        if self.store.get(rt.key, key) is not None:
+            raise errors.already_exists(rt.group, rt.plural, meta["name"])
+        if options.dry_run:
+            return WriteResult(objectmeta.with_type_meta(rt, obj), True, warnings)
+        stored = self.store.create(rt.key, obj)
+        return WriteResult(objectmeta.with_type_meta(rt, stored), True, warnings)
+
+    def _free_generated_name(self, rt: ResourceType, meta: Obj, ctx: WriteContext) -> str:
+        namespace = meta.get("namespace") or ""
+        name = objectmeta.generated_name(meta, ctx)
+        for _ in range(objectmeta.GENERATE_NAME_ATTEMPTS - 1):
+            if self.store.get(rt.key, (namespace, name)) is None:
+                break
+            name = objectmeta.generated_name(meta, ctx)
+        return name
+
+    # -- update --------------------------------------------------------------
+    def update(self, rt: ResourceType, namespace: str, name: str, body: Obj,
+               options: WriteOptions = WriteOptions(), subresource: str = "") -> WriteResult:
+        obj = self._decode(rt, body, namespace)
+        objectmeta.check_name(obj, name)
+        warnings = self._check_fields(rt, obj, options)
+        with self.store.lock:
+            existing = self.store.get(rt.key, (namespace if rt.namespaced else "", name))
+            if existing is None:
+                raise errors.not_found(rt.group, rt.plural, name)
+            self._check_resource_version(rt, obj, existing)
+            result = self._finish_update(rt, existing, obj, options, subresource)
+            result.warnings = warnings + result.warnings
+            return result
+
+    def _check_resource_version(self, rt: ResourceType, new: Obj, existing: Obj) -> None:
+        wanted = (new.get("metadata") or {}).get("resourceVersion")
+        if wanted and wanted != existing["metadata"]["resourceVersion"]:
+            raise errors.conflict(rt.group, rt.plural, existing["metadata"]["name"], errors.STALE_OBJECT)
+
+    def _finish_update(self, rt: ResourceType, existing: Obj, new: Obj, options: WriteOptions,
+                       subresource: str) -> WriteResult:
+        """The shared tail of PUT and PATCH: merge rules, validation, no-op check, write."""
+        ctx = self._context()
+        old = existing
+        if subresource == STATUS:
+            new = _status_update(old, new)
+        else:
+            objectmeta.carry_over(new, old)
+            if rt.has_status():
+                _keep_status(new, old)
+            rt.strategy.default(new, ctx)
+            rt.strategy.prepare_for_update(new, old, ctx)
+        objectmeta.bump_generation(rt, new, old)
+        problems = validation.validate_object_meta_update(new["metadata"], old.get("metadata") or {})
+        problems += validation.validate_object_meta(new["metadata"], rt.namespaced, validation.name_rule_for(rt.group, rt.plural))
+        problems += _finalizer_rules(new, old)
+        if subresource != STATUS:
+            problems += rt.strategy.validate_update(new, old)
+        self._validate(rt, new, problems)
+        if objectmeta.is_noop(new, old):
+            return WriteResult(objectmeta.with_type_meta(rt, old))
+        if options.dry_run:
+            return WriteResult(objectmeta.with_type_meta(rt, new))
+        return WriteResult(objectmeta.with_type_meta(rt, self._write_update(rt, new)))
+
+    def _write_update(self, rt: ResourceType, new: Obj) -> Obj:
+        """Replace the object, or remove it when its last finalizer went while it was deleting."""
+        meta = new["metadata"]
+        if meta.get("deletionTimestamp") and not meta.get("finalizers") and not _waits_for_grace(rt, new):
+            self.store.replace(rt.key, new)
+            return self.store.remove(rt.key, (meta.get("namespace") or "", meta["name"]))
+        return self.store.replace(rt.key, new)
+
+    # -- patch ---------------------------------------------------------------
+    def patch(self, rt: ResourceType, namespace: str, name: str, patch_type: str, patch_body: bytes,
+              options: WriteOptions = WriteOptions(), subresource: str = "") -> WriteResult:
+        if patch_type not in PATCH_TYPES:
+            raise errors.unsupported_media_type(patch_type)
+        document = parse_json(patch_body)
+        with self.store.lock:
+            existing = self.store.get(rt.key, (namespace if rt.namespaced else "", name))
+            if existing is None:
+                raise errors.not_found(rt.group, rt.plural, name)
+            patched = self._apply_patch(rt, existing, patch_type, document)
+            warnings = self._check_fields(rt, patched, options)
+            objectmeta.check_type_meta(rt, patched)
+            objectmeta.strip_type_meta(patched)
+            objectmeta.check_name(patched, name)
+            objectmeta.check_namespace(rt, patched, namespace)
+            self._check_resource_version(rt, patched, existing)
+            result = self._finish_update(rt, existing, patched, options, subresource)
+            result.warnings = warnings + result.warnings
+            return result
+
+    def _apply_patch(self, rt: ResourceType, existing: Obj, patch_type: str, document: Any) -> Obj:
+        current = deep_copy(objectmeta.with_type_meta(rt, existing))
+        if patch_type == JSON_PATCH:
+            return patch.apply_json_patch(current, document)
+        if patch_type == MERGE_PATCH:
+            return patch.apply_merge_patch(current, document)
+        return patch.apply_strategic_merge_patch(current, document, self.schemas, rt.group, rt.version, rt.kind)
+
+    # -- delete --------------------------------------------------------------
+    def delete(self, rt: ResourceType, namespace: str, name: str, options: DeleteOptions) -> tuple[Obj, int]:
+        """Delete or mark for deletion; returns (response body, HTTP status)."""
+        if rt.key == admission.NAMESPACES:
+            admission.check_namespace_delete(name)
+        with self.store.lock:
+            existing = self.store.get(rt.key, (namespace if rt.namespaced else "", name))
+            if existing is None:
+                raise errors.not_found(rt.group, rt.plural, name)
+            deletion.check_preconditions(rt, existing, options)
+            return self._delete_locked(rt, existing, options)
+
+    def _delete_locked(self, rt: ResourceType, existing: Obj, options: DeleteOptions) -> tuple[Obj, int]:
+        marked = deletion.mark_for_deletion(rt, existing, options, self.clock.now())
+        if marked is not None:
+            if objectmeta.is_noop(marked, existing) or options.dry_run:
+                return objectmeta.with_type_meta(rt, marked if options.dry_run else existing), 200
+            stored = self.store.replace(rt.key, marked)
+            return objectmeta.with_type_meta(rt, stored), 200
+        meta = existing["metadata"]
+        gone = existing if options.dry_run else self.store.remove(rt.key, (meta.get("namespace") or "", meta["name"]))
+        if rt.key in deletion.RETURNS_DELETED_OBJECT:
+            return objectmeta.with_type_meta(rt, gone), 200
+        return deletion.success_status(rt, gone), 200
+
+    def delete_collection(self, rt: ResourceType, namespace: str, list_options: ListOptions,
+                          options: DeleteOptions) -> Obj:
+        """Delete every matching object; answers with the list of what was deleted."""
+        matcher = Matcher(rt, list_options.label_selector, list_options.field_selector)
+        deleted = []
+        with self.store.lock:
+            objects, rv = self.store.list(rt.key, namespace if rt.namespaced else "")
+            for obj in [o for o in objects if matcher(o)]:
+                body, _ = self._delete_locked(rt, obj, options)
+                deleted.append(body if body.get("kind") == rt.kind else obj)
+        items = [{k: v for k, v in o.items() if k not in ("apiVersion", "kind")} for o in deleted]
+        return {"kind": rt.list_kind, "apiVersion": rt.api_version,
+                "metadata": {"resourceVersion": str(self.store.resource_version)}, "items": items}
+
+    # -- shared --------------------------------------------------------------
+    def _decode(self, rt: ResourceType, body: Any, namespace: str) -> Obj:
+        if not isinstance(body, dict):
+            raise errors.bad_request(f"Object '{rt.kind}' is not a JSON object")
+        objectmeta.check_type_meta(rt, body)
+        obj = objectmeta.strip_type_meta(body)
+        objectmeta.check_namespace(rt, obj, namespace)
+        return obj
+
+    def _check_fields(self, rt: ResourceType, obj: Obj, options: WriteOptions) -> list[str]:
+        """Server-side field validation: Strict rejects unknown/duplicate fields, Warn warns."""
+        if options.field_validation == IGNORE:
+            return []
+        typed = objectmeta.with_type_meta(rt, obj)
+        unknown = fieldvalidation.unknown_fields(typed, self.schemas, rt.group, rt.version, rt.kind)
+        duplicates = fieldvalidation.duplicate_fields(options.raw_body) if options.raw_body else []
+        if options.field_validation == STRICT and (unknown or duplicates):
+            raise fieldvalidation.strict_error(unknown, duplicates)
+        return fieldvalidation.warnings(unknown, duplicates)
+
+    def _validate(self, rt: ResourceType, obj: Obj, problems: list[FieldError]) -> None:
+        if problems:
+            name = (obj.get("metadata") or {}).get("name") or ""
+            raise errors.invalid_object(rt.group, rt.kind, name, problems)
+
+
+def _status_update(old: Obj, new: Obj) -> Obj:
+    """A /status write changes only status; metadata and spec stay as stored."""
+    merged = deep_copy(old)
+    merged["metadata"] = dict(merged["metadata"])
+    if "status" in new:
+        merged["status"] = new["status"]
+    else:
+        merged.pop("status", None)
+    return merged
+
+
+def _keep_status(new: Obj, old: Obj) -> None:
+    """A main-resource write of a type with a status subresource cannot change status."""
+    if "status" in old:
+        new["status"] = deep_copy(old["status"])
+    else:
+        new.pop("status", None)
+
+
+def _finalizer_rules(new: Obj, old: Obj) -> list[FieldError]:
+    """No new finalizers once deletion started (upstream ValidateObjectMetaUpdate)."""
+    old_meta = old.get("metadata") or {}
+    if not old_meta.get("deletionTimestamp"):
+        return []
+    added = [f for f in (new["metadata"].get("finalizers") or []) if f not in (old_meta.get("finalizers") or [])]
+    if added:
+        return [errors.forbidden("metadata.finalizers", f"no new finalizers can be added if the object is being deleted, found new finalizers {json.dumps(added)}")]
+    return []
+
+
+def _waits_for_grace(rt: ResourceType, obj: Obj) -> bool:
+    """A pod in graceful deletion stays until its kubelet finishes (grace > 0)."""
+    return rt.key == ("", "pods") and (obj["metadata"].get("deletionGracePeriodSeconds") or 0) > 0
+
+
+def parse_json(body: bytes) -> Any:
+    try:
+        return json.loads(body)
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise errors.bad_request(f"error decoding patch: {exc}") from None

@@ -1,0 +1,214 @@
+"""Kubernetes ``Status`` errors.
+
+Every failure the apiserver reports is an :class:`ApiError`; the REST layer turns it
+into a ``Status`` object with upstream's HTTP code, ``reason`` and ``details`` so
+clients (client-go, kubectl, the Python client) classify it exactly as they would
+against a real cluster. Helper constructors mirror apimachinery's
+``k8s.io/apimachinery/pkg/api/errors`` so call sites read like upstream's.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+# Field error types, as apimachinery's field.ErrorType renders them in causes.
+FIELD_REQUIRED = "FieldValueRequired"
+FIELD_INVALID = "FieldValueInvalid"
+FIELD_NOT_SUPPORTED = "FieldValueNotSupported"
+FIELD_FORBIDDEN = "FieldValueForbidden"
+FIELD_DUPLICATE = "FieldValueDuplicate"
+FIELD_TOO_LONG = "FieldValueTooLong"
+FIELD_TOO_MANY = "FieldValueTooMany"
+FIELD_NOT_FOUND = "FieldValueNotFound"
+
+_FIELD_ERROR_PHRASES = {
+    FIELD_REQUIRED: "Required value",
+    FIELD_INVALID: "Invalid value",
+    FIELD_NOT_SUPPORTED: "Unsupported value",
+    FIELD_FORBIDDEN: "Forbidden",
+    FIELD_DUPLICATE: "Duplicate value",
+    FIELD_TOO_LONG: "Too long",
+    FIELD_TOO_MANY: "Too many",
+    FIELD_NOT_FOUND: "Not found",
+}
+
+_NO_VALUE = object()
+
+
+@dataclass(frozen=True)
+class FieldError:
+    """One problem with one field, like apimachinery's ``field.Error``.
+
+    ``path`` is the dotted/indexed field path (``spec.containers[0].image``).
+    ``detail`` is the human explanation. ``value`` is shown for Invalid-style errors.
+    """
+
+    type: str
+    path: str
+    detail: str = ""
+    value: Any = _NO_VALUE
+
+    def message(self) -> str:
+        """Render as upstream does: ``path: Invalid value: "x": detail``."""
+        phrase = _FIELD_ERROR_PHRASES.get(self.type, self.type)
+        text = f"{self.path}: {phrase}"
+        if self.value is not _NO_VALUE and self.type in (FIELD_INVALID, FIELD_NOT_SUPPORTED, FIELD_DUPLICATE, FIELD_TOO_LONG):
+            text += f": {_render_value(self.value)}"
+        if self.detail:
+            text += f": {self.detail}"
+        return text
+
+    def cause(self) -> dict[str, str]:
+        """The ``StatusCause`` entry for ``details.causes``."""
+        return {"reason": self.type, "message": self.message(), "field": self.path}
+
+
+def _render_value(value: Any) -> str:
+    if isinstance(value, str):
+        return '"' + value.replace('"', '\\"') + '"'
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if value is None:
+        return "null"
+    return str(value)
+
+
+def required(path: str, detail: str = "") -> FieldError:
+    return FieldError(FIELD_REQUIRED, path, detail)
+
+
+def invalid(path: str, value: Any, detail: str = "") -> FieldError:
+    return FieldError(FIELD_INVALID, path, detail, value)
+
+
+def not_supported(path: str, value: Any, valid: list[str]) -> FieldError:
+    detail = "supported values: " + ", ".join(f'"{v}"' for v in valid)
+    return FieldError(FIELD_NOT_SUPPORTED, path, detail, value)
+
+
+def forbidden(path: str, detail: str) -> FieldError:
+    return FieldError(FIELD_FORBIDDEN, path, detail)
+
+
+def duplicate(path: str, value: Any) -> FieldError:
+    return FieldError(FIELD_DUPLICATE, path, "", value)
+
+
+def too_long(path: str, value: Any, max_length: int) -> FieldError:
+    return FieldError(FIELD_TOO_LONG, path, f"may not be more than {max_length} bytes", value)
+
+
+@dataclass
+class ApiError(Exception):
+    """An error the apiserver returns to the client as a ``Status``."""
+
+    code: int
+    reason: str
+    message: str
+    details: dict[str, Any] = field(default_factory=dict)
+    headers: dict[str, str] = field(default_factory=dict)
+
+    def __str__(self) -> str:
+        return f"{self.code} {self.reason}: {self.message}"
+
+    def status(self) -> dict[str, Any]:
+        """The ``metav1.Status`` body for this error."""
+        body: dict[str, Any] = {
+            "kind": "Status",
+            "apiVersion": "v1",
+            "metadata": {},
+            "status": "Failure",
+            "message": self.message,
+            "reason": self.reason,
+            "code": self.code,
+        }
+        if self.details:
+            body["details"] = self.details
+        return body
+
+
+def _qualified(group: str, resource: str) -> str:
+    """``deployments.apps`` / ``pods``, as upstream's GroupResource.String()."""
+    return f"{resource}.{group}" if group else resource
+
+
+def _details(name: str, group: str, resource: str) -> dict[str, Any]:
+    details: dict[str, Any] = {"kind": resource}
+    if name:
+        details["name"] = name
+    if group:
+        details["group"] = group
+    return details
+
+
+def not_found(group: str, resource: str, name: str) -> ApiError:
+    return ApiError(404, "NotFound", f'{_qualified(group, resource)} "{name}" not found', _details(name, group, resource))
+
+
+def already_exists(group: str, resource: str, name: str) -> ApiError:
+    return ApiError(409, "AlreadyExists", f'{_qualified(group, resource)} "{name}" already exists', _details(name, group, resource))
+
+
+def conflict(group: str, resource: str, name: str, why: str) -> ApiError:
+    message = f'Operation cannot be fulfilled on {_qualified(group, resource)} "{name}": {why}'
+    return ApiError(409, "Conflict", message, _details(name, group, resource))
+
+
+STALE_OBJECT = "the object has been modified; please apply your changes to the latest version and try again"
+
+
+def invalid_object(group: str, kind: str, name: str, errors: list[FieldError]) -> ApiError:
+    """422 Invalid, with one cause per field error, formatted as upstream's NewInvalid."""
+    qualified_kind = f"{kind}.{group}" if group else kind
+    messages = [e.message() for e in errors]
+    summary = messages[0] if len(messages) == 1 else "[" + ", ".join(messages) + "]"
+    details: dict[str, Any] = {"name": name, "kind": kind, "causes": [e.cause() for e in errors]}
+    if group:
+        details["group"] = group
+    return ApiError(422, "Invalid", f'{qualified_kind} "{name}" is invalid: {summary}', details)
+
+
+def bad_request(message: str) -> ApiError:
+    return ApiError(400, "BadRequest", message)
+
+
+def method_not_supported(group: str, resource: str, verb: str) -> ApiError:
+    return ApiError(405, "MethodNotAllowed", f"{verb} is not supported on resources of kind {_qualified(group, resource)!r}",
+                    _details("", group, resource))
+
+
+def gone(message: str) -> ApiError:
+    """410 Gone: a watch resourceVersion older than the history."""
+    return ApiError(410, "Expired", message)
+
+
+def resource_expired(message: str) -> ApiError:
+    """410 Expired: a list ``continue`` token or exact resourceVersion past the history."""
+    return ApiError(410, "Expired", message)
+
+
+def request_entity_too_large(message: str) -> ApiError:
+    return ApiError(413, "RequestEntityTooLarge", message)
+
+
+def unsupported_media_type(content_type: str) -> ApiError:
+    """415 for a body in a format the endpoint does not take (e.g. an unknown patch type)."""
+    accepted = ("application/json-patch+json, application/merge-patch+json, "
+                "application/apply-patch+yaml, application/strategic-merge-patch+json")
+    return ApiError(415, "UnsupportedMediaType",
+                    f"the body of the request was in an unknown format - accepted media types include: {accepted}")
+
+
+def forbidden_error(group: str, resource: str, name: str, why: str) -> ApiError:
+    message = f'{_qualified(group, resource)} "{name}" is forbidden: {why}' if name else f"{_qualified(group, resource)} is forbidden: {why}"
+    return ApiError(403, "Forbidden", message, _details(name, group, resource))
+
+
+def too_many_requests(message: str, retry_after_s: int = 1) -> ApiError:
+    return ApiError(429, "TooManyRequests", message, {"retryAfterSeconds": retry_after_s},
+                    {"Retry-After": str(retry_after_s)})
+
+
+def internal_error(message: str) -> ApiError:
+    return ApiError(500, "InternalError", f"Internal error occurred: {message}")

@@ -1,0 +1,294 @@
+"""The WSGI application: Kubernetes REST over :class:`~fakekube.api.apiserver.APIServer`.
+
+One generic handler set serves every resource type in the registry (STYLE.md: one
+registry, no route file per kind). Errors of any kind leave as ``Status`` objects:
+an :class:`ApiError` with its upstream code, anything unexpected as a 500 Status —
+never a traceback — and it is recorded so the test that caused it can see it.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from typing import Any, Callable, Iterable
+
+import yaml
+from werkzeug.wrappers import Request, Response
+
+from fakekube.api import discovery, errors, table
+from fakekube.api.apiserver import APIServer, WriteOptions
+from fakekube.api.deletion import DeleteOptions
+from fakekube.api.errors import ApiError
+from fakekube.api.http import negotiation, routing
+from fakekube.api.http.negotiation import Representation
+from fakekube.api.http.watch import Watch, WatchRequest
+from fakekube.api.listing import ListOptions
+from fakekube.api.openapi import OpenAPIV3
+from fakekube.api.registry import ResourceType
+from fakekube.api.subresources import Subresources
+
+Obj = dict[str, Any]
+WSGIApp = Callable[[dict, Callable], Iterable[bytes]]
+
+#: Upstream's limit on a request body (apiserver MaxRequestBodyBytes): 3 MiB.
+MAX_BODY_BYTES = 3 * 1024 * 1024
+#: Concurrent watch streams served at once; the next one gets 429 TooManyRequests.
+MAX_WATCHES = 1000
+
+WRITE_VERBS = {"POST": "create", "PUT": "update", "PATCH": "patch", "DELETE": "delete"}
+HEALTH_PATHS = ("/healthz", "/readyz", "/livez")
+
+
+class RestApp:
+    """Kubernetes REST semantics as a WSGI callable."""
+
+    def __init__(self, apiserver: APIServer, fallback: WSGIApp | None = None,
+                 max_body_bytes: int = MAX_BODY_BYTES, max_watches: int = MAX_WATCHES) -> None:
+        self.api = apiserver
+        self.registry = apiserver.registry
+        self.fallback = fallback
+        self.max_body_bytes = max_body_bytes
+        self.stopping = threading.Event()
+        self.internal_errors: list[BaseException] = []
+        self._watch_slots = threading.BoundedSemaphore(max_watches)
+        self._openapi = OpenAPIV3(apiserver.registry, lambda: apiserver.schemas)
+        self._subresources = Subresources(apiserver)
+
+    def rebind(self, apiserver: APIServer) -> None:
+        """Serve another APIServer from now on (a cluster reset builds a fresh one)."""
+        self.api = apiserver
+        self._subresources = Subresources(apiserver)
+
+    def __call__(self, environ: dict, start_response: Callable) -> Iterable[bytes]:
+        request = Request(environ)
+        if request.path.startswith("/fakekube/") and self.fallback is not None:
+            return self.fallback(environ, start_response)
+        try:
+            response = self.dispatch(request)
+        except ApiError as exc:
+            response = status_response(exc)
+        except Exception as exc:  # a bug of ours: answer like upstream, never a traceback
+            self.internal_errors.append(exc)
+            response = status_response(errors.internal_error(f"{type(exc).__name__}: {exc}"))
+        return response(environ, start_response)
+
+    # -- routing ------------------------------------------------------------
+    def dispatch(self, request: Request) -> Response:
+        path = request.path
+        if path == "/version" or path == "/version/":
+            return json_response(discovery.version_info(self.api.kubernetes_version))
+        if path.split("/")[1:2] and "/" + path.split("/")[1] in HEALTH_PATHS:
+            return Response("ok", content_type="text/plain; charset=utf-8")
+        if path.startswith("/openapi/"):
+            return self._openapi_response(request)
+        target = routing.parse(path)
+        if isinstance(target, routing.DiscoveryPath):
+            return self._discovery(request, target)
+        if isinstance(target, routing.ResourcePath):
+            return self._resource(request, target)
+        raise ApiError(404, "NotFound", "the server could not find the requested resource", {})
+
+    def _discovery(self, request: Request, target: routing.DiscoveryPath) -> Response:
+        if request.method != "GET":
+            raise errors.ApiError(405, "MethodNotAllowed", f"the server does not allow this method on the requested resource")
+        aggregated = discovery.negotiate_discovery(request.headers.get("Accept", ""))
+        if aggregated and not target.group and not target.version:
+            body = discovery.aggregated_discovery(self.registry, target.core, aggregated)
+            content_type = f"application/json;g=apidiscovery.k8s.io;v={aggregated};as=APIGroupDiscoveryList"
+            return json_response(body, content_type=content_type, headers={"Vary": "Accept"})
+        if target.core and not target.version:
+            return json_response(discovery.core_api_versions())
+        if target.core:
+            return self._resource_list(target.group, target.version, "v1")
+        if not target.group:
+            return json_response(discovery.api_group_list(self.registry))
+        if not target.version:
+            body = discovery.api_group(self.registry, target.group)
+            if body is None:
+                raise _not_found_path()
+            return json_response(body)
+        return self._resource_list(target.group, target.version, target.version)
+
+    def _resource_list(self, group: str, version: str, _: str) -> Response:
+        if not self.registry.in_group_version(group, version):
+            raise _not_found_path()
+        return json_response(discovery.api_resource_list(self.registry, group, version))
+
+    def _openapi_response(self, request: Request) -> Response:
+        rest = request.path[len("/openapi/"):].strip("/")
+        if rest == "v3":
+            return json_response(self._openapi.index())
+        if rest.startswith("v3/"):
+            found = self._openapi.document(rest[len("v3/"):])
+            if found is not None:
+                body, etag = found
+                return Response(body, content_type="application/json",
+                                headers={"ETag": f'"{etag}"', "Cache-Control": "public, immutable" if request.args.get("hash") else "no-cache, private"})
+        raise _not_found_path()
+
+    # -- resources ----------------------------------------------------------
+    def _resource(self, request: Request, target: routing.ResourcePath) -> Response:
+        rt = self.registry.lookup(target.group, target.version, target.plural)
+        if rt is None:
+            raise _not_found_path()
+        if rt.namespaced is False and target.namespace:
+            raise _not_found_path()
+        query = {k: v for k, v in request.args.items()}
+        if target.subresource:
+            return self._subresource(request, rt, target, query)
+        if target.legacy_watch or (request.method == "GET" and query.get("watch") in ("true", "1")):
+            return self._watch(rt, target, query)
+        if request.method == "GET":
+            return self._read(request, rt, target, query)
+        return self._write(request, rt, target, query)
+
+    def _read(self, request: Request, rt: ResourceType, target: routing.ResourcePath, query: dict[str, str]) -> Response:
+        representation = negotiation.choose(request.headers.get("Accept"))
+        if target.name:
+            obj = self.api.get(rt, target.namespace, target.name)
+            return self._render(representation, rt, [obj], query, single=obj)
+        self._require_verb(rt, "list")
+        result = self.api.list(rt, target.namespace, ListOptions.from_query(query))
+        return self._render(representation, rt, result["items"], query, listing=result)
+
+    def _render(self, representation: Representation, rt: ResourceType, objects: list[Obj], query: dict[str, str],
+                single: Obj | None = None, listing: Obj | None = None) -> Response:
+        as_kind = representation.as_kind
+        if as_kind == "Table":
+            body = table.to_table(rt, objects, self.api.clock.now(), query.get("includeObject", "Metadata"),
+                                  (listing or {}).get("metadata"))
+        elif as_kind.startswith("PartialObjectMetadata"):
+            body = _partial_metadata(rt, objects, single is not None, listing)
+        else:
+            body = single if single is not None else listing
+        return encode_response(body, representation.media_type)
+
+    def _write(self, request: Request, rt: ResourceType, target: routing.ResourcePath, query: dict[str, str]) -> Response:
+        verb = WRITE_VERBS.get(request.method)
+        if verb is None:
+            raise errors.ApiError(405, "MethodNotAllowed", "the server does not allow this method on the requested resource")
+        if verb == "delete" and not target.name:
+            verb = "deletecollection"
+        if verb == "create" and target.name:
+            raise errors.method_not_supported(rt.group, rt.plural, "create")
+        if verb in ("update", "patch") and not target.name:
+            raise errors.method_not_supported(rt.group, rt.plural, verb)
+        self._require_verb(rt, verb)
+        raw = self._body(request)
+        if verb == "patch":
+            result = self.api.patch(rt, target.namespace, target.name, _media(request), raw, WriteOptions.from_query(query, raw))
+            return self._written(request, result.obj, 200, result.warnings)
+        if verb in ("delete", "deletecollection"):
+            return self._delete(request, rt, target, query, raw, verb)
+        body = decode_body(request, raw)
+        if verb == "create":
+            result = self.api.create(rt, target.namespace, body, WriteOptions.from_query(query, raw))
+            return self._written(request, result.obj, 201, result.warnings)
+        result = self.api.update(rt, target.namespace, target.name, body, WriteOptions.from_query(query, raw))
+        return self._written(request, result.obj, 201 if result.created else 200, result.warnings)
+
+    def _delete(self, request: Request, rt: ResourceType, target: routing.ResourcePath, query: dict[str, str],
+                raw: bytes, verb: str) -> Response:
+        options = DeleteOptions.parse(decode_body(request, raw) if raw.strip() else None, query)
+        if verb == "deletecollection":
+            body = self.api.delete_collection(rt, target.namespace, ListOptions.from_query(query), options)
+            return self._written(request, body, 200, [])
+        body, code = self.api.delete(rt, target.namespace, target.name, options)
+        return self._written(request, body, code, [])
+
+    def _written(self, request: Request, obj: Obj, code: int, warnings: list[str]) -> Response:
+        representation = negotiation.choose(request.headers.get("Accept"), allow_as=False)
+        response = encode_response(obj, representation.media_type, code)
+        for warning in warnings:
+            response.headers.add("Warning", warning)
+        return response
+
+    def _subresource(self, request: Request, rt: ResourceType, target: routing.ResourcePath, query: dict[str, str]) -> Response:
+        if target.subresource not in rt.subresources or not target.name:
+            raise _not_found_path()
+        raw = self._body(request) if request.method in ("POST", "PUT", "PATCH") else b""
+        body, code, content_type = self._subresources.handle(request.method, rt, target, query, raw, _media(request),
+                                                             lambda: decode_body(request, raw))
+        if content_type != negotiation.JSON:
+            return Response(body, status=code, content_type=content_type)
+        return encode_response(body, negotiation.choose(request.headers.get("Accept"), allow_as=False).media_type, code)
+
+    def _watch(self, rt: ResourceType, target: routing.ResourcePath, query: dict[str, str]) -> Response:
+        self._require_verb(rt, "watch")
+        watch_request = WatchRequest.from_query(rt, target.namespace, query, target.name)
+        if not self._watch_slots.acquire(blocking=False):
+            raise errors.too_many_requests("too many watches open; limit is reached")
+        stream = Watch(self.api, watch_request, self.stopping)
+        return Response(_release_after(iter(stream), self._watch_slots), status=200, content_type="application/json",
+                        direct_passthrough=True)
+
+    def _require_verb(self, rt: ResourceType, verb: str) -> None:
+        if not rt.supports(verb):
+            raise errors.method_not_supported(rt.group, rt.plural, verb)
+
+    def _body(self, request: Request) -> bytes:
+        length = request.content_length
+        if length is not None and length > self.max_body_bytes:
+            raise errors.request_entity_too_large(f"limit is {self.max_body_bytes}")
+        raw = request.stream.read(self.max_body_bytes + 1)
+        if len(raw) > self.max_body_bytes:
+            raise errors.request_entity_too_large(f"limit is {self.max_body_bytes}")
+        return raw
+
+
+def _release_after(stream: Iterable[bytes], slots: threading.BoundedSemaphore) -> Iterable[bytes]:
+    try:
+        yield from stream
+    finally:
+        slots.release()
+
+
+def _media(request: Request) -> str:
+    return (request.headers.get("Content-Type") or "").split(";")[0].strip().lower()
+
+
+def decode_body(request: Request, raw: bytes) -> Any:
+    """Parse a JSON or YAML request body; malformed input is a 400, never a 500."""
+    fmt = negotiation.body_format(request.headers.get("Content-Type"))
+    try:
+        if fmt == "yaml":
+            return yaml.safe_load(raw)
+        return json.loads(raw)
+    except (ValueError, UnicodeDecodeError, yaml.YAMLError) as exc:
+        raise errors.bad_request(f"the object provided is unrecognized or malformed: {_short(exc)}") from None
+
+
+def _short(exc: BaseException) -> str:
+    return str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+
+
+def _partial_metadata(rt: ResourceType, objects: list[Obj], single: bool, listing: Obj | None) -> Obj:
+    items = [{"kind": "PartialObjectMetadata", "apiVersion": "meta.k8s.io/v1", "metadata": o.get("metadata", {})}
+             for o in objects]
+    if single:
+        return items[0]
+    return {"kind": "PartialObjectMetadataList", "apiVersion": "meta.k8s.io/v1",
+            "metadata": (listing or {}).get("metadata", {}), "items": items}
+
+
+def _not_found_path() -> ApiError:
+    return ApiError(404, "NotFound", "the server could not find the requested resource", {})
+
+
+def json_response(body: Obj, code: int = 200, content_type: str = "application/json",
+                  headers: dict[str, str] | None = None) -> Response:
+    data = json.dumps(body, separators=(",", ":")).encode() + b"\n"
+    return Response(data, status=code, content_type=content_type, headers=headers)
+
+
+def encode_response(body: Obj, media_type: str, code: int = 200) -> Response:
+    if media_type == negotiation.YAML:
+        return Response(yaml.safe_dump(body, sort_keys=False), status=code, content_type=negotiation.YAML)
+    return json_response(body, code)
+
+
+def status_response(error: ApiError) -> Response:
+    response = json_response(error.status(), error.code)
+    for key, value in error.headers.items():
+        response.headers[key] = value
+    return response

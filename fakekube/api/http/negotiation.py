@@ -1,0 +1,83 @@
+"""Content negotiation: which representation a client asked for and sent.
+
+Kubernetes clients ask for alternative shapes through Accept parameters —
+``application/json;as=Table;v=v1;g=meta.k8s.io`` for kubectl's tables,
+``as=PartialObjectMetadata`` for metadata-only clients, ``g=apidiscovery.k8s.io`` for
+aggregated discovery — each with a plain ``application/json`` fallback. We serve JSON
+(and YAML when asked); protobuf is answered with JSON when the client accepts it, and
+406 when it accepts nothing else.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from fakekube.api import errors
+
+JSON = "application/json"
+YAML = "application/yaml"
+PROTOBUF = "application/vnd.kubernetes.protobuf"
+
+
+@dataclass(frozen=True)
+class MediaRange:
+    type: str
+    params: dict[str, str]
+
+
+def parse_accept(header: str | None) -> list[MediaRange]:
+    if not header:
+        return [MediaRange("*/*", {})]
+    ranges = []
+    for item in header.split(","):
+        pieces = [p.strip() for p in item.split(";")]
+        if not pieces[0]:
+            continue
+        params = {}
+        for piece in pieces[1:]:
+            if "=" in piece:
+                key, value = piece.split("=", 1)
+                params[key.strip()] = value.strip()
+        ranges.append(MediaRange(pieces[0].lower(), params))
+    return ranges or [MediaRange("*/*", {})]
+
+
+@dataclass(frozen=True)
+class Representation:
+    """What to send: ``as_kind`` is "" for the plain object, else Table / PartialObjectMetadata(List)."""
+
+    media_type: str
+    as_kind: str = ""
+    as_version: str = ""
+
+
+_AS_KINDS = {"Table", "PartialObjectMetadata", "PartialObjectMetadataList"}
+
+
+def choose(header: str | None, allow_as: bool = True) -> Representation:
+    """The first acceptable representation in the client's order of preference."""
+    for media in parse_accept(header):
+        as_kind = media.params.get("as", "")
+        if as_kind:
+            group = media.params.get("g", "")
+            if allow_as and as_kind in _AS_KINDS and group == "meta.k8s.io" and media.type in (JSON, YAML):
+                return Representation(media.type, as_kind, media.params.get("v", "v1"))
+            continue
+        if media.type in (JSON, YAML):
+            return Representation(media.type)
+        if media.type in ("*/*", "application/*"):
+            return Representation(JSON)
+    raise errors.ApiError(406, "NotAcceptable",
+                          "only the following media types are accepted: application/json, application/yaml")
+
+
+def body_format(content_type: str | None) -> str:
+    """``json`` or ``yaml`` for a request body; 415 for anything else (e.g. protobuf)."""
+    media = (content_type or JSON).split(";")[0].strip().lower()
+    if media in (JSON, "", "*/*", "text/plain"):
+        return "json"
+    if media in (YAML, "application/x-yaml", "text/yaml"):
+        return "yaml"
+    raise errors.ApiError(415, "UnsupportedMediaType",
+                          f"the body of the request was in an unknown format - accepted media types include: "
+                          f"application/json, application/yaml (got {media})")

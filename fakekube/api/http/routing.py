@@ -1,0 +1,81 @@
+"""Turning a Kubernetes API path into what it names.
+
+Kubernetes REST paths are uniform, so one parser serves every type (upstream's
+``RequestInfoFactory``): ``/api/v1/namespaces/{ns}/{resource}/{name}/{subresource}``
+and ``/apis/{group}/{version}/...``, with the namespace subresources ``status`` and
+``finalize`` special-cased exactly as upstream does.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+#: Subresources of a Namespace object itself, not resources inside a namespace.
+NAMESPACE_SUBRESOURCES = ("status", "finalize")
+
+
+@dataclass(frozen=True)
+class ResourcePath:
+    """A request for a resource collection, an object, or an object's subresource."""
+
+    group: str
+    version: str
+    plural: str
+    namespace: str = ""
+    name: str = ""
+    subresource: str = ""
+    legacy_watch: bool = False
+
+
+@dataclass(frozen=True)
+class DiscoveryPath:
+    """``/api``, ``/apis``, ``/apis/{group}`` or a group-version resource list."""
+
+    core: bool
+    group: str = ""
+    version: str = ""
+
+
+def parse(path: str) -> ResourcePath | DiscoveryPath | None:
+    """What ``path`` refers to, or None for a path outside the resource API."""
+    parts = [p for p in path.split("/") if p]
+    if not parts:
+        return None
+    if parts[0] == "api":
+        if len(parts) == 1:
+            return DiscoveryPath(core=True)
+        return _versioned("", parts[1], parts[2:], core=True)
+    if parts[0] == "apis":
+        if len(parts) == 1:
+            return DiscoveryPath(core=False)
+        if len(parts) == 2:
+            return DiscoveryPath(core=False, group=parts[1])
+        return _versioned(parts[1], parts[2], parts[3:], core=False)
+    return None
+
+
+def _versioned(group: str, version: str, rest: list[str], core: bool) -> ResourcePath | DiscoveryPath | None:
+    if not rest:
+        return DiscoveryPath(core=core, group=group, version=version)
+    legacy_watch = False
+    if rest[0] == "watch":
+        legacy_watch, rest = True, rest[1:]
+        if not rest:
+            return None
+    namespace = ""
+    if rest[0] == "namespaces" and len(rest) > 1:
+        namespace = rest[1]
+        if len(rest) > 2 and rest[2] not in NAMESPACE_SUBRESOURCES:
+            rest = rest[2:]
+        else:
+            # The namespace object itself: /namespaces/{name}[/status|/finalize].
+            subresource = rest[2] if len(rest) > 2 else ""
+            if len(rest) > 3:
+                return None
+            return ResourcePath(group, version, "namespaces", "", namespace, subresource, legacy_watch)
+    if len(rest) > 3:
+        return None
+    plural = rest[0]
+    name = rest[1] if len(rest) > 1 else ""
+    subresource = rest[2] if len(rest) > 2 else ""
+    return ResourcePath(group, version, plural, namespace, name, subresource, legacy_watch)

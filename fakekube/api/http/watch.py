@@ -1,0 +1,173 @@
+"""Watch streams: newline-delimited JSON events over a chunked HTTP response.
+
+A watch reads the store's shared change history from its own cursor, so any number of
+watchers cost writers nothing and a slow one never holds anybody up. If a watcher falls
+so far behind that the history no longer holds its next change, it gets a 410 Expired
+ERROR event and the stream ends — the client relists, exactly as against a real
+apiserver. Waiting between events, ``timeoutSeconds`` and bookmarks run on the wall
+clock: they belong to the connection (DESIGN.md, "two kinds of time").
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from dataclasses import dataclass
+from typing import Any, Iterator
+
+from fakekube.api import errors, objectmeta
+from fakekube.api.apiserver import APIServer
+from fakekube.api.listing import Matcher, parse_resource_version
+from fakekube.api.registry import ResourceType
+from fakekube.store import ADDED, DELETED, MODIFIED, Change, TooOldResourceVersion
+
+Obj = dict[str, Any]
+
+BOOKMARK = "BOOKMARK"
+ERROR = "ERROR"
+INITIAL_EVENTS_END = "k8s.io/initial-events-end"
+
+#: How often a waiting watch wakes to notice shutdown and deadlines (wall seconds).
+POLL_INTERVAL_S = 0.5
+#: Without timeoutSeconds upstream picks 30–60 min; we hold the stream for at most this.
+DEFAULT_TIMEOUT_S = 1800.0
+
+
+@dataclass(frozen=True)
+class WatchRequest:
+    rt: ResourceType
+    namespace: str
+    matcher: Matcher
+    resource_version: str
+    allow_bookmarks: bool
+    send_initial_events: bool
+    timeout_s: float
+    bookmark_interval_s: float = 10.0
+
+    @classmethod
+    def from_query(cls, rt: ResourceType, namespace: str, query: dict[str, str], name: str = "") -> "WatchRequest":
+        field_selector = query.get("fieldSelector", "")
+        if name:
+            field_selector = ",".join(filter(None, [field_selector, f"metadata.name={name}"]))
+        send_initial = query.get("sendInitialEvents", "") == "true"
+        allow_bookmarks = query.get("allowWatchBookmarks", "") == "true"
+        rv = query.get("resourceVersion", "")
+        if send_initial:
+            _check_initial_events(query, allow_bookmarks)
+        return cls(rt, namespace, Matcher(rt, query.get("labelSelector", ""), field_selector), rv,
+                   allow_bookmarks, send_initial, _timeout(query))
+
+
+def _timeout(query: dict[str, str]) -> float:
+    text = query.get("timeoutSeconds", "")
+    if not text:
+        return DEFAULT_TIMEOUT_S
+    try:
+        return max(0.0, float(int(text)))
+    except ValueError:
+        raise errors.bad_request(f'invalid value for timeoutSeconds: "{text}"') from None
+
+
+def _check_initial_events(query: dict[str, str], allow_bookmarks: bool) -> None:
+    """sendInitialEvents requires resourceVersionMatch=NotOlderThan and bookmarks (upstream)."""
+    problems = []
+    if query.get("resourceVersionMatch") != "NotOlderThan":
+        problems.append(errors.forbidden("resourceVersionMatch",
+                                         "sendInitialEvents requires setting resourceVersionMatch to NotOlderThan"))
+    if not allow_bookmarks:
+        problems.append(errors.forbidden("allowWatchBookmarks",
+                                         "sendInitialEvents requires setting allowWatchBookmarks to true"))
+    if problems:
+        raise errors.invalid_object("meta.k8s.io", "ListOptions", "", problems)
+
+
+class Watch:
+    """One watch stream; iterate it to get encoded event lines."""
+
+    def __init__(self, apiserver: APIServer, request: WatchRequest, stopping: threading.Event) -> None:
+        self._api = apiserver
+        self._req = request
+        self._stopping = stopping
+        self._store = apiserver.store
+
+    def __iter__(self) -> Iterator[bytes]:
+        deadline = time.monotonic() + self._req.timeout_s
+        cursor, initial = self._start()
+        for line in initial:
+            yield line
+        if cursor < 0:
+            return
+        yield from self._follow(cursor, deadline)
+
+    def _start(self) -> tuple[int, list[bytes]]:
+        """The starting cursor and the initial events (synthetic ADDEDs, or a 410)."""
+        rv_text = self._req.resource_version
+        if rv_text and rv_text != "0" and not self._req.send_initial_events:
+            rv = parse_resource_version(rv_text)
+            if not self._store.history.covers(rv):
+                return -1, [self._expired(rv)]
+            return rv, []
+        with self._store.lock:
+            objects, cursor = self._store.list(self._req.rt.key, self._req.namespace)
+            lines = [self._encode(ADDED, obj) for obj in objects if self._req.matcher(obj)]
+        if self._req.send_initial_events:
+            lines.append(self._bookmark(cursor, initial_end=True))
+        return cursor, lines
+
+    def _follow(self, cursor: int, deadline: float) -> Iterator[bytes]:
+        last_bookmark = time.monotonic()
+        while not self._stopping.is_set() and not self._store.closed:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                return
+            if not self._store.wait_for_change(cursor, min(remaining, POLL_INTERVAL_S)):
+                if self._req.allow_bookmarks and time.monotonic() - last_bookmark >= self._req.bookmark_interval_s:
+                    last_bookmark = time.monotonic()
+                    yield self._bookmark(cursor)
+                continue
+            try:
+                changes = self._store.changes_since(cursor)
+            except TooOldResourceVersion:
+                yield self._expired(cursor)
+                return
+            for change in changes:
+                line = self._translate(change)
+                if line is not None:
+                    yield line
+            if changes:
+                cursor = changes[-1].rv
+
+    def _translate(self, change: Change) -> bytes | None:
+        """The event this watcher sees for a change, if any (selectors make transitions)."""
+        if (change.group, change.resource) != self._req.rt.key:
+            return None
+        if self._req.namespace and change.namespace != self._req.namespace:
+            return None
+        now_matches = change.type != DELETED and self._req.matcher(change.obj)
+        before_matches = change.prev is not None and self._req.matcher(change.prev)
+        if change.type == DELETED:
+            return self._encode(DELETED, change.obj) if before_matches else None
+        if now_matches and before_matches:
+            return self._encode(MODIFIED, change.obj)
+        if now_matches:
+            return self._encode(ADDED, change.obj)
+        if before_matches:
+            return self._encode(DELETED, change.obj)
+        return None
+
+    def _encode(self, event_type: str, obj: Obj) -> bytes:
+        event = {"type": event_type, "object": objectmeta.with_type_meta(self._req.rt, obj)}
+        return json.dumps(event, separators=(",", ":")).encode() + b"\n"
+
+    def _bookmark(self, rv: int, initial_end: bool = False) -> bytes:
+        metadata: Obj = {"resourceVersion": str(rv)}
+        if initial_end:
+            metadata["annotations"] = {INITIAL_EVENTS_END: "true"}
+        obj = {"kind": self._req.rt.kind, "apiVersion": self._req.rt.api_version, "metadata": metadata}
+        return json.dumps({"type": BOOKMARK, "object": obj}, separators=(",", ":")).encode() + b"\n"
+
+    def _expired(self, rv: int) -> bytes:
+        oldest = self._store.history.compacted_rv + 1
+        status = errors.gone(f"too old resource version: {rv} ({oldest})").status()
+        return json.dumps({"type": ERROR, "object": status}, separators=(",", ":")).encode() + b"\n"

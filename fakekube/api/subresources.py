@@ -1,0 +1,159 @@
+"""Subresources: status, scale, binding, eviction and log.
+
+``status`` reuses the main update path with the status rule (only status changes).
+``scale`` presents an autoscaling/v1 Scale view of a workload's replicas; writes to it
+become ordinary updates of the workload, so resourceVersions and watches stay exact.
+``binding`` assigns a pod to a node once; ``eviction`` deletes a pod (PodDisruptionBudget
+checks arrive with the disruption controller); ``log`` serves what the kubelet recorded
+(nothing yet — simulated kubelets arrive later).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from fakekube.api import errors, selectors
+from fakekube.api import patch as patching
+from fakekube.api.apiserver import APIServer, WriteOptions, parse_json
+from fakekube.api.deletion import DeleteOptions
+from fakekube.api.jsonutil import deep_copy
+from fakekube.api.registry import BINDING, EVICTION, LOG, SCALE, STATUS, ResourceType
+
+Obj = dict[str, Any]
+JSON = "application/json"
+
+
+class Subresources:
+    """Dispatch of subresource requests; returns (body, HTTP code, content type)."""
+
+    def __init__(self, api: APIServer) -> None:
+        self.api = api
+
+    def handle(self, method: str, rt: ResourceType, target: Any, query: dict[str, str], raw: bytes,
+               media: str, decode: Callable[[], Any]) -> tuple[Any, int, str]:
+        name, namespace, sub = target.name, target.namespace, target.subresource
+        options = WriteOptions.from_query(query, raw)
+        if sub == STATUS:
+            return self._status(method, rt, namespace, name, raw, media, decode, options)
+        if sub == SCALE:
+            return self._scale(method, rt, namespace, name, raw, media, decode, options)
+        if sub == BINDING and method == "POST":
+            return self.bind(namespace, name, decode(), options), 201, JSON
+        if sub == EVICTION and method == "POST":
+            return self.evict(namespace, name, decode()), 201, JSON
+        if sub == LOG and method == "GET":
+            return self.log(namespace, name, query), 200, "text/plain"
+        raise errors.ApiError(405, "MethodNotAllowed", "the server does not allow this method on the requested resource")
+
+    def _status(self, method: str, rt: ResourceType, namespace: str, name: str, raw: bytes, media: str,
+                decode: Callable[[], Any], options: WriteOptions) -> tuple[Any, int, str]:
+        if method == "GET":
+            return self.api.get(rt, namespace, name), 200, JSON
+        if method == "PUT":
+            return self.api.update(rt, namespace, name, decode(), options, STATUS).obj, 200, JSON
+        if method == "PATCH":
+            return self.api.patch(rt, namespace, name, media, raw, options, STATUS).obj, 200, JSON
+        raise errors.ApiError(405, "MethodNotAllowed", "the server does not allow this method on the requested resource")
+
+    # -- scale --------------------------------------------------------------
+    def _scale(self, method: str, rt: ResourceType, namespace: str, name: str, raw: bytes, media: str,
+               decode: Callable[[], Any], options: WriteOptions) -> tuple[Any, int, str]:
+        if method == "GET":
+            return scale_of(rt, self.api.get(rt, namespace, name)), 200, JSON
+        if method == "PUT":
+            return self._write_scale(rt, namespace, name, decode(), options), 200, JSON
+        if method == "PATCH":
+            current = scale_of(rt, self.api.get(rt, namespace, name))
+            document = parse_json(raw)
+            if media == "application/json-patch+json":
+                patched = patching.apply_json_patch(current, document)
+            elif media in ("application/merge-patch+json", "application/strategic-merge-patch+json"):
+                patched = patching.apply_merge_patch(current, document)
+            else:
+                raise errors.unsupported_media_type(media)
+            return self._write_scale(rt, namespace, name, patched, options), 200, JSON
+        raise errors.ApiError(405, "MethodNotAllowed", "the server does not allow this method on the requested resource")
+
+    def _write_scale(self, rt: ResourceType, namespace: str, name: str, scale: Any, options: WriteOptions) -> Obj:
+        if not isinstance(scale, dict):
+            raise errors.bad_request("the object provided is unrecognized or malformed")
+        replicas = (scale.get("spec") or {}).get("replicas", 0)
+        if not isinstance(replicas, int) or isinstance(replicas, bool) or replicas < 0:
+            problem = errors.invalid("spec.replicas", replicas, "must be greater than or equal to 0")
+            raise errors.invalid_object("autoscaling", "Scale", name, [problem])
+        with self.api.store.lock:
+            obj = deep_copy(self.api.get(rt, namespace, name))
+            wanted_rv = (scale.get("metadata") or {}).get("resourceVersion")
+            if wanted_rv and wanted_rv != obj["metadata"]["resourceVersion"]:
+                raise errors.conflict(rt.group, rt.plural, name, errors.STALE_OBJECT)
+            obj.setdefault("spec", {})["replicas"] = replicas
+            obj["metadata"].pop("resourceVersion", None)
+            updated = self.api.update(rt, namespace, name, obj, WriteOptions(dry_run=options.dry_run)).obj
+        return scale_of(rt, updated)
+
+    # -- pods ----------------------------------------------------------------
+    def bind(self, namespace: str, name: str, binding: Any, options: WriteOptions) -> Obj:
+        """Assign a pod to a node: sets spec.nodeName once, with the PodScheduled condition."""
+        target = (binding or {}).get("target") if isinstance(binding, dict) else None
+        node = (target or {}).get("name") if isinstance(target, dict) else None
+        if not node:
+            raise errors.invalid_object("", "Binding", name, [errors.required("target.name")])
+        rt = self.api.registry.lookup("", "v1", "pods")
+        with self.api.store.lock:
+            pod = deep_copy(self.api.get(rt, namespace, name))
+            if pod.get("metadata", {}).get("deletionTimestamp"):
+                raise errors.conflict("", "pods", name, "pod is being deleted, cannot be assigned to a host")
+            current = (pod.get("spec") or {}).get("nodeName")
+            if current:
+                raise errors.conflict("", "pods", name, f"pod {name} is already assigned to node \"{current}\"")
+            pod["spec"]["nodeName"] = node
+            pod.setdefault("status", {}).setdefault("conditions", [])
+            pod["status"]["conditions"] = [c for c in pod["status"]["conditions"] if c.get("type") != "PodScheduled"]
+            pod["status"]["conditions"].append({"type": "PodScheduled", "status": "True", "lastProbeTime": None,
+                                                "lastTransitionTime": self.api.now_rfc3339()})
+            if not options.dry_run:
+                self.api.write_internal(rt, pod)
+        return success()
+
+    def evict(self, namespace: str, name: str, eviction: Any) -> Obj:
+        """Evict a pod: a delete honouring the eviction's DeleteOptions."""
+        delete_options = (eviction or {}).get("deleteOptions") if isinstance(eviction, dict) else None
+        options = DeleteOptions.parse(delete_options, {})
+        rt = self.api.registry.lookup("", "v1", "pods")
+        self.api.delete(rt, namespace, name, options)
+        return success()
+
+    def log(self, namespace: str, name: str, query: dict[str, str]) -> str:
+        rt = self.api.registry.lookup("", "v1", "pods")
+        pod = self.api.get(rt, namespace, name)
+        containers = [c.get("name") for c in (pod.get("spec") or {}).get("containers", [])]
+        container = query.get("container", "")
+        if not container and len(containers) > 1:
+            raise errors.bad_request(
+                f"a container name must be specified for pod {name}, choose one of: [{' '.join(containers)}]")
+        if container and container not in containers:
+            raise errors.bad_request(f"container {container} is not valid for pod {name}")
+        return ""
+
+
+def scale_of(rt: ResourceType, obj: Obj) -> Obj:
+    """The autoscaling/v1 Scale view of a workload."""
+    meta = obj.get("metadata") or {}
+    spec = obj.get("spec") or {}
+    selector = spec.get("selector") or {}
+    if rt.key == ("", "replicationcontrollers"):
+        selector_text = ",".join(f"{k}={v}" for k, v in sorted(selector.items()))
+    else:
+        selector_text = selectors.selector_to_string(selector)
+    scale_meta = {k: meta[k] for k in ("name", "namespace", "uid", "resourceVersion", "creationTimestamp") if k in meta}
+    return {
+        "kind": "Scale",
+        "apiVersion": "autoscaling/v1",
+        "metadata": scale_meta,
+        "spec": {"replicas": spec.get("replicas", 0)},
+        "status": {"replicas": (obj.get("status") or {}).get("replicas", 0), "selector": selector_text},
+    }
+
+
+def success() -> Obj:
+    return {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success", "code": 201}

@@ -1,0 +1,1 @@
+"""The ``fakekube`` command line (DESIGN.md part 10)."""

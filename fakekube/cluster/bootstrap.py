@@ -1,0 +1,104 @@
+"""What a new cluster contains before any test touches it.
+
+The namespaces every cluster has, the ``kubernetes`` Service, and — until simulated
+kubelets register their own (issue 3) — ``nodes=N`` Ready Node objects with realistic,
+seeded capacity, labels and nodeInfo.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from faker import Faker
+
+from fakekube.api.apiserver import APIServer
+from fakekube.clock import format_rfc3339
+
+Obj = dict[str, Any]
+
+INITIAL_NAMESPACES = ("default", "kube-node-lease", "kube-public", "kube-system")
+KUBERNETES_SERVICE_IP = "10.96.0.1"
+NODE_CAPACITY = {"cpu": "4", "ephemeral-storage": "102400Mi", "hugepages-1Gi": "0", "hugepages-2Mi": "0",
+                 "memory": "16384Mi", "pods": "110"}
+NODE_ALLOCATABLE = {"cpu": "3900m", "ephemeral-storage": "94371840Ki", "hugepages-1Gi": "0", "hugepages-2Mi": "0",
+                    "memory": "15872Mi", "pods": "110"}
+
+
+def populate(api: APIServer, nodes: int, kubelet_version: str) -> None:
+    """Create the initial content through the normal create path (so it is validated)."""
+    namespaces = api.registry.lookup("", "v1", "namespaces")
+    for name in INITIAL_NAMESPACES:
+        api.create(namespaces, "", {"metadata": {"name": name}})
+    services = api.registry.lookup("", "v1", "services")
+    api.create(services, "default", kubernetes_service())
+    node_type = api.registry.lookup("", "v1", "nodes")
+    faker = Faker()
+    faker.seed_instance(api.rng.randrange(0, 2**31))
+    for index in range(1, nodes + 1):
+        api.create(node_type, "", node_object(f"node-{index}", index, faker, kubelet_version, api.now_rfc3339()))
+
+
+def kubernetes_service() -> Obj:
+    return {
+        "metadata": {"name": "kubernetes", "labels": {"component": "apiserver", "provider": "kubernetes"}},
+        "spec": {
+            "clusterIP": KUBERNETES_SERVICE_IP,
+            "ports": [{"name": "https", "port": 443, "protocol": "TCP", "targetPort": 6443}],
+            "sessionAffinity": "None",
+            "type": "ClusterIP",
+        },
+    }
+
+
+def node_object(name: str, index: int, faker: Faker, kubelet_version: str, now: str) -> Obj:
+    """A Ready node as a kubeadm-style kubelet would register it."""
+    internal_ip = f"172.18.0.{index + 1}"
+    conditions = [
+        _condition("MemoryPressure", "False", "KubeletHasSufficientMemory", "kubelet has sufficient memory available", now),
+        _condition("DiskPressure", "False", "KubeletHasNoDiskPressure", "kubelet has no disk pressure", now),
+        _condition("PIDPressure", "False", "KubeletHasSufficientPID", "kubelet has sufficient PID available", now),
+        _condition("Ready", "True", "KubeletReady", "kubelet is posting ready status", now),
+    ]
+    return {
+        "metadata": {
+            "name": name,
+            "labels": {
+                "beta.kubernetes.io/arch": "amd64",
+                "beta.kubernetes.io/os": "linux",
+                "kubernetes.io/arch": "amd64",
+                "kubernetes.io/hostname": name,
+                "kubernetes.io/os": "linux",
+            },
+            "annotations": {"node.alpha.kubernetes.io/ttl": "0",
+                            "volumes.kubernetes.io/controller-managed-attach-detach": "true"},
+        },
+        "spec": {"podCIDR": f"10.244.{index}.0/24", "podCIDRs": [f"10.244.{index}.0/24"]},
+        "status": {
+            "capacity": dict(NODE_CAPACITY),
+            "allocatable": dict(NODE_ALLOCATABLE),
+            "conditions": conditions,
+            "addresses": [{"type": "InternalIP", "address": internal_ip}, {"type": "Hostname", "address": name}],
+            "daemonEndpoints": {"kubeletEndpoint": {"Port": 10250}},
+            "nodeInfo": _node_info(faker, kubelet_version),
+        },
+    }
+
+
+def _condition(kind: str, status: str, reason: str, message: str, now: str) -> Obj:
+    return {"type": kind, "status": status, "lastHeartbeatTime": now, "lastTransitionTime": now,
+            "reason": reason, "message": message}
+
+
+def _node_info(faker: Faker, kubelet_version: str) -> Obj:
+    return {
+        "architecture": "amd64",
+        "bootID": faker.uuid4(),
+        "containerRuntimeVersion": "containerd://2.0.3",
+        "kernelVersion": f"6.8.0-{faker.random_int(31, 60)}-generic",
+        "kubeProxyVersion": kubelet_version,
+        "kubeletVersion": kubelet_version,
+        "machineID": faker.hexify("^" * 32),
+        "operatingSystem": "linux",
+        "osImage": "Debian GNU/Linux 12 (bookworm)",
+        "systemUUID": faker.uuid4(),
+    }

@@ -1,0 +1,169 @@
+"""The Cluster: one object that wires clock, randomness, store, apiserver and server.
+
+``Cluster`` is the public Python API (DESIGN.md part 7). It starts in milliseconds, can
+be reset to its initial state instantly (so a pytest fixture can hand every test a
+clean cluster without rebuilding it), and exposes the URL, a kubeconfig file and a
+configured official client.
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from dataclasses import dataclass, field, replace
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from fakekube.api import schema
+from fakekube.api.apiserver import APIServer, WriteOptions
+from fakekube.api.deletion import DeleteOptions
+from fakekube.api.http import BackgroundServer, RestApp
+from fakekube.api.jsonutil import deep_copy
+from fakekube.api.listing import ListOptions
+from fakekube.api.registry import Registry, ResourceType
+from fakekube.api.resources import builtin_registry
+from fakekube.clock import DEFAULT_EPOCH, VirtualClock
+from fakekube.cluster import bootstrap
+from fakekube.cluster.kubeconfig import write_kubeconfig
+from fakekube.random import SeededRandom
+from fakekube.store import DEFAULT_HISTORY_LIMIT, Store
+
+Obj = dict[str, Any]
+
+
+@dataclass(frozen=True)
+class ClusterConfig:
+    """Everything that decides a cluster's behaviour. Same config + same calls = same cluster."""
+
+    seed: int = 0
+    nodes: int = 0
+    host: str = "127.0.0.1"
+    port: int = 0
+    kubeconfig_path: str | None = None
+    kubernetes_version: str = schema.DEFAULT_KUBERNETES_VERSION
+    patch_version: int = 0
+    history_limit: int = DEFAULT_HISTORY_LIMIT
+    start_time: datetime = DEFAULT_EPOCH
+    max_body_bytes: int = 3 * 1024 * 1024
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def kubelet_version(self) -> str:
+        return f"v{self.kubernetes_version}.{self.patch_version}"
+
+
+class Cluster:
+    """A fake Kubernetes cluster in this process. Use as a context manager or start/stop."""
+
+    def __init__(self, config: ClusterConfig | None = None, **overrides: Any) -> None:
+        self.config = replace(config or ClusterConfig(), **overrides)
+        self.registry: Registry = builtin_registry()
+        self._build_state()
+        self._app = RestApp(self.api, max_body_bytes=self.config.max_body_bytes)
+        self._server: BackgroundServer | None = None
+        self._tempdir: str | None = None
+        self._kubeconfig: Path | None = None
+
+    def _build_state(self) -> None:
+        """Fresh clock, randomness and store, populated with the initial content."""
+        self.clock = VirtualClock(self.config.start_time)
+        self.rng = SeededRandom(self.config.seed)
+        self.store = Store(self.config.history_limit)
+        self.api = APIServer(self.registry, self.store, self.clock, self.rng, self.config.kubernetes_version)
+        bootstrap.populate(self.api, self.config.nodes, self.config.kubelet_version)
+
+    # -- lifecycle -----------------------------------------------------------
+    def start(self) -> "Cluster":
+        if self._server is None:
+            self._server = BackgroundServer(self._app, self.config.host, self.config.port)
+            self._server.start()
+            self._kubeconfig = self._write_kubeconfig()
+        return self
+
+    def stop(self) -> None:
+        if self._server is None:
+            return
+        self._app.stopping.set()
+        self.store.close()
+        self._server.stop()
+        self._server = None
+        if self._tempdir:
+            shutil.rmtree(self._tempdir, ignore_errors=True)
+            self._tempdir = None
+
+    def __enter__(self) -> "Cluster":
+        return self.start()
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.stop()
+
+    def reset(self) -> None:
+        """Back to the initial state, as if just created with the same config: ends open watches."""
+        old_store = self.store
+        self._build_state()
+        self._app.rebind(self.api)
+        old_store.close()
+
+    # -- where to reach it ---------------------------------------------------
+    @property
+    def url(self) -> str:
+        if self._server is None:
+            raise RuntimeError("the cluster is not started: use `with Cluster() as c:` or c.start()")
+        return self._server.url
+
+    @property
+    def kubeconfig(self) -> str:
+        """Path of a kubeconfig file for this cluster (written when it starts)."""
+        if self._kubeconfig is None:
+            raise RuntimeError("the cluster is not started")
+        return str(self._kubeconfig)
+
+    def _write_kubeconfig(self) -> Path:
+        if self.config.kubeconfig_path:
+            path = Path(self.config.kubeconfig_path)
+        else:
+            self._tempdir = tempfile.mkdtemp(prefix="fakekube-")
+            path = Path(self._tempdir) / "kubeconfig"
+        return write_kubeconfig(path, self.url)
+
+    def client(self) -> Any:
+        """A ``kubernetes.client.ApiClient`` for this cluster (needs the ``kubernetes`` package)."""
+        try:
+            from kubernetes import client
+        except ImportError as exc:  # pragma: no cover - depends on the environment
+            raise RuntimeError("Cluster.client() needs the `kubernetes` package: pip install kubernetes") from exc
+        configuration = client.Configuration()
+        configuration.host = self.url
+        configuration.api_key = {"authorization": "Bearer fakekube"}
+        return client.ApiClient(configuration)
+
+    @property
+    def internal_errors(self) -> list[BaseException]:
+        """Unexpected exceptions the server turned into 500s (a fixture re-raises them)."""
+        return self._app.internal_errors
+
+    # -- Python API: objects as dicts, copied in and out -----------------------
+    def resource(self, api_version: str, kind: str) -> ResourceType:
+        rt = self.registry.by_kind(api_version, kind)
+        if rt is None:
+            raise KeyError(f"unknown kind {kind} in {api_version}")
+        return rt
+
+    def create(self, obj: Obj) -> Obj:
+        rt = self.resource(obj["apiVersion"], obj["kind"])
+        namespace = (obj.get("metadata") or {}).get("namespace") or ("default" if rt.namespaced else "")
+        return deep_copy(self.api.create(rt, namespace, deep_copy(obj), WriteOptions()).obj)
+
+    def get(self, api_version: str, kind: str, name: str, namespace: str = "default") -> Obj:
+        return deep_copy(self.api.get(self.resource(api_version, kind), namespace, name))
+
+    def list(self, api_version: str, kind: str, namespace: str = "", label_selector: str = "",
+             field_selector: str = "") -> list[Obj]:
+        rt = self.resource(api_version, kind)
+        options = ListOptions(label_selector=label_selector, field_selector=field_selector)
+        items = self.api.list(rt, namespace, options)["items"]
+        return [deep_copy({"apiVersion": rt.api_version, "kind": rt.kind, **item}) for item in items]
+
+    def delete(self, api_version: str, kind: str, name: str, namespace: str = "default") -> None:
+        self.api.delete(self.resource(api_version, kind), namespace, name, DeleteOptions())

@@ -1,0 +1,61 @@
+"""One seeded generator per cluster, passed explicitly to whatever needs randomness.
+
+UIDs, generateName suffixes and IP allocation draw from it, so the same seed and the
+same calls give the same identifiers in any process (DESIGN.md, determinism).
+"""
+
+from __future__ import annotations
+
+import random
+import threading
+import uuid
+from typing import Any, Sequence
+
+# apimachinery's util/rand alphabet: no vowels (no accidental words), no confusable 0/1/3.
+_SUFFIX_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
+
+
+class SeededRandom:
+    """A thread-safe wrapper over :class:`random.Random` with Kubernetes-shaped helpers."""
+
+    def __init__(self, seed: int) -> None:
+        self.seed = seed
+        self._random = random.Random(seed)
+        self._lock = threading.Lock()
+
+    def uid(self) -> str:
+        """A version-4-shaped UUID string drawn from the seed."""
+        with self._lock:
+            bits = self._random.getrandbits(128)
+        return str(uuid.UUID(int=bits, version=4))
+
+    def name_suffix(self, length: int = 5) -> str:
+        """A generateName suffix like upstream's ``utilrand.String(5)``."""
+        with self._lock:
+            return "".join(self._random.choice(_SUFFIX_ALPHABET) for _ in range(length))
+
+    def randrange(self, start: int, stop: int) -> int:
+        with self._lock:
+            return self._random.randrange(start, stop)
+
+    def choice(self, seq: Sequence[Any]) -> Any:
+        with self._lock:
+            return self._random.choice(seq)
+
+    def random(self) -> float:
+        with self._lock:
+            return self._random.random()
+
+    def fork(self, label: str) -> "SeededRandom":
+        """An independent generator derived from this seed and a label (e.g. per node)."""
+        with self._lock:
+            derived = self._random.getrandbits(64)
+        return SeededRandom(derived ^ _stable_hash(label))
+
+
+def _stable_hash(text: str) -> int:
+    """A hash that, unlike ``hash()``, does not depend on PYTHONHASHSEED."""
+    value = 1469598103934665603
+    for byte in text.encode():
+        value = ((value ^ byte) * 1099511628211) & 0xFFFFFFFFFFFFFFFF
+    return value

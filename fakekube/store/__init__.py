@@ -1,0 +1,6 @@
+"""The store: objects, the global resourceVersion and the bounded change history."""
+
+from fakekube.store.history import ADDED, DEFAULT_HISTORY_LIMIT, DELETED, MODIFIED, Change, History
+from fakekube.store.memory import Store, TooOldResourceVersion
+
+__all__ = ["ADDED", "DEFAULT_HISTORY_LIMIT", "DELETED", "MODIFIED", "Change", "History", "Store", "TooOldResourceVersion"]

@@ -1,0 +1,101 @@
+"""The fakekube pytest plugin: fixtures, the ``fakekube`` marker and options.
+
+Clusters are built once per distinct configuration per session and *reset* before
+each test (a reset is instant and total), so every test gets a clean cluster without
+paying for a new server. ``KUBECONFIG`` is set for the test through monkeypatch and
+restored after it. An unexpected server-side error (a 500) fails the test that caused
+it, with the seed in the report so the run can be replayed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+from typing import Any, Iterator
+
+import pytest
+
+from fakekube import Cluster, ClusterConfig
+
+MARKER = "fakekube"
+_REPORT_KEY = pytest.StashKey[Cluster]()
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("fakekube", "fake Kubernetes cluster")
+    group.addoption("--fakekube-seed", type=int, default=None, help="seed for every fakekube cluster (default 0)")
+    group.addoption("--fakekube-nodes", type=int, default=None, help="default number of nodes (default 0)")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "fakekube(**config): settings (nodes=, seed=, ...) for this test's fake cluster")
+
+
+class ClusterPool:
+    """One started cluster per distinct configuration, for the whole session."""
+
+    def __init__(self) -> None:
+        self._clusters: dict[str, Cluster] = {}
+
+    def get(self, config: ClusterConfig) -> Cluster:
+        key = repr(sorted(asdict(config).items()))
+        cluster = self._clusters.get(key)
+        if cluster is None:
+            cluster = Cluster(config).start()
+            self._clusters[key] = cluster
+        else:
+            cluster.reset()
+        return cluster
+
+    def close(self) -> None:
+        for key in sorted(self._clusters):
+            self._clusters[key].stop()
+        self._clusters.clear()
+
+
+@pytest.fixture(scope="session")
+def fakekube_pool() -> Iterator[ClusterPool]:
+    """The session's clusters (internal; use the ``fakekube`` fixture)."""
+    pool = ClusterPool()
+    yield pool
+    pool.close()
+
+
+@pytest.fixture
+def fakekube_config() -> dict[str, Any]:
+    """Override in a conftest.py to change every test's cluster settings (ClusterConfig fields)."""
+    return {}
+
+
+@pytest.fixture
+def fakekube(request: pytest.FixtureRequest, fakekube_pool: ClusterPool, fakekube_config: dict[str, Any],
+             monkeypatch: pytest.MonkeyPatch) -> Iterator[Cluster]:
+    """A clean, started fake cluster; KUBECONFIG points at it for the duration of the test."""
+    settings: dict[str, Any] = {}
+    for option, field in (("--fakekube-seed", "seed"), ("--fakekube-nodes", "nodes")):
+        value = request.config.getoption(option)
+        if value is not None:
+            settings[field] = value
+    settings.update(fakekube_config)
+    marker = request.node.get_closest_marker(MARKER)
+    if marker is not None:
+        settings.update(marker.kwargs)
+    cluster = fakekube_pool.get(ClusterConfig(**settings))
+    monkeypatch.setenv("KUBECONFIG", cluster.kubeconfig)
+    request.node.stash[_REPORT_KEY] = cluster
+    errors_before = len(cluster.internal_errors)
+    yield cluster
+    new_errors = cluster.internal_errors[errors_before:]
+    if new_errors:
+        raise AssertionError(f"fakekube answered {len(new_errors)} request(s) with a 500: {new_errors[0]!r}") from new_errors[0]
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo) -> Iterator[None]:
+    outcome = yield
+    report = outcome.get_result()
+    cluster = item.stash.get(_REPORT_KEY, None)
+    if cluster is not None and report.failed:
+        lines = [f"seed: {cluster.config.seed}", f"nodes: {cluster.config.nodes}",
+                 f"cluster time: {cluster.clock.now().isoformat()}",
+                 f"resourceVersion: {cluster.store.resource_version}"]
+        report.sections.append(("fakekube", "\n".join(lines)))

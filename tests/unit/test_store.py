@@ -1,0 +1,78 @@
+"""The store: resourceVersions, key order, snapshots and the bounded history."""
+
+import pytest
+
+from fakekube.store import ADDED, DELETED, MODIFIED, Store, TooOldResourceVersion
+
+PODS = ("", "pods")
+
+
+def pod(namespace: str, name: str, **extra: object) -> dict:
+    return {"metadata": {"namespace": namespace, "name": name}, **extra}
+
+
+def names(objects: list[dict]) -> list[str]:
+    return [f"{o['metadata']['namespace']}/{o['metadata']['name']}" for o in objects]
+
+
+def test_every_write_gets_the_next_resource_version() -> None:
+    store = Store()
+    a = store.create(PODS, pod("ns", "a"))
+    b = store.replace(PODS, dict(a, spec={"x": 1}))
+    gone = store.remove(PODS, ("ns", "a"))
+    assert [a["metadata"]["resourceVersion"], b["metadata"]["resourceVersion"],
+            gone["metadata"]["resourceVersion"]] == ["1", "2", "3"]
+    assert store.resource_version == 3
+
+
+def test_lists_follow_etcd_key_order_not_insertion_order() -> None:
+    store = Store()
+    for namespace, name in [("a", "x"), ("a-b", "y"), ("b", "z"), ("a", "c")]:
+        store.create(PODS, pod(namespace, name))
+    objects, rv = store.list(PODS)
+    # etcd sorts "a-b/y" before "a/c" because "-" < "/".
+    assert names(objects) == ["a-b/y", "a/c", "a/x", "b/z"]
+    assert rv == 4
+    assert names(store.list(PODS, "a")[0]) == ["a/c", "a/x"]
+
+
+def test_list_at_rolls_back_to_an_exact_snapshot() -> None:
+    store = Store()
+    store.create(PODS, pod("ns", "a"))
+    second = store.create(PODS, pod("ns", "b"))
+    store.replace(PODS, dict(second, spec={"changed": True}))
+    store.remove(PODS, ("ns", "a"))
+    store.create(PODS, pod("ns", "c"))
+    snapshot = store.list_at(PODS, "", 2)
+    assert names(snapshot) == ["ns/a", "ns/b"]
+    assert "spec" not in snapshot[1]
+
+
+def test_history_is_bounded_and_old_versions_become_too_old() -> None:
+    store = Store(history_limit=3)
+    for i in range(10):
+        store.create(PODS, pod("ns", f"p{i}"))
+    assert store.changes_since(7)[0].rv == 8
+    with pytest.raises(TooOldResourceVersion):
+        store.changes_since(6)
+    with pytest.raises(TooOldResourceVersion):
+        store.list_at(PODS, "", 2)
+
+
+def test_changes_record_type_and_previous_state() -> None:
+    store = Store()
+    created = store.create(PODS, pod("ns", "a"))
+    store.replace(PODS, dict(created, spec={"v": 2}))
+    store.remove(PODS, ("ns", "a"))
+    changes = store.changes_since(0)
+    assert [c.type for c in changes] == [ADDED, MODIFIED, DELETED]
+    assert changes[1].prev == created
+    assert changes[2].obj["metadata"]["resourceVersion"] == "3"
+
+
+def test_stored_objects_are_not_the_callers_dicts() -> None:
+    store = Store()
+    original = pod("ns", "a")
+    stored = store.create(PODS, original)
+    assert "resourceVersion" not in original["metadata"]
+    assert stored is not original
