@@ -193,6 +193,7 @@ class APIServer:
             rt.strategy.default(new, ctx)
             rt.strategy.prepare_for_update(new, old, ctx)
         objectmeta.bump_generation(rt, new, old)
+        new["metadata"].setdefault("resourceVersion", old["metadata"]["resourceVersion"])
         problems = validation.validate_object_meta_update(new["metadata"], old.get("metadata") or {})
         problems += validation.validate_object_meta(new["metadata"], rt.namespaced, validation.name_rule_for(rt.group, rt.plural))
         problems += _finalizer_rules(new, old)
@@ -218,13 +219,16 @@ class APIServer:
               options: WriteOptions = WriteOptions(), subresource: str = "") -> WriteResult:
         if patch_type not in PATCH_TYPES:
             raise errors.unsupported_media_type(patch_type)
-        document = parse_json(patch_body)
+        document = patch.parse_patch_body(patch_body)
         with self.store.lock:
             existing = self.store.get(rt.key, (namespace if rt.namespaced else "", name))
             if existing is None:
                 raise errors.not_found(rt.group, rt.plural, name)
             patched = self._apply_patch(rt, existing, patch_type, document)
-            warnings = self._check_fields(rt, patched, options)
+            if not isinstance(patched, dict):
+                raise errors.bad_request("the patched object is not a JSON object")
+            raw_options = WriteOptions(options.dry_run, options.field_validation, None)
+            warnings = self._check_fields(rt, patched, raw_options, patch_text=json.dumps(patched, separators=(",", ":")))
             objectmeta.check_type_meta(rt, patched)
             objectmeta.strip_type_meta(patched)
             objectmeta.check_name(patched, name)
@@ -290,16 +294,22 @@ class APIServer:
         objectmeta.check_namespace(rt, obj, namespace)
         return obj
 
-    def _check_fields(self, rt: ResourceType, obj: Obj, options: WriteOptions) -> list[str]:
-        """Server-side field validation: Strict rejects unknown/duplicate fields, Warn warns."""
+    def _check_fields(self, rt: ResourceType, obj: Obj, options: WriteOptions, patch_text: str | None = None) -> list[str]:
+        """Server-side field validation: Strict rejects unknown/duplicate fields, Warn warns.
+
+        Returns ``Warning`` header values. A patch's strict failure is a 422 on the
+        ``patch`` field (upstream), a create/update's a 400 decoding error.
+        """
         if options.field_validation == IGNORE:
             return []
         typed = objectmeta.with_type_meta(rt, obj)
         unknown = fieldvalidation.unknown_fields(typed, self.schemas, rt.group, rt.version, rt.kind)
         duplicates = fieldvalidation.duplicate_fields(options.raw_body) if options.raw_body else []
         if options.field_validation == STRICT and (unknown or duplicates):
-            raise fieldvalidation.strict_error(unknown, duplicates)
-        return fieldvalidation.warnings(unknown, duplicates)
+            if patch_text is not None:
+                raise fieldvalidation.patch_strict_error(unknown, duplicates, patch_text)
+            raise fieldvalidation.strict_error(unknown, duplicates, kind=rt.kind, version=rt.version)
+        return [fieldvalidation.warning_header(w) for w in fieldvalidation.warnings(unknown, duplicates)]
 
     def _validate(self, rt: ResourceType, obj: Obj, problems: list[FieldError]) -> None:
         if problems:

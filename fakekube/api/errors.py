@@ -53,7 +53,7 @@ class FieldError:
         """Render as upstream does: ``path: Invalid value: "x": detail``."""
         phrase = _FIELD_ERROR_PHRASES.get(self.type, self.type)
         text = f"{self.path}: {phrase}"
-        if self.value is not _NO_VALUE and self.type in (FIELD_INVALID, FIELD_NOT_SUPPORTED, FIELD_DUPLICATE, FIELD_TOO_LONG):
+        if self.value is not _NO_VALUE and self.type in (FIELD_INVALID, FIELD_NOT_SUPPORTED, FIELD_DUPLICATE):
             text += f": {_render_value(self.value)}"
         if self.detail:
             text += f": {self.detail}"
@@ -120,9 +120,10 @@ class ApiError(Exception):
             "metadata": {},
             "status": "Failure",
             "message": self.message,
-            "reason": self.reason,
-            "code": self.code,
         }
+        if self.reason:  # Go omits an empty reason (e.g. some 500s from patching)
+            body["reason"] = self.reason
+        body["code"] = self.code
         if self.details:
             body["details"] = self.details
         return body

@@ -105,10 +105,7 @@ class Matcher:
         self._labels = selectors.parse_label_selector(label_selector) if label_selector else None
         self._fields = selectors.parse_field_selector(field_selector) if field_selector else None
         if self._fields is not None:
-            supported = selectors.supported_fields(rt)
-            for name in self._fields.fields():
-                if name not in supported:
-                    raise selectors.unsupported_field_error(rt, name)
+            self._fields = selectors.convert_field_selector(rt, self._fields)
 
     @property
     def filters(self) -> bool:

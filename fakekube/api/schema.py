@@ -10,9 +10,10 @@ The parsed data is read-only and shared by every cluster in the process.
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import threading
-from importlib import resources
+from pathlib import Path
 from typing import Any
 
 Schema = dict[str, Any]
@@ -79,6 +80,17 @@ def load(kubernetes_version: str = DEFAULT_KUBERNETES_VERSION) -> SchemaSet:
 
 
 def _read_definitions(kubernetes_version: str) -> dict[str, Schema]:
-    folder = resources.files("kubernetes_validate") / "kubernetes-json-schema" / f"v{kubernetes_version}.0-local"
-    with (folder / "_definitions.json").open("rb") as f:
+    path = _package_dir() / "kubernetes-json-schema" / f"v{kubernetes_version}.0-local" / "_definitions.json"
+    if not path.is_file():
+        raise ValueError(f"no schemas for Kubernetes {kubernetes_version} in kubernetes-validate ({path})")
+    with path.open("rb") as f:
         return json.load(f)["$defs"]
+
+
+def _package_dir() -> Path:
+    """Where kubernetes-validate is installed, found without importing it (it pulls in
+    jsonschema, ~90 ms we do not need: we only read its data files)."""
+    spec = importlib.util.find_spec("kubernetes_validate")
+    if spec is None or not spec.submodule_search_locations:
+        raise ImportError("fakekube needs the kubernetes-validate package for its API schemas")
+    return Path(list(spec.submodule_search_locations)[0])

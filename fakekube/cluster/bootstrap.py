@@ -11,7 +11,7 @@ from typing import Any
 
 from faker import Faker
 
-from fakekube.api.apiserver import APIServer
+from fakekube.api.apiserver import IGNORE, APIServer, WriteOptions
 from fakekube.clock import format_rfc3339
 
 Obj = dict[str, Any]
@@ -24,18 +24,22 @@ NODE_ALLOCATABLE = {"cpu": "3900m", "ephemeral-storage": "94371840Ki", "hugepage
                     "memory": "15872Mi", "pods": "110"}
 
 
+#: Our own initial objects are known-good: skip the unknown-field check (and the schema load).
+TRUSTED = WriteOptions(field_validation=IGNORE)
+
+
 def populate(api: APIServer, nodes: int, kubelet_version: str) -> None:
     """Create the initial content through the normal create path (so it is validated)."""
     namespaces = api.registry.lookup("", "v1", "namespaces")
     for name in INITIAL_NAMESPACES:
-        api.create(namespaces, "", {"metadata": {"name": name}})
+        api.create(namespaces, "", {"metadata": {"name": name}}, TRUSTED)
     services = api.registry.lookup("", "v1", "services")
-    api.create(services, "default", kubernetes_service())
+    api.create(services, "default", kubernetes_service(), TRUSTED)
     node_type = api.registry.lookup("", "v1", "nodes")
     faker = Faker()
     faker.seed_instance(api.rng.randrange(0, 2**31))
     for index in range(1, nodes + 1):
-        api.create(node_type, "", node_object(f"node-{index}", index, faker, kubelet_version, api.now_rfc3339()))
+        api.create(node_type, "", node_object(f"node-{index}", index, faker, kubelet_version, api.now_rfc3339()), TRUSTED)
 
 
 def kubernetes_service() -> Obj:

@@ -15,7 +15,7 @@ from typing import Any, Callable, Iterable
 import yaml
 from werkzeug.wrappers import Request, Response
 
-from fakekube.api import discovery, errors, table
+from fakekube.api import discovery, errors, schema, table
 from fakekube.api.apiserver import APIServer, WriteOptions
 from fakekube.api.deletion import DeleteOptions
 from fakekube.api.errors import ApiError
@@ -24,7 +24,7 @@ from fakekube.api.http.negotiation import Representation
 from fakekube.api.http.watch import Watch, WatchRequest
 from fakekube.api.listing import ListOptions
 from fakekube.api.openapi import OpenAPIV3
-from fakekube.api.registry import ResourceType
+from fakekube.api.registry import Registry, ResourceType
 from fakekube.api.subresources import Subresources
 
 Obj = dict[str, Any]
@@ -51,7 +51,6 @@ class RestApp:
         self.stopping = threading.Event()
         self.internal_errors: list[BaseException] = []
         self._watch_slots = threading.BoundedSemaphore(max_watches)
-        self._openapi = OpenAPIV3(apiserver.registry, lambda: apiserver.schemas)
         self._subresources = Subresources(apiserver)
 
     def rebind(self, apiserver: APIServer) -> None:
@@ -93,9 +92,7 @@ class RestApp:
             raise errors.ApiError(405, "MethodNotAllowed", f"the server does not allow this method on the requested resource")
         aggregated = discovery.negotiate_discovery(request.headers.get("Accept", ""))
         if aggregated and not target.group and not target.version:
-            body = discovery.aggregated_discovery(self.registry, target.core, aggregated)
-            content_type = f"application/json;g=apidiscovery.k8s.io;v={aggregated};as=APIGroupDiscoveryList"
-            return json_response(body, content_type=content_type, headers={"Vary": "Accept"})
+            return self._aggregated(request, target.core, aggregated)
         if target.core and not target.version:
             return json_response(discovery.core_api_versions())
         if target.core:
@@ -109,6 +106,16 @@ class RestApp:
             return json_response(body)
         return self._resource_list(target.group, target.version, target.version)
 
+    def _aggregated(self, request: Request, core: bool, api_version: str) -> Response:
+        """Aggregated discovery: the whole API surface in one document (kubectl's first call)."""
+        body = json.dumps(discovery.aggregated_discovery(self.registry, core, api_version),
+                          separators=(",", ":")).encode()
+        etag = f'"{discovery.discovery_etag(body)}"'
+        headers = {"ETag": etag, "Vary": "Accept", "Cache-Control": "public"}
+        if request.headers.get("If-None-Match") == etag:
+            return Response(status=304, headers=headers)
+        return Response(body, content_type=discovery.aggregated_content_type(api_version), headers=headers)
+
     def _resource_list(self, group: str, version: str, _: str) -> Response:
         if not self.registry.in_group_version(group, version):
             raise _not_found_path()
@@ -116,15 +123,22 @@ class RestApp:
 
     def _openapi_response(self, request: Request) -> Response:
         rest = request.path[len("/openapi/"):].strip("/")
+        openapi = shared_openapi(self.registry, self.api.kubernetes_version)
         if rest == "v3":
-            return json_response(self._openapi.index())
-        if rest.startswith("v3/"):
-            found = self._openapi.document(rest[len("v3/"):])
-            if found is not None:
-                body, etag = found
-                return Response(body, content_type="application/json",
-                                headers={"ETag": f'"{etag}"', "Cache-Control": "public, immutable" if request.args.get("hash") else "no-cache, private"})
-        raise _not_found_path()
+            return json_response(openapi.index())
+        if not rest.startswith("v3/"):
+            raise _not_found_path()
+        path = rest[len("v3/"):]
+        found = openapi.document(path)
+        if found is None:
+            raise _not_found_path()
+        body, etag = found
+        wanted_hash = request.args.get("hash")
+        if wanted_hash is not None and wanted_hash != etag:
+            return Response(status=301, headers={"Location": f"/openapi/v3/{path}?hash={etag}"})
+        headers = {"ETag": f'"{etag}"', "Vary": "Accept"}
+        headers["Cache-Control"] = "public, immutable" if wanted_hash else "no-cache, private"
+        return Response(body, content_type="application/json", headers=headers)
 
     # -- resources ----------------------------------------------------------
     def _resource(self, request: Request, target: routing.ResourcePath) -> Response:
@@ -234,6 +248,21 @@ class RestApp:
         if len(raw) > self.max_body_bytes:
             raise errors.request_entity_too_large(f"limit is {self.max_body_bytes}")
         return raw
+
+
+_openapi_cache: dict[str, OpenAPIV3] = {}
+_openapi_lock = threading.Lock()
+
+
+def shared_openapi(registry: Registry, kubernetes_version: str) -> OpenAPIV3:
+    """One OpenAPI builder per Kubernetes version per process: the documents are immutable
+    and take a while to build, so every cluster in the process shares them."""
+    with _openapi_lock:
+        openapi = _openapi_cache.get(kubernetes_version)
+        if openapi is None:
+            openapi = OpenAPIV3(registry, schema.load(kubernetes_version), kubernetes_version)
+            _openapi_cache[kubernetes_version] = openapi
+        return openapi
 
 
 def _release_after(stream: Iterable[bytes], slots: threading.BoundedSemaphore) -> Iterable[bytes]:

@@ -45,7 +45,7 @@ class BackgroundServer:
         return f"http://{self.host}:{self.port}"
 
     def start(self) -> None:
-        self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.1},
+        self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.05},
                                         name=f"fakekube-apiserver-{self.port}", daemon=True)
         self._thread.start()
 

@@ -1,0 +1,294 @@
+"""Discovery documents: ``/version``, ``/api``, ``/apis``, the per-group-version
+resource lists, and the aggregated (``apidiscovery.k8s.io``) documents.
+
+Clients build their REST mapping from these documents alone: kubectl turns ``po`` into
+``pods``, decides whether a kind is namespaced, and learns which subresources exist. So
+every field follows upstream's 1.33 apiserver byte-for-byte where it can (order of
+resources, the storage version hash, the kinds of subresources such as ``Scale``).
+
+All functions are pure and deterministic; the REST layer serialises their result. The
+response headers the REST layer must add are described on :func:`negotiate_discovery`.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+from typing import Any
+
+from fakekube.api.registry import BINDING, EVICTION, LOG, SCALE, STATUS, Registry, ResourceType
+
+Doc = dict[str, Any]
+
+DISCOVERY_GROUP = "apidiscovery.k8s.io"
+AGGREGATED_KIND = "APIGroupDiscoveryList"
+#: Aggregated discovery versions 1.33 serves, most preferred first (v2beta1 is still
+#: served in 1.33; it is deprecated and goes away behind a gate in later releases).
+AGGREGATED_VERSIONS = ("v2", "v2beta1")
+
+DEFAULT_SERVER_ADDRESS = "127.0.0.1:6443"
+
+_SUBRESOURCE_VERBS: dict[str, tuple[str, ...]] = {
+    STATUS: ("get", "patch", "update"),
+    SCALE: ("get", "patch", "update"),
+    BINDING: ("create",),
+    EVICTION: ("create",),
+    LOG: ("get",),
+}
+
+
+# --------------------------------------------------------------------------- /version
+
+def version_info(kubernetes_version: str = "1.33") -> Doc:
+    """The ``/version`` document of a 1.33 apiserver.
+
+    Fixed strings, so two clusters answer identically. 1.33 added the ``emulation*`` and
+    ``minCompatibility*`` fields (compatibility versions, KEP-4330); kubectl ignores what
+    it does not know, so older clients are unaffected.
+    """
+    major, minor = kubernetes_version.split(".")[:2]
+    return {
+        "major": major,
+        "minor": minor,
+        "emulationMajor": major,
+        "emulationMinor": minor,
+        "minCompatibilityMajor": major,
+        "minCompatibilityMinor": str(int(minor) - 1),
+        "gitVersion": f"v{major}.{minor}.0",
+        "gitCommit": "fa4ec0f0a2cbf9a3fd3bba7f1e0c7c22bf7de1f0",
+        "gitTreeState": "clean",
+        "buildDate": "2025-04-23T00:00:00Z",
+        "goVersion": "go1.24.2",
+        "compiler": "gc",
+        "platform": "linux/amd64",
+    }
+
+
+# ------------------------------------------------------------------ legacy discovery
+
+def core_api_versions(server_address: str = DEFAULT_SERVER_ADDRESS) -> Doc:
+    """``/api``: the APIVersions document of the core group."""
+    return {
+        "kind": "APIVersions",
+        "versions": ["v1"],
+        "serverAddressByClientCIDRs": [{"clientCIDR": "0.0.0.0/0", "serverAddress": server_address}],
+    }
+
+
+def _groups(registry: Registry) -> list[str]:
+    """Named groups in declaration order (the order /apis lists them)."""
+    groups: list[str] = []
+    for group, _ in registry.group_versions():
+        if group and group not in groups:
+            groups.append(group)
+    return groups
+
+
+def _versions(registry: Registry, group: str) -> list[str]:
+    """Versions of a group, preferred (first declared) first."""
+    return [v for g, v in registry.group_versions() if g == group]
+
+
+def _api_group(registry: Registry, group: str) -> Doc:
+    versions = [{"groupVersion": f"{group}/{v}", "version": v} for v in _versions(registry, group)]
+    return {"name": group, "versions": versions, "preferredVersion": versions[0]}
+
+
+def api_group_list(registry: Registry) -> Doc:
+    """``/apis``: every named group with its versions and preferred version."""
+    return {
+        "kind": "APIGroupList",
+        "apiVersion": "v1",
+        "groups": [_api_group(registry, g) for g in _groups(registry)],
+    }
+
+
+def api_group(registry: Registry, group: str) -> Doc | None:
+    """``/apis/<group>``, or None when the group is not served (the caller answers 404)."""
+    if not group or group not in _groups(registry):
+        return None
+    return {"kind": "APIGroup", "apiVersion": "v1", **_api_group(registry, group)}
+
+
+def storage_version_hash(rt: ResourceType) -> str:
+    """Upstream's hash: base64 of the first 8 bytes of sha256("group/version/kind")."""
+    digest = hashlib.sha256(f"{rt.group}/{rt.version}/{rt.kind}".encode()).digest()
+    return base64.b64encode(digest[:8]).decode()
+
+
+def subresource_kind(rt: ResourceType, sub: str) -> tuple[str, str, str]:
+    """(group, version, kind) a subresource answers with; ("", "", kind) means "same GV".
+
+    Mirrors upstream: scale answers ``autoscaling/v1 Scale``, eviction takes a
+    ``policy/v1 Eviction``, binding a core ``Binding``, log and status the parent kind.
+    """
+    if sub == SCALE:
+        return ("autoscaling", "v1", "Scale")
+    if sub == EVICTION:
+        return ("policy", "v1", "Eviction")
+    if sub == BINDING:
+        return ("", "", "Binding")
+    return ("", "", rt.kind)
+
+
+def subresource_verbs(sub: str) -> list[str]:
+    return list(_SUBRESOURCE_VERBS.get(sub, ("get",)))
+
+
+def _sorted_resources(registry: Registry, group: str, version: str) -> list[ResourceType]:
+    return sorted(registry.in_group_version(group, version), key=lambda rt: rt.plural)
+
+
+def _api_resource(rt: ResourceType) -> Doc:
+    entry: Doc = {
+        "name": rt.plural,
+        "singularName": rt.singular,
+        "namespaced": rt.namespaced,
+        "kind": rt.kind,
+        "verbs": sorted(rt.verbs),
+    }
+    if rt.short_names:
+        entry["shortNames"] = list(rt.short_names)
+    if rt.categories:
+        entry["categories"] = list(rt.categories)
+    entry["storageVersionHash"] = storage_version_hash(rt)
+    return entry
+
+
+def _api_subresource(rt: ResourceType, sub: str) -> Doc:
+    group, version, kind = subresource_kind(rt, sub)
+    entry: Doc = {"name": f"{rt.plural}/{sub}", "singularName": "", "namespaced": rt.namespaced}
+    if group or version:
+        entry["group"] = group
+        entry["version"] = version
+    entry["kind"] = kind
+    entry["verbs"] = subresource_verbs(sub)
+    return entry
+
+
+def api_resource_list(registry: Registry, group: str, version: str) -> Doc | None:
+    """``/api/v1`` or ``/apis/<g>/<v>``: resources then their subresources, sorted by name."""
+    resources = _sorted_resources(registry, group, version)
+    if not resources:
+        return None
+    entries: list[Doc] = []
+    for rt in resources:
+        entries.append(_api_resource(rt))
+        entries.extend(_api_subresource(rt, sub) for sub in sorted(rt.subresources))
+    return {
+        "kind": "APIResourceList",
+        "apiVersion": "v1",
+        "groupVersion": f"{group}/{version}" if group else version,
+        "resources": entries,
+    }
+
+
+# -------------------------------------------------------------- aggregated discovery
+
+def _gvk(group: str, version: str, kind: str) -> Doc:
+    return {"group": group, "version": version, "kind": kind}
+
+
+def _discovery_resource(rt: ResourceType) -> Doc:
+    entry: Doc = {
+        "resource": rt.plural,
+        "responseKind": _gvk("", "", rt.kind),
+        "scope": "Namespaced" if rt.namespaced else "Cluster",
+        "singularResource": rt.singular,
+        "verbs": sorted(rt.verbs),
+    }
+    if rt.short_names:
+        entry["shortNames"] = list(rt.short_names)
+    if rt.categories:
+        entry["categories"] = list(rt.categories)
+    if rt.subresources:
+        entry["subresources"] = [
+            {"subresource": sub, "responseKind": _gvk(*subresource_kind(rt, sub)), "verbs": subresource_verbs(sub)}
+            for sub in sorted(rt.subresources)
+        ]
+    return entry
+
+
+def _discovery_group(registry: Registry, group: str) -> Doc:
+    metadata: Doc = {"name": group, "creationTimestamp": None} if group else {"creationTimestamp": None}
+    versions = [
+        {
+            "version": v,
+            "resources": [_discovery_resource(rt) for rt in _sorted_resources(registry, group, v)],
+            "freshness": "Current",
+        }
+        for v in _versions(registry, group)
+    ]
+    return {"metadata": metadata, "versions": versions}
+
+
+def aggregated_discovery(registry: Registry, core: bool, api_version: str = "v2") -> Doc:
+    """The APIGroupDiscoveryList for ``/api`` (``core=True``) or ``/apis``.
+
+    ``api_version`` is ``"v2"`` or ``"v2beta1"``; 1.33 serves both with the same content
+    and only the apiVersion differs (as upstream's fixtures show).
+    """
+    if api_version not in AGGREGATED_VERSIONS:
+        raise ValueError(f"unsupported aggregated discovery version {api_version!r}")
+    groups = [""] if core else _groups(registry)
+    return {
+        "kind": AGGREGATED_KIND,
+        "apiVersion": f"{DISCOVERY_GROUP}/{api_version}",
+        "metadata": {},
+        "items": [_discovery_group(registry, g) for g in groups],
+    }
+
+
+def aggregated_content_type(api_version: str) -> str:
+    """The Content-Type of an aggregated response; client-go checks its g/v/as parameters."""
+    return f"application/json;g={DISCOVERY_GROUP};v={api_version};as={AGGREGATED_KIND}"
+
+
+def discovery_etag(body: bytes) -> str:
+    """Upstream's discovery ETag value: uppercase hex sha512 (send it quoted)."""
+    return hashlib.sha512(body).hexdigest().upper()
+
+
+def _parse_media_range(clause: str) -> tuple[str, dict[str, str]]:
+    parts = [p.strip() for p in clause.split(";")]
+    params: dict[str, str] = {}
+    for p in parts[1:]:
+        if "=" in p:
+            key, _, value = p.partition("=")
+            params[key.strip().lower()] = value.strip().strip('"')
+    return parts[0].lower(), params
+
+
+def _quality(params: dict[str, str]) -> float:
+    try:
+        return float(params.get("q", "1"))
+    except ValueError:
+        return 0.0
+
+
+def negotiate_discovery(accept_header: str, served: tuple[str, ...] = AGGREGATED_VERSIONS) -> str | None:
+    """Which aggregated discovery version to answer ``/api`` or ``/apis`` with, if any.
+
+    Returns ``"v2"``/``"v2beta1"`` for the client's most preferred (highest q, then
+    first listed) ``application/json;g=apidiscovery.k8s.io;v=…;as=APIGroupDiscoveryList``
+    clause we serve, or None to answer with the legacy APIVersions/APIGroupList.
+
+    When a version is returned the response must carry:
+    ``Content-Type: application/json;g=apidiscovery.k8s.io;v=<v>;as=APIGroupDiscoveryList``
+    (:func:`aggregated_content_type`), ``ETag: "<discovery_etag(body)>"`` (quoted),
+    ``Vary: Accept`` and ``Cache-Control: public``; a request whose ``If-None-Match``
+    equals the quoted ETag gets ``304 Not Modified`` with no body. Legacy responses are
+    plain ``application/json``.
+    """
+    clauses = []
+    for index, raw in enumerate(accept_header.split(",")):
+        if not raw.strip():
+            continue
+        media, params = _parse_media_range(raw)
+        clauses.append((-_quality(params), index, media, params))
+    for neg_q, _, media, params in sorted(clauses):
+        if neg_q >= 0 or media not in ("application/json", "application/*", "*/*"):
+            continue
+        if params.get("g") == DISCOVERY_GROUP and params.get("as") == AGGREGATED_KIND and params.get("v") in served:
+            return params["v"]
+    return None

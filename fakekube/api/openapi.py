@@ -1,0 +1,493 @@
+"""OpenAPI v3 documents: ``/openapi/v3`` and one document per group-version.
+
+kubectl reads these for three things, and each shapes what we emit:
+
+* ``kubectl apply``/``create``/``replace`` look for a ``fieldValidation`` query
+  parameter on the PATCH operation tagged with the object's
+  ``x-kubernetes-group-version-kind`` to decide that the server validates fields itself;
+* client-side ``kubectl apply`` finds the schema carrying that GVK under
+  ``components.schemas`` and reads ``x-kubernetes-patch-merge-key``/``-strategy`` to
+  build a strategic merge patch;
+* ``kubectl explain`` walks the same schemas (through ``allOf``-wrapped refs) for
+  descriptions and types.
+
+The schemas come from :mod:`fakekube.api.schema` (JSON-schema form with nullable type
+lists) and are converted to upstream's v3 form. Documents are built lazily once per
+:class:`OpenAPIV3` and served as bytes with upstream's ETag (uppercase hex sha512).
+
+Simplifications, stated once: parameter descriptions are short paraphrases; field
+``default`` values that upstream's generator adds (``{}`` for non-pointer structs) are
+absent because the source data does not carry them; the protobuf/CBOR encodings of the
+documents are not offered.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import threading
+from typing import Any, Iterable, Mapping
+
+from fakekube.api.discovery import subresource_kind
+from fakekube.api.registry import BINDING, EVICTION, LOG, SCALE, Registry, ResourceType
+from fakekube.api.schema import SchemaSet, ref_name
+
+Doc = dict[str, Any]
+
+META = "io.k8s.apimachinery.pkg.apis.meta.v1."
+DELETE_OPTIONS = META + "DeleteOptions"
+STATUS = META + "Status"
+PATCH = META + "Patch"
+WATCH_EVENT = META + "WatchEvent"
+API_RESOURCE_LIST = META + "APIResourceList"
+INT_OR_STRING = "io.k8s.apimachinery.pkg.util.intstr.IntOrString"
+QUANTITY = "io.k8s.apimachinery.pkg.api.resource.Quantity"
+
+PATCH_CONTENT_TYPES = (
+    "application/apply-patch+yaml",
+    "application/json-patch+json",
+    "application/merge-patch+json",
+    "application/strategic-merge-patch+json",
+)
+RESPONSE_CONTENT_TYPES = ("application/json", "application/vnd.kubernetes.protobuf", "application/yaml")
+WATCH_CONTENT_TYPES = (
+    "application/json",
+    "application/json;stream=watch",
+    "application/vnd.kubernetes.protobuf",
+    "application/vnd.kubernetes.protobuf;stream=watch",
+    "application/yaml",
+)
+
+
+# ------------------------------------------------------------------ schema conversion
+
+def _components_ref(name: str) -> str:
+    return "#/components/schemas/" + name
+
+
+def convert_schema(schema: Any) -> Any:
+    """One schema from kubernetes-validate's JSON-schema form to upstream's v3 form.
+
+    ``["string", "null"]`` becomes ``"string"``; ``#/$defs/X`` refs become
+    ``#/components/schemas/X``, wrapped in ``allOf`` when the ref has siblings
+    (description, …) as upstream's v3 generator does; x-kubernetes-* extensions stay.
+    """
+    if isinstance(schema, list):
+        return [convert_schema(item) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    out: Doc = {}
+    for key, value in schema.items():
+        if key == "type":
+            out[key] = _single_type(value)
+        elif key == "$ref":
+            out[key] = _components_ref(ref_name(value))
+        elif key in ("properties", "patternProperties"):
+            out[key] = {name: convert_schema(prop) for name, prop in value.items()}
+        elif key in ("items", "additionalProperties", "oneOf", "anyOf", "allOf", "not"):
+            out[key] = convert_schema(value)
+        else:
+            out[key] = value
+    if "$ref" in out and len(out) > 1:
+        out["allOf"] = [{"$ref": out.pop("$ref")}]
+    return out
+
+
+def _single_type(value: Any) -> Any:
+    """Drop the ``"null"`` that kubernetes-validate adds to optional fields."""
+    if isinstance(value, list):
+        types = [t for t in value if t != "null"]
+        return types[0] if len(types) == 1 else (types or value)
+    return value
+
+
+def convert_definition(name: str, definition: Doc) -> Doc:
+    """A whole named definition, with the few upstream shapes the generic rule misses."""
+    if name == INT_OR_STRING:
+        return {"format": "int-or-string", "oneOf": [{"type": "integer"}, {"type": "string"}]}
+    if name == QUANTITY:
+        return {"oneOf": [{"type": "string"}, {"type": "number"}]}
+    converted = convert_schema(definition)
+    # kubernetes-validate pins apiVersion/kind with an enum; upstream does not.
+    for field in ("apiVersion", "kind"):
+        prop = converted.get("properties", {}).get(field)
+        if isinstance(prop, dict):
+            prop.pop("enum", None)
+    return converted
+
+
+def referenced_definitions(schema_set: SchemaSet, roots: Iterable[str]) -> list[str]:
+    """Every definition name reachable from ``roots`` through refs, sorted."""
+    seen: set[str] = set()
+    stack = [r for r in roots if schema_set.definition(r) is not None]
+    while stack:
+        name = stack.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        for ref in _refs_in(schema_set.definition(name)):
+            if ref not in seen and schema_set.definition(ref) is not None:
+                stack.append(ref)
+    return sorted(seen)
+
+
+def _refs_in(schema: Any) -> Iterable[str]:
+    if isinstance(schema, dict):
+        for key, value in schema.items():
+            if key == "$ref" and isinstance(value, str):
+                yield ref_name(value)
+            elif key not in ("enum", "default", "example", "x-kubernetes-group-version-kind"):
+                yield from _refs_in(value)
+    elif isinstance(schema, list):
+        for item in schema:
+            yield from _refs_in(item)
+
+
+# ------------------------------------------------------------------------- operations
+
+def _param(name: str, where: str, typ: str, description: str, required: bool = False) -> Doc:
+    param: Doc = {"description": description, "in": where, "name": name,
+                  "schema": {"type": typ, "uniqueItems": True}}
+    if required:
+        param["required"] = True
+    return param
+
+
+P_PRETTY = _param("pretty", "query", "string", "If 'true', then the output is pretty printed.")
+P_DRY_RUN = _param("dryRun", "query", "string", "When present, indicates that modifications should not be persisted. Valid values are: - All: all dry run stages will be processed")
+P_FIELD_MANAGER = _param("fieldManager", "query", "string", "fieldManager is a name associated with the actor or entity that is making these changes.")
+P_FIELD_VALIDATION = _param("fieldValidation", "query", "string", "fieldValidation instructs the server on how to handle objects in the request (POST/PUT/PATCH) containing unknown or duplicate fields. Valid values are: Ignore, Warn (the default), Strict.")
+P_FORCE = _param("force", "query", "boolean", "Force is going to \"force\" Apply requests. It means user will re-acquire conflicting fields owned by other people.")
+P_GRACE = _param("gracePeriodSeconds", "query", "integer", "The duration in seconds before the object should be deleted. Zero means delete immediately.")
+P_IGNORE_READ_ERR = _param("ignoreStoreReadErrorWithClusterBreakingPotential", "query", "boolean", "if set to true, it will trigger an unsafe deletion of the resource in case the normal deletion flow fails with a corrupt object error.")
+P_ORPHAN = _param("orphanDependents", "query", "boolean", "Deprecated: please use the PropagationPolicy.")
+P_PROPAGATION = _param("propagationPolicy", "query", "string", "Whether and how garbage collection will be performed: 'Orphan', 'Background' or 'Foreground'.")
+LIST_PARAMS = [
+    _param("allowWatchBookmarks", "query", "boolean", "allowWatchBookmarks requests watch events with type \"BOOKMARK\"."),
+    _param("continue", "query", "string", "The continue option should be set when retrieving more results from the server."),
+    _param("fieldSelector", "query", "string", "A selector to restrict the list of returned objects by their fields. Defaults to everything."),
+    _param("labelSelector", "query", "string", "A selector to restrict the list of returned objects by their labels. Defaults to everything."),
+    _param("limit", "query", "integer", "limit is a maximum number of responses to return for a list call."),
+    _param("resourceVersion", "query", "string", "resourceVersion sets a constraint on what resource versions a request may be served from."),
+    _param("resourceVersionMatch", "query", "string", "resourceVersionMatch determines how resourceVersion is applied to list calls."),
+    _param("sendInitialEvents", "query", "boolean", "`sendInitialEvents=true` may be set together with `watch=true`."),
+    _param("timeoutSeconds", "query", "integer", "Timeout for the list/watch call."),
+    _param("watch", "query", "boolean", "Watch for changes to the described resources and return them as a stream of add, update, and remove notifications."),
+]
+DELETECOLLECTION_PARAMS = [
+    LIST_PARAMS[1], P_DRY_RUN, LIST_PARAMS[2], P_GRACE, P_IGNORE_READ_ERR, LIST_PARAMS[3], LIST_PARAMS[4],
+    P_ORPHAN, P_PROPAGATION, LIST_PARAMS[5], LIST_PARAMS[6], LIST_PARAMS[7], LIST_PARAMS[8],
+]
+LOG_PARAMS = [
+    _param("container", "query", "string", "The container for which to stream logs. Defaults to only container if there is one container in the pod."),
+    _param("follow", "query", "boolean", "Follow the log stream of the pod. Defaults to false."),
+    _param("insecureSkipTLSVerifyBackend", "query", "boolean", "insecureSkipTLSVerifyBackend indicates that the apiserver should not confirm the validity of the serving certificate of the backend it is connecting to."),
+    _param("limitBytes", "query", "integer", "If set, the number of bytes to read from the server before terminating the log output."),
+    _param("previous", "query", "boolean", "Return previous terminated container logs. Defaults to false."),
+    _param("sinceSeconds", "query", "integer", "A relative time in seconds before the current time from which to show logs."),
+    _param("stream", "query", "string", "Specify which container log stream to return to the client: All, Stdout or Stderr."),
+    _param("tailLines", "query", "integer", "If set, the number of lines from the end of the logs to show."),
+    _param("timestamps", "query", "boolean", "If true, add an RFC3339 or RFC3339Nano timestamp at the beginning of every line of log output."),
+]
+
+
+def _content(schema_name: str, types: Iterable[str] = RESPONSE_CONTENT_TYPES) -> Doc:
+    return {t: {"schema": {"$ref": _components_ref(schema_name)}} for t in types}
+
+
+def _responses(schema_name: str, codes: Iterable[tuple[str, str]], types: Iterable[str] = RESPONSE_CONTENT_TYPES) -> Doc:
+    out: Doc = {code: {"content": _content(schema_name, types), "description": text} for code, text in codes}
+    out["401"] = {"description": "Unauthorized"}
+    return out
+
+
+def _body(schema_name: str, types: Iterable[str] = ("*/*",)) -> Doc:
+    return {"content": _content(schema_name, types), "required": True}
+
+
+def _group_camel(group: str) -> str:
+    """``rbac.authorization.k8s.io`` → ``RbacAuthorization``; core → ``Core``."""
+    if not group:
+        return "Core"
+    parts = group.removesuffix(".k8s.io").split(".")
+    return "".join(p[:1].upper() + p[1:] for p in parts)
+
+
+def _tag(group: str, version: str) -> str:
+    camel = _group_camel(group)
+    return f"{camel[:1].lower()}{camel[1:]}_{version}"
+
+
+class _GVOps:
+    """Builds the operations of one group-version; holds what every operation shares."""
+
+    def __init__(self, schema_set: SchemaSet, group: str, version: str) -> None:
+        self.schema_set = schema_set
+        self.group = group
+        self.version = version
+        self.prefix = f"/apis/{group}/{version}" if group else f"/api/{version}"
+        self.op_prefix = _group_camel(group) + version[:1].upper() + version[1:]
+        self.tag = _tag(group, version)
+        self.roots: set[str] = {DELETE_OPTIONS, STATUS, PATCH, WATCH_EVENT, API_RESOURCE_LIST}
+
+    def schema_name(self, group: str, version: str, kind: str) -> str:
+        name = self.schema_set.name_for_gvk(group, version, kind) or f"{group}.{version}.{kind}"
+        self.roots.add(name)
+        return name
+
+    def op(self, verb: str, op_id: str, description: str, action: str, gvk: tuple[str, str, str], **extra: Any) -> Doc:
+        operation: Doc = {"description": description, "operationId": op_id}
+        operation.update(extra)
+        operation["tags"] = [self.tag]
+        operation["x-kubernetes-action"] = action
+        operation["x-kubernetes-group-version-kind"] = {"group": gvk[0], "kind": gvk[2], "version": gvk[1]}
+        return operation
+
+
+def _resource_paths(ops: _GVOps, rt: ResourceType) -> dict[str, Doc]:
+    """Every path of one resource: collection, item, subresources, all-namespaces, watch."""
+    gvk = (rt.group, rt.version, rt.kind)
+    obj = ops.schema_name(*gvk)
+    lst = ops.schema_name(rt.group, rt.version, rt.list_kind)
+    scope = "Namespaced" if rt.namespaced else ""
+    ns_seg = "/namespaces/{namespace}" if rt.namespaced else ""
+    ns_params = [_param("namespace", "path", "string", "object name and auth scope, such as for teams and projects", True)] if rt.namespaced else []
+    name_param = _param("name", "path", "string", f"name of the {rt.kind}", True)
+    suffix = scope + rt.kind
+    p = ops.op_prefix
+    paths: dict[str, Doc] = {}
+
+    collection: Doc = {"parameters": ns_params + [P_PRETTY]}
+    if rt.supports("list"):
+        collection["get"] = ops.op("get", f"list{p}{suffix}", f"list or watch objects of kind {rt.kind}", "list", gvk,
+                                   parameters=list(LIST_PARAMS),
+                                   responses=_responses(lst, [("200", "OK")], WATCH_CONTENT_TYPES))
+    if rt.supports("create"):
+        collection["post"] = ops.op("post", f"create{p}{suffix}", f"create a {rt.kind}", "post", gvk,
+                                    parameters=[P_DRY_RUN, P_FIELD_MANAGER, P_FIELD_VALIDATION], requestBody=_body(obj),
+                                    responses=_responses(obj, [("200", "OK"), ("201", "Created"), ("202", "Accepted")]))
+    if rt.supports("deletecollection"):
+        collection["delete"] = ops.op("delete", f"delete{p}Collection{suffix}", f"delete collection of {rt.kind}", "deletecollection", gvk,
+                                      parameters=list(DELETECOLLECTION_PARAMS), requestBody=_body(DELETE_OPTIONS),
+                                      responses=_responses(STATUS, [("200", "OK")]))
+    paths[f"{ops.prefix}{ns_seg}/{rt.plural}"] = collection
+
+    item: Doc = {"parameters": [name_param] + ns_params + [P_PRETTY]}
+    item.update(_item_ops(ops, rt, gvk, obj, suffix))
+    paths[f"{ops.prefix}{ns_seg}/{rt.plural}/{{name}}"] = item
+
+    for sub in sorted(rt.subresources):
+        sub_path = f"{ops.prefix}{ns_seg}/{rt.plural}/{{name}}/{sub}"
+        paths[sub_path] = {"parameters": [_param("name", "path", "string", _sub_name_desc(rt, sub), True)] + ns_params + ([] if sub == LOG else [P_PRETTY])}
+        paths[sub_path].update(_subresource_ops(ops, rt, sub, suffix))
+
+    if rt.namespaced and rt.supports("list"):
+        paths[f"{ops.prefix}/{rt.plural}"] = {
+            "get": ops.op("get", f"list{p}{rt.kind}ForAllNamespaces", f"list or watch objects of kind {rt.kind}", "list", gvk,
+                          responses=_responses(lst, [("200", "OK")], WATCH_CONTENT_TYPES)),
+            "parameters": LIST_PARAMS[:5] + [P_PRETTY] + LIST_PARAMS[5:],
+        }
+    if rt.supports("watch"):
+        paths.update(_watch_paths(ops, rt, gvk, ns_seg, ns_params, suffix))
+    return paths
+
+
+def _sub_name_desc(rt: ResourceType, sub: str) -> str:
+    return {BINDING: "name of the Binding", EVICTION: "name of the Eviction", SCALE: "name of the Scale"}.get(sub, f"name of the {rt.kind}")
+
+
+def _item_ops(ops: _GVOps, rt: ResourceType, gvk: tuple[str, str, str], obj: str, suffix: str) -> Doc:
+    p = ops.op_prefix
+    out: Doc = {}
+    if rt.supports("get"):
+        out["get"] = ops.op("get", f"read{p}{suffix}", f"read the specified {rt.kind}", "get", gvk,
+                            responses=_responses(obj, [("200", "OK")]))
+    if rt.supports("update"):
+        out["put"] = ops.op("put", f"replace{p}{suffix}", f"replace the specified {rt.kind}", "put", gvk,
+                            parameters=[P_DRY_RUN, P_FIELD_MANAGER, P_FIELD_VALIDATION], requestBody=_body(obj),
+                            responses=_responses(obj, [("200", "OK"), ("201", "Created")]))
+    if rt.supports("patch"):
+        out["patch"] = _patch_op(ops, f"patch{p}{suffix}", f"partially update the specified {rt.kind}", gvk, obj)
+    if rt.supports("delete"):
+        out["delete"] = ops.op("delete", f"delete{p}{suffix}", f"delete a {rt.kind}", "delete", gvk,
+                               parameters=[P_DRY_RUN, P_GRACE, P_IGNORE_READ_ERR, P_ORPHAN, P_PROPAGATION],
+                               requestBody=_body(DELETE_OPTIONS),
+                               responses=_responses(STATUS, [("200", "OK"), ("202", "Accepted")]))
+    return out
+
+
+def _patch_op(ops: _GVOps, op_id: str, description: str, gvk: tuple[str, str, str], obj: str) -> Doc:
+    """PATCH with the fieldValidation parameter kubectl looks for, and every patch type."""
+    return ops.op("patch", op_id, description, "patch", gvk,
+                  parameters=[P_DRY_RUN, P_FIELD_MANAGER, P_FIELD_VALIDATION, P_FORCE],
+                  requestBody=_body(PATCH, PATCH_CONTENT_TYPES),
+                  responses=_responses(obj, [("200", "OK"), ("201", "Created")]))
+
+
+def _subresource_ops(ops: _GVOps, rt: ResourceType, sub: str, suffix: str) -> Doc:
+    group, version, kind = subresource_kind(rt, sub)
+    gvk = (group, version, kind) if group or version else (rt.group, rt.version, kind)
+    obj = ops.schema_name(*gvk)
+    p = ops.op_prefix
+    title = sub[:1].upper() + sub[1:]
+    if sub in (BINDING, EVICTION):
+        return {"post": ops.op("post", f"create{p}{suffix}{title}", f"create {title.lower()} of a {rt.kind}", "post", gvk,
+                               parameters=[P_DRY_RUN, P_FIELD_MANAGER, P_FIELD_VALIDATION], requestBody=_body(obj),
+                               responses=_responses(obj, [("200", "OK"), ("201", "Created"), ("202", "Accepted")]))}
+    if sub == LOG:
+        return {"get": ops.op("get", f"read{p}{suffix}Log", f"read log of the specified {rt.kind}", "get", gvk,
+                              parameters=list(LOG_PARAMS),
+                              responses={"200": {"content": {"text/plain": {"schema": {"type": "string"}}}, "description": "OK"},
+                                         "401": {"description": "Unauthorized"}})}
+    what = f"{sub} of the specified {rt.kind}"
+    return {
+        "get": ops.op("get", f"read{p}{suffix}{title}", f"read {what}", "get", gvk, responses=_responses(obj, [("200", "OK")])),
+        "patch": _patch_op(ops, f"patch{p}{suffix}{title}", f"partially update {what}", gvk, obj),
+        "put": ops.op("put", f"replace{p}{suffix}{title}", f"replace {what}", "put", gvk,
+                      parameters=[P_DRY_RUN, P_FIELD_MANAGER, P_FIELD_VALIDATION], requestBody=_body(obj),
+                      responses=_responses(obj, [("200", "OK"), ("201", "Created")])),
+    }
+
+
+def _watch_paths(ops: _GVOps, rt: ResourceType, gvk: tuple[str, str, str], ns_seg: str,
+                 ns_params: list[Doc], suffix: str) -> dict[str, Doc]:
+    """The deprecated ``/watch/...`` paths upstream still documents."""
+    p = ops.op_prefix
+    resp = _responses(WATCH_EVENT, [("200", "OK")], WATCH_CONTENT_TYPES)
+    base = f"{ops.prefix}/watch{ns_seg}/{rt.plural}"
+    list_params = LIST_PARAMS[:5] + ns_params + [P_PRETTY] + LIST_PARAMS[5:]
+    name_param = _param("name", "path", "string", f"name of the {rt.kind}", True)
+    paths = {
+        base: {"get": ops.op("get", f"watch{p}{suffix}List", f"watch individual changes to a list of {rt.kind}. deprecated: use the 'watch' parameter with a list operation instead.", "watchlist", gvk, responses=resp),
+               "parameters": list_params},
+        base + "/{name}": {"get": ops.op("get", f"watch{p}{suffix}", f"watch changes to an object of kind {rt.kind}. deprecated: use the 'watch' parameter with a list operation instead, filtered to a single item with the 'fieldSelector' parameter.", "watch", gvk, responses=resp),
+                           "parameters": LIST_PARAMS[:5] + [name_param] + ns_params + [P_PRETTY] + LIST_PARAMS[5:]},
+    }
+    if rt.namespaced:
+        paths[f"{ops.prefix}/watch/{rt.plural}"] = {
+            "get": ops.op("get", f"watch{p}{rt.kind}ListForAllNamespaces", f"watch individual changes to a list of {rt.kind}. deprecated: use the 'watch' parameter with a list operation instead.", "watchlist", gvk, responses=resp),
+            "parameters": LIST_PARAMS[:5] + [P_PRETTY] + LIST_PARAMS[5:],
+        }
+    return paths
+
+
+# -------------------------------------------------------------------------- documents
+
+def gv_path(group: str, version: str) -> str:
+    """``api/v1`` or ``apis/apps/v1``: the key in the index and the URL suffix."""
+    return f"apis/{group}/{version}" if group else f"api/{version}"
+
+
+def build_document(registry: Registry, schema_set: SchemaSet, group: str, version: str,
+                   kubernetes_version: str = "1.33") -> Doc | None:
+    """The v3 document of one group-version as a dict, or None if it is not served."""
+    resources = sorted(registry.in_group_version(group, version), key=lambda rt: rt.plural)
+    if not resources:
+        return None
+    ops = _GVOps(schema_set, group, version)
+    paths: dict[str, Doc] = {
+        f"{ops.prefix}/": {"get": {
+            "description": "get available resources",
+            "operationId": f"get{ops.op_prefix}APIResources",
+            "responses": _responses(API_RESOURCE_LIST, [("200", "OK")]),
+            "tags": [ops.tag],
+        }}
+    }
+    for rt in resources:
+        paths.update(_resource_paths(ops, rt))
+    schemas = {name: convert_definition(name, schema_set.definitions[name])
+               for name in referenced_definitions(schema_set, ops.roots)}
+    return {
+        "components": {"schemas": schemas},
+        "info": {"title": "Kubernetes", "version": f"v{kubernetes_version}.0"},
+        "openapi": "3.0.0",
+        "paths": dict(sorted(paths.items())),
+    }
+
+
+def encode(document: Doc) -> bytes:
+    """Compact JSON with sorted keys: byte-stable across runs, like Go's map encoding."""
+    return json.dumps(document, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
+
+
+def etag(data: bytes) -> str:
+    """Upstream's OpenAPI v3 hash: uppercase hex sha512 of the served bytes (unquoted)."""
+    return hashlib.sha512(data).hexdigest().upper()
+
+
+def openapi_v3_document(registry: Registry, schema_set: SchemaSet, group: str, version: str) -> bytes | None:
+    """The JSON bytes of one group-version document (None if not served)."""
+    doc = build_document(registry, schema_set, group, version)
+    return encode(doc) if doc is not None else None
+
+
+def openapi_v3_index(registry: Registry, base_documents: Mapping[str, bytes]) -> Doc:
+    """``/openapi/v3``: each served path with its ``?hash=`` URL.
+
+    ``base_documents`` maps a path (``api/v1``) to its document bytes; the hash in the
+    URL is :func:`etag` of those bytes, so a client's cache is busted exactly when the
+    document changes. Paths are sorted for deterministic output.
+    """
+    del registry  # the documents already say everything; kept for a uniform signature
+    return {"paths": {path: {"serverRelativeURL": f"/openapi/v3/{path}?hash={etag(data)}"}
+                      for path, data in sorted(base_documents.items())}}
+
+
+class OpenAPIV3:
+    """Lazily built, cached OpenAPI v3 documents of one registry.
+
+    Building a document converts a few hundred schemas, so each is built at most once
+    and shared by every request; the lock makes concurrent first requests build it once.
+
+    Serving notes for the REST layer (what kube-openapi does):
+    ``GET /openapi/v3`` → ``index()`` as ``application/json`` with ``ETag``.
+    ``GET /openapi/v3/<path>`` → ``document(path)``; answer ``application/json`` when the
+    Accept header allows it (else 406), set ``ETag: "<etag>"`` and ``Vary: Accept``; if a
+    ``hash`` query parameter is given and differs, ``301`` to the current
+    ``serverRelativeURL``; if it matches, add ``Cache-Control: public, immutable`` and an
+    ``Expires`` one year ahead. Unknown paths are 404.
+    """
+
+    def __init__(self, registry: Registry, schema_set: SchemaSet, kubernetes_version: str = "1.33") -> None:
+        self._registry = registry
+        self._schema_set = schema_set
+        self._kubernetes_version = kubernetes_version
+        self._lock = threading.Lock()
+        self._documents: dict[str, tuple[bytes, str]] = {}
+        self._index: Doc | None = None
+
+    def paths(self) -> list[str]:
+        return [gv_path(g, v) for g, v in self._registry.group_versions()]
+
+    def document(self, path: str) -> tuple[bytes, str] | None:
+        """(JSON bytes, etag) of ``api/v1``-style ``path``, or None when not served."""
+        path = path.strip("/")
+        with self._lock:
+            cached = self._documents.get(path)
+            if cached is None:
+                cached = self._build(path)
+                if cached is None:
+                    return None
+                self._documents[path] = cached
+            return cached
+
+    def index(self) -> Doc:
+        """The ``/openapi/v3`` document (builds every group-version document once)."""
+        if self._index is None:
+            docs = {}
+            for path in self.paths():
+                built = self.document(path)
+                if built is not None:
+                    docs[path] = built[0]
+            self._index = openapi_v3_index(self._registry, docs)
+        return self._index
+
+    def _build(self, path: str) -> tuple[bytes, str] | None:
+        for group, version in self._registry.group_versions():
+            if gv_path(group, version) == path:
+                doc = build_document(self._registry, self._schema_set, group, version, self._kubernetes_version)
+                if doc is None:
+                    return None
+                data = encode(doc)
+                return data, etag(data)
+        return None

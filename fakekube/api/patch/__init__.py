@@ -1,0 +1,25 @@
+"""The three patch types the apiserver accepts besides server-side apply.
+
+``apply_json_patch`` (RFC 6902), ``apply_merge_patch`` (RFC 7386) and
+``apply_strategic_merge_patch`` (Kubernetes' schema-aware merge) each return a new
+object and never change their inputs; failures are :class:`ApiError` with the status
+upstream's apiserver gives them.
+"""
+
+from fakekube.api.patch.json_merge import (
+    MAX_JSON_PATCH_OPERATIONS,
+    apply_json_patch,
+    apply_merge_patch,
+    copy_json,
+    parse_patch_body,
+)
+from fakekube.api.patch.strategic import apply_strategic_merge_patch
+
+__all__ = [
+    "MAX_JSON_PATCH_OPERATIONS",
+    "apply_json_patch",
+    "apply_merge_patch",
+    "apply_strategic_merge_patch",
+    "copy_json",
+    "parse_patch_body",
+]

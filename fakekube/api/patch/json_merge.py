@@ -1,0 +1,129 @@
+"""RFC 6902 JSON patch and RFC 7386 JSON merge patch, with upstream's error mapping.
+
+The apiserver applies both with evanphx/json-patch (v4) and maps failures as
+k8s.io/apiserver ``handlers/patch.go`` does: a body that does not decode as a list of
+operations is 400 BadRequest; more than 10000 operations is 413; any failure while
+applying (a failed ``test``, a missing path, an unknown op) is a bare 422 Invalid whose
+message does not say what failed; a merge patch body that is not an object is 400
+``Invalid JSON Patch``.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import jsonpatch
+import jsonpointer
+
+from fakekube.api.errors import ApiError, bad_request, invalid, invalid_object, request_entity_too_large
+
+MAX_JSON_PATCH_OPERATIONS = 10000
+_GENERIC_422 = "the server rejected our request due to an error in our request"
+
+
+def parse_patch_body(raw: bytes) -> Any:
+    """Decode a patch body; invalid JSON is 400 ``invalid JSON patch`` as upstream reports it."""
+    try:
+        return json.loads(raw, parse_constant=_reject_constant)
+    except (ValueError, UnicodeDecodeError):
+        raise bad_request("invalid JSON patch") from None
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"invalid JSON constant {name}")  # Go's decoder rejects NaN/Infinity
+
+
+def apply_json_patch(original: dict, patch: Any) -> dict:
+    """Apply an RFC 6902 patch (a decoded list of operations) to a copy of ``original``."""
+    _check_operations(patch)
+    try:
+        result = jsonpatch.JsonPatch(patch).apply(original, in_place=False)
+    except (jsonpatch.JsonPatchException, jsonpointer.JsonPointerException, TypeError, KeyError,
+            IndexError, ValueError, AttributeError):
+        raise ApiError(422, "Invalid", _GENERIC_422) from None
+    return _require_object(result)
+
+
+def _check_operations(patch: Any) -> None:
+    """Mirror jsonpatch.DecodePatch (a JSON array of objects) and the operation limit."""
+    if not isinstance(patch, list):
+        raise bad_request(f"json: cannot unmarshal {json_kind(patch)} into Go value of type jsonpatch.Patch")
+    for op in patch:
+        if not isinstance(op, dict):
+            raise bad_request(f"json: cannot unmarshal {json_kind(op)} into Go value of type jsonpatch.Operation")
+    if len(patch) > MAX_JSON_PATCH_OPERATIONS:
+        raise request_entity_too_large(
+            f"Request entity too large: The allowed maximum operations in a JSON patch is "
+            f"{MAX_JSON_PATCH_OPERATIONS}, got {len(patch)}")
+
+
+def json_kind(value: Any) -> str:
+    """The JSON kind name Go's decoder puts in ``cannot unmarshal X into ...``."""
+    if isinstance(value, bool):
+        return "bool"
+    if isinstance(value, (int, float)):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list):
+        return "array"
+    if isinstance(value, dict):
+        return "object"
+    return "null"
+
+
+def apply_merge_patch(original: dict, patch: Any) -> dict:
+    """Apply an RFC 7386 merge patch to a copy of ``original``.
+
+    ``null`` deletes a key, objects merge recursively, anything else replaces. Like
+    evanphx/json-patch, nulls inside values that are added (not merged) are dropped from
+    objects, but kept as array elements.
+    """
+    if isinstance(patch, list):
+        return _require_object(_prune_nulls(patch))
+    if not isinstance(patch, dict):
+        raise bad_request("Invalid JSON Patch")
+    return _merge_objects(copy_json(original), patch)
+
+
+def _merge_objects(doc: dict, patch: dict) -> dict:
+    for key, value in patch.items():
+        if value is None:
+            doc.pop(key, None)
+            continue
+        current = doc.get(key)
+        if isinstance(current, dict) and isinstance(value, dict):
+            doc[key] = _merge_objects(current, value)
+        elif isinstance(current, dict):
+            doc[key] = copy_json(value)  # an object replaced by a non-object keeps its nulls
+        else:
+            doc[key] = _prune_nulls(value)
+    return doc
+
+
+def _prune_nulls(value: Any) -> Any:
+    """A copy of ``value`` without null-valued object keys, at any depth."""
+    if isinstance(value, dict):
+        return {k: _prune_nulls(v) for k, v in value.items() if v is not None}
+    if isinstance(value, list):
+        return [_prune_nulls(v) for v in value]
+    return value
+
+
+def _require_object(result: Any) -> dict:
+    """A patch whose result is not an object fails to decode: upstream's 422 ``patch`` error."""
+    if isinstance(result, dict):
+        return result
+    text = json.dumps(result, separators=(",", ":"), sort_keys=True)
+    detail = f"json: cannot unmarshal {json_kind(result)} into Go value of type map[string]interface {{}}"
+    raise invalid_object("", "", "", [invalid("patch", text, detail)])
+
+
+def copy_json(value: Any) -> Any:
+    """Deep copy of a JSON-like value; faster than copy.deepcopy for plain dicts and lists."""
+    if isinstance(value, dict):
+        return {k: copy_json(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [copy_json(v) for v in value]
+    return value

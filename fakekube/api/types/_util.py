@@ -1,0 +1,226 @@
+"""Small helpers the per-type strategies share.
+
+They exist so messages match upstream byte for byte: Go renders an invalid value with
+``%#v`` (``map[string]string{"app":"x"}``), DNS-label errors have a fixed wording, and
+immutability checks all say ``field is immutable``.
+"""
+
+from __future__ import annotations
+
+import re
+from fractions import Fraction
+from typing import Any
+
+from fakekube.api import errors
+from fakekube.api.errors import FieldError
+
+Obj = dict[str, Any]
+
+FIELD_IMMUTABLE = "field is immutable"
+IS_NEGATIVE = "must be greater than or equal to 0"
+
+_DNS1123_LABEL_RE = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
+_DNS1123_SUBDOMAIN_RE = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
+_DNS1035_LABEL_RE = re.compile(r"^[a-z]([-a-z0-9]*[a-z0-9])?$")
+
+DNS1123_LABEL_MSG = ("a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', "
+                     "and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', "
+                     "regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')")
+DNS1123_SUBDOMAIN_MSG = ("a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', "
+                         "and must start and end with an alphanumeric character (e.g. 'example.com', regex used for "
+                         "validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')")
+PORT_RANGE_MSG = "must be between 1 and 65535, inclusive"
+
+
+class GoLiteral:
+    """A value already rendered the way Go's ``%#v`` shows it in a field error.
+
+    ``FieldError`` renders non-strings with ``str()``, so wrapping the Go text in this
+    class makes the message read exactly as upstream's (no quotes added).
+    """
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    def __str__(self) -> str:
+        return self.text
+
+    def __repr__(self) -> str:
+        return f"GoLiteral({self.text!r})"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, GoLiteral) and other.text == self.text
+
+
+def go_string_map(value: dict[str, str] | None) -> GoLiteral:
+    """``map[string]string{"a":"b"}`` with sorted keys, as Go's fmt prints maps."""
+    if value is None:
+        return GoLiteral("map[string]string(nil)")
+    items = ", ".join(f'"{k}":"{value[k]}"' for k in sorted(value))
+    return GoLiteral("map[string]string{" + items + "}")
+
+
+def go_string_slice(value: list[str] | None) -> GoLiteral:
+    if value is None:
+        return GoLiteral("[]string(nil)")
+    return GoLiteral("[]string{" + ", ".join(f'"{v}"' for v in value) + "}")
+
+
+def go_label_selector(selector: Obj | None) -> GoLiteral:
+    """A ``metav1.LabelSelector`` the way ``field is immutable`` errors print it."""
+    if selector is None:
+        return GoLiteral("null")
+    labels = go_string_map(selector.get("matchLabels"))
+    exprs = selector.get("matchExpressions")
+    if not exprs:
+        expr_text = "[]v1.LabelSelectorRequirement(nil)"
+    else:
+        parts = []
+        for e in exprs:
+            values = go_string_slice(e.get("values"))
+            parts.append(f'v1.LabelSelectorRequirement{{Key:"{e.get("key", "")}", '
+                         f'Operator:"{e.get("operator", "")}", Values:{values}}}')
+        expr_text = "[]v1.LabelSelectorRequirement{" + ", ".join(parts) + "}"
+    return GoLiteral(f"v1.LabelSelector{{MatchLabels:{labels}, MatchExpressions:{expr_text}}}")
+
+
+def child(path: str, name: str) -> str:
+    return f"{path}.{name}" if path else name
+
+
+def index(path: str, i: int) -> str:
+    return f"{path}[{i}]"
+
+
+def key(path: str, k: str) -> str:
+    return f"{path}[{k}]"
+
+
+def dns1123_label_errors(value: str, path: str) -> list[FieldError]:
+    errs = []
+    if len(value) > 63:
+        errs.append(errors.invalid(path, value, "must be no more than 63 characters"))
+    if not _DNS1123_LABEL_RE.match(value):
+        errs.append(errors.invalid(path, value, DNS1123_LABEL_MSG))
+    return errs
+
+
+def dns1123_subdomain_errors(value: str, path: str) -> list[FieldError]:
+    errs = []
+    if len(value) > 253:
+        errs.append(errors.invalid(path, value, "must be no more than 253 characters"))
+    if not _DNS1123_SUBDOMAIN_RE.match(value):
+        errs.append(errors.invalid(path, value, DNS1123_SUBDOMAIN_MSG))
+    return errs
+
+
+def is_dns1035_label(value: str) -> bool:
+    return len(value) <= 63 and bool(_DNS1035_LABEL_RE.match(value))
+
+
+def port_errors(value: Any, path: str) -> list[FieldError]:
+    """``IsValidPortNum``: 1–65535."""
+    if not isinstance(value, int) or isinstance(value, bool) or not 1 <= value <= 65535:
+        return [errors.invalid(path, value, PORT_RANGE_MSG)]
+    return []
+
+
+def non_negative(value: Any, path: str) -> list[FieldError]:
+    if isinstance(value, int) and value < 0:
+        return [errors.invalid(path, value, IS_NEGATIVE)]
+    return []
+
+
+def immutable(new: Any, old: Any, path: str, shown: Any = None) -> list[FieldError]:
+    """``ValidateImmutableField``: Invalid with the new value and ``field is immutable``."""
+    if new == old:
+        return []
+    return [errors.invalid(path, shown if shown is not None else _plain(new), FIELD_IMMUTABLE)]
+
+
+def _plain(value: Any) -> Any:
+    """Render containers Go-style enough; scalars pass through to FieldError."""
+    if value is None:
+        return GoLiteral("null")
+    if isinstance(value, dict) and all(isinstance(v, str) for v in value.values()):
+        return go_string_map(value)
+    if isinstance(value, list) and all(isinstance(v, str) for v in value):
+        return go_string_slice(value)
+    if isinstance(value, (dict, list)):
+        return GoLiteral(str(value))
+    return value
+
+
+def selector_matches(selector: Obj | None, labels: dict[str, str] | None) -> bool:
+    """``metav1.LabelSelectorAsSelector(sel).Matches(labels)``; an empty selector matches all."""
+    labels = labels or {}
+    if not selector:
+        return True
+    for k, v in (selector.get("matchLabels") or {}).items():
+        if labels.get(k) != v:
+            return False
+    for expr in selector.get("matchExpressions") or []:
+        if not _expression_matches(expr, labels):
+            return False
+    return True
+
+
+def _expression_matches(expr: Obj, labels: dict[str, str]) -> bool:
+    op = expr.get("operator")
+    k = expr.get("key", "")
+    values = expr.get("values") or []
+    if op == "In":
+        return k in labels and labels[k] in values
+    if op == "NotIn":
+        return k not in labels or labels[k] not in values
+    if op == "Exists":
+        return k in labels
+    if op == "DoesNotExist":
+        return k not in labels
+    return False
+
+
+def selector_is_empty(selector: Obj | None) -> bool:
+    return not selector or (not selector.get("matchLabels") and not selector.get("matchExpressions"))
+
+
+_QUANTITY_RE = re.compile(r"^([+-]?[0-9.]+)([eE][+-]?[0-9]+|[a-zA-Z]*)$")
+_SUFFIXES = {
+    "": Fraction(1), "m": Fraction(1, 1000), "u": Fraction(1, 10**6), "n": Fraction(1, 10**9),
+    "k": Fraction(10**3), "M": Fraction(10**6), "G": Fraction(10**9), "T": Fraction(10**12),
+    "P": Fraction(10**15), "E": Fraction(10**18),
+    "Ki": Fraction(2**10), "Mi": Fraction(2**20), "Gi": Fraction(2**30), "Ti": Fraction(2**40),
+    "Pi": Fraction(2**50), "Ei": Fraction(2**60),
+}
+
+
+def parse_quantity(value: Any) -> Fraction | None:
+    """A ``resource.Quantity`` as an exact number, or None when it does not parse."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, (int, float)):
+        return Fraction(value)
+    if not isinstance(value, str):
+        return None
+    m = _QUANTITY_RE.match(value.strip())
+    if not m:
+        return None
+    number, suffix = m.groups()
+    try:
+        base = Fraction(number)
+    except ValueError:
+        return None
+    if suffix[:1] in ("e", "E"):
+        return base * Fraction(10) ** int(suffix[1:])
+    if suffix not in _SUFFIXES:
+        return None
+    return base * _SUFFIXES[suffix]
+
+
+def ensure_dict(obj: Obj, name: str) -> Obj:
+    """``obj[name]`` as a dict, creating it when missing or null."""
+    value = obj.get(name)
+    if not isinstance(value, dict):
+        value = {}
+        obj[name] = value
+    return value

@@ -1,0 +1,275 @@
+"""apps/v1 strategies: Deployments, ReplicaSets, StatefulSets, DaemonSets, ControllerRevisions."""
+
+from __future__ import annotations
+
+import copy
+import re
+from typing import Any
+
+from fakekube.api import errors
+from fakekube.api.errors import FieldError
+from fakekube.api.registry import Strategy, WriteContext
+from fakekube.api.types._util import (
+    Obj,
+    ensure_dict,
+    go_label_selector,
+    go_string_map,
+    immutable,
+    non_negative,
+    selector_is_empty,
+    selector_matches,
+)
+from fakekube.api.types.core import default_pvc_spec
+from fakekube.api.types.core_pods import default_pod_template, validate_pod_template
+
+STATEFULSET_FORBIDDEN_UPDATE = (
+    "updates to statefulset spec for fields other than 'replicas', 'ordinals', 'template', 'updateStrategy', "
+    "'persistentVolumeClaimRetentionPolicy' and 'minReadySeconds' are forbidden"
+)
+_PERCENT_RE = re.compile(r"^([0-9]+)%$")
+
+
+def validate_selector_and_template(spec: Obj, kind_word: str) -> list[FieldError]:
+    """Selector present, not empty, matching the template's labels; template valid.
+
+    ``kind_word`` fills upstream's "empty selector is invalid for <kind>" message.
+    """
+    errs: list[FieldError] = []
+    selector = spec.get("selector")
+    template = spec.get("template")
+    if selector is None:
+        errs.append(errors.required("spec.selector"))
+    elif selector_is_empty(selector):
+        errs.append(errors.invalid("spec.selector", go_label_selector(selector), f"empty selector is invalid for {kind_word}"))
+    if not isinstance(template, dict):
+        return errs + [errors.required("spec.template")]
+    labels = (template.get("metadata") or {}).get("labels") or {}
+    if selector is not None and not selector_is_empty(selector) and not selector_matches(selector, labels):
+        errs.append(errors.invalid("spec.template.metadata.labels", go_string_map(labels),
+                                   "`selector` does not match template `labels`"))
+    errs += validate_pod_template(template, "spec.template")
+    restart = (template.get("spec") or {}).get("restartPolicy")
+    if restart and restart != "Always":
+        errs.append(errors.not_supported("spec.template.spec.restartPolicy", restart, ["Always"]))
+    return errs
+
+
+def _template_deadline_errors(spec: Obj, kind: str) -> list[FieldError]:
+    if ((spec.get("template") or {}).get("spec") or {}).get("activeDeadlineSeconds") is not None:
+        return [errors.forbidden("spec.template.spec.activeDeadlineSeconds", f"activeDeadlineSeconds in {kind} is not Supported")]
+    return []
+
+
+def _selector_immutable(new: Obj, old: Obj) -> list[FieldError]:
+    new_sel = (new.get("spec") or {}).get("selector")
+    old_sel = (old.get("spec") or {}).get("selector")
+    return immutable(new_sel, old_sel, "spec.selector", go_label_selector(new_sel))
+
+
+def _int_or_percent(value: Any, path: str) -> tuple[int | None, bool, list[FieldError]]:
+    """(number, is_percent, errors) for an IntOrString like maxSurge."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        if value < 0:
+            return value, False, [errors.invalid(path, value, "must be greater than or equal to 0")]
+        return value, False, []
+    if isinstance(value, str):
+        m = _PERCENT_RE.match(value)
+        if not m:
+            return None, True, [errors.invalid(path, value, "a valid percent string must be a numeric string followed by an ending '%' (e.g. '1%',  or '93%', regex used for validation is '[0-9]+%')")]
+        return int(m.group(1)), True, []
+    return None, False, []
+
+
+def _rolling_update_errors(rolling: Obj, path: str) -> list[FieldError]:
+    surge, _, errs = _int_or_percent(rolling.get("maxSurge", 0), f"{path}.maxSurge")
+    unavailable, unavailable_pct, more = _int_or_percent(rolling.get("maxUnavailable", 0), f"{path}.maxUnavailable")
+    errs += more
+    if unavailable_pct and unavailable is not None and unavailable > 100:
+        errs.append(errors.invalid(f"{path}.maxUnavailable", rolling.get("maxUnavailable"), "must not be greater than 100%"))
+    if surge == 0 and unavailable == 0:
+        errs.append(errors.invalid(f"{path}.maxUnavailable", rolling.get("maxUnavailable"), "may not be 0 when `maxSurge` is 0"))
+    return errs
+
+
+class _WorkloadStrategy(Strategy):
+    """Shared behaviour: generation tracking, empty status on create, immutable selector."""
+
+    tracks_generation = True
+    empty_status: dict[str, Any] = {}
+
+    def prepare_for_create(self, obj: Obj, ctx: WriteContext) -> None:
+        obj["status"] = copy.deepcopy(self.empty_status)
+
+    def validate_update(self, new: Obj, old: Obj) -> list[FieldError]:
+        return _selector_immutable(new, old) + self.validate(new)
+
+
+class DeploymentStrategy(_WorkloadStrategy):
+    """Deployments: 25%/25% rolling updates, 10 revisions, a 600 s progress deadline."""
+
+    def default(self, obj: Obj, ctx: WriteContext) -> None:
+        spec = ensure_dict(obj, "spec")
+        if spec.get("replicas") is None:
+            spec["replicas"] = 1
+        strategy = ensure_dict(spec, "strategy")
+        if not strategy.get("type"):
+            strategy["type"] = "RollingUpdate"
+        if strategy["type"] == "RollingUpdate":
+            rolling = ensure_dict(strategy, "rollingUpdate")
+            rolling.setdefault("maxUnavailable", "25%")
+            rolling.setdefault("maxSurge", "25%")
+        if spec.get("revisionHistoryLimit") is None:
+            spec["revisionHistoryLimit"] = 10
+        if spec.get("progressDeadlineSeconds") is None:
+            spec["progressDeadlineSeconds"] = 600
+        default_pod_template(spec.get("template"))
+
+    def validate(self, obj: Obj) -> list[FieldError]:
+        spec = obj.get("spec") or {}
+        errs = non_negative(spec.get("replicas", 0), "spec.replicas")
+        errs += validate_selector_and_template(spec, "deployment")
+        errs += _template_deadline_errors(spec, "Deployment")
+        strategy = spec.get("strategy") or {}
+        kind = strategy.get("type")
+        if kind == "Recreate" and strategy.get("rollingUpdate") is not None:
+            errs.append(errors.forbidden("spec.strategy.rollingUpdate", "may not be specified when strategy `type` is 'Recreate'"))
+        elif kind == "RollingUpdate":
+            errs += _rolling_update_errors(strategy.get("rollingUpdate") or {}, "spec.strategy.rollingUpdate")
+        elif kind not in ("Recreate", "RollingUpdate"):
+            errs.append(errors.not_supported("spec.strategy.type", kind, ["Recreate", "RollingUpdate"]))
+        errs += non_negative(spec.get("revisionHistoryLimit", 0), "spec.revisionHistoryLimit")
+        errs += non_negative(spec.get("minReadySeconds", 0), "spec.minReadySeconds")
+        deadline = spec.get("progressDeadlineSeconds")
+        if deadline is not None:
+            errs += non_negative(deadline, "spec.progressDeadlineSeconds")
+            if deadline <= spec.get("minReadySeconds", 0):
+                errs.append(errors.invalid("spec.progressDeadlineSeconds", deadline, "must be greater than minReadySeconds"))
+        return errs
+
+
+class ReplicaSetStrategy(_WorkloadStrategy):
+    """ReplicaSets: one replica by default; status always carries ``replicas``."""
+
+    empty_status = {"replicas": 0}
+
+    def default(self, obj: Obj, ctx: WriteContext) -> None:
+        spec = ensure_dict(obj, "spec")
+        if spec.get("replicas") is None:
+            spec["replicas"] = 1
+        default_pod_template(spec.get("template"))
+
+    def validate(self, obj: Obj) -> list[FieldError]:
+        spec = obj.get("spec") or {}
+        errs = non_negative(spec.get("replicas", 0), "spec.replicas")
+        errs += non_negative(spec.get("minReadySeconds", 0), "spec.minReadySeconds")
+        errs += validate_selector_and_template(spec, "deployment")
+        return errs + _template_deadline_errors(spec, "ReplicaSet")
+
+
+def _default_claim_template(claim: Any) -> None:
+    """volumeClaimTemplates are PVC objects, so they get the PVC defaults and status."""
+    if not isinstance(claim, dict):
+        return
+    ensure_dict(claim, "metadata").setdefault("creationTimestamp", None)
+    default_pvc_spec(ensure_dict(claim, "spec"))
+    status = ensure_dict(claim, "status")
+    status.setdefault("phase", "Pending")
+
+
+class StatefulSetStrategy(_WorkloadStrategy):
+    """StatefulSets: OrderedReady, partition 0, Retain/Retain; most of the spec is frozen."""
+
+    empty_status = {"replicas": 0, "availableReplicas": 0}
+
+    def default(self, obj: Obj, ctx: WriteContext) -> None:
+        spec = ensure_dict(obj, "spec")
+        if not spec.get("podManagementPolicy"):
+            spec["podManagementPolicy"] = "OrderedReady"
+        strategy = ensure_dict(spec, "updateStrategy")
+        if not strategy.get("type"):
+            strategy["type"] = "RollingUpdate"
+        if strategy["type"] == "RollingUpdate":
+            rolling = ensure_dict(strategy, "rollingUpdate")
+            if rolling.get("partition") is None:
+                rolling["partition"] = 0
+        policy = ensure_dict(spec, "persistentVolumeClaimRetentionPolicy")
+        policy.setdefault("whenDeleted", "Retain")
+        policy.setdefault("whenScaled", "Retain")
+        if spec.get("replicas") is None:
+            spec["replicas"] = 1
+        if spec.get("revisionHistoryLimit") is None:
+            spec["revisionHistoryLimit"] = 10
+        default_pod_template(spec.get("template"))
+        for claim in spec.get("volumeClaimTemplates") or []:
+            _default_claim_template(claim)
+
+    def validate(self, obj: Obj) -> list[FieldError]:
+        spec = obj.get("spec") or {}
+        errs = non_negative(spec.get("replicas", 0), "spec.replicas")
+        errs += non_negative(spec.get("minReadySeconds", 0), "spec.minReadySeconds")
+        policy = spec.get("podManagementPolicy")
+        if policy not in ("OrderedReady", "Parallel"):
+            errs.append(errors.invalid("spec.podManagementPolicy", policy, "must be 'OrderedReady' or 'Parallel'"))
+        strategy = spec.get("updateStrategy") or {}
+        if strategy.get("type") == "OnDelete" and strategy.get("rollingUpdate") is not None:
+            errs.append(errors.invalid("spec.updateStrategy.rollingUpdate", "OnDelete",
+                                       "only allowed for updateStrategy 'RollingUpdate'"))
+        elif strategy.get("type") == "RollingUpdate":
+            errs += non_negative((strategy.get("rollingUpdate") or {}).get("partition", 0),
+                                 "spec.updateStrategy.rollingUpdate.partition")
+        elif strategy.get("type") != "OnDelete":
+            errs.append(errors.invalid("spec.updateStrategy", strategy.get("type"), "must be 'RollingUpdate' or 'OnDelete'"))
+        errs += validate_selector_and_template(spec, "statefulset")
+        return errs + _template_deadline_errors(spec, "StatefulSet")
+
+    def validate_update(self, new: Obj, old: Obj) -> list[FieldError]:
+        errs = self.validate(new)
+        mutable = ("replicas", "ordinals", "template", "updateStrategy", "persistentVolumeClaimRetentionPolicy",
+                   "minReadySeconds")
+        new_rest = {k: v for k, v in (new.get("spec") or {}).items() if k not in mutable}
+        old_rest = {k: v for k, v in (old.get("spec") or {}).items() if k not in mutable}
+        if new_rest != old_rest:
+            errs.append(errors.forbidden("spec", STATEFULSET_FORBIDDEN_UPDATE))
+        return errs
+
+
+class DaemonSetStrategy(_WorkloadStrategy):
+    """DaemonSets: rolling updates with maxUnavailable 1 and maxSurge 0 by default."""
+
+    empty_status = {"currentNumberScheduled": 0, "numberMisscheduled": 0, "desiredNumberScheduled": 0, "numberReady": 0}
+
+    def default(self, obj: Obj, ctx: WriteContext) -> None:
+        spec = ensure_dict(obj, "spec")
+        strategy = ensure_dict(spec, "updateStrategy")
+        if not strategy.get("type"):
+            strategy["type"] = "RollingUpdate"
+        if strategy["type"] == "RollingUpdate":
+            rolling = ensure_dict(strategy, "rollingUpdate")
+            rolling.setdefault("maxUnavailable", 1)
+            rolling.setdefault("maxSurge", 0)
+        if spec.get("revisionHistoryLimit") is None:
+            spec["revisionHistoryLimit"] = 10
+        default_pod_template(spec.get("template"))
+
+    def validate(self, obj: Obj) -> list[FieldError]:
+        spec = obj.get("spec") or {}
+        errs = validate_selector_and_template(spec, "daemonset")
+        errs += non_negative(spec.get("minReadySeconds", 0), "spec.minReadySeconds")
+        errs += non_negative(spec.get("revisionHistoryLimit", 0), "spec.revisionHistoryLimit")
+        strategy = spec.get("updateStrategy") or {}
+        kind = strategy.get("type")
+        if kind == "RollingUpdate":
+            errs += _rolling_update_errors(strategy.get("rollingUpdate") or {}, "spec.updateStrategy.rollingUpdate")
+        elif kind != "OnDelete":
+            errs.append(errors.not_supported("spec.updateStrategy.type", kind, ["OnDelete", "RollingUpdate"]))
+        return errs + _template_deadline_errors(spec, "DaemonSet")
+
+
+class ControllerRevisionStrategy(Strategy):
+    """ControllerRevisions: the snapshot in ``data`` never changes; revision ≥ 0."""
+
+    def validate(self, obj: Obj) -> list[FieldError]:
+        return non_negative(obj.get("revision", 0), "revision")
+
+    def validate_update(self, new: Obj, old: Obj) -> list[FieldError]:
+        return immutable(new.get("data"), old.get("data"), "data") + self.validate(new)

@@ -1,0 +1,231 @@
+"""batch/v1 strategies: Jobs (with generated selectors) and CronJobs."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+from fakekube.api import errors
+from fakekube.api.errors import FieldError
+from fakekube.api.registry import Strategy, WriteContext
+from fakekube.api.types._util import (
+    GoLiteral,
+    Obj,
+    ensure_dict,
+    go_label_selector,
+    go_string_map,
+    immutable,
+    non_negative,
+    selector_is_empty,
+    selector_matches,
+)
+from fakekube.api.types.core_pods import default_pod_template, validate_pod_template
+
+MAX_INT32 = 2**31 - 1
+JOB_RESTART_POLICIES = ["OnFailure", "Never"]
+CONCURRENCY_POLICIES = ["Allow", "Forbid", "Replace"]
+CRONJOB_NAME_MAX = 52
+_CRON_MACROS = {"@yearly", "@annually", "@monthly", "@weekly", "@daily", "@midnight", "@hourly"}
+# Template fields a suspended, never-started Job may still change (KEP-2926).
+_MUTABLE_WHILE_SUSPENDED_SPEC = ("nodeSelector", "affinity", "tolerations", "schedulingGates")
+
+
+def default_job_spec(spec: Obj) -> None:
+    """SetDefaults_Job's spec part. Only Job objects get it: a CronJob's jobTemplate
+    gets just the pod-template defaults, as upstream."""
+    if spec.get("completions") is None and spec.get("parallelism") is None:
+        spec["completions"] = 1
+        spec["parallelism"] = 1
+    if spec.get("parallelism") is None:
+        spec["parallelism"] = 1
+    if spec.get("backoffLimit") is None:
+        spec["backoffLimit"] = MAX_INT32 if spec.get("backoffLimitPerIndex") is not None else 6
+    if not spec.get("completionMode"):
+        spec["completionMode"] = "NonIndexed"
+    if spec.get("suspend") is None:
+        spec["suspend"] = False
+    if not spec.get("podReplacementPolicy"):
+        spec["podReplacementPolicy"] = "Failed" if spec.get("podFailurePolicy") else "TerminatingOrFailed"
+    if spec.get("manualSelector") is None:
+        spec["manualSelector"] = False
+
+
+def _copy_template_labels(job: Obj) -> None:
+    """A Job without labels shows its template's labels (upstream aliases the map)."""
+    labels = (((job.get("spec") or {}).get("template") or {}).get("metadata") or {}).get("labels")
+    meta = ensure_dict(job, "metadata")
+    if labels and not meta.get("labels"):
+        meta["labels"] = dict(labels)
+
+
+def generate_job_selector(job: Obj) -> None:
+    """Label the template with the Job's uid and name, and select on the uid.
+
+    Done only when ``manualSelector`` is not true, as in upstream's strategy.
+    """
+    spec = ensure_dict(job, "spec")
+    if spec.get("manualSelector"):
+        return
+    meta = job.get("metadata") or {}
+    uid, name = meta.get("uid", ""), meta.get("name", "")
+    template = ensure_dict(spec, "template")
+    labels = ensure_dict(ensure_dict(template, "metadata"), "labels")
+    labels.setdefault("batch.kubernetes.io/controller-uid", uid)
+    labels.setdefault("batch.kubernetes.io/job-name", name)
+    labels.setdefault("controller-uid", uid)
+    labels.setdefault("job-name", name)
+    if spec.get("selector") is None:
+        spec["selector"] = {"matchLabels": {"batch.kubernetes.io/controller-uid": uid}}
+
+
+def validate_job_spec(spec: Obj, prefix: str, *, selector_required: bool) -> list[FieldError]:
+    errs: list[FieldError] = []
+    for name in ("parallelism", "completions", "backoffLimit", "ttlSecondsAfterFinished", "backoffLimitPerIndex"):
+        if spec.get(name) is not None:
+            errs += non_negative(spec[name], f"{prefix}.{name}")
+    deadline = spec.get("activeDeadlineSeconds")
+    if deadline is not None and deadline <= 0:
+        errs.append(errors.invalid(f"{prefix}.activeDeadlineSeconds", deadline, "must be greater than or equal to 1"))
+    mode = spec.get("completionMode")
+    if mode not in (None, "NonIndexed", "Indexed"):
+        errs.append(errors.not_supported(f"{prefix}.completionMode", mode, ["NonIndexed", "Indexed"]))
+    if mode == "Indexed" and spec.get("completions") is None:
+        errs.append(errors.required(f"{prefix}.completions", "when completion mode is Indexed"))
+    selector = spec.get("selector")
+    template = spec.get("template")
+    if selector is None and selector_required:
+        errs.append(errors.required(f"{prefix}.selector"))
+    labels = ((template or {}).get("metadata") or {}).get("labels") or {}
+    if selector is not None and not selector_is_empty(selector) and not selector_matches(selector, labels):
+        errs.append(errors.invalid(f"{prefix}.template.metadata.labels", go_string_map(labels),
+                                   "`selector` does not match template `labels`"))
+    if not isinstance(template, dict):
+        return errs + [errors.required(f"{prefix}.template")]
+    errs += validate_pod_template(template, f"{prefix}.template")
+    restart = (template.get("spec") or {}).get("restartPolicy")
+    if restart not in JOB_RESTART_POLICIES:
+        errs.append(errors.not_supported(f"{prefix}.template.spec.restartPolicy", restart, JOB_RESTART_POLICIES))
+    return errs
+
+
+def _munge_suspended_template(new_template: Obj, old_template: Obj) -> Obj:
+    """The new template with the scheduling directives a suspended Job may change reset."""
+    munged = copy.deepcopy(new_template)
+    meta = ensure_dict(munged, "metadata")
+    old_meta = old_template.get("metadata") or {}
+    for name in ("labels", "annotations"):
+        if name in old_meta:
+            meta[name] = copy.deepcopy(old_meta[name])
+        else:
+            meta.pop(name, None)
+    spec = ensure_dict(munged, "spec")
+    old_spec = old_template.get("spec") or {}
+    for name in _MUTABLE_WHILE_SUSPENDED_SPEC:
+        if name in old_spec:
+            spec[name] = copy.deepcopy(old_spec[name])
+        else:
+            spec.pop(name, None)
+    return munged
+
+
+class JobStrategy(Strategy):
+    """Jobs: defaults, a generated uid selector, an immutable selector and template."""
+
+    tracks_generation = True
+
+    def default(self, obj: Obj, ctx: WriteContext) -> None:
+        spec = ensure_dict(obj, "spec")
+        default_job_spec(spec)
+        default_pod_template(spec.get("template"))
+        _copy_template_labels(obj)
+
+    def prepare_for_create(self, obj: Obj, ctx: WriteContext) -> None:
+        obj["status"] = {}
+        generate_job_selector(obj)
+        _copy_template_labels(obj)
+
+    def validate(self, obj: Obj) -> list[FieldError]:
+        return validate_job_spec(obj.get("spec") or {}, "spec", selector_required=True)
+
+    def validate_update(self, new: Obj, old: Obj) -> list[FieldError]:
+        errs = self.validate(new)
+        new_spec, old_spec = new.get("spec") or {}, old.get("spec") or {}
+        if not self._elastic_indexed(new_spec, old_spec):
+            errs += immutable(new_spec.get("completions"), old_spec.get("completions"), "spec.completions")
+        errs += immutable(new_spec.get("selector"), old_spec.get("selector"), "spec.selector",
+                          go_label_selector(new_spec.get("selector")))
+        new_template, old_template = new_spec.get("template") or {}, old_spec.get("template") or {}
+        never_started = not (old.get("status") or {}).get("startTime")
+        if old_spec.get("suspend") and never_started:
+            new_template = _munge_suspended_template(new_template, old_template)
+        if new_template != old_template:
+            errs.append(errors.invalid("spec.template", GoLiteral("core.PodTemplateSpec{...}"), "field is immutable"))
+        for name in ("completionMode", "podFailurePolicy", "backoffLimitPerIndex", "managedBy"):
+            errs += immutable(new_spec.get(name), old_spec.get(name), f"spec.{name}")
+        return errs
+
+    @staticmethod
+    def _elastic_indexed(new_spec: Obj, old_spec: Obj) -> bool:
+        """Indexed Jobs may scale completions together with parallelism."""
+        return (new_spec.get("completionMode") == "Indexed"
+                and new_spec.get("completions") == new_spec.get("parallelism")
+                and old_spec.get("completions") == old_spec.get("parallelism"))
+
+
+def _schedule_errors(schedule: Any) -> list[FieldError]:
+    if not schedule:
+        return [errors.required("spec.schedule")]
+    text = str(schedule).strip()
+    if text.startswith("TZ=") or text.startswith("CRON_TZ="):
+        return [errors.invalid("spec.schedule", schedule,
+                               "cannot use TZ or CRON_TZ in schedule, use timeZone field instead")]
+    if text in _CRON_MACROS or text.startswith("@every "):
+        return []
+    if len(text.split()) != 5:
+        return [errors.invalid("spec.schedule", schedule,
+                               f"expected exactly 5 fields, found {len(text.split())}: {text}")]
+    return []
+
+
+class CronJobStrategy(Strategy):
+    """CronJobs: Allow/false/3/1 defaults and the job template's pod defaults."""
+
+    tracks_generation = True
+
+    def default(self, obj: Obj, ctx: WriteContext) -> None:
+        spec = ensure_dict(obj, "spec")
+        if not spec.get("concurrencyPolicy"):
+            spec["concurrencyPolicy"] = "Allow"
+        if spec.get("suspend") is None:
+            spec["suspend"] = False
+        if spec.get("successfulJobsHistoryLimit") is None:
+            spec["successfulJobsHistoryLimit"] = 3
+        if spec.get("failedJobsHistoryLimit") is None:
+            spec["failedJobsHistoryLimit"] = 1
+        job_template = spec.get("jobTemplate")
+        if isinstance(job_template, dict):
+            ensure_dict(job_template, "metadata").setdefault("creationTimestamp", None)
+            default_pod_template(ensure_dict(job_template, "spec").get("template"))
+
+    def prepare_for_create(self, obj: Obj, ctx: WriteContext) -> None:
+        obj["status"] = {}
+
+    def validate(self, obj: Obj) -> list[FieldError]:
+        name = (obj.get("metadata") or {}).get("name") or ""
+        errs: list[FieldError] = []
+        if len(name) > CRONJOB_NAME_MAX:
+            errs.append(errors.invalid("metadata.name", name, f"must be no more than {CRONJOB_NAME_MAX} characters"))
+        spec = obj.get("spec") or {}
+        errs += _schedule_errors(spec.get("schedule"))
+        policy = spec.get("concurrencyPolicy")
+        if not policy:
+            errs.append(errors.required("spec.concurrencyPolicy"))
+        elif policy not in CONCURRENCY_POLICIES:
+            errs.append(errors.not_supported("spec.concurrencyPolicy", policy, CONCURRENCY_POLICIES))
+        for limit in ("successfulJobsHistoryLimit", "failedJobsHistoryLimit", "startingDeadlineSeconds"):
+            if spec.get(limit) is not None:
+                errs += non_negative(spec[limit], f"spec.{limit}")
+        job_spec = (spec.get("jobTemplate") or {}).get("spec")
+        if not isinstance(job_spec, dict):
+            return errs + [errors.required("spec.jobTemplate.spec")]
+        return errs + validate_job_spec(job_spec, "spec.jobTemplate.spec", selector_required=False)

@@ -1,0 +1,438 @@
+"""Strategies for the smaller core/v1 types (pods and services have their own modules)."""
+
+from __future__ import annotations
+
+import base64
+import copy
+import json
+import re
+from typing import Any
+
+from fakekube.api import errors
+from fakekube.api.errors import FieldError
+from fakekube.api.registry import Strategy, WriteContext
+from fakekube.api.types._util import (
+    Obj,
+    child,
+    ensure_dict,
+    go_string_map,
+    immutable,
+    key,
+    non_negative,
+    parse_quantity,
+)
+from fakekube.api.types.core_pods import default_pod_template, validate_pod_template
+
+MAX_SECRET_SIZE_BYTES = 1024 * 1024
+IMMUTABLE_WHEN_SET = "field is immutable when `immutable` is set"
+_CONFIG_KEY_RE = re.compile(r"^[-._a-zA-Z0-9]+$")
+CONFIG_KEY_MSG = ("a valid config key must consist of alphanumeric characters, '-', '_' or '.' "
+                  "(e.g. 'key.name',  or 'KEY_NAME',  or 'key-name', regex used for validation is '[-._a-zA-Z0-9]+')")
+ACCESS_MODES = ["ReadOnlyMany", "ReadWriteMany", "ReadWriteOnce", "ReadWriteOncePod"]
+
+
+class NamespaceStrategy(Strategy):
+    """Namespaces: the name label, the ``kubernetes`` finalizer, phase Active."""
+
+    def default(self, obj: Obj, ctx: WriteContext) -> None:
+        name = (obj.get("metadata") or {}).get("name")
+        if name:
+            ensure_dict(ensure_dict(obj, "metadata"), "labels")["kubernetes.io/metadata.name"] = name
+
+    def prepare_for_create(self, obj: Obj, ctx: WriteContext) -> None:
+        obj["status"] = {"phase": "Active"}
+        finalizers = ensure_dict(obj, "spec").setdefault("finalizers", [])
+        if "kubernetes" not in finalizers:
+            finalizers.append("kubernetes")
+
+    def prepare_for_update(self, new: Obj, old: Obj, ctx: WriteContext) -> None:
+        """Finalizers change only through the /finalize subresource upstream."""
+        old_finalizers = (old.get("spec") or {}).get("finalizers")
+        spec = ensure_dict(new, "spec")
+        if old_finalizers is None:
+            spec.pop("finalizers", None)
+        else:
+            spec["finalizers"] = copy.deepcopy(old_finalizers)
+
+
+# --- ConfigMap / Secret -----------------------------------------------------------
+
+def _config_key_errors(k: str, path: str) -> list[FieldError]:
+    errs = []
+    if len(k) > 253:
+        errs.append(errors.invalid(path, k, "must be no more than 253 characters"))
+    if not _CONFIG_KEY_RE.match(k):
+        errs.append(errors.invalid(path, k, CONFIG_KEY_MSG))
+    if k in (".", ".."):
+        errs.append(errors.invalid(path, k, "must not be '.'" if k == "." else "must not be '..'"))
+    elif k.startswith(".."):
+        errs.append(errors.invalid(path, k, "must not start with '..'"))
+    return errs
+
+
+def _decoded_size(value: str) -> int:
+    try:
+        return len(base64.b64decode(value, validate=False))
+    except (ValueError, TypeError):
+        return len(value)
+
+
+class ConfigMapStrategy(Strategy):
+    """ConfigMaps: key rules, a 1 MiB total, and ``immutable: true``."""
+
+    def validate(self, obj: Obj) -> list[FieldError]:
+        errs: list[FieldError] = []
+        data = obj.get("data") or {}
+        binary = obj.get("binaryData") or {}
+        total = 0
+        for k in data:
+            errs += _config_key_errors(k, key("data", k))
+            total += len(k) + len(str(data[k]).encode())
+        for k in binary:
+            errs += _config_key_errors(k, key("binaryData", k))
+            if k in data:
+                errs.append(errors.invalid(key("binaryData", k), k, "duplicate of key present in data"))
+            total += len(k) + _decoded_size(str(binary[k]))
+        if total > MAX_SECRET_SIZE_BYTES:
+            errs.append(errors.FieldError(errors.FIELD_TOO_LONG, "", f"may not be more than {MAX_SECRET_SIZE_BYTES} bytes"))
+        return errs
+
+    def validate_update(self, new: Obj, old: Obj) -> list[FieldError]:
+        errs: list[FieldError] = []
+        if old.get("immutable"):
+            if not new.get("immutable"):
+                errs.append(errors.forbidden("immutable", IMMUTABLE_WHEN_SET))
+            for name in ("data", "binaryData"):
+                if (new.get(name) or {}) != (old.get(name) or {}):
+                    errs.append(errors.forbidden(name, IMMUTABLE_WHEN_SET))
+        return errs + self.validate(new)
+
+
+# Secret types whose data must carry these keys (``ValidateSecret``).
+_REQUIRED_SECRET_KEYS = {
+    "kubernetes.io/dockercfg": [".dockercfg"],
+    "kubernetes.io/dockerconfigjson": [".dockerconfigjson"],
+    "kubernetes.io/ssh-auth": ["ssh-privatekey"],
+    "kubernetes.io/tls": ["tls.crt", "tls.key"],
+}
+
+
+class SecretStrategy(Strategy):
+    """Secrets: stringData folded into data, type Opaque by default, type-specific keys."""
+
+    def default(self, obj: Obj, ctx: WriteContext) -> None:
+        if not obj.get("type"):
+            obj["type"] = "Opaque"
+        string_data = obj.pop("stringData", None)
+        if isinstance(string_data, dict) and string_data:
+            data = ensure_dict(obj, "data")
+            for k, v in string_data.items():
+                data[k] = base64.b64encode(str(v).encode()).decode()
+
+    def validate(self, obj: Obj) -> list[FieldError]:
+        errs: list[FieldError] = []
+        data = obj.get("data") or {}
+        total = 0
+        for k, v in data.items():
+            errs += _config_key_errors(k, key("data", k))
+            total += _decoded_size(str(v))
+        if total > MAX_SECRET_SIZE_BYTES:
+            errs.append(errors.FieldError(errors.FIELD_TOO_LONG, "data", f"may not be more than {MAX_SECRET_SIZE_BYTES} bytes"))
+        secret_type = obj.get("type")
+        for required_key in _REQUIRED_SECRET_KEYS.get(secret_type, []):
+            if required_key not in data:
+                errs.append(errors.required(key("data", required_key)))
+        if secret_type == "kubernetes.io/service-account-token":
+            annotations = (obj.get("metadata") or {}).get("annotations") or {}
+            if not annotations.get("kubernetes.io/service-account.name"):
+                errs.append(errors.required("metadata.annotations[kubernetes.io/service-account.name]"))
+        if secret_type == "kubernetes.io/dockerconfigjson" and ".dockerconfigjson" in data:
+            errs += _docker_config_json_errors(data[".dockerconfigjson"])
+        return errs
+
+    def validate_update(self, new: Obj, old: Obj) -> list[FieldError]:
+        errs = immutable(new.get("type"), old.get("type"), "type")
+        if old.get("immutable"):
+            if not new.get("immutable"):
+                errs.append(errors.forbidden("immutable", IMMUTABLE_WHEN_SET))
+            if (new.get("data") or {}) != (old.get("data") or {}):
+                errs.append(errors.forbidden("data", IMMUTABLE_WHEN_SET))
+        return errs + self.validate(new)
+
+
+def _docker_config_json_errors(encoded: str) -> list[FieldError]:
+    try:
+        json.loads(base64.b64decode(encoded))
+    except (ValueError, TypeError) as exc:
+        return [errors.invalid("data[.dockerconfigjson]", "<secret contents redacted>", str(exc))]
+    return []
+
+
+# --- Nodes, volumes ---------------------------------------------------------------
+
+class NodeStrategy(Strategy):
+    """Nodes: podCIDR/providerID may only go from unset to set; taints are checked."""
+
+    def validate(self, obj: Obj) -> list[FieldError]:
+        errs: list[FieldError] = []
+        effects = ["NoExecute", "NoSchedule", "PreferNoSchedule"]
+        seen: set[tuple] = set()
+        for i, taint in enumerate((obj.get("spec") or {}).get("taints") or []):
+            path = f"spec.taints[{i}]"
+            if not taint.get("key"):
+                errs.append(errors.required(child(path, "key")))
+            effect = taint.get("effect")
+            if not effect:
+                errs.append(errors.required(child(path, "effect")))
+            elif effect not in effects:
+                errs.append(errors.not_supported(child(path, "effect"), effect, effects))
+            pair = (taint.get("key"), effect)
+            if pair in seen:
+                errs.append(errors.FieldError(errors.FIELD_DUPLICATE, path, "taints must be unique by key and effect pair"))
+            seen.add(pair)
+        return errs
+
+    def validate_update(self, new: Obj, old: Obj) -> list[FieldError]:
+        errs: list[FieldError] = []
+        new_spec, old_spec = new.get("spec") or {}, old.get("spec") or {}
+        if old_spec.get("podCIDRs") and new_spec.get("podCIDRs") != old_spec.get("podCIDRs"):
+            errs.append(errors.forbidden("spec.podCIDRs", "node updates may not change podCIDR except from \"\" to valid"))
+        if old_spec.get("providerID") and new_spec.get("providerID") != old_spec.get("providerID"):
+            errs.append(errors.forbidden("spec.providerID", "node updates may not change providerID except from \"\" to valid"))
+        return errs + self.validate(new)
+
+    def prepare_for_update(self, new: Obj, old: Obj, ctx: WriteContext) -> None:
+        spec = new.get("spec") or {}
+        if spec.get("podCIDR") and not spec.get("podCIDRs"):
+            spec["podCIDRs"] = [spec["podCIDR"]]
+
+
+def _access_mode_errors(modes: Any, path: str) -> list[FieldError]:
+    if not modes:
+        return [errors.required(path, "at least 1 access mode is required")]
+    errs = []
+    for mode in modes:
+        if mode not in ACCESS_MODES:
+            errs.append(errors.not_supported(path, mode, ACCESS_MODES))
+    if "ReadWriteOncePod" in modes and len(modes) > 1:
+        errs.append(errors.forbidden(path, "may not use ReadWriteOncePod with other access modes"))
+    return errs
+
+
+def default_pvc_spec(spec: Obj) -> None:
+    spec.setdefault("volumeMode", "Filesystem")
+
+
+# VolumeAttributesClass is beta but off by default in 1.33, so upstream's message
+# omits volumeAttributesClassName.
+PVC_SPEC_IMMUTABLE = "spec is immutable after creation except resources.requests for bound claims"
+
+
+class PersistentVolumeClaimStrategy(Strategy):
+    """PVCs: Pending on create; the spec is fixed except a bound claim's storage request."""
+
+    def default(self, obj: Obj, ctx: WriteContext) -> None:
+        default_pvc_spec(ensure_dict(obj, "spec"))
+
+    def prepare_for_create(self, obj: Obj, ctx: WriteContext) -> None:
+        obj["status"] = {"phase": "Pending"}
+
+    def validate(self, obj: Obj) -> list[FieldError]:
+        spec = obj.get("spec") or {}
+        errs = _access_mode_errors(spec.get("accessModes"), "spec.accessModes")
+        storage = ((spec.get("resources") or {}).get("requests") or {}).get("storage")
+        if storage is None and not spec.get("dataSourceRef"):
+            errs.append(errors.required("spec.resources[storage]"))
+        elif storage is not None and not parse_quantity(storage):
+            errs.append(errors.invalid("spec.resources.requests[storage]", str(storage), "must be greater than zero"))
+        return errs
+
+    def validate_update(self, new: Obj, old: Obj) -> list[FieldError]:
+        errs = self.validate(new)
+        new_spec, old_spec = copy.deepcopy(new.get("spec") or {}), old.get("spec") or {}
+        bound = (old.get("status") or {}).get("phase") == "Bound"
+        if bound:
+            new_storage = ((new_spec.get("resources") or {}).get("requests") or {}).get("storage")
+            old_storage = ((old_spec.get("resources") or {}).get("requests") or {}).get("storage")
+            if new_storage is not None and old_storage is not None:
+                if (parse_quantity(new_storage) or 0) < (parse_quantity(old_storage) or 0):
+                    errs.append(errors.forbidden("spec.resources.requests.storage", "field can not be less than status.capacity"))
+                new_spec["resources"]["requests"]["storage"] = old_storage
+            if "volumeAttributesClassName" in old_spec or "volumeAttributesClassName" in new_spec:
+                new_spec["volumeAttributesClassName"] = old_spec.get("volumeAttributesClassName")
+                if new_spec["volumeAttributesClassName"] is None:
+                    new_spec.pop("volumeAttributesClassName")
+        if new_spec != old_spec:
+            errs.append(errors.forbidden("spec", PVC_SPEC_IMMUTABLE))
+        return errs
+
+
+class PersistentVolumeStrategy(Strategy):
+    """PVs: Retain and Filesystem by default, phase Pending on create."""
+
+    def default(self, obj: Obj, ctx: WriteContext) -> None:
+        spec = ensure_dict(obj, "spec")
+        spec.setdefault("persistentVolumeReclaimPolicy", "Retain")
+        spec.setdefault("volumeMode", "Filesystem")
+        host_path = spec.get("hostPath")
+        if isinstance(host_path, dict):
+            host_path.setdefault("type", "")
+
+    def prepare_for_create(self, obj: Obj, ctx: WriteContext) -> None:
+        obj["status"] = {"phase": "Pending"}
+
+    def validate(self, obj: Obj) -> list[FieldError]:
+        spec = obj.get("spec") or {}
+        errs = _access_mode_errors(spec.get("accessModes"), "spec.accessModes")
+        if not (spec.get("capacity") or {}).get("storage"):
+            errs.append(errors.required("spec.capacity"))
+        policy = spec.get("persistentVolumeReclaimPolicy")
+        if policy not in ("Delete", "Recycle", "Retain"):
+            errs.append(errors.not_supported("spec.persistentVolumeReclaimPolicy", policy, ["Delete", "Recycle", "Retain"]))
+        return errs
+
+    def validate_update(self, new: Obj, old: Obj) -> list[FieldError]:
+        errs = self.validate(new)
+        new_spec, old_spec = new.get("spec") or {}, old.get("spec") or {}
+        if old_spec.get("volumeMode") != new_spec.get("volumeMode"):
+            errs += immutable(new_spec.get("volumeMode"), old_spec.get("volumeMode"), "spec.volumeMode")
+        return errs
+
+
+# --- Endpoints, events, accounts, quota --------------------------------------------
+
+class EndpointsStrategy(Strategy):
+    """Endpoints: port protocols default to TCP."""
+
+    def default(self, obj: Obj, ctx: WriteContext) -> None:
+        for subset in obj.get("subsets") or []:
+            for port in subset.get("ports") or []:
+                if not port.get("protocol"):
+                    port["protocol"] = "TCP"
+
+    def validate(self, obj: Obj) -> list[FieldError]:
+        errs: list[FieldError] = []
+        for i, subset in enumerate(obj.get("subsets") or []):
+            for j, port in enumerate(subset.get("ports") or []):
+                p = f"subsets[{i}].ports[{j}]"
+                value = port.get("port")
+                if not isinstance(value, int) or not 1 <= value <= 65535:
+                    errs.append(errors.invalid(child(p, "port"), value, "must be between 1 and 65535, inclusive"))
+            for j, address in enumerate(subset.get("addresses") or []):
+                if not address.get("ip"):
+                    errs.append(errors.required(f"subsets[{i}].addresses[{j}].ip"))
+        return errs
+
+
+class CoreEventStrategy(Strategy):
+    """core/v1 Events: the involved object's namespace must be the event's own."""
+
+    def validate(self, obj: Obj) -> list[FieldError]:
+        involved = obj.get("involvedObject") or {}
+        namespace = (obj.get("metadata") or {}).get("namespace", "")
+        errs: list[FieldError] = []
+        involved_ns = involved.get("namespace", "")
+        if involved_ns and involved_ns != namespace:
+            errs.append(errors.invalid("involvedObject.namespace", involved_ns, "does not match event.namespace"))
+        if obj.get("reportingComponent") or obj.get("reportingController"):
+            if not obj.get("reportingInstance") and obj.get("eventTime"):
+                errs.append(errors.required("reportingInstance"))
+        return errs
+
+
+class ResourceQuotaStrategy(Strategy):
+    """ResourceQuotas: status starts empty; hard values must parse and not be negative."""
+
+    def prepare_for_create(self, obj: Obj, ctx: WriteContext) -> None:
+        obj["status"] = {}
+
+    def validate(self, obj: Obj) -> list[FieldError]:
+        errs: list[FieldError] = []
+        for name, value in ((obj.get("spec") or {}).get("hard") or {}).items():
+            quantity = parse_quantity(value)
+            if quantity is None:
+                errs.append(errors.invalid(key("spec.hard", name), value, "must be a valid quantity"))
+            elif quantity < 0:
+                errs.append(errors.invalid(key("spec.hard", name), value, "must be greater than or equal to 0"))
+        return errs
+
+
+class LimitRangeStrategy(Strategy):
+    """LimitRanges: container defaults fall back to max, default requests to defaults/min."""
+
+    def default(self, obj: Obj, ctx: WriteContext) -> None:
+        for item in (obj.get("spec") or {}).get("limits") or []:
+            if item.get("type") != "Container":
+                continue
+            default = item.setdefault("default", {})
+            default_request = item.setdefault("defaultRequest", {})
+            for name, value in (item.get("max") or {}).items():
+                default.setdefault(name, value)
+            for name, value in default.items():
+                default_request.setdefault(name, value)
+            for name, value in (item.get("min") or {}).items():
+                default_request.setdefault(name, value)
+            if not default:
+                item.pop("default")
+            if not default_request:
+                item.pop("defaultRequest")
+
+    def validate(self, obj: Obj) -> list[FieldError]:
+        errs: list[FieldError] = []
+        for i, item in enumerate((obj.get("spec") or {}).get("limits") or []):
+            if not item.get("type"):
+                errs.append(errors.required(f"spec.limits[{i}].type"))
+        return errs
+
+
+# --- ReplicationController --------------------------------------------------------
+
+class ReplicationControllerStrategy(Strategy):
+    """RCs: selector and labels default from the template's labels."""
+
+    tracks_generation = True
+
+    def default(self, obj: Obj, ctx: WriteContext) -> None:
+        spec = ensure_dict(obj, "spec")
+        template = spec.get("template")
+        labels = ((template or {}).get("metadata") or {}).get("labels") if isinstance(template, dict) else None
+        if labels:
+            if not spec.get("selector"):
+                spec["selector"] = dict(labels)
+            meta = ensure_dict(obj, "metadata")
+            if not meta.get("labels"):
+                meta["labels"] = dict(labels)
+        if spec.get("replicas") is None:
+            spec["replicas"] = 1
+        default_pod_template(template)
+
+    def prepare_for_create(self, obj: Obj, ctx: WriteContext) -> None:
+        obj["status"] = {"replicas": 0}
+
+    def validate(self, obj: Obj) -> list[FieldError]:
+        spec = obj.get("spec") or {}
+        errs = non_negative(spec.get("minReadySeconds", 0), "spec.minReadySeconds")
+        selector = spec.get("selector") or {}
+        if not selector:
+            errs.append(errors.required("spec.selector"))
+        errs += non_negative(spec.get("replicas", 0), "spec.replicas")
+        template = spec.get("template")
+        if not isinstance(template, dict):
+            return errs + [errors.required("spec.template")]
+        labels = (template.get("metadata") or {}).get("labels") or {}
+        if selector and any(labels.get(k) != v for k, v in selector.items()):
+            errs.append(errors.invalid("spec.template.metadata.labels", go_string_map(labels),
+                                       "`selector` does not match template `labels`"))
+        errs += validate_pod_template(template, "spec.template")
+        restart = (template.get("spec") or {}).get("restartPolicy")
+        if restart and restart != "Always":
+            errs.append(errors.not_supported("spec.template.spec.restartPolicy", restart, ["Always"]))
+        if (template.get("spec") or {}).get("activeDeadlineSeconds") is not None:
+            errs.append(errors.forbidden("spec.template.spec.activeDeadlineSeconds",
+                                         "activeDeadlineSeconds in ReplicationController is not Supported"))
+        return errs
+
+
+class ServiceAccountStrategy(Strategy):
+    """ServiceAccounts: nothing beyond the generic metadata rules in 1.33."""
+

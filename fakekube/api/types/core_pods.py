@@ -1,0 +1,521 @@
+"""Pods and pod templates: defaults, QoS class, validation and the pod update rules.
+
+Pod-spec defaulting and validation live here because every workload type embeds a pod
+template; apps/v1 and batch/v1 strategies call :func:`default_pod_spec` and
+:func:`validate_pod_template` so a Deployment's template comes back exactly as a real
+apiserver returns it.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from typing import Any
+
+from fakekube.api import errors
+from fakekube.api.errors import FIELD_NOT_FOUND, FieldError
+from fakekube.api.registry import Strategy, WriteContext
+from fakekube.api.types._util import (
+    Obj,
+    child,
+    dns1123_label_errors,
+    dns1123_subdomain_errors,
+    ensure_dict,
+    index,
+    parse_quantity,
+    port_errors,
+)
+
+RESTART_POLICIES = ["Always", "OnFailure", "Never"]
+DNS_POLICIES = ["ClusterFirstWithHostNet", "ClusterFirst", "Default", "None"]
+PULL_POLICIES = ["Always", "IfNotPresent", "Never"]
+PORT_PROTOCOLS = ["SCTP", "TCP", "UDP"]
+TERMINATION_MESSAGE_POLICIES = ["File", "FallbackToLogsOnError"]
+MAX_INT32 = 2**31 - 1
+
+UPDATABLE_POD_SPEC_FIELDS = [
+    "`spec.containers[*].image`",
+    "`spec.initContainers[*].image`",
+    "`spec.activeDeadlineSeconds`",
+    "`spec.tolerations` (only additions to existing tolerations)",
+    "`spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was previously negative)",
+]
+POD_UPDATE_FORBIDDEN = "pod updates may not change fields other than " + ",".join(UPDATABLE_POD_SPEC_FIELDS)
+
+# Volume sources whose ``defaultMode`` upstream defaults to 0644 (420 decimal).
+_MODE_DEFAULTED_SOURCES = ("secret", "configMap", "downwardAPI", "projected")
+_VOLUME_SOURCE_KEYS_NOT_SOURCES = ("name",)
+
+
+# --- defaulting -------------------------------------------------------------------
+
+def image_pull_policy_for(image: str) -> str:
+    """Always for ``:latest`` or an untagged, undigested image; IfNotPresent otherwise.
+
+    Mirrors ``parsers.ParseImageName``: the tag is the part after the last ``:`` of the
+    last path component, and a digest without a tag counts as pinned.
+    """
+    name, _, digest = image.partition("@")
+    last = name.rsplit("/", 1)[-1]
+    tag = last.rpartition(":")[2] if ":" in last else ""
+    if not tag and not digest:
+        tag = "latest"
+    return "Always" if tag == "latest" else "IfNotPresent"
+
+
+def default_probe(probe: Any) -> None:
+    if not isinstance(probe, dict):
+        return
+    probe.setdefault("timeoutSeconds", 1)
+    probe.setdefault("periodSeconds", 10)
+    probe.setdefault("successThreshold", 1)
+    probe.setdefault("failureThreshold", 3)
+    http_get = probe.get("httpGet")
+    if isinstance(http_get, dict):
+        http_get.setdefault("path", "/")
+        http_get.setdefault("scheme", "HTTP")
+
+
+def default_container(container: Obj) -> None:
+    """SetDefaults_Container plus the declarative defaults of its nested fields."""
+    if not container.get("imagePullPolicy"):
+        container["imagePullPolicy"] = image_pull_policy_for(str(container.get("image") or ""))
+    container.setdefault("terminationMessagePath", "/dev/termination-log")
+    container.setdefault("terminationMessagePolicy", "File")
+    if not isinstance(container.get("resources"), dict):
+        container["resources"] = {}
+    for port in container.get("ports") or []:
+        if isinstance(port, dict) and not port.get("protocol"):
+            port["protocol"] = "TCP"
+    for name in ("livenessProbe", "readinessProbe", "startupProbe"):
+        default_probe(container.get(name))
+    for env in container.get("env") or []:
+        field_ref = (env.get("valueFrom") or {}).get("fieldRef") if isinstance(env, dict) else None
+        if isinstance(field_ref, dict):
+            field_ref.setdefault("apiVersion", "v1")
+
+
+def default_volume(volume: Obj) -> None:
+    sources = [k for k in volume if k not in _VOLUME_SOURCE_KEYS_NOT_SOURCES]
+    if not sources:
+        volume["emptyDir"] = {}
+    for name in _MODE_DEFAULTED_SOURCES:
+        source = volume.get(name)
+        if isinstance(source, dict):
+            source.setdefault("defaultMode", 420)
+    host_path = volume.get("hostPath")
+    if isinstance(host_path, dict):
+        host_path.setdefault("type", "")
+    projected = volume.get("projected")
+    if isinstance(projected, dict):
+        for src in projected.get("sources") or []:
+            token = src.get("serviceAccountToken") if isinstance(src, dict) else None
+            if isinstance(token, dict):
+                token.setdefault("expirationSeconds", 3600)
+
+
+def default_pod_spec(spec: Obj) -> None:
+    """SetDefaults_PodSpec: what every embedded pod spec (pods and templates) gets."""
+    if not spec.get("dnsPolicy"):
+        spec["dnsPolicy"] = "ClusterFirst"
+    if not spec.get("restartPolicy"):
+        spec["restartPolicy"] = "Always"
+    if not isinstance(spec.get("securityContext"), dict):
+        spec["securityContext"] = {}
+    if spec.get("terminationGracePeriodSeconds") is None:
+        spec["terminationGracePeriodSeconds"] = 30
+    if not spec.get("schedulerName"):
+        spec["schedulerName"] = "default-scheduler"
+    for name in ("initContainers", "containers", "ephemeralContainers"):
+        for container in spec.get(name) or []:
+            if isinstance(container, dict):
+                default_container(container)
+    for volume in spec.get("volumes") or []:
+        if isinstance(volume, dict):
+            default_volume(volume)
+
+
+def default_pod_template(template: Any) -> None:
+    """Defaults for a ``PodTemplateSpec`` embedded in a workload.
+
+    ``creationTimestamp: null`` is what a Go apiserver (through 1.33) serialises for the
+    empty ObjectMeta timestamp of a template; clients see it on every workload.
+    """
+    if not isinstance(template, dict):
+        return
+    meta = ensure_dict(template, "metadata")
+    meta.setdefault("creationTimestamp", None)
+    default_pod_spec(ensure_dict(template, "spec"))
+
+
+def _default_requests_from_limits(container: Obj) -> None:
+    resources = container.get("resources") or {}
+    limits = resources.get("limits")
+    if not limits:
+        return
+    requests = resources.setdefault("requests", {})
+    for name, value in limits.items():
+        requests.setdefault(name, value)
+
+
+def default_pod(pod: Obj) -> None:
+    """SetDefaults_Pod plus what admission plugins add to every pod on a stock cluster."""
+    spec = ensure_dict(pod, "spec")
+    default_pod_spec(spec)
+    for name in ("initContainers", "containers"):
+        for container in spec.get(name) or []:
+            if isinstance(container, dict):
+                _default_requests_from_limits(container)
+    if spec.get("enableServiceLinks") is None:
+        spec["enableServiceLinks"] = True
+    if spec.get("hostNetwork"):
+        for name in ("initContainers", "containers"):
+            for container in spec.get(name) or []:
+                for port in container.get("ports") or []:
+                    if not port.get("hostPort"):
+                        port["hostPort"] = port.get("containerPort")
+    # ServiceAccount admission; the deprecated serviceAccount field mirrors the name.
+    account = spec.get("serviceAccountName") or spec.get("serviceAccount") or "default"
+    spec["serviceAccountName"] = account
+    spec["serviceAccount"] = account
+    # Priority admission with no PriorityClass named: priority 0, the default policy.
+    if spec.get("priority") is None and not spec.get("priorityClassName"):
+        spec["priority"] = 0
+    if not spec.get("preemptionPolicy"):
+        spec["preemptionPolicy"] = "PreemptLowerPriority"
+
+
+# --- QoS --------------------------------------------------------------------------
+
+_QOS_RESOURCES = ("cpu", "memory")
+
+
+def _nonzero(resources: Obj, name: str) -> Any:
+    value = (resources or {}).get(name)
+    quantity = parse_quantity(value) if value is not None else None
+    return quantity if quantity else None
+
+
+def compute_qos_class(spec: Obj) -> str:
+    """Guaranteed / Burstable / BestEffort by upstream's ``ComputePodQOS`` rules.
+
+    Only cpu and memory count; zero quantities count as unset. Guaranteed needs every
+    container to limit both, and requests (defaulted from limits) equal to limits.
+    Pod-level resources, when set, decide instead of the containers.
+    """
+    pod_resources = spec.get("resources")
+    if isinstance(pod_resources, dict) and (pod_resources.get("requests") or pod_resources.get("limits")):
+        sources = [pod_resources]
+    else:
+        sources = [(c.get("resources") or {}) for name in ("initContainers", "containers")
+                   for c in spec.get(name) or [] if isinstance(c, dict)]
+    requests: dict[str, Any] = {}
+    limits: dict[str, Any] = {}
+    guaranteed = True
+    for resources in sources:
+        found_limits = set()
+        for name in _QOS_RESOURCES:
+            req = _nonzero(resources.get("requests") or {}, name)
+            if req is not None:
+                requests[name] = requests.get(name, 0) + req
+            lim = _nonzero(resources.get("limits") or {}, name)
+            if lim is not None:
+                found_limits.add(name)
+                limits[name] = limits.get(name, 0) + lim
+        if found_limits != set(_QOS_RESOURCES):
+            guaranteed = False
+    if not requests and not limits:
+        return "BestEffort"
+    if guaranteed and all(limits.get(name) == value for name, value in requests.items()):
+        return "Guaranteed"
+    return "Burstable"
+
+
+# --- validation -------------------------------------------------------------------
+
+def _not_found(path: str, value: str) -> FieldError:
+    """``field.NotFound``: our FieldError renders no value for it, so put it in the detail."""
+    return FieldError(FIELD_NOT_FOUND, path, json.dumps(value))
+
+
+def _port_name_errors(name: str, path: str) -> list[FieldError]:
+    """``IsValidPortName`` (an IANA service name), with upstream's messages."""
+    messages = []
+    if len(name) > 15:
+        messages.append("must be no more than 15 characters")
+    if not all(c.islower() or c.isdigit() or c == "-" for c in name) or not name.isascii():
+        messages.append("must contain only alpha-numeric characters (a-z, 0-9), and hyphens (-)")
+    if "--" in name:
+        messages.append("must not contain consecutive hyphens")
+    if not any(c.isalpha() for c in name):
+        messages.append("must contain at least one letter (a-z)")
+    if name.startswith("-") or name.endswith("-"):
+        messages.append("must not begin or end with a hyphen")
+    return [errors.invalid(path, name, m) for m in messages]
+
+
+def _validate_container_ports(ports: Any, path: str) -> list[FieldError]:
+    errs: list[FieldError] = []
+    for i, port in enumerate(ports or []):
+        p = index(path, i)
+        if port.get("name"):
+            errs += _port_name_errors(str(port["name"]), child(p, "name"))
+        container_port = port.get("containerPort")
+        if not container_port:
+            errs.append(errors.required(child(p, "containerPort")))
+        else:
+            errs += port_errors(container_port, child(p, "containerPort"))
+        if port.get("hostPort"):
+            errs += port_errors(port["hostPort"], child(p, "hostPort"))
+        protocol = port.get("protocol")
+        if not protocol:
+            errs.append(errors.required(child(p, "protocol")))
+        elif protocol not in PORT_PROTOCOLS:
+            errs.append(errors.not_supported(child(p, "protocol"), protocol, PORT_PROTOCOLS))
+    return errs
+
+
+def _validate_container(container: Obj, path: str, volumes: set[str], image_required: bool) -> list[FieldError]:
+    errs: list[FieldError] = []
+    image = container.get("image")
+    if not image:
+        errs.append(errors.required(child(path, "image")))
+    elif image_required and image.strip() != image:
+        errs.append(errors.invalid(child(path, "image"), image, "must not have leading or trailing whitespace"))
+    policy = container.get("imagePullPolicy")
+    if not policy:
+        errs.append(errors.required(child(path, "imagePullPolicy")))
+    elif policy not in PULL_POLICIES:
+        errs.append(errors.not_supported(child(path, "imagePullPolicy"), policy, PULL_POLICIES))
+    tmp = container.get("terminationMessagePolicy")
+    if tmp and tmp not in TERMINATION_MESSAGE_POLICIES:
+        errs.append(errors.not_supported(child(path, "terminationMessagePolicy"), tmp, TERMINATION_MESSAGE_POLICIES))
+    errs += _validate_container_ports(container.get("ports"), child(path, "ports"))
+    for i, mount in enumerate(container.get("volumeMounts") or []):
+        mp = index(child(path, "volumeMounts"), i)
+        name = mount.get("name", "")
+        if not name:
+            errs.append(errors.required(child(mp, "name")))
+        elif name not in volumes:
+            errs.append(_not_found(child(mp, "name"), name))
+        if not mount.get("mountPath"):
+            errs.append(errors.required(child(mp, "mountPath")))
+    return errs
+
+
+def _validate_containers(spec: Obj, path: str, volumes: set[str], image_required: bool) -> list[FieldError]:
+    errs: list[FieldError] = []
+    containers = spec.get("containers") or []
+    if not containers:
+        errs.append(errors.required(child(path, "containers")))
+    seen: set[str] = set()
+    for field_name in ("initContainers", "containers"):
+        for i, container in enumerate(spec.get(field_name) or []):
+            cpath = index(child(path, field_name), i)
+            name = container.get("name") or ""
+            if not name:
+                errs.append(errors.required(child(cpath, "name")))
+            else:
+                errs += dns1123_label_errors(name, child(cpath, "name"))
+                if name in seen:
+                    errs.append(errors.duplicate(child(cpath, "name"), name))
+                seen.add(name)
+            errs += _validate_container(container, cpath, volumes, image_required)
+    return errs
+
+
+def _validate_volumes(spec: Obj, path: str) -> tuple[set[str], list[FieldError]]:
+    errs: list[FieldError] = []
+    names: set[str] = set()
+    for i, volume in enumerate(spec.get("volumes") or []):
+        vp = index(child(path, "volumes"), i)
+        name = volume.get("name") or ""
+        if not name:
+            errs.append(errors.required(child(vp, "name")))
+            continue
+        errs += dns1123_label_errors(name, child(vp, "name"))
+        if name in names:
+            errs.append(errors.duplicate(child(vp, "name"), name))
+        names.add(name)
+    return names, errs
+
+
+def validate_pod_spec(spec: Any, path: str, *, is_pod: bool) -> list[FieldError]:
+    """The parts of ``ValidatePodSpec`` clients run into: containers, ports, enums."""
+    if not isinstance(spec, dict):
+        return [errors.required(path)]
+    volumes, errs = _validate_volumes(spec, path)
+    errs += _validate_containers(spec, path, volumes, image_required=is_pod)
+    restart = spec.get("restartPolicy")
+    if not restart:
+        errs.append(errors.required(child(path, "restartPolicy")))
+    elif restart not in RESTART_POLICIES:
+        errs.append(errors.not_supported(child(path, "restartPolicy"), restart, RESTART_POLICIES))
+    dns = spec.get("dnsPolicy")
+    if not dns:
+        errs.append(errors.required(child(path, "dnsPolicy")))
+    elif dns not in DNS_POLICIES:
+        errs.append(errors.not_supported(child(path, "dnsPolicy"), dns, DNS_POLICIES))
+    deadline = spec.get("activeDeadlineSeconds")
+    if deadline is not None and not 1 <= deadline <= MAX_INT32:
+        errs.append(errors.invalid(child(path, "activeDeadlineSeconds"), deadline,
+                                   f"must be between 1 and {MAX_INT32}, inclusive"))
+    if spec.get("nodeName"):
+        errs += dns1123_subdomain_errors(spec["nodeName"], child(path, "nodeName"))
+    errs += _validate_tolerations(spec.get("tolerations"), child(path, "tolerations"))
+    return errs
+
+
+def _validate_tolerations(tolerations: Any, path: str) -> list[FieldError]:
+    errs: list[FieldError] = []
+    effects = ["NoExecute", "NoSchedule", "PreferNoSchedule"]
+    for i, tol in enumerate(tolerations or []):
+        tp = index(path, i)
+        operator = tol.get("operator") or "Equal"
+        if operator not in ("Equal", "Exists"):
+            errs.append(errors.not_supported(child(tp, "operator"), operator, ["Equal", "Exists"]))
+        if operator == "Exists" and tol.get("value"):
+            errs.append(errors.invalid(child(tp, "operator"), tol.get("value"),
+                                       "value must be empty when `operator` is 'Exists'"))
+        if not tol.get("key") and operator != "Exists":
+            errs.append(errors.invalid(child(tp, "operator"), operator,
+                                       "operator must be Exists when `key` is empty, which means \"match all values and all keys\""))
+        effect = tol.get("effect")
+        if effect and effect not in effects:
+            errs.append(errors.not_supported(child(tp, "effect"), effect, effects))
+        if tol.get("tolerationSeconds") is not None and effect != "NoExecute":
+            errs.append(errors.invalid(child(tp, "effect"), effect or "",
+                                       "effect must be 'NoExecute' when `tolerationSeconds` is set"))
+    return errs
+
+
+def validate_pod_template(template: Any, path: str) -> list[FieldError]:
+    """``ValidatePodTemplateSpec``: the embedded spec (no pod-only image whitespace check)."""
+    if not isinstance(template, dict):
+        return [errors.required(path)]
+    errs = validate_pod_spec(template.get("spec"), child(path, "spec"), is_pod=False)
+    if (template.get("spec") or {}).get("ephemeralContainers"):
+        errs.append(errors.forbidden(child(path, "spec.ephemeralContainers"),
+                                     "ephemeral containers not allowed in pod template"))
+    return errs
+
+
+# --- update rules -----------------------------------------------------------------
+
+def _container_update_errors(new: list, old: list, path: str) -> tuple[list[FieldError], bool]:
+    if len(new) != len(old):
+        return [errors.forbidden(path, "pod updates may not add or remove containers")], True
+    errs: list[FieldError] = []
+    for i, container in enumerate(new):
+        image = container.get("image") or ""
+        if not image:
+            errs.append(errors.required(child(index(path, i), "image")))
+        elif image.strip() != image:
+            errs.append(errors.invalid(child(index(path, i), "image"), image,
+                                       "must not have leading or trailing whitespace"))
+    return errs, False
+
+
+def _only_added_tolerations(new: list, old: list, path: str) -> list[FieldError]:
+    """Every old toleration must survive; only its tolerationSeconds may change."""
+    for old_tol in old:
+        wanted = {k: v for k, v in old_tol.items() if k != "tolerationSeconds"}
+        if not any({k: v for k, v in t.items() if k != "tolerationSeconds"} == wanted for t in new):
+            return [errors.forbidden(path, "existing toleration can not be modified except its tolerationSeconds")]
+    return []
+
+
+def _spec_diff(old: Obj, new: Obj) -> str:
+    """A short, stable rendering of what changed, in the shape of go-cmp's diff."""
+    lines = ["  core.PodSpec{"]
+    for name in sorted(set(old) | set(new)):
+        if old.get(name) != new.get(name):
+            if name in old:
+                lines.append(f"- \t{name}: {json.dumps(old[name], sort_keys=True)},")
+            if name in new:
+                lines.append(f"+ \t{name}: {json.dumps(new[name], sort_keys=True)},")
+    lines.append("  }")
+    return "\n".join(lines) + "\n"
+
+
+def validate_pod_update(new_spec: Obj, old_spec: Obj) -> list[FieldError]:
+    """``ValidatePodUpdate``: only images, a shrinking deadline and added tolerations move."""
+    errs: list[FieldError] = []
+    for name in ("containers", "initContainers"):
+        found, stop = _container_update_errors(new_spec.get(name) or [], old_spec.get(name) or [], child("spec", name))
+        errs += found
+        if stop:
+            return errs
+    new_deadline = new_spec.get("activeDeadlineSeconds")
+    old_deadline = old_spec.get("activeDeadlineSeconds")
+    if new_deadline is not None:
+        if new_deadline < 0 or new_deadline > MAX_INT32:
+            return errs + [errors.invalid("spec.activeDeadlineSeconds", new_deadline,
+                                          f"must be between 0 and {MAX_INT32}, inclusive")]
+        if old_deadline is not None and old_deadline < new_deadline:
+            return errs + [errors.invalid("spec.activeDeadlineSeconds", new_deadline,
+                                          "must be less than or equal to previous value")]
+    elif old_deadline is not None:
+        errs.append(errors.invalid("spec.activeDeadlineSeconds", None, "must not update from a positive integer to nil value"))
+    errs += _only_added_tolerations(new_spec.get("tolerations") or [], old_spec.get("tolerations") or [], "spec.tolerations")
+    errs += _scheduling_gate_errors(new_spec.get("schedulingGates") or [], old_spec.get("schedulingGates") or [])
+    if new_spec == old_spec:
+        return errs
+    munged = _munge_updatable(new_spec, old_spec)
+    if munged != old_spec:
+        errs.append(errors.forbidden("spec", POD_UPDATE_FORBIDDEN + "\n" + _spec_diff(old_spec, munged)))
+    return errs
+
+
+def _scheduling_gate_errors(new: list, old: list) -> list[FieldError]:
+    """Gates may only be removed once set."""
+    old_names = [g.get("name") for g in old]
+    for i, gate in enumerate(new):
+        if gate.get("name") not in old_names:
+            return [errors.forbidden(index("spec.schedulingGates", i), "only deletion is allowed, but found new scheduling gate '"
+                                     + str(gate.get("name")) + "'")]
+    return []
+
+
+def _munge_updatable(new_spec: Obj, old_spec: Obj) -> Obj:
+    """``new_spec`` with every field a user may change copied back from ``old_spec``."""
+    munged = copy.deepcopy(new_spec)
+    for name in ("containers", "initContainers"):
+        for new_c, old_c in zip(munged.get(name) or [], old_spec.get(name) or []):
+            if "image" in old_c:
+                new_c["image"] = old_c["image"]
+            else:
+                new_c.pop("image", None)
+    for name in ("activeDeadlineSeconds", "tolerations", "schedulingGates"):
+        if name in old_spec:
+            munged[name] = copy.deepcopy(old_spec[name])
+        else:
+            munged.pop(name, None)
+    old_grace = old_spec.get("terminationGracePeriodSeconds")
+    if old_grace is not None and old_grace < 0 and munged.get("terminationGracePeriodSeconds") == 1:
+        munged["terminationGracePeriodSeconds"] = old_grace
+    return munged
+
+
+class PodStrategy(Strategy):
+    """Pods: defaults, Pending status with QoS class, and the narrow update rules."""
+
+    def default(self, obj: Obj, ctx: WriteContext) -> None:
+        default_pod(obj)
+
+    def prepare_for_create(self, obj: Obj, ctx: WriteContext) -> None:
+        spec = obj.get("spec") or {}
+        obj["status"] = {"phase": "Pending", "qosClass": compute_qos_class(spec)}
+
+    def validate(self, obj: Obj) -> list[FieldError]:
+        errs = validate_pod_spec(obj.get("spec"), "spec", is_pod=True)
+        if (obj.get("spec") or {}).get("ephemeralContainers"):
+            errs.append(errors.forbidden("spec.ephemeralContainers", "cannot be set on create"))
+        spec = obj.get("spec") or {}
+        if spec.get("nodeName") and spec.get("schedulingGates"):
+            errs.append(errors.forbidden("spec.nodeName", "cannot be set until all schedulingGates have been cleared"))
+        return errs
+
+    def validate_update(self, new: Obj, old: Obj) -> list[FieldError]:
+        errs = validate_pod_spec(new.get("spec"), "spec", is_pod=True)
+        return errs + validate_pod_update(new.get("spec") or {}, old.get("spec") or {})

@@ -1,0 +1,402 @@
+"""Strategies for the small API groups: events, autoscaling, networking, policy, RBAC,
+storage, scheduling, coordination and discovery."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from fakekube.api import errors
+from fakekube.api.errors import FieldError
+from fakekube.api.registry import Strategy, WriteContext
+from fakekube.api.types._util import (
+    GoLiteral,
+    Obj,
+    ensure_dict,
+    immutable,
+    non_negative,
+)
+
+RBAC_GROUP = "rbac.authorization.k8s.io"
+MAX_USER_PRIORITY = 1_000_000_000
+_PERCENT_RE = re.compile(r"^[0-9]+%$")
+
+
+class EventsV1Strategy(Strategy):
+    """events.k8s.io/v1 Events: the fields the new API makes mandatory."""
+
+    def validate(self, obj: Obj) -> list[FieldError]:
+        errs: list[FieldError] = []
+        if not obj.get("eventTime"):
+            errs.append(errors.required("eventTime"))
+        event_type = obj.get("type")
+        if event_type not in ("Normal", "Warning"):
+            errs.append(errors.invalid("type", "", f"has invalid value: {event_type or ''}"))
+        for name in ("reportingController", "reportingInstance", "action", "reason"):
+            if not obj.get(name):
+                errs.append(errors.required(name))
+        if len(obj.get("note") or "") > 1024:
+            errs.append(errors.too_long("note", "", 1024))
+        return errs
+
+    def validate_update(self, new: Obj, old: Obj) -> list[FieldError]:
+        errs = self.validate(new)
+        for name in ("eventTime", "reportingController", "reportingInstance", "action", "reason", "regarding", "related", "type"):
+            if new.get(name) != old.get(name):
+                errs.append(errors.invalid(name, GoLiteral(str(new.get(name))), "field is immutable"))
+        return errs
+
+
+class LeaseStrategy(Strategy):
+    """Leases: positive durations, non-negative transitions."""
+
+    def validate(self, obj: Obj) -> list[FieldError]:
+        spec = obj.get("spec") or {}
+        errs: list[FieldError] = []
+        duration = spec.get("leaseDurationSeconds")
+        if duration is not None and duration <= 0:
+            errs.append(errors.invalid("spec.leaseDurationSeconds", duration, "must be greater than 0"))
+        if spec.get("leaseTransitions") is not None:
+            errs += non_negative(spec["leaseTransitions"], "spec.leaseTransitions")
+        return errs
+
+
+def _int_or_percent_errors(value: Any, path: str) -> list[FieldError]:
+    if isinstance(value, int) and not isinstance(value, bool):
+        return non_negative(value, path)
+    if isinstance(value, str) and not _PERCENT_RE.match(value):
+        return [errors.invalid(path, value, "a valid percent string must be a numeric string followed by an ending '%' "
+                                            "(e.g. '1%',  or '93%', regex used for validation is '[0-9]+%')")]
+    if isinstance(value, str) and int(value[:-1]) > 100:
+        return [errors.invalid(path, value, "must not be greater than 100%")]
+    return []
+
+
+class PodDisruptionBudgetStrategy(Strategy):
+    """PDBs: minAvailable xor maxUnavailable; status counters start at zero."""
+
+    tracks_generation = True
+
+    def prepare_for_create(self, obj: Obj, ctx: WriteContext) -> None:
+        obj["status"] = {"disruptionsAllowed": 0, "currentHealthy": 0, "desiredHealthy": 0, "expectedPods": 0}
+
+    def validate(self, obj: Obj) -> list[FieldError]:
+        spec = obj.get("spec") or {}
+        errs: list[FieldError] = []
+        if spec.get("minAvailable") is not None and spec.get("maxUnavailable") is not None:
+            errs.append(errors.invalid("spec", GoLiteral("policy.PodDisruptionBudgetSpec{...}"),
+                                       "minAvailable and maxUnavailable cannot be both set"))
+        for name in ("minAvailable", "maxUnavailable"):
+            if spec.get(name) is not None:
+                errs += _int_or_percent_errors(spec[name], f"spec.{name}")
+        policy = spec.get("unhealthyPodEvictionPolicy")
+        if policy is not None and policy not in ("AlwaysAllow", "IfHealthyBudget"):
+            errs.append(errors.not_supported("spec.unhealthyPodEvictionPolicy", policy, ["AlwaysAllow", "IfHealthyBudget"]))
+        return errs
+
+
+class PriorityClassStrategy(Strategy):
+    """PriorityClasses: value fixed after create; user values capped at one billion."""
+
+    def default(self, obj: Obj, ctx: WriteContext) -> None:
+        if not obj.get("preemptionPolicy"):
+            obj["preemptionPolicy"] = "PreemptLowerPriority"
+
+    def validate(self, obj: Obj) -> list[FieldError]:
+        name = (obj.get("metadata") or {}).get("name") or ""
+        errs: list[FieldError] = []
+        value = obj.get("value", 0)
+        if name.startswith("system-"):
+            if name not in ("system-cluster-critical", "system-node-critical"):
+                errs.append(errors.invalid("metadata.name", name, "priority class names with 'system-' prefix are reserved"))
+        elif isinstance(value, int) and value > MAX_USER_PRIORITY:
+            errs.append(errors.forbidden("value", f"maximum allowed value of a user defined priority is {MAX_USER_PRIORITY}"))
+        policy = obj.get("preemptionPolicy")
+        if policy not in ("Never", "PreemptLowerPriority"):
+            errs.append(errors.not_supported("preemptionPolicy", policy, ["Never", "PreemptLowerPriority"]))
+        return errs
+
+    def validate_update(self, new: Obj, old: Obj) -> list[FieldError]:
+        errs: list[FieldError] = []
+        if new.get("value") != old.get("value"):
+            errs.append(errors.forbidden("value", "may not be changed in an update."))
+        errs += immutable(new.get("preemptionPolicy"), old.get("preemptionPolicy"), "preemptionPolicy")
+        return errs + self.validate(new)
+
+
+class StorageClassStrategy(Strategy):
+    """StorageClasses: provisioner required; provisioner, parameters, reclaim policy fixed."""
+
+    def default(self, obj: Obj, ctx: WriteContext) -> None:
+        if not obj.get("reclaimPolicy"):
+            obj["reclaimPolicy"] = "Delete"
+        if not obj.get("volumeBindingMode"):
+            obj["volumeBindingMode"] = "Immediate"
+
+    def validate(self, obj: Obj) -> list[FieldError]:
+        errs: list[FieldError] = []
+        if not obj.get("provisioner"):
+            errs.append(errors.required("provisioner"))
+        policy = obj.get("reclaimPolicy")
+        if policy not in ("Delete", "Retain"):
+            errs.append(errors.not_supported("reclaimPolicy", policy, ["Delete", "Retain"]))
+        mode = obj.get("volumeBindingMode")
+        if mode not in ("Immediate", "WaitForFirstConsumer"):
+            errs.append(errors.not_supported("volumeBindingMode", mode, ["Immediate", "WaitForFirstConsumer"]))
+        return errs
+
+    def validate_update(self, new: Obj, old: Obj) -> list[FieldError]:
+        errs: list[FieldError] = []
+        if (new.get("parameters") or {}) != (old.get("parameters") or {}):
+            errs.append(errors.forbidden("parameters", "updates to parameters are forbidden."))
+        if new.get("provisioner") != old.get("provisioner"):
+            errs.append(errors.forbidden("provisioner", "updates to provisioner are forbidden."))
+        if new.get("reclaimPolicy") != old.get("reclaimPolicy"):
+            errs.append(errors.forbidden("reclaimPolicy", "updates to reclaimPolicy are forbidden."))
+        errs += immutable(new.get("volumeBindingMode"), old.get("volumeBindingMode"), "volumeBindingMode")
+        return errs + self.validate(new)
+
+
+# --- networking -------------------------------------------------------------------
+
+def _backend_errors(backend: Any, path: str) -> list[FieldError]:
+    if not isinstance(backend, dict) or (not backend.get("service") and not backend.get("resource")):
+        return [errors.invalid(path, GoLiteral("networking.IngressBackend{...}"), "one backend must be specified")]
+    if backend.get("service") and backend.get("resource"):
+        return [errors.invalid(path, GoLiteral("networking.IngressBackend{...}"), "cannot set both resource and service backends")]
+    service = backend.get("service")
+    if not service:
+        return []
+    errs: list[FieldError] = []
+    if not service.get("name"):
+        errs.append(errors.required(f"{path}.service.name"))
+    port = service.get("port") or {}
+    if port.get("name") and port.get("number"):
+        errs.append(errors.invalid(f"{path}.service.port", GoLiteral("networking.ServiceBackendPort{...}"),
+                                   "cannot set both port name & port number"))
+    elif not port.get("name") and not port.get("number"):
+        errs.append(errors.invalid(f"{path}.service.port", GoLiteral("networking.ServiceBackendPort{...}"),
+                                   "port name or number is required"))
+    return errs
+
+
+class IngressStrategy(Strategy):
+    """Ingresses: every path needs a pathType and a backend; absolute paths."""
+
+    tracks_generation = True
+
+    def prepare_for_create(self, obj: Obj, ctx: WriteContext) -> None:
+        obj["status"] = {"loadBalancer": {}}
+
+    def validate(self, obj: Obj) -> list[FieldError]:
+        spec = obj.get("spec") or {}
+        errs: list[FieldError] = []
+        if not spec.get("rules") and not spec.get("defaultBackend"):
+            errs.append(errors.invalid("spec.rules", GoLiteral("[]networking.IngressRule(nil)"),
+                                       "either `defaultBackend` or `rules` must be specified"))
+        if spec.get("defaultBackend"):
+            errs += _backend_errors(spec["defaultBackend"], "spec.defaultBackend")
+        for i, rule in enumerate(spec.get("rules") or []):
+            paths = (rule.get("http") or {}).get("paths")
+            if rule.get("http") is not None and not paths:
+                errs.append(errors.required(f"spec.rules[{i}].http.paths"))
+            for j, path in enumerate(paths or []):
+                errs += self._path_errors(path, f"spec.rules[{i}].http.paths[{j}]")
+        return errs
+
+    @staticmethod
+    def _path_errors(path: Obj, where: str) -> list[FieldError]:
+        errs: list[FieldError] = []
+        path_type = path.get("pathType")
+        if not path_type:
+            errs.append(errors.required(f"{where}.pathType", "pathType must be specified"))
+        elif path_type not in ("Exact", "ImplementationSpecific", "Prefix"):
+            errs.append(errors.not_supported(f"{where}.pathType", path_type, ["Exact", "ImplementationSpecific", "Prefix"]))
+        value = path.get("path") or ""
+        if path_type in ("Exact", "Prefix") and not value.startswith("/"):
+            errs.append(errors.invalid(f"{where}.path", value, "must be an absolute path"))
+        return errs + _backend_errors(path.get("backend"), f"{where}.backend")
+
+
+class NetworkPolicyStrategy(Strategy):
+    """NetworkPolicies: policyTypes default from the rules present; TCP ports."""
+
+    tracks_generation = True
+
+    def default(self, obj: Obj, ctx: WriteContext) -> None:
+        spec = ensure_dict(obj, "spec")
+        for direction in ("ingress", "egress"):
+            for rule in spec.get(direction) or []:
+                for port in rule.get("ports") or []:
+                    if not port.get("protocol"):
+                        port["protocol"] = "TCP"
+        if not spec.get("policyTypes"):
+            types = ["Ingress"]
+            if spec.get("egress"):
+                types.append("Egress")
+            spec["policyTypes"] = types
+
+    def validate(self, obj: Obj) -> list[FieldError]:
+        spec = obj.get("spec") or {}
+        errs: list[FieldError] = []
+        if "podSelector" not in spec:
+            errs.append(errors.required("spec.podSelector"))
+        allowed = ["Egress", "Ingress"]
+        for i, policy_type in enumerate(spec.get("policyTypes") or []):
+            if policy_type not in allowed:
+                errs.append(errors.not_supported(f"spec.policyTypes[{i}]", policy_type, allowed))
+        return errs
+
+
+class HorizontalPodAutoscalerStrategy(Strategy):
+    """HPAs (autoscaling/v2): minReplicas 1 and the 80 % CPU metric by default."""
+
+    def default(self, obj: Obj, ctx: WriteContext) -> None:
+        spec = ensure_dict(obj, "spec")
+        if spec.get("minReplicas") is None:
+            spec["minReplicas"] = 1
+        if not spec.get("metrics"):
+            spec["metrics"] = [{"type": "Resource", "resource": {
+                "name": "cpu", "target": {"type": "Utilization", "averageUtilization": 80}}}]
+
+    def prepare_for_create(self, obj: Obj, ctx: WriteContext) -> None:
+        obj["status"] = {"desiredReplicas": 0}
+
+    def validate(self, obj: Obj) -> list[FieldError]:
+        spec = obj.get("spec") or {}
+        errs: list[FieldError] = []
+        ref = spec.get("scaleTargetRef") or {}
+        if not ref.get("kind"):
+            errs.append(errors.required("spec.scaleTargetRef.kind"))
+        if not ref.get("name"):
+            errs.append(errors.required("spec.scaleTargetRef.name"))
+        min_replicas = spec.get("minReplicas")
+        max_replicas = spec.get("maxReplicas", 0)
+        if min_replicas is not None and min_replicas < 1:
+            errs.append(errors.invalid("spec.minReplicas", min_replicas, "must be greater than or equal to 1"))
+        if max_replicas < 1:
+            errs.append(errors.invalid("spec.maxReplicas", max_replicas, "must be greater than or equal to 1"))
+        if min_replicas is not None and max_replicas < min_replicas:
+            errs.append(errors.invalid("spec.maxReplicas", max_replicas, "must be greater than or equal to `minReplicas`"))
+        return errs
+
+
+# --- RBAC ---------------------------------------------------------------------------
+
+def _rule_errors(rules: Any, namespaced: bool) -> list[FieldError]:
+    errs: list[FieldError] = []
+    for i, rule in enumerate(rules or []):
+        path = f"rules[{i}]"
+        if not rule.get("verbs"):
+            errs.append(errors.required(f"{path}.verbs", "verbs must contain at least one value"))
+        if rule.get("nonResourceURLs"):
+            if namespaced:
+                errs.append(errors.invalid(f"{path}.nonResourceURLs", GoLiteral(str(rule["nonResourceURLs"])),
+                                           "namespaced rules cannot apply to non-resource URLs"))
+            if rule.get("apiGroups") or rule.get("resources"):
+                errs.append(errors.invalid(f"{path}.nonResourceURLs", GoLiteral(str(rule["nonResourceURLs"])),
+                                           "rules cannot apply to both regular resources and non-resource URLs"))
+            continue
+        if not rule.get("apiGroups"):
+            errs.append(errors.required(f"{path}.apiGroups", "resource rules must supply at least one api group"))
+        if not rule.get("resources"):
+            errs.append(errors.required(f"{path}.resources", "resource rules must supply at least one resource"))
+    return errs
+
+
+class RoleStrategy(Strategy):
+    """Roles: each rule needs verbs and either resources or (cluster-wide) URLs."""
+
+    def __init__(self, namespaced: bool) -> None:
+        self.namespaced = namespaced
+
+    def validate(self, obj: Obj) -> list[FieldError]:
+        return _rule_errors(obj.get("rules"), self.namespaced)
+
+
+def _go_role_ref(ref: Obj) -> GoLiteral:
+    return GoLiteral(f'rbac.RoleRef{{APIGroup:"{ref.get("apiGroup", "")}", Kind:"{ref.get("kind", "")}", '
+                     f'Name:"{ref.get("name", "")}"}}')
+
+
+class RoleBindingStrategy(Strategy):
+    """Role bindings: a valid roleRef that never changes; subjects get their apiGroup."""
+
+    def __init__(self, namespaced: bool) -> None:
+        self.namespaced = namespaced
+
+    def default(self, obj: Obj, ctx: WriteContext) -> None:
+        for subject in obj.get("subjects") or []:
+            if subject.get("apiGroup") is None:
+                if subject.get("kind") == "ServiceAccount":
+                    subject["apiGroup"] = ""
+                elif subject.get("kind") in ("User", "Group"):
+                    subject["apiGroup"] = RBAC_GROUP
+
+    def validate(self, obj: Obj) -> list[FieldError]:
+        ref = obj.get("roleRef") or {}
+        errs: list[FieldError] = []
+        if ref.get("apiGroup") != RBAC_GROUP:
+            errs.append(errors.not_supported("roleRef.apiGroup", ref.get("apiGroup", ""), [RBAC_GROUP]))
+        kinds = ["Role", "ClusterRole"] if self.namespaced else ["ClusterRole"]
+        if ref.get("kind") not in kinds:
+            errs.append(errors.not_supported("roleRef.kind", ref.get("kind", ""), kinds))
+        if not ref.get("name"):
+            errs.append(errors.required("roleRef.name"))
+        for i, subject in enumerate(obj.get("subjects") or []):
+            errs += self._subject_errors(subject, f"subjects[{i}]")
+        return errs
+
+    def _subject_errors(self, subject: Obj, path: str) -> list[FieldError]:
+        errs: list[FieldError] = []
+        if not subject.get("name"):
+            errs.append(errors.required(f"{path}.name"))
+        kind = subject.get("kind")
+        if kind == "ServiceAccount":
+            if subject.get("apiGroup"):
+                errs.append(errors.not_supported(f"{path}.apiGroup", subject["apiGroup"], [""]))
+            if not self.namespaced and not subject.get("namespace"):
+                errs.append(errors.required(f"{path}.namespace"))
+        elif kind in ("User", "Group"):
+            if subject.get("apiGroup") != RBAC_GROUP:
+                errs.append(errors.not_supported(f"{path}.apiGroup", subject.get("apiGroup", ""), [RBAC_GROUP]))
+        else:
+            errs.append(errors.not_supported(f"{path}.kind", kind or "", ["ServiceAccount", "User", "Group"]))
+        return errs
+
+    def validate_update(self, new: Obj, old: Obj) -> list[FieldError]:
+        errs: list[FieldError] = []
+        if new.get("roleRef") != old.get("roleRef"):
+            errs.append(errors.invalid("roleRef", _go_role_ref(new.get("roleRef") or {}), "cannot change roleRef"))
+        return errs + self.validate(new)
+
+
+# --- discovery ----------------------------------------------------------------------
+
+ADDRESS_TYPES = ["FQDN", "IPv4", "IPv6"]
+
+
+class EndpointSliceStrategy(Strategy):
+    """EndpointSlices: addressType required and fixed; ports named "" and TCP by default."""
+
+    def default(self, obj: Obj, ctx: WriteContext) -> None:
+        for port in obj.get("ports") or []:
+            if port.get("name") is None:
+                port["name"] = ""
+            if not port.get("protocol"):
+                port["protocol"] = "TCP"
+
+    def validate(self, obj: Obj) -> list[FieldError]:
+        errs: list[FieldError] = []
+        address_type = obj.get("addressType")
+        if not address_type:
+            errs.append(errors.required("addressType"))
+        elif address_type not in ADDRESS_TYPES:
+            errs.append(errors.not_supported("addressType", address_type, ADDRESS_TYPES))
+        for i, endpoint in enumerate(obj.get("endpoints") or []):
+            if not endpoint.get("addresses"):
+                errs.append(errors.required(f"endpoints[{i}].addresses", "must contain at least 1 address"))
+        return errs
+
+    def validate_update(self, new: Obj, old: Obj) -> list[FieldError]:
+        return immutable(new.get("addressType"), old.get("addressType"), "addressType") + self.validate(new)

@@ -1,0 +1,534 @@
+"""Generic name and ObjectMeta validation, worded exactly as apimachinery words it.
+
+Clients and tests match on these messages (``metadata.name: Invalid value: "Foo": a
+lowercase RFC 1123 subdomain must ...``), so the string checks mirror
+``k8s.io/apimachinery/pkg/util/validation`` and the metadata rules mirror
+``pkg/api/validation/objectmeta.go`` of Kubernetes 1.33 (apimachinery v0.33).
+
+Go iterates label and annotation maps in random order; we iterate keys sorted, so the
+order of several errors is stable from run to run.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime, timezone
+from typing import Any, Callable, Mapping
+
+from fakekube.api.errors import FIELD_TOO_LONG, FieldError, forbidden, invalid, required
+
+# ---------------------------------------------------------------------------
+# Go-style rendering used inside messages
+
+
+def go_quote(text: str) -> str:
+    """Go's ``%q`` / ``strconv.Quote``: double quotes, C-style escapes for non-printables."""
+    escapes = {"\a": "\\a", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t", "\v": "\\v",
+               '"': '\\"', "\\": "\\\\"}
+    out = []
+    for c in text:
+        if c in escapes:
+            out.append(escapes[c])
+        elif c == " " or c.isprintable():
+            out.append(c)
+        elif ord(c) < 0x80:
+            out.append(f"\\x{ord(c):02x}")
+        elif ord(c) < 0x10000:
+            out.append(f"\\u{ord(c):04x}")
+        else:
+            out.append(f"\\U{ord(c):08x}")
+    return '"' + "".join(out) + '"'
+
+
+class GoText:
+    """A value that a :class:`FieldError` prints verbatim (Go's ``%v`` of a non-string)."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    def __str__(self) -> str:
+        return self.text
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, GoText) and other.text == self.text
+
+    def __hash__(self) -> int:
+        return hash(self.text)
+
+    def __repr__(self) -> str:
+        return f"GoText({self.text!r})"
+
+
+def go_strings(values: list[str]) -> GoText:
+    """A ``[]string`` as ``%#v`` prints it: ``[]string{"a", "b"}``."""
+    return GoText("[]string{" + ", ".join(go_quote(v) for v in values) + "}")
+
+
+# ---------------------------------------------------------------------------
+# String checks (pkg/util/validation)
+
+QUALIFIED_NAME_MAX_LENGTH = 63
+LABEL_VALUE_MAX_LENGTH = 63
+DNS1123_LABEL_MAX_LENGTH = 63
+DNS1123_SUBDOMAIN_MAX_LENGTH = 253
+DNS1035_LABEL_MAX_LENGTH = 63
+
+_QNAME_CHAR = "[A-Za-z0-9]"
+_QNAME_EXT_CHAR = "[-A-Za-z0-9_.]"
+_QUALIFIED_NAME_FMT = "(" + _QNAME_CHAR + _QNAME_EXT_CHAR + "*)?" + _QNAME_CHAR
+_QUALIFIED_NAME_ERR = ("must consist of alphanumeric characters, '-', '_' or '.', "
+                       "and must start and end with an alphanumeric character")
+_LABEL_VALUE_FMT = "(" + _QUALIFIED_NAME_FMT + ")?"
+_LABEL_VALUE_ERR = ("a valid label must be an empty string or consist of alphanumeric characters, "
+                    "'-', '_' or '.', and must start and end with an alphanumeric character")
+_DNS1123_LABEL_FMT = "[a-z0-9]([-a-z0-9]*[a-z0-9])?"
+_DNS1123_LABEL_ERR = ("a lowercase RFC 1123 label must consist of lower case alphanumeric characters "
+                      "or '-', and must start and end with an alphanumeric character")
+_DNS1123_SUBDOMAIN_FMT = _DNS1123_LABEL_FMT + "(\\." + _DNS1123_LABEL_FMT + ")*"
+_DNS1123_SUBDOMAIN_ERR = ("a lowercase RFC 1123 subdomain must consist of lower case alphanumeric "
+                          "characters, '-' or '.', and must start and end with an alphanumeric character")
+_DNS1035_LABEL_FMT = "[a-z]([-a-z0-9]*[a-z0-9])?"
+_DNS1035_LABEL_ERR = ("a DNS-1035 label must consist of lower case alphanumeric characters or '-', "
+                      "start with an alphabetic character, and end with an alphanumeric character")
+
+
+def _full(pattern: str) -> re.Pattern[str]:
+    # \Z, not $: Go's $ without (?m) does not match before a trailing newline.
+    return re.compile("(?:" + pattern + r")\Z")
+
+
+_QUALIFIED_NAME_RE = _full(_QUALIFIED_NAME_FMT)
+_LABEL_VALUE_RE = _full(_LABEL_VALUE_FMT)
+_DNS1123_LABEL_RE = _full(_DNS1123_LABEL_FMT)
+_DNS1123_SUBDOMAIN_RE = _full(_DNS1123_SUBDOMAIN_FMT)
+_DNS1035_LABEL_RE = _full(_DNS1035_LABEL_FMT)
+
+
+def max_len_error(length: int) -> str:
+    return f"must be no more than {length} characters"
+
+
+def regex_error(message: str, fmt: str, *examples: str) -> str:
+    """``validation.RegexError``: the message, examples, and the regex itself."""
+    if not examples:
+        return f"{message} (regex used for validation is '{fmt}')"
+    shown = " or ".join(f"'{e}', " for e in examples)
+    return f"{message} (e.g. {shown}regex used for validation is '{fmt}')"
+
+
+def empty_error() -> str:
+    return "must be non-empty"
+
+
+def _byte_len(text: str) -> int:
+    """Go's ``len`` of a string counts UTF-8 bytes, not characters."""
+    return len(text.encode("utf-8"))
+
+
+def is_dns1123_subdomain(value: str) -> list[str]:
+    errors = []
+    if _byte_len(value) > DNS1123_SUBDOMAIN_MAX_LENGTH:
+        errors.append(max_len_error(DNS1123_SUBDOMAIN_MAX_LENGTH))
+    if not _DNS1123_SUBDOMAIN_RE.match(value):
+        errors.append(regex_error(_DNS1123_SUBDOMAIN_ERR, _DNS1123_SUBDOMAIN_FMT, "example.com"))
+    return errors
+
+
+def is_dns1123_label(value: str) -> list[str]:
+    errors = []
+    if _byte_len(value) > DNS1123_LABEL_MAX_LENGTH:
+        errors.append(max_len_error(DNS1123_LABEL_MAX_LENGTH))
+    if not _DNS1123_LABEL_RE.match(value):
+        if _DNS1123_SUBDOMAIN_RE.match(value):
+            errors.append("must not contain dots")
+        else:
+            errors.append(regex_error(_DNS1123_LABEL_ERR, _DNS1123_LABEL_FMT, "my-name", "123-abc"))
+    return errors
+
+
+def is_dns1035_label(value: str) -> list[str]:
+    errors = []
+    if _byte_len(value) > DNS1035_LABEL_MAX_LENGTH:
+        errors.append(max_len_error(DNS1035_LABEL_MAX_LENGTH))
+    if not _DNS1035_LABEL_RE.match(value):
+        errors.append(regex_error(_DNS1035_LABEL_ERR, _DNS1035_LABEL_FMT, "my-name", "abc-123"))
+    return errors
+
+
+def is_qualified_name(value: str) -> list[str]:
+    """A label/annotation key: ``[prefix/]name``, prefix a DNS subdomain, name ≤ 63."""
+    errors: list[str] = []
+    parts = value.split("/")
+    if len(parts) > 2:
+        return [f"a qualified name {regex_error(_QUALIFIED_NAME_ERR, _QUALIFIED_NAME_FMT, 'MyName', 'my.name', '123-abc')}"
+                " with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')"]
+    name = parts[-1]
+    if len(parts) == 2:
+        prefix = parts[0]
+        if not prefix:
+            errors.append("prefix part " + empty_error())
+        else:
+            errors += ["prefix part " + m for m in is_dns1123_subdomain(prefix)]
+    if not name:
+        errors.append("name part " + empty_error())
+    elif _byte_len(name) > QUALIFIED_NAME_MAX_LENGTH:
+        errors.append("name part " + max_len_error(QUALIFIED_NAME_MAX_LENGTH))
+    if not _QUALIFIED_NAME_RE.match(name):
+        errors.append("name part " + regex_error(_QUALIFIED_NAME_ERR, _QUALIFIED_NAME_FMT, "MyName", "my.name", "123-abc"))
+    return errors
+
+
+def is_valid_label_value(value: str) -> list[str]:
+    errors = []
+    if _byte_len(value) > LABEL_VALUE_MAX_LENGTH:
+        errors.append(max_len_error(LABEL_VALUE_MAX_LENGTH))
+    if not _LABEL_VALUE_RE.match(value):
+        errors.append(regex_error(_LABEL_VALUE_ERR, _LABEL_VALUE_FMT, "MyValue", "my_value", "12345"))
+    return errors
+
+
+def is_valid_path_segment_name(value: str) -> list[str]:
+    """``path.IsValidPathSegmentName``: the name must be usable as one URL path segment."""
+    if value in (".", ".."):
+        return [f"may not be '{value}'"]
+    return [f"may not contain '{bad}'" for bad in ("/", "%") if bad in value]
+
+
+def is_valid_path_segment_prefix(value: str) -> list[str]:
+    return [f"may not contain '{bad}'" for bad in ("/", "%") if bad in value]
+
+
+# ---------------------------------------------------------------------------
+# Name rules (ValidateNameFunc): (name, prefix) -> messages
+
+NameRule = Callable[..., list[str]]
+
+
+def _mask_trailing_dash(name: str) -> str:
+    """Upstream's maskTrailingDash: a generateName may end in '-'.
+
+    It replaces the last *two* characters with "a" (so "ab-" checks as "aa"); we keep
+    that so the same prefixes pass and fail.
+    """
+    if len(name) > 1 and name.endswith("-"):
+        return name[:-2] + "a"
+    return name
+
+
+def name_is_dns_subdomain(name: str, prefix: bool = False) -> list[str]:
+    return is_dns1123_subdomain(_mask_trailing_dash(name) if prefix else name)
+
+
+def name_is_dns_label(name: str, prefix: bool = False) -> list[str]:
+    return is_dns1123_label(_mask_trailing_dash(name) if prefix else name)
+
+
+def name_is_dns1035_label(name: str, prefix: bool = False) -> list[str]:
+    return is_dns1035_label(_mask_trailing_dash(name) if prefix else name)
+
+
+def name_is_path_segment(name: str, prefix: bool = False) -> list[str]:
+    """``path.ValidatePathSegmentName``: RBAC names may be almost anything (``system:foo``)."""
+    return is_valid_path_segment_prefix(name) if prefix else is_valid_path_segment_name(name)
+
+
+#: The metadata.name rule of each built-in type, keyed by (group, plural), from each
+#: type's Validate* function in Kubernetes 1.33.
+NAME_RULES: dict[tuple[str, str], NameRule] = {
+    ("", "configmaps"): name_is_dns_subdomain,
+    ("", "endpoints"): name_is_dns_subdomain,
+    # core/v1 Events skip ObjectMeta validation (legacyValidateEvent) for old clients;
+    # only the REST path's segment rule applies.
+    ("", "events"): name_is_path_segment,
+    ("", "limitranges"): name_is_dns_subdomain,
+    ("", "namespaces"): name_is_dns_label,
+    ("", "nodes"): name_is_dns_subdomain,
+    ("", "persistentvolumeclaims"): name_is_dns_subdomain,
+    ("", "persistentvolumes"): name_is_dns_subdomain,
+    ("", "pods"): name_is_dns_subdomain,
+    ("", "replicationcontrollers"): name_is_dns_subdomain,
+    ("", "resourcequotas"): name_is_dns_subdomain,
+    ("", "secrets"): name_is_dns_subdomain,
+    ("", "serviceaccounts"): name_is_dns_subdomain,
+    ("", "services"): name_is_dns1035_label,
+    ("apps", "controllerrevisions"): name_is_dns_subdomain,
+    ("apps", "daemonsets"): name_is_dns_subdomain,
+    ("apps", "deployments"): name_is_dns_subdomain,
+    ("apps", "replicasets"): name_is_dns_subdomain,
+    # DNS label since 1.27: pod hostnames are derived from the StatefulSet name.
+    ("apps", "statefulsets"): name_is_dns_label,
+    ("events.k8s.io", "events"): name_is_dns_subdomain,
+    ("autoscaling", "horizontalpodautoscalers"): name_is_dns_subdomain,
+    ("batch", "cronjobs"): name_is_dns_subdomain,
+    ("batch", "jobs"): name_is_dns_subdomain,
+    ("networking.k8s.io", "ingresses"): name_is_dns_subdomain,
+    ("networking.k8s.io", "networkpolicies"): name_is_dns_subdomain,
+    ("policy", "poddisruptionbudgets"): name_is_dns_subdomain,
+    ("rbac.authorization.k8s.io", "clusterrolebindings"): name_is_path_segment,
+    ("rbac.authorization.k8s.io", "clusterroles"): name_is_path_segment,
+    ("rbac.authorization.k8s.io", "rolebindings"): name_is_path_segment,
+    ("rbac.authorization.k8s.io", "roles"): name_is_path_segment,
+    ("storage.k8s.io", "storageclasses"): name_is_dns_subdomain,
+    ("scheduling.k8s.io", "priorityclasses"): name_is_dns_subdomain,
+    ("coordination.k8s.io", "leases"): name_is_dns_subdomain,
+    ("discovery.k8s.io", "endpointslices"): name_is_dns_subdomain,
+}
+
+
+def name_rule_for(group: str, plural: str) -> NameRule:
+    """The name rule of a type; DNS-1123 subdomain (the common rule) when unlisted."""
+    return NAME_RULES.get((group, plural), name_is_dns_subdomain)
+
+
+# ---------------------------------------------------------------------------
+# ObjectMeta on create
+
+TOTAL_ANNOTATION_SIZE_LIMIT_B = 256 * 1024
+FIELD_MANAGER_MAX_LENGTH = 128
+MAX_SUBRESOURCE_NAME_LENGTH = 256
+FIELD_IMMUTABLE = "field is immutable"
+FINALIZER_ORPHAN = "orphan"
+FINALIZER_DELETE_DEPENDENTS = "foregroundDeletion"
+
+Meta = Mapping[str, Any]
+
+
+def _too_long(path: str, max_length: int) -> FieldError:
+    # Upstream omits the value from TooLong messages.
+    return FieldError(FIELD_TOO_LONG, path, f"may not be more than {max_length} bytes")
+
+
+def validate_labels(labels: Mapping[str, str] | None, path: str) -> list[FieldError]:
+    errors = []
+    for key in sorted(labels or {}):
+        errors += [invalid(path, key, m) for m in is_qualified_name(key)]
+        value = (labels or {})[key]
+        errors += [invalid(path, value, m) for m in is_valid_label_value(value)]
+    return errors
+
+
+def validate_annotations(annotations: Mapping[str, str] | None, path: str) -> list[FieldError]:
+    """Keys are qualified names (checked lower-cased); keys+values total ≤ 256 KiB."""
+    annotations = annotations or {}
+    errors = []
+    for key in sorted(annotations):
+        errors += [invalid(path, key, m) for m in is_qualified_name(key.lower())]
+    total_b = sum(_byte_len(k) + _byte_len(v or "") for k, v in annotations.items())
+    if total_b > TOTAL_ANNOTATION_SIZE_LIMIT_B:
+        errors.append(_too_long(path, TOTAL_ANNOTATION_SIZE_LIMIT_B))
+    return errors
+
+
+def _group_version(api_version: str) -> tuple[str, str]:
+    """``schema.ParseGroupVersion``; ("", "") when it cannot parse, as upstream then uses."""
+    if not api_version or api_version == "/":
+        return "", ""
+    slashes = api_version.count("/")
+    if slashes == 0:
+        return "", api_version
+    if slashes > 1:
+        return "", ""
+    group, version = api_version.split("/", 1)
+    return group, version
+
+
+def _validate_owner_reference(ref: Meta, path: str) -> list[FieldError]:
+    errors = []
+    api_version = str(ref.get("apiVersion") or "")
+    kind = str(ref.get("kind") or "")
+    group, version = _group_version(api_version)
+    if not version:
+        errors.append(invalid(f"{path}.apiVersion", api_version, "version must not be empty"))
+    if not kind:
+        errors.append(invalid(f"{path}.kind", kind, "kind must not be empty"))
+    for key in ("name", "uid"):
+        if not ref.get(key):
+            errors.append(invalid(f"{path}.{key}", str(ref.get(key) or ""), f"{key} must not be empty"))
+    if (group, version, kind) == ("", "v1", "Event"):
+        errors.append(invalid(path, GoText(str(dict(ref))), "/v1, Kind=Event is disallowed from being an owner"))
+    return errors
+
+
+def validate_owner_references(refs: list[Meta] | None, path: str) -> list[FieldError]:
+    errors = []
+    first_controller = ""
+    for ref in refs or []:
+        errors += _validate_owner_reference(ref, path)
+        if ref.get("controller") is True:
+            current = f"{ref.get('kind', '')}/{ref.get('name', '')}"
+            if first_controller:
+                errors.append(invalid(path, GoText(str(refs)),
+                                      "Only one reference can have Controller set to true. "
+                                      f'Found "true" in references for {first_controller} and {current}'))
+            else:
+                first_controller = current
+    return errors
+
+
+def validate_finalizers(finalizers: list[str] | None, path: str) -> list[FieldError]:
+    finalizers = list(finalizers or [])
+    errors = []
+    for name in finalizers:
+        errors += [invalid(path, name, m) for m in is_qualified_name(name)]
+    if FINALIZER_ORPHAN in finalizers and FINALIZER_DELETE_DEPENDENTS in finalizers:
+        errors.append(invalid(path, go_strings(finalizers),
+                              f"finalizer {FINALIZER_ORPHAN} and {FINALIZER_DELETE_DEPENDENTS} cannot be both set"))
+    return errors
+
+
+def validate_field_manager(manager: str, path: str) -> list[FieldError]:
+    errors = []
+    if len(manager) > FIELD_MANAGER_MAX_LENGTH:
+        errors.append(_too_long(path, FIELD_MANAGER_MAX_LENGTH))
+    position_b = 0
+    for c in manager:
+        if not (c == " " or c.isprintable()):
+            errors.append(invalid(path, manager, f"invalid character U+{ord(c):04X} (at position {position_b})"))
+        position_b += _byte_len(c)
+    return errors
+
+
+def validate_managed_fields(entries: list[Meta] | None, path: str) -> list[FieldError]:
+    errors = []
+    for i, entry in enumerate(entries or []):
+        entry_path = f"{path}[{i}]"
+        operation = entry.get("operation") or ""
+        if operation not in ("Apply", "Update"):
+            errors.append(invalid(f"{entry_path}.operation", operation, "must be `Apply` or `Update`"))
+        fields_type = entry.get("fieldsType") or ""
+        if fields_type and fields_type != "FieldsV1":
+            errors.append(invalid(f"{entry_path}.fieldsType", fields_type, "must be `FieldsV1`"))
+        errors += validate_field_manager(entry.get("manager") or "", f"{entry_path}.manager")
+        if len(entry.get("subresource") or "") > MAX_SUBRESOURCE_NAME_LENGTH:
+            errors.append(_too_long(f"{entry_path}.subresource", MAX_SUBRESOURCE_NAME_LENGTH))
+    return errors
+
+
+def _validate_names(meta: Meta, name_rule: NameRule) -> list[FieldError]:
+    errors = []
+    generate_name = meta.get("generateName") or ""
+    if generate_name:
+        errors += [invalid("metadata.generateName", generate_name, m) for m in name_rule(generate_name, True)]
+    name = meta.get("name") or ""
+    if not name:
+        errors.append(required("metadata.name", "name or generateName is required"))
+    else:
+        errors += [invalid("metadata.name", name, m) for m in name_rule(name, False)]
+    return errors
+
+
+def _validate_namespace(meta: Meta, namespaced: bool) -> list[FieldError]:
+    namespace = meta.get("namespace") or ""
+    if not namespaced:
+        return [forbidden("metadata.namespace", "not allowed on this type")] if namespace else []
+    if not namespace:
+        return [required("metadata.namespace")]
+    return [invalid("metadata.namespace", namespace, m) for m in name_is_dns_label(namespace)]
+
+
+def _validate_generation(meta: Meta) -> list[FieldError]:
+    generation = meta.get("generation") or 0
+    if isinstance(generation, int) and generation < 0:
+        return [invalid("metadata.generation", generation, "must be greater than or equal to 0")]
+    return []
+
+
+def validate_object_meta(meta: Meta, namespaced: bool, name_rule: NameRule) -> list[FieldError]:
+    """``ValidateObjectMeta`` for a create, in upstream's order of checks.
+
+    Run it after the REST layer has filled ``name`` from ``generateName`` and set the
+    namespace from the URL (upstream's BeforeCreate does both first). ``uid``,
+    ``resourceVersion`` and timestamps are the server's and are not checked here.
+    """
+    return (_validate_names(meta, name_rule)
+            + _validate_namespace(meta, namespaced)
+            + _validate_generation(meta)
+            + _validate_common(meta))
+
+
+def _validate_common(meta: Meta) -> list[FieldError]:
+    return (validate_labels(meta.get("labels"), "metadata.labels")
+            + validate_annotations(meta.get("annotations"), "metadata.annotations")
+            + validate_owner_references(meta.get("ownerReferences"), "metadata.ownerReferences")
+            + validate_finalizers(meta.get("finalizers"), "metadata.finalizers")
+            + validate_managed_fields(meta.get("managedFields"), "metadata.managedFields"))
+
+
+# ---------------------------------------------------------------------------
+# ObjectMeta on update
+
+
+def _go_time(value: Any) -> Any:
+    """A metav1.Time as Go's ``time.Time.String()`` prints it; None as null."""
+    if not value:
+        return None
+    try:
+        parsed = datetime.fromisoformat(str(value).replace("Z", "+00:00")).astimezone(timezone.utc)
+    except ValueError:
+        return str(value)
+    return GoText(parsed.strftime("%Y-%m-%d %H:%M:%S +0000 UTC"))
+
+
+def _immutable(new: Meta, old: Meta, key: str, render: Callable[[Any], Any]) -> list[FieldError]:
+    new_value, old_value = new.get(key), old.get(key)
+    # An absent string field and "" are the same Go zero value; 0 and nil are not.
+    if (None if new_value == "" else new_value) == (None if old_value == "" else old_value):
+        return []
+    return [invalid(f"metadata.{key}", render(new_value), FIELD_IMMUTABLE)]
+
+
+def _no_new_finalizers(new: Meta, old: Meta) -> list[FieldError]:
+    extra = sorted(set(new.get("finalizers") or []) - set(old.get("finalizers") or []))
+    if not extra:
+        return []
+    return [forbidden("metadata.finalizers",
+                      f"no new finalizers can be added if the object is being deleted, found new finalizers "
+                      f"{go_strings(extra)}")]
+
+
+def validate_object_meta_update(new_meta: Meta, old_meta: Meta) -> list[FieldError]:
+    """``ValidateObjectMetaUpdate``: immutable identity, no new finalizers while deleting.
+
+    Call it after :func:`reset_server_fields_for_update`; an unconditional update must
+    have had its ``resourceVersion`` filled from the stored object first (as upstream's
+    store does), or it fails here with "must be specified for an update".
+    """
+    errors: list[FieldError] = []
+    if old_meta.get("deletionTimestamp"):
+        errors += _no_new_finalizers(new_meta, old_meta)
+    if not new_meta.get("resourceVersion"):
+        errors.append(invalid("metadata.resourceVersion", "", "must be specified for an update"))
+    if (new_meta.get("generation") or 0) < (old_meta.get("generation") or 0):
+        errors.append(invalid("metadata.generation", new_meta.get("generation") or 0, "must not be decremented"))
+    as_string: Callable[[Any], Any] = lambda v: str(v or "")
+    errors += _immutable(new_meta, old_meta, "name", as_string)
+    errors += _immutable(new_meta, old_meta, "namespace", as_string)
+    errors += _immutable(new_meta, old_meta, "uid", as_string)
+    errors += _immutable(new_meta, old_meta, "creationTimestamp", _go_time)
+    errors += _immutable(new_meta, old_meta, "deletionTimestamp", _go_time)
+    errors += _immutable(new_meta, old_meta, "deletionGracePeriodSeconds", lambda v: v)
+    return errors + (validate_labels(new_meta.get("labels"), "metadata.labels")
+                     + validate_annotations(new_meta.get("annotations"), "metadata.annotations")
+                     + validate_owner_references(new_meta.get("ownerReferences"), "metadata.ownerReferences")
+                     + validate_managed_fields(new_meta.get("managedFields"), "metadata.managedFields"))
+
+
+def reset_server_fields_for_update(new_meta: dict[str, Any], old_meta: Meta) -> None:
+    """What upstream's ``rest.BeforeUpdate`` copies from the stored object, in place.
+
+    Clients may not change generation (the strategy bumps it), may omit the uid, and
+    cannot move creation or deletion timestamps; so these are restored before
+    validation, which then only reports changes that are real mistakes (a new uid).
+    """
+    if "generation" in old_meta:
+        new_meta["generation"] = old_meta["generation"]
+    else:
+        new_meta.pop("generation", None)
+    if not new_meta.get("uid") and old_meta.get("uid"):
+        new_meta["uid"] = old_meta["uid"]
+    if old_meta.get("creationTimestamp"):
+        new_meta["creationTimestamp"] = old_meta["creationTimestamp"]
+    if old_meta.get("deletionTimestamp"):
+        new_meta["deletionTimestamp"] = old_meta["deletionTimestamp"]
+    if old_meta.get("deletionGracePeriodSeconds") is not None and new_meta.get("deletionGracePeriodSeconds") is None:
+        new_meta["deletionGracePeriodSeconds"] = old_meta["deletionGracePeriodSeconds"]

@@ -1,0 +1,105 @@
+"""Discovery documents compared with upstream's 1.33 fixtures (api/discovery/*.json)."""
+
+import pytest
+
+from fakekube.api import discovery as d
+from fakekube.api.resources import builtin_registry
+
+REG = builtin_registry()
+CLIENT_GO_ACCEPT = ("application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,"
+                    "application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList,application/json")
+
+
+def test_version_info_is_fixed_and_1_33():
+    info = d.version_info()
+    assert (info["major"], info["minor"], info["emulationMinor"]) == ("1", "33", "33")
+    assert info["gitVersion"].startswith("v1.33.")
+    assert info == d.version_info()
+
+
+def test_core_api_versions():
+    doc = d.core_api_versions("10.0.0.1:6443")
+    assert doc["kind"] == "APIVersions" and doc["versions"] == ["v1"]
+    assert doc["serverAddressByClientCIDRs"] == [{"clientCIDR": "0.0.0.0/0", "serverAddress": "10.0.0.1:6443"}]
+
+
+def test_api_group_list_and_group():
+    groups = d.api_group_list(REG)["groups"]
+    apps = next(g for g in groups if g["name"] == "apps")
+    assert apps["preferredVersion"] == {"groupVersion": "apps/v1", "version": "v1"}
+    assert all(g["name"] for g in groups)
+    assert d.api_group(REG, "apps")["kind"] == "APIGroup"
+    assert d.api_group(REG, "nope.example.com") is None
+
+
+def test_storage_version_hash_matches_upstream():
+    # Values from upstream's api/discovery fixtures.
+    assert d.storage_version_hash(REG.lookup("", "v1", "pods")) == "xPOwRZ+Yhw8="
+    assert d.storage_version_hash(REG.lookup("apps", "v1", "deployments")) == "8aSe+NMegvE="
+
+
+def test_apps_resource_list_like_upstream():
+    doc = d.api_resource_list(REG, "apps", "v1")
+    names = [r["name"] for r in doc["resources"]]
+    assert names[:5] == ["controllerrevisions", "daemonsets", "daemonsets/status", "deployments", "deployments/scale"]
+    scale = next(r for r in doc["resources"] if r["name"] == "deployments/scale")
+    assert scale == {"name": "deployments/scale", "singularName": "", "namespaced": True, "group": "autoscaling",
+                     "version": "v1", "kind": "Scale", "verbs": ["get", "patch", "update"]}
+    deploy = next(r for r in doc["resources"] if r["name"] == "deployments")
+    assert deploy["shortNames"] == ["deploy"] and deploy["categories"] == ["all"] and deploy["singularName"] == "deployment"
+    assert d.api_resource_list(REG, "apps", "v9") is None
+
+
+def test_pod_subresources_in_core_list():
+    res = {r["name"]: r for r in d.api_resource_list(REG, "", "v1")["resources"]}
+    assert res["pods/log"]["kind"] == "Pod" and res["pods/log"]["verbs"] == ["get"]
+    assert res["pods/binding"]["kind"] == "Binding" and res["pods/binding"]["verbs"] == ["create"]
+    assert (res["pods/eviction"]["group"], res["pods/eviction"]["version"], res["pods/eviction"]["kind"]) == ("policy", "v1", "Eviction")
+    assert res["namespaces"]["namespaced"] is False
+
+
+@pytest.mark.parametrize("version", ["v2", "v2beta1"])
+def test_aggregated_discovery(version):
+    doc = d.aggregated_discovery(REG, core=False, api_version=version)
+    assert doc["apiVersion"] == f"apidiscovery.k8s.io/{version}" and doc["kind"] == "APIGroupDiscoveryList"
+    apps = next(i for i in doc["items"] if i["metadata"]["name"] == "apps")
+    v1 = apps["versions"][0]
+    assert v1["version"] == "v1" and v1["freshness"] == "Current"
+    deploy = next(r for r in v1["resources"] if r["resource"] == "deployments")
+    assert deploy["responseKind"] == {"group": "", "version": "", "kind": "Deployment"}
+    assert deploy["scope"] == "Namespaced" and deploy["singularResource"] == "deployment"
+    assert [s["subresource"] for s in deploy["subresources"]] == ["scale", "status"]
+    assert deploy["subresources"][0]["responseKind"] == {"group": "autoscaling", "version": "v1", "kind": "Scale"}
+
+
+def test_aggregated_core():
+    doc = d.aggregated_discovery(REG, core=True)
+    assert len(doc["items"]) == 1 and "name" not in doc["items"][0]["metadata"]
+    nodes = next(r for r in doc["items"][0]["versions"][0]["resources"] if r["resource"] == "nodes")
+    assert nodes["scope"] == "Cluster" and nodes["shortNames"] == ["no"]
+    with pytest.raises(ValueError):
+        d.aggregated_discovery(REG, core=True, api_version="v1")
+
+
+@pytest.mark.parametrize("accept,want", [
+    (CLIENT_GO_ACCEPT, "v2"),
+    ("application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList,application/json", "v2beta1"),
+    ("application/json", None),
+    ("", None),
+    ("application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList;q=0.5,"
+     "application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList", "v2beta1"),
+    ("application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList;q=0", None),
+    ("application/yaml;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList", None),
+])
+def test_negotiate_discovery(accept, want):
+    assert d.negotiate_discovery(accept) == want
+
+
+def test_negotiate_respects_served_versions():
+    assert d.negotiate_discovery(CLIENT_GO_ACCEPT, served=("v2beta1",)) == "v2beta1"
+
+
+def test_content_type_and_etag():
+    assert d.aggregated_content_type("v2") == "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList"
+    tag = d.discovery_etag(b"{}")
+    assert len(tag) == 128 and tag == tag.upper()

@@ -1,0 +1,127 @@
+"""OpenAPI v3 documents: structure kubectl relies on, converted schemas, caching."""
+
+import hashlib
+import json
+
+import pytest
+
+from fakekube.api import openapi as o
+from fakekube.api.resources import builtin_registry
+from fakekube.api.schema import load
+
+REG = builtin_registry()
+SCHEMAS = load()
+
+
+@pytest.fixture(scope="module")
+def service():
+    return o.OpenAPIV3(REG, SCHEMAS)
+
+
+@pytest.fixture(scope="module")
+def core(service):
+    data, _ = service.document("api/v1")
+    return json.loads(data)
+
+
+def test_index_lists_every_group_version_with_sha512_hash(service):
+    index = service.index()
+    assert set(index["paths"]) == {o.gv_path(g, v) for g, v in REG.group_versions()}
+    data, tag = service.document("apis/apps/v1")
+    assert tag == hashlib.sha512(data).hexdigest().upper()
+    assert index["paths"]["apis/apps/v1"]["serverRelativeURL"] == f"/openapi/v3/apis/apps/v1?hash={tag}"
+
+
+def test_documents_are_cached_and_deterministic(service):
+    assert service.document("api/v1") is service.document("/api/v1/")
+    fresh = o.OpenAPIV3(REG, SCHEMAS).document("api/v1")
+    assert fresh == service.document("api/v1")
+    assert service.document("apis/nope/v1") is None
+
+
+def test_document_header(core):
+    assert core["openapi"] == "3.0.0"
+    assert core["info"]["title"] == "Kubernetes"
+
+
+def test_patch_operation_has_field_validation_and_gvk(core):
+    patch = core["paths"]["/api/v1/namespaces/{namespace}/pods/{name}"]["patch"]
+    assert "fieldValidation" in [p["name"] for p in patch["parameters"]]
+    assert patch["x-kubernetes-group-version-kind"] == {"group": "", "kind": "Pod", "version": "v1"}
+    assert patch["x-kubernetes-action"] == "patch"
+    assert patch["operationId"] == "patchCoreV1NamespacedPod"
+    assert "application/strategic-merge-patch+json" in patch["requestBody"]["content"]
+
+
+def test_operations_and_subresources(core):
+    paths = core["paths"]
+    coll = paths["/api/v1/namespaces/{namespace}/pods"]
+    assert {k for k in coll if k != "parameters"} == {"get", "post", "delete"}
+    assert coll["get"]["x-kubernetes-action"] == "list" and coll["delete"]["x-kubernetes-action"] == "deletecollection"
+    evict = paths["/api/v1/namespaces/{namespace}/pods/{name}/eviction"]["post"]
+    assert evict["x-kubernetes-group-version-kind"] == {"group": "policy", "kind": "Eviction", "version": "v1"}
+    assert "/api/v1/pods" in paths and "/api/v1/nodes/{name}/status" in paths
+    assert paths["/api/v1/watch/namespaces/{namespace}/pods"]["get"]["x-kubernetes-action"] == "watchlist"
+
+
+def test_scale_subresource_in_apps(service):
+    doc = json.loads(service.document("apis/apps/v1")[0])
+    scale = doc["paths"]["/apis/apps/v1/namespaces/{namespace}/deployments/{name}/scale"]
+    assert scale["patch"]["x-kubernetes-group-version-kind"]["kind"] == "Scale"
+    assert "io.k8s.api.autoscaling.v1.Scale" in doc["components"]["schemas"]
+    assert scale["get"]["operationId"] == "readAppsV1NamespacedDeploymentScale"
+
+
+def test_every_ref_resolves(core):
+    schemas = core["components"]["schemas"]
+    text = json.dumps(core)
+    for ref in set(part.split('"')[0] for part in text.split('"#/components/schemas/')[1:]):
+        assert ref in schemas, ref
+    for name in ("io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta", "io.k8s.apimachinery.pkg.apis.meta.v1.Status",
+                 "io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions", "io.k8s.apimachinery.pkg.apis.meta.v1.Patch"):
+        assert name in schemas
+
+
+def test_schema_conversion_matches_upstream_v3_shape(core):
+    schemas = core["components"]["schemas"]
+    pod = schemas["io.k8s.api.core.v1.Pod"]
+    assert pod["type"] == "object"
+    assert pod["x-kubernetes-group-version-kind"] == [{"group": "", "kind": "Pod", "version": "v1"}]
+    assert pod["properties"]["kind"] == {"description": pod["properties"]["kind"]["description"], "type": "string"}
+    assert pod["properties"]["spec"]["allOf"] == [{"$ref": "#/components/schemas/io.k8s.api.core.v1.PodSpec"}]
+    containers = schemas["io.k8s.api.core.v1.PodSpec"]["properties"]["containers"]
+    assert containers["type"] == "array"
+    assert containers["items"] == {"$ref": "#/components/schemas/io.k8s.api.core.v1.Container"}
+    assert containers["x-kubernetes-patch-merge-key"] == "name"
+    assert containers["x-kubernetes-patch-strategy"] == "merge"
+    assert schemas["io.k8s.apimachinery.pkg.util.intstr.IntOrString"]["format"] == "int-or-string"
+    assert not list(_list_types(schemas))
+
+
+def _list_types(node):
+    """Every ``type`` that is still a JSON-schema list (upstream v3 never has one)."""
+    if isinstance(node, dict):
+        if isinstance(node.get("type"), list):
+            yield node["type"]
+        for key, value in node.items():
+            if key != "enum":
+                yield from _list_types(value)
+    elif isinstance(node, list):
+        for item in node:
+            yield from _list_types(item)
+
+
+def test_convert_schema_rules():
+    assert o.convert_schema({"type": ["integer", "null"], "format": "int32"}) == {"type": "integer", "format": "int32"}
+    assert o.convert_schema({"$ref": "#/$defs/a.B"}) == {"$ref": "#/components/schemas/a.B"}
+    assert o.convert_schema({"$ref": "#/$defs/a.B", "description": "x"}) == {
+        "allOf": [{"$ref": "#/components/schemas/a.B"}], "description": "x"}
+    assert o.convert_schema({"type": "object", "additionalProperties": {"type": ["string", "null"]}}) == {
+        "type": "object", "additionalProperties": {"type": "string"}}
+
+
+def test_index_function_hashes_given_documents():
+    index = o.openapi_v3_index(REG, {"api/v1": b"abc"})
+    assert index == {"paths": {"api/v1": {"serverRelativeURL": "/openapi/v3/api/v1?hash=" + hashlib.sha512(b"abc").hexdigest().upper()}}}
+    assert json.loads(o.openapi_v3_document(REG, SCHEMAS, "coordination.k8s.io", "v1"))["paths"]
+    assert o.openapi_v3_document(REG, SCHEMAS, "nope", "v1") is None
