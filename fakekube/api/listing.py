@@ -183,7 +183,7 @@ def _snapshot(store: Store, rt: ResourceType, namespace: str, rv: int, expired: 
     try:
         return store.list_at(rt.key, namespace, rv)
     except TooOldResourceVersion:
-        message = expired or f"too old resource version: {rv} ({store.history.compacted_rv + 1})"
+        message = expired or f"too old resource version: {rv} ({store.history.horizon_rv() + 1})"
         raise errors.resource_expired(message) from None
 
 

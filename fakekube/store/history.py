@@ -59,10 +59,10 @@ class History:
 
     def covers(self, rv: int) -> bool:
         """True when every change after ``rv`` is still in the log."""
-        oldest_kept = self._oldest_visible_rv()
-        return rv >= oldest_kept
+        return rv >= self.horizon_rv()
 
-    def _oldest_visible_rv(self) -> int:
+    def horizon_rv(self) -> int:
+        """The oldest resourceVersion a watch may still start from."""
         # Only the newest ``limit`` entries count as retained, so the horizon moves
         # smoothly instead of jumping at each physical trim.
         excess = len(self._changes) - self.limit

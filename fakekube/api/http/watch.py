@@ -92,6 +92,9 @@ class Watch:
         self._store = apiserver.store
 
     def __iter__(self) -> Iterator[bytes]:
+        # An empty first chunk makes the server send status and headers now, as upstream
+        # does: clients wait for the response headers before they consider a watch open.
+        yield b""
         deadline = time.monotonic() + self._req.timeout_s
         cursor, initial = self._start()
         for line in initial:
@@ -168,6 +171,6 @@ class Watch:
         return json.dumps({"type": BOOKMARK, "object": obj}, separators=(",", ":")).encode() + b"\n"
 
     def _expired(self, rv: int) -> bytes:
-        oldest = self._store.history.compacted_rv + 1
+        oldest = self._store.history.horizon_rv() + 1
         status = errors.gone(f"too old resource version: {rv} ({oldest})").status()
         return json.dumps({"type": ERROR, "object": status}, separators=(",", ":")).encode() + b"\n"

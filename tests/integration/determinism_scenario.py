@@ -1,0 +1,33 @@
+"""A fixed sequence of API calls whose full resulting state is printed as JSON.
+
+Run by test_determinism in fresh interpreters with different PYTHONHASHSEEDs.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+
+from fakekube import Cluster
+
+
+def scenario(seed: int) -> str:
+    with Cluster(seed=seed, nodes=3) as cluster:
+        cluster.create({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "team"}})
+        for i in range(3):
+            cluster.create({"apiVersion": "v1", "kind": "ConfigMap",
+                            "metadata": {"generateName": "cfg-", "namespace": "team"}, "data": {"i": str(i)}})
+        for name in ("web", "api"):
+            cluster.create({"apiVersion": "v1", "kind": "Service", "metadata": {"name": name, "namespace": "team"},
+                            "spec": {"selector": {"app": name}, "ports": [{"port": 80}], "type": "NodePort"}})
+        cluster.create({"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "once", "namespace": "team"},
+                        "spec": {"template": {"spec": {"restartPolicy": "Never",
+                                                       "containers": [{"name": "c", "image": "busybox"}]}}}})
+        cluster.delete("v1", "ConfigMap", cluster.list("v1", "ConfigMap", "team")[0]["metadata"]["name"], "team")
+        dump = {f"{group}/{resource}": cluster.store.list((group, resource))[0] for group, resource in cluster.store.resources()}
+        dump["events"] = [(c.rv, c.type, c.resource, c.namespace, c.name) for c in cluster.store.changes_since(0)]
+        return json.dumps(dump, sort_keys=False)
+
+
+if __name__ == "__main__":
+    print(scenario(int(sys.argv[1])))

@@ -1,0 +1,36 @@
+"""``fakekube serve`` as a user runs it."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import urllib.request
+from pathlib import Path
+
+
+def test_serve_prints_url_and_kubeconfig_and_serves_nodes(tmp_path: Path) -> None:
+    kubeconfig = tmp_path / "kc.yaml"
+    proc = subprocess.Popen([sys.executable, "-m", "fakekube", "serve", "--nodes", "2", "--seed", "3",
+                             "--kubeconfig", str(kubeconfig)], stdout=subprocess.PIPE, text=True)
+    try:
+        lines = [proc.stdout.readline() for _ in range(3)]
+        url = lines[0].split(" at ")[1].strip()
+        assert lines[1].strip().endswith(str(kubeconfig))
+        assert f"kubectl --kubeconfig {kubeconfig} get nodes" in lines[2]
+        assert url in kubeconfig.read_text()
+        with urllib.request.urlopen(url + "/api/v1/nodes", timeout=5) as response:
+            nodes = json.load(response)
+        assert [n["metadata"]["name"] for n in nodes["items"]] == ["node-1", "node-2"]
+    finally:
+        proc.terminate()
+        out, _ = proc.communicate(timeout=10)
+    assert proc.returncode == 0
+    assert "stopped" in out
+
+
+def test_serve_rejects_negative_nodes() -> None:
+    result = subprocess.run([sys.executable, "-m", "fakekube", "serve", "--nodes", "-1"],
+                            capture_output=True, text=True, timeout=30)
+    assert result.returncode == 2
+    assert "--nodes must be >= 0" in result.stderr

@@ -1,0 +1,94 @@
+"""The pytest plugin as a user's test suite sees it (run in a nested pytest)."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+
+def run(pytester: pytest.Pytester, source: str, *args: str) -> pytest.RunResult:
+    pytester.makepyfile(source)
+    return pytester.runpytest_inprocess("-p", "no:cacheprovider", *args)
+
+
+def test_each_test_gets_a_clean_cluster(pytester: pytest.Pytester) -> None:
+    result = run(pytester, """
+        def test_first(fakekube):
+            fakekube.create({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "leftover"}})
+
+        def test_second(fakekube):
+            names = [c["metadata"]["name"] for c in fakekube.list("v1", "ConfigMap", "default")]
+            assert names == []
+    """)
+    result.assert_outcomes(passed=2)
+
+
+def test_marker_sets_nodes_and_kubeconfig_does_not_leak(pytester: pytest.Pytester) -> None:
+    before = os.environ.get("KUBECONFIG")
+    result = run(pytester, """
+        import os
+        import pytest
+
+        @pytest.mark.fakekube(nodes=3)
+        def test_nodes(fakekube):
+            assert [n["metadata"]["name"] for n in fakekube.list("v1", "Node")] == ["node-1", "node-2", "node-3"]
+            assert os.environ["KUBECONFIG"] == fakekube.kubeconfig
+
+        def test_no_nodes(fakekube):
+            assert fakekube.list("v1", "Node") == []
+    """)
+    result.assert_outcomes(passed=2)
+    assert os.environ.get("KUBECONFIG") == before
+
+
+def test_command_line_seed_reaches_the_cluster(pytester: pytest.Pytester) -> None:
+    result = run(pytester, """
+        def test_seed(fakekube):
+            assert fakekube.config.seed == 42
+    """, "--fakekube-seed", "42")
+    result.assert_outcomes(passed=1)
+
+
+def test_config_fixture_can_be_overridden(pytester: pytest.Pytester) -> None:
+    pytester.makeconftest("""
+        import pytest
+
+        @pytest.fixture
+        def fakekube_config():
+            return {"nodes": 2, "seed": 9}
+    """)
+    result = run(pytester, """
+        def test_config(fakekube):
+            assert len(fakekube.list("v1", "Node")) == 2 and fakekube.config.seed == 9
+    """)
+    result.assert_outcomes(passed=1)
+
+
+def test_failure_report_names_the_seed(pytester: pytest.Pytester) -> None:
+    result = run(pytester, """
+        import pytest
+
+        @pytest.mark.fakekube(seed=1234)
+        def test_fails(fakekube):
+            assert False
+    """)
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["*fakekube*", "seed: 1234"])
+
+
+def test_server_side_errors_fail_the_test(pytester: pytest.Pytester) -> None:
+    result = run(pytester, """
+        import urllib.request
+
+        def test_breaks_the_server(fakekube, monkeypatch):
+            def explode(*args, **kwargs):
+                raise RuntimeError("boom")
+            monkeypatch.setattr(fakekube.api, "get", explode)
+            try:
+                urllib.request.urlopen(fakekube.url + "/api/v1/namespaces/default/pods/x")
+            except urllib.error.HTTPError as err:
+                assert err.code == 500
+    """)
+    result.assert_outcomes(errors=1, passed=1)
+    result.stdout.fnmatch_lines(["*answered 1 request(s) with a 500*boom*"])

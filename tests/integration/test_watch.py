@@ -1,0 +1,134 @@
+"""Watch semantics as a client sees them on the wire."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+
+from tests.integration.watchclient import WatchStream, summary
+
+CM_PATH = "/api/v1/namespaces/default/configmaps"
+
+
+def cm(name: str, labels: dict | None = None) -> dict:
+    return {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": name, "labels": labels or {}}}
+
+
+def test_watch_without_version_lists_existing_objects_first(fakekube) -> None:
+    fakekube.create(cm("before"))
+    with WatchStream(fakekube.url, f"{CM_PATH}?watch=true&timeoutSeconds=5") as stream:
+        first = stream.next_event()
+        fakekube.create(cm("after"))
+        second = stream.next_event()
+    assert summary([first, second]) == [("ADDED", "before"), ("ADDED", "after")]
+    assert first["object"]["kind"] == "ConfigMap" and first["object"]["apiVersion"] == "v1"
+
+
+def test_watch_resumes_after_a_resource_version(fakekube) -> None:
+    a = fakekube.create(cm("a"))
+    fakekube.create(cm("b"))
+    rv = a["metadata"]["resourceVersion"]
+    with WatchStream(fakekube.url, f"{CM_PATH}?watch=true&resourceVersion={rv}&timeoutSeconds=5") as stream:
+        assert summary(stream.events(1)) == [("ADDED", "b")]
+
+
+def test_selector_transitions_arrive_as_added_and_deleted(fakekube) -> None:
+    fakekube.create(cm("x", {"team": "a"}))
+    start = fakekube.store.resource_version
+    api = fakekube.api
+    rt = fakekube.resource("v1", "ConfigMap")
+    with WatchStream(fakekube.url, f"{CM_PATH}?watch=true&labelSelector=team%3Db&resourceVersion={start}"
+                                   f"&timeoutSeconds=5") as stream:
+        api.patch(rt, "default", "x", "application/merge-patch+json", b'{"metadata":{"labels":{"team":"b"}}}')
+        api.patch(rt, "default", "x", "application/merge-patch+json", b'{"data":{"k":"v"}}')
+        api.patch(rt, "default", "x", "application/merge-patch+json", b'{"metadata":{"labels":{"team":"c"}}}')
+        events = stream.events(3)
+    assert summary(events) == [("ADDED", "x"), ("MODIFIED", "x"), ("DELETED", "x")]
+    assert events[2]["object"]["metadata"]["labels"] == {"team": "c"}
+
+
+def test_watch_ends_at_timeout_seconds(fakekube) -> None:
+    with WatchStream(fakekube.url, f"{CM_PATH}?watch=true&resourceVersion={fakekube.store.resource_version}"
+                                   f"&timeoutSeconds=1") as stream:
+        assert stream.next_event() is None  # the server closed the stream cleanly
+
+
+@pytest.mark.fakekube(history_limit=5)
+def test_watch_from_before_the_history_gets_410_expired(fakekube) -> None:
+    for i in range(12):
+        fakekube.create(cm(f"n{i}"))
+    with WatchStream(fakekube.url, f"{CM_PATH}?watch=true&resourceVersion=2") as stream:
+        assert stream.status == 200
+        event = stream.next_event()
+        assert stream.next_event() is None
+    assert event["type"] == "ERROR"
+    assert event["object"]["code"] == 410 and event["object"]["reason"] == "Expired"
+    assert event["object"]["message"].startswith("too old resource version: 2 (")
+
+
+def test_send_initial_events_ends_with_a_bookmark(fakekube) -> None:
+    fakekube.create(cm("one"))
+    fakekube.create(cm("two"))
+    path = (f"{CM_PATH}?watch=true&sendInitialEvents=true&allowWatchBookmarks=true"
+            f"&resourceVersionMatch=NotOlderThan&timeoutSeconds=5")
+    with WatchStream(fakekube.url, path) as stream:
+        events = stream.events(3)
+    assert [e["type"] for e in events] == ["ADDED", "ADDED", "BOOKMARK"]
+    bookmark = events[2]["object"]
+    assert bookmark["metadata"]["annotations"] == {"k8s.io/initial-events-end": "true"}
+    assert bookmark["metadata"]["resourceVersion"] == str(fakekube.store.resource_version)
+
+
+def test_send_initial_events_requires_not_older_than(fakekube) -> None:
+    with WatchStream(fakekube.url, f"{CM_PATH}?watch=true&sendInitialEvents=true&allowWatchBookmarks=true") as stream:
+        assert stream.status == 422
+
+
+def test_field_selector_on_a_single_object(fakekube) -> None:
+    start = fakekube.store.resource_version
+    with WatchStream(fakekube.url, f"{CM_PATH}?watch=true&fieldSelector=metadata.name%3Dme"
+                                   f"&resourceVersion={start}&timeoutSeconds=5") as stream:
+        fakekube.create(cm("other"))
+        fakekube.create(cm("me"))
+        assert summary(stream.events(1)) == [("ADDED", "me")]
+
+
+def test_many_watchers_see_the_same_ordered_events(fakekube) -> None:
+    start = fakekube.store.resource_version
+    streams = [WatchStream(fakekube.url, f"{CM_PATH}?watch=true&resourceVersion={start}&timeoutSeconds=10")
+               for _ in range(8)]
+    for i in range(20):
+        fakekube.create(cm(f"c{i:02d}"))
+    results = [summary(s.events(20)) for s in streams]
+    for s in streams:
+        s.close()
+    expected = [("ADDED", f"c{i:02d}") for i in range(20)]
+    assert all(r == expected for r in results)
+
+
+def test_a_stalled_watcher_does_not_block_writers(fakekube) -> None:
+    start = fakekube.store.resource_version
+    stalled = WatchStream(fakekube.url, f"{CM_PATH}?watch=true&resourceVersion={start}&timeoutSeconds=10")
+    done = threading.Event()
+
+    def write() -> None:
+        for i in range(300):
+            fakekube.create({**cm(f"big{i}"), "data": {"blob": "x" * 2000}})
+        done.set()
+
+    writer = threading.Thread(target=write)
+    writer.start()
+    writer.join(timeout=30)
+    try:
+        assert done.is_set(), "writes stalled behind a watcher that is not reading"
+        assert len(stalled.events(300)) == 300  # and the stalled watcher still gets everything
+    finally:
+        stalled.close()
+
+
+def test_reset_ends_open_watches(fakekube) -> None:
+    with WatchStream(fakekube.url, f"{CM_PATH}?watch=true&resourceVersion={fakekube.store.resource_version}"
+                                   f"&timeoutSeconds=10") as stream:
+        fakekube.reset()
+        assert stream.next_event() is None
