@@ -168,6 +168,8 @@ class APIServer:
         with self.store.lock:
             existing = self.store.get(rt.key, (namespace if rt.namespaced else "", name))
             if existing is None:
+                if rt.create_on_update and not subresource and not obj["metadata"].get("resourceVersion"):
+                    return self._create_locked(rt, obj, options, warnings)
                 raise errors.not_found(rt.group, rt.plural, name)
             self._check_resource_version(rt, obj, existing)
             result = self._finish_update(rt, existing, obj, options, subresource)

@@ -108,6 +108,8 @@ class ResourceType:
     verbs: tuple[str, ...] = ALL_VERBS
     subresources: tuple[str, ...] = ()
     strategy: Strategy = field(default=DEFAULT_STRATEGY, compare=False, hash=False)
+    #: A PUT of a missing object creates it (upstream's AllowCreateOnUpdate).
+    create_on_update: bool = False
 
     @property
     def singular(self) -> str:

@@ -7,6 +7,8 @@ immutability) is in the strategies under ``fakekube.api.types``.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from fakekube.api.registry import (
     BINDING,
     EVICTION,
@@ -23,10 +25,8 @@ NO_DELETECOLLECTION = ("create", "delete", "get", "list", "patch", "update", "wa
 
 def _strategies() -> dict[str, Strategy]:
     """Strategies by "group/plural"; types without an entry use the generic one."""
-    try:
-        from fakekube.api.types import STRATEGIES
-    except ImportError:  # pragma: no cover - only while the types package is being built
-        return {}
+    from fakekube.api.types import STRATEGIES
+
     return dict(STRATEGIES)
 
 
@@ -82,14 +82,17 @@ def _declarations() -> list[ResourceType]:
     ]
 
 
+#: Types whose PUT creates a missing object, as upstream's strategies allow.
+CREATE_ON_UPDATE = {
+    "/endpoints", "/events", "/limitranges", "/services", "events.k8s.io/events", "coordination.k8s.io/leases",
+    "discovery.k8s.io/endpointslices", "rbac.authorization.k8s.io/roles", "rbac.authorization.k8s.io/rolebindings",
+    "rbac.authorization.k8s.io/clusterroles", "rbac.authorization.k8s.io/clusterrolebindings",
+}
+
+
 def builtin_registry() -> Registry:
     """The registry of every built-in type, each with its strategy attached."""
     strategies = _strategies()
-    resources = []
-    for decl in _declarations():
-        strategy = strategies.get(f"{decl.group}/{decl.plural}")
-        if strategy is not None:
-            decl = ResourceType(decl.group, decl.version, decl.kind, decl.plural, decl.namespaced,
-                                decl.short_names, decl.categories, decl.verbs, decl.subresources, strategy)
-        resources.append(decl)
-    return Registry(resources)
+    return Registry(replace(decl, strategy=strategies.get(f"{decl.group}/{decl.plural}", decl.strategy),
+                            create_on_update=f"{decl.group}/{decl.plural}" in CREATE_ON_UPDATE)
+                    for decl in _declarations())

@@ -214,3 +214,11 @@ def test_nodes_are_ready(core: client.CoreV1Api) -> None:
     assert [n.metadata.name for n in nodes] == ["node-1", "node-2"]
     ready = {c.type: c.status for c in nodes[0].status.conditions}
     assert ready["Ready"] == "True"
+
+
+def test_put_creates_only_where_upstream_allows_it(core: client.CoreV1Api) -> None:
+    service = client.V1Service(metadata=client.V1ObjectMeta(name="via-put"),
+                               spec=client.V1ServiceSpec(ports=[client.V1ServicePort(port=80)]))
+    created = core.replace_namespaced_service("via-put", "default", service)
+    assert created.spec.cluster_ip.startswith("10.")
+    assert status_of(lambda: core.replace_namespaced_config_map("nope", "default", configmap("nope"))) == 404
