@@ -9,6 +9,7 @@ it, with the seed in the report so the run can be replayed.
 
 from __future__ import annotations
 
+import sys
 from dataclasses import asdict
 from typing import Any, Iterator
 
@@ -80,13 +81,25 @@ def fakekube(request: pytest.FixtureRequest, fakekube_pool: ClusterPool, fakekub
     if marker is not None:
         settings.update(marker.kwargs)
     cluster = fakekube_pool.get(ClusterConfig(**settings))
-    monkeypatch.setenv("KUBECONFIG", cluster.kubeconfig)
+    point_clients_at(cluster.kubeconfig, monkeypatch)
     request.node.stash[_REPORT_KEY] = cluster
     errors_before = len(cluster.internal_errors)
     yield cluster
     new_errors = cluster.internal_errors[errors_before:]
     if new_errors:
         raise AssertionError(f"fakekube answered {len(new_errors)} request(s) with a 500: {new_errors[0]!r}") from new_errors[0]
+
+
+def point_clients_at(kubeconfig: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Set KUBECONFIG for this test only — also where the official client cached it.
+
+    ``kubernetes.config`` reads KUBECONFIG once, at import, into a module constant; a
+    test's ``load_kube_config()`` would otherwise ignore the variable we set.
+    """
+    monkeypatch.setenv("KUBECONFIG", kubeconfig)
+    kube_config = sys.modules.get("kubernetes.config.kube_config")
+    if kube_config is not None and hasattr(kube_config, "KUBE_CONFIG_DEFAULT_LOCATION"):
+        monkeypatch.setattr(kube_config, "KUBE_CONFIG_DEFAULT_LOCATION", kubeconfig)
 
 
 @pytest.hookimpl(hookwrapper=True)
