@@ -823,13 +823,14 @@ def _row(spec: TableSpec, resource: ResourceType, obj: Obj, now: datetime, inclu
 
 
 def to_table(resource: ResourceType, objects: list[Obj], now: datetime, include_object: str = "Metadata",
-             list_meta: Obj | None = None) -> Obj:
+             list_meta: Obj | None = None, no_headers: bool = False) -> Obj:
     """A ``meta.k8s.io/v1`` Table of ``objects`` (one object for a GET, many for a LIST).
 
     ``include_object`` is the request's ``includeObject``: ``Metadata`` (default) puts a
     PartialObjectMetadata in each row, ``Object`` the full object, ``None`` nothing.
     ``list_meta`` is the list's metadata; for a single object the table carries its
-    resourceVersion, as upstream does.
+    resourceVersion, as upstream does. ``no_headers`` (``TableOptions.noHeaders``, which a
+    watch sets after its first event) leaves out the column definitions (JSON null).
     """
     if include_object not in ("None", "Metadata", "Object"):
         raise ValueError(f"includeObject must be None, Metadata or Object, not {include_object!r}")
@@ -844,6 +845,6 @@ def to_table(resource: ResourceType, objects: list[Obj], now: datetime, include_
         "kind": "Table",
         "apiVersion": "meta.k8s.io/v1",
         "metadata": metadata,
-        "columnDefinitions": [c.to_dict() for c in spec.columns],
+        "columnDefinitions": None if no_headers else [c.to_dict() for c in spec.columns],
         "rows": [_row(spec, resource, obj, now, include_object) for obj in objects],
     }

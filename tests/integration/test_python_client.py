@@ -54,6 +54,15 @@ def test_crud_round_trip(core: client.CoreV1Api) -> None:
     assert status_of(lambda: core.read_namespaced_config_map("one", "default")) == 404
 
 
+def test_errors_carry_go_status_lines_and_headers(core: client.CoreV1Api) -> None:
+    """The apiserver is a Go server: title-case reason phrases, no Server header."""
+    with pytest.raises(ApiException) as info:
+        core.read_namespaced_config_map("nope", "default")
+    assert (info.value.status, info.value.reason) == (404, "Not Found")
+    assert info.value.headers["Cache-Control"] == "no-cache, private"
+    assert "Server" not in info.value.headers
+
+
 def test_stale_update_is_a_conflict(core: client.CoreV1Api) -> None:
     first = core.create_namespaced_config_map("default", configmap("cm"))
     core.patch_namespaced_config_map("cm", "default", {"data": {"k": "2"}})

@@ -48,6 +48,34 @@ def test_selector_transitions_arrive_as_added_and_deleted(fakekube) -> None:
     assert events[2]["object"]["metadata"]["labels"] == {"team": "c"}
 
 
+TABLE = "application/json;as=Table;v=v1;g=meta.k8s.io,application/json"
+
+
+def test_table_watch_sends_one_row_tables_and_headers_once(fakekube) -> None:
+    """What ``kubectl get -w`` asks for: each event's object is a one-row Table."""
+    fakekube.create(cm("a"))
+    with WatchStream(fakekube.url, f"{CM_PATH}?watch=true&timeoutSeconds=5", accept=TABLE) as stream:
+        first = stream.next_event()
+        fakekube.create(cm("b"))
+        second = stream.next_event()
+    tables = [first["object"], second["object"]]
+    assert [(t["kind"], t["apiVersion"]) for t in tables] == [("Table", "meta.k8s.io/v1")] * 2
+    assert [c["name"] for c in tables[0]["columnDefinitions"]] == ["Name", "Data", "Age"]
+    assert tables[1]["columnDefinitions"] is None
+    assert [t["rows"][0]["cells"][0] for t in tables] == ["a", "b"]
+    assert tables[1]["rows"][0]["object"]["kind"] == "PartialObjectMetadata"
+    assert tables[1]["metadata"]["resourceVersion"] == fakekube.get("v1", "ConfigMap", "b")["metadata"]["resourceVersion"]
+
+
+def test_metadata_watch_sends_partial_object_metadata(fakekube) -> None:
+    fakekube.create(cm("a", {"team": "x"}))
+    accept = "application/json;as=PartialObjectMetadata;v=v1;g=meta.k8s.io,application/json"
+    with WatchStream(fakekube.url, f"{CM_PATH}?watch=true&timeoutSeconds=5", accept=accept) as stream:
+        event = stream.next_event()
+    assert event["object"]["kind"] == "PartialObjectMetadata"
+    assert event["object"]["metadata"]["labels"] == {"team": "x"} and "data" not in event["object"]
+
+
 def test_watch_ends_at_timeout_seconds(fakekube) -> None:
     with WatchStream(fakekube.url, f"{CM_PATH}?watch=true&resourceVersion={fakekube.store.resource_version}"
                                    f"&timeoutSeconds=1") as stream:

@@ -12,10 +12,10 @@ from urllib.parse import urlparse
 class WatchStream:
     """One open watch; ``next_event`` returns the next event or None at end of stream."""
 
-    def __init__(self, url: str, path: str, read_timeout_s: float = 5.0) -> None:
+    def __init__(self, url: str, path: str, read_timeout_s: float = 5.0, accept: str = "application/json") -> None:
         parsed = urlparse(url)
         self.conn = http.client.HTTPConnection(parsed.hostname, parsed.port, timeout=read_timeout_s)
-        self.conn.request("GET", path, headers={"Accept": "application/json"})
+        self.conn.request("GET", path, headers={"Accept": accept})
         self.response = self.conn.getresponse()
 
     @property

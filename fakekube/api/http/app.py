@@ -13,10 +13,11 @@ import threading
 from typing import Any, Callable, Iterable
 
 import yaml
+from werkzeug.http import HTTP_STATUS_CODES
 from werkzeug.wrappers import Request, Response
 
-from fakekube.api import discovery, errors, schema, table
-from fakekube.api.apiserver import APIServer, WriteOptions
+from fakekube.api import decoding, discovery, errors, objectmeta, schema, table
+from fakekube.api.apiserver import PATCH_TYPES, APIServer, WriteOptions
 from fakekube.api.deletion import DeleteOptions
 from fakekube.api.errors import ApiError
 from fakekube.api.http import negotiation, routing
@@ -37,6 +38,9 @@ MAX_WATCHES = 1000
 
 WRITE_VERBS = {"POST": "create", "PUT": "update", "PATCH": "patch", "DELETE": "delete"}
 HEALTH_PATHS = ("/healthz", "/readyz", "/livez")
+#: The checks ``?verbose`` lists (a subset of upstream's: the ones that mean something here).
+HEALTH_CHECKS = {"healthz": ("ping", "log", "etcd"), "livez": ("ping", "log", "etcd"),
+                 "readyz": ("ping", "log", "etcd", "etcd-readiness", "informer-sync", "shutdown")}
 
 
 class RestApp:
@@ -69,6 +73,7 @@ class RestApp:
         except Exception as exc:  # a bug of ours: answer like upstream, never a traceback
             self.internal_errors.append(exc)
             response = status_response(errors.internal_error(f"{type(exc).__name__}: {exc}"))
+        _as_go_serves(response)
         return response(environ, start_response)
 
     # -- routing ------------------------------------------------------------
@@ -77,7 +82,7 @@ class RestApp:
         if path == "/version" or path == "/version/":
             return json_response(discovery.version_info(self.api.kubernetes_version))
         if path.split("/")[1:2] and "/" + path.split("/")[1] in HEALTH_PATHS:
-            return Response("ok", content_type="text/plain; charset=utf-8")
+            return _health(path, "verbose" in request.args)
         if path.startswith("/openapi/"):
             return self._openapi_response(request)
         target = routing.parse(path)
@@ -151,7 +156,7 @@ class RestApp:
         if target.subresource:
             return self._subresource(request, rt, target, query)
         if target.legacy_watch or (request.method == "GET" and query.get("watch") in ("true", "1")):
-            return self._watch(rt, target, query)
+            return self._watch(request, rt, target, query)
         if request.method == "GET":
             return self._read(request, rt, target, query)
         return self._write(request, rt, target, query)
@@ -169,8 +174,11 @@ class RestApp:
                 single: Obj | None = None, listing: Obj | None = None) -> Response:
         as_kind = representation.as_kind
         if as_kind == "Table":
-            body = table.to_table(rt, objects, self.api.clock.now(), query.get("includeObject", "Metadata"),
-                                  (listing or {}).get("metadata"))
+            options = negotiation.TableOptions.from_query(query)
+            if options.include_object == "Object":  # rows carry whole objects, with their kind (upstream)
+                objects = [objectmeta.with_type_meta(rt, obj) for obj in objects]
+            body = table.to_table(rt, objects, self.api.clock.now(), options.include_object,
+                                  (listing or {}).get("metadata"), options.no_headers)
         elif as_kind.startswith("PartialObjectMetadata"):
             body = _partial_metadata(rt, objects, single is not None, listing)
         else:
@@ -180,25 +188,31 @@ class RestApp:
     def _write(self, request: Request, rt: ResourceType, target: routing.ResourcePath, query: dict[str, str]) -> Response:
         verb = WRITE_VERBS.get(request.method)
         if verb is None:
-            raise errors.ApiError(405, "MethodNotAllowed", "the server does not allow this method on the requested resource")
+            raise errors.method_not_allowed()
         if verb == "delete" and not target.name:
             verb = "deletecollection"
-        if verb == "create" and target.name:
-            raise errors.method_not_supported(rt.group, rt.plural, "create")
-        if verb in ("update", "patch") and not target.name:
-            raise errors.method_not_supported(rt.group, rt.plural, verb)
+        if (verb == "create" and target.name) or (verb in ("update", "patch") and not target.name):
+            raise errors.method_not_allowed()  # no such route, as go-restful answers
         self._require_verb(rt, verb)
+        if verb == "patch" and _media(request) not in PATCH_TYPES and (request.content_length or 0) > 0:
+            raise errors.unsupported_media_type_route()
+        if verb == "create":
+            negotiation.body_format(request.headers.get("Content-Type"))  # upstream's 415 precedes its 413
         raw = self._body(request)
         if verb == "patch":
-            result = self.api.patch(rt, target.namespace, target.name, _media(request), raw, WriteOptions.from_query(query, raw))
+            options = WriteOptions.from_query(query, raw, "PatchOptions")
+            result = self.api.patch(rt, target.namespace, target.name, _media(request), raw, options)
             return self._written(request, result.obj, 200, result.warnings)
         if verb in ("delete", "deletecollection"):
             return self._delete(request, rt, target, query, raw, verb)
-        body = decode_body(request, raw)
         if verb == "create":
-            result = self.api.create(rt, target.namespace, body, WriteOptions.from_query(query, raw))
+            options = WriteOptions.from_query(query, raw, "CreateOptions")
+            body = decode_body(request, raw, rt.kind)
+            result = self.api.create(rt, target.namespace, body, options)
             return self._written(request, result.obj, 201, result.warnings)
-        result = self.api.update(rt, target.namespace, target.name, body, WriteOptions.from_query(query, raw))
+        options = WriteOptions.from_query(query, raw, "UpdateOptions")
+        body = decode_body(request, raw, rt.kind)
+        result = self.api.update(rt, target.namespace, target.name, body, options)
         return self._written(request, result.obj, 201 if result.created else 200, result.warnings)
 
     def _delete(self, request: Request, rt: ResourceType, target: routing.ResourcePath, query: dict[str, str],
@@ -227,9 +241,10 @@ class RestApp:
             return Response(body, status=code, content_type=content_type)
         return encode_response(body, negotiation.choose(request.headers.get("Accept"), allow_as=False).media_type, code)
 
-    def _watch(self, rt: ResourceType, target: routing.ResourcePath, query: dict[str, str]) -> Response:
+    def _watch(self, request: Request, rt: ResourceType, target: routing.ResourcePath, query: dict[str, str]) -> Response:
         self._require_verb(rt, "watch")
-        watch_request = WatchRequest.from_query(rt, target.namespace, query, target.name)
+        representation = negotiation.choose(request.headers.get("Accept"))
+        watch_request = WatchRequest.from_query(rt, target.namespace, query, target.name, representation)
         if not self._watch_slots.acquire(blocking=False):
             raise errors.too_many_requests("too many watches open; limit is reached")
         stream = Watch(self.api, watch_request, self.stopping)
@@ -238,7 +253,8 @@ class RestApp:
 
     def _require_verb(self, rt: ResourceType, verb: str) -> None:
         if not rt.supports(verb):
-            raise errors.method_not_supported(rt.group, rt.plural, verb)
+            # Upstream registers no route for a verb a type lacks; watch alone is refused by its handler.
+            raise errors.method_not_supported(rt.group, rt.plural, verb) if verb == "watch" else errors.method_not_allowed()
 
     def _body(self, request: Request) -> bytes:
         length = request.content_length
@@ -276,19 +292,19 @@ def _media(request: Request) -> str:
     return (request.headers.get("Content-Type") or "").split(";")[0].strip().lower()
 
 
-def decode_body(request: Request, raw: bytes) -> Any:
-    """Parse a JSON or YAML request body; malformed input is a 400, never a 500."""
+def decode_body(request: Request, raw: bytes, kind: str = "") -> Any:
+    """Parse a JSON or YAML request body; malformed input is a 400, never a 500.
+
+    With ``kind`` (a create or update of that kind) the body must be an object and errors
+    are worded as upstream's decoder words them (see :mod:`fakekube.api.decoding`).
+    """
     fmt = negotiation.body_format(request.headers.get("Content-Type"))
+    if kind:
+        return decoding.decode_body(raw, fmt, kind)
     try:
-        if fmt == "yaml":
-            return yaml.safe_load(raw)
-        return json.loads(raw)
-    except (ValueError, UnicodeDecodeError, yaml.YAMLError) as exc:
-        raise errors.bad_request(f"the object provided is unrecognized or malformed: {_short(exc)}") from None
-
-
-def _short(exc: BaseException) -> str:
-    return str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        return decoding.parse_yaml(raw) if fmt == "yaml" else decoding.parse_json(raw)
+    except decoding.SyntaxFailure as exc:
+        raise errors.bad_request(f"the object provided is unrecognized or malformed: {exc}") from None
 
 
 def _partial_metadata(rt: ResourceType, objects: list[Obj], single: bool, listing: Obj | None) -> Obj:
@@ -298,6 +314,35 @@ def _partial_metadata(rt: ResourceType, objects: list[Obj], single: bool, listin
         return items[0]
     return {"kind": "PartialObjectMetadataList", "apiVersion": "meta.k8s.io/v1",
             "metadata": (listing or {}).get("metadata", {}), "items": items}
+
+
+def _health(path: str, verbose: bool) -> Response:
+    """``/healthz``, ``/livez``, ``/readyz`` (and ``/<endpoint>/<check>``): always healthy.
+
+    ``?verbose`` lists each check as ``[+]name ok`` and ends ``<endpoint> check passed``,
+    the text scripts grep for.
+    """
+    endpoint, _, check = path.strip("/").partition("/")
+    checks = HEALTH_CHECKS[endpoint]
+    if check and check not in checks:
+        return Response("404 page not found\n", status=404, content_type="text/plain; charset=utf-8")
+    if check or not verbose:
+        return Response("ok", content_type="text/plain; charset=utf-8")
+    lines = [f"[+]{name} ok" for name in checks] + [f"{endpoint} check passed"]
+    return Response("\n".join(lines) + "\n", content_type="text/plain; charset=utf-8")
+
+
+def _as_go_serves(response: Response) -> None:
+    """Status line and default headers as the apiserver's Go server sends them.
+
+    Go's reason phrases are title case ("404 Not Found"; werkzeug says "404 NOT FOUND"),
+    and clients show them (the Python client's ``ApiException`` prints ``Reason:``).
+    Every response the apiserver's filters pass carries ``Cache-Control: no-cache,
+    private`` unless the handler chose a policy (discovery, OpenAPI).
+    """
+    code = response.status_code
+    response.status = f"{code} {HTTP_STATUS_CODES.get(code, f'status code {code}')}"
+    response.headers.setdefault("Cache-Control", "no-cache, private")
 
 
 def _not_found_path() -> ApiError:

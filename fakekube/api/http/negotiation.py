@@ -52,6 +52,28 @@ class Representation:
 
 
 _AS_KINDS = {"Table", "PartialObjectMetadata", "PartialObjectMetadataList"}
+_INCLUDE_OBJECT = ("Metadata", "Object", "None")
+_BOOLS = {"true": True, "1": True, "t": True, "True": True, "TRUE": True, "T": True,
+          "false": False, "0": False, "f": False, "False": False, "FALSE": False, "F": False}
+
+
+@dataclass(frozen=True)
+class TableOptions:
+    """``metav1.TableOptions`` from the query: what each Table row carries, and headers or not."""
+
+    include_object: str = "Metadata"
+    no_headers: bool = False
+
+    @classmethod
+    def from_query(cls, query: dict[str, str]) -> "TableOptions":
+        include_object = query.get("includeObject") or "Metadata"
+        if include_object not in _INCLUDE_OBJECT:
+            raise errors.bad_request(f'Unable to convert to Table as requested: includeObject: Invalid value: '
+                                     f'"{include_object}": must be \'Metadata\', \'Object\', \'None\', or empty')
+        no_headers = _BOOLS.get(query.get("noHeaders") or "false")
+        if no_headers is None:
+            raise errors.bad_request(f'strconv.ParseBool: parsing "{query["noHeaders"]}": invalid syntax')
+        return cls(include_object, no_headers)
 
 
 def choose(header: str | None, allow_as: bool = True) -> Representation:
@@ -78,6 +100,4 @@ def body_format(content_type: str | None) -> str:
         return "json"
     if media in (YAML, "application/x-yaml", "text/yaml"):
         return "yaml"
-    raise errors.ApiError(415, "UnsupportedMediaType",
-                          f"the body of the request was in an unknown format - accepted media types include: "
-                          f"application/json, application/yaml (got {media})")
+    raise errors.unsupported_media_type(accepted=(JSON, YAML))

@@ -23,6 +23,12 @@ class _QuietHandler(WSGIRequestHandler):
         if type == "error":
             super().log(type, message, *args)
 
+    def send_response(self, code: int, message: str | None = None) -> None:
+        """A status line and a Date, like the apiserver's Go server: no ``Server`` header."""
+        self.log_request(code)
+        self.send_response_only(code, message)
+        self.send_header("Date", self.date_time_string())
+
 
 class BackgroundServer:
     """A threaded HTTP server for ``app`` on ``host:port`` (port 0 picks a free one)."""

@@ -16,8 +16,9 @@ import time
 from dataclasses import dataclass
 from typing import Any, Iterator
 
-from fakekube.api import errors, objectmeta
+from fakekube.api import errors, objectmeta, table
 from fakekube.api.apiserver import APIServer
+from fakekube.api.http.negotiation import JSON, Representation, TableOptions
 from fakekube.api.listing import Matcher, parse_resource_version
 from fakekube.api.registry import ResourceType
 from fakekube.store import ADDED, DELETED, MODIFIED, Change, TooOldResourceVersion
@@ -44,9 +45,13 @@ class WatchRequest:
     send_initial_events: bool
     timeout_s: float
     bookmark_interval_s: float = 10.0
+    #: "" for plain objects, else the ``as=`` kind each event's object is converted to.
+    as_kind: str = ""
+    table_options: TableOptions = TableOptions()
 
     @classmethod
-    def from_query(cls, rt: ResourceType, namespace: str, query: dict[str, str], name: str = "") -> "WatchRequest":
+    def from_query(cls, rt: ResourceType, namespace: str, query: dict[str, str], name: str = "",
+                   representation: Representation = Representation(JSON)) -> "WatchRequest":
         field_selector = query.get("fieldSelector", "")
         if name:
             field_selector = ",".join(filter(None, [field_selector, f"metadata.name={name}"]))
@@ -55,8 +60,10 @@ class WatchRequest:
         rv = query.get("resourceVersion", "")
         if send_initial:
             _check_initial_events(query, allow_bookmarks)
+        as_kind = representation.as_kind
+        table_options = TableOptions.from_query(query) if as_kind == "Table" else TableOptions()
         return cls(rt, namespace, Matcher(rt, query.get("labelSelector", ""), field_selector), rv,
-                   allow_bookmarks, send_initial, _timeout(query))
+                   allow_bookmarks, send_initial, _timeout(query), as_kind=as_kind, table_options=table_options)
 
 
 def _timeout(query: dict[str, str]) -> float:
@@ -90,6 +97,8 @@ class Watch:
         self._req = request
         self._stopping = stopping
         self._store = apiserver.store
+        # Upstream sends a Table's column definitions with the first event only.
+        self._table_headers_sent = request.table_options.no_headers
 
     def __iter__(self) -> Iterator[bytes]:
         # An empty first chunk makes the server send status and headers now, as upstream
@@ -160,8 +169,25 @@ class Watch:
         return None
 
     def _encode(self, event_type: str, obj: Obj) -> bytes:
-        event = {"type": event_type, "object": objectmeta.with_type_meta(self._req.rt, obj)}
+        event = {"type": event_type, "object": self._shape(objectmeta.with_type_meta(self._req.rt, obj))}
         return json.dumps(event, separators=(",", ":")).encode() + b"\n"
+
+    def _shape(self, obj: Obj) -> Obj:
+        """The event's object in the representation the client asked for (``as=`` in Accept).
+
+        A Table event holds a one-row Table (``kubectl get -w``); only the first carries
+        column definitions. ``as=PartialObjectMetadataList`` cannot describe one object, so
+        upstream sends the object unchanged, and so do we.
+        """
+        if self._req.as_kind == "Table":
+            options = self._req.table_options
+            shaped = table.to_table(self._req.rt, [obj], self._api.clock.now(), options.include_object,
+                                    no_headers=self._table_headers_sent)
+            self._table_headers_sent = True
+            return shaped
+        if self._req.as_kind == "PartialObjectMetadata":
+            return table.partial_object_metadata(obj)
+        return obj
 
     def _bookmark(self, rv: int, initial_end: bool = False) -> bytes:
         metadata: Obj = {"resourceVersion": str(rv)}

@@ -6,6 +6,7 @@ object and never change their inputs; failures are :class:`ApiError` with the st
 upstream's apiserver gives them.
 """
 
+from fakekube.api.patch._gofmt import go_value
 from fakekube.api.patch.json_merge import (
     MAX_JSON_PATCH_OPERATIONS,
     apply_json_patch,
@@ -21,5 +22,6 @@ __all__ = [
     "apply_merge_patch",
     "apply_strategic_merge_patch",
     "copy_json",
+    "go_value",
     "parse_patch_body",
 ]

@@ -54,7 +54,7 @@ def _check_operations(patch: Any) -> None:
             raise bad_request(f"json: cannot unmarshal {json_kind(op)} into Go value of type jsonpatch.Operation")
     if len(patch) > MAX_JSON_PATCH_OPERATIONS:
         raise request_entity_too_large(
-            f"Request entity too large: The allowed maximum operations in a JSON patch is "
+            f"The allowed maximum operations in a JSON patch is "
             f"{MAX_JSON_PATCH_OPERATIONS}, got {len(patch)}")
 
 

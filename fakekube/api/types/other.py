@@ -327,10 +327,11 @@ class RoleBindingStrategy(Strategy):
 
     def default(self, obj: Obj, ctx: WriteContext) -> None:
         for subject in obj.get("subjects") or []:
-            if subject.get("apiGroup") is None:
-                if subject.get("kind") == "ServiceAccount":
-                    subject["apiGroup"] = ""
-                elif subject.get("kind") in ("User", "Group"):
+            if not subject.get("apiGroup"):
+                # apiGroup is omitempty: a ServiceAccount's defaulted "" never shows (else
+                # every re-apply of a binding would look changed to kubectl).
+                subject.pop("apiGroup", None)
+                if subject.get("kind") in ("User", "Group"):
                     subject["apiGroup"] = RBAC_GROUP
 
     def validate(self, obj: Obj) -> list[FieldError]:
