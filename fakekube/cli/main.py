@@ -6,8 +6,10 @@ import argparse
 import signal
 import sys
 import threading
+from datetime import datetime, timezone
 from typing import Sequence
 
+from fakekube.clock import DEFAULT_EPOCH
 from fakekube.cluster import Cluster, ClusterConfig
 
 
@@ -20,7 +22,22 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--kubeconfig", default=None, help="where to write the kubeconfig (default: a temp file)")
     serve.add_argument("--nodes", type=int, default=0, help="number of Ready nodes (default 0)")
     serve.add_argument("--seed", type=int, default=0, help="seed for names, UIDs and IPs (default 0)")
+    serve.add_argument("--start-time", default=None, metavar="RFC3339|now",
+                       help="where cluster time starts (default 2025-01-01T00:00:00Z, for reproducible runs; "
+                            "'now' makes ages kubectl computes itself, as in describe, look natural)")
     return parser
+
+
+def parse_start_time(text: str | None) -> datetime:
+    """The CLI is the one place allowed to read the wall clock, and only when asked to."""
+    if text is None:
+        return DEFAULT_EPOCH
+    if text == "now":
+        return datetime.now(timezone.utc).replace(microsecond=0)
+    moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    if moment.tzinfo is None:
+        raise ValueError("--start-time needs a timezone, e.g. 2025-01-01T00:00:00Z")
+    return moment
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -34,8 +51,13 @@ def serve(args: argparse.Namespace) -> int:
     if args.nodes < 0:
         print("fakekube: --nodes must be >= 0", file=sys.stderr)
         return 2
+    try:
+        start_time = parse_start_time(args.start_time)
+    except ValueError as exc:
+        print(f"fakekube: bad --start-time: {exc}", file=sys.stderr)
+        return 2
     config = ClusterConfig(seed=args.seed, nodes=args.nodes, host=args.host, port=args.port,
-                           kubeconfig_path=args.kubeconfig)
+                           kubeconfig_path=args.kubeconfig, start_time=start_time)
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
     with Cluster(config) as cluster:

@@ -34,3 +34,22 @@ def test_serve_rejects_negative_nodes() -> None:
                             capture_output=True, text=True, timeout=30)
     assert result.returncode == 2
     assert "--nodes must be >= 0" in result.stderr
+
+
+def test_serve_start_time_sets_cluster_time(tmp_path: Path) -> None:
+    proc = subprocess.Popen([sys.executable, "-m", "fakekube", "serve", "--start-time", "2030-05-06T07:08:09Z",
+                             "--kubeconfig", str(tmp_path / "kc")], stdout=subprocess.PIPE, text=True)
+    try:
+        url = proc.stdout.readline().split(" at ")[1].strip()
+        with urllib.request.urlopen(url + "/api/v1/namespaces/default", timeout=5) as response:
+            namespace = json.load(response)
+        assert namespace["metadata"]["creationTimestamp"] == "2030-05-06T07:08:09Z"
+    finally:
+        proc.terminate()
+        proc.communicate(timeout=10)
+
+
+def test_serve_rejects_a_start_time_without_timezone() -> None:
+    result = subprocess.run([sys.executable, "-m", "fakekube", "serve", "--start-time", "2030-05-06T07:08:09"],
+                            capture_output=True, text=True, timeout=30)
+    assert result.returncode == 2 and "needs a timezone" in result.stderr
