@@ -36,7 +36,10 @@ def check_namespace_delete(name: str) -> None:
 
 
 def _terminating(rt: ResourceType, namespace: str, name: str) -> ApiError:
+    """Upstream's 403 with a ``NamespaceTerminating`` cause, which clients (kubectl, client-go's
+    ``HasStatusCause``) use to tell this apart from an authorization failure."""
     message = f"unable to create new content in namespace {namespace} because it is being terminated"
     err = errors.forbidden_error(rt.group, rt.plural, name, message)
-    err.details["causes"] = [{"reason": "NamespaceTerminating", "message": message, "field": "metadata.namespace"}]
+    err.details["causes"] = [{"reason": "NamespaceTerminating", "message": f"namespace {namespace} is being terminated",
+                              "field": "metadata.namespace"}]
     return err

@@ -14,13 +14,14 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from fakekube.api import admission, deletion, errors, fieldvalidation, objectmeta, patch, validation
+from fakekube.api import admission, decoding, deletion, errors, fieldvalidation, objectmeta, patch, validation
 from fakekube.api import schema as schema_module
 from fakekube.api.deletion import DeleteOptions
 from fakekube.api.errors import FieldError
 from fakekube.api.jsonutil import deep_copy
 from fakekube.api.listing import ListOptions, Matcher, list_page
 from fakekube.api.registry import STATUS, Registry, ResourceType, WriteContext
+from fakekube.api.validation import go_strings
 from fakekube.clock import VirtualClock, format_rfc3339
 from fakekube.random import SeededRandom
 from fakekube.store import Store
@@ -46,15 +47,20 @@ class WriteOptions:
     raw_body: bytes | None = None
 
     @classmethod
-    def from_query(cls, query: dict[str, str], raw: bytes | None = None) -> "WriteOptions":
+    def from_query(cls, query: dict[str, str], raw: bytes | None = None,
+                   options_kind: str = "CreateOptions") -> "WriteOptions":
+        """Parse and validate as upstream's ``Validate{Create,Update,Patch}Options``: a bad
+        value is a 422 on ``<options_kind>.meta.k8s.io``."""
         dry_run = query.get("dryRun")
+        validation = query.get("fieldValidation") or ""
+        problems = []
         if dry_run is not None and dry_run != "All":
-            raise errors.bad_request(f'dryRun: Unsupported value: "{dry_run}": supported values: "All"')
-        validation = query.get("fieldValidation") or WARN
-        if validation not in (STRICT, WARN, IGNORE):
-            raise errors.bad_request(
-                f'fieldValidation: Unsupported value: "{validation}": supported values: "Ignore", "Strict", "Warn"')
-        return cls(dry_run=dry_run == "All", field_validation=validation, raw_body=raw)
+            problems.append(errors.not_supported("dryRun", go_strings([dry_run]), ["All"]))
+        if validation not in ("", STRICT, WARN, IGNORE):
+            problems.append(errors.not_supported("fieldValidation", validation, ["", IGNORE, STRICT, WARN]))
+        if problems:
+            raise errors.invalid_options(options_kind, problems)
+        return cls(dry_run=dry_run == "All", field_validation=validation or WARN, raw_body=raw)
 
 
 @dataclass
@@ -88,6 +94,7 @@ class APIServer:
         self.rng = rng
         self.kubernetes_version = kubernetes_version
         self._view = StoreView(store)
+        self._served = {(rt.api_version, rt.kind) for rt in registry}
 
     @property
     def schemas(self) -> schema_module.SchemaSet:
@@ -134,14 +141,18 @@ class APIServer:
     def _create_locked(self, rt: ResourceType, obj: Obj, options: WriteOptions, warnings: list[str]) -> WriteResult:
         ctx = self._context()
         meta = obj["metadata"]
+        # Admission runs before the name is generated, so it names the object as upstream's does.
+        admission.check_namespace_for_create(self.store, rt, meta.get("namespace") or "",
+                                             meta.get("name") or meta.get("generateName") or "Unknown")
         if not meta.get("name") and meta.get("generateName"):
             meta["name"] = self._free_generated_name(rt, meta, ctx)
-        admission.check_namespace_for_create(self.store, rt, meta.get("namespace") or "", meta.get("name") or "")
         objectmeta.stamp_new(rt, obj, ctx)
         rt.strategy.default(obj, ctx)
         rt.strategy.prepare_for_create(obj, ctx)
         self._validate(rt, obj, validation.validate_object_meta(meta, rt.namespaced, validation.name_rule_for(rt.group, rt.plural))
                        + rt.strategy.validate(obj))
+        if not options.dry_run:  # upstream's dry-run storage never looks at it
+            objectmeta.check_no_resource_version(obj)
         key = (meta.get("namespace") or "", meta["name"])
         if self.store.get(rt.key, key) is not None:
             raise errors.already_exists(rt.group, rt.plural, meta["name"])
@@ -221,6 +232,8 @@ class APIServer:
               options: WriteOptions = WriteOptions(), subresource: str = "") -> WriteResult:
         if patch_type not in PATCH_TYPES:
             raise errors.unsupported_media_type(patch_type)
+        if options.field_validation != IGNORE:
+            _decode_patch_strictly(patch_type, patch_body)
         document = patch.parse_patch_body(patch_body)
         with self.store.lock:
             existing = self.store.get(rt.key, (namespace if rt.namespaced else "", name))
@@ -229,9 +242,16 @@ class APIServer:
             patched = self._apply_patch(rt, existing, patch_type, document)
             if not isinstance(patched, dict):
                 raise errors.bad_request("the patched object is not a JSON object")
+            # Upstream's "patch: Invalid value:" shows the patched object for JSON and merge
+            # patches, but the patch itself (Go's %+v of the map) for a strategic merge patch.
+            patch_text = (patch.go_value(document) if patch_type == STRATEGIC_MERGE_PATCH
+                          else json.dumps(patched, separators=(",", ":")))
+            type_problem = decoding.decode_into(patched, self.schemas, rt.group, rt.version, rt.kind)
+            if type_problem:
+                raise errors.invalid_object("", "", "", [errors.invalid("patch", patch_text, type_problem)])
             raw_options = WriteOptions(options.dry_run, options.field_validation, None)
-            warnings = self._check_fields(rt, patched, raw_options, patch_text=json.dumps(patched, separators=(",", ":")))
-            objectmeta.check_type_meta(rt, patched)
+            warnings = self._check_fields(rt, patched, raw_options, patch_text=patch_text)
+            objectmeta.check_type_meta(rt, patched, self._served)
             objectmeta.strip_type_meta(patched)
             objectmeta.check_name(patched, name)
             objectmeta.check_namespace(rt, patched, namespace)
@@ -291,7 +311,10 @@ class APIServer:
     def _decode(self, rt: ResourceType, body: Any, namespace: str) -> Obj:
         if not isinstance(body, dict):
             raise errors.bad_request(f"Object '{rt.kind}' is not a JSON object")
-        objectmeta.check_type_meta(rt, body)
+        objectmeta.check_type_meta(rt, body, self._served)
+        type_problem = decoding.decode_into(body, self.schemas, rt.group, rt.version, rt.kind)
+        if type_problem:
+            raise errors.bad_request(f'{rt.kind} in version "{rt.version}" cannot be handled as a {rt.kind}: {type_problem}')
         obj = objectmeta.strip_type_meta(body)
         objectmeta.check_namespace(rt, obj, namespace)
         return obj
@@ -352,6 +375,33 @@ def _finalizer_rules(new: Obj, old: Obj) -> list[FieldError]:
 def _waits_for_grace(rt: ResourceType, obj: Obj) -> bool:
     """A pod in graceful deletion stays until its kubelet finishes (grace > 0)."""
     return rt.key == ("", "pods") and (obj["metadata"].get("deletionGracePeriodSeconds") or 0) > 0
+
+
+def _decode_patch_strictly(patch_type: str, body: bytes) -> None:
+    """What upstream's patch handler does first under Warn/Strict (the default): decode the
+    body strictly into the patch's Go type, so a malformed or mis-shaped patch is a 400."""
+    try:
+        document = decoding.parse_json(body)
+    except decoding.SyntaxFailure as exc:
+        raise errors.bad_request(_patch_decode_message(patch_type, str(exc))) from None
+    if patch_type == JSON_PATCH:
+        if document is not None and not isinstance(document, list):
+            raise _undecodable_patch(patch_type, document, "[]handlers.jsonPatchOp")
+        for op in document or []:
+            if op is not None and not isinstance(op, dict):
+                raise _undecodable_patch(patch_type, op, "handlers.jsonPatchOp")
+    elif document is not None and not isinstance(document, dict):
+        raise _undecodable_patch(patch_type, document, "map[string]interface {}")
+
+
+def _undecodable_patch(patch_type: str, value: Any, go_type: str) -> errors.ApiError:
+    why = f"json: cannot unmarshal {decoding.json_kind(value)} into Go value of type {go_type}"
+    return errors.bad_request(_patch_decode_message(patch_type, why))
+
+
+def _patch_decode_message(patch_type: str, why: str) -> str:
+    """JSON and merge patches say ``error decoding patch: ...``; a strategic one, just why."""
+    return why if patch_type == STRATEGIC_MERGE_PATCH else f"error decoding patch: {why}"
 
 
 def parse_json(body: bytes) -> Any:

@@ -13,8 +13,9 @@ from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
-from fakekube.api import errors
+from fakekube.api import decoding, errors
 from fakekube.api.registry import ResourceType
+from fakekube.api.validation import go_quote, go_strings
 from fakekube.clock import format_rfc3339
 
 Obj = dict[str, Any]
@@ -44,35 +45,47 @@ class DeleteOptions:
 
     @classmethod
     def parse(cls, body: Obj | None, query: dict[str, str]) -> "DeleteOptions":
-        body = body or {}
-        if not isinstance(body, dict):
+        """From the body if there is one, else from the query (upstream reads one or the other).
+
+        A negative grace period means 1 s, as upstream's ``BeforeDelete`` treats it.
+        """
+        if body is not None and not isinstance(body, dict):
             raise errors.bad_request("DeleteOptions must be an object")
-        preconditions = body.get("preconditions") or {}
-        grace = body.get("gracePeriodSeconds", query.get("gracePeriodSeconds"))
-        dry_run = body.get("dryRun") or ([query["dryRun"]] if "dryRun" in query else [])
+        if body is not None:
+            _check_body_types(body)
+        source: Obj = body if body is not None else {
+            "gracePeriodSeconds": _int_or_none(query.get("gracePeriodSeconds")),
+            "propagationPolicy": query.get("propagationPolicy"),
+            "orphanDependents": _bool_or_none(query.get("orphanDependents")),
+            "dryRun": [query["dryRun"]] if "dryRun" in query else [],
+        }
+        preconditions = source.get("preconditions") or {}
+        grace = _int_or_none(source.get("gracePeriodSeconds"))
         options = cls(
-            grace_period_s=_int_or_none(grace, "gracePeriodSeconds"),
-            propagation_policy=body.get("propagationPolicy", query.get("propagationPolicy")),
-            orphan_dependents=_bool_or_none(body.get("orphanDependents", query.get("orphanDependents"))),
+            grace_period_s=1 if grace is not None and grace < 0 else grace,
+            propagation_policy=source.get("propagationPolicy"),
+            orphan_dependents=_bool_or_none(source.get("orphanDependents")),
             precondition_uid=preconditions.get("uid"),
             precondition_rv=preconditions.get("resourceVersion"),
-            dry_run=_dry_run(dry_run),
+            dry_run=_dry_run(source.get("dryRun") or []),
         )
-        options.validate()
+        options.validate(source.get("dryRun") or [])
         return options
 
-    def validate(self) -> None:
+    def validate(self, dry_run: list[str] | None = None) -> None:
+        """``ValidateDeleteOptions``, in its order; a 422 on ``DeleteOptions.meta.k8s.io``."""
         problems = []
-        if self.propagation_policy is not None and self.propagation_policy not in (FOREGROUND, BACKGROUND, ORPHAN):
-            problems.append(errors.not_supported("propagationPolicy", self.propagation_policy,
-                                                 [FOREGROUND, BACKGROUND, ORPHAN]))
         if self.propagation_policy is not None and self.orphan_dependents is not None:
             problems.append(errors.invalid("propagationPolicy", self.propagation_policy,
                                            "orphanDependents and deletionPropagation cannot be both set"))
-        if self.grace_period_s is not None and self.grace_period_s < 0:
-            problems.append(errors.invalid("gracePeriodSeconds", self.grace_period_s, "must be greater than or equal to 0"))
+        if self.propagation_policy is not None and self.propagation_policy not in (FOREGROUND, BACKGROUND, ORPHAN):
+            problems.append(errors.not_supported("propagationPolicy", self.propagation_policy,
+                                                 [FOREGROUND, BACKGROUND, ORPHAN, "nil"]))
+        bad_dry_run = [v for v in (dry_run or []) if v != "All"]
+        if bad_dry_run:
+            problems.append(errors.not_supported("dryRun", go_strings(list(dry_run or [])), ["All"]))
         if problems:
-            raise errors.invalid_object("meta.k8s.io", "DeleteOptions", "", problems)
+            raise errors.invalid_options("DeleteOptions", problems)
 
     def finalizers_to_add(self) -> list[str]:
         if self.propagation_policy == FOREGROUND:
@@ -82,13 +95,50 @@ class DeleteOptions:
         return []
 
 
-def _int_or_none(value: Any, name: str) -> int | None:
+#: DeleteOptions fields and their Go types, for the decode errors of a mistyped body.
+_BODY_FIELDS: dict[str, tuple[type | tuple[type, ...], str]] = {
+    "gracePeriodSeconds": (int, "int64"),
+    "preconditions": (dict, "v1.Preconditions"),
+    "orphanDependents": (bool, "bool"),
+    "propagationPolicy": (str, "v1.DeletionPropagation"),
+    "dryRun": (list, "[]string"),
+}
+_PRECONDITION_FIELDS = ("uid", "resourceVersion")
+
+
+def _check_body_types(body: Obj) -> None:
+    """A DeleteOptions body that does not decode: upstream hands the decoder's plain error to
+    the client, so it is a 500 with no reason (delete.go passes it through unconverted)."""
+    for name, (python_type, go_type) in _BODY_FIELDS.items():
+        value = body.get(name)
+        wrong_int = python_type is int and isinstance(value, bool)
+        if value is not None and (wrong_int or not isinstance(value, python_type)):
+            raise _undecodable(value, f"DeleteOptions.{name}", go_type)
+    for item in body.get("dryRun") or []:
+        if not isinstance(item, str):
+            raise _undecodable(item, "DeleteOptions.dryRun", "string")
+    for name in _PRECONDITION_FIELDS:
+        value = (body.get("preconditions") or {}).get(name)
+        if value is not None and not isinstance(value, str):
+            go_type = "types.UID" if name == "uid" else "string"
+            raise _undecodable(value, f"Preconditions.preconditions.{name}", go_type)
+
+
+def _undecodable(value: Any, field_path: str, go_type: str) -> errors.ApiError:
+    return errors.unknown_error(
+        500, f"json: cannot unmarshal {decoding.json_kind(value)} into Go struct field {field_path} of type {go_type}")
+
+
+def _int_or_none(value: Any) -> int | None:
+    """An int64 query parameter or body field; a bad one is the 400 upstream's conversion gives."""
     if value is None or value == "":
         return None
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
     try:
-        return int(value)
-    except (TypeError, ValueError):
-        raise errors.bad_request(f'invalid value for {name}: "{value}"') from None
+        return int(str(value), 10)
+    except ValueError:
+        raise errors.bad_request(f'strconv.ParseInt: parsing {go_quote(str(value))}: invalid syntax') from None
 
 
 def _bool_or_none(value: Any) -> bool | None:
@@ -98,24 +148,34 @@ def _bool_or_none(value: Any) -> bool | None:
 
 
 def _dry_run(values: Any) -> bool:
+    """True for ``["All"]``; anything else is reported by :meth:`DeleteOptions.validate`."""
     values = values if isinstance(values, list) else [values]
-    for value in values:
-        if value != "All":
-            raise errors.bad_request(f"dryRun: Unsupported value: \"{value}\": supported values: \"All\"")
-    return bool(values)
+    return bool(values) and all(v == "All" for v in values)
 
 
 def check_preconditions(rt: ResourceType, obj: Obj, options: DeleteOptions) -> None:
+    """409 Conflict when a precondition fails, worded as upstream's ``rest.BeforeDelete``
+    (which names the Kind, not the resource) — or, for namespaces, as their own REST Delete."""
     meta = obj.get("metadata") or {}
     name = meta.get("name", "")
-    if options.precondition_uid is not None and options.precondition_uid != meta.get("uid"):
-        why = (f"Precondition failed: UID in precondition: {options.precondition_uid}, "
-               f"UID in object meta: {meta.get('uid')}")
-        raise errors.conflict(rt.group, rt.plural, name, why)
-    if options.precondition_rv is not None and options.precondition_rv != meta.get("resourceVersion"):
-        why = (f"Precondition failed: ResourceVersion in precondition: {options.precondition_rv}, "
-               f"ResourceVersion in object meta: {meta.get('resourceVersion')}")
-        raise errors.conflict(rt.group, rt.plural, name, why)
+    uid, rv = meta.get("uid"), meta.get("resourceVersion")
+    if rt.key == ("", "namespaces"):
+        if options.precondition_uid is not None and options.precondition_uid != uid:
+            why = f"Precondition failed: UID in precondition: {options.precondition_uid}, UID in object meta: {uid}"
+            raise errors.conflict(rt.group, rt.plural, name, why)
+        if options.precondition_rv is not None and options.precondition_rv != rv:
+            why = (f"Precondition failed: ResourceVersion in precondition: {options.precondition_rv}, "
+                   f"ResourceVersion in object meta: {rv}")
+            raise errors.conflict(rt.group, rt.plural, name, why)
+        return
+    if options.precondition_uid is not None and options.precondition_uid != uid:
+        why = (f"the UID in the precondition ({options.precondition_uid}) does not match the UID in record ({uid}). "
+               "The object might have been deleted and then recreated")
+        raise errors.conflict(rt.group, rt.kind, name, why)
+    if options.precondition_rv is not None and options.precondition_rv != rv:
+        why = (f"the ResourceVersion in the precondition ({options.precondition_rv}) does not match the "
+               f"ResourceVersion in record ({rv}). The object might have been modified")
+        raise errors.conflict(rt.group, rt.kind, name, why)
 
 
 def pod_grace_period_s(pod: Obj, options: DeleteOptions) -> int:

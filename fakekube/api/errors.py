@@ -49,19 +49,26 @@ class FieldError:
     detail: str = ""
     value: Any = _NO_VALUE
 
-    def message(self) -> str:
-        """Render as upstream does: ``path: Invalid value: "x": detail``."""
-        phrase = _FIELD_ERROR_PHRASES.get(self.type, self.type)
-        text = f"{self.path}: {phrase}"
+    def body(self) -> str:
+        """``field.Error.ErrorBody()``: ``Invalid value: "x": detail``, without the path."""
+        text = _FIELD_ERROR_PHRASES.get(self.type, self.type)
         if self.value is not _NO_VALUE and self.type in (FIELD_INVALID, FIELD_NOT_SUPPORTED, FIELD_DUPLICATE):
             text += f": {_render_value(self.value)}"
         if self.detail:
             text += f": {self.detail}"
         return text
 
+    def message(self) -> str:
+        """Render as upstream does: ``path: Invalid value: "x": detail``."""
+        return f"{self.path}: {self.body()}"
+
     def cause(self) -> dict[str, str]:
-        """The ``StatusCause`` entry for ``details.causes``."""
-        return {"reason": self.type, "message": self.message(), "field": self.path}
+        """The ``StatusCause`` entry for ``details.causes``: upstream puts the error body
+        (no path) in ``message`` and omits an empty ``field``."""
+        cause = {"reason": self.type, "message": self.body()}
+        if self.path:
+            cause["field"] = self.path
+        return cause
 
 
 def _render_value(value: Any) -> str:
@@ -108,6 +115,8 @@ class ApiError(Exception):
     message: str
     details: dict[str, Any] = field(default_factory=dict)
     headers: dict[str, str] = field(default_factory=dict)
+    #: The Status's ListMeta (an expired list's fresh ``continue`` token).
+    metadata: dict[str, Any] = field(default_factory=dict)
 
     def __str__(self) -> str:
         return f"{self.code} {self.reason}: {self.message}"
@@ -117,7 +126,7 @@ class ApiError(Exception):
         body: dict[str, Any] = {
             "kind": "Status",
             "apiVersion": "v1",
-            "metadata": {},
+            "metadata": dict(self.metadata),
             "status": "Failure",
             "message": self.message,
         }
@@ -160,14 +169,28 @@ STALE_OBJECT = "the object has been modified; please apply your changes to the l
 
 
 def invalid_object(group: str, kind: str, name: str, errors: list[FieldError]) -> ApiError:
-    """422 Invalid, with one cause per field error, formatted as upstream's NewInvalid."""
+    """422 Invalid, with one cause per field error, formatted as upstream's NewInvalid.
+
+    The message lists each distinct error once (``ErrorList.ToAggregate``); the details
+    omit empty fields, as Go's ``omitempty`` does.
+    """
     qualified_kind = f"{kind}.{group}" if group else kind
-    messages = [e.message() for e in errors]
+    messages = list(dict.fromkeys(e.message() for e in errors))
     summary = messages[0] if len(messages) == 1 else "[" + ", ".join(messages) + "]"
-    details: dict[str, Any] = {"name": name, "kind": kind, "causes": [e.cause() for e in errors]}
+    details: dict[str, Any] = {}
+    if name:
+        details["name"] = name
     if group:
         details["group"] = group
+    if kind:
+        details["kind"] = kind
+    details["causes"] = [e.cause() for e in errors]
     return ApiError(422, "Invalid", f'{qualified_kind} "{name}" is invalid: {summary}', details)
+
+
+def invalid_options(kind: str, errors: list[FieldError]) -> ApiError:
+    """The 422 for bad query options (``CreateOptions.meta.k8s.io "" is invalid: ...``)."""
+    return invalid_object("meta.k8s.io", kind, "", errors)
 
 
 def bad_request(message: str) -> ApiError:
@@ -175,8 +198,19 @@ def bad_request(message: str) -> ApiError:
 
 
 def method_not_supported(group: str, resource: str, verb: str) -> ApiError:
-    return ApiError(405, "MethodNotAllowed", f"{verb} is not supported on resources of kind {_qualified(group, resource)!r}",
+    """``NewMethodNotSupported``: a handler that exists but cannot do ``verb`` (e.g. watch)."""
+    return ApiError(405, "MethodNotAllowed", f'{verb} is not supported on resources of kind "{_qualified(group, resource)}"',
                     _details("", group, resource))
+
+
+def method_not_allowed() -> ApiError:
+    """No route for this method on this path: go-restful's 405, as the apiserver words it."""
+    return ApiError(405, "MethodNotAllowed", "the server does not allow this method on the requested resource")
+
+
+def unknown_error(code: int, message: str) -> ApiError:
+    """A plain Go error that reached the client: a Status with no reason (``StatusReasonUnknown``)."""
+    return ApiError(code, "", message)
 
 
 def gone(message: str) -> ApiError:
@@ -190,15 +224,26 @@ def resource_expired(message: str) -> ApiError:
 
 
 def request_entity_too_large(message: str) -> ApiError:
-    return ApiError(413, "RequestEntityTooLarge", message)
+    """``NewRequestEntityTooLargeError``: ``Request entity too large: <message>``."""
+    return ApiError(413, "RequestEntityTooLarge", f"Request entity too large: {message}")
 
 
-def unsupported_media_type(content_type: str) -> ApiError:
-    """415 for a body in a format the endpoint does not take (e.g. an unknown patch type)."""
-    accepted = ("application/json-patch+json, application/merge-patch+json, "
-                "application/apply-patch+yaml, application/strategic-merge-patch+json")
+#: The patch types a built-in resource's PATCH route lists, in upstream's order.
+PATCH_MEDIA_TYPES = ("application/json-patch+json", "application/merge-patch+json",
+                     "application/strategic-merge-patch+json", "application/apply-patch+yaml")
+
+
+def unsupported_media_type(content_type: str = "", accepted: tuple[str, ...] = PATCH_MEDIA_TYPES) -> ApiError:
+    """415 from a handler for a body in a format it does not take (``NewUnsupportedMediaTypeError``)."""
     return ApiError(415, "UnsupportedMediaType",
-                    f"the body of the request was in an unknown format - accepted media types include: {accepted}")
+                    "the body of the request was in an unknown format - accepted media types include: "
+                    + ", ".join(accepted))
+
+
+def unsupported_media_type_route() -> ApiError:
+    """415 from go-restful's router: a body whose Content-Type the route does not consume
+    (a PATCH with an unknown patch type and a non-empty body never reaches the handler)."""
+    return ApiError(415, "UnsupportedMediaType", "415: Unsupported Media Type")
 
 
 def forbidden_error(group: str, resource: str, name: str, why: str) -> ApiError:

@@ -13,9 +13,10 @@ import json
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from fakekube.api import errors, selectors
+from fakekube.api import decoding, errors, selectors
 from fakekube.api.errors import ApiError
 from fakekube.api.registry import ResourceType
+from fakekube.api.validation import go_quote
 from fakekube.store import Store, TooOldResourceVersion
 from fakekube.store.memory import sort_key
 
@@ -49,7 +50,7 @@ class ListOptions:
         options = cls(
             label_selector=query.get("labelSelector", ""),
             field_selector=query.get("fieldSelector", ""),
-            limit=_parse_int(query.get("limit", ""), "limit"),
+            limit=_parse_int(query.get("limit", "")),
             continue_token=query.get("continue", ""),
             resource_version=query.get("resourceVersion", ""),
             resource_version_match=query.get("resourceVersionMatch", ""),
@@ -58,43 +59,44 @@ class ListOptions:
         return options
 
     def check(self) -> None:
-        """The ListOptions validation upstream applies before serving."""
-        if self.resource_version_match and self.resource_version_match not in (NOT_OLDER_THAN, EXACT):
-            raise _invalid_options("resourceVersionMatch", self.resource_version_match,
-                                   'supported values: "Exact", "NotOlderThan"')
-        if self.resource_version_match and not self.resource_version:
-            raise _invalid_options("resourceVersionMatch", None,
-                                   "resourceVersionMatch is forbidden unless resourceVersion is provided")
-        if self.continue_token and self.resource_version and self.resource_version != "0":
-            raise errors.bad_request("specifying resource version is not allowed when using continue")
-        if self.resource_version_match == EXACT and self.resource_version == "0":
-            raise _invalid_options("resourceVersionMatch", EXACT,
-                                   'resourceVersionMatch "exact" is forbidden for resourceVersion "0"')
+        """The ListOptions validation upstream applies before serving (``ValidateListOptions``):
+        every problem at once, as a 422 on ``ListOptions.meta.k8s.io``."""
+        match = self.resource_version_match
+        if not match:
+            return
+        problems = []
+        if not self.resource_version:
+            problems.append(errors.forbidden("resourceVersionMatch",
+                                             "resourceVersionMatch is forbidden unless resourceVersion is provided"))
+        if self.continue_token:
+            problems.append(errors.forbidden("resourceVersionMatch",
+                                             "resourceVersionMatch is forbidden when continue is provided"))
+        if match not in (EXACT, NOT_OLDER_THAN):
+            problems.append(errors.not_supported("resourceVersionMatch", match, [EXACT, NOT_OLDER_THAN, ""]))
+        if match == EXACT and self.resource_version == "0":
+            problems.append(errors.forbidden("resourceVersionMatch",
+                                             'resourceVersionMatch "exact" is forbidden for resourceVersion "0"'))
+        if problems:
+            raise errors.invalid_options("ListOptions", problems)
 
 
-def _invalid_options(field: str, value: Any, detail: str) -> ApiError:
-    error = errors.invalid(field, value, detail) if value is not None else errors.forbidden(field, detail)
-    return errors.invalid_object("meta.k8s.io", "ListOptions", "", [error])
-
-
-def _parse_int(text: str, name: str) -> int:
+def _parse_int(text: str) -> int:
+    """An int64 query parameter; a bad one is the 400 upstream's parameter conversion gives."""
     if not text:
         return 0
     try:
-        return int(text)
+        return int(text, 10)
     except ValueError:
-        raise errors.bad_request(f'invalid value for {name}: "{text}"') from None
+        raise errors.bad_request(f"strconv.ParseInt: parsing {go_quote(text)}: invalid syntax") from None
 
 
 def parse_resource_version(text: str) -> int:
-    """A resourceVersion string as an int; upstream rejects non-numeric ones with 400."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise errors.bad_request(f'invalid resource version "{text}"') from None
-    if value < 0:
-        raise errors.bad_request(f'invalid resource version "{text}"')
-    return value
+    """A resourceVersion string as an int; upstream's storage rejects others with 400."""
+    if not (text.isascii() and text.isdigit()):
+        quoted = go_quote(text)
+        why = f"resourceVersion: Invalid value: {quoted}: strconv.ParseUint: parsing {quoted}: invalid syntax"
+        raise errors.bad_request(f"invalid resource version: {why}")
+    return int(text)
 
 
 class Matcher:
@@ -121,22 +123,48 @@ class Matcher:
         return True
 
 
+_RAW_URL_BASE64 = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
+
+#: A continue token's resourceVersion meaning "continue at the newest state" (upstream
+#: hands one out with an expired-list error; rv 0 is reserved for a broken token).
+LATEST_RV = -1
+
+
 def encode_continue(rv: int, last_key: str) -> str:
     """An opaque continue token shaped like upstream's (base64 JSON with rv and start key)."""
-    payload = json.dumps({"v": "meta.k8s.io/v1", "rv": rv, "start": last_key + "\x00"}, separators=(",", ":"))
+    return _encode_token(rv, last_key + "\x00")
+
+
+def _encode_token(rv: int, start: str) -> str:
+    payload = json.dumps({"v": "meta.k8s.io/v1", "rv": rv, "start": start}, separators=(",", ":"))
     return base64.urlsafe_b64encode(payload.encode()).decode().rstrip("=")
 
 
 def decode_continue(token: str) -> tuple[int, str]:
+    """(rv, start key) of a token; a bad one is upstream's 400 ``invalid continue token: ...``."""
+    bad_byte = next((i for i, ch in enumerate(token) if ch not in _RAW_URL_BASE64), None)
+    if bad_byte is None and len(token) % 4 == 1:
+        bad_byte = len(token) - 1
+    if bad_byte is not None:
+        raise _bad_continue(f"continue key is not valid: illegal base64 data at input byte {bad_byte}")
+    data = base64.urlsafe_b64decode((token + "=" * (-len(token) % 4)).encode())
     try:
-        padded = token + "=" * (-len(token) % 4)
-        payload = json.loads(base64.urlsafe_b64decode(padded.encode()))
-        rv, start = int(payload["rv"]), str(payload["start"])
-        if payload.get("v") != "meta.k8s.io/v1" or rv <= 0:
-            raise ValueError("bad version")
-    except (ValueError, KeyError, TypeError):
-        raise errors.bad_request("continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)") from None
+        payload = decoding.parse_json(data)
+    except decoding.SyntaxFailure as exc:
+        raise _bad_continue(f"continue key is not valid: {exc}") from None
+    if not isinstance(payload, dict) or payload.get("v") != "meta.k8s.io/v1":
+        version = payload.get("v", "") if isinstance(payload, dict) else ""
+        raise _bad_continue(f"continue key is not valid: server does not recognize this encoded version {version}")
+    rv, start = payload.get("rv"), payload.get("start")
+    if not isinstance(rv, int) or isinstance(rv, bool) or rv == 0:
+        raise _bad_continue("continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)")
+    if not isinstance(start, str) or not start:
+        raise _bad_continue("continue key is not valid: encoded start key empty (version meta.k8s.io/v1)")
     return rv, start
+
+
+def _bad_continue(why: str) -> ApiError:
+    return errors.bad_request(f"invalid continue token: {why}")
 
 
 def object_sort_key(obj: Obj) -> str:
@@ -158,7 +186,12 @@ def list_page(store: Store, rt: ResourceType, namespace: str, options: ListOptio
     snapshot_rv, start_key = 0, ""
     if options.continue_token:
         snapshot_rv, start_key = decode_continue(options.continue_token)
-        objects = _snapshot(store, rt, namespace, snapshot_rv, expired=EXPIRED_CONTINUE)
+        if options.resource_version and options.resource_version != "0":
+            raise errors.bad_request("specifying resource version is not allowed when using continue")
+        if snapshot_rv == LATEST_RV:
+            objects, snapshot_rv = store.list(rt.key, namespace)
+        else:
+            objects = _continued_snapshot(store, rt, namespace, snapshot_rv, start_key)
     else:
         objects, snapshot_rv = _select_version(store, rt, namespace, options)
     limit = 0 if options.resource_version == "0" else options.limit
@@ -185,6 +218,17 @@ def _snapshot(store: Store, rt: ResourceType, namespace: str, rv: int, expired: 
     except TooOldResourceVersion:
         message = expired or f"too old resource version: {rv} ({store.history.horizon_rv() + 1})"
         raise errors.resource_expired(message) from None
+
+
+def _continued_snapshot(store: Store, rt: ResourceType, namespace: str, rv: int, start_key: str) -> list[Obj]:
+    """The snapshot a continue token points at; past the history, upstream's 410 carries a
+    fresh token that continues from the same key at the newest state."""
+    try:
+        return _snapshot(store, rt, namespace, rv, expired=EXPIRED_CONTINUE)
+    except ApiError as exc:
+        if exc.code == 410:
+            exc.metadata["continue"] = _encode_token(LATEST_RV, start_key)
+        raise
 
 
 def _too_large_resource_version(rv: int, current: int) -> ApiError:

@@ -27,11 +27,9 @@ GENERATE_NAME_ATTEMPTS = 8
 
 
 def stamp_new(rt: ResourceType, obj: Obj, ctx: WriteContext) -> None:
-    """Set the fields the server owns on a new object."""
+    """Set the fields the server owns on a new object (the resourceVersion is checked by
+    :func:`check_no_resource_version` after validation, as upstream's storage does)."""
     meta = obj.setdefault("metadata", {})
-    if meta.get("resourceVersion"):
-        raise errors.bad_request("resourceVersion should not be set on objects to be created")
-    meta.pop("resourceVersion", None)
     meta["uid"] = ctx.rng.uid()
     meta["creationTimestamp"] = format_rfc3339(ctx.now)
     for field in ("deletionTimestamp", "deletionGracePeriodSeconds", "selfLink"):
@@ -40,6 +38,19 @@ def stamp_new(rt: ResourceType, obj: Obj, ctx: WriteContext) -> None:
         meta["generation"] = 1
     else:
         meta.pop("generation", None)
+
+
+def check_no_resource_version(obj: Obj) -> None:
+    """Refuse a create that carries a resourceVersion, then drop it.
+
+    Upstream's etcd storage refuses one that parses as a non-zero number with a plain Go
+    error — a 500 with no reason — after validation and admission; anything that does not
+    parse ("-1", "abc") is silently ignored.
+    """
+    meta = obj.setdefault("metadata", {})
+    text = str(meta.pop("resourceVersion", None) or "")
+    if text.isascii() and text.isdigit() and int(text) != 0 and int(text) < 2**64:
+        raise errors.unknown_error(500, "resourceVersion should not be set on objects to be created")
 
 
 def generated_name(meta: Obj, ctx: WriteContext) -> str:
@@ -101,17 +112,62 @@ def strip_type_meta(obj: Obj) -> Obj:
     return obj
 
 
-def check_type_meta(rt: ResourceType, body: Obj) -> None:
-    """A body may omit apiVersion/kind (the URL decides) but may not contradict them."""
-    api_version = body.get("apiVersion")
-    kind = body.get("kind")
-    if api_version and api_version != rt.api_version:
+#: The scheme upstream's built-in types are registered in, as its errors name it.
+LEGACY_SCHEME = "k8s.io/kubernetes/pkg/api/legacyscheme/scheme.go:29"
+
+#: Kinds upstream's scheme still decodes in versions it no longer serves (so a body in one
+#: of them fails as "the API version in the data ... does not match", not as unknown).
+DECODABLE_UNSERVED: dict[str, tuple[str, ...]] = {
+    "apps/v1beta1": ("ControllerRevision", "Deployment", "StatefulSet"),
+    "apps/v1beta2": ("ControllerRevision", "DaemonSet", "Deployment", "ReplicaSet", "StatefulSet"),
+    "extensions/v1beta1": ("DaemonSet", "Deployment", "Ingress", "NetworkPolicy", "ReplicaSet"),
+    "batch/v1beta1": ("CronJob",),
+    "policy/v1beta1": ("PodDisruptionBudget",),
+    "networking.k8s.io/v1beta1": ("Ingress", "IngressClass"),
+    "autoscaling/v1": ("HorizontalPodAutoscaler", "Scale"),
+    "autoscaling/v2beta1": ("HorizontalPodAutoscaler",),
+    "autoscaling/v2beta2": ("HorizontalPodAutoscaler",),
+    "rbac.authorization.k8s.io/v1beta1": ("ClusterRole", "ClusterRoleBinding", "Role", "RoleBinding"),
+    "storage.k8s.io/v1beta1": ("StorageClass",),
+    "scheduling.k8s.io/v1beta1": ("PriorityClass",),
+    "coordination.k8s.io/v1beta1": ("Lease",),
+    "discovery.k8s.io/v1beta1": ("EndpointSlice",),
+    "events.k8s.io/v1beta1": ("Event",),
+}
+
+
+def check_type_meta(rt: ResourceType, body: Obj, served: set[tuple[str, str]] | None = None) -> None:
+    """A body may omit apiVersion/kind (the URL decides) but may not contradict them.
+
+    The three ways upstream's decoder refuses a body of another type, in its words:
+    a kind it does not know in that version, a known kind that is not this resource's
+    (no conversion between them), and this kind in a version this endpoint does not serve.
+    ``served`` is every (apiVersion, kind) the registry serves.
+    """
+    api_version = body.get("apiVersion") or ""
+    kind = body.get("kind") or rt.kind
+    group, _, version = api_version.rpartition("/")
+    if not api_version or (not version and group == rt.group):
+        api_version, group, version = rt.api_version, rt.group, rt.version
+    if (api_version, kind) == (rt.api_version, rt.kind):
+        return
+    known = (api_version, kind) in (served or set()) or kind in DECODABLE_UNSERVED.get(api_version, ())
+    cannot = f'{kind} in version "{version}" cannot be handled as a {rt.kind}'
+    if not known:
         raise errors.bad_request(
-            f"the API version in the data ({api_version}) does not match the expected API version ({rt.api_version})")
-    if kind and kind != rt.kind:
-        raise errors.bad_request(f"the kind in the data ({kind}) does not match the expected kind ({rt.kind})")
-    if not isinstance(body.get("metadata", {}), dict):
-        raise errors.bad_request("metadata must be an object")
+            f'{cannot}: no kind "{kind}" is registered for version "{api_version}" in scheme "{LEGACY_SCHEME}"')
+    if kind != rt.kind:
+        raise errors.bad_request(
+            f"{cannot}: converting ({version}.{kind}) to ({_internal_package(rt.group)}.{rt.kind}): unknown conversion")
+    raise errors.bad_request(
+        f"the API version in the data ({api_version}) does not match the expected API version ({rt.api_version})")
+
+
+def _internal_package(group: str) -> str:
+    """The Go package of a group's internal types (``core.Pod``, ``apps.Deployment``)."""
+    if group in ("", "events.k8s.io"):
+        return "core"
+    return group.split(".")[0]
 
 
 def check_namespace(rt: ResourceType, body: Obj, namespace: str) -> None:

@@ -44,7 +44,11 @@ def validate_selector_and_template(spec: Obj, kind_word: str) -> list[FieldError
     if not isinstance(template, dict):
         return errs + [errors.required("spec.template")]
     labels = (template.get("metadata") or {}).get("labels") or {}
-    if selector is not None and not selector_is_empty(selector) and not selector_matches(selector, labels):
+    # A missing selector is labels.Nothing() upstream, which matches no template labels, so
+    # Deployments, ReplicaSets and StatefulSets report both errors (DaemonSets: unverified,
+    # left as they were).
+    nothing = selector is None and kind_word != "daemonset"
+    if nothing or (selector is not None and not selector_is_empty(selector) and not selector_matches(selector, labels)):
         errs.append(errors.invalid("spec.template.metadata.labels", go_string_map(labels),
                                    "`selector` does not match template `labels`"))
     errs += validate_pod_template(template, "spec.template")
@@ -101,7 +105,8 @@ class _WorkloadStrategy(Strategy):
         obj["status"] = copy.deepcopy(self.empty_status)
 
     def validate_update(self, new: Obj, old: Obj) -> list[FieldError]:
-        return _selector_immutable(new, old) + self.validate(new)
+        # Upstream appends the immutable-selector error after the spec's own errors.
+        return self.validate(new) + _selector_immutable(new, old)
 
 
 class DeploymentStrategy(_WorkloadStrategy):

@@ -1,0 +1,542 @@
+"""Request bodies decoded the way upstream's serializer decodes them, with its error texts.
+
+The apiserver parses a body with Go's ``encoding/json`` (via ``sigs.k8s.io/json``) into
+the resource's typed Go struct. Three things can fail, and clients see each with its
+own wording, so we reproduce them:
+
+- a syntax error, or a body that is not an object: 400 ``the object provided is
+  unrecognized (must be of type ConfigMap): couldn't get version/kind; json parse error:
+  unexpected end of JSON input (<first 30 bytes>)``;
+- a value of the wrong JSON type for its field: 400 ``Deployment in version "v1" cannot
+  be handled as a Deployment: json: cannot unmarshal string into Go struct field
+  DeploymentSpec.spec.replicas of type int32`` (for a patch, a 422 on ``patch``);
+- a value a custom decoder refuses (a quantity, an int-or-string, base64 bytes).
+
+Limits, stated plainly: Go type names come from the OpenAPI schema, so a named string
+type (``v1.RestartPolicy``) prints as ``string``; timestamps and durations are checked
+for their JSON type only; YAML errors carry PyYAML's wording after go-yaml's
+``yaml: line N:`` prefix.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+import re
+from dataclasses import dataclass
+from typing import Any
+
+import yaml
+
+from fakekube.api import errors
+from fakekube.api.schema import Schema, SchemaSet, ref_name
+from fakekube.api.validation import go_quote
+
+#: How much of a body ``transformDecodeError`` quotes back (``summarizeData(body, 30)``).
+SUMMARY_BYTES = 30
+
+_INTERPRET_STRUCT = 'struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }'
+_INT_RANGES = {"int32": (-(2**31), 2**31 - 1), "int64": (-(2**63), 2**63 - 1), "int": (-(2**63), 2**63 - 1)}
+_QUANTITY_RE = re.compile(r"^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$")
+_QUANTITY_SUFFIX_RE = re.compile(r"^(|[numkMGTPE]|[KMGTPE]i|[eE][-+]?[0-9]+)$")
+ERR_QUANTITY_FORMAT = "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"
+ERR_QUANTITY_SUFFIX = "unable to parse quantity's suffix"
+_BASE64_ALPHABET = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/")
+
+_META = "io.k8s.apimachinery.pkg.apis.meta.v1."
+_QUANTITY = "io.k8s.apimachinery.pkg.api.resource.Quantity"
+_INT_OR_STRING = "io.k8s.apimachinery.pkg.util.intstr.IntOrString"
+_TIMES = (_META + "Time", _META + "MicroTime")
+
+
+class SyntaxFailure(ValueError):
+    """A body that is not valid JSON or YAML; the text is Go's (or go-yaml's) message."""
+
+
+# --- parsing -----------------------------------------------------------------------------
+
+def parse_json(raw: bytes) -> Any:
+    """``json.Unmarshal`` into ``interface{}``: SyntaxFailure with Go's wording on bad input."""
+    text = raw.decode("utf-8", errors="replace")  # Go keeps going on invalid UTF-8
+    try:
+        return json.loads(text, parse_constant=_reject_constant)
+    except _ConstantFailure as exc:
+        raise SyntaxFailure(str(exc)) from None
+    except json.JSONDecodeError as exc:
+        raise SyntaxFailure(go_syntax_error(text, exc)) from None
+
+
+class _ConstantFailure(ValueError):
+    pass
+
+
+def _reject_constant(name: str) -> Any:
+    """Python accepts NaN and Infinity; Go's scanner does not."""
+    if name.startswith("-"):
+        raise _ConstantFailure(f"invalid character {_quote_char(name[1])} in numeric literal")
+    raise _ConstantFailure(f"invalid character {_quote_char(name[0])} looking for beginning of value")
+
+
+class _StringTimestampLoader(yaml.SafeLoader):
+    """YAML as sigs.k8s.io/yaml reads it: timestamps stay strings (they are strings in JSON)."""
+
+
+_StringTimestampLoader.yaml_implicit_resolvers = {
+    first: [(tag, regexp) for tag, regexp in resolvers if tag != "tag:yaml.org,2002:timestamp"]
+    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+}
+
+
+def parse_yaml(raw: bytes) -> Any:
+    """``yaml.YAMLToJSON`` then JSON: the first document only (go-yaml reads no further),
+    map keys as strings, as in the JSON upstream derives."""
+    try:
+        value = next(iter(yaml.load_all(raw, Loader=_StringTimestampLoader)), None)
+    except yaml.YAMLError as exc:
+        raise SyntaxFailure(_yaml_error_text(exc)) from None
+    return _json_keys(value)
+
+
+def _yaml_error_text(exc: yaml.YAMLError) -> str:
+    mark = getattr(exc, "problem_mark", None)
+    problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+    if mark is not None:
+        return f"yaml: line {mark.line + 1}: {problem}"
+    return f"yaml: {problem}"
+
+
+def _json_keys(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {_key_text(k): _json_keys(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_json_keys(v) for v in value]
+    if isinstance(value, float) and value != value:  # .nan has no JSON form
+        return None
+    return value
+
+
+def _key_text(key: Any) -> str:
+    if isinstance(key, bool):
+        return "true" if key else "false"
+    if key is None:
+        return "null"
+    return str(key)
+
+
+def summarize(raw: bytes) -> str:
+    """``summarizeData``: the first bytes of a body, as text if it starts with ``{``, else hex."""
+    if not raw:
+        return "<empty>"
+    cut = raw[:SUMMARY_BYTES]
+    more = " ..." if len(raw) > SUMMARY_BYTES else ""
+    if raw[:1] == b"{":
+        return cut.decode("utf-8", errors="replace") + more
+    return cut.hex() + more
+
+
+def decode_body(raw: bytes, body_format: str, kind: str) -> dict[str, Any]:
+    """A create/update body as a JSON object, or 400 worded as upstream's decoder.
+
+    ``kind`` is the resource's kind (``must be of type ConfigMap``). A ``null`` body
+    decodes to an empty object, as Go's decoder leaves the struct untouched.
+    """
+    unrecognized = f"the object provided is unrecognized (must be of type {kind})"
+    try:
+        value = parse_yaml(raw) if body_format == "yaml" else parse_json(raw)
+    except SyntaxFailure as exc:
+        prefix = "" if body_format == "yaml" else "couldn't get version/kind; json parse error: "
+        raise errors.bad_request(f"{unrecognized}: {prefix}{exc} ({summarize(raw)})") from None
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        why = f"json: cannot unmarshal {json_kind(value)} into Go value of type {_INTERPRET_STRUCT}"
+        raise errors.bad_request(f"{unrecognized}: couldn't get version/kind; json parse error: {why} ({summarize(raw)})")
+    for field_name in ("apiVersion", "kind"):
+        field_value = value.get(field_name)
+        if field_value is not None and not isinstance(field_value, str):
+            why = f"json: cannot unmarshal {json_kind(field_value)} into Go struct field .{field_name} of type string"
+            raise errors.bad_request(
+                f"{unrecognized}: couldn't get version/kind; json parse error: {why} ({summarize(raw)})")
+    return value
+
+
+def json_kind(value: Any) -> str:
+    """The JSON kind Go names in ``cannot unmarshal X``."""
+    if isinstance(value, bool):
+        return "bool"
+    if isinstance(value, (int, float)):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list):
+        return "array"
+    if isinstance(value, dict):
+        return "object"
+    return "null"
+
+
+# --- Go's syntax error texts ---------------------------------------------------------------
+
+def go_syntax_error(doc: str, exc: json.JSONDecodeError) -> str:
+    """Go's ``encoding/json`` message for the error Python found at ``exc.pos``."""
+    pos, msg = exc.pos, exc.msg
+    if pos >= len(doc) or not doc[pos:].strip() or msg.startswith("Unterminated string"):
+        return "unexpected end of JSON input"
+    char = doc[pos]
+    if msg == "Expecting value":
+        return _bad_value_start(doc, pos)
+    if msg.startswith("Expecting property name"):
+        return f"invalid character {_quote_char(char)} looking for beginning of object key string"
+    if msg == "Expecting ':' delimiter":
+        return f"invalid character {_quote_char(char)} after object key"
+    if msg == "Expecting ',' delimiter":
+        where = "object key:value pair" if _container_at(doc, pos) == "{" else "array element"
+        return f"invalid character {_quote_char(char)} after {where}"
+    if msg == "Extra data":
+        return f"invalid character {_quote_char(char)} after top-level value"
+    if msg.startswith("Invalid control character"):
+        return f"invalid character {_quote_char(char)} in string literal"
+    if msg.startswith("Invalid \\u"):
+        return f"invalid character {_quote_char(_first_bad_hex(doc, pos))} in \\u hexadecimal character escape"
+    if msg.startswith("Invalid \\escape"):
+        following = doc[pos + 1] if pos + 1 < len(doc) else ""
+        if not following:
+            return "unexpected end of JSON input"
+        return f"invalid character {_quote_char(following)} in string escape code"
+    return f"invalid character {_quote_char(char)} looking for beginning of value"
+
+
+def _bad_value_start(doc: str, pos: int) -> str:
+    """A value that does not start right, or a literal (true/false/null) that breaks off."""
+    char = doc[pos]
+    for literal in ("true", "false", "null"):
+        if char == literal[0]:
+            for i, expected in enumerate(literal):
+                if pos + i >= len(doc):
+                    return "unexpected end of JSON input"
+                if doc[pos + i] != expected:
+                    return (f"invalid character {_quote_char(doc[pos + i])} in literal {literal} "
+                            f"(expecting {_quote_char(expected)})")
+    if char == "-":
+        following = doc[pos + 1] if pos + 1 < len(doc) else ""
+        if not following:
+            return "unexpected end of JSON input"
+        return f"invalid character {_quote_char(following)} in numeric literal"
+    return f"invalid character {_quote_char(char)} looking for beginning of value"
+
+
+def _first_bad_hex(doc: str, pos: int) -> str:
+    for ch in doc[pos + 2:pos + 6]:
+        if ch not in "0123456789abcdefABCDEF":
+            return ch
+    return doc[pos + 2:pos + 3] or " "
+
+
+def _container_at(doc: str, pos: int) -> str:
+    """``{`` or ``[``: the innermost container open at ``pos``."""
+    stack: list[str] = []
+    i, in_string = 0, False
+    while i < pos:
+        ch = doc[i]
+        if in_string:
+            if ch == "\\":
+                i += 1
+            elif ch == '"':
+                in_string = False
+        elif ch == '"':
+            in_string = True
+        elif ch in "{[":
+            stack.append(ch)
+        elif ch in "}]" and stack:
+            stack.pop()
+        i += 1
+    return stack[-1] if stack else ""
+
+
+def _quote_char(char: str) -> str:
+    """Go's ``quoteChar`` of the offending byte (the first UTF-8 byte of ``char``)."""
+    byte = char.encode("utf-8")[0] if char else 0
+    if byte == ord("'"):
+        return "'\\''"
+    if byte == ord('"'):
+        return "'\"'"
+    return "'" + go_quote(chr(byte))[1:-1] + "'"
+
+
+# --- typed decoding ---------------------------------------------------------------------------
+
+@dataclass
+class _Context:
+    """Go's decoder error context: the innermost struct and the JSON field path to here."""
+
+    struct: str
+    fields: tuple[str, ...]
+
+
+class _Fatal(Exception):
+    """An error a custom UnmarshalJSON returned: it ends decoding and wins over saved ones."""
+
+
+class _Decoder:
+    """Walks a JSON value alongside its OpenAPI schema the way Go decodes it into a struct.
+
+    Go saves the first type mismatch and keeps going (so the first one in document order
+    is reported); errors from custom decoders (Quantity, IntOrString) end decoding at once.
+    """
+
+    def __init__(self, schemas: SchemaSet, zero_nulls: bool) -> None:
+        self._schemas = schemas
+        self._zero_nulls = zero_nulls
+        self.saved: str | None = None
+
+    def struct(self, value: Any, definition: str, ctx: _Context) -> None:
+        schema = self._schemas.definition(definition) or {}
+        if value is None:
+            return
+        if not isinstance(value, dict):
+            self._save(value, _go_type_of_definition(definition), ctx)
+            return
+        inner = _short_name(definition)
+        properties = schema.get("properties") or {}
+        for key, sub in list(value.items()):
+            prop = properties.get(key)
+            if prop is None:
+                continue
+            if sub is None and self._zero_nulls:
+                del value[key]  # a null field keeps its zero value, which encodes as absent
+            else:
+                self.value(sub, prop, _Context(inner, ctx.fields + (key,)))
+
+    def value(self, value: Any, schema: Schema, ctx: _Context) -> None:
+        if value is None:
+            return
+        definition = _ref_of(schema)
+        if definition is not None:
+            self._definition(value, definition, ctx)
+            return
+        types = _types(schema)
+        if "array" in types or "items" in schema:
+            self._array(value, schema, ctx)
+        elif isinstance(schema.get("additionalProperties"), dict):
+            self._map(value, schema, ctx)
+        elif "string" in types:
+            self._string(value, schema, ctx)
+        elif "integer" in types:
+            self._integer(value, schema.get("format") or "int", ctx)
+        elif "number" in types:
+            if isinstance(value, bool) or not isinstance(value, (int, float)):
+                self._save(value, "float64", ctx)
+        elif "boolean" in types:
+            if not isinstance(value, bool):
+                self._save(value, "bool", ctx)
+
+    def _definition(self, value: Any, definition: str, ctx: _Context) -> None:
+        if definition == _QUANTITY:
+            _check_quantity(value)
+        elif definition == _INT_OR_STRING:
+            _check_int_or_string(value)
+        elif definition in _TIMES:
+            if not isinstance(value, str):
+                raise _Fatal(f"json: cannot unmarshal {json_kind(value)} into Go value of type string")
+        elif (self._schemas.definition(definition) or {}).get("properties"):
+            self.struct(value, definition, ctx)
+        # Anything else (RawExtension, FieldsV1, JSON, ...) decodes any value.
+
+    def _array(self, value: Any, schema: Schema, ctx: _Context) -> None:
+        items = schema.get("items") if isinstance(schema.get("items"), dict) else {}
+        if not isinstance(value, list):
+            self._save(value, "[]" + _go_type(items, self._schemas), ctx)
+            return
+        for index, element in enumerate(value):
+            if element is None and self._zero_nulls:
+                zero = _zero_value(items, self._schemas)
+                if zero is not _NO_ZERO:
+                    value[index] = zero
+            self.value(value[index], items, ctx)
+
+    def _map(self, value: Any, schema: Schema, ctx: _Context) -> None:
+        element = schema["additionalProperties"]
+        if not isinstance(value, dict):
+            self._save(value, "map[string]" + _go_type(element, self._schemas), ctx)
+            return
+        for key, sub in list(value.items()):
+            if sub is None and self._zero_nulls:
+                zero = _zero_value(element, self._schemas)
+                if zero is _NO_ZERO:
+                    del value[key]
+                else:
+                    value[key] = zero
+            self.value(value.get(key), element, ctx)
+
+    def _string(self, value: Any, schema: Schema, ctx: _Context) -> None:
+        if schema.get("format") == "byte":
+            if isinstance(value, str):
+                problem = _base64_problem(value)
+                if problem and self.saved is None:
+                    self.saved = problem
+            elif not isinstance(value, list):
+                self._save(value, "[]uint8", ctx)
+        elif not isinstance(value, str):
+            self._save(value, "string", ctx)
+
+    def _integer(self, value: Any, go_type: str, ctx: _Context) -> None:
+        low, high = _INT_RANGES.get(go_type, _INT_RANGES["int64"])
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            self._save(value, go_type, ctx)
+        elif isinstance(value, float) or not low <= value <= high:
+            self._save(value, go_type, ctx, literal=f"number {value!r}")
+
+    def _save(self, value: Any, go_type: str, ctx: _Context, literal: str = "") -> None:
+        if self.saved is not None:
+            return
+        shown = literal or json_kind(value)
+        if ctx.fields:
+            self.saved = (f"json: cannot unmarshal {shown} into Go struct field "
+                          f"{ctx.struct}.{'.'.join(ctx.fields)} of type {go_type}")
+        else:
+            self.saved = f"json: cannot unmarshal {shown} into Go value of type {go_type}"
+
+
+def type_error(obj: dict[str, Any], schemas: SchemaSet, group: str, version: str, kind: str) -> str | None:
+    """The error Go reports decoding ``obj`` into the kind's struct, or None if it decodes.
+
+    A kind the schema set does not know (a custom resource) decodes anything.
+    """
+    return _decode(obj, schemas, group, version, kind, zero_nulls=False)
+
+
+def decode_into(obj: dict[str, Any], schemas: SchemaSet, group: str, version: str, kind: str) -> str | None:
+    """:func:`type_error`, giving ``obj``'s nulls Go's zero values in place as it goes.
+
+    A null struct field is left unset, and a null list element or map value becomes its
+    type's zero (``{}``, ``""``, ``0``, ``false``) — what the typed object upstream
+    stores would hold, and what later validation then reports on. When it returns an
+    error, ``obj`` is half-normalized: callers discard it.
+    """
+    return _decode(obj, schemas, group, version, kind, zero_nulls=True)
+
+
+def _decode(obj: dict[str, Any], schemas: SchemaSet, group: str, version: str, kind: str,
+            zero_nulls: bool) -> str | None:
+    definition = schemas.name_for_gvk(group, version, kind)
+    if definition is None:
+        return None
+    decoder = _Decoder(schemas, zero_nulls)
+    try:
+        decoder.struct(obj, definition, _Context(_short_name(definition), ()))
+    except _Fatal as exc:
+        return str(exc)
+    return decoder.saved
+
+
+_NO_ZERO = object()
+
+
+def _zero_value(schema: Schema, schemas: SchemaSet) -> Any:
+    """The JSON of a Go zero value of ``schema``'s type, or _NO_ZERO where it is null."""
+    definition = _ref_of(schema)
+    if definition is not None:
+        resolved = schemas.definition(definition) or {}
+        return {} if resolved.get("properties") else _NO_ZERO
+    types = _types(schema)
+    if "array" in types or "items" in schema or isinstance(schema.get("additionalProperties"), dict):
+        return _NO_ZERO
+    if "string" in types:
+        return _NO_ZERO if schema.get("format") == "byte" else ""
+    if "integer" in types or "number" in types:
+        return 0
+    if "boolean" in types:
+        return False
+    return _NO_ZERO
+
+
+def _check_quantity(value: Any) -> None:
+    """``Quantity.UnmarshalJSON``: a string or number that parses as a quantity."""
+    if isinstance(value, (bool, dict, list)):
+        raise _Fatal(ERR_QUANTITY_FORMAT)
+    text = value.strip() if isinstance(value, str) else json.dumps(value)
+    match = _QUANTITY_RE.match(text)
+    if not match:
+        raise _Fatal(ERR_QUANTITY_FORMAT)
+    if not _QUANTITY_SUFFIX_RE.match(match.group(2)):
+        raise _Fatal(ERR_QUANTITY_SUFFIX)
+
+
+def _check_int_or_string(value: Any) -> None:
+    """``IntOrString.UnmarshalJSON``: a string, or else whatever decodes as an int32."""
+    if isinstance(value, str):
+        return
+    low, high = _INT_RANGES["int32"]
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise _Fatal(f"json: cannot unmarshal {json_kind(value)} into Go value of type int32")
+    if isinstance(value, float) or not low <= value <= high:
+        raise _Fatal(f"json: cannot unmarshal number {value!r} into Go value of type int32")
+
+
+def _base64_problem(text: str) -> str | None:
+    """``base64.StdEncoding.Decode``'s CorruptInputError text, or None if ``text`` decodes."""
+    cleaned = text.replace("\r", "").replace("\n", "")
+    try:
+        base64.b64decode(cleaned, validate=True)
+        return None
+    except (binascii.Error, ValueError):
+        pass
+    for offset, ch in enumerate(cleaned):
+        if ch not in _BASE64_ALPHABET and ch != "=":
+            return f"illegal base64 data at input byte {offset}"
+    padding = cleaned.find("=")
+    offset = padding if padding >= 0 and len(cleaned) % 4 == 0 else len(cleaned) - len(cleaned) % 4
+    return f"illegal base64 data at input byte {max(offset, 0)}"
+
+
+def _ref_of(schema: Schema) -> str | None:
+    ref = schema.get("$ref")
+    if ref is None and len(schema.get("allOf", [])) == 1:
+        ref = schema["allOf"][0].get("$ref")
+    return ref_name(ref) if isinstance(ref, str) else None
+
+
+def _types(schema: Schema) -> set[str]:
+    kind = schema.get("type")
+    if isinstance(kind, str):
+        return {kind}
+    if isinstance(kind, list):
+        return {k for k in kind if isinstance(k, str)}
+    return set()
+
+
+def _short_name(definition: str) -> str:
+    """``io.k8s.api.apps.v1.DeploymentSpec`` → ``DeploymentSpec`` (reflect's ``Type.Name()``)."""
+    return definition.rsplit(".", 1)[-1]
+
+
+def _go_type_of_definition(definition: str) -> str:
+    """``io.k8s.api.apps.v1.DeploymentSpec`` → ``v1.DeploymentSpec`` (``Type.String()``)."""
+    parts = definition.rsplit(".", 2)
+    return ".".join(parts[-2:]) if len(parts) >= 2 else definition
+
+
+def _go_type(schema: Schema, schemas: SchemaSet) -> str:
+    definition = _ref_of(schema)
+    if definition is not None:
+        if definition == _QUANTITY:
+            return "resource.Quantity"
+        if definition == _INT_OR_STRING:
+            return "intstr.IntOrString"
+        return _go_type_of_definition(definition)
+    types = _types(schema)
+    if "array" in types or "items" in schema:
+        items = schema.get("items") if isinstance(schema.get("items"), dict) else {}
+        return "[]" + _go_type(items, schemas)
+    if isinstance(schema.get("additionalProperties"), dict):
+        return "map[string]" + _go_type(schema["additionalProperties"], schemas)
+    if "string" in types:
+        return "[]uint8" if schema.get("format") == "byte" else "string"
+    if "integer" in types:
+        return schema.get("format") or "int"
+    if "number" in types:
+        return "float64"
+    if "boolean" in types:
+        return "bool"
+    return "interface {}"
