@@ -139,20 +139,29 @@ def _sorted_resources(registry: Registry, group: str, version: str) -> list[Reso
     return sorted(registry.in_group_version(group, version), key=lambda rt: rt.plural)
 
 
+def _short_names_and_categories(rt: ResourceType) -> Doc:
+    """``shortNames`` and ``categories``, present only when the type has some (upstream's omitempty).
+
+    Both discovery formats carry them under the same names, in the same place.
+    """
+    extra: Doc = {}
+    if rt.short_names:
+        extra["shortNames"] = list(rt.short_names)
+    if rt.categories:
+        extra["categories"] = list(rt.categories)
+    return extra
+
+
 def _api_resource(rt: ResourceType) -> Doc:
-    entry: Doc = {
+    return {
         "name": rt.plural,
         "singularName": rt.singular,
         "namespaced": rt.namespaced,
         "kind": rt.kind,
         "verbs": sorted(rt.verbs),
+        **_short_names_and_categories(rt),
+        "storageVersionHash": storage_version_hash(rt),
     }
-    if rt.short_names:
-        entry["shortNames"] = list(rt.short_names)
-    if rt.categories:
-        entry["categories"] = list(rt.categories)
-    entry["storageVersionHash"] = storage_version_hash(rt)
-    return entry
 
 
 def _api_subresource(rt: ResourceType, sub: str) -> Doc:
@@ -196,11 +205,8 @@ def _discovery_resource(rt: ResourceType) -> Doc:
         "scope": "Namespaced" if rt.namespaced else "Cluster",
         "singularResource": rt.singular,
         "verbs": sorted(rt.verbs),
+        **_short_names_and_categories(rt),
     }
-    if rt.short_names:
-        entry["shortNames"] = list(rt.short_names)
-    if rt.categories:
-        entry["categories"] = list(rt.categories)
     if rt.subresources:
         entry["subresources"] = [
             {"subresource": sub, "responseKind": _gvk(*subresource_kind(rt, sub)), "verbs": subresource_verbs(sub)}

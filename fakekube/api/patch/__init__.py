@@ -6,12 +6,12 @@ object and never change their inputs; failures are :class:`ApiError` with the st
 upstream's apiserver gives them.
 """
 
+from fakekube.api.jsonutil import deep_copy as copy_json
 from fakekube.api.patch._gofmt import go_value
 from fakekube.api.patch.json_merge import (
     MAX_JSON_PATCH_OPERATIONS,
     apply_json_patch,
     apply_merge_patch,
-    copy_json,
     parse_patch_body,
 )
 from fakekube.api.patch.strategic import apply_strategic_merge_patch

@@ -16,7 +16,9 @@ from typing import Any
 import jsonpatch
 import jsonpointer
 
+from fakekube.api.decoding import json_kind
 from fakekube.api.errors import ApiError, bad_request, invalid, invalid_object, request_entity_too_large
+from fakekube.api.jsonutil import deep_copy
 
 MAX_JSON_PATCH_OPERATIONS = 10000
 _GENERIC_422 = "the server rejected our request due to an error in our request"
@@ -58,21 +60,6 @@ def _check_operations(patch: Any) -> None:
             f"{MAX_JSON_PATCH_OPERATIONS}, got {len(patch)}")
 
 
-def json_kind(value: Any) -> str:
-    """The JSON kind name Go's decoder puts in ``cannot unmarshal X into ...``."""
-    if isinstance(value, bool):
-        return "bool"
-    if isinstance(value, (int, float)):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, list):
-        return "array"
-    if isinstance(value, dict):
-        return "object"
-    return "null"
-
-
 def apply_merge_patch(original: dict, patch: Any) -> dict:
     """Apply an RFC 7386 merge patch to a copy of ``original``.
 
@@ -84,7 +71,7 @@ def apply_merge_patch(original: dict, patch: Any) -> dict:
         return _require_object(_prune_nulls(patch))
     if not isinstance(patch, dict):
         raise bad_request("Invalid JSON Patch")
-    return _merge_objects(copy_json(original), patch)
+    return _merge_objects(deep_copy(original), patch)
 
 
 def _merge_objects(doc: dict, patch: dict) -> dict:
@@ -96,7 +83,7 @@ def _merge_objects(doc: dict, patch: dict) -> dict:
         if isinstance(current, dict) and isinstance(value, dict):
             doc[key] = _merge_objects(current, value)
         elif isinstance(current, dict):
-            doc[key] = copy_json(value)  # an object replaced by a non-object keeps its nulls
+            doc[key] = deep_copy(value)  # an object replaced by a non-object keeps its nulls
         else:
             doc[key] = _prune_nulls(value)
     return doc
@@ -118,12 +105,3 @@ def _require_object(result: Any) -> dict:
     text = json.dumps(result, separators=(",", ":"), sort_keys=True)
     detail = f"json: cannot unmarshal {json_kind(result)} into Go value of type map[string]interface {{}}"
     raise invalid_object("", "", "", [invalid("patch", text, detail)])
-
-
-def copy_json(value: Any) -> Any:
-    """Deep copy of a JSON-like value; faster than copy.deepcopy for plain dicts and lists."""
-    if isinstance(value, dict):
-        return {k: copy_json(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [copy_json(v) for v in value]
-    return value

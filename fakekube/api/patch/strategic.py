@@ -20,9 +20,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from fakekube.api.decoding import json_kind
 from fakekube.api.errors import ApiError, bad_request
+from fakekube.api.jsonutil import deep_copy
 from fakekube.api.patch._gofmt import go_type, go_value
-from fakekube.api.patch.json_merge import json_kind, copy_json
 from fakekube.api.patch.schema_node import ARRAY, MAP, OBJECT, FieldInfo, SchemaNode, root_node
 
 DIRECTIVE = "$patch"
@@ -60,11 +61,11 @@ def apply_strategic_merge_patch(original: dict, patch: Any, schema_set: Any,
     semantics everywhere). Neither argument is mutated.
     """
     if patch is None:
-        return copy_json(original)
+        return deep_copy(original)
     if not isinstance(patch, dict):
         raise bad_request(f"json: cannot unmarshal {json_kind(patch)} into Go value of type map[string]interface {{}}")
     node = root_node(schema_set, group, version, kind)
-    return _merge_map(copy_json(original), copy_json(patch), node)
+    return _merge_map(deep_copy(original), deep_copy(patch), node)
 
 
 # --- maps -------------------------------------------------------------------------------

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from fractions import Fraction
-from typing import Any
+from typing import Any, Sequence
 
 from fakekube.api import errors
 from fakekube.api.errors import FieldError
@@ -131,6 +131,19 @@ def non_negative(value: Any, path: str) -> list[FieldError]:
     return []
 
 
+def required_one_of(value: Any, path: str, allowed: Sequence[str]) -> list[FieldError]:
+    """An enum field upstream requires: Required when empty, NotSupported when not allowed.
+
+    Most enum checks in ``ValidatePodSpec``, ``ValidateService`` and friends read this
+    way; sharing it keeps their order (Required first) and wording identical.
+    """
+    if not value:
+        return [errors.required(path)]
+    if value not in allowed:
+        return [errors.not_supported(path, value, list(allowed))]
+    return []
+
+
 def immutable(new: Any, old: Any, path: str, shown: Any = None) -> list[FieldError]:
     """``ValidateImmutableField``: Invalid with the new value and ``field is immutable``."""
     if new == old:
@@ -178,6 +191,12 @@ def _expression_matches(expr: Obj, labels: dict[str, str]) -> bool:
     if op == "DoesNotExist":
         return k not in labels
     return False
+
+
+def selector_mismatch(template_path: str, labels: dict[str, str]) -> FieldError:
+    """Upstream's error when a controller's selector does not select its own pod template."""
+    return errors.invalid(f"{template_path}.metadata.labels", go_string_map(labels),
+                          "`selector` does not match template `labels`")
 
 
 def selector_is_empty(selector: Obj | None) -> bool:

@@ -13,14 +13,14 @@ from fakekube.api.types._util import (
     Obj,
     ensure_dict,
     go_label_selector,
-    go_string_map,
     immutable,
     non_negative,
     selector_is_empty,
     selector_matches,
+    selector_mismatch,
 )
 from fakekube.api.types.core import default_pvc_spec
-from fakekube.api.types.core_pods import default_pod_template, validate_pod_template
+from fakekube.api.types.core_pods import default_pod_template, template_deadline_errors, validate_replicated_template
 
 STATEFULSET_FORBIDDEN_UPDATE = (
     "updates to statefulset spec for fields other than 'replicas', 'ordinals', 'template', 'updateStrategy', "
@@ -49,19 +49,8 @@ def validate_selector_and_template(spec: Obj, kind_word: str) -> list[FieldError
     # left as they were).
     nothing = selector is None and kind_word != "daemonset"
     if nothing or (selector is not None and not selector_is_empty(selector) and not selector_matches(selector, labels)):
-        errs.append(errors.invalid("spec.template.metadata.labels", go_string_map(labels),
-                                   "`selector` does not match template `labels`"))
-    errs += validate_pod_template(template, "spec.template")
-    restart = (template.get("spec") or {}).get("restartPolicy")
-    if restart and restart != "Always":
-        errs.append(errors.not_supported("spec.template.spec.restartPolicy", restart, ["Always"]))
-    return errs
-
-
-def _template_deadline_errors(spec: Obj, kind: str) -> list[FieldError]:
-    if ((spec.get("template") or {}).get("spec") or {}).get("activeDeadlineSeconds") is not None:
-        return [errors.forbidden("spec.template.spec.activeDeadlineSeconds", f"activeDeadlineSeconds in {kind} is not Supported")]
-    return []
+        errs.append(selector_mismatch("spec.template", labels))
+    return errs + validate_replicated_template(template, "spec.template")
 
 
 def _selector_immutable(new: Obj, old: Obj) -> list[FieldError]:
@@ -95,6 +84,20 @@ def _rolling_update_errors(rolling: Obj, path: str) -> list[FieldError]:
     return errs
 
 
+def _default_rolling_update(spec: Obj, field: str) -> Obj | None:
+    """Default ``spec.<field>.type`` to RollingUpdate; return its ``rollingUpdate`` block if so.
+
+    Deployments, StatefulSets and DaemonSets all start this way; each then fills the
+    block with its own defaults. None when the type is something else (Recreate, OnDelete).
+    """
+    strategy = ensure_dict(spec, field)
+    if not strategy.get("type"):
+        strategy["type"] = "RollingUpdate"
+    if strategy["type"] == "RollingUpdate":
+        return ensure_dict(strategy, "rollingUpdate")
+    return None
+
+
 class _WorkloadStrategy(Strategy):
     """Shared behaviour: generation tracking, empty status on create, immutable selector."""
 
@@ -116,11 +119,8 @@ class DeploymentStrategy(_WorkloadStrategy):
         spec = ensure_dict(obj, "spec")
         if spec.get("replicas") is None:
             spec["replicas"] = 1
-        strategy = ensure_dict(spec, "strategy")
-        if not strategy.get("type"):
-            strategy["type"] = "RollingUpdate"
-        if strategy["type"] == "RollingUpdate":
-            rolling = ensure_dict(strategy, "rollingUpdate")
+        rolling = _default_rolling_update(spec, "strategy")
+        if rolling is not None:
             rolling.setdefault("maxUnavailable", "25%")
             rolling.setdefault("maxSurge", "25%")
         if spec.get("revisionHistoryLimit") is None:
@@ -133,7 +133,7 @@ class DeploymentStrategy(_WorkloadStrategy):
         spec = obj.get("spec") or {}
         errs = non_negative(spec.get("replicas", 0), "spec.replicas")
         errs += validate_selector_and_template(spec, "deployment")
-        errs += _template_deadline_errors(spec, "Deployment")
+        errs += template_deadline_errors(spec, "Deployment")
         strategy = spec.get("strategy") or {}
         kind = strategy.get("type")
         if kind == "Recreate" and strategy.get("rollingUpdate") is not None:
@@ -168,7 +168,7 @@ class ReplicaSetStrategy(_WorkloadStrategy):
         errs = non_negative(spec.get("replicas", 0), "spec.replicas")
         errs += non_negative(spec.get("minReadySeconds", 0), "spec.minReadySeconds")
         errs += validate_selector_and_template(spec, "deployment")
-        return errs + _template_deadline_errors(spec, "ReplicaSet")
+        return errs + template_deadline_errors(spec, "ReplicaSet")
 
 
 def _default_claim_template(claim: Any) -> None:
@@ -190,13 +190,9 @@ class StatefulSetStrategy(_WorkloadStrategy):
         spec = ensure_dict(obj, "spec")
         if not spec.get("podManagementPolicy"):
             spec["podManagementPolicy"] = "OrderedReady"
-        strategy = ensure_dict(spec, "updateStrategy")
-        if not strategy.get("type"):
-            strategy["type"] = "RollingUpdate"
-        if strategy["type"] == "RollingUpdate":
-            rolling = ensure_dict(strategy, "rollingUpdate")
-            if rolling.get("partition") is None:
-                rolling["partition"] = 0
+        rolling = _default_rolling_update(spec, "updateStrategy")
+        if rolling is not None and rolling.get("partition") is None:
+            rolling["partition"] = 0
         policy = ensure_dict(spec, "persistentVolumeClaimRetentionPolicy")
         policy.setdefault("whenDeleted", "Retain")
         policy.setdefault("whenScaled", "Retain")
@@ -225,7 +221,7 @@ class StatefulSetStrategy(_WorkloadStrategy):
         elif strategy.get("type") != "OnDelete":
             errs.append(errors.invalid("spec.updateStrategy", strategy.get("type"), "must be 'RollingUpdate' or 'OnDelete'"))
         errs += validate_selector_and_template(spec, "statefulset")
-        return errs + _template_deadline_errors(spec, "StatefulSet")
+        return errs + template_deadline_errors(spec, "StatefulSet")
 
     def validate_update(self, new: Obj, old: Obj) -> list[FieldError]:
         errs = self.validate(new)
@@ -245,11 +241,8 @@ class DaemonSetStrategy(_WorkloadStrategy):
 
     def default(self, obj: Obj, ctx: WriteContext) -> None:
         spec = ensure_dict(obj, "spec")
-        strategy = ensure_dict(spec, "updateStrategy")
-        if not strategy.get("type"):
-            strategy["type"] = "RollingUpdate"
-        if strategy["type"] == "RollingUpdate":
-            rolling = ensure_dict(strategy, "rollingUpdate")
+        rolling = _default_rolling_update(spec, "updateStrategy")
+        if rolling is not None:
             rolling.setdefault("maxUnavailable", 1)
             rolling.setdefault("maxSurge", 0)
         if spec.get("revisionHistoryLimit") is None:
@@ -267,7 +260,7 @@ class DaemonSetStrategy(_WorkloadStrategy):
             errs += _rolling_update_errors(strategy.get("rollingUpdate") or {}, "spec.updateStrategy.rollingUpdate")
         elif kind != "OnDelete":
             errs.append(errors.not_supported("spec.updateStrategy.type", kind, ["OnDelete", "RollingUpdate"]))
-        return errs + _template_deadline_errors(spec, "DaemonSet")
+        return errs + template_deadline_errors(spec, "DaemonSet")
 
 
 class ControllerRevisionStrategy(Strategy):

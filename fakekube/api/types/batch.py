@@ -13,11 +13,12 @@ from fakekube.api.types._util import (
     Obj,
     ensure_dict,
     go_label_selector,
-    go_string_map,
     immutable,
     non_negative,
+    required_one_of,
     selector_is_empty,
     selector_matches,
+    selector_mismatch,
 )
 from fakekube.api.types.core_pods import default_pod_template, validate_pod_template
 
@@ -97,8 +98,7 @@ def validate_job_spec(spec: Obj, prefix: str, *, selector_required: bool) -> lis
         errs.append(errors.required(f"{prefix}.selector"))
     labels = ((template or {}).get("metadata") or {}).get("labels") or {}
     if selector is not None and not selector_is_empty(selector) and not selector_matches(selector, labels):
-        errs.append(errors.invalid(f"{prefix}.template.metadata.labels", go_string_map(labels),
-                                   "`selector` does not match template `labels`"))
+        errs.append(selector_mismatch(f"{prefix}.template", labels))
     if not isinstance(template, dict):
         return errs + [errors.required(f"{prefix}.template")]
     errs += validate_pod_template(template, f"{prefix}.template")
@@ -217,11 +217,7 @@ class CronJobStrategy(Strategy):
             errs.append(errors.invalid("metadata.name", name, f"must be no more than {CRONJOB_NAME_MAX} characters"))
         spec = obj.get("spec") or {}
         errs += _schedule_errors(spec.get("schedule"))
-        policy = spec.get("concurrencyPolicy")
-        if not policy:
-            errs.append(errors.required("spec.concurrencyPolicy"))
-        elif policy not in CONCURRENCY_POLICIES:
-            errs.append(errors.not_supported("spec.concurrencyPolicy", policy, CONCURRENCY_POLICIES))
+        errs += required_one_of(spec.get("concurrencyPolicy"), "spec.concurrencyPolicy", CONCURRENCY_POLICIES)
         for limit in ("successfulJobsHistoryLimit", "failedJobsHistoryLimit", "startingDeadlineSeconds"):
             if spec.get(limit) is not None:
                 errs += non_negative(spec[limit], f"spec.{limit}")

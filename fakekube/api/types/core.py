@@ -15,13 +15,14 @@ from fakekube.api.types._util import (
     Obj,
     child,
     ensure_dict,
-    go_string_map,
     immutable,
     key,
     non_negative,
     parse_quantity,
+    required_one_of,
+    selector_mismatch,
 )
-from fakekube.api.types.core_pods import default_pod_template, validate_pod_template
+from fakekube.api.types.core_pods import default_pod_template, template_deadline_errors, validate_replicated_template
 
 MAX_SECRET_SIZE_BYTES = 1024 * 1024
 IMMUTABLE_WHEN_SET = "field is immutable when `immutable` is set"
@@ -182,10 +183,7 @@ class NodeStrategy(Strategy):
             if not taint.get("key"):
                 errs.append(errors.required(child(path, "key")))
             effect = taint.get("effect")
-            if not effect:
-                errs.append(errors.required(child(path, "effect")))
-            elif effect not in effects:
-                errs.append(errors.not_supported(child(path, "effect"), effect, effects))
+            errs += required_one_of(effect, child(path, "effect"), effects)
             pair = (taint.get("key"), effect)
             if pair in seen:
                 errs.append(errors.FieldError(errors.FIELD_DUPLICATE, path, "taints must be unique by key and effect pair"))
@@ -421,16 +419,9 @@ class ReplicationControllerStrategy(Strategy):
             return errs + [errors.required("spec.template")]
         labels = (template.get("metadata") or {}).get("labels") or {}
         if selector and any(labels.get(k) != v for k, v in selector.items()):
-            errs.append(errors.invalid("spec.template.metadata.labels", go_string_map(labels),
-                                       "`selector` does not match template `labels`"))
-        errs += validate_pod_template(template, "spec.template")
-        restart = (template.get("spec") or {}).get("restartPolicy")
-        if restart and restart != "Always":
-            errs.append(errors.not_supported("spec.template.spec.restartPolicy", restart, ["Always"]))
-        if (template.get("spec") or {}).get("activeDeadlineSeconds") is not None:
-            errs.append(errors.forbidden("spec.template.spec.activeDeadlineSeconds",
-                                         "activeDeadlineSeconds in ReplicationController is not Supported"))
-        return errs
+            errs.append(selector_mismatch("spec.template", labels))
+        errs += validate_replicated_template(template, "spec.template")
+        return errs + template_deadline_errors(spec, "ReplicationController")
 
 
 class ServiceAccountStrategy(Strategy):

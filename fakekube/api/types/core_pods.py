@@ -24,6 +24,7 @@ from fakekube.api.types._util import (
     index,
     parse_quantity,
     port_errors,
+    required_one_of,
 )
 
 RESTART_POLICIES = ["Always", "OnFailure", "Never"]
@@ -267,11 +268,7 @@ def _validate_container_ports(ports: Any, path: str) -> list[FieldError]:
             errs += port_errors(container_port, child(p, "containerPort"))
         if port.get("hostPort"):
             errs += port_errors(port["hostPort"], child(p, "hostPort"))
-        protocol = port.get("protocol")
-        if not protocol:
-            errs.append(errors.required(child(p, "protocol")))
-        elif protocol not in PORT_PROTOCOLS:
-            errs.append(errors.not_supported(child(p, "protocol"), protocol, PORT_PROTOCOLS))
+        errs += required_one_of(port.get("protocol"), child(p, "protocol"), PORT_PROTOCOLS)
     return errs
 
 
@@ -282,11 +279,7 @@ def _validate_container(container: Obj, path: str, volumes: set[str], image_requ
         errs.append(errors.required(child(path, "image")))
     elif image_required and image.strip() != image:
         errs.append(errors.invalid(child(path, "image"), image, "must not have leading or trailing whitespace"))
-    policy = container.get("imagePullPolicy")
-    if not policy:
-        errs.append(errors.required(child(path, "imagePullPolicy")))
-    elif policy not in PULL_POLICIES:
-        errs.append(errors.not_supported(child(path, "imagePullPolicy"), policy, PULL_POLICIES))
+    errs += required_one_of(container.get("imagePullPolicy"), child(path, "imagePullPolicy"), PULL_POLICIES)
     tmp = container.get("terminationMessagePolicy")
     if tmp and tmp not in TERMINATION_MESSAGE_POLICIES:
         errs.append(errors.not_supported(child(path, "terminationMessagePolicy"), tmp, TERMINATION_MESSAGE_POLICIES))
@@ -346,16 +339,8 @@ def validate_pod_spec(spec: Any, path: str, *, is_pod: bool) -> list[FieldError]
         return [errors.required(path)]
     volumes, errs = _validate_volumes(spec, path)
     errs += _validate_containers(spec, path, volumes, image_required=is_pod)
-    restart = spec.get("restartPolicy")
-    if not restart:
-        errs.append(errors.required(child(path, "restartPolicy")))
-    elif restart not in RESTART_POLICIES:
-        errs.append(errors.not_supported(child(path, "restartPolicy"), restart, RESTART_POLICIES))
-    dns = spec.get("dnsPolicy")
-    if not dns:
-        errs.append(errors.required(child(path, "dnsPolicy")))
-    elif dns not in DNS_POLICIES:
-        errs.append(errors.not_supported(child(path, "dnsPolicy"), dns, DNS_POLICIES))
+    errs += required_one_of(spec.get("restartPolicy"), child(path, "restartPolicy"), RESTART_POLICIES)
+    errs += required_one_of(spec.get("dnsPolicy"), child(path, "dnsPolicy"), DNS_POLICIES)
     deadline = spec.get("activeDeadlineSeconds")
     if deadline is not None and not 1 <= deadline <= MAX_INT32:
         errs.append(errors.invalid(child(path, "activeDeadlineSeconds"), deadline,
@@ -398,6 +383,25 @@ def validate_pod_template(template: Any, path: str) -> list[FieldError]:
         errs.append(errors.forbidden(child(path, "spec.ephemeralContainers"),
                                      "ephemeral containers not allowed in pod template"))
     return errs
+
+
+def validate_replicated_template(template: Obj, path: str) -> list[FieldError]:
+    """The template of a controller that keeps its pods running (Deployments, ReplicaSets,
+    StatefulSets, DaemonSets, ReplicationControllers): a valid template whose pods restart Always.
+    """
+    errs = validate_pod_template(template, path)
+    restart = (template.get("spec") or {}).get("restartPolicy")
+    if restart and restart != "Always":
+        errs.append(errors.not_supported(child(path, "spec.restartPolicy"), restart, ["Always"]))
+    return errs
+
+
+def template_deadline_errors(spec: Obj, kind: str) -> list[FieldError]:
+    """Those controllers' pods never finish, so their template may not set activeDeadlineSeconds."""
+    if ((spec.get("template") or {}).get("spec") or {}).get("activeDeadlineSeconds") is not None:
+        return [errors.forbidden("spec.template.spec.activeDeadlineSeconds",
+                                 f"activeDeadlineSeconds in {kind} is not Supported")]
+    return []
 
 
 # --- update rules -----------------------------------------------------------------

@@ -22,6 +22,7 @@ from fakekube.api.types._util import (
     go_string_slice,
     index,
     port_errors,
+    required_one_of,
 )
 
 SERVICE_CIDR = ipaddress.ip_network("10.96.0.0/12")
@@ -241,10 +242,7 @@ def _validate_ports(spec: Obj) -> list[FieldError]:
             names.add(name)
         errs += port_errors(port.get("port"), child(p, "port"))
         protocol = port.get("protocol")
-        if not protocol:
-            errs.append(errors.required(child(p, "protocol")))
-        elif protocol not in PROTOCOLS:
-            errs.append(errors.not_supported(child(p, "protocol"), protocol, PROTOCOLS))
+        errs += required_one_of(protocol, child(p, "protocol"), PROTOCOLS)
         target = port.get("targetPort")
         if isinstance(target, int) and not isinstance(target, bool):
             errs += port_errors(target, child(p, "targetPort"))
@@ -284,20 +282,13 @@ def _validate_type_rules(spec: Obj) -> list[FieldError]:
             errs += dns1123_subdomain_errors(cname, "spec.externalName")
         else:
             errs.append(errors.required("spec.externalName"))
-    if not svc_type:
-        errs.append(errors.required("spec.type"))
-    elif svc_type not in SERVICE_TYPES:
-        errs.append(errors.not_supported("spec.type", svc_type, SERVICE_TYPES))
+    errs += required_one_of(svc_type, "spec.type", SERVICE_TYPES)
     return errs
 
 
 def _validate_policies(spec: Obj) -> list[FieldError]:
     errs: list[FieldError] = []
-    affinity = spec.get("sessionAffinity")
-    if not affinity:
-        errs.append(errors.required("spec.sessionAffinity"))
-    elif affinity not in SESSION_AFFINITIES:
-        errs.append(errors.not_supported("spec.sessionAffinity", affinity, SESSION_AFFINITIES))
+    errs += required_one_of(spec.get("sessionAffinity"), "spec.sessionAffinity", SESSION_AFFINITIES)
     etp = spec.get("externalTrafficPolicy")
     if not _externally_accessible(spec):
         if etp:

@@ -15,6 +15,7 @@ from fakekube.api.types._util import (
     ensure_dict,
     immutable,
     non_negative,
+    required_one_of,
 )
 
 RBAC_GROUP = "rbac.authorization.k8s.io"
@@ -389,11 +390,7 @@ class EndpointSliceStrategy(Strategy):
 
     def validate(self, obj: Obj) -> list[FieldError]:
         errs: list[FieldError] = []
-        address_type = obj.get("addressType")
-        if not address_type:
-            errs.append(errors.required("addressType"))
-        elif address_type not in ADDRESS_TYPES:
-            errs.append(errors.not_supported("addressType", address_type, ADDRESS_TYPES))
+        errs += required_one_of(obj.get("addressType"), "addressType", ADDRESS_TYPES)
         for i, endpoint in enumerate(obj.get("endpoints") or []):
             if not endpoint.get("addresses"):
                 errs.append(errors.required(f"endpoints[{i}].addresses", "must contain at least 1 address"))

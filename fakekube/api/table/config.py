@@ -1,0 +1,53 @@
+"""Printers of the small core/v1 types: Namespaces, ConfigMaps, Secrets, ServiceAccounts,
+LimitRanges and ResourceQuotas. Most are a name, a count and an age.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from fakekube.api.table.cells import age_cell, created_at_cell, get, meta, name_cell, simple
+from fakekube.api.table.columns import AGE, CREATED_AT, NAME, Cells, Obj, TableSpec, col
+
+
+def _quota_cells(quota: Obj, now: datetime) -> Cells:
+    """REQUEST and LIMIT: ``resource: used/hard`` pairs, ``limits.*`` under LIMIT."""
+    hard = get(quota, "status", "hard", default={})
+    used = get(quota, "status", "used", default={})
+    requests: list[str] = []
+    limits: list[str] = []
+    for resource in sorted(hard):
+        target = limits if resource.split(".")[0] == "limits" and "." in resource else requests
+        target.append(f"{resource}: {used.get(resource, '0')}/{hard[resource]}")
+    return [meta(quota, "name", ""), age_cell(quota, now), ", ".join(requests), ", ".join(limits)]
+
+
+TABLES = {
+    ("", "namespaces"): TableSpec((
+        NAME, col("Status", description="The status of the namespace"), AGE,
+    ), simple(name_cell, lambda o, n: get(o, "status", "phase", default=""), age_cell)),
+    ("", "configmaps"): TableSpec((
+        NAME, col("Data", "integer", "Data contains the configuration data."), AGE,
+    ), simple(name_cell, lambda o, n: len(o.get("data") or {}) + len(o.get("binaryData") or {}), age_cell)),
+    ("", "secrets"): TableSpec((
+        NAME,
+        col("Type", description="Used to facilitate programmatic handling of secret data."),
+        col("Data", "integer", "Data contains the secret data."),
+        AGE,
+    ), simple(name_cell, lambda o, n: o.get("type", ""),
+              lambda o, n: len(o.get("data") or {}) + len(o.get("stringData") or {}), age_cell)),
+    ("", "serviceaccounts"): TableSpec((
+        NAME,
+        col("Secrets", "string", "Secrets is a list of the secrets in the same namespace that pods running using this "
+                                 "ServiceAccount are allowed to use."),
+        AGE,
+    ), simple(name_cell, lambda o, n: len(o.get("secrets") or []), age_cell)),
+    ("", "limitranges"): TableSpec((NAME, CREATED_AT), simple(name_cell, created_at_cell)),
+    ("", "resourcequotas"): TableSpec((
+        NAME,
+        AGE,
+        col("Request", description="Request represents a minimum amount of cpu/memory that a container may consume."),
+        col("Limit", description="Limits control the maximum amount of cpu/memory that a container may use "
+                                 "independent of contention on the node."),
+    ), _quota_cells),
+}

@@ -1,0 +1,77 @@
+"""Assembling a ``meta.k8s.io/v1`` Table: the printer registry, rows and the Table itself.
+
+Each printer module declares a ``TABLES`` fragment keyed by (group, plural); they are
+merged here. Types without a printer get upstream's default table convertor
+(Name + "Created At").
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from fakekube.api.registry import ResourceType
+from fakekube.api.table import config, events, jobs, network, nodes, other, pods, storage, workloads
+from fakekube.api.table.cells import created_at_cell, meta, name_cell, simple
+from fakekube.api.table.columns import CREATED_AT, NAME, Obj, TableSpec
+
+TABLES: dict[tuple[str, str], TableSpec] = {
+    **pods.TABLES, **nodes.TABLES, **config.TABLES, **network.TABLES, **events.TABLES, **storage.TABLES,
+    **workloads.TABLES, **jobs.TABLES, **other.TABLES,
+}
+
+DEFAULT_TABLE = TableSpec((NAME, CREATED_AT), simple(name_cell, created_at_cell))
+
+_INCLUDE_OBJECT = ("None", "Metadata", "Object")
+
+
+def table_spec(resource: ResourceType) -> TableSpec:
+    """The printer of a resource type, or upstream's default convertor's Name/Created At."""
+    return TABLES.get((resource.group, resource.plural), DEFAULT_TABLE)
+
+
+def partial_object_metadata(obj: Obj) -> Obj:
+    """The ``PartialObjectMetadata`` a row (or a metadata-only watch event) carries."""
+    return {"kind": "PartialObjectMetadata", "apiVersion": "meta.k8s.io/v1", "metadata": obj.get("metadata") or {}}
+
+
+def _row(spec: TableSpec, obj: Obj, now: datetime, include_object: str) -> Obj:
+    row: Obj = {"cells": spec.cells(obj, now)}
+    conditions = spec.row_conditions(obj) if spec.row_conditions else None
+    if conditions:
+        row["conditions"] = conditions
+    if include_object == "Object":
+        row["object"] = obj
+    elif include_object == "Metadata":
+        row["object"] = partial_object_metadata(obj)
+    return row
+
+
+def _table_metadata(objects: list[Obj], list_meta: Obj | None) -> Obj:
+    """The list's metadata; for a single object, its resourceVersion, as upstream does."""
+    if list_meta is not None:
+        return dict(list_meta)
+    if len(objects) == 1 and meta(objects[0], "resourceVersion"):
+        return {"resourceVersion": meta(objects[0], "resourceVersion")}
+    return {}
+
+
+def to_table(resource: ResourceType, objects: list[Obj], now: datetime, include_object: str = "Metadata",
+             list_meta: Obj | None = None, no_headers: bool = False) -> Obj:
+    """A ``meta.k8s.io/v1`` Table of ``objects`` (one object for a GET, many for a LIST).
+
+    ``include_object`` is the request's ``includeObject``: ``Metadata`` (default) puts a
+    PartialObjectMetadata in each row, ``Object`` the full object, ``None`` nothing.
+    ``list_meta`` is the list's metadata; for a single object the table carries its
+    resourceVersion, as upstream does. ``no_headers`` (``TableOptions.noHeaders``, which a
+    watch sets after its first event) leaves out the column definitions (JSON null).
+    """
+    if include_object not in _INCLUDE_OBJECT:
+        raise ValueError(f"includeObject must be None, Metadata or Object, not {include_object!r}")
+    spec = table_spec(resource)
+    return {
+        "kind": "Table",
+        "apiVersion": "meta.k8s.io/v1",
+        "metadata": _table_metadata(objects, list_meta),
+        "columnDefinitions": None if no_headers else [c.to_dict() for c in spec.columns],
+        "rows": [_row(spec, obj, now, include_object) for obj in objects],
+    }

@@ -1,0 +1,124 @@
+"""Printers of the remaining groups: RBAC, autoscaling, policy, scheduling, coordination."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from fakekube.api.table.cells import NONE, UNSET, age_cell, created_at_cell, get, meta, name_cell, simple
+from fakekube.api.table.columns import AGE, CREATED_AT, NAME, Cells, Obj, TableSpec, col
+from fakekube.api.table.duration import UNKNOWN
+
+
+def _int_or_string(value: Any) -> str:
+    """An ``intstr.IntOrString`` pointer: "N/A" when nil."""
+    return "N/A" if value is None else str(value)
+
+
+def _subjects(binding: Obj) -> Cells:
+    """USERS, GROUPS and SERVICEACCOUNTS (``namespace:name``) of a binding."""
+    users, groups, sas = [], [], []
+    for subject in binding.get("subjects") or []:
+        kind = subject.get("kind")
+        if kind == "User":
+            users.append(subject.get("name", ""))
+        elif kind == "Group":
+            groups.append(subject.get("name", ""))
+        elif kind == "ServiceAccount":
+            sas.append(f"{subject.get('namespace', '')}:{subject.get('name', '')}")
+    return [", ".join(users), ", ".join(groups), ", ".join(sas)]
+
+
+def _binding_cells(binding: Obj, now: datetime) -> Cells:
+    ref = binding.get("roleRef") or {}
+    return [meta(binding, "name", ""), f"{ref.get('kind', '')}/{ref.get('name', '')}", age_cell(binding, now),
+            *_subjects(binding)]
+
+
+def _hpa_cells(hpa: Obj, now: datetime) -> Cells:
+    spec, st = hpa.get("spec") or {}, hpa.get("status") or {}
+    ref = spec.get("scaleTargetRef") or {}
+    min_pods = spec.get("minReplicas")
+    return [meta(hpa, "name", ""), f"{ref.get('kind', '')}/{ref.get('name', '')}", hpa_targets(hpa),
+            UNSET if min_pods is None else min_pods, spec.get("maxReplicas", 0), st.get("currentReplicas", 0),
+            age_cell(hpa, now)]
+
+
+def _resource_metric(metric: Obj, current: Obj) -> str:
+    """One Resource metric: "cpu: 50%/80%" for utilization, "cpu: 200m/500m" for values."""
+    resource = metric.get("resource") or {}
+    target = resource.get("target") or {}
+    cur = (current.get("resource") or {}).get("current", {})
+    if target.get("averageUtilization") is not None:
+        now_text = f"{cur['averageUtilization']}%" if cur.get("averageUtilization") is not None else UNKNOWN
+        return f"{resource.get('name', '')}: {now_text}/{target['averageUtilization']}%"
+    return f"{resource.get('name', '')}: {cur.get('averageValue', UNKNOWN)}/{target.get('averageValue', '')}"
+
+
+def hpa_targets(hpa: Obj) -> str:
+    """A simplified formatHPAMetrics: resource metrics as "cpu: 50%/80%"; others "<current>/<target>"."""
+    specs = get(hpa, "spec", "metrics", default=[])
+    if not specs:
+        return NONE
+    current = get(hpa, "status", "currentMetrics", default=[])
+    parts = []
+    for index, metric in enumerate(specs[:3]):
+        if metric.get("type") == "Resource":
+            parts.append(_resource_metric(metric, current[index] if index < len(current) else {}))
+        else:
+            parts.append(f"{UNKNOWN}/{UNKNOWN}")
+    text = ", ".join(parts)
+    return text + (f" + {len(specs) - 3} more..." if len(specs) > 3 else "")
+
+
+_BINDING_TABLE = TableSpec((
+    NAME,
+    col("Role", description="Role referenced by this binding"),
+    AGE,
+    col("Users", description="Users in the roleBinding", priority=1),
+    col("Groups", description="Groups in the roleBinding", priority=1),
+    col("ServiceAccounts", description="ServiceAccounts in the roleBinding", priority=1),
+), _binding_cells)
+_ROLE_TABLE = TableSpec((NAME, CREATED_AT), simple(name_cell, created_at_cell))
+
+TABLES = {
+    ("rbac.authorization.k8s.io", "roles"): _ROLE_TABLE,
+    ("rbac.authorization.k8s.io", "clusterroles"): _ROLE_TABLE,
+    ("rbac.authorization.k8s.io", "rolebindings"): _BINDING_TABLE,
+    ("rbac.authorization.k8s.io", "clusterrolebindings"): _BINDING_TABLE,
+    ("autoscaling", "horizontalpodautoscalers"): TableSpec((
+        NAME,
+        col("Reference", description="Reference to target resource"),
+        col("Targets", description="Current and target metrics"),
+        col("MinPods", "integer", "minReplicas is the lower limit for the number of replicas to which the autoscaler "
+                                  "can scale down."),
+        col("MaxPods", "integer", "maxReplicas is the upper limit for the number of replicas to which the autoscaler "
+                                  "can scale up."),
+        col("Replicas", "integer", "currentReplicas is current number of replicas of pods managed by this "
+                                   "autoscaler."),
+        AGE,
+    ), _hpa_cells),
+    ("policy", "poddisruptionbudgets"): TableSpec((
+        NAME,
+        col("Min Available", description="The minimum number of pods that must be available."),
+        col("Max Unavailable", description="The maximum number of pods that may be unavailable."),
+        col("Allowed Disruptions", "integer", "Calculated number of pods that may be disrupted at this time."),
+        AGE,
+    ), simple(name_cell, lambda o, n: _int_or_string(get(o, "spec", "minAvailable")),
+              lambda o, n: _int_or_string(get(o, "spec", "maxUnavailable")),
+              lambda o, n: get(o, "status", "disruptionsAllowed", default=0), age_cell)),
+    ("scheduling.k8s.io", "priorityclasses"): TableSpec((
+        NAME,
+        col("Value", "integer", "value represents the integer value of this priority class."),
+        col("Global-Default", "boolean", "globalDefault specifies whether this PriorityClass should be considered as "
+                                         "the default priority for pods that do not have any priority class."),
+        AGE,
+        col("PreemptionPolicy", description="preemptionPolicy is the Policy for preempting pods with lower priority."),
+    ), simple(name_cell, lambda o, n: o.get("value", 0), lambda o, n: bool(o.get("globalDefault")), age_cell,
+              lambda o, n: o.get("preemptionPolicy") or UNSET)),
+    ("coordination.k8s.io", "leases"): TableSpec((
+        NAME,
+        col("Holder", description="holderIdentity contains the identity of the holder of a current lease."),
+        AGE,
+    ), simple(name_cell, lambda o, n: get(o, "spec", "holderIdentity", default=""), age_cell)),
+}
