@@ -1,0 +1,102 @@
+"""The servers under test: a prepared fakekube cluster, the bare werkzeug ceiling and a
+keep-alive reference, served side by side — in this process or in a child process.
+
+A child process has its own GIL, so the load generator does not compete with the
+servers for it (``kubectl`` and client-go are separate processes too). Run as a script
+(``python servers.py --pods N``) this module is that child: it prints the URLs as one
+JSON line and serves until its stdin closes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import select
+import subprocess
+import sys
+
+import workload
+from fakekube import Cluster
+from fakekube.api.http import BackgroundServer
+
+HOST = "127.0.0.1"
+#: The child process must print its URLs within this long (it creates the pods first).
+SERVE_STARTUP_TIMEOUT_S = 60.0
+
+
+class Servers:
+    """A prepared fakekube cluster and the bare werkzeug ceiling, served side by side."""
+
+    def __init__(self, pods: int) -> None:
+        self.cluster = Cluster(nodes=3)
+        workload.prepare(self.cluster, pods)
+        self.hello = BackgroundServer(workload.hello_app, HOST, 0)
+        self.keepalive_hello = workload.KeepAliveHelloServer(HOST)
+
+    def start(self) -> dict[str, str]:
+        self.cluster.start()
+        self.hello.start()
+        self.keepalive_hello.start()
+        return {"fakekube": self.cluster.url, "hello": self.hello.url, "keepalive": self.keepalive_hello.url}
+
+    def stop(self) -> None:
+        self.keepalive_hello.stop()
+        self.hello.stop()
+        self.cluster.stop()
+
+
+def serve_forever(pods: int) -> None:
+    """Child-process mode: print the URLs as one JSON line, serve until stdin closes."""
+    servers = Servers(pods)
+    print(json.dumps(servers.start()), flush=True)
+    sys.stdin.read()
+    servers.stop()
+
+
+class ServerProcess:
+    """:func:`serve_forever` in a child interpreter (this module run as a script)."""
+
+    def __init__(self, pods: int) -> None:
+        self._process = subprocess.Popen([sys.executable, os.path.abspath(__file__), "--pods", str(pods)],
+                                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        assert self._process.stdout is not None
+        ready, _, _ = select.select([self._process.stdout], [], [], SERVE_STARTUP_TIMEOUT_S)
+        line = self._process.stdout.readline() if ready else ""
+        if not line:
+            self.stop()
+            raise RuntimeError("the server process did not start")
+        self.urls: dict[str, str] = json.loads(line)
+
+    def cpu_s(self) -> float:
+        """User + system CPU seconds the server process has used so far (Linux /proc)."""
+        return process_cpu_s(self._process.pid)
+
+    def stop(self) -> None:
+        if self._process.stdin is not None:
+            self._process.stdin.close()
+        try:
+            self._process.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            self._process.kill()
+            self._process.wait(timeout=5)
+
+
+def process_cpu_s(pid: int) -> float:
+    """User + system CPU seconds of process ``pid`` (from /proc; NaN where there is none)."""
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii") as stat:
+            fields = stat.read().rsplit(")", 1)[1].split()
+    except OSError:
+        return float("nan")
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime, stime (fields 14, 15)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description="serve the benchmark's servers until stdin closes")
+    parser.add_argument("--pods", type=int, default=1000)
+    serve_forever(parser.parse_args().pods)
+
+
+if __name__ == "__main__":
+    main()
