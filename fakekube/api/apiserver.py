@@ -45,6 +45,9 @@ class WriteOptions:
     dry_run: bool = False
     field_validation: str = WARN
     raw_body: bytes | None = None
+    #: A write from inside the cluster (bootstrap, later controllers): its objects are built
+    #: well-typed, so the wire checks (typed decoding, unknown fields) are skipped.
+    internal: bool = False
 
     @classmethod
     def from_query(cls, query: dict[str, str], raw: bytes | None = None,
@@ -133,7 +136,7 @@ class APIServer:
 
     # -- create --------------------------------------------------------------
     def create(self, rt: ResourceType, namespace: str, body: Obj, options: WriteOptions = WriteOptions()) -> WriteResult:
-        obj = self._decode(rt, body, namespace)
+        obj = self._decode(rt, body, namespace, typed=not options.internal)
         warnings = self._check_fields(rt, obj, options)
         with self.store.lock:
             return self._create_locked(rt, obj, options, warnings)
@@ -308,11 +311,11 @@ class APIServer:
                 "metadata": {"resourceVersion": str(self.store.resource_version)}, "items": items}
 
     # -- shared --------------------------------------------------------------
-    def _decode(self, rt: ResourceType, body: Any, namespace: str) -> Obj:
+    def _decode(self, rt: ResourceType, body: Any, namespace: str, typed: bool = True) -> Obj:
         if not isinstance(body, dict):
             raise errors.bad_request(f"Object '{rt.kind}' is not a JSON object")
         objectmeta.check_type_meta(rt, body, self._served)
-        type_problem = decoding.decode_into(body, self.schemas, rt.group, rt.version, rt.kind)
+        type_problem = decoding.decode_into(body, self.schemas, rt.group, rt.version, rt.kind) if typed else None
         if type_problem:
             raise errors.bad_request(f'{rt.kind} in version "{rt.version}" cannot be handled as a {rt.kind}: {type_problem}')
         obj = objectmeta.strip_type_meta(body)
@@ -325,7 +328,7 @@ class APIServer:
         Returns ``Warning`` header values. A patch's strict failure is a 422 on the
         ``patch`` field (upstream), a create/update's a 400 decoding error.
         """
-        if options.field_validation == IGNORE:
+        if options.field_validation == IGNORE or options.internal:
             return []
         typed = objectmeta.with_type_meta(rt, obj)
         unknown = fieldvalidation.unknown_fields(typed, self.schemas, rt.group, rt.version, rt.kind)

@@ -19,14 +19,13 @@ from fakekube.api.registry import (
     ResourceType,
     Strategy,
 )
+from fakekube.api.types import STRATEGIES
 
 NO_DELETECOLLECTION = ("create", "delete", "get", "list", "patch", "update", "watch")
 
 
 def _strategies() -> dict[str, Strategy]:
     """Strategies by "group/plural"; types without an entry use the generic one."""
-    from fakekube.api.types import STRATEGIES
-
     return dict(STRATEGIES)
 
 

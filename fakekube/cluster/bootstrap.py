@@ -2,17 +2,16 @@
 
 The namespaces every cluster has, the ``kubernetes`` Service, and — until simulated
 kubelets register their own (issue 3) — ``nodes=N`` Ready Node objects with realistic,
-seeded capacity, labels and nodeInfo.
+seeded capacity, labels and nodeInfo (each node draws from its own forked stream, so
+adding a node never changes another's identity).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from faker import Faker
-
-from fakekube.api.apiserver import IGNORE, APIServer, WriteOptions
-from fakekube.clock import format_rfc3339
+from fakekube.api.apiserver import APIServer, WriteOptions
+from fakekube.random import SeededRandom
 
 Obj = dict[str, Any]
 
@@ -24,8 +23,8 @@ NODE_ALLOCATABLE = {"cpu": "3900m", "ephemeral-storage": "94371840Ki", "hugepage
                     "memory": "15872Mi", "pods": "110"}
 
 
-#: Our own initial objects are known-good: skip the unknown-field check (and the schema load).
-TRUSTED = WriteOptions(field_validation=IGNORE)
+#: Our own initial objects are known-good: skip the wire checks (and the schema load they need).
+TRUSTED = WriteOptions(internal=True)
 
 
 def populate(api: APIServer, nodes: int, kubelet_version: str) -> None:
@@ -36,10 +35,10 @@ def populate(api: APIServer, nodes: int, kubelet_version: str) -> None:
     services = api.registry.lookup("", "v1", "services")
     api.create(services, "default", kubernetes_service(), TRUSTED)
     node_type = api.registry.lookup("", "v1", "nodes")
-    faker = Faker()
-    faker.seed_instance(api.rng.randrange(0, 2**31))
     for index in range(1, nodes + 1):
-        api.create(node_type, "", node_object(f"node-{index}", index, faker, kubelet_version, api.now_rfc3339()), TRUSTED)
+        name = f"node-{index}"
+        node = node_object(name, index, api.rng.fork(name), kubelet_version, api.now_rfc3339())
+        api.create(node_type, "", node, TRUSTED)
 
 
 def kubernetes_service() -> Obj:
@@ -54,7 +53,7 @@ def kubernetes_service() -> Obj:
     }
 
 
-def node_object(name: str, index: int, faker: Faker, kubelet_version: str, now: str) -> Obj:
+def node_object(name: str, index: int, rng: SeededRandom, kubelet_version: str, now: str) -> Obj:
     """A Ready node as a kubeadm-style kubelet would register it."""
     internal_ip = f"172.18.0.{index + 1}"
     conditions = [
@@ -83,7 +82,7 @@ def node_object(name: str, index: int, faker: Faker, kubelet_version: str, now: 
             "conditions": conditions,
             "addresses": [{"type": "InternalIP", "address": internal_ip}, {"type": "Hostname", "address": name}],
             "daemonEndpoints": {"kubeletEndpoint": {"Port": 10250}},
-            "nodeInfo": _node_info(faker, kubelet_version),
+            "nodeInfo": _node_info(rng, kubelet_version),
         },
     }
 
@@ -93,16 +92,17 @@ def _condition(kind: str, status: str, reason: str, message: str, now: str) -> O
             "reason": reason, "message": message}
 
 
-def _node_info(faker: Faker, kubelet_version: str) -> Obj:
+def _node_info(rng: SeededRandom, kubelet_version: str) -> Obj:
+    """Machine identity as a kubelet reports it, drawn from the node's own seeded stream."""
     return {
         "architecture": "amd64",
-        "bootID": faker.uuid4(),
+        "bootID": rng.uid(),
         "containerRuntimeVersion": "containerd://2.0.3",
-        "kernelVersion": f"6.8.0-{faker.random_int(31, 60)}-generic",
+        "kernelVersion": f"6.8.0-{rng.randrange(31, 61)}-generic",
         "kubeProxyVersion": kubelet_version,
         "kubeletVersion": kubelet_version,
-        "machineID": faker.hexify("^" * 32),
+        "machineID": rng.uid().replace("-", ""),
         "operatingSystem": "linux",
         "osImage": "Debian GNU/Linux 12 (bookworm)",
-        "systemUUID": faker.uuid4(),
+        "systemUUID": rng.uid(),
     }
