@@ -17,6 +17,7 @@ from typing import Any
 from fakekube.api import admission, decoding, deletion, errors, fieldvalidation, objectmeta, patch, validation
 from fakekube.api import schema as schema_module
 from fakekube.api.deletion import DeleteOptions
+from fakekube.api.encoding import EncodedObjects
 from fakekube.api.errors import FieldError
 from fakekube.api.jsonutil import deep_copy
 from fakekube.api.listing import ListOptions, Matcher, list_page
@@ -97,6 +98,8 @@ class APIServer:
         self.rng = rng
         self.kubernetes_version = kubernetes_version
         self._view = StoreView(store)
+        #: Encoded JSON of stored versions, shared by lists, GETs and every watcher.
+        self.encoded = EncodedObjects()
         self._served = {(rt.api_version, rt.kind) for rt in registry}
 
     @property

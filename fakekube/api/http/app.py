@@ -181,6 +181,9 @@ class RestApp:
                                   (listing or {}).get("metadata"), options.no_headers)
         elif as_kind.startswith("PartialObjectMetadata"):
             body = _partial_metadata(rt, objects, single is not None, listing)
+        elif representation.media_type == negotiation.JSON:
+            data = self.api.encoded.typed(rt, single) if single is not None else self.api.encoded.listing(rt, listing)
+            return Response(data + b"\n", content_type="application/json")
         else:
             body = single if single is not None else listing
         return encode_response(body, representation.media_type)

@@ -99,6 +99,7 @@ class Watch:
         self._store = apiserver.store
         # Upstream sends a Table's column definitions with the first event only.
         self._table_headers_sent = request.table_options.no_headers
+        self._plain = request.as_kind not in ("Table", "PartialObjectMetadata")
 
     def __iter__(self) -> Iterator[bytes]:
         # An empty first chunk makes the server send status and headers now, as upstream
@@ -169,6 +170,9 @@ class Watch:
         return None
 
     def _encode(self, event_type: str, obj: Obj) -> bytes:
+        if self._plain:  # the common case: every watcher shares the object's cached bytes
+            encoded = self._api.encoded.typed(self._req.rt, obj)
+            return b'{"type":"' + event_type.encode() + b'","object":' + encoded + b"}\n"
         event = {"type": event_type, "object": self._shape(objectmeta.with_type_meta(self._req.rt, obj))}
         return json.dumps(event, separators=(",", ":")).encode() + b"\n"
 
