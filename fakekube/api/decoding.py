@@ -490,20 +490,38 @@ def _base64_problem(text: str) -> str | None:
     return f"illegal base64 data at input byte {max(offset, 0)}"
 
 
+# Schema nodes come from the process-wide, read-only SchemaSet, so what we derive from a
+# node can be computed once. The cache holds the node itself beside the result, so an id
+# can never be reused for another node while its entry exists.
+_REF_CACHE: dict[int, tuple[Schema, str | None]] = {}
+_TYPES_CACHE: dict[int, tuple[Schema, frozenset[str]]] = {}
+
+
 def _ref_of(schema: Schema) -> str | None:
+    cached = _REF_CACHE.get(id(schema))
+    if cached is not None and cached[0] is schema:
+        return cached[1]
     ref = schema.get("$ref")
     if ref is None and len(schema.get("allOf", [])) == 1:
         ref = schema["allOf"][0].get("$ref")
-    return ref_name(ref) if isinstance(ref, str) else None
+    name = ref_name(ref) if isinstance(ref, str) else None
+    _REF_CACHE[id(schema)] = (schema, name)
+    return name
 
 
-def _types(schema: Schema) -> set[str]:
+def _types(schema: Schema) -> frozenset[str]:
+    cached = _TYPES_CACHE.get(id(schema))
+    if cached is not None and cached[0] is schema:
+        return cached[1]
     kind = schema.get("type")
     if isinstance(kind, str):
-        return {kind}
-    if isinstance(kind, list):
-        return {k for k in kind if isinstance(k, str)}
-    return set()
+        types = frozenset((kind,))
+    elif isinstance(kind, list):
+        types = frozenset(k for k in kind if isinstance(k, str))
+    else:
+        types = frozenset()
+    _TYPES_CACHE[id(schema)] = (schema, types)
+    return types
 
 
 def _short_name(definition: str) -> str:

@@ -10,6 +10,7 @@ least recently used are dropped and re-encoded when next needed, with identical 
 
 from __future__ import annotations
 
+import functools
 import json
 import threading
 from collections import OrderedDict
@@ -60,7 +61,7 @@ class EncodedObjects:
     def typed(self, rt: ResourceType, obj: Obj) -> bytes:
         """``obj`` as a GET or watch event shows it: apiVersion and kind first."""
         body = self.bare(rt, obj)
-        prefix = f'{{"apiVersion":{json.dumps(rt.api_version)},"kind":{json.dumps(rt.kind)}'.encode()
+        prefix = _type_meta_prefix(rt.api_version, rt.kind)
         return prefix + (b"}" if body == b"{}" else b"," + body[1:])
 
     def listing(self, rt: ResourceType, result: Obj) -> bytes:
@@ -71,6 +72,11 @@ class EncodedObjects:
 
     def __len__(self) -> int:
         return len(self._bytes)
+
+
+@functools.lru_cache(maxsize=256)
+def _type_meta_prefix(api_version: str, kind: str) -> bytes:
+    return f'{{"apiVersion":{json.dumps(api_version)},"kind":{json.dumps(kind)}'.encode()
 
 
 def _encode_bare(obj: Obj) -> bytes:

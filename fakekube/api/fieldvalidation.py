@@ -64,11 +64,28 @@ def duplicate_fields(raw_json: bytes) -> list[str]:
     """
     found: list[str] = []
     try:
+        if not _has_duplicate_keys(raw_json):
+            return []
         document = json.loads(raw_json, object_pairs_hook=_Pairs)
     except (ValueError, UnicodeDecodeError):
         return []
     _find_duplicates(document, "", found)
     return found[:MAX_STRICT_ERRORS]
+
+
+def _has_duplicate_keys(raw_json: bytes) -> bool:
+    """The cheap check run on every write: does any object repeat a key? (Rarely.)"""
+    repeated = False
+
+    def build(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+        nonlocal repeated
+        built = dict(pairs)
+        if len(built) != len(pairs):
+            repeated = True
+        return built
+
+    json.loads(raw_json, object_pairs_hook=build)
+    return repeated
 
 
 class _Pairs(list):

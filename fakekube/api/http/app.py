@@ -205,18 +205,18 @@ class RestApp:
         if verb == "patch":
             options = WriteOptions.from_query(query, raw, "PatchOptions")
             result = self.api.patch(rt, target.namespace, target.name, _media(request), raw, options)
-            return self._written(request, result.obj, 200, result.warnings)
+            return self._written(request, result.obj, 200, result.warnings, rt)
         if verb in ("delete", "deletecollection"):
             return self._delete(request, rt, target, query, raw, verb)
         if verb == "create":
             options = WriteOptions.from_query(query, raw, "CreateOptions")
             body = decode_body(request, raw, rt.kind)
             result = self.api.create(rt, target.namespace, body, options)
-            return self._written(request, result.obj, 201, result.warnings)
+            return self._written(request, result.obj, 201, result.warnings, rt)
         options = WriteOptions.from_query(query, raw, "UpdateOptions")
         body = decode_body(request, raw, rt.kind)
         result = self.api.update(rt, target.namespace, target.name, body, options)
-        return self._written(request, result.obj, 201 if result.created else 200, result.warnings)
+        return self._written(request, result.obj, 201 if result.created else 200, result.warnings, rt)
 
     def _delete(self, request: Request, rt: ResourceType, target: routing.ResourcePath, query: dict[str, str],
                 raw: bytes, verb: str) -> Response:
@@ -227,9 +227,14 @@ class RestApp:
         body, code = self.api.delete(rt, target.namespace, target.name, options)
         return self._written(request, body, code, [])
 
-    def _written(self, request: Request, obj: Obj, code: int, warnings: list[str]) -> Response:
+    def _written(self, request: Request, obj: Obj, code: int, warnings: list[str],
+                 rt: ResourceType | None = None) -> Response:
         representation = negotiation.choose(request.headers.get("Accept"), allow_as=False)
-        response = encode_response(obj, representation.media_type, code)
+        if rt is not None and obj.get("kind") == rt.kind and representation.media_type == negotiation.JSON:
+            # The stored version's bytes: encoded once, then shared with every watcher.
+            response = Response(self.api.encoded.typed(rt, obj) + b"\n", status=code, content_type="application/json")
+        else:
+            response = encode_response(obj, representation.media_type, code)
         for warning in warnings:
             response.headers.add("Warning", warning)
         return response
