@@ -11,7 +11,7 @@ from __future__ import annotations
 import shutil
 import tempfile
 from dataclasses import dataclass, field, replace
-from datetime import datetime
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -104,6 +104,18 @@ class Cluster:
         self._build_state()
         self._app.rebind(self.api)
         old_store.close()
+
+    # -- time -----------------------------------------------------------------
+    @property
+    def now(self) -> datetime:
+        """Cluster time (virtual): every timestamp the cluster writes comes from it."""
+        return self.clock.now()
+
+    def advance(self, seconds: float | timedelta) -> datetime:
+        """Move cluster time forward, firing every timer due on the way; returns the new time."""
+        if isinstance(seconds, timedelta):
+            seconds = seconds.total_seconds()
+        return self.clock.advance(seconds)
 
     # -- where to reach it ---------------------------------------------------
     @property

@@ -231,3 +231,15 @@ def test_put_creates_only_where_upstream_allows_it(core: client.CoreV1Api) -> No
     created = core.replace_namespaced_service("via-put", "default", service)
     assert created.spec.cluster_ip.startswith("10.")
     assert status_of(lambda: core.replace_namespaced_config_map("nope", "default", configmap("nope"))) == 404
+
+
+def test_cluster_time_is_virtual_and_moves_only_when_advanced(fakekube, core: client.CoreV1Api) -> None:
+    from datetime import timedelta
+
+    start = fakekube.now
+    first = core.create_namespaced_config_map("default", configmap("t0"))
+    fakekube.advance(timedelta(minutes=5))
+    second = core.create_namespaced_config_map("default", configmap("t1"))
+    assert first.metadata.creation_timestamp == start
+    assert second.metadata.creation_timestamp - first.metadata.creation_timestamp == timedelta(minutes=5)
+    assert fakekube.now == start + timedelta(seconds=300)
