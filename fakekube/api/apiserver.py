@@ -139,8 +139,8 @@ class APIServer:
 
     # -- create --------------------------------------------------------------
     def create(self, rt: ResourceType, namespace: str, body: Obj, options: WriteOptions = WriteOptions()) -> WriteResult:
-        obj = self._decode(rt, body, namespace, typed=not options.internal)
-        warnings = self._check_fields(rt, obj, options)
+        obj, unknown = self._decode(rt, body, namespace, typed=not options.internal)
+        warnings = self._check_fields(rt, obj, options, unknown=unknown)
         with self.store.lock:
             return self._create_locked(rt, obj, options, warnings)
 
@@ -179,9 +179,9 @@ class APIServer:
     # -- update --------------------------------------------------------------
     def update(self, rt: ResourceType, namespace: str, name: str, body: Obj,
                options: WriteOptions = WriteOptions(), subresource: str = "") -> WriteResult:
-        obj = self._decode(rt, body, namespace)
+        obj, unknown = self._decode(rt, body, namespace)
         objectmeta.check_name(obj, name)
-        warnings = self._check_fields(rt, obj, options)
+        warnings = self._check_fields(rt, obj, options, unknown=unknown)
         with self.store.lock:
             existing = self.store.get(rt.key, (namespace if rt.namespaced else "", name))
             if existing is None:
@@ -252,11 +252,11 @@ class APIServer:
             # patches, but the patch itself (Go's %+v of the map) for a strategic merge patch.
             patch_text = (patch.go_value(document) if patch_type == STRATEGIC_MERGE_PATCH
                           else json.dumps(patched, separators=(",", ":")))
-            type_problem = decoding.decode_into(patched, self.schemas, rt.group, rt.version, rt.kind)
+            type_problem, unknown = decoding.decode_and_find_unknown(patched, self.schemas, rt.group, rt.version, rt.kind)
             if type_problem:
                 raise errors.invalid_object("", "", "", [errors.invalid("patch", patch_text, type_problem)])
             raw_options = WriteOptions(options.dry_run, options.field_validation, None)
-            warnings = self._check_fields(rt, patched, raw_options, patch_text=patch_text)
+            warnings = self._check_fields(rt, patched, raw_options, patch_text=patch_text, unknown=unknown)
             objectmeta.check_type_meta(rt, patched, self._served)
             objectmeta.strip_type_meta(patched)
             objectmeta.check_name(patched, name)
@@ -314,28 +314,37 @@ class APIServer:
                 "metadata": {"resourceVersion": str(self.store.resource_version)}, "items": items}
 
     # -- shared --------------------------------------------------------------
-    def _decode(self, rt: ResourceType, body: Any, namespace: str, typed: bool = True) -> Obj:
+    def _decode(self, rt: ResourceType, body: Any, namespace: str, typed: bool = True) -> tuple[Obj, list[str] | None]:
+        """The body as a stored-form object, and the unknown-field paths the same schema
+        walk found (None when it could not tell: ``_check_fields`` then walks itself)."""
         if not isinstance(body, dict):
             raise errors.bad_request(f"Object '{rt.kind}' is not a JSON object")
         objectmeta.check_type_meta(rt, body, self._served)
-        type_problem = decoding.decode_into(body, self.schemas, rt.group, rt.version, rt.kind) if typed else None
+        type_problem, unknown = None, None
+        if typed:
+            type_problem, unknown = decoding.decode_and_find_unknown(body, self.schemas, rt.group, rt.version, rt.kind)
         if type_problem:
             raise errors.bad_request(f'{rt.kind} in version "{rt.version}" cannot be handled as a {rt.kind}: {type_problem}')
         obj = objectmeta.strip_type_meta(body)
         objectmeta.check_namespace(rt, obj, namespace)
-        return obj
+        return obj, unknown
 
-    def _check_fields(self, rt: ResourceType, obj: Obj, options: WriteOptions, patch_text: str | None = None) -> list[str]:
+    def _check_fields(self, rt: ResourceType, obj: Obj, options: WriteOptions, patch_text: str | None = None,
+                      unknown: list[str] | None = None) -> list[str]:
         """Server-side field validation: Strict rejects unknown/duplicate fields, Warn warns.
 
         Returns ``Warning`` header values. A patch's strict failure is a 422 on the
-        ``patch`` field (upstream), a create/update's a 400 decoding error.
+        ``patch`` field (upstream), a create/update's a 400 decoding error. ``unknown``
+        is the unknown-field paths if decoding already found them.
         """
         if options.field_validation == IGNORE or options.internal:
             return []
-        typed = objectmeta.with_type_meta(rt, obj)
-        unknown = fieldvalidation.unknown_fields(typed, self.schemas, rt.group, rt.version, rt.kind)
+        if unknown is None:
+            typed = objectmeta.with_type_meta(rt, obj)
+            unknown = fieldvalidation.unknown_fields(typed, self.schemas, rt.group, rt.version, rt.kind)
         duplicates = fieldvalidation.duplicate_fields(options.raw_body) if options.raw_body else []
+        if not unknown and not duplicates:
+            return []
         if options.field_validation == STRICT and (unknown or duplicates):
             if patch_text is not None:
                 raise fieldvalidation.patch_strict_error(unknown, duplicates, patch_text)

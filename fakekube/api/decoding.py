@@ -24,30 +24,25 @@ import base64
 import binascii
 import json
 import re
-from dataclasses import dataclass
 from typing import Any
 
 import yaml
 
 from fakekube.api import errors
-from fakekube.api.schema import Schema, SchemaSet, ref_name
+from fakekube.api.schema import SchemaSet
+from fakekube.api.typed_schema import (ARRAY, BOOLEAN, BYTES, EMPTY_STRUCT, INT_OR_STRING, INT_RANGES, INTEGER, MAP,
+                                       NO_ZERO, NUMBER, QUANTITY, STRING, STRUCT, TIME, TypedNode, root_for)
 from fakekube.api.validation import go_quote
 
 #: How much of a body ``transformDecodeError`` quotes back (``summarizeData(body, 30)``).
 SUMMARY_BYTES = 30
 
 _INTERPRET_STRUCT = 'struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }'
-_INT_RANGES = {"int32": (-(2**31), 2**31 - 1), "int64": (-(2**63), 2**63 - 1), "int": (-(2**63), 2**63 - 1)}
 _QUANTITY_RE = re.compile(r"^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$")
 _QUANTITY_SUFFIX_RE = re.compile(r"^(|[numkMGTPE]|[KMGTPE]i|[eE][-+]?[0-9]+)$")
 ERR_QUANTITY_FORMAT = "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"
 ERR_QUANTITY_SUFFIX = "unable to parse quantity's suffix"
 _BASE64_ALPHABET = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/")
-
-_META = "io.k8s.apimachinery.pkg.apis.meta.v1."
-_QUANTITY = "io.k8s.apimachinery.pkg.api.resource.Quantity"
-_INT_OR_STRING = "io.k8s.apimachinery.pkg.util.intstr.IntOrString"
-_TIMES = (_META + "Time", _META + "MicroTime")
 
 
 class SyntaxFailure(ValueError):
@@ -266,136 +261,184 @@ def _quote_char(char: str) -> str:
 
 # --- typed decoding ---------------------------------------------------------------------------
 
-@dataclass
-class _Context:
-    """Go's decoder error context: the innermost struct and the JSON field path to here."""
-
-    struct: str
-    fields: tuple[str, ...]
-
-
 class _Fatal(Exception):
     """An error a custom UnmarshalJSON returned: it ends decoding and wins over saved ones."""
 
 
-class _Decoder:
-    """Walks a JSON value alongside its OpenAPI schema the way Go decodes it into a struct.
+class _Walk:
+    """Walks a JSON value alongside its compiled schema the way Go decodes it into a struct.
 
     Go saves the first type mismatch and keeps going (so the first one in document order
     is reported); errors from custom decoders (Quantity, IntOrString) end decoding at once.
+    With ``found`` a list, it also collects fieldvalidation's unknown-field paths.
+
+    ``trail`` holds the keys and indexes from the root down to the container being
+    walked; paths and Go's error context are rebuilt from it only when needed, since
+    nearly every write has neither a type error nor an unknown field.
     """
 
-    def __init__(self, schemas: SchemaSet, zero_nulls: bool) -> None:
-        self._schemas = schemas
-        self._zero_nulls = zero_nulls
+    __slots__ = ("root", "zero_nulls", "found", "saved", "trail")
+
+    def __init__(self, root: TypedNode, zero_nulls: bool, found: list[str] | None) -> None:
+        self.root = root
+        self.zero_nulls = zero_nulls
+        self.found = found
         self.saved: str | None = None
+        self.trail: list[Any] = []
 
-    def struct(self, value: Any, definition: str, ctx: _Context) -> None:
-        schema = self._schemas.definition(definition) or {}
-        if value is None:
-            return
+    def struct(self, value: Any, node: TypedNode) -> None:
         if not isinstance(value, dict):
-            self._save(value, _go_type_of_definition(definition), ctx)
+            self._save(value, node.go_type)
             return
-        inner = _short_name(definition)
-        properties = schema.get("properties") or {}
-        for key, sub in list(value.items()):
-            prop = properties.get(key)
-            if prop is None:
-                continue
-            if sub is None and self._zero_nulls:
-                del value[key]  # a null field keeps its zero value, which encodes as absent
+        props, trail, nulls = node.props, self.trail, None
+        for key, sub in value.items():
+            child = props.get(key)
+            if child is None:
+                if self.found is not None:
+                    self._unknown(key)
+            elif sub is None:
+                if self.zero_nulls:  # a null field keeps its zero value, which encodes as absent
+                    nulls = [key] if nulls is None else nulls + [key]
+            elif child.action == STRING:  # the commonest field, checked without a call
+                if not isinstance(sub, str):
+                    self._save(sub, "string", key)
+            elif child.action <= MAP:
+                trail.append(key)
+                _CONTAINER_WALKS[child.action](self, sub, child)
+                trail.pop()
             else:
-                self.value(sub, prop, _Context(inner, ctx.fields + (key,)))
+                self.leaf(sub, child, key)
+        for key in nulls or ():
+            del value[key]
 
-    def value(self, value: Any, schema: Schema, ctx: _Context) -> None:
-        if value is None:
+    def array(self, value: Any, node: TypedNode) -> None:
+        if not isinstance(value, list):
+            self._save(value, node.go_type)
             return
-        definition = _ref_of(schema)
-        if definition is not None:
-            self._definition(value, definition, ctx)
+        item, trail = node.item, self.trail
+        assert item is not None
+        for index, element in enumerate(value):
+            if element is None:
+                if self.zero_nulls and item.zero is not NO_ZERO:
+                    value[index] = _zero(item)  # a zero value decodes without complaint
+            elif item.action <= MAP:
+                trail.append(index)
+                _CONTAINER_WALKS[item.action](self, element, item)
+                trail.pop()
+            else:
+                self.leaf(element, item, None)
+
+    def map(self, value: Any, node: TypedNode) -> None:
+        if not isinstance(value, dict):
+            self._save(value, node.go_type)
             return
-        types = _types(schema)
-        if "array" in types or "items" in schema:
-            self._array(value, schema, ctx)
-        elif isinstance(schema.get("additionalProperties"), dict):
-            self._map(value, schema, ctx)
-        elif "string" in types:
-            self._string(value, schema, ctx)
-        elif "integer" in types:
-            self._integer(value, schema.get("format") or "int", ctx)
-        elif "number" in types:
+        item, trail, doomed = node.item, self.trail, None
+        assert item is not None
+        for key, sub in value.items():
+            if sub is None:
+                if not self.zero_nulls:
+                    continue
+                if item.zero is NO_ZERO:
+                    doomed = [key] if doomed is None else doomed + [key]
+                else:
+                    value[key] = _zero(item)
+            elif item.action <= MAP:
+                trail.append(key)
+                _CONTAINER_WALKS[item.action](self, sub, item)
+                trail.pop()
+            else:
+                self.leaf(sub, item, None)
+        for key in doomed or ():
+            del value[key]
+
+    def leaf(self, value: Any, node: TypedNode, key: str | None) -> None:
+        """Check a scalar; ``key`` is its struct field name, None for a list or map element."""
+        action = node.action
+        if action == STRING:
+            if not isinstance(value, str):
+                self._save(value, "string", key)
+        elif action == INTEGER:
             if isinstance(value, bool) or not isinstance(value, (int, float)):
-                self._save(value, "float64", ctx)
-        elif "boolean" in types:
-            if not isinstance(value, bool):
-                self._save(value, "bool", ctx)
-
-    def _definition(self, value: Any, definition: str, ctx: _Context) -> None:
-        if definition == _QUANTITY:
+                self._save(value, node.go_type, key)
+            elif isinstance(value, float) or not node.low <= value <= node.high:
+                self._save(value, node.go_type, key, literal=f"number {value!r}")
+        elif action == QUANTITY:
             _check_quantity(value)
-        elif definition == _INT_OR_STRING:
+        elif action == INT_OR_STRING:
             _check_int_or_string(value)
-        elif definition in _TIMES:
+        elif action == BOOLEAN:
+            if not isinstance(value, bool):
+                self._save(value, "bool", key)
+        elif action == NUMBER:
+            if isinstance(value, bool) or not isinstance(value, (int, float)):
+                self._save(value, "float64", key)
+        elif action == BYTES:
+            self._bytes(value, key)
+        elif action == TIME:
             if not isinstance(value, str):
                 raise _Fatal(f"json: cannot unmarshal {json_kind(value)} into Go value of type string")
-        elif (self._schemas.definition(definition) or {}).get("properties"):
-            self.struct(value, definition, ctx)
-        # Anything else (RawExtension, FieldsV1, JSON, ...) decodes any value.
+        # NOTHING: RawExtension, FieldsV1, JSON, ... decode any value.
 
-    def _array(self, value: Any, schema: Schema, ctx: _Context) -> None:
-        items = schema.get("items") if isinstance(schema.get("items"), dict) else {}
-        if not isinstance(value, list):
-            self._save(value, "[]" + _go_type(items, self._schemas), ctx)
-            return
-        for index, element in enumerate(value):
-            if element is None and self._zero_nulls:
-                zero = _zero_value(items, self._schemas)
-                if zero is not _NO_ZERO:
-                    value[index] = zero
-            self.value(value[index], items, ctx)
+    def _bytes(self, value: Any, key: str | None) -> None:
+        if isinstance(value, str):
+            problem = _base64_problem(value)
+            if problem and self.saved is None:
+                self.saved = problem
+        elif not isinstance(value, list):
+            self._save(value, "[]uint8", key)
 
-    def _map(self, value: Any, schema: Schema, ctx: _Context) -> None:
-        element = schema["additionalProperties"]
-        if not isinstance(value, dict):
-            self._save(value, "map[string]" + _go_type(element, self._schemas), ctx)
-            return
-        for key, sub in list(value.items()):
-            if sub is None and self._zero_nulls:
-                zero = _zero_value(element, self._schemas)
-                if zero is _NO_ZERO:
-                    del value[key]
-                else:
-                    value[key] = zero
-            self.value(value.get(key), element, ctx)
-
-    def _string(self, value: Any, schema: Schema, ctx: _Context) -> None:
-        if schema.get("format") == "byte":
-            if isinstance(value, str):
-                problem = _base64_problem(value)
-                if problem and self.saved is None:
-                    self.saved = problem
-            elif not isinstance(value, list):
-                self._save(value, "[]uint8", ctx)
-        elif not isinstance(value, str):
-            self._save(value, "string", ctx)
-
-    def _integer(self, value: Any, go_type: str, ctx: _Context) -> None:
-        low, high = _INT_RANGES.get(go_type, _INT_RANGES["int64"])
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
-            self._save(value, go_type, ctx)
-        elif isinstance(value, float) or not low <= value <= high:
-            self._save(value, go_type, ctx, literal=f"number {value!r}")
-
-    def _save(self, value: Any, go_type: str, ctx: _Context, literal: str = "") -> None:
+    def _save(self, value: Any, go_type: str, key: str | None = None, literal: str = "") -> None:
         if self.saved is not None:
             return
         shown = literal or json_kind(value)
-        if ctx.fields:
+        struct, fields = self._go_context(key)
+        if fields:
             self.saved = (f"json: cannot unmarshal {shown} into Go struct field "
-                          f"{ctx.struct}.{'.'.join(ctx.fields)} of type {go_type}")
+                          f"{struct}.{'.'.join(fields)} of type {go_type}")
         else:
             self.saved = f"json: cannot unmarshal {shown} into Go value of type {go_type}"
+
+    def _go_context(self, key: str | None) -> tuple[str, list[str]]:
+        """Go's error context here: the innermost struct and the struct field names to here
+        (list indexes and map keys are not fields)."""
+        node, struct, fields = self.root, "", []
+        for segment in self._segments(key):
+            if node.action == STRUCT:
+                struct = node.struct_name
+                fields.append(segment)
+                node = node.props[segment]
+            else:
+                node = node.item  # type: ignore[assignment]
+        return struct, fields
+
+    def _unknown(self, key: str) -> None:
+        found = self.found
+        assert found is not None
+        if len(found) >= MAX_UNKNOWN:
+            return
+        path, node = "", self.root
+        for segment in self._segments(key):
+            if node.action == ARRAY:
+                path = f"{path}[{segment}]"
+            else:
+                path = f"{path}.{segment}" if path else segment
+            node = node.props.get(segment) if node.action == STRUCT else node.item  # type: ignore[assignment]
+        if path not in found:
+            found.append(path)
+
+    def _segments(self, key: str | None) -> list[Any]:
+        return self.trail if key is None else self.trail + [key]
+
+
+#: The walk for each container action (STRUCT, ARRAY, MAP), indexed by it.
+_CONTAINER_WALKS = (_Walk.struct, _Walk.array, _Walk.map)
+
+#: fieldvalidation reports at most this many unknown fields (upstream's strict decoder).
+MAX_UNKNOWN = 100
+
+
+def _zero(node: TypedNode) -> Any:
+    return {} if node.zero is EMPTY_STRUCT else node.zero
 
 
 def type_error(obj: dict[str, Any], schemas: SchemaSet, group: str, version: str, kind: str) -> str | None:
@@ -403,7 +446,7 @@ def type_error(obj: dict[str, Any], schemas: SchemaSet, group: str, version: str
 
     A kind the schema set does not know (a custom resource) decodes anything.
     """
-    return _decode(obj, schemas, group, version, kind, zero_nulls=False)
+    return _decode(obj, schemas, group, version, kind, zero_nulls=False, collect=False)[0]
 
 
 def decode_into(obj: dict[str, Any], schemas: SchemaSet, group: str, version: str, kind: str) -> str | None:
@@ -414,41 +457,34 @@ def decode_into(obj: dict[str, Any], schemas: SchemaSet, group: str, version: st
     stores would hold, and what later validation then reports on. When it returns an
     error, ``obj`` is half-normalized: callers discard it.
     """
-    return _decode(obj, schemas, group, version, kind, zero_nulls=True)
+    return _decode(obj, schemas, group, version, kind, zero_nulls=True, collect=False)[0]
+
+
+def decode_and_find_unknown(obj: dict[str, Any], schemas: SchemaSet, group: str, version: str,
+                            kind: str) -> tuple[str | None, list[str] | None]:
+    """:func:`decode_into`, also giving what ``fieldvalidation.unknown_fields`` would find
+    afterwards (on ``obj`` with any apiVersion/kind), from the same walk.
+
+    The unknown paths are None when this kind's schema cannot share the walk (decoding
+    and field validation would step into different fields somewhere): call
+    ``unknown_fields`` then. One walk instead of two is most of the per-write schema cost.
+    """
+    return _decode(obj, schemas, group, version, kind, zero_nulls=True, collect=True)
 
 
 def _decode(obj: dict[str, Any], schemas: SchemaSet, group: str, version: str, kind: str,
-            zero_nulls: bool) -> str | None:
-    definition = schemas.name_for_gvk(group, version, kind)
-    if definition is None:
-        return None
-    decoder = _Decoder(schemas, zero_nulls)
+            zero_nulls: bool, collect: bool) -> tuple[str | None, list[str] | None]:
+    root = root_for(schemas, group, version, kind)
+    if root is None:
+        return None, [] if collect else None
+    found: list[str] | None = [] if collect and root.collects_unknown else None
+    walk = _Walk(root.node, zero_nulls, found)
     try:
-        decoder.struct(obj, definition, _Context(_short_name(definition), ()))
+        if obj is not None:
+            walk.struct(obj, root.node)
     except _Fatal as exc:
-        return str(exc)
-    return decoder.saved
-
-
-_NO_ZERO = object()
-
-
-def _zero_value(schema: Schema, schemas: SchemaSet) -> Any:
-    """The JSON of a Go zero value of ``schema``'s type, or _NO_ZERO where it is null."""
-    definition = _ref_of(schema)
-    if definition is not None:
-        resolved = schemas.definition(definition) or {}
-        return {} if resolved.get("properties") else _NO_ZERO
-    types = _types(schema)
-    if "array" in types or "items" in schema or isinstance(schema.get("additionalProperties"), dict):
-        return _NO_ZERO
-    if "string" in types:
-        return _NO_ZERO if schema.get("format") == "byte" else ""
-    if "integer" in types or "number" in types:
-        return 0
-    if "boolean" in types:
-        return False
-    return _NO_ZERO
+        return str(exc), found
+    return walk.saved, found
 
 
 def _check_quantity(value: Any) -> None:
@@ -467,7 +503,7 @@ def _check_int_or_string(value: Any) -> None:
     """``IntOrString.UnmarshalJSON``: a string, or else whatever decodes as an int32."""
     if isinstance(value, str):
         return
-    low, high = _INT_RANGES["int32"]
+    low, high = INT_RANGES["int32"]
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise _Fatal(f"json: cannot unmarshal {json_kind(value)} into Go value of type int32")
     if isinstance(value, float) or not low <= value <= high:
@@ -488,73 +524,3 @@ def _base64_problem(text: str) -> str | None:
     padding = cleaned.find("=")
     offset = padding if padding >= 0 and len(cleaned) % 4 == 0 else len(cleaned) - len(cleaned) % 4
     return f"illegal base64 data at input byte {max(offset, 0)}"
-
-
-# Schema nodes come from the process-wide, read-only SchemaSet, so what we derive from a
-# node can be computed once. The cache holds the node itself beside the result, so an id
-# can never be reused for another node while its entry exists.
-_REF_CACHE: dict[int, tuple[Schema, str | None]] = {}
-_TYPES_CACHE: dict[int, tuple[Schema, frozenset[str]]] = {}
-
-
-def _ref_of(schema: Schema) -> str | None:
-    cached = _REF_CACHE.get(id(schema))
-    if cached is not None and cached[0] is schema:
-        return cached[1]
-    ref = schema.get("$ref")
-    if ref is None and len(schema.get("allOf", [])) == 1:
-        ref = schema["allOf"][0].get("$ref")
-    name = ref_name(ref) if isinstance(ref, str) else None
-    _REF_CACHE[id(schema)] = (schema, name)
-    return name
-
-
-def _types(schema: Schema) -> frozenset[str]:
-    cached = _TYPES_CACHE.get(id(schema))
-    if cached is not None and cached[0] is schema:
-        return cached[1]
-    kind = schema.get("type")
-    if isinstance(kind, str):
-        types = frozenset((kind,))
-    elif isinstance(kind, list):
-        types = frozenset(k for k in kind if isinstance(k, str))
-    else:
-        types = frozenset()
-    _TYPES_CACHE[id(schema)] = (schema, types)
-    return types
-
-
-def _short_name(definition: str) -> str:
-    """``io.k8s.api.apps.v1.DeploymentSpec`` → ``DeploymentSpec`` (reflect's ``Type.Name()``)."""
-    return definition.rsplit(".", 1)[-1]
-
-
-def _go_type_of_definition(definition: str) -> str:
-    """``io.k8s.api.apps.v1.DeploymentSpec`` → ``v1.DeploymentSpec`` (``Type.String()``)."""
-    parts = definition.rsplit(".", 2)
-    return ".".join(parts[-2:]) if len(parts) >= 2 else definition
-
-
-def _go_type(schema: Schema, schemas: SchemaSet) -> str:
-    definition = _ref_of(schema)
-    if definition is not None:
-        if definition == _QUANTITY:
-            return "resource.Quantity"
-        if definition == _INT_OR_STRING:
-            return "intstr.IntOrString"
-        return _go_type_of_definition(definition)
-    types = _types(schema)
-    if "array" in types or "items" in schema:
-        items = schema.get("items") if isinstance(schema.get("items"), dict) else {}
-        return "[]" + _go_type(items, schemas)
-    if isinstance(schema.get("additionalProperties"), dict):
-        return "map[string]" + _go_type(schema["additionalProperties"], schemas)
-    if "string" in types:
-        return "[]uint8" if schema.get("format") == "byte" else "string"
-    if "integer" in types:
-        return schema.get("format") or "int"
-    if "number" in types:
-        return "float64"
-    if "boolean" in types:
-        return "bool"
-    return "interface {}"

@@ -75,17 +75,21 @@ def duplicate_fields(raw_json: bytes) -> list[str]:
 
 def _has_duplicate_keys(raw_json: bytes) -> bool:
     """The cheap check run on every write: does any object repeat a key? (Rarely.)"""
-    repeated = False
+    try:
+        json.loads(raw_json, object_pairs_hook=_refuse_repeats)
+    except _Repeated:
+        return True
+    return False
 
-    def build(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-        nonlocal repeated
-        built = dict(pairs)
-        if len(built) != len(pairs):
-            repeated = True
-        return built
 
-    json.loads(raw_json, object_pairs_hook=build)
-    return repeated
+class _Repeated(Exception):
+    """An object repeats a key: no need to parse further."""
+
+
+def _refuse_repeats(pairs: list[tuple[str, Any]]) -> None:
+    """Builds nothing (the check needs no values), so each object costs one small call."""
+    if len(pairs) > 1 and len(dict(pairs)) != len(pairs):
+        raise _Repeated
 
 
 class _Pairs(list):

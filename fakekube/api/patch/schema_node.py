@@ -13,13 +13,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from fakekube.api.schema import Schema, SchemaSet, ref_name
+from fakekube.api.schema_kinds import ANY, ARRAY, MAP, OBJECT, SCALAR, kind_of
 
-# Node kinds.
-OBJECT = "object"   # a struct: known properties only
-MAP = "map"         # additionalProperties: any key, one value schema
-ARRAY = "array"
-SCALAR = "scalar"   # strings, numbers, bools, int-or-string, quantities
-ANY = "any"         # free-form: RawExtension, FieldsV1, JSON, preserve-unknown-fields
+__all__ = ["ANY", "ARRAY", "MAP", "OBJECT", "SCALAR", "FieldInfo", "SchemaNode", "definition_node", "kind_of", "root_node"]
 
 
 @dataclass(frozen=True)
@@ -40,7 +36,7 @@ class SchemaNode:
         self._schema = schema
         self._set = schema_set
         self.name = name
-        self.kind = _kind_of(schema)
+        self.kind = kind_of(schema)
         self._fields: dict[str, FieldInfo | None] = {}
         self._item: SchemaNode | None = None
         self._lock = threading.Lock()
@@ -75,30 +71,6 @@ class SchemaNode:
         strategies = tuple(strategy.split(",")) if strategy else ()
         return FieldInfo(strategies, prop.get("x-kubernetes-patch-merge-key", ""),
                          _node_for(prop, self._set, f"{self.name}.{key}"))
-
-
-def _types(schema: Schema) -> set[str]:
-    t = schema.get("type")
-    if isinstance(t, str):
-        return {t}
-    if isinstance(t, list):
-        return {x for x in t if isinstance(x, str)}
-    return set()
-
-
-def _kind_of(schema: Schema) -> str:
-    if schema.get("x-kubernetes-preserve-unknown-fields"):
-        return ANY
-    types = _types(schema)
-    if "properties" in schema:
-        return OBJECT
-    if "array" in types or "items" in schema:
-        return ARRAY
-    if "additionalProperties" in schema:
-        return MAP if schema["additionalProperties"] is not False else OBJECT
-    if "object" in types or not types and not schema.get("oneOf") and not schema.get("anyOf"):
-        return ANY  # an object with no declared fields decodes anything (RawExtension, JSON)
-    return SCALAR
 
 
 _def_cache: dict[tuple[int, str], SchemaNode] = {}
