@@ -10,10 +10,9 @@ from __future__ import annotations
 
 import json
 import threading
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, Union
 
 import yaml
-from werkzeug.http import HTTP_STATUS_CODES
 from werkzeug.wrappers import Request, Response
 
 from fakekube.api import decoding, discovery, errors, objectmeta, schema, table
@@ -22,6 +21,7 @@ from fakekube.api.deletion import DeleteOptions
 from fakekube.api.errors import ApiError
 from fakekube.api.http import negotiation, routing
 from fakekube.api.http.negotiation import Representation
+from fakekube.api.http.response import JsonResponse, status_line
 from fakekube.api.http.watch import Watch, WatchRequest
 from fakekube.api.listing import ListOptions
 from fakekube.api.openapi import OpenAPIV3
@@ -30,6 +30,8 @@ from fakekube.api.subresources import Subresources
 
 Obj = dict[str, Any]
 WSGIApp = Callable[[dict, Callable], Iterable[bytes]]
+#: What handlers return: werkzeug's Response, or the lean one for finished JSON bytes.
+AnyResponse = Union[Response, JsonResponse]
 
 #: Upstream's limit on a request body (apiserver MaxRequestBodyBytes): 3 MiB.
 MAX_BODY_BYTES = 3 * 1024 * 1024
@@ -77,7 +79,7 @@ class RestApp:
         return response(environ, start_response)
 
     # -- routing ------------------------------------------------------------
-    def dispatch(self, request: Request) -> Response:
+    def dispatch(self, request: Request) -> AnyResponse:
         path = request.path
         if path == "/version" or path == "/version/":
             return json_response(discovery.version_info(self.api.kubernetes_version))
@@ -92,7 +94,7 @@ class RestApp:
             return self._resource(request, target)
         raise ApiError(404, "NotFound", "the server could not find the requested resource", {})
 
-    def _discovery(self, request: Request, target: routing.DiscoveryPath) -> Response:
+    def _discovery(self, request: Request, target: routing.DiscoveryPath) -> AnyResponse:
         if request.method != "GET":
             raise errors.ApiError(405, "MethodNotAllowed", f"the server does not allow this method on the requested resource")
         aggregated = discovery.negotiate_discovery(request.headers.get("Accept", ""))
@@ -111,7 +113,7 @@ class RestApp:
             return json_response(body)
         return self._resource_list(target.group, target.version, target.version)
 
-    def _aggregated(self, request: Request, core: bool, api_version: str) -> Response:
+    def _aggregated(self, request: Request, core: bool, api_version: str) -> AnyResponse:
         """Aggregated discovery: the whole API surface in one document (kubectl's first call)."""
         body = json.dumps(discovery.aggregated_discovery(self.registry, core, api_version),
                           separators=(",", ":")).encode()
@@ -121,12 +123,12 @@ class RestApp:
             return Response(status=304, headers=headers)
         return Response(body, content_type=discovery.aggregated_content_type(api_version), headers=headers)
 
-    def _resource_list(self, group: str, version: str, _: str) -> Response:
+    def _resource_list(self, group: str, version: str, _: str) -> AnyResponse:
         if not self.registry.in_group_version(group, version):
             raise _not_found_path()
         return json_response(discovery.api_resource_list(self.registry, group, version))
 
-    def _openapi_response(self, request: Request) -> Response:
+    def _openapi_response(self, request: Request) -> AnyResponse:
         rest = request.path[len("/openapi/"):].strip("/")
         openapi = shared_openapi(self.registry, self.api.kubernetes_version)
         if rest == "v3":
@@ -146,7 +148,7 @@ class RestApp:
         return Response(body, content_type="application/json", headers=headers)
 
     # -- resources ----------------------------------------------------------
-    def _resource(self, request: Request, target: routing.ResourcePath) -> Response:
+    def _resource(self, request: Request, target: routing.ResourcePath) -> AnyResponse:
         rt = self.registry.lookup(target.group, target.version, target.plural)
         if rt is None:
             raise _not_found_path()
@@ -161,7 +163,7 @@ class RestApp:
             return self._read(request, rt, target, query)
         return self._write(request, rt, target, query)
 
-    def _read(self, request: Request, rt: ResourceType, target: routing.ResourcePath, query: dict[str, str]) -> Response:
+    def _read(self, request: Request, rt: ResourceType, target: routing.ResourcePath, query: dict[str, str]) -> AnyResponse:
         representation = negotiation.choose(request.headers.get("Accept"))
         if target.name:
             obj = self.api.get(rt, target.namespace, target.name)
@@ -171,7 +173,7 @@ class RestApp:
         return self._render(representation, rt, result["items"], query, listing=result)
 
     def _render(self, representation: Representation, rt: ResourceType, objects: list[Obj], query: dict[str, str],
-                single: Obj | None = None, listing: Obj | None = None) -> Response:
+                single: Obj | None = None, listing: Obj | None = None) -> AnyResponse:
         as_kind = representation.as_kind
         if as_kind == "Table":
             options = negotiation.TableOptions.from_query(query)
@@ -183,12 +185,12 @@ class RestApp:
             body = _partial_metadata(rt, objects, single is not None, listing)
         elif representation.media_type == negotiation.JSON:
             data = self.api.encoded.typed(rt, single) if single is not None else self.api.encoded.listing(rt, listing)
-            return Response(data + b"\n", content_type="application/json")
+            return JsonResponse(data + b"\n")
         else:
             body = single if single is not None else listing
         return encode_response(body, representation.media_type)
 
-    def _write(self, request: Request, rt: ResourceType, target: routing.ResourcePath, query: dict[str, str]) -> Response:
+    def _write(self, request: Request, rt: ResourceType, target: routing.ResourcePath, query: dict[str, str]) -> AnyResponse:
         verb = WRITE_VERBS.get(request.method)
         if verb is None:
             raise errors.method_not_allowed()
@@ -219,7 +221,7 @@ class RestApp:
         return self._written(request, result.obj, 201 if result.created else 200, result.warnings, rt)
 
     def _delete(self, request: Request, rt: ResourceType, target: routing.ResourcePath, query: dict[str, str],
-                raw: bytes, verb: str) -> Response:
+                raw: bytes, verb: str) -> AnyResponse:
         options = DeleteOptions.parse(decode_body(request, raw) if raw.strip() else None, query)
         if verb == "deletecollection":
             body = self.api.delete_collection(rt, target.namespace, ListOptions.from_query(query), options)
@@ -228,18 +230,18 @@ class RestApp:
         return self._written(request, body, code, [])
 
     def _written(self, request: Request, obj: Obj, code: int, warnings: list[str],
-                 rt: ResourceType | None = None) -> Response:
+                 rt: ResourceType | None = None) -> AnyResponse:
         representation = negotiation.choose(request.headers.get("Accept"), allow_as=False)
         if rt is not None and obj.get("kind") == rt.kind and representation.media_type == negotiation.JSON:
             # The stored version's bytes: encoded once, then shared with every watcher.
-            response = Response(self.api.encoded.typed(rt, obj) + b"\n", status=code, content_type="application/json")
+            response = JsonResponse(self.api.encoded.typed(rt, obj) + b"\n", status=code)
         else:
             response = encode_response(obj, representation.media_type, code)
         for warning in warnings:
             response.headers.add("Warning", warning)
         return response
 
-    def _subresource(self, request: Request, rt: ResourceType, target: routing.ResourcePath, query: dict[str, str]) -> Response:
+    def _subresource(self, request: Request, rt: ResourceType, target: routing.ResourcePath, query: dict[str, str]) -> AnyResponse:
         if target.subresource not in rt.subresources or not target.name:
             raise _not_found_path()
         raw = self._body(request) if request.method in ("POST", "PUT", "PATCH") else b""
@@ -249,7 +251,7 @@ class RestApp:
             return Response(body, status=code, content_type=content_type)
         return encode_response(body, negotiation.choose(request.headers.get("Accept"), allow_as=False).media_type, code)
 
-    def _watch(self, request: Request, rt: ResourceType, target: routing.ResourcePath, query: dict[str, str]) -> Response:
+    def _watch(self, request: Request, rt: ResourceType, target: routing.ResourcePath, query: dict[str, str]) -> AnyResponse:
         self._require_verb(rt, "watch")
         representation = negotiation.choose(request.headers.get("Accept"))
         watch_request = WatchRequest.from_query(rt, target.namespace, query, target.name, representation)
@@ -324,7 +326,7 @@ def _partial_metadata(rt: ResourceType, objects: list[Obj], single: bool, listin
             "metadata": (listing or {}).get("metadata", {}), "items": items}
 
 
-def _health(path: str, verbose: bool) -> Response:
+def _health(path: str, verbose: bool) -> AnyResponse:
     """``/healthz``, ``/livez``, ``/readyz`` (and ``/<endpoint>/<check>``): always healthy.
 
     ``?verbose`` lists each check as ``[+]name ok`` and ends ``<endpoint> check passed``,
@@ -340,7 +342,7 @@ def _health(path: str, verbose: bool) -> Response:
     return Response("\n".join(lines) + "\n", content_type="text/plain; charset=utf-8")
 
 
-def _as_go_serves(response: Response) -> None:
+def _as_go_serves(response: AnyResponse) -> None:
     """Status line and default headers as the apiserver's Go server sends them.
 
     Go's reason phrases are title case ("404 Not Found"; werkzeug says "404 NOT FOUND"),
@@ -348,8 +350,8 @@ def _as_go_serves(response: Response) -> None:
     Every response the apiserver's filters pass carries ``Cache-Control: no-cache,
     private`` unless the handler chose a policy (discovery, OpenAPI).
     """
-    code = response.status_code
-    response.status = f"{code} {HTTP_STATUS_CODES.get(code, f'status code {code}')}"
+    if isinstance(response, Response):  # a JsonResponse writes its status line itself
+        response.status = status_line(response.status_code)
     response.headers.setdefault("Cache-Control", "no-cache, private")
 
 
@@ -358,18 +360,18 @@ def _not_found_path() -> ApiError:
 
 
 def json_response(body: Obj, code: int = 200, content_type: str = "application/json",
-                  headers: dict[str, str] | None = None) -> Response:
+                  headers: dict[str, str] | None = None) -> AnyResponse:
     data = json.dumps(body, separators=(",", ":")).encode() + b"\n"
-    return Response(data, status=code, content_type=content_type, headers=headers)
+    return JsonResponse(data, status=code, content_type=content_type, headers=headers)
 
 
-def encode_response(body: Obj, media_type: str, code: int = 200) -> Response:
+def encode_response(body: Obj, media_type: str, code: int = 200) -> AnyResponse:
     if media_type == negotiation.YAML:
         return Response(yaml.safe_dump(body, sort_keys=False), status=code, content_type=negotiation.YAML)
     return json_response(body, code)
 
 
-def status_response(error: ApiError) -> Response:
+def status_response(error: ApiError) -> AnyResponse:
     response = json_response(error.status(), error.code)
     for key, value in error.headers.items():
         response.headers[key] = value
