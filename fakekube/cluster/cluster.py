@@ -26,6 +26,7 @@ from fakekube.api.resources import builtin_registry
 from fakekube.clock import DEFAULT_EPOCH, VirtualClock
 from fakekube.cluster import bootstrap
 from fakekube.cluster.kubeconfig import write_kubeconfig
+from fakekube.engine import Engine
 from fakekube.random import SeededRandom
 from fakekube.store import DEFAULT_HISTORY_LIMIT, Store
 
@@ -60,7 +61,7 @@ class Cluster:
         self.config = replace(config or ClusterConfig(), **overrides)
         self.registry: Registry = builtin_registry()
         self._build_state()
-        self._app = RestApp(self.api, max_body_bytes=self.config.max_body_bytes)
+        self._app = RestApp(self.api, max_body_bytes=self.config.max_body_bytes, after_write=self.settle)
         self._server: BackgroundServer | None = None
         self._tempdir: str | None = None
         self._kubeconfig: Path | None = None
@@ -71,11 +72,13 @@ class Cluster:
         self.rng = SeededRandom(self.config.seed)
         self.store = Store(self.config.history_limit)
         self.api = APIServer(self.registry, self.store, self.clock, self.rng, self.config.kubernetes_version)
+        self.engine = Engine(self.store, self.clock, self.api, self.rng.fork("engine"))
         bootstrap.populate(self.api, self.config.nodes, self.config.kubelet_version)
 
     # -- lifecycle -----------------------------------------------------------
     def start(self) -> "Cluster":
         if self._server is None:
+            self.engine.start()
             self._server = BackgroundServer(self._app, self.config.host, self.config.port)
             self._server.start()
             self._kubeconfig = self._write_kubeconfig()
@@ -88,6 +91,7 @@ class Cluster:
         self.store.close()
         self._server.stop()
         self._server = None
+        self.engine.stop()
         if self._tempdir:
             shutil.rmtree(self._tempdir, ignore_errors=True)
             self._tempdir = None
@@ -100,8 +104,11 @@ class Cluster:
 
     def reset(self) -> None:
         """Back to the initial state, as if just created with the same config: ends open watches."""
-        old_store = self.store
+        old_store, old_engine = self.store, self.engine
+        old_engine.stop()
         self._build_state()
+        if self._server is not None:
+            self.engine.start()
         self._app.rebind(self.api)
         old_store.close()
 
@@ -112,10 +119,14 @@ class Cluster:
         return self.clock.now()
 
     def advance(self, seconds: float | timedelta) -> datetime:
-        """Move cluster time forward, firing every timer due on the way; returns the new time."""
+        """Move cluster time forward, running every timer and reaction due on the way."""
         if isinstance(seconds, timedelta):
             seconds = seconds.total_seconds()
-        return self.clock.advance(seconds)
+        return self.engine.advance(seconds)
+
+    def settle(self) -> int:
+        """Run every reaction due at the current instant; returns how many reconciles ran."""
+        return self.engine.settle()
 
     # -- where to reach it ---------------------------------------------------
     @property
@@ -152,8 +163,8 @@ class Cluster:
 
     @property
     def internal_errors(self) -> list[BaseException]:
-        """Unexpected exceptions the server turned into 500s (a fixture re-raises them)."""
-        return self._app.internal_errors
+        """Unexpected exceptions: server 500s, engine loops, controller crashes (a fixture re-raises them)."""
+        return self._app.internal_errors + [e.error for e in self.engine.errors]
 
     # -- Python API: objects as dicts, copied in and out -----------------------
     def resource(self, api_version: str, kind: str) -> ResourceType:
@@ -165,7 +176,9 @@ class Cluster:
     def create(self, obj: Obj) -> Obj:
         rt = self.resource(obj["apiVersion"], obj["kind"])
         namespace = (obj.get("metadata") or {}).get("namespace") or ("default" if rt.namespaced else "")
-        return deep_copy(self.api.create(rt, namespace, deep_copy(obj), WriteOptions()).obj)
+        created = deep_copy(self.api.create(rt, namespace, deep_copy(obj), WriteOptions()).obj)
+        self.settle()
+        return created
 
     def get(self, api_version: str, kind: str, name: str, namespace: str = "default") -> Obj:
         return deep_copy(self.api.get(self.resource(api_version, kind), namespace, name))
@@ -179,3 +192,4 @@ class Cluster:
 
     def delete(self, api_version: str, kind: str, name: str, namespace: str = "default") -> None:
         self.api.delete(self.resource(api_version, kind), namespace, name, DeleteOptions())
+        self.settle()

@@ -49,10 +49,14 @@ class RestApp:
     """Kubernetes REST semantics as a WSGI callable."""
 
     def __init__(self, apiserver: APIServer, fallback: WSGIApp | None = None,
-                 max_body_bytes: int = MAX_BODY_BYTES, max_watches: int = MAX_WATCHES) -> None:
+                 max_body_bytes: int = MAX_BODY_BYTES, max_watches: int = MAX_WATCHES,
+                 after_write: Callable[[], object] | None = None) -> None:
         self.api = apiserver
         self.registry = apiserver.registry
         self.fallback = fallback
+        #: Called after every write request, before its response leaves (the cluster
+        #: settles its engine here, so a client's next call sees this one's effects).
+        self.after_write = after_write
         self.max_body_bytes = max_body_bytes
         self.stopping = threading.Event()
         self.internal_errors: list[BaseException] = []
@@ -75,8 +79,16 @@ class RestApp:
         except Exception as exc:  # a bug of ours: answer like upstream, never a traceback
             self.internal_errors.append(exc)
             response = status_response(errors.internal_error(f"{type(exc).__name__}: {exc}"))
+        if self.after_write is not None and request.method in WRITE_VERBS:
+            self._settle_after_write()
         _as_go_serves(response)
         return response(environ, start_response)
+
+    def _settle_after_write(self) -> None:
+        try:
+            self.after_write()
+        except Exception as exc:  # e.g. EngineStuck: the test must hear of it; the request stands
+            self.internal_errors.append(exc)
 
     # -- routing ------------------------------------------------------------
     def dispatch(self, request: Request) -> AnyResponse:

@@ -1,0 +1,186 @@
+"""The discrete-event loop over the virtual clock.
+
+Store changes become work items for the controllers that watch those resources, in
+the order the changes were written; timers become work when the clock reaches them.
+All work runs on the engine's one thread (DESIGN.md part 5), so a run is a pure
+function of (seed, config, the sequence of API calls and clock moves):
+
+* ``settle()`` runs queued work until none is left at the current instant;
+* ``advance(seconds)`` settles, then steps the clock from timer deadline to timer
+  deadline up to the target, settling at each instant.
+
+Both are bounded: a controller that never goes quiet at one instant raises
+:class:`EngineStuck`, naming the controller and key, instead of hanging. A controller
+that raises is recorded in :attr:`Engine.errors` (for the test to see, with the seed)
+and does not stop the engine or the apiserver.
+
+Callers on other threads hand their request to the engine thread and wait for it; the
+apiserver settles after every write it serves, so a client making sequential calls sees
+each call's consequences before its next call, in the same order on every run.
+"""
+
+from __future__ import annotations
+
+import queue
+import threading
+from collections import Counter
+from concurrent.futures import Future
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Callable, TypeVar
+
+from fakekube.api.apiserver import APIServer
+from fakekube.clock import Timer, VirtualClock
+from fakekube.engine.controller import Context, Controller
+from fakekube.engine.workqueue import WorkQueue
+from fakekube.random import SeededRandom
+from fakekube.store import Change, Store
+
+T = TypeVar("T")
+WorkItem = tuple[str, str]  # (controller name, key)
+
+#: Reconciles allowed at one instant before the engine declares a loop.
+DEFAULT_MAX_STEPS_PER_INSTANT = 100_000
+#: Controller errors kept; later ones are counted but not stored.
+MAX_ERRORS_KEPT = 1_000
+
+
+class EngineStuck(RuntimeError):
+    """Work at one instant did not run out: some controller keeps re-queueing itself."""
+
+
+@dataclass(frozen=True)
+class ControllerError:
+    """A reconcile that raised: where, which key, at what cluster time, and why."""
+
+    controller: str
+    key: str
+    at: datetime
+    error: BaseException
+
+    def __str__(self) -> str:
+        return f"{self.controller} reconciling {self.key!r} at {self.at.isoformat()}: {self.error!r}"
+
+
+class Engine:
+    """Runs registered controllers over one store, one clock and one apiserver."""
+
+    def __init__(self, store: Store, clock: VirtualClock, api: APIServer, rng: SeededRandom,
+                 max_steps_per_instant: int = DEFAULT_MAX_STEPS_PER_INSTANT) -> None:
+        self.store = store
+        self.clock = clock
+        self.api = api
+        self._rng = rng
+        self.max_steps_per_instant = max_steps_per_instant
+        self.queue = WorkQueue()
+        self.errors: list[ControllerError] = []
+        self.errors_dropped = 0
+        self._controllers: dict[str, Controller] = {}
+        self._rngs: dict[str, SeededRandom] = {}
+        self._jobs: queue.Queue[tuple[Callable[[], object], Future] | None] = queue.Queue()
+        self._thread: threading.Thread | None = None
+        store.add_listener(self._on_change)
+
+    # -- wiring ---------------------------------------------------------------
+    def register(self, controller: Controller) -> None:
+        """Add a controller; registration order is the order it sees each change."""
+        if controller.name in self._controllers:
+            raise ValueError(f"controller {controller.name!r} registered twice")
+        self._controllers[controller.name] = controller
+        self._rngs[controller.name] = self._rng.fork(controller.name)
+
+    def _on_change(self, change: Change) -> None:
+        """Store listener (runs under the store lock): route a change to work items."""
+        resource = (change.group, change.resource)
+        for name, controller in self._controllers.items():
+            if resource in controller.resources:
+                for key in controller.keys_for(change):
+                    self.queue.add((name, key))
+
+    def call_later(self, delay_s: float, controller: str, key: str) -> Timer:
+        """Queue ``key`` for ``controller`` after ``delay_s`` seconds of cluster time."""
+        return self.clock.call_later(delay_s, lambda: self.queue.add((controller, key)))
+
+    # -- the thread -------------------------------------------------------------
+    def start(self) -> None:
+        if self._thread is None:
+            self._thread = threading.Thread(target=self._serve, name="fakekube-engine", daemon=True)
+            self._thread.start()
+
+    def stop(self) -> None:
+        if self._thread is not None:
+            self._jobs.put(None)
+            self._thread.join(timeout=5)
+            self._thread = None
+
+    def _serve(self) -> None:
+        while (job := self._jobs.get()) is not None:
+            work, done = job
+            try:
+                done.set_result(work())
+            except BaseException as exc:  # handed to the waiting caller
+                done.set_exception(exc)
+
+    def _on_engine_thread(self, work: Callable[[], T]) -> T:
+        """Run ``work`` on the engine thread and wait; inline when there is no thread."""
+        if self._thread is None or threading.current_thread() is self._thread:
+            return work()
+        done: Future = Future()
+        self._jobs.put((work, done))
+        return done.result()
+
+    # -- time and work ------------------------------------------------------------
+    def settle(self) -> int:
+        """Run work until none is due now; returns the number of reconciles."""
+        return self._on_engine_thread(self._settle)
+
+    def advance(self, seconds: float) -> datetime:
+        """Move cluster time ``seconds`` forward, settling at every instant a timer is due."""
+        if seconds < 0:
+            raise ValueError(f"time never goes back: advance({seconds})")
+        return self._on_engine_thread(lambda: self._advance(seconds))
+
+    def _advance(self, seconds: float) -> datetime:
+        target = self.clock.now() + timedelta(seconds=seconds)
+        self._settle()
+        same_instant, last = 0, None
+        while (deadline := self.clock.next_deadline()) is not None and deadline <= target:
+            same_instant = same_instant + 1 if deadline == last else 0
+            if same_instant > self.max_steps_per_instant:
+                raise EngineStuck(f"timers keep firing at {deadline.isoformat()} without time moving "
+                                  f"(seed {self._rng.seed})")
+            last = deadline
+            self.clock.advance_to(deadline)
+            self._settle()
+        self.clock.advance_to(target)
+        self._settle()
+        return self.clock.now()
+
+    def _settle(self) -> int:
+        steps: Counter[WorkItem] = Counter()
+        while (item := self.queue.pop()) is not None:
+            steps[item] += 1
+            if steps.total() > self.max_steps_per_instant:
+                raise EngineStuck(self._stuck_message(steps))
+            self._reconcile(*item)
+        return steps.total()
+
+    def _reconcile(self, name: str, key: str) -> None:
+        controller = self._controllers[name]
+        ctx = Context(self, name, key, self.clock.now(), self.api, self._rngs[name])
+        try:
+            controller.reconcile(key, ctx)
+        except Exception as exc:  # reported, never fatal: the apiserver keeps serving
+            self._record(ControllerError(name, key, ctx.now, exc))
+
+    def _record(self, error: ControllerError) -> None:
+        if len(self.errors) < MAX_ERRORS_KEPT:
+            self.errors.append(error)
+        else:
+            self.errors_dropped += 1
+
+    def _stuck_message(self, steps: Counter[WorkItem]) -> str:
+        (name, key), count = steps.most_common(1)[0]
+        return (f"controller {name!r} did not go quiet: {key!r} reconciled {count} times at "
+                f"{self.clock.now().isoformat()} (over {self.max_steps_per_instant} reconciles at one "
+                f"instant; seed {self._rng.seed})")

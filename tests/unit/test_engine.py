@@ -1,0 +1,168 @@
+"""The engine: reactions in change order, timers on the virtual clock, bounded settling."""
+
+from __future__ import annotations
+
+import json
+import urllib.request
+from dataclasses import dataclass, field
+from typing import Iterable
+
+import pytest
+
+from fakekube import Cluster
+from fakekube.api.apiserver import WriteOptions
+from fakekube.engine import Context, EngineStuck, WorkQueue
+from fakekube.engine.workqueue import QueueFull
+from fakekube.store import DELETED, Change
+
+CONFIGMAPS = ("", "configmaps")
+
+
+def cm(name: str, **data: str) -> dict:
+    return {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": name, "namespace": "default"}, "data": data}
+
+
+def key_of(change: Change) -> Iterable[str]:
+    return [f"{change.namespace}/{change.name}"]
+
+
+@dataclass
+class Mirror:
+    """Keeps ``mirror-X`` equal to every ``src-X`` configmap."""
+
+    name: str = "mirror"
+    resources: tuple = (CONFIGMAPS,)
+    seen: list[str] = field(default_factory=list)
+
+    def keys_for(self, change: Change) -> Iterable[str]:
+        return key_of(change) if change.name.startswith("src-") else []
+
+    def reconcile(self, key: str, ctx: Context) -> None:
+        self.seen.append(key)
+        namespace, name = key.split("/")
+        rt = ctx.api.registry.lookup("", "v1", "configmaps")
+        source = ctx.api.store.get(CONFIGMAPS, (namespace, name))
+        target = "mirror-" + name[len("src-"):]
+        if source is None:
+            return
+        if ctx.api.store.get(CONFIGMAPS, (namespace, target)) is None:
+            ctx.api.create(rt, namespace, cm(target, **source.get("data", {})), WriteOptions(internal=True))
+
+
+@dataclass
+class Ticker:
+    """Stamps the cluster time into a configmap every 10 s of cluster time."""
+
+    name: str = "ticker"
+    resources: tuple = (CONFIGMAPS,)
+    ticks: list[str] = field(default_factory=list)
+
+    def keys_for(self, change: Change) -> Iterable[str]:
+        return key_of(change) if change.name == "ticker" and change.type != DELETED and not self.ticks else []
+
+    def reconcile(self, key: str, ctx: Context) -> None:
+        self.ticks.append(ctx.now.strftime("%H:%M:%S"))
+        ctx.requeue_after(10)
+
+
+@dataclass
+class Restless:
+    """Writes its own trigger on every reconcile: a loop that never goes quiet."""
+
+    name: str = "restless"
+    resources: tuple = (CONFIGMAPS,)
+
+    def keys_for(self, change: Change) -> Iterable[str]:
+        return key_of(change) if change.name == "loop" else []
+
+    def reconcile(self, key: str, ctx: Context) -> None:
+        rt = ctx.api.registry.lookup("", "v1", "configmaps")
+        current = ctx.api.store.get(CONFIGMAPS, ("default", "loop"))
+        count = int(current["data"]["n"]) + 1
+        ctx.api.patch(rt, "default", "loop", "application/merge-patch+json",
+                      json.dumps({"data": {"n": str(count)}}).encode(), WriteOptions(internal=True))
+
+
+@dataclass
+class Crashing:
+    name: str = "crashing"
+    resources: tuple = (CONFIGMAPS,)
+
+    def keys_for(self, change: Change) -> Iterable[str]:
+        return key_of(change) if change.name == "boom" else []
+
+    def reconcile(self, key: str, ctx: Context) -> None:
+        raise ValueError("broken controller")
+
+
+def test_reactions_run_when_the_cluster_settles() -> None:
+    cluster = Cluster()
+    mirror = Mirror()
+    cluster.engine.register(mirror)
+    cluster.create(cm("src-a", k="v"))  # the Python API settles after each write
+    assert cluster.get("v1", "ConfigMap", "mirror-a")["data"] == {"k": "v"}
+    assert mirror.seen == ["default/src-a"]
+
+
+def test_a_client_sees_reactions_before_its_next_call() -> None:
+    with Cluster() as cluster:
+        cluster.engine.register(Mirror())
+        request = urllib.request.Request(cluster.url + "/api/v1/namespaces/default/configmaps", method="POST",
+                                         data=json.dumps(cm("src-b", k="v")).encode(),
+                                         headers={"Content-Type": "application/json"})
+        urllib.request.urlopen(request, timeout=5).read()
+        with urllib.request.urlopen(cluster.url + "/api/v1/namespaces/default/configmaps/mirror-b", timeout=5) as r:
+            assert json.load(r)["data"] == {"k": "v"}
+
+
+def test_timers_fire_at_exact_virtual_times_during_advance() -> None:
+    cluster = Cluster()
+    ticker = Ticker()
+    cluster.engine.register(ticker)
+    cluster.create(cm("ticker"))
+    assert ticker.ticks == ["00:00:00"]
+    cluster.advance(35)
+    assert ticker.ticks == ["00:00:00", "00:00:10", "00:00:20", "00:00:30"]
+    assert cluster.now.strftime("%H:%M:%S") == "00:00:35"
+
+
+def test_changes_reach_controllers_in_write_order_and_registration_order() -> None:
+    cluster = Cluster()
+    first, second = Mirror(name="first"), Mirror(name="second")
+    cluster.engine.register(first)
+    cluster.engine.register(second)
+    for name in ("src-c", "src-a", "src-b"):
+        cluster.api.create(cluster.resource("v1", "ConfigMap"), "default", cm(name))
+    order = []  # the queue holds (controller, key) in the order the changes came
+    while (item := cluster.engine.queue.pop()) is not None:
+        order.append(item)
+    assert order == [("first", "default/src-c"), ("second", "default/src-c"), ("first", "default/src-a"),
+                     ("second", "default/src-a"), ("first", "default/src-b"), ("second", "default/src-b")]
+
+
+def test_a_controller_that_never_goes_quiet_is_named() -> None:
+    cluster = Cluster()
+    cluster.engine.max_steps_per_instant = 50
+    cluster.engine.register(Restless())
+    cluster.api.create(cluster.resource("v1", "ConfigMap"), "default", cm("loop", n="0"))
+    with pytest.raises(EngineStuck, match="controller 'restless' did not go quiet: 'default/loop'"):
+        cluster.settle()
+
+
+def test_a_crashing_controller_is_reported_and_the_cluster_keeps_working() -> None:
+    cluster = Cluster()
+    cluster.engine.register(Crashing())
+    cluster.create(cm("boom"))
+    assert [str(e.error) for e in cluster.engine.errors] == ["broken controller"]
+    assert "crashing reconciling 'default/boom' at 2025-01-01T00:00:00+00:00" in str(cluster.engine.errors[0])
+    assert cluster.create(cm("after"))["metadata"]["name"] == "after"
+
+
+def test_work_queue_is_stingy_ordered_and_bounded() -> None:
+    work = WorkQueue(limit=2)
+    work.add("a")
+    work.add("b")
+    work.add("a")  # already waiting: keeps its place
+    with pytest.raises(QueueFull):
+        work.add("c")
+    assert [work.pop(), work.pop(), work.pop()] == ["a", "b", None]
