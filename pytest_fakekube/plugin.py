@@ -16,6 +16,7 @@ from typing import Any, Iterator
 import pytest
 
 from fakekube import Cluster, ClusterConfig
+from fakekube.control import attach as attach_control
 
 MARKER = "fakekube"
 _REPORT_KEY = pytest.StashKey[Cluster]()
@@ -42,6 +43,7 @@ class ClusterPool:
         cluster = self._clusters.get(key)
         if cluster is None:
             cluster = Cluster(config).start()
+            attach_control(cluster)
             self._clusters[key] = cluster
         else:
             cluster.reset()

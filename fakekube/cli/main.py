@@ -11,6 +11,7 @@ from typing import Sequence
 
 from fakekube.clock import DEFAULT_EPOCH
 from fakekube.cluster import Cluster, ClusterConfig
+from fakekube.control import attach as attach_control
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -61,6 +62,7 @@ def serve(args: argparse.Namespace) -> int:
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
     with Cluster(config) as cluster:
+        attach_control(cluster)
         print(f"fakekube: serving Kubernetes v{config.kubernetes_version} at {cluster.url}", flush=True)
         print(f"fakekube: kubeconfig written to {cluster.kubeconfig}", flush=True)
         print(f"fakekube: try: kubectl --kubeconfig {cluster.kubeconfig} get nodes", flush=True)

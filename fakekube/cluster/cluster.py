@@ -13,7 +13,7 @@ import tempfile
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from fakekube.api import schema
 from fakekube.api.apiserver import APIServer, WriteOptions
@@ -160,6 +160,11 @@ class Cluster:
         configuration.host = self.url
         configuration.api_key = {"authorization": "Bearer fakekube"}
         return client.ApiClient(configuration)
+
+    def mount(self, app: Callable) -> None:
+        """Serve ``app`` (WSGI) under ``/fakekube/``: how the control API attaches itself
+        (it is a layer above the cluster, so the cluster does not import it)."""
+        self._app.fallback = app
 
     @property
     def internal_errors(self) -> list[BaseException]:

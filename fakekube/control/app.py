@@ -1,0 +1,99 @@
+"""``/fakekube/v1/...``: move the clock, settle, reset — JSON in and out, usable with curl.
+
+Endpoints (all JSON; errors are Kubernetes ``Status`` objects, like the rest of the server):
+
+* ``GET  /fakekube/v1/clock`` → ``{"now": "<RFC 3339>", "seed": N}``
+* ``POST /fakekube/v1/clock/advance`` with ``{"seconds": 90}`` → the new ``clock``
+* ``POST /fakekube/v1/settle`` → ``{"reconciles": N, "now": ...}``
+* ``POST /fakekube/v1/reset`` → the ``clock`` of the fresh cluster
+
+It only uses the cluster's public Python API, so everything it can do a Python test can
+do too.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import TYPE_CHECKING, Any, Callable, Iterable
+
+from werkzeug.wrappers import Request
+
+from fakekube.api import errors
+from fakekube.api.errors import ApiError
+from fakekube.api.http.response import JsonResponse
+from fakekube.clock import format_rfc3339
+
+if TYPE_CHECKING:
+    from fakekube.cluster.cluster import Cluster
+
+PREFIX = "/fakekube/v1"
+#: One advance may move the clock at most this far (a typo of 1e9 would otherwise spin).
+MAX_ADVANCE_S = 366 * 24 * 3600
+
+
+class ControlApp:
+    """A WSGI app over a :class:`~fakekube.cluster.Cluster`."""
+
+    def __init__(self, cluster: "Cluster") -> None:
+        self.cluster = cluster
+        self._routes: dict[tuple[str, str], Callable[[Request], dict[str, Any]]] = {
+            ("GET", "/clock"): lambda _: self._clock(),
+            ("POST", "/clock/advance"): self._advance,
+            ("POST", "/settle"): lambda _: self._settle(),
+            ("POST", "/reset"): lambda _: self._reset(),
+        }
+
+    def __call__(self, environ: dict, start_response: Callable) -> Iterable[bytes]:
+        request = Request(environ)
+        try:
+            response = self._dispatch(request)
+        except ApiError as exc:
+            response = JsonResponse(json.dumps(exc.status()).encode() + b"\n", exc.code)
+        return response(environ, start_response)
+
+    def _dispatch(self, request: Request) -> JsonResponse:
+        path = request.path[len(PREFIX):] if request.path.startswith(PREFIX) else None
+        paths = {p for _, p in self._routes}
+        if path is None or path not in paths:
+            raise ApiError(404, "NotFound", f"no control endpoint {request.path}")
+        handler = self._routes.get((request.method, path))
+        if handler is None:
+            raise ApiError(405, "MethodNotAllowed", f"{request.method} is not allowed on {request.path}")
+        return JsonResponse(json.dumps(handler(request)).encode() + b"\n")
+
+    def _clock(self) -> dict[str, Any]:
+        return {"now": format_rfc3339(self.cluster.now), "seed": self.cluster.config.seed}
+
+    def _advance(self, request: Request) -> dict[str, Any]:
+        body = _json_body(request)
+        seconds = body.get("seconds") if isinstance(body, dict) else None
+        if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not math.isfinite(seconds):
+            raise errors.bad_request('body must be {"seconds": <number>}')
+        if seconds < 0 or seconds > MAX_ADVANCE_S:
+            raise errors.bad_request(f"seconds must be between 0 and {MAX_ADVANCE_S} (time never goes back)")
+        self.cluster.advance(seconds)
+        return self._clock()
+
+    def _settle(self) -> dict[str, Any]:
+        reconciles = self.cluster.settle()
+        return {"reconciles": reconciles, "now": format_rfc3339(self.cluster.now)}
+
+    def _reset(self) -> dict[str, Any]:
+        self.cluster.reset()
+        return self._clock()
+
+
+def attach(cluster: "Cluster") -> ControlApp:
+    """Serve the control API on ``cluster``'s URL under ``/fakekube/v1``."""
+    app = ControlApp(cluster)
+    cluster.mount(app)
+    return app
+
+
+def _json_body(request: Request) -> Any:
+    raw = request.get_data(cache=False)
+    try:
+        return json.loads(raw) if raw.strip() else {}
+    except (ValueError, UnicodeDecodeError):
+        raise errors.bad_request("the body is not valid JSON") from None

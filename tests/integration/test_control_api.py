@@ -1,0 +1,62 @@
+"""The control API as a test in any language uses it: JSON over HTTP."""
+
+from __future__ import annotations
+
+import json
+import urllib.error
+import urllib.request
+
+import pytest
+
+
+def call(url: str, method: str, path: str, body: object | None = None) -> tuple[int, dict]:
+    data = None if body is None else (body if isinstance(body, bytes) else json.dumps(body).encode())
+    request = urllib.request.Request(url + path, method=method, data=data, headers={"Content-Type": "application/json"})
+    try:
+        with urllib.request.urlopen(request, timeout=5) as response:
+            return response.status, json.load(response)
+    except urllib.error.HTTPError as err:
+        return err.code, json.load(err)
+
+
+def test_read_and_advance_the_clock(fakekube) -> None:
+    assert call(fakekube.url, "GET", "/fakekube/v1/clock") == (200, {"now": "2025-01-01T00:00:00Z", "seed": 0})
+    status, body = call(fakekube.url, "POST", "/fakekube/v1/clock/advance", {"seconds": 90})
+    assert (status, body["now"]) == (200, "2025-01-01T00:01:30Z")
+    assert fakekube.now.isoformat() == "2025-01-01T00:01:30+00:00"
+
+
+def test_objects_created_after_an_advance_carry_the_new_time(fakekube) -> None:
+    call(fakekube.url, "POST", "/fakekube/v1/clock/advance", {"seconds": 3600})
+    status, created = call(fakekube.url, "POST", "/api/v1/namespaces/default/configmaps",
+                           {"metadata": {"name": "later"}})
+    assert status == 201 and created["metadata"]["creationTimestamp"] == "2025-01-01T01:00:00Z"
+
+
+def test_settle_and_reset(fakekube) -> None:
+    fakekube.create({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "gone-after-reset"}})
+    call(fakekube.url, "POST", "/fakekube/v1/clock/advance", {"seconds": 5})
+    status, settled = call(fakekube.url, "POST", "/fakekube/v1/settle")
+    assert status == 200 and settled == {"reconciles": 0, "now": "2025-01-01T00:00:05Z"}
+    status, clock = call(fakekube.url, "POST", "/fakekube/v1/reset")
+    assert (status, clock["now"]) == (200, "2025-01-01T00:00:00Z")
+    assert fakekube.list("v1", "ConfigMap", "default") == []
+
+
+@pytest.mark.parametrize("body, code", [
+    ({"seconds": -1}, 400),
+    ({"seconds": "ten"}, 400),
+    ({"seconds": True}, 400),
+    ({}, 400),
+    (b"{not json", 400),
+    ({"seconds": 10**12}, 400),
+])
+def test_bad_advance_requests_change_nothing(fakekube, body: object, code: int) -> None:
+    status, answer = call(fakekube.url, "POST", "/fakekube/v1/clock/advance", body)
+    assert (status, answer["kind"], answer["reason"]) == (code, "Status", "BadRequest")
+    assert fakekube.now.isoformat() == "2025-01-01T00:00:00+00:00"
+
+
+def test_unknown_endpoint_and_wrong_method(fakekube) -> None:
+    assert call(fakekube.url, "GET", "/fakekube/v1/nope")[0] == 404
+    assert call(fakekube.url, "GET", "/fakekube/v1/settle")[0] == 405
