@@ -27,6 +27,7 @@ from fakekube.clock import DEFAULT_EPOCH, VirtualClock
 from fakekube.cluster import bootstrap
 from fakekube.cluster.kubeconfig import write_kubeconfig
 from fakekube.engine import Engine
+from fakekube.kubelet.heartbeat import NodeHeartbeats
 from fakekube.random import SeededRandom
 from fakekube.store import DEFAULT_HISTORY_LIMIT, Store
 
@@ -73,7 +74,10 @@ class Cluster:
         self.store = Store(self.config.history_limit)
         self.api = APIServer(self.registry, self.store, self.clock, self.rng, self.config.kubernetes_version)
         self.engine = Engine(self.store, self.clock, self.api, self.rng.fork("engine"))
+        self.heartbeats = NodeHeartbeats()
+        self.engine.register(self.heartbeats)
         bootstrap.populate(self.api, self.config.nodes, self.config.kubelet_version)
+        self.engine.settle()  # the engine thread is not running yet: this runs here
 
     # -- lifecycle -----------------------------------------------------------
     def start(self) -> "Cluster":
