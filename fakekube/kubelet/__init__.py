@@ -1,0 +1,62 @@
+"""The simulated kubelet's pure leaves: behaviour data, back-off, probe timing and logs.
+
+* :mod:`~fakekube.kubelet.behaviour` — what a container does, chosen by image or annotation.
+* :mod:`~fakekube.kubelet.backoff` — CrashLoopBackOff and ImagePullBackOff, upstream's curve.
+* :mod:`~fakekube.kubelet.probes` — when Started/Ready flip and when a probe kills.
+* :mod:`~fakekube.kubelet.logs` — what pods/log returns for a query.
+
+None of them reads a clock or the store; times are passed in. (:mod:`~fakekube.kubelet.heartbeat`
+drives the engine and is imported on its own, not re-exported here.)
+"""
+
+from fakekube.kubelet.backoff import (
+    CRASH_LOOP_BACK_OFF,
+    INITIAL_BACKOFF_S,
+    MAX_BACKOFF_ENTRIES,
+    MAX_BACKOFF_S,
+    RESET_AFTER_S,
+    Backoff,
+    ImagePullBackoff,
+    RestartBackoff,
+    format_go_duration,
+)
+from fakekube.kubelet.behaviour import (
+    ALWAYS_HEALTHY,
+    BEHAVIOUR_ANNOTATION,
+    DEFAULT_BEHAVIOUR,
+    ERR_IMAGE_PULL,
+    IMAGE_PULL_BACKOFF,
+    BehaviourCatalog,
+    ContainerBehaviour,
+    ImageRule,
+    LogLine,
+    Timeline,
+    behaviour_from_dict,
+)
+from fakekube.kubelet.logs import (
+    PREVIOUS_NOT_FOUND,
+    ContainerLog,
+    LogCursor,
+    PodLogOptions,
+    format_timestamp,
+    read_logs,
+)
+from fakekube.kubelet.probes import (
+    KILLED_BY_LIVENESS,
+    KILLED_BY_STARTUP,
+    ProbePlan,
+    ProbeSpec,
+    liveness_failure_s,
+    plan_probes,
+    readiness_transitions,
+    startup_outcome,
+)
+
+__all__ = [
+    "ALWAYS_HEALTHY", "BEHAVIOUR_ANNOTATION", "CRASH_LOOP_BACK_OFF", "DEFAULT_BEHAVIOUR", "ERR_IMAGE_PULL",
+    "IMAGE_PULL_BACKOFF", "INITIAL_BACKOFF_S", "KILLED_BY_LIVENESS", "KILLED_BY_STARTUP", "MAX_BACKOFF_ENTRIES",
+    "MAX_BACKOFF_S", "PREVIOUS_NOT_FOUND", "RESET_AFTER_S", "Backoff", "BehaviourCatalog", "ContainerBehaviour",
+    "ContainerLog", "ImagePullBackoff", "ImageRule", "LogCursor", "LogLine", "PodLogOptions", "ProbePlan",
+    "ProbeSpec", "RestartBackoff", "Timeline", "behaviour_from_dict", "format_go_duration", "format_timestamp",
+    "liveness_failure_s", "plan_probes", "read_logs", "readiness_transitions", "startup_outcome",
+]

@@ -1,0 +1,392 @@
+"""Container behaviour as data: what a simulated container does, chosen per image or annotation.
+
+A :class:`ContainerBehaviour` says how long the image pull and the start take, whether the
+container runs forever or exits after N seconds (with which exit code), what its probes
+would see over time, and which log lines it writes. Nothing here knows about clocks or the
+store: times are seconds since the container started (or since the pull began).
+
+A :class:`BehaviourCatalog` picks the behaviour for one container, in layers, each layer
+overriding only the fields it names:
+
+1. :data:`DEFAULT_BEHAVIOUR` (or the catalog's own default),
+2. the first image rule whose glob matches the image (rules keep the order given),
+3. the pod annotation ``fakekube.io/behaviour`` — a YAML/JSON mapping. Keys that name
+   behaviour fields apply to every container; a key whose value is itself a mapping names
+   a container and overrides fields for that container only::
+
+       fakekube.io/behaviour: '{"exit_code": 1, "sidecar": {"run_for_s": null}}'
+
+Dict keys are the dataclass field names (``run_for_s``, ``exit_code``, ...), so the Python
+API and the YAML config read the same. ``ready_after_s: 5`` is shorthand for a readiness
+timeline that is unhealthy until t=5.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import fnmatch
+import functools
+import json
+import math
+from dataclasses import dataclass
+from typing import Any, Iterable, Mapping, Sequence
+
+import yaml
+
+#: The pod annotation that overrides behaviour for a pod's containers.
+BEHAVIOUR_ANNOTATION = "fakekube.io/behaviour"
+
+#: Upstream's reason strings for a failed pull and for waiting out the pull back-off.
+ERR_IMAGE_PULL = "ErrImagePull"
+IMAGE_PULL_BACKOFF = "ImagePullBackOff"
+
+#: The pull error message used when config says only ``image_pull_error: true``.
+DEFAULT_PULL_ERROR = ('rpc error: code = NotFound desc = failed to pull and unpack image "{image}": '
+                      '{image}: not found')
+
+#: Distinct annotation values whose parse is cached (pods of one template share a value).
+ANNOTATION_CACHE_SIZE = 256
+
+
+def _require_seconds(name: str, value: Any) -> None:
+    if not _is_number(value) or value < 0 or not math.isfinite(value):
+        raise ValueError(f"{name}: must be a number of seconds >= 0, got {value!r}")
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+@dataclass(frozen=True)
+class Timeline:
+    """A probe's outcome over time: ``(from_s, healthy)`` segments since container start.
+
+    The outcome at ``t`` is that of the last segment starting at or before ``t``; before the
+    first segment the outcome is healthy. Segments are sorted with strictly rising starts.
+    """
+
+    segments: tuple[tuple[float, bool], ...] = ()
+
+    def __post_init__(self) -> None:
+        previous = -math.inf
+        for from_s, healthy in self.segments:
+            if not isinstance(healthy, bool) or not _is_number(from_s) or from_s < 0:
+                raise ValueError(f"timeline segment ({from_s!r}, {healthy!r}) must be (seconds >= 0, bool)")
+            if from_s <= previous:
+                raise ValueError("timeline segments must start at strictly increasing times")
+            previous = from_s
+
+    def healthy_at(self, t_s: float) -> bool:
+        """The outcome a probe sees at ``t_s`` seconds after container start."""
+        outcome = True
+        for from_s, healthy in self.segments:
+            if from_s > t_s:
+                break
+            outcome = healthy
+        return outcome
+
+    @property
+    def last_change_s(self) -> float:
+        """After this instant the outcome never changes."""
+        return self.segments[-1][0] if self.segments else 0.0
+
+    @classmethod
+    def constant(cls, healthy: bool) -> Timeline:
+        return cls(((0.0, healthy),))
+
+    @classmethod
+    def healthy_after(cls, delay_s: float) -> Timeline:
+        """Unhealthy until ``delay_s``, healthy from then on (``ready_after_s``)."""
+        return cls(((0.0, False), (float(delay_s), True))) if delay_s > 0 else cls.constant(True)
+
+
+ALWAYS_HEALTHY = Timeline()
+
+
+@dataclass(frozen=True)
+class LogLine:
+    """One line the container writes, ``at_s`` seconds after it started (no trailing newline)."""
+
+    at_s: float
+    text: str
+
+
+@dataclass(frozen=True)
+class ContainerBehaviour:
+    """What one container does. Defaults: starts in about a second, runs forever, healthy."""
+
+    #: Seconds the image pull takes (the Pulling → Pulled events), each attempt.
+    pull_delay_s: float = 0.0
+    #: Seconds from "pulled" to Running (container create + start).
+    start_delay_s: float = 1.0
+    #: Seconds the process runs before exiting by itself; None = until it is stopped.
+    run_for_s: float | None = None
+    #: The exit code when it exits by itself.
+    exit_code: int = 0
+    #: Seconds the process takes to exit once asked to stop (capped by the grace period).
+    stop_delay_s: float = 0.0
+    #: What a readinessProbe / livenessProbe / startupProbe would see over time.
+    readiness: Timeline = ALWAYS_HEALTHY
+    liveness: Timeline = ALWAYS_HEALTHY
+    startup: Timeline = ALWAYS_HEALTHY
+    #: Lines written to the container log, by time since start.
+    log_lines: tuple[LogLine, ...] = ()
+    #: A pull error message ("{image}" is replaced by the image); None = pulls succeed.
+    image_pull_error: str | None = None
+    #: How many pulls fail before one succeeds; None = every pull fails.
+    image_pull_failures: int | None = None
+
+    def __post_init__(self) -> None:
+        for name in ("pull_delay_s", "start_delay_s", "stop_delay_s"):
+            _require_seconds(name, getattr(self, name))
+        if self.run_for_s is not None:
+            _require_seconds("run_for_s", self.run_for_s)
+        if isinstance(self.exit_code, bool) or not isinstance(self.exit_code, int):
+            raise ValueError(f"exit_code: must be an integer, got {self.exit_code!r}")
+        if self.image_pull_failures is not None and (
+                isinstance(self.image_pull_failures, bool) or not isinstance(self.image_pull_failures, int)
+                or self.image_pull_failures < 0):
+            raise ValueError(f"image_pull_failures: must be an integer >= 0 or null, got {self.image_pull_failures!r}")
+        if list(self.log_lines) != sorted(self.log_lines, key=lambda line: line.at_s):
+            raise ValueError("log_lines: lines must be in time order")
+
+    def pull_fails(self, attempt: int) -> bool:
+        """Does pull attempt number ``attempt`` (1-based) fail?"""
+        if self.image_pull_error is None:
+            return False
+        return self.image_pull_failures is None or attempt <= self.image_pull_failures
+
+    def pull_error_message(self, image: str) -> str:
+        return (self.image_pull_error or "").replace("{image}", image)
+
+
+DEFAULT_BEHAVIOUR = ContainerBehaviour()
+
+# -- parsing plain dicts (as loaded from YAML or JSON) --------------------------------------
+
+_FIELDS = {f.name for f in dataclasses.fields(ContainerBehaviour)}
+_SHORTHANDS = {"ready_after_s"}
+
+#: One validated set of field overrides, as sorted (field, value) pairs: hashable, immutable.
+Overlay = tuple[tuple[str, Any], ...]
+
+
+def behaviour_overlay(data: Mapping[str, Any], where: str = "behaviour") -> Overlay:
+    """Validate a mapping of behaviour fields into an overlay; ValueError names the field."""
+    if not isinstance(data, Mapping):
+        raise ValueError(f"{where}: must be a mapping of behaviour fields, got {type(data).__name__}")
+    unknown = sorted(set(data) - _FIELDS - _SHORTHANDS)
+    if unknown:
+        raise ValueError(f"{where}: unknown field(s) {', '.join(map(str, unknown))}; "
+                         f"known: {', '.join(sorted(_FIELDS | _SHORTHANDS))}")
+    if "ready_after_s" in data and "readiness" in data:
+        raise ValueError(f"{where}.ready_after_s: give either ready_after_s or readiness, not both")
+    values: dict[str, Any] = {}
+    for name, raw in data.items():
+        try:
+            parsed_name, value = _parse_field(str(name), raw)
+        except (TypeError, ValueError) as error:
+            raise ValueError(f"{where}.{name}: {error}") from None
+        values[parsed_name] = value
+    overlay = tuple(sorted(values.items()))
+    apply_overlay(DEFAULT_BEHAVIOUR, overlay, where)  # cross-field checks, once
+    return overlay
+
+
+def apply_overlay(base: ContainerBehaviour, overlay: Overlay, where: str = "behaviour") -> ContainerBehaviour:
+    """``base`` with the overlay's fields replaced."""
+    try:
+        return dataclasses.replace(base, **dict(overlay))
+    except ValueError as error:
+        raise ValueError(f"{where}: {error}") from None
+
+
+def behaviour_from_dict(data: Mapping[str, Any], base: ContainerBehaviour = DEFAULT_BEHAVIOUR,
+                        where: str = "behaviour") -> ContainerBehaviour:
+    """A behaviour from a plain mapping; fields it does not name keep ``base``'s values."""
+    return apply_overlay(base, behaviour_overlay(data, where), where)
+
+
+def _parse_field(name: str, raw: Any) -> tuple[str, Any]:
+    if name == "ready_after_s":
+        return "readiness", Timeline.healthy_after(_seconds(raw))
+    if name in ("readiness", "liveness", "startup"):
+        return name, _timeline(raw)
+    if name == "log_lines":
+        return name, _log_lines(raw)
+    if name == "run_for_s":
+        return name, None if raw is None else _seconds(raw)
+    if name in ("exit_code", "image_pull_failures"):
+        if raw is None and name == "image_pull_failures":
+            return name, None
+        if isinstance(raw, bool) or not isinstance(raw, int):
+            raise ValueError(f"must be an integer, got {raw!r}")
+        return name, raw
+    if name == "image_pull_error":
+        if raw is None or raw is False:
+            return name, None
+        if raw is True:
+            return name, DEFAULT_PULL_ERROR
+        if not isinstance(raw, str) or not raw:
+            raise ValueError(f"must be a message string, true or null, got {raw!r}")
+        return name, raw
+    return name, _seconds(raw)
+
+
+def _timeline(raw: Any) -> Timeline:
+    """A timeline from ``true``/``false`` (constant) or a list of ``[from_s, healthy]``."""
+    if isinstance(raw, bool):
+        return Timeline.constant(raw)
+    if isinstance(raw, (str, bytes, Mapping)) or not isinstance(raw, Iterable):
+        raise ValueError(f"must be true, false or a list of [from_s, healthy] pairs, got {raw!r}")
+    segments = []
+    for item in raw:
+        if isinstance(item, Mapping):
+            item = (item.get("from_s"), item.get("healthy"))
+        if isinstance(item, (str, bytes)) or not isinstance(item, Sequence) or len(item) != 2:
+            raise ValueError(f"segment {item!r} must be [from_s, healthy]")
+        segments.append((_seconds(item[0]), item[1]))
+    return Timeline(tuple(segments))
+
+
+def _log_lines(raw: Any) -> tuple[LogLine, ...]:
+    """Log lines from a list of ``[at_s, text]``, ``{at_s, text}`` or bare strings (at t=0)."""
+    if isinstance(raw, (str, bytes, Mapping)) or not isinstance(raw, Iterable):
+        raise ValueError(f"must be a list of [at_s, text] pairs, got {raw!r}")
+    lines = []
+    for item in raw:
+        if isinstance(item, str):
+            item = (0.0, item)
+        elif isinstance(item, Mapping):
+            item = (item.get("at_s"), item.get("text"))
+        if not isinstance(item, Sequence) or len(item) != 2 or not isinstance(item[1], str):
+            raise ValueError(f"line {item!r} must be [at_s, text]")
+        if "\n" in item[1]:
+            raise ValueError(f"line {item[1]!r} must not contain a newline; give one entry per line")
+        lines.append(LogLine(_seconds(item[0]), item[1]))
+    return tuple(lines)
+
+
+def _seconds(raw: Any) -> float:
+    if not _is_number(raw) or raw < 0 or not math.isfinite(raw):
+        raise ValueError(f"must be a number of seconds >= 0, got {raw!r}")
+    return float(raw)
+
+
+# -- the catalog ---------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class ImageRule:
+    """Containers whose image matches ``pattern`` (an fnmatch glob) get ``overlay`` on the default."""
+
+    pattern: str
+    overlay: Overlay = ()
+
+    def matches(self, image: str) -> bool:
+        return any(fnmatch.fnmatchcase(candidate, self.pattern) for candidate in (image, normalize_image(image)))
+
+
+@dataclass(frozen=True)
+class BehaviourCatalog:
+    """Picks a container's behaviour: default ← first matching image rule ← pod annotation."""
+
+    rules: tuple[ImageRule, ...] = ()
+    default: ContainerBehaviour = DEFAULT_BEHAVIOUR
+
+    @classmethod
+    def from_config(cls, data: Mapping[str, Any] | None) -> BehaviourCatalog:
+        """From ``{"default": {...fields}, "images": [{"image": "glob", ...fields}, ...]}``."""
+        data = data or {}
+        if not isinstance(data, Mapping):
+            raise ValueError("behaviours: must be a mapping with 'default' and/or 'images'")
+        unknown = sorted(set(data) - {"default", "images"})
+        if unknown:
+            raise ValueError(f"behaviours: unknown key(s) {', '.join(map(str, unknown))}; known: default, images")
+        default = behaviour_from_dict(data.get("default") or {}, where="behaviours.default")
+        images = data.get("images") or []
+        if not isinstance(images, list):
+            raise ValueError("behaviours.images: must be a list of {image: glob, ...fields}")
+        rules = tuple(_rule_from_dict(entry, f"behaviours.images[{index}]") for index, entry in enumerate(images))
+        return cls(rules, default)
+
+    def with_image(self, pattern: str, behaviour: ContainerBehaviour | Mapping[str, Any]) -> BehaviourCatalog:
+        """A catalog with one more rule, checked after the existing ones."""
+        if isinstance(behaviour, ContainerBehaviour):
+            overlay = _overlay_of(behaviour)
+        else:
+            overlay = behaviour_overlay(behaviour, f"image rule {pattern!r}")
+        return dataclasses.replace(self, rules=self.rules + (ImageRule(pattern, overlay),))
+
+    def for_image(self, image: str) -> ContainerBehaviour:
+        """The default with the first matching rule applied (rules are tried in the order given)."""
+        for rule in self.rules:
+            if rule.matches(image):
+                return apply_overlay(self.default, rule.overlay, f"image rule {rule.pattern!r}")
+        return self.default
+
+    def for_container(self, pod: Mapping[str, Any], container_name: str) -> ContainerBehaviour:
+        """The behaviour of one container of ``pod`` (init containers included)."""
+        container = _find_container(pod, container_name)
+        behaviour = self.for_image(str(container.get("image") or ""))
+        annotations = (pod.get("metadata") or {}).get("annotations") or {}
+        raw = annotations.get(BEHAVIOUR_ANNOTATION)
+        if raw is None:
+            return behaviour
+        shared, per_container = parse_annotation(str(raw))
+        where = f"annotation {BEHAVIOUR_ANNOTATION}"
+        behaviour = apply_overlay(behaviour, shared, where)
+        return apply_overlay(behaviour, dict(per_container).get(container_name, ()), f"{where}.{container_name}")
+
+
+def _rule_from_dict(entry: Any, where: str) -> ImageRule:
+    if not isinstance(entry, Mapping) or not isinstance(entry.get("image"), str) or not entry["image"]:
+        raise ValueError(f"{where}.image: each rule needs an image glob, e.g. {{image: 'busybox*', exit_code: 1}}")
+    fields = {key: value for key, value in entry.items() if key != "image"}
+    return ImageRule(entry["image"], behaviour_overlay(fields, where))
+
+
+def _overlay_of(behaviour: ContainerBehaviour) -> Overlay:
+    """Every field of a full behaviour, so a Python-built rule replaces the default entirely."""
+    return tuple(sorted((f.name, getattr(behaviour, f.name)) for f in dataclasses.fields(behaviour)))
+
+
+def _find_container(pod: Mapping[str, Any], name: str) -> Mapping[str, Any]:
+    spec = pod.get("spec") or {}
+    for key in ("containers", "initContainers", "ephemeralContainers"):
+        for container in spec.get(key) or []:
+            if container.get("name") == name:
+                return container
+    raise KeyError(f"pod has no container named {name!r}")
+
+
+@functools.lru_cache(maxsize=ANNOTATION_CACHE_SIZE)
+def parse_annotation(raw: str) -> tuple[Overlay, tuple[tuple[str, Overlay], ...]]:
+    """Split an annotation value into (overlay for all containers, per-container overlays)."""
+    where = f"annotation {BEHAVIOUR_ANNOTATION}"
+    try:
+        data = yaml.safe_load(raw) if raw.strip() else {}
+    except yaml.YAMLError as error:
+        raise ValueError(f"{where}: not valid YAML/JSON: {error}") from None
+    if not isinstance(data, Mapping):
+        raise ValueError(f"{where}: must be a mapping, got {json.dumps(data)[:80]}")
+    shared = {key: value for key, value in data.items() if not isinstance(value, Mapping)}
+    per_container = tuple(sorted(
+        (str(key), behaviour_overlay(value, f"{where}.{key}"))
+        for key, value in data.items() if isinstance(value, Mapping)))
+    return behaviour_overlay(shared, where), per_container
+
+
+def normalize_image(image: str) -> str:
+    """The fully qualified reference (``nginx`` → ``docker.io/library/nginx:latest``)."""
+    if not image:
+        return image
+    name, digest = (image.split("@", 1) + [""])[:2]
+    first, _, rest = name.partition("/")
+    if not rest:
+        name = f"docker.io/library/{name}"
+    elif "." not in first and ":" not in first and first != "localhost":
+        name = f"docker.io/{name}"
+    if digest:
+        return f"{name}@{digest}"
+    last = name.rsplit("/", 1)[-1]
+    return name if ":" in last else f"{name}:latest"

@@ -1,0 +1,223 @@
+"""Probe results over time, as upstream's prober workers produce them. Pure: seconds in, seconds out.
+
+What is modelled (``pkg/kubelet/prober/worker.go`` and ``prober_manager.go``):
+
+* A probe runs at ``initialDelaySeconds`` after the container started, then every
+  ``periodSeconds``. (Upstream's ticker is phased from when the kubelet added the pod and
+  only *skips* ticks inside the initial delay; anchoring at container start makes the
+  instants predictable — the one-line simplification.)
+* Each probe is a success or a failure: the container's outcome timeline at that instant.
+* Consecutive equal results are counted; the result only takes effect after
+  ``successThreshold`` successes or ``failureThreshold`` failures in a row.
+* Initial results: readiness starts as Failure (not ready until a success), liveness as
+  Success, startup as Unknown (the container is not "started").
+* While a startup probe has not succeeded, readiness and liveness do not probe. When it
+  succeeds the container is Started and the probe manager triggers one readiness probe at
+  once (the manual trigger in ``UpdatePodStatus``); liveness waits for its next tick.
+* The startup probe stops once it succeeded. A liveness or startup failure means the
+  kubelet kills the container (reasons ``LivenessProbe`` / ``StartupProbe``) and the worker
+  holds until a new container — the next instance gets a fresh plan.
+* No readiness probe: Ready as soon as the container is Started. No startup probe:
+  Started as soon as it runs.
+
+Simplifications: a probe's result is instantaneous (``timeoutSeconds`` is carried but a
+hung probe is written as an unhealthy segment); the extra readiness probes upstream's
+manual trigger fires on other status updates are not modelled.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any, Iterator, Mapping
+
+from fakekube.kubelet.behaviour import ContainerBehaviour, Timeline
+
+#: Upstream API defaults for a Probe (pkg/apis/core/v1/defaults.go).
+DEFAULT_PERIOD_S = 10.0
+DEFAULT_TIMEOUT_S = 1.0
+DEFAULT_SUCCESS_THRESHOLD = 1
+DEFAULT_FAILURE_THRESHOLD = 3
+
+#: Upstream's containerKillReason values (kuberuntime_manager.go).
+KILLED_BY_LIVENESS = "LivenessProbe"
+KILLED_BY_STARTUP = "StartupProbe"
+
+Transition = tuple[float, bool]
+
+
+@dataclass(frozen=True)
+class ProbeSpec:
+    """The timing half of a v1.Probe; the handler (exec/http/tcp/grpc) is not simulated."""
+
+    initial_delay_s: float = 0.0
+    period_s: float = DEFAULT_PERIOD_S
+    timeout_s: float = DEFAULT_TIMEOUT_S
+    success_threshold: int = DEFAULT_SUCCESS_THRESHOLD
+    failure_threshold: int = DEFAULT_FAILURE_THRESHOLD
+
+    def __post_init__(self) -> None:
+        if self.initial_delay_s < 0 or not math.isfinite(self.initial_delay_s):
+            raise ValueError(f"initialDelaySeconds: must be >= 0, got {self.initial_delay_s}")
+        if self.period_s <= 0 or self.timeout_s <= 0:
+            raise ValueError("periodSeconds and timeoutSeconds must be > 0")
+        if self.success_threshold < 1 or self.failure_threshold < 1:
+            raise ValueError("successThreshold and failureThreshold must be >= 1")
+
+    @classmethod
+    def from_k8s(cls, probe: Mapping[str, Any] | None) -> ProbeSpec | None:
+        """From a pod spec's probe (camelCase); unset or 0 fields take upstream's defaults."""
+        if probe is None:
+            return None
+        return cls(
+            initial_delay_s=float(probe.get("initialDelaySeconds") or 0),
+            period_s=float(probe.get("periodSeconds") or DEFAULT_PERIOD_S),
+            timeout_s=float(probe.get("timeoutSeconds") or DEFAULT_TIMEOUT_S),
+            success_threshold=int(probe.get("successThreshold") or DEFAULT_SUCCESS_THRESHOLD),
+            failure_threshold=int(probe.get("failureThreshold") or DEFAULT_FAILURE_THRESHOLD),
+        )
+
+    def horizon_s(self, after_s: float, outcome: Timeline) -> float:
+        """No result can change after this: the outcome is constant and every count is full."""
+        settled_s = max(self.initial_delay_s, after_s, outcome.last_change_s)
+        return settled_s + self.period_s * (max(self.success_threshold, self.failure_threshold) + 1)
+
+
+def probe_times(spec: ProbeSpec, after_s: float, until_s: float, *, inclusive: bool = True) -> Iterator[float]:
+    """Tick instants ``initialDelay + k * period`` from ``after_s`` (inclusive or not) to ``until_s``."""
+    k = max(0, math.ceil((after_s - spec.initial_delay_s) / spec.period_s))
+    while True:
+        t_s = spec.initial_delay_s + k * spec.period_s
+        if t_s > until_s:
+            return
+        if t_s > after_s or (inclusive and t_s == after_s):
+            yield t_s
+        k += 1
+
+
+def result_transitions(spec: ProbeSpec, outcome: Timeline, times: Iterator[float], initial: bool | None,
+                       *, hold_on_failure: bool = False) -> list[Transition]:
+    """Apply the worker's threshold counting to probes at ``times``; only changes are returned.
+
+    ``initial`` is the result before any probe (None = Unknown). With ``hold_on_failure``
+    (liveness, startup) the worker stops after the first failure result takes effect.
+    """
+    current, last, run = initial, None, 0
+    changes: list[Transition] = []
+    for t_s in times:
+        result = outcome.healthy_at(t_s)
+        run = run + 1 if result == last else 1
+        last = result
+        threshold = spec.success_threshold if result else spec.failure_threshold
+        if run < threshold:
+            continue
+        if result != current:
+            current = result
+            changes.append((t_s, result))
+        if hold_on_failure and not result:
+            break
+    return changes
+
+
+def startup_outcome(spec: ProbeSpec, outcome: Timeline, until_s: float | None = None) -> Transition | None:
+    """``(t, True)``: Started at t; ``(t, False)``: killed at t; None: undecided by ``until_s``."""
+    until_s = spec.horizon_s(0.0, outcome) if until_s is None else until_s
+    for t_s, success in result_transitions(spec, outcome, probe_times(spec, 0.0, until_s), None,
+                                           hold_on_failure=True):
+        return (t_s, success)
+    return None
+
+
+def readiness_transitions(spec: ProbeSpec, outcome: Timeline, started_s: float = 0.0,
+                          until_s: float | None = None, *, after_startup: bool = False) -> list[Transition]:
+    """When Ready flips, for a container Started at ``started_s``. Ready is False before the first.
+
+    ``after_startup``: Started came from a startup probe, so the probe manager triggers one
+    readiness probe at ``started_s`` (if past the initial delay) before the regular ticks.
+    """
+    until_s = spec.horizon_s(started_s, outcome) if until_s is None else until_s
+    times = probe_times(spec, started_s, until_s)
+    if after_startup and spec.initial_delay_s <= started_s <= until_s:
+        times = _prepend(started_s, probe_times(spec, started_s, until_s, inclusive=False))
+    return result_transitions(spec, outcome, times, False)
+
+
+def liveness_failure_s(spec: ProbeSpec, outcome: Timeline, started_s: float = 0.0,
+                       until_s: float | None = None, *, after_startup: bool = False) -> float | None:
+    """When the liveness result turns Failure (the kubelet kills the container), or None.
+
+    ``after_startup``: Started came from a startup probe at ``started_s``; liveness first
+    probes on its next tick after that instant (it has no manual trigger).
+    """
+    until_s = spec.horizon_s(started_s, outcome) if until_s is None else until_s
+    times = probe_times(spec, started_s, until_s, inclusive=not after_startup)
+    for t_s, success in result_transitions(spec, outcome, times, True, hold_on_failure=True):
+        if not success:
+            return t_s
+    return None
+
+
+@dataclass(frozen=True)
+class ProbePlan:
+    """Everything the probes will do to one container instance, in seconds since it started."""
+
+    #: Started becomes true here (containerStatuses[].started); None = never.
+    started_s: float | None
+    #: When Ready flips; Ready is False before the first entry.
+    ready: tuple[Transition, ...]
+    #: The kubelet kills the container here because a probe failed; None = never.
+    kill_s: float | None = None
+    kill_reason: str | None = None
+
+    def ready_at(self, t_s: float) -> bool:
+        value = False
+        for from_s, ready in self.ready:
+            if from_s > t_s:
+                break
+            value = ready
+        return value
+
+
+def plan_probes(container: Mapping[str, Any], behaviour: ContainerBehaviour,
+                until_s: float | None = None) -> ProbePlan:
+    """The probe plan for a container spec (camelCase probes) running ``behaviour``.
+
+    Probing stops when the container exits by itself (``run_for_s``) or at ``until_s``.
+    """
+    ends = [end for end in (until_s, behaviour.run_for_s) if end is not None]
+    end_s = min(ends) if ends else None
+    startup = ProbeSpec.from_k8s(container.get("startupProbe"))
+    started_s = 0.0
+    if startup is not None:
+        decided = startup_outcome(startup, behaviour.startup, end_s)
+        if decided is None:
+            return ProbePlan(None, ())
+        if not decided[1]:
+            return ProbePlan(None, (), decided[0], KILLED_BY_STARTUP)
+        started_s = decided[0]
+    kill_s = _liveness_kill(container, behaviour.liveness, started_s, end_s, startup is not None)
+    ready = _ready(container, behaviour.readiness, started_s, kill_s if kill_s is not None else end_s,
+                   startup is not None)
+    return ProbePlan(started_s, tuple(ready), kill_s, KILLED_BY_LIVENESS if kill_s is not None else None)
+
+
+def _liveness_kill(container: Mapping[str, Any], outcome: Timeline, started_s: float,
+                   end_s: float | None, after_startup: bool) -> float | None:
+    spec = ProbeSpec.from_k8s(container.get("livenessProbe"))
+    if spec is None:
+        return None
+    return liveness_failure_s(spec, outcome, started_s, end_s, after_startup=after_startup)
+
+
+def _ready(container: Mapping[str, Any], outcome: Timeline, started_s: float,
+           end_s: float | None, after_startup: bool) -> list[Transition]:
+    spec = ProbeSpec.from_k8s(container.get("readinessProbe"))
+    if spec is None:
+        return [(started_s, True)]
+    return readiness_transitions(spec, outcome, started_s, end_s, after_startup=after_startup)
+
+
+def _prepend(first: float, rest: Iterator[float]) -> Iterator[float]:
+    yield first
+    yield from rest
+
