@@ -11,8 +11,9 @@ reaches the store.
 from __future__ import annotations
 
 import json
+from datetime import datetime
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable
 
 from fakekube.api import admission, decoding, deletion, errors, fieldvalidation, objectmeta, patch, validation
 from fakekube.api import schema as schema_module
@@ -98,6 +99,10 @@ class APIServer:
         self.rng = rng
         self.kubernetes_version = kubernetes_version
         self._view = StoreView(store)
+        #: Mutating admission hooks ``(rt, obj, now)`` run on every create after defaulting,
+        #: before validation (upstream's mutating admission). Layers above the api plug
+        #: in here, e.g. DefaultTolerationSeconds from the node lifecycle package.
+        self.mutating_admission: list[Callable[[ResourceType, Obj, datetime], None]] = []
         #: Encoded JSON of stored versions, shared by lists, GETs and every watcher.
         self.encoded = EncodedObjects()
         self._served = {(rt.api_version, rt.kind) for rt in registry}
@@ -155,6 +160,8 @@ class APIServer:
         objectmeta.stamp_new(rt, obj, ctx)
         rt.strategy.default(obj, ctx)
         rt.strategy.prepare_for_create(obj, ctx)
+        for admit in self.mutating_admission:
+            admit(rt, obj, ctx.now)
         self._validate(rt, obj, validation.validate_object_meta(meta, rt.namespaced, validation.name_rule_for(rt.group, rt.plural))
                        + rt.strategy.validate(obj))
         if not options.dry_run:  # upstream's dry-run storage never looks at it

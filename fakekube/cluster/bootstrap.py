@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from fakekube.api.apiserver import APIServer, WriteOptions
+from fakekube.kubelet.heartbeat import healthy_conditions
 from fakekube.random import SeededRandom
 
 Obj = dict[str, Any]
@@ -56,12 +57,7 @@ def kubernetes_service() -> Obj:
 def node_object(name: str, index: int, rng: SeededRandom, kubelet_version: str, now: str) -> Obj:
     """A Ready node as a kubeadm-style kubelet would register it."""
     internal_ip = f"172.18.0.{index + 1}"
-    conditions = [
-        _condition("MemoryPressure", "False", "KubeletHasSufficientMemory", "kubelet has sufficient memory available", now),
-        _condition("DiskPressure", "False", "KubeletHasNoDiskPressure", "kubelet has no disk pressure", now),
-        _condition("PIDPressure", "False", "KubeletHasSufficientPID", "kubelet has sufficient PID available", now),
-        _condition("Ready", "True", "KubeletReady", "kubelet is posting ready status", now),
-    ]
+    conditions = healthy_conditions([], now)
     return {
         "metadata": {
             "name": name,
@@ -85,11 +81,6 @@ def node_object(name: str, index: int, rng: SeededRandom, kubelet_version: str, 
             "nodeInfo": _node_info(rng, kubelet_version),
         },
     }
-
-
-def _condition(kind: str, status: str, reason: str, message: str, now: str) -> Obj:
-    return {"type": kind, "status": status, "lastHeartbeatTime": now, "lastTransitionTime": now,
-            "reason": reason, "message": message}
 
 
 def _node_info(rng: SeededRandom, kubelet_version: str) -> Obj:

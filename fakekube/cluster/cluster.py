@@ -28,6 +28,10 @@ from fakekube.cluster import bootstrap
 from fakekube.cluster.kubeconfig import write_kubeconfig
 from fakekube.engine import Engine
 from fakekube.kubelet.heartbeat import NodeHeartbeats
+from fakekube.controllers.nodelifecycle.config import NodeLifecycleConfig
+from fakekube.controllers.nodelifecycle.controller import NodeLifecycleController
+from fakekube.controllers.nodelifecycle.tolerations import default_tolerations
+from fakekube.controllers.tainteviction import TaintEvictionController
 from fakekube.random import SeededRandom
 from fakekube.store import DEFAULT_HISTORY_LIMIT, Store
 
@@ -48,6 +52,7 @@ class ClusterConfig:
     history_limit: int = DEFAULT_HISTORY_LIMIT
     start_time: datetime = DEFAULT_EPOCH
     max_body_bytes: int = 3 * 1024 * 1024
+    node_lifecycle: NodeLifecycleConfig = field(default_factory=NodeLifecycleConfig)
     extra: dict[str, Any] = field(default_factory=dict)
 
     @property
@@ -75,7 +80,10 @@ class Cluster:
         self.api = APIServer(self.registry, self.store, self.clock, self.rng, self.config.kubernetes_version)
         self.engine = Engine(self.store, self.clock, self.api, self.rng.fork("engine"))
         self.heartbeats = NodeHeartbeats()
-        self.engine.register(self.heartbeats)
+        self.node_lifecycle = NodeLifecycleController(self.config.node_lifecycle)
+        for controller in (self.heartbeats, self.node_lifecycle, TaintEvictionController()):
+            self.engine.register(controller)
+        self.api.mutating_admission.append(self._default_toleration_seconds)
         bootstrap.populate(self.api, self.config.nodes, self.config.kubelet_version)
         self.engine.settle()  # the engine thread is not running yet: this runs here
 
@@ -131,6 +139,27 @@ class Cluster:
     def settle(self) -> int:
         """Run every reaction due at the current instant; returns how many reconciles ran."""
         return self.engine.settle()
+
+    def _default_toleration_seconds(self, rt: ResourceType, obj: Obj, now: datetime) -> None:
+        """DefaultTolerationSeconds admission: pods tolerate not-ready/unreachable 300 s."""
+        if rt.key == ("", "pods"):
+            added = default_tolerations(obj, self.config.node_lifecycle)
+            if added:
+                spec = obj.setdefault("spec", {})
+                spec["tolerations"] = list(spec.get("tolerations") or []) + added
+
+    # -- node faults ------------------------------------------------------------
+    def fail_node(self, name: str) -> None:
+        """The node's kubelet stops: no more Lease renewals or status reports."""
+        self.heartbeats.stop(name)
+
+    def recover_node(self, name: str) -> None:
+        """The node's kubelet is back: heartbeats resume at once."""
+        self._on_engine(lambda: self.heartbeats.resume(name, self.engine))
+        self.settle()
+
+    def _on_engine(self, work: Callable[[], Any]) -> Any:
+        return self.engine.run(work)
 
     # -- where to reach it ---------------------------------------------------
     @property

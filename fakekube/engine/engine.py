@@ -129,6 +129,10 @@ class Engine:
         self._jobs.put((work, done))
         return done.result()
 
+    def run(self, work: Callable[[], T]) -> T:
+        """Run ``work`` on the engine thread (e.g. a fault that touches controller state)."""
+        return self._on_engine_thread(work)
+
     # -- time and work ------------------------------------------------------------
     def settle(self) -> int:
         """Run work until none is due now; returns the number of reconciles."""

@@ -109,19 +109,46 @@ class NodeHeartbeats:
         ctx.api.update(rt, LEASE_NAMESPACE, name, updated, INTERNAL)
 
     def _report_status(self, node: Obj, ctx: Context) -> None:
-        """Nothing on a simulated node changes by itself, so this is the 5-minute report."""
+        """Post status when the server's copy differs from the kubelet's view (e.g. after the
+        node controller marked it Unknown), else every ``status_report_period_s``."""
         name = node["metadata"]["name"]
         last = self._last_report.get(name)
-        if last is not None and (ctx.now - last).total_seconds() < self.config.status_report_period_s:
+        current = (node.get("status") or {}).get("conditions") or []
+        differs = _statuses(current) != {kind: wanted[0] for kind, wanted in HEALTHY_CONDITIONS.items()}
+        due = last is not None and (ctx.now - last).total_seconds() >= self.config.status_report_period_s
+        if last is None:
+            self._last_report[name] = ctx.now  # the node registered with fresh heartbeats just now
+        if not differs and not due:
             return
         self._last_report[name] = ctx.now
-        if last is None:
-            return  # the node registered with fresh heartbeats just now
         rt = ctx.api.registry.lookup("", "v1", "nodes")
-        stamp = format_rfc3339(ctx.now)
-        status = dict(node.get("status") or {})
-        status["conditions"] = [dict(c, lastHeartbeatTime=stamp) for c in status.get("conditions", [])]
+        status = dict(node.get("status") or {}, conditions=healthy_conditions(current, format_rfc3339(ctx.now)))
         ctx.api.update(rt, "", name, dict(node, status=status), INTERNAL, STATUS)
+
+
+#: What a healthy simulated kubelet reports: (status, reason, message) per condition type.
+HEALTHY_CONDITIONS = {
+    "MemoryPressure": ("False", "KubeletHasSufficientMemory", "kubelet has sufficient memory available"),
+    "DiskPressure": ("False", "KubeletHasNoDiskPressure", "kubelet has no disk pressure"),
+    "PIDPressure": ("False", "KubeletHasSufficientPID", "kubelet has sufficient PID available"),
+    "Ready": ("True", "KubeletReady", "kubelet is posting ready status"),
+}
+
+
+def healthy_conditions(current: list[Obj], now: str) -> list[Obj]:
+    """The kubelet's conditions at ``now``: a transition time moves only when a status changes."""
+    before = {c.get("type"): c for c in current}
+    conditions = []
+    for kind, (status, reason, message) in HEALTHY_CONDITIONS.items():
+        previous = before.get(kind) or {}
+        transition = previous.get("lastTransitionTime") if previous.get("status") == status else now
+        conditions.append({"type": kind, "status": status, "lastHeartbeatTime": now,
+                           "lastTransitionTime": transition or now, "reason": reason, "message": message})
+    return conditions
+
+
+def _statuses(conditions: list[Obj]) -> dict[str, str]:
+    return {c.get("type"): c.get("status") for c in conditions if c.get("type") in HEALTHY_CONDITIONS}
 
 
 def lease_object(node: Obj, lease_duration_s: int, renew_time: str) -> Obj:
