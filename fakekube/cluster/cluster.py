@@ -151,12 +151,18 @@ class Cluster:
     # -- node faults ------------------------------------------------------------
     def fail_node(self, name: str) -> None:
         """The node's kubelet stops: no more Lease renewals or status reports."""
-        self.heartbeats.stop(name)
+        self._require_node(name)
+        self._on_engine(lambda: self.heartbeats.stop(name))
 
     def recover_node(self, name: str) -> None:
         """The node's kubelet is back: heartbeats resume at once."""
+        self._require_node(name)
         self._on_engine(lambda: self.heartbeats.resume(name, self.engine))
         self.settle()
+
+    def _require_node(self, name: str) -> None:
+        if self.store.get(("", "nodes"), ("", name)) is None:
+            raise KeyError(f"no node {name!r}")
 
     def _on_engine(self, work: Callable[[], Any]) -> Any:
         return self.engine.run(work)

@@ -6,6 +6,8 @@ Endpoints (all JSON; errors are Kubernetes ``Status`` objects, like the rest of 
 * ``POST /fakekube/v1/clock/advance`` with ``{"seconds": 90}`` → the new ``clock``
 * ``POST /fakekube/v1/settle`` → ``{"reconciles": N, "now": ...}``
 * ``POST /fakekube/v1/reset`` → the ``clock`` of the fresh cluster
+* ``POST /fakekube/v1/nodes/<name>/fail`` → the node's kubelet stops its heartbeats
+* ``POST /fakekube/v1/nodes/<name>/recover`` → heartbeats resume at once
 
 It only uses the cluster's public Python API, so everything it can do a Python test can
 do too.
@@ -54,6 +56,8 @@ class ControlApp:
 
     def _dispatch(self, request: Request) -> JsonResponse:
         path = request.path[len(PREFIX):] if request.path.startswith(PREFIX) else None
+        if path is not None and path.startswith("/nodes/"):
+            return JsonResponse(json.dumps(self._node_fault(request, path)).encode() + b"\n")
         paths = {p for _, p in self._routes}
         if path is None or path not in paths:
             raise ApiError(404, "NotFound", f"no control endpoint {request.path}")
@@ -61,6 +65,20 @@ class ControlApp:
         if handler is None:
             raise ApiError(405, "MethodNotAllowed", f"{request.method} is not allowed on {request.path}")
         return JsonResponse(json.dumps(handler(request)).encode() + b"\n")
+
+    def _node_fault(self, request: Request, path: str) -> dict[str, Any]:
+        parts = path.split("/")  # ["", "nodes", name, action]
+        if len(parts) != 4 or parts[3] not in ("fail", "recover"):
+            raise ApiError(404, "NotFound", f"no control endpoint {request.path}")
+        if request.method != "POST":
+            raise ApiError(405, "MethodNotAllowed", f"{request.method} is not allowed on {request.path}")
+        name, action = parts[2], parts[3]
+        try:
+            self.cluster.fail_node(name) if action == "fail" else self.cluster.recover_node(name)
+        except KeyError:
+            raise errors.not_found("", "nodes", name) from None
+        return {"node": name, "heartbeats": "stopped" if action == "fail" else "running",
+                "now": format_rfc3339(self.cluster.now)}
 
     def _clock(self) -> dict[str, Any]:
         return {"now": format_rfc3339(self.cluster.now), "seed": self.cluster.config.seed}

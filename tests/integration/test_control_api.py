@@ -60,3 +60,22 @@ def test_bad_advance_requests_change_nothing(fakekube, body: object, code: int) 
 def test_unknown_endpoint_and_wrong_method(fakekube) -> None:
     assert call(fakekube.url, "GET", "/fakekube/v1/nope")[0] == 404
     assert call(fakekube.url, "GET", "/fakekube/v1/settle")[0] == 405
+
+
+@pytest.mark.fakekube(nodes=2)
+def test_fail_and_recover_a_node_over_http(fakekube) -> None:
+    status, body = call(fakekube.url, "POST", "/fakekube/v1/nodes/node-1/fail")
+    assert (status, body["heartbeats"]) == (200, "stopped")
+    call(fakekube.url, "POST", "/fakekube/v1/clock/advance", {"seconds": 45})
+    node = fakekube.get("v1", "Node", "node-1", "")
+    assert {c["type"]: c["status"] for c in node["status"]["conditions"]}["Ready"] == "Unknown"
+    status, body = call(fakekube.url, "POST", "/fakekube/v1/nodes/node-1/recover")
+    assert (status, body["heartbeats"]) == (200, "running")
+    node = fakekube.get("v1", "Node", "node-1", "")
+    assert {c["type"]: c["status"] for c in node["status"]["conditions"]}["Ready"] == "True"
+
+
+def test_faults_on_a_missing_node_are_404(fakekube) -> None:
+    status, body = call(fakekube.url, "POST", "/fakekube/v1/nodes/ghost/fail")
+    assert (status, body["reason"]) == (404, "NotFound")
+    assert call(fakekube.url, "POST", "/fakekube/v1/nodes/node-1/explode")[0] == 404

@@ -1,0 +1,29 @@
+"""kubectl's view of a failed node, driven through the control API as a non-Python test would."""
+
+from __future__ import annotations
+
+import json
+import urllib.request
+
+import pytest
+
+from fakekube import Cluster
+from tests.e2e.conftest import Kubectl
+
+
+def control(cluster: Cluster, path: str, body: dict | None = None) -> dict:
+    request = urllib.request.Request(cluster.url + path, method="POST", data=json.dumps(body or {}).encode(),
+                                     headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(request, timeout=5) as response:
+        return json.load(response)
+
+
+@pytest.mark.fakekube(nodes=3)
+def test_get_nodes_shows_not_ready_after_a_failure(kubectl: Kubectl, fakekube: Cluster) -> None:
+    control(fakekube, "/fakekube/v1/nodes/node-2/fail")
+    control(fakekube, "/fakekube/v1/clock/advance", {"seconds": 60})
+    rows = [line.split() for line in kubectl.ok("get", "nodes").splitlines()[1:]]
+    assert [(row[0], row[1]) for row in rows] == [("node-1", "Ready"), ("node-2", "NotReady"), ("node-3", "Ready")]
+    described = kubectl.ok("describe", "node", "node-2")
+    assert "node.kubernetes.io/unreachable:NoExecute" in described
+    assert "Kubelet stopped posting node status." in described
