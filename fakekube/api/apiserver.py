@@ -186,7 +186,7 @@ class APIServer:
     # -- update --------------------------------------------------------------
     def update(self, rt: ResourceType, namespace: str, name: str, body: Obj,
                options: WriteOptions = WriteOptions(), subresource: str = "") -> WriteResult:
-        obj, unknown = self._decode(rt, body, namespace)
+        obj, unknown = self._decode(rt, body, namespace, typed=not options.internal)
         objectmeta.check_name(obj, name)
         warnings = self._check_fields(rt, obj, options, unknown=unknown)
         with self.store.lock:

@@ -162,12 +162,14 @@ class Engine:
 
     def _settle(self) -> int:
         steps: Counter[WorkItem] = Counter()
+        total = 0  # Counter.total() would re-sum every item on every step
         while (item := self.queue.pop()) is not None:
             steps[item] += 1
-            if steps.total() > self.max_steps_per_instant:
+            total += 1
+            if total > self.max_steps_per_instant:
                 raise EngineStuck(self._stuck_message(steps))
             self._reconcile(*item)
-        return steps.total()
+        return total
 
     def _reconcile(self, name: str, key: str) -> None:
         controller = self._controllers[name]

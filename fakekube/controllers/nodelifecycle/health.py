@@ -101,7 +101,7 @@ def check_node_health(
         grace_period_s = config.startup_grace_period_s
         health = replace(saved, saved_ready=None) if saved else NodeHealth(created, created, None, None)
     else:
-        observed_ready = copy.deepcopy(dict(current_ready))
+        observed_ready = _copy_condition(current_ready)
         grace_period_s = config.grace_period_s
         health = saved
     saved_lease = health.lease_renew_time if health else None
@@ -114,7 +114,7 @@ def check_node_health(
     new_ready = find_condition(new_conditions, READY)
     if same_condition(new_ready, observed_ready):
         return HealthCheck(health, grace_period_s, observed_ready, new_ready, None)
-    written = NodeHealth(health.probe_timestamp, now, copy.deepcopy(dict(new_ready or {})), lease_renew_time)
+    written = NodeHealth(health.probe_timestamp, now, _copy_condition(new_ready or {}), lease_renew_time)
     return HealthCheck(written, grace_period_s, observed_ready, new_ready, new_conditions)
 
 
@@ -124,7 +124,7 @@ def _refresh_from_status(health: NodeHealth | None, current_ready: Mapping[str, 
     As upstream, a refreshed record starts without its lease; the lease check that
     follows compares against the lease saved before this refresh.
     """
-    ready_copy = copy.deepcopy(dict(current_ready)) if current_ready is not None else None
+    ready_copy = _copy_condition(current_ready) if current_ready is not None else None
     if health is None:
         return NodeHealth(now, now, ready_copy, None)
     saved_ready = health.saved_ready
@@ -146,7 +146,7 @@ def unknown_conditions(conditions: Sequence[Mapping[str, Any]], created: datetim
     A condition already Unknown keeps its reason and times; a missing one is added as
     NodeStatusNeverUpdated with the creation time as its heartbeat.
     """
-    result = [copy.deepcopy(dict(c)) for c in conditions]
+    result = [_copy_condition(c) for c in conditions]
     stamp = format_rfc3339(now)
     for condition_type in CONDITIONS_SET_UNKNOWN:
         existing = next((c for c in result if c.get("type") == condition_type), None)
@@ -185,9 +185,17 @@ def pod_conditions_not_ready(pod: Mapping[str, Any], now: datetime) -> list[Cond
     As upstream's UpdatePodCondition: reason and message stay, lastTransitionTime moves to
     ``now`` only when the status changes; a pod without a Ready condition is left alone.
     """
-    conditions = [copy.deepcopy(dict(c)) for c in pod.get("status", {}).get("conditions") or []]
+    conditions = [_copy_condition(c) for c in pod.get("status", {}).get("conditions") or []]
     ready = next((c for c in conditions if c.get("type") == READY), None)
     if ready is None or ready.get("status") == "False":
         return None
     ready.update(status="False", lastTransitionTime=format_rfc3339(now))
     return conditions
+
+
+def _copy_condition(condition: Mapping[str, Any]) -> dict[str, Any]:
+    """A condition is a flat map of strings (and null times), so a shallow copy is a deep one.
+
+    This runs for every node on every 5 s pass: copy.deepcopy here was a third of the cost.
+    """
+    return dict(condition)
