@@ -1,0 +1,68 @@
+"""How fast does cluster time run? Wall time for virtual-time scenarios (issue 3).
+
+Prints, with no assertions:
+* the headline scenario: 3 nodes, pods on node-1, node-1 stops its heartbeats, advance
+  400 virtual seconds (Unknown at 45 s, tainted at 50 s, evictions at 110 s and 350 s);
+* one virtual hour of idle, healthy nodes (Lease every 10 s, status every 5 min, the node
+  lifecycle controller's pass every 5 s) for several cluster sizes.
+
+Run ``python benchmarks/bench_time.py`` (add ``--quick`` for a smoke run, ``--nodes
+100,1000,5000`` to choose sizes). Wall time is read with perf_counter; fakekube itself
+never reads it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+
+from fakekube import Cluster
+
+HOUR_S = 3600.0
+
+
+def headline_ms() -> float:
+    started = time.perf_counter()
+    cluster = Cluster(nodes=3)
+    tolerations = [{"key": "node.kubernetes.io/unreachable", "operator": "Exists", "effect": "NoExecute",
+                    "tolerationSeconds": 60}]
+    for name, extra in (("default", {}), ("sixty", {"tolerations": tolerations})):
+        cluster.create({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name},
+                        "spec": {"nodeName": "node-1", "containers": [{"name": "c", "image": "nginx"}], **extra}})
+    cluster.fail_node("node-1")
+    cluster.advance(400)
+    assert cluster.get("v1", "Pod", "default")["metadata"].get("deletionTimestamp"), "scenario did not run"
+    return (time.perf_counter() - started) * 1000
+
+
+def idle_hour_s(nodes: int, virtual_s: float) -> tuple[float, float, int]:
+    """(build seconds, wall seconds per virtual hour, writes) for ``nodes`` idle nodes."""
+    started = time.perf_counter()
+    cluster = Cluster(nodes=nodes)
+    built = time.perf_counter()
+    rv_before = cluster.store.resource_version
+    cluster.advance(virtual_s)
+    elapsed = time.perf_counter() - built
+    return built - started, elapsed * HOUR_S / virtual_s, cluster.store.resource_version - rv_before
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="fewer rounds, shorter virtual spans")
+    parser.add_argument("--nodes", default="100,1000,5000", help="comma-separated cluster sizes")
+    args = parser.parse_args()
+    rounds = 3 if args.quick else 7
+    samples = [headline_ms() for _ in range(rounds)]
+    print(f"headline scenario (3 nodes, 400 virtual s): median {statistics.median(samples):.1f} ms, "
+          f"max {max(samples):.1f} ms over {rounds} runs  [target < 100 ms]")
+    print("idle healthy nodes, wall time per virtual hour:")
+    for nodes in (int(n) for n in args.nodes.split(",")):
+        span_s = 600.0 if args.quick or nodes >= 1000 else HOUR_S  # big clusters: 10 min, scaled to an hour
+        build_s, per_hour_s, writes = idle_hour_s(nodes, span_s)
+        print(f"  {nodes:>6} nodes: {per_hour_s:8.1f} s/virtual hour (measured over {span_s:.0f} virtual s, "
+              f"{writes} writes; build {build_s:.2f} s)  [target for 5,000: < 60 s]")
+
+
+if __name__ == "__main__":
+    main()
