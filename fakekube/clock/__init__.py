@@ -1,8 +1,11 @@
-"""Virtual time: the one clock every part of a cluster reads.
+"""Virtual time: the one clock every part of a cluster reads, and its wire formats.
 
-See :mod:`fakekube.clock.virtual`. Nothing else in fakekube reads the system clock.
+See :mod:`fakekube.clock.virtual` and :mod:`fakekube.clock.wire`. Nothing else in
+fakekube reads the system clock.
 """
 
-from fakekube.clock.virtual import DEFAULT_EPOCH, MAX_PENDING_TIMERS, Timer, VirtualClock, format_rfc3339
+from fakekube.clock.virtual import DEFAULT_EPOCH, MAX_PENDING_TIMERS, Timer, VirtualClock
+from fakekube.clock.wire import format_micro_time, format_rfc3339, parse_time
 
-__all__ = ["DEFAULT_EPOCH", "MAX_PENDING_TIMERS", "Timer", "VirtualClock", "format_rfc3339"]
+__all__ = ["DEFAULT_EPOCH", "MAX_PENDING_TIMERS", "Timer", "VirtualClock", "format_micro_time", "format_rfc3339",
+           "parse_time"]

@@ -119,8 +119,3 @@ class VirtualClock:
     def _drop_cancelled(self) -> None:
         while self._timers and self._timers[0].cancelled:
             heapq.heappop(self._timers)
-
-
-def format_rfc3339(moment: datetime) -> str:
-    """Kubernetes' metav1.Time wire format: second precision, ``Z`` suffix."""
-    return moment.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")

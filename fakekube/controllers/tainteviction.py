@@ -21,7 +21,7 @@ from fakekube.api.registry import STATUS
 from fakekube.clock import Timer, format_rfc3339
 from fakekube.controllers.events import record_event
 from fakekube.controllers.nodelifecycle import events as texts
-from fakekube.controllers.nodelifecycle._time import parse_time
+from fakekube.clock import parse_time
 from fakekube.controllers.nodelifecycle.taints import noexecute_taints
 from fakekube.controllers.nodelifecycle.tolerations import eviction_time, min_toleration_s
 from fakekube.engine import Context

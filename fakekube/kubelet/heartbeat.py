@@ -22,7 +22,7 @@ from typing import Any, Iterable
 
 from fakekube.api.apiserver import WriteOptions
 from fakekube.api.registry import STATUS
-from fakekube.clock import format_rfc3339
+from fakekube.clock import format_micro_time, format_rfc3339
 from fakekube.engine import Context, Engine
 from fakekube.store import ADDED, DELETED, Change
 
@@ -165,8 +165,3 @@ def lease_object(node: Obj, lease_duration_s: int, renew_time: str) -> Obj:
         },
         "spec": {"holderIdentity": meta["name"], "leaseDurationSeconds": lease_duration_s, "renewTime": renew_time},
     }
-
-
-def format_micro_time(moment: datetime) -> str:
-    """metav1.MicroTime on the wire: microseconds, ``Z``."""
-    return moment.strftime("%Y-%m-%dT%H:%M:%S.%fZ")

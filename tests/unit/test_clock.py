@@ -92,3 +92,18 @@ def test_pending_timers_are_bounded() -> None:
         clock.call_later(1, lambda: None)
     with pytest.raises(ValueError):
         clock.call_later(-1, lambda: None)
+
+
+def test_wire_formats_round_trip() -> None:
+    from datetime import datetime, timezone
+
+    from fakekube.clock import format_micro_time, format_rfc3339, parse_time
+
+    moment = datetime(2025, 1, 1, 0, 0, 40, 123456, tzinfo=timezone.utc)
+    assert format_rfc3339(moment) == "2025-01-01T00:00:40Z"
+    assert format_micro_time(moment) == "2025-01-01T00:00:40.123456Z"
+    assert parse_time(format_micro_time(moment)) == moment
+    assert parse_time("2025-01-01T00:00:40.123456789Z") == moment  # nanoseconds are cut to micro
+    assert parse_time("2025-01-01T01:00:40+01:00") == moment.replace(microsecond=0)
+    assert parse_time("2025-01-01T00:00:40") == moment.replace(microsecond=0)  # no offset: UTC
+    assert parse_time("") is None and parse_time(None) is None

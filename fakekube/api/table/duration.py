@@ -6,7 +6,9 @@ caller passes ``now`` in; nothing here reads the wall clock.
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import datetime
+
+from fakekube.clock import parse_time
 
 UNKNOWN = "<unknown>"
 
@@ -45,15 +47,6 @@ def human_duration(seconds: float) -> str:
         rest = (hours // 24) % 365
         return f"{hours // 24 // 365}y{rest}d" if rest else f"{hours // 24 // 365}y"
     return f"{hours // 24 // 365}y"
-
-
-def parse_time(value: str | None) -> datetime | None:
-    """RFC 3339 (``Z`` or offset, optional fraction) → aware datetime; None if absent."""
-    if not value:
-        return None
-    text = value.replace("Z", "+00:00").replace("z", "+00:00")
-    parsed = datetime.fromisoformat(text)
-    return parsed if parsed.tzinfo else parsed.replace(tzinfo=timezone.utc)
 
 
 def age(timestamp: str | None, now: datetime) -> str:

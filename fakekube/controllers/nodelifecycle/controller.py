@@ -28,7 +28,7 @@ from fakekube.api.jsonutil import deep_copy
 from fakekube.api.registry import STATUS
 from fakekube.controllers.events import record_event
 from fakekube.controllers.nodelifecycle import events as texts
-from fakekube.controllers.nodelifecycle._time import parse_time
+from fakekube.clock import parse_time
 from fakekube.controllers.nodelifecycle.config import NodeLifecycleConfig
 from fakekube.controllers.nodelifecycle.health import (
     NodeHealth, check_node_health, condition_status, pod_conditions_not_ready,

@@ -17,7 +17,7 @@ from datetime import datetime, timedelta
 from typing import Any, Mapping, Sequence
 
 from fakekube.clock import format_rfc3339
-from fakekube.controllers.nodelifecycle._time import parse_time
+from fakekube.clock import parse_time
 from fakekube.controllers.nodelifecycle.config import NodeLifecycleConfig
 
 READY = "Ready"

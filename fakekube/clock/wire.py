@@ -1,0 +1,49 @@
+"""Kubernetes' time formats on the wire: metav1.Time, metav1.MicroTime, and reading them.
+
+One home for these so every part writes and reads cluster time the same way.
+"""
+
+from __future__ import annotations
+
+import functools
+from datetime import datetime, timezone
+from typing import Any
+
+
+def format_rfc3339(moment: datetime) -> str:
+    """metav1.Time: second precision, ``Z`` suffix."""
+    return moment.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def format_micro_time(moment: datetime) -> str:
+    """metav1.MicroTime (e.g. a Lease's renewTime): microseconds, ``Z`` suffix."""
+    return moment.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def parse_time(value: Any) -> datetime | None:
+    """A wire timestamp (or a datetime) as an aware UTC datetime; absent or empty → None.
+
+    Strings go through a bounded cache: controllers read the same few heartbeat and lease
+    times for every node on every pass.
+    """
+    if value is None or value == "":
+        return None
+    if isinstance(value, datetime):
+        return value.astimezone(timezone.utc) if value.tzinfo else value.replace(tzinfo=timezone.utc)
+    return _parse_text(str(value))
+
+
+@functools.lru_cache(maxsize=4096)
+def _parse_text(value: str) -> datetime:
+    """``2025-01-01T00:00:40Z``, ``…40.123456789Z`` or an offset → UTC.
+
+    By hand because Python 3.10's ``fromisoformat`` takes neither ``Z`` nor fraction
+    lengths other than 3 or 6. A time without an offset is taken as UTC.
+    """
+    text = value.replace("Z", "+00:00").replace("z", "+00:00")
+    if "." in text:
+        head, _, rest = text.partition(".")
+        digits = "".join(ch for ch in rest if ch.isdigit())
+        text = f"{head}.{(digits + '000000')[:6]}{rest[len(digits):]}"
+    parsed = datetime.fromisoformat(text)
+    return parsed.astimezone(timezone.utc) if parsed.tzinfo else parsed.replace(tzinfo=timezone.utc)
