@@ -23,6 +23,9 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--kubeconfig", default=None, help="where to write the kubeconfig (default: a temp file)")
     serve.add_argument("--nodes", type=int, default=0, help="number of Ready nodes (default 0)")
     serve.add_argument("--seed", type=int, default=0, help="seed for names, UIDs and IPs (default 0)")
+    serve.add_argument("--time-scale", type=float, default=0.0, metavar="K",
+                       help="cluster time runs K times faster than the wall clock (default 0: it moves only "
+                            "through the control API), e.g. 60 for clients that wait on wall-clock timeouts")
     serve.add_argument("--start-time", default=None, metavar="RFC3339|now",
                        help="where cluster time starts (default 2025-01-01T00:00:00Z, for reproducible runs; "
                             "'now' makes ages kubectl computes itself, as in describe, look natural)")
@@ -52,13 +55,16 @@ def serve(args: argparse.Namespace) -> int:
     if args.nodes < 0:
         print("fakekube: --nodes must be >= 0", file=sys.stderr)
         return 2
+    if args.time_scale < 0:
+        print("fakekube: --time-scale must be >= 0", file=sys.stderr)
+        return 2
     try:
         start_time = parse_start_time(args.start_time)
     except ValueError as exc:
         print(f"fakekube: bad --start-time: {exc}", file=sys.stderr)
         return 2
     config = ClusterConfig(seed=args.seed, nodes=args.nodes, host=args.host, port=args.port,
-                           kubeconfig_path=args.kubeconfig, start_time=start_time)
+                           kubeconfig_path=args.kubeconfig, start_time=start_time, time_scale=args.time_scale)
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
     with Cluster(config) as cluster:

@@ -27,6 +27,7 @@ from fakekube.clock import DEFAULT_EPOCH, VirtualClock
 from fakekube.cluster import bootstrap
 from fakekube.cluster.kubeconfig import write_kubeconfig
 from fakekube.engine import Engine
+from fakekube.engine.scaled import ScaledTime
 from fakekube.kubelet.heartbeat import NodeHeartbeats
 from fakekube.controllers.nodelifecycle.config import NodeLifecycleConfig
 from fakekube.controllers.nodelifecycle.controller import NodeLifecycleController
@@ -53,6 +54,8 @@ class ClusterConfig:
     start_time: datetime = DEFAULT_EPOCH
     max_body_bytes: int = 3 * 1024 * 1024
     node_lifecycle: NodeLifecycleConfig = field(default_factory=NodeLifecycleConfig)
+    #: 0: manual time (moves only when told). k > 0: cluster time runs k × wall time.
+    time_scale: float = 0.0
     extra: dict[str, Any] = field(default_factory=dict)
 
     @property
@@ -69,6 +72,7 @@ class Cluster:
         self._build_state()
         self._app = RestApp(self.api, max_body_bytes=self.config.max_body_bytes, after_write=self.settle)
         self._server: BackgroundServer | None = None
+        self.scaled_time: ScaledTime | None = None
         self._tempdir: str | None = None
         self._kubeconfig: Path | None = None
 
@@ -93,12 +97,14 @@ class Cluster:
             self.engine.start()
             self._server = BackgroundServer(self._app, self.config.host, self.config.port)
             self._server.start()
+            self._start_scaled_time()
             self._kubeconfig = self._write_kubeconfig()
         return self
 
     def stop(self) -> None:
         if self._server is None:
             return
+        self._stop_scaled_time()
         self._app.stopping.set()
         self.store.close()
         self._server.stop()
@@ -107,6 +113,16 @@ class Cluster:
         if self._tempdir:
             shutil.rmtree(self._tempdir, ignore_errors=True)
             self._tempdir = None
+
+    def _start_scaled_time(self) -> None:
+        if self.config.time_scale > 0:
+            self.scaled_time = ScaledTime(self.engine, self.config.time_scale)
+            self.scaled_time.start()
+
+    def _stop_scaled_time(self) -> None:
+        if self.scaled_time is not None:
+            self.scaled_time.stop()
+            self.scaled_time = None
 
     def __enter__(self) -> "Cluster":
         return self.start()
@@ -117,10 +133,13 @@ class Cluster:
     def reset(self) -> None:
         """Back to the initial state, as if just created with the same config: ends open watches."""
         old_store, old_engine = self.store, self.engine
+        running = self._server is not None
+        self._stop_scaled_time()
         old_engine.stop()
         self._build_state()
-        if self._server is not None:
+        if running:
             self.engine.start()
+            self._start_scaled_time()
         self._app.rebind(self.api)
         old_store.close()
 

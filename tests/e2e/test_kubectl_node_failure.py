@@ -27,3 +27,33 @@ def test_get_nodes_shows_not_ready_after_a_failure(kubectl: Kubectl, fakekube: C
     described = kubectl.ok("describe", "node", "node-2")
     assert "node.kubernetes.io/unreachable:NoExecute" in described
     assert "Kubelet stopped posting node status." in described
+
+
+def test_serve_with_time_scale_goes_not_ready_without_advancing(tmp_path, kubectl: Kubectl,
+                                                                 kubectl_cache_dir: str) -> None:
+    """Black-box clients cannot move the clock: with --time-scale 60, 45 virtual seconds pass
+    in under a second of wall time. The wait is bounded (10 s), not a fixed sleep."""
+    import subprocess
+    import sys
+    import time
+
+    kubeconfig = tmp_path / "kc"
+    proc = subprocess.Popen([sys.executable, "-m", "fakekube", "serve", "--nodes", "2", "--time-scale", "60",
+                             "--kubeconfig", str(kubeconfig)], stdout=subprocess.PIPE, text=True)
+    try:
+        url = proc.stdout.readline().split(" at ")[1].strip()
+        proc.stdout.readline()
+        request = urllib.request.Request(url + "/fakekube/v1/nodes/node-2/fail", method="POST", data=b"{}")
+        urllib.request.urlopen(request, timeout=5).read()
+        local = Kubectl(kubectl.binary, kubectl.version, str(kubeconfig), kubectl_cache_dir)
+        deadline = time.monotonic() + 10
+        statuses: dict[str, str] = {}
+        while time.monotonic() < deadline:
+            rows = [line.split() for line in local.ok("get", "nodes").splitlines()[1:]]
+            statuses = {row[0]: row[1] for row in rows}
+            if statuses.get("node-2") == "NotReady":
+                break
+        assert statuses == {"node-1": "Ready", "node-2": "NotReady"}
+    finally:
+        proc.terminate()
+        proc.communicate(timeout=10)
