@@ -50,10 +50,27 @@ class VirtualClock:
         self._timers: list[Timer] = []
         self._sequence = itertools.count()
         self._max_pending = max_pending
+        self._observers: list[Callable[[datetime], None]] = []
 
     def now(self) -> datetime:
         with self._lock:
             return self._now
+
+    def add_observer(self, observer: Callable[[datetime], None]) -> None:
+        """Call ``observer(now)`` whenever time moves (e.g. to keep freezegun in step)."""
+        with self._lock:
+            self._observers.append(observer)
+
+    def remove_observer(self, observer: Callable[[datetime], None]) -> None:
+        with self._lock:
+            if observer in self._observers:
+                self._observers.remove(observer)
+
+    def _moved(self) -> None:
+        with self._lock:
+            now, observers = self._now, list(self._observers)
+        for observer in observers:
+            observer(now)
 
     # -- timers ---------------------------------------------------------------
     def call_at(self, deadline: datetime, callback: Callable[[], None]) -> Timer:
@@ -101,10 +118,12 @@ class VirtualClock:
             timer = self._pop_due(target)
             if timer is None:
                 break
+            self._moved()
             timer.callback()
         with self._lock:
             self._now = max(self._now, target)
-            return self._now
+        self._moved()
+        return self.now()
 
     def _pop_due(self, target: datetime) -> Timer | None:
         """The next timer due by ``target``, with the clock moved to its deadline."""

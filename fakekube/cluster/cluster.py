@@ -69,6 +69,7 @@ class Cluster:
     def __init__(self, config: ClusterConfig | None = None, **overrides: Any) -> None:
         self.config = replace(config or ClusterConfig(), **overrides)
         self.registry: Registry = builtin_registry()
+        self._time_observers: list[Callable[[datetime], None]] = []
         self._build_state()
         self._app = RestApp(self.api, max_body_bytes=self.config.max_body_bytes, after_write=self.settle)
         self._server: BackgroundServer | None = None
@@ -79,6 +80,8 @@ class Cluster:
     def _build_state(self) -> None:
         """Fresh clock, randomness and store, populated with the initial content."""
         self.clock = VirtualClock(self.config.start_time)
+        for observer in self._time_observers:
+            self.clock.add_observer(observer)
         self.rng = SeededRandom(self.config.seed)
         self.store = Store(self.config.history_limit)
         self.api = APIServer(self.registry, self.store, self.clock, self.rng, self.config.kubernetes_version)
@@ -154,6 +157,17 @@ class Cluster:
         if isinstance(seconds, timedelta):
             seconds = seconds.total_seconds()
         return self.engine.advance(seconds)
+
+    def observe_time(self, observer: Callable[[datetime], None]) -> Callable[[], None]:
+        """Call ``observer(now)`` whenever cluster time moves, across resets; returns an undo."""
+        self._time_observers.append(observer)
+        self.clock.add_observer(observer)
+
+        def undo() -> None:
+            if observer in self._time_observers:
+                self._time_observers.remove(observer)
+            self.clock.remove_observer(observer)
+        return undo
 
     def settle(self) -> int:
         """Run every reaction due at the current instant; returns how many reconciles ran."""
