@@ -1,0 +1,373 @@
+"""The simulated kubelets' pod lifecycle, as one engine controller for every node.
+
+For each pod bound to a simulated node (``spec.nodeName`` names a Node object whose kubelet
+is up) the :class:`PodRunner` plays what upstream's kubelet does, on the virtual clock and
+with behaviour as data (:class:`~fakekube.kubelet.behaviour.BehaviourCatalog`):
+
+* at the first sync: ``startTime``, ``hostIP``, a ``podIP`` from the node's ``podCIDR``
+  (the next free address after the last one handed out, as CNI host-local does), the
+  sandbox condition, every container waiting (``ContainerCreating`` / ``PodInitializing``);
+* init containers one at a time, in order, each to a zero exit; then every regular
+  container: pull (or ``ErrImagePull`` → ``ImagePullBackOff`` and retries), create/start,
+  Running, Started/Ready from the probe plan, exit or probe kill, restarts by
+  ``restartPolicy`` with CrashLoopBackOff (:mod:`~fakekube.kubelet.containers`);
+* the phase and conditions upstream computes (:mod:`~fakekube.kubelet.podstatus`);
+* graceful deletion: each running container stops after ``min(stop_delay_s, grace)``
+  (a preStop hook's time belongs in ``stop_delay_s``), then the terminal status is written
+  and the pod deleted with grace 0.
+
+Writes: the status subresource only when it changed, once per reconcile (and reconciles
+happen at the instants something changes: one timer per pod, at its next due instant).
+
+Memory bound: one :class:`PodState` per live pod this runner has started (forgotten when
+the pod object goes, or is replaced by one with a new uid); each container keeps only its
+current and previous instance. Back-off entries are bounded by
+:data:`~fakekube.kubelet.backoff.MAX_BACKOFF_ENTRIES` and dropped with their pod.
+
+A pod on a node with no Node object, or whose kubelet is down (``node_is_up``), is left
+alone: its timers fire and do nothing. :meth:`PodRunner.resync_node` wakes its pods when
+the kubelet comes back; they then catch up to the current instant.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Callable, Iterable
+
+from fakekube.api.apiserver import WriteOptions
+from fakekube.api.deletion import DeleteOptions
+from fakekube.api.errors import ApiError
+from fakekube.api.registry import STATUS
+from fakekube.clock import DEFAULT_EPOCH, Timer, format_rfc3339
+from fakekube.clock import parse_time
+from fakekube.engine import Context, Engine
+from fakekube.kubelet.backoff import ImagePullBackoff, RestartBackoff
+from fakekube.kubelet.behaviour import BehaviourCatalog
+from fakekube.kubelet.containers import RUNNING, SIGKILL_EXIT_CODE, ContainerRun, RunContext, after
+from fakekube.kubelet.logs import PREVIOUS_NOT_FOUND, ContainerLog, PodLogOptions, read_logs
+from fakekube.kubelet.podstatus import (
+    TERMINAL_PHASES,
+    container_status,
+    pod_conditions,
+    pod_phase,
+)
+from fakekube.store import Change
+
+Obj = dict[str, Any]
+PODS = ("", "pods")
+NODES = ("", "nodes")
+INTERNAL = WriteOptions(internal=True)
+
+#: Steps one pod may take in one reconcile before the runner calls it a loop (a bug, not a pod).
+MAX_STEPS_PER_SYNC = 10_000
+#: Pod IPs start after the network address and the bridge/gateway address (.0 and .1).
+FIRST_POD_HOST_INDEX = 1
+
+
+class PodIPs:
+    """Pod IP allocation per node from its ``spec.podCIDR``, like CNI host-local: deterministic,
+    round-robin (a freed address is not handed out again until the range wraps)."""
+
+    def __init__(self) -> None:
+        self._used: dict[str, set[str]] = {}
+        self._last: dict[str, int] = {}
+
+    def allocate(self, node: str, cidr: str) -> str | None:
+        """The next free address after the last one given out on ``node``; None when full or no CIDR."""
+        try:
+            hosts = list(ipaddress.ip_network(cidr, strict=False).hosts())[FIRST_POD_HOST_INDEX:]
+        except ValueError:
+            return None
+        used = self._used.setdefault(node, set())
+        start = self._last.get(node, -1) + 1
+        for offset in range(len(hosts)):
+            index = (start + offset) % len(hosts)
+            address = str(hosts[index])
+            if address not in used:
+                used.add(address)
+                self._last[node] = index
+                return address
+        return None
+
+    def release(self, node: str, address: str) -> None:
+        self._used.get(node, set()).discard(address)
+
+
+@dataclass
+class PodState:
+    """The kubelet's memory of one pod: its containers' runs and what it was given."""
+
+    uid: str
+    node: str
+    label: str  # upstream's format.Pod: name_namespace(uid)
+    restart_policy: str
+    start_time: datetime
+    host_ip: str
+    pod_ip: str | None
+    owns_ip: bool
+    init_runs: list[ContainerRun]
+    runs: list[ContainerRun]
+    terminating: bool = False
+    timer: tuple[Timer, datetime] | None = field(default=None, repr=False)
+
+    @property
+    def all_runs(self) -> list[ContainerRun]:
+        return self.init_runs + self.runs
+
+    def next_due(self) -> datetime | None:
+        dues = [run.due for run in self.all_runs if run.due is not None]
+        return min(dues) if dues else None
+
+    def finished_terminating(self) -> bool:
+        return self.terminating and not any(run.stage == RUNNING for run in self.all_runs)
+
+
+class PodRunner:
+    """Runs the pods of every simulated node (see the module docstring)."""
+
+    name = "kubelet-pods"
+    resources = (PODS,)
+
+    def __init__(self, catalog: BehaviourCatalog = BehaviourCatalog(),
+                 node_is_up: Callable[[str], bool] = lambda node: True,
+                 restart_backoff: RestartBackoff | None = None,
+                 pull_backoff: ImagePullBackoff | None = None) -> None:
+        self.catalog = catalog
+        self._node_is_up = node_is_up
+        self._restart_backoff = restart_backoff or RestartBackoff()
+        self._pull_backoff = pull_backoff or ImagePullBackoff()
+        self._pods: dict[str, PodState] = {}
+        self._ips = PodIPs()
+
+    def __len__(self) -> int:
+        """Pods this runner currently remembers (the memory bound in the module docstring)."""
+        return len(self._pods)
+
+    # -- engine interface -------------------------------------------------------
+    def keys_for(self, change: Change) -> Iterable[str]:
+        if ((change.obj or {}).get("spec") or {}).get("nodeName"):
+            return [f"{change.namespace}/{change.name}"]
+        return []
+
+    def reconcile(self, key: str, ctx: Context) -> None:
+        namespace, name = key.split("/", 1)
+        pod = ctx.api.store.get(PODS, (namespace, name))
+        state = self._pods.get(key)
+        if state is not None and (pod is None or pod["metadata"].get("uid") != state.uid):
+            self._forget(key, state)
+            state = None
+        if pod is None:
+            return
+        node_name = pod["spec"].get("nodeName") or ""
+        node = ctx.api.store.get(NODES, ("", node_name))
+        if node is None or not self._node_is_up(node_name):
+            return
+        if state is None:
+            if (pod.get("status") or {}).get("phase") in TERMINAL_PHASES:
+                return  # finished before this kubelet knew it: nothing left to run
+            state = self._pods[key] = self._admit(pod, node, ctx)
+        self._sync(key, pod, state, ctx)
+
+    def resync_node(self, node: str, engine: Engine) -> None:
+        """Wake every pod bound to ``node`` (call when its kubelet comes back): they catch up to now."""
+        pods, _ = engine.store.list(PODS)
+        keys = {f"{p['metadata']['namespace']}/{p['metadata']['name']}" for p in pods
+                if (p.get("spec") or {}).get("nodeName") == node}
+        keys |= {key for key, state in self._pods.items() if state.node == node}
+        for key in sorted(keys):
+            engine.queue.add((self.name, key))
+
+    # -- one pod ------------------------------------------------------------------
+    def _admit(self, pod: Obj, node: Obj, ctx: Context) -> PodState:
+        """The first sync: what the kubelet decides once for the pod's life."""
+        meta, spec = pod["metadata"], pod["spec"]
+        node_name = spec["nodeName"]
+        host_ip = node_internal_ip(node)
+        host_network = bool(spec.get("hostNetwork"))
+        pod_ip = host_ip if host_network else self._ips.allocate(node_name, (node.get("spec") or {}).get("podCIDR") or "")
+        policy = spec.get("restartPolicy") or "Always"
+        start = parse_time((pod.get("status") or {}).get("startTime")) or ctx.now
+
+        def runs(kind: str, init: bool) -> list[ContainerRun]:
+            return [ContainerRun(c, self.catalog.for_container(pod, c["name"]), init, policy)
+                    for c in spec.get(kind) or []]
+
+        return PodState(uid=meta.get("uid", ""), node=node_name,
+                        label=f"{meta['name']}_{meta['namespace']}({meta.get('uid', '')})",
+                        restart_policy=policy, start_time=start, host_ip=host_ip, pod_ip=pod_ip,
+                        owns_ip=not host_network and pod_ip is not None,
+                        init_runs=runs("initContainers", True), runs=runs("containers", False))
+
+    def _sync(self, key: str, pod: Obj, state: PodState, ctx: Context) -> None:
+        self._note_deletion(pod, state, ctx.now)
+        self._catch_up(state, ctx)
+        status = self._status(pod, state, ctx.now)
+        if status != pod.get("status"):
+            rt = ctx.api.registry.lookup("", "v1", "pods")
+            ctx.api.update(rt, pod["metadata"]["namespace"], pod["metadata"]["name"],
+                           dict(pod, status=status), INTERNAL, STATUS)
+        if state.finished_terminating():
+            self._delete(key, pod, state, ctx)
+            return
+        self._schedule(key, state, ctx)
+
+    def _note_deletion(self, pod: Obj, state: PodState, now: datetime) -> None:
+        """A deletionTimestamp stops every container by then (a shorter second delete moves it earlier)."""
+        deadline = parse_time(pod["metadata"].get("deletionTimestamp"))
+        if deadline is None:
+            return
+        state.terminating = True
+        deadline = max(deadline, now)
+        for run in state.all_runs:
+            stopped = after(now, run.behaviour.stop_delay_s)
+            if stopped <= deadline:
+                run.stop(stopped, 0)
+            else:
+                run.stop(deadline, SIGKILL_EXIT_CODE)
+
+    def _catch_up(self, state: PodState, ctx: Context) -> None:
+        """Apply every step due by now, in time order (init containers first on ties)."""
+        run_ctx = RunContext(state.uid, self._restart_backoff, self._pull_backoff,
+                             lambda: new_container_id(ctx), DEFAULT_EPOCH)
+        for _ in range(MAX_STEPS_PER_SYNC):
+            self._begin_next(state)
+            due = [(run.due, index) for index, run in enumerate(state.all_runs)
+                   if run.due is not None and run.due <= ctx.now]
+            if not due:
+                return
+            _, index = min(due)
+            state.all_runs[index].step(run_ctx)
+        raise RuntimeError(f"pod {state.label} took {MAX_STEPS_PER_SYNC} steps at {ctx.now.isoformat()}")
+
+    def _begin_next(self, state: PodState) -> None:
+        """Start whatever's turn came: the next init container, or all regular ones after the last."""
+        if state.terminating:
+            return
+        turn_at = state.start_time
+        for run in state.init_runs:
+            if not run.succeeded:
+                run.begin(turn_at)
+                return
+            if run.current is not None and run.current.finished_at is not None:
+                turn_at = run.current.finished_at
+        for run in state.runs:
+            run.begin(turn_at)
+
+    def _status(self, pod: Obj, state: PodState, now: datetime) -> Obj:
+        current = pod.get("status") or {}
+        phase = pod_phase(state.init_runs, state.runs, state.restart_policy, state.finished_terminating())
+        if current.get("phase") in TERMINAL_PHASES:
+            phase = current["phase"]  # a terminal phase is final
+        has_init = bool(state.init_runs)
+        status: Obj = {"phase": phase,
+                       "conditions": pod_conditions(current.get("conditions") or [], state.init_runs,
+                                                    state.runs, phase, now),
+                       "hostIP": state.host_ip, "hostIPs": [{"ip": state.host_ip}]}
+        if state.pod_ip:
+            status.update(podIP=state.pod_ip, podIPs=[{"ip": state.pod_ip}])
+        status["startTime"] = format_rfc3339(state.start_time)
+        if has_init:
+            status["initContainerStatuses"] = [container_status(run, state.label, has_init, now)
+                                               for run in state.init_runs]
+        status["containerStatuses"] = [container_status(run, state.label, has_init, now) for run in state.runs]
+        for name, value in current.items():
+            status.setdefault(name, value)  # qosClass and whatever else others own
+        return status
+
+    def _schedule(self, key: str, state: PodState, ctx: Context) -> None:
+        """Keep exactly one timer per pod, at its next due instant."""
+        due = state.next_due()
+        if state.timer is not None and state.timer[1] == due:
+            return
+        if state.timer is not None:
+            state.timer[0].cancel()
+            state.timer = None
+        if due is not None:
+            state.timer = (ctx.engine.call_later((due - ctx.now).total_seconds(), self.name, key), due)
+
+    def _delete(self, key: str, pod: Obj, state: PodState, ctx: Context) -> None:
+        """Every container stopped: remove the pod object (grace 0), as the kubelet's status manager does."""
+        self._forget(key, state)
+        rt = ctx.api.registry.lookup("", "v1", "pods")
+        meta = pod["metadata"]
+        try:
+            ctx.api.delete(rt, meta["namespace"], meta["name"], DeleteOptions(grace_period_s=0,
+                                                                               precondition_uid=state.uid))
+        except ApiError as error:
+            if error.code not in (404, 409):
+                raise  # gone already, or replaced by a new pod of the same name: nothing to do
+
+    def _forget(self, key: str, state: PodState) -> None:
+        self._pods.pop(key, None)
+        if state.timer is not None:
+            state.timer[0].cancel()
+        if state.owns_ip and state.pod_ip:
+            self._ips.release(state.node, state.pod_ip)
+        for run in state.all_runs:
+            self._restart_backoff.forget((state.uid, run.name))
+            self._pull_backoff.forget((state.uid, run.image))
+
+    # -- logs -----------------------------------------------------------------------
+    def logs(self, namespace: str, name: str, container: str | None, options: PodLogOptions,
+             now: datetime) -> bytes:
+        """What ``GET pods/{name}/log`` returns, as the kubelet's log reader would.
+
+        LookupError: no such pod on a simulated kubelet; ValueError: a 400 with upstream's text.
+        Call it on the engine thread (``engine.run``) so the pod's state is not moving.
+        """
+        state = self._pods.get(f"{namespace}/{name}")
+        if state is None:
+            raise LookupError(f'pods "{name}" not found')
+        run = _pick_container(state, name, container)
+        instance, previous = _log_instances(run, name)
+        lines = run.behaviour.log_lines
+        current = ContainerLog(lines, instance.started_at, instance.finished_at)
+        earlier = ContainerLog(lines, previous.started_at, previous.finished_at) if previous else None
+        try:
+            return read_logs(current, options, now, earlier)
+        except LookupError:
+            raise ValueError(PREVIOUS_NOT_FOUND.format(container=run.name, pod=name)) from None
+
+
+def _pick_container(state: PodState, pod_name: str, container: str | None) -> ContainerRun:
+    runs = {run.name: run for run in state.all_runs}
+    if container is None:
+        if len(state.runs) == 1:
+            return state.runs[0]
+        names = " ".join(run.name for run in state.runs)
+        raise ValueError(f"a container name must be specified for pod {pod_name}, choose one of: [{names}]")
+    if container not in runs:
+        raise ValueError(f"container {container} is not valid for pod {pod_name}")
+    return runs[container]
+
+
+def _log_instances(run: ContainerRun, pod_name: str) -> tuple[Any, Any]:
+    """(the instance a plain read shows, the one ``previous`` shows)."""
+    if run.current is None:
+        raise ValueError(f'container "{run.name}" in pod "{pod_name}" is waiting to start: '
+                         f'{_waiting_reason(run)}')
+    # In CrashLoopBackOff the exited instance is the status's lastState, so ``previous`` reads it too.
+    return run.current, run.current if run.crash_backoff_s is not None else run.previous
+
+
+def _waiting_reason(run: ContainerRun) -> str:
+    if run.stage == "pull-error":
+        return "image can't be pulled"
+    if run.stage == "pull-backoff" or run.pull_attempts > 1:
+        return "trying and failing to pull image"
+    return "ContainerCreating"
+
+
+def node_internal_ip(node: Obj) -> str:
+    addresses = (node.get("status") or {}).get("addresses") or []
+    for address in addresses:
+        if address.get("type") == "InternalIP":
+            return str(address.get("address"))
+    return ""
+
+
+def new_container_id(ctx: Context) -> str:
+    """``containerd://`` and 64 hex digits from the controller's seeded stream."""
+    return f"containerd://{ctx.rng.randrange(0, 1 << 256):064x}"
