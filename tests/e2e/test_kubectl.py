@@ -219,7 +219,7 @@ def _pods_in_two_namespaces(cluster: Cluster) -> None:
     cluster.create(pod("web-2", node="node-2", labels={"app": "web"}))
     cluster.create(pod("db-1", namespace="team", node="node-1", labels={"app": "db"}, image="postgres:17"))
     run_pod(cluster, "web-1", "10.244.1.5", "172.18.0.2")
-    cluster.clock.advance(300)
+    cluster.advance(300)  # through the engine, so due heartbeats and node checks run
 
 
 def test_get_tables_selectors_and_formats(kubectl: Kubectl, fakekube: Cluster) -> None:
