@@ -24,6 +24,12 @@ def scenario(seed: int) -> str:
                         "spec": {"template": {"spec": {"restartPolicy": "Never",
                                                        "containers": [{"name": "c", "image": "busybox"}]}}}})
         cluster.delete("v1", "ConfigMap", cluster.list("v1", "ConfigMap", "team")[0]["metadata"]["name"], "team")
+        # The engine's part: timers, heartbeats, node failure, taints, evictions and events.
+        cluster.create({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "on-node-1", "namespace": "team"},
+                        "spec": {"nodeName": "node-1", "containers": [{"name": "c", "image": "nginx"}]}})
+        cluster.advance(25)
+        cluster.fail_node("node-1")
+        cluster.advance(400)
         dump = {f"{group}/{resource}": cluster.store.list((group, resource))[0] for group, resource in cluster.store.resources()}
         dump["events"] = [(c.rv, c.type, c.resource, c.namespace, c.name) for c in cluster.store.changes_since(0)]
         return json.dumps(dump, sort_keys=False)

@@ -22,6 +22,7 @@ def test_same_seed_gives_byte_identical_state_across_processes() -> None:
     second = run_scenario(7, "4242")
     assert first == second
     assert '"generateName":"cfg-"' in first.replace(" ", "")
+    assert "Marking for deletion Pod team/on-node-1" in first  # the engine's work is in the dump
 
 
 def test_another_seed_gives_other_names_and_uids() -> None:
