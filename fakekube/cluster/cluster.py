@@ -28,7 +28,9 @@ from fakekube.cluster import bootstrap
 from fakekube.cluster.kubeconfig import write_kubeconfig
 from fakekube.engine import Engine
 from fakekube.engine.scaled import ScaledTime
+from fakekube.kubelet.behaviour import BehaviourCatalog
 from fakekube.kubelet.heartbeat import NodeHeartbeats
+from fakekube.kubelet.pods import PodRunner
 from fakekube.controllers.nodelifecycle.config import NodeLifecycleConfig
 from fakekube.controllers.nodelifecycle.controller import NodeLifecycleController
 from fakekube.controllers.nodelifecycle.tolerations import default_tolerations
@@ -88,7 +90,8 @@ class Cluster:
         self.engine = Engine(self.store, self.clock, self.api, self.rng.fork("engine"))
         self.heartbeats = NodeHeartbeats()
         self.node_lifecycle = NodeLifecycleController(self.config.node_lifecycle)
-        for controller in (self.heartbeats, self.node_lifecycle, TaintEvictionController()):
+        self.pods = PodRunner(BehaviourCatalog(), node_is_up=lambda node: not self.heartbeats.stopped(node))
+        for controller in (self.heartbeats, self.node_lifecycle, TaintEvictionController(), self.pods):
             self.engine.register(controller)
         self.api.mutating_admission.append(self._default_toleration_seconds)
         bootstrap.populate(self.api, self.config.nodes, self.config.kubelet_version)
@@ -191,6 +194,7 @@ class Cluster:
         """The node's kubelet is back: heartbeats resume at once."""
         self._require_node(name)
         self._on_engine(lambda: self.heartbeats.resume(name, self.engine))
+        self._on_engine(lambda: self.pods.resync_node(name, self.engine))
         self.settle()
 
     def _require_node(self, name: str) -> None:

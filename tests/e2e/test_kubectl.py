@@ -19,7 +19,6 @@ import yaml
 
 from fakekube import Cluster
 from fakekube.api.apiserver import MERGE_PATCH
-from fakekube.api.registry import STATUS
 
 from .conftest import Kubectl
 
@@ -39,12 +38,14 @@ CREATE_GENERATOR_VERSIONS = (
 # ----------------------------------------------------------------------------- objects
 
 def pod(name: str, namespace: str = "default", node: str = "", labels: dict[str, str] | None = None,
-        image: str = "nginx:1.27") -> Obj:
+        image: str = "nginx:1.27", behaviour: Obj | None = None) -> Obj:
     spec: Obj = {"containers": [{"name": "web", "image": image}]}
     if node:
         spec["nodeName"] = node
-    return {"apiVersion": "v1", "kind": "Pod",
-            "metadata": {"name": name, "namespace": namespace, "labels": labels or {}}, "spec": spec}
+    meta: Obj = {"name": name, "namespace": namespace, "labels": labels or {}}
+    if behaviour is not None:
+        meta["annotations"] = {"fakekube.io/behaviour": json.dumps(behaviour)}
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": meta, "spec": spec}
 
 
 def deployment(name: str, replicas: int = 3, images: tuple[str, ...] = ("nginx:1.27",)) -> Obj:
@@ -63,21 +64,9 @@ def namespace(name: str) -> Obj:
     return {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}}
 
 
-def run_pod(cluster: Cluster, name: str, pod_ip: str, host_ip: str, namespace: str = "default") -> None:
-    """Make a scheduled pod Running and Ready, as its kubelet would report it."""
-    current = cluster.get("v1", "Pod", name, namespace)
-    container = current["spec"]["containers"][0]
-    started = current["metadata"]["creationTimestamp"]
-    current["status"] = {
-        "phase": "Running", "podIP": pod_ip, "podIPs": [{"ip": pod_ip}], "hostIP": host_ip,
-        "hostIPs": [{"ip": host_ip}], "startTime": started, "qosClass": "BestEffort",
-        "conditions": [{"type": t, "status": "True", "lastTransitionTime": started}
-                       for t in ("PodReadyToStartContainers", "Initialized", "Ready", "ContainersReady", "PodScheduled")],
-        "containerStatuses": [{"name": container["name"], "image": container["image"], "imageID": "",
-                               "containerID": f"containerd://{name}", "ready": True, "started": True,
-                               "restartCount": 0, "state": {"running": {"startedAt": started}}}],
-    }
-    cluster.api.update(cluster.resource("v1", "Pod"), namespace, name, current, subresource=STATUS)
+def run_pod(cluster: Cluster) -> None:
+    """Let the simulated kubelets start scheduled pods (a default container starts in 1 s)."""
+    cluster.advance(1)
 
 
 def merge_patch(cluster: Cluster, api_version: str, kind: str, name: str, patch: Obj,
@@ -215,11 +204,11 @@ def test_explain_pods_spec(kubectl: Kubectl) -> None:
 
 def _pods_in_two_namespaces(cluster: Cluster) -> None:
     cluster.create(namespace("team"))
+    cluster.fail_node("node-2")  # node-2's kubelet is down: web-2 stays Pending
     cluster.create(pod("web-1", node="node-1", labels={"app": "web", "tier": "front"}))
     cluster.create(pod("web-2", node="node-2", labels={"app": "web"}))
     cluster.create(pod("db-1", namespace="team", node="node-1", labels={"app": "db"}, image="postgres:17"))
-    run_pod(cluster, "web-1", "10.244.1.5", "172.18.0.2")
-    cluster.advance(300)  # through the engine, so due heartbeats and node checks run
+    cluster.advance(300)  # through the engine: kubelets start pods, heartbeats and node checks run
 
 
 def test_get_tables_selectors_and_formats(kubectl: Kubectl, fakekube: Cluster) -> None:
@@ -229,11 +218,12 @@ def test_get_tables_selectors_and_formats(kubectl: Kubectl, fakekube: Cluster) -
     assert plain.splitlines()[0].split() == ["NAME", "READY", "STATUS", "RESTARTS", "AGE"]
     rows = by_name(columns(plain))
     assert rows["web-1"] == {"NAME": "web-1", "READY": "1/1", "STATUS": "Running", "RESTARTS": "0", "AGE": "5m"}
+    # web-2's kubelet is down: it stays Pending (its node is NotReady, not yet evicted at 5 min).
     assert rows["web-2"] == {"NAME": "web-2", "READY": "0/1", "STATUS": "Pending", "RESTARTS": "0", "AGE": "5m"}
     assert set(rows) == {"web-1", "web-2"}
 
     wide = by_name(columns(kubectl.ok("get", "pods", "-o", "wide")))
-    assert wide["web-1"]["IP"] == "10.244.1.5"
+    assert wide["web-1"]["IP"] == "10.244.1.2"  # the first pod address of node-1's 10.244.1.0/24
     assert wide["web-1"]["NODE"] == "node-1"
     assert wide["web-2"]["IP"] == "<none>"
     assert wide["web-2"]["NOMINATED NODE"] == "<none>" and wide["web-2"]["READINESS GATES"] == "<none>"
@@ -256,13 +246,13 @@ def test_get_tables_selectors_and_formats(kubectl: Kubectl, fakekube: Cluster) -
 
     single = yaml.safe_load(kubectl.ok("get", "pod", "web-1", "-o", "yaml"))
     assert (single["kind"], single["metadata"]["name"], single["spec"]["nodeName"]) == ("Pod", "web-1", "node-1")
-    assert single["status"]["podIP"] == "10.244.1.5"
+    assert single["status"]["podIP"] == "10.244.1.2"
     assert single["metadata"]["resourceVersion"] == fakekube.get("v1", "Pod", "web-1")["metadata"]["resourceVersion"]
     listed = json.loads(kubectl.ok("get", "pods", "-n", "team", "-o", "json"))
     assert listed["kind"] == "List"
     assert [(i["kind"], i["metadata"]["name"]) for i in listed["items"]] == [("Pod", "db-1")]
     assert kubectl.ok("get", "pod", "web-1", "-o", "jsonpath={.status.podIP} {.spec.containers[0].image}") \
-        == "10.244.1.5 nginx:1.27"
+        == "10.244.1.2 nginx:1.27"
 
     nodes = by_name(columns(kubectl.ok("get", "nodes")))
     assert set(nodes) == {"node-1", "node-2"}
@@ -285,7 +275,7 @@ def test_get_watch_prints_each_change(kubectl: Kubectl, fakekube: Cluster) -> No
         assert len(events.wait_for_lines(2)) == 2, events.lines
         fakekube.create(pod("w1", labels={"step": "1"}))
         merge_patch(fakekube, "v1", "Pod", "w1", {"metadata": {"labels": {"step": "2"}}})
-        run_pod(fakekube, "seed", "10.244.1.9", "172.18.0.2")
+        run_pod(fakekube)
         fakekube.delete("v1", "Pod", "w1")  # not scheduled: deleted at once, like upstream
         plain_lines = plain.wait_for_lines(6)
         event_lines = events.wait_for_lines(6)
@@ -295,7 +285,7 @@ def test_get_watch_prints_each_change(kubectl: Kubectl, fakekube: Cluster) -> No
 
     assert plain_lines[0].split() == ["NAME", "READY", "STATUS", "RESTARTS", "AGE"]
     assert [cells(line)[:3] for line in plain_lines[1:]] == [
-        ["seed", "0/1", "Pending"], ["w1", "0/1", "Pending"], ["w1", "0/1", "Pending"],
+        ["seed", "0/1", "ContainerCreating"], ["w1", "0/1", "Pending"], ["w1", "0/1", "Pending"],
         ["seed", "1/1", "Running"], ["w1", "0/1", "Pending"]]
     assert event_lines[0].split() == ["EVENT", "NAME", "READY", "STATUS", "RESTARTS", "AGE"]
     assert [cells(line)[:2] for line in event_lines[1:]] == [
@@ -307,7 +297,7 @@ def test_get_watch_prints_each_change(kubectl: Kubectl, fakekube: Cluster) -> No
 def test_describe_pod_deployment_node_namespace(kubectl: Kubectl, fakekube: Cluster) -> None:
     fakekube.create(namespace("team"))
     fakekube.create(pod("web-1", node="node-1", labels={"app": "web", "tier": "front"}))
-    run_pod(fakekube, "web-1", "10.244.1.5", "172.18.0.2")
+    run_pod(fakekube)
     fakekube.create(deployment("shop", replicas=3, images=("nginx:1.27", "busybox:1.36")))
 
     text = kubectl.ok("describe", "pod", "web-1")
@@ -315,7 +305,7 @@ def test_describe_pod_deployment_node_namespace(kubectl: Kubectl, fakekube: Clus
     assert fields["Name"] == "web-1" and fields["Namespace"] == "default"
     assert fields["Node"] == "node-1/172.18.0.2"
     assert fields["Status"] == "Running"
-    assert fields["IP"] == "10.244.1.5"
+    assert fields["IP"] == "10.244.1.2"
     assert fields["Labels"] == "app=web"
     assert section(text, "Labels")[0] == "tier=front"
     assert fields["QoS Class"] == "BestEffort"
@@ -688,7 +678,9 @@ def test_delete_plain_cascading_and_namespaces(kubectl: Kubectl, fakekube: Clust
     for name in ("plain", "fg", "orphaned"):
         fakekube.create(deployment(name, replicas=1))
     fakekube.create(pod("pending"))
-    fakekube.create(pod("scheduled", node="node-1"))
+    # A container that ignores SIGTERM: stopping takes the whole grace period.
+    fakekube.create(pod("scheduled", node="node-1", behaviour={"stop_delay_s": 3600}))
+    run_pod(fakekube)  # running, so deleting it has a container to stop
     fakekube.create(namespace("doomed"))
 
     assert kubectl.ok("delete", "configmap", "cm") == 'configmap "cm" deleted\n'

@@ -21,10 +21,9 @@ Obj = dict[str, Any]
 
 
 def make_cluster() -> tuple[Cluster, PodRunner]:
+    """A cluster whose nodes run pods: every cluster registers its PodRunner."""
     cluster = Cluster(nodes=2)
-    runner = PodRunner(node_is_up=lambda node: not cluster.heartbeats.stopped(node))
-    cluster.engine.register(runner)
-    return cluster, runner
+    return cluster, cluster.pods
 
 
 def pod(name: str, behaviour: Obj | None = None, node: str = "node-1", **spec: Any) -> Obj:
