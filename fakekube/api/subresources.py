@@ -123,7 +123,7 @@ class Subresources:
         self.api.delete(rt, namespace, name, options)
         return success()
 
-    def log(self, namespace: str, name: str, query: dict[str, str]) -> str:
+    def log(self, namespace: str, name: str, query: dict[str, str]) -> str | bytes:
         rt = self.api.registry.lookup("", "v1", "pods")
         pod = self.api.get(rt, namespace, name)
         containers = [c.get("name") for c in (pod.get("spec") or {}).get("containers", [])]
@@ -133,7 +133,9 @@ class Subresources:
                 f"a container name must be specified for pod {name}, choose one of: [{' '.join(containers)}]")
         if container and container not in containers:
             raise errors.bad_request(f"container {container} is not valid for pod {name}")
-        return ""
+        if self.api.pod_logs is None:
+            return ""
+        return self.api.pod_logs(namespace, name, container or None, query)
 
 
 def scale_of(rt: ResourceType, obj: Obj) -> Obj:

@@ -18,6 +18,7 @@ from typing import Any, Callable
 from fakekube.api import schema
 from fakekube.api.apiserver import APIServer, WriteOptions
 from fakekube.api.deletion import DeleteOptions
+from fakekube.api.errors import ApiError
 from fakekube.api.http import BackgroundServer, RestApp
 from fakekube.api.jsonutil import deep_copy
 from fakekube.api.listing import ListOptions
@@ -30,6 +31,7 @@ from fakekube.engine import Engine
 from fakekube.engine.scaled import ScaledTime
 from fakekube.kubelet.behaviour import BehaviourCatalog
 from fakekube.kubelet.heartbeat import NodeHeartbeats
+from fakekube.kubelet.logs import PodLogOptions
 from fakekube.kubelet.pods import PodRunner
 from fakekube.controllers.nodelifecycle.config import NodeLifecycleConfig
 from fakekube.controllers.nodelifecycle.controller import NodeLifecycleController
@@ -94,6 +96,7 @@ class Cluster:
         for controller in (self.heartbeats, self.node_lifecycle, TaintEvictionController(), self.pods):
             self.engine.register(controller)
         self.api.mutating_admission.append(self._default_toleration_seconds)
+        self.api.pod_logs = self._pod_logs
         bootstrap.populate(self.api, self.config.nodes, self.config.kubelet_version)
         self.engine.settle()  # the engine thread is not running yet: this runs here
 
@@ -183,6 +186,16 @@ class Cluster:
             if added:
                 spec = obj.setdefault("spec", {})
                 spec["tolerations"] = list(spec.get("tolerations") or []) + added
+
+    def _pod_logs(self, namespace: str, name: str, container: str | None, query: dict[str, str]) -> bytes:
+        """pods/log from the pod's simulated kubelet (read on the engine thread: a still state)."""
+        try:
+            options = PodLogOptions.from_query(query)
+            return self.engine.run(lambda: self.pods.logs(namespace, name, container, options, self.now))
+        except LookupError:
+            return b""  # not run by a simulated kubelet (unscheduled, or its node is down)
+        except ValueError as exc:
+            raise ApiError(400, "BadRequest", str(exc)) from None
 
     # -- node faults ------------------------------------------------------------
     def fail_node(self, name: str) -> None:
