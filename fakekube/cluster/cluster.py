@@ -36,6 +36,7 @@ from fakekube.kubelet.pods import PodRunner
 from fakekube.controllers.nodelifecycle.config import NodeLifecycleConfig
 from fakekube.controllers.nodelifecycle.controller import NodeLifecycleController
 from fakekube.controllers.nodelifecycle.tolerations import default_tolerations
+from fakekube.controllers.podgc import PodGCController
 from fakekube.controllers.tainteviction import TaintEvictionController
 from fakekube.random import SeededRandom
 from fakekube.store import DEFAULT_HISTORY_LIMIT, Store
@@ -93,7 +94,8 @@ class Cluster:
         self.heartbeats = NodeHeartbeats()
         self.node_lifecycle = NodeLifecycleController(self.config.node_lifecycle)
         self.pods = PodRunner(BehaviourCatalog(), node_is_up=lambda node: not self.heartbeats.stopped(node))
-        for controller in (self.heartbeats, self.node_lifecycle, TaintEvictionController(), self.pods):
+        for controller in (self.heartbeats, self.node_lifecycle, TaintEvictionController(), PodGCController(),
+                           self.pods):
             self.engine.register(controller)
         self.api.mutating_admission.append(self._default_toleration_seconds)
         self.api.pod_logs = self._pod_logs

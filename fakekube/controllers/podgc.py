@@ -1,0 +1,92 @@
+"""The pod garbage collector's orphan rule: pods on a node that is gone are deleted.
+
+Upstream's PodGC runs every 20 s. A pod bound to a node that does not exist puts that
+node in quarantine for 40 s (informers can lag); if it is still gone after that, each of
+its pods is marked ``Failed`` with the ``DisruptionTarget`` condition (reason
+``DeletionByPodGC``) and force-deleted (grace 0). On one virtual clock: a node deleted
+at t=25 is noticed at the pass at 40 and its pods are deleted at the pass at 80.
+Not modelled yet: the terminated-pod threshold and unscheduled terminating pods.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from typing import Any, Iterable
+
+from fakekube.api.apiserver import WriteOptions
+from fakekube.api.deletion import DeleteOptions
+from fakekube.api.jsonutil import deep_copy
+from fakekube.api.registry import STATUS
+from fakekube.clock import format_rfc3339
+from fakekube.engine import Context
+from fakekube.store import ADDED, Change
+
+Obj = dict[str, Any]
+NODES = ("", "nodes")
+PODS = ("", "pods")
+INTERNAL = WriteOptions(internal=True)
+
+GC_PERIOD_S = 20.0
+QUARANTINE_S = 40.0
+GC = "gc"
+
+
+class PodGCController:
+    """Deletes pods whose node no longer exists, after upstream's quarantine."""
+
+    name = "pod-gc"
+    resources = (NODES,)
+
+    def __init__(self, period_s: float = GC_PERIOD_S, quarantine_s: float = QUARANTINE_S) -> None:
+        self.period_s = period_s
+        self.quarantine_s = quarantine_s
+        self._quarantine: dict[str, datetime] = {}
+        self._looping = False
+
+    def keys_for(self, change: Change) -> Iterable[str]:
+        """The first node starts the periodic pass; after that it runs on its own timer."""
+        return [GC] if change.type == ADDED and not self._looping else []
+
+    def reconcile(self, key: str, ctx: Context) -> None:
+        self._looping = True
+        self._collect_orphans(ctx)
+        ctx.requeue_after(self.period_s)
+
+    def _collect_orphans(self, ctx: Context) -> None:
+        nodes, _ = ctx.api.store.list(NODES)
+        existing = {n["metadata"]["name"] for n in nodes}
+        pods, _ = ctx.api.store.list(PODS)
+        for pod in pods:
+            node = (pod.get("spec") or {}).get("nodeName")
+            if node and node not in existing and node not in self._quarantine:
+                self._quarantine[node] = ctx.now + timedelta(seconds=self.quarantine_s)
+        for node in sorted(self._quarantine):
+            if self._quarantine[node] > ctx.now:
+                continue
+            del self._quarantine[node]
+            if ctx.api.store.get(NODES, ("", node)) is None:
+                for pod in [p for p in pods if (p.get("spec") or {}).get("nodeName") == node]:
+                    self._delete(pod, ctx)
+
+    def _delete(self, pod: Obj, ctx: Context) -> None:
+        meta = pod["metadata"]
+        rt = ctx.api.registry.lookup("", "v1", "pods")
+        if ctx.api.store.get(PODS, (meta["namespace"], meta["name"])) is None:
+            return
+        ctx.api.update(rt, meta["namespace"], meta["name"], _failed_by_gc(pod, ctx.now), INTERNAL, STATUS)
+        ctx.api.delete(rt, meta["namespace"], meta["name"], DeleteOptions(grace_period_s=0))
+
+
+def _failed_by_gc(pod: Obj, now: datetime) -> Obj:
+    """Upstream's markFailedAndDeletePodWithCondition: Failed unless already finished."""
+    updated = deep_copy(pod)
+    updated["metadata"].pop("resourceVersion", None)
+    status = updated.setdefault("status", {})
+    if status.get("phase") not in ("Succeeded", "Failed"):
+        status["phase"] = "Failed"
+    conditions = [c for c in status.get("conditions") or [] if c.get("type") != "DisruptionTarget"]
+    conditions.append({"type": "DisruptionTarget", "status": "True", "lastProbeTime": None,
+                       "lastTransitionTime": format_rfc3339(now), "reason": "DeletionByPodGC",
+                       "message": "PodGC: node no longer exists"})
+    status["conditions"] = conditions
+    return updated
