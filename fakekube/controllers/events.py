@@ -5,12 +5,12 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from fakekube.api.apiserver import APIServer, WriteOptions
+from fakekube.api.apiserver import APIServer
 from fakekube.clock import format_rfc3339
+from fakekube.controllers.common import INTERNAL
 
 Obj = dict[str, Any]
 EVENTS = ("", "events")
-INTERNAL = WriteOptions(internal=True)
 
 
 def record_event(api: APIServer, now: datetime, involved: Obj, kind: str, event_type: str, reason: str,

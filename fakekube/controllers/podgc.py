@@ -13,18 +13,13 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import Any, Iterable
 
-from fakekube.api.apiserver import WriteOptions
 from fakekube.api.deletion import DeleteOptions
-from fakekube.api.jsonutil import deep_copy
 from fakekube.api.registry import STATUS
-from fakekube.clock import format_rfc3339
+from fakekube.controllers.common import INTERNAL, NODES, PODS, pods_on_node, with_disruption_target
 from fakekube.engine import Context
 from fakekube.store import ADDED, Change
 
 Obj = dict[str, Any]
-NODES = ("", "nodes")
-PODS = ("", "pods")
-INTERNAL = WriteOptions(internal=True)
 
 GC_PERIOD_S = 20.0
 QUARANTINE_S = 40.0
@@ -65,7 +60,7 @@ class PodGCController:
                 continue
             del self._quarantine[node]
             if ctx.api.store.get(NODES, ("", node)) is None:
-                for pod in [p for p in pods if (p.get("spec") or {}).get("nodeName") == node]:
+                for pod in pods_on_node(ctx.api.store, node):
                     self._delete(pod, ctx)
 
     def _delete(self, pod: Obj, ctx: Context) -> None:
@@ -73,20 +68,8 @@ class PodGCController:
         rt = ctx.api.registry.lookup("", "v1", "pods")
         if ctx.api.store.get(PODS, (meta["namespace"], meta["name"])) is None:
             return
-        ctx.api.update(rt, meta["namespace"], meta["name"], _failed_by_gc(pod, ctx.now), INTERNAL, STATUS)
+        failed = with_disruption_target(pod, ctx.now, "DeletionByPodGC", "PodGC: node no longer exists", fail=True)
+        failed["metadata"].pop("resourceVersion", None)
+        ctx.api.update(rt, meta["namespace"], meta["name"], failed, INTERNAL, STATUS)
         ctx.api.delete(rt, meta["namespace"], meta["name"], DeleteOptions(grace_period_s=0))
 
-
-def _failed_by_gc(pod: Obj, now: datetime) -> Obj:
-    """Upstream's markFailedAndDeletePodWithCondition: Failed unless already finished."""
-    updated = deep_copy(pod)
-    updated["metadata"].pop("resourceVersion", None)
-    status = updated.setdefault("status", {})
-    if status.get("phase") not in ("Succeeded", "Failed"):
-        status["phase"] = "Failed"
-    conditions = [c for c in status.get("conditions") or [] if c.get("type") != "DisruptionTarget"]
-    conditions.append({"type": "DisruptionTarget", "status": "True", "lastProbeTime": None,
-                       "lastTransitionTime": format_rfc3339(now), "reason": "DeletionByPodGC",
-                       "message": "PodGC: node no longer exists"})
-    status["conditions"] = conditions
-    return updated

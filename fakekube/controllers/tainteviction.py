@@ -14,11 +14,10 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any, Iterable
 
-from fakekube.api.apiserver import WriteOptions
 from fakekube.api.deletion import DeleteOptions
-from fakekube.api.jsonutil import deep_copy
 from fakekube.api.registry import STATUS
-from fakekube.clock import Timer, format_rfc3339
+from fakekube.clock import Timer
+from fakekube.controllers.common import INTERNAL, NODES, PODS, pods_on_node, with_disruption_target
 from fakekube.controllers.events import record_event
 from fakekube.controllers.nodelifecycle import events as texts
 from fakekube.clock import parse_time
@@ -28,9 +27,6 @@ from fakekube.engine import Context
 from fakekube.store import DELETED, Change
 
 Obj = dict[str, Any]
-NODES = ("", "nodes")
-PODS = ("", "pods")
-INTERNAL = WriteOptions(internal=True)
 
 
 class TaintEvictionController:
@@ -51,10 +47,8 @@ class TaintEvictionController:
         kind, _, rest = key.partition("/")
         if kind == "node":
             node = ctx.api.store.get(NODES, ("", rest))
-            pods, _ = ctx.api.store.list(PODS)
-            for pod in pods:
-                if (pod.get("spec") or {}).get("nodeName") == rest:
-                    self._process(pod, node, ctx)
+            for pod in pods_on_node(ctx.api.store, rest):
+                self._process(pod, node, ctx)
             return
         namespace, name = rest.split("/", 1)
         pod = ctx.api.store.get(PODS, (namespace, name))
@@ -105,16 +99,7 @@ class TaintEvictionController:
         text = texts.taint_eviction_marked(meta["namespace"], meta["name"])
         record_event(ctx.api, ctx.now, pod, "Pod", text.type, text.reason, text.message,
                      texts.TAINT_EVICTION_CONTROLLER)
-        ctx.api.update(rt, meta["namespace"], meta["name"], _with_disruption_target(pod, ctx.now), INTERNAL, STATUS)
+        ctx.api.update(rt, meta["namespace"], meta["name"], with_disruption_target(pod, ctx.now, texts.DELETION_BY_TAINT_MANAGER_REASON,
+                                              texts.DELETION_BY_TAINT_MANAGER_MESSAGE), INTERNAL, STATUS)
         ctx.api.delete(rt, meta["namespace"], meta["name"], DeleteOptions())
 
-
-def _with_disruption_target(pod: Obj, now: datetime) -> Obj:
-    updated = deep_copy(pod)
-    status = updated.setdefault("status", {})
-    conditions = [c for c in status.get("conditions") or [] if c.get("type") != texts.DISRUPTION_TARGET]
-    conditions.append({"type": texts.DISRUPTION_TARGET, "status": "True", "lastProbeTime": None,
-                       "lastTransitionTime": format_rfc3339(now), "reason": texts.DELETION_BY_TAINT_MANAGER_REASON,
-                       "message": texts.DELETION_BY_TAINT_MANAGER_MESSAGE})
-    status["conditions"] = conditions
-    return updated

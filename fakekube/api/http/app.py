@@ -108,7 +108,7 @@ class RestApp:
 
     def _discovery(self, request: Request, target: routing.DiscoveryPath) -> AnyResponse:
         if request.method != "GET":
-            raise errors.ApiError(405, "MethodNotAllowed", f"the server does not allow this method on the requested resource")
+            raise errors.ApiError(405, "MethodNotAllowed", "the server does not allow this method on the requested resource")
         aggregated = discovery.negotiate_discovery(request.headers.get("Accept", ""))
         if aggregated and not target.group and not target.version:
             return self._aggregated(request, target.core, aggregated)

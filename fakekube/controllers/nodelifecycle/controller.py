@@ -23,9 +23,9 @@ from collections import defaultdict
 from dataclasses import replace
 from typing import Any, Iterable
 
-from fakekube.api.apiserver import WriteOptions
 from fakekube.api.jsonutil import deep_copy
 from fakekube.api.registry import STATUS
+from fakekube.controllers.common import INTERNAL, NODES, pods_on_node
 from fakekube.controllers.events import record_event
 from fakekube.controllers.nodelifecycle import events as texts
 from fakekube.clock import parse_time
@@ -44,10 +44,7 @@ from fakekube.engine import Context
 from fakekube.store import ADDED, Change
 
 Obj = dict[str, Any]
-NODES = ("", "nodes")
-PODS = ("", "pods")
 LEASES = ("coordination.k8s.io", "leases")
-INTERNAL = WriteOptions(internal=True)
 
 MONITOR = "monitor"
 TAINT = "taint"
@@ -108,7 +105,7 @@ class NodeLifecycleController:
         text = texts.node_status_change(name)
         record_event(ctx.api, ctx.now, node, "Node", text.type, text.reason, text.message, texts.NODE_CONTROLLER)
         pods_rt = ctx.api.registry.lookup("", "v1", "pods")
-        for pod in _pods_on(node, ctx):
+        for pod in pods_on_node(ctx.api.store, node["metadata"]["name"]):
             conditions = pod_conditions_not_ready(pod, ctx.now)
             if conditions is None:
                 continue
@@ -216,8 +213,3 @@ _NOEXECUTE_KEYS = ("node.kubernetes.io/not-ready", "node.kubernetes.io/unreachab
 def _taints(node: Obj) -> list:
     return list((node.get("spec") or {}).get("taints") or [])
 
-
-def _pods_on(node: Obj, ctx: Context) -> list[Obj]:
-    name = node["metadata"]["name"]
-    pods, _ = ctx.api.store.list(PODS)
-    return [p for p in pods if (p.get("spec") or {}).get("nodeName") == name]

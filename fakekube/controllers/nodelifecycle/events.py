@@ -15,8 +15,7 @@ WARNING = "Warning"
 NODE_CONTROLLER = "node-controller"
 TAINT_EVICTION_CONTROLLER = "taint-eviction-controller"
 
-#: The pod condition the taint manager sets before deleting a pod.
-DISRUPTION_TARGET = "DisruptionTarget"
+#: The DisruptionTarget condition's reason and message when the taint manager deletes a pod.
 DELETION_BY_TAINT_MANAGER_REASON = "DeletionByTaintManager"
 DELETION_BY_TAINT_MANAGER_MESSAGE = "Taint manager: deleting due to NoExecute taint"
 
