@@ -93,7 +93,7 @@ class Cluster:
         self.engine = Engine(self.store, self.clock, self.api, self.rng.fork("engine"))
         self.heartbeats = NodeHeartbeats()
         self.node_lifecycle = NodeLifecycleController(self.config.node_lifecycle)
-        self.pods = PodRunner(BehaviourCatalog(), node_is_up=lambda node: not self.heartbeats.stopped(node))
+        self.pods = PodRunner(BehaviourCatalog(), node_is_up=self.heartbeats.reaches_apiserver)
         for controller in (self.heartbeats, self.node_lifecycle, TaintEvictionController(), PodGCController(),
                            self.pods):
             self.engine.register(controller)
@@ -207,8 +207,44 @@ class Cluster:
 
     def recover_node(self, name: str) -> None:
         """The node's kubelet is back: heartbeats resume at once."""
+        self._kubelet_back(name, lambda: self.heartbeats.resume(name, self.engine))
+
+    def partition_node(self, name: str) -> None:
+        """The node loses its connection to the apiserver: its kubelet keeps running its pods
+        but writes nothing (no Lease, status or pod status) until healed."""
         self._require_node(name)
-        self._on_engine(lambda: self.heartbeats.resume(name, self.engine))
+        self._on_engine(lambda: self.heartbeats.partition(name))
+
+    def heal_node(self, name: str) -> None:
+        """The partition ends: the kubelet reports at once and its pods catch up."""
+        self._kubelet_back(name, lambda: self.heartbeats.heal(name, self.engine))
+
+    def restart_kubelet(self, name: str) -> None:
+        """The kubelet process restarts (its containers keep running): it posts its Lease and
+        status at once and its heartbeat cadence starts again from now."""
+        self._kubelet_back(name, lambda: self.heartbeats.restart(name, self.engine))
+
+    def set_node_condition(self, name: str, condition_type: str, status: str, reason: str = "",
+                           message: str = "") -> None:
+        """The node's kubelet detects a condition (e.g. MemoryPressure True) and reports it at its
+        next 10 s status check; the node lifecycle controller then taints the node."""
+        self._require_node(name)
+        self._on_engine(lambda: self.heartbeats.set_condition(name, condition_type, status, reason, message))
+
+    def clear_node_condition(self, name: str, condition_type: str) -> None:
+        """The kubelet reports ``condition_type`` as healthy again (at its next status check)."""
+        self._require_node(name)
+        self._on_engine(lambda: self.heartbeats.clear_condition(name, condition_type))
+
+    def kubelet_state(self, name: str) -> dict[str, Any]:
+        """The node's simulated kubelet: ``{"heartbeats": "running"|"stopped"|"partitioned",
+        "conditions": {type: {"status", "reason", "message"}}}`` (what it reports)."""
+        self._require_node(name)
+        return self._on_engine(lambda: self.heartbeats.state(name))
+
+    def _kubelet_back(self, name: str, fault_ends: Callable[[], None]) -> None:
+        self._require_node(name)
+        self._on_engine(fault_ends)
         self._on_engine(lambda: self.pods.resync_node(name, self.engine))
         self.settle()
 

@@ -6,8 +6,18 @@ Endpoints (all JSON; errors are Kubernetes ``Status`` objects, like the rest of 
 * ``POST /fakekube/v1/clock/advance`` with ``{"seconds": 90}`` → the new ``clock``
 * ``POST /fakekube/v1/settle`` → ``{"reconciles": N, "now": ...}``
 * ``POST /fakekube/v1/reset`` → the ``clock`` of the fresh cluster
+* ``GET  /fakekube/v1/nodes/<name>`` → the node's kubelet: ``{"node", "heartbeats":
+  "running"|"stopped"|"partitioned", "conditions": {type: {status, reason, message}}, "now"}``
 * ``POST /fakekube/v1/nodes/<name>/fail`` → the node's kubelet stops its heartbeats
 * ``POST /fakekube/v1/nodes/<name>/recover`` → heartbeats resume at once
+* ``POST /fakekube/v1/nodes/<name>/partition`` → the kubelet runs on but cannot reach the apiserver
+* ``POST /fakekube/v1/nodes/<name>/heal`` → the partition ends; the kubelet reports at once
+* ``POST /fakekube/v1/nodes/<name>/restart`` → the kubelet process restarts
+* ``POST /fakekube/v1/nodes/<name>/conditions`` with ``{"type": "MemoryPressure", "status":
+  "True"}`` (``reason``/``message`` optional) → the kubelet reports it at its next status check
+* ``DELETE /fakekube/v1/nodes/<name>/conditions/<type>`` → reported healthy again
+
+Every node endpoint answers with the node's kubelet state (as ``GET`` does).
 
 It only uses the cluster's public Python API, so everything it can do a Python test can
 do too.
@@ -67,18 +77,37 @@ class ControlApp:
         return JsonResponse(json.dumps(handler(request)).encode() + b"\n")
 
     def _node_fault(self, request: Request, path: str) -> dict[str, Any]:
-        parts = path.split("/")  # ["", "nodes", name, action]
-        if len(parts) != 4 or parts[3] not in ("fail", "recover"):
-            raise ApiError(404, "NotFound", f"no control endpoint {request.path}")
-        if request.method != "POST":
-            raise ApiError(405, "MethodNotAllowed", f"{request.method} is not allowed on {request.path}")
-        name, action = parts[2], parts[3]
+        """``nodes/<name>[/<action>]``: read the kubelet's state, or inject or end a fault."""
+        parts = path.split("/")[2:]  # [name] or [name, action] or [name, "conditions", type]
+        name = parts[0]
+        if len(parts) == 1 and request.method == "GET":
+            return self._node_state(name, lambda: None)
+        if len(parts) == 2 and parts[1] in self._node_actions():
+            _require_method(request, "POST")
+            return self._node_state(name, lambda: self._node_actions()[parts[1]](name))
+        if len(parts) == 2 and parts[1] == "conditions":
+            _require_method(request, "POST")
+            condition = _condition_body(_json_body(request))
+            return self._node_state(name, lambda: self.cluster.set_node_condition(name, **condition))
+        if len(parts) == 3 and parts[1] == "conditions" and parts[2]:
+            _require_method(request, "DELETE")
+            return self._node_state(name, lambda: self.cluster.clear_node_condition(name, parts[2]))
+        raise ApiError(404, "NotFound", f"no control endpoint {request.path}")
+
+    def _node_actions(self) -> dict[str, Callable[[str], None]]:
+        return {"fail": self.cluster.fail_node, "recover": self.cluster.recover_node,
+                "partition": self.cluster.partition_node, "heal": self.cluster.heal_node,
+                "restart": self.cluster.restart_kubelet}
+
+    def _node_state(self, name: str, action: Callable[[], None]) -> dict[str, Any]:
         try:
-            self.cluster.fail_node(name) if action == "fail" else self.cluster.recover_node(name)
+            action()
+            state = self.cluster.kubelet_state(name)
         except KeyError:
             raise errors.not_found("", "nodes", name) from None
-        return {"node": name, "heartbeats": "stopped" if action == "fail" else "running",
-                "now": format_rfc3339(self.cluster.now)}
+        except ValueError as exc:
+            raise errors.bad_request(str(exc)) from None
+        return {"node": name, **state, "now": format_rfc3339(self.cluster.now)}
 
     def _clock(self) -> dict[str, Any]:
         return {"now": format_rfc3339(self.cluster.now), "seed": self.cluster.config.seed}
@@ -107,6 +136,21 @@ def attach(cluster: "Cluster") -> ControlApp:
     app = ControlApp(cluster)
     cluster.mount(app)
     return app
+
+
+def _require_method(request: Request, method: str) -> None:
+    if request.method != method:
+        raise ApiError(405, "MethodNotAllowed", f"{request.method} is not allowed on {request.path}")
+
+
+def _condition_body(body: Any) -> dict[str, str]:
+    """``{"type": ..., "status": ..., "reason"?: ..., "message"?: ...}`` as keyword arguments."""
+    fields = {"type": "condition_type", "status": "status", "reason": "reason", "message": "message"}
+    if not isinstance(body, dict) or not {"type", "status"} <= set(body) or not set(body) <= set(fields):
+        raise errors.bad_request('body must be {"type": ..., "status": ..., "reason"?: ..., "message"?: ...}')
+    if not all(isinstance(value, str) for value in body.values()):
+        raise errors.bad_request("condition fields must be strings")
+    return {fields[key]: value for key, value in body.items()}
 
 
 def _json_body(request: Request) -> Any:

@@ -76,6 +76,8 @@ class Engine:
         self.errors: list[ControllerError] = []
         self.errors_dropped = 0
         self._controllers: dict[str, Controller] = {}
+        #: (group, plural) → the controllers watching it, in registration order.
+        self._routes: dict[tuple[str, str], list[tuple[str, Controller]]] = {}
         self._rngs: dict[str, SeededRandom] = {}
         self._jobs: queue.Queue[tuple[Callable[[], object], Future] | None] = queue.Queue()
         self._thread: threading.Thread | None = None
@@ -88,18 +90,26 @@ class Engine:
             raise ValueError(f"controller {controller.name!r} registered twice")
         self._controllers[controller.name] = controller
         self._rngs[controller.name] = self._rng.fork(controller.name)
+        for resource in controller.resources:
+            self._routes.setdefault(resource, []).append((controller.name, controller))
 
     def _on_change(self, change: Change) -> None:
-        """Store listener (runs under the store lock): route a change to work items."""
-        resource = (change.group, change.resource)
-        for name, controller in self._controllers.items():
-            if resource in controller.resources:
-                for key in controller.keys_for(change):
-                    self.queue.add((name, key))
+        """Store listener (runs under the store lock): route a change to work items.
+
+        Every write passes here (an idle 5,000-node cluster makes 500 a second), so the
+        routing is one dict lookup rather than a scan of every controller.
+        """
+        for name, controller in self._routes.get((change.group, change.resource), ()):
+            for key in controller.keys_for(change):
+                self.queue.add((name, key))
 
     def call_later(self, delay_s: float, controller: str, key: str) -> Timer:
         """Queue ``key`` for ``controller`` after ``delay_s`` seconds of cluster time."""
         return self.clock.call_later(delay_s, lambda: self.queue.add((controller, key)))
+
+    def call_at(self, deadline: datetime, controller: str, key: str) -> Timer:
+        """Queue ``key`` for ``controller`` when cluster time reaches ``deadline``."""
+        return self.clock.call_at(deadline, lambda: self.queue.add((controller, key)))
 
     # -- the thread -------------------------------------------------------------
     def start(self) -> None:

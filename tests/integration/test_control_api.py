@@ -8,6 +8,8 @@ import urllib.request
 
 import pytest
 
+from fakekube.kubelet.heartbeat import HEALTHY_CONDITIONS
+
 
 def call(url: str, method: str, path: str, body: object | None = None) -> tuple[int, dict]:
     data = None if body is None else (body if isinstance(body, bytes) else json.dumps(body).encode())
@@ -79,3 +81,53 @@ def test_faults_on_a_missing_node_are_404(fakekube) -> None:
     status, body = call(fakekube.url, "POST", "/fakekube/v1/nodes/ghost/fail")
     assert (status, body["reason"]) == (404, "NotFound")
     assert call(fakekube.url, "POST", "/fakekube/v1/nodes/node-1/explode")[0] == 404
+
+
+@pytest.mark.fakekube(nodes=2)
+def test_partition_heal_and_restart_over_http(fakekube) -> None:
+    status, body = call(fakekube.url, "POST", "/fakekube/v1/nodes/node-1/partition")
+    assert (status, body["heartbeats"], body["now"]) == (200, "partitioned", "2025-01-01T00:00:00Z")
+    call(fakekube.url, "POST", "/fakekube/v1/clock/advance", {"seconds": 45})
+    assert call(fakekube.url, "GET", "/fakekube/v1/nodes/node-1")[1]["heartbeats"] == "partitioned"
+    status, body = call(fakekube.url, "POST", "/fakekube/v1/nodes/node-1/heal")
+    assert (status, body["heartbeats"]) == (200, "running")
+    lease = fakekube.get("coordination.k8s.io/v1", "Lease", "node-1", "kube-node-lease")
+    assert lease["spec"]["renewTime"] == "2025-01-01T00:00:45.000000Z"
+    status, body = call(fakekube.url, "POST", "/fakekube/v1/nodes/node-2/restart")
+    assert (status, body["heartbeats"]) == (200, "running")
+
+
+@pytest.mark.fakekube(nodes=1)
+def test_set_and_clear_a_node_condition_over_http(fakekube) -> None:
+    status, body = call(fakekube.url, "POST", "/fakekube/v1/nodes/node-1/conditions",
+                        {"type": "DiskPressure", "status": "True"})
+    assert status == 200
+    assert body["conditions"]["DiskPressure"] == {"status": "True", "reason": "KubeletHasDiskPressure",
+                                                  "message": "kubelet has disk pressure"}
+    call(fakekube.url, "POST", "/fakekube/v1/clock/advance", {"seconds": 10})
+    node = fakekube.get("v1", "Node", "node-1", "")
+    assert [t["key"] for t in node["spec"]["taints"]] == ["node.kubernetes.io/disk-pressure"]
+    status, body = call(fakekube.url, "DELETE", "/fakekube/v1/nodes/node-1/conditions/DiskPressure")
+    assert (status, body["conditions"]["DiskPressure"]["status"]) == (200, "False")
+
+
+@pytest.mark.fakekube(nodes=1)
+@pytest.mark.parametrize("method, path, body, code", [
+    ("POST", "/nodes/node-1/conditions", {"type": "MemoryPressure"}, 400),
+    ("POST", "/nodes/node-1/conditions", {"type": "MemoryPressure", "status": "maybe"}, 400),
+    ("POST", "/nodes/node-1/conditions", {"type": "MemoryPressure", "status": True}, 400),
+    ("POST", "/nodes/node-1/conditions", {"type": "MemoryPressure", "status": "True", "colour": "red"}, 400),
+    ("POST", "/nodes/node-1/conditions", b"[not json", 400),
+    ("POST", "/nodes/ghost/conditions", {"type": "MemoryPressure", "status": "True"}, 404),
+    ("GET", "/nodes/ghost", None, 404),
+    ("GET", "/nodes/node-1/partition", None, 405),
+    ("POST", "/nodes/node-1/conditions/DiskPressure", None, 405),
+    ("POST", "/nodes/node-1/conditions/a/b", None, 404),
+])
+def test_bad_node_fault_requests_change_nothing(fakekube, method: str, path: str, body: object, code: int) -> None:
+    status, answer = call(fakekube.url, method, "/fakekube/v1" + path, body)
+    assert (status, answer["kind"]) == (code, "Status")
+    assert fakekube.kubelet_state("node-1") == {
+        "heartbeats": "running",
+        "conditions": {kind: {"status": status, "reason": reason, "message": message}
+                       for kind, (status, reason, message) in HEALTHY_CONDITIONS.items()}}

@@ -1,0 +1,66 @@
+"""Periodic work for many members that share one timer per instant.
+
+Every simulated node renews its Lease every 10 s and checks its status every 10 s.
+Nodes that registered together are due together, so a 5,000-node cluster has a few
+distinct instants with thousands of members each. One timer and one reconcile per
+instant — instead of per member — removes most of the engine's per-node cost, and the
+batch can share work (one timestamp string, one lock) across its members.
+
+A member has at most one live entry: scheduling it again (a node's heartbeats resumed
+early) makes the older entry stale, and stale entries are skipped when their instant
+comes. Memory: one entry per member per pending instant plus the stale entries of one
+period at most, since every batch is dropped when it fires.
+"""
+
+from __future__ import annotations
+
+import itertools
+from datetime import datetime
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from fakekube.engine.engine import Engine
+
+
+class Cohorts:
+    """Members grouped by the instant they are next due; one engine key per instant."""
+
+    def __init__(self, controller: str, prefix: str) -> None:
+        self.controller = controller
+        self.prefix = prefix
+        self._next: dict[str, datetime] = {}
+        self._batches: dict[datetime, list[str]] = {}
+        self._keys: dict[str, datetime] = {}
+        self._counter = itertools.count()
+
+    def schedule(self, member: str, at: datetime, engine: "Engine") -> None:
+        """Make ``member`` due at ``at`` (replacing any earlier schedule)."""
+        if self._next.get(member) == at:
+            return  # already due then: one entry, or the batch would serve it twice
+        self._next[member] = at
+        batch = self._batches.get(at)
+        if batch is not None:
+            batch.append(member)
+            return
+        self._batches[at] = [member]
+        key = f"{self.prefix}@{next(self._counter)}"
+        self._keys[key] = at
+        engine.call_at(at, self.controller, key)
+
+    def owns(self, key: str) -> bool:
+        return key in self._keys
+
+    def take(self, key: str) -> tuple[datetime, list[str]]:
+        """The instant of ``key`` and its live members, in the order they were scheduled."""
+        at = self._keys.pop(key)
+        live = [m for m in self._batches.pop(at, []) if self._next.get(m) == at]
+        for member in live:
+            del self._next[member]  # served: due again only when scheduled again
+        return at, live
+
+    def forget(self, member: str) -> None:
+        """``member`` is no longer due (its entries go stale)."""
+        self._next.pop(member, None)
+
+    def due_at(self, member: str) -> datetime | None:
+        return self._next.get(member)
