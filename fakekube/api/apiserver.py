@@ -104,8 +104,9 @@ class APIServer:
         #: in here, e.g. DefaultTolerationSeconds from the node lifecycle package.
         self.mutating_admission: list[Callable[[ResourceType, Obj, datetime], None]] = []
         #: Where ``pods/log`` content comes from: ``(namespace, pod, container | None, query)
-        #: -> bytes`` — the simulated kubelets, wired by the cluster. None: empty logs.
-        self.pod_logs: Callable[[str, str, str | None, dict[str, str]], bytes] | None = None
+        #: -> bytes`` (or an iterable of chunks to stream, for ``follow``) — the simulated
+        #: kubelets, wired by the cluster. None: empty logs.
+        self.pod_logs: Callable[[str, str, str | None, dict[str, str]], Any] | None = None
         #: Encoded JSON of stored versions, shared by lists, GETs and every watcher.
         self.encoded = EncodedObjects()
         self._served = {(rt.api_version, rt.kind) for rt in registry}

@@ -4,8 +4,8 @@
 ``scale`` presents an autoscaling/v1 Scale view of a workload's replicas; writes to it
 become ordinary updates of the workload, so resourceVersions and watches stay exact.
 ``binding`` assigns a pod to a node once; ``eviction`` deletes a pod (PodDisruptionBudget
-checks arrive with the disruption controller); ``log`` serves what the kubelet recorded
-(nothing yet — simulated kubelets arrive later).
+checks arrive with the disruption controller); ``log`` serves what the simulated kubelet's
+container wrote — bytes, or for ``follow=true`` an iterable of chunks the REST layer streams.
 """
 
 from __future__ import annotations
@@ -123,7 +123,7 @@ class Subresources:
         self.api.delete(rt, namespace, name, options)
         return success()
 
-    def log(self, namespace: str, name: str, query: dict[str, str]) -> str | bytes:
+    def log(self, namespace: str, name: str, query: dict[str, str]) -> Any:
         rt = self.api.registry.lookup("", "v1", "pods")
         pod = self.api.get(rt, namespace, name)
         containers = [c.get("name") for c in (pod.get("spec") or {}).get("containers", [])]

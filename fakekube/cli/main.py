@@ -6,11 +6,13 @@ import argparse
 import signal
 import sys
 import threading
+from dataclasses import replace
 from datetime import datetime, timezone
 from typing import Sequence
 
 from fakekube.clock import DEFAULT_EPOCH
 from fakekube.cluster import Cluster, ClusterConfig
+from fakekube.cluster.configfile import load_config_file
 from fakekube.control import attach as attach_control
 
 
@@ -21,9 +23,11 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
     serve.add_argument("--port", type=int, default=0, help="port to bind; 0 picks a free one (default)")
     serve.add_argument("--kubeconfig", default=None, help="where to write the kubeconfig (default: a temp file)")
-    serve.add_argument("--nodes", type=int, default=0, help="number of Ready nodes (default 0)")
-    serve.add_argument("--seed", type=int, default=0, help="seed for names, UIDs and IPs (default 0)")
-    serve.add_argument("--time-scale", type=float, default=0.0, metavar="K",
+    serve.add_argument("--config", default=None, metavar="cluster.yaml",
+                       help="a YAML cluster config (docs/config.md); the flags below override its values")
+    serve.add_argument("--nodes", type=int, default=None, help="number of Ready nodes (default 0)")
+    serve.add_argument("--seed", type=int, default=None, help="seed for names, UIDs and IPs (default 0)")
+    serve.add_argument("--time-scale", type=float, default=None, metavar="K",
                        help="cluster time runs K times faster than the wall clock (default 0: it moves only "
                             "through the control API), e.g. 60 for clients that wait on wall-clock timeouts")
     serve.add_argument("--start-time", default=None, metavar="RFC3339|now",
@@ -44,6 +48,14 @@ def parse_start_time(text: str | None) -> datetime:
     return moment
 
 
+def cluster_config(args: argparse.Namespace, start_time: datetime | None) -> ClusterConfig:
+    """The config file's values (or the defaults), then every flag that was given."""
+    config = load_config_file(args.config) if args.config else ClusterConfig()
+    flags = {"seed": args.seed, "nodes": args.nodes, "time_scale": args.time_scale, "start_time": start_time}
+    given = {name: value for name, value in flags.items() if value is not None}
+    return replace(config, host=args.host, port=args.port, kubeconfig_path=args.kubeconfig, **given)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if args.command == "serve":
@@ -52,22 +64,26 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def serve(args: argparse.Namespace) -> int:
-    if args.nodes < 0:
+    if args.nodes is not None and args.nodes < 0:
         print("fakekube: --nodes must be >= 0", file=sys.stderr)
         return 2
-    if args.time_scale < 0:
+    if args.time_scale is not None and args.time_scale < 0:
         print("fakekube: --time-scale must be >= 0", file=sys.stderr)
         return 2
     try:
-        start_time = parse_start_time(args.start_time)
+        start_time = parse_start_time(args.start_time) if args.start_time is not None else None
     except ValueError as exc:
         print(f"fakekube: bad --start-time: {exc}", file=sys.stderr)
         return 2
-    config = ClusterConfig(seed=args.seed, nodes=args.nodes, host=args.host, port=args.port,
-                           kubeconfig_path=args.kubeconfig, start_time=start_time, time_scale=args.time_scale)
+    try:
+        config = cluster_config(args, start_time)
+        cluster = Cluster(config)  # reads the static pod manifests: their errors are config errors too
+    except ValueError as exc:
+        print(f"fakekube: bad --config {args.config}: {exc}" if args.config else f"fakekube: {exc}", file=sys.stderr)
+        return 2
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
-    with Cluster(config) as cluster:
+    with cluster:
         attach_control(cluster)
         print(f"fakekube: serving Kubernetes v{config.kubernetes_version} at {cluster.url}", flush=True)
         print(f"fakekube: kubeconfig written to {cluster.kubeconfig}", flush=True)

@@ -1,16 +1,20 @@
 """What a new cluster contains before any test touches it.
 
-The namespaces every cluster has, the ``kubernetes`` Service, and — until simulated
-kubelets register their own (issue 3) — ``nodes=N`` Ready Node objects with realistic,
-seeded capacity, labels and nodeInfo (each node draws from its own forked stream, so
-adding a node never changes another's identity).
+The namespaces every cluster has, the ``kubernetes`` Service, and the simulated nodes'
+Node objects (:mod:`fakekube.cluster.nodespec`) with realistic, seeded capacity, labels
+and nodeInfo (each node draws from its own forked stream, so adding a node never changes
+another's identity). As upstream's kubelets do, nodes register without ``spec.podCIDR``:
+the node IPAM controller (:mod:`fakekube.controllers.nodeipam`) assigns it.
 """
 
 from __future__ import annotations
 
-from typing import Any
+import ipaddress
+from typing import Any, Sequence
 
 from fakekube.api.apiserver import APIServer, WriteOptions
+from fakekube.cluster.nodespec import NodeSpec, expand_nodes
+from fakekube.controllers.nodelifecycle.zones import LABEL_REGION, LABEL_ZONE
 from fakekube.kubelet.heartbeat import healthy_conditions
 from fakekube.random import SeededRandom
 
@@ -22,13 +26,15 @@ NODE_CAPACITY = {"cpu": "4", "ephemeral-storage": "102400Mi", "hugepages-1Gi": "
                  "memory": "16384Mi", "pods": "110"}
 NODE_ALLOCATABLE = {"cpu": "3900m", "ephemeral-storage": "94371840Ki", "hugepages-1Gi": "0", "hugepages-2Mi": "0",
                     "memory": "15872Mi", "pods": "110"}
+#: Node n's InternalIP is this address + n (node-1 → 172.18.0.2, as on a kind network).
+NODE_IP_BASE = ipaddress.ip_address("172.18.0.1")
 
 
 #: Our own initial objects are known-good: skip the wire checks (and the schema load they need).
 TRUSTED = WriteOptions(internal=True)
 
 
-def populate(api: APIServer, nodes: int, kubelet_version: str) -> None:
+def populate(api: APIServer, nodes: int | Sequence[NodeSpec], kubelet_version: str) -> None:
     """Create the initial content through the normal create path (so it is validated)."""
     namespaces = api.registry.lookup("", "v1", "namespaces")
     for name in INITIAL_NAMESPACES:
@@ -36,9 +42,8 @@ def populate(api: APIServer, nodes: int, kubelet_version: str) -> None:
     services = api.registry.lookup("", "v1", "services")
     api.create(services, "default", kubernetes_service(), TRUSTED)
     node_type = api.registry.lookup("", "v1", "nodes")
-    for index in range(1, nodes + 1):
-        name = f"node-{index}"
-        node = node_object(name, index, api.rng.fork(name), kubelet_version, api.now_rfc3339())
+    for index, (name, spec) in enumerate(expand_nodes(nodes), start=1):
+        node = node_object(name, index, api.rng.fork(name), kubelet_version, api.now_rfc3339(), spec)
         api.create(node_type, "", node, TRUSTED)
 
 
@@ -54,33 +59,46 @@ def kubernetes_service() -> Obj:
     }
 
 
-def node_object(name: str, index: int, rng: SeededRandom, kubelet_version: str, now: str) -> Obj:
-    """A Ready node as a kubeadm-style kubelet would register it."""
-    internal_ip = f"172.18.0.{index + 1}"
+def node_object(name: str, index: int, rng: SeededRandom, kubelet_version: str, now: str,
+                spec: NodeSpec = NodeSpec()) -> Obj:
+    """A Ready node as a kubeadm-style kubelet would register it (no podCIDR yet)."""
+    internal_ip = str(NODE_IP_BASE + index)
     conditions = healthy_conditions([], now)
+    node_spec: Obj = {"taints": [dict(t) for t in spec.taints]} if spec.taints else {}
     return {
         "metadata": {
             "name": name,
-            "labels": {
-                "beta.kubernetes.io/arch": "amd64",
-                "beta.kubernetes.io/os": "linux",
-                "kubernetes.io/arch": "amd64",
-                "kubernetes.io/hostname": name,
-                "kubernetes.io/os": "linux",
-            },
+            "labels": node_labels(name, spec),
             "annotations": {"node.alpha.kubernetes.io/ttl": "0",
                             "volumes.kubernetes.io/controller-managed-attach-detach": "true"},
         },
-        "spec": {"podCIDR": f"10.244.{index}.0/24", "podCIDRs": [f"10.244.{index}.0/24"]},
+        "spec": node_spec,
         "status": {
-            "capacity": dict(NODE_CAPACITY),
-            "allocatable": dict(NODE_ALLOCATABLE),
+            "capacity": {**NODE_CAPACITY, **spec.capacity},
+            "allocatable": {**NODE_ALLOCATABLE, **spec.capacity, **spec.allocatable},
             "conditions": conditions,
             "addresses": [{"type": "InternalIP", "address": internal_ip}, {"type": "Hostname", "address": name}],
             "daemonEndpoints": {"kubeletEndpoint": {"Port": 10250}},
             "nodeInfo": _node_info(rng, kubelet_version),
         },
     }
+
+
+def node_labels(name: str, spec: NodeSpec) -> dict[str, str]:
+    """The kubelet's well-known labels, topology labels only when configured, then ``spec.labels``."""
+    labels = {
+        "beta.kubernetes.io/arch": "amd64",
+        "beta.kubernetes.io/os": "linux",
+        "kubernetes.io/arch": "amd64",
+        "kubernetes.io/hostname": name,
+        "kubernetes.io/os": "linux",
+    }
+    if spec.region is not None:
+        labels[LABEL_REGION] = spec.region
+    if spec.zone is not None:
+        labels[LABEL_ZONE] = spec.zone
+    labels.update(spec.labels)
+    return labels
 
 
 def _node_info(rng: SeededRandom, kubelet_version: str) -> Obj:

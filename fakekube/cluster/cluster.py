@@ -19,23 +19,30 @@ from fakekube.api import schema
 from fakekube.api.apiserver import APIServer, WriteOptions
 from fakekube.api.deletion import DeleteOptions
 from fakekube.api.errors import ApiError
+from fakekube.api.events import list_events
 from fakekube.api.http import BackgroundServer, RestApp
+from fakekube.api.http.activity import ActivityMeter
 from fakekube.api.jsonutil import deep_copy
 from fakekube.api.listing import ListOptions
 from fakekube.api.registry import Registry, ResourceType
 from fakekube.api.resources import builtin_registry
 from fakekube.clock import DEFAULT_EPOCH, VirtualClock
 from fakekube.cluster import bootstrap
+from fakekube.cluster.nodespec import NodeSpec, expand_nodes
 from fakekube.cluster.kubeconfig import write_kubeconfig
 from fakekube.engine import Engine
+from fakekube.engine.autoadvance import AutoAdvance
 from fakekube.engine.scaled import ScaledTime
 from fakekube.kubelet.behaviour import BehaviourCatalog
 from fakekube.kubelet.heartbeat import NodeHeartbeats
 from fakekube.kubelet.logs import PodLogOptions
+from fakekube.kubelet.logstream import LogStreams, TooManyStreams
 from fakekube.kubelet.pods import PodRunner
+from fakekube.kubelet.staticpods import StaticPodController, StaticPodManifest, build_manifests
 from fakekube.controllers.nodelifecycle.config import NodeLifecycleConfig
 from fakekube.controllers.nodelifecycle.controller import NodeLifecycleController
 from fakekube.controllers.nodelifecycle.tolerations import default_tolerations
+from fakekube.controllers.nodeipam import DEFAULT_CLUSTER_CIDR, DEFAULT_NODE_CIDR_MASK_SIZE, NodeIPAMController
 from fakekube.controllers.podgc import PodGCController
 from fakekube.controllers.tainteviction import TaintEvictionController
 from fakekube.random import SeededRandom
@@ -49,7 +56,8 @@ class ClusterConfig:
     """Everything that decides a cluster's behaviour. Same config + same calls = same cluster."""
 
     seed: int = 0
-    nodes: int = 0
+    #: A count (node-1 … node-N, alike) or node specs (fakekube/cluster/nodespec.py).
+    nodes: int | tuple[NodeSpec, ...] = 0
     host: str = "127.0.0.1"
     port: int = 0
     kubeconfig_path: str | None = None
@@ -61,6 +69,16 @@ class ClusterConfig:
     node_lifecycle: NodeLifecycleConfig = field(default_factory=NodeLifecycleConfig)
     #: 0: manual time (moves only when told). k > 0: cluster time runs k × wall time.
     time_scale: float = 0.0
+    #: While no client request is in flight or arriving, jump to the next timer (opt-in).
+    auto_advance: bool = False
+    #: kube-controller-manager's --cluster-cidr and --node-cidr-mask-size (node IPAM).
+    cluster_cidr: str = DEFAULT_CLUSTER_CIDR
+    node_cidr_mask_size: int = DEFAULT_NODE_CIDR_MASK_SIZE
+    #: Container behaviour by image glob (and, per pod, the fakekube.io/behaviour annotation).
+    behaviours: BehaviourCatalog = field(default_factory=BehaviourCatalog)
+    #: Static pod manifests every node's kubelet runs, and a directory of more (read once).
+    static_pods: tuple[dict[str, Any], ...] = ()
+    static_pod_path: str | None = None
     extra: dict[str, Any] = field(default_factory=dict)
 
     @property
@@ -75,12 +93,26 @@ class Cluster:
         self.config = replace(config or ClusterConfig(), **overrides)
         self.registry: Registry = builtin_registry()
         self._time_observers: list[Callable[[datetime], None]] = []
+        self._static_manifests = _static_manifests(self.config)
         self._build_state()
         self._app = RestApp(self.api, max_body_bytes=self.config.max_body_bytes, after_write=self.settle)
+        self.log_streams = LogStreams()  # pods/log follow streams, woken whenever cluster time moves
+        self.observe_time(self.log_streams.wake)
         self._server: BackgroundServer | None = None
         self.scaled_time: ScaledTime | None = None
+        self.auto_advance: AutoAdvance | None = None
+        self._activity = ActivityMeter(self._app)
         self._tempdir: str | None = None
         self._kubeconfig: Path | None = None
+
+    @classmethod
+    def from_config_file(cls, path: str | Path, **overrides: Any) -> "Cluster":
+        """A cluster from a YAML config file (docs/config.md); keyword overrides win over the file.
+
+        Raises ``fakekube.cluster.configfile.ConfigError`` (a ValueError) naming the bad key.
+        """
+        from fakekube.cluster.configfile import load_config_file  # it imports this module
+        return cls(load_config_file(path), **overrides)
 
     def _build_state(self) -> None:
         """Fresh clock, randomness and store, populated with the initial content."""
@@ -93,29 +125,33 @@ class Cluster:
         self.engine = Engine(self.store, self.clock, self.api, self.rng.fork("engine"))
         self.heartbeats = NodeHeartbeats()
         self.node_lifecycle = NodeLifecycleController(self.config.node_lifecycle)
-        self.pods = PodRunner(BehaviourCatalog(), node_is_up=self.heartbeats.reaches_apiserver)
+        self.node_ipam = NodeIPAMController(self.config.cluster_cidr, self.config.node_cidr_mask_size,
+                                            on_allocated=lambda node, engine: self.pods.resync_node(node, engine))
+        self.static_pods = StaticPodController(self._static_manifests, node_is_up=self.heartbeats.reaches_apiserver)
+        self.pods = PodRunner(self.config.behaviours, node_is_up=self.heartbeats.reaches_apiserver)
         for controller in (self.heartbeats, self.node_lifecycle, TaintEvictionController(), PodGCController(),
-                           self.pods):
+                           self.node_ipam, self.static_pods, self.pods):
             self.engine.register(controller)
         self.api.mutating_admission.append(self._default_toleration_seconds)
         self.api.pod_logs = self._pod_logs
         bootstrap.populate(self.api, self.config.nodes, self.config.kubelet_version)
+        self.static_pods.check(self.api, [name for name, _ in expand_nodes(self.config.nodes)])
         self.engine.settle()  # the engine thread is not running yet: this runs here
 
     # -- lifecycle -----------------------------------------------------------
     def start(self) -> "Cluster":
         if self._server is None:
             self.engine.start()
-            self._server = BackgroundServer(self._app, self.config.host, self.config.port)
+            self._server = BackgroundServer(self._activity, self.config.host, self.config.port)
             self._server.start()
-            self._start_scaled_time()
+            self._start_clock_modes()
             self._kubeconfig = self._write_kubeconfig()
         return self
 
     def stop(self) -> None:
         if self._server is None:
             return
-        self._stop_scaled_time()
+        self._stop_clock_modes()
         self._app.stopping.set()
         self.store.close()
         self._server.stop()
@@ -125,15 +161,22 @@ class Cluster:
             shutil.rmtree(self._tempdir, ignore_errors=True)
             self._tempdir = None
 
-    def _start_scaled_time(self) -> None:
+    def _start_clock_modes(self) -> None:
+        """Start whichever clock modes the config asks for (scaled time, auto-advance)."""
         if self.config.time_scale > 0:
             self.scaled_time = ScaledTime(self.engine, self.config.time_scale)
             self.scaled_time.start()
+        if self.config.auto_advance:
+            self.auto_advance = AutoAdvance(self.engine, self._activity.snapshot)
+            self.auto_advance.start()
 
-    def _stop_scaled_time(self) -> None:
+    def _stop_clock_modes(self) -> None:
         if self.scaled_time is not None:
             self.scaled_time.stop()
             self.scaled_time = None
+        if self.auto_advance is not None:
+            self.auto_advance.stop()
+            self.auto_advance = None
 
     def __enter__(self) -> "Cluster":
         return self.start()
@@ -145,12 +188,12 @@ class Cluster:
         """Back to the initial state, as if just created with the same config: ends open watches."""
         old_store, old_engine = self.store, self.engine
         running = self._server is not None
-        self._stop_scaled_time()
+        self._stop_clock_modes()
         old_engine.stop()
         self._build_state()
         if running:
             self.engine.start()
-            self._start_scaled_time()
+            self._start_clock_modes()
         self._app.rebind(self.api)
         old_store.close()
 
@@ -165,6 +208,25 @@ class Cluster:
         if isinstance(seconds, timedelta):
             seconds = seconds.total_seconds()
         return self.engine.advance(seconds)
+
+    def advance_until(self, condition: Callable[["Cluster"], bool], timeout_s: float | timedelta) -> datetime:
+        """Step from timer to timer until ``condition(cluster)`` holds; returns the time it did.
+
+        ``timeout_s`` is virtual: past it, TimeoutError (with time left at the timeout).
+        The condition is checked first, and after every instant at which something was due.
+        """
+        if isinstance(timeout_s, timedelta):
+            timeout_s = timeout_s.total_seconds()
+        deadline = self.now + timedelta(seconds=timeout_s)
+        while not condition(self):
+            next_due = self.clock.next_deadline()
+            if next_due is None or next_due > deadline:
+                self.advance((deadline - self.now).total_seconds())
+                if condition(self):
+                    return self.now
+                raise TimeoutError(f"condition not met within {timeout_s} virtual seconds (now {self.now.isoformat()})")
+            self.engine.step()
+        return self.now
 
     def observe_time(self, observer: Callable[[datetime], None]) -> Callable[[], None]:
         """Call ``observer(now)`` whenever cluster time moves, across resets; returns an undo."""
@@ -189,15 +251,23 @@ class Cluster:
                 spec = obj.setdefault("spec", {})
                 spec["tolerations"] = list(spec.get("tolerations") or []) + added
 
-    def _pod_logs(self, namespace: str, name: str, container: str | None, query: dict[str, str]) -> bytes:
-        """pods/log from the pod's simulated kubelet (read on the engine thread: a still state)."""
+    def _pod_logs(self, namespace: str, name: str, container: str | None, query: dict[str, str]) -> Any:
+        """pods/log from the pod's simulated kubelet (read on the engine thread: a still state);
+        with ``follow`` a stream that stays open while cluster time moves (kubelet/logstream.py)."""
         try:
             options = PodLogOptions.from_query(query)
-            return self.engine.run(lambda: self.pods.logs(namespace, name, container, options, self.now))
+            if not options.follow:
+                return self.engine.run(lambda: self.pods.logs(namespace, name, container, options, self.now))
+            follow = self.engine.run(lambda: self.pods.follow(namespace, name, container, options, self.now))
+            store = self.store
+            return self.log_streams.open(follow, self.clock.now, lambda: not store.closed,
+                                         self._app.internal_errors.append)
         except LookupError:
             return b""  # not run by a simulated kubelet (unscheduled, or its node is down)
         except ValueError as exc:
             raise ApiError(400, "BadRequest", str(exc)) from None
+        except TooManyStreams as exc:
+            raise ApiError(429, "TooManyRequests", str(exc)) from None
 
     # -- node faults ------------------------------------------------------------
     def fail_node(self, name: str) -> None:
@@ -245,6 +315,7 @@ class Cluster:
     def _kubelet_back(self, name: str, fault_ends: Callable[[], None]) -> None:
         self._require_node(name)
         self._on_engine(fault_ends)
+        self._on_engine(lambda: self.static_pods.resync_node(name, self.engine))
         self._on_engine(lambda: self.pods.resync_node(name, self.engine))
         self.settle()
 
@@ -325,3 +396,16 @@ class Cluster:
     def delete(self, api_version: str, kind: str, name: str, namespace: str = "default") -> None:
         self.api.delete(self.resource(api_version, kind), namespace, name, DeleteOptions())
         self.settle()
+
+    def events(self, namespace: str | None = None, involved_name: str | None = None,
+               reason: str | None = None) -> list[Obj]:
+        """core/v1 Events in the order they were last written (a repeat that bumps ``count``
+        moves its Event to the end), optionally only one namespace's, about objects named
+        ``involved_name``, or with ``reason``. Copies, same order on every run."""
+        return list_events(self.api, namespace, involved_name, reason)
+
+
+def _static_manifests(config: ClusterConfig) -> tuple[StaticPodManifest, ...]:
+    """The static pods of every node's kubelet: the config's, each node spec's, the directory's (read now, once)."""
+    per_node = [(name, spec.static_pods) for name, spec in expand_nodes(config.nodes) if spec.static_pods]
+    return build_manifests(config.static_pods, per_node, config.static_pod_path)

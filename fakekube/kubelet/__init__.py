@@ -4,6 +4,8 @@
 * :mod:`~fakekube.kubelet.backoff` — CrashLoopBackOff and ImagePullBackOff, upstream's curve.
 * :mod:`~fakekube.kubelet.probes` — when Started/Ready flip and when a probe kills.
 * :mod:`~fakekube.kubelet.logs` — what pods/log returns for a query.
+* :mod:`~fakekube.kubelet.events` — the events the kubelet records, upstream's texts;
+  :mod:`~fakekube.kubelet.probefailures` — when a container's probes fail (its Unhealthy events).
 
 None of them reads a clock or the store; times are passed in. (:mod:`~fakekube.kubelet.heartbeat`
 drives the engine and is imported on its own, not re-exported here.)

@@ -21,18 +21,30 @@ Simplifications (one line each):
   (upstream's reason cache), and the restart counts once the new container runs;
 * a container killed by a probe or at the end of a grace period exits 137 (SIGKILL); one
   that stops within its grace exits 0.
+
+Events (upstream's texts, :mod:`fakekube.kubelet.events`) are recorded through
+``RunContext.record`` at the instant each step happens: Pulling/Pulled (a restart reuses
+the image: ``already present``), Failed + ``Error: ErrImagePull``, and while a back-off
+holds a pull or a restart, BackOff (+ ``Error: ImagePullBackOff``) at the step and again
+every :data:`~fakekube.kubelet.events.POD_RESYNC_AFTER_ERROR_S` (the pod worker's re-sync);
+Created + Started when the process runs; Unhealthy for every failed probe
+(:mod:`fakekube.kubelet.probefailures`) and Killing for a probe kill.
 """
 
 from __future__ import annotations
 
 import hashlib
+import math
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, Callable, Hashable
 
+from fakekube.kubelet import events as texts
 from fakekube.kubelet.backoff import ImagePullBackoff, RestartBackoff
-from fakekube.kubelet.behaviour import ContainerBehaviour
-from fakekube.kubelet.probes import ProbePlan, plan_probes
+from fakekube.kubelet.behaviour import ERR_IMAGE_PULL, IMAGE_PULL_BACKOFF, ContainerBehaviour
+from fakekube.kubelet.events import POD_RESYNC_AFTER_ERROR_S, EventText
+from fakekube.kubelet.probefailures import EPSILON_S, ProbeFailures
+from fakekube.kubelet.probes import KILLED_BY_LIVENESS, ProbePlan, plan_probes
 
 Obj = dict[str, Any]
 
@@ -81,6 +93,10 @@ class Instance:
         return seconds_between(self.started_at, moment)
 
 
+def _no_events(run: "ContainerRun", at: datetime, text: EventText) -> None:
+    """The default event sink: steps run without recording (unit tests of the state machine)."""
+
+
 @dataclass
 class RunContext:
     """What a step may use besides the container itself: the pod's identity and the node's state."""
@@ -91,6 +107,14 @@ class RunContext:
     #: A fresh ``containerd://…`` id, drawn from the controller's seeded stream.
     new_container_id: Callable[[], str]
     epoch: datetime  # seconds for the back-off module are counted from here
+    #: Where events go: ``record(run, at, text)`` (the pod runner correlates and writes them).
+    record: Callable[["ContainerRun", datetime, EventText], None] = _no_events
+    #: Upstream's ``format.Pod`` of the pod (``name_namespace(uid)``), for BackOff messages.
+    pod_label: str = ""
+    #: The pod's IP, which a failing tcpSocket probe names.
+    pod_ip: str = ""
+    #: Does another regular container of the pod still run? (decides a probe kill's message)
+    others_running: Callable[["ContainerRun"], bool] = lambda run: False
 
 
 class ContainerRun:
@@ -115,8 +139,12 @@ class ContainerRun:
         self.stop_at: datetime | None = None
         self.stop_exit_code = 0
         self._retry_at: datetime | None = None
+        self._restart_at: datetime | None = None
         #: Set while a restart waits out CrashLoopBackOff (and until it runs): the delay it shows.
         self.crash_backoff_s: float | None = None
+        #: The running instance's failing probes, and the last probe instant already recorded.
+        self._failures: ProbeFailures | None = None
+        self._probed_s = -math.inf
 
     # -- what the pod needs to know ---------------------------------------------
     @property
@@ -135,35 +163,48 @@ class ContainerRun:
     def restart_key(self, ctx: RunContext) -> Hashable:
         return (ctx.pod_uid, self.name)
 
-    # -- transitions --------------------------------------------------------------
-    def begin(self, now: datetime) -> None:
-        """The kubelet starts this container's pull (its turn came)."""
-        if self.stage == WAITING:
-            self._pull(now)
+    @property
+    def field_path(self) -> str:
+        """Where the container sits in the pod spec, as event references name it."""
+        return f"spec.initContainers{{{self.name}}}" if self.init else f"spec.containers{{{self.name}}}"
 
-    def stop(self, at: datetime, exit_code: int = 0) -> None:
+    # -- transitions --------------------------------------------------------------
+    def begin(self, now: datetime, ctx: RunContext | None = None) -> None:
+        """The kubelet starts this container's pull (its turn came); ``ctx`` records ``Pulling``."""
+        if self.stage == WAITING:
+            self._pull(now, ctx)
+
+    def stop(self, at: datetime, exit_code: int = 0) -> bool:
         """The pod is terminating: a running process exits at ``at`` with ``exit_code``
         (0: it stopped within its grace; 137: it was killed when the grace ran out).
-        Nothing else starts: a pending pull or restart never happens."""
+        Nothing else starts: a pending pull or restart never happens.
+
+        Returns True when this asked a running process to stop for the first time (the
+        kubelet's ``Killing`` moment)."""
+        first = False
         if self.stage == RUNNING:
+            first = self.stop_at is None
             if self.stop_at is None or at < self.stop_at:
                 self.stop_at, self.stop_exit_code = at, exit_code
             self.due = min(self.due, self.stop_at) if self.due is not None else self.stop_at
         elif self.stage != EXITED:
             self.due = None  # a pull or a restart that has not happened never will
+        return first
 
     def step(self, ctx: RunContext) -> None:
         """Apply what happens at ``self.due``."""
         at = self.due
         assert at is not None, "step() on a container with nothing due"
         handler = {PULLING: self._pull_finished, PULL_ERROR: self._show_pull_backoff,
-                   PULL_BACKOFF: self._retry_pull, STARTING: self._started,
-                   RUNNING: self._running_event, BACKOFF: self._restart}[self.stage]
+                   PULL_BACKOFF: self._show_pull_backoff, STARTING: self._started,
+                   RUNNING: self._running_event, BACKOFF: self._backoff_sync}[self.stage]
         handler(at, ctx)
 
-    def _pull(self, at: datetime) -> None:
+    def _pull(self, at: datetime, ctx: RunContext | None = None) -> None:
         self.pull_attempts += 1
         self.stage, self.due = PULLING, after(at, self.behaviour.pull_delay_s)
+        if ctx is not None:
+            ctx.record(self, at, texts.pulling(self.image))
 
     def _pull_finished(self, at: datetime, ctx: RunContext) -> None:
         if self.behaviour.pull_fails(self.pull_attempts):
@@ -171,19 +212,22 @@ class ContainerRun:
             self.pull_message = self.behaviour.pull_error_message(self.image)
             self.stage, self.due = PULL_ERROR, min(after(at, PULL_ERROR_SHOWN_S), after(ctx.epoch, retry_s))
             self._retry_at = after(ctx.epoch, retry_s)
+            ctx.record(self, at, texts.pull_failed(self.image, self.pull_message))
+            ctx.record(self, at, texts.start_error(ERR_IMAGE_PULL))
             return
         self.pulled = True
         self.stage, self.due = STARTING, after(at, self.behaviour.start_delay_s)
+        ctx.record(self, at, texts.pulled(self.image, self.behaviour.pull_delay_s))
 
     def _show_pull_backoff(self, at: datetime, ctx: RunContext) -> None:
+        """A kubelet sync while the pull back-off runs: BackOff events, or the retry when it ended."""
         assert self._retry_at is not None
         if self._retry_at <= at:
-            self._pull(at)
-        else:
-            self.stage, self.due = PULL_BACKOFF, self._retry_at
-
-    def _retry_pull(self, at: datetime, ctx: RunContext) -> None:
-        self._pull(at)
+            self._pull(at, ctx)
+            return
+        self.stage, self.due = PULL_BACKOFF, min(self._retry_at, after(at, POD_RESYNC_AFTER_ERROR_S))
+        ctx.record(self, at, texts.pull_backoff(self.image))
+        ctx.record(self, at, texts.start_error(IMAGE_PULL_BACKOFF))
 
     def _pull_key(self, ctx: RunContext) -> Hashable:
         return (ctx.pod_uid, self.image)
@@ -195,7 +239,32 @@ class ContainerRun:
         self.crash_backoff_s = None
         self.current = Instance(ctx.new_container_id(), at, plan_probes(self.spec, self.behaviour))
         self.stage, self.due = RUNNING, None
+        ctx.record(self, at, texts.created(self.name))
+        ctx.record(self, at, texts.started(self.name))
+        self._failures = ProbeFailures(self.spec, self.behaviour, self.current.plan)
+        self._probed_s = -math.inf
+        self._record_probe_failures(at, ctx)
         self._schedule_running(at)
+
+    def _record_probe_failures(self, at: datetime, ctx: RunContext) -> None:
+        """An ``Unhealthy`` event for every probe that failed since the last call, up to ``at``."""
+        instance = self.current
+        if instance is None or self._failures is None:
+            return
+        limit_s = instance.at_s(at) + EPSILON_S
+        while (failure := self._failures.next_after(self._probed_s)) is not None and failure[0] <= limit_s:
+            t_s, kinds = failure
+            for kind in kinds:
+                probe = self.spec.get(f"{kind.lower()}Probe") or {}
+                output = texts.probe_failure_output(probe, self.spec, ctx.pod_ip)
+                ctx.record(self, after(instance.started_at, t_s), texts.unhealthy(kind, output))
+            self._probed_s = t_s
+
+    def _next_probe_failure(self) -> datetime | None:
+        if self.current is None or self._failures is None:
+            return None
+        failure = self._failures.next_after(self._probed_s)
+        return after(self.current.started_at, failure[0]) if failure is not None else None
 
     def _schedule_running(self, now: datetime) -> None:
         """The next instant something happens to the running process: a probe flip, an exit, a kill."""
@@ -204,20 +273,29 @@ class ContainerRun:
         candidates = [after(instance.started_at, t_s) for t_s, _ in instance.plan.ready]
         if instance.plan.started_s is not None:
             candidates.append(after(instance.started_at, instance.plan.started_s))
-        for end_s in (self.behaviour.run_for_s, instance.plan.kill_s):
-            if end_s is not None:
-                candidates.append(after(instance.started_at, end_s))
+        failure_at = self._next_probe_failure()
+        if failure_at is not None:
+            candidates.append(failure_at)
+        # An end due now still happens (run_for_s 0, a kill by the very first probe): it is not past.
+        ends = [after(instance.started_at, end_s) for end_s in (self.behaviour.run_for_s, instance.plan.kill_s)
+                if end_s is not None]
         if self.stop_at is not None:
-            candidates.append(self.stop_at)
-        upcoming = [moment for moment in candidates if moment > now]
+            ends.append(self.stop_at)
+        upcoming = [moment for moment in candidates if moment > now] + [moment for moment in ends if moment >= now]
         self.due = min(upcoming) if upcoming else None
 
     def _running_event(self, at: datetime, ctx: RunContext) -> None:
         exit_code = self._exit_code_at(at)
+        probe_kill = exit_code is not None and self._killed_by_probe(at)
+        if exit_code is None or probe_kill:
+            self._record_probe_failures(at, ctx)
         if exit_code is None:
-            self._schedule_running(at)  # a probe flip: the status shows it, nothing else changes
+            self._schedule_running(at)  # a probe flip or failure: the status shows it, nothing else changes
             return
+        if probe_kill:
+            ctx.record(self, at, self._probe_kill_text(ctx))
         self.current = self.current.finished(at, exit_code) if self.current else None
+        self._failures = None
         if self.stop_at is not None or not self._restarts(exit_code):
             self.stage, self.due = EXITED, None
             return
@@ -227,7 +305,35 @@ class ContainerRun:
             self._restart(at, ctx)  # upstream: the first crash restarts at once
         else:
             self.crash_backoff_s = ctx.restart_backoff.delay_s(self.restart_key(ctx))
-            self.stage, self.due = BACKOFF, restart_at
+            self._restart_at = restart_at
+            self.stage = BACKOFF
+            self._backoff_sync(at, ctx)
+
+    def _killed_by_probe(self, at: datetime) -> bool:
+        """Is the process ending at ``at`` because a probe killed it (not a stop, not its own exit)?"""
+        instance = self.current
+        if instance is None or instance.plan.kill_s is None or instance.at_s(at) < instance.plan.kill_s:
+            return False
+        return self.stop_at is None or at < self.stop_at
+
+    def _probe_kill_text(self, ctx: RunContext) -> EventText:
+        """``computePodActions``: restart → "…, will be restarted"; else the container alone, or
+        the whole pod (no container left to keep) → "Stopping container"."""
+        assert self.current is not None
+        probe = "liveness" if self.current.plan.kill_reason == KILLED_BY_LIVENESS else "startup"
+        restart = self.restart_policy != "Never"
+        if not restart and not ctx.others_running(self):
+            return texts.stopping(self.name)
+        return texts.probe_kill(self.name, probe, restart)
+
+    def _backoff_sync(self, at: datetime, ctx: RunContext) -> None:
+        """A kubelet sync while CrashLoopBackOff holds the restart: BackOff, or the restart when due."""
+        assert self._restart_at is not None
+        if self._restart_at <= at:
+            self._restart(at, ctx)
+            return
+        self.due = min(self._restart_at, after(at, POD_RESYNC_AFTER_ERROR_S))
+        ctx.record(self, at, texts.restart_backoff(self.name, ctx.pod_label))
 
     def _exit_code_at(self, at: datetime) -> int | None:
         """Does the process end at ``at``, and with which code? (None: it keeps running.)"""
@@ -252,7 +358,9 @@ class ContainerRun:
         finished = self.current.finished_at if self.current else at
         ctx.restart_backoff.record_restart(self.restart_key(ctx), seconds_between(ctx.epoch, finished or at),
                                            seconds_between(ctx.epoch, at))
+        self._restart_at = None
         self.stage, self.due = STARTING, after(at, self.behaviour.start_delay_s)
+        ctx.record(self, at, texts.already_present(self.image))
 
 
 def image_id(normalized: str) -> str:

@@ -9,7 +9,8 @@ Modelled on the kubelet's CRI log reader (``pkg/kubelet/kuberuntime/logs/logs.go
   (``2025-01-01T00:00:01.500000000Z``) and a space.
 * ``limitBytes`` cuts the output after that many bytes, mid-line if need be.
 * ``follow`` first returns what was written so far (tail applies to it), then the
-  caller streams new lines through the same :class:`LogCursor` (same since and byte budget).
+  caller streams new lines through the same :class:`LogCursor` (same since and byte budget;
+  :mod:`fakekube.kubelet.logstream` does, on cluster time).
 * ``previous`` reads the previous, terminated instance; the caller passes it in.
 
 Validation follows the apiserver's ``ValidatePodLogOptions``. Lines are stdout only
@@ -18,6 +19,7 @@ Validation follows the apiserver's ``ValidatePodLogOptions``. Lines are stdout o
 
 from __future__ import annotations
 
+import bisect
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from typing import Mapping, Sequence
@@ -84,10 +86,11 @@ class ContainerLog:
     def stamp(self, line: LogLine) -> datetime:
         return self.started_at + timedelta(seconds=line.at_s)
 
-    def written(self, now: datetime) -> list[LogLine]:
-        """The lines written by ``now`` (none after the instance finished)."""
+    def written(self, now: datetime) -> Sequence[LogLine]:
+        """The lines written by ``now`` (none after the instance finished); lines are in time order,
+        so a binary search finds the end (a follow stream asks at every chunk)."""
         end = now if self.finished_at is None else min(now, self.finished_at)
-        return [line for line in self.lines if self.stamp(line) <= end]
+        return self.lines[:bisect.bisect_right(self.lines, end, key=self.stamp)]
 
 
 def format_timestamp(moment: datetime) -> str:
@@ -121,19 +124,31 @@ class LogCursor:
         self._seen = len(written)
         tail = self._options.tail_lines
         chosen = written if tail is None else written[len(written) - min(tail, len(written)):]
-        return self._emit(chosen)
+        return self._emit(chosen)[0]
 
-    def more(self, now: datetime) -> bytes:
-        """Lines written since the last call (for ``follow``); tailLines does not apply."""
+    def more(self, now: datetime, max_bytes: int | None = None) -> bytes:
+        """Lines written since the last call (for ``follow``); tailLines does not apply.
+
+        ``max_bytes`` bounds one answer (at least one line is returned): the lines past it
+        stay unread for the next call (:meth:`caught_up` says whether any are left).
+        """
         written = self._log.written(now)
-        fresh, self._seen = written[self._seen:], len(written)
-        return self._emit(fresh)
+        out, used = self._emit(written[self._seen:], max_bytes)
+        self._seen += used
+        return out
 
-    def _emit(self, lines: Sequence[LogLine]) -> bytes:
+    def caught_up(self, now: datetime) -> bool:
+        """Has every line written by ``now`` been returned (or the byte limit reached)?"""
+        return self.exhausted or self._seen >= len(self._log.written(now))
+
+    def _emit(self, lines: Sequence[LogLine], max_bytes: int | None = None) -> tuple[bytes, int]:
+        """(the rendered lines, how many lines were consumed)."""
         out = bytearray()
+        used = 0
         for line in lines:
-            if self.exhausted:
+            if self.exhausted or (max_bytes is not None and out and len(out) >= max_bytes):
                 break
+            used += 1
             stamp = self._log.stamp(line)
             if self._since is not None and stamp < self._since:
                 continue
@@ -142,7 +157,7 @@ class LogCursor:
                 data = data[:self._remaining]
                 self._remaining -= len(data)
             out += data
-        return bytes(out)
+        return bytes(out), used
 
     def _render(self, text: str, stamp: datetime) -> bytes:
         prefix = format_timestamp(stamp) + " " if self._options.timestamps else ""

@@ -14,7 +14,11 @@ with behaviour as data (:class:`~fakekube.kubelet.behaviour.BehaviourCatalog`):
 * the phase and conditions upstream computes (:mod:`~fakekube.kubelet.podstatus`);
 * graceful deletion: each running container stops after ``min(stop_delay_s, grace)``
   (a preStop hook's time belongs in ``stop_delay_s``), then the terminal status is written
-  and the pod deleted with grace 0.
+  and the pod deleted with grace 0;
+* the kubelet's events (source ``kubelet``/node name, reportingInstance the node name,
+  ``involvedObject.fieldPath`` ``spec.containers{c}`` / ``spec.initContainers{c}``), with
+  upstream's texts (:mod:`fakekube.kubelet.events`), stamped with the instant each step
+  happened and correlated like client-go's recorder (:mod:`fakekube.api.events`).
 
 Writes: the status subresource only when it changed, once per reconcile (and reconciles
 happen at the instants something changes: one timer per pod, at its next due instant).
@@ -25,12 +29,16 @@ current and previous instance. Back-off entries are bounded by
 :data:`~fakekube.kubelet.backoff.MAX_BACKOFF_ENTRIES` and dropped with their pod.
 
 A pod on a node with no Node object, or whose kubelet is down (``node_is_up``), is left
-alone: its timers fire and do nothing. :meth:`PodRunner.resync_node` wakes its pods when
-the kubelet comes back; they then catch up to the current instant.
+alone: its timers fire and do nothing. A new pod (not hostNetwork) waits, untouched, until
+its node has a podCIDR. A mirror pod is known by its static pod's config hash
+(:func:`~fakekube.kubelet.staticpods.pod_identity`), so a recreated one keeps running.
+:meth:`PodRunner.resync_node` wakes its pods when the kubelet comes back (or the node gets
+its podCIDR); they then catch up to the current instant.
 """
 
 from __future__ import annotations
 
+import functools
 import ipaddress
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -39,20 +47,25 @@ from typing import Any, Callable, Iterable
 from fakekube.api.apiserver import WriteOptions
 from fakekube.api.deletion import DeleteOptions
 from fakekube.api.errors import ApiError
+from fakekube.api.events import EventSource, object_reference, record
 from fakekube.api.registry import STATUS
 from fakekube.clock import DEFAULT_EPOCH, Timer, format_rfc3339
 from fakekube.clock import parse_time
 from fakekube.engine import Context, Engine
 from fakekube.kubelet.backoff import ImagePullBackoff, RestartBackoff
 from fakekube.kubelet.behaviour import BehaviourCatalog
+from fakekube.kubelet import events as texts
 from fakekube.kubelet.containers import RUNNING, SIGKILL_EXIT_CODE, ContainerRun, RunContext, after
-from fakekube.kubelet.logs import PREVIOUS_NOT_FOUND, ContainerLog, PodLogOptions, read_logs
+from fakekube.kubelet.events import KUBELET, EventText
+from fakekube.kubelet.logs import PREVIOUS_NOT_FOUND, ContainerLog, LogCursor, PodLogOptions, read_logs
+from fakekube.kubelet.logstream import ContainerFollow
 from fakekube.kubelet.podstatus import (
     TERMINAL_PHASES,
     container_status,
     pod_conditions,
     pod_phase,
 )
+from fakekube.kubelet.staticpods import pod_identity
 from fakekube.store import Change
 
 Obj = dict[str, Any]
@@ -66,6 +79,23 @@ MAX_STEPS_PER_SYNC = 10_000
 FIRST_POD_HOST_INDEX = 1
 
 
+@functools.lru_cache(maxsize=1024)
+def _pod_host_range(cidr: str) -> tuple[int, int]:
+    """(first pod address as an int, how many) in ``cidr``: its usable hosts (as
+    ``ipaddress`` counts them) after the bridge's; (0, 0) for no or a bad CIDR. Arithmetic,
+    not a list of hosts: listing a /24 per pod start was most of starting 150,000 pods."""
+    try:
+        network = ipaddress.ip_network(cidr, strict=False)
+    except ValueError:
+        return 0, 0
+    first, count = int(network.network_address), network.num_addresses
+    if network.version == 4 and count > 2:
+        first, count = first + 1, count - 2  # neither the network nor the broadcast address
+    elif network.version == 6 and count > 2:
+        first, count = first + 1, count - 1  # not the subnet-router anycast address
+    return first + FIRST_POD_HOST_INDEX, max(0, count - FIRST_POD_HOST_INDEX)
+
+
 class PodIPs:
     """Pod IP allocation per node from its ``spec.podCIDR``, like CNI host-local: deterministic,
     round-robin (a freed address is not handed out again until the range wraps)."""
@@ -76,15 +106,12 @@ class PodIPs:
 
     def allocate(self, node: str, cidr: str) -> str | None:
         """The next free address after the last one given out on ``node``; None when full or no CIDR."""
-        try:
-            hosts = list(ipaddress.ip_network(cidr, strict=False).hosts())[FIRST_POD_HOST_INDEX:]
-        except ValueError:
-            return None
+        first, count = _pod_host_range(cidr)
         used = self._used.setdefault(node, set())
         start = self._last.get(node, -1) + 1
-        for offset in range(len(hosts)):
-            index = (start + offset) % len(hosts)
-            address = str(hosts[index])
+        for offset in range(count):
+            index = (start + offset) % count
+            address = str(ipaddress.ip_address(first + index))
             if address not in used:
                 used.add(address)
                 self._last[node] = index
@@ -155,7 +182,7 @@ class PodRunner:
         namespace, name = key.split("/", 1)
         pod = ctx.api.store.get(PODS, (namespace, name))
         state = self._pods.get(key)
-        if state is not None and (pod is None or pod["metadata"].get("uid") != state.uid):
+        if state is not None and (pod is None or pod_identity(pod) != state.uid):
             self._forget(key, state)
             state = None
         if pod is None:
@@ -167,6 +194,8 @@ class PodRunner:
         if state is None:
             if (pod.get("status") or {}).get("phase") in TERMINAL_PHASES:
                 return  # finished before this kubelet knew it: nothing left to run
+            if not network_ready(pod, node):
+                return  # no podCIDR yet: the sandbox waits for the node's network (resync_node wakes it)
             state = self._pods[key] = self._admit(pod, node, ctx)
         self._sync(key, pod, state, ctx)
 
@@ -194,15 +223,16 @@ class PodRunner:
             return [ContainerRun(c, self.catalog.for_container(pod, c["name"]), init, policy)
                     for c in spec.get(kind) or []]
 
-        return PodState(uid=meta.get("uid", ""), node=node_name,
+        return PodState(uid=pod_identity(pod), node=node_name,
                         label=f"{meta['name']}_{meta['namespace']}({meta.get('uid', '')})",
                         restart_policy=policy, start_time=start, host_ip=host_ip, pod_ip=pod_ip,
                         owns_ip=not host_network and pod_ip is not None,
                         init_runs=runs("initContainers", True), runs=runs("containers", False))
 
     def _sync(self, key: str, pod: Obj, state: PodState, ctx: Context) -> None:
-        self._note_deletion(pod, state, ctx.now)
-        self._catch_up(state, ctx)
+        run_ctx = self._run_context(pod, state, ctx)
+        self._note_deletion(pod, state, ctx.now, run_ctx)
+        self._catch_up(state, ctx, run_ctx)
         status = self._status(pod, state, ctx.now)
         if status != pod.get("status"):
             rt = ctx.api.registry.lookup("", "v1", "pods")
@@ -213,8 +243,25 @@ class PodRunner:
             return
         self._schedule(key, state, ctx)
 
-    def _note_deletion(self, pod: Obj, state: PodState, now: datetime) -> None:
-        """A deletionTimestamp stops every container by then (a shorter second delete moves it earlier)."""
+    def _run_context(self, pod: Obj, state: PodState, ctx: Context) -> RunContext:
+        """What the pod's container steps use, with an event sink writing the kubelet's events."""
+        reference = object_reference(pod, "Pod", resource_version=True)
+        source = EventSource(KUBELET, state.node)
+
+        def record_text(run: ContainerRun, at: datetime, text: EventText) -> None:
+            record(ctx.api, at, dict(reference, fieldPath=run.field_path), text.type, text.reason, text.message,
+                   source)
+
+        def others_running(run: ContainerRun) -> bool:
+            return any(other is not run and other.stage == RUNNING for other in state.runs)
+
+        return RunContext(state.uid, self._restart_backoff, self._pull_backoff, lambda: new_container_id(ctx),
+                          DEFAULT_EPOCH, record=record_text, pod_label=state.label, pod_ip=state.pod_ip or "",
+                          others_running=others_running)
+
+    def _note_deletion(self, pod: Obj, state: PodState, now: datetime, run_ctx: RunContext) -> None:
+        """A deletionTimestamp stops every container by then (a shorter second delete moves it earlier);
+        the kubelet records ``Killing`` for each running one when it first asks it to stop."""
         deadline = parse_time(pod["metadata"].get("deletionTimestamp"))
         if deadline is None:
             return
@@ -222,17 +269,14 @@ class PodRunner:
         deadline = max(deadline, now)
         for run in state.all_runs:
             stopped = after(now, run.behaviour.stop_delay_s)
-            if stopped <= deadline:
-                run.stop(stopped, 0)
-            else:
-                run.stop(deadline, SIGKILL_EXIT_CODE)
+            first = run.stop(stopped, 0) if stopped <= deadline else run.stop(deadline, SIGKILL_EXIT_CODE)
+            if first:
+                run_ctx.record(run, now, texts.stopping(run.name))
 
-    def _catch_up(self, state: PodState, ctx: Context) -> None:
+    def _catch_up(self, state: PodState, ctx: Context, run_ctx: RunContext) -> None:
         """Apply every step due by now, in time order (init containers first on ties)."""
-        run_ctx = RunContext(state.uid, self._restart_backoff, self._pull_backoff,
-                             lambda: new_container_id(ctx), DEFAULT_EPOCH)
         for _ in range(MAX_STEPS_PER_SYNC):
-            self._begin_next(state)
+            self._begin_next(state, run_ctx)
             due = [(run.due, index) for index, run in enumerate(state.all_runs)
                    if run.due is not None and run.due <= ctx.now]
             if not due:
@@ -241,19 +285,19 @@ class PodRunner:
             state.all_runs[index].step(run_ctx)
         raise RuntimeError(f"pod {state.label} took {MAX_STEPS_PER_SYNC} steps at {ctx.now.isoformat()}")
 
-    def _begin_next(self, state: PodState) -> None:
+    def _begin_next(self, state: PodState, run_ctx: RunContext) -> None:
         """Start whatever's turn came: the next init container, or all regular ones after the last."""
         if state.terminating:
             return
         turn_at = state.start_time
         for run in state.init_runs:
             if not run.succeeded:
-                run.begin(turn_at)
+                run.begin(turn_at, run_ctx)
                 return
             if run.current is not None and run.current.finished_at is not None:
                 turn_at = run.current.finished_at
         for run in state.runs:
-            run.begin(turn_at)
+            run.begin(turn_at, run_ctx)
 
     def _status(self, pod: Obj, state: PodState, now: datetime) -> Obj:
         current = pod.get("status") or {}
@@ -331,6 +375,26 @@ class PodRunner:
             raise ValueError(PREVIOUS_NOT_FOUND.format(container=run.name, pod=name)) from None
 
 
+    def follow(self, namespace: str, name: str, container: str | None, options: PodLogOptions,
+               now: datetime) -> ContainerFollow:
+        """A ``follow=true`` stream's start: the log so far (as :meth:`logs`) and the instance to
+        poll for more, from any thread (:mod:`fakekube.kubelet.logstream`). Same errors as
+        :meth:`logs`; call it on the engine thread too.
+        """
+        key = f"{namespace}/{name}"
+        state = self._pods.get(key)
+        if state is None:
+            raise LookupError(f'pods "{name}" not found')
+        run = _pick_container(state, name, container)
+        instance, previous = _log_instances(run, name)
+        followed = previous if options.previous else instance
+        if followed is None:
+            raise ValueError(PREVIOUS_NOT_FOUND.format(container=run.name, pod=name))
+        log = ContainerLog(run.behaviour.log_lines, followed.started_at, followed.finished_at)
+        cursor = LogCursor(log, options, now)
+        first = cursor.first(now)
+        return ContainerFollow(run, followed, cursor, first, lambda: self._pods.get(key) is state)
+
 def _pick_container(state: PodState, pod_name: str, container: str | None) -> ContainerRun:
     runs = {run.name: run for run in state.all_runs}
     if container is None:
@@ -358,6 +422,11 @@ def _waiting_reason(run: ContainerRun) -> str:
     if run.stage == "pull-backoff" or run.pull_attempts > 1:
         return "trying and failing to pull image"
     return "ContainerCreating"
+
+
+def network_ready(pod: Obj, node: Obj) -> bool:
+    """Host-network pods need no pod network; others wait until the node has a podCIDR."""
+    return bool(pod["spec"].get("hostNetwork")) or bool((node.get("spec") or {}).get("podCIDR"))
 
 
 def node_internal_ip(node: Obj) -> str:

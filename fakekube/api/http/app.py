@@ -22,6 +22,7 @@ from fakekube.api.errors import ApiError
 from fakekube.api.http import negotiation, routing
 from fakekube.api.http.negotiation import Representation
 from fakekube.api.http.response import JsonResponse, status_line
+from fakekube.api.http.server import CLIENT_GONE
 from fakekube.api.http.watch import Watch, WatchRequest
 from fakekube.api.listing import ListOptions
 from fakekube.api.openapi import OpenAPIV3
@@ -260,6 +261,9 @@ class RestApp:
         body, code, content_type = self._subresources.handle(request.method, rt, target, query, raw, _media(request),
                                                              lambda: decode_body(request, raw))
         if content_type != negotiation.JSON:
+            if not isinstance(body, (bytes, str)):  # a stream (pods/log follow): chunked, until the client goes
+                return Response(_WhileConnected(body, request.environ.get(CLIENT_GONE)), status=code,
+                                content_type=content_type, direct_passthrough=True)
             return Response(body, status=code, content_type=content_type)
         return encode_response(body, negotiation.choose(request.headers.get("Accept"), allow_as=False).media_type, code)
 
@@ -315,6 +319,31 @@ def _release_after(stream: Iterable[bytes], slots: threading.BoundedSemaphore) -
         yield from stream
     finally:
         slots.release()
+
+
+class _WhileConnected:
+    """A streamed body that stops when the client has gone: checked at every chunk (an idle
+    stream yields empty chunks so that it is checked). ``close`` reaches the stream always."""
+
+    def __init__(self, stream: Iterable[bytes], client_gone: Callable[[], bool] | None) -> None:
+        self._stream = stream
+        self._chunks = iter(stream)
+        self._client_gone = client_gone
+
+    def __iter__(self) -> "_WhileConnected":
+        return self
+
+    def __next__(self) -> bytes:
+        chunk = next(self._chunks)
+        if self._client_gone is not None and self._client_gone():
+            self.close()
+            raise StopIteration
+        return chunk
+
+    def close(self) -> None:
+        close = getattr(self._stream, "close", None)
+        if close is not None:
+            close()
 
 
 def _media(request: Request) -> str:

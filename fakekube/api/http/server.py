@@ -19,6 +19,7 @@ The application itself stays a werkzeug WSGI app.
 
 from __future__ import annotations
 
+import select
 import socket
 import socketserver
 import sys
@@ -36,6 +37,9 @@ MAX_DRAIN_BYTES = 4 * 1024 * 1024
 #: Pending connections the listening socket queues (8 concurrent clients and bursts).
 LISTEN_BACKLOG = 128
 _DRAIN_BLOCK = 64 * 1024
+#: ``environ`` key of a callable that says whether the client closed its end of the
+#: connection: long streams (pods/log follow) check it, since they may write nothing for a while.
+CLIENT_GONE = "fakekube.client_gone"
 
 
 class _Body:
@@ -116,6 +120,14 @@ class _Handler(BaseHTTPRequestHandler):
         if not isinstance(body, _Body) or not body.drain():
             self.close_connection = True
 
+    def _client_gone(self) -> bool:
+        """Has the client closed the connection? (readable, yet nothing to read: EOF.)"""
+        try:
+            readable, _, _ = select.select([self.connection], [], [], 0)
+            return bool(readable) and self.connection.recv(1, socket.MSG_PEEK) == b""
+        except (OSError, ValueError):
+            return True
+
     def _request_body(self) -> Any:
         if "chunked" in self.headers.get("Transfer-Encoding", "").lower():
             from werkzeug.serving import DechunkedInput
@@ -147,6 +159,7 @@ class _Handler(BaseHTTPRequestHandler):
             "wsgi.multithread": True,
             "wsgi.multiprocess": False,
             "wsgi.run_once": False,
+            CLIENT_GONE: self._client_gone,
         }
         for key, value in self.headers.items():
             name = key.upper().replace("-", "_")

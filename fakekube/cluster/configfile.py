@@ -1,0 +1,433 @@
+"""The YAML cluster config (``fakekube serve --config cluster.yaml``) → :class:`ClusterConfig`.
+
+The format is documented, with a full example, in docs/config.md. Validation is strict:
+an unknown key, a wrong type or an impossible value raises :class:`ConfigError`, whose
+message starts with the key path (``nodes[1].taints[0].effect: …``) and fits on one line.
+YAML keys are camelCase, as Kubernetes' own config files; node lifecycle settings use
+kube-controller-manager's flag names (``nodeMonitorGracePeriod: 40s``); behaviour fields
+keep the names of :mod:`fakekube.kubelet.behaviour` (``run_for_s``), as the pod annotation does.
+"""
+
+from __future__ import annotations
+
+import difflib
+import math
+import re
+from datetime import datetime
+from pathlib import Path
+from typing import Any, Callable, Mapping
+
+import yaml
+
+from fakekube.api.types._util import parse_quantity
+from fakekube.api.validation import is_dns1123_subdomain, is_qualified_name, is_valid_label_value
+from fakekube.cluster.cluster import ClusterConfig
+from fakekube.cluster.nodespec import NodeSpec, expand_nodes
+from fakekube.controllers.nodeipam import CIDRSet
+from fakekube.controllers.nodelifecycle.config import NodeLifecycleConfig
+from fakekube.kubelet.behaviour import BehaviourCatalog
+from fakekube.kubelet.staticpods import check_manifest
+
+#: The optional header; a file that names another version is refused rather than misread.
+API_VERSION = "fakekube.io/v1alpha1"
+KIND = "ClusterConfig"
+TAINT_EFFECTS = ("NoExecute", "NoSchedule", "PreferNoSchedule")
+
+#: nodeLifecycle keys: kube-controller-manager / kube-apiserver flag names, camelCased →
+#: (NodeLifecycleConfig field, parser). The last three are upstream constants, not flags.
+_DURATION, _NUMBER, _INTEGER = "duration", "number", "integer"
+NODE_LIFECYCLE_KEYS: dict[str, tuple[str, str]] = {
+    "nodeMonitorPeriod": ("monitor_period_s", _DURATION),
+    "nodeMonitorGracePeriod": ("grace_period_s", _DURATION),
+    "nodeStartupGracePeriod": ("startup_grace_period_s", _DURATION),
+    "nodeEvictionRate": ("eviction_rate_per_s", _NUMBER),
+    "secondaryNodeEvictionRate": ("secondary_eviction_rate_per_s", _NUMBER),
+    "unhealthyZoneThreshold": ("unhealthy_zone_threshold", _NUMBER),
+    "largeClusterSizeThreshold": ("large_cluster_size_threshold", _INTEGER),
+    "defaultNotReadyTolerationSeconds": ("default_not_ready_toleration_s", _INTEGER),
+    "defaultUnreachableTolerationSeconds": ("default_unreachable_toleration_s", _INTEGER),
+    "nodeEvictionPeriod": ("noexecute_tainting_period_s", _DURATION),
+    "evictionBurst": ("eviction_burst", _INTEGER),
+    "maxQueuedNodesPerZone": ("max_queued_nodes_per_zone", _INTEGER),
+}
+
+#: Go's time.ParseDuration units, in seconds.
+_DURATION_UNITS = {"ns": 1e-9, "us": 1e-6, "µs": 1e-6, "μs": 1e-6, "ms": 1e-3, "s": 1.0, "m": 60.0, "h": 3600.0}
+_DURATION_PART = re.compile(r"(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|μs|ms|s|m|h)")
+
+
+class ConfigError(ValueError):
+    """A cluster config that cannot be used; ``str()`` is one line starting with the key path."""
+
+
+# -- entry points ------------------------------------------------------------------------------
+
+def load_config_file(path: str | Path) -> ClusterConfig:
+    """Read, validate and convert a YAML (or JSON) cluster config file.
+
+    Relative paths inside it (``staticPodPath``) are taken from the file's directory.
+    """
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        raise ConfigError(f"cannot read {path}: {_one_line(error)}") from None
+    return parse_config(_load_yaml(text), base_dir=path.parent)
+
+
+def parse_config(data: Any, base_dir: Path | None = None) -> ClusterConfig:
+    """A :class:`ClusterConfig` from already-parsed YAML; None (an empty file) is all defaults."""
+    if data is None:
+        data = {}
+    root = _mapping(data, "(top level)")
+    _known_keys(root, "", ("apiVersion", "kind", "seed", "startTime", "timeScale", "nodes", "nodeLifecycle",
+                           "clusterCIDR", "nodeCIDRMaskSize", "behaviours", "staticPods", "staticPodPath"))
+    _header(root)
+    values: dict[str, Any] = {}
+    for key, field, parse in _TOP_LEVEL:
+        if key in root:
+            values[field] = parse(root[key], key)
+    if "staticPodPath" in root:
+        values["static_pod_path"] = _static_pod_path(root["staticPodPath"], base_dir)
+    config = ClusterConfig(**values)
+    _check_cidrs(config)
+    return config
+
+
+def _load_yaml(text: str) -> Any:
+    try:
+        return yaml.load(text, Loader=_StrictLoader)  # noqa: S506 - a SafeLoader subclass
+    except ConfigError:
+        raise
+    except yaml.YAMLError as error:
+        raise ConfigError(f"not valid YAML: {_yaml_problem(error)}") from None
+
+
+class _StrictLoader(yaml.SafeLoader):
+    """SafeLoader that refuses a key given twice in one mapping (PyYAML keeps the last silently)."""
+
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
+        seen: set[Any] = set()
+        for key_node, _ in node.value:
+            key = self.construct_object(key_node, deep=True)
+            if not isinstance(key, (str, int, float, bool)):
+                continue  # not hashable here; the config's own checks refuse non-string keys
+            if key in seen:
+                mark = key_node.start_mark
+                raise ConfigError(f"{key}: given twice in one mapping (line {mark.line + 1}, column {mark.column + 1})")
+            seen.add(key)
+        return super().construct_mapping(node, deep=deep)
+
+
+def _yaml_problem(error: yaml.YAMLError) -> str:
+    mark = getattr(error, "problem_mark", None)
+    problem = getattr(error, "problem", None) or str(error)
+    where = f" (line {mark.line + 1}, column {mark.column + 1})" if mark is not None else ""
+    return _one_line(f"{problem}{where}")
+
+
+# -- top-level fields ----------------------------------------------------------------------------
+
+def _header(root: Mapping[str, Any]) -> None:
+    if "apiVersion" in root and root["apiVersion"] != API_VERSION:
+        raise ConfigError(f"apiVersion: must be {API_VERSION}, got {root['apiVersion']!r}")
+    if "kind" in root and root["kind"] != KIND:
+        raise ConfigError(f"kind: must be {KIND}, got {root['kind']!r}")
+
+
+def _seed(raw: Any, path: str) -> int:
+    return _integer(raw, path)
+
+
+def _start_time(raw: Any, path: str) -> datetime:
+    """RFC 3339 with a timezone (YAML may already have parsed it into a datetime)."""
+    if isinstance(raw, str):
+        try:
+            raw = datetime.fromisoformat(raw.strip().replace("Z", "+00:00").replace("z", "+00:00"))
+        except ValueError:
+            raise ConfigError(f"{path}: must be an RFC 3339 time such as 2025-01-01T00:00:00Z, got {raw!r}") from None
+    if not isinstance(raw, datetime):
+        raise ConfigError(f"{path}: must be an RFC 3339 time such as 2025-01-01T00:00:00Z, got {_describe(raw)}")
+    if raw.tzinfo is None:
+        raise ConfigError(f"{path}: needs a timezone, e.g. 2025-01-01T00:00:00Z")
+    return raw
+
+
+def _time_scale(raw: Any, path: str) -> float:
+    return _number(raw, path, minimum=0.0)
+
+
+def _nodes(raw: Any, path: str) -> int | tuple[NodeSpec, ...]:
+    """A count, or a list of node specs."""
+    if isinstance(raw, int) and not isinstance(raw, bool):
+        if raw < 0:
+            raise ConfigError(f"{path}: must be >= 0, got {raw}")
+        return raw
+    if not isinstance(raw, list):
+        raise ConfigError(f"{path}: must be a count or a list of node specs, got {_describe(raw)}")
+    specs = tuple(_node_spec(item, f"{path}[{index}]") for index, item in enumerate(raw))
+    try:
+        names = [name for name, _ in expand_nodes(specs)]
+    except ValueError as error:
+        raise ConfigError(str(error)) from None
+    for name in names:
+        _check(is_dns1123_subdomain(name), f"{path}", f"node name {name!r}")
+    return specs
+
+
+def _node_lifecycle(raw: Any, path: str) -> NodeLifecycleConfig:
+    section = _mapping(raw, path)
+    _known_keys(section, path, tuple(NODE_LIFECYCLE_KEYS))
+    values: dict[str, Any] = {}
+    for key, value in section.items():
+        field, kind = NODE_LIFECYCLE_KEYS[key]
+        where = f"{path}.{key}"
+        if kind == _DURATION:
+            values[field] = parse_duration_s(value, where)
+        elif kind == _NUMBER:
+            values[field] = _number(value, where, minimum=0.0)
+        else:
+            values[field] = _integer(value, where, minimum=0)
+    try:
+        return NodeLifecycleConfig(**values)
+    except ValueError as error:
+        raise ConfigError(f"{path}: {_yaml_names(str(error))}") from None
+
+
+def _cluster_cidr(raw: Any, path: str) -> str:
+    return _string(raw, path)
+
+
+def _mask_size(raw: Any, path: str) -> int:
+    return _integer(raw, path, minimum=0)
+
+
+def _behaviours(raw: Any, path: str) -> BehaviourCatalog:
+    try:
+        return BehaviourCatalog.from_config(_mapping(raw, path))
+    except ConfigError:
+        raise
+    except ValueError as error:
+        raise ConfigError(_one_line(error)) from None
+
+
+def _static_pods(raw: Any, path: str) -> tuple[dict[str, Any], ...]:
+    if not isinstance(raw, list):
+        raise ConfigError(f"{path}: must be a list of Pod manifests, got {_describe(raw)}")
+    try:
+        return tuple(check_manifest(item, f"{path}[{index}]") for index, item in enumerate(raw))
+    except ValueError as error:
+        raise ConfigError(_one_line(error)) from None
+
+
+def _static_pod_path(raw: Any, base_dir: Path | None) -> str:
+    """The directory, taken from the config file's own directory when relative."""
+    text = _string(raw, "staticPodPath")
+    directory = Path(text)
+    if not directory.is_absolute() and base_dir is not None:
+        directory = base_dir / directory
+    if not directory.is_dir():
+        raise ConfigError(f"staticPodPath: {text!r} is not a directory")
+    return str(directory)
+
+
+def _check_cidrs(config: ClusterConfig) -> None:
+    try:
+        CIDRSet(config.cluster_cidr, config.node_cidr_mask_size)
+    except ValueError as error:
+        raise ConfigError(f"clusterCIDR: {error}") from None
+
+
+#: (YAML key, ClusterConfig field, parser) for the plain top-level fields.
+_TOP_LEVEL: tuple[tuple[str, str, Callable[[Any, str], Any]], ...] = (
+    ("seed", "seed", _seed),
+    ("startTime", "start_time", _start_time),
+    ("timeScale", "time_scale", _time_scale),
+    ("nodes", "nodes", _nodes),
+    ("nodeLifecycle", "node_lifecycle", _node_lifecycle),
+    ("clusterCIDR", "cluster_cidr", _cluster_cidr),
+    ("nodeCIDRMaskSize", "node_cidr_mask_size", _mask_size),
+    ("behaviours", "behaviours", _behaviours),
+    ("staticPods", "static_pods", _static_pods),
+)
+
+
+# -- node specs ------------------------------------------------------------------------------
+
+_NODE_KEYS = ("name", "count", "zone", "region", "labels", "taints", "capacity", "allocatable", "staticPods")
+
+
+def _node_spec(raw: Any, path: str) -> NodeSpec:
+    section = _mapping(raw, path)
+    _known_keys(section, path, _NODE_KEYS)
+    values: dict[str, Any] = {}
+    if "name" in section:
+        values["name"] = _string(section["name"], f"{path}.name")
+    if "count" in section:
+        values["count"] = _integer(section["count"], f"{path}.count", minimum=1)
+    for key in ("zone", "region"):
+        if key in section:
+            values[key] = _label_value(section[key], f"{path}.{key}")
+    if "labels" in section:
+        values["labels"] = _labels(section["labels"], f"{path}.labels")
+    if "taints" in section:
+        values["taints"] = _taints(section["taints"], f"{path}.taints")
+    for key in ("capacity", "allocatable"):
+        if key in section:
+            values[key] = _resources(section[key], f"{path}.{key}")
+    if "staticPods" in section:
+        values["static_pods"] = _static_pods(section["staticPods"], f"{path}.staticPods")
+    return NodeSpec(**values)
+
+
+def _labels(raw: Any, path: str) -> dict[str, str]:
+    labels = {}
+    for key, value in _mapping(raw, path).items():
+        _check(is_qualified_name(key), path, f"key {key!r}")
+        labels[key] = _label_value(value, f"{path}.{key}")
+    return labels
+
+
+def _label_value(raw: Any, path: str) -> str:
+    value = _string(raw, path)
+    _check(is_valid_label_value(value), path, repr(value))
+    return value
+
+
+def _taints(raw: Any, path: str) -> tuple[dict[str, str], ...]:
+    if not isinstance(raw, list):
+        raise ConfigError(f"{path}: must be a list of {{key, value, effect}}, got {_describe(raw)}")
+    taints, seen = [], set()
+    for index, item in enumerate(raw):
+        where = f"{path}[{index}]"
+        entry = _mapping(item, where)
+        _known_keys(entry, where, ("key", "value", "effect"))
+        if "key" not in entry:
+            raise ConfigError(f"{where}.key: required")
+        key = _string(entry["key"], f"{where}.key")
+        _check(is_qualified_name(key), f"{where}.key", repr(key))
+        effect = entry.get("effect")
+        if effect not in TAINT_EFFECTS:
+            raise ConfigError(f"{where}.effect: must be one of {', '.join(TAINT_EFFECTS)}, got {effect!r}")
+        if (key, effect) in seen:
+            raise ConfigError(f"{where}: a second taint with key {key!r} and effect {effect}")
+        seen.add((key, effect))
+        taint = {"key": key, "effect": effect}
+        if "value" in entry:
+            taint["value"] = _label_value(entry["value"], f"{where}.value")
+        taints.append(taint)
+    return tuple(taints)
+
+
+def _resources(raw: Any, path: str) -> dict[str, str]:
+    """Resource name → quantity (``cpu: 8``, ``memory: 32Gi``), kept as strings."""
+    resources = {}
+    for name, value in _mapping(raw, path).items():
+        _check(is_qualified_name(name), path, f"resource name {name!r}")
+        where = f"{path}.{name}"
+        if isinstance(value, bool) or not isinstance(value, (str, int, float)):
+            raise ConfigError(f"{where}: must be a quantity such as 4, 500m or 16Gi, got {_describe(value)}")
+        quantity = parse_quantity(value)
+        if quantity is None or quantity < 0:
+            raise ConfigError(f"{where}: must be a quantity >= 0 such as 4, 500m or 16Gi, got {value!r}")
+        resources[name] = str(value)
+    return resources
+
+
+# -- scalar helpers ------------------------------------------------------------------------------
+
+def parse_duration_s(raw: Any, path: str) -> float:
+    """Seconds from a Go duration (``40s``, ``1m30s``, ``100ms``) or a plain number of seconds."""
+    if _is_number(raw):
+        if raw < 0 or not math.isfinite(raw):
+            raise ConfigError(f"{path}: must be a duration >= 0, got {raw!r}")
+        return float(raw)
+    if not isinstance(raw, str):
+        raise ConfigError(f"{path}: must be a duration such as 40s or 5m, got {_describe(raw)}")
+    text, position, total = raw.strip(), 0, 0.0
+    if text == "0":
+        return 0.0
+    while position < len(text):
+        match = _DURATION_PART.match(text, position)
+        if match is None:
+            raise ConfigError(f"{path}: must be a duration such as 40s, 1m30s or 500ms, got {raw!r}")
+        total += float(match.group(1)) * _DURATION_UNITS[match.group(2)]
+        position = match.end()
+    if position == 0:
+        raise ConfigError(f"{path}: must be a duration such as 40s, 1m30s or 500ms, got {raw!r}")
+    return total
+
+
+def _mapping(raw: Any, path: str) -> Mapping[str, Any]:
+    if not isinstance(raw, Mapping):
+        raise ConfigError(f"{path}: must be a mapping, got {_describe(raw)}")
+    for key in raw:
+        if not isinstance(key, str):
+            raise ConfigError(f"{_join(path, str(key))}: keys must be strings, got {_describe(key)}")
+    return raw
+
+
+def _known_keys(section: Mapping[str, Any], path: str, known: tuple[str, ...]) -> None:
+    for key in section:
+        if key not in known:
+            close = difflib.get_close_matches(key, known, n=1)
+            hint = f" (did you mean {close[0]}?)" if close else ""
+            raise ConfigError(f"{_join(path, key)}: unknown key{hint}; known keys: {', '.join(known)}")
+
+
+def _string(raw: Any, path: str) -> str:
+    if not isinstance(raw, str):
+        raise ConfigError(f"{path}: must be a string, got {_describe(raw)}")
+    return raw
+
+
+def _integer(raw: Any, path: str, minimum: int | None = None) -> int:
+    if isinstance(raw, bool) or not isinstance(raw, int):
+        raise ConfigError(f"{path}: must be an integer, got {_describe(raw)}")
+    if minimum is not None and raw < minimum:
+        raise ConfigError(f"{path}: must be >= {minimum}, got {raw}")
+    return raw
+
+
+def _number(raw: Any, path: str, minimum: float | None = None) -> float:
+    if not _is_number(raw) or not math.isfinite(raw):
+        raise ConfigError(f"{path}: must be a number, got {_describe(raw)}")
+    if minimum is not None and raw < minimum:
+        raise ConfigError(f"{path}: must be >= {minimum:g}, got {raw}")
+    return float(raw)
+
+
+def _is_number(raw: Any) -> bool:
+    return isinstance(raw, (int, float)) and not isinstance(raw, bool)
+
+
+def _check(problems: list[str], path: str, what: str) -> None:
+    if problems:
+        raise ConfigError(f"{path}: {what} is invalid: {'; '.join(problems)}")
+
+
+def _describe(raw: Any) -> str:
+    """A value as the error shows it: its YAML type, and the value when short."""
+    kinds = {bool: "a boolean", int: "an integer", float: "a number", str: "a string", list: "a list",
+             dict: "a mapping", type(None): "null", datetime: "a timestamp"}
+    kind = next((name for cls, name in kinds.items() if type(raw) is cls), type(raw).__name__)
+    if raw is None or isinstance(raw, (list, dict)):
+        return kind
+    text = repr(raw)
+    return f"{kind} ({text})" if len(text) <= 40 else kind
+
+
+def _join(path: str, key: str) -> str:
+    return f"{path}.{key}" if path else key
+
+
+def _one_line(error: object) -> str:
+    return " ".join(str(error).split())
+
+
+def _yaml_names(message: str) -> str:
+    """NodeLifecycleConfig's messages name Python fields: say the YAML keys instead."""
+    for key, (field, _) in NODE_LIFECYCLE_KEYS.items():
+        message = re.sub(rf"\b{re.escape(field)}\b", key, message)
+    return message
+

@@ -1,0 +1,160 @@
+"""The events a simulated kubelet records, with upstream's reasons, types and exact texts.
+
+Sources (Kubernetes 1.33): reasons from ``pkg/kubelet/events/event.go``; image texts from
+``pkg/kubelet/images/image_manager.go`` (``EnsureImageExists``); container texts from
+``pkg/kubelet/kuberuntime/kuberuntime_container.go`` (``startContainer``,
+``killContainer``) and ``kuberuntime_manager.go`` (``computePodActions``, ``doBackOff``);
+probe texts from ``pkg/kubelet/prober/prober.go`` and ``pkg/probe/{http,grpc}``.
+
+Pure: texts in, texts out. Who records them and when is :mod:`fakekube.kubelet.containers`
+and :mod:`fakekube.kubelet.pods`; the correlation (counts) is :mod:`fakekube.api.events`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from typing import Any, Mapping
+
+from fakekube.kubelet.behaviour import normalize_image
+
+NORMAL = "Normal"
+WARNING = "Warning"
+
+#: The kubelet's event source component (``v1.EventSource{Component: "kubelet", Host: node}``).
+KUBELET = "kubelet"
+
+#: Upstream's ``backOffPeriod``: a pod whose sync failed (in a back-off) is synced again
+#: after 10 s, recording its BackOff event again each time (upstream adds up to 50 % jitter;
+#: we do not, so counts are exact).
+POD_RESYNC_AFTER_ERROR_S = 10.0
+
+#: What an unhealthy probe reports as its output, per handler (there is no real endpoint).
+HTTP_FAILURE_STATUS = 500
+GRPC_FAILURE_OUTPUT = 'service unhealthy (responded with "NOT_SERVING")'
+
+#: Image sizes reported in the Pulled message: derived from the image name, in this range.
+MIN_IMAGE_BYTES = 2_000_000
+MAX_IMAGE_BYTES = 200_000_000
+
+
+@dataclass(frozen=True)
+class EventText:
+    """One event to record: its type, reason and message (the object it is about is the caller's)."""
+
+    type: str
+    reason: str
+    message: str
+
+
+# -- images (image_manager.go) -------------------------------------------------------------
+
+def pulling(image: str) -> EventText:
+    return EventText(NORMAL, "Pulling", f'Pulling image "{image}"')
+
+
+def pulled(image: str, pull_s: float) -> EventText:
+    """A successful pull that took ``pull_s`` (no queueing in the fake: both durations are equal)."""
+    took = go_duration(pull_s)
+    return EventText(NORMAL, "Pulled", f'Successfully pulled image "{image}" in {took} ({took} including waiting). '
+                                       f"Image size: {image_size_bytes(image)} bytes.")
+
+
+def already_present(image: str) -> EventText:
+    return EventText(NORMAL, "Pulled", f'Container image "{image}" already present on machine')
+
+
+def pull_failed(image: str, error: str) -> EventText:
+    return EventText(WARNING, "Failed", f'Failed to pull image "{image}": {error}')
+
+
+def pull_backoff(image: str) -> EventText:
+    """Recorded at every sync while the image's pull back-off runs."""
+    return EventText(NORMAL, "BackOff", f'Back-off pulling image "{image}"')
+
+
+def start_error(reason: str) -> EventText:
+    """``startContainer``'s "Error: %v" after EnsureImageExists failed (ErrImagePull, ImagePullBackOff)."""
+    return EventText(WARNING, "Failed", f"Error: {reason}")
+
+
+# -- containers (kuberuntime_container.go, kuberuntime_manager.go) ---------------------------
+
+def created(container: str) -> EventText:
+    return EventText(NORMAL, "Created", f"Created container: {container}")
+
+
+def started(container: str) -> EventText:
+    return EventText(NORMAL, "Started", f"Started container {container}")
+
+
+def stopping(container: str) -> EventText:
+    """``killContainer`` with no message: the pod is being deleted (or killed as a whole)."""
+    return EventText(NORMAL, "Killing", f"Stopping container {container}")
+
+
+def probe_kill(container: str, probe: str, restart: bool) -> EventText:
+    """``computePodActions``: a liveness/startup failure; ``probe`` is "liveness" or "startup"."""
+    message = f"Container {container} failed {probe} probe"
+    return EventText(NORMAL, "Killing", f"{message}, will be restarted" if restart else message)
+
+
+def restart_backoff(container: str, pod_label: str) -> EventText:
+    """``doBackOff``, at every sync while CrashLoopBackOff holds the restart; ``pod_label`` is
+    upstream's ``format.Pod``: ``name_namespace(uid)``."""
+    return EventText(WARNING, "BackOff", f"Back-off restarting failed container {container} in pod {pod_label}")
+
+
+# -- probes (prober.go) ---------------------------------------------------------------------
+
+def unhealthy(probe_type: str, output: str) -> EventText:
+    """One failed probe; ``probe_type`` is "Liveness", "Readiness" or "Startup"."""
+    return EventText(WARNING, "Unhealthy", f"{probe_type} probe failed: {output}")
+
+
+def probe_failure_output(probe: Mapping[str, Any], container: Mapping[str, Any], pod_ip: str) -> str:
+    """What a failing probe of this handler prints (exec prints nothing by default)."""
+    if "httpGet" in probe:
+        return f"HTTP probe failed with statuscode: {HTTP_FAILURE_STATUS}"
+    if "tcpSocket" in probe:
+        tcp = probe["tcpSocket"] or {}
+        host = tcp.get("host") or pod_ip
+        return f"dial tcp {host}:{_port_number(tcp.get('port'), container)}: connect: connection refused"
+    if "grpc" in probe:
+        return GRPC_FAILURE_OUTPUT
+    return ""
+
+
+def _port_number(port: Any, container: Mapping[str, Any]) -> Any:
+    """A named port resolves through the container's ports, as the prober does."""
+    if isinstance(port, str) and not port.isdigit():
+        for declared in container.get("ports") or []:
+            if declared.get("name") == port:
+                return declared.get("containerPort")
+    return port
+
+
+# -- formatting -------------------------------------------------------------------------------
+
+def go_duration(seconds: float) -> str:
+    """Go's ``time.Duration.String`` after ``Truncate(time.Millisecond)``: 0s, 500ms, 1.5s, 2m3.25s."""
+    total_ms = int(seconds * 1000 + 1e-6)
+    if total_ms == 0:
+        return "0s"
+    if total_ms < 1000:
+        return f"{total_ms}ms"
+    hours, rest = divmod(total_ms, 3_600_000)
+    minutes, rest = divmod(rest, 60_000)
+    whole, millis = divmod(rest, 1000)
+    secs = f"{whole}.{millis:03d}".rstrip("0") if millis else str(whole)
+    if hours:
+        return f"{hours}h{minutes}m{secs}s"
+    if minutes:
+        return f"{minutes}m{secs}s"
+    return f"{secs}s"
+
+
+def image_size_bytes(image: str) -> int:
+    """A stable, plausible size for an image: the same image has one size everywhere."""
+    digest = int(hashlib.sha256(normalize_image(image).encode()).hexdigest()[:12], 16)
+    return MIN_IMAGE_BYTES + digest % (MAX_IMAGE_BYTES - MIN_IMAGE_BYTES)
