@@ -20,10 +20,13 @@ INTERNAL = WriteOptions(internal=True)
 DISRUPTION_TARGET = "DisruptionTarget"
 
 
+#: The field the pods-by-node index is kept on (upstream informers index pods the same way).
+NODE_NAME = ("spec", "nodeName")
+
+
 def pods_on_node(store: Store, node_name: str) -> list[Obj]:
-    """Every pod bound to ``node_name``, in key order."""
-    pods, _ = store.list(PODS)
-    return [p for p in pods if (p.get("spec") or {}).get("nodeName") == node_name]
+    """Every pod bound to ``node_name``, in key order (from the store's index, not a scan)."""
+    return store.by_field(PODS, NODE_NAME, node_name)
 
 
 def with_disruption_target(pod: Obj, now: datetime, reason: str, message: str, fail: bool = False) -> Obj:

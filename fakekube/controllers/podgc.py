@@ -6,6 +6,10 @@ its pods is marked ``Failed`` with the ``DisruptionTarget`` condition (reason
 ``DeletionByPodGC``) and force-deleted (grace 0). On one virtual clock: a node deleted
 at t=25 is noticed at the pass at 40 and its pods are deleted at the pass at 80.
 Not modelled yet: the terminated-pod threshold and unscheduled terminating pods.
+
+Upstream lists every pod on every pass; here the store's pods-by-node index makes a
+pass cost the number of nodes with pods, not the number of pods (150,000 pods would
+otherwise cost a scan every 20 s).
 """
 
 from __future__ import annotations
@@ -15,7 +19,7 @@ from typing import Any, Iterable
 
 from fakekube.api.deletion import DeleteOptions
 from fakekube.api.registry import STATUS
-from fakekube.controllers.common import INTERNAL, NODES, PODS, pods_on_node, with_disruption_target
+from fakekube.controllers.common import INTERNAL, NODE_NAME, NODES, PODS, pods_on_node, with_disruption_target
 from fakekube.engine import Context
 from fakekube.store import ADDED, Change
 
@@ -48,12 +52,11 @@ class PodGCController:
         ctx.requeue_after(self.period_s)
 
     def _collect_orphans(self, ctx: Context) -> None:
-        nodes, _ = ctx.api.store.list(NODES)
-        existing = {n["metadata"]["name"] for n in nodes}
-        pods, _ = ctx.api.store.list(PODS)
-        for pod in pods:
-            node = (pod.get("spec") or {}).get("nodeName")
-            if node and node not in existing and node not in self._quarantine:
+        store = ctx.api.store
+        with store.lock:
+            missing = [node for node in store.field_values(PODS, NODE_NAME) if store.get(NODES, ("", node)) is None]
+        for node in missing:
+            if node not in self._quarantine:
                 self._quarantine[node] = ctx.now + timedelta(seconds=self.quarantine_s)
         for node in sorted(self._quarantine):
             if self._quarantine[node] > ctx.now:

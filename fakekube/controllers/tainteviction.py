@@ -39,8 +39,12 @@ class TaintEvictionController:
         self._scheduled: dict[str, tuple[Timer, datetime]] = {}
 
     def keys_for(self, change: Change) -> Iterable[str]:
+        """A node matters only when its NoExecute taints change (upstream NodeUpdated compares
+        them): a status heartbeat must not revisit every pod on the node."""
         if (change.group, change.resource) == NODES:
-            return [] if change.type == DELETED else [f"node/{change.name}"]
+            if change.type == DELETED or _noexecute(change.obj) == _noexecute(change.prev):
+                return []
+            return [f"node/{change.name}"]
         return [f"pod/{change.namespace}/{change.name}"]
 
     def reconcile(self, key: str, ctx: Context) -> None:
@@ -103,3 +107,6 @@ class TaintEvictionController:
                                               texts.DELETION_BY_TAINT_MANAGER_MESSAGE), INTERNAL, STATUS)
         ctx.api.delete(rt, meta["namespace"], meta["name"], DeleteOptions())
 
+
+def _noexecute(node: Obj | None) -> list:
+    return noexecute_taints(((node or {}).get("spec") or {}).get("taints"))

@@ -23,6 +23,7 @@ from fakekube.store.history import ADDED, DELETED, MODIFIED, Change, History
 Obj = dict[str, Any]
 ResourceKey = tuple[str, str]  # (group, plural)
 ObjectKey = tuple[str, str]  # (namespace, name); namespace "" for cluster-scoped
+FieldPath = tuple[str, ...]  # e.g. ("spec", "nodeName")
 
 
 class TooOldResourceVersion(Exception):
@@ -37,6 +38,8 @@ class Store:
         self._changed = threading.Condition(self.lock)
         self._objects: dict[ResourceKey, dict[ObjectKey, Obj]] = {}
         self._sorted_keys: dict[ResourceKey, list[tuple[str, ObjectKey]] | None] = {}
+        #: resource → field path → field value → keys of the objects with that value.
+        self._indexes: dict[ResourceKey, dict[FieldPath, dict[str, set[ObjectKey]]]] = {}
         self.history = History(history_limit) if history_limit else History()
         self._rv = 0
         self._listeners: list[Callable[[Change], None]] = []
@@ -71,6 +74,38 @@ class Store:
                 hi = bisect.bisect_left(keys, (namespace + "0",))  # "0" follows "/"
                 keys = keys[lo:hi]
             return [bucket[k[1]] for k in keys], self._rv
+
+    def by_field(self, resource: ResourceKey, path: FieldPath, value: str) -> list[Obj]:
+        """Objects whose string field at ``path`` equals ``value``, in key order.
+
+        Like an informer's indexer: the index is built on first use and kept on every
+        write after that, so "the pods on node-7" costs the pods on node-7, not all pods.
+        """
+        with self.lock:
+            keys = self._field_index(resource, path).get(value, ())
+            bucket = self._objects.get(resource, {})
+            return [bucket[key] for key in sorted(keys, key=sort_key)]
+
+    def field_values(self, resource: ResourceKey, path: FieldPath) -> list[str]:
+        """The values the field at ``path`` has on at least one object, sorted."""
+        with self.lock:
+            return sorted(self._field_index(resource, path))
+
+    def _field_index(self, resource: ResourceKey, path: FieldPath) -> dict[str, set[ObjectKey]]:
+        indexes = self._indexes.setdefault(resource, {})
+        index = indexes.get(path)
+        if index is None:
+            index = indexes[path] = {}
+            for key, obj in self._objects.get(resource, {}).items():
+                _index_add(index, _field(obj, path), key)
+        return index
+
+    def _reindex(self, resource: ResourceKey, key: ObjectKey, prev: Obj | None, obj: Obj | None) -> None:
+        for path, index in self._indexes.get(resource, {}).items():
+            old, new = _field(prev, path), _field(obj, path)
+            if old != new:
+                _index_remove(index, old, key)
+                _index_add(index, new, key)
 
     def list_at(self, resource: ResourceKey, namespace: str, rv: int) -> list[Obj]:
         """The objects as they were at resourceVersion ``rv`` (an exact snapshot).
@@ -117,6 +152,8 @@ class Store:
             keys = self._sorted_keys.get(resource)
             if keys is not None:
                 bisect.insort(keys, (sort_key(key), key))
+            if resource in self._indexes:
+                self._reindex(resource, key, None, stored)
             self._record(ADDED, resource, key, stored, None)
             return stored
 
@@ -128,6 +165,8 @@ class Store:
             prev = bucket[key]
             stored = self._stamp(obj)
             bucket[key] = stored
+            if resource in self._indexes:
+                self._reindex(resource, key, prev, stored)
             self._record(MODIFIED, resource, key, stored, prev)
             return stored
 
@@ -139,6 +178,8 @@ class Store:
             if keys is not None:
                 del keys[bisect.bisect_left(keys, (sort_key(key), key))]
             tombstone = self._stamp(prev)
+            if resource in self._indexes:
+                self._reindex(resource, key, prev, None)
             self._record(DELETED, resource, key, tombstone, prev)
             return tombstone
 
@@ -193,6 +234,29 @@ class Store:
         for listener in self._listeners:
             listener(change)
         self._changed.notify_all()
+
+
+def _field(obj: Obj | None, path: FieldPath) -> str | None:
+    """The string at ``path`` in ``obj``; None when absent, empty or not a string."""
+    value: Any = obj
+    for part in path:
+        if not isinstance(value, dict):
+            return None
+        value = value.get(part)
+    return value if isinstance(value, str) and value else None
+
+
+def _index_add(index: dict[str, set[ObjectKey]], value: str | None, key: ObjectKey) -> None:
+    if value is not None:
+        index.setdefault(value, set()).add(key)
+
+
+def _index_remove(index: dict[str, set[ObjectKey]], value: str | None, key: ObjectKey) -> None:
+    keys = index.get(value) if value is not None else None
+    if keys is not None:
+        keys.discard(key)
+        if not keys:
+            del index[value]
 
 
 def _object_key(obj: Obj) -> ObjectKey:

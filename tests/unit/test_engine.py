@@ -149,6 +149,19 @@ def test_a_controller_that_never_goes_quiet_is_named() -> None:
         cluster.settle()
 
 
+def test_one_key_looping_is_caught_by_the_per_key_bound_while_a_wide_burst_is_not() -> None:
+    cluster = Cluster()
+    cluster.engine.max_reconciles_per_key = 20
+    cluster.engine.register(Mirror())
+    for index in range(100):  # 100 distinct keys at one instant: far over 20 reconciles in all
+        cluster.api.create(cluster.resource("v1", "ConfigMap"), "default", cm(f"src-{index}"))
+    assert cluster.settle() == 100  # each source once
+    cluster.engine.register(Restless())
+    cluster.api.create(cluster.resource("v1", "ConfigMap"), "default", cm("loop", n="0"))
+    with pytest.raises(EngineStuck, match="'default/loop' reconciled 21 times .* 20 per key"):
+        cluster.settle()
+
+
 def test_a_crashing_controller_is_reported_and_the_cluster_keeps_working() -> None:
     cluster = Cluster()
     cluster.engine.register(Crashing())

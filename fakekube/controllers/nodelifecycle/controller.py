@@ -96,8 +96,15 @@ class NodeLifecycleController:
         return [MONITOR] if change.type == ADDED and not self._looping else []
 
     def reconcile(self, key: str, ctx: Context) -> None:
-        if key == MONITOR:
+        if key == MONITOR and not self._looping:
+            # The first pass waits for the end of this instant (a timer due now fires before
+            # time next moves), so every node registered with it — and its first Lease — is
+            # seen by that pass: the nodes of a new cluster all go Unknown 45 s after their
+            # last heartbeat, not 45 or 50 s depending on their place in the queue.
             self._looping = True
+            ctx.requeue_after(0)
+            return
+        if key == MONITOR:
             self._monitor(ctx)
             ctx.requeue_after(self.config.monitor_period_s)
         self._tainting_pass(ctx)
