@@ -30,6 +30,9 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--time-scale", type=float, default=None, metavar="K",
                        help="cluster time runs K times faster than the wall clock (default 0: it moves only "
                             "through the control API), e.g. 60 for clients that wait on wall-clock timeouts")
+    serve.add_argument("--auto-advance", action="store_true", default=None,
+                       help="while no request is in flight, cluster time jumps to the next timer (for "
+                            "clients that wait with watches on a cluster nobody advances)")
     serve.add_argument("--start-time", default=None, metavar="RFC3339|now",
                        help="where cluster time starts (default 2025-01-01T00:00:00Z, for reproducible runs; "
                             "'now' makes ages kubectl computes itself, as in describe, look natural)")
@@ -51,7 +54,8 @@ def parse_start_time(text: str | None) -> datetime:
 def cluster_config(args: argparse.Namespace, start_time: datetime | None) -> ClusterConfig:
     """The config file's values (or the defaults), then every flag that was given."""
     config = load_config_file(args.config) if args.config else ClusterConfig()
-    flags = {"seed": args.seed, "nodes": args.nodes, "time_scale": args.time_scale, "start_time": start_time}
+    flags = {"seed": args.seed, "nodes": args.nodes, "time_scale": args.time_scale, "start_time": start_time,
+             "auto_advance": args.auto_advance}
     given = {name: value for name, value in flags.items() if value is not None}
     return replace(config, host=args.host, port=args.port, kubeconfig_path=args.kubeconfig, **given)
 

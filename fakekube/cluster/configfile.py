@@ -80,7 +80,8 @@ def parse_config(data: Any, base_dir: Path | None = None) -> ClusterConfig:
     if data is None:
         data = {}
     root = _mapping(data, "(top level)")
-    _known_keys(root, "", ("apiVersion", "kind", "seed", "startTime", "timeScale", "nodes", "nodeLifecycle",
+    _known_keys(root, "", ("apiVersion", "kind", "seed", "startTime", "timeScale", "autoAdvance", "nodes",
+                           "nodeLifecycle",
                            "clusterCIDR", "nodeCIDRMaskSize", "behaviours", "staticPods", "staticPodPath"))
     _header(root)
     values: dict[str, Any] = {}
@@ -155,6 +156,12 @@ def _start_time(raw: Any, path: str) -> datetime:
 
 def _time_scale(raw: Any, path: str) -> float:
     return _number(raw, path, minimum=0.0)
+
+
+def _flag(raw: Any, path: str) -> bool:
+    if not isinstance(raw, bool):
+        raise ConfigError(f"{path}: must be true or false, got {_describe(raw)}")
+    return raw
 
 
 def _nodes(raw: Any, path: str) -> int | tuple[NodeSpec, ...]:
@@ -243,6 +250,7 @@ _TOP_LEVEL: tuple[tuple[str, str, Callable[[Any, str], Any]], ...] = (
     ("seed", "seed", _seed),
     ("startTime", "start_time", _start_time),
     ("timeScale", "time_scale", _time_scale),
+    ("autoAdvance", "auto_advance", _flag),
     ("nodes", "nodes", _nodes),
     ("nodeLifecycle", "node_lifecycle", _node_lifecycle),
     ("clusterCIDR", "cluster_cidr", _cluster_cidr),

@@ -6,6 +6,7 @@ import json
 import subprocess
 import sys
 import urllib.request
+from datetime import datetime
 from pathlib import Path
 
 
@@ -53,3 +54,20 @@ def test_serve_rejects_a_start_time_without_timezone() -> None:
     result = subprocess.run([sys.executable, "-m", "fakekube", "serve", "--start-time", "2030-05-06T07:08:09"],
                             capture_output=True, text=True, timeout=30)
     assert result.returncode == 2 and "needs a timezone" in result.stderr
+
+
+def test_serve_auto_advance_moves_time_while_nobody_asks(tmp_path: Path) -> None:
+    proc = subprocess.Popen([sys.executable, "-m", "fakekube", "serve", "--nodes", "1", "--auto-advance",
+                             "--kubeconfig", str(tmp_path / "kc")], stdout=subprocess.PIPE, text=True)
+    try:
+        url = proc.stdout.readline().split(" at ")[1].strip()
+        # A watch is a client waiting, not talking: it sees the Lease renewals auto-advance lets
+        # happen, 10 virtual s apart (its timeout is wall-clock transport time, a safety net).
+        path = "/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases?watch=true&timeoutSeconds=10"
+        with urllib.request.urlopen(url + path, timeout=15) as stream:
+            renewals = [datetime.fromisoformat(json.loads(stream.readline())["object"]["spec"]["renewTime"])
+                        for _ in range(3)]
+        assert [(b - a).total_seconds() for a, b in zip(renewals, renewals[1:])] == [10.0, 10.0]
+    finally:
+        proc.terminate()
+        proc.communicate(timeout=10)

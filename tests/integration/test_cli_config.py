@@ -8,7 +8,10 @@ import sys
 import urllib.request
 from pathlib import Path
 
+import pytest
+
 from fakekube import Cluster
+from fakekube.cluster.configfile import ConfigError, parse_config
 
 CONFIG = """
 seed: 1
@@ -101,3 +104,9 @@ def test_a_missing_config_file_is_exit_code_2() -> None:
                             capture_output=True, text=True, timeout=30)
     assert result.returncode == 2
     assert result.stderr.startswith("fakekube: bad --config /nonexistent/cluster.yaml: cannot read")
+
+
+def test_auto_advance_comes_from_the_file_and_must_be_a_bool() -> None:
+    assert parse_config({"autoAdvance": True}).auto_advance is True
+    with pytest.raises(ConfigError, match="autoAdvance: must be true or false"):
+        parse_config({"autoAdvance": "yes"})

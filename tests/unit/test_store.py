@@ -76,3 +76,34 @@ def test_stored_objects_are_not_the_callers_dicts() -> None:
     stored = store.create(PODS, original)
     assert "resourceVersion" not in original["metadata"]
     assert stored is not original
+
+
+def bound_pod(name: str, node: str | None, namespace: str = "default") -> dict:
+    spec = {"nodeName": node} if node is not None else {}
+    return {"metadata": {"name": name, "namespace": namespace}, "spec": spec}
+
+
+def test_field_index_follows_every_write_and_lists_in_key_order() -> None:
+    store = Store()
+    store.create(PODS, bound_pod("b", "node-1"))
+    store.create(PODS, bound_pod("a", "node-1", namespace="kube-system"))
+    store.create(PODS, bound_pod("c", "node-2"))
+    store.create(PODS, bound_pod("unbound", None))
+    assert names(store.by_field(PODS, ("spec", "nodeName"), "node-1")) == ["default/b", "kube-system/a"]
+    store.create(PODS, bound_pod("a", "node-1"))  # after the index exists: kept by the write
+    store.replace(PODS, bound_pod("unbound", "node-2"))
+    store.remove(PODS, ("default", "c"))
+    assert names(store.by_field(PODS, ("spec", "nodeName"), "node-1")) == ["default/a", "default/b", "kube-system/a"]
+    assert names(store.by_field(PODS, ("spec", "nodeName"), "node-2")) == ["default/unbound"]
+    assert store.field_values(PODS, ("spec", "nodeName")) == ["node-1", "node-2"]
+    store.remove(PODS, ("default", "unbound"))
+    assert store.field_values(PODS, ("spec", "nodeName")) == ["node-1"]
+    assert store.by_field(PODS, ("spec", "nodeName"), "node-9") == []
+
+
+def test_field_index_ignores_absent_empty_and_non_string_values() -> None:
+    store = Store()
+    store.create(PODS, {"metadata": {"name": "x", "namespace": "d"}, "spec": {"nodeName": ""}})
+    store.create(PODS, {"metadata": {"name": "y", "namespace": "d"}, "spec": {"nodeName": 7}})
+    store.create(PODS, {"metadata": {"name": "z", "namespace": "d"}, "spec": "not a map"})
+    assert store.field_values(PODS, ("spec", "nodeName")) == []
