@@ -14,25 +14,25 @@ wait is injected, so tests step it by hand.
 
 from __future__ import annotations
 
-import threading
 from typing import Callable, Hashable
 
 from fakekube.engine.engine import Engine
+from fakekube.engine.ticker import Ticker
 
 #: Wall seconds between idle checks: at most one timer step per tick.
 DEFAULT_TICK_S = 0.01
 
 
-class AutoAdvance:
+class AutoAdvance(Ticker):
     """Steps ``engine`` one timer at a time while ``activity()`` stays the same."""
 
+    thread_name = "fakekube-auto-advance"
+
     def __init__(self, engine: Engine, activity: Callable[[], Hashable], tick_s: float = DEFAULT_TICK_S) -> None:
+        super().__init__(tick_s)
         self.engine = engine
         self._activity = activity
-        self._tick_s = tick_s
         self._last_seen = activity()
-        self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
 
     def tick(self) -> bool:
         """One check: step to the next timer if nobody spoke since the last; True if time moved."""
@@ -41,20 +41,8 @@ class AutoAdvance:
         self._last_seen = seen
         return not busy and self.engine.step() is not None
 
-    def start(self) -> None:
+    def _on_start(self) -> None:
         self._last_seen = self._activity()
-        self._thread = threading.Thread(target=self._run, name="fakekube-auto-advance", daemon=True)
-        self._thread.start()
-
-    def stop(self) -> None:
-        self._stop.set()
-        if self._thread is not None:
-            self._thread.join(timeout=5)
-            self._thread = None
-
-    def _run(self) -> None:
-        while not self._stop.wait(self._tick_s):
-            self.tick()
 
 
 def _in_flight(snapshot: Hashable) -> bool:

@@ -11,11 +11,11 @@ injected ``wall`` function (monotonic seconds), so tests drive it by hand.
 
 from __future__ import annotations
 
-import threading
 import time
 from typing import Callable
 
 from fakekube.engine.engine import Engine
+from fakekube.engine.ticker import Ticker
 
 #: How often the ticker moves cluster time (wall seconds).
 DEFAULT_TICK_S = 0.05
@@ -23,20 +23,20 @@ DEFAULT_TICK_S = 0.05
 MAX_STEP_S = 60.0
 
 
-class ScaledTime:
+class ScaledTime(Ticker):
     """Advances ``engine`` in step with the wall clock, ``scale`` times faster."""
+
+    thread_name = "fakekube-scaled-time"
 
     def __init__(self, engine: Engine, scale: float, wall: Callable[[], float] = time.monotonic,
                  tick_s: float = DEFAULT_TICK_S) -> None:
         if scale <= 0:
             raise ValueError(f"time scale must be positive, got {scale}")
+        super().__init__(tick_s)
         self.engine = engine
         self.scale = scale
         self._wall = wall
-        self._tick_s = tick_s
         self._last_wall = wall()
-        self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
 
     def tick(self) -> float:
         """Advance by the scaled wall time since the last tick; returns virtual seconds moved."""
@@ -47,17 +47,5 @@ class ScaledTime:
             self.engine.advance(step_s)
         return max(step_s, 0.0)
 
-    def start(self) -> None:
+    def _on_start(self) -> None:
         self._last_wall = self._wall()
-        self._thread = threading.Thread(target=self._run, name="fakekube-scaled-time", daemon=True)
-        self._thread.start()
-
-    def stop(self) -> None:
-        self._stop.set()
-        if self._thread is not None:
-            self._thread.join(timeout=5)
-            self._thread = None
-
-    def _run(self) -> None:
-        while not self._stop.wait(self._tick_s):
-            self.tick()

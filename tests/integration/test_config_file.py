@@ -9,6 +9,7 @@ import pytest
 
 from fakekube import Cluster
 from fakekube.cluster.configfile import ConfigError
+from tests.integration.timeline import at
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "config.md"
 ZONE = "topology.kubernetes.io/zone"
@@ -26,10 +27,6 @@ def docs_example(directory: Path) -> Path:
     path = directory / "cluster.yaml"
     path.write_text(block.group(1))
     return path
-
-
-def at(cluster: Cluster, seconds: float) -> None:
-    cluster.advance(seconds - (cluster.now - cluster.config.start_time).total_seconds())
 
 
 def test_the_documented_example_builds_the_cluster_it_describes(tmp_path: Path) -> None:

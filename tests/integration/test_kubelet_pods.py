@@ -16,6 +16,7 @@ from fakekube.kubelet.behaviour import BEHAVIOUR_ANNOTATION
 from fakekube.kubelet.logs import PodLogOptions
 from fakekube.kubelet.pods import PodRunner
 from fakekube.store import DELETED
+from tests.integration.timeline import at
 
 Obj = dict[str, Any]
 
@@ -33,10 +34,6 @@ def pod(name: str, behaviour: Obj | None = None, node: str = "node-1", **spec: A
         meta["annotations"] = {BEHAVIOUR_ANNOTATION: json.dumps(behaviour)}
     return {"apiVersion": "v1", "kind": "Pod", "metadata": meta,
             "spec": {"nodeName": node, "containers": containers, **spec}}
-
-
-def at(cluster: Cluster, seconds: float) -> None:
-    cluster.advance(seconds - (cluster.now - cluster.config.start_time).total_seconds())
 
 
 def status(cluster: Cluster, name: str) -> Obj:

@@ -12,6 +12,7 @@ Timeline (upstream defaults; the node's last Lease renewal is at t=0):
 from __future__ import annotations
 
 from fakekube import Cluster
+from tests.integration.timeline import at
 
 
 def pod(name: str, node: str, tolerations: list | None = None) -> dict:
@@ -24,10 +25,6 @@ def pod(name: str, node: str, tolerations: list | None = None) -> dict:
 UNREACHABLE_60S = [{"key": "node.kubernetes.io/unreachable", "operator": "Exists", "effect": "NoExecute",
                     "tolerationSeconds": 60}]
 UNREACHABLE_FOREVER = [{"key": "node.kubernetes.io/unreachable", "operator": "Exists", "effect": "NoExecute"}]
-
-
-def at(cluster: Cluster, seconds: float) -> None:
-    cluster.advance(seconds - (cluster.now - cluster.config.start_time).total_seconds())
 
 
 def ready(cluster: Cluster, node: str) -> str:

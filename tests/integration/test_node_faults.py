@@ -10,10 +10,7 @@ from __future__ import annotations
 import pytest
 
 from fakekube import Cluster
-
-
-def at(cluster: Cluster, seconds: float) -> None:
-    cluster.advance(seconds - (cluster.now - cluster.config.start_time).total_seconds())
+from tests.integration.timeline import at
 
 
 def condition(cluster: Cluster, node: str, kind: str) -> dict:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from fakekube import Cluster
+from tests.integration.timeline import at
 
 Obj = dict[str, Any]
 
@@ -22,10 +23,6 @@ def pod(name: str, node: str, host_network: bool = False) -> Obj:
     return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "namespace": "default"},
             "spec": {"nodeName": node, "hostNetwork": host_network,
                      "containers": [{"name": "c", "image": "nginx"}]}}
-
-
-def at(cluster: Cluster, seconds: float) -> None:
-    cluster.advance(seconds - (cluster.now - cluster.config.start_time).total_seconds())
 
 
 def cidr_events(cluster: Cluster) -> list[Obj]:

@@ -3,10 +3,7 @@
 from __future__ import annotations
 
 from fakekube import Cluster
-
-
-def at(cluster: Cluster, seconds: float) -> None:
-    cluster.advance(seconds - (cluster.now - cluster.config.start_time).total_seconds())
+from tests.integration.timeline import at
 
 
 def pod(name: str, node: str) -> dict:

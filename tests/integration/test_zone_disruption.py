@@ -8,20 +8,7 @@ large-cluster-size-threshold 50 (a smaller zone in partial disruption stops tain
 from __future__ import annotations
 
 from fakekube import Cluster
-
-
-def at(cluster: Cluster, seconds: float) -> None:
-    cluster.advance(seconds - (cluster.now - cluster.config.start_time).total_seconds())
-
-
-def noexecute_added(cluster: Cluster) -> dict[str, str]:
-    """Node name → when its unreachable:NoExecute taint was added."""
-    found = {}
-    for node in cluster.list("v1", "Node"):
-        for taint in node["spec"].get("taints") or []:
-            if taint["effect"] == "NoExecute" and taint["key"] == "node.kubernetes.io/unreachable":
-                found[node["metadata"]["name"]] = taint["timeAdded"][11:19]
-    return found
+from tests.integration.timeline import at, noexecute_added
 
 
 def fail(cluster: Cluster, count: int) -> None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from fakekube import Cluster
+from tests.integration.timeline import noexecute_added
 
 TWO_ZONES = """
 nodes:
@@ -20,16 +21,6 @@ nodes:
 """
 ONE_ZONE = "nodes: 8\n"
 FAILED = ("node-1", "node-2", "node-3", "node-5")
-
-
-def noexecute_added(cluster: Cluster) -> dict[str, str]:
-    """Node name → when its unreachable:NoExecute taint was added."""
-    found = {}
-    for node in cluster.list("v1", "Node"):
-        for taint in node["spec"].get("taints") or []:
-            if taint["effect"] == "NoExecute" and taint["key"] == "node.kubernetes.io/unreachable":
-                found[node["metadata"]["name"]] = taint["timeAdded"][11:19]
-    return found
 
 
 def run(config: str, tmp_path: Path) -> Cluster:
