@@ -6,6 +6,9 @@ import copy
 import random
 from datetime import datetime, timezone
 
+import pytest
+
+from fakekube import Cluster
 from fakekube.api.registry import WriteContext
 from fakekube.api.types import STRATEGIES
 
@@ -176,3 +179,18 @@ def test_cronjob_defaults_and_validation():
     assert STRATEGIES["batch/cronjobs"].validate(cj) == []
     cj["spec"]["schedule"] = ""
     assert "spec.schedule: Required value" in [e.message() for e in STRATEGIES["batch/cronjobs"].validate(cj)]
+
+
+@pytest.mark.parametrize("kind, strategy, expected", [
+    ("Deployment", "strategy", {"maxUnavailable": "25%", "maxSurge": "25%"}),
+    ("DaemonSet", "updateStrategy", {"maxUnavailable": 1, "maxSurge": 0}),
+])
+def test_null_rolling_update_fields_get_their_defaults(kind: str, strategy: str, expected: dict) -> None:
+    cluster = Cluster()
+    labels = {"app": "x"}
+    created = cluster.create({
+        "apiVersion": "apps/v1", "kind": kind, "metadata": {"name": "x"},
+        "spec": {"selector": {"matchLabels": labels},
+                 strategy: {"type": "RollingUpdate", "rollingUpdate": {"maxSurge": None, "maxUnavailable": None}},
+                 "template": {"metadata": {"labels": labels}, "spec": {"containers": [{"name": "c", "image": "i"}]}}}})
+    assert created["spec"][strategy]["rollingUpdate"] == expected

@@ -59,6 +59,13 @@ def _selector_immutable(new: Obj, old: Obj) -> list[FieldError]:
     return immutable(new_sel, old_sel, "spec.selector", go_label_selector(new_sel))
 
 
+def _default_unset(fields: Obj, **defaults: object) -> None:
+    """Fill fields that are absent or null: Go decodes ``null`` to a nil pointer, which defaulting fills."""
+    for name, value in defaults.items():
+        if fields.get(name) is None:
+            fields[name] = value
+
+
 def _int_or_percent(value: Any, path: str) -> tuple[int | None, bool, list[FieldError]]:
     """(number, is_percent, errors) for an IntOrString like maxSurge."""
     if isinstance(value, int) and not isinstance(value, bool):
@@ -121,8 +128,7 @@ class DeploymentStrategy(_WorkloadStrategy):
             spec["replicas"] = 1
         rolling = _default_rolling_update(spec, "strategy")
         if rolling is not None:
-            rolling.setdefault("maxUnavailable", "25%")
-            rolling.setdefault("maxSurge", "25%")
+            _default_unset(rolling, maxUnavailable="25%", maxSurge="25%")
         if spec.get("revisionHistoryLimit") is None:
             spec["revisionHistoryLimit"] = 10
         if spec.get("progressDeadlineSeconds") is None:
@@ -243,8 +249,7 @@ class DaemonSetStrategy(_WorkloadStrategy):
         spec = ensure_dict(obj, "spec")
         rolling = _default_rolling_update(spec, "updateStrategy")
         if rolling is not None:
-            rolling.setdefault("maxUnavailable", 1)
-            rolling.setdefault("maxSurge", 0)
+            _default_unset(rolling, maxUnavailable=1, maxSurge=0)
         if spec.get("revisionHistoryLimit") is None:
             spec["revisionHistoryLimit"] = 10
         default_pod_template(spec.get("template"))
