@@ -36,6 +36,9 @@ class Store:
     def __init__(self, history_limit: int | None = None) -> None:
         self.lock = threading.RLock()
         self._changed = threading.Condition(self.lock)
+        #: Threads blocked in wait_for_change: a write wakes them only when there are some
+        #: (Condition.notify_all costs a microsecond even with nobody waiting).
+        self._waiting = 0
         self._objects: dict[ResourceKey, dict[ObjectKey, Obj]] = {}
         self._sorted_keys: dict[ResourceKey, list[tuple[str, ObjectKey]] | None] = {}
         #: resource → field path → field value → keys of the objects with that value.
@@ -204,7 +207,11 @@ class Store:
         with self._changed:
             if self._rv > after_rv:
                 return True
-            self._changed.wait(timeout_s)
+            self._waiting += 1
+            try:
+                self._changed.wait(timeout_s)
+            finally:
+                self._waiting -= 1
             return self._rv > after_rv
 
     def close(self) -> None:
@@ -233,7 +240,8 @@ class Store:
         self.history.append(change)
         for listener in self._listeners:
             listener(change)
-        self._changed.notify_all()
+        if self._waiting:
+            self._changed.notify_all()
 
 
 def _field(obj: Obj | None, path: FieldPath) -> str | None:
