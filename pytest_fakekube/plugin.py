@@ -110,7 +110,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo) -> Itera
     report = outcome.get_result()
     cluster = item.stash.get(_REPORT_KEY, None)
     if cluster is not None and report.failed:
-        lines = [f"seed: {cluster.config.seed}", f"nodes: {cluster.config.nodes}",
+        lines = [f"seed: {cluster.config.seed}", f"nodes: {cluster.store.count(('', 'nodes'))}",
                  f"cluster time: {cluster.clock.now().isoformat()}",
                  f"resourceVersion: {cluster.store.resource_version}"]
         report.sections.append(("fakekube", "\n".join(lines)))

@@ -68,13 +68,14 @@ def test_config_fixture_can_be_overridden(pytester: pytest.Pytester) -> None:
 def test_failure_report_names_the_seed(pytester: pytest.Pytester) -> None:
     result = run(pytester, """
         import pytest
+        from fakekube.cluster import NodeSpec
 
-        @pytest.mark.fakekube(seed=1234)
+        @pytest.mark.fakekube(seed=1234, nodes=(NodeSpec(zone="a", count=2),))
         def test_fails(fakekube):
             assert False
     """)
     result.assert_outcomes(failed=1)
-    result.stdout.fnmatch_lines(["*fakekube*", "seed: 1234"])
+    result.stdout.fnmatch_lines(["*fakekube*", "seed: 1234", "nodes: 2"])
 
 
 def test_server_side_errors_fail_the_test(pytester: pytest.Pytester) -> None:
