@@ -80,7 +80,8 @@ def _waiting_before_start(run: ContainerRun, has_init: bool) -> Obj:
     if run.stage == PULL_ERROR:
         return _waiting(ERR_IMAGE_PULL, run.pull_message)
     if run.stage == PULL_BACKOFF or run.pull_attempts > 1:
-        return _waiting(IMAGE_PULL_BACKOFF, f'Back-off pulling image "{image_with_tag(run.image)}"')
+        # The image as written in the spec (upstream image_manager.go names imgRef, not the tagged form).
+        return _waiting(IMAGE_PULL_BACKOFF, f'Back-off pulling image "{run.image}"')
     return _waiting(POD_INITIALIZING if has_init else CONTAINER_CREATING)
 
 
@@ -112,12 +113,6 @@ def _started(run: ContainerRun, now: datetime) -> bool:
     if run.stage != RUNNING or instance is None or instance.plan.started_s is None:
         return False
     return instance.at_s(now) >= instance.plan.started_s
-
-
-def image_with_tag(image: str) -> str:
-    """The image as the kubelet names it in messages: ``:latest`` added when no tag or digest."""
-    last = image.rsplit("/", 1)[-1]
-    return image if "@" in image or ":" in last else f"{image}:latest"
 
 
 # -- phase ---------------------------------------------------------------------------------

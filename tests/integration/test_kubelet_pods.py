@@ -312,6 +312,14 @@ def test_a_failing_pull_shows_err_image_pull_then_image_pull_back_off() -> None:
     assert container(cluster, "pull")["state"] == {"running": {"startedAt": stamp(31)}}
 
 
+def test_back_off_names_the_image_as_the_spec_wrote_it() -> None:
+    cluster, _ = make_cluster()
+    cluster.create(pod("untagged", {"image_pull_error": True}, containers=[{"name": "c", "image": "nope"}]))
+    at(cluster, 1)
+    assert container(cluster, "untagged")["state"]["waiting"]["message"] == 'Back-off pulling image "nope"'
+
+
+
 # -- nodes that are not simulated or down ---------------------------------------------------
 
 def test_pods_on_unknown_or_stopped_nodes_are_left_alone_until_the_kubelet_returns() -> None:
