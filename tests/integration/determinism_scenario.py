@@ -27,9 +27,17 @@ def scenario(seed: int) -> str:
         # The engine's part: timers, heartbeats, node failure, taints, evictions and events.
         cluster.create({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "on-node-1", "namespace": "team"},
                         "spec": {"nodeName": "node-1", "containers": [{"name": "c", "image": "nginx"}]}})
+        cluster.create({"apiVersion": "v1", "kind": "Pod", "metadata": {
+                            "name": "crashing", "namespace": "team",
+                            "annotations": {"fakekube.io/behaviour": '{"run_for_s": 3, "exit_code": 1}'}},
+                        "spec": {"nodeName": "node-2", "containers": [{"name": "c", "image": "busybox"}]}})
         cluster.advance(25)
         cluster.fail_node("node-1")
-        cluster.advance(400)
+        cluster.set_node_condition("node-2", "MemoryPressure", "True")
+        cluster.partition_node("node-3")
+        cluster.advance(200)
+        cluster.heal_node("node-3")
+        cluster.advance(200)
         dump = {f"{group}/{resource}": cluster.store.list((group, resource))[0] for group, resource in cluster.store.resources()}
         dump["events"] = [(c.rv, c.type, c.resource, c.namespace, c.name) for c in cluster.store.changes_since(0)]
         return json.dumps(dump, sort_keys=False)
