@@ -75,6 +75,15 @@ _INTERNAL = WriteOptions(internal=True)
 
 
 @dataclass(frozen=True)
+class EventText:
+    """One event to record: its type, reason and message (the object it is about is the caller's)."""
+
+    type: str
+    reason: str
+    message: str
+
+
+@dataclass(frozen=True)
 class EventSource:
     """Who records: upstream's ``v1.EventSource`` (``host`` is the node name for kubelets)."""
 

@@ -13,13 +13,10 @@ and :mod:`fakekube.kubelet.pods`; the correlation (counts) is :mod:`fakekube.api
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
 from typing import Any, Mapping
 
+from fakekube.api.events import NORMAL, WARNING, EventText
 from fakekube.kubelet.behaviour import normalize_image
-
-NORMAL = "Normal"
-WARNING = "Warning"
 
 #: The kubelet's event source component (``v1.EventSource{Component: "kubelet", Host: node}``).
 KUBELET = "kubelet"
@@ -36,15 +33,6 @@ GRPC_FAILURE_OUTPUT = 'service unhealthy (responded with "NOT_SERVING")'
 #: Image sizes reported in the Pulled message: derived from the image name, in this range.
 MIN_IMAGE_BYTES = 2_000_000
 MAX_IMAGE_BYTES = 200_000_000
-
-
-@dataclass(frozen=True)
-class EventText:
-    """One event to record: its type, reason and message (the object it is about is the caller's)."""
-
-    type: str
-    reason: str
-    message: str
 
 
 # -- images (image_manager.go) -------------------------------------------------------------

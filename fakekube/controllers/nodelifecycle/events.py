@@ -6,10 +6,7 @@ RecordNodeStatusChange, MarkPodsNotReady) and pkg/controller/tainteviction/taint
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
-NORMAL = "Normal"
-WARNING = "Warning"
+from fakekube.api.events import NORMAL, WARNING, EventText
 
 #: Source components as upstream names them.
 NODE_CONTROLLER = "node-controller"
@@ -18,15 +15,6 @@ TAINT_EVICTION_CONTROLLER = "taint-eviction-controller"
 #: The DisruptionTarget condition's reason and message when the taint manager deletes a pod.
 DELETION_BY_TAINT_MANAGER_REASON = "DeletionByTaintManager"
 DELETION_BY_TAINT_MANAGER_MESSAGE = "Taint manager: deleting due to NoExecute taint"
-
-
-@dataclass(frozen=True)
-class EventText:
-    """One event to record: its type, reason and message (the object it is about is the caller's)."""
-
-    type: str
-    reason: str
-    message: str
 
 
 def registered_node(node_name: str) -> EventText:
