@@ -222,8 +222,8 @@ class NodeHeartbeats:
         # A renewal changes one timestamp of the node's own lease: the trusted internal write
         # (no validation to fail), which is most of what an idle cluster does.
         with store.lock:
-            for name, node in alive:
-                current = store.get(LEASES, (LEASE_NAMESPACE, name))
+            leases = store.get_many(LEASES, [(LEASE_NAMESPACE, name) for name, _ in alive])
+            for (name, node), current in zip(alive, leases):
                 if current is None:
                     ctx.api.create(rt, LEASE_NAMESPACE, lease_object(node, self.config.lease_duration_s, renew_time),
                                    INTERNAL)

@@ -20,7 +20,7 @@ late) rather than by upstream's separate event-driven worker.
 from __future__ import annotations
 
 from collections import defaultdict
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, Iterable
 
@@ -143,7 +143,7 @@ class NodeLifecycleController:
         health = self._health[name]
         if renew is None or (health.lease_renew_time is not None and health.lease_renew_time >= renew):
             return
-        # Built directly: dataclasses.replace costs three times as much, on every node every 10 s.
+        # Every node every 10 s: built directly, the cheapest way to a new NodeHealth.
         self._health[name] = NodeHealth(now, health.ready_transition_timestamp, health.saved_ready, renew)
         quiet.until = now + timedelta(seconds=quiet.grace_period_s)
 
@@ -253,7 +253,7 @@ class NodeLifecycleController:
         if decision.mark_all_nodes_reachable:
             self._mark_all_reachable(ctx)
         if decision.reset_probe_timestamps:
-            self._health = {n: replace(h, probe_timestamp=ctx.now, ready_transition_timestamp=ctx.now)
+            self._health = {n: h._replace(probe_timestamp=ctx.now, ready_transition_timestamp=ctx.now)
                             for n, h in self._health.items()}
         self._zone_states = dict(decision.zone_states)
 
