@@ -21,13 +21,15 @@ each call's consequences before its next call, in the same order on every run.
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import queue
 import threading
 from collections import Counter
 from concurrent.futures import Future
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Callable, TypeVar
+from typing import Callable, Iterator, TypeVar
 
 from fakekube.api.apiserver import APIServer
 from fakekube.clock import Timer, VirtualClock
@@ -171,7 +173,10 @@ class Engine:
         return self._advance((deadline - self.clock.now()).total_seconds())
 
     def _advance(self, seconds: float) -> datetime:
-        target = self.clock.now() + timedelta(seconds=seconds)
+        with paused_cyclic_gc():
+            return self._advance_to(self.clock.now() + timedelta(seconds=seconds))
+
+    def _advance_to(self, target: datetime) -> datetime:
         self._settle()
         same_instant, last = 0, None
         while (deadline := self.clock.next_deadline()) is not None and deadline <= target:
@@ -216,3 +221,24 @@ class Engine:
         return (f"controller {name!r} did not go quiet: {key!r} reconciled {count} times at "
                 f"{self.clock.now().isoformat()} (limits per instant: {self.max_reconciles_per_key} per key, "
                 f"{self.max_steps_per_instant} in all; seed {self._rng.seed})")
+
+
+@contextlib.contextmanager
+def paused_cyclic_gc() -> Iterator[None]:
+    """Pause Python's cyclic garbage collector for one advance, then restore it as it was.
+
+    An advance is a long run of writes whose objects are acyclic (reference counting frees
+    them; an hour of a cluster with crash loops, a failed node and events leaves no cycles)
+    and each write leaves a few objects that live long enough to reach the oldest
+    generation, so the collector kept rescanning the whole heap: 40 % of an idle
+    5,000-node hour. Any cyclic garbage made meanwhile, by anyone, is collected as usual
+    once the advance returns. A collector the process had disabled stays disabled.
+    """
+    if not gc.isenabled():
+        yield
+        return
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()

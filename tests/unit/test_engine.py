@@ -179,3 +179,33 @@ def test_work_queue_is_stingy_ordered_and_bounded() -> None:
     with pytest.raises(QueueFull):
         work.add("c")
     assert [work.pop(), work.pop(), work.pop()] == ["a", "b", None]
+
+
+def test_the_cyclic_gc_is_paused_during_an_advance_and_restored_after() -> None:
+    import gc
+
+    seen = []
+
+    class Watcher:
+        name = "gc-watcher"
+        resources = ()
+
+        def keys_for(self, change):  # pragma: no cover - watches nothing
+            return []
+
+        def reconcile(self, key, ctx) -> None:
+            seen.append(gc.isenabled())
+
+    cluster = Cluster()
+    cluster.engine.register(Watcher())
+    cluster.engine.call_later(5, "gc-watcher", "tick")
+    assert gc.isenabled()
+    cluster.advance(10)
+    assert seen == [False] and gc.isenabled()
+    gc.disable()
+    try:
+        cluster.engine.call_later(5, "gc-watcher", "tick")
+        cluster.advance(10)
+        assert seen == [False, False] and not gc.isenabled()  # a process's own choice stands
+    finally:
+        gc.enable()
