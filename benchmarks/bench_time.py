@@ -16,7 +16,6 @@ never reads it.
 from __future__ import annotations
 
 import argparse
-import gc
 import resource
 import statistics
 import time
@@ -56,12 +55,8 @@ def idle_hour_s(nodes: int, virtual_s: float, slices: int) -> tuple[float, float
     return built - started, sum(slice_walls) * HOUR_S / virtual_s, slice_walls, cluster.store.resource_version - rv_before
 
 
-def pods_hour_s(nodes: int, pods_per_node: int, virtual_s: float, freeze: bool) -> tuple[float, float, float, int]:
-    """(build s, start s, wall s per virtual hour, pods Running) for ``nodes`` × ``pods_per_node``.
-
-    ``freeze``: ``gc.freeze()`` once the pods run, so Python's full collections stop
-    rescanning the 150,000 stored pods (the recipe docs/performance.md gives for big clusters).
-    """
+def pods_hour_s(nodes: int, pods_per_node: int, virtual_s: float) -> tuple[float, float, float, int]:
+    """(build s, start s, wall s per virtual hour, pods Running) for ``nodes`` × ``pods_per_node``."""
     started = time.perf_counter()
     cluster = Cluster(nodes=nodes, cluster_cidr="10.0.0.0/8")  # room for a /24 per node
     pods = cluster.resource("v1", "Pod")
@@ -74,8 +69,6 @@ def pods_hour_s(nodes: int, pods_per_node: int, virtual_s: float, freeze: bool) 
     built = time.perf_counter()
     cluster.advance(5)  # every pod Running and Ready at ~1 s
     running = sum(1 for p in cluster.store.list(("", "pods"))[0] if p["status"].get("phase") == "Running")
-    if freeze:
-        gc.freeze()
     warm = time.perf_counter()
     cluster.advance(virtual_s)
     elapsed = time.perf_counter() - warm
@@ -88,7 +81,6 @@ def main() -> None:
     parser.add_argument("--nodes", default="100,1000,5000", help="comma-separated cluster sizes")
     parser.add_argument("--pods-per-node", type=int, default=30, help="pods per node for the busy run (0: skip)")
     parser.add_argument("--pod-nodes", type=int, default=5000, help="nodes for the busy run")
-    parser.add_argument("--gc-freeze", action="store_true", help="gc.freeze() before the busy run's measured hour")
     args = parser.parse_args()
     rounds = 3 if args.quick else 7
     samples = [headline_ms() for _ in range(rounds)]
@@ -103,10 +95,9 @@ def main() -> None:
               f"build {build_s:.2f} s)  [target for 5,000: < 60 s]")
     if args.pods_per_node > 0:
         nodes = 100 if args.quick else args.pod_nodes
-        build_s, start_s, per_hour_s, running = pods_hour_s(nodes, args.pods_per_node, 600.0, args.gc_freeze)
+        build_s, start_s, per_hour_s, running = pods_hour_s(nodes, args.pods_per_node, 600.0)
         rss_gb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1e6
-        frozen = ", gc.freeze()" if args.gc_freeze else ""
-        print(f"{nodes} nodes x {args.pods_per_node} pods ({running} Running{frozen}): {per_hour_s:.1f} s/virtual hour "
+        print(f"{nodes} nodes x {args.pods_per_node} pods ({running} Running): {per_hour_s:.1f} s/virtual hour "
               f"(measured over 600 virtual s; build {build_s:.1f} s, pods started in {start_s:.1f} s, "
               f"peak RSS {rss_gb:.1f} GB)")
 
