@@ -91,7 +91,7 @@ def main() -> None:
         span_s = 600.0 if args.quick else HOUR_S
         build_s, per_hour_s, slice_walls, writes = idle_hour_s(nodes, span_s, slices=6)
         print(f"  {nodes:>6} nodes: {per_hour_s:8.1f} s/virtual hour (measured over {span_s:.0f} virtual s, "
-              f"{writes} writes; 10-min slices {min(slice_walls):.1f}-{max(slice_walls):.1f} s; "
+              f"{writes} writes; {span_s / 6:.0f}-virtual-s slices took {min(slice_walls):.2f}-{max(slice_walls):.2f} s; "
               f"build {build_s:.2f} s)  [target for 5,000: < 60 s]")
     if args.pods_per_node > 0:
         nodes = 100 if args.quick else args.pod_nodes
