@@ -29,6 +29,27 @@ def test_get_nodes_shows_not_ready_after_a_failure(kubectl: Kubectl, fakekube: C
     assert "Kubelet stopped posting node status." in described
 
 
+@pytest.mark.fakekube(nodes=2)
+def test_describe_shows_a_reported_condition_and_its_taint(kubectl: Kubectl, fakekube: Cluster) -> None:
+    control(fakekube, "/fakekube/v1/nodes/node-1/conditions", {"type": "DiskPressure", "status": "True"})
+    control(fakekube, "/fakekube/v1/clock/advance", {"seconds": 10})
+    described = kubectl.ok("describe", "node", "node-1")
+    assert "node.kubernetes.io/disk-pressure:NoSchedule" in described
+    pressure = next(line.split() for line in described.splitlines() if line.strip().startswith("DiskPressure"))
+    assert pressure[1] == "True" and "KubeletHasDiskPressure" in pressure
+
+
+@pytest.mark.fakekube(nodes=3)
+def test_a_partitioned_node_is_not_ready_and_ready_again_once_healed(kubectl: Kubectl, fakekube: Cluster) -> None:
+    control(fakekube, "/fakekube/v1/nodes/node-3/partition")
+    control(fakekube, "/fakekube/v1/clock/advance", {"seconds": 60})
+    rows = [line.split() for line in kubectl.ok("get", "nodes").splitlines()[1:]]
+    assert [(row[0], row[1]) for row in rows] == [("node-1", "Ready"), ("node-2", "Ready"), ("node-3", "NotReady")]
+    control(fakekube, "/fakekube/v1/nodes/node-3/heal")
+    rows = [line.split() for line in kubectl.ok("get", "nodes").splitlines()[1:]]
+    assert rows[2][:2] == ["node-3", "Ready"]
+
+
 def test_serve_with_time_scale_goes_not_ready_without_advancing(tmp_path, kubectl: Kubectl,
                                                                  kubectl_cache_dir: str) -> None:
     """Black-box clients cannot move the clock: with --time-scale 60, 45 virtual seconds pass
