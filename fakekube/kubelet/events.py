@@ -93,6 +93,42 @@ def restart_backoff(container: str, pod_label: str) -> EventText:
     return EventText(WARNING, "BackOff", f"Back-off restarting failed container {container} in pod {pod_label}")
 
 
+# -- the node (kubelet.go, nodestatus/setters.go) ----------------------------------------------
+
+#: The event reason a kubelet records when one of its conditions takes a status (setters.go).
+NODE_CONDITION_REASONS: Mapping[tuple[str, str], str] = {
+    ("MemoryPressure", "True"): "NodeHasInsufficientMemory",
+    ("MemoryPressure", "False"): "NodeHasSufficientMemory",
+    ("DiskPressure", "True"): "NodeHasDiskPressure",
+    ("DiskPressure", "False"): "NodeHasNoDiskPressure",
+    ("PIDPressure", "True"): "NodeHasInsufficientPID",
+    ("PIDPressure", "False"): "NodeHasSufficientPID",
+    ("Ready", "True"): "NodeReady",
+}
+
+
+def starting_kubelet() -> EventText:
+    return EventText(NORMAL, "Starting", "Starting kubelet.")
+
+
+def allocatable_enforced() -> EventText:
+    return EventText(NORMAL, "NodeAllocatableEnforced", "Updated Node Allocatable limit across pods")
+
+
+def node_condition(node: str, condition_type: str, status: str) -> EventText | None:
+    """The event for a kubelet condition that is new or changed status; None for a type the
+    kubelet records nothing about. Ready anything but True is NodeNotReady."""
+    reason = NODE_CONDITION_REASONS.get((condition_type, status))
+    if reason is None and condition_type == "Ready":
+        reason = "NodeNotReady"
+    return None if reason is None else EventText(NORMAL, reason, f"Node {node} status is now: {reason}")
+
+
+def node_reference(node: str) -> dict[str, str]:
+    """The kubelet's reference to its node: upstream's ``nodeRef`` has the node's *name* as UID."""
+    return {"kind": "Node", "name": node, "uid": node}
+
+
 # -- probes (prober.go) ---------------------------------------------------------------------
 
 def unhealthy(probe_type: str, output: str) -> EventText:

@@ -31,10 +31,12 @@ from datetime import datetime, timedelta
 from typing import Any, Iterable, Mapping
 
 from fakekube.api.apiserver import WriteOptions
+from fakekube.api.events import EventSource, record
 from fakekube.api.registry import STATUS
 from fakekube.clock import format_micro_time, format_rfc3339
 from fakekube.engine import Context, Engine
 from fakekube.engine.cohorts import Cohorts
+from fakekube.kubelet import events as texts
 from fakekube.store import ADDED, DELETED, Change
 
 Obj = dict[str, Any]
@@ -98,6 +100,8 @@ class NodeHeartbeats:
         self._last_report: dict[str, datetime] = {}
         #: Nodes whose kubelet posts its status at the next check whatever it finds (a restart).
         self._must_post: set[str] = set()
+        #: Nodes whose kubelet (re)started: it records its start events at the next status check.
+        self._starting: set[str] = set()
         #: The node object last seen matching what its kubelet reports (stored objects are
         #: never mutated, so identity means "unchanged since then").
         self._verified: dict[str, Obj] = {}
@@ -127,6 +131,7 @@ class NodeHeartbeats:
         """The kubelet process restarts: it reports at once and its cadence starts again."""
         self._stopped.discard(node)
         self._must_post.add(node)
+        self._starting.add(node)
         self._beat_now(node, engine)
 
     def set_condition(self, node: str, condition_type: str, status: str, reason: str = "", message: str = "") -> None:
@@ -179,6 +184,7 @@ class NodeHeartbeats:
     # -- engine interface -------------------------------------------------------
     def keys_for(self, change: Change) -> Iterable[str]:
         if change.type == ADDED:
+            self._starting.add(change.name)
             return [f"{LEASE}/{change.name}", f"{STATUS_KEY}/{change.name}"]
         if change.type == DELETED:
             self._forget(change.name)
@@ -188,6 +194,7 @@ class NodeHeartbeats:
         for memory in (self._last_report, self._verified, self._overrides):
             memory.pop(node, None)
         self._must_post.discard(node)
+        self._starting.discard(node)
         self._leases.forget(node)
         self._statuses.forget(node)
 
@@ -239,6 +246,8 @@ class NodeHeartbeats:
         next_at = ctx.now + timedelta(seconds=self.config.status_update_period_s)
         for name, node in self._alive(nodes, ctx):
             self._statuses.schedule(name, next_at, ctx.engine)
+            if name in self._starting:
+                self._record_start(name, ctx)
             last = self._last_report.get(name)
             if last is None:
                 self._last_report[name] = ctx.now  # registered (or restarted) with fresh heartbeats
@@ -253,12 +262,40 @@ class NodeHeartbeats:
                    for c in (node.get("status") or {}).get("conditions") or []}
         return any(current.get(kind) != wanted for kind, wanted in self.reported_conditions(name).items())
 
+    def _record_start(self, name: str, ctx: Context) -> None:
+        """What a starting kubelet records (kubelet.go, setters.go on its fresh initial node):
+        Starting, an event per pressure condition, NodeAllocatableEnforced, then Ready's."""
+        self._starting.discard(name)
+        reported = self.reported_conditions(name)
+        events = [texts.starting_kubelet()]
+        events += [texts.node_condition(name, kind, status) for kind, (status, _, _) in reported.items()
+                   if kind != "Ready"]
+        events.append(texts.allocatable_enforced())
+        events.append(texts.node_condition(name, "Ready", reported["Ready"][0]))
+        for text in events:
+            if text is not None:
+                self._record(name, text, ctx)
+
+    def _record_transitions(self, name: str, current: list[Obj], ctx: Context) -> None:
+        """The events for conditions whose status the kubelet now reports differently (setters.go)."""
+        before = {c.get("type"): c.get("status") for c in current}
+        for kind, (status, _, _) in self.reported_conditions(name).items():
+            if before.get(kind) != status:
+                text = texts.node_condition(name, kind, status)
+                if text is not None:
+                    self._record(name, text, ctx)
+
+    def _record(self, name: str, text: texts.EventText, ctx: Context) -> None:
+        record(ctx.api, ctx.now, texts.node_reference(name), text.type, text.reason, text.message,
+               EventSource(texts.KUBELET, name))
+
     def _post_status(self, name: str, node: Obj, ctx: Context) -> None:
         self._last_report[name] = ctx.now
         self._must_post.discard(name)
         self._verified.pop(name, None)
         rt = ctx.api.registry.lookup("", "v1", "nodes")
         current = (node.get("status") or {}).get("conditions") or []
+        self._record_transitions(name, current, ctx)
         conditions = reported_conditions(current, self.reported_conditions(name), format_rfc3339(ctx.now))
         ctx.api.update(rt, "", name, dict(node, status=dict(node.get("status") or {}, conditions=conditions)),
                        INTERNAL, STATUS)

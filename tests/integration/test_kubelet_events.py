@@ -63,7 +63,8 @@ def test_init_containers_are_referenced_by_their_own_field_path() -> None:
     cluster.create(pod("init", {"init": {"run_for_s": 2}},
                        initContainers=[{"name": "init", "image": "busybox:1.36"}]))
     cluster.advance(10)
-    paths = [(e["reason"], e["involvedObject"]["fieldPath"], e["lastTimestamp"]) for e in cluster.events()]
+    paths = [(e["reason"], e["involvedObject"]["fieldPath"], e["lastTimestamp"])
+             for e in cluster.events(involved_name="init")]
     assert paths == [
         ("Pulling", "spec.initContainers{init}", stamp(0)), ("Pulled", "spec.initContainers{init}", stamp(0)),
         ("Created", "spec.initContainers{init}", stamp(1)), ("Started", "spec.initContainers{init}", stamp(1)),

@@ -146,3 +146,53 @@ def test_faults_name_a_missing_node() -> None:
     for fault in (cluster.partition_node, cluster.heal_node, cluster.restart_kubelet, cluster.kubelet_state):
         with pytest.raises(KeyError, match="ghost"):
             fault("ghost")
+
+
+# -- what kubectl describe node shows ---------------------------------------------------------
+def node_events(cluster: Cluster, node: str) -> list[tuple[str, str, str, int, str]]:
+    """(last seen HH:MM:SS, source, reason, count, message) about the node, in write order."""
+    return [(e["lastTimestamp"][11:19], e["source"]["component"], e["reason"], e["count"], e["message"])
+            for e in cluster.events(involved_name=node) if e["involvedObject"]["kind"] == "Node"]
+
+
+def test_a_new_node_records_the_kubelet_start_and_its_registration() -> None:
+    cluster = Cluster(nodes=1)
+    cluster.advance(1)
+    assert node_events(cluster, "node-1") == [
+        ("00:00:00", "kubelet", "Starting", 1, "Starting kubelet."),
+        ("00:00:00", "kubelet", "NodeHasSufficientMemory", 1, "Node node-1 status is now: NodeHasSufficientMemory"),
+        ("00:00:00", "kubelet", "NodeHasNoDiskPressure", 1, "Node node-1 status is now: NodeHasNoDiskPressure"),
+        ("00:00:00", "kubelet", "NodeHasSufficientPID", 1, "Node node-1 status is now: NodeHasSufficientPID"),
+        ("00:00:00", "kubelet", "NodeAllocatableEnforced", 1, "Updated Node Allocatable limit across pods"),
+        ("00:00:00", "kubelet", "NodeReady", 1, "Node node-1 status is now: NodeReady"),
+        ("00:00:00", "node-controller", "RegisteredNode", 1, "Node node-1 event: Registered Node node-1 in Controller")]
+    kubelet_ref = cluster.events(reason="Starting")[0]["involvedObject"]
+    assert kubelet_ref == {"kind": "Node", "name": "node-1", "uid": "node-1"}  # upstream's nodeRef: UID = name
+
+
+def test_condition_changes_failure_and_restart_are_recorded() -> None:
+    cluster = Cluster(nodes=2)
+    cluster.set_node_condition("node-1", "MemoryPressure", "True")
+    at(cluster, 10)
+    assert node_events(cluster, "node-1")[-1] == (
+        "00:00:10", "kubelet", "NodeHasInsufficientMemory", 1, "Node node-1 status is now: NodeHasInsufficientMemory")
+    cluster.fail_node("node-2")
+    at(cluster, 60)
+    assert node_events(cluster, "node-2")[-1] == (
+        "00:00:55", "node-controller", "NodeNotReady", 1, "Node node-2 status is now: NodeNotReady")
+    cluster.recover_node("node-2")  # Unknown → reported again: the kubelet records each transition
+    assert [e[2:4] for e in node_events(cluster, "node-2")[-4:]] == [
+        ("NodeHasSufficientMemory", 2), ("NodeHasNoDiskPressure", 2), ("NodeHasSufficientPID", 2), ("NodeReady", 2)]
+    cluster.restart_kubelet("node-1")
+    assert [e[2:4] for e in node_events(cluster, "node-1")[-6:]] == [
+        ("Starting", 2), ("NodeHasInsufficientMemory", 2), ("NodeHasNoDiskPressure", 2), ("NodeHasSufficientPID", 2),
+        ("NodeAllocatableEnforced", 2), ("NodeReady", 2)]
+
+
+def test_a_deleted_node_is_removed_from_the_controller() -> None:
+    cluster = Cluster(nodes=2)
+    at(cluster, 1)
+    cluster.delete("v1", "Node", "node-2", "")
+    at(cluster, 5)
+    assert node_events(cluster, "node-2")[-1] == (
+        "00:00:05", "node-controller", "RemovingNode", 1, "Node node-2 event: Removing Node node-2 from Controller")

@@ -78,6 +78,8 @@ class NodeLifecycleController:
     def __init__(self, config: NodeLifecycleConfig = NodeLifecycleConfig()) -> None:
         self.config = config
         self._health: dict[str, NodeHealth] = {}
+        #: Nodes the pass has seen (name → uid): upstream's knownNodeSet.
+        self._known: dict[str, str] = {}
         self._quiet: dict[str, _Quiet] = {}
         #: Node → its Lease as last written since the last pass (filled under the store lock).
         self._leases_written: dict[str, Obj] = {}
@@ -116,8 +118,7 @@ class NodeLifecycleController:
         with ctx.api.store.lock:
             nodes, _ = ctx.api.store.list(NODES)
             leases_written, self._leases_written = self._leases_written, {}
-        if len(self._health) > len(nodes):
-            self._forget_deleted(nodes)
+        self._register_and_remove(nodes, ctx)
         for node in nodes:
             zone, ready = self._pass_node(node, leases_written, ctx)
             if ready is not _SKIP:
@@ -147,11 +148,25 @@ class NodeLifecycleController:
         self._health[name] = NodeHealth(now, health.ready_transition_timestamp, health.saved_ready, renew)
         quiet.until = now + timedelta(seconds=quiet.grace_period_s)
 
-    def _forget_deleted(self, nodes: list[Obj]) -> None:
-        names = {node["metadata"]["name"] for node in nodes}
-        for memory in (self._health, self._quiet):
-            for name in [n for n in memory if n not in names]:
-                del memory[name]
+    def _register_and_remove(self, nodes: list[Obj], ctx: Context) -> None:
+        """Upstream classifyNodes: RegisteredNode for nodes seen the first time, RemovingNode
+        (and forgetting them) for nodes gone since the last pass."""
+        for node in nodes:
+            meta = node["metadata"]
+            if meta["name"] not in self._known:
+                self._known[meta["name"]] = meta.get("uid") or ""
+                self._record_node_event(node, texts.registered_node(meta["name"]), ctx)
+        if len(self._known) == len(nodes):
+            return
+        present = {node["metadata"]["name"] for node in nodes}
+        for name in sorted(self._known.keys() - present):
+            gone = {"metadata": {"name": name, "uid": self._known.pop(name)}}
+            self._record_node_event(gone, texts.removing_node(name), ctx)
+            self._health.pop(name, None)
+            self._quiet.pop(name, None)
+
+    def _record_node_event(self, node: Obj, text: texts.EventText, ctx: Context) -> None:
+        record_event(ctx.api, ctx.now, node, "Node", text.type, text.reason, text.message, texts.NODE_CONTROLLER)
 
     def _check_node(self, node: Obj, ctx: Context) -> tuple[str, Any]:
         name = node["metadata"]["name"]
@@ -181,9 +196,7 @@ class NodeLifecycleController:
         return deadline if now <= deadline else None
 
     def _node_became_not_ready(self, node: Obj, ctx: Context) -> None:
-        name = node["metadata"]["name"]
-        text = texts.node_status_change(name)
-        record_event(ctx.api, ctx.now, node, "Node", text.type, text.reason, text.message, texts.NODE_CONTROLLER)
+        self._record_node_event(node, texts.node_status_change(node["metadata"]["name"]), ctx)
         pods_rt = ctx.api.registry.lookup("", "v1", "pods")
         for pod in pods_on_node(ctx.api.store, node["metadata"]["name"]):
             conditions = pod_conditions_not_ready(pod, ctx.now)
