@@ -196,3 +196,16 @@ def test_a_deleted_node_is_removed_from_the_controller() -> None:
     at(cluster, 5)
     assert node_events(cluster, "node-2")[-1] == (
         "00:00:05", "node-controller", "RemovingNode", 1, "Node node-2 event: Removing Node node-2 from Controller")
+
+
+def test_a_node_first_seen_loses_the_controllers_no_execute_taints() -> None:
+    cluster = Cluster(nodes=1)
+    at(cluster, 2)
+    taints = [{"key": "node.kubernetes.io/unreachable", "effect": "NoExecute"},
+              {"key": "dedicated", "value": "gpu", "effect": "NoExecute"}]
+    cluster.create({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "late"}, "spec": {"taints": taints}})
+    assert [t["key"] for t in cluster.get("v1", "Node", "late", "")["spec"]["taints"]] == [
+        "node.kubernetes.io/unreachable", "dedicated"]
+    at(cluster, 5)  # the next pass sees it first: upstream markNodeAsReachable
+    assert cluster.get("v1", "Node", "late", "")["spec"]["taints"] == [taints[1]]
+    assert node_events(cluster, "late")[-1][2] == "RegisteredNode"

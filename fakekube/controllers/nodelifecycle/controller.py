@@ -118,7 +118,7 @@ class NodeLifecycleController:
         with ctx.api.store.lock:
             nodes, _ = ctx.api.store.list(NODES)
             leases_written, self._leases_written = self._leases_written, {}
-        self._register_and_remove(nodes, ctx)
+        nodes = self._register_and_remove(nodes, ctx)
         for node in nodes:
             zone, ready = self._pass_node(node, leases_written, ctx)
             if ready is not _SKIP:
@@ -148,16 +148,23 @@ class NodeLifecycleController:
         self._health[name] = NodeHealth(now, health.ready_transition_timestamp, health.saved_ready, renew)
         quiet.until = now + timedelta(seconds=quiet.grace_period_s)
 
-    def _register_and_remove(self, nodes: list[Obj], ctx: Context) -> None:
-        """Upstream classifyNodes: RegisteredNode for nodes seen the first time, RemovingNode
-        (and forgetting them) for nodes gone since the last pass."""
+    def _register_and_remove(self, nodes: list[Obj], ctx: Context) -> list[Obj]:
+        """Upstream classifyNodes: a node seen the first time gets RegisteredNode and is marked
+        reachable (its controller NoExecute taints go); one gone since the last pass gets
+        RemovingNode and is forgotten. Returns the nodes as they are now."""
+        current = []
         for node in nodes:
             meta = node["metadata"]
             if meta["name"] not in self._known:
                 self._known[meta["name"]] = meta.get("uid") or ""
                 self._record_node_event(node, texts.registered_node(meta["name"]), ctx)
-        if len(self._known) == len(nodes):
-            return
+                node = self._mark_reachable(node, ctx)
+            current.append(node)
+        if len(self._known) > len(nodes):
+            self._remove_gone(nodes, ctx)
+        return current
+
+    def _remove_gone(self, nodes: list[Obj], ctx: Context) -> None:
         present = {node["metadata"]["name"] for node in nodes}
         for name in sorted(self._known.keys() - present):
             gone = {"metadata": {"name": name, "uid": self._known.pop(name)}}
@@ -275,9 +282,16 @@ class NodeLifecycleController:
             queue.clear()
         nodes, _ = ctx.api.store.list(NODES)
         for node in nodes:
-            controlled = [t for t in noexecute_taints(_taints(node)) if t.get("key") in _NOEXECUTE_KEYS]
-            if controlled:
-                self._write_taints(node, swap_taints(_taints(node), (), controlled, ctx.now), ctx)
+            self._mark_reachable(node, ctx)
+
+    def _mark_reachable(self, node: Obj, ctx: Context) -> Obj:
+        """Upstream markNodeAsReachable: drop the not-ready/unreachable NoExecute taints and the
+        node's place in its zone's tainting queue; returns the node as it is now."""
+        self._queue(zone_key(node)).remove(node["metadata"]["name"])
+        controlled = [t for t in noexecute_taints(_taints(node)) if t.get("key") in _NOEXECUTE_KEYS]
+        if not controlled:
+            return node
+        return self._write_taints(node, swap_taints(_taints(node), (), controlled, ctx.now), ctx)
 
     def _queue(self, zone: str) -> RateLimitedTimedQueue:
         if zone not in self._queues:
