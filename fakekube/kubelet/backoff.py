@@ -43,6 +43,10 @@ RESET_AFTER_S = 600.0
 #: Back-off entries kept per kubelet; see the module docstring for what happens at the limit.
 MAX_BACKOFF_ENTRIES = 10_000
 
+#: Cluster instants are whole microseconds, but the seconds here are floats: two instants
+#: closer than half a microsecond are the same instant (54.165455 + 10 is 64.16545500000001).
+SAME_INSTANT_S = 0.5e-6
+
 #: Upstream reason strings.
 CRASH_LOOP_BACK_OFF = "CrashLoopBackOff"
 
@@ -99,14 +103,14 @@ class Backoff:
         entry = self._entries.get(key)
         if entry is None or self._expired(event_s, entry):
             return False
-        return now_s - event_s < entry.backoff_s
+        return now_s - event_s < entry.backoff_s - SAME_INSTANT_S
 
     def in_backoff_since_update(self, key: Hashable, now_s: float) -> bool:
         """Is ``now_s`` still inside the back-off counted from the last update?"""
         entry = self._entries.get(key)
         if entry is None or self._expired(now_s, entry):
             return False
-        return now_s - entry.last_update_s < entry.backoff_s
+        return now_s - entry.last_update_s < entry.backoff_s - SAME_INSTANT_S
 
     def forget(self, key: Hashable) -> None:
         """Drop a key (the pod is gone), like upstream ``Reset``/``DeleteEntry``."""
@@ -120,7 +124,7 @@ class Backoff:
         return len(stale)
 
     def _expired(self, event_s: float, entry: _Entry) -> bool:
-        return event_s - entry.last_update_s > self.reset_after_s
+        return event_s - entry.last_update_s > self.reset_after_s + SAME_INSTANT_S
 
     def _make_room(self, key: Hashable, now_s: float) -> None:
         if key in self._entries or len(self._entries) < self.max_entries:

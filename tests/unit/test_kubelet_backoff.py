@@ -111,3 +111,17 @@ def test_configurable_curve_and_validation() -> None:
                                                (3600, "1h0m0s")])
 def test_go_duration_format_matches_upstream_messages(seconds: float, text: str) -> None:
     assert format_go_duration(seconds) == text
+
+
+def test_fractional_instants_restart_exactly_when_the_back_off_ends() -> None:
+    """Scaled time makes instants like 54.165455 s: 54.165455 + 10 is 64.16545500000001 as a
+    float, and the restart at the microsecond 64.165455 must not count as inside the back-off."""
+    from fakekube.kubelet.backoff import RestartBackoff
+
+    backoff = RestartBackoff()
+    backoff.record_restart("c", 44.165455, 44.165455)
+    restart_s = backoff.restart_at_s("c", 54.165455)
+    assert round(restart_s, 6) == 64.165455
+    assert not backoff.in_backoff("c", 54.165455, 64.165455)
+    assert backoff.in_backoff("c", 54.165455, 64.165454)
+    backoff.record_restart("c", 54.165455, 64.165455)  # no "cannot restart" error
