@@ -32,6 +32,7 @@ from datetime import datetime, timedelta
 from typing import Callable, Iterator, TypeVar
 
 from fakekube.api.apiserver import APIServer
+from fakekube.api.errors import ApiError
 from fakekube.clock import Timer, VirtualClock
 from fakekube.engine.controller import Context, Controller
 from fakekube.engine.workqueue import WorkQueue
@@ -46,6 +47,8 @@ DEFAULT_MAX_RECONCILES_PER_KEY = 1_000
 #: Reconciles of all keys allowed at one instant: a hard stop far above any real burst
 #: (creating 150,000 pods at once makes ~450,000).
 DEFAULT_MAX_STEPS_PER_INSTANT = 10_000_000
+#: API errors that mean "someone else wrote first": the reconcile is retried, not reported.
+RACE_CODES = (404, 409)
 #: Controller errors kept; later ones are counted but not stored.
 MAX_ERRORS_KEPT = 1_000
 
@@ -82,6 +85,8 @@ class Engine:
         self.queue = WorkQueue()
         self.errors: list[ControllerError] = []
         self.errors_dropped = 0
+        #: Reconciles that lost a race with a client's write (NotFound/Conflict) and were retried.
+        self.retried_races = 0
         self._controllers: dict[str, Controller] = {}
         #: (group, plural) → the controllers watching it, in registration order.
         self._routes: dict[tuple[str, str], list[tuple[str, Controller]]] = {}
@@ -207,6 +212,14 @@ class Engine:
         ctx = Context(self, name, key, self.clock.now(), self.api, self._rngs[name])
         try:
             controller.reconcile(key, ctx)
+        except ApiError as exc:
+            if exc.code not in RACE_CODES:
+                self._record(ControllerError(name, key, ctx.now, exc))
+                return
+            # A client's write landed between this reconcile's read and its write (the one
+            # ordering we do not own): like a client-go controller, try the key again.
+            self.retried_races += 1
+            self.queue.add((name, key))
         except Exception as exc:  # reported, never fatal: the apiserver keeps serving
             self._record(ControllerError(name, key, ctx.now, exc))
 

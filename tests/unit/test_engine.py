@@ -209,3 +209,27 @@ def test_the_cyclic_gc_is_paused_during_an_advance_and_restored_after() -> None:
         assert seen == [False, False] and not gc.isenabled()  # a process's own choice stands
     finally:
         gc.enable()
+
+
+def test_a_reconcile_that_loses_a_race_with_a_client_is_retried_not_reported() -> None:
+    from fakekube.api.errors import ApiError
+
+    class Racy:
+        """Fails with a Conflict the first time, as when a client wrote between read and write."""
+
+        name = "racy"
+        resources = (CONFIGMAPS,)
+        attempts = 0
+
+        def keys_for(self, change):
+            return key_of(change)
+
+        def reconcile(self, key, ctx) -> None:
+            Racy.attempts += 1
+            if Racy.attempts == 1:
+                raise ApiError(409, "Conflict", "the object has been modified")
+
+    cluster = Cluster()
+    cluster.engine.register(Racy())
+    cluster.create(cm("raced"))
+    assert Racy.attempts == 2 and cluster.engine.retried_races == 1 and not cluster.internal_errors
