@@ -55,7 +55,9 @@ class Cohorts:
         at = self._keys.pop(key)
         live = [m for m in self._batches.pop(at, []) if self._next.get(m) == at]
         for member in live:
-            del self._next[member]  # served: due again only when scheduled again
+            # Served: due again only when scheduled again. (pop, not del: a member may be
+            # forgotten from another thread meanwhile — its node deleted over HTTP.)
+            self._next.pop(member, None)
         return at, live
 
     def forget(self, member: str) -> None:
