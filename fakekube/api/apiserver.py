@@ -129,6 +129,11 @@ class APIServer:
     def _context(self) -> WriteContext:
         return WriteContext(self.clock.now(), self.rng, self._view)
 
+    def write_context(self) -> WriteContext:
+        """Time, randomness and a store view for server-side work outside the verbs
+        (e.g. issuing a service-account token); take the store lock around its use."""
+        return self._context()
+
     # -- reads ---------------------------------------------------------------
     def get(self, rt: ResourceType, namespace: str, name: str) -> Obj:
         obj = self.store.get(rt.key, (namespace if rt.namespaced else "", name))
@@ -152,7 +157,23 @@ class APIServer:
         obj, unknown = self._decode(rt, body, namespace, typed=not options.internal)
         warnings = self._check_fields(rt, obj, options, unknown=unknown)
         with self.store.lock:
+            if not rt.persisted:
+                return self._review(rt, obj, warnings)
             return self._create_locked(rt, obj, options, warnings)
+
+    def _review(self, rt: ResourceType, obj: Obj, warnings: list[str]) -> WriteResult:
+        """Answer a create of a never-stored type (an access or token review).
+
+        Upstream's review storages validate, compute and return; they skip the generic
+        create path (no uid, name, admission or storage), so a dry run answers the same
+        and no resourceVersion is consumed. Runs under the store lock so a TokenReview
+        reads one consistent snapshot.
+        """
+        problems = rt.strategy.validate(obj)
+        if problems:
+            raise errors.invalid_object(rt.group, rt.strategy.invalid_kind(rt.kind), "", problems)
+        answer = rt.strategy.review(obj, self._context())
+        return WriteResult(objectmeta.with_type_meta(rt, answer), True, warnings)
 
     def _create_locked(self, rt: ResourceType, obj: Obj, options: WriteOptions, warnings: list[str]) -> WriteResult:
         ctx = self._context()

@@ -16,7 +16,7 @@ import base64
 import hashlib
 from typing import Any
 
-from fakekube.api.registry import BINDING, EVICTION, LOG, SCALE, STATUS, Registry, ResourceType
+from fakekube.api.registry import BINDING, EVICTION, LOG, SCALE, STATUS, TOKEN, Registry, ResourceType
 
 Doc = dict[str, Any]
 
@@ -34,6 +34,7 @@ _SUBRESOURCE_VERBS: dict[str, tuple[str, ...]] = {
     BINDING: ("create",),
     EVICTION: ("create",),
     LOG: ("get",),
+    TOKEN: ("create",),
 }
 
 
@@ -120,8 +121,11 @@ def subresource_kind(rt: ResourceType, sub: str) -> tuple[str, str, str]:
     """(group, version, kind) a subresource answers with; ("", "", kind) means "same GV".
 
     Mirrors upstream: scale answers ``autoscaling/v1 Scale``, eviction takes a
-    ``policy/v1 Eviction``, binding a core ``Binding``, log and status the parent kind.
+    ``policy/v1 Eviction``, binding a core ``Binding``, a service account's token an
+    ``authentication.k8s.io/v1 TokenRequest``, log and status the parent kind.
     """
+    if sub == TOKEN:
+        return ("authentication.k8s.io", "v1", "TokenRequest")
     if sub == SCALE:
         return ("autoscaling", "v1", "Scale")
     if sub == EVICTION:
@@ -153,15 +157,17 @@ def _short_names_and_categories(rt: ResourceType) -> Doc:
 
 
 def _api_resource(rt: ResourceType) -> Doc:
-    return {
+    entry: Doc = {
         "name": rt.plural,
         "singularName": rt.singular,
         "namespaced": rt.namespaced,
         "kind": rt.kind,
         "verbs": sorted(rt.verbs),
         **_short_names_and_categories(rt),
-        "storageVersionHash": storage_version_hash(rt),
     }
+    if rt.persisted:  # upstream lists a hash only for resources with a storage version
+        entry["storageVersionHash"] = storage_version_hash(rt)
+    return entry
 
 
 def _api_subresource(rt: ResourceType, sub: str) -> Doc:

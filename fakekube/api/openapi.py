@@ -29,7 +29,7 @@ import threading
 from typing import Any, Iterable, Mapping
 
 from fakekube.api.discovery import subresource_kind
-from fakekube.api.registry import BINDING, EVICTION, LOG, SCALE, Registry, ResourceType
+from fakekube.api.registry import BINDING, EVICTION, LOG, SCALE, TOKEN, Registry, ResourceType
 from fakekube.api.schema import SchemaSet, ref_name
 
 Doc = dict[str, Any]
@@ -248,7 +248,7 @@ def _resource_paths(ops: _GVOps, rt: ResourceType) -> dict[str, Doc]:
     """Every path of one resource: collection, item, subresources, all-namespaces, watch."""
     gvk = (rt.group, rt.version, rt.kind)
     obj = ops.schema_name(*gvk)
-    lst = ops.schema_name(rt.group, rt.version, rt.list_kind)
+    lst = ops.schema_name(rt.group, rt.version, rt.list_kind) if rt.supports("list") else ""
     scope = "Namespaced" if rt.namespaced else ""
     ns_seg = "/namespaces/{namespace}" if rt.namespaced else ""
     ns_params = [_param("namespace", "path", "string", "object name and auth scope, such as for teams and projects", True)] if rt.namespaced else []
@@ -272,9 +272,9 @@ def _resource_paths(ops: _GVOps, rt: ResourceType) -> dict[str, Doc]:
                                       responses=_responses(STATUS, [("200", "OK")]))
     paths[f"{ops.prefix}{ns_seg}/{rt.plural}"] = collection
 
-    item: Doc = {"parameters": [name_param] + ns_params + [P_PRETTY]}
-    item.update(_item_ops(ops, rt, gvk, obj, suffix))
-    paths[f"{ops.prefix}{ns_seg}/{rt.plural}/{{name}}"] = item
+    item_ops = _item_ops(ops, rt, gvk, obj, suffix)
+    if item_ops:  # create-only types (reviews) have no item path upstream
+        paths[f"{ops.prefix}{ns_seg}/{rt.plural}/{{name}}"] = {"parameters": [name_param] + ns_params + [P_PRETTY], **item_ops}
 
     for sub in sorted(rt.subresources):
         sub_path = f"{ops.prefix}{ns_seg}/{rt.plural}/{{name}}/{sub}"
@@ -293,7 +293,8 @@ def _resource_paths(ops: _GVOps, rt: ResourceType) -> dict[str, Doc]:
 
 
 def _sub_name_desc(rt: ResourceType, sub: str) -> str:
-    return {BINDING: "name of the Binding", EVICTION: "name of the Eviction", SCALE: "name of the Scale"}.get(sub, f"name of the {rt.kind}")
+    return {BINDING: "name of the Binding", EVICTION: "name of the Eviction", SCALE: "name of the Scale",
+            TOKEN: "name of the TokenRequest"}.get(sub, f"name of the {rt.kind}")
 
 
 def _item_ops(ops: _GVOps, rt: ResourceType, gvk: tuple[str, str, str], obj: str, suffix: str) -> Doc:
@@ -330,7 +331,7 @@ def _subresource_ops(ops: _GVOps, rt: ResourceType, sub: str, suffix: str) -> Do
     obj = ops.schema_name(*gvk)
     p = ops.op_prefix
     title = sub[:1].upper() + sub[1:]
-    if sub in (BINDING, EVICTION):
+    if sub in (BINDING, EVICTION, TOKEN):
         return {"post": ops.op("post", f"create{p}{suffix}{title}", f"create {title.lower()} of a {rt.kind}", "post", gvk,
                                parameters=[P_DRY_RUN, P_FIELD_MANAGER, P_FIELD_VALIDATION], requestBody=_body(obj),
                                responses=_responses(obj, [("200", "OK"), ("201", "Created"), ("202", "Accepted")]))}

@@ -26,6 +26,7 @@ SCALE = "scale"
 BINDING = "binding"
 EVICTION = "eviction"
 LOG = "log"
+TOKEN = "token"
 
 
 class StoreReader(Protocol):
@@ -42,6 +43,10 @@ class Rng(Protocol):
     def randrange(self, start: int, stop: int) -> int: ...
 
     def choice(self, seq: Any) -> Any: ...
+
+    def uid(self) -> str: ...
+
+    def secret(self, label: str, length: int = 32) -> bytes: ...
 
 
 @dataclass(frozen=True)
@@ -90,6 +95,18 @@ class Strategy:
         """Extra fieldSelector fields beyond metadata.name/metadata.namespace."""
         return {}
 
+    def review(self, obj: Obj, ctx: WriteContext) -> Obj:
+        """The answer to a create of a type that is never stored (``ResourceType.persisted``
+        is False): upstream's review REST storages compute a status and return the object,
+        e.g. a SelfSubjectAccessReview answered ``allowed``. Runs after ``validate``; may
+        raise an ``ApiError``. The base class returns the object unchanged."""
+        return obj
+
+    def invalid_kind(self, kind: str) -> str:
+        """The kind a 422 of a never-stored type names. Upstream's review storages pass the
+        decoded object's (internal, hence empty) kind, so some say ``.authorization.k8s.io``."""
+        return kind
+
 
 DEFAULT_STRATEGY = Strategy()
 
@@ -110,6 +127,9 @@ class ResourceType:
     strategy: Strategy = field(default=DEFAULT_STRATEGY, compare=False, hash=False)
     #: A PUT of a missing object creates it (upstream's AllowCreateOnUpdate).
     create_on_update: bool = False
+    #: False for upstream's "virtual" resources (access reviews, token reviews): a create
+    #: is answered by ``Strategy.review`` and nothing is stored, so no resourceVersion is used.
+    persisted: bool = True
 
     @property
     def singular(self) -> str:

@@ -15,6 +15,7 @@ from fakekube.api.registry import (
     LOG,
     SCALE,
     STATUS,
+    TOKEN,
     Registry,
     ResourceType,
     Strategy,
@@ -22,11 +23,18 @@ from fakekube.api.registry import (
 from fakekube.api.types import STRATEGIES
 
 NO_DELETECOLLECTION = ("create", "delete", "get", "list", "patch", "update", "watch")
+CREATE_ONLY = ("create",)
 
 
 def _strategies() -> dict[str, Strategy]:
     """Strategies by "group/plural"; types without an entry use the generic one."""
     return dict(STRATEGIES)
+
+
+def review(group: str, kind: str, plural: str, namespaced: bool) -> ResourceType:
+    """A review type: create only, answered by its strategy, never stored (upstream's
+    non-registry REST storages)."""
+    return ResourceType(group, "v1", kind, plural, namespaced, verbs=CREATE_ONLY, persisted=False)
 
 
 def _declarations() -> list[ResourceType]:
@@ -45,7 +53,7 @@ def _declarations() -> list[ResourceType]:
         rt("", "v1", "ReplicationController", "replicationcontrollers", True, ("rc",), ("all",), subresources=(STATUS, SCALE)),
         rt("", "v1", "ResourceQuota", "resourcequotas", True, ("quota",), subresources=(STATUS,)),
         rt("", "v1", "Secret", "secrets", True),
-        rt("", "v1", "ServiceAccount", "serviceaccounts", True, ("sa",)),
+        rt("", "v1", "ServiceAccount", "serviceaccounts", True, ("sa",), subresources=(TOKEN,)),
         rt("", "v1", "Service", "services", True, ("svc",), ("all",), subresources=(STATUS,)),
         # apps/v1
         rt("apps", "v1", "ControllerRevision", "controllerrevisions", True),
@@ -55,6 +63,13 @@ def _declarations() -> list[ResourceType]:
         rt("apps", "v1", "StatefulSet", "statefulsets", True, ("sts",), ("all",), subresources=(STATUS, SCALE)),
         # events.k8s.io/v1
         rt("events.k8s.io", "v1", "Event", "events", True, ("ev",)),
+        # authentication.k8s.io/v1 and authorization.k8s.io/v1: reviews, answered and never stored
+        review("authentication.k8s.io", "SelfSubjectReview", "selfsubjectreviews", False),
+        review("authentication.k8s.io", "TokenReview", "tokenreviews", False),
+        review("authorization.k8s.io", "LocalSubjectAccessReview", "localsubjectaccessreviews", True),
+        review("authorization.k8s.io", "SelfSubjectAccessReview", "selfsubjectaccessreviews", False),
+        review("authorization.k8s.io", "SelfSubjectRulesReview", "selfsubjectrulesreviews", False),
+        review("authorization.k8s.io", "SubjectAccessReview", "subjectaccessreviews", False),
         # autoscaling/v2
         rt("autoscaling", "v2", "HorizontalPodAutoscaler", "horizontalpodautoscalers", True, ("hpa",), ("all",), subresources=(STATUS,)),
         # batch/v1

@@ -3,7 +3,8 @@
 ``status`` reuses the main update path with the status rule (only status changes).
 ``scale`` presents an autoscaling/v1 Scale view of a workload's replicas; writes to it
 become ordinary updates of the workload, so resourceVersions and watches stay exact.
-``binding`` assigns a pod to a node once; ``eviction`` deletes a pod (PodDisruptionBudget
+``binding`` assigns a pod to a node once; ``token`` issues a service-account token
+(``fakekube.api.tokenrequest``); ``eviction`` deletes a pod (PodDisruptionBudget
 checks arrive with the disruption controller); ``log`` serves what the simulated kubelet's
 container wrote — bytes, or for ``follow=true`` an iterable of chunks the REST layer streams.
 """
@@ -12,12 +13,12 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from fakekube.api import errors, selectors
+from fakekube.api import errors, selectors, tokenrequest
 from fakekube.api import patch as patching
 from fakekube.api.apiserver import APIServer, WriteOptions, parse_json
 from fakekube.api.deletion import DeleteOptions
 from fakekube.api.jsonutil import deep_copy
-from fakekube.api.registry import BINDING, EVICTION, LOG, SCALE, STATUS, ResourceType
+from fakekube.api.registry import BINDING, EVICTION, LOG, SCALE, STATUS, TOKEN, ResourceType
 
 Obj = dict[str, Any]
 JSON = "application/json"
@@ -41,6 +42,8 @@ class Subresources:
             return self.bind(namespace, name, decode(), options), 201, JSON
         if sub == EVICTION and method == "POST":
             return self.evict(namespace, name, decode()), 201, JSON
+        if sub == TOKEN and method == "POST":
+            return self.create_token(namespace, name, decode()), 201, JSON
         if sub == LOG and method == "GET":
             return self.log(namespace, name, query), 200, "text/plain"
         raise errors.ApiError(405, "MethodNotAllowed", "the server does not allow this method on the requested resource")
@@ -122,6 +125,11 @@ class Subresources:
         rt = self.api.registry.lookup("", "v1", "pods")
         self.api.delete(rt, namespace, name, options)
         return success()
+
+    def create_token(self, namespace: str, name: str, request: Any) -> Obj:
+        """A service-account token (TokenRequest); nothing is stored, so dryRun changes nothing."""
+        with self.api.store.lock:
+            return tokenrequest.create_token(self.api, self.api.write_context(), namespace, name, request)
 
     def log(self, namespace: str, name: str, query: dict[str, str]) -> Any:
         rt = self.api.registry.lookup("", "v1", "pods")

@@ -6,6 +6,8 @@ from pathlib import Path
 
 import yaml
 
+from fakekube.api.identity import ADMIN_TOKEN
+
 CONTEXT = "fakekube"
 
 
@@ -15,7 +17,7 @@ def kubeconfig_document(server_url: str, name: str = CONTEXT) -> dict:
         "apiVersion": "v1",
         "kind": "Config",
         "clusters": [{"name": name, "cluster": {"server": server_url}}],
-        "users": [{"name": name, "user": {"token": "fakekube"}}],
+        "users": [{"name": name, "user": {"token": ADMIN_TOKEN}}],
         "contexts": [{"name": name, "context": {"cluster": name, "user": name, "namespace": "default"}}],
         "current-context": name,
         "preferences": {},

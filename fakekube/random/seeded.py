@@ -6,6 +6,7 @@ same calls give the same identifiers in any process (DESIGN.md, determinism).
 
 from __future__ import annotations
 
+import hashlib
 import random
 import threading
 import uuid
@@ -45,6 +46,12 @@ class SeededRandom:
     def random(self) -> float:
         with self._lock:
             return self._random.random()
+
+    def secret(self, label: str, length: int = 32) -> bytes:
+        """Bytes derived from the seed and ``label`` alone, without drawing from the stream:
+        a stable per-cluster key (e.g. the service-account token signer) whose first use
+        does not shift any identifier drawn after it."""
+        return hashlib.shake_256(f"{self.seed}:{label}".encode()).digest(length)
 
     def fork(self, label: str) -> "SeededRandom":
         """An independent generator derived from this seed and a label (e.g. per node)."""

@@ -103,3 +103,15 @@ def test_content_type_and_etag():
     assert d.aggregated_content_type("v2") == "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList"
     tag = d.discovery_etag(b"{}")
     assert len(tag) == 128 and tag == tag.upper()
+
+
+def test_serviceaccount_token_and_reviews_in_discovery():
+    core = {r["name"]: r for r in d.api_resource_list(REG, "", "v1")["resources"]}
+    assert core["serviceaccounts/token"] == {"name": "serviceaccounts/token", "singularName": "", "namespaced": True,
+                                             "group": "authentication.k8s.io", "version": "v1", "kind": "TokenRequest",
+                                             "verbs": ["create"]}
+    authz = {r["name"]: r for r in d.api_resource_list(REG, "authorization.k8s.io", "v1")["resources"]}
+    # Never stored, so upstream lists no storageVersionHash.
+    assert authz["selfsubjectaccessreviews"] == {"name": "selfsubjectaccessreviews", "singularName": "selfsubjectaccessreview",
+                                                 "namespaced": False, "kind": "SelfSubjectAccessReview", "verbs": ["create"]}
+    assert authz["localsubjectaccessreviews"]["namespaced"] is True

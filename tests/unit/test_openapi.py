@@ -125,3 +125,18 @@ def test_index_function_hashes_given_documents():
     assert index == {"paths": {"api/v1": {"serverRelativeURL": "/openapi/v3/api/v1?hash=" + hashlib.sha512(b"abc").hexdigest().upper()}}}
     assert json.loads(o.openapi_v3_document(REG, SCHEMAS, "coordination.k8s.io", "v1"))["paths"]
     assert o.openapi_v3_document(REG, SCHEMAS, "nope", "v1") is None
+
+
+def test_token_subresource_and_create_only_reviews_in_openapi():
+    from fakekube.api import schema as schema_module
+    from fakekube.api.openapi import build_document
+    from fakekube.api.resources import builtin_registry
+
+    registry, schemas = builtin_registry(), schema_module.load("1.33")
+    core = build_document(registry, schemas, "", "v1")
+    post = core["paths"]["/api/v1/namespaces/{namespace}/serviceaccounts/{name}/token"]["post"]
+    assert post["operationId"] == "createCoreV1NamespacedServiceAccountToken"
+    assert post["x-kubernetes-group-version-kind"] == {"group": "authentication.k8s.io", "kind": "TokenRequest", "version": "v1"}
+    authz = build_document(registry, schemas, "authorization.k8s.io", "v1")
+    assert set(authz["paths"]["/apis/authorization.k8s.io/v1/selfsubjectaccessreviews"]) == {"parameters", "post"}
+    assert not any(path.endswith("selfsubjectaccessreviews/{name}") for path in authz["paths"])

@@ -183,7 +183,8 @@ def test_path_segment_rule_on_prefix_only_checks_characters():
 
 
 def test_every_builtin_type_has_a_name_rule():
-    missing = [rt.key for rt in builtin_registry() if rt.key not in NAME_RULES]
+    # Reviews are never stored and carry no name (upstream validates none for them).
+    missing = [rt.key for rt in builtin_registry() if rt.persisted and rt.key not in NAME_RULES]
     assert missing == []
 
 

@@ -32,6 +32,14 @@ from fakekube.api.types.core import (
 )
 from fakekube.api.types.core_pods import PodStrategy
 from fakekube.api.types.core_services import ServiceStrategy
+from fakekube.api.types.reviews import (
+    LocalSubjectAccessReviewStrategy,
+    SelfSubjectAccessReviewStrategy,
+    SelfSubjectReviewStrategy,
+    SelfSubjectRulesReviewStrategy,
+    SubjectAccessReviewStrategy,
+    TokenReviewStrategy,
+)
 from fakekube.api.types.other import (
     EndpointSliceStrategy,
     EventsV1Strategy,
@@ -67,6 +75,12 @@ STRATEGIES: dict[str, Strategy] = {
     "apps/replicasets": ReplicaSetStrategy(),
     "apps/statefulsets": StatefulSetStrategy(),
     "events.k8s.io/events": EventsV1Strategy(),
+    "authentication.k8s.io/selfsubjectreviews": SelfSubjectReviewStrategy(),
+    "authentication.k8s.io/tokenreviews": TokenReviewStrategy(),
+    "authorization.k8s.io/localsubjectaccessreviews": LocalSubjectAccessReviewStrategy(),
+    "authorization.k8s.io/selfsubjectaccessreviews": SelfSubjectAccessReviewStrategy(),
+    "authorization.k8s.io/selfsubjectrulesreviews": SelfSubjectRulesReviewStrategy(),
+    "authorization.k8s.io/subjectaccessreviews": SubjectAccessReviewStrategy(),
     "autoscaling/horizontalpodautoscalers": HorizontalPodAutoscalerStrategy(),
     "batch/cronjobs": CronJobStrategy(),
     "batch/jobs": JobStrategy(),

@@ -1,0 +1,170 @@
+"""Service-account tokens: issued by ``serviceaccounts/token``, checked by TokenReview.
+
+A token is a JWT shaped as upstream's (``pkg/serviceaccount/claims.go``, ``jwt.go``):
+header ``{"alg":"RS256","kid":…}``, the registered claims (aud, exp, iat, iss, jti, nbf,
+sub) and the private ``kubernetes.io`` claim naming the namespace, the service account
+and the object the token is bound to. Claims are JSON with sorted keys, as go-jose
+encodes its merged claim map.
+
+Simplification: the 256 signature bytes are not RSA; they are SHAKE-256 of the signing
+input under a key derived from the cluster seed. That keeps tokens deterministic (same
+seed, same calls, same token) and lets TokenReview verify a token without storing it.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import hashlib
+import hmac
+import json
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from fakekube.api import identity
+from fakekube.api.registry import WriteContext
+
+Obj = dict[str, Any]
+
+_SIGNER_LABEL = "serviceaccount-token-signer"
+#: An RS256 signature with a 2048-bit key is 256 bytes.
+_SIGNATURE_BYTES = 256
+#: go-jose's ``DefaultLeeway``: exp and nbf are checked one minute loosely.
+LEEWAY_S = 60
+CREDENTIAL_ID = "authentication.kubernetes.io/credential-id"
+
+
+@dataclass(frozen=True)
+class Binding:
+    """The object a token is bound to (``spec.boundObjectRef``), as found in the store."""
+
+    kind: str  # "Pod" or "Secret"
+    name: str
+    uid: str
+    node: Obj | None = None  # a bound pod's node: {"name", "uid"?}
+
+
+def b64url(data: bytes) -> str:
+    """Base64url without padding (RFC 7515)."""
+    return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
+
+
+def b64url_decode(text: str) -> bytes:
+    return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+
+
+def _json(value: Any) -> bytes:
+    return json.dumps(value, sort_keys=True, separators=(",", ":")).encode()
+
+
+def _signer_key(ctx: WriteContext) -> bytes:
+    return ctx.rng.secret(_SIGNER_LABEL)
+
+
+def _sign(key: bytes, signing_input: bytes) -> bytes:
+    return hashlib.shake_256(key + signing_input).digest(_SIGNATURE_BYTES)
+
+
+def _header(key: bytes) -> Obj:
+    """Upstream's kid is the base64url SHA-256 of the public key; ours, of the seed's key."""
+    return {"alg": "RS256", "kid": b64url(hashlib.sha256(b"kid:" + key).digest())}
+
+
+def claims(sa: Obj, now: datetime, expiration_s: int, audiences: list[str], jti: str,
+           binding: Binding | None) -> Obj:
+    """``serviceaccount.Claims`` plus the issuer ``GenerateToken`` adds."""
+    meta = sa["metadata"]
+    issued = int(now.timestamp())
+    private: Obj = {"namespace": meta["namespace"],
+                    "serviceaccount": {"name": meta["name"], "uid": meta["uid"]}}
+    if binding is not None:
+        private[binding.kind.lower()] = {"name": binding.name, "uid": binding.uid}
+        if binding.node is not None:
+            private["node"] = binding.node
+    return {"aud": list(audiences), "exp": issued + expiration_s, "iat": issued, "iss": identity.ISSUER,
+            "jti": jti, "kubernetes.io": private, "nbf": issued,
+            "sub": identity.service_account_username(meta["namespace"], meta["name"])}
+
+
+def issue(ctx: WriteContext, sa: Obj, expiration_s: int, audiences: list[str], binding: Binding | None) -> str:
+    """A signed token for ``sa``; its jti is drawn from the cluster's seeded stream."""
+    key = _signer_key(ctx)
+    payload = claims(sa, ctx.now, expiration_s, audiences, ctx.rng.uid(), binding)
+    signing_input = f"{b64url(_json(_header(key)))}.{b64url(_json(payload))}".encode()
+    return f"{signing_input.decode()}.{b64url(_sign(key, signing_input))}"
+
+
+def verified_claims(ctx: WriteContext, token: str) -> Obj | None:
+    """The claims of a token this cluster issued (signature intact), else None."""
+    parts = token.split(".")
+    if len(parts) != 3:
+        return None
+    key = _signer_key(ctx)
+    try:
+        signature = b64url_decode(parts[2])
+        payload = json.loads(b64url_decode(parts[1]))
+    except (ValueError, binascii.Error):
+        return None
+    expected = _sign(key, f"{parts[0]}.{parts[1]}".encode())
+    if not hmac.compare_digest(signature, expected) or not isinstance(payload, dict):
+        return None
+    return payload
+
+
+def authenticate(ctx: WriteContext, token: str, audiences: list[str]) -> tuple[Obj, list[str]] | None:
+    """(UserInfo, audiences it is valid for) of a bearer token, or None when it is refused.
+
+    The kubeconfig's static token is the admin; a service-account token must be ours,
+    unexpired in cluster time, meant for one of ``audiences``, and its service account
+    (and bound object) must still exist with the same uid — upstream's legacy checks.
+    """
+    if token == identity.ADMIN_TOKEN:
+        return identity.admin_user_info(), list(audiences)
+    payload = verified_claims(ctx, token)
+    if payload is None or payload.get("iss") != identity.ISSUER or not _in_time(payload, ctx.now):
+        return None
+    valid_for = [a for a in audiences if a in (payload.get("aud") or [])]
+    if not valid_for:
+        return None
+    user = _service_account_user(ctx, payload)
+    return (user, valid_for) if user is not None else None
+
+
+def _in_time(payload: Obj, now: datetime) -> bool:
+    moment = now.timestamp()
+    exp, nbf = payload.get("exp"), payload.get("nbf")
+    if not isinstance(exp, int) or moment > exp + LEEWAY_S:
+        return False
+    return not isinstance(nbf, int) or moment >= nbf - LEEWAY_S
+
+
+def _service_account_user(ctx: WriteContext, payload: Obj) -> Obj | None:
+    private = payload.get("kubernetes.io") or {}
+    namespace = private.get("namespace") or ""
+    sa_ref = private.get("serviceaccount") or {}
+    if not _still_there(ctx, "serviceaccounts", namespace, sa_ref):
+        return None
+    extra: Obj = {}
+    pod = private.get("pod")
+    if pod is not None:
+        if not _still_there(ctx, "pods", namespace, pod):
+            return None
+        extra["authentication.kubernetes.io/pod-name"] = [pod["name"]]
+        extra["authentication.kubernetes.io/pod-uid"] = [pod["uid"]]
+    if private.get("secret") is not None and not _still_there(ctx, "secrets", namespace, private["secret"]):
+        return None
+    node = private.get("node")
+    if node is not None:
+        extra["authentication.kubernetes.io/node-name"] = [node["name"]]
+        if node.get("uid"):
+            extra["authentication.kubernetes.io/node-uid"] = [node["uid"]]
+    extra[CREDENTIAL_ID] = [f"JTI={payload.get('jti', '')}"]
+    return {"username": identity.service_account_username(namespace, sa_ref.get("name", "")),
+            "uid": sa_ref.get("uid", ""), "groups": identity.service_account_groups(namespace),
+            "extra": dict(sorted(extra.items()))}
+
+
+def _still_there(ctx: WriteContext, plural: str, namespace: str, ref: Obj) -> bool:
+    found = ctx.store.get_object("", plural, namespace, ref.get("name") or "")
+    return found is not None and found["metadata"].get("uid") == ref.get("uid")
