@@ -186,7 +186,7 @@ class Engine:
         same_instant, last = 0, None
         while (deadline := self.clock.next_deadline()) is not None and deadline <= target:
             same_instant = same_instant + 1 if deadline == last else 0
-            if same_instant > self.max_steps_per_instant:
+            if same_instant > self.max_reconciles_per_key:  # timers re-arming at the instant they fire
                 raise EngineStuck(f"timers keep firing at {deadline.isoformat()} without time moving "
                                   f"(seed {self._rng.seed})")
             last = deadline

@@ -233,3 +233,22 @@ def test_a_reconcile_that_loses_a_race_with_a_client_is_retried_not_reported() -
     cluster.engine.register(Racy())
     cluster.create(cm("raced"))
     assert Racy.attempts == 2 and cluster.engine.retried_races == 1 and not cluster.internal_errors
+
+
+def test_a_timer_that_re_arms_at_the_instant_it_fires_is_caught() -> None:
+    class Rearming:
+        name = "rearming"
+        resources = ()
+
+        def keys_for(self, change):  # pragma: no cover - watches nothing
+            return []
+
+        def reconcile(self, key, ctx) -> None:
+            ctx.requeue_after(0)  # due again at this very instant: time can never move on
+
+    cluster = Cluster()
+    cluster.engine.max_reconciles_per_key = 50
+    cluster.engine.register(Rearming())
+    cluster.engine.call_later(1, "rearming", "again")
+    with pytest.raises(EngineStuck, match="timers keep firing at 2025-01-01T00:00:01"):
+        cluster.advance(5)
