@@ -20,19 +20,14 @@ import yaml
 from fakekube import Cluster
 from fakekube.api.apiserver import MERGE_PATCH
 
-from .conftest import Kubectl
+from .conftest import Kubectl, find_kubectl
 
 pytestmark = pytest.mark.fakekube(nodes=2)
 
 Obj = dict[str, Any]
 
-#: kubectl 1.32+ sends protobuf bodies for `kubectl create <kind> …`; fakekube reads JSON and YAML only, so
-#: those work from 1.29 and 1.31 today; 1.33 is expected to fail until protobuf bodies arrive (a later issue).
-CREATE_GENERATOR_VERSIONS = (
-    "1.29", "1.31",
-    pytest.param("1.33", marks=pytest.mark.xfail(
-        strict=True, reason="kubectl 1.32+ `create <kind>` sends protobuf bodies; fakekube answers 415 (later issue)")),
-)
+#: kubectl 1.32+ sends protobuf bodies for `kubectl create <kind> …` (fakekube decodes them); 1.29/1.31 send JSON.
+CREATE_GENERATOR_VERSIONS = ("1.29", "1.31", "1.33")
 
 
 # ----------------------------------------------------------------------------- objects
@@ -365,6 +360,62 @@ def test_create_generators(kubectl: Kubectl, fakekube: Cluster) -> None:
     again = kubectl("create", "namespace", "shop")
     assert again.rc == 1
     assert again.stderr.strip() == 'Error from server (AlreadyExists): namespaces "shop" already exists'
+
+
+@pytest.mark.parametrize("kubectl", ["1.33"], indirect=True, ids=lambda v: f"kubectl{v}")
+def test_create_deployment_with_zero_replicas_over_protobuf(kubectl: Kubectl, fakekube: Cluster) -> None:
+    # Replicas is a pointer: protobuf carries an explicit 0, which must not become "absent" (defaulted to 1).
+    assert kubectl.ok("create", "deployment", "web", "--image=nginx", "--replicas=0") == "deployment.apps/web created\n"
+    web = fakekube.get("apps/v1", "Deployment", "web")
+    assert web["spec"]["replicas"] == 0
+    assert "generateName" not in web["metadata"]  # empty strings gogo always writes are dropped (omitempty)
+
+
+#: `kubectl create <generator>` calls whose objects must store the same whether sent as JSON or protobuf.
+PARITY_CREATES = (
+    ("deployment", "web", "--image=nginx:1.27", "--replicas=3", "--port=80"),
+    ("configmap", "settings", "--from-literal=mode=fast"),
+    ("secret", "generic", "login", "--from-literal=user=admin"),
+    ("service", "clusterip", "front", "--tcp=80:8080"),
+    ("job", "once", "--image=busybox", "--", "echo", "hi"),
+    ("cronjob", "nightly", "--image=busybox", "--schedule=0 3 * * *"),
+    ("role", "reader", "--verb=get,list", "--resource=pods"),
+    ("rolebinding", "readers", "--role=reader", "--user=alice"),
+    ("quota", "small", "--hard=cpu=1,memory=1Gi,pods=4"),
+    ("poddisruptionbudget", "web-pdb", "--selector=app=web", "--min-available=1"),
+    ("ingress", "entry", "--rule=example.com/=front:80"),
+    ("serviceaccount", "robot"),
+)
+_VOLATILE_META = ("namespace", "uid", "resourceVersion", "creationTimestamp", "managedFields", "generation")
+
+
+def _comparable(obj: Obj) -> Obj:
+    """An object without what differs between two creates anyway (identity, time, status, allocated IPs)."""
+    obj = json.loads(json.dumps(obj).replace(obj["metadata"]["uid"], "<uid>"))  # a Job's selector labels
+    meta = {k: v for k, v in obj["metadata"].items() if k not in _VOLATILE_META}
+    spec = {k: v for k, v in obj.get("spec", {}).items() if k not in ("clusterIP", "clusterIPs")}
+    return {**{k: v for k, v in obj.items() if k != "status"}, "metadata": meta, "spec": spec}
+
+
+def test_protobuf_and_json_creates_store_the_same_objects(fakekube: Cluster, kubectl_cache_dir: str) -> None:
+    clients = {version: find_kubectl(version) for version in ("1.29", "1.33")}
+    if None in clients.values():
+        pytest.skip("needs kubectl 1.29 (JSON bodies) and 1.33 (protobuf bodies)")
+    for version, binary in clients.items():
+        client = Kubectl(str(binary), version, fakekube.kubeconfig, kubectl_cache_dir)
+        namespace = "v" + version.replace(".", "-")
+        client.ok("create", "namespace", namespace)
+        for args in PARITY_CREATES:
+            client.ok("create", "-n", namespace, *args)
+    for version_kind in (("apps/v1", "Deployment"), ("v1", "ConfigMap"), ("v1", "Secret"), ("v1", "Service"),
+                         ("batch/v1", "Job"), ("batch/v1", "CronJob"), ("rbac.authorization.k8s.io/v1", "Role"),
+                         ("rbac.authorization.k8s.io/v1", "RoleBinding"), ("v1", "ResourceQuota"),
+                         ("policy/v1", "PodDisruptionBudget"), ("networking.k8s.io/v1", "Ingress"),
+                         ("v1", "ServiceAccount")):
+        by_namespace = {ns: sorted((_comparable(o) for o in fakekube.list(*version_kind, namespace=ns)),
+                                   key=lambda o: o["metadata"]["name"])
+                        for ns in ("v1-29", "v1-33")}
+        assert by_namespace["v1-33"] == by_namespace["v1-29"], version_kind
 
 
 def test_create_from_file(kubectl: Kubectl, fakekube: Cluster, tmp_path: Path) -> None:
@@ -723,12 +774,8 @@ def test_delete_plain_cascading_and_namespaces(kubectl: Kubectl, fakekube: Clust
 
 # ------------------------------------------------------------------------- auth and tokens
 
-#: kubectl 1.32+ sends the review objects and TokenRequests as protobuf; fakekube reads JSON and YAML only.
-PROTOBUF_REVIEW_VERSIONS = (
-    "1.29", "1.31",
-    pytest.param("1.33", marks=pytest.mark.xfail(
-        strict=True, reason="kubectl 1.32+ sends reviews/TokenRequests as protobuf; fakekube answers 415 (later issue)")),
-)
+#: kubectl 1.32+ sends the review objects and TokenRequests as protobuf; older ones send JSON.
+PROTOBUF_REVIEW_VERSIONS = ("1.29", "1.31", "1.33")
 
 
 def jwt_claims(token: str) -> Obj:

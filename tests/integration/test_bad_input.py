@@ -42,6 +42,7 @@ YAML = "application/yaml"
 MERGE = "application/merge-patch+json"
 STRATEGIC = "application/strategic-merge-patch+json"
 JSON_PATCH = "application/json-patch+json"
+PROTOBUF = "application/vnd.kubernetes.protobuf"
 
 MAX_BODY_BYTES = 3 * 1024 * 1024
 ANNOTATIONS_LIMIT_B = 256 * 1024
@@ -126,11 +127,23 @@ CASES = [
     # is not reproduced exactly: PyYAML words the problem differently after the prefix.
     case("malformed-yaml", "POST", CM, "apiVersion: v1\nkind: ConfigMap: x\n", 400, "BadRequest",
          "the object provided is unrecognized (must be of type ConfigMap): yaml: line 2: ", content_type=YAML),
-    # Simplification: upstream decodes protobuf for built-in types; fakekube speaks JSON and
-    # YAML only, and answers protobuf with upstream's 415 for an unknown input type.
-    case("protobuf-body", "POST", CM, b"k8s\x00\n\x0f\n\x02v1\x12\tConfigMap", 415, "UnsupportedMediaType",
-         "the body of the request was in an unknown format - accepted media types include: application/json, "
-         "application/yaml", content_type="application/vnd.kubernetes.protobuf"),
+    # Protobuf bodies (kubectl >= 1.32): decoded for built-in types. An envelope with no raw
+    # object is an empty ConfigMap; broken envelopes are transformDecodeError's 400s.
+    case("protobuf-empty-object", "POST", CM, b"k8s\x00\n\x0f\n\x02v1\x12\tConfigMap", 422, "Invalid",
+         'ConfigMap "" is invalid: metadata.name: Required value: name or generateName is required',
+         content_type=PROTOBUF, causes=(("FieldValueRequired", "metadata.name"),)),
+    case("protobuf-no-prefix", "POST", CM, b"\n\x0f\n\x02v1\x12\tConfigMap", 400, "BadRequest",
+         "the object provided is unrecognized (must be of type ConfigMap): provided data does not appear to be a "
+         "protobuf message, expected prefix [107 56 115 0] (0a0f0a0276311209436f6e6669674d6170)",
+         content_type=PROTOBUF),
+    case("protobuf-truncated", "POST", CM, b"k8s\x00\n\x0f\n\x02v1", 400, "BadRequest",
+         "the object provided is unrecognized (must be of type ConfigMap): unexpected EOF", content_type=PROTOBUF),
+    case("protobuf-unknown-kind", "POST", CM, b"k8s\x00\n\x0c\n\x02v1\x12\x06Widget", 400, "BadRequest",
+         'Widget in version "v1" cannot be handled as a ConfigMap: no kind "Widget" is registered for version "v1"',
+         content_type=PROTOBUF),
+    case("protobuf-bad-field", "POST", CM, b"k8s\x00\n\x0f\n\x02v1\x12\tConfigMap\x12\x02\x0a\x05", 400,
+         "BadRequest", 'ConfigMap in version "v1" cannot be handled as a ConfigMap: unexpected EOF',
+         content_type=PROTOBUF),
     case("unknown-content-type", "POST", CM, "<configmap/>", 415, "UnsupportedMediaType",
          "the body of the request was in an unknown format - accepted media types include: ",
          content_type="application/xml"),
@@ -256,6 +269,8 @@ CASES = [
     # go-restful refuses a PATCH whose Content-Type the route does not consume, before the handler.
     case("unknown-patch-type", "PATCH", f"{CM}/cm", {"data": {"k": "x"}}, 415, "UnsupportedMediaType",
          "415: Unsupported Media Type", content_type="application/json"),
+    case("protobuf-patch", "PATCH", f"{CM}/cm", b"k8s\x00\n\x0f\n\x02v1\x12\tConfigMap", 415,
+         "UnsupportedMediaType", "415: Unsupported Media Type", content_type=PROTOBUF),
     case("json-patch-not-an-array", "PATCH", f"{CM}/cm", {"op": "add", "path": "/data/x", "value": "y"}, 400,
          "BadRequest", "error decoding patch: json: cannot unmarshal object into Go value of type "
          "[]handlers.jsonPatchOp", content_type=JSON_PATCH),

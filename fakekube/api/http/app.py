@@ -225,11 +225,11 @@ class RestApp:
             return self._delete(request, rt, target, query, raw, verb)
         if verb == "create":
             options = WriteOptions.from_query(query, raw, "CreateOptions")
-            body = decode_body(request, raw, rt.kind)
+            body = decode_body(request, raw, rt.kind, rt.api_version)
             result = self.api.create(rt, target.namespace, body, options)
             return self._written(request, result.obj, 201, result.warnings, rt)
         options = WriteOptions.from_query(query, raw, "UpdateOptions")
-        body = decode_body(request, raw, rt.kind)
+        body = decode_body(request, raw, rt.kind, rt.api_version)
         result = self.api.update(rt, target.namespace, target.name, body, options)
         return self._written(request, result.obj, 201 if result.created else 200, result.warnings, rt)
 
@@ -350,17 +350,18 @@ def _media(request: Request) -> str:
     return (request.headers.get("Content-Type") or "").split(";")[0].strip().lower()
 
 
-def decode_body(request: Request, raw: bytes, kind: str = "") -> Any:
-    """Parse a JSON or YAML request body; malformed input is a 400, never a 500.
+def decode_body(request: Request, raw: bytes, kind: str = "", api_version: str = "") -> Any:
+    """Parse a JSON, YAML or protobuf request body; malformed input is a 400, never a 500.
 
-    With ``kind`` (a create or update of that kind) the body must be an object and errors
-    are worded as upstream's decoder words them (see :mod:`fakekube.api.decoding`).
+    With ``kind`` (a create or update of that kind, ``api_version`` its group/version) the
+    body must be an object and errors are worded as upstream's decoder words them (see
+    :mod:`fakekube.api.decoding`).
     """
     fmt = negotiation.body_format(request.headers.get("Content-Type"))
     if kind:
-        return decoding.decode_body(raw, fmt, kind)
+        return decoding.decode_body(raw, fmt, kind, api_version)
     try:
-        return decoding.parse_yaml(raw) if fmt == "yaml" else decoding.parse_json(raw)
+        return decoding.parse_untyped(raw, fmt)
     except decoding.SyntaxFailure as exc:
         raise errors.bad_request(f"the object provided is unrecognized or malformed: {exc}") from None
 

@@ -5,7 +5,8 @@ Kubernetes clients ask for alternative shapes through Accept parameters —
 ``as=PartialObjectMetadata`` for metadata-only clients, ``g=apidiscovery.k8s.io`` for
 aggregated discovery — each with a plain ``application/json`` fallback. We serve JSON
 (and YAML when asked); protobuf is answered with JSON when the client accepts it, and
-406 when it accepts nothing else.
+406 when it accepts nothing else. Protobuf *request* bodies of built-in types are read
+(kubectl >= 1.32 sends them), see :mod:`fakekube.api.protobuf`.
 """
 
 from __future__ import annotations
@@ -93,11 +94,17 @@ def choose(header: str | None, allow_as: bool = True) -> Representation:
                           "only the following media types are accepted: application/json, application/yaml")
 
 
+#: The body formats a built-in type's create/update route decodes, in upstream's order.
+BODY_MEDIA_TYPES = (JSON, YAML, PROTOBUF)
+
+
 def body_format(content_type: str | None) -> str:
-    """``json`` or ``yaml`` for a request body; 415 for anything else (e.g. protobuf)."""
+    """``json``, ``yaml`` or ``protobuf`` for a request body; 415 for anything else."""
     media = (content_type or JSON).split(";")[0].strip().lower()
     if media in (JSON, "", "*/*", "text/plain"):
         return "json"
     if media in (YAML, "application/x-yaml", "text/yaml"):
         return "yaml"
-    raise errors.unsupported_media_type(accepted=(JSON, YAML))
+    if media == PROTOBUF:
+        return "protobuf"
+    raise errors.unsupported_media_type(accepted=BODY_MEDIA_TYPES)
