@@ -44,6 +44,7 @@ from fakekube.controllers.nodelifecycle.controller import NodeLifecycleControlle
 from fakekube.controllers.nodelifecycle.tolerations import default_tolerations
 from fakekube.controllers.nodeipam import DEFAULT_CLUSTER_CIDR, DEFAULT_NODE_CIDR_MASK_SIZE, NodeIPAMController
 from fakekube.controllers.podgc import PodGCController
+from fakekube.controllers.serviceaccounts import ServiceAccountsController
 from fakekube.controllers.tainteviction import TaintEvictionController
 from fakekube.random import SeededRandom
 from fakekube.store import DEFAULT_HISTORY_LIMIT, Store
@@ -129,7 +130,8 @@ class Cluster:
                                             on_allocated=lambda node, engine: self.pods.resync_node(node, engine))
         self.static_pods = StaticPodController(self._static_manifests, node_is_up=self.heartbeats.reaches_apiserver)
         self.pods = PodRunner(self.config.behaviours, node_is_up=self.heartbeats.reaches_apiserver)
-        for controller in (self.heartbeats, self.node_lifecycle, TaintEvictionController(), PodGCController(),
+        for controller in (ServiceAccountsController(), self.heartbeats, self.node_lifecycle, TaintEvictionController(),
+                           PodGCController(),
                            self.node_ipam, self.static_pods, self.pods):
             self.engine.register(controller)
         self.api.mutating_admission.append(self._default_toleration_seconds)

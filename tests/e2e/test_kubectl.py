@@ -800,8 +800,7 @@ def test_auth_can_i_and_whoami(kubectl: Kubectl, fakekube: Cluster) -> None:
 
 @pytest.mark.parametrize("kubectl", PROTOBUF_REVIEW_VERSIONS, indirect=True, ids=lambda v: f"kubectl{v}")
 def test_create_token(kubectl: Kubectl, fakekube: Cluster) -> None:
-    # fakekube has no serviceaccount controller yet: make the namespace's default account.
-    fakekube.create({"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": "default", "namespace": "default"}})
+    # The service account controller keeps a "default" account in every namespace.
     token = kubectl.ok("create", "token", "default").strip()
     assert len(token.split(".")) == 3
     claims = jwt_claims(token)
