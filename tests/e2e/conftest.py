@@ -27,7 +27,7 @@ import pytest
 
 from fakekube import Cluster
 
-VERSIONS = ("1.29", "1.31", "1.33")
+VERSIONS = ("1.29", "1.31", "1.33", "1.35")
 #: Wall-clock limit of one kubectl call; they take ~50–150 ms against fakekube.
 CALL_TIMEOUT_S = 30.0
 #: How long a test waits for a streaming kubectl (``get -w``) to print what it expects.

@@ -26,7 +26,7 @@ pytestmark = pytest.mark.fakekube(nodes=2)
 
 Obj = dict[str, Any]
 
-#: kubectl 1.32+ sends protobuf bodies for `kubectl create <kind> …` (fakekube decodes them); 1.29/1.31 send JSON.
+#: kubectl 1.32+ (1.33, 1.35 here) sends protobuf bodies for `kubectl create <kind> …` (fakekube decodes them); 1.29/1.31 send JSON.
 CREATE_GENERATOR_VERSIONS = ("1.29", "1.31", "1.33")
 
 
@@ -132,8 +132,8 @@ def test_version_reports_server_1_33(kubectl: Kubectl, fakekube: Cluster) -> Non
     assert result.rc == 0, result.stderr
     assert f"Client Version: v{kubectl.version}." in result.stdout
     assert "Server Version: v1.33.0" in result.stdout.splitlines()
-    if kubectl.version != "1.33":  # kubectl compares the server's version with its own
-        assert (f"WARNING: version difference between client ({kubectl.version}) and server (1.33) exceeds "
+    if kubectl.version != "1.33":  # kubectl compares the server's version with its own (1.34+: "Warning:")
+        assert (f"version difference between client ({kubectl.version}) and server (1.33) exceeds "
                 f"the supported minor version skew of +/-1") in result.stderr
     server = json.loads(kubectl.ok("version", "-o", "json"))["serverVersion"]
     assert (server["major"], server["minor"], server["gitVersion"]) == ("1", "33", "v1.33.0")
@@ -724,6 +724,12 @@ def test_scale(kubectl: Kubectl, fakekube: Cluster) -> None:
 
 # -------------------------------------------------------------------------------- delete
 
+def deleted(kubectl: Kubectl, what: str, namespace: str = "default", verb: str = "deleted") -> str:
+    """What ``kubectl delete`` prints for a namespaced object: kubectl 1.35 names the namespace."""
+    where = f" from {namespace} namespace" if tuple(map(int, kubectl.version.split("."))) >= (1, 35) else ""
+    return f"{what} {verb}{where}\n"
+
+
 def test_delete_plain_cascading_and_namespaces(kubectl: Kubectl, fakekube: Cluster) -> None:
     fakekube.create(configmap("cm"))
     for name in ("plain", "fg", "orphaned"):
@@ -734,27 +740,27 @@ def test_delete_plain_cascading_and_namespaces(kubectl: Kubectl, fakekube: Clust
     run_pod(fakekube)  # running, so deleting it has a container to stop
     fakekube.create(namespace("doomed"))
 
-    assert kubectl.ok("delete", "configmap", "cm") == 'configmap "cm" deleted\n'
-    assert kubectl.ok("delete", "deployment", "plain") == 'deployment.apps "plain" deleted\n'
-    assert kubectl.ok("delete", "pod", "pending") == 'pod "pending" deleted\n'
+    assert kubectl.ok("delete", "configmap", "cm") == deleted(kubectl, 'configmap "cm"')
+    assert kubectl.ok("delete", "deployment", "plain") == deleted(kubectl, 'deployment.apps "plain"')
+    assert kubectl.ok("delete", "pod", "pending") == deleted(kubectl, 'pod "pending"')
     assert fakekube.list("v1", "ConfigMap", "default") == []
     assert [p["metadata"]["name"] for p in fakekube.list("v1", "Pod", "default")] == ["scheduled"]
 
     # A scheduled pod waits for its kubelet (grace period 30 s); --force removes it at once.
-    assert kubectl.ok("delete", "pod", "scheduled", "--wait=false") == 'pod "scheduled" deleted\n'
+    assert kubectl.ok("delete", "pod", "scheduled", "--wait=false") == deleted(kubectl, 'pod "scheduled"')
     assert by_name(columns(kubectl.ok("get", "pods")))["scheduled"]["STATUS"] == "Terminating"
     assert fakekube.get("v1", "Pod", "scheduled")["metadata"]["deletionGracePeriodSeconds"] == 30
     forced = kubectl("delete", "pod", "scheduled", "--grace-period=0", "--force")
-    assert (forced.rc, forced.stdout) == (0, 'pod "scheduled" force deleted\n')
+    assert (forced.rc, forced.stdout) == (0, deleted(kubectl, 'pod "scheduled"', verb="force deleted"))
     assert "Immediate deletion does not wait for confirmation" in forced.stderr
     assert fakekube.list("v1", "Pod", "default") == []
 
     # The garbage collector (a later issue) would finish these; until then they keep
     # their deletionTimestamp and the finalizer that the propagation policy asks for.
     assert kubectl.ok("delete", "deployment", "fg", "--cascade=foreground", "--wait=false") \
-        == 'deployment.apps "fg" deleted\n'
+        == deleted(kubectl, 'deployment.apps "fg"')
     assert kubectl.ok("delete", "deployment", "orphaned", "--cascade=orphan", "--wait=false") \
-        == 'deployment.apps "orphaned" deleted\n'
+        == deleted(kubectl, 'deployment.apps "orphaned"')
     fg = fakekube.get("apps/v1", "Deployment", "fg")["metadata"]
     orphaned = fakekube.get("apps/v1", "Deployment", "orphaned")["metadata"]
     assert fg["deletionTimestamp"] and fg["finalizers"] == ["foregroundDeletion"]
