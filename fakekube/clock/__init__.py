@@ -5,7 +5,7 @@ fakekube reads the system clock.
 """
 
 from fakekube.clock.virtual import DEFAULT_EPOCH, MAX_PENDING_TIMERS, Timer, VirtualClock
-from fakekube.clock.wire import format_micro_time, format_rfc3339, parse_time
+from fakekube.clock.wire import format_go_duration, format_micro_time, format_rfc3339, parse_time
 
-__all__ = ["DEFAULT_EPOCH", "MAX_PENDING_TIMERS", "Timer", "VirtualClock", "format_micro_time", "format_rfc3339",
-           "parse_time"]
+__all__ = ["DEFAULT_EPOCH", "MAX_PENDING_TIMERS", "Timer", "VirtualClock", "format_go_duration", "format_micro_time",
+           "format_rfc3339", "parse_time"]

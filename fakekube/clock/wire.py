@@ -1,4 +1,4 @@
-"""Kubernetes' time formats on the wire: metav1.Time, metav1.MicroTime, and reading them.
+"""Kubernetes' time formats on the wire: metav1.Time, metav1.MicroTime, Go durations, and reading them.
 
 One home for these so every part writes and reads cluster time the same way.
 """
@@ -47,3 +47,34 @@ def _parse_text(value: str) -> datetime:
         text = f"{head}.{(digits + '000000')[:6]}{rest[len(digits):]}"
     parsed = datetime.fromisoformat(text)
     return parsed.astimezone(timezone.utc) if parsed.tzinfo else parsed.replace(tzinfo=timezone.utc)
+
+
+def format_go_duration(ns: int) -> str:
+    """Go's ``time.Duration.String`` of ``ns`` nanoseconds: ``1h0m0s``, ``1m30s``, ``1.5s``,
+    ``300ms``, ``0s`` (metav1.Duration on the wire, and every duration in upstream's messages)."""
+    if ns == 0:
+        return "0s"
+    magnitude = abs(ns)
+    if magnitude < 1_000:
+        text = f"{magnitude}ns"
+    elif magnitude < 1_000_000:
+        text = _fraction(magnitude, 1_000) + "µs"
+    elif magnitude < 1_000_000_000:
+        text = _fraction(magnitude, 1_000_000) + "ms"
+    else:
+        total_seconds = magnitude // 1_000_000_000
+        hours, rest = divmod(total_seconds, 3600)
+        minutes = rest // 60
+        text = _fraction(magnitude % 60_000_000_000, 1_000_000_000) + "s"
+        if hours:
+            text = f"{hours}h{minutes}m{text}"
+        elif minutes:
+            text = f"{minutes}m{text}"
+    return "-" + text if ns < 0 else text
+
+
+def _fraction(value: int, unit: int) -> str:
+    whole, frac = divmod(value, unit)
+    if not frac:
+        return str(whole)
+    return f"{whole}." + f"{frac:0{len(str(unit)) - 1}d}".rstrip("0")

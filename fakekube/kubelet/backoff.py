@@ -35,6 +35,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Hashable
 
+from fakekube.clock import format_go_duration as go_duration_string
+
 #: Upstream kubelet defaults (pkg/kubelet/kubelet.go; KEP-4603 gates off).
 INITIAL_BACKOFF_S = 10.0
 MAX_BACKOFF_S = 300.0
@@ -135,7 +137,27 @@ class Backoff:
             del self._entries[oldest]
 
 
-class RestartBackoff:
+class _KeyedBackoff:
+    """What both kubelet back-offs share: one :class:`Backoff`, its size, reads and clean-up."""
+
+    def __init__(self, backoff: Backoff) -> None:
+        self._backoff = backoff
+
+    def __len__(self) -> int:
+        return len(self._backoff)
+
+    def delay_s(self, key: Hashable) -> float:
+        """The key's current back-off (e.g. for ``back-off 20s restarting failed container``)."""
+        return self._backoff.delay_s(key)
+
+    def forget(self, key: Hashable) -> None:
+        self._backoff.forget(key)
+
+    def gc(self, now_s: float) -> int:
+        return self._backoff.gc(now_s)
+
+
+class RestartBackoff(_KeyedBackoff):
     """CrashLoopBackOff for containers keyed by (pod uid, container name).
 
     Use: when a container exits at ``finished_s``, ``restart_at_s`` says when it may start
@@ -145,10 +167,7 @@ class RestartBackoff:
 
     def __init__(self, initial_s: float = INITIAL_BACKOFF_S, max_s: float = MAX_BACKOFF_S,
                  reset_after_s: float = RESET_AFTER_S, max_entries: int = MAX_BACKOFF_ENTRIES) -> None:
-        self._backoff = Backoff(initial_s, max_s, reset_after_s, max_entries)
-
-    def __len__(self) -> int:
-        return len(self._backoff)
+        super().__init__(Backoff(initial_s, max_s, reset_after_s, max_entries))
 
     def restart_at_s(self, key: Hashable, finished_s: float) -> float:
         """The earliest instant the container that exited at ``finished_s`` may restart."""
@@ -165,26 +184,13 @@ class RestartBackoff:
                              f"cannot restart at {now_s}")
         return self._backoff.next(key, finished_s, now_s)
 
-    def delay_s(self, key: Hashable) -> float:
-        """The current back-off, for the message ``back-off 20s restarting failed container``."""
-        return self._backoff.delay_s(key)
 
-    def forget(self, key: Hashable) -> None:
-        self._backoff.forget(key)
-
-    def gc(self, now_s: float) -> int:
-        return self._backoff.gc(now_s)
-
-
-class ImagePullBackoff:
+class ImagePullBackoff(_KeyedBackoff):
     """ImagePullBackOff for pulls keyed by (pod uid, image)."""
 
     def __init__(self, initial_s: float = INITIAL_BACKOFF_S, max_s: float = MAX_BACKOFF_S,
                  reset_after_s: float = 2 * MAX_BACKOFF_S, max_entries: int = MAX_BACKOFF_ENTRIES) -> None:
-        self._backoff = Backoff(initial_s, max_s, reset_after_s, max_entries)
-
-    def __len__(self) -> int:
-        return len(self._backoff)
+        super().__init__(Backoff(initial_s, max_s, reset_after_s, max_entries))
 
     def record_failure(self, key: Hashable, now_s: float) -> float:
         """A pull failed at ``now_s``; returns the instant the next pull may start."""
@@ -194,23 +200,7 @@ class ImagePullBackoff:
         """Must the next pull still wait? (reason ``ImagePullBackOff``)"""
         return self._backoff.in_backoff_since_update(key, now_s)
 
-    def delay_s(self, key: Hashable) -> float:
-        return self._backoff.delay_s(key)
-
-    def forget(self, key: Hashable) -> None:
-        self._backoff.forget(key)
-
-    def gc(self, now_s: float) -> int:
-        return self._backoff.gc(now_s)
-
 
 def format_go_duration(seconds: float) -> str:
     """Go's ``time.Duration.String`` for whole seconds, as in upstream messages: 10s, 1m20s, 5m0s."""
-    total = int(seconds)
-    if total < 60:
-        return f"{total}s"
-    minutes, secs = divmod(total, 60)
-    if minutes < 60:
-        return f"{minutes}m{secs}s"
-    hours, minutes = divmod(minutes, 60)
-    return f"{hours}h{minutes}m{secs}s"
+    return go_duration_string(int(seconds) * 1_000_000_000)

@@ -16,6 +16,7 @@ import hashlib
 from typing import Any, Mapping
 
 from fakekube.api.events import NORMAL, WARNING, EventText
+from fakekube.clock import format_go_duration
 from fakekube.kubelet.behaviour import normalize_image
 
 #: The kubelet's event source component (``v1.EventSource{Component: "kubelet", Host: node}``).
@@ -162,20 +163,7 @@ def _port_number(port: Any, container: Mapping[str, Any]) -> Any:
 
 def go_duration(seconds: float) -> str:
     """Go's ``time.Duration.String`` after ``Truncate(time.Millisecond)``: 0s, 500ms, 1.5s, 2m3.25s."""
-    total_ms = int(seconds * 1000 + 1e-6)
-    if total_ms == 0:
-        return "0s"
-    if total_ms < 1000:
-        return f"{total_ms}ms"
-    hours, rest = divmod(total_ms, 3_600_000)
-    minutes, rest = divmod(rest, 60_000)
-    whole, millis = divmod(rest, 1000)
-    secs = f"{whole}.{millis:03d}".rstrip("0") if millis else str(whole)
-    if hours:
-        return f"{hours}h{minutes}m{secs}s"
-    if minutes:
-        return f"{minutes}m{secs}s"
-    return f"{secs}s"
+    return format_go_duration(int(seconds * 1000 + 1e-6) * 1_000_000)
 
 
 def image_size_bytes(image: str) -> int:

@@ -17,6 +17,7 @@ import pytest
 from fakekube import Cluster
 from fakekube.api import protobuf
 from fakekube.api.protobuf import decoder
+from fakekube.clock import format_go_duration
 
 # --- a minimal encoder -----------------------------------------------------------------------
 
@@ -113,7 +114,7 @@ def test_time_micro_time_duration_and_negative_ints() -> None:
                                       (1_500_000_000, "1.5s"), (300_000_000, "300ms"), (1_500, "1.5µs"),
                                       (-2_000_000_000, "-2s")])
 def test_durations_print_as_go_does(ns: int, text: str) -> None:
-    assert decoder.go_duration(ns) == text
+    assert format_go_duration(ns) == text
 
 
 def test_quantity_and_int_or_string() -> None:

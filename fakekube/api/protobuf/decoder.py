@@ -29,6 +29,7 @@ from functools import lru_cache
 from importlib import resources
 from typing import Any, Callable
 
+from fakekube.clock import format_go_duration
 from fakekube.api.protobuf.wire import (BYTES, FIXED32, FIXED64, VARINT, ProtobufError, iter_fields, read_varint,
                                         signed32, signed64, zigzag)
 
@@ -303,37 +304,7 @@ def _duration(data: bytes) -> str:
     value = _last_fields(data).get(1, 0)
     if not isinstance(value, int):
         raise ProtobufError("proto: wrong wireType for Duration")
-    return go_duration(signed64(value))
-
-
-def go_duration(ns: int) -> str:
-    """Go's ``time.Duration.String``: ``1h0m0s``, ``1m30s``, ``1.5s``, ``300ms``, ``0s``."""
-    if ns == 0:
-        return "0s"
-    magnitude = abs(ns)
-    if magnitude < 1_000:
-        text = f"{magnitude}ns"
-    elif magnitude < 1_000_000:
-        text = _fraction(magnitude, 1_000) + "µs"
-    elif magnitude < 1_000_000_000:
-        text = _fraction(magnitude, 1_000_000) + "ms"
-    else:
-        total_seconds = magnitude // 1_000_000_000
-        hours, rest = divmod(total_seconds, 3600)
-        minutes = rest // 60
-        text = _fraction(magnitude % 60_000_000_000, 1_000_000_000) + "s"
-        if hours:
-            text = f"{hours}h{minutes}m{text}"
-        elif minutes:
-            text = f"{minutes}m{text}"
-    return "-" + text if ns < 0 else text
-
-
-def _fraction(value: int, unit: int) -> str:
-    whole, frac = divmod(value, unit)
-    if not frac:
-        return str(whole)
-    return f"{whole}." + f"{frac:0{len(str(unit)) - 1}d}".rstrip("0")
+    return format_go_duration(signed64(value))
 
 
 def _quantity(data: bytes) -> str:
