@@ -80,6 +80,9 @@ class ClusterConfig:
     #: Static pod manifests every node's kubelet runs, and a directory of more (read once).
     static_pods: tuple[dict[str, Any], ...] = ()
     static_pod_path: str | None = None
+    #: Check mode: any in-place edit of a stored object raises at once (on under the pytest
+    #: plugin and in fakekube's own suite; it costs a frozen copy per write).
+    immutability_guard: bool = False
     extra: dict[str, Any] = field(default_factory=dict)
 
     @property
