@@ -6,6 +6,9 @@ never mutated after they are written — a write replaces the dict — so reader
 serialise them without copying, and a failed request can never leave a half-written
 object behind (DESIGN.md, "nothing lost").
 
+Indexes work like client-go's Indexer: a named function gives each object's values,
+and the store keeps value → keys current on every write of that resource.
+
 Concurrency: one re-entrant lock serialises writes, like etcd's linearised
 transactions. The REST layer holds :attr:`Store.lock` across read-modify-write so
 optimistic-concurrency checks and the write are atomic. Watchers wait on a condition
@@ -15,8 +18,9 @@ and read the shared :class:`History`; a slow watcher therefore never blocks a wr
 from __future__ import annotations
 
 import bisect
+import builtins
 import threading
-from typing import Any, Callable
+from typing import Any, Callable, Iterable
 
 from fakekube.store.history import ADDED, DELETED, MODIFIED, Change, History
 
@@ -24,6 +28,10 @@ Obj = dict[str, Any]
 ResourceKey = tuple[str, str]  # (group, plural)
 ObjectKey = tuple[str, str]  # (namespace, name); namespace "" for cluster-scoped
 FieldPath = tuple[str, ...]  # e.g. ("spec", "nodeName")
+IndexFunc = Callable[[Obj], Iterable[str]]  # an object's index values (several, or none)
+
+#: The name :meth:`Store.by_field` registers its index under: "field:spec.nodeName".
+FIELD_INDEX_PREFIX = "field:"
 
 
 class TooOldResourceVersion(Exception):
@@ -31,7 +39,10 @@ class TooOldResourceVersion(Exception):
 
 
 class Store:
-    """Objects by resource and key, the global resourceVersion, and the change log."""
+    """Objects by resource and key, the global resourceVersion, and the change log.
+
+    (Annotations say ``builtins.list``: inside the class, ``list`` is the method.)
+    """
 
     def __init__(self, history_limit: int | None = None) -> None:
         self.lock = threading.RLock()
@@ -40,12 +51,12 @@ class Store:
         #: (Condition.notify_all costs a microsecond even with nobody waiting).
         self._waiting = 0
         self._objects: dict[ResourceKey, dict[ObjectKey, Obj]] = {}
-        self._sorted_keys: dict[ResourceKey, list[tuple[str, ObjectKey]] | None] = {}
-        #: resource → field path → field value → keys of the objects with that value.
-        self._indexes: dict[ResourceKey, dict[FieldPath, dict[str, set[ObjectKey]]]] = {}
+        self._sorted_keys: dict[ResourceKey, builtins.list[tuple[str, ObjectKey]] | None] = {}
+        #: resource → index name → the index (value → keys of the objects filed under it).
+        self._indexes: dict[ResourceKey, dict[str, Index]] = {}
         self.history = History(history_limit) if history_limit else History()
         self._rv = 0
-        self._listeners: list[Callable[[Change], None]] = []
+        self._listeners: builtins.list[Callable[[Change], None]] = []
         #: Set when the cluster is reset or stopped: open watches end.
         self.closed = False
 
@@ -60,13 +71,13 @@ class Store:
         with self.lock:
             return self._objects.get(resource, {}).get(key)
 
-    def get_many(self, resource: ResourceKey, keys: list[ObjectKey]) -> list[Obj | None]:
+    def get_many(self, resource: ResourceKey, keys: builtins.list[ObjectKey]) -> builtins.list[Obj | None]:
         """Several objects under one lock (a batch of heartbeats reads thousands at once)."""
         with self.lock:
             bucket = self._objects.get(resource, {})
             return [bucket.get(key) for key in keys]
 
-    def list(self, resource: ResourceKey, namespace: str = "") -> tuple[list[Obj], int]:
+    def list(self, resource: ResourceKey, namespace: str = "") -> tuple[builtins.list[Obj], int]:
         """Objects of one resource in etcd key order ("namespace/name"), and the list's rv."""
         with self.lock:
             bucket = self._objects.get(resource, {})
@@ -78,39 +89,82 @@ class Store:
                 keys = keys[lo:hi]
             return [bucket[k[1]] for k in keys], self._rv
 
-    def by_field(self, resource: ResourceKey, path: FieldPath, value: str) -> list[Obj]:
-        """Objects whose string field at ``path`` equals ``value``, in key order.
+    def by_index(self, resource: ResourceKey, name: str, value: str) -> builtins.list[Obj]:
+        """Objects the index ``name`` files under ``value``, in key order (as :meth:`list`).
 
-        Like an informer's indexer: the index is built on first use and kept on every
-        write after that, so "the pods on node-7" costs the pods on node-7, not all pods.
+        Like client-go's ``Indexer.ByIndex``: "the pods on node-7" costs the pods on
+        node-7, not all pods. Raises KeyError for an index nobody registered.
         """
         with self.lock:
-            keys = self._field_index(resource, path).get(value, ())
+            keys = self._index(resource, name).values.get(value, ())
             bucket = self._objects.get(resource, {})
             return [bucket[key] for key in sorted(keys, key=sort_key)]
 
-    def field_values(self, resource: ResourceKey, path: FieldPath) -> list[str]:
+    def index_values(self, resource: ResourceKey, name: str) -> builtins.list[str]:
+        """The values the index ``name`` holds at least one object under, sorted."""
+        with self.lock:
+            return sorted(self._index(resource, name).values)
+
+    def by_field(self, resource: ResourceKey, path: FieldPath, value: str) -> builtins.list[Obj]:
+        """Objects whose string field at ``path`` equals ``value``, in key order.
+
+        A field index is registered on first use (see :class:`FieldIndex`).
+        """
+        with self.lock:
+            return self.by_index(resource, self._field_index(resource, path), value)
+
+    def field_values(self, resource: ResourceKey, path: FieldPath) -> builtins.list[str]:
         """The values the field at ``path`` has on at least one object, sorted."""
         with self.lock:
-            return sorted(self._field_index(resource, path))
+            return self.index_values(resource, self._field_index(resource, path))
 
-    def _field_index(self, resource: ResourceKey, path: FieldPath) -> dict[str, set[ObjectKey]]:
-        indexes = self._indexes.setdefault(resource, {})
-        index = indexes.get(path)
+    def _index(self, resource: ResourceKey, name: str) -> Index:
+        index = self._indexes.get(resource, {}).get(name)
         if index is None:
-            index = indexes[path] = {}
-            for key, obj in self._objects.get(resource, {}).items():
-                _index_add(index, _field(obj, path), key)
+            raise KeyError(f"no index {name!r} on {resource}")
         return index
 
-    def _reindex(self, resource: ResourceKey, key: ObjectKey, prev: Obj | None, obj: Obj | None) -> None:
-        for path, index in self._indexes.get(resource, {}).items():
-            old, new = _field(prev, path), _field(obj, path)
-            if old != new:
-                _index_remove(index, old, key)
-                _index_add(index, new, key)
+    def _field_index(self, resource: ResourceKey, path: FieldPath) -> str:
+        name = FIELD_INDEX_PREFIX + ".".join(path)
+        if name not in self._indexes.get(resource, {}):
+            self.add_index(resource, name, FieldIndex(path))
+        return name
 
-    def list_at(self, resource: ResourceKey, namespace: str, rv: int) -> list[Obj]:
+    # -- indexes -------------------------------------------------------------
+    def add_index(self, resource: ResourceKey, name: str, fn: IndexFunc) -> None:
+        """Keep an index ``name`` over ``resource``: ``fn(obj)`` gives an object's values.
+
+        ``fn`` may give several values (every owner uid, every "key=value" label) or
+        none; empty strings are not filed. The index is built over the objects stored
+        now and kept by every write after that; a write costs only the indexes of its
+        own resource. Registering the same ``fn`` again under a name is a no-op; another
+        ``fn`` under a taken name raises ValueError. ``fn`` must be pure and must not
+        raise: it runs under the store lock on every write of the resource.
+        """
+        with self.lock:
+            indexes = self._indexes.setdefault(resource, {})
+            existing = indexes.get(name)
+            if existing is not None:
+                if existing.fn != fn:
+                    raise ValueError(f"index {name!r} on {resource} already exists with another function")
+                return
+            index = Index(fn)
+            for key, obj in self._objects.get(resource, {}).items():
+                index.add(key, _index_values(fn, obj))
+            indexes[name] = index
+
+    def _index_updates(self, resource: ResourceKey, prev: Obj | None,
+                       obj: Obj | None) -> builtins.list[tuple[Index, frozenset[str], frozenset[str]]]:
+        """Each index's (removed, added) values for one write, computed before it commits."""
+        updates = []
+        for index in self._indexes[resource].values():
+            old = _index_values(index.fn, prev) if prev is not None else frozenset()
+            new = _index_values(index.fn, obj) if obj is not None else frozenset()
+            if old != new:
+                updates.append((index, old - new, new - old))
+        return updates
+
+    def list_at(self, resource: ResourceKey, namespace: str, rv: int) -> builtins.list[Obj]:
         """The objects as they were at resourceVersion ``rv`` (an exact snapshot).
 
         Rolls the current state back through the history, which is how a paginated
@@ -138,7 +192,7 @@ class Store:
         with self.lock:
             return len(self._objects.get(resource, {}))
 
-    def resources(self) -> list[ResourceKey]:
+    def resources(self) -> builtins.list[ResourceKey]:
         with self.lock:
             return sorted(self._objects)
 
@@ -151,12 +205,12 @@ class Store:
             if key in bucket:
                 raise KeyError(key)
             stored = self._stamp(obj)
+            updates = self._index_updates(resource, None, stored) if resource in self._indexes else ()
             bucket[key] = stored
             keys = self._sorted_keys.get(resource)
             if keys is not None:
                 bisect.insort(keys, (sort_key(key), key))
-            if resource in self._indexes:
-                self._reindex(resource, key, None, stored)
+            _apply(updates, key)
             self._record(ADDED, resource, key, stored, None)
             return stored
 
@@ -167,22 +221,24 @@ class Store:
             bucket = self._objects[resource]
             prev = bucket[key]
             stored = self._stamp(obj)
+            updates = self._index_updates(resource, prev, stored) if resource in self._indexes else ()
             bucket[key] = stored
-            if resource in self._indexes:
-                self._reindex(resource, key, prev, stored)
+            _apply(updates, key)
             self._record(MODIFIED, resource, key, stored, prev)
             return stored
 
     def remove(self, resource: ResourceKey, key: ObjectKey) -> Obj:
         """Delete an object; returns its last state stamped with the delete's rv."""
         with self.lock:
-            prev = self._objects[resource].pop(key)
+            bucket = self._objects[resource]
+            prev = bucket[key]
+            tombstone = self._stamp(prev)
+            updates = self._index_updates(resource, prev, None) if resource in self._indexes else ()
+            del bucket[key]
             keys = self._sorted_keys.get(resource)
             if keys is not None:
                 del keys[bisect.bisect_left(keys, (sort_key(key), key))]
-            tombstone = self._stamp(prev)
-            if resource in self._indexes:
-                self._reindex(resource, key, prev, None)
+            _apply(updates, key)
             self._record(DELETED, resource, key, tombstone, prev)
             return tombstone
 
@@ -195,7 +251,7 @@ class Store:
             self._listeners.append(listener)
 
     # -- watch support -------------------------------------------------------
-    def changes_since(self, rv: int) -> list[Change]:
+    def changes_since(self, rv: int) -> builtins.list[Change]:
         """Every change after ``rv``; TooOldResourceVersion if the log lost some."""
         with self.lock:
             if not self.history.covers(rv):
@@ -221,7 +277,7 @@ class Store:
             self._changed.notify_all()
 
     # -- internals -----------------------------------------------------------
-    def _keys(self, resource: ResourceKey) -> list[tuple[str, ObjectKey]]:
+    def _keys(self, resource: ResourceKey) -> builtins.list[tuple[str, ObjectKey]]:
         keys = self._sorted_keys.get(resource)
         if keys is None:
             keys = sorted((sort_key(k), k) for k in self._objects.get(resource, {}))
@@ -229,19 +285,77 @@ class Store:
         return keys
 
     def _stamp(self, obj: Obj) -> Obj:
-        """A shallow-new object with the next resourceVersion in its metadata."""
-        self._rv += 1
+        """A shallow-new object with the next resourceVersion in its metadata (not yet counted)."""
+        rv = str(self._rv + 1)
         stamped = dict(obj)
-        stamped["metadata"] = dict(obj.get("metadata") or {}, resourceVersion=str(self._rv))
+        stamped["metadata"] = dict(obj.get("metadata") or {}, resourceVersion=rv)
         return stamped
 
     def _record(self, kind: str, resource: ResourceKey, key: ObjectKey, obj: Obj, prev: Obj | None) -> None:
+        self._rv += 1
         change = Change(self._rv, kind, resource[0], resource[1], key[0], key[1], obj, prev)
         self.history.append(change)
         for listener in self._listeners:
             listener(change)
         if self._waiting:
             self._changed.notify_all()
+
+
+class Index:
+    """One named index: its function and value → keys of the objects filed under it."""
+
+    __slots__ = ("fn", "values")
+
+    def __init__(self, fn: IndexFunc) -> None:
+        self.fn = fn
+        self.values: dict[str, set[ObjectKey]] = {}
+
+    def add(self, key: ObjectKey, values: Iterable[str]) -> None:
+        for value in values:
+            self.values.setdefault(value, set()).add(key)
+
+    def discard(self, key: ObjectKey, values: Iterable[str]) -> None:
+        for value in values:
+            keys = self.values.get(value)
+            if keys is not None:
+                keys.discard(key)
+                if not keys:
+                    del self.values[value]
+
+
+class FieldIndex:
+    """The index function of :meth:`Store.by_field`: the non-empty string at a path.
+
+    Instances with the same path compare equal, so registering one twice is a no-op.
+    """
+
+    __slots__ = ("path",)
+
+    def __init__(self, path: FieldPath) -> None:
+        self.path = path
+
+    def __call__(self, obj: Obj) -> tuple[str, ...]:
+        value = _field(obj, self.path)
+        return (value,) if value is not None else ()
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, FieldIndex) and other.path == self.path
+
+    def __hash__(self) -> int:
+        return hash(self.path)
+
+    def __repr__(self) -> str:
+        return f"FieldIndex({self.path!r})"
+
+
+def _index_values(fn: IndexFunc, obj: Obj) -> frozenset[str]:
+    return frozenset(value for value in fn(obj) if value)
+
+
+def _apply(updates: Iterable[tuple[Index, frozenset[str], frozenset[str]]], key: ObjectKey) -> None:
+    for index, removed, added in updates:
+        index.discard(key, removed)
+        index.add(key, added)
 
 
 def _field(obj: Obj | None, path: FieldPath) -> str | None:
@@ -254,23 +368,9 @@ def _field(obj: Obj | None, path: FieldPath) -> str | None:
     return value if isinstance(value, str) and value else None
 
 
-def _index_add(index: dict[str, set[ObjectKey]], value: str | None, key: ObjectKey) -> None:
-    if value is not None:
-        index.setdefault(value, set()).add(key)
-
-
-def _index_remove(index: dict[str, set[ObjectKey]], value: str | None, key: ObjectKey) -> None:
-    keys = index.get(value) if value is not None else None
-    if keys is not None:
-        keys.discard(key)
-        if not keys:
-            del index[value]
-
-
 def _object_key(obj: Obj) -> ObjectKey:
     meta = obj["metadata"]
     return (meta.get("namespace") or "", meta["name"])
-
 
 
 def sort_key(key: ObjectKey) -> str:
