@@ -27,6 +27,7 @@ from fakekube.api.selectors.selection import (
     parse_int64,
 )
 from fakekube.api.validation import go_quote, is_qualified_name, is_valid_label_value
+from fakekube.objects import compile_selector
 
 
 @dataclass(frozen=True)
@@ -199,28 +200,21 @@ def selector_from_set(labels: Mapping[str, str] | None) -> LabelSelector:
 # ---------------------------------------------------------------------------
 # metav1.LabelSelector objects
 
-_EXPRESSION_OPERATORS = {"In": IN, "NotIn": NOT_IN, "Exists": EXISTS, "DoesNotExist": DOES_NOT_EXIST}
-
 
 def label_selector_from_object(sel: Mapping[str, Any] | None) -> LabelSelector:
     """``metav1.LabelSelectorAsSelector``: nil matches nothing, empty matches everything.
 
-    Raises :class:`SelectorError` with upstream's message for an invalid selector.
+    The meaning of a selector object is :func:`fakekube.objects.compile_selector`'s (the
+    one matcher the cluster's parts share); this only re-wraps its terms so the API can
+    print them. Raises :class:`SelectorError` with upstream's message for an invalid selector.
     """
-    if sel is None:
+    try:
+        matcher = compile_selector(sel)
+    except ValueError as e:
+        raise SelectorError(str(e)) from None
+    if matcher.nothing:
         return NOTHING
-    match_labels = sel.get("matchLabels") or {}
-    expressions = sel.get("matchExpressions") or []
-    if not match_labels and not expressions:
-        return EVERYTHING
-    requirements = [new_requirement(k, EQUALS, [v]) for k, v in match_labels.items()]
-    for expr in expressions:
-        op_name = expr.get("operator", "")
-        if op_name not in _EXPRESSION_OPERATORS:
-            raise SelectorError(f"{go_quote(op_name)} is not a valid label selector operator")
-        values = list(expr.get("values") or []) or None
-        requirements.append(new_requirement(expr.get("key", ""), _EXPRESSION_OPERATORS[op_name], values))
-    return LabelSelector(sorted_by_key(requirements))
+    return LabelSelector(tuple(Requirement(r.key, r.operator, r.values) for r in matcher.requirements))
 
 
 def selector_to_string(sel: Mapping[str, Any] | None) -> str:

@@ -13,6 +13,7 @@ from typing import Any, Sequence
 
 from fakekube.api import errors
 from fakekube.api.errors import FieldError
+from fakekube import objects
 
 Obj = dict[str, Any]
 
@@ -165,32 +166,17 @@ def _plain(value: Any) -> Any:
 
 
 def selector_matches(selector: Obj | None, labels: dict[str, str] | None) -> bool:
-    """``metav1.LabelSelectorAsSelector(sel).Matches(labels)``; an empty selector matches all."""
-    labels = labels or {}
-    if not selector:
-        return True
-    for k, v in (selector.get("matchLabels") or {}).items():
-        if labels.get(k) != v:
-            return False
-    for expr in selector.get("matchExpressions") or []:
-        if not _expression_matches(expr, labels):
-            return False
-    return True
+    """``metav1.LabelSelectorAsSelector(sel).Matches(labels)``, by :func:`fakekube.objects.selector_matches`.
 
-
-def _expression_matches(expr: Obj, labels: dict[str, str]) -> bool:
-    op = expr.get("operator")
-    k = expr.get("key", "")
-    values = expr.get("values") or []
-    if op == "In":
-        return k in labels and labels[k] in values
-    if op == "NotIn":
-        return k not in labels or labels[k] not in values
-    if op == "Exists":
-        return k in labels
-    if op == "DoesNotExist":
-        return k not in labels
-    return False
+    So a nil selector matches nothing and an empty one everything; the strategies check
+    ``selector_is_empty`` first, as upstream's ``ValidatePodTemplateSpecForReplicaSet``
+    skips its match check for an empty selector. An invalid selector (upstream reports
+    "invalid label selector" instead) selects nothing here, so it reads as a mismatch.
+    """
+    try:
+        return objects.selector_matches(selector, labels)
+    except ValueError:
+        return False
 
 
 def selector_mismatch(template_path: str, labels: dict[str, str]) -> FieldError:
