@@ -19,7 +19,6 @@ from fakekube.api import schema
 from fakekube.api.apiserver import APIServer, WriteOptions
 from fakekube.api.deletion import DeleteOptions
 from fakekube.api.errors import ApiError
-from fakekube.api.events import list_events
 from fakekube.api.http import BackgroundServer, RestApp
 from fakekube.api.http.activity import ActivityMeter
 from fakekube.api.jsonutil import deep_copy
@@ -30,24 +29,23 @@ from fakekube.clock import DEFAULT_EPOCH, VirtualClock
 from fakekube.cluster import bootstrap
 from fakekube.cluster.nodespec import NodeSpec, expand_nodes
 from fakekube.cluster.kubeconfig import write_kubeconfig
-from fakekube.engine import Engine
+from fakekube.cluster.wiring import ADMISSION_PLUGINS, CONTROLLERS
+from fakekube.controllers.nodelifecycle.config import NodeLifecycleConfig
+from fakekube.controllers.nodeipam import DEFAULT_CLUSTER_CIDR, DEFAULT_NODE_CIDR_MASK_SIZE
+from fakekube.controllers.podgc import PodGCConfig
+from fakekube.engine import Engine, RateLimits, enabled_controllers
 from fakekube.engine.autoadvance import AutoAdvance
+from fakekube.engine.events import list_events
 from fakekube.engine.scaled import ScaledTime
+from fakekube.kubelet.agents import KubeletConfig, Kubelets
 from fakekube.kubelet.behaviour import BehaviourCatalog
-from fakekube.kubelet.heartbeat import NodeHeartbeats
 from fakekube.kubelet.logs import PodLogOptions
 from fakekube.kubelet.logstream import LogStreams, TooManyStreams
-from fakekube.kubelet.pods import PodRunner
-from fakekube.kubelet.staticpods import StaticPodController, StaticPodManifest, build_manifests
-from fakekube.controllers.nodelifecycle.config import NodeLifecycleConfig
-from fakekube.controllers.nodelifecycle.controller import NodeLifecycleController
-from fakekube.controllers.nodelifecycle.tolerations import default_tolerations
-from fakekube.controllers.nodeipam import DEFAULT_CLUSTER_CIDR, DEFAULT_NODE_CIDR_MASK_SIZE, NodeIPAMController
-from fakekube.controllers.podgc import PodGCController
-from fakekube.controllers.serviceaccounts import ServiceAccountsController
-from fakekube.controllers.tainteviction import TaintEvictionController
+from fakekube.kubelet.staticpods import StaticPodManifest, build_manifests
+from fakekube.objects.kinds import NODES
 from fakekube.random import SeededRandom
 from fakekube.store import DEFAULT_HISTORY_LIMIT, Store
+from fakekube.store.frozen import guard_default
 
 Obj = dict[str, Any]
 
@@ -68,6 +66,14 @@ class ClusterConfig:
     start_time: datetime = DEFAULT_EPOCH
     max_body_bytes: int = 3 * 1024 * 1024
     node_lifecycle: NodeLifecycleConfig = field(default_factory=NodeLifecycleConfig)
+    #: kube-controller-manager's ``--controllers``: ``*`` (every default controller), ``name``,
+    #: ``-name`` (names or old aliases, e.g. ``("*", "-podgc")``; see fakekube/cluster/wiring.py).
+    controllers: tuple[str, ...] = ("*",)
+    pod_gc: PodGCConfig = field(default_factory=PodGCConfig)
+    #: Kubelet heartbeat cadence and container back-offs.
+    kubelet: KubeletConfig = field(default_factory=KubeletConfig)
+    #: The controllers' retry back-off (client-go's default controller rate limiter).
+    rate_limits: RateLimits = field(default_factory=RateLimits)
     #: 0: manual time (moves only when told). k > 0: cluster time runs k × wall time.
     time_scale: float = 0.0
     #: While no client request is in flight or arriving, jump to the next timer (opt-in).
@@ -82,7 +88,7 @@ class ClusterConfig:
     static_pod_path: str | None = None
     #: Check mode: any in-place edit of a stored object raises at once (on under the pytest
     #: plugin and in fakekube's own suite; it costs a frozen copy per write).
-    immutability_guard: bool = False
+    immutability_guard: bool = field(default_factory=guard_default)
     extra: dict[str, Any] = field(default_factory=dict)
 
     @property
@@ -95,6 +101,7 @@ class Cluster:
 
     def __init__(self, config: ClusterConfig | None = None, **overrides: Any) -> None:
         self.config = replace(config or ClusterConfig(), **overrides)
+        self._controller_specs = enabled_controllers(CONTROLLERS, self.config.controllers)  # ValueError: unknown name
         self.registry: Registry = builtin_registry()
         self._time_observers: list[Callable[[datetime], None]] = []
         self._static_manifests = _static_manifests(self.config)
@@ -124,23 +131,21 @@ class Cluster:
         for observer in self._time_observers:
             self.clock.add_observer(observer)
         self.rng = SeededRandom(self.config.seed)
-        self.store = Store(self.config.history_limit)
+        self.store = Store(self.config.history_limit, guard=self.config.immutability_guard)
         self.api = APIServer(self.registry, self.store, self.clock, self.rng, self.config.kubernetes_version)
-        self.engine = Engine(self.store, self.clock, self.api, self.rng.fork("engine"))
-        self.heartbeats = NodeHeartbeats()
-        self.node_lifecycle = NodeLifecycleController(self.config.node_lifecycle)
-        self.node_ipam = NodeIPAMController(self.config.cluster_cidr, self.config.node_cidr_mask_size,
-                                            on_allocated=lambda node, engine: self.pods.resync_node(node, engine))
-        self.static_pods = StaticPodController(self._static_manifests, node_is_up=self.heartbeats.reaches_apiserver)
-        self.pods = PodRunner(self.config.behaviours, node_is_up=self.heartbeats.reaches_apiserver)
-        for controller in (ServiceAccountsController(), self.heartbeats, self.node_lifecycle, TaintEvictionController(),
-                           PodGCController(),
-                           self.node_ipam, self.static_pods, self.pods):
+        self.engine = Engine(self.store, self.clock, self.api, self.rng.fork("engine"),
+                             rate_limits=self.config.rate_limits)
+        #: The enabled controllers by name (kube-controller-manager's, see cluster/wiring.py).
+        self.controllers = {spec.name: spec.factory(self.config) for spec in self._controller_specs}
+        self.kubelets = Kubelets(self.config.kubelet, self.config.behaviours, self._static_manifests)
+        for controller in (*self.controllers.values(), *self.kubelets.controllers()):
             self.engine.register(controller)
-        self.api.mutating_admission.append(self._default_toleration_seconds)
+        for name, plugin in ADMISSION_PLUGINS.items():
+            self.api.mutating_admission.append(plugin(self.config))
         self.api.pod_logs = self._pod_logs
         bootstrap.populate(self.api, self.config.nodes, self.config.kubelet_version)
-        self.static_pods.check(self.api, [name for name, _ in expand_nodes(self.config.nodes)])
+        nodes = {name: self.store.get(NODES, ("", name)) or {} for name, _ in expand_nodes(self.config.nodes)}
+        self.kubelets.static_pods.check(self.engine.client, nodes, self.clock.now())
         self.engine.settle()  # the engine thread is not running yet: this runs here
 
     # -- lifecycle -----------------------------------------------------------
@@ -248,22 +253,14 @@ class Cluster:
         """Run every reaction due at the current instant; returns how many reconciles ran."""
         return self.engine.settle()
 
-    def _default_toleration_seconds(self, rt: ResourceType, obj: Obj, now: datetime) -> None:
-        """DefaultTolerationSeconds admission: pods tolerate not-ready/unreachable 300 s."""
-        if rt.key == ("", "pods"):
-            added = default_tolerations(obj, self.config.node_lifecycle)
-            if added:
-                spec = obj.setdefault("spec", {})
-                spec["tolerations"] = list(spec.get("tolerations") or []) + added
-
     def _pod_logs(self, namespace: str, name: str, container: str | None, query: dict[str, str]) -> Any:
         """pods/log from the pod's simulated kubelet (read on the engine thread: a still state);
         with ``follow`` a stream that stays open while cluster time moves (kubelet/logstream.py)."""
         try:
             options = PodLogOptions.from_query(query)
             if not options.follow:
-                return self.engine.run(lambda: self.pods.logs(namespace, name, container, options, self.now))
-            follow = self.engine.run(lambda: self.pods.follow(namespace, name, container, options, self.now))
+                return self.engine.run(lambda: self.kubelets.pods.logs(namespace, name, container, options, self.now))
+            follow = self.engine.run(lambda: self.kubelets.pods.follow(namespace, name, container, options, self.now))
             store = self.store
             return self.log_streams.open(follow, self.clock.now, lambda: not store.closed,
                                          self._app.internal_errors.append)
@@ -278,50 +275,48 @@ class Cluster:
     def fail_node(self, name: str) -> None:
         """The node's kubelet stops: no more Lease renewals or status reports."""
         self._require_node(name)
-        self._on_engine(lambda: self.heartbeats.stop(name))
+        self._on_engine(lambda: self.kubelets.fail(name))
 
     def recover_node(self, name: str) -> None:
         """The node's kubelet is back: heartbeats resume at once."""
-        self._kubelet_back(name, lambda: self.heartbeats.resume(name, self.engine))
+        self._kubelet_back(name, lambda: self.kubelets.recover(name, self.engine))
 
     def partition_node(self, name: str) -> None:
         """The node loses its connection to the apiserver: its kubelet keeps running its pods
         but writes nothing (no Lease, status or pod status) until healed."""
         self._require_node(name)
-        self._on_engine(lambda: self.heartbeats.partition(name))
+        self._on_engine(lambda: self.kubelets.partition(name))
 
     def heal_node(self, name: str) -> None:
         """The partition ends: the kubelet reports at once and its pods catch up."""
-        self._kubelet_back(name, lambda: self.heartbeats.heal(name, self.engine))
+        self._kubelet_back(name, lambda: self.kubelets.heal(name, self.engine))
 
     def restart_kubelet(self, name: str) -> None:
         """The kubelet process restarts (its containers keep running): it posts its Lease and
         status at once and its heartbeat cadence starts again from now."""
-        self._kubelet_back(name, lambda: self.heartbeats.restart(name, self.engine))
+        self._kubelet_back(name, lambda: self.kubelets.restart(name, self.engine))
 
     def set_node_condition(self, name: str, condition_type: str, status: str, reason: str = "",
                            message: str = "") -> None:
         """The node's kubelet detects a condition (e.g. MemoryPressure True) and reports it at its
         next 10 s status check; the node lifecycle controller then taints the node."""
         self._require_node(name)
-        self._on_engine(lambda: self.heartbeats.set_condition(name, condition_type, status, reason, message))
+        self._on_engine(lambda: self.kubelets.set_condition(name, condition_type, status, reason, message))
 
     def clear_node_condition(self, name: str, condition_type: str) -> None:
         """The kubelet reports ``condition_type`` as healthy again (at its next status check)."""
         self._require_node(name)
-        self._on_engine(lambda: self.heartbeats.clear_condition(name, condition_type))
+        self._on_engine(lambda: self.kubelets.clear_condition(name, condition_type))
 
     def kubelet_state(self, name: str) -> dict[str, Any]:
         """The node's simulated kubelet: ``{"heartbeats": "running"|"stopped"|"partitioned",
         "conditions": {type: {"status", "reason", "message"}}}`` (what it reports)."""
         self._require_node(name)
-        return self._on_engine(lambda: self.heartbeats.state(name))
+        return self._on_engine(lambda: self.kubelets.state(name))
 
     def _kubelet_back(self, name: str, fault_ends: Callable[[], None]) -> None:
         self._require_node(name)
         self._on_engine(fault_ends)
-        self._on_engine(lambda: self.static_pods.resync_node(name, self.engine))
-        self._on_engine(lambda: self.pods.resync_node(name, self.engine))
         self.settle()
 
     def _require_node(self, name: str) -> None:

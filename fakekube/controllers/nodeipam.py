@@ -14,7 +14,7 @@ the RangeAllocator; pkg/controller/nodeipam/ipam/range_allocator.go and cidrset/
 * when no block is free it records a Warning ``CIDRNotAvailable`` event on the Node
   ("Node <name> status is now: CIDRNotAvailable", source ``cidrAllocator``) and retries
   with the controller work queue's back-off (5 ms doubling to 1000 s). The event
-  recorder (:mod:`fakekube.api.events`) folds the repeats into one Event whose ``count``
+  recorder (:mod:`fakekube.engine.events`) folds the repeats into one Event whose ``count``
   rises. The range allocator sets no node condition (NetworkUnavailable belongs to cloud
   routes).
 
@@ -27,13 +27,11 @@ from __future__ import annotations
 
 import ipaddress
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable
+from typing import Any, Iterable
 
 from fakekube.api.errors import ApiError
-from fakekube.clock import Timer
-from fakekube.controllers.common import INTERNAL, NODES
-from fakekube.controllers.events import record_event
-from fakekube.engine import Context, Engine
+from fakekube.engine import Context
+from fakekube.objects.kinds import NODES
 from fakekube.store import ADDED, DELETED, Change
 
 Obj = dict[str, Any]
@@ -47,10 +45,6 @@ DEFAULT_NODE_CIDR_MASK_SIZE = 24
 DEFAULT_SERVICE_CIDR = "10.96.0.0/12"
 #: Upstream's clusterSubnetMaxDiff: node blocks at most 16 bits longer than the cluster prefix.
 MAX_MASK_DIFF_BITS = 16
-#: The default controller rate limiter's per-item back-off: 5 ms doubling, capped at 1000 s.
-RETRY_BASE_S = 0.005
-RETRY_MAX_S = 1000.0
-
 CIDR_NOT_AVAILABLE = "CIDRNotAvailable"
 EVENT_COMPONENT = "cidrAllocator"
 
@@ -118,28 +112,23 @@ class CIDRSet:
 
 @dataclass
 class _NodeRecord:
-    """What the allocator remembers about one node: its uid, its blocks, its failed attempts."""
+    """What the allocator remembers about one node: its uid and its blocks."""
 
     uid: str
     cidrs: tuple[Network, ...] = ()
-    failures: int = 0
-    retry: Timer | None = None  # at most one pending retry per node
 
 
 class NodeIPAMController:
     """Assigns ``spec.podCIDR`` to every node (see the module docstring)."""
 
-    name = "node-ipam"
+    name = "node-ipam-controller"
     resources = (NODES,)
 
     def __init__(self, cluster_cidr: str = DEFAULT_CLUSTER_CIDR, node_mask_size: int = DEFAULT_NODE_CIDR_MASK_SIZE,
-                 service_cidr: str | None = DEFAULT_SERVICE_CIDR,
-                 on_allocated: Callable[[str, Engine], None] | None = None) -> None:
+                 service_cidr: str | None = DEFAULT_SERVICE_CIDR) -> None:
         self.cidrs = CIDRSet(cluster_cidr, node_mask_size)
         if service_cidr:
             self.cidrs.occupy(ipaddress.ip_network(service_cidr))
-        #: Called with (node name, engine) after a node got its podCIDR: the kubelet's pods may start.
-        self._on_allocated = on_allocated
         self._nodes: dict[str, _NodeRecord] = {}
 
     # -- engine interface --------------------------------------------------------
@@ -150,7 +139,7 @@ class NodeIPAMController:
         return []
 
     def reconcile(self, key: str, ctx: Context) -> None:
-        node = ctx.api.store.get(NODES, ("", key))
+        node = ctx.get(NODES, key)
         record = self._nodes.get(key)
         if record is not None and (node is None or node["metadata"].get("uid") != record.uid):
             self._forget(key, record)  # deleted (or deleted and created again): its blocks go back
@@ -178,40 +167,26 @@ class NodeIPAMController:
         try:
             block = self.cidrs.allocate_next()
         except CIDRExhausted:
-            self._not_available(node, record, ctx)
+            self._not_available(node, ctx)
             return
-        rt = ctx.api.registry.lookup("", "v1", "nodes")
         spec = dict(node.get("spec") or {}, podCIDR=str(block), podCIDRs=[str(block)])
         try:
-            ctx.api.update(rt, "", node["metadata"]["name"], dict(node, spec=spec), INTERNAL)
+            ctx.client.update(NODES, dict(node, spec=spec))
         except ApiError:
             self.cidrs.release(block)  # the patch failed: the block goes back, as upstream's does
             raise
-        _cancel(record)
-        record.cidrs, record.failures = (block,), 0
-        if self._on_allocated is not None:
-            self._on_allocated(node["metadata"]["name"], ctx.engine)
+        record.cidrs = (block,)
 
-    def _not_available(self, node: Obj, record: _NodeRecord, ctx: Context) -> None:
+    def _not_available(self, node: Obj, ctx: Context) -> None:
         """Tell the node's watchers (an Event) and try again after the work queue's back-off."""
-        record.failures += 1
         message = f"Node {node['metadata']['name']} status is now: {CIDR_NOT_AVAILABLE}"
-        record_event(ctx.api, ctx.now, node, "Node", "Warning", CIDR_NOT_AVAILABLE, message, EVENT_COMPONENT)
-        _cancel(record)
-        delay_s = min(RETRY_BASE_S * 2 ** (record.failures - 1), RETRY_MAX_S)
-        record.retry = ctx.engine.call_later(delay_s, self.name, ctx.key)
+        ctx.record_event(node, "Node", "Warning", CIDR_NOT_AVAILABLE, message, EVENT_COMPONENT)
+        ctx.requeue_rate_limited()
 
     def _forget(self, name: str, record: _NodeRecord) -> None:
-        _cancel(record)
         for network in record.cidrs:
             self.cidrs.release(network)
         del self._nodes[name]
-
-
-def _cancel(record: _NodeRecord) -> None:
-    if record.retry is not None:
-        record.retry.cancel()
-        record.retry = None
 
 
 def _pod_cidrs(node: Obj | None) -> list[str]:

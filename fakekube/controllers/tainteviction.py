@@ -14,16 +14,14 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any, Iterable
 
-from fakekube.api.deletion import DeleteOptions
-from fakekube.api.registry import STATUS
-from fakekube.clock import Timer
-from fakekube.controllers.common import INTERNAL, NODES, PODS, pods_on_node, with_disruption_target
-from fakekube.controllers.events import record_event
-from fakekube.controllers.nodelifecycle import events as texts
 from fakekube.clock import parse_time
+from fakekube.controllers.common import with_disruption_target
+from fakekube.controllers.nodelifecycle import events as texts
 from fakekube.controllers.nodelifecycle.taints import noexecute_taints
 from fakekube.controllers.nodelifecycle.tolerations import eviction_time, min_toleration_s
 from fakekube.engine import Context
+from fakekube.objects.indexes import POD_NODE_NAME, pod_node_name
+from fakekube.objects.kinds import NODES, PODS
 from fakekube.store import DELETED, Change
 
 Obj = dict[str, Any]
@@ -32,11 +30,13 @@ Obj = dict[str, Any]
 class TaintEvictionController:
     """Deletes pods whose tolerations of their node's NoExecute taints ran out."""
 
-    name = "taint-eviction"
+    name = "taint-eviction-controller"
     resources = (NODES, PODS)
+    indexes = ((PODS, POD_NODE_NAME, pod_node_name),)
 
     def __init__(self) -> None:
-        self._scheduled: dict[str, tuple[Timer, datetime]] = {}
+        #: Pod key → when its eviction is due (its timer is the runtime's, at most one per key).
+        self._scheduled: dict[str, datetime] = {}
 
     def keys_for(self, change: Change) -> Iterable[str]:
         """A node matters only when its NoExecute taints change (upstream NodeUpdated compares
@@ -50,17 +50,17 @@ class TaintEvictionController:
     def reconcile(self, key: str, ctx: Context) -> None:
         kind, _, rest = key.partition("/")
         if kind == "node":
-            node = ctx.api.store.get(NODES, ("", rest))
-            for pod in pods_on_node(ctx.api.store, rest):
+            node = ctx.get(NODES, rest)
+            for pod in ctx.by_index(PODS, POD_NODE_NAME, rest):
                 self._process(pod, node, ctx)
             return
         namespace, name = rest.split("/", 1)
-        pod = ctx.api.store.get(PODS, (namespace, name))
+        pod = ctx.get(PODS, name, namespace)
         if pod is None:
             self._cancel(f"{namespace}/{name}", None, ctx)
             return
         node_name = (pod.get("spec") or {}).get("nodeName")
-        self._process(pod, ctx.api.store.get(NODES, ("", node_name)) if node_name else None, ctx)
+        self._process(pod, ctx.get(NODES, node_name) if node_name else None, ctx)
 
     def _process(self, pod: Obj, node: Obj | None, ctx: Context) -> None:
         meta = pod["metadata"]
@@ -78,34 +78,28 @@ class TaintEvictionController:
         if due <= ctx.now:
             self._evict(pod, ctx)
             return
-        scheduled = self._scheduled.get(pod_key)
-        if scheduled is None or scheduled[1] != due:
-            if scheduled is not None:
-                scheduled[0].cancel()
-            timer = ctx.engine.call_later((due - ctx.now).total_seconds(), self.name, f"pod/{pod_key}")
-            self._scheduled[pod_key] = (timer, due)
+        if self._scheduled.get(pod_key) != due:
+            ctx.cancel(f"pod/{pod_key}")  # a later due replaces an earlier one
+            self._scheduled[pod_key] = due
+        ctx.enqueue_at(f"pod/{pod_key}", due)
 
     def _cancel(self, pod_key: str, pod: Obj | None, ctx: Context) -> None:
-        scheduled = self._scheduled.pop(pod_key, None)
-        if scheduled is None:
+        if self._scheduled.pop(pod_key, None) is None:
             return
-        scheduled[0].cancel()
+        ctx.cancel(f"pod/{pod_key}")
         if pod is not None and not pod["metadata"].get("deletionTimestamp"):
             namespace, name = pod_key.split("/", 1)
             text = texts.taint_eviction_cancelled(namespace, name)
-            record_event(ctx.api, ctx.now, pod, "Pod", text.type, text.reason, text.message,
-                         texts.TAINT_EVICTION_CONTROLLER)
+            ctx.record_event(pod, "Pod", text.type, text.reason, text.message, texts.TAINT_EVICTION_CONTROLLER)
 
     def _evict(self, pod: Obj, ctx: Context) -> None:
         meta = pod["metadata"]
         self._scheduled.pop(f"{meta['namespace']}/{meta['name']}", None)
-        rt = ctx.api.registry.lookup("", "v1", "pods")
         text = texts.taint_eviction_marked(meta["namespace"], meta["name"])
-        record_event(ctx.api, ctx.now, pod, "Pod", text.type, text.reason, text.message,
-                     texts.TAINT_EVICTION_CONTROLLER)
-        ctx.api.update(rt, meta["namespace"], meta["name"], with_disruption_target(pod, ctx.now, texts.DELETION_BY_TAINT_MANAGER_REASON,
-                                              texts.DELETION_BY_TAINT_MANAGER_MESSAGE), INTERNAL, STATUS)
-        ctx.api.delete(rt, meta["namespace"], meta["name"], DeleteOptions())
+        ctx.record_event(pod, "Pod", text.type, text.reason, text.message, texts.TAINT_EVICTION_CONTROLLER)
+        ctx.client.update_status(PODS, with_disruption_target(pod, ctx.now, texts.DELETION_BY_TAINT_MANAGER_REASON,
+                                                              texts.DELETION_BY_TAINT_MANAGER_MESSAGE))
+        ctx.client.delete(PODS, meta["name"], meta["namespace"])
 
 
 def _noexecute(node: Obj | None) -> list:

@@ -16,10 +16,13 @@ from __future__ import annotations
 
 import itertools
 from datetime import datetime
-from typing import TYPE_CHECKING
+from typing import Protocol
 
-if TYPE_CHECKING:
-    from fakekube.engine.engine import Engine
+
+class Scheduler(Protocol):
+    """Where a batch's key is armed: the owning controller's reconcile ``Context``."""
+
+    def enqueue_at(self, key: str, when: datetime) -> None: ...
 
 
 class Cohorts:
@@ -33,7 +36,7 @@ class Cohorts:
         self._keys: dict[str, datetime] = {}
         self._counter = itertools.count()
 
-    def schedule(self, member: str, at: datetime, engine: "Engine") -> None:
+    def schedule(self, member: str, at: datetime, ctx: Scheduler) -> None:
         """Make ``member`` due at ``at`` (replacing any earlier schedule)."""
         if self._next.get(member) == at:
             return  # already due then: one entry, or the batch would serve it twice
@@ -45,7 +48,7 @@ class Cohorts:
         self._batches[at] = [member]
         key = f"{self.prefix}@{next(self._counter)}"
         self._keys[key] = at
-        engine.call_at(at, self.controller, key)
+        ctx.enqueue_at(key, at)
 
     def owns(self, key: str) -> bool:
         return key in self._keys

@@ -1,54 +1,161 @@
-"""What a controller (or a simulated kubelet) is, as the engine sees it.
+"""What a controller (or a simulated kubelet) is, and the runtime it is written against.
 
-A controller names the resources whose changes concern it, maps each change to the
-work keys it makes (usually ``namespace/name`` of the object to reconcile), and
-reconciles one key at a time with a :class:`Context` that gives it the current cluster
-time, the apiserver to write through, its own seeded random stream, and a way to ask
-to be called again later on the virtual clock.
+A controller is three things (client-go's informer handlers, work queue and sync
+function, made synchronous):
+
+* ``resources`` — the resources whose changes concern it;
+* ``keys_for(change)`` — a *pure* map from one store change to the work keys it makes
+  (usually ``namespace/name``). It runs on the writer's thread under the store lock, so
+  it must not touch the controller's state, read the store or write anything: it only
+  names keys. Whatever a change means for the controller is worked out in ``reconcile``;
+* ``reconcile(key, ctx)`` — brings the world one step closer to what ``key`` wants,
+  reading and writing only through its :class:`Context`.
+
+Optionally ``periodic``: ``(key, period_s)`` pairs the runtime reconciles from the
+controller's start and every ``period_s`` after (upstream's ``wait.Until`` loops).
+
+The runtime's guarantees (docs/architecture.md, "Writing a controller"):
+
+* one reconcile at a time, on the engine's thread, in the order the work was made
+  (store changes in write order, then timers in (deadline, sequence) order);
+* reads are never stale: a reconcile sees every write made before it, its own included,
+  so no expectations or resync are needed;
+* at most one timer per key: ``enqueue_at`` keeps the earliest deadline;
+* an expected API error (any 4xx: 403 namespace terminating, 409 conflict, 422 invalid,
+  429 eviction refused) retries the key with client-go's rate-limited back-off on the
+  virtual clock; a reconcile that returns normally forgets the key's failures; anything
+  else (a 5xx, an exception) is a crash, reported with the controller, key and seed.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from datetime import datetime
-from typing import TYPE_CHECKING, Iterable, Protocol
+import contextlib
+from datetime import datetime, timedelta
+from typing import TYPE_CHECKING, Any, Iterable, Iterator, Protocol, Sequence
 
-from fakekube.api.apiserver import APIServer
+from fakekube.engine.client import Client
+from fakekube.engine.events import EventSource, object_reference
+from fakekube.objects import Resource
 from fakekube.random import SeededRandom
 from fakekube.store import Change
 
 if TYPE_CHECKING:
     from fakekube.engine.engine import Engine
 
+Obj = dict[str, Any]
+
 
 class Controller(Protocol):
-    """A reconcile function with the routing the engine needs."""
+    """A reconcile function with the routing the engine needs (see the module docstring)."""
 
-    #: Unique, stable name (it seeds the controller's random stream and names it in errors).
-    name: str
-    #: (group, plural) pairs whose changes this controller reacts to.
-    resources: tuple[tuple[str, str], ...]
+    #: Unique, stable name: it names the controller in enable lists and errors, and seeds
+    #: its random stream.
+    @property
+    def name(self) -> str: ...
+
+    #: The resources whose changes this controller reacts to.
+    @property
+    def resources(self) -> Sequence[tuple[str, str]]: ...
 
     def keys_for(self, change: Change) -> Iterable[str]:
-        """The work keys a store change makes for this controller (may be none)."""
+        """The work keys a store change makes for this controller (may be none). Pure."""
         ...
 
     def reconcile(self, key: str, ctx: "Context") -> None:
-        """Bring the world one step closer to what ``key`` wants. Writes go through ctx.api."""
+        """Bring the world one step closer to what ``key`` wants, through ``ctx``."""
         ...
 
 
-@dataclass
 class Context:
-    """What a reconcile may use: time, the apiserver, randomness, timers."""
+    """What one reconcile may use: the time, a read view, a write client, its work queue,
+    its random stream and the event recorder. Built by the engine for every reconcile."""
 
-    engine: "Engine"
-    controller: str
-    key: str
-    now: datetime
-    api: APIServer
-    rng: SeededRandom
+    def __init__(self, engine: "Engine", controller: str, key: str, now: datetime, rng: SeededRandom) -> None:
+        self._engine = engine
+        self.controller = controller
+        self.key = key
+        self.now = now
+        self.rng = rng
+        self.client: Client = engine.client
+        #: Set when this reconcile asked for a rate-limited retry (its failures are kept).
+        self.backing_off = False
+
+    # -- reads ------------------------------------------------------------------------
+    def get(self, resource: Resource, name: str, namespace: str = "") -> Obj | None:
+        """The stored object (shared: never edit it; write a changed copy) or None."""
+        return self._engine.store.get(resource, (namespace, name))
+
+    def get_many(self, resource: Resource, names: Sequence[str], namespace: str = "") -> list[Obj | None]:
+        """Several objects of one namespace at once (a batch of heartbeats reads thousands)."""
+        return self._engine.store.get_many(resource, [(namespace, name) for name in names])
+
+    def list(self, resource: Resource, namespace: str = "") -> list[Obj]:
+        """Every object of ``resource`` (in one namespace, or all), in key order."""
+        return self._engine.store.list(resource, namespace)[0]
+
+    def by_index(self, resource: Resource, index: str, value: str) -> list[Obj]:
+        """Objects whose index ``index`` (registered with the engine) has ``value``, in key order."""
+        return self._engine.store.by_index(resource, index, value)
+
+    def index_values(self, resource: Resource, index: str) -> list[str]:
+        """The values index ``index`` has on at least one object, sorted."""
+        return self._engine.store.index_values(resource, index)
+
+    def owned_by(self, resource: Resource, owner_uid: str) -> list[Obj]:
+        """Objects of ``resource`` with an ownerReference to ``owner_uid`` (any, controller or not)."""
+        self._engine.owner_index(resource)
+        return self._engine.store.by_index(resource, OWNER_INDEX, owner_uid)
+
+    @contextlib.contextmanager
+    def atomically(self) -> Iterator[None]:
+        """Hold the store's write lock across several reads and writes: no client writes in
+        between, and a batch (thousands of Lease renewals) takes the lock once."""
+        with self._engine.store.lock:
+            yield
+
+    # -- work -------------------------------------------------------------------------
+    def enqueue(self, key: str) -> None:
+        """Reconcile ``key`` at this instant (after the work already queued)."""
+        self._engine.enqueue(self.controller, key)
+
+    def enqueue_at(self, key: str, when: datetime) -> None:
+        """Reconcile ``key`` when cluster time reaches ``when``; an earlier timer for it wins."""
+        self._engine.enqueue_at(self.controller, key, when)
+
+    def enqueue_after(self, key: str, delay_s: float) -> None:
+        """Reconcile ``key`` ``delay_s`` seconds of cluster time from now (earliest timer wins)."""
+        self.enqueue_at(key, self.now + timedelta(seconds=max(0.0, delay_s)))
 
     def requeue_after(self, delay_s: float) -> None:
-        """Reconcile this key again ``delay_s`` seconds of cluster time from now."""
-        self.engine.call_later(delay_s, self.controller, self.key)
+        """Reconcile this key again ``delay_s`` seconds from now."""
+        self.enqueue_after(self.key, delay_s)
+
+    def requeue_rate_limited(self) -> None:
+        """Retry this key after client-go's back-off (5 ms doubling to 1000 s; 10/s overall).
+
+        Failures add up until a reconcile of the key ends without asking for this."""
+        self.backing_off = True
+        self._engine.requeue_rate_limited(self.controller, self.key)
+
+    def cancel(self, key: str) -> None:
+        """Drop ``key``'s pending timer, if any."""
+        self._engine.cancel_timer(self.controller, key)
+
+    # -- events -----------------------------------------------------------------------
+    def record_event(self, obj: Obj, kind: str, event_type: str, reason: str, message: str,
+                     component: str, api_version: str = "v1") -> Obj | None:
+        """A controller's event about a stored object (referenced by kind/name/uid), correlated
+        as client-go's recorder does. Returns the stored Event, or None if it was filtered."""
+        return self.record(object_reference(obj, kind, api_version), event_type, reason, message,
+                           EventSource(component))
+
+    def record(self, involved: Obj, event_type: str, reason: str, message: str, source: EventSource,
+               at: datetime | None = None) -> Obj | None:
+        """An event about ``involved`` (an ObjectReference) from ``source``, stamped ``at``
+        (default now: a kubelet catching up stamps each step with the instant it happened)."""
+        return self._engine.recorder.record(self._engine.api, at or self.now, involved, event_type, reason,
+                                            message, source)
+
+
+#: The index of every resource's objects by the uids in their ownerReferences (``owned_by``).
+OWNER_INDEX = "ownerUID"

@@ -25,7 +25,7 @@ import contextlib
 import gc
 import queue
 import threading
-from collections import Counter
+from collections import Counter, deque
 from concurrent.futures import Future
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -33,9 +33,15 @@ from typing import Callable, Iterator, TypeVar
 
 from fakekube.api.apiserver import APIServer
 from fakekube.api.errors import ApiError
-from fakekube.clock import Timer, VirtualClock
-from fakekube.engine.controller import Context, Controller
+from fakekube.clock import VirtualClock
+from fakekube.engine.client import Client
+from fakekube.engine.controller import OWNER_INDEX, Context, Controller
+from fakekube.engine.events import EventRecorder
+from fakekube.engine.ratelimit import ControllerRateLimiter, RateLimits
+from fakekube.engine.timers import KeyTimers
 from fakekube.engine.workqueue import WorkQueue
+from fakekube.objects import Resource
+from fakekube.objects.owners import owner_uids
 from fakekube.random import SeededRandom
 from fakekube.store import Change, Store
 
@@ -47,10 +53,10 @@ DEFAULT_MAX_RECONCILES_PER_KEY = 1_000
 #: Reconciles of all keys allowed at one instant: a hard stop far above any real burst
 #: (creating 150,000 pods at once makes ~450,000).
 DEFAULT_MAX_STEPS_PER_INSTANT = 10_000_000
-#: API errors that mean "someone else wrote first": the reconcile is retried, not reported.
-RACE_CODES = (404, 409)
 #: Controller errors kept; later ones are counted but not stored.
 MAX_ERRORS_KEPT = 1_000
+#: Expected API errors (retried with back-off) kept for inspection; older ones are dropped.
+MAX_RETRIES_KEPT = 1_000
 
 
 class EngineStuck(RuntimeError):
@@ -70,40 +76,77 @@ class ControllerError:
         return f"{self.controller} reconciling {self.key!r} at {self.at.isoformat()}: {self.error!r}"
 
 
+@dataclass(frozen=True)
+class Retry:
+    """A reconcile that met an expected API error and was requeued with back-off."""
+
+    controller: str
+    key: str
+    at: datetime
+    code: int
+    reason: str
+    delay_s: float
+
+
 class Engine:
     """Runs registered controllers over one store, one clock and one apiserver."""
 
     def __init__(self, store: Store, clock: VirtualClock, api: APIServer, rng: SeededRandom,
                  max_steps_per_instant: int = DEFAULT_MAX_STEPS_PER_INSTANT,
-                 max_reconciles_per_key: int = DEFAULT_MAX_RECONCILES_PER_KEY) -> None:
+                 max_reconciles_per_key: int = DEFAULT_MAX_RECONCILES_PER_KEY,
+                 rate_limits: RateLimits = RateLimits()) -> None:
         self.store = store
         self.clock = clock
         self.api = api
         self._rng = rng
         self.max_steps_per_instant = max_steps_per_instant
         self.max_reconciles_per_key = max_reconciles_per_key
+        self.rate_limits = rate_limits
+        self.client = Client(api)
+        self.recorder = EventRecorder()
         self.queue = WorkQueue()
+        self._timers = KeyTimers(clock, self.queue.add)
         self.errors: list[ControllerError] = []
         self.errors_dropped = 0
-        #: Reconciles that lost a race with a client's write (NotFound/Conflict) and were retried.
-        self.retried_races = 0
+        #: Reconciles that met an expected API error and were retried with back-off (newest last).
+        self.retries: deque[Retry] = deque(maxlen=MAX_RETRIES_KEPT)
+        self.retries_total = 0
         self._controllers: dict[str, Controller] = {}
         #: (group, plural) → the controllers watching it, in registration order.
         self._routes: dict[tuple[str, str], list[tuple[str, Controller]]] = {}
         self._rngs: dict[str, SeededRandom] = {}
+        self._limiters: dict[str, ControllerRateLimiter] = {}
+        self._owner_indexed: set[tuple[str, str]] = set()
         self._jobs: queue.Queue[tuple[Callable[[], object], Future] | None] = queue.Queue()
         self._thread: threading.Thread | None = None
         store.add_listener(self._on_change)
 
     # -- wiring ---------------------------------------------------------------
     def register(self, controller: Controller) -> None:
-        """Add a controller; registration order is the order it sees each change."""
-        if controller.name in self._controllers:
-            raise ValueError(f"controller {controller.name!r} registered twice")
-        self._controllers[controller.name] = controller
-        self._rngs[controller.name] = self._rng.fork(controller.name)
+        """Add a controller; registration order is the order it sees each change.
+
+        Its random stream is derived from (seed, its name) alone, so registering another
+        controller shifts no identifier this one makes. Its watched resources must be
+        served. Its ``indexes`` ((resource, name, fn) triples) are registered with the
+        store, and its ``periodic`` keys are first reconciled at the end of this instant.
+        """
+        name = controller.name
+        if name in self._controllers:
+            raise ValueError(f"controller {name!r} registered twice")
         for resource in controller.resources:
-            self._routes.setdefault(resource, []).append((controller.name, controller))
+            self.client.resource_type(resource)  # fails now, not in a reconcile
+        self._controllers[name] = controller
+        self._rngs[name] = self._rng.fork(f"controller/{name}")
+        self._limiters[name] = ControllerRateLimiter(self.rate_limits)
+        for resource in controller.resources:
+            self._routes.setdefault(tuple(resource), []).append((name, controller))
+        for resource, index, values in getattr(controller, "indexes", ()):
+            self.store.add_index(resource, index, values)
+        for key, period_s in getattr(controller, "periodic", ()):
+            self._start_periodic(name, key, period_s)
+
+    def controller(self, name: str) -> Controller:
+        return self._controllers[name]
 
     def _on_change(self, change: Change) -> None:
         """Store listener (runs under the store lock): route a change to work items.
@@ -115,13 +158,43 @@ class Engine:
             for key in controller.keys_for(change):
                 self.queue.add((name, key))
 
-    def call_later(self, delay_s: float, controller: str, key: str) -> Timer:
-        """Queue ``key`` for ``controller`` after ``delay_s`` seconds of cluster time."""
-        return self.clock.call_later(delay_s, lambda: self.queue.add((controller, key)))
+    # -- the runtime's work queue (see engine/controller.py) ----------------------------
+    def enqueue(self, controller: str, key: str) -> None:
+        """Reconcile ``key`` at this instant, after the work already queued."""
+        self.queue.add((controller, key))
 
-    def call_at(self, deadline: datetime, controller: str, key: str) -> Timer:
-        """Queue ``key`` for ``controller`` when cluster time reaches ``deadline``."""
-        return self.clock.call_at(deadline, lambda: self.queue.add((controller, key)))
+    def enqueue_at(self, controller: str, key: str, when: datetime) -> None:
+        """Reconcile ``key`` when cluster time reaches ``when`` (the earliest armed deadline wins)."""
+        self._timers.arm((controller, key), when)
+
+    def cancel_timer(self, controller: str, key: str) -> None:
+        self._timers.cancel((controller, key))
+
+    def timer_deadline(self, controller: str, key: str) -> datetime | None:
+        """When ``key``'s armed timer fires, or None."""
+        return self._timers.deadline((controller, key))
+
+    def requeue_rate_limited(self, controller: str, key: str) -> float:
+        """Retry ``key`` after the controller's rate limiter's delay; returns that delay."""
+        delay_s = self._limiters[controller].when(key, self.clock.now().timestamp())
+        self.enqueue_at(controller, key, self.clock.now() + timedelta(seconds=delay_s))
+        return delay_s
+
+    def _start_periodic(self, controller: str, key: str, period_s: float) -> None:
+        """``key`` now (at the end of this instant) and every ``period_s`` after (wait.Until)."""
+        if period_s <= 0:
+            raise ValueError(f"{controller}: period of {key!r} must be > 0, got {period_s}")
+
+        def tick() -> None:
+            self.queue.add((controller, key))
+            self.clock.call_later(period_s, tick)
+        self.clock.call_later(0, tick)
+
+    def owner_index(self, resource: Resource | tuple[str, str]) -> None:
+        """Index ``resource``'s objects by owner uid (built on first use, kept after)."""
+        if resource not in self._owner_indexed:
+            self.store.add_index(resource, OWNER_INDEX, owner_uids)
+            self._owner_indexed.add(tuple(resource))  # type: ignore[arg-type]
 
     # -- the thread -------------------------------------------------------------
     def start(self) -> None:
@@ -209,19 +282,24 @@ class Engine:
 
     def _reconcile(self, name: str, key: str) -> None:
         controller = self._controllers[name]
-        ctx = Context(self, name, key, self.clock.now(), self.api, self._rngs[name])
+        ctx = Context(self, name, key, self.clock.now(), self._rngs[name])
         try:
             controller.reconcile(key, ctx)
         except ApiError as exc:
-            if exc.code not in RACE_CODES:
+            if exc.code >= 500:  # our own apiserver failing is a bug, not weather
                 self._record(ControllerError(name, key, ctx.now, exc))
                 return
-            # A client's write landed between this reconcile's read and its write (the one
-            # ordering we do not own): like a client-go controller, try the key again.
-            self.retried_races += 1
-            self.queue.add((name, key))
+            # Expected (a client's write landed first, the namespace is terminating, the
+            # template is invalid, an eviction was refused): retry with back-off, as
+            # client-go's controllers do with AddRateLimited.
+            delay_s = self.requeue_rate_limited(name, key)
+            self.retries.append(Retry(name, key, ctx.now, exc.code, exc.reason, delay_s))
+            self.retries_total += 1
         except Exception as exc:  # reported, never fatal: the apiserver keeps serving
             self._record(ControllerError(name, key, ctx.now, exc))
+        else:
+            if not ctx.backing_off:
+                self._limiters[name].forget(key)  # success: the next failure starts from 5 ms
 
     def _record(self, error: ControllerError) -> None:
         if len(self.errors) < MAX_ERRORS_KEPT:

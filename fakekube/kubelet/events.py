@@ -7,7 +7,7 @@ Sources (Kubernetes 1.33): reasons from ``pkg/kubelet/events/event.go``; image t
 probe texts from ``pkg/kubelet/prober/prober.go`` and ``pkg/probe/{http,grpc}``.
 
 Pure: texts in, texts out. Who records them and when is :mod:`fakekube.kubelet.containers`
-and :mod:`fakekube.kubelet.pods`; the correlation (counts) is :mod:`fakekube.api.events`.
+and :mod:`fakekube.kubelet.pods`; the correlation (counts) is :mod:`fakekube.engine.events`.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from __future__ import annotations
 import hashlib
 from typing import Any, Mapping
 
-from fakekube.api.events import NORMAL, WARNING, EventText
+from fakekube.engine.events import NORMAL, WARNING, EventText
 from fakekube.clock import format_go_duration
 from fakekube.kubelet.behaviour import normalize_image
 

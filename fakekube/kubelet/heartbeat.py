@@ -30,24 +30,22 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, Iterable, Mapping
 
-from fakekube.api.apiserver import WriteOptions
-from fakekube.api.events import EventSource, record
-from fakekube.api.registry import STATUS
 from fakekube.clock import format_micro_time, format_rfc3339
 from fakekube.engine import Context, Engine
 from fakekube.engine.cohorts import Cohorts
+from fakekube.engine.events import EventSource
 from fakekube.kubelet import events as texts
+from fakekube.objects.kinds import LEASES, NODES
 from fakekube.store import ADDED, DELETED, Change
 
 Obj = dict[str, Any]
 
-NODES = ("", "nodes")
-LEASES = ("coordination.k8s.io", "leases")
 LEASE_NAMESPACE = "kube-node-lease"
-INTERNAL = WriteOptions(internal=True)
 
 LEASE = "lease"
 STATUS_KEY = "status"
+#: The key of a deleted node (its kubelet's memory is dropped).
+GONE = "gone"
 
 #: What a healthy simulated kubelet reports: (status, reason, message) per condition type.
 HEALTHY_CONDITIONS = {
@@ -114,7 +112,7 @@ class NodeHeartbeats:
         self._stopped.add(node)
 
     def resume(self, node: str, engine: Engine) -> None:
-        """Heartbeats start again at once (the next settle writes both)."""
+        """Heartbeats start again at once (the next settle writes both). On the engine thread."""
         self._stopped.discard(node)
         self._beat_now(node, engine)
 
@@ -178,16 +176,16 @@ class NodeHeartbeats:
 
     def _beat_now(self, node: str, engine: Engine) -> None:
         self._verified.pop(node, None)
-        engine.queue.add((self.name, f"{LEASE}/{node}"))
-        engine.queue.add((self.name, f"{STATUS_KEY}/{node}"))
+        engine.enqueue(self.name, f"{LEASE}/{node}")
+        engine.enqueue(self.name, f"{STATUS_KEY}/{node}")
 
     # -- engine interface -------------------------------------------------------
     def keys_for(self, change: Change) -> Iterable[str]:
+        """A registered node's kubelet starts both heartbeats; a deleted one is forgotten."""
         if change.type == ADDED:
-            self._starting.add(change.name)
             return [f"{LEASE}/{change.name}", f"{STATUS_KEY}/{change.name}"]
         if change.type == DELETED:
-            self._forget(change.name)
+            return [f"{GONE}/{change.name}"]
         return []
 
     def _forget(self, node: str) -> None:
@@ -207,12 +205,16 @@ class NodeHeartbeats:
             self._check_statuses(members, ctx)
         else:
             kind, node = key.split("/", 1)
+            if kind == GONE:
+                if ctx.get(NODES, node) is None:
+                    self._forget(node)
+                return
             (self._renew_leases if kind == LEASE else self._check_statuses)([node], ctx)
 
     def _alive(self, nodes: list[str], ctx: Context) -> list[tuple[str, Obj]]:
         """The nodes (with their objects) whose kubelets write: deleted or faulted ones drop out
         of the cadence until they are resumed, healed or restarted."""
-        objects = ctx.api.store.get_many(NODES, [("", name) for name in nodes])
+        objects = ctx.get_many(NODES, nodes)
         return [(name, node) for name, node in zip(nodes, objects)
                 if node is not None and name not in self._stopped and name not in self._partitioned]
 
@@ -222,22 +224,19 @@ class NodeHeartbeats:
         alive = self._alive(nodes, ctx)
         if not alive:
             return
-        rt = ctx.api.registry.lookup("coordination.k8s.io", "v1", "leases")
         renew_time = format_micro_time(ctx.now)
         next_at = ctx.now + timedelta(seconds=self.config.renew_interval_s)
-        store = ctx.api.store
         # A renewal changes one timestamp of the node's own lease: the trusted internal write
         # (no validation to fail), which is most of what an idle cluster does.
-        with store.lock:
-            leases = store.get_many(LEASES, [(LEASE_NAMESPACE, name) for name, _ in alive])
+        with ctx.atomically():
+            leases = ctx.get_many(LEASES, [name for name, _ in alive], LEASE_NAMESPACE)
             for (name, node), current in zip(alive, leases):
                 if current is None:
-                    ctx.api.create(rt, LEASE_NAMESPACE, lease_object(node, self.config.lease_duration_s, renew_time),
-                                   INTERNAL)
+                    ctx.client.create(LEASES, lease_object(node, self.config.lease_duration_s, renew_time))
                 else:
-                    ctx.api.write_internal(rt, dict(current, spec=dict(current.get("spec") or {},
-                                                                       renewTime=renew_time)))
-                self._leases.schedule(name, next_at, ctx.engine)
+                    ctx.client.replace_internal(LEASES, dict(current, spec=dict(current.get("spec") or {},
+                                                                                renewTime=renew_time)))
+                self._leases.schedule(name, next_at, ctx)
 
     # -- NodeStatus ----------------------------------------------------------------------
     def _check_statuses(self, nodes: list[str], ctx: Context) -> None:
@@ -245,8 +244,8 @@ class NodeHeartbeats:
         reports (e.g. after the node controller marked it Unknown), else every 5 min."""
         next_at = ctx.now + timedelta(seconds=self.config.status_update_period_s)
         for name, node in self._alive(nodes, ctx):
-            self._statuses.schedule(name, next_at, ctx.engine)
-            if name in self._starting:
+            self._statuses.schedule(name, next_at, ctx)
+            if name in self._starting or name not in self._last_report:
                 self._record_start(name, ctx)
             last = self._last_report.get(name)
             if last is None:
@@ -286,19 +285,16 @@ class NodeHeartbeats:
                     self._record(name, text, ctx)
 
     def _record(self, name: str, text: texts.EventText, ctx: Context) -> None:
-        record(ctx.api, ctx.now, texts.node_reference(name), text.type, text.reason, text.message,
-               EventSource(texts.KUBELET, name))
+        ctx.record(texts.node_reference(name), text.type, text.reason, text.message, EventSource(texts.KUBELET, name))
 
     def _post_status(self, name: str, node: Obj, ctx: Context) -> None:
         self._last_report[name] = ctx.now
         self._must_post.discard(name)
         self._verified.pop(name, None)
-        rt = ctx.api.registry.lookup("", "v1", "nodes")
         current = (node.get("status") or {}).get("conditions") or []
         self._record_transitions(name, current, ctx)
         conditions = reported_conditions(current, self.reported_conditions(name), format_rfc3339(ctx.now))
-        ctx.api.update(rt, "", name, dict(node, status=dict(node.get("status") or {}, conditions=conditions)),
-                       INTERNAL, STATUS)
+        ctx.client.update_status(NODES, dict(node, status=dict(node.get("status") or {}, conditions=conditions)))
 
 
 def healthy_conditions(current: list[Obj], now: str) -> list[Obj]:

@@ -18,7 +18,7 @@ with behaviour as data (:class:`~fakekube.kubelet.behaviour.BehaviourCatalog`):
 * the kubelet's events (source ``kubelet``/node name, reportingInstance the node name,
   ``involvedObject.fieldPath`` ``spec.containers{c}`` / ``spec.initContainers{c}``), with
   upstream's texts (:mod:`fakekube.kubelet.events`), stamped with the instant each step
-  happened and correlated like client-go's recorder (:mod:`fakekube.api.events`).
+  happened and correlated like client-go's recorder (:mod:`fakekube.engine.events`).
 
 Writes: the status subresource only when it changed, once per reconcile (and reconciles
 happen at the instants something changes: one timer per pod, at its next due instant).
@@ -32,8 +32,9 @@ A pod on a node with no Node object, or whose kubelet is down (``node_is_up``), 
 alone: its timers fire and do nothing. A new pod (not hostNetwork) waits, untouched, until
 its node has a podCIDR. A mirror pod is known by its static pod's config hash
 (:func:`~fakekube.kubelet.staticpods.pod_identity`), so a recreated one keeps running.
-:meth:`PodRunner.resync_node` wakes its pods when the kubelet comes back (or the node gets
-its podCIDR); they then catch up to the current instant.
+The key ``node/<name>`` wakes every pod on a node: the runner makes it itself when the
+node gets its podCIDR, and the cluster enqueues it when the node's kubelet comes back;
+the pods then catch up to the current instant.
 """
 
 from __future__ import annotations
@@ -44,14 +45,11 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Callable, Iterable
 
-from fakekube.api.apiserver import WriteOptions
-from fakekube.api.deletion import DeleteOptions
 from fakekube.api.errors import ApiError
-from fakekube.api.events import EventSource, object_reference, record
-from fakekube.api.registry import STATUS
-from fakekube.clock import DEFAULT_EPOCH, Timer, format_rfc3339
+from fakekube.clock import DEFAULT_EPOCH, format_rfc3339
 from fakekube.clock import parse_time
-from fakekube.engine import Context, Engine
+from fakekube.engine import Context
+from fakekube.engine.events import EventSource, object_reference
 from fakekube.kubelet.backoff import ImagePullBackoff, RestartBackoff
 from fakekube.kubelet.behaviour import BehaviourCatalog
 from fakekube.kubelet import events as texts
@@ -66,12 +64,13 @@ from fakekube.kubelet.podstatus import (
     pod_phase,
 )
 from fakekube.kubelet.staticpods import pod_identity
-from fakekube.store import Change
+from fakekube.objects.indexes import POD_NODE_NAME, pod_node_name
+from fakekube.objects.kinds import NODES, PODS
+from fakekube.store import ADDED, DELETED, Change
 
 Obj = dict[str, Any]
-PODS = ("", "pods")
-NODES = ("", "nodes")
-INTERNAL = WriteOptions(internal=True)
+#: Key prefix that wakes every pod on one node (``node/<name>``).
+NODE_KEY = "node/"
 
 #: Steps one pod may take in one reconcile before the runner calls it a loop (a bug, not a pod).
 MAX_STEPS_PER_SYNC = 10_000
@@ -137,7 +136,6 @@ class PodState:
     init_runs: list[ContainerRun]
     runs: list[ContainerRun]
     terminating: bool = False
-    timer: tuple[Timer, datetime] | None = field(default=None, repr=False)
 
     @property
     def all_runs(self) -> list[ContainerRun]:
@@ -155,7 +153,8 @@ class PodRunner:
     """Runs the pods of every simulated node (see the module docstring)."""
 
     name = "kubelet-pods"
-    resources = (PODS,)
+    resources = (PODS, NODES)
+    indexes = ((PODS, POD_NODE_NAME, pod_node_name),)
 
     def __init__(self, catalog: BehaviourCatalog = BehaviourCatalog(),
                  node_is_up: Callable[[str], bool] = lambda node: True,
@@ -174,21 +173,28 @@ class PodRunner:
 
     # -- engine interface -------------------------------------------------------
     def keys_for(self, change: Change) -> Iterable[str]:
+        """A bound pod; a node that just got its podCIDR (its waiting pods may start)."""
+        if change.resource == NODES.plural:
+            gets_network = change.type not in (ADDED, DELETED) and _pod_cidr(change.obj) and not _pod_cidr(change.prev)
+            return [NODE_KEY + change.name] if gets_network else []
         if ((change.obj or {}).get("spec") or {}).get("nodeName"):
             return [f"{change.namespace}/{change.name}"]
         return []
 
     def reconcile(self, key: str, ctx: Context) -> None:
+        if key.startswith(NODE_KEY):
+            self._wake_node(key[len(NODE_KEY):], ctx)
+            return
         namespace, name = key.split("/", 1)
-        pod = ctx.api.store.get(PODS, (namespace, name))
+        pod = ctx.get(PODS, name, namespace)
         state = self._pods.get(key)
         if state is not None and (pod is None or pod_identity(pod) != state.uid):
-            self._forget(key, state)
+            self._forget(key, state, ctx)
             state = None
         if pod is None:
             return
         node_name = pod["spec"].get("nodeName") or ""
-        node = ctx.api.store.get(NODES, ("", node_name))
+        node = ctx.get(NODES, node_name)
         if node is None or not self._node_is_up(node_name):
             return
         if state is None:
@@ -199,14 +205,12 @@ class PodRunner:
             state = self._pods[key] = self._admit(pod, node, ctx)
         self._sync(key, pod, state, ctx)
 
-    def resync_node(self, node: str, engine: Engine) -> None:
-        """Wake every pod bound to ``node`` (call when its kubelet comes back): they catch up to now."""
-        pods, _ = engine.store.list(PODS)
-        keys = {f"{p['metadata']['namespace']}/{p['metadata']['name']}" for p in pods
-                if (p.get("spec") or {}).get("nodeName") == node}
+    def _wake_node(self, node: str, ctx: Context) -> None:
+        """Every pod bound to ``node`` (and every one it ran there) catches up to now."""
+        keys = {f"{p['metadata']['namespace']}/{p['metadata']['name']}" for p in ctx.by_index(PODS, POD_NODE_NAME, node)}
         keys |= {key for key, state in self._pods.items() if state.node == node}
         for key in sorted(keys):
-            engine.queue.add((self.name, key))
+            ctx.enqueue(key)
 
     # -- one pod ------------------------------------------------------------------
     def _admit(self, pod: Obj, node: Obj, ctx: Context) -> PodState:
@@ -235,9 +239,7 @@ class PodRunner:
         self._catch_up(state, ctx, run_ctx)
         status = self._status(pod, state, ctx.now)
         if status != pod.get("status"):
-            rt = ctx.api.registry.lookup("", "v1", "pods")
-            ctx.api.update(rt, pod["metadata"]["namespace"], pod["metadata"]["name"],
-                           dict(pod, status=status), INTERNAL, STATUS)
+            ctx.client.update_status(PODS, dict(pod, status=status))
         if state.finished_terminating():
             self._delete(key, pod, state, ctx)
             return
@@ -249,8 +251,7 @@ class PodRunner:
         source = EventSource(KUBELET, state.node)
 
         def record_text(run: ContainerRun, at: datetime, text: EventText) -> None:
-            record(ctx.api, at, dict(reference, fieldPath=run.field_path), text.type, text.reason, text.message,
-                   source)
+            ctx.record(dict(reference, fieldPath=run.field_path), text.type, text.reason, text.message, source, at)
 
         def others_running(run: ContainerRun) -> bool:
             return any(other is not run and other.stage == RUNNING for other in state.runs)
@@ -321,32 +322,24 @@ class PodRunner:
         return status
 
     def _schedule(self, key: str, state: PodState, ctx: Context) -> None:
-        """Keep exactly one timer per pod, at its next due instant."""
+        """Wake the pod at its next due instant (one timer per pod: an earlier one stands)."""
         due = state.next_due()
-        if state.timer is not None and state.timer[1] == due:
-            return
-        if state.timer is not None:
-            state.timer[0].cancel()
-            state.timer = None
         if due is not None:
-            state.timer = (ctx.engine.call_later((due - ctx.now).total_seconds(), self.name, key), due)
+            ctx.enqueue_at(key, due)
 
     def _delete(self, key: str, pod: Obj, state: PodState, ctx: Context) -> None:
         """Every container stopped: remove the pod object (grace 0), as the kubelet's status manager does."""
-        self._forget(key, state)
-        rt = ctx.api.registry.lookup("", "v1", "pods")
+        self._forget(key, state, ctx)
         meta = pod["metadata"]
         try:
-            ctx.api.delete(rt, meta["namespace"], meta["name"], DeleteOptions(grace_period_s=0,
-                                                                               precondition_uid=state.uid))
+            ctx.client.delete(PODS, meta["name"], meta["namespace"], grace_period_s=0, uid=state.uid)
         except ApiError as error:
             if error.code not in (404, 409):
                 raise  # gone already, or replaced by a new pod of the same name: nothing to do
 
-    def _forget(self, key: str, state: PodState) -> None:
+    def _forget(self, key: str, state: PodState, ctx: Context) -> None:
         self._pods.pop(key, None)
-        if state.timer is not None:
-            state.timer[0].cancel()
+        ctx.cancel(key)
         if state.owns_ip and state.pod_ip:
             self._ips.release(state.node, state.pod_ip)
         for run in state.all_runs:
@@ -422,6 +415,10 @@ def _waiting_reason(run: ContainerRun) -> str:
     if run.stage == "pull-backoff" or run.pull_attempts > 1:
         return "trying and failing to pull image"
     return "ContainerCreating"
+
+
+def _pod_cidr(node: Obj | None) -> bool:
+    return bool(((node or {}).get("spec") or {}).get("podCIDR"))
 
 
 def network_ready(pod: Obj, node: Obj) -> bool:

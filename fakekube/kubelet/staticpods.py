@@ -43,17 +43,13 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 
 import yaml
 
-from fakekube.api.apiserver import APIServer, WriteOptions
-from fakekube.api.deletion import DeleteOptions
 from fakekube.api.errors import ApiError
 from fakekube.api.jsonutil import deep_copy
-from fakekube.engine import Context, Engine
+from fakekube.engine import Client, Context
+from fakekube.objects.kinds import NODES, PODS
 from fakekube.store import ADDED, DELETED, Change
 
 Obj = dict[str, Any]
-NODES = ("", "nodes")
-PODS = ("", "pods")
-INTERNAL = WriteOptions(internal=True)
 
 MIRROR_ANNOTATION = "kubernetes.io/config.mirror"
 HASH_ANNOTATION = "kubernetes.io/config.hash"
@@ -214,13 +210,12 @@ class StaticPodController:
         self._seen: dict[str, datetime] = {}
 
     def keys_for(self, change: Change) -> Iterable[str]:
-        """A new node's kubelet starts; a mirror pod deleted or being deleted gets replaced."""
+        """A new node's kubelet starts (a deleted one is forgotten); a mirror pod deleted or
+        being deleted gets replaced."""
         if not self.manifests:
             return []
         if (change.group, change.resource) == NODES:
-            if change.type == DELETED:
-                self._seen.pop(change.name, None)
-            return [change.name] if change.type == ADDED else []
+            return [change.name] if change.type in (ADDED, DELETED) else []
         if not is_mirror_pod(change.obj):
             return []
         if change.type == DELETED or (change.obj.get("metadata") or {}).get("deletionTimestamp"):
@@ -228,13 +223,13 @@ class StaticPodController:
             return [node] if node else []
         return []
 
-    def resync_node(self, node: str, engine: Engine) -> None:
-        """Sync ``node``'s static pods now (call when its kubelet comes back)."""
-        engine.queue.add((self.name, node))
-
     def reconcile(self, key: str, ctx: Context) -> None:
-        node = ctx.api.store.get(NODES, ("", key))
-        if node is None or node["metadata"].get("deletionTimestamp") or not self._node_is_up(key):
+        """Sync node ``key``'s mirror pods (the cluster enqueues it when the kubelet comes back)."""
+        node = ctx.get(NODES, key)
+        if node is None:
+            self._seen.pop(key, None)
+            return
+        if node["metadata"].get("deletionTimestamp") or not self._node_is_up(key):
             return  # no Node to own mirror pods, or no kubelet running to make them
         seen = self._seen.setdefault(key, ctx.now)
         taken: set[tuple[str, str]] = set()
@@ -248,40 +243,37 @@ class StaticPodController:
 
     def _sync_mirror(self, pod: Obj, node: Obj, ctx: Context) -> None:
         meta = pod["metadata"]
-        rt = ctx.api.registry.lookup("", "v1", "pods")
-        current = ctx.api.store.get(PODS, (meta["namespace"], meta["name"]))
+        current = ctx.get(PODS, meta["name"], meta["namespace"])
         if current is not None and not is_mirror_pod(current):
             return  # an ordinary pod holds the name: upstream's create fails with AlreadyExists
         if current is not None and (current["metadata"].get("deletionTimestamp")
                                     or current["metadata"]["annotations"][MIRROR_ANNOTATION]
                                     != meta["annotations"][HASH_ANNOTATION]):
-            _delete_now(ctx, rt, current)
+            _delete_now(ctx, current)
             current = None
         if current is None:
-            ctx.api.create(rt, meta["namespace"], mirror_pod(pod, node), INTERNAL)
+            ctx.client.create(PODS, mirror_pod(pod, node))
 
     # -- checked once, when the cluster is built ------------------------------------------
-    def check(self, api: APIServer, nodes: Sequence[str]) -> None:
+    def check(self, client: Client, nodes: Mapping[str, Obj], now: datetime) -> None:
         """Validate every manifest as the apiserver will (a dry-run create of its mirror pod
-        for the first node that runs it); ValueError names the manifest and the API's reason."""
-        rt = api.registry.lookup("", "v1", "pods")
+        for the first node that runs it; ``nodes`` by name, in order); ValueError names the
+        manifest and the API's reason."""
         for manifest in self.manifests:
-            node = manifest.node or (nodes[0] if nodes else "node")
-            pod = static_pod(manifest, node, api.clock.now())
-            owner = api.store.get(NODES, ("", node)) or {"metadata": {"name": node, "uid": PLACEHOLDER_UID}}
+            node = manifest.node or next(iter(nodes), "node")
+            pod = static_pod(manifest, node, now)
+            owner = nodes.get(node) or {"metadata": {"name": node, "uid": PLACEHOLDER_UID}}
             try:
-                api.create(rt, pod["metadata"]["namespace"], mirror_pod(pod, owner),
-                           WriteOptions(dry_run=True, internal=True))
+                client.create(PODS, mirror_pod(pod, owner), dry_run=True)
             except ApiError as error:
                 raise ValueError(f"{manifest.where or manifest.source}: {error.message}") from None
 
 
-def _delete_now(ctx: Context, rt: Any, pod: Obj) -> None:
+def _delete_now(ctx: Context, pod: Obj) -> None:
     """The mirror client's delete: grace 0, only this very pod (uid precondition)."""
     meta = pod["metadata"]
     try:
-        ctx.api.delete(rt, meta["namespace"], meta["name"],
-                       DeleteOptions(grace_period_s=0, precondition_uid=meta.get("uid")))
+        ctx.client.delete(PODS, meta["name"], meta["namespace"], grace_period_s=0, uid=meta.get("uid"))
     except ApiError as error:
         if error.code not in (404, 409):
             raise

@@ -24,7 +24,7 @@ Obj = dict[str, Any]
 def make_cluster() -> tuple[Cluster, PodRunner]:
     """A cluster whose nodes run pods: every cluster registers its PodRunner."""
     cluster = Cluster(nodes=2)
-    return cluster, cluster.pods
+    return cluster, cluster.kubelets.pods
 
 
 def pod(name: str, behaviour: Obj | None = None, node: str = "node-1", **spec: Any) -> Obj:

@@ -80,7 +80,7 @@ def test_manifests_are_read_once_from_the_static_pod_path_in_name_order(tmp_path
             f"spec: {{containers: [{{name: c, image: {name}}}]}}\n")
     (tmp_path / ".swap.yaml").write_text("not: a pod")
     cluster = Cluster(nodes=1, static_pod_path=str(tmp_path))
-    assert [m.source for m in cluster.static_pods.manifests] == ["alpha.yaml", "zeta.yaml"]
+    assert [m.source for m in cluster.kubelets.static_pods.manifests] == ["alpha.yaml", "zeta.yaml"]
     created = [c.name for c in cluster.store.changes_since(0) if c.resource == "pods" and c.type == "ADDED"]
     assert created == ["alpha-node-1", "zeta-node-1"]
     (tmp_path / "alpha.yaml").unlink()

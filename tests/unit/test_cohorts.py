@@ -29,6 +29,16 @@ class Recorder:
 START = Cluster().config.start_time
 
 
+class Armer:
+    """Arms the recorder's keys as its reconcile context would."""
+
+    def __init__(self, cluster: Cluster) -> None:
+        self.engine = cluster.engine
+
+    def enqueue_at(self, key, when) -> None:
+        self.engine.enqueue_at("recorder", key, when)
+
+
 def make() -> tuple[Cluster, Recorder]:
     cluster = Cluster()
     recorder = Recorder()
@@ -39,18 +49,18 @@ def make() -> tuple[Cluster, Recorder]:
 def test_members_due_together_share_one_batch_in_scheduling_order() -> None:
     cluster, recorder = make()
     for member in ("b", "a", "c"):
-        recorder.cohorts.schedule(member, START + timedelta(seconds=10), cluster.engine)
-    recorder.cohorts.schedule("d", START + timedelta(seconds=5), cluster.engine)
+        recorder.cohorts.schedule(member, START + timedelta(seconds=10), Armer(cluster))
+    recorder.cohorts.schedule("d", START + timedelta(seconds=5), Armer(cluster))
     cluster.advance(20)
     assert recorder.served == [(5, ["d"]), (10, ["b", "a", "c"])]
 
 
 def test_rescheduling_makes_the_older_entry_stale_and_twice_at_one_instant_serves_once() -> None:
     cluster, recorder = make()
-    recorder.cohorts.schedule("a", START + timedelta(seconds=10), cluster.engine)
-    recorder.cohorts.schedule("b", START + timedelta(seconds=10), cluster.engine)
-    recorder.cohorts.schedule("a", START + timedelta(seconds=15), cluster.engine)
-    recorder.cohorts.schedule("b", START + timedelta(seconds=10), cluster.engine)
+    recorder.cohorts.schedule("a", START + timedelta(seconds=10), Armer(cluster))
+    recorder.cohorts.schedule("b", START + timedelta(seconds=10), Armer(cluster))
+    recorder.cohorts.schedule("a", START + timedelta(seconds=15), Armer(cluster))
+    recorder.cohorts.schedule("b", START + timedelta(seconds=10), Armer(cluster))
     cluster.advance(20)
     assert recorder.served == [(10, ["b"]), (15, ["a"])]
     assert recorder.cohorts.due_at("a") is None
@@ -58,7 +68,7 @@ def test_rescheduling_makes_the_older_entry_stale_and_twice_at_one_instant_serve
 
 def test_a_forgotten_member_is_not_served() -> None:
     cluster, recorder = make()
-    recorder.cohorts.schedule("a", START + timedelta(seconds=10), cluster.engine)
+    recorder.cohorts.schedule("a", START + timedelta(seconds=10), Armer(cluster))
     recorder.cohorts.forget("a")
     cluster.advance(20)
     assert recorder.served == [(10, [])]

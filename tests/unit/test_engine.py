@@ -5,17 +5,17 @@ from __future__ import annotations
 import json
 import urllib.request
 from dataclasses import dataclass, field
+from datetime import timedelta
 from typing import Iterable
 
 import pytest
 
 from fakekube import Cluster
-from fakekube.api.apiserver import WriteOptions
+from fakekube.api.errors import ApiError
 from fakekube.engine import Context, EngineStuck, WorkQueue
 from fakekube.engine.workqueue import QueueFull
+from fakekube.objects.kinds import CONFIGMAPS
 from fakekube.store import DELETED, Change
-
-CONFIGMAPS = ("", "configmaps")
 
 
 def cm(name: str, **data: str) -> dict:
@@ -40,13 +40,12 @@ class Mirror:
     def reconcile(self, key: str, ctx: Context) -> None:
         self.seen.append(key)
         namespace, name = key.split("/")
-        rt = ctx.api.registry.lookup("", "v1", "configmaps")
-        source = ctx.api.store.get(CONFIGMAPS, (namespace, name))
+        source = ctx.get(CONFIGMAPS, name, namespace)
         target = "mirror-" + name[len("src-"):]
         if source is None:
             return
-        if ctx.api.store.get(CONFIGMAPS, (namespace, target)) is None:
-            ctx.api.create(rt, namespace, cm(target, **source.get("data", {})), WriteOptions(internal=True))
+        if ctx.get(CONFIGMAPS, target, namespace) is None:
+            ctx.client.create(CONFIGMAPS, cm(target, **source.get("data", {})))
 
 
 @dataclass
@@ -76,11 +75,9 @@ class Restless:
         return key_of(change) if change.name == "loop" else []
 
     def reconcile(self, key: str, ctx: Context) -> None:
-        rt = ctx.api.registry.lookup("", "v1", "configmaps")
-        current = ctx.api.store.get(CONFIGMAPS, ("default", "loop"))
-        count = int(current["data"]["n"]) + 1
-        ctx.api.patch(rt, "default", "loop", "application/merge-patch+json",
-                      json.dumps({"data": {"n": str(count)}}).encode(), WriteOptions(internal=True))
+        current = ctx.get(CONFIGMAPS, "loop", "default")
+        assert current is not None
+        ctx.client.patch(CONFIGMAPS, "loop", {"data": {"n": str(int(current["data"]["n"]) + 1)}}, "default")
 
 
 @dataclass
@@ -198,13 +195,13 @@ def test_the_cyclic_gc_is_paused_during_an_advance_and_restored_after() -> None:
 
     cluster = Cluster()
     cluster.engine.register(Watcher())
-    cluster.engine.call_later(5, "gc-watcher", "tick")
+    cluster.engine.enqueue_at("gc-watcher", "tick", cluster.now + timedelta(seconds=5))
     assert gc.isenabled()
     cluster.advance(10)
     assert seen == [False] and gc.isenabled()
     gc.disable()
     try:
-        cluster.engine.call_later(5, "gc-watcher", "tick")
+        cluster.engine.enqueue_at("gc-watcher", "tick", cluster.now + timedelta(seconds=5))
         cluster.advance(10)
         assert seen == [False, False] and not gc.isenabled()  # a process's own choice stands
     finally:
@@ -212,8 +209,6 @@ def test_the_cyclic_gc_is_paused_during_an_advance_and_restored_after() -> None:
 
 
 def test_a_reconcile_that_loses_a_race_with_a_client_is_retried_not_reported() -> None:
-    from fakekube.api.errors import ApiError
-
     class Racy:
         """Fails with a Conflict the first time, as when a client wrote between read and write."""
 
@@ -232,7 +227,11 @@ def test_a_reconcile_that_loses_a_race_with_a_client_is_retried_not_reported() -
     cluster = Cluster()
     cluster.engine.register(Racy())
     cluster.create(cm("raced"))
-    assert Racy.attempts == 2 and cluster.engine.retried_races == 1 and not cluster.internal_errors
+    assert Racy.attempts == 1  # retried after client-go's first back-off step, 5 ms
+    cluster.advance(0.005)
+    assert Racy.attempts == 2 and not cluster.internal_errors
+    assert [(r.controller, r.key, r.code, r.delay_s) for r in cluster.engine.retries] == [
+        ("racy", "default/raced", 409, 0.005)]
 
 
 def test_a_timer_that_re_arms_at_the_instant_it_fires_is_caught() -> None:
@@ -249,6 +248,6 @@ def test_a_timer_that_re_arms_at_the_instant_it_fires_is_caught() -> None:
     cluster = Cluster()
     cluster.engine.max_reconciles_per_key = 50
     cluster.engine.register(Rearming())
-    cluster.engine.call_later(1, "rearming", "again")
+    cluster.engine.enqueue_at("rearming", "again", cluster.now + timedelta(seconds=1))
     with pytest.raises(EngineStuck, match="timers keep firing at 2025-01-01T00:00:01"):
         cluster.advance(5)

@@ -7,15 +7,13 @@ from datetime import datetime, timedelta
 import pytest
 
 from fakekube.api.apiserver import APIServer
-from fakekube.api.events import (
+from fakekube.engine.events import (
     COMBINED_PREFIX,
     LRU,
     EventRecorder,
     EventSource,
     list_events,
     object_reference,
-    record,
-    recorder_for,
 )
 from fakekube.api.resources import builtin_registry
 from fakekube.clock import DEFAULT_EPOCH, VirtualClock
@@ -33,6 +31,19 @@ def make_api() -> APIServer:
     for name in ("default", "other"):
         api.create(namespaces, "", {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}})
     return api
+
+
+_RECORDERS: dict[int, EventRecorder] = {}
+
+
+def recorder_for(api: APIServer) -> EventRecorder:
+    """One recorder per test apiserver (in a cluster, the engine owns it)."""
+    return _RECORDERS.setdefault(id(api), EventRecorder())
+
+
+def record(api: APIServer, now: datetime, involved: dict, event_type: str, reason: str, message: str,
+           source: EventSource) -> dict | None:
+    return recorder_for(api).record(api, now, involved, event_type, reason, message, source)
 
 
 def at(seconds: float) -> datetime:

@@ -39,12 +39,12 @@ def test_node_status_is_reported_every_five_minutes_when_nothing_changes() -> No
 def test_a_stopped_kubelet_stops_both_heartbeats_until_resumed() -> None:
     cluster = Cluster(nodes=2)
     cluster.advance(20)
-    cluster.heartbeats.stop("node-1")
+    cluster.kubelets.heartbeats.stop("node-1")
     cluster.advance(400)
     assert lease(cluster, "node-1")["spec"]["renewTime"] == "2025-01-01T00:00:20.000000Z"
     assert ready_heartbeat(cluster, "node-1") == "2025-01-01T00:00:00Z"
     assert lease(cluster, "node-2")["spec"]["renewTime"] == "2025-01-01T00:07:00.000000Z"
-    cluster.heartbeats.resume("node-1", cluster.engine)
+    cluster.kubelets.heartbeats.resume("node-1", cluster.engine)
     cluster.settle()
     assert lease(cluster, "node-1")["spec"]["renewTime"] == "2025-01-01T00:07:00.000000Z"
     assert ready_heartbeat(cluster, "node-1") == "2025-01-01T00:07:00Z"

@@ -6,7 +6,7 @@ from fakekube.clock import DEFAULT_EPOCH, format_rfc3339
 from fakekube.controllers.nodelifecycle import NodeLifecycleConfig, check_node_health, pod_conditions_not_ready
 from fakekube.controllers.nodelifecycle.health import find_condition
 
-CONFIG = NodeLifecycleConfig()
+CONFIG = NodeLifecycleConfig().for_version("1.33")
 
 
 def at(seconds: float):
@@ -42,11 +42,19 @@ def run_passes(node, lease_times, until_s, start_s=0.0):
 
 
 def test_defaults_are_upstream() -> None:
-    assert (CONFIG.monitor_period_s, CONFIG.grace_period_s, CONFIG.startup_grace_period_s) == (5, 40, 60)
+    assert (CONFIG.monitor_period_s, CONFIG.grace_period_s, CONFIG.startup_grace_period_s) == (5, 50, 60)
     assert (CONFIG.eviction_rate_per_s, CONFIG.secondary_eviction_rate_per_s) == (0.1, 0.01)
     assert (CONFIG.unhealthy_zone_threshold, CONFIG.large_cluster_size_threshold) == (0.55, 50)
     assert (CONFIG.default_not_ready_toleration_s, CONFIG.default_unreachable_toleration_s) == (300, 300)
     assert CONFIG.eviction_burst == 1
+
+
+def test_the_grace_period_default_follows_the_reported_version() -> None:
+    """kubernetes/kubernetes PR 126287 raised node-monitor-grace-period from 40 s to 50 s in 1.32."""
+    assert NodeLifecycleConfig().grace_period_s is None  # the reported version decides
+    assert [NodeLifecycleConfig().for_version(v).grace_period_s for v in ("1.30", "1.31", "1.32", "1.33")] == [
+        40, 40, 50, 50]
+    assert NodeLifecycleConfig(grace_period_s=40).for_version("1.33").grace_period_s == 40
 
 
 def test_lease_renewals_keep_node_healthy() -> None:
@@ -56,16 +64,16 @@ def test_lease_renewals_keep_node_healthy() -> None:
 
 
 def test_stale_strictly_after_grace_period() -> None:
-    # Lease renewed at t=0 and then never: probe at t=0, grace 40 s → stale at the pass after t=40.
-    checks = run_passes(ready_node(), lambda t: at(0), until_s=50)
+    # Lease renewed at t=0 and then never: probe at t=0, grace 50 s → stale at the pass after t=50.
+    checks = run_passes(ready_node(), lambda t: at(0), until_s=60)
     written = [(t, c) for t, c in checks if c.new_conditions is not None]
-    assert [t for t, _ in written] == [45.0]
+    assert [t for t, _ in written] == [55.0]
     t, check = written[0]
     ready = find_condition(check.new_conditions, "Ready")
     assert ready == {
         "type": "Ready", "status": "Unknown", "reason": "NodeStatusUnknown",
         "message": "Kubelet stopped posting node status.",
-        "lastHeartbeatTime": ts(0), "lastTransitionTime": ts(45),
+        "lastHeartbeatTime": ts(0), "lastTransitionTime": ts(55),
     }
     assert check.became_not_ready
     assert check.observed_ready["status"] == "True"
@@ -76,21 +84,21 @@ def test_stale_strictly_after_grace_period() -> None:
         assert condition == {
             "type": missing, "status": "Unknown", "reason": "NodeStatusNeverUpdated",
             "message": "Kubelet never posted node status.",
-            "lastHeartbeatTime": ts(0), "lastTransitionTime": ts(45),
+            "lastHeartbeatTime": ts(0), "lastTransitionTime": ts(55),
         }
-    assert check.health.ready_transition_timestamp == at(45)
+    assert check.health.ready_transition_timestamp == at(55)
 
 
 def test_network_unavailable_is_left_alone() -> None:
     network = {"type": "NetworkUnavailable", "status": "False", "lastHeartbeatTime": ts(0), "lastTransitionTime": ts(0)}
     check = check_node_health(ready_node(extra=[network]), None, None, at(0), CONFIG)
-    later = check_node_health(ready_node(extra=[network]), None, check.health, at(41), CONFIG)
+    later = check_node_health(ready_node(extra=[network]), None, check.health, at(51), CONFIG)
     assert find_condition(later.new_conditions, "NetworkUnavailable") == network
 
 
 def test_already_unknown_is_not_rewritten() -> None:
     checks = run_passes(ready_node(), lambda t: None, until_s=100)
-    assert [t for t, c in checks if c.new_conditions is not None] == [45.0]
+    assert [t for t, c in checks if c.new_conditions is not None] == [55.0]
     assert not checks[-1][1].became_not_ready
 
 
@@ -98,8 +106,8 @@ def test_status_heartbeat_counts_as_probe() -> None:
     first = check_node_health(ready_node(0), None, None, at(0), CONFIG)
     beat = check_node_health(ready_node(30), None, first.health, at(30), CONFIG)
     assert beat.health.probe_timestamp == at(30)
-    assert check_node_health(ready_node(30), None, beat.health, at(70), CONFIG).new_conditions is None
-    assert check_node_health(ready_node(30), None, beat.health, at(71), CONFIG).new_conditions is not None
+    assert check_node_health(ready_node(30), None, beat.health, at(80), CONFIG).new_conditions is None
+    assert check_node_health(ready_node(30), None, beat.health, at(81), CONFIG).new_conditions is not None
 
 
 def test_node_that_never_posted_status_gets_startup_grace() -> None:

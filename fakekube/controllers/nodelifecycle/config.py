@@ -11,13 +11,25 @@ feed the DefaultTolerationSeconds admission plugin.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 #: Upstream's NodeEvictionPeriod: how often the NoExecute tainting pass runs (100 ms).
 NOEXECUTE_TAINTING_PERIOD_S = 0.1
 
 #: Upstream's EvictionRateLimiterBurst: every zone's limiter has a bucket of one token.
 EVICTION_BURST = 1
+
+#: ``--node-monitor-grace-period``: 50 s since Kubernetes 1.32 (kubernetes/kubernetes PR
+#: 126287), 40 s before. The default follows the version the cluster reports.
+GRACE_PERIOD_S = 50.0
+GRACE_PERIOD_BEFORE_1_32_S = 40.0
+
+
+def default_grace_period_s(kubernetes_version: str) -> float:
+    """Upstream's default ``node-monitor-grace-period`` for ``kubernetes_version`` ("1.33")."""
+    major, minor = (int(part) for part in kubernetes_version.split(".")[:2])
+    return GRACE_PERIOD_S if (major, minor) >= (1, 32) else GRACE_PERIOD_BEFORE_1_32_S
+
 
 #: Nodes one zone's tainting queue holds at most: upstream's largest supported cluster
 #: (5,000 nodes). One more raises QueueFullError rather than being dropped silently.
@@ -29,7 +41,8 @@ class NodeLifecycleConfig:
     """What the node lifecycle controller and the taint manager may be tuned by."""
 
     monitor_period_s: float = 5.0
-    grace_period_s: float = 40.0
+    #: None: the default of the Kubernetes version the cluster reports (see :meth:`for_version`).
+    grace_period_s: float | None = None
     startup_grace_period_s: float = 60.0
     eviction_rate_per_s: float = 0.1
     secondary_eviction_rate_per_s: float = 0.01
@@ -41,10 +54,21 @@ class NodeLifecycleConfig:
     eviction_burst: int = EVICTION_BURST
     max_queued_nodes_per_zone: int = MAX_QUEUED_NODES_PER_ZONE
 
+    def for_version(self, kubernetes_version: str) -> "NodeLifecycleConfig":
+        """This config with every version-dependent default filled in for ``kubernetes_version``."""
+        if self.grace_period_s is not None:
+            return self
+        return replace(self, grace_period_s=default_grace_period_s(kubernetes_version))
+
+    @property
+    def grace_s(self) -> float:
+        """The grace period in force (the 1.33 default until :meth:`for_version` resolved it)."""
+        return self.grace_period_s if self.grace_period_s is not None else GRACE_PERIOD_S
+
     def __post_init__(self) -> None:
         """Refuse settings that would make the controller loop or never decide."""
         for name in ("monitor_period_s", "grace_period_s", "startup_grace_period_s", "noexecute_tainting_period_s"):
-            if getattr(self, name) <= 0:
+            if getattr(self, name) is not None and getattr(self, name) <= 0:
                 raise ValueError(f"{name} must be > 0, got {getattr(self, name)}")
         for name in ("eviction_rate_per_s", "secondary_eviction_rate_per_s", "large_cluster_size_threshold"):
             if getattr(self, name) < 0:

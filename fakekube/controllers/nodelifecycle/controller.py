@@ -1,20 +1,25 @@
 """The node lifecycle controller on the engine: upstream's monitor loop, on virtual time.
 
-Every ``monitor_period_s`` (5 s) one pass looks at every node, in name order:
+Every ``monitor_period_s`` (5 s, from the controller's start) one pass looks at every
+node, in name order:
 
 1. health — a node whose Lease and Ready heartbeat are older than the grace period
-   (40 s) gets all its conditions set Unknown (``NodeStatusUnknown``); when Ready leaves
-   True its pods' Ready condition is set False and NodeNotReady events are recorded;
-2. NoSchedule taints follow the node's conditions and ``spec.unschedulable``;
-3. the NoExecute ``not-ready``/``unreachable`` taint follows the Ready status the pass
+   (50 s since 1.32; 40 s before) gets all its conditions set Unknown
+   (``NodeStatusUnknown``); when Ready leaves True its pods' Ready condition is set
+   False and NodeNotReady events are recorded;
+2. the NoExecute ``not-ready``/``unreachable`` taint follows the Ready status the pass
    *observed* (as upstream: one period after the Unknown mark), through the zone's
    rate-limited tainting queue (0.1 nodes/s);
-4. zone states are recomputed and each zone's tainting rate set from them.
+3. zone states are recomputed and each zone's tainting rate set from them.
 
-The decisions themselves are the pure functions of this package; this module reads the
-store, applies them through the apiserver and keeps the per-node bookkeeping.
-Simplification: NoSchedule taints are applied by the monitor pass (at most one period
-late) rather than by upstream's separate event-driven worker.
+NoSchedule taints follow the node's conditions and ``spec.unschedulable`` as soon as the
+Node changes, as upstream's node update worker does (``doNoScheduleTaintingPass``): a
+node whose taints disagree with its conditions is a work key at the instant it is
+written.
+
+The decisions themselves are the pure functions of this package; this module reads
+through the controller runtime, applies them with its client and keeps the per-node
+bookkeeping.
 """
 
 from __future__ import annotations
@@ -25,11 +30,8 @@ from datetime import datetime, timedelta
 from typing import Any, Iterable
 
 from fakekube.api.jsonutil import deep_copy
-from fakekube.api.registry import STATUS
-from fakekube.controllers.common import INTERNAL, NODES, pods_on_node
-from fakekube.controllers.events import record_event
-from fakekube.controllers.nodelifecycle import events as texts
 from fakekube.clock import parse_time
+from fakekube.controllers.nodelifecycle import events as texts
 from fakekube.controllers.nodelifecycle.config import NodeLifecycleConfig
 from fakekube.controllers.nodelifecycle.health import (
     HealthCheck, NodeHealth, check_node_health, condition_status, pod_conditions_not_ready,
@@ -42,14 +44,17 @@ from fakekube.controllers.nodelifecycle.zones import (
     ZoneState, excluded_from_disruption_checks, handle_disruption, zone_key,
 )
 from fakekube.engine import Context
-from fakekube.store import ADDED, DELETED, Change
+from fakekube.objects.indexes import POD_NODE_NAME, pod_node_name
+from fakekube.objects.kinds import LEASES, NODES, PODS
+from fakekube.store import DELETED, Change
 
 Obj = dict[str, Any]
-LEASES = ("coordination.k8s.io", "leases")
 LEASE_NAMESPACE = "kube-node-lease"
 
 MONITOR = "monitor"
 TAINT = "taint"
+#: Key prefix of the NoSchedule pass for one node (``noschedule/<node>``).
+NOSCHEDULE = "noschedule/"
 
 
 @dataclass(slots=True)
@@ -58,11 +63,13 @@ class _Quiet:
 
     Checking the same node object again, with the same Lease, before ``until`` would
     change nothing either (stored objects are never mutated, so identity means
-    unchanged): the pass reuses the result. ``until`` None: the node was already stale
+    unchanged): the pass reuses the result. A renewed Lease (a new object) only moves
+    the probe time. ``until`` None: the node was already stale
     and marked, so only a change can make a check act again.
     """
 
     node: Obj
+    lease: Obj | None
     until: datetime | None
     grace_period_s: float
     zone: str
@@ -72,69 +79,63 @@ class _Quiet:
 class NodeLifecycleController:
     """Node health, condition taints and zone-rate-limited NoExecute tainting."""
 
-    name = "node-lifecycle"
-    resources = (NODES, LEASES)
+    name = "node-lifecycle-controller"
+    resources = (NODES,)
+    indexes = ((PODS, POD_NODE_NAME, pod_node_name),)
 
     def __init__(self, config: NodeLifecycleConfig = NodeLifecycleConfig()) -> None:
         self.config = config
+        #: The monitor pass from the controller's start (upstream's wait.Until loop).
+        self.periodic = ((MONITOR, config.monitor_period_s),)
         self._health: dict[str, NodeHealth] = {}
         #: Nodes the pass has seen (name → uid): upstream's knownNodeSet.
         self._known: dict[str, str] = {}
         self._quiet: dict[str, _Quiet] = {}
-        #: Node → its Lease as last written since the last pass (filled under the store lock).
-        self._leases_written: dict[str, Obj] = {}
         self._zone_states: dict[str, ZoneState] = {}
         self._queues: dict[str, RateLimitedTimedQueue] = {}
-        self._looping = False
 
     def keys_for(self, change: Change) -> Iterable[str]:
-        """The first node starts the periodic pass; after that it runs on its own timer.
-        Lease writes are only noted, for the next pass to read."""
-        if change.resource == LEASES[1]:
-            if change.namespace == LEASE_NAMESPACE:
-                # A deleted lease reads as one without a renewTime, as a check would find it.
-                self._leases_written[change.name] = {} if change.type == DELETED else change.obj
-            return []
-        return [MONITOR] if change.type == ADDED and not self._looping else []
+        """A node whose NoSchedule taints no longer match its conditions (upstream's node
+        update worker); everything else waits for the monitor pass."""
+        if change.type == DELETED:
+            return ()
+        to_add, to_remove = noschedule_diff(change.obj)
+        return (NOSCHEDULE + change.name,) if to_add or to_remove else ()
 
     def reconcile(self, key: str, ctx: Context) -> None:
-        if key == MONITOR and not self._looping:
-            # The first pass waits for the end of this instant (a timer due now fires before
-            # time next moves), so every node registered with it — and its first Lease — is
-            # seen by that pass: the nodes of a new cluster all go Unknown 45 s after their
-            # last heartbeat, not 45 or 50 s depending on their place in the queue.
-            self._looping = True
-            ctx.requeue_after(0)
+        if key.startswith(NOSCHEDULE):
+            node = ctx.get(NODES, key[len(NOSCHEDULE):])
+            if node is not None:
+                self._apply_noschedule(node, ctx)
             return
         if key == MONITOR:
             self._monitor(ctx)
-            ctx.requeue_after(self.config.monitor_period_s)
         self._tainting_pass(ctx)
 
     # -- the monitor pass ----------------------------------------------------------
     def _monitor(self, ctx: Context) -> None:
         """One pass over every node in name order; unchanged quiet nodes cost a lookup."""
         statuses: dict[str, list[str | None]] = defaultdict(list)
-        with ctx.api.store.lock:
-            nodes, _ = ctx.api.store.list(NODES)
-            leases_written, self._leases_written = self._leases_written, {}
+        with ctx.atomically():
+            nodes = ctx.list(NODES)
+            leases = ctx.get_many(LEASES, [node["metadata"]["name"] for node in nodes], LEASE_NAMESPACE)
         nodes = self._register_and_remove(nodes, ctx)
-        for node in nodes:
-            zone, ready = self._pass_node(node, leases_written, ctx)
+        for node, lease in zip(nodes, leases):
+            zone, ready = self._pass_node(node, lease, ctx)
             if ready is not _SKIP:
                 statuses[zone].append(ready)
         self._handle_disruption(dict(statuses), ctx)
 
-    def _pass_node(self, node: Obj, leases_written: dict[str, Obj], ctx: Context) -> tuple[str, Any]:
+    def _pass_node(self, node: Obj, lease: Obj | None, ctx: Context) -> tuple[str, Any]:
         name = node["metadata"]["name"]
         quiet = self._quiet.get(name)
         if quiet is None or quiet.node is not node:
-            return self._check_node(node, ctx)
-        lease = leases_written.get(name)
-        if lease is not None:
-            self._observe_lease(name, lease, quiet, ctx.now)
+            return self._check_node(node, lease, ctx)
+        if lease is not quiet.lease:
+            quiet.lease = lease
+            self._observe_lease(name, lease or {}, quiet, ctx.now)
         if quiet.until is not None and ctx.now > quiet.until:
-            return self._check_node(node, ctx)
+            return self._check_node(node, lease, ctx)
         return quiet.zone, quiet.ready
 
     def _observe_lease(self, name: str, lease: Obj, quiet: _Quiet, now: datetime) -> None:
@@ -173,11 +174,10 @@ class NodeLifecycleController:
             self._quiet.pop(name, None)
 
     def _record_node_event(self, node: Obj, text: texts.EventText, ctx: Context) -> None:
-        record_event(ctx.api, ctx.now, node, "Node", text.type, text.reason, text.message, texts.NODE_CONTROLLER)
+        ctx.record_event(node, "Node", text.type, text.reason, text.message, texts.NODE_CONTROLLER)
 
-    def _check_node(self, node: Obj, ctx: Context) -> tuple[str, Any]:
+    def _check_node(self, node: Obj, lease: Obj | None, ctx: Context) -> tuple[str, Any]:
         name = node["metadata"]["name"]
-        lease = ctx.api.store.get(LEASES, (LEASE_NAMESPACE, name))
         renew = parse_time(((lease or {}).get("spec") or {}).get("renewTime"))
         check = check_node_health(node, renew, self._health.get(name), ctx.now, self.config)
         self._health[name] = check.health
@@ -187,14 +187,15 @@ class NodeLifecycleController:
         if check.became_not_ready:
             self._node_became_not_ready(node, ctx)
         checked = node
-        node = self._apply_noschedule(node, ctx)
+        node = ctx.get(NODES, name) or node  # the NoSchedule pass may have followed the write
         zone = zone_key(node)
         acted = self._apply_noexecute(node, condition_status(check.observed_ready), zone, ctx) or acted
         ready = _SKIP if excluded_from_disruption_checks(node) else condition_status(check.current_ready)
         if acted or node is not checked:
             self._quiet.pop(name, None)
         else:
-            self._quiet[name] = _Quiet(node, self._quiet_until(check, ctx.now), check.grace_period_s, zone, ready)
+            self._quiet[name] = _Quiet(node, lease, self._quiet_until(check, ctx.now), check.grace_period_s,
+                                       zone, ready)
         return zone, ready
 
     @staticmethod
@@ -204,17 +205,14 @@ class NodeLifecycleController:
 
     def _node_became_not_ready(self, node: Obj, ctx: Context) -> None:
         self._record_node_event(node, texts.node_status_change(node["metadata"]["name"]), ctx)
-        pods_rt = ctx.api.registry.lookup("", "v1", "pods")
-        for pod in pods_on_node(ctx.api.store, node["metadata"]["name"]):
+        for pod in ctx.by_index(PODS, POD_NODE_NAME, node["metadata"]["name"]):
             conditions = pod_conditions_not_ready(pod, ctx.now)
             if conditions is None:
                 continue
             status = dict(pod.get("status") or {}, conditions=conditions)
-            meta = pod["metadata"]
-            ctx.api.update(pods_rt, meta["namespace"], meta["name"], dict(deep_copy(pod), status=status),
-                           INTERNAL, STATUS)
+            ctx.client.update_status(PODS, dict(deep_copy(pod), status=status))
             text = texts.pod_node_not_ready()
-            record_event(ctx.api, ctx.now, pod, "Pod", text.type, text.reason, text.message, texts.NODE_CONTROLLER)
+            ctx.record_event(pod, "Pod", text.type, text.reason, text.message, texts.NODE_CONTROLLER)
 
     # -- taints --------------------------------------------------------------------
     def _apply_noschedule(self, node: Obj, ctx: Context) -> Obj:
@@ -249,10 +247,10 @@ class NodeLifecycleController:
             self._queues[zone].try_process(now_s, lambda item: self._taint_queued(item, ctx))
         due = [d for q in self._queues.values() if (d := q.next_due_s()) is not None]
         if due:
-            ctx.engine.call_later(max(0.0, min(due) - now_s), self.name, TAINT)
+            ctx.enqueue_after(TAINT, min(due) - now_s)
 
     def _taint_queued(self, item: TimedValue, ctx: Context) -> tuple[bool, float]:
-        node = ctx.api.store.get(NODES, ("", item.value))
+        node = ctx.get(NODES, item.value)
         if node is None:
             return True, 0.0
         ready = next((c for c in (node.get("status") or {}).get("conditions", []) if c.get("type") == "Ready"), None)
@@ -280,8 +278,7 @@ class NodeLifecycleController:
     def _mark_all_reachable(self, ctx: Context) -> None:
         for queue in self._queues.values():
             queue.clear()
-        nodes, _ = ctx.api.store.list(NODES)
-        for node in nodes:
+        for node in ctx.list(NODES):
             self._mark_reachable(node, ctx)
 
     def _mark_reachable(self, node: Obj, ctx: Context) -> Obj:
@@ -301,13 +298,10 @@ class NodeLifecycleController:
 
     # -- writes ----------------------------------------------------------------------
     def _write_conditions(self, node: Obj, conditions: list, ctx: Context) -> Obj:
-        rt = ctx.api.registry.lookup("", "v1", "nodes")
         status = dict(node.get("status") or {}, conditions=conditions)
-        ctx.api.update(rt, "", node["metadata"]["name"], dict(deep_copy(node), status=status), INTERNAL, STATUS)
-        return ctx.api.store.get(NODES, ("", node["metadata"]["name"])) or node
+        return ctx.client.update_status(NODES, dict(deep_copy(node), status=status))
 
     def _write_taints(self, node: Obj, taints: list, ctx: Context) -> Obj:
-        rt = ctx.api.registry.lookup("", "v1", "nodes")
         updated = deep_copy(node)
         updated["metadata"].pop("resourceVersion", None)
         spec = updated.setdefault("spec", {})
@@ -315,8 +309,7 @@ class NodeLifecycleController:
             spec["taints"] = taints
         else:
             spec.pop("taints", None)
-        ctx.api.update(rt, "", node["metadata"]["name"], updated, INTERNAL)
-        return ctx.api.store.get(NODES, ("", node["metadata"]["name"])) or node
+        return ctx.client.update(NODES, updated)
 
 
 _SKIP = object()

@@ -6,7 +6,7 @@ RecordNodeStatusChange, MarkPodsNotReady) and pkg/controller/tainteviction/taint
 
 from __future__ import annotations
 
-from fakekube.api.events import NORMAL, WARNING, EventText
+from fakekube.engine.events import NORMAL, WARNING, EventText
 
 #: Source components as upstream names them.
 NODE_CONTROLLER = "node-controller"

@@ -104,7 +104,7 @@ def check_node_health(
         health = saved._replace(saved_ready=None) if saved else NodeHealth(created, created, None, None)
     else:
         observed_ready = _copy_condition(current_ready)
-        grace_period_s = config.grace_period_s
+        grace_period_s = config.grace_s
         health = saved
     saved_lease = health.lease_renew_time if health else None
     health = _refresh_from_status(health, current_ready, now)

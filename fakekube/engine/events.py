@@ -20,8 +20,9 @@ Event, an update of an existing one, or nothing:
    but step 2 has already counted it, so the next one that passes carries the full count.
 
 A correlator belongs to one source (component and host), as each upstream process
-(kubelet, controller-manager) has its own broadcaster. Here they live per APIServer
-(:func:`recorder_for`), so a cluster reset forgets them with the rest of its state.
+(kubelet, controller-manager) has its own broadcaster. Here they live in the engine's
+:class:`EventRecorder` (reached through the controller runtime's ``ctx.record_event``),
+so a cluster reset forgets them with the rest of its state.
 
 Memory bound: each correlator keeps three LRU caches of :data:`MAX_LRU_ENTRIES` (4096,
 upstream's ``maxLruCacheEntries``) entries; an aggregation record holds at most 10
@@ -41,7 +42,6 @@ drops the event, as upstream's recorder does after its retries.
 from __future__ import annotations
 
 import threading
-import weakref
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -365,36 +365,6 @@ def _free_name(api: APIServer, namespace: str, name: str) -> Obj:
 
 def _is_hex(text: str) -> bool:
     return bool(text) and all(ch in "0123456789abcdef" for ch in text)
-
-
-_recorders: "weakref.WeakKeyDictionary[APIServer, EventRecorder]" = weakref.WeakKeyDictionary()
-_recorders_lock = threading.Lock()
-
-
-def recorder_for(api: APIServer) -> EventRecorder:
-    """The cluster's recorder (one per APIServer: a reset builds a new server, and forgets it)."""
-    with _recorders_lock:
-        recorder = _recorders.get(api)
-        if recorder is None:
-            recorder = _recorders[api] = EventRecorder()
-        return recorder
-
-
-def record(api: APIServer, now: datetime, involved: Obj, event_type: str, reason: str, message: str,
-           source: EventSource) -> Obj | None:
-    """Record an event about ``involved`` (an ObjectReference) from ``source``, correlated."""
-    return recorder_for(api).record(api, now, involved, event_type, reason, message, source)
-
-
-def record_event(api: APIServer, now: datetime, involved: Obj, kind: str, event_type: str, reason: str,
-                 message: str, component: str) -> Obj | None:
-    """A controller's event about ``involved`` (an object as stored), referenced by kind/name/uid.
-
-    Names are ``<name>.<hex nanos>`` of *cluster* time, so they are the same on every run.
-    Returns the stored event, or None when the correlator's spam filter dropped it.
-    """
-    return record(api, now, object_reference(involved, kind), event_type, reason, message,
-                  EventSource(component))
 
 
 def list_events(api: APIServer, namespace: str | None = None, involved_name: str | None = None,

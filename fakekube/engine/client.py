@@ -1,0 +1,114 @@
+"""The controllers' typed write client: every write a controller or kubelet makes.
+
+Like client-go's typed clientsets, it takes a resource and an object and goes through the
+apiserver's verbs (admission, validation, defaulting, resourceVersions, watch events) —
+never around them — as the server's own trusted client (no wire checks: the objects are
+built well-typed). Resource types are resolved once per resource; a resource the
+apiserver does not serve is a programming error and raises ``LookupError`` at once.
+
+Like a client that serialises its request, a create or update hands the apiserver a copy
+of ``obj`` (the apiserver fills in metadata and defaults in place, and ``obj`` is usually
+built from a shared stored object). Every write returns the object as the store now holds it (the shared stored object,
+never to be edited — identity tells a controller "unchanged since"), or, when the write
+removed it (the last finalizer went), the object as the apiserver answered.
+Errors are the apiserver's ``ApiError`` (409 Conflict on a stale resourceVersion or a
+failed uid precondition, 404, 422, 403, 429…); the runtime retries them with back-off.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from typing import Any
+
+from fakekube.api.apiserver import APIServer, WriteOptions
+from fakekube.api.deletion import DeleteOptions
+from fakekube.api.jsonutil import deep_copy
+from fakekube.api.registry import STATUS, ResourceType
+from fakekube.objects import Resource
+
+Obj = dict[str, Any]
+
+#: Controllers write as the server's own clients: their objects skip the wire checks.
+INTERNAL = WriteOptions(internal=True)
+DRY_RUN = WriteOptions(internal=True, dry_run=True)
+
+MERGE_PATCH = "application/merge-patch+json"
+STRATEGIC_MERGE_PATCH = "application/strategic-merge-patch+json"
+JSON_PATCH = "application/json-patch+json"
+
+
+class Client:
+    """Writes through one apiserver, with resource types resolved once."""
+
+    def __init__(self, api: APIServer) -> None:
+        self.api = api
+        self._types: dict[tuple[str, str], ResourceType] = {}
+        self._lock = threading.Lock()
+
+    def resource_type(self, resource: Resource | tuple[str, str]) -> ResourceType:
+        """The served type of ``resource`` (its preferred version); LookupError if not served."""
+        rt = self._types.get(resource)
+        if rt is None:
+            found = self.api.registry.by_group_resource(*resource)
+            if found is None:
+                raise LookupError(f"the apiserver does not serve {Resource(*resource)}")
+            with self._lock:
+                rt = self._types[tuple(resource)] = found  # type: ignore[index]
+        return rt
+
+    def create(self, resource: Resource, obj: Obj, dry_run: bool = False) -> Obj:
+        """Create ``obj`` in ``metadata.namespace`` (generateName works as for any client);
+        ``dry_run``: every check, nothing stored (the apiserver's answer is returned)."""
+        namespace = (obj.get("metadata") or {}).get("namespace") or ""
+        if dry_run:
+            return self.api.create(self.resource_type(resource), namespace, deep_copy(obj), DRY_RUN).obj
+        answer = self.api.create(self.resource_type(resource), namespace, deep_copy(obj), INTERNAL).obj
+        return self._stored(resource, answer)
+
+    def update(self, resource: Resource, obj: Obj) -> Obj:
+        """Replace the object; with ``metadata.resourceVersion`` set, only if it is still current."""
+        namespace, name = _place(obj)
+        answer = self.api.update(self.resource_type(resource), namespace, name, deep_copy(obj), INTERNAL).obj
+        return self._stored(resource, answer)
+
+    def update_status(self, resource: Resource, obj: Obj) -> Obj:
+        """Replace the status subresource (the rest of ``obj`` is ignored, as upstream; the
+        apiserver builds the new object from the stored one, so ``obj`` is not copied)."""
+        namespace, name = _place(obj)
+        answer = self.api.update(self.resource_type(resource), namespace, name, obj, INTERNAL, STATUS).obj
+        return self._stored(resource, answer)
+
+    def patch(self, resource: Resource, name: str, patch: Any, namespace: str = "",
+              patch_type: str = MERGE_PATCH, subresource: str = "") -> Obj:
+        """Patch one object (merge patch by default; ``patch`` is the JSON document)."""
+        body = json.dumps(patch).encode()
+        answer = self.api.patch(self.resource_type(resource), namespace, name, patch_type, body, INTERNAL,
+                                subresource).obj
+        return self._stored(resource, answer)
+
+    def delete(self, resource: Resource, name: str, namespace: str = "", *, uid: str | None = None,
+               resource_version: str | None = None, grace_period_s: int | None = None,
+               propagation_policy: str | None = None) -> Obj:
+        """Delete (gracefully where the type waits for grace); ``uid``/``resource_version``
+        are preconditions (409 when the object is not that one any more)."""
+        options = DeleteOptions(grace_period_s=grace_period_s, propagation_policy=propagation_policy,
+                                precondition_uid=uid, precondition_rv=resource_version)
+        obj, _ = self.api.delete(self.resource_type(resource), namespace, name, options)
+        return obj
+
+    def replace_internal(self, resource: Resource, obj: Obj) -> Obj:
+        """Store ``obj`` as the new version with no update checks (a Lease renewal: the hot
+        path of an idle cluster). Only for a change the caller built from the current object
+        while holding ``ctx.atomically()``."""
+        return self.api.write_internal(self.resource_type(resource), obj)
+
+
+    def _stored(self, resource: Resource, answer: Obj) -> Obj:
+        namespace, name = _place(answer)
+        return self.api.store.get(resource, (namespace, name)) or answer
+
+
+def _place(obj: Obj) -> tuple[str, str]:
+    meta = obj.get("metadata") or {}
+    return meta.get("namespace") or "", meta["name"]

@@ -1,0 +1,87 @@
+"""Every simulated node's kubelet, as the cluster sees it: three engine controllers that
+share one view of which kubelets are faulted, and the faults a test can inject.
+
+* :class:`~fakekube.kubelet.heartbeat.NodeHeartbeats` — Leases and NodeStatus, and the
+  fault state (stopped, partitioned, reported conditions);
+* :class:`~fakekube.kubelet.staticpods.StaticPodController` — mirror pods;
+* :class:`~fakekube.kubelet.pods.PodRunner` — the pods bound to the node.
+
+A kubelet that is stopped or partitioned writes nothing; the other two ask the
+heartbeats whether the node's kubelet reaches the apiserver. When it comes back (recover,
+heal, restart) its Lease and status are written at once and its static pods and pods
+catch up to the current instant. Every fault method runs on the engine's thread (the
+cluster calls them through ``engine.run``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Sequence
+
+from fakekube.engine import Controller, Engine
+from fakekube.kubelet.backoff import INITIAL_BACKOFF_S, MAX_BACKOFF_S, ImagePullBackoff, RestartBackoff
+from fakekube.kubelet.behaviour import BehaviourCatalog
+from fakekube.kubelet.heartbeat import HeartbeatConfig, NodeHeartbeats
+from fakekube.kubelet.pods import NODE_KEY, PodRunner
+from fakekube.kubelet.staticpods import StaticPodController, StaticPodManifest
+
+
+@dataclass(frozen=True)
+class KubeletConfig:
+    """The kubelet settings upstream exposes (KubeletConfiguration and flags), with its defaults."""
+
+    heartbeat: HeartbeatConfig = field(default_factory=HeartbeatConfig)
+    #: CrashLoopBackOff and ImagePullBackOff: 10 s doubling to 300 s (not configurable upstream
+    #: before the KubeletCrashLoopBackOffMax alpha; settings here so tests can shorten them).
+    backoff_initial_s: float = INITIAL_BACKOFF_S
+    backoff_max_s: float = MAX_BACKOFF_S
+
+
+class Kubelets:
+    """The simulated kubelets of every node (see the module docstring)."""
+
+    def __init__(self, config: KubeletConfig = KubeletConfig(), behaviours: BehaviourCatalog = BehaviourCatalog(),
+                 manifests: Sequence[StaticPodManifest] = ()) -> None:
+        self.heartbeats = NodeHeartbeats(config.heartbeat)
+        up = self.heartbeats.reaches_apiserver
+        self.static_pods = StaticPodController(manifests, node_is_up=up)
+        self.pods = PodRunner(behaviours, node_is_up=up,
+                              restart_backoff=RestartBackoff(config.backoff_initial_s, config.backoff_max_s),
+                              pull_backoff=ImagePullBackoff(config.backoff_initial_s, config.backoff_max_s))
+
+    def controllers(self) -> tuple[Controller, ...]:
+        """In the order they register: a replaced mirror pod exists before the runner looks."""
+        return (self.heartbeats, self.static_pods, self.pods)
+
+    # -- faults (on the engine thread) -----------------------------------------------
+    def fail(self, node: str) -> None:
+        self.heartbeats.stop(node)
+
+    def recover(self, node: str, engine: Engine) -> None:
+        self.heartbeats.resume(node, engine)
+        self._catch_up(node, engine)
+
+    def partition(self, node: str) -> None:
+        self.heartbeats.partition(node)
+
+    def heal(self, node: str, engine: Engine) -> None:
+        self.heartbeats.heal(node, engine)
+        self._catch_up(node, engine)
+
+    def restart(self, node: str, engine: Engine) -> None:
+        self.heartbeats.restart(node, engine)
+        self._catch_up(node, engine)
+
+    def set_condition(self, node: str, condition_type: str, status: str, reason: str = "", message: str = "") -> None:
+        self.heartbeats.set_condition(node, condition_type, status, reason, message)
+
+    def clear_condition(self, node: str, condition_type: str) -> None:
+        self.heartbeats.clear_condition(node, condition_type)
+
+    def state(self, node: str) -> dict[str, Any]:
+        return self.heartbeats.state(node)
+
+    def _catch_up(self, node: str, engine: Engine) -> None:
+        """The kubelet is back: its mirror pods and pods sync at once."""
+        engine.enqueue(self.static_pods.name, node)
+        engine.enqueue(self.pods.name, NODE_KEY + node)
