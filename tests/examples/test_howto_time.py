@@ -20,9 +20,9 @@ def test_howto_fast_forward_a_node_failure() -> None:
     cluster.create({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "web"},
                     "spec": {"nodeName": "node-1", "containers": [{"name": "c", "image": "nginx"}]}})
     cluster.fail_node("node-1")                  # its kubelet stops: no Lease, no status
-    cluster.advance(45)                          # 45 virtual seconds, a few milliseconds of wall time
+    cluster.advance(55)                          # 55 virtual seconds, a few milliseconds of wall time
     assert ready(cluster, "node-1") == "Unknown"
-    cluster.advance(310)                         # the 300 s default toleration runs out at 350 s
+    cluster.advance(310)                         # the 300 s default toleration runs out at 360 s
     assert cluster.get("v1", "Pod", "web")["metadata"]["deletionTimestamp"]
 
 
@@ -30,7 +30,7 @@ def test_howto_wait_for_a_condition_in_virtual_time() -> None:
     cluster = Cluster(nodes=2)
     cluster.fail_node("node-2")
     when = cluster.advance_until(lambda c: ready(c, "node-2") == "Unknown", timeout_s=600)
-    assert (when - cluster.config.start_time).total_seconds() == 45
+    assert (when - cluster.config.start_time).total_seconds() == 55
 
 
 # -- "Containers are data" ----------------------------------------------------------------------

@@ -68,7 +68,7 @@ def test_unknown_endpoint_and_wrong_method(fakekube) -> None:
 def test_fail_and_recover_a_node_over_http(fakekube) -> None:
     status, body = call(fakekube.url, "POST", "/fakekube/v1/nodes/node-1/fail")
     assert (status, body["heartbeats"]) == (200, "stopped")
-    call(fakekube.url, "POST", "/fakekube/v1/clock/advance", {"seconds": 45})
+    call(fakekube.url, "POST", "/fakekube/v1/clock/advance", {"seconds": 55})
     node = fakekube.get("v1", "Node", "node-1", "")
     assert {c["type"]: c["status"] for c in node["status"]["conditions"]}["Ready"] == "Unknown"
     status, body = call(fakekube.url, "POST", "/fakekube/v1/nodes/node-1/recover")

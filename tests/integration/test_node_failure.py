@@ -1,11 +1,11 @@
 """The headline scenario: a node stops sending heartbeats; exact virtual times, as upstream.
 
-Timeline (upstream defaults; the node's last Lease renewal is at t=0):
-  t=45  the first monitor pass after the 40 s grace marks it Ready=Unknown (passes run every 5 s)
-  t=50  the next pass taints it node.kubernetes.io/unreachable:NoExecute (upstream acts on
+Timeline (upstream 1.33 defaults; the node's last Lease renewal is at t=0):
+  t=55  the first monitor pass after the 50 s grace marks it Ready=Unknown (passes run every 5 s)
+  t=60  the next pass taints it node.kubernetes.io/unreachable:NoExecute (upstream acts on
         the Ready status it observed before the pass: one period after the Unknown mark)
-  t=110 a pod tolerating unreachable for 60 s is deleted
-  t=350 pods with the default 300 s toleration (DefaultTolerationSeconds) are deleted
+  t=120 a pod tolerating unreachable for 60 s is deleted
+  t=360 pods with the default 300 s toleration (DefaultTolerationSeconds) are deleted
   never pods tolerating unreachable without tolerationSeconds
 """
 
@@ -65,31 +65,31 @@ def test_default_tolerations_are_added_at_admission() -> None:
 
 def test_node_goes_unknown_then_tainted_at_upstream_times() -> None:
     cluster = make_cluster()
-    at(cluster, 44)
+    at(cluster, 54)
     assert ready(cluster, "node-1") == "True" and noexecute(cluster, "node-1") == []
-    at(cluster, 45)
+    at(cluster, 55)
     assert ready(cluster, "node-1") == "Unknown"
     node = cluster.get("v1", "Node", "node-1", "")
     reasons = {c["type"]: c["reason"] for c in node["status"]["conditions"]}
     assert set(reasons.values()) == {"NodeStatusUnknown"}
     assert noexecute(cluster, "node-1") == []
-    at(cluster, 50)
-    assert noexecute(cluster, "node-1") == [("node.kubernetes.io/unreachable", "2025-01-01T00:00:50Z")]
+    at(cluster, 60)
+    assert noexecute(cluster, "node-1") == [("node.kubernetes.io/unreachable", "2025-01-01T00:01:00Z")]
     assert ready(cluster, "node-2") == "True" and noexecute(cluster, "node-2") == []
 
 
 def test_pods_are_evicted_when_their_tolerations_run_out() -> None:
     cluster = make_cluster()
-    at(cluster, 109)
+    at(cluster, 119)
     assert deleting(cluster, "tolerates-60s") is None
-    at(cluster, 110)
-    assert deleting(cluster, "tolerates-60s") == "2025-01-01T00:02:20Z"  # 110 s + 30 s grace
+    at(cluster, 120)
+    assert deleting(cluster, "tolerates-60s") == "2025-01-01T00:02:30Z"  # 120 s + 30 s grace
     conditions = cluster.get("v1", "Pod", "tolerates-60s")["status"]["conditions"]
     assert {"type": "DisruptionTarget", "reason": "DeletionByTaintManager"}.items() <= conditions[-1].items()
-    at(cluster, 349)
+    at(cluster, 359)
     assert deleting(cluster, "default-toleration") is None
-    at(cluster, 350)
-    assert deleting(cluster, "default-toleration") == "2025-01-01T00:06:20Z"
+    at(cluster, 360)
+    assert deleting(cluster, "default-toleration") == "2025-01-01T00:06:30Z"
     at(cluster, 3600)
     assert deleting(cluster, "tolerates-forever") is None
     assert deleting(cluster, "elsewhere") is None
@@ -97,12 +97,12 @@ def test_pods_are_evicted_when_their_tolerations_run_out() -> None:
 
 def test_eviction_events_are_recorded() -> None:
     cluster = make_cluster()
-    at(cluster, 120)
+    at(cluster, 130)
     events = [(e["reason"], e["message"], e["involvedObject"]["name"], e["firstTimestamp"])
               for e in cluster.list("v1", "Event", "default")]
     assert ("TaintManagerEviction", "Marking for deletion Pod default/tolerates-60s", "tolerates-60s",
-            "2025-01-01T00:01:50Z") in events
-    assert ("NodeNotReady", "Node node-1 status is now: NodeNotReady", "node-1", "2025-01-01T00:00:45Z") in events
+            "2025-01-01T00:02:00Z") in events
+    assert ("NodeNotReady", "Node node-1 status is now: NodeNotReady", "node-1", "2025-01-01T00:00:55Z") in events
 
 
 def test_a_recovered_node_loses_its_taints_and_keeps_its_pods() -> None:

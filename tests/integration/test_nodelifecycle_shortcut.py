@@ -80,6 +80,6 @@ def storm(seed: int) -> str:
 def test_skipping_quiet_nodes_changes_nothing(seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
     with_shortcut = storm(seed)
     monkeypatch.setattr(NodeLifecycleController, "_pass_node",
-                        lambda self, node, leases, ctx: self._check_node(node, ctx))
+                        lambda self, node, lease, ctx: self._check_node(node, lease, ctx))
     assert storm(seed) == with_shortcut
     assert '"node.kubernetes.io/unreachable"' in with_shortcut  # the storm did take nodes down

@@ -203,7 +203,7 @@ def test_stopping_the_cluster_ends_open_streams() -> None:
 @pytest.mark.fakekube(nodes=1)
 def test_a_slow_reader_never_holds_up_the_clock(fakekube: Cluster) -> None:
     lines = tuple(LogLine(i * 0.01, f"line {i:05d} " + "x" * 100) for i in range(20_000))  # ~2.3 MB over 200 s
-    fakekube.pods.catalog = BehaviourCatalog().with_image("example/*", ContainerBehaviour(log_lines=lines,
+    fakekube.kubelets.pods.catalog = BehaviourCatalog().with_image("example/*", ContainerBehaviour(log_lines=lines,
                                                                                           run_for_s=250))
     fakekube.create({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "big", "namespace": "default"},
                      "spec": {"nodeName": "node-1", "containers": [{"name": "app", "image": "example/big:1"}]}})

@@ -19,10 +19,10 @@ def fail(cluster: Cluster, count: int) -> None:
 def test_a_normal_zone_taints_one_node_every_ten_seconds() -> None:
     cluster = Cluster(nodes=10)
     fail(cluster, 3)  # 3 of 10 not ready: 0.3 < 0.55, so the zone stays Normal
-    at(cluster, 49)
+    at(cluster, 59)
     assert noexecute_added(cluster) == {}
-    at(cluster, 80)
-    assert noexecute_added(cluster) == {"node-1": "00:00:50", "node-2": "00:01:00", "node-3": "00:01:10"}
+    at(cluster, 90)
+    assert noexecute_added(cluster) == {"node-1": "00:01:00", "node-2": "00:01:10", "node-3": "00:01:20"}
 
 
 def test_partial_disruption_in_a_small_zone_stops_tainting() -> None:

@@ -45,9 +45,9 @@ def test_configured_zones_get_topology_labels(tmp_path: Path) -> None:
 def test_a_partially_disrupted_zone_stops_tainting_while_the_other_zone_carries_on(tmp_path: Path) -> None:
     tainted = noexecute_added(run(TWO_ZONES, tmp_path))
     assert list(tainted) == ["node-5"]  # zone a: none of its three failed nodes, even after 300 s
-    assert tainted["node-5"] == "00:00:50"  # Unknown at 45, tainted at the next pass
+    assert tainted["node-5"] == "00:01:00"  # Unknown at 55, tainted at the next pass
 
 
 def test_without_zones_the_same_failures_are_one_normal_zone(tmp_path: Path) -> None:
     assert noexecute_added(run(ONE_ZONE, tmp_path)) == {
-        "node-1": "00:00:50", "node-2": "00:01:00", "node-3": "00:01:10", "node-5": "00:01:20"}
+        "node-1": "00:01:00", "node-2": "00:01:10", "node-3": "00:01:20", "node-5": "00:01:30"}
