@@ -73,7 +73,9 @@ def fakekube_config() -> dict[str, Any]:
 def fakekube(request: pytest.FixtureRequest, fakekube_pool: ClusterPool, fakekube_config: dict[str, Any],
              monkeypatch: pytest.MonkeyPatch) -> Iterator[Cluster]:
     """A clean, started fake cluster; KUBECONFIG points at it for the duration of the test."""
-    settings: dict[str, Any] = {}
+    # The immutability guard is on under test: an in-place edit of a stored object fails
+    # the test where it happens. ``fakekube_config`` or the marker may switch it off.
+    settings: dict[str, Any] = {"immutability_guard": True}
     for option, field in (("--fakekube-seed", "seed"), ("--fakekube-nodes", "nodes")):
         value = request.config.getoption(option)
         if value is not None:

@@ -1,1 +1,12 @@
+import os
+
+from fakekube.store import GUARD_ENV
+
 pytest_plugins = ("pytester",)
+
+# fakekube's own tests run with the immutability guard on (fakekube/store/frozen.py):
+# an in-place edit of a stored object raises where it happens. Tests build clusters
+# directly all over the suite, so the switch is the process-wide test default that
+# ClusterConfig.immutability_guard reads, not a fixture. Subprocesses (the CLI tests'
+# servers) inherit it. Set FAKEKUBE_IMMUTABILITY_GUARD=0 to run without it.
+os.environ.setdefault(GUARD_ENV, "1")

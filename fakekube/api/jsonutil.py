@@ -6,7 +6,11 @@ from typing import Any
 
 
 def deep_copy(value: Any) -> Any:
-    """Copy a JSON value (dicts, lists, scalars) — several times faster than copy.deepcopy."""
+    """Copy a JSON value (dicts, lists, scalars) — several times faster than copy.deepcopy.
+
+    The copy is plain and mutable at every level, also of a stored object under the
+    immutability guard (its frozen dicts and lists are subclasses: ``isinstance`` holds).
+    """
     if isinstance(value, dict):
         return {k: deep_copy(v) for k, v in value.items()}
     if isinstance(value, list):

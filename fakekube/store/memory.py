@@ -4,7 +4,9 @@ Objects are kept by (group, resource) and then (namespace, name). One cluster-wi
 counter gives every write a strictly increasing resourceVersion. Stored objects are
 never mutated after they are written — a write replaces the dict — so readers may
 serialise them without copying, and a failed request can never leave a half-written
-object behind (DESIGN.md, "nothing lost").
+object behind (DESIGN.md, "nothing lost"). With ``guard=True`` (check mode) the store
+keeps deeply frozen copies, so an in-place edit raises where it happens
+(:mod:`fakekube.store.frozen`).
 
 Indexes work like client-go's Indexer: a named function gives each object's values,
 and the store keeps value → keys current on every write of that resource.
@@ -22,6 +24,7 @@ import builtins
 import threading
 from typing import Any, Callable, Iterable
 
+from fakekube.store.frozen import Origin, freeze
 from fakekube.store.history import ADDED, DELETED, MODIFIED, Change, History
 
 Obj = dict[str, Any]
@@ -44,7 +47,10 @@ class Store:
     (Annotations say ``builtins.list``: inside the class, ``list`` is the method.)
     """
 
-    def __init__(self, history_limit: int | None = None) -> None:
+    def __init__(self, history_limit: int | None = None, guard: bool = False) -> None:
+        #: Check mode (:mod:`fakekube.store.frozen`): keep deeply frozen copies, so an
+        #: in-place edit of a stored object raises where it happens.
+        self.guard = guard
         self.lock = threading.RLock()
         self._changed = threading.Condition(self.lock)
         #: Threads blocked in wait_for_change: a write wakes them only when there are some
@@ -204,7 +210,7 @@ class Store:
             bucket = self._objects.setdefault(resource, {})
             if key in bucket:
                 raise KeyError(key)
-            stored = self._stamp(obj)
+            stored = self._stamp(resource, key, obj)
             updates = self._index_updates(resource, None, stored) if resource in self._indexes else ()
             bucket[key] = stored
             keys = self._sorted_keys.get(resource)
@@ -220,7 +226,7 @@ class Store:
             key = _object_key(obj)
             bucket = self._objects[resource]
             prev = bucket[key]
-            stored = self._stamp(obj)
+            stored = self._stamp(resource, key, obj)
             updates = self._index_updates(resource, prev, stored) if resource in self._indexes else ()
             bucket[key] = stored
             _apply(updates, key)
@@ -232,7 +238,7 @@ class Store:
         with self.lock:
             bucket = self._objects[resource]
             prev = bucket[key]
-            tombstone = self._stamp(prev)
+            tombstone = self._stamp(resource, key, prev)
             updates = self._index_updates(resource, prev, None) if resource in self._indexes else ()
             del bucket[key]
             keys = self._sorted_keys.get(resource)
@@ -284,11 +290,19 @@ class Store:
             self._sorted_keys[resource] = keys
         return keys
 
-    def _stamp(self, obj: Obj) -> Obj:
-        """A shallow-new object with the next resourceVersion in its metadata (not yet counted)."""
+    def _stamp(self, resource: ResourceKey, key: ObjectKey, obj: Obj) -> Obj:
+        """A new object with the next resourceVersion in its metadata (not yet counted).
+
+        Without the guard only the top level and metadata are new (the rest is shared
+        with ``obj``); with it, the whole object is a frozen copy.
+        """
         rv = str(self._rv + 1)
         stamped = dict(obj)
         stamped["metadata"] = dict(obj.get("metadata") or {}, resourceVersion=rv)
+        if self.guard:
+            name = f"{key[0]}/{key[1]}" if key[0] else key[1]
+            resource_name = f"{resource[1]}.{resource[0]}" if resource[0] else resource[1]
+            stamped = freeze(stamped, Origin(resource_name, name, rv))
         return stamped
 
     def _record(self, kind: str, resource: ResourceKey, key: ObjectKey, obj: Obj, prev: Obj | None) -> None:
