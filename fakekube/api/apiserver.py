@@ -177,6 +177,7 @@ class APIServer:
 
     def _create_locked(self, rt: ResourceType, obj: Obj, options: WriteOptions, warnings: list[str]) -> WriteResult:
         ctx = self._context()
+        obj = _owned(obj, options)
         meta = obj["metadata"]
         # Admission runs before the name is generated, so it names the object as upstream's does.
         admission.check_namespace_for_create(self.store, rt, meta.get("namespace") or "",
@@ -239,6 +240,7 @@ class APIServer:
         if subresource == STATUS:
             new = _status_update(old, new)
         else:
+            new = _owned(new, options)
             objectmeta.carry_over(new, old)
             if rt.has_status():
                 _keep_status(new, old)
@@ -358,7 +360,13 @@ class APIServer:
             type_problem, unknown = decoding.decode_and_find_unknown(body, self.schemas, rt.group, rt.version, rt.kind)
         if type_problem:
             raise errors.bad_request(f'{rt.kind} in version "{rt.version}" cannot be handled as a {rt.kind}: {type_problem}')
-        obj = objectmeta.strip_type_meta(body)
+        # The write path edits the top level and metadata: of a new dict, never the caller's.
+        # Internal callers pass stored objects' shallow copies (``dict(pod, status=...)``),
+        # whose metadata is the stored one, and stored objects are immutable.
+        obj = dict(body)
+        if isinstance(obj.get("metadata"), dict):
+            obj["metadata"] = dict(obj["metadata"])
+        objectmeta.strip_type_meta(obj)
         objectmeta.check_namespace(rt, obj, namespace)
         return obj, unknown
 
@@ -388,6 +396,15 @@ class APIServer:
         if problems:
             name = (obj.get("metadata") or {}).get("name") or ""
             raise errors.invalid_object(rt.group, rt.kind, name, problems)
+
+
+def _owned(obj: Obj, options: WriteOptions) -> Obj:
+    """The object a write may edit at any depth (defaulting, prepare, admission do).
+
+    A wire body is the request's own. An internal caller builds its object from stored
+    ones (``dict(node, spec=...)``), sharing their immutable levels: it is copied first.
+    """
+    return deep_copy(obj) if options.internal else obj
 
 
 def _status_update(old: Obj, new: Obj) -> Obj:

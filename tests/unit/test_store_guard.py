@@ -176,3 +176,78 @@ def test_replacing_with_a_modified_shallow_copy_keeps_history_intact() -> None:
     assert store.changes_since(0)[0].obj["metadata"]["labels"] == {"a": "b"}
     assert store.changes_since(1)[0].prev is first
 
+
+# -- regressions: in-place edits of stored objects the guard found ---------------------
+def make_api(guard: bool):  # type: ignore[no-untyped-def]
+    from fakekube.api.apiserver import APIServer, WriteOptions
+    from fakekube.api.resources import builtin_registry
+    from fakekube.clock import VirtualClock
+    from fakekube.random import SeededRandom
+
+    api = APIServer(builtin_registry(), Store(guard=guard), VirtualClock(), SeededRandom(0))
+    internal = WriteOptions(internal=True)
+    namespaces = api.registry.lookup("", "v1", "namespaces")
+    api.create(namespaces, "", {"metadata": {"name": "default"}}, internal)
+    return api, internal
+
+
+def deployment() -> dict:
+    labels = {"app": "web"}
+    return {"metadata": {"name": "web", "namespace": "default"},
+            "spec": {"replicas": 1, "selector": {"matchLabels": labels},
+                     "template": {"metadata": {"labels": labels}, "spec": {"containers": [{"name": "c", "image": "x"}]}}}}
+
+
+@pytest.mark.parametrize("guard", [False, True])
+def test_an_update_from_a_shallow_copy_leaves_the_stored_object_alone(guard: bool) -> None:
+    # objectmeta.carry_over, bump_generation and check_namespace wrote into the body's
+    # metadata, which an internal caller's dict(stored, spec=...) shares with the stored
+    # object: the stored object's (and the watch history's) generation went up in place.
+    api, internal = make_api(guard)
+    deployments = api.registry.lookup("apps", "v1", "deployments")
+    created = api.create(deployments, "default", deployment(), internal).obj
+    stored = api.store.get(deployments.key, ("default", "web"))
+    before = deep_copy(stored)
+    updated = api.update(deployments, "default", "web", dict(stored, spec=dict(stored["spec"], replicas=3)),
+                         internal).obj
+    assert updated["metadata"]["generation"] == created["metadata"]["generation"] + 1
+    assert stored == before
+    assert api.store.changes_since(0)[-1].prev == before
+
+
+@pytest.mark.parametrize("guard", [False, True])
+def test_a_status_update_from_a_shallow_copy_leaves_the_stored_object_alone(guard: bool) -> None:
+    api, internal = make_api(guard)
+    pods = api.registry.lookup("", "v1", "pods")
+    api.create(pods, "default", pod(), internal)
+    stored = api.store.get(pods.key, ("default", "web-1"))
+    before = deep_copy(stored)
+    api.update(pods, "default", "web-1", dict(stored, status={"phase": "Running"}), internal, "status")
+    assert stored == before
+    assert api.store.get(pods.key, ("default", "web-1"))["status"]["phase"] == "Running"
+
+
+def test_a_create_leaves_the_callers_body_alone() -> None:
+    api, internal = make_api(guard=False)
+    configmaps = api.registry.lookup("", "v1", "configmaps")
+    body = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c"}, "data": {"a": "b"}}
+    api.create(configmaps, "default", body, internal)
+    assert body == {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c"}, "data": {"a": "b"}}
+
+
+@pytest.mark.parametrize("guard", [False, True])
+def test_a_create_embedding_a_stored_template_leaves_the_template_alone(guard: bool) -> None:
+    # Pod defaulting (enableServiceLinks, priority, serviceAccountName, ...) ran on the
+    # spec an internal caller took from a stored workload's template, adding those fields
+    # to the stored Deployment in place.
+    api, internal = make_api(guard)
+    deployments, pods = api.registry.lookup("apps", "v1", "deployments"), api.registry.lookup("", "v1", "pods")
+    api.create(deployments, "default", deployment(), internal)
+    stored = api.store.get(deployments.key, ("default", "web"))
+    before = deep_copy(stored)
+    template = stored["spec"]["template"]
+    created = api.create(pods, "default", {"metadata": {"name": "web-1", "labels": template["metadata"]["labels"]},
+                                           "spec": template["spec"]}, internal).obj
+    assert created["spec"]["enableServiceLinks"] is True
+    assert stored == before
+    assert "enableServiceLinks" not in api.store.get(deployments.key, ("default", "web"))["spec"]["template"]["spec"]
