@@ -15,12 +15,12 @@ from typing import TYPE_CHECKING, Any, Callable
 from fakekube.api.registry import ResourceType
 from fakekube.controllers.nodeipam import NodeIPAMController
 from fakekube.controllers.nodelifecycle.controller import NodeLifecycleController
-from fakekube.controllers.nodelifecycle.tolerations import default_tolerations
 from fakekube.controllers.podgc import PodGCController
 from fakekube.controllers.serviceaccounts import ServiceAccountsController
 from fakekube.controllers.tainteviction import TaintEvictionController
 from fakekube.engine import ControllerSpec
 from fakekube.objects.kinds import PODS
+from fakekube.objects.tolerations import default_tolerations
 
 if TYPE_CHECKING:
     from fakekube.cluster.cluster import ClusterConfig
@@ -46,7 +46,9 @@ def default_toleration_seconds(config: "ClusterConfig") -> AdmissionPlugin:
     """DefaultTolerationSeconds: pods tolerate not-ready/unreachable for 300 s by default."""
     def admit(rt: ResourceType, obj: Obj, now: datetime) -> None:
         if rt.key == PODS:
-            added = default_tolerations(obj, config.node_lifecycle)
+            lifecycle = config.node_lifecycle
+            added = default_tolerations(obj, lifecycle.default_not_ready_toleration_s,
+                                        lifecycle.default_unreachable_toleration_s)
             if added:
                 spec = obj.setdefault("spec", {})
                 spec["tolerations"] = list(spec.get("tolerations") or []) + added

@@ -19,10 +19,10 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, Iterable
 
-from fakekube.controllers.common import with_disruption_target
 from fakekube.engine import Context
 from fakekube.objects.indexes import POD_NODE_NAME, pod_node_name
 from fakekube.objects.kinds import NODES, PODS
+from fakekube.objects.pods import with_disruption_target
 from fakekube.store import Change
 
 Obj = dict[str, Any]

@@ -6,7 +6,7 @@ when a taint is not tolerated, ``tolerationSeconds`` after the taint appeared wh
 scheduled deletion is cancelled when the taint goes, the pod gains a toleration, or the
 pod leaves. Deleting marks the pod with the ``DisruptionTarget`` condition and records
 the upstream ``TaintManagerEviction`` events. The timing rules are the pure functions in
-:mod:`fakekube.controllers.nodelifecycle.tolerations`.
+:mod:`fakekube.objects.tolerations`.
 """
 
 from __future__ import annotations
@@ -15,13 +15,13 @@ from datetime import datetime
 from typing import Any, Iterable
 
 from fakekube.clock import parse_time
-from fakekube.controllers.common import with_disruption_target
 from fakekube.controllers.nodelifecycle import events as texts
-from fakekube.controllers.nodelifecycle.taints import noexecute_taints
-from fakekube.controllers.nodelifecycle.tolerations import eviction_time, min_toleration_s
 from fakekube.engine import Context
 from fakekube.objects.indexes import POD_NODE_NAME, pod_node_name
+from fakekube.objects.pods import with_disruption_target
 from fakekube.objects.kinds import NODES, PODS
+from fakekube.objects.taints import noexecute_taints
+from fakekube.objects.tolerations import eviction_time, min_toleration_s
 from fakekube.store import DELETED, Change
 
 Obj = dict[str, Any]

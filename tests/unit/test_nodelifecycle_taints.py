@@ -6,9 +6,10 @@ import pytest
 
 from fakekube.clock import DEFAULT_EPOCH, format_rfc3339
 from fakekube.controllers.nodelifecycle import (
-    NodeLifecycleConfig, NoExecuteAction, default_tolerations, desired_noschedule_taints, eviction_time,
-    min_toleration_s, noexecute_decision, noschedule_diff, swap_taints, tolerates,
+    NodeLifecycleConfig, NoExecuteAction, desired_noschedule_taints, noexecute_decision, noschedule_diff, swap_taints,
 )
+from fakekube.objects.tolerations import default_tolerations, eviction_time, min_toleration_s
+from fakekube.objects.tolerations import tolerates_taint as tolerates
 from fakekube.controllers.nodelifecycle import events
 
 UNREACHABLE = {"key": "node.kubernetes.io/unreachable", "effect": "NoExecute"}
@@ -66,7 +67,8 @@ def test_noexecute_decisions() -> None:
     ({"key": "k", "value": "a"}, {"key": "k", "value": "b", "effect": "NoExecute"}, False),
     ({"key": "k"}, {"key": "k", "effect": "NoExecute"}, True),  # empty operator is Equal, both values empty
     ({"key": "other", "operator": "Exists"}, {"key": "k", "effect": "NoExecute"}, False),
-    ({"key": "k", "operator": "Gt", "value": "5"}, {"key": "k", "value": "7", "effect": "NoExecute"}, True),
+    # Gt/Lt are a 1.35 alpha (TaintTolerationComparisonOperators): 1.33 tolerates nothing with them.
+    ({"key": "k", "operator": "Gt", "value": "5"}, {"key": "k", "value": "7", "effect": "NoExecute"}, False),
     ({"key": "k", "operator": "Lt", "value": "5"}, {"key": "k", "value": "x", "effect": "NoExecute"}, False),
 ])
 def test_toleration_matching(toleration, taint, expected) -> None:
@@ -119,19 +121,19 @@ def test_only_first_matching_toleration_counts() -> None:
 
 def test_default_tolerations_admission() -> None:
     config = NodeLifecycleConfig()
-    added = default_tolerations({"spec": {}}, config)
+    seconds = (config.default_not_ready_toleration_s, config.default_unreachable_toleration_s)
+    added = default_tolerations({"spec": {}}, *seconds)
     assert added == [
         {"key": "node.kubernetes.io/not-ready", "operator": "Exists", "effect": "NoExecute", "tolerationSeconds": 300},
         {"key": "node.kubernetes.io/unreachable", "operator": "Exists", "effect": "NoExecute", "tolerationSeconds": 300},
     ]
     has_unreachable = {"spec": {"tolerations": [{"key": "node.kubernetes.io/unreachable", "operator": "Exists", "effect": "NoExecute"}]}}
-    assert [t["key"] for t in default_tolerations(has_unreachable, config)] == ["node.kubernetes.io/not-ready"]
+    assert [t["key"] for t in default_tolerations(has_unreachable, *seconds)] == ["node.kubernetes.io/not-ready"]
     # A NoSchedule-only toleration for the key does not count; an empty-key one counts for both.
     noschedule = {"spec": {"tolerations": [{"key": "node.kubernetes.io/not-ready", "operator": "Exists", "effect": "NoSchedule"}]}}
-    assert len(default_tolerations(noschedule, config)) == 2
-    assert default_tolerations({"spec": {"tolerations": [{"operator": "Exists"}]}}, config) == []
-    custom = NodeLifecycleConfig(default_not_ready_toleration_s=30, default_unreachable_toleration_s=60)
-    assert [t["tolerationSeconds"] for t in default_tolerations({"spec": {}}, custom)] == [30, 60]
+    assert len(default_tolerations(noschedule, *seconds)) == 2
+    assert default_tolerations({"spec": {"tolerations": [{"operator": "Exists"}]}}, *seconds) == []
+    assert [t["tolerationSeconds"] for t in default_tolerations({"spec": {}}, 30, 60)] == [30, 60]
 
 
 def test_taint_manager_event_texts() -> None:

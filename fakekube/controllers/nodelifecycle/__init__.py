@@ -1,4 +1,5 @@
-"""Node lifecycle: upstream's node health, taint, toleration and zone-disruption rules, pure.
+"""Node lifecycle: upstream's node health, condition-taint and zone-disruption rules, pure
+(toleration rules, which the taint manager and the scheduler share, are in fakekube.objects).
 
 No store, engine or HTTP here: each function takes objects (dicts as the API has them),
 the time and a :class:`NodeLifecycleConfig`, and returns what should change. The
@@ -12,10 +13,7 @@ from fakekube.controllers.nodelifecycle.health import (
 from fakekube.controllers.nodelifecycle.ratelimiter import QueueFullError, RateLimitedTimedQueue, TimedValue, TokenBucket
 from fakekube.controllers.nodelifecycle.taints import (
     NoExecuteAction, NoExecuteDecision, desired_noschedule_taints, noexecute_decision, noexecute_swap_for,
-    noexecute_taints, noschedule_diff, swap_taints, taint_diff,
-)
-from fakekube.controllers.nodelifecycle.tolerations import (
-    default_tolerations, eviction_time, matching_tolerations, min_toleration_s, tolerates,
+    noschedule_diff, swap_taints,
 )
 from fakekube.controllers.nodelifecycle.zones import (
     DisruptionDecision, ZoneState, compute_zone_state, handle_disruption, zone_eviction_rate_per_s, zone_key,
@@ -24,8 +22,7 @@ from fakekube.controllers.nodelifecycle.zones import (
 __all__ = [
     "DisruptionDecision", "HealthCheck", "NoExecuteAction", "NoExecuteDecision", "NodeHealth",
     "NodeLifecycleConfig", "QueueFullError", "RateLimitedTimedQueue", "TimedValue", "TokenBucket", "ZoneState",
-    "check_node_health", "compute_zone_state", "default_tolerations", "desired_noschedule_taints", "eviction_time",
-    "find_condition", "handle_disruption", "matching_tolerations", "min_toleration_s", "noexecute_decision",
-    "noexecute_swap_for", "noexecute_taints", "noschedule_diff", "pod_conditions_not_ready", "swap_taints",
-    "taint_diff", "tolerates", "zone_eviction_rate_per_s", "zone_key",
+    "check_node_health", "compute_zone_state", "desired_noschedule_taints", "find_condition", "handle_disruption",
+    "noexecute_decision", "noexecute_swap_for", "noschedule_diff", "pod_conditions_not_ready", "swap_taints",
+    "zone_eviction_rate_per_s", "zone_key",
 ]

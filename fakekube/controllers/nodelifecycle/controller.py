@@ -38,7 +38,7 @@ from fakekube.controllers.nodelifecycle.health import (
 )
 from fakekube.controllers.nodelifecycle.ratelimiter import RateLimitedTimedQueue, TimedValue
 from fakekube.controllers.nodelifecycle.taints import (
-    NoExecuteAction, has_taint, noexecute_decision, noexecute_swap_for, noexecute_taints, noschedule_diff, swap_taints,
+    NoExecuteAction, noexecute_decision, noexecute_swap_for, noschedule_diff, swap_taints,
 )
 from fakekube.controllers.nodelifecycle.zones import (
     ZoneState, excluded_from_disruption_checks, handle_disruption, zone_key,
@@ -46,6 +46,7 @@ from fakekube.controllers.nodelifecycle.zones import (
 from fakekube.engine import Context
 from fakekube.objects.indexes import POD_NODE_NAME, pod_node_name
 from fakekube.objects.kinds import LEASES, NODES, PODS
+from fakekube.objects.taints import noexecute_taints, taint_exists
 from fakekube.store import DELETED, Change
 
 Obj = dict[str, Any]
@@ -234,7 +235,7 @@ class NodeLifecycleController:
             return queue.add(name, node["metadata"].get("uid"), ctx.now.timestamp()) or removed
         if decision.action is NoExecuteAction.MARK_REACHABLE:
             acted = queue.remove(name)
-            if any(has_taint(_taints(node), t) for t in decision.to_remove):
+            if any(taint_exists(_taints(node), t) for t in decision.to_remove):
                 self._write_taints(node, swap_taints(_taints(node), (), decision.to_remove, ctx.now), ctx)
                 return True
             return acted

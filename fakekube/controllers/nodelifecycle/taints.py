@@ -24,27 +24,25 @@ from fakekube.clock import format_rfc3339
 from fakekube.controllers.nodelifecycle.health import (
     DISK_PRESSURE, MEMORY_PRESSURE, NETWORK_UNAVAILABLE, PID_PRESSURE, READY,
 )
+from fakekube.objects.taints import (
+    NO_EXECUTE, NO_SCHEDULE, TAINT_NODE_DISK_PRESSURE, TAINT_NODE_MEMORY_PRESSURE, TAINT_NODE_NETWORK_UNAVAILABLE,
+    TAINT_NODE_NOT_READY, TAINT_NODE_PID_PRESSURE, TAINT_NODE_UNREACHABLE, TAINT_NODE_UNSCHEDULABLE, match_taint,
+    taint_diff, taint_exists,
+)
 
-NO_SCHEDULE = "NoSchedule"
-PREFER_NO_SCHEDULE = "PreferNoSchedule"
-NO_EXECUTE = "NoExecute"
-
-TAINT_NOT_READY = "node.kubernetes.io/not-ready"
-TAINT_UNREACHABLE = "node.kubernetes.io/unreachable"
-TAINT_UNSCHEDULABLE = "node.kubernetes.io/unschedulable"
-TAINT_MEMORY_PRESSURE = "node.kubernetes.io/memory-pressure"
-TAINT_DISK_PRESSURE = "node.kubernetes.io/disk-pressure"
-TAINT_PID_PRESSURE = "node.kubernetes.io/pid-pressure"
-TAINT_NETWORK_UNAVAILABLE = "node.kubernetes.io/network-unavailable"
+# The keys and effects are the well-known ones of fakekube.objects.taints.
+TAINT_NOT_READY = TAINT_NODE_NOT_READY
+TAINT_UNREACHABLE = TAINT_NODE_UNREACHABLE
+TAINT_UNSCHEDULABLE = TAINT_NODE_UNSCHEDULABLE
 
 #: (condition type, status) → taint key; upstream's nodeConditionToTaintKeyStatusMap.
 CONDITION_TAINT_KEYS: Mapping[tuple[str, str], str] = {
     (READY, "False"): TAINT_NOT_READY,
     (READY, "Unknown"): TAINT_UNREACHABLE,
-    (MEMORY_PRESSURE, "True"): TAINT_MEMORY_PRESSURE,
-    (DISK_PRESSURE, "True"): TAINT_DISK_PRESSURE,
-    (NETWORK_UNAVAILABLE, "True"): TAINT_NETWORK_UNAVAILABLE,
-    (PID_PRESSURE, "True"): TAINT_PID_PRESSURE,
+    (MEMORY_PRESSURE, "True"): TAINT_NODE_MEMORY_PRESSURE,
+    (DISK_PRESSURE, "True"): TAINT_NODE_DISK_PRESSURE,
+    (NETWORK_UNAVAILABLE, "True"): TAINT_NODE_NETWORK_UNAVAILABLE,
+    (PID_PRESSURE, "True"): TAINT_NODE_PID_PRESSURE,
 }
 
 #: NoSchedule keys this controller owns; any other NoSchedule taint is the user's.
@@ -57,15 +55,6 @@ UNREACHABLE_NOEXECUTE: Mapping[str, str] = {"key": TAINT_UNREACHABLE, "effect": 
 RETRY_MISSING_READY_S = 0.05
 
 Taint = dict[str, Any]
-
-
-def same_taint(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
-    """Taints are unique by key and effect (upstream Taint.MatchTaint)."""
-    return a.get("key") == b.get("key") and a.get("effect") == b.get("effect")
-
-
-def has_taint(taints: Iterable[Mapping[str, Any]] | None, taint: Mapping[str, Any]) -> bool:
-    return any(same_taint(t, taint) for t in taints or ())
 
 
 def desired_noschedule_taints(node: Mapping[str, Any]) -> list[Taint]:
@@ -83,15 +72,6 @@ def desired_noschedule_taints(node: Mapping[str, Any]) -> list[Taint]:
 def controller_noschedule_taints(taints: Iterable[Mapping[str, Any]] | None) -> list[Mapping[str, Any]]:
     """The node's NoSchedule taints this controller owns (the only ones it may remove)."""
     return [t for t in taints or () if t.get("effect") == NO_SCHEDULE and t.get("key") in CONTROLLER_NOSCHEDULE_KEYS]
-
-
-def taint_diff(
-    desired: Sequence[Mapping[str, Any]], current: Sequence[Mapping[str, Any]]
-) -> tuple[list[Mapping[str, Any]], list[Mapping[str, Any]]]:
-    """(to add, to remove) by key and effect, each in its input order (upstream TaintSetDiff)."""
-    to_add = [t for t in desired if not has_taint(current, t)]
-    to_remove = [t for t in current if not has_taint(desired, t)]
-    return to_add, to_remove
 
 
 def noschedule_diff(node: Mapping[str, Any]) -> tuple[list[Mapping[str, Any]], list[Mapping[str, Any]]]:
@@ -115,12 +95,12 @@ def swap_taints(
     stamp = format_rfc3339(now)
     for taint in to_add:
         stamped = {**taint, "timeAdded": stamp}
-        index = next((i for i, t in enumerate(result) if same_taint(t, stamped)), None)
+        index = next((i for i, t in enumerate(result) if match_taint(t, stamped)), None)
         if index is None:
             result.append(stamped)
         else:
             result[index] = stamped
-    return [t for t in result if not has_taint(to_remove, t)]
+    return [t for t in result if not taint_exists(to_remove, t)]
 
 
 class NoExecuteAction(Enum):
@@ -154,9 +134,9 @@ def noexecute_decision(observed_ready_status: str | None, taints: Sequence[Mappi
     if swap is None:
         return NoExecuteDecision(NoExecuteAction.NONE)
     wanted, opposite = swap
-    if has_taint(taints, opposite):
+    if taint_exists(taints, opposite):
         return NoExecuteDecision(NoExecuteAction.SWAP_NOW, to_add=(wanted,), to_remove=(opposite,))
-    return NoExecuteDecision(NoExecuteAction.QUEUE, requeue=not has_taint(taints, wanted))
+    return NoExecuteDecision(NoExecuteAction.QUEUE, requeue=not taint_exists(taints, wanted))
 
 
 def noexecute_swap_for(ready_status: str | None) -> tuple[Mapping[str, str], Mapping[str, str]] | None:
@@ -172,7 +152,3 @@ def noexecute_swap_for(ready_status: str | None) -> tuple[Mapping[str, str], Map
         return UNREACHABLE_NOEXECUTE, NOT_READY_NOEXECUTE
     return None
 
-
-def noexecute_taints(taints: Iterable[Mapping[str, Any]] | None) -> list[Mapping[str, Any]]:
-    """The taints the taint manager looks at (upstream getNoExecuteTaints)."""
-    return [t for t in taints or () if t.get("effect") == NO_EXECUTE]
