@@ -6,9 +6,9 @@ never around them — as the server's own trusted client (no wire checks: the ob
 built well-typed). Resource types are resolved once per resource; a resource the
 apiserver does not serve is a programming error and raises ``LookupError`` at once.
 
-Like a client that serialises its request, a create or update hands the apiserver a copy
-of ``obj`` (the apiserver fills in metadata and defaults in place, and ``obj`` is usually
-built from a shared stored object). Every write returns the object as the store now holds it (the shared stored object,
+``obj`` may share levels with stored objects (``dict(node, spec=...)``): the apiserver
+copies an internal write before it fills in metadata and defaults, as a client that
+serialises its request would. Every write returns the object as the store now holds it (the shared stored object,
 never to be edited — identity tells a controller "unchanged since"), or, when the write
 removed it (the last finalizer went), the object as the apiserver answered.
 Errors are the apiserver's ``ApiError`` (409 Conflict on a stale resourceVersion or a
@@ -23,7 +23,6 @@ from typing import Any
 
 from fakekube.api.apiserver import APIServer, WriteOptions
 from fakekube.api.deletion import DeleteOptions
-from fakekube.api.jsonutil import deep_copy
 from fakekube.api.registry import STATUS, ResourceType
 from fakekube.objects import Resource
 
@@ -62,14 +61,14 @@ class Client:
         ``dry_run``: every check, nothing stored (the apiserver's answer is returned)."""
         namespace = (obj.get("metadata") or {}).get("namespace") or ""
         if dry_run:
-            return self.api.create(self.resource_type(resource), namespace, deep_copy(obj), DRY_RUN).obj
-        answer = self.api.create(self.resource_type(resource), namespace, deep_copy(obj), INTERNAL).obj
+            return self.api.create(self.resource_type(resource), namespace, obj, DRY_RUN).obj
+        answer = self.api.create(self.resource_type(resource), namespace, obj, INTERNAL).obj
         return self._stored(resource, answer)
 
     def update(self, resource: Resource, obj: Obj) -> Obj:
         """Replace the object; with ``metadata.resourceVersion`` set, only if it is still current."""
         namespace, name = _place(obj)
-        answer = self.api.update(self.resource_type(resource), namespace, name, deep_copy(obj), INTERNAL).obj
+        answer = self.api.update(self.resource_type(resource), namespace, name, obj, INTERNAL).obj
         return self._stored(resource, answer)
 
     def update_status(self, resource: Resource, obj: Obj) -> Obj:
