@@ -188,7 +188,7 @@ class APIServer:
         rt.strategy.prepare_for_create(obj, ctx)
         for admit in self.mutating_admission:
             admit(rt, obj, ctx.now)
-        self._validate(rt, obj, validation.validate_object_meta(meta, rt.namespaced, validation.name_rule_for(rt.group, rt.plural))
+        self._validate(rt, obj, validation.validate_object_meta(meta, rt.namespaced, rt.name_rule)
                        + rt.strategy.validate(obj))
         if not options.dry_run:  # upstream's dry-run storage never looks at it
             objectmeta.check_no_resource_version(obj)
@@ -247,7 +247,7 @@ class APIServer:
         objectmeta.bump_generation(rt, new, old)
         new["metadata"].setdefault("resourceVersion", old["metadata"]["resourceVersion"])
         problems = validation.validate_object_meta_update(new["metadata"], old.get("metadata") or {})
-        problems += validation.validate_object_meta(new["metadata"], rt.namespaced, validation.name_rule_for(rt.group, rt.plural))
+        problems += validation.validate_object_meta(new["metadata"], rt.namespaced, rt.name_rule)
         problems += _finalizer_rules(new, old)
         if subresource != STATUS:
             problems += rt.strategy.validate_update(new, old)
@@ -328,7 +328,7 @@ class APIServer:
             return objectmeta.with_type_meta(rt, stored), 200
         meta = existing["metadata"]
         gone = existing if options.dry_run else self.store.remove(rt.key, (meta.get("namespace") or "", meta["name"]))
-        if rt.key in deletion.RETURNS_DELETED_OBJECT:
+        if rt.returns_deleted_object:
             return objectmeta.with_type_meta(rt, gone), 200
         return deletion.success_status(rt, gone), 200
 

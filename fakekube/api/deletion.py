@@ -26,10 +26,6 @@ ORPHAN = "Orphan"
 FOREGROUND_FINALIZER = "foregroundDeletion"
 ORPHAN_FINALIZER = "orphan"
 
-#: Types whose DELETE answers with the deleted object instead of a Status (upstream's
-#: ReturnDeletedObject).
-RETURNS_DELETED_OBJECT = {("", "pods"), ("", "services"), ("", "namespaces")}
-
 #: Kubelet-less default grace for pods whose spec has none.
 DEFAULT_POD_GRACE_S = 30
 

@@ -1,24 +1,32 @@
 """The resource registry: what resource types exist and how each behaves.
 
 One :class:`ResourceType` declaration per type drives every generic part of the
-apiserver — REST routing, discovery, OpenAPI, Table output, validation and defaulting —
-so adding a type never means copying handler code (see STYLE.md, "one registry").
-Type-specific behaviour lives in its :class:`Strategy`, the analogue of upstream's
-``rest.RESTCreateStrategy``/``RESTUpdateStrategy``.
+apiserver — REST routing, discovery, OpenAPI, Table output, field selectors, name
+validation and defaulting — so adding a type never means copying handler code or adding
+a row to a table keyed by name elsewhere (see STYLE.md, "one registry"). Type-specific
+behaviour lives in its :class:`Strategy`, the analogue of upstream's
+``rest.RESTCreateStrategy``/``RESTUpdateStrategy``. A declaration that contradicts
+itself (an unknown verb or subresource, create-on-update without update) is refused
+when it is made, not when a request first needs it.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Callable, Iterable, Protocol
+from typing import Any, Callable, Iterable, Iterator, Protocol
 
 from fakekube.api.errors import FieldError
+from fakekube.api.selectors.fieldsets import FieldSet
+from fakekube.api.table.columns import TableSpec
+from fakekube.api.validation import NameRule, name_is_dns_subdomain
 
 Obj = dict[str, Any]
 
 READ_VERBS = ("get", "list", "watch")
 ALL_VERBS = ("create", "delete", "deletecollection", "get", "list", "patch", "update", "watch")
+NO_DELETECOLLECTION = ("create", "delete", "get", "list", "patch", "update", "watch")
+CREATE_ONLY = ("create",)
 
 # Subresource names the REST layer knows how to serve.
 STATUS = "status"
@@ -27,6 +35,7 @@ BINDING = "binding"
 EVICTION = "eviction"
 LOG = "log"
 TOKEN = "token"
+SUBRESOURCES = (STATUS, SCALE, BINDING, EVICTION, LOG, TOKEN)
 
 
 class StoreReader(Protocol):
@@ -113,7 +122,11 @@ DEFAULT_STRATEGY = Strategy()
 
 @dataclass(frozen=True)
 class ResourceType:
-    """One REST resource: its names, scope, verbs, subresources and strategy."""
+    """One REST resource, declared once: its names, scope, verbs and subresources, its
+    strategy, and every per-type rule the generic layers consult.
+
+    Raises ``ValueError`` when the declaration contradicts itself.
+    """
 
     group: str
     version: str
@@ -124,12 +137,33 @@ class ResourceType:
     categories: tuple[str, ...] = ()
     verbs: tuple[str, ...] = ALL_VERBS
     subresources: tuple[str, ...] = ()
-    strategy: Strategy = field(default=DEFAULT_STRATEGY, compare=False, hash=False)
+    strategy: Strategy = field(default=DEFAULT_STRATEGY, compare=False)
+    #: kubectl's columns (the server-side Table); None: upstream's default convertor
+    #: (Name, Created At).
+    table: TableSpec | None = field(default=None, compare=False)
+    #: The fields a fieldSelector may name beyond ``metadata.*``; None: apimachinery's
+    #: default (metadata.name and metadata.namespace only).
+    field_set: FieldSet | None = field(default=None, compare=False)
+    #: The ``metadata.name`` rule of the type's Validate* function (ValidateNameFunc).
+    name_rule: NameRule = field(default=name_is_dns_subdomain, compare=False)
     #: A PUT of a missing object creates it (upstream's AllowCreateOnUpdate).
     create_on_update: bool = False
+    #: A DELETE answers with the deleted object instead of a Status (upstream's
+    #: ReturnDeletedObject).
+    returns_deleted_object: bool = False
     #: False for upstream's "virtual" resources (access reviews, token reviews): a create
     #: is answered by ``Strategy.review`` and nothing is stored, so no resourceVersion is used.
     persisted: bool = True
+
+    def __post_init__(self) -> None:
+        problems = [f"unknown verb {v!r}" for v in self.verbs if v not in ALL_VERBS]
+        problems += [f"unknown subresource {s!r}" for s in self.subresources if s not in SUBRESOURCES]
+        if self.create_on_update and "update" not in self.verbs:
+            problems.append("create_on_update without the update verb")
+        if not self.persisted and self.verbs != CREATE_ONLY:
+            problems.append("a type that is never stored can only be created")
+        if problems:
+            raise ValueError(f"resource {self.group}/{self.plural}: " + "; ".join(problems))
 
     @property
     def singular(self) -> str:
@@ -173,7 +207,7 @@ class Registry:
             self._by_path[path_key] = rt
             self._by_kind.setdefault((rt.api_version, rt.kind), rt)
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[ResourceType]:
         return iter(self._all)
 
     def __len__(self) -> int:
@@ -184,6 +218,14 @@ class Registry:
 
     def by_kind(self, api_version: str, kind: str) -> ResourceType | None:
         return self._by_kind.get((api_version, kind))
+
+    def __getitem__(self, key: tuple[str, str]) -> ResourceType:
+        """The type served as (group, plural); ``KeyError`` when there is none, so a
+        misspelt name fails loudly where :meth:`by_group_resource` would answer None."""
+        found = self.by_group_resource(*key)
+        if found is None:
+            raise KeyError(f"no resource type {key[0]}/{key[1]} is registered")
+        return found
 
     def by_group_resource(self, group: str, plural: str) -> ResourceType | None:
         for rt in self._all:

@@ -25,7 +25,7 @@ from fakekube.api.http.activity import ActivityMeter
 from fakekube.api.jsonutil import deep_copy
 from fakekube.api.listing import ListOptions
 from fakekube.api.registry import Registry, ResourceType
-from fakekube.api.resources import builtin_registry
+from fakekube.api.types import builtin_registry
 from fakekube.clock import DEFAULT_EPOCH, VirtualClock
 from fakekube.cluster import bootstrap
 from fakekube.cluster.nodespec import NodeSpec, expand_nodes

@@ -3,7 +3,7 @@
 import json
 
 from fakekube.api.encoding import EncodedObjects
-from fakekube.api.resources import builtin_registry
+from fakekube.api.types import builtin_registry
 
 PODS = builtin_registry().lookup("", "v1", "pods")
 

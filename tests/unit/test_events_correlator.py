@@ -17,7 +17,7 @@ from fakekube.api.events import (
     record,
     recorder_for,
 )
-from fakekube.api.resources import builtin_registry
+from fakekube.api.types import builtin_registry
 from fakekube.clock import DEFAULT_EPOCH, VirtualClock
 from fakekube.random import SeededRandom
 from fakekube.store import Store

@@ -11,7 +11,9 @@ from __future__ import annotations
 import ipaddress
 from fakekube.api import errors
 from fakekube.api.errors import FieldError
-from fakekube.api.registry import Strategy, WriteContext
+from fakekube.api.registry import STATUS, ResourceType, Strategy, WriteContext
+from fakekube.api.selectors import SERVICE_FIELD_SET
+from fakekube.api.table import SERVICE_TABLE
 from fakekube.api.types._util import (
     GoLiteral,
     Obj,
@@ -24,6 +26,7 @@ from fakekube.api.types._util import (
     port_errors,
     required_one_of,
 )
+from fakekube.api.validation import name_is_dns1035_label
 
 SERVICE_CIDR = ipaddress.ip_network("10.96.0.0/12")
 NODE_PORT_MIN = 30000
@@ -381,3 +384,10 @@ class ServiceStrategy(Strategy):
                 and old_spec.get("healthCheckNodePort") != new_spec.get("healthCheckNodePort"):
             errs.append(errors.forbidden("spec.healthCheckNodePort", "field is immutable"))
         return errs + validate_service(new)
+
+
+SERVICES = ResourceType(
+    "", "v1", "Service", "services", namespaced=True, short_names=("svc",), categories=("all",),
+    subresources=(STATUS,), strategy=ServiceStrategy(), table=SERVICE_TABLE, field_set=SERVICE_FIELD_SET,
+    name_rule=name_is_dns1035_label, create_on_update=True, returns_deleted_object=True,
+)
