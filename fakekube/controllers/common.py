@@ -5,8 +5,8 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from fakekube.api.apiserver import WriteOptions
-from fakekube.api.jsonutil import deep_copy
+from fakekube.api.verbs.apiserver import WriteOptions
+from fakekube.api.machinery.jsonutil import deep_copy
 from fakekube.clock import format_rfc3339
 from fakekube.store import Store
 

@@ -29,7 +29,7 @@ import ipaddress
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable
 
-from fakekube.api.errors import ApiError
+from fakekube.api.machinery.errors import ApiError
 from fakekube.clock import Timer
 from fakekube.controllers.common import INTERNAL, NODES
 from fakekube.controllers.events import record_event

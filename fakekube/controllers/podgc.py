@@ -17,7 +17,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import Any, Iterable
 
-from fakekube.api.deletion import DeleteOptions
+from fakekube.api.verbs.deletion import DeleteOptions
 from fakekube.api.registry import STATUS
 from fakekube.controllers.common import INTERNAL, NODE_NAME, NODES, PODS, pods_on_node, with_disruption_target
 from fakekube.engine import Context

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any, Iterable
 
-from fakekube.api.errors import ApiError
+from fakekube.api.machinery.errors import ApiError
 from fakekube.controllers.common import INTERNAL
 from fakekube.engine import Context
 from fakekube.store import DELETED, Change

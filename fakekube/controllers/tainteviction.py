@@ -14,7 +14,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any, Iterable
 
-from fakekube.api.deletion import DeleteOptions
+from fakekube.api.verbs.deletion import DeleteOptions
 from fakekube.api.registry import STATUS
 from fakekube.clock import Timer
 from fakekube.controllers.common import INTERNAL, NODES, PODS, pods_on_node, with_disruption_target

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Iterable, Protocol
 
-from fakekube.api.apiserver import APIServer
+from fakekube.api.verbs.apiserver import APIServer
 from fakekube.random import SeededRandom
 from fakekube.store import Change
 

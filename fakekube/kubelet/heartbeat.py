@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, Iterable, Mapping
 
-from fakekube.api.apiserver import WriteOptions
+from fakekube.api.verbs.apiserver import WriteOptions
 from fakekube.api.events import EventSource, record
 from fakekube.api.registry import STATUS
 from fakekube.clock import format_micro_time, format_rfc3339

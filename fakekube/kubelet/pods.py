@@ -44,9 +44,9 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Callable, Iterable
 
-from fakekube.api.apiserver import WriteOptions
-from fakekube.api.deletion import DeleteOptions
-from fakekube.api.errors import ApiError
+from fakekube.api.verbs.apiserver import WriteOptions
+from fakekube.api.verbs.deletion import DeleteOptions
+from fakekube.api.machinery.errors import ApiError
 from fakekube.api.events import EventSource, object_reference, record
 from fakekube.api.registry import STATUS
 from fakekube.clock import DEFAULT_EPOCH, Timer, format_rfc3339

@@ -43,10 +43,10 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 
 import yaml
 
-from fakekube.api.apiserver import APIServer, WriteOptions
-from fakekube.api.deletion import DeleteOptions
-from fakekube.api.errors import ApiError
-from fakekube.api.jsonutil import deep_copy
+from fakekube.api.verbs.apiserver import APIServer, WriteOptions
+from fakekube.api.verbs.deletion import DeleteOptions
+from fakekube.api.machinery.errors import ApiError
+from fakekube.api.machinery.jsonutil import deep_copy
 from fakekube.engine import Context, Engine
 from fakekube.store import ADDED, DELETED, Change
 

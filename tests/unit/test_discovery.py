@@ -2,7 +2,7 @@
 
 import pytest
 
-from fakekube.api import discovery as d
+from fakekube.api.verbs import discovery as d
 from fakekube.api.types import builtin_registry
 
 REG = builtin_registry()

@@ -2,7 +2,7 @@
 
 import json
 
-from fakekube.api.encoding import EncodedObjects
+from fakekube.api.verbs.encoding import EncodedObjects
 from fakekube.api.types import builtin_registry
 
 PODS = builtin_registry().lookup("", "v1", "pods")

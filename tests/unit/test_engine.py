@@ -10,7 +10,7 @@ from typing import Iterable
 import pytest
 
 from fakekube import Cluster
-from fakekube.api.apiserver import WriteOptions
+from fakekube.api.verbs.apiserver import WriteOptions
 from fakekube.engine import Context, EngineStuck, WorkQueue
 from fakekube.engine.workqueue import QueueFull
 from fakekube.store import DELETED, Change
@@ -212,7 +212,7 @@ def test_the_cyclic_gc_is_paused_during_an_advance_and_restored_after() -> None:
 
 
 def test_a_reconcile_that_loses_a_race_with_a_client_is_retried_not_reported() -> None:
-    from fakekube.api.errors import ApiError
+    from fakekube.api.machinery.errors import ApiError
 
     class Racy:
         """Fails with a Conflict the first time, as when a client wrote between read and write."""

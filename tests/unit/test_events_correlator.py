@@ -6,7 +6,7 @@ from datetime import datetime, timedelta
 
 import pytest
 
-from fakekube.api.apiserver import APIServer
+from fakekube.api.verbs.apiserver import APIServer
 from fakekube.api.events import (
     COMBINED_PREFIX,
     LRU,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from fakekube.api.errors import ApiError
+from fakekube.api.machinery.errors import ApiError
 from fakekube.api.types import builtin_registry
 from fakekube.api.selectors import (
     DOES_NOT_EXIST,

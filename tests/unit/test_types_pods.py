@@ -6,7 +6,7 @@ import copy
 import random
 from datetime import datetime, timezone
 
-from fakekube.api.errors import invalid_object
+from fakekube.api.machinery.errors import invalid_object
 from fakekube.api.registry import WriteContext
 from fakekube.api import types
 from fakekube.api.types.core_pods import POD_UPDATE_FORBIDDEN, compute_qos_class, image_pull_policy_for

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from fakekube.api.errors import FIELD_FORBIDDEN, FIELD_INVALID, FIELD_REQUIRED, FIELD_TOO_LONG
+from fakekube.api.machinery.errors import FIELD_FORBIDDEN, FIELD_INVALID, FIELD_REQUIRED, FIELD_TOO_LONG
 from fakekube.api.registry import ResourceType
 from fakekube.api.types import builtin_registry
-from fakekube.api.validation import (
+from fakekube.api.machinery.validation import (
     go_quote,
     is_dns1035_label,
     is_dns1123_label,

@@ -1,4 +1,4 @@
-"""The WSGI application: Kubernetes REST over :class:`~fakekube.api.apiserver.APIServer`.
+"""The WSGI application: Kubernetes REST over :class:`~fakekube.api.verbs.apiserver.APIServer`.
 
 One generic handler set serves every resource type in the registry (STYLE.md: one
 registry, no route file per kind). Errors of any kind leave as ``Status`` objects:
@@ -15,19 +15,22 @@ from typing import Any, Callable, Iterable, Union
 import yaml
 from werkzeug.wrappers import Request, Response
 
-from fakekube.api import decoding, discovery, errors, objectmeta, schema, table
-from fakekube.api.apiserver import PATCH_TYPES, APIServer, WriteOptions
-from fakekube.api.deletion import DeleteOptions
-from fakekube.api.errors import ApiError
+from fakekube.api import table
 from fakekube.api.http import negotiation, routing
 from fakekube.api.http.negotiation import Representation
 from fakekube.api.http.response import JsonResponse, status_line
 from fakekube.api.http.server import CLIENT_GONE
 from fakekube.api.http.watch import Watch, WatchRequest
-from fakekube.api.listing import ListOptions
-from fakekube.api.openapi import OpenAPIV3
+from fakekube.api.machinery import errors
+from fakekube.api.machinery.errors import ApiError
 from fakekube.api.registry import Registry, ResourceType
-from fakekube.api.subresources import Subresources
+from fakekube.api.verbs import discovery, objectmeta
+from fakekube.api.verbs.apiserver import PATCH_TYPES, APIServer, WriteOptions
+from fakekube.api.verbs.deletion import DeleteOptions
+from fakekube.api.verbs.listing import ListOptions
+from fakekube.api.verbs.openapi import OpenAPIV3
+from fakekube.api.verbs.subresources import Subresources
+from fakekube.api.wire import decoding, schema
 
 Obj = dict[str, Any]
 WSGIApp = Callable[[dict, Callable], Iterable[bytes]]
@@ -355,7 +358,7 @@ def decode_body(request: Request, raw: bytes, kind: str = "", api_version: str =
 
     With ``kind`` (a create or update of that kind, ``api_version`` its group/version) the
     body must be an object and errors are worded as upstream's decoder words them (see
-    :mod:`fakekube.api.decoding`).
+    :mod:`fakekube.api.wire.decoding`).
     """
     fmt = negotiation.body_format(request.headers.get("Content-Type"))
     if kind:

@@ -16,11 +16,13 @@ import time
 from dataclasses import dataclass
 from typing import Any, Iterator
 
-from fakekube.api import errors, objectmeta, table
-from fakekube.api.apiserver import APIServer
+from fakekube.api import table
 from fakekube.api.http.negotiation import JSON, Representation, TableOptions
-from fakekube.api.listing import Matcher, parse_resource_version
+from fakekube.api.machinery import errors
 from fakekube.api.registry import ResourceType
+from fakekube.api.verbs import objectmeta
+from fakekube.api.verbs.apiserver import APIServer
+from fakekube.api.verbs.listing import Matcher, parse_resource_version
 from fakekube.store import ADDED, DELETED, MODIFIED, Change, TooOldResourceVersion
 
 Obj = dict[str, Any]

@@ -11,9 +11,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping, Protocol
 
-from fakekube.api.errors import ApiError, bad_request
+from fakekube.api.machinery.errors import ApiError, bad_request
+from fakekube.api.machinery.validation import go_quote
 from fakekube.api.selectors.fields import FieldRequirement, FieldSelector
-from fakekube.api.validation import go_quote
 
 Obj = dict[str, Any]
 

@@ -11,8 +11,8 @@ import re
 from fractions import Fraction
 from typing import Any, Sequence
 
-from fakekube.api import errors
-from fakekube.api.errors import FieldError
+from fakekube.api.machinery import errors
+from fakekube.api.machinery.errors import FieldError
 
 Obj = dict[str, Any]
 

@@ -6,8 +6,9 @@ import copy
 import re
 from typing import Any
 
-from fakekube.api import errors
-from fakekube.api.errors import FieldError
+from fakekube.api.machinery import errors
+from fakekube.api.machinery.errors import FieldError
+from fakekube.api.machinery.validation import name_is_dns_label
 from fakekube.api.registry import SCALE, STATUS, ResourceType, Strategy, WriteContext
 from fakekube.api.table import (
     CONTROLLER_REVISION_TABLE,
@@ -28,7 +29,6 @@ from fakekube.api.types._util import (
 )
 from fakekube.api.types.core import default_pvc_spec
 from fakekube.api.types.core_pods import default_pod_template, template_deadline_errors, validate_replicated_template
-from fakekube.api.validation import name_is_dns_label
 
 STATEFULSET_FORBIDDEN_UPDATE = (
     "updates to statefulset spec for fields other than 'replicas', 'ordinals', 'template', 'updateStrategy', "

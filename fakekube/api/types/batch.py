@@ -5,8 +5,8 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from fakekube.api import errors
-from fakekube.api.errors import FieldError
+from fakekube.api.machinery import errors
+from fakekube.api.machinery.errors import FieldError
 from fakekube.api.registry import STATUS, ResourceType, Strategy, WriteContext
 from fakekube.api.selectors import JOB_FIELD_SET
 from fakekube.api.table import CRON_JOB_TABLE, JOB_TABLE

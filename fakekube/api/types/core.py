@@ -8,8 +8,9 @@ import json
 import re
 from typing import Any
 
-from fakekube.api import errors
-from fakekube.api.errors import FieldError
+from fakekube.api.machinery import errors
+from fakekube.api.machinery.errors import FieldError
+from fakekube.api.machinery.validation import name_is_dns_label, name_is_path_segment
 from fakekube.api.registry import NO_DELETECOLLECTION, SCALE, STATUS, TOKEN, ResourceType, Strategy, WriteContext
 from fakekube.api.selectors import (
     CORE_EVENT_FIELD_SET,
@@ -44,7 +45,6 @@ from fakekube.api.types._util import (
     selector_mismatch,
 )
 from fakekube.api.types.core_pods import default_pod_template, template_deadline_errors, validate_replicated_template
-from fakekube.api.validation import name_is_dns_label, name_is_path_segment
 
 MAX_SECRET_SIZE_BYTES = 1024 * 1024
 IMMUTABLE_WHEN_SET = "field is immutable when `immutable` is set"

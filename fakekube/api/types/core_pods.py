@@ -12,8 +12,8 @@ import copy
 import json
 from typing import Any
 
-from fakekube.api import errors
-from fakekube.api.errors import FIELD_NOT_FOUND, FieldError
+from fakekube.api.machinery import errors
+from fakekube.api.machinery.errors import FIELD_NOT_FOUND, FieldError
 from fakekube.api.registry import BINDING, EVICTION, LOG, STATUS, ResourceType, Strategy, WriteContext
 from fakekube.api.selectors import POD_FIELD_SET
 from fakekube.api.table import POD_TABLE

@@ -9,8 +9,9 @@ part for addresses users ask for explicitly.
 from __future__ import annotations
 
 import ipaddress
-from fakekube.api import errors
-from fakekube.api.errors import FieldError
+from fakekube.api.machinery import errors
+from fakekube.api.machinery.errors import FieldError
+from fakekube.api.machinery.validation import name_is_dns1035_label
 from fakekube.api.registry import STATUS, ResourceType, Strategy, WriteContext
 from fakekube.api.selectors import SERVICE_FIELD_SET
 from fakekube.api.table import SERVICE_TABLE
@@ -26,7 +27,6 @@ from fakekube.api.types._util import (
     port_errors,
     required_one_of,
 )
-from fakekube.api.validation import name_is_dns1035_label
 
 SERVICE_CIDR = ipaddress.ip_network("10.96.0.0/12")
 NODE_PORT_MIN = 30000

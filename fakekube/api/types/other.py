@@ -6,8 +6,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from fakekube.api import errors
-from fakekube.api.errors import FieldError
+from fakekube.api.machinery import errors
+from fakekube.api.machinery.errors import FieldError
+from fakekube.api.machinery.validation import name_is_path_segment
 from fakekube.api.registry import STATUS, ResourceType, Strategy, WriteContext
 from fakekube.api.selectors import EVENTS_V1_FIELD_SET
 from fakekube.api.table import (
@@ -31,7 +32,6 @@ from fakekube.api.types._util import (
     non_negative,
     required_one_of,
 )
-from fakekube.api.validation import name_is_path_segment
 
 RBAC_GROUP = "rbac.authorization.k8s.io"
 MAX_USER_PRIORITY = 1_000_000_000

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from fakekube.api import errors, identity, tokens
-from fakekube.api.errors import FieldError
+from fakekube.api.auth import identity, tokens
+from fakekube.api.machinery import errors
+from fakekube.api.machinery.errors import FieldError
 from fakekube.api.registry import CREATE_ONLY, ResourceType, Strategy, WriteContext
 from fakekube.api.types._util import GoLiteral
 from fakekube.clock import format_rfc3339

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, Iterable
 
-from fakekube.api.jsonutil import deep_copy
+from fakekube.api.machinery.jsonutil import deep_copy
 from fakekube.api.registry import STATUS
 from fakekube.controllers.common import INTERNAL, NODES, pods_on_node
 from fakekube.controllers.events import record_event

@@ -15,15 +15,17 @@ from datetime import datetime
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from fakekube.api import admission, decoding, deletion, errors, fieldvalidation, objectmeta, patch, validation
-from fakekube.api import schema as schema_module
-from fakekube.api.deletion import DeleteOptions
-from fakekube.api.encoding import EncodedObjects
-from fakekube.api.errors import FieldError
-from fakekube.api.jsonutil import deep_copy
-from fakekube.api.listing import ListOptions, Matcher, list_page
+from fakekube.api.machinery import errors, validation
+from fakekube.api.machinery.errors import FieldError
+from fakekube.api.machinery.jsonutil import deep_copy
+from fakekube.api.machinery.validation import go_strings
 from fakekube.api.registry import STATUS, Registry, ResourceType, WriteContext
-from fakekube.api.validation import go_strings
+from fakekube.api.verbs import admission, deletion, objectmeta
+from fakekube.api.verbs.deletion import DeleteOptions
+from fakekube.api.verbs.encoding import EncodedObjects
+from fakekube.api.verbs.listing import ListOptions, Matcher, list_page
+from fakekube.api.wire import decoding, fieldvalidation, patch
+from fakekube.api.wire import schema as schema_module
 from fakekube.clock import VirtualClock, format_rfc3339
 from fakekube.random import SeededRandom
 from fakekube.store import Store

@@ -20,11 +20,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from fakekube.api.decoding import json_kind
-from fakekube.api.errors import ApiError, bad_request
-from fakekube.api.jsonutil import deep_copy
-from fakekube.api.patch._gofmt import go_type, go_value
-from fakekube.api.patch.schema_node import ARRAY, MAP, OBJECT, FieldInfo, SchemaNode, root_node
+from fakekube.api.machinery.errors import ApiError, bad_request
+from fakekube.api.machinery.jsonutil import deep_copy
+from fakekube.api.wire.decoding import json_kind
+from fakekube.api.wire.patch._gofmt import go_type, go_value
+from fakekube.api.wire.patch.schema_node import ARRAY, MAP, OBJECT, FieldInfo, SchemaNode, root_node
 
 DIRECTIVE = "$patch"
 DELETE = "delete"
@@ -57,7 +57,7 @@ def apply_strategic_merge_patch(original: dict, patch: Any, schema_set: Any,
                                 group: str, version: str, kind: str) -> dict:
     """Apply ``patch`` to a copy of ``original`` using the schema of group/version/kind.
 
-    ``schema_set`` is a :class:`fakekube.api.schema.SchemaSet` (or None: merge-patch
+    ``schema_set`` is a :class:`fakekube.api.wire.schema.SchemaSet` (or None: merge-patch
     semantics everywhere). Neither argument is mutated.
     """
     if patch is None:

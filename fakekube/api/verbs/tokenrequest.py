@@ -12,9 +12,11 @@ from __future__ import annotations
 from datetime import timedelta
 from typing import Any
 
-from fakekube.api import decoding, errors, identity, tokens
-from fakekube.api.apiserver import APIServer
+from fakekube.api.auth import identity, tokens
+from fakekube.api.machinery import errors
 from fakekube.api.registry import WriteContext
+from fakekube.api.verbs.apiserver import APIServer
+from fakekube.api.wire import decoding
 from fakekube.clock import format_rfc3339
 
 Obj = dict[str, Any]

@@ -15,7 +15,7 @@ import re
 from datetime import datetime, timezone
 from typing import Any, Callable, Mapping
 
-from fakekube.api.errors import FIELD_TOO_LONG, FieldError, forbidden, invalid, required
+from fakekube.api.machinery.errors import FIELD_TOO_LONG, FieldError, forbidden, invalid, required
 
 # ---------------------------------------------------------------------------
 # Go-style rendering used inside messages

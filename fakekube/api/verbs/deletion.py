@@ -13,9 +13,10 @@ from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
-from fakekube.api import decoding, errors
+from fakekube.api.machinery import errors
+from fakekube.api.machinery.validation import go_quote, go_strings
 from fakekube.api.registry import ResourceType
-from fakekube.api.validation import go_quote, go_strings
+from fakekube.api.wire import decoding
 from fakekube.clock import format_rfc3339
 
 Obj = dict[str, Any]

@@ -1,27 +1,18 @@
-"""The resource registry: what resource types exist and how each behaves.
+"""A resource type's declaration (:class:`ResourceType`) and the :class:`Registry` of them.
 
-One :class:`ResourceType` declaration per type drives every generic part of the
-apiserver — REST routing, discovery, OpenAPI, Table output, field selectors, name
-validation and defaulting — so adding a type never means copying handler code or adding
-a row to a table keyed by name elsewhere (see STYLE.md, "one registry"). Type-specific
-behaviour lives in its :class:`Strategy`, the analogue of upstream's
-``rest.RESTCreateStrategy``/``RESTUpdateStrategy``. A declaration that contradicts
-itself (an unknown verb or subresource, create-on-update without update) is refused
-when it is made, not when a request first needs it.
+A declaration that contradicts itself (an unknown verb or subresource, create-on-update
+without update) is refused when it is made, not when a request first needs it.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import datetime
-from typing import Any, Callable, Iterable, Iterator, Protocol
+from typing import Iterable, Iterator
 
-from fakekube.api.errors import FieldError
+from fakekube.api.machinery.validation import NameRule, name_is_dns_subdomain
+from fakekube.api.registry.strategy import DEFAULT_STRATEGY, Strategy
 from fakekube.api.selectors.fieldsets import FieldSet
 from fakekube.api.table.columns import TableSpec
-from fakekube.api.validation import NameRule, name_is_dns_subdomain
-
-Obj = dict[str, Any]
 
 READ_VERBS = ("get", "list", "watch")
 ALL_VERBS = ("create", "delete", "deletecollection", "get", "list", "patch", "update", "watch")
@@ -36,88 +27,6 @@ EVICTION = "eviction"
 LOG = "log"
 TOKEN = "token"
 SUBRESOURCES = (STATUS, SCALE, BINDING, EVICTION, LOG, TOKEN)
-
-
-class StoreReader(Protocol):
-    """The read-only view of the store a strategy may consult (e.g. to allocate IPs)."""
-
-    def get_object(self, group: str, resource: str, namespace: str, name: str) -> Obj | None: ...
-
-    def list_objects(self, group: str, resource: str, namespace: str = "") -> list[Obj]: ...
-
-
-class Rng(Protocol):
-    """The seeded random source (see fakekube.random) as strategies see it."""
-
-    def randrange(self, start: int, stop: int) -> int: ...
-
-    def choice(self, seq: Any) -> Any: ...
-
-    def uid(self) -> str: ...
-
-    def secret(self, label: str, length: int = 32) -> bytes: ...
-
-
-@dataclass(frozen=True)
-class WriteContext:
-    """What a strategy may use while preparing a write: time, randomness, a store view.
-
-    Passed in rather than read from globals, so writes are a pure function of
-    (seed, calls) — the determinism contract in DESIGN.md.
-    """
-
-    now: datetime
-    rng: Rng
-    store: StoreReader
-
-
-class Strategy:
-    """Type-specific create/update behaviour. The base class does nothing special.
-
-    Order of calls on create: ``default`` → ``prepare_for_create`` → ``validate``.
-    On update (PUT or patch of the main resource): ``default`` → ``prepare_for_update``
-    → ``validate_update``. Generic metadata rules (names, labels, uid, generation,
-    status-vs-spec separation) are applied by the REST layer, not here.
-    """
-
-    #: Bump ``metadata.generation`` when anything outside metadata/status changes.
-    tracks_generation: bool = False
-
-    def default(self, obj: Obj, ctx: WriteContext) -> None:
-        """Fill upstream's defaults in place (SetDefaults_* functions)."""
-
-    def prepare_for_create(self, obj: Obj, ctx: WriteContext) -> None:
-        """Adjust a new object before validation (e.g. reset status, allocate an IP)."""
-
-    def prepare_for_update(self, new: Obj, old: Obj, ctx: WriteContext) -> None:
-        """Adjust an updated object before validation (e.g. keep allocated fields)."""
-
-    def validate(self, obj: Obj) -> list[FieldError]:
-        """Type-specific validation of a new object (not metadata)."""
-        return []
-
-    def validate_update(self, new: Obj, old: Obj) -> list[FieldError]:
-        """Validation of an update, including immutable fields. Defaults to ``validate``."""
-        return self.validate(new)
-
-    def field_selectors(self) -> dict[str, Callable[[Obj], str]]:
-        """Extra fieldSelector fields beyond metadata.name/metadata.namespace."""
-        return {}
-
-    def review(self, obj: Obj, ctx: WriteContext) -> Obj:
-        """The answer to a create of a type that is never stored (``ResourceType.persisted``
-        is False): upstream's review REST storages compute a status and return the object,
-        e.g. a SelfSubjectAccessReview answered ``allowed``. Runs after ``validate``; may
-        raise an ``ApiError``. The base class returns the object unchanged."""
-        return obj
-
-    def invalid_kind(self, kind: str) -> str:
-        """The kind a 422 of a never-stored type names. Upstream's review storages pass the
-        decoded object's (internal, hence empty) kind, so some say ``.authorization.k8s.io``."""
-        return kind
-
-
-DEFAULT_STRATEGY = Strategy()
 
 
 @dataclass(frozen=True)
