@@ -102,6 +102,10 @@ def test_a_misspelt_lookup_fails_loudly():
     assert registry["", "pods"] is types.PODS
     with pytest.raises(KeyError, match="no resource type /pod is registered"):
         registry["", "pod"]
+    assert registry.lookup("", "v1", "pods") is types.PODS
+    with pytest.raises(KeyError, match="no resource type /v1/pod is registered"):
+        registry.lookup("", "v1", "pod")
+    assert registry.find("", "v1", "pod") is None  # a URL naming no type: the REST layer's 404
 
 
 @pytest.mark.parametrize("kwargs,problem", [

@@ -89,8 +89,11 @@ class RestApp:
         return response(environ, start_response)
 
     def _settle_after_write(self) -> None:
+        after_write = self.after_write
+        if after_write is None:
+            return
         try:
-            self.after_write()
+            after_write()
         except Exception as exc:  # e.g. EngineStuck: the test must hear of it; the request stands
             self.internal_errors.append(exc)
 
@@ -140,9 +143,10 @@ class RestApp:
         return Response(body, content_type=discovery.aggregated_content_type(api_version), headers=headers)
 
     def _resource_list(self, group: str, version: str, _: str) -> AnyResponse:
-        if not self.registry.in_group_version(group, version):
+        doc = discovery.api_resource_list(self.registry, group, version)
+        if doc is None:  # no resources in that group version
             raise _not_found_path()
-        return json_response(discovery.api_resource_list(self.registry, group, version))
+        return json_response(doc)
 
     def _openapi_response(self, request: Request) -> AnyResponse:
         rest = request.path[len("/openapi/"):].strip("/")
@@ -165,7 +169,7 @@ class RestApp:
 
     # -- resources ----------------------------------------------------------
     def _resource(self, request: Request, target: routing.ResourcePath) -> AnyResponse:
-        rt = self.registry.lookup(target.group, target.version, target.plural)
+        rt = self.registry.find(target.group, target.version, target.plural)
         if rt is None:
             raise _not_found_path()
         if rt.namespaced is False and target.namespace:
@@ -200,10 +204,14 @@ class RestApp:
         elif as_kind.startswith("PartialObjectMetadata"):
             body = _partial_metadata(rt, objects, single is not None, listing)
         elif representation.media_type == negotiation.JSON:
-            data = self.api.encoded.typed(rt, single) if single is not None else self.api.encoded.listing(rt, listing)
-            return JsonResponse(data + b"\n")
+            if single is not None:
+                return JsonResponse(self.api.encoded.typed(rt, single) + b"\n")
+            assert listing is not None, "a GET renders its object, a LIST its listing"
+            return JsonResponse(self.api.encoded.listing(rt, listing) + b"\n")
         else:
-            body = single if single is not None else listing
+            whole = single if single is not None else listing
+            assert whole is not None, "a GET renders its object, a LIST its listing"
+            body = whole
         return encode_response(body, representation.media_type)
 
     def _write(self, request: Request, rt: ResourceType, target: routing.ResourcePath, query: dict[str, str]) -> AnyResponse:
@@ -250,7 +258,7 @@ class RestApp:
         representation = negotiation.choose(request.headers.get("Accept"), allow_as=False)
         if rt is not None and obj.get("kind") == rt.kind and representation.media_type == negotiation.JSON:
             # The stored version's bytes: encoded once, then shared with every watcher.
-            response = JsonResponse(self.api.encoded.typed(rt, obj) + b"\n", status=code)
+            response: AnyResponse = JsonResponse(self.api.encoded.typed(rt, obj) + b"\n", status=code)
         else:
             response = encode_response(obj, representation.media_type, code)
         for warning in warnings:

@@ -14,7 +14,7 @@ import json
 import threading
 import time
 from dataclasses import dataclass
-from typing import Any, Iterator
+from typing import Any, Iterator, cast
 
 from fakekube.api import table
 from fakekube.api.http.negotiation import JSON, Representation, TableOptions
@@ -142,7 +142,8 @@ class Watch:
                     yield self._bookmark(cursor)
                 continue
             try:
-                changes = self._store.changes_since(cursor)
+                # cast: Store.changes_since's annotation names `list` inside a class with a `list` method.
+                changes = cast("list[Change]", self._store.changes_since(cursor))
             except TooOldResourceVersion:
                 yield self._expired(cursor)
                 return

@@ -122,8 +122,17 @@ class Registry:
     def __len__(self) -> int:
         return len(self._all)
 
-    def lookup(self, group: str, version: str, plural: str) -> ResourceType | None:
+    def find(self, group: str, version: str, plural: str) -> ResourceType | None:
+        """The type served at a URL's (group, version, plural), or None (a 404)."""
         return self._by_path.get((group, version, plural))
+
+    def lookup(self, group: str, version: str, plural: str) -> ResourceType:
+        """The type served as (group, version, plural); ``KeyError`` when there is none, so
+        a misspelt name in code fails where it is written. URLs use :meth:`find`."""
+        found = self._by_path.get((group, version, plural))
+        if found is None:
+            raise KeyError(f"no resource type {group}/{version}/{plural} is registered")
+        return found
 
     def by_kind(self, api_version: str, kind: str) -> ResourceType | None:
         return self._by_kind.get((api_version, kind))

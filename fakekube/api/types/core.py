@@ -175,7 +175,7 @@ class SecretStrategy(Strategy):
         if total > MAX_SECRET_SIZE_BYTES:
             errs.append(errors.FieldError(errors.FIELD_TOO_LONG, "data", f"may not be more than {MAX_SECRET_SIZE_BYTES} bytes"))
         secret_type = obj.get("type")
-        for required_key in _REQUIRED_SECRET_KEYS.get(secret_type, []):
+        for required_key in _REQUIRED_SECRET_KEYS.get(secret_type or "", []):
             if required_key not in data:
                 errs.append(errors.required(key("data", required_key)))
         if secret_type == "kubernetes.io/service-account-token":

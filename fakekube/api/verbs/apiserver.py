@@ -10,6 +10,7 @@ reaches the store.
 
 from __future__ import annotations
 
+import builtins
 import json
 from datetime import datetime
 from dataclasses import dataclass, field
@@ -163,7 +164,7 @@ class APIServer:
                 return self._review(rt, obj, warnings)
             return self._create_locked(rt, obj, options, warnings)
 
-    def _review(self, rt: ResourceType, obj: Obj, warnings: list[str]) -> WriteResult:
+    def _review(self, rt: ResourceType, obj: Obj, warnings: builtins.list[str]) -> WriteResult:
         """Answer a create of a never-stored type (an access or token review).
 
         Upstream's review storages validate, compute and return; they skip the generic
@@ -177,7 +178,7 @@ class APIServer:
         answer = rt.strategy.review(obj, self._context())
         return WriteResult(objectmeta.with_type_meta(rt, answer), True, warnings)
 
-    def _create_locked(self, rt: ResourceType, obj: Obj, options: WriteOptions, warnings: list[str]) -> WriteResult:
+    def _create_locked(self, rt: ResourceType, obj: Obj, options: WriteOptions, warnings: builtins.list[str]) -> WriteResult:
         ctx = self._context()
         meta = obj["metadata"]
         # Admission runs before the name is generated, so it names the object as upstream's does.
@@ -349,7 +350,7 @@ class APIServer:
                 "metadata": {"resourceVersion": str(self.store.resource_version)}, "items": items}
 
     # -- shared --------------------------------------------------------------
-    def _decode(self, rt: ResourceType, body: Any, namespace: str, typed: bool = True) -> tuple[Obj, list[str] | None]:
+    def _decode(self, rt: ResourceType, body: Any, namespace: str, typed: bool = True) -> tuple[Obj, builtins.list[str] | None]:
         """The body as a stored-form object, and the unknown-field paths the same schema
         walk found (None when it could not tell: ``_check_fields`` then walks itself)."""
         if not isinstance(body, dict):
@@ -365,7 +366,7 @@ class APIServer:
         return obj, unknown
 
     def _check_fields(self, rt: ResourceType, obj: Obj, options: WriteOptions, patch_text: str | None = None,
-                      unknown: list[str] | None = None) -> list[str]:
+                      unknown: builtins.list[str] | None = None) -> builtins.list[str]:
         """Server-side field validation: Strict rejects unknown/duplicate fields, Warn warns.
 
         Returns ``Warning`` header values. A patch's strict failure is a 422 on the
@@ -386,7 +387,7 @@ class APIServer:
             raise fieldvalidation.strict_error(unknown, duplicates, kind=rt.kind, version=rt.version)
         return [fieldvalidation.warning_header(w) for w in fieldvalidation.warnings(unknown, duplicates)]
 
-    def _validate(self, rt: ResourceType, obj: Obj, problems: list[FieldError]) -> None:
+    def _validate(self, rt: ResourceType, obj: Obj, problems: builtins.list[FieldError]) -> None:
         if problems:
             name = (obj.get("metadata") or {}).get("name") or ""
             raise errors.invalid_object(rt.group, rt.kind, name, problems)

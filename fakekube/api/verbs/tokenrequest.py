@@ -98,10 +98,11 @@ def _node_of(api: APIServer, pod: Obj) -> Obj | None:
 def create_token(api: APIServer, ctx: WriteContext, namespace: str, name: str, body: Any) -> Obj:
     """Answer one TokenRequest for service account ``namespace/name`` (under the store lock)."""
     request = _decoded(api, body)
-    meta = request.get("metadata") if isinstance(request.get("metadata"), dict) else {}
+    raw_meta, raw_spec = request.get("metadata"), request.get("spec")
+    meta: Obj = raw_meta if isinstance(raw_meta, dict) else {}
     _check_names(meta, namespace, name)
     sa = _lookup(api, "serviceaccounts", namespace, name)
-    spec = request.get("spec") if isinstance(request.get("spec"), dict) else {}
+    spec: Obj = raw_spec if isinstance(raw_spec, dict) else {}
     audiences = list(spec.get("audiences") or identity.API_AUDIENCES)
     expiration_s = spec.get("expirationSeconds")
     expiration_s = DEFAULT_EXPIRATION_S if expiration_s is None else expiration_s
