@@ -21,7 +21,7 @@ import statistics
 import time
 
 from fakekube import Cluster
-from fakekube.api.apiserver import WriteOptions
+from fakekube.api.verbs.apiserver import WriteOptions
 
 HOUR_S = 3600.0
 

@@ -1,4 +1,4 @@
-"""Generate ``fakekube/api/protobuf/fields.json``: the field table the protobuf body decoder reads.
+"""Generate ``fakekube/api/wire/protobuf/fields.json``: the field table the protobuf body decoder reads.
 
 Why: kubectl >= 1.32 sends built-in objects as Kubernetes protobuf. The wire carries
 only field numbers, and upstream turns the decoded Go struct into JSON with rules that
@@ -182,7 +182,7 @@ def main() -> None:
     parser.add_argument("--api", type=Path, default=Path("/work/.mirror/kubernetes+api/repo"))
     parser.add_argument("--apimachinery", type=Path, default=Path("/work/.mirror/kubernetes+apimachinery/repo"))
     parser.add_argument("--out", type=Path,
-                        default=Path(__file__).resolve().parent.parent / "fakekube/api/protobuf/fields.json")
+                        default=Path(__file__).resolve().parent.parent / "fakekube/api/wire/protobuf/fields.json")
     args = parser.parse_args()
     messages: dict[str, dict] = {}
     for repo, folders in ((args.apimachinery, APIMACHINERY_PACKAGES), (args.api, API_PACKAGES)):

@@ -12,7 +12,7 @@ from __future__ import annotations
 import ipaddress
 from typing import Any, Sequence
 
-from fakekube.api.apiserver import APIServer, WriteOptions
+from fakekube.api.verbs.apiserver import APIServer, WriteOptions
 from fakekube.cluster.nodespec import NodeSpec, expand_nodes
 from fakekube.controllers.nodelifecycle.zones import LABEL_REGION, LABEL_ZONE
 from fakekube.kubelet.heartbeat import healthy_conditions

@@ -15,16 +15,16 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any, Callable
 
-from fakekube.api import schema
-from fakekube.api.apiserver import APIServer, WriteOptions
-from fakekube.api.deletion import DeleteOptions
-from fakekube.api.errors import ApiError
+from fakekube.api.wire import schema
+from fakekube.api.verbs.apiserver import APIServer, WriteOptions
+from fakekube.api.verbs.deletion import DeleteOptions
+from fakekube.api.machinery.errors import ApiError
 from fakekube.api.http import BackgroundServer, RestApp
 from fakekube.api.http.activity import ActivityMeter
-from fakekube.api.jsonutil import deep_copy
-from fakekube.api.listing import ListOptions
+from fakekube.api.machinery.jsonutil import deep_copy
+from fakekube.api.verbs.listing import ListOptions
 from fakekube.api.registry import Registry, ResourceType
-from fakekube.api.resources import builtin_registry
+from fakekube.api.types import builtin_registry
 from fakekube.clock import DEFAULT_EPOCH, VirtualClock
 from fakekube.cluster import bootstrap
 from fakekube.cluster.nodespec import NodeSpec, expand_nodes

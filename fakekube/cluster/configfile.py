@@ -20,7 +20,7 @@ from typing import Any, Callable, Mapping
 import yaml
 
 from fakekube.api.types._util import parse_quantity
-from fakekube.api.validation import is_dns1123_subdomain, is_qualified_name, is_valid_label_value
+from fakekube.api.machinery.validation import is_dns1123_subdomain, is_qualified_name, is_valid_label_value
 from fakekube.cluster.cluster import ClusterConfig
 from fakekube.cluster.nodespec import NodeSpec, expand_nodes
 from fakekube.controllers.nodeipam import CIDRSet

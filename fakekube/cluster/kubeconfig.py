@@ -6,7 +6,7 @@ from pathlib import Path
 
 import yaml
 
-from fakekube.api.identity import ADMIN_TOKEN
+from fakekube.api.auth.identity import ADMIN_TOKEN
 
 CONTEXT = "fakekube"
 

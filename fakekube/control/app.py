@@ -31,8 +31,8 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable
 
 from werkzeug.wrappers import Request
 
-from fakekube.api import errors
-from fakekube.api.errors import ApiError
+from fakekube.api.machinery import errors
+from fakekube.api.machinery.errors import ApiError
 from fakekube.api.http.response import JsonResponse
 from fakekube.clock import format_rfc3339
 

@@ -29,7 +29,7 @@ import ipaddress
 from dataclasses import dataclass
 from typing import Any, Iterable
 
-from fakekube.api.errors import ApiError
+from fakekube.api.machinery.errors import ApiError
 from fakekube.engine import Context
 from fakekube.objects.kinds import NODES
 from fakekube.store import ADDED, DELETED, Change

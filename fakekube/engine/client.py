@@ -21,8 +21,8 @@ import json
 import threading
 from typing import Any
 
-from fakekube.api.apiserver import APIServer, WriteOptions
-from fakekube.api.deletion import DeleteOptions
+from fakekube.api.verbs.apiserver import APIServer, WriteOptions
+from fakekube.api.verbs.deletion import DeleteOptions
 from fakekube.api.registry import STATUS, ResourceType
 from fakekube.objects import Resource
 

@@ -31,8 +31,8 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Callable, Iterator, TypeVar
 
-from fakekube.api.apiserver import APIServer
-from fakekube.api.errors import ApiError
+from fakekube.api.verbs.apiserver import APIServer
+from fakekube.api.machinery.errors import ApiError
 from fakekube.clock import VirtualClock
 from fakekube.engine.client import Client
 from fakekube.engine.controller import OWNER_INDEX, Context, Controller

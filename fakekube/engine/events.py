@@ -47,9 +47,9 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Generic, Hashable, TypeVar
 
-from fakekube.api.apiserver import APIServer, WriteOptions
-from fakekube.api.errors import ApiError
-from fakekube.api.jsonutil import deep_copy
+from fakekube.api.verbs.apiserver import APIServer, WriteOptions
+from fakekube.api.machinery.errors import ApiError
+from fakekube.api.machinery.jsonutil import deep_copy
 from fakekube.clock import format_rfc3339
 
 Obj = dict[str, Any]

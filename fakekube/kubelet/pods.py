@@ -45,7 +45,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Callable, Iterable
 
-from fakekube.api.errors import ApiError
+from fakekube.api.machinery.errors import ApiError
 from fakekube.clock import DEFAULT_EPOCH, format_rfc3339
 from fakekube.clock import parse_time
 from fakekube.engine import Context

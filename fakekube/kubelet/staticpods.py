@@ -43,8 +43,8 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 
 import yaml
 
-from fakekube.api.errors import ApiError
-from fakekube.api.jsonutil import deep_copy
+from fakekube.api.machinery.errors import ApiError
+from fakekube.api.machinery.jsonutil import deep_copy
 from fakekube.engine import Client, Context
 from fakekube.objects.kinds import NODES, PODS
 from fakekube.store import ADDED, DELETED, Change

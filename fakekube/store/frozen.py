@@ -9,7 +9,7 @@ edit raises :class:`StoredObjectMutated` at the line that does it, naming the ob
 :class:`FrozenDict` and :class:`FrozenList` are ``dict`` and ``list`` subclasses, so
 every reader (``isinstance`` checks, ``json.dumps``, selectors) works unchanged. Every
 *copy* is an ordinary mutable container: ``dict(x)``, ``x.copy()``, ``copy.copy``,
-``copy.deepcopy``, ``pickle`` and :func:`fakekube.api.jsonutil.deep_copy`; YAML's
+``copy.deepcopy``, ``pickle`` and :func:`fakekube.api.machinery.jsonutil.deep_copy`; YAML's
 dumpers are taught to write them as plain mappings and sequences.
 
 The guard cannot see code that bypasses the methods (``dict.__setitem__(obj, k, v)``),
@@ -60,7 +60,7 @@ def _refuse(container: FrozenDict | FrozenList, operation: str) -> NoReturn:
     where = str(origin) if origin is not None else "a stored object"
     raise StoredObjectMutated(
         f"in-place {operation} on stored object {where}: stored objects are shared and immutable; "
-        "copy it (fakekube.api.jsonutil.deep_copy, or dict(...) level by level) and write the copy")
+        "copy it (fakekube.api.machinery.jsonutil.deep_copy, or dict(...) level by level) and write the copy")
 
 
 class FrozenDict(dict):  # type: ignore[type-arg]

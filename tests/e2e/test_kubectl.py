@@ -18,7 +18,7 @@ import pytest
 import yaml
 
 from fakekube import Cluster
-from fakekube.api.apiserver import MERGE_PATCH
+from fakekube.api.verbs.apiserver import MERGE_PATCH
 
 from .conftest import Kubectl, find_kubectl
 

@@ -15,7 +15,7 @@ import random
 import pytest
 
 from fakekube import Cluster
-from fakekube.api.apiserver import WriteOptions
+from fakekube.api.verbs.apiserver import WriteOptions
 from fakekube.controllers.nodelifecycle.controller import NodeLifecycleController
 
 NODES = 12

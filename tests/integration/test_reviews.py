@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from fakekube import Cluster
-from fakekube.api import tokens
+from fakekube.api.auth import tokens
 
 from .test_bad_input import request, snapshot
 

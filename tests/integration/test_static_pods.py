@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from fakekube import Cluster
-from fakekube.api.deletion import DeleteOptions
+from fakekube.api.verbs.deletion import DeleteOptions
 from fakekube.cluster.nodespec import NodeSpec
 
 Obj = dict[str, Any]

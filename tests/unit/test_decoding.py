@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from fakekube.api import decoding, schema
-from fakekube.api.errors import ApiError
+from fakekube.api.wire import decoding, schema
+from fakekube.api.machinery.errors import ApiError
 
 SCHEMAS = schema.load()
 

@@ -2,8 +2,8 @@
 
 import pytest
 
-from fakekube.api import discovery as d
-from fakekube.api.resources import builtin_registry
+from fakekube.api.verbs import discovery as d
+from fakekube.api.types import builtin_registry
 
 REG = builtin_registry()
 CLIENT_GO_ACCEPT = ("application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,"

@@ -2,8 +2,8 @@
 
 import json
 
-from fakekube.api.encoding import EncodedObjects
-from fakekube.api.resources import builtin_registry
+from fakekube.api.verbs.encoding import EncodedObjects
+from fakekube.api.types import builtin_registry
 
 PODS = builtin_registry().lookup("", "v1", "pods")
 

@@ -11,7 +11,7 @@ from typing import Iterable
 import pytest
 
 from fakekube import Cluster
-from fakekube.api.errors import ApiError
+from fakekube.api.machinery.errors import ApiError
 from fakekube.engine import Context, EngineStuck, WorkQueue
 from fakekube.engine.workqueue import QueueFull
 from fakekube.objects.kinds import CONFIGMAPS

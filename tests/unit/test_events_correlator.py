@@ -6,7 +6,7 @@ from datetime import datetime, timedelta
 
 import pytest
 
-from fakekube.api.apiserver import APIServer
+from fakekube.api.verbs.apiserver import APIServer
 from fakekube.engine.events import (
     COMBINED_PREFIX,
     LRU,
@@ -15,7 +15,7 @@ from fakekube.engine.events import (
     list_events,
     object_reference,
 )
-from fakekube.api.resources import builtin_registry
+from fakekube.api.types import builtin_registry
 from fakekube.clock import DEFAULT_EPOCH, VirtualClock
 from fakekube.random import SeededRandom
 from fakekube.store import Store

@@ -1,4 +1,4 @@
-"""Tests for fakekube.api.fieldvalidation: fieldValidation=Strict/Warn detection and texts.
+"""Tests for fakekube.api.wire.fieldvalidation: fieldValidation=Strict/Warn detection and texts.
 
 Expected paths and messages follow sigs.k8s.io/json's strict decoding tests
 (``unknown field "b.a.unknown"``, ``duplicate field "e[0].g"``) and apiserver's
@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import pytest
 
-from fakekube.api import schema
-from fakekube.api.fieldvalidation import (
+from fakekube.api.wire import schema
+from fakekube.api.wire.fieldvalidation import (
     duplicate_fields,
     patch_strict_error,
     strict_error,

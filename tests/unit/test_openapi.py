@@ -5,9 +5,9 @@ import json
 
 import pytest
 
-from fakekube.api import openapi as o
-from fakekube.api.resources import builtin_registry
-from fakekube.api.schema import load
+from fakekube.api.verbs import openapi as o
+from fakekube.api.types import builtin_registry
+from fakekube.api.wire.schema import load
 
 REG = builtin_registry()
 SCHEMAS = load()
@@ -128,9 +128,9 @@ def test_index_function_hashes_given_documents():
 
 
 def test_token_subresource_and_create_only_reviews_in_openapi():
-    from fakekube.api import schema as schema_module
-    from fakekube.api.openapi import build_document
-    from fakekube.api.resources import builtin_registry
+    from fakekube.api.wire import schema as schema_module
+    from fakekube.api.verbs.openapi import build_document
+    from fakekube.api.types import builtin_registry
 
     registry, schemas = builtin_registry(), schema_module.load("1.33")
     core = build_document(registry, schemas, "", "v1")

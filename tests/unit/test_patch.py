@@ -1,4 +1,4 @@
-"""Tests for fakekube.api.patch: JSON patch, JSON merge patch and strategic merge patch.
+"""Tests for fakekube.api.wire.patch: JSON patch, JSON merge patch and strategic merge patch.
 
 The strategic merge patch table is upstream's: the raw test cases of
 k8s.io/apimachinery/pkg/util/strategicpatch/patch_test.go (custom cases applied two-way,
@@ -12,16 +12,16 @@ import copy
 
 import pytest
 
-from fakekube.api import schema
-from fakekube.api.errors import ApiError
-from fakekube.api.patch import (
+from fakekube.api.wire import schema
+from fakekube.api.machinery.errors import ApiError
+from fakekube.api.wire.patch import (
     MAX_JSON_PATCH_OPERATIONS,
     apply_json_patch,
     apply_merge_patch,
     apply_strategic_merge_patch,
     parse_patch_body,
 )
-from fakekube.api.schema import SchemaSet
+from fakekube.api.wire.schema import SchemaSet
 
 _R = "#/$defs/"
 

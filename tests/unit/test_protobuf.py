@@ -15,8 +15,8 @@ from urllib.parse import urlsplit
 import pytest
 
 from fakekube import Cluster
-from fakekube.api import protobuf
-from fakekube.api.protobuf import decoder
+from fakekube.api.wire import protobuf
+from fakekube.api.wire.protobuf import decoder
 from fakekube.clock import format_go_duration
 
 # --- a minimal encoder -----------------------------------------------------------------------

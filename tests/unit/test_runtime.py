@@ -11,7 +11,7 @@ from typing import Iterable
 import pytest
 
 from fakekube import Cluster
-from fakekube.api.errors import ApiError
+from fakekube.api.machinery.errors import ApiError
 from fakekube.engine import Context, ControllerSpec, enabled_controllers
 from fakekube.engine.ratelimit import ControllerRateLimiter, RateLimits
 from fakekube.objects.kinds import CONFIGMAPS, PODS

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from fakekube.api.errors import ApiError
-from fakekube.api.resources import builtin_registry
+from fakekube.api.machinery.errors import ApiError
+from fakekube.api.types import builtin_registry
 from fakekube.api.selectors import (
     DOES_NOT_EXIST,
     EQUALS,

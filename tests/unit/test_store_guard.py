@@ -8,7 +8,7 @@ from typing import Any, Callable
 import pytest
 import yaml
 
-from fakekube.api.jsonutil import deep_copy
+from fakekube.api.machinery.jsonutil import deep_copy
 from fakekube.store import FrozenDict, FrozenList, Store, StoredObjectMutated
 
 PODS = ("", "pods")
@@ -179,8 +179,8 @@ def test_replacing_with_a_modified_shallow_copy_keeps_history_intact() -> None:
 
 # -- regressions: in-place edits of stored objects the guard found ---------------------
 def make_api(guard: bool):  # type: ignore[no-untyped-def]
-    from fakekube.api.apiserver import APIServer, WriteOptions
-    from fakekube.api.resources import builtin_registry
+    from fakekube.api.verbs.apiserver import APIServer, WriteOptions
+    from fakekube.api.types import builtin_registry
     from fakekube.clock import VirtualClock
     from fakekube.random import SeededRandom
 

@@ -4,7 +4,7 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from fakekube.api.resources import builtin_registry
+from fakekube.api.types import builtin_registry
 from fakekube.api.table import human_duration, to_table
 
 NOW = datetime(2025, 1, 1, 12, 0, 0, tzinfo=timezone.utc)

@@ -8,7 +8,9 @@ import random
 from datetime import datetime, timezone
 
 from fakekube.api.registry import WriteContext
-from fakekube.api.types import STRATEGIES
+from fakekube.api.types import BUILTIN_TYPES
+
+STRATEGIES = {f"{rt.group}/{rt.plural}": rt.strategy for rt in BUILTIN_TYPES}
 
 
 class _Store:

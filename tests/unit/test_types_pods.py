@@ -6,9 +6,9 @@ import copy
 import random
 from datetime import datetime, timezone
 
-from fakekube.api.errors import invalid_object
+from fakekube.api.machinery.errors import invalid_object
 from fakekube.api.registry import WriteContext
-from fakekube.api.types import STRATEGIES
+from fakekube.api import types
 from fakekube.api.types.core_pods import POD_UPDATE_FORBIDDEN, compute_qos_class, image_pull_policy_for
 
 
@@ -21,7 +21,7 @@ class _Store:
 
 
 CTX = WriteContext(datetime(2025, 1, 1, tzinfo=timezone.utc), random.Random(1), _Store())
-PODS = STRATEGIES["/pods"]
+PODS = types.PODS.strategy
 
 
 def _create(pod: dict) -> dict:

@@ -8,9 +8,9 @@ import random
 from datetime import datetime, timezone
 
 from fakekube.api.registry import WriteContext
-from fakekube.api.types import STRATEGIES
+from fakekube.api import types
 
-SERVICES = STRATEGIES["/services"]
+SERVICES = types.SERVICES.strategy
 
 
 class _Store:

@@ -10,7 +10,9 @@ import pytest
 
 from fakekube import Cluster
 from fakekube.api.registry import WriteContext
-from fakekube.api.types import STRATEGIES
+from fakekube.api.types import BUILTIN_TYPES
+
+STRATEGIES = {f"{rt.group}/{rt.plural}": rt.strategy for rt in BUILTIN_TYPES}
 
 
 class _Store:

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from fakekube.api.errors import FIELD_FORBIDDEN, FIELD_INVALID, FIELD_REQUIRED, FIELD_TOO_LONG
-from fakekube.api.resources import builtin_registry
-from fakekube.api.validation import (
-    NAME_RULES,
+from fakekube.api.machinery.errors import FIELD_FORBIDDEN, FIELD_INVALID, FIELD_REQUIRED, FIELD_TOO_LONG
+from fakekube.api.registry import ResourceType
+from fakekube.api.types import builtin_registry
+from fakekube.api.machinery.validation import (
     go_quote,
     is_dns1035_label,
     is_dns1123_label,
@@ -19,7 +19,6 @@ from fakekube.api.validation import (
     name_is_dns_label,
     name_is_dns_subdomain,
     name_is_path_segment,
-    name_rule_for,
     reset_server_fields_for_update,
     validate_object_meta,
     validate_object_meta_update,
@@ -182,12 +181,6 @@ def test_path_segment_rule_on_prefix_only_checks_characters():
     assert name_is_path_segment("a/", True) == ["may not contain '/'"]
 
 
-def test_every_builtin_type_has_a_name_rule():
-    # Reviews are never stored and carry no name (upstream validates none for them).
-    missing = [rt.key for rt in builtin_registry() if rt.persisted and rt.key not in NAME_RULES]
-    assert missing == []
-
-
 @pytest.mark.parametrize("group,plural,name,ok", [
     ("", "services", "1web", False),  # DNS-1035: must start with a letter
     ("", "services", "web.a", False),
@@ -197,10 +190,15 @@ def test_every_builtin_type_has_a_name_rule():
     ("apps", "deployments", "db.a", True),
     ("rbac.authorization.k8s.io", "clusterroles", "system:controller:job-controller", True),
     ("rbac.authorization.k8s.io", "roles", "a/b", False),
-    ("example.com", "widgets", "UPPER", False),  # unknown types: subdomain
 ])
-def test_name_rule_for(group, plural, name, ok):
-    assert (name_rule_for(group, plural)(name) == []) == ok
+def test_name_rules(group, plural, name, ok):
+    assert (builtin_registry()[group, plural].name_rule(name) == []) == ok
+
+
+def test_undeclared_name_rule_is_dns_subdomain():
+    widgets = ResourceType("example.com", "v1", "Widget", "widgets", True)
+    assert widgets.name_rule("UPPER") != []
+    assert widgets.name_rule("a.b") == []
 
 
 # --- ValidateObjectMeta -------------------------------------------------------------------------

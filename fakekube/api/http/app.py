@@ -1,4 +1,4 @@
-"""The WSGI application: Kubernetes REST over :class:`~fakekube.api.apiserver.APIServer`.
+"""The WSGI application: Kubernetes REST over :class:`~fakekube.api.verbs.apiserver.APIServer`.
 
 One generic handler set serves every resource type in the registry (STYLE.md: one
 registry, no route file per kind). Errors of any kind leave as ``Status`` objects:
@@ -15,19 +15,22 @@ from typing import Any, Callable, Iterable, Union
 import yaml
 from werkzeug.wrappers import Request, Response
 
-from fakekube.api import decoding, discovery, errors, objectmeta, schema, table
-from fakekube.api.apiserver import PATCH_TYPES, APIServer, WriteOptions
-from fakekube.api.deletion import DeleteOptions
-from fakekube.api.errors import ApiError
+from fakekube.api import table
 from fakekube.api.http import negotiation, routing
 from fakekube.api.http.negotiation import Representation
 from fakekube.api.http.response import JsonResponse, status_line
 from fakekube.api.http.server import CLIENT_GONE
 from fakekube.api.http.watch import Watch, WatchRequest
-from fakekube.api.listing import ListOptions
-from fakekube.api.openapi import OpenAPIV3
+from fakekube.api.machinery import errors
+from fakekube.api.machinery.errors import ApiError
 from fakekube.api.registry import Registry, ResourceType
-from fakekube.api.subresources import Subresources
+from fakekube.api.verbs import discovery, objectmeta
+from fakekube.api.verbs.apiserver import PATCH_TYPES, APIServer, WriteOptions
+from fakekube.api.verbs.deletion import DeleteOptions
+from fakekube.api.verbs.listing import ListOptions
+from fakekube.api.verbs.openapi import OpenAPIV3
+from fakekube.api.verbs.subresources import Subresources
+from fakekube.api.wire import decoding, schema
 
 Obj = dict[str, Any]
 WSGIApp = Callable[[dict, Callable], Iterable[bytes]]
@@ -86,8 +89,11 @@ class RestApp:
         return response(environ, start_response)
 
     def _settle_after_write(self) -> None:
+        after_write = self.after_write
+        if after_write is None:
+            return
         try:
-            self.after_write()
+            after_write()
         except Exception as exc:  # e.g. EngineStuck: the test must hear of it; the request stands
             self.internal_errors.append(exc)
 
@@ -137,9 +143,10 @@ class RestApp:
         return Response(body, content_type=discovery.aggregated_content_type(api_version), headers=headers)
 
     def _resource_list(self, group: str, version: str, _: str) -> AnyResponse:
-        if not self.registry.in_group_version(group, version):
+        doc = discovery.api_resource_list(self.registry, group, version)
+        if doc is None:  # no resources in that group version
             raise _not_found_path()
-        return json_response(discovery.api_resource_list(self.registry, group, version))
+        return json_response(doc)
 
     def _openapi_response(self, request: Request) -> AnyResponse:
         rest = request.path[len("/openapi/"):].strip("/")
@@ -162,7 +169,7 @@ class RestApp:
 
     # -- resources ----------------------------------------------------------
     def _resource(self, request: Request, target: routing.ResourcePath) -> AnyResponse:
-        rt = self.registry.lookup(target.group, target.version, target.plural)
+        rt = self.registry.find(target.group, target.version, target.plural)
         if rt is None:
             raise _not_found_path()
         if rt.namespaced is False and target.namespace:
@@ -197,10 +204,14 @@ class RestApp:
         elif as_kind.startswith("PartialObjectMetadata"):
             body = _partial_metadata(rt, objects, single is not None, listing)
         elif representation.media_type == negotiation.JSON:
-            data = self.api.encoded.typed(rt, single) if single is not None else self.api.encoded.listing(rt, listing)
-            return JsonResponse(data + b"\n")
+            if single is not None:
+                return JsonResponse(self.api.encoded.typed(rt, single) + b"\n")
+            assert listing is not None, "a GET renders its object, a LIST its listing"
+            return JsonResponse(self.api.encoded.listing(rt, listing) + b"\n")
         else:
-            body = single if single is not None else listing
+            whole = single if single is not None else listing
+            assert whole is not None, "a GET renders its object, a LIST its listing"
+            body = whole
         return encode_response(body, representation.media_type)
 
     def _write(self, request: Request, rt: ResourceType, target: routing.ResourcePath, query: dict[str, str]) -> AnyResponse:
@@ -247,7 +258,7 @@ class RestApp:
         representation = negotiation.choose(request.headers.get("Accept"), allow_as=False)
         if rt is not None and obj.get("kind") == rt.kind and representation.media_type == negotiation.JSON:
             # The stored version's bytes: encoded once, then shared with every watcher.
-            response = JsonResponse(self.api.encoded.typed(rt, obj) + b"\n", status=code)
+            response: AnyResponse = JsonResponse(self.api.encoded.typed(rt, obj) + b"\n", status=code)
         else:
             response = encode_response(obj, representation.media_type, code)
         for warning in warnings:
@@ -355,7 +366,7 @@ def decode_body(request: Request, raw: bytes, kind: str = "", api_version: str =
 
     With ``kind`` (a create or update of that kind, ``api_version`` its group/version) the
     body must be an object and errors are worded as upstream's decoder words them (see
-    :mod:`fakekube.api.decoding`).
+    :mod:`fakekube.api.wire.decoding`).
     """
     fmt = negotiation.body_format(request.headers.get("Content-Type"))
     if kind:

@@ -6,14 +6,14 @@ Kubernetes clients ask for alternative shapes through Accept parameters —
 aggregated discovery — each with a plain ``application/json`` fallback. We serve JSON
 (and YAML when asked); protobuf is answered with JSON when the client accepts it, and
 406 when it accepts nothing else. Protobuf *request* bodies of built-in types are read
-(kubectl >= 1.32 sends them), see :mod:`fakekube.api.protobuf`.
+(kubectl >= 1.32 sends them), see :mod:`fakekube.api.wire.protobuf`.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from fakekube.api import errors
+from fakekube.api.machinery import errors
 
 JSON = "application/json"
 YAML = "application/yaml"

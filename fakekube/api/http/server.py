@@ -25,7 +25,7 @@ import socketserver
 import sys
 import threading
 from http.server import BaseHTTPRequestHandler
-from typing import Any, Callable, Iterable
+from typing import IO, Any, Callable, Iterable, cast
 from urllib.parse import unquote_to_bytes
 
 WSGIApp = Callable[[dict, Callable], Iterable[bytes]]
@@ -132,7 +132,7 @@ class _Handler(BaseHTTPRequestHandler):
         if "chunked" in self.headers.get("Transfer-Encoding", "").lower():
             from werkzeug.serving import DechunkedInput
 
-            return DechunkedInput(self.rfile)
+            return DechunkedInput(cast("IO[bytes]", self.rfile))
         try:
             length = int(self.headers.get("Content-Length") or 0)
         except ValueError:
@@ -257,7 +257,7 @@ class BackgroundServer:
 
     @property
     def host(self) -> str:
-        return self._server.server_address[0]
+        return str(self._server.server_address[0])
 
     @property
     def port(self) -> int:

@@ -14,13 +14,15 @@ import json
 import threading
 import time
 from dataclasses import dataclass
-from typing import Any, Iterator
+from typing import Any, Iterator, cast
 
-from fakekube.api import errors, objectmeta, table
-from fakekube.api.apiserver import APIServer
+from fakekube.api import table
 from fakekube.api.http.negotiation import JSON, Representation, TableOptions
-from fakekube.api.listing import Matcher, parse_resource_version
+from fakekube.api.machinery import errors
 from fakekube.api.registry import ResourceType
+from fakekube.api.verbs import objectmeta
+from fakekube.api.verbs.apiserver import APIServer
+from fakekube.api.verbs.listing import Matcher, parse_resource_version
 from fakekube.store import ADDED, DELETED, MODIFIED, Change, TooOldResourceVersion
 
 Obj = dict[str, Any]
@@ -140,7 +142,8 @@ class Watch:
                     yield self._bookmark(cursor)
                 continue
             try:
-                changes = self._store.changes_since(cursor)
+                # cast: Store.changes_since's annotation names `list` inside a class with a `list` method.
+                changes = cast("list[Change]", self._store.changes_since(cursor))
             except TooOldResourceVersion:
                 yield self._expired(cursor)
                 return

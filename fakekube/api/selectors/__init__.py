@@ -8,7 +8,8 @@ strings with the same ``400 BadRequest`` messages, and matching the same objects
 - :mod:`.labels`: requirements, label selectors, ``metav1.LabelSelector`` objects.
 - :mod:`.label_parser`: the ``labelSelector`` string grammar (``labels.Parse``).
 - :mod:`.fields`: the ``fieldSelector`` string grammar and matching (``fields.ParseSelector``).
-- :mod:`.fieldsets`: which fields each type can be selected on (:data:`FIELD_SETS`).
+- :mod:`.fieldsets`: which fields each type can be selected on (the ``*_FIELD_SET`` a
+  type's declaration names).
 
 Everything public is re-exported here; import from ``fakekube.api.selectors``.
 """
@@ -21,9 +22,19 @@ from fakekube.api.selectors.fields import (
     unescape_field_value,
 )
 from fakekube.api.selectors.fieldsets import (
-    FIELD_SETS,
+    CORE_EVENT_FIELD_SET,
+    DEFAULT_FIELD_SET,
+    EVENTS_V1_FIELD_SET,
+    JOB_FIELD_SET,
+    NAMESPACE_FIELD_SET,
+    NODE_FIELD_SET,
+    POD_FIELD_SET,
+    REPLICATION_CONTROLLER_FIELD_SET,
+    SECRET_FIELD_SET,
+    SERVICE_FIELD_SET,
     FieldGetter,
     FieldSet,
+    Selectable,
     convert_field_selector,
     object_fields,
     supported_fields,
@@ -54,9 +65,12 @@ from fakekube.api.selectors.selection import (
 )
 
 __all__ = [
-    "DOES_NOT_EXIST", "DOUBLE_EQUALS", "EQUALS", "EVERYTHING", "EXISTS", "FIELD_SETS", "GREATER_THAN", "IN",
-    "LESS_THAN", "NOTHING", "NOT_EQUALS", "NOT_IN",
-    "FieldGetter", "FieldRequirement", "FieldSelector", "FieldSet", "LabelSelector", "Requirement", "SelectorError",
+    "CORE_EVENT_FIELD_SET", "DEFAULT_FIELD_SET", "DOES_NOT_EXIST", "DOUBLE_EQUALS", "EQUALS", "EVENTS_V1_FIELD_SET",
+    "EVERYTHING", "EXISTS", "GREATER_THAN", "IN", "JOB_FIELD_SET", "LESS_THAN", "NAMESPACE_FIELD_SET", "NODE_FIELD_SET",
+    "NOTHING", "NOT_EQUALS", "NOT_IN", "POD_FIELD_SET", "REPLICATION_CONTROLLER_FIELD_SET", "SECRET_FIELD_SET",
+    "SERVICE_FIELD_SET",
+    "FieldGetter", "FieldRequirement", "FieldSelector", "FieldSet", "LabelSelector", "Requirement", "Selectable",
+    "SelectorError",
     "convert_field_selector", "escape_field_value", "label_selector_from_object", "new_requirement",
     "object_fields", "parse_field_selector", "parse_label_selector", "selector_from_set", "selector_to_string",
     "supported_fields", "unescape_field_value", "unsupported_field_error",

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Mapping
 
-from fakekube.api.errors import bad_request
+from fakekube.api.machinery.errors import bad_request
 from fakekube.api.selectors.selection import EQUALS, NOT_EQUALS, SelectorError
 
 

@@ -1,19 +1,19 @@
 """Which fields each type can be selected on, and how an unsupported one is reported.
 
 Upstream spreads this over each API group's field label conversion function and the
-registry's ``ToSelectableFields``; :data:`FIELD_SETS` holds that table for the built-in
-types, and a type's ``Strategy.field_selectors`` can add more.
+registry's ``ToSelectableFields``. Here each built-in type with more than the default
+fields names its :class:`FieldSet` (``POD_FIELD_SET``, …) in its declaration
+(``ResourceType.field_set``), and a type's ``Strategy.field_selectors`` can add more.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Mapping, Protocol
 
-from fakekube.api.errors import ApiError, bad_request
-from fakekube.api.registry import ResourceType
+from fakekube.api.machinery.errors import ApiError, bad_request
+from fakekube.api.machinery.validation import go_quote
 from fakekube.api.selectors.fields import FieldRequirement, FieldSelector
-from fakekube.api.validation import go_quote
 
 Obj = dict[str, Any]
 
@@ -118,32 +118,48 @@ _EVENTS_V1_FIELDS = {
     "type": _text("type"),
 }
 
-#: Per-type selectable fields, keyed by (group, plural), as upstream 1.33 registers them
-#: (pkg/apis/*/v*/conversion.go). Types absent here take apimachinery's default:
-#: metadata.name and metadata.namespace only.
-FIELD_SETS: dict[tuple[str, str], FieldSet] = {
-    ("", "pods"): FieldSet(_POD_FIELDS, _not_supported, ("status.podIPs",), {"spec.host": "spec.nodeName"}),
-    ("", "nodes"): FieldSet({"spec.unschedulable": _go_bool("spec", "unschedulable")}, _not_supported,
-                            namespace_selectable=False),
-    ("", "namespaces"): FieldSet({"status.phase": _text("status", "phase")}, _not_supported,
-                                 namespace_selectable=False),
-    ("", "replicationcontrollers"): FieldSet({"status.replicas": _go_int("status", "replicas")}, _not_supported),
-    ("", "events"): FieldSet(_CORE_EVENT_FIELDS, _not_supported),
-    ("", "secrets"): FieldSet({"type": _text("type")}, _not_supported),
-    ("", "services"): FieldSet({"spec.clusterIP": _text("spec", "clusterIP"), "spec.type": _text("spec", "type")},
-                               _not_supported),
-    ("events.k8s.io", "events"): FieldSet(_EVENTS_V1_FIELDS, _not_supported),
-    ("batch", "jobs"): FieldSet({"status.successful": _go_int("status", "succeeded")}, _job_not_supported),
-}
+# Per-type selectable fields as upstream 1.33 registers them (pkg/apis/*/v*/conversion.go);
+# each is named by its type's declaration. Types without one take apimachinery's default:
+# metadata.name and metadata.namespace only.
+POD_FIELD_SET = FieldSet(_POD_FIELDS, _not_supported, ("status.podIPs",), {"spec.host": "spec.nodeName"})
+NODE_FIELD_SET = FieldSet({"spec.unschedulable": _go_bool("spec", "unschedulable")}, _not_supported,
+                          namespace_selectable=False)
+NAMESPACE_FIELD_SET = FieldSet({"status.phase": _text("status", "phase")}, _not_supported,
+                               namespace_selectable=False)
+REPLICATION_CONTROLLER_FIELD_SET = FieldSet({"status.replicas": _go_int("status", "replicas")}, _not_supported)
+CORE_EVENT_FIELD_SET = FieldSet(_CORE_EVENT_FIELDS, _not_supported)
+SECRET_FIELD_SET = FieldSet({"type": _text("type")}, _not_supported)
+SERVICE_FIELD_SET = FieldSet({"spec.clusterIP": _text("spec", "clusterIP"), "spec.type": _text("spec", "type")},
+                             _not_supported)
+EVENTS_V1_FIELD_SET = FieldSet(_EVENTS_V1_FIELDS, _not_supported)
+JOB_FIELD_SET = FieldSet({"status.successful": _go_int("status", "succeeded")}, _job_not_supported)
 
-_DEFAULT_FIELD_SET = FieldSet({}, _not_known)
+DEFAULT_FIELD_SET = FieldSet({}, _not_known)
 
 
-def _field_set(resource: ResourceType) -> FieldSet:
-    return FIELD_SETS.get(resource.key, _DEFAULT_FIELD_SET)
+class _ExtraFields(Protocol):
+    def field_selectors(self) -> dict[str, FieldGetter]: ...
 
 
-def _getters(resource: ResourceType) -> dict[str, FieldGetter]:
+class Selectable(Protocol):
+    """What field selection needs of a resource type (``registry.ResourceType``, which
+    sits above this package and so is not imported here)."""
+
+    @property
+    def namespaced(self) -> bool: ...
+
+    @property
+    def field_set(self) -> FieldSet | None: ...
+
+    @property
+    def strategy(self) -> _ExtraFields: ...
+
+
+def _field_set(resource: Selectable) -> FieldSet:
+    return resource.field_set or DEFAULT_FIELD_SET
+
+
+def _getters(resource: Selectable) -> dict[str, FieldGetter]:
     """The table's getters, plus any a strategy declares (``Strategy.field_selectors``)."""
     getters = dict(_field_set(resource).getters)
     for name, getter in resource.strategy.field_selectors().items():
@@ -151,7 +167,7 @@ def _getters(resource: ResourceType) -> dict[str, FieldGetter]:
     return getters
 
 
-def supported_fields(resource: ResourceType) -> list[str]:
+def supported_fields(resource: Selectable) -> list[str]:
     """Every field label the type accepts in a fieldSelector, in a stable order."""
     fs = _field_set(resource)
     meta = ["metadata.name"]
@@ -160,7 +176,7 @@ def supported_fields(resource: ResourceType) -> list[str]:
     return meta + list(_getters(resource)) + list(fs.accepted_only) + list(fs.aliases or {})
 
 
-def object_fields(resource: ResourceType, obj: Obj) -> dict[str, str]:
+def object_fields(resource: Selectable, obj: Obj) -> dict[str, str]:
     """The field set a fieldSelector is matched against (upstream's ``GetAttrs``)."""
     meta = obj.get("metadata") or {}
     fields = {"metadata.name": str(meta.get("name") or "")}
@@ -171,12 +187,12 @@ def object_fields(resource: ResourceType, obj: Obj) -> dict[str, str]:
     return fields
 
 
-def unsupported_field_error(resource: ResourceType, field: str) -> ApiError:
+def unsupported_field_error(resource: Selectable, field: str) -> ApiError:
     """400 BadRequest for a field label the type does not support, worded per type."""
     return bad_request(_field_set(resource).unsupported(field))
 
 
-def convert_field_selector(resource: ResourceType, selector: FieldSelector) -> FieldSelector:
+def convert_field_selector(resource: Selectable, selector: FieldSelector) -> FieldSelector:
     """Check every field against the type and rewrite legacy aliases (``spec.host``).
 
     Mirrors the list handler's ``FieldSelector.Transform(ConvertFieldLabel)``: the first

@@ -8,7 +8,7 @@ inside a value list).
 
 from __future__ import annotations
 
-from fakekube.api.errors import bad_request
+from fakekube.api.machinery.errors import bad_request
 from fakekube.api.selectors.labels import LabelSelector, Requirement, label_key_error, new_requirement, sorted_by_key
 from fakekube.api.selectors.selection import (
     BINARY_OPERATORS,

@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Iterable, Mapping
 
+from fakekube.api.machinery.validation import go_quote, is_qualified_name, is_valid_label_value
 from fakekube.api.selectors.selection import (
     ALL_OPERATORS,
     DOES_NOT_EXIST,
@@ -26,7 +27,6 @@ from fakekube.api.selectors.selection import (
     SelectorError,
     parse_int64,
 )
-from fakekube.api.validation import go_quote, is_qualified_name, is_valid_label_value
 from fakekube.objects import compile_selector
 
 

@@ -22,32 +22,35 @@ def _quota_cells(quota: Obj, now: datetime) -> Cells:
     return [meta(quota, "name", ""), age_cell(quota, now), ", ".join(requests), ", ".join(limits)]
 
 
-TABLES = {
-    ("", "namespaces"): TableSpec((
-        NAME, col("Status", description="The status of the namespace"), AGE,
-    ), simple(name_cell, lambda o, n: get(o, "status", "phase", default=""), age_cell)),
-    ("", "configmaps"): TableSpec((
-        NAME, col("Data", "integer", "Data contains the configuration data."), AGE,
-    ), simple(name_cell, lambda o, n: len(o.get("data") or {}) + len(o.get("binaryData") or {}), age_cell)),
-    ("", "secrets"): TableSpec((
-        NAME,
-        col("Type", description="Used to facilitate programmatic handling of secret data."),
-        col("Data", "integer", "Data contains the secret data."),
-        AGE,
-    ), simple(name_cell, lambda o, n: o.get("type", ""),
-              lambda o, n: len(o.get("data") or {}) + len(o.get("stringData") or {}), age_cell)),
-    ("", "serviceaccounts"): TableSpec((
-        NAME,
-        col("Secrets", "string", "Secrets is a list of the secrets in the same namespace that pods running using this "
-                                 "ServiceAccount are allowed to use."),
-        AGE,
-    ), simple(name_cell, lambda o, n: len(o.get("secrets") or []), age_cell)),
-    ("", "limitranges"): TableSpec((NAME, CREATED_AT), simple(name_cell, created_at_cell)),
-    ("", "resourcequotas"): TableSpec((
-        NAME,
-        AGE,
-        col("Request", description="Request represents a minimum amount of cpu/memory that a container may consume."),
-        col("Limit", description="Limits control the maximum amount of cpu/memory that a container may use "
-                                 "independent of contention on the node."),
-    ), _quota_cells),
-}
+NAMESPACE_TABLE = TableSpec((
+    NAME, col("Status", description="The status of the namespace"), AGE,
+), simple(name_cell, lambda o, n: get(o, "status", "phase", default=""), age_cell))
+
+CONFIG_MAP_TABLE = TableSpec((
+    NAME, col("Data", "integer", "Data contains the configuration data."), AGE,
+), simple(name_cell, lambda o, n: len(o.get("data") or {}) + len(o.get("binaryData") or {}), age_cell))
+
+SECRET_TABLE = TableSpec((
+    NAME,
+    col("Type", description="Used to facilitate programmatic handling of secret data."),
+    col("Data", "integer", "Data contains the secret data."),
+    AGE,
+), simple(name_cell, lambda o, n: o.get("type", ""),
+          lambda o, n: len(o.get("data") or {}) + len(o.get("stringData") or {}), age_cell))
+
+SERVICE_ACCOUNT_TABLE = TableSpec((
+    NAME,
+    col("Secrets", "string", "Secrets is a list of the secrets in the same namespace that pods running using this "
+                             "ServiceAccount are allowed to use."),
+    AGE,
+), simple(name_cell, lambda o, n: len(o.get("secrets") or []), age_cell))
+
+LIMIT_RANGE_TABLE = TableSpec((NAME, CREATED_AT), simple(name_cell, created_at_cell))
+
+RESOURCE_QUOTA_TABLE = TableSpec((
+    NAME,
+    AGE,
+    col("Request", description="Request represents a minimum amount of cpu/memory that a container may consume."),
+    col("Limit", description="Limits control the maximum amount of cpu/memory that a container may use "
+                             "independent of contention on the node."),
+), _quota_cells)

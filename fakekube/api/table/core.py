@@ -1,32 +1,34 @@
-"""Assembling a ``meta.k8s.io/v1`` Table: the printer registry, rows and the Table itself.
+"""Assembling a ``meta.k8s.io/v1`` Table: rows and the Table itself.
 
-Each printer module declares a ``TABLES`` fragment keyed by (group, plural); they are
-merged here. Types without a printer get upstream's default table convertor
+Each printer module declares its ``*_TABLE`` specs; a type's declaration names its own
+(``ResourceType.table``). Types without one get upstream's default table convertor
 (Name + "Created At").
 """
 
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Protocol
 
-from fakekube.api.registry import ResourceType
-from fakekube.api.table import config, events, jobs, network, nodes, other, pods, storage, workloads
 from fakekube.api.table.cells import created_at_cell, meta, name_cell, simple
 from fakekube.api.table.columns import CREATED_AT, NAME, Obj, TableSpec
-
-TABLES: dict[tuple[str, str], TableSpec] = {
-    **pods.TABLES, **nodes.TABLES, **config.TABLES, **network.TABLES, **events.TABLES, **storage.TABLES,
-    **workloads.TABLES, **jobs.TABLES, **other.TABLES,
-}
 
 DEFAULT_TABLE = TableSpec((NAME, CREATED_AT), simple(name_cell, created_at_cell))
 
 _INCLUDE_OBJECT = ("None", "Metadata", "Object")
 
 
-def table_spec(resource: ResourceType) -> TableSpec:
+class Printable(Protocol):
+    """What a Table needs of a resource type (``registry.ResourceType``, which sits above
+    this package and so is not imported here)."""
+
+    @property
+    def table(self) -> TableSpec | None: ...
+
+
+def table_spec(resource: Printable) -> TableSpec:
     """The printer of a resource type, or upstream's default convertor's Name/Created At."""
-    return TABLES.get((resource.group, resource.plural), DEFAULT_TABLE)
+    return resource.table or DEFAULT_TABLE
 
 
 def partial_object_metadata(obj: Obj) -> Obj:
@@ -55,7 +57,7 @@ def _table_metadata(objects: list[Obj], list_meta: Obj | None) -> Obj:
     return {}
 
 
-def to_table(resource: ResourceType, objects: list[Obj], now: datetime, include_object: str = "Metadata",
+def to_table(resource: Printable, objects: list[Obj], now: datetime, include_object: str = "Metadata",
              list_meta: Obj | None = None, no_headers: bool = False) -> Obj:
     """A ``meta.k8s.io/v1`` Table of ``objects`` (one object for a GET, many for a LIST).
 

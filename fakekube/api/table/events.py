@@ -48,7 +48,7 @@ def _event_cells(raw: Obj, now: datetime) -> Cells:
             (ev.get("message") or "").strip(), first, count, meta(raw, "name", "")]
 
 
-_EVENT_TABLE = TableSpec((
+EVENT_TABLE = TableSpec((
     col("Last Seen", description="The time at which the most recent occurrence of this event was recorded."),
     col("Type", description="Type of this event (Normal, Warning), new types could be added in the future"),
     col("Reason", description="This should be a short, machine understandable string that gives the reason for the "
@@ -64,8 +64,3 @@ _EVENT_TABLE = TableSpec((
     col("Count", description="The number of times this event has occurred.", priority=1),
     Column("Name", "string", NAME_DOC, 1, "name"),
 ), _event_cells)
-
-TABLES = {
-    ("", "events"): _EVENT_TABLE,
-    ("events.k8s.io", "events"): _EVENT_TABLE,
-}

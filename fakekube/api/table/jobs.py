@@ -66,21 +66,20 @@ def _cronjob_cells(cj: Obj, now: datetime) -> Cells:
             age(meta(cj, "creationTimestamp"), now), names, images, format_label_selector(job_spec.get("selector"))]
 
 
-TABLES = {
-    ("batch", "jobs"): TableSpec((
-        NAME,
-        col("Status", description="Status of the job."),
-        col("Completions", description="The completion status of the job."),
-        col("Duration", description="Time required to complete the job."),
-        AGE, CONTAINERS, IMAGES, SELECTOR,
-    ), _job_cells),
-    ("batch", "cronjobs"): TableSpec((
-        NAME,
-        col("Schedule", description="The schedule in Cron format, see https://en.wikipedia.org/wiki/Cron."),
-        col("Timezone", description="The time zone name for the given schedule."),
-        col("Suspend", "boolean", "This flag tells the controller to suspend subsequent executions."),
-        col("Active", "integer", "A list of pointers to currently running jobs."),
-        col("Last Schedule", description="Information when was the last time the job was successfully scheduled."),
-        AGE, CONTAINERS, IMAGES, SELECTOR,
-    ), _cronjob_cells),
-}
+JOB_TABLE = TableSpec((
+    NAME,
+    col("Status", description="Status of the job."),
+    col("Completions", description="The completion status of the job."),
+    col("Duration", description="Time required to complete the job."),
+    AGE, CONTAINERS, IMAGES, SELECTOR,
+), _job_cells)
+
+CRON_JOB_TABLE = TableSpec((
+    NAME,
+    col("Schedule", description="The schedule in Cron format, see https://en.wikipedia.org/wiki/Cron."),
+    col("Timezone", description="The time zone name for the given schedule."),
+    col("Suspend", "boolean", "This flag tells the controller to suspend subsequent executions."),
+    col("Active", "integer", "A list of pointers to currently running jobs."),
+    col("Last Schedule", description="Information when was the last time the job was successfully scheduled."),
+    AGE, CONTAINERS, IMAGES, SELECTOR,
+), _cronjob_cells)

@@ -103,41 +103,43 @@ def _ingress_cells(ing: Obj, now: datetime) -> Cells:
             "80, 443" if spec.get("tls") else "80", age_cell(ing, now)]
 
 
-TABLES = {
-    ("", "services"): TableSpec((
-        NAME,
-        col("Type", description="type determines how the Service is exposed."),
-        col("Cluster-IP", description="clusterIP is the IP address of the service and is usually assigned randomly."),
-        col("External-IP", description="externalIPs is a list of IP addresses for which nodes in the cluster will "
-                                       "also accept traffic for this service."),
-        col("Port(s)", description="The list of ports that are exposed by this service."),
-        AGE,
-        col("Selector", description="Route service traffic to pods with label keys and values matching this "
-                                    "selector.", priority=1),
-    ), _service_cells),
-    ("", "endpoints"): TableSpec((
-        NAME,
-        col("Endpoints", description="The set of all endpoints is the union of all subsets."),
-        AGE,
-    ), _endpoints_cells),
-    ("discovery.k8s.io", "endpointslices"): TableSpec((
-        NAME,
-        col("AddressType", description="addressType specifies the type of address carried by this EndpointSlice."),
-        col("Ports", description="ports specifies the list of network ports exposed by each endpoint in this slice."),
-        col("Endpoints", description="endpoints is a list of unique endpoints in this slice."),
-        AGE,
-    ), _endpointslice_cells),
-    ("networking.k8s.io", "ingresses"): TableSpec((
-        NAME,
-        col("Class", description="The name of the IngressClass resource."),
-        col("Hosts", description="Hosts that incoming requests are matched against before the ingress rule"),
-        col("Address", description="Address is a list containing ingress points for the load-balancer"),
-        col("Ports", description="Ports of TLS configurations that open"),
-        AGE,
-    ), _ingress_cells),
-    ("networking.k8s.io", "networkpolicies"): TableSpec((
-        NAME,
-        col("Pod-Selector", description="podSelector selects the pods to which this NetworkPolicy object applies."),
-        AGE,
-    ), simple(name_cell, lambda o, n: format_label_selector(get(o, "spec", "podSelector", default={})), age_cell)),
-}
+SERVICE_TABLE = TableSpec((
+    NAME,
+    col("Type", description="type determines how the Service is exposed."),
+    col("Cluster-IP", description="clusterIP is the IP address of the service and is usually assigned randomly."),
+    col("External-IP", description="externalIPs is a list of IP addresses for which nodes in the cluster will "
+                                   "also accept traffic for this service."),
+    col("Port(s)", description="The list of ports that are exposed by this service."),
+    AGE,
+    col("Selector", description="Route service traffic to pods with label keys and values matching this "
+                                "selector.", priority=1),
+), _service_cells)
+
+ENDPOINTS_TABLE = TableSpec((
+    NAME,
+    col("Endpoints", description="The set of all endpoints is the union of all subsets."),
+    AGE,
+), _endpoints_cells)
+
+ENDPOINT_SLICE_TABLE = TableSpec((
+    NAME,
+    col("AddressType", description="addressType specifies the type of address carried by this EndpointSlice."),
+    col("Ports", description="ports specifies the list of network ports exposed by each endpoint in this slice."),
+    col("Endpoints", description="endpoints is a list of unique endpoints in this slice."),
+    AGE,
+), _endpointslice_cells)
+
+INGRESS_TABLE = TableSpec((
+    NAME,
+    col("Class", description="The name of the IngressClass resource."),
+    col("Hosts", description="Hosts that incoming requests are matched against before the ingress rule"),
+    col("Address", description="Address is a list containing ingress points for the load-balancer"),
+    col("Ports", description="Ports of TLS configurations that open"),
+    AGE,
+), _ingress_cells)
+
+NETWORK_POLICY_TABLE = TableSpec((
+    NAME,
+    col("Pod-Selector", description="podSelector selects the pods to which this NetworkPolicy object applies."),
+    AGE,
+), simple(name_cell, lambda o, n: format_label_selector(get(o, "spec", "podSelector", default={})), age_cell))

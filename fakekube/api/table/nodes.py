@@ -47,20 +47,18 @@ def _node_address(node: Obj, kind: str) -> str:
     return NONE
 
 
-TABLES = {
-    ("", "nodes"): TableSpec((
-        NAME,
-        col("Status", description="The status of the node"),
-        col("Roles", description="The roles of the node"),
-        AGE,
-        col("Version", description="Kubelet Version reported by the node."),
-        col("Internal-IP", description="List of addresses reachable to the node.", priority=1),
-        col("External-IP", description="List of addresses reachable to the node.", priority=1),
-        col("OS-Image", description="OS Image reported by the node from /etc/os-release (e.g. Debian GNU/Linux 7 "
-                                    "(wheezy)).", priority=1),
-        col("Kernel-Version", description="Kernel Version reported by the node from 'uname -r' (e.g. "
-                                          "3.16.0-0.bpo.4-amd64).", priority=1),
-        col("Container-Runtime", description="ContainerRuntime Version reported by the node through runtime remote "
-                                             "API (e.g. containerd://1.4.2).", priority=1),
-    ), node_cells),
-}
+NODE_TABLE = TableSpec((
+    NAME,
+    col("Status", description="The status of the node"),
+    col("Roles", description="The roles of the node"),
+    AGE,
+    col("Version", description="Kubelet Version reported by the node."),
+    col("Internal-IP", description="List of addresses reachable to the node.", priority=1),
+    col("External-IP", description="List of addresses reachable to the node.", priority=1),
+    col("OS-Image", description="OS Image reported by the node from /etc/os-release (e.g. Debian GNU/Linux 7 "
+                                "(wheezy)).", priority=1),
+    col("Kernel-Version", description="Kernel Version reported by the node from 'uname -r' (e.g. "
+                                      "3.16.0-0.bpo.4-amd64).", priority=1),
+    col("Container-Runtime", description="ContainerRuntime Version reported by the node through runtime remote "
+                                         "API (e.g. containerd://1.4.2).", priority=1),
+), node_cells)

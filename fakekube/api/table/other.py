@@ -71,7 +71,7 @@ def hpa_targets(hpa: Obj) -> str:
     return text + (f" + {len(specs) - 3} more..." if len(specs) > 3 else "")
 
 
-_BINDING_TABLE = TableSpec((
+BINDING_TABLE = TableSpec((
     NAME,
     col("Role", description="Role referenced by this binding"),
     AGE,
@@ -79,46 +79,43 @@ _BINDING_TABLE = TableSpec((
     col("Groups", description="Groups in the roleBinding", priority=1),
     col("ServiceAccounts", description="ServiceAccounts in the roleBinding", priority=1),
 ), _binding_cells)
-_ROLE_TABLE = TableSpec((NAME, CREATED_AT), simple(name_cell, created_at_cell))
+ROLE_TABLE = TableSpec((NAME, CREATED_AT), simple(name_cell, created_at_cell))
 
-TABLES = {
-    ("rbac.authorization.k8s.io", "roles"): _ROLE_TABLE,
-    ("rbac.authorization.k8s.io", "clusterroles"): _ROLE_TABLE,
-    ("rbac.authorization.k8s.io", "rolebindings"): _BINDING_TABLE,
-    ("rbac.authorization.k8s.io", "clusterrolebindings"): _BINDING_TABLE,
-    ("autoscaling", "horizontalpodautoscalers"): TableSpec((
-        NAME,
-        col("Reference", description="Reference to target resource"),
-        col("Targets", description="Current and target metrics"),
-        col("MinPods", "integer", "minReplicas is the lower limit for the number of replicas to which the autoscaler "
-                                  "can scale down."),
-        col("MaxPods", "integer", "maxReplicas is the upper limit for the number of replicas to which the autoscaler "
-                                  "can scale up."),
-        col("Replicas", "integer", "currentReplicas is current number of replicas of pods managed by this "
-                                   "autoscaler."),
-        AGE,
-    ), _hpa_cells),
-    ("policy", "poddisruptionbudgets"): TableSpec((
-        NAME,
-        col("Min Available", description="The minimum number of pods that must be available."),
-        col("Max Unavailable", description="The maximum number of pods that may be unavailable."),
-        col("Allowed Disruptions", "integer", "Calculated number of pods that may be disrupted at this time."),
-        AGE,
-    ), simple(name_cell, lambda o, n: _int_or_string(get(o, "spec", "minAvailable")),
-              lambda o, n: _int_or_string(get(o, "spec", "maxUnavailable")),
-              lambda o, n: get(o, "status", "disruptionsAllowed", default=0), age_cell)),
-    ("scheduling.k8s.io", "priorityclasses"): TableSpec((
-        NAME,
-        col("Value", "integer", "value represents the integer value of this priority class."),
-        col("Global-Default", "boolean", "globalDefault specifies whether this PriorityClass should be considered as "
-                                         "the default priority for pods that do not have any priority class."),
-        AGE,
-        col("PreemptionPolicy", description="preemptionPolicy is the Policy for preempting pods with lower priority."),
-    ), simple(name_cell, lambda o, n: o.get("value", 0), lambda o, n: bool(o.get("globalDefault")), age_cell,
-              lambda o, n: o.get("preemptionPolicy") or UNSET)),
-    ("coordination.k8s.io", "leases"): TableSpec((
-        NAME,
-        col("Holder", description="holderIdentity contains the identity of the holder of a current lease."),
-        AGE,
-    ), simple(name_cell, lambda o, n: get(o, "spec", "holderIdentity", default=""), age_cell)),
-}
+HORIZONTAL_POD_AUTOSCALER_TABLE = TableSpec((
+    NAME,
+    col("Reference", description="Reference to target resource"),
+    col("Targets", description="Current and target metrics"),
+    col("MinPods", "integer", "minReplicas is the lower limit for the number of replicas to which the autoscaler "
+                              "can scale down."),
+    col("MaxPods", "integer", "maxReplicas is the upper limit for the number of replicas to which the autoscaler "
+                              "can scale up."),
+    col("Replicas", "integer", "currentReplicas is current number of replicas of pods managed by this "
+                               "autoscaler."),
+    AGE,
+), _hpa_cells)
+
+POD_DISRUPTION_BUDGET_TABLE = TableSpec((
+    NAME,
+    col("Min Available", description="The minimum number of pods that must be available."),
+    col("Max Unavailable", description="The maximum number of pods that may be unavailable."),
+    col("Allowed Disruptions", "integer", "Calculated number of pods that may be disrupted at this time."),
+    AGE,
+), simple(name_cell, lambda o, n: _int_or_string(get(o, "spec", "minAvailable")),
+          lambda o, n: _int_or_string(get(o, "spec", "maxUnavailable")),
+          lambda o, n: get(o, "status", "disruptionsAllowed", default=0), age_cell))
+
+PRIORITY_CLASS_TABLE = TableSpec((
+    NAME,
+    col("Value", "integer", "value represents the integer value of this priority class."),
+    col("Global-Default", "boolean", "globalDefault specifies whether this PriorityClass should be considered as "
+                                     "the default priority for pods that do not have any priority class."),
+    AGE,
+    col("PreemptionPolicy", description="preemptionPolicy is the Policy for preempting pods with lower priority."),
+), simple(name_cell, lambda o, n: o.get("value", 0), lambda o, n: bool(o.get("globalDefault")), age_cell,
+          lambda o, n: o.get("preemptionPolicy") or UNSET))
+
+LEASE_TABLE = TableSpec((
+    NAME,
+    col("Holder", description="holderIdentity contains the identity of the holder of a current lease."),
+    AGE,
+), simple(name_cell, lambda o, n: get(o, "spec", "holderIdentity", default=""), age_cell))

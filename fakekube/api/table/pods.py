@@ -170,21 +170,19 @@ def pod_row_conditions(pod: Obj) -> list[Obj] | None:
     return None
 
 
-TABLES = {
-    ("", "pods"): TableSpec((
-        NAME,
-        col("Ready", description="The aggregate readiness state of this pod for accepting traffic."),
-        col("Status", description="The aggregate status of the containers in this pod."),
-        col("Restarts", description="The number of times the containers in this pod have been restarted and when the "
-                                    "last container in this pod has restarted."),
-        AGE,
-        col("IP", description="IP address allocated to the pod. Routable at least within the cluster. Empty if not yet "
-                              "allocated.", priority=1),
-        col("Node", description="NodeName indicates in which node this pod is scheduled.", priority=1),
-        col("Nominated Node", description="nominatedNodeName is set only when this pod preempts other pods on the "
-                                          "node, but it cannot be scheduled right away as preemption victims receive "
-                                          "their graceful termination periods.", priority=1),
-        col("Readiness Gates", description="If specified, all readiness gates will be evaluated for pod readiness.",
-            priority=1),
-    ), pod_cells, pod_row_conditions),
-}
+POD_TABLE = TableSpec((
+    NAME,
+    col("Ready", description="The aggregate readiness state of this pod for accepting traffic."),
+    col("Status", description="The aggregate status of the containers in this pod."),
+    col("Restarts", description="The number of times the containers in this pod have been restarted and when the "
+                                "last container in this pod has restarted."),
+    AGE,
+    col("IP", description="IP address allocated to the pod. Routable at least within the cluster. Empty if not yet "
+                          "allocated.", priority=1),
+    col("Node", description="NodeName indicates in which node this pod is scheduled.", priority=1),
+    col("Nominated Node", description="nominatedNodeName is set only when this pod preempts other pods on the "
+                                      "node, but it cannot be scheduled right away as preemption victims receive "
+                                      "their graceful termination periods.", priority=1),
+    col("Readiness Gates", description="If specified, all readiness gates will be evaluated for pod readiness.",
+        priority=1),
+), pod_cells, pod_row_conditions)

@@ -59,46 +59,46 @@ def _storageclass_cells(sc: Obj, now: datetime) -> Cells:
             sc.get("volumeBindingMode") or "Immediate", bool(sc.get("allowVolumeExpansion")), age_cell(sc, now)]
 
 
-TABLES = {
-    ("", "persistentvolumeclaims"): TableSpec((
-        NAME,
-        col("Status", description="phase represents the current phase of PersistentVolumeClaim."),
-        col("Volume", description="volumeName is the binding reference to the PersistentVolume backing this claim."),
-        col("Capacity", description="capacity represents the actual resources of the underlying volume."),
-        col("Access Modes", description="accessModes contains the desired access modes the volume should have."),
-        col("StorageClass", description="StorageClass of the pvc"),
-        col("VolumeAttributesClass", description="VolumeAttributesClass of the pvc"),
-        AGE,
-        col("VolumeMode", description="volumeMode defines what type of volume is required by the claim.", priority=1),
-    ), _pvc_cells),
-    ("", "persistentvolumes"): TableSpec((
-        NAME,
-        col("Capacity", description="capacity is the description of the persistent volume's resources and "
-                                    "capacity."),
-        col("Access Modes", description="accessModes contains all ways the volume can be mounted."),
-        col("Reclaim Policy", description="persistentVolumeReclaimPolicy defines what happens to a persistent volume "
-                                          "when released from its claim."),
-        col("Status", description="phase indicates if a volume is available, bound to a claim, or released by a "
-                                  "claim."),
-        col("Claim", description="claimRef is part of a bi-directional binding between PersistentVolume and "
-                                 "PersistentVolumeClaim."),
-        col("StorageClass", description="StorageClass of the pv"),
-        col("VolumeAttributesClass", description="VolumeAttributesClass of the pv"),
-        col("Reason", description="reason is a brief CamelCase string that describes any failure and is meant for "
-                                  "machine parsing and tidy display in the CLI."),
-        AGE,
-        col("VolumeMode", description="volumeMode defines if a volume is intended to be used with a formatted "
-                                      "filesystem or to remain in raw block state.", priority=1),
-    ), _pv_cells),
-    ("storage.k8s.io", "storageclasses"): TableSpec((
-        NAME,
-        col("Provisioner", description="provisioner indicates the type of the provisioner."),
-        col("ReclaimPolicy", description="reclaimPolicy controls the reclaimPolicy for dynamically provisioned "
-                                         "PersistentVolumes of this storage class."),
-        col("VolumeBindingMode", description="volumeBindingMode indicates how PersistentVolumeClaims should be "
-                                             "provisioned and bound."),
-        col("AllowVolumeExpansion", "boolean", "allowVolumeExpansion shows whether the storage class allow volume "
-                                               "expand."),
-        AGE,
-    ), _storageclass_cells),
-}
+PERSISTENT_VOLUME_CLAIM_TABLE = TableSpec((
+    NAME,
+    col("Status", description="phase represents the current phase of PersistentVolumeClaim."),
+    col("Volume", description="volumeName is the binding reference to the PersistentVolume backing this claim."),
+    col("Capacity", description="capacity represents the actual resources of the underlying volume."),
+    col("Access Modes", description="accessModes contains the desired access modes the volume should have."),
+    col("StorageClass", description="StorageClass of the pvc"),
+    col("VolumeAttributesClass", description="VolumeAttributesClass of the pvc"),
+    AGE,
+    col("VolumeMode", description="volumeMode defines what type of volume is required by the claim.", priority=1),
+), _pvc_cells)
+
+PERSISTENT_VOLUME_TABLE = TableSpec((
+    NAME,
+    col("Capacity", description="capacity is the description of the persistent volume's resources and "
+                                "capacity."),
+    col("Access Modes", description="accessModes contains all ways the volume can be mounted."),
+    col("Reclaim Policy", description="persistentVolumeReclaimPolicy defines what happens to a persistent volume "
+                                      "when released from its claim."),
+    col("Status", description="phase indicates if a volume is available, bound to a claim, or released by a "
+                              "claim."),
+    col("Claim", description="claimRef is part of a bi-directional binding between PersistentVolume and "
+                             "PersistentVolumeClaim."),
+    col("StorageClass", description="StorageClass of the pv"),
+    col("VolumeAttributesClass", description="VolumeAttributesClass of the pv"),
+    col("Reason", description="reason is a brief CamelCase string that describes any failure and is meant for "
+                              "machine parsing and tidy display in the CLI."),
+    AGE,
+    col("VolumeMode", description="volumeMode defines if a volume is intended to be used with a formatted "
+                                  "filesystem or to remain in raw block state.", priority=1),
+), _pv_cells)
+
+STORAGE_CLASS_TABLE = TableSpec((
+    NAME,
+    col("Provisioner", description="provisioner indicates the type of the provisioner."),
+    col("ReclaimPolicy", description="reclaimPolicy controls the reclaimPolicy for dynamically provisioned "
+                                     "PersistentVolumes of this storage class."),
+    col("VolumeBindingMode", description="volumeBindingMode indicates how PersistentVolumeClaims should be "
+                                         "provisioned and bound."),
+    col("AllowVolumeExpansion", "boolean", "allowVolumeExpansion shows whether the storage class allow volume "
+                                           "expand."),
+    AGE,
+), _storageclass_cells)

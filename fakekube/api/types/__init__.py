@@ -1,100 +1,102 @@
-"""Per-type strategies: upstream's defaults, validation and update rules, by resource.
+"""The built-in resource types: one declaration each, next to its strategy.
 
-``STRATEGIES`` maps "group/plural" (core group is "") to a :class:`Strategy`; the
-registry in ``fakekube.api.resources`` attaches them to the declared types. Types
-missing here use the generic strategy.
+Each module declares, for every type it holds, a :class:`~fakekube.api.registry.ResourceType`
+right after the type's :class:`~fakekube.api.registry.Strategy`: its names, scope, verbs,
+subresources, strategy, printer columns, field selectors, name rule and special cases,
+all in one place. :data:`BUILTIN_TYPES` lists them in the order upstream's discovery
+documents for Kubernetes 1.33 do (core first, then by group), which is the order
+discovery and OpenAPI are served in.
+
+Adding a type: declare it next to its strategy, then add it to :data:`BUILTIN_TYPES`
+(``tests/unit/test_type_declarations.py`` fails on a declaration missing here).
+
+- :mod:`.core`: namespaces, config maps and secrets, nodes, volumes, endpoints, core
+  events, quotas and limit ranges, replication controllers, service accounts.
+- :mod:`.core_pods` and :mod:`.core_services`: pods and services.
+- :mod:`.apps`, :mod:`.batch`: workloads and jobs.
+- :mod:`.other`: the small groups (events.k8s.io, autoscaling, networking, policy, RBAC,
+  storage, scheduling, coordination, discovery).
+- :mod:`.reviews`: access and token reviews, answered and never stored.
 """
 
 from __future__ import annotations
 
-from fakekube.api.registry import Strategy
-from fakekube.api.types.apps import (
-    ControllerRevisionStrategy,
-    DaemonSetStrategy,
-    DeploymentStrategy,
-    ReplicaSetStrategy,
-    StatefulSetStrategy,
-)
-from fakekube.api.types.batch import CronJobStrategy, JobStrategy
+from fakekube.api.registry import Registry, ResourceType
+from fakekube.api.types.apps import CONTROLLER_REVISIONS, DAEMON_SETS, DEPLOYMENTS, REPLICA_SETS, STATEFUL_SETS
+from fakekube.api.types.batch import CRON_JOBS, JOBS
 from fakekube.api.types.core import (
-    ConfigMapStrategy,
-    CoreEventStrategy,
-    EndpointsStrategy,
-    LimitRangeStrategy,
-    NamespaceStrategy,
-    NodeStrategy,
-    PersistentVolumeClaimStrategy,
-    PersistentVolumeStrategy,
-    ReplicationControllerStrategy,
-    ResourceQuotaStrategy,
-    SecretStrategy,
-    ServiceAccountStrategy,
+    CONFIG_MAPS,
+    CORE_EVENTS,
+    ENDPOINTS,
+    LIMIT_RANGES,
+    NAMESPACES,
+    NODES,
+    PERSISTENT_VOLUMES,
+    PERSISTENT_VOLUME_CLAIMS,
+    REPLICATION_CONTROLLERS,
+    RESOURCE_QUOTAS,
+    SECRETS,
+    SERVICE_ACCOUNTS,
 )
-from fakekube.api.types.core_pods import PodStrategy
-from fakekube.api.types.core_services import ServiceStrategy
-from fakekube.api.types.reviews import (
-    LocalSubjectAccessReviewStrategy,
-    SelfSubjectAccessReviewStrategy,
-    SelfSubjectReviewStrategy,
-    SelfSubjectRulesReviewStrategy,
-    SubjectAccessReviewStrategy,
-    TokenReviewStrategy,
-)
+from fakekube.api.types.core_pods import PODS
+from fakekube.api.types.core_services import SERVICES
 from fakekube.api.types.other import (
-    EndpointSliceStrategy,
-    EventsV1Strategy,
-    HorizontalPodAutoscalerStrategy,
-    IngressStrategy,
-    LeaseStrategy,
-    NetworkPolicyStrategy,
-    PodDisruptionBudgetStrategy,
-    PriorityClassStrategy,
-    RoleBindingStrategy,
-    RoleStrategy,
-    StorageClassStrategy,
+    CLUSTER_ROLES,
+    CLUSTER_ROLE_BINDINGS,
+    ENDPOINT_SLICES,
+    EVENTS_V1,
+    HORIZONTAL_POD_AUTOSCALERS,
+    INGRESSES,
+    LEASES,
+    NETWORK_POLICIES,
+    POD_DISRUPTION_BUDGETS,
+    PRIORITY_CLASSES,
+    ROLES,
+    ROLE_BINDINGS,
+    STORAGE_CLASSES,
+)
+from fakekube.api.types.reviews import (
+    LOCAL_SUBJECT_ACCESS_REVIEWS,
+    SELF_SUBJECT_ACCESS_REVIEWS,
+    SELF_SUBJECT_REVIEWS,
+    SELF_SUBJECT_RULES_REVIEWS,
+    SUBJECT_ACCESS_REVIEWS,
+    TOKEN_REVIEWS,
 )
 
-STRATEGIES: dict[str, Strategy] = {
-    "/configmaps": ConfigMapStrategy(),
-    "/endpoints": EndpointsStrategy(),
-    "/events": CoreEventStrategy(),
-    "/limitranges": LimitRangeStrategy(),
-    "/namespaces": NamespaceStrategy(),
-    "/nodes": NodeStrategy(),
-    "/persistentvolumeclaims": PersistentVolumeClaimStrategy(),
-    "/persistentvolumes": PersistentVolumeStrategy(),
-    "/pods": PodStrategy(),
-    "/replicationcontrollers": ReplicationControllerStrategy(),
-    "/resourcequotas": ResourceQuotaStrategy(),
-    "/secrets": SecretStrategy(),
-    "/serviceaccounts": ServiceAccountStrategy(),
-    "/services": ServiceStrategy(),
-    "apps/controllerrevisions": ControllerRevisionStrategy(),
-    "apps/daemonsets": DaemonSetStrategy(),
-    "apps/deployments": DeploymentStrategy(),
-    "apps/replicasets": ReplicaSetStrategy(),
-    "apps/statefulsets": StatefulSetStrategy(),
-    "events.k8s.io/events": EventsV1Strategy(),
-    "authentication.k8s.io/selfsubjectreviews": SelfSubjectReviewStrategy(),
-    "authentication.k8s.io/tokenreviews": TokenReviewStrategy(),
-    "authorization.k8s.io/localsubjectaccessreviews": LocalSubjectAccessReviewStrategy(),
-    "authorization.k8s.io/selfsubjectaccessreviews": SelfSubjectAccessReviewStrategy(),
-    "authorization.k8s.io/selfsubjectrulesreviews": SelfSubjectRulesReviewStrategy(),
-    "authorization.k8s.io/subjectaccessreviews": SubjectAccessReviewStrategy(),
-    "autoscaling/horizontalpodautoscalers": HorizontalPodAutoscalerStrategy(),
-    "batch/cronjobs": CronJobStrategy(),
-    "batch/jobs": JobStrategy(),
-    "networking.k8s.io/ingresses": IngressStrategy(),
-    "networking.k8s.io/networkpolicies": NetworkPolicyStrategy(),
-    "policy/poddisruptionbudgets": PodDisruptionBudgetStrategy(),
-    "rbac.authorization.k8s.io/clusterrolebindings": RoleBindingStrategy(namespaced=False),
-    "rbac.authorization.k8s.io/clusterroles": RoleStrategy(namespaced=False),
-    "rbac.authorization.k8s.io/rolebindings": RoleBindingStrategy(namespaced=True),
-    "rbac.authorization.k8s.io/roles": RoleStrategy(namespaced=True),
-    "storage.k8s.io/storageclasses": StorageClassStrategy(),
-    "scheduling.k8s.io/priorityclasses": PriorityClassStrategy(),
-    "coordination.k8s.io/leases": LeaseStrategy(),
-    "discovery.k8s.io/endpointslices": EndpointSliceStrategy(),
-}
+#: Every built-in type, in upstream's discovery order.
+BUILTIN_TYPES: tuple[ResourceType, ...] = (
+    # core/v1, alphabetical by plural as upstream's discovery lists them
+    CONFIG_MAPS, ENDPOINTS, CORE_EVENTS, LIMIT_RANGES, NAMESPACES, NODES, PERSISTENT_VOLUME_CLAIMS, PERSISTENT_VOLUMES,
+    PODS, REPLICATION_CONTROLLERS, RESOURCE_QUOTAS, SECRETS, SERVICE_ACCOUNTS, SERVICES,
+    # apps/v1
+    CONTROLLER_REVISIONS, DAEMON_SETS, DEPLOYMENTS, REPLICA_SETS, STATEFUL_SETS,
+    # events.k8s.io/v1
+    EVENTS_V1,
+    # authentication.k8s.io/v1 and authorization.k8s.io/v1: reviews, answered and never stored
+    SELF_SUBJECT_REVIEWS, TOKEN_REVIEWS, LOCAL_SUBJECT_ACCESS_REVIEWS, SELF_SUBJECT_ACCESS_REVIEWS,
+    SELF_SUBJECT_RULES_REVIEWS, SUBJECT_ACCESS_REVIEWS,
+    # autoscaling/v2, batch/v1, networking.k8s.io/v1, policy/v1
+    HORIZONTAL_POD_AUTOSCALERS, CRON_JOBS, JOBS, INGRESSES, NETWORK_POLICIES, POD_DISRUPTION_BUDGETS,
+    # rbac.authorization.k8s.io/v1
+    CLUSTER_ROLE_BINDINGS, CLUSTER_ROLES, ROLE_BINDINGS, ROLES,
+    # storage.k8s.io, scheduling.k8s.io, coordination.k8s.io, discovery.k8s.io (all v1)
+    STORAGE_CLASSES, PRIORITY_CLASSES, LEASES, ENDPOINT_SLICES,
+)
 
-__all__ = ["STRATEGIES"]
+
+def builtin_registry() -> Registry:
+    """The registry of every built-in type."""
+    return Registry(BUILTIN_TYPES)
+
+
+__all__ = [
+    "BUILTIN_TYPES", "builtin_registry",
+    "CLUSTER_ROLES", "CLUSTER_ROLE_BINDINGS", "CONFIG_MAPS", "CONTROLLER_REVISIONS", "CORE_EVENTS", "CRON_JOBS",
+    "DAEMON_SETS", "DEPLOYMENTS", "ENDPOINTS", "ENDPOINT_SLICES", "EVENTS_V1", "HORIZONTAL_POD_AUTOSCALERS",
+    "INGRESSES", "JOBS", "LEASES", "LIMIT_RANGES", "LOCAL_SUBJECT_ACCESS_REVIEWS", "NAMESPACES", "NETWORK_POLICIES",
+    "NODES", "PERSISTENT_VOLUMES", "PERSISTENT_VOLUME_CLAIMS", "PODS", "POD_DISRUPTION_BUDGETS", "PRIORITY_CLASSES",
+    "REPLICATION_CONTROLLERS", "REPLICA_SETS", "RESOURCE_QUOTAS", "ROLES", "ROLE_BINDINGS", "SECRETS",
+    "SELF_SUBJECT_ACCESS_REVIEWS", "SELF_SUBJECT_REVIEWS", "SELF_SUBJECT_RULES_REVIEWS", "SERVICES",
+    "SERVICE_ACCOUNTS", "STATEFUL_SETS", "STORAGE_CLASSES", "SUBJECT_ACCESS_REVIEWS", "TOKEN_REVIEWS",
+]

@@ -11,9 +11,9 @@ import re
 from fractions import Fraction
 from typing import Any, Sequence
 
-from fakekube.api import errors
-from fakekube.api.errors import FieldError
 from fakekube import objects
+from fakekube.api.machinery import errors
+from fakekube.api.machinery.errors import FieldError
 
 Obj = dict[str, Any]
 

@@ -6,9 +6,17 @@ import copy
 import re
 from typing import Any
 
-from fakekube.api import errors
-from fakekube.api.errors import FieldError
-from fakekube.api.registry import Strategy, WriteContext
+from fakekube.api.machinery import errors
+from fakekube.api.machinery.errors import FieldError
+from fakekube.api.machinery.validation import name_is_dns_label
+from fakekube.api.registry import SCALE, STATUS, ResourceType, Strategy, WriteContext
+from fakekube.api.table import (
+    CONTROLLER_REVISION_TABLE,
+    DAEMON_SET_TABLE,
+    DEPLOYMENT_TABLE,
+    REPLICA_SET_TABLE,
+    STATEFUL_SET_TABLE,
+)
 from fakekube.api.types._util import (
     Obj,
     ensure_dict,
@@ -158,6 +166,12 @@ class DeploymentStrategy(_WorkloadStrategy):
         return errs
 
 
+DEPLOYMENTS = ResourceType(
+    "apps", "v1", "Deployment", "deployments", namespaced=True, short_names=("deploy",), categories=("all",),
+    subresources=(STATUS, SCALE), strategy=DeploymentStrategy(), table=DEPLOYMENT_TABLE,
+)
+
+
 class ReplicaSetStrategy(_WorkloadStrategy):
     """ReplicaSets: one replica by default; status always carries ``replicas``."""
 
@@ -175,6 +189,12 @@ class ReplicaSetStrategy(_WorkloadStrategy):
         errs += non_negative(spec.get("minReadySeconds", 0), "spec.minReadySeconds")
         errs += validate_selector_and_template(spec, "deployment")
         return errs + template_deadline_errors(spec, "ReplicaSet")
+
+
+REPLICA_SETS = ResourceType(
+    "apps", "v1", "ReplicaSet", "replicasets", namespaced=True, short_names=("rs",), categories=("all",),
+    subresources=(STATUS, SCALE), strategy=ReplicaSetStrategy(), table=REPLICA_SET_TABLE,
+)
 
 
 def _default_claim_template(claim: Any) -> None:
@@ -240,6 +260,14 @@ class StatefulSetStrategy(_WorkloadStrategy):
         return errs
 
 
+# Names are DNS labels since 1.27: pod hostnames are derived from the StatefulSet name.
+STATEFUL_SETS = ResourceType(
+    "apps", "v1", "StatefulSet", "statefulsets", namespaced=True, short_names=("sts",), categories=("all",),
+    subresources=(STATUS, SCALE), strategy=StatefulSetStrategy(), table=STATEFUL_SET_TABLE,
+    name_rule=name_is_dns_label,
+)
+
+
 class DaemonSetStrategy(_WorkloadStrategy):
     """DaemonSets: rolling updates with maxUnavailable 1 and maxSurge 0 by default."""
 
@@ -268,6 +296,12 @@ class DaemonSetStrategy(_WorkloadStrategy):
         return errs + template_deadline_errors(spec, "DaemonSet")
 
 
+DAEMON_SETS = ResourceType(
+    "apps", "v1", "DaemonSet", "daemonsets", namespaced=True, short_names=("ds",), categories=("all",),
+    subresources=(STATUS,), strategy=DaemonSetStrategy(), table=DAEMON_SET_TABLE,
+)
+
+
 class ControllerRevisionStrategy(Strategy):
     """ControllerRevisions: the snapshot in ``data`` never changes; revision ≥ 0."""
 
@@ -276,3 +310,9 @@ class ControllerRevisionStrategy(Strategy):
 
     def validate_update(self, new: Obj, old: Obj) -> list[FieldError]:
         return immutable(new.get("data"), old.get("data"), "data") + self.validate(new)
+
+
+CONTROLLER_REVISIONS = ResourceType(
+    "apps", "v1", "ControllerRevision", "controllerrevisions", namespaced=True, strategy=ControllerRevisionStrategy(),
+    table=CONTROLLER_REVISION_TABLE,
+)

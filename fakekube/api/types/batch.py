@@ -5,9 +5,11 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from fakekube.api import errors
-from fakekube.api.errors import FieldError
-from fakekube.api.registry import Strategy, WriteContext
+from fakekube.api.machinery import errors
+from fakekube.api.machinery.errors import FieldError
+from fakekube.api.registry import STATUS, ResourceType, Strategy, WriteContext
+from fakekube.api.selectors import JOB_FIELD_SET
+from fakekube.api.table import CRON_JOB_TABLE, JOB_TABLE
 from fakekube.api.types._util import (
     GoLiteral,
     Obj,
@@ -172,6 +174,12 @@ class JobStrategy(Strategy):
                 and old_spec.get("completions") == old_spec.get("parallelism"))
 
 
+JOBS = ResourceType(
+    "batch", "v1", "Job", "jobs", namespaced=True, categories=("all",), subresources=(STATUS,),
+    strategy=JobStrategy(), table=JOB_TABLE, field_set=JOB_FIELD_SET,
+)
+
+
 def _schedule_errors(schedule: Any) -> list[FieldError]:
     if not schedule:
         return [errors.required("spec.schedule")]
@@ -225,3 +233,9 @@ class CronJobStrategy(Strategy):
         if not isinstance(job_spec, dict):
             return errs + [errors.required("spec.jobTemplate.spec")]
         return errs + validate_job_spec(job_spec, "spec.jobTemplate.spec", selector_required=False)
+
+
+CRON_JOBS = ResourceType(
+    "batch", "v1", "CronJob", "cronjobs", namespaced=True, short_names=("cj",), categories=("all",),
+    subresources=(STATUS,), strategy=CronJobStrategy(), table=CRON_JOB_TABLE,
+)

@@ -8,9 +8,31 @@ import json
 import re
 from typing import Any
 
-from fakekube.api import errors
-from fakekube.api.errors import FieldError
-from fakekube.api.registry import Strategy, WriteContext
+from fakekube.api.machinery import errors
+from fakekube.api.machinery.errors import FieldError
+from fakekube.api.machinery.validation import name_is_dns_label, name_is_path_segment
+from fakekube.api.registry import NO_DELETECOLLECTION, SCALE, STATUS, TOKEN, ResourceType, Strategy, WriteContext
+from fakekube.api.selectors import (
+    CORE_EVENT_FIELD_SET,
+    NAMESPACE_FIELD_SET,
+    NODE_FIELD_SET,
+    REPLICATION_CONTROLLER_FIELD_SET,
+    SECRET_FIELD_SET,
+)
+from fakekube.api.table import (
+    CONFIG_MAP_TABLE,
+    ENDPOINTS_TABLE,
+    EVENT_TABLE,
+    LIMIT_RANGE_TABLE,
+    NAMESPACE_TABLE,
+    NODE_TABLE,
+    PERSISTENT_VOLUME_CLAIM_TABLE,
+    PERSISTENT_VOLUME_TABLE,
+    REPLICATION_CONTROLLER_TABLE,
+    RESOURCE_QUOTA_TABLE,
+    SECRET_TABLE,
+    SERVICE_ACCOUNT_TABLE,
+)
 from fakekube.api.types._util import (
     Obj,
     child,
@@ -54,6 +76,13 @@ class NamespaceStrategy(Strategy):
             spec.pop("finalizers", None)
         else:
             spec["finalizers"] = copy.deepcopy(old_finalizers)
+
+
+NAMESPACES = ResourceType(
+    "", "v1", "Namespace", "namespaces", namespaced=False, short_names=("ns",), verbs=NO_DELETECOLLECTION,
+    subresources=(STATUS,), strategy=NamespaceStrategy(), table=NAMESPACE_TABLE, field_set=NAMESPACE_FIELD_SET,
+    name_rule=name_is_dns_label, returns_deleted_object=True,
+)
 
 
 # --- ConfigMap / Secret -----------------------------------------------------------
@@ -109,6 +138,12 @@ class ConfigMapStrategy(Strategy):
         return errs + self.validate(new)
 
 
+CONFIG_MAPS = ResourceType(
+    "", "v1", "ConfigMap", "configmaps", namespaced=True, short_names=("cm",), strategy=ConfigMapStrategy(),
+    table=CONFIG_MAP_TABLE,
+)
+
+
 # Secret types whose data must carry these keys (``ValidateSecret``).
 _REQUIRED_SECRET_KEYS = {
     "kubernetes.io/dockercfg": [".dockercfg"],
@@ -140,7 +175,7 @@ class SecretStrategy(Strategy):
         if total > MAX_SECRET_SIZE_BYTES:
             errs.append(errors.FieldError(errors.FIELD_TOO_LONG, "data", f"may not be more than {MAX_SECRET_SIZE_BYTES} bytes"))
         secret_type = obj.get("type")
-        for required_key in _REQUIRED_SECRET_KEYS.get(secret_type, []):
+        for required_key in _REQUIRED_SECRET_KEYS.get(secret_type or "", []):
             if required_key not in data:
                 errs.append(errors.required(key("data", required_key)))
         if secret_type == "kubernetes.io/service-account-token":
@@ -159,6 +194,12 @@ class SecretStrategy(Strategy):
             if (new.get("data") or {}) != (old.get("data") or {}):
                 errs.append(errors.forbidden("data", IMMUTABLE_WHEN_SET))
         return errs + self.validate(new)
+
+
+SECRETS = ResourceType(
+    "", "v1", "Secret", "secrets", namespaced=True, strategy=SecretStrategy(), table=SECRET_TABLE,
+    field_set=SECRET_FIELD_SET,
+)
 
 
 def _docker_config_json_errors(encoded: str) -> list[FieldError]:
@@ -203,6 +244,12 @@ class NodeStrategy(Strategy):
         spec = new.get("spec") or {}
         if spec.get("podCIDR") and not spec.get("podCIDRs"):
             spec["podCIDRs"] = [spec["podCIDR"]]
+
+
+NODES = ResourceType(
+    "", "v1", "Node", "nodes", namespaced=False, short_names=("no",), subresources=(STATUS,), strategy=NodeStrategy(),
+    table=NODE_TABLE, field_set=NODE_FIELD_SET,
+)
 
 
 def _access_mode_errors(modes: Any, path: str) -> list[FieldError]:
@@ -265,6 +312,12 @@ class PersistentVolumeClaimStrategy(Strategy):
         return errs
 
 
+PERSISTENT_VOLUME_CLAIMS = ResourceType(
+    "", "v1", "PersistentVolumeClaim", "persistentvolumeclaims", namespaced=True, short_names=("pvc",),
+    subresources=(STATUS,), strategy=PersistentVolumeClaimStrategy(), table=PERSISTENT_VOLUME_CLAIM_TABLE,
+)
+
+
 class PersistentVolumeStrategy(Strategy):
     """PVs: Retain and Filesystem by default, phase Pending on create."""
 
@@ -297,6 +350,12 @@ class PersistentVolumeStrategy(Strategy):
         return errs
 
 
+PERSISTENT_VOLUMES = ResourceType(
+    "", "v1", "PersistentVolume", "persistentvolumes", namespaced=False, short_names=("pv",), subresources=(STATUS,),
+    strategy=PersistentVolumeStrategy(), table=PERSISTENT_VOLUME_TABLE,
+)
+
+
 # --- Endpoints, events, accounts, quota --------------------------------------------
 
 class EndpointsStrategy(Strategy):
@@ -322,6 +381,12 @@ class EndpointsStrategy(Strategy):
         return errs
 
 
+ENDPOINTS = ResourceType(
+    "", "v1", "Endpoints", "endpoints", namespaced=True, short_names=("ep",), strategy=EndpointsStrategy(),
+    table=ENDPOINTS_TABLE, create_on_update=True,
+)
+
+
 class CoreEventStrategy(Strategy):
     """core/v1 Events: the involved object's namespace must be the event's own."""
 
@@ -336,6 +401,14 @@ class CoreEventStrategy(Strategy):
             if not obj.get("reportingInstance") and obj.get("eventTime"):
                 errs.append(errors.required("reportingInstance"))
         return errs
+
+
+# core/v1 Events skip ObjectMeta validation (legacyValidateEvent) for old clients; only
+# the REST path's segment rule applies to their names.
+CORE_EVENTS = ResourceType(
+    "", "v1", "Event", "events", namespaced=True, short_names=("ev",), strategy=CoreEventStrategy(),
+    table=EVENT_TABLE, field_set=CORE_EVENT_FIELD_SET, name_rule=name_is_path_segment, create_on_update=True,
+)
 
 
 class ResourceQuotaStrategy(Strategy):
@@ -353,6 +426,12 @@ class ResourceQuotaStrategy(Strategy):
             elif quantity < 0:
                 errs.append(errors.invalid(key("spec.hard", name), value, "must be greater than or equal to 0"))
         return errs
+
+
+RESOURCE_QUOTAS = ResourceType(
+    "", "v1", "ResourceQuota", "resourcequotas", namespaced=True, short_names=("quota",), subresources=(STATUS,),
+    strategy=ResourceQuotaStrategy(), table=RESOURCE_QUOTA_TABLE,
+)
 
 
 class LimitRangeStrategy(Strategy):
@@ -381,6 +460,12 @@ class LimitRangeStrategy(Strategy):
             if not item.get("type"):
                 errs.append(errors.required(f"spec.limits[{i}].type"))
         return errs
+
+
+LIMIT_RANGES = ResourceType(
+    "", "v1", "LimitRange", "limitranges", namespaced=True, short_names=("limits",), strategy=LimitRangeStrategy(),
+    table=LIMIT_RANGE_TABLE, create_on_update=True,
+)
 
 
 # --- ReplicationController --------------------------------------------------------
@@ -424,6 +509,18 @@ class ReplicationControllerStrategy(Strategy):
         return errs + template_deadline_errors(spec, "ReplicationController")
 
 
+REPLICATION_CONTROLLERS = ResourceType(
+    "", "v1", "ReplicationController", "replicationcontrollers", namespaced=True, short_names=("rc",),
+    categories=("all",), subresources=(STATUS, SCALE), strategy=ReplicationControllerStrategy(),
+    table=REPLICATION_CONTROLLER_TABLE, field_set=REPLICATION_CONTROLLER_FIELD_SET,
+)
+
+
 class ServiceAccountStrategy(Strategy):
     """ServiceAccounts: nothing beyond the generic metadata rules in 1.33."""
 
+
+SERVICE_ACCOUNTS = ResourceType(
+    "", "v1", "ServiceAccount", "serviceaccounts", namespaced=True, short_names=("sa",), subresources=(TOKEN,),
+    strategy=ServiceAccountStrategy(), table=SERVICE_ACCOUNT_TABLE,
+)

@@ -12,9 +12,11 @@ import copy
 import json
 from typing import Any
 
-from fakekube.api import errors
-from fakekube.api.errors import FIELD_NOT_FOUND, FieldError
-from fakekube.api.registry import Strategy, WriteContext
+from fakekube.api.machinery import errors
+from fakekube.api.machinery.errors import FIELD_NOT_FOUND, FieldError
+from fakekube.api.registry import BINDING, EVICTION, LOG, STATUS, ResourceType, Strategy, WriteContext
+from fakekube.api.selectors import POD_FIELD_SET
+from fakekube.api.table import POD_TABLE
 from fakekube.api.types._util import (
     Obj,
     child,
@@ -523,3 +525,10 @@ class PodStrategy(Strategy):
     def validate_update(self, new: Obj, old: Obj) -> list[FieldError]:
         errs = validate_pod_spec(new.get("spec"), "spec", is_pod=True)
         return errs + validate_pod_update(new.get("spec") or {}, old.get("spec") or {})
+
+
+PODS = ResourceType(
+    "", "v1", "Pod", "pods", namespaced=True, short_names=("po",), categories=("all",),
+    subresources=(STATUS, BINDING, EVICTION, LOG), strategy=PodStrategy(), table=POD_TABLE, field_set=POD_FIELD_SET,
+    returns_deleted_object=True,
+)

@@ -9,9 +9,12 @@ part for addresses users ask for explicitly.
 from __future__ import annotations
 
 import ipaddress
-from fakekube.api import errors
-from fakekube.api.errors import FieldError
-from fakekube.api.registry import Strategy, WriteContext
+from fakekube.api.machinery import errors
+from fakekube.api.machinery.errors import FieldError
+from fakekube.api.machinery.validation import name_is_dns1035_label
+from fakekube.api.registry import STATUS, ResourceType, Strategy, WriteContext
+from fakekube.api.selectors import SERVICE_FIELD_SET
+from fakekube.api.table import SERVICE_TABLE
 from fakekube.api.types._util import (
     GoLiteral,
     Obj,
@@ -381,3 +384,10 @@ class ServiceStrategy(Strategy):
                 and old_spec.get("healthCheckNodePort") != new_spec.get("healthCheckNodePort"):
             errs.append(errors.forbidden("spec.healthCheckNodePort", "field is immutable"))
         return errs + validate_service(new)
+
+
+SERVICES = ResourceType(
+    "", "v1", "Service", "services", namespaced=True, short_names=("svc",), categories=("all",),
+    subresources=(STATUS,), strategy=ServiceStrategy(), table=SERVICE_TABLE, field_set=SERVICE_FIELD_SET,
+    name_rule=name_is_dns1035_label, create_on_update=True, returns_deleted_object=True,
+)

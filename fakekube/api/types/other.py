@@ -6,9 +6,24 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from fakekube.api import errors
-from fakekube.api.errors import FieldError
-from fakekube.api.registry import Strategy, WriteContext
+from fakekube.api.machinery import errors
+from fakekube.api.machinery.errors import FieldError
+from fakekube.api.machinery.validation import name_is_path_segment
+from fakekube.api.registry import STATUS, ResourceType, Strategy, WriteContext
+from fakekube.api.selectors import EVENTS_V1_FIELD_SET
+from fakekube.api.table import (
+    BINDING_TABLE,
+    ENDPOINT_SLICE_TABLE,
+    EVENT_TABLE,
+    HORIZONTAL_POD_AUTOSCALER_TABLE,
+    INGRESS_TABLE,
+    LEASE_TABLE,
+    NETWORK_POLICY_TABLE,
+    POD_DISRUPTION_BUDGET_TABLE,
+    PRIORITY_CLASS_TABLE,
+    ROLE_TABLE,
+    STORAGE_CLASS_TABLE,
+)
 from fakekube.api.types._util import (
     GoLiteral,
     Obj,
@@ -48,6 +63,12 @@ class EventsV1Strategy(Strategy):
         return errs
 
 
+EVENTS_V1 = ResourceType(
+    "events.k8s.io", "v1", "Event", "events", namespaced=True, short_names=("ev",), strategy=EventsV1Strategy(),
+    table=EVENT_TABLE, field_set=EVENTS_V1_FIELD_SET, create_on_update=True,
+)
+
+
 class LeaseStrategy(Strategy):
     """Leases: positive durations, non-negative transitions."""
 
@@ -60,6 +81,12 @@ class LeaseStrategy(Strategy):
         if spec.get("leaseTransitions") is not None:
             errs += non_negative(spec["leaseTransitions"], "spec.leaseTransitions")
         return errs
+
+
+LEASES = ResourceType(
+    "coordination.k8s.io", "v1", "Lease", "leases", namespaced=True, strategy=LeaseStrategy(), table=LEASE_TABLE,
+    create_on_update=True,
+)
 
 
 def _int_or_percent_errors(value: Any, path: str) -> list[FieldError]:
@@ -96,6 +123,12 @@ class PodDisruptionBudgetStrategy(Strategy):
         return errs
 
 
+POD_DISRUPTION_BUDGETS = ResourceType(
+    "policy", "v1", "PodDisruptionBudget", "poddisruptionbudgets", namespaced=True, short_names=("pdb",),
+    subresources=(STATUS,), strategy=PodDisruptionBudgetStrategy(), table=POD_DISRUPTION_BUDGET_TABLE,
+)
+
+
 class PriorityClassStrategy(Strategy):
     """PriorityClasses: value fixed after create; user values capped at one billion."""
 
@@ -123,6 +156,12 @@ class PriorityClassStrategy(Strategy):
             errs.append(errors.forbidden("value", "may not be changed in an update."))
         errs += immutable(new.get("preemptionPolicy"), old.get("preemptionPolicy"), "preemptionPolicy")
         return errs + self.validate(new)
+
+
+PRIORITY_CLASSES = ResourceType(
+    "scheduling.k8s.io", "v1", "PriorityClass", "priorityclasses", namespaced=False, short_names=("pc",),
+    strategy=PriorityClassStrategy(), table=PRIORITY_CLASS_TABLE,
+)
 
 
 class StorageClassStrategy(Strategy):
@@ -156,6 +195,12 @@ class StorageClassStrategy(Strategy):
             errs.append(errors.forbidden("reclaimPolicy", "updates to reclaimPolicy are forbidden."))
         errs += immutable(new.get("volumeBindingMode"), old.get("volumeBindingMode"), "volumeBindingMode")
         return errs + self.validate(new)
+
+
+STORAGE_CLASSES = ResourceType(
+    "storage.k8s.io", "v1", "StorageClass", "storageclasses", namespaced=False, short_names=("sc",),
+    strategy=StorageClassStrategy(), table=STORAGE_CLASS_TABLE,
+)
 
 
 # --- networking -------------------------------------------------------------------
@@ -219,6 +264,12 @@ class IngressStrategy(Strategy):
         return errs + _backend_errors(path.get("backend"), f"{where}.backend")
 
 
+INGRESSES = ResourceType(
+    "networking.k8s.io", "v1", "Ingress", "ingresses", namespaced=True, short_names=("ing",), subresources=(STATUS,),
+    strategy=IngressStrategy(), table=INGRESS_TABLE,
+)
+
+
 class NetworkPolicyStrategy(Strategy):
     """NetworkPolicies: policyTypes default from the rules present; TCP ports."""
 
@@ -247,6 +298,12 @@ class NetworkPolicyStrategy(Strategy):
             if policy_type not in allowed:
                 errs.append(errors.not_supported(f"spec.policyTypes[{i}]", policy_type, allowed))
         return errs
+
+
+NETWORK_POLICIES = ResourceType(
+    "networking.k8s.io", "v1", "NetworkPolicy", "networkpolicies", namespaced=True, short_names=("netpol",),
+    strategy=NetworkPolicyStrategy(), table=NETWORK_POLICY_TABLE,
+)
 
 
 class HorizontalPodAutoscalerStrategy(Strategy):
@@ -282,6 +339,13 @@ class HorizontalPodAutoscalerStrategy(Strategy):
         return errs
 
 
+HORIZONTAL_POD_AUTOSCALERS = ResourceType(
+    "autoscaling", "v2", "HorizontalPodAutoscaler", "horizontalpodautoscalers", namespaced=True, short_names=("hpa",),
+    categories=("all",), subresources=(STATUS,), strategy=HorizontalPodAutoscalerStrategy(),
+    table=HORIZONTAL_POD_AUTOSCALER_TABLE,
+)
+
+
 # --- RBAC ---------------------------------------------------------------------------
 
 def _rule_errors(rules: Any, namespaced: bool) -> list[FieldError]:
@@ -313,6 +377,17 @@ class RoleStrategy(Strategy):
 
     def validate(self, obj: Obj) -> list[FieldError]:
         return _rule_errors(obj.get("rules"), self.namespaced)
+
+
+CLUSTER_ROLES = ResourceType(
+    "rbac.authorization.k8s.io", "v1", "ClusterRole", "clusterroles", namespaced=False,
+    strategy=RoleStrategy(namespaced=False), table=ROLE_TABLE, name_rule=name_is_path_segment, create_on_update=True,
+)
+
+ROLES = ResourceType(
+    "rbac.authorization.k8s.io", "v1", "Role", "roles", namespaced=True, strategy=RoleStrategy(namespaced=True),
+    table=ROLE_TABLE, name_rule=name_is_path_segment, create_on_update=True,
+)
 
 
 def _go_role_ref(ref: Obj) -> GoLiteral:
@@ -373,6 +448,19 @@ class RoleBindingStrategy(Strategy):
         return errs + self.validate(new)
 
 
+CLUSTER_ROLE_BINDINGS = ResourceType(
+    "rbac.authorization.k8s.io", "v1", "ClusterRoleBinding", "clusterrolebindings", namespaced=False,
+    strategy=RoleBindingStrategy(namespaced=False), table=BINDING_TABLE, name_rule=name_is_path_segment,
+    create_on_update=True,
+)
+
+ROLE_BINDINGS = ResourceType(
+    "rbac.authorization.k8s.io", "v1", "RoleBinding", "rolebindings", namespaced=True,
+    strategy=RoleBindingStrategy(namespaced=True), table=BINDING_TABLE, name_rule=name_is_path_segment,
+    create_on_update=True,
+)
+
+
 # --- discovery ----------------------------------------------------------------------
 
 ADDRESS_TYPES = ["FQDN", "IPv4", "IPv6"]
@@ -398,3 +486,9 @@ class EndpointSliceStrategy(Strategy):
 
     def validate_update(self, new: Obj, old: Obj) -> list[FieldError]:
         return immutable(new.get("addressType"), old.get("addressType"), "addressType") + self.validate(new)
+
+
+ENDPOINT_SLICES = ResourceType(
+    "discovery.k8s.io", "v1", "EndpointSlice", "endpointslices", namespaced=True, strategy=EndpointSliceStrategy(),
+    table=ENDPOINT_SLICE_TABLE, create_on_update=True,
+)

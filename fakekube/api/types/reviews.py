@@ -11,9 +11,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from fakekube.api import errors, identity, tokens
-from fakekube.api.errors import FieldError
-from fakekube.api.registry import Strategy, WriteContext
+from fakekube.api.auth import identity, tokens
+from fakekube.api.machinery import errors
+from fakekube.api.machinery.errors import FieldError
+from fakekube.api.registry import CREATE_ONLY, ResourceType, Strategy, WriteContext
 from fakekube.api.types._util import GoLiteral
 from fakekube.clock import format_rfc3339
 
@@ -99,10 +100,22 @@ class SelfSubjectAccessReviewStrategy(_AccessReviewStrategy):
         return attributes_errors(spec) + selector_errors(spec)
 
 
+SELF_SUBJECT_ACCESS_REVIEWS = ResourceType(
+    "authorization.k8s.io", "v1", "SelfSubjectAccessReview", "selfsubjectaccessreviews", namespaced=False,
+    verbs=CREATE_ONLY, strategy=SelfSubjectAccessReviewStrategy(), persisted=False,
+)
+
+
 class SubjectAccessReviewStrategy(_AccessReviewStrategy):
     def validate(self, obj: Obj) -> list[FieldError]:
         spec = _spec(obj)
         return attributes_errors(spec) + subject_errors(spec) + selector_errors(spec)
+
+
+SUBJECT_ACCESS_REVIEWS = ResourceType(
+    "authorization.k8s.io", "v1", "SubjectAccessReview", "subjectaccessreviews", namespaced=False, verbs=CREATE_ONLY,
+    strategy=SubjectAccessReviewStrategy(), persisted=False,
+)
 
 
 class LocalSubjectAccessReviewStrategy(_AccessReviewStrategy):
@@ -121,6 +134,12 @@ class LocalSubjectAccessReviewStrategy(_AccessReviewStrategy):
         return problems
 
 
+LOCAL_SUBJECT_ACCESS_REVIEWS = ResourceType(
+    "authorization.k8s.io", "v1", "LocalSubjectAccessReview", "localsubjectaccessreviews", namespaced=True,
+    verbs=CREATE_ONLY, strategy=LocalSubjectAccessReviewStrategy(), persisted=False,
+)
+
+
 class SelfSubjectRulesReviewStrategy(Strategy):
     """The rules of a cluster admin: everything, on every resource and URL."""
 
@@ -136,12 +155,24 @@ class SelfSubjectRulesReviewStrategy(Strategy):
                            "incomplete": False}}
 
 
+SELF_SUBJECT_RULES_REVIEWS = ResourceType(
+    "authorization.k8s.io", "v1", "SelfSubjectRulesReview", "selfsubjectrulesreviews", namespaced=False,
+    verbs=CREATE_ONLY, strategy=SelfSubjectRulesReviewStrategy(), persisted=False,
+)
+
+
 class SelfSubjectReviewStrategy(Strategy):
     """``kubectl auth whoami``: the caller is always the kubeconfig's admin."""
 
     def review(self, obj: Obj, ctx: WriteContext) -> Obj:
         return {"metadata": {"creationTimestamp": format_rfc3339(ctx.now)},
                 "status": {"userInfo": identity.admin_user_info()}}
+
+
+SELF_SUBJECT_REVIEWS = ResourceType(
+    "authentication.k8s.io", "v1", "SelfSubjectReview", "selfsubjectreviews", namespaced=False, verbs=CREATE_ONLY,
+    strategy=SelfSubjectReviewStrategy(), persisted=False,
+)
 
 
 class TokenReviewStrategy(Strategy):
@@ -160,3 +191,9 @@ class TokenReviewStrategy(Strategy):
             user, valid_for = found
             obj["status"] = {"authenticated": True, "user": user, "audiences": valid_for}
         return _echo(obj)
+
+
+TOKEN_REVIEWS = ResourceType(
+    "authentication.k8s.io", "v1", "TokenReview", "tokenreviews", namespaced=False, verbs=CREATE_ONLY,
+    strategy=TokenReviewStrategy(), persisted=False,
+)

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, Iterable
 
-from fakekube.api.jsonutil import deep_copy
+from fakekube.api.machinery.jsonutil import deep_copy
 from fakekube.clock import parse_time
 from fakekube.controllers.nodelifecycle import events as texts
 from fakekube.controllers.nodelifecycle.config import NodeLifecycleConfig

@@ -1,12 +1,12 @@
 """How walks over an object treat each schema position: struct, map, array, scalar or free-form.
 
-Shared by the strategic-merge and field-validation walks (:mod:`fakekube.api.patch.schema_node`)
-and the compiled decoding walk (:mod:`fakekube.api.typed_schema`), which must agree on it.
+Shared by the strategic-merge and field-validation walks (:mod:`fakekube.api.wire.patch.schema_node`)
+and the compiled decoding walk (:mod:`fakekube.api.wire.typed_schema`), which must agree on it.
 """
 
 from __future__ import annotations
 
-from fakekube.api.schema import Schema
+from fakekube.api.wire.schema import Schema
 
 # Node kinds.
 OBJECT = "object"   # a struct: known properties only

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from fakekube.api import identity
+from fakekube.api.auth import identity
 from fakekube.api.registry import WriteContext
 
 Obj = dict[str, Any]

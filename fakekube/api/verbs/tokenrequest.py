@@ -12,9 +12,11 @@ from __future__ import annotations
 from datetime import timedelta
 from typing import Any
 
-from fakekube.api import decoding, errors, identity, tokens
-from fakekube.api.apiserver import APIServer
+from fakekube.api.auth import identity, tokens
+from fakekube.api.machinery import errors
 from fakekube.api.registry import WriteContext
+from fakekube.api.verbs.apiserver import APIServer
+from fakekube.api.wire import decoding
 from fakekube.clock import format_rfc3339
 
 Obj = dict[str, Any]
@@ -96,10 +98,11 @@ def _node_of(api: APIServer, pod: Obj) -> Obj | None:
 def create_token(api: APIServer, ctx: WriteContext, namespace: str, name: str, body: Any) -> Obj:
     """Answer one TokenRequest for service account ``namespace/name`` (under the store lock)."""
     request = _decoded(api, body)
-    meta = request.get("metadata") if isinstance(request.get("metadata"), dict) else {}
+    raw_meta, raw_spec = request.get("metadata"), request.get("spec")
+    meta: Obj = raw_meta if isinstance(raw_meta, dict) else {}
     _check_names(meta, namespace, name)
     sa = _lookup(api, "serviceaccounts", namespace, name)
-    spec = request.get("spec") if isinstance(request.get("spec"), dict) else {}
+    spec: Obj = raw_spec if isinstance(raw_spec, dict) else {}
     audiences = list(spec.get("audiences") or identity.API_AUDIENCES)
     expiration_s = spec.get("expirationSeconds")
     expiration_s = DEFAULT_EXPIRATION_S if expiration_s is None else expiration_s

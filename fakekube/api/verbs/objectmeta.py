@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from fakekube.api import errors
+from fakekube.api.machinery import errors
 from fakekube.api.registry import ResourceType, WriteContext
 from fakekube.clock import format_rfc3339
 

@@ -7,8 +7,8 @@ the controllers that need them.
 
 from __future__ import annotations
 
-from fakekube.api import errors
-from fakekube.api.errors import ApiError
+from fakekube.api.machinery import errors
+from fakekube.api.machinery.errors import ApiError
 from fakekube.api.registry import ResourceType
 from fakekube.store import Store
 

@@ -1,9 +1,9 @@
 """Each built-in type's schema compiled once into small nodes for the per-write walk.
 
 Every create, update and patch decodes its body against the type's OpenAPI schema the
-way Go decodes it into the typed struct (:mod:`fakekube.api.decoding`) and, unless
+way Go decodes it into the typed struct (:mod:`fakekube.api.wire.decoding`) and, unless
 fieldValidation=Ignore, looks for fields the schema does not declare
-(:mod:`fakekube.api.fieldvalidation`). Reading the raw OpenAPI dicts on every write
+(:mod:`fakekube.api.wire.fieldvalidation`). Reading the raw OpenAPI dicts on every write
 means resolving ``$ref`` links, reading ``type`` lists and building Go type names again
 and again. A :class:`TypedNode` holds those facts precomputed, so the walk costs a few
 attribute reads per field, and the unknown-field search can ride along in the same walk
@@ -18,11 +18,11 @@ from __future__ import annotations
 import threading
 from typing import Any
 
-from fakekube.api.schema import Schema, SchemaSet, ref_name
-from fakekube.api.schema_kinds import ARRAY as U_ARRAY
-from fakekube.api.schema_kinds import MAP as U_MAP
-from fakekube.api.schema_kinds import OBJECT as U_OBJECT
-from fakekube.api.schema_kinds import kind_of
+from fakekube.api.wire.schema import Schema, SchemaSet, ref_name
+from fakekube.api.wire.schema_kinds import ARRAY as U_ARRAY
+from fakekube.api.wire.schema_kinds import MAP as U_MAP
+from fakekube.api.wire.schema_kinds import OBJECT as U_OBJECT
+from fakekube.api.wire.schema_kinds import kind_of
 
 # What decoding does at a node. The first three have children; the rest are leaves.
 STRUCT, ARRAY, MAP = 0, 1, 2

@@ -11,7 +11,7 @@ kubectl reads these for three things, and each shapes what we emit:
 * ``kubectl explain`` walks the same schemas (through ``allOf``-wrapped refs) for
   descriptions and types.
 
-The schemas come from :mod:`fakekube.api.schema` (JSON-schema form with nullable type
+The schemas come from :mod:`fakekube.api.wire.schema` (JSON-schema form with nullable type
 lists) and are converted to upstream's v3 form. Documents are built lazily once per
 :class:`OpenAPIV3` and served as bytes with upstream's ETag (uppercase hex sha512).
 
@@ -28,9 +28,9 @@ import json
 import threading
 from typing import Any, Iterable, Mapping
 
-from fakekube.api.discovery import subresource_kind
 from fakekube.api.registry import BINDING, EVICTION, LOG, SCALE, TOKEN, Registry, ResourceType
-from fakekube.api.schema import SchemaSet, ref_name
+from fakekube.api.verbs.discovery import subresource_kind
+from fakekube.api.wire.schema import SchemaSet, ref_name
 
 Doc = dict[str, Any]
 

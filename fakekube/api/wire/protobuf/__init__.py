@@ -14,8 +14,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from fakekube.api.protobuf.decoder import META, MAX_DEPTH, decode_message, message
-from fakekube.api.protobuf.wire import BYTES, ProtobufError, iter_fields
+from fakekube.api.wire.protobuf.decoder import META, MAX_DEPTH, decode_message, message
+from fakekube.api.wire.protobuf.wire import BYTES, ProtobufError, iter_fields
 
 __all__ = ["MAGIC", "MAX_DEPTH", "ProtobufError", "UnregisteredKind", "decode_body"]
 

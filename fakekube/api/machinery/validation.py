@@ -15,7 +15,7 @@ import re
 from datetime import datetime, timezone
 from typing import Any, Callable, Mapping
 
-from fakekube.api.errors import FIELD_TOO_LONG, FieldError, forbidden, invalid, required
+from fakekube.api.machinery.errors import FIELD_TOO_LONG, FieldError, forbidden, invalid, required
 
 # ---------------------------------------------------------------------------
 # Go-style rendering used inside messages
@@ -201,6 +201,8 @@ def is_valid_path_segment_prefix(value: str) -> list[str]:
 # ---------------------------------------------------------------------------
 # Name rules (ValidateNameFunc): (name, prefix) -> messages
 
+#: A type's metadata.name rule (``ResourceType.name_rule``), from its Validate* function
+#: in Kubernetes 1.33; most types use :func:`name_is_dns_subdomain`.
 NameRule = Callable[..., list[str]]
 
 
@@ -230,54 +232,6 @@ def name_is_dns1035_label(name: str, prefix: bool = False) -> list[str]:
 def name_is_path_segment(name: str, prefix: bool = False) -> list[str]:
     """``path.ValidatePathSegmentName``: RBAC names may be almost anything (``system:foo``)."""
     return is_valid_path_segment_prefix(name) if prefix else is_valid_path_segment_name(name)
-
-
-#: The metadata.name rule of each built-in type, keyed by (group, plural), from each
-#: type's Validate* function in Kubernetes 1.33.
-NAME_RULES: dict[tuple[str, str], NameRule] = {
-    ("", "configmaps"): name_is_dns_subdomain,
-    ("", "endpoints"): name_is_dns_subdomain,
-    # core/v1 Events skip ObjectMeta validation (legacyValidateEvent) for old clients;
-    # only the REST path's segment rule applies.
-    ("", "events"): name_is_path_segment,
-    ("", "limitranges"): name_is_dns_subdomain,
-    ("", "namespaces"): name_is_dns_label,
-    ("", "nodes"): name_is_dns_subdomain,
-    ("", "persistentvolumeclaims"): name_is_dns_subdomain,
-    ("", "persistentvolumes"): name_is_dns_subdomain,
-    ("", "pods"): name_is_dns_subdomain,
-    ("", "replicationcontrollers"): name_is_dns_subdomain,
-    ("", "resourcequotas"): name_is_dns_subdomain,
-    ("", "secrets"): name_is_dns_subdomain,
-    ("", "serviceaccounts"): name_is_dns_subdomain,
-    ("", "services"): name_is_dns1035_label,
-    ("apps", "controllerrevisions"): name_is_dns_subdomain,
-    ("apps", "daemonsets"): name_is_dns_subdomain,
-    ("apps", "deployments"): name_is_dns_subdomain,
-    ("apps", "replicasets"): name_is_dns_subdomain,
-    # DNS label since 1.27: pod hostnames are derived from the StatefulSet name.
-    ("apps", "statefulsets"): name_is_dns_label,
-    ("events.k8s.io", "events"): name_is_dns_subdomain,
-    ("autoscaling", "horizontalpodautoscalers"): name_is_dns_subdomain,
-    ("batch", "cronjobs"): name_is_dns_subdomain,
-    ("batch", "jobs"): name_is_dns_subdomain,
-    ("networking.k8s.io", "ingresses"): name_is_dns_subdomain,
-    ("networking.k8s.io", "networkpolicies"): name_is_dns_subdomain,
-    ("policy", "poddisruptionbudgets"): name_is_dns_subdomain,
-    ("rbac.authorization.k8s.io", "clusterrolebindings"): name_is_path_segment,
-    ("rbac.authorization.k8s.io", "clusterroles"): name_is_path_segment,
-    ("rbac.authorization.k8s.io", "rolebindings"): name_is_path_segment,
-    ("rbac.authorization.k8s.io", "roles"): name_is_path_segment,
-    ("storage.k8s.io", "storageclasses"): name_is_dns_subdomain,
-    ("scheduling.k8s.io", "priorityclasses"): name_is_dns_subdomain,
-    ("coordination.k8s.io", "leases"): name_is_dns_subdomain,
-    ("discovery.k8s.io", "endpointslices"): name_is_dns_subdomain,
-}
-
-
-def name_rule_for(group: str, plural: str) -> NameRule:
-    """The name rule of a type; DNS-1123 subdomain (the common rule) when unlisted."""
-    return NAME_RULES.get((group, plural), name_is_dns_subdomain)
 
 
 # ---------------------------------------------------------------------------

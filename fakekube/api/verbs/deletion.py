@@ -13,9 +13,10 @@ from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
-from fakekube.api import decoding, errors
+from fakekube.api.machinery import errors
+from fakekube.api.machinery.validation import go_quote, go_strings
 from fakekube.api.registry import ResourceType
-from fakekube.api.validation import go_quote, go_strings
+from fakekube.api.wire import decoding
 from fakekube.clock import format_rfc3339
 
 Obj = dict[str, Any]
@@ -25,10 +26,6 @@ BACKGROUND = "Background"
 ORPHAN = "Orphan"
 FOREGROUND_FINALIZER = "foregroundDeletion"
 ORPHAN_FINALIZER = "orphan"
-
-#: Types whose DELETE answers with the deleted object instead of a Status (upstream's
-#: ReturnDeletedObject).
-RETURNS_DELETED_OBJECT = {("", "pods"), ("", "services"), ("", "namespaces")}
 
 #: Kubelet-less default grace for pods whose spec has none.
 DEFAULT_POD_GRACE_S = 30

@@ -10,20 +10,23 @@ reaches the store.
 
 from __future__ import annotations
 
+import builtins
 import json
 from datetime import datetime
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from fakekube.api import admission, decoding, deletion, errors, fieldvalidation, objectmeta, patch, validation
-from fakekube.api import schema as schema_module
-from fakekube.api.deletion import DeleteOptions
-from fakekube.api.encoding import EncodedObjects
-from fakekube.api.errors import FieldError
-from fakekube.api.jsonutil import deep_copy
-from fakekube.api.listing import ListOptions, Matcher, list_page
+from fakekube.api.machinery import errors, validation
+from fakekube.api.machinery.errors import FieldError
+from fakekube.api.machinery.jsonutil import deep_copy
+from fakekube.api.machinery.validation import go_strings
 from fakekube.api.registry import STATUS, Registry, ResourceType, WriteContext
-from fakekube.api.validation import go_strings
+from fakekube.api.verbs import admission, deletion, objectmeta
+from fakekube.api.verbs.deletion import DeleteOptions
+from fakekube.api.verbs.encoding import EncodedObjects
+from fakekube.api.verbs.listing import ListOptions, Matcher, list_page
+from fakekube.api.wire import decoding, fieldvalidation, patch
+from fakekube.api.wire import schema as schema_module
 from fakekube.clock import VirtualClock, format_rfc3339
 from fakekube.random import SeededRandom
 from fakekube.store import Store
@@ -161,7 +164,7 @@ class APIServer:
                 return self._review(rt, obj, warnings)
             return self._create_locked(rt, obj, options, warnings)
 
-    def _review(self, rt: ResourceType, obj: Obj, warnings: list[str]) -> WriteResult:
+    def _review(self, rt: ResourceType, obj: Obj, warnings: builtins.list[str]) -> WriteResult:
         """Answer a create of a never-stored type (an access or token review).
 
         Upstream's review storages validate, compute and return; they skip the generic
@@ -175,7 +178,7 @@ class APIServer:
         answer = rt.strategy.review(obj, self._context())
         return WriteResult(objectmeta.with_type_meta(rt, answer), True, warnings)
 
-    def _create_locked(self, rt: ResourceType, obj: Obj, options: WriteOptions, warnings: list[str]) -> WriteResult:
+    def _create_locked(self, rt: ResourceType, obj: Obj, options: WriteOptions, warnings: builtins.list[str]) -> WriteResult:
         ctx = self._context()
         obj = _owned(obj, options)
         meta = obj["metadata"]
@@ -189,7 +192,7 @@ class APIServer:
         rt.strategy.prepare_for_create(obj, ctx)
         for admit in self.mutating_admission:
             admit(rt, obj, ctx.now)
-        self._validate(rt, obj, validation.validate_object_meta(meta, rt.namespaced, validation.name_rule_for(rt.group, rt.plural))
+        self._validate(rt, obj, validation.validate_object_meta(meta, rt.namespaced, rt.name_rule)
                        + rt.strategy.validate(obj))
         if not options.dry_run:  # upstream's dry-run storage never looks at it
             objectmeta.check_no_resource_version(obj)
@@ -249,7 +252,7 @@ class APIServer:
         objectmeta.bump_generation(rt, new, old)
         new["metadata"].setdefault("resourceVersion", old["metadata"]["resourceVersion"])
         problems = validation.validate_object_meta_update(new["metadata"], old.get("metadata") or {})
-        problems += validation.validate_object_meta(new["metadata"], rt.namespaced, validation.name_rule_for(rt.group, rt.plural))
+        problems += validation.validate_object_meta(new["metadata"], rt.namespaced, rt.name_rule)
         problems += _finalizer_rules(new, old)
         if subresource != STATUS:
             problems += rt.strategy.validate_update(new, old)
@@ -330,7 +333,7 @@ class APIServer:
             return objectmeta.with_type_meta(rt, stored), 200
         meta = existing["metadata"]
         gone = existing if options.dry_run else self.store.remove(rt.key, (meta.get("namespace") or "", meta["name"]))
-        if rt.key in deletion.RETURNS_DELETED_OBJECT:
+        if rt.returns_deleted_object:
             return objectmeta.with_type_meta(rt, gone), 200
         return deletion.success_status(rt, gone), 200
 
@@ -349,7 +352,7 @@ class APIServer:
                 "metadata": {"resourceVersion": str(self.store.resource_version)}, "items": items}
 
     # -- shared --------------------------------------------------------------
-    def _decode(self, rt: ResourceType, body: Any, namespace: str, typed: bool = True) -> tuple[Obj, list[str] | None]:
+    def _decode(self, rt: ResourceType, body: Any, namespace: str, typed: bool = True) -> tuple[Obj, builtins.list[str] | None]:
         """The body as a stored-form object, and the unknown-field paths the same schema
         walk found (None when it could not tell: ``_check_fields`` then walks itself)."""
         if not isinstance(body, dict):
@@ -371,7 +374,7 @@ class APIServer:
         return obj, unknown
 
     def _check_fields(self, rt: ResourceType, obj: Obj, options: WriteOptions, patch_text: str | None = None,
-                      unknown: list[str] | None = None) -> list[str]:
+                      unknown: builtins.list[str] | None = None) -> builtins.list[str]:
         """Server-side field validation: Strict rejects unknown/duplicate fields, Warn warns.
 
         Returns ``Warning`` header values. A patch's strict failure is a 422 on the
@@ -392,7 +395,7 @@ class APIServer:
             raise fieldvalidation.strict_error(unknown, duplicates, kind=rt.kind, version=rt.version)
         return [fieldvalidation.warning_header(w) for w in fieldvalidation.warnings(unknown, duplicates)]
 
-    def _validate(self, rt: ResourceType, obj: Obj, problems: list[FieldError]) -> None:
+    def _validate(self, rt: ResourceType, obj: Obj, problems: builtins.list[FieldError]) -> None:
         if problems:
             name = (obj.get("metadata") or {}).get("name") or ""
             raise errors.invalid_object(rt.group, rt.kind, name, problems)

@@ -13,10 +13,12 @@ import json
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from fakekube.api import decoding, errors, selectors
-from fakekube.api.errors import ApiError
+from fakekube.api import selectors
+from fakekube.api.machinery import errors
+from fakekube.api.machinery.errors import ApiError
+from fakekube.api.machinery.validation import go_quote
 from fakekube.api.registry import ResourceType
-from fakekube.api.validation import go_quote
+from fakekube.api.wire import decoding
 from fakekube.store import Store, TooOldResourceVersion
 from fakekube.store.memory import sort_key
 

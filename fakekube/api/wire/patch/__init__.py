@@ -6,15 +6,15 @@ object and never change their inputs; failures are :class:`ApiError` with the st
 upstream's apiserver gives them.
 """
 
-from fakekube.api.jsonutil import deep_copy as copy_json
-from fakekube.api.patch._gofmt import go_value
-from fakekube.api.patch.json_merge import (
+from fakekube.api.machinery.jsonutil import deep_copy as copy_json
+from fakekube.api.wire.patch._gofmt import go_value
+from fakekube.api.wire.patch.json_merge import (
     MAX_JSON_PATCH_OPERATIONS,
     apply_json_patch,
     apply_merge_patch,
     parse_patch_body,
 )
-from fakekube.api.patch.strategic import apply_strategic_merge_patch
+from fakekube.api.wire.patch.strategic import apply_strategic_merge_patch
 
 __all__ = [
     "MAX_JSON_PATCH_OPERATIONS",

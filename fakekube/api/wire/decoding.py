@@ -28,11 +28,11 @@ from typing import Any
 
 import yaml
 
-from fakekube.api import errors
-from fakekube.api.schema import SchemaSet
-from fakekube.api.typed_schema import (ARRAY, BOOLEAN, BYTES, EMPTY_STRUCT, INT_OR_STRING, INT_RANGES, INTEGER, MAP,
+from fakekube.api.machinery import errors
+from fakekube.api.machinery.validation import go_quote
+from fakekube.api.wire.schema import SchemaSet
+from fakekube.api.wire.typed_schema import (ARRAY, BOOLEAN, BYTES, EMPTY_STRUCT, INT_OR_STRING, INT_RANGES, INTEGER, MAP,
                                        NO_ZERO, NUMBER, QUANTITY, STRING, STRUCT, TIME, TypedNode, root_for)
-from fakekube.api.validation import go_quote
 
 #: How much of a body ``transformDecodeError`` quotes back (``summarizeData(body, 30)``).
 SUMMARY_BYTES = 30
@@ -89,7 +89,7 @@ def parse_untyped(raw: bytes, body_format: str) -> Any:
     kind in its typeMeta."""
     if body_format != "protobuf":
         return parse_yaml(raw) if body_format == "yaml" else parse_json(raw)
-    from fakekube.api import protobuf  # see _decode_protobuf
+    from fakekube.api.wire import protobuf
 
     try:
         return protobuf.decode_body(raw)
@@ -178,7 +178,7 @@ def _decode_protobuf(raw: bytes, kind: str, api_version: str, unrecognized: str)
     """``transformDecodeError`` wording: with a decoded kind, ``X in version "v" cannot be
     handled as a Kind``; without one, "unrecognized" plus the body's first bytes.
     Imported here: only kubectl >= 1.32 sends protobuf, and the decoder costs 10 ms to import."""
-    from fakekube.api import protobuf
+    from fakekube.api.wire import protobuf
 
     try:
         return protobuf.decode_body(raw, api_version, kind)

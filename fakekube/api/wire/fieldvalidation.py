@@ -14,8 +14,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from fakekube.api.errors import ApiError, bad_request, invalid, invalid_object
-from fakekube.api.patch.schema_node import ARRAY, MAP, OBJECT, SchemaNode, root_node
+from fakekube.api.machinery.errors import ApiError, bad_request, invalid, invalid_object
+from fakekube.api.wire.patch.schema_node import ARRAY, MAP, OBJECT, SchemaNode, root_node
 
 MAX_STRICT_ERRORS = 100
 

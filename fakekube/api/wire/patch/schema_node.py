@@ -12,8 +12,8 @@ import threading
 from dataclasses import dataclass
 from typing import Any
 
-from fakekube.api.schema import Schema, SchemaSet, ref_name
-from fakekube.api.schema_kinds import ANY, ARRAY, MAP, OBJECT, SCALAR, kind_of
+from fakekube.api.wire.schema import Schema, SchemaSet, ref_name
+from fakekube.api.wire.schema_kinds import ANY, ARRAY, MAP, OBJECT, SCALAR, kind_of
 
 __all__ = ["ANY", "ARRAY", "MAP", "OBJECT", "SCALAR", "FieldInfo", "SchemaNode", "definition_node", "kind_of", "root_node"]
 

@@ -4,7 +4,7 @@
 ``scale`` presents an autoscaling/v1 Scale view of a workload's replicas; writes to it
 become ordinary updates of the workload, so resourceVersions and watches stay exact.
 ``binding`` assigns a pod to a node once; ``token`` issues a service-account token
-(``fakekube.api.tokenrequest``); ``eviction`` deletes a pod (PodDisruptionBudget
+(``fakekube.api.verbs.tokenrequest``); ``eviction`` deletes a pod (PodDisruptionBudget
 checks arrive with the disruption controller); ``log`` serves what the simulated kubelet's
 container wrote — bytes, or for ``follow=true`` an iterable of chunks the REST layer streams.
 """
@@ -13,12 +13,14 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from fakekube.api import errors, selectors, tokenrequest
-from fakekube.api import patch as patching
-from fakekube.api.apiserver import APIServer, WriteOptions, parse_json
-from fakekube.api.deletion import DeleteOptions
-from fakekube.api.jsonutil import deep_copy
+from fakekube.api import selectors
+from fakekube.api.machinery import errors
+from fakekube.api.machinery.jsonutil import deep_copy
 from fakekube.api.registry import BINDING, EVICTION, LOG, SCALE, STATUS, TOKEN, ResourceType
+from fakekube.api.verbs import tokenrequest
+from fakekube.api.verbs.apiserver import APIServer, WriteOptions, parse_json
+from fakekube.api.verbs.deletion import DeleteOptions
+from fakekube.api.wire import patch as patching
 
 Obj = dict[str, Any]
 JSON = "application/json"

@@ -20,11 +20,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from fakekube.api.decoding import json_kind
-from fakekube.api.errors import ApiError, bad_request
-from fakekube.api.jsonutil import deep_copy
-from fakekube.api.patch._gofmt import go_type, go_value
-from fakekube.api.patch.schema_node import ARRAY, MAP, OBJECT, FieldInfo, SchemaNode, root_node
+from fakekube.api.machinery.errors import ApiError, bad_request
+from fakekube.api.machinery.jsonutil import deep_copy
+from fakekube.api.wire.decoding import json_kind
+from fakekube.api.wire.patch._gofmt import go_type, go_value
+from fakekube.api.wire.patch.schema_node import ARRAY, MAP, OBJECT, FieldInfo, SchemaNode, root_node
 
 DIRECTIVE = "$patch"
 DELETE = "delete"
@@ -57,7 +57,7 @@ def apply_strategic_merge_patch(original: dict, patch: Any, schema_set: Any,
                                 group: str, version: str, kind: str) -> dict:
     """Apply ``patch`` to a copy of ``original`` using the schema of group/version/kind.
 
-    ``schema_set`` is a :class:`fakekube.api.schema.SchemaSet` (or None: merge-patch
+    ``schema_set`` is a :class:`fakekube.api.wire.schema.SchemaSet` (or None: merge-patch
     semantics everywhere). Neither argument is mutated.
     """
     if patch is None:
@@ -378,16 +378,19 @@ def _apply_set_element_order(original: dict, patch: dict, node: SchemaNode | Non
             raise _internal(f"expected a []interface {{}}, but received a {go_type(current)}")
         if in_patch and not isinstance(patch_list, list):
             raise _internal(f"expected a []interface {{}}, but received a {go_type(patch_list)}")
-        _check_order(patch_list or [], order, merge_key)
-        server_order = current or []
+        # Past the checks above, each is a list where present.
+        current_items: list[Any] = current if isinstance(current, list) else []
+        patch_items: list[Any] = patch_list if isinstance(patch_list, list) else []
+        _check_order(patch_items, order, merge_key)
+        server_order = current_items
         if in_original and in_patch:
-            merged = _merge_list_field(current, patch_list, info, False)
+            merged = _merge_list_field(current_items, patch_items, info, False)
             if merge_key and _list_meta(info)[0] == MERGE:
-                server_order = _go_aliased_original(current, patch_list, merge_key)
+                server_order = _go_aliased_original(current_items, patch_items, merge_key)
         elif in_patch:
-            merged, _ = _remove_directives(patch_list)
+            merged, _ = _remove_directives(patch_items)
         elif in_original:
-            merged = current
+            merged = current_items
         else:
             continue
         if merge_key:

@@ -29,9 +29,9 @@ from functools import lru_cache
 from importlib import resources
 from typing import Any, Callable
 
-from fakekube.clock import format_go_duration
-from fakekube.api.protobuf.wire import (BYTES, FIXED32, FIXED64, VARINT, ProtobufError, iter_fields, read_varint,
+from fakekube.api.wire.protobuf.wire import (BYTES, FIXED32, FIXED64, VARINT, ProtobufError, iter_fields, read_varint,
                                         signed32, signed64, zigzag)
+from fakekube.clock import format_go_duration
 
 MAX_DEPTH = 100
 
@@ -62,7 +62,7 @@ class Message:
 
 @lru_cache(maxsize=1)
 def _table() -> dict[str, Any]:
-    text = resources.files("fakekube.api.protobuf").joinpath("fields.json").read_text(encoding="utf-8")
+    text = resources.files("fakekube.api.wire.protobuf").joinpath("fields.json").read_text(encoding="utf-8")
     return json.loads(text)["messages"]
 
 

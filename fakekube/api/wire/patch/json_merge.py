@@ -16,9 +16,9 @@ from typing import Any
 import jsonpatch
 import jsonpointer
 
-from fakekube.api.decoding import json_kind
-from fakekube.api.errors import ApiError, bad_request, invalid, invalid_object, request_entity_too_large
-from fakekube.api.jsonutil import deep_copy
+from fakekube.api.machinery.errors import ApiError, bad_request, invalid, invalid_object, request_entity_too_large
+from fakekube.api.machinery.jsonutil import deep_copy
+from fakekube.api.wire.decoding import json_kind
 
 MAX_JSON_PATCH_OPERATIONS = 10000
 _GENERIC_422 = "the server rejected our request due to an error in our request"

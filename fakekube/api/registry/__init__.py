@@ -1,0 +1,37 @@
+"""The resource registry: what resource types exist and how each behaves.
+
+One :class:`ResourceType` declaration per type drives every generic part of the
+apiserver — REST routing, discovery, OpenAPI, Table output, field selectors, name
+validation and defaulting — so adding a type never means copying handler code or adding
+a row to a table keyed by name elsewhere (see STYLE.md, "one registry"). Type-specific
+behaviour lives in its :class:`Strategy`. The built-in declarations are in
+:mod:`fakekube.api.types`.
+
+- :mod:`.strategy`: :class:`Strategy` and the :class:`WriteContext` it is handed.
+- :mod:`.resource`: :class:`ResourceType`, the verb and subresource names, :class:`Registry`.
+
+Everything public is re-exported here; import from ``fakekube.api.registry``.
+"""
+
+from fakekube.api.registry.resource import (
+    ALL_VERBS,
+    BINDING,
+    CREATE_ONLY,
+    EVICTION,
+    LOG,
+    NO_DELETECOLLECTION,
+    READ_VERBS,
+    SCALE,
+    STATUS,
+    SUBRESOURCES,
+    TOKEN,
+    Registry,
+    ResourceType,
+)
+from fakekube.api.registry.strategy import DEFAULT_STRATEGY, Obj, Rng, StoreReader, Strategy, WriteContext
+
+__all__ = [
+    "ALL_VERBS", "BINDING", "CREATE_ONLY", "DEFAULT_STRATEGY", "EVICTION", "LOG", "NO_DELETECOLLECTION", "READ_VERBS",
+    "SCALE", "STATUS", "SUBRESOURCES", "TOKEN",
+    "Obj", "Registry", "ResourceType", "Rng", "StoreReader", "Strategy", "WriteContext",
+]

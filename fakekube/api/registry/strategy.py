@@ -1,0 +1,100 @@
+"""What a type does on a write: its :class:`Strategy`, and the :class:`WriteContext` it gets.
+
+A strategy is the analogue of upstream's ``rest.RESTCreateStrategy``/``RESTUpdateStrategy``:
+defaulting, preparation and validation of one type. It sees time, randomness and the
+store only through the context it is handed, so a write is a pure function of its inputs.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, Callable, Protocol
+
+from fakekube.api.machinery.errors import FieldError
+
+Obj = dict[str, Any]
+
+
+class StoreReader(Protocol):
+    """The read-only view of the store a strategy may consult (e.g. to allocate IPs)."""
+
+    def get_object(self, group: str, resource: str, namespace: str, name: str) -> Obj | None: ...
+
+    def list_objects(self, group: str, resource: str, namespace: str = "") -> list[Obj]: ...
+
+
+class Rng(Protocol):
+    """The seeded random source (see fakekube.random) as strategies see it."""
+
+    def randrange(self, start: int, stop: int) -> int: ...
+
+    def choice(self, seq: Any) -> Any: ...
+
+    def uid(self) -> str: ...
+
+    def name_suffix(self, length: int = 5) -> str: ...
+
+    def secret(self, label: str, length: int = 32) -> bytes: ...
+
+
+@dataclass(frozen=True)
+class WriteContext:
+    """What a strategy may use while preparing a write: time, randomness, a store view.
+
+    Passed in rather than read from globals, so writes are a pure function of
+    (seed, calls) — the determinism contract in DESIGN.md.
+    """
+
+    now: datetime
+    rng: Rng
+    store: StoreReader
+
+
+class Strategy:
+    """Type-specific create/update behaviour. The base class does nothing special.
+
+    Order of calls on create: ``default`` → ``prepare_for_create`` → ``validate``.
+    On update (PUT or patch of the main resource): ``default`` → ``prepare_for_update``
+    → ``validate_update``. Generic metadata rules (names, labels, uid, generation,
+    status-vs-spec separation) are applied by the REST layer, not here.
+    """
+
+    #: Bump ``metadata.generation`` when anything outside metadata/status changes.
+    tracks_generation: bool = False
+
+    def default(self, obj: Obj, ctx: WriteContext) -> None:
+        """Fill upstream's defaults in place (SetDefaults_* functions)."""
+
+    def prepare_for_create(self, obj: Obj, ctx: WriteContext) -> None:
+        """Adjust a new object before validation (e.g. reset status, allocate an IP)."""
+
+    def prepare_for_update(self, new: Obj, old: Obj, ctx: WriteContext) -> None:
+        """Adjust an updated object before validation (e.g. keep allocated fields)."""
+
+    def validate(self, obj: Obj) -> list[FieldError]:
+        """Type-specific validation of a new object (not metadata)."""
+        return []
+
+    def validate_update(self, new: Obj, old: Obj) -> list[FieldError]:
+        """Validation of an update, including immutable fields. Defaults to ``validate``."""
+        return self.validate(new)
+
+    def field_selectors(self) -> dict[str, Callable[[Obj], str]]:
+        """Extra fieldSelector fields beyond metadata.name/metadata.namespace."""
+        return {}
+
+    def review(self, obj: Obj, ctx: WriteContext) -> Obj:
+        """The answer to a create of a type that is never stored (``ResourceType.persisted``
+        is False): upstream's review REST storages compute a status and return the object,
+        e.g. a SelfSubjectAccessReview answered ``allowed``. Runs after ``validate``; may
+        raise an ``ApiError``. The base class returns the object unchanged."""
+        return obj
+
+    def invalid_kind(self, kind: str) -> str:
+        """The kind a 422 of a never-stored type names. Upstream's review storages pass the
+        decoded object's (internal, hence empty) kind, so some say ``.authorization.k8s.io``."""
+        return kind
+
+
+DEFAULT_STRATEGY = Strategy()

@@ -1,0 +1,41 @@
+"""The verbs: get, list, watch, create, update, patch, delete over the store, for any type.
+
+:class:`APIServer` is what the REST layer (:mod:`fakekube.api.http`) and the Python API
+call: it applies a type's declaration (strategy, name rule, special cases) and the
+generic rules every write keeps (ObjectMeta, admission, optimistic concurrency,
+graceful deletion), so handlers stay the same for every type. Discovery and OpenAPI
+documents describe the registry the verbs serve.
+
+- :mod:`.apiserver`: :class:`APIServer`, the verbs themselves.
+- :mod:`.objectmeta`: server-owned metadata on create and update.
+- :mod:`.admission`: namespace lifecycle admission.
+- :mod:`.listing`: list options, selectors, pages and continue tokens.
+- :mod:`.deletion`: delete options, preconditions, graceful deletion and finalizers.
+- :mod:`.subresources`: status, scale, binding, eviction, log and token.
+- :mod:`.tokenrequest`: ``serviceaccounts/token``.
+- :mod:`.encoding`: the cached JSON bytes of stored object versions.
+- :mod:`.discovery`, :mod:`.openapi`: the discovery and OpenAPI v2/v3 documents.
+
+The main names are re-exported here; the modules hold the rest.
+"""
+
+from fakekube.api.verbs.apiserver import (
+    JSON_PATCH,
+    MERGE_PATCH,
+    PATCH_TYPES,
+    STRATEGIC_MERGE_PATCH,
+    APIServer,
+    WriteOptions,
+    WriteResult,
+)
+from fakekube.api.verbs.deletion import DeleteOptions
+from fakekube.api.verbs.encoding import EncodedObjects
+from fakekube.api.verbs.listing import ListOptions
+from fakekube.api.verbs.openapi import OpenAPIV3
+from fakekube.api.verbs.subresources import Subresources
+
+__all__ = [
+    "JSON_PATCH", "MERGE_PATCH", "PATCH_TYPES", "STRATEGIC_MERGE_PATCH",
+    "APIServer", "DeleteOptions", "EncodedObjects", "ListOptions", "OpenAPIV3", "Subresources", "WriteOptions",
+    "WriteResult",
+]
