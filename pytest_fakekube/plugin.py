@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import sys
 from dataclasses import asdict
-from typing import Any, Iterator
+from typing import Any, Generator, Iterator
 
 import pytest
 
@@ -106,13 +106,14 @@ def point_clients_at(kubeconfig: str, monkeypatch: pytest.MonkeyPatch) -> None:
         monkeypatch.setattr(kube_config, "KUBE_CONFIG_DEFAULT_LOCATION", kubeconfig)
 
 
-@pytest.hookimpl(hookwrapper=True)
-def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo) -> Iterator[None]:
-    outcome = yield
-    report = outcome.get_result()
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item,
+                              call: pytest.CallInfo[None]) -> Generator[None, pytest.TestReport, pytest.TestReport]:
+    report = yield
     cluster = item.stash.get(_REPORT_KEY, None)
     if cluster is not None and report.failed:
         lines = [f"seed: {cluster.config.seed}", f"nodes: {cluster.store.count(('', 'nodes'))}",
                  f"cluster time: {cluster.clock.now().isoformat()}",
                  f"resourceVersion: {cluster.store.resource_version}"]
         report.sections.append(("fakekube", "\n".join(lines)))
+    return report

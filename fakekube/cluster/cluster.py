@@ -8,6 +8,7 @@ configured official client.
 
 from __future__ import annotations
 
+import builtins
 import shutil
 import tempfile
 from dataclasses import dataclass, field, replace
@@ -398,7 +399,7 @@ class Cluster:
         self.settle()
 
     def events(self, namespace: str | None = None, involved_name: str | None = None,
-               reason: str | None = None) -> list[Obj]:
+               reason: str | None = None) -> builtins.list[Obj]:
         """core/v1 Events in the order they were last written (a repeat that bumps ``count``
         moves its Event to the end), optionally only one namespace's, about objects named
         ``involved_name``, or with ``reason``. Copies, same order on every run."""

@@ -50,7 +50,9 @@ class NodeSpec:
 
 def expand_nodes(nodes: int | Sequence[NodeSpec]) -> list[tuple[str, NodeSpec]]:
     """Every node as ``(name, spec)``, in registration order; ValueError on a duplicate name."""
-    if isinstance(nodes, int) and not isinstance(nodes, bool):
+    if isinstance(nodes, bool):
+        raise ValueError(f"nodes: must be a count or node specs, got {nodes!r}")
+    if isinstance(nodes, int):
         if nodes < 0:
             raise ValueError(f"nodes: must be >= 0, got {nodes}")
         return [(f"{DEFAULT_NODE_PREFIX}-{i}", NodeSpec()) for i in range(1, nodes + 1)]

@@ -51,8 +51,8 @@ class TaintEvictionController:
         kind, _, rest = key.partition("/")
         if kind == "node":
             node = ctx.get(NODES, rest)
-            for pod in ctx.by_index(PODS, POD_NODE_NAME, rest):
-                self._process(pod, node, ctx)
+            for bound in ctx.by_index(PODS, POD_NODE_NAME, rest):
+                self._process(bound, node, ctx)
             return
         namespace, name = rest.split("/", 1)
         pod = ctx.get(PODS, name, namespace)

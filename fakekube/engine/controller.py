@@ -29,6 +29,7 @@ The runtime's guarantees (docs/architecture.md, "Writing a controller"):
 
 from __future__ import annotations
 
+import builtins
 import contextlib
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any, Iterable, Iterator, Protocol, Sequence
@@ -93,15 +94,15 @@ class Context:
         """Every object of ``resource`` (in one namespace, or all), in key order."""
         return self._engine.store.list(resource, namespace)[0]
 
-    def by_index(self, resource: Resource, index: str, value: str) -> list[Obj]:
+    def by_index(self, resource: Resource, index: str, value: str) -> builtins.list[Obj]:
         """Objects whose index ``index`` (registered with the engine) has ``value``, in key order."""
         return self._engine.store.by_index(resource, index, value)
 
-    def index_values(self, resource: Resource, index: str) -> list[str]:
+    def index_values(self, resource: Resource, index: str) -> builtins.list[str]:
         """The values index ``index`` has on at least one object, sorted."""
         return self._engine.store.index_values(resource, index)
 
-    def owned_by(self, resource: Resource, owner_uid: str) -> list[Obj]:
+    def owned_by(self, resource: Resource, owner_uid: str) -> builtins.list[Obj]:
         """Objects of ``resource`` with an ownerReference to ``owner_uid`` (any, controller or not)."""
         self._engine.owner_index(resource)
         return self._engine.store.by_index(resource, OWNER_INDEX, owner_uid)

@@ -104,7 +104,7 @@ class Engine:
         self.rate_limits = rate_limits
         self.client = Client(api)
         self.recorder = EventRecorder()
-        self.queue = WorkQueue()
+        self.queue: WorkQueue[WorkItem] = WorkQueue()
         self._timers = KeyTimers(clock, self.queue.add)
         self.errors: list[ControllerError] = []
         self.errors_dropped = 0
@@ -139,7 +139,7 @@ class Engine:
         self._rngs[name] = self._rng.fork(f"controller/{name}")
         self._limiters[name] = ControllerRateLimiter(self.rate_limits)
         for resource in controller.resources:
-            self._routes.setdefault(tuple(resource), []).append((name, controller))
+            self._routes.setdefault((resource[0], resource[1]), []).append((name, controller))
         for resource, index, values in getattr(controller, "indexes", ()):
             self.store.add_index(resource, index, values)
         for key, period_s in getattr(controller, "periodic", ()):

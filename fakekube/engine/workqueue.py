@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from typing import Hashable
+from typing import Generic, Hashable, TypeVar
+
+T = TypeVar("T", bound=Hashable)
 
 #: Waiting items allowed at once.
 DEFAULT_LIMIT = 1_000_000
@@ -22,15 +24,15 @@ class QueueFull(RuntimeError):
     """More items waiting than the queue's limit."""
 
 
-class WorkQueue:
+class WorkQueue(Generic[T]):
     """FIFO of distinct hashable items; thread-safe."""
 
     def __init__(self, limit: int = DEFAULT_LIMIT) -> None:
         self.limit = limit
-        self._items: OrderedDict[Hashable, None] = OrderedDict()
+        self._items: OrderedDict[T, None] = OrderedDict()
         self._lock = threading.Lock()
 
-    def add(self, item: Hashable) -> None:
+    def add(self, item: T) -> None:
         with self._lock:
             if item in self._items:
                 return
@@ -38,7 +40,7 @@ class WorkQueue:
                 raise QueueFull(f"work queue holds {self.limit} items: {item!r} refused")
             self._items[item] = None
 
-    def pop(self) -> Hashable | None:
+    def pop(self) -> T | None:
         """The oldest waiting item, or None when empty."""
         with self._lock:
             if not self._items:

@@ -266,7 +266,7 @@ class NodeHeartbeats:
         Starting, an event per pressure condition, NodeAllocatableEnforced, then Ready's."""
         self._starting.discard(name)
         reported = self.reported_conditions(name)
-        events = [texts.starting_kubelet()]
+        events: list[texts.EventText | None] = [texts.starting_kubelet()]
         events += [texts.node_condition(name, kind, status) for kind, (status, _, _) in reported.items()
                    if kind != "Ready"]
         events.append(texts.allocatable_enforced())

@@ -23,7 +23,7 @@ import copy
 import os
 from typing import Any, NoReturn
 
-import yaml  # type: ignore[import-untyped]  # (no stubs in the dev environment)
+import yaml
 
 #: Test-only switch: fakekube's own tests/conftest.py sets it to "1" so that clusters
 #: built directly with ``Cluster(...)`` all over the suite run with the guard on.
@@ -63,7 +63,7 @@ def _refuse(container: FrozenDict | FrozenList, operation: str) -> NoReturn:
         "copy it (fakekube.api.machinery.jsonutil.deep_copy, or dict(...) level by level) and write the copy")
 
 
-class FrozenDict(dict):  # type: ignore[type-arg]
+class FrozenDict(dict[Any, Any]):
     """A dict whose every mutating method raises :class:`StoredObjectMutated`."""
 
     __slots__ = ("_origin",)
@@ -111,7 +111,7 @@ class FrozenDict(dict):  # type: ignore[type-arg]
         return self.__reduce__()
 
 
-class FrozenList(list):  # type: ignore[type-arg]
+class FrozenList(list[Any]):
     """A list whose every mutating method raises :class:`StoredObjectMutated`."""
 
     __slots__ = ("_origin",)

@@ -14,7 +14,7 @@ import json
 import threading
 import time
 from dataclasses import dataclass
-from typing import Any, Iterator, cast
+from typing import Any, Iterator
 
 from fakekube.api import table
 from fakekube.api.http.negotiation import JSON, Representation, TableOptions
@@ -142,8 +142,7 @@ class Watch:
                     yield self._bookmark(cursor)
                 continue
             try:
-                # cast: Store.changes_since's annotation names `list` inside a class with a `list` method.
-                changes = cast("list[Change]", self._store.changes_since(cursor))
+                changes = self._store.changes_since(cursor)
             except TooOldResourceVersion:
                 yield self._expired(cursor)
                 return

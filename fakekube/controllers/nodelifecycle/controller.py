@@ -183,7 +183,7 @@ class NodeLifecycleController:
         check = check_node_health(node, renew, self._health.get(name), ctx.now, self.config)
         self._health[name] = check.health
         acted = check.new_conditions is not None
-        if acted:
+        if check.new_conditions is not None:
             node = self._write_conditions(node, check.new_conditions, ctx)
         if check.became_not_ready:
             self._node_became_not_ready(node, ctx)

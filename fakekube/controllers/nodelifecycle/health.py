@@ -101,7 +101,7 @@ def check_node_health(
             "type": READY, "status": "Unknown", "lastHeartbeatTime": stamp, "lastTransitionTime": stamp,
         }
         grace_period_s = config.startup_grace_period_s
-        health = saved._replace(saved_ready=None) if saved else NodeHealth(created, created, None, None)
+        health: NodeHealth | None = saved._replace(saved_ready=None) if saved else NodeHealth(created, created, None, None)
     else:
         observed_ready = _copy_condition(current_ready)
         grace_period_s = config.grace_s
