@@ -14,6 +14,7 @@ from fakekube.clock import DEFAULT_EPOCH
 from fakekube.cluster import Cluster, ClusterConfig
 from fakekube.cluster.configfile import load_config_file
 from fakekube.control import attach as attach_control
+from fakekube.engine import parse_enable_list
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -26,6 +27,9 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--config", default=None, metavar="cluster.yaml",
                        help="a YAML cluster config (docs/config.md); the flags below override its values")
     serve.add_argument("--nodes", type=int, default=None, help="number of Ready nodes (default 0)")
+    serve.add_argument("--controllers", default=None, metavar="LIST",
+                       help="controllers to run, as kube-controller-manager's flag: '*' (default) is every "
+                            "default controller, 'name' enables one, '-name' disables one (e.g. '*,-podgc')")
     serve.add_argument("--seed", type=int, default=None, help="seed for names, UIDs and IPs (default 0)")
     serve.add_argument("--time-scale", type=float, default=None, metavar="K",
                        help="cluster time runs K times faster than the wall clock (default 0: it moves only "
@@ -55,7 +59,8 @@ def cluster_config(args: argparse.Namespace, start_time: datetime | None) -> Clu
     """The config file's values (or the defaults), then every flag that was given."""
     config = load_config_file(args.config) if args.config else ClusterConfig()
     flags = {"seed": args.seed, "nodes": args.nodes, "time_scale": args.time_scale, "start_time": start_time,
-             "auto_advance": args.auto_advance}
+             "auto_advance": args.auto_advance,
+             "controllers": parse_enable_list(args.controllers) if args.controllers is not None else None}
     given = {name: value for name, value in flags.items() if value is not None}
     return replace(config, host=args.host, port=args.port, kubeconfig_path=args.kubeconfig, **given)
 

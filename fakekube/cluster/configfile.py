@@ -25,6 +25,10 @@ from fakekube.cluster.cluster import ClusterConfig
 from fakekube.cluster.nodespec import NodeSpec, expand_nodes
 from fakekube.controllers.nodeipam import CIDRSet
 from fakekube.controllers.nodelifecycle.config import NodeLifecycleConfig
+from fakekube.controllers.podgc import PodGCConfig
+from fakekube.engine import parse_enable_list
+from fakekube.kubelet.agents import KubeletConfig
+from fakekube.kubelet.heartbeat import HeartbeatConfig
 from fakekube.kubelet.behaviour import BehaviourCatalog
 from fakekube.kubelet.staticpods import check_manifest
 
@@ -80,9 +84,7 @@ def parse_config(data: Any, base_dir: Path | None = None) -> ClusterConfig:
     if data is None:
         data = {}
     root = _mapping(data, "(top level)")
-    _known_keys(root, "", ("apiVersion", "kind", "seed", "startTime", "timeScale", "autoAdvance", "nodes",
-                           "nodeLifecycle",
-                           "clusterCIDR", "nodeCIDRMaskSize", "behaviours", "staticPods", "staticPodPath"))
+    _known_keys(root, "", ("apiVersion", "kind", *(key for key, _, _ in _TOP_LEVEL), "staticPodPath"))
     _header(root)
     values: dict[str, Any] = {}
     for key, field, parse in _TOP_LEVEL:
@@ -201,6 +203,53 @@ def _node_lifecycle(raw: Any, path: str) -> NodeLifecycleConfig:
         raise ConfigError(f"{path}: {_yaml_names(str(error))}") from None
 
 
+def _controllers(raw: Any, path: str) -> tuple[str, ...]:
+    """kube-controller-manager's ``--controllers``: a list of words or one comma-separated string."""
+    if isinstance(raw, str):
+        return parse_enable_list(raw)
+    if not isinstance(raw, list):
+        raise ConfigError(f"{path}: must be a list of controller names (or a comma-separated string), "
+                          f"got {_describe(raw)}")
+    return parse_enable_list([_string(item, f"{path}[{index}]") for index, item in enumerate(raw)])
+
+
+#: podGC keys → PodGCConfig fields (upstream constants gcCheckPeriod and the quarantine).
+POD_GC_KEYS = {"checkPeriod": "period_s", "quarantinePeriod": "quarantine_s"}
+#: kubelet keys: KubeletConfiguration's names → (config section, field, parser).
+KUBELET_KEYS: dict[str, tuple[str, str, str]] = {
+    "nodeLeaseDurationSeconds": ("heartbeat", "lease_duration_s", _INTEGER),
+    "nodeStatusUpdateFrequency": ("heartbeat", "status_update_period_s", _DURATION),
+    "nodeStatusReportFrequency": ("heartbeat", "status_report_period_s", _DURATION),
+    "initialBackOff": ("kubelet", "backoff_initial_s", _DURATION),
+    "maxContainerRestartPeriod": ("kubelet", "backoff_max_s", _DURATION),
+}
+
+
+def _positive_duration(raw: Any, path: str) -> float:
+    seconds = parse_duration_s(raw, path)
+    if seconds <= 0:
+        raise ConfigError(f"{path}: must be a positive duration, got {raw!r}")
+    return seconds
+
+
+def _pod_gc(raw: Any, path: str) -> PodGCConfig:
+    section = _mapping(raw, path)
+    _known_keys(section, path, tuple(POD_GC_KEYS))
+    return PodGCConfig(**{POD_GC_KEYS[key]: _positive_duration(value, f"{path}.{key}")
+                          for key, value in section.items()})
+
+
+def _kubelet(raw: Any, path: str) -> KubeletConfig:
+    section = _mapping(raw, path)
+    _known_keys(section, path, tuple(KUBELET_KEYS))
+    values: dict[str, dict[str, Any]] = {"heartbeat": {}, "kubelet": {}}
+    for key, value in section.items():
+        part, field, kind = KUBELET_KEYS[key]
+        where = f"{path}.{key}"
+        values[part][field] = _integer(value, where, minimum=1) if kind == _INTEGER else _positive_duration(value, where)
+    return KubeletConfig(heartbeat=HeartbeatConfig(**values["heartbeat"]), **values["kubelet"])
+
+
 def _cluster_cidr(raw: Any, path: str) -> str:
     return _string(raw, path)
 
@@ -253,6 +302,9 @@ _TOP_LEVEL: tuple[tuple[str, str, Callable[[Any, str], Any]], ...] = (
     ("autoAdvance", "auto_advance", _flag),
     ("nodes", "nodes", _nodes),
     ("nodeLifecycle", "node_lifecycle", _node_lifecycle),
+    ("controllers", "controllers", _controllers),
+    ("podGC", "pod_gc", _pod_gc),
+    ("kubelet", "kubelet", _kubelet),
     ("clusterCIDR", "cluster_cidr", _cluster_cidr),
     ("nodeCIDRMaskSize", "node_cidr_mask_size", _mask_size),
     ("behaviours", "behaviours", _behaviours),

@@ -71,3 +71,19 @@ def test_serve_auto_advance_moves_time_while_nobody_asks(tmp_path: Path) -> None
     finally:
         proc.terminate()
         proc.communicate(timeout=10)
+
+
+def test_serve_controllers_flag_is_kube_controller_manager_s() -> None:
+    from fakekube.cli.main import build_parser, cluster_config
+
+    args = build_parser().parse_args(["serve", "--controllers", "*,-podgc"])
+    assert cluster_config(args, None).controllers == ("*", "-podgc")
+    default = build_parser().parse_args(["serve"])
+    assert cluster_config(default, None).controllers == ("*",)
+
+
+def test_serve_rejects_an_unknown_controller() -> None:
+    result = subprocess.run([sys.executable, "-m", "fakekube.cli.main", "serve", "--controllers", "*,-nope"],
+                            capture_output=True, text=True, timeout=60)
+    assert result.returncode == 2
+    assert '"nope" is not in the list of known controllers' in result.stderr

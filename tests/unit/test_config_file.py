@@ -179,3 +179,35 @@ def test_json_is_yaml_too(tmp_path: Path) -> None:
 
 def test_parse_config_takes_already_loaded_data() -> None:
     assert parse_config(yaml.safe_load("seed: 5")).seed == 5
+
+
+def test_controllers_pod_gc_and_kubelet_timings_have_yaml_keys(tmp_path: Path) -> None:
+    config = load("controllers: ['*', '-podgc']\npodGC: {checkPeriod: 10s, quarantinePeriod: 1m}\n"
+                  "kubelet: {nodeLeaseDurationSeconds: 60, nodeStatusUpdateFrequency: 20s,\n"
+                  "          nodeStatusReportFrequency: 10m, initialBackOff: 1s, maxContainerRestartPeriod: 30s}\n",
+                  tmp_path)
+    assert config.controllers == ("*", "-podgc")
+    assert (config.pod_gc.period_s, config.pod_gc.quarantine_s) == (10.0, 60.0)
+    heartbeat = config.kubelet.heartbeat
+    assert (heartbeat.lease_duration_s, heartbeat.status_update_period_s, heartbeat.status_report_period_s) == (
+        60, 20.0, 600.0)
+    assert (config.kubelet.backoff_initial_s, config.kubelet.backoff_max_s) == (1.0, 30.0)
+    assert load("controllers: '*, -nodeipam'\n", tmp_path).controllers == ("*", "-nodeipam")
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ("controllers: 3\n", "controllers: must be a list of controller names"),
+    ("podGC: {period: 10s}\n", "podGC.period: unknown key"),
+    ("podGC: {checkPeriod: 0s}\n", "podGC.checkPeriod: must be a positive duration"),
+    ("kubelet: {nodeLeaseDurationSeconds: 0}\n", "kubelet.nodeLeaseDurationSeconds: must be >= 1"),
+])
+def test_bad_runtime_settings_name_the_key(text: str, message: str, tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="^" + message.replace(".", r"\.").replace("*", r"\*")):
+        load(text, tmp_path)
+
+
+def test_an_unknown_controller_in_the_config_is_refused_when_the_cluster_is_built(tmp_path: Path) -> None:
+    from fakekube import Cluster
+
+    with pytest.raises(ValueError, match='"replicaset" is not in the list of known controllers'):
+        Cluster(load("controllers: [replicaset]\n", tmp_path))
