@@ -20,7 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Mapping, NamedTuple, Sequence
 
-from fakekube.objects._syntax import go_quote, go_string_slice, label_value_errors, qualified_name_errors
+from fakekube.objects.syntax import go_quote, go_string_slice, label_value_errors, qualified_name_errors
 
 # The operators of a metav1.LabelSelectorRequirement, as written in objects.
 OP_IN = "In"

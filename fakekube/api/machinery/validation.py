@@ -16,28 +16,10 @@ from datetime import datetime, timezone
 from typing import Any, Callable, Mapping
 
 from fakekube.api.machinery.errors import FIELD_TOO_LONG, FieldError, forbidden, invalid, required
+from fakekube.objects.syntax import go_quote
 
 # ---------------------------------------------------------------------------
-# Go-style rendering used inside messages
-
-
-def go_quote(text: str) -> str:
-    """Go's ``%q`` / ``strconv.Quote``: double quotes, C-style escapes for non-printables."""
-    escapes = {"\a": "\\a", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t", "\v": "\\v",
-               '"': '\\"', "\\": "\\\\"}
-    out = []
-    for c in text:
-        if c in escapes:
-            out.append(escapes[c])
-        elif c == " " or c.isprintable():
-            out.append(c)
-        elif ord(c) < 0x80:
-            out.append(f"\\x{ord(c):02x}")
-        elif ord(c) < 0x10000:
-            out.append(f"\\u{ord(c):04x}")
-        else:
-            out.append(f"\\U{ord(c):08x}")
-    return '"' + "".join(out) + '"'
+# Go-style rendering used inside messages (``go_quote`` is the objects layer's: one %q)
 
 
 class GoText:

@@ -3,7 +3,8 @@
 A selector that names an invalid key must fail with the same text the API server
 sends (``labels.NewRequirement`` runs ``validation.IsQualifiedName`` and
 ``IsValidLabelValue``), and that text embeds Go's ``%q`` and ``%#v`` renderings. This
-package may not import the API layer, so the few checks it needs live here, privately.
+package may not import the API layer, so the checks it needs live here (the API layer's
+validation messages use the same ``go_quote``).
 """
 
 from __future__ import annotations
