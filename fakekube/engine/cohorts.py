@@ -28,8 +28,7 @@ class Scheduler(Protocol):
 class Cohorts:
     """Members grouped by the instant they are next due; one engine key per instant."""
 
-    def __init__(self, controller: str, prefix: str) -> None:
-        self.controller = controller
+    def __init__(self, prefix: str) -> None:
         self.prefix = prefix
         self._next: dict[str, datetime] = {}
         self._batches: dict[datetime, list[str]] = {}

@@ -103,8 +103,8 @@ class NodeHeartbeats:
         #: The node object last seen matching what its kubelet reports (stored objects are
         #: never mutated, so identity means "unchanged since then").
         self._verified: dict[str, Obj] = {}
-        self._leases = Cohorts(self.name, "leases")
-        self._statuses = Cohorts(self.name, "statuses")
+        self._leases = Cohorts("leases")
+        self._statuses = Cohorts("statuses")
 
     # -- faults ---------------------------------------------------------------
     def stop(self, node: str) -> None:

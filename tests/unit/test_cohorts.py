@@ -15,7 +15,7 @@ class Recorder:
     resources = ()
 
     def __init__(self) -> None:
-        self.cohorts = Cohorts(self.name, "beat")
+        self.cohorts = Cohorts("beat")
         self.served: list[tuple[int, list[str]]] = []
 
     def keys_for(self, change):  # pragma: no cover - watches nothing
