@@ -32,7 +32,7 @@ from __future__ import annotations
 import builtins
 import contextlib
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING, Any, Iterable, Iterator, Protocol, Sequence
+from typing import TYPE_CHECKING, Any, Iterable, Iterator, Mapping, Protocol, Sequence
 
 from fakekube.engine.client import Client
 from fakekube.engine.events import EventSource, object_reference
@@ -89,6 +89,11 @@ class Context:
     def get_many(self, resource: Resource, names: Sequence[str], namespace: str = "") -> list[Obj | None]:
         """Several objects of one namespace at once (a batch of heartbeats reads thousands)."""
         return self._engine.store.get_many(resource, [(namespace, name) for name in names])
+
+    def view(self, resource: Resource) -> Mapping[tuple[str, str], Obj]:
+        """A live read-only mapping of ``resource``'s objects by (namespace, name): for a hot
+        loop looking up thousands one by one (each lookup is one atomic dict read)."""
+        return self._engine.store.view(resource)
 
     def list(self, resource: Resource, namespace: str = "") -> list[Obj]:
         """Every object of ``resource`` (in one namespace, or all), in key order."""

@@ -319,3 +319,28 @@ def test_controllers_and_kubelets_talk_to_the_cluster_only_through_the_runtime(p
             if word in code:
                 offenders.append(f"{path.relative_to(ROOT)}: {word}")
     assert offenders == []
+
+
+def test_a_view_is_a_live_read_only_mapping_for_hot_loops() -> None:
+    cluster = Cluster()
+    seen: dict[str, object] = {}
+
+    class Viewer:
+        name = "viewer"
+        resources = ()
+
+        def keys_for(self, change: Change) -> Iterable[str]:  # pragma: no cover
+            return ()
+
+        def reconcile(self, key: str, ctx: Context) -> None:
+            view = ctx.view(CONFIGMAPS)
+            seen["before"] = view.get(("default", "late"))
+            ctx.client.create(CONFIGMAPS, cm("late", k="v"))
+            seen["after"] = view[("default", "late")]["data"]
+            with pytest.raises(TypeError):
+                view[("default", "x")] = {}  # type: ignore[index]
+
+    cluster.engine.register(Viewer())
+    cluster.engine.enqueue("viewer", "now")
+    cluster.settle()
+    assert seen == {"before": None, "after": {"k": "v"}}

@@ -117,12 +117,10 @@ class NodeLifecycleController:
     def _monitor(self, ctx: Context) -> None:
         """One pass over every node in name order; unchanged quiet nodes cost a lookup."""
         statuses: dict[str, list[str | None]] = defaultdict(list)
-        with ctx.atomically():
-            nodes = ctx.list(NODES)
-            leases = ctx.get_many(LEASES, [node["metadata"]["name"] for node in nodes], LEASE_NAMESPACE)
-        nodes = self._register_and_remove(nodes, ctx)
-        for node, lease in zip(nodes, leases):
-            zone, ready = self._pass_node(node, lease, ctx)
+        leases = ctx.view(LEASES)  # one dict read per node: this pass runs for every node every 5 s
+        nodes = self._register_and_remove(ctx.list(NODES), ctx)
+        for node in nodes:
+            zone, ready = self._pass_node(node, leases.get((LEASE_NAMESPACE, node["metadata"]["name"])), ctx)
             if ready is not _SKIP:
                 statuses[zone].append(ready)
         self._handle_disruption(dict(statuses), ctx)
