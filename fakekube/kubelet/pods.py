@@ -201,7 +201,7 @@ class PodRunner:
             if (pod.get("status") or {}).get("phase") in TERMINAL_PHASES:
                 return  # finished before this kubelet knew it: nothing left to run
             if not network_ready(pod, node):
-                return  # no podCIDR yet: the sandbox waits for the node's network (resync_node wakes it)
+                return  # no podCIDR yet: the sandbox waits for the node's network (node/<name> wakes it)
             state = self._pods[key] = self._admit(pod, node, ctx)
         self._sync(key, pod, state, ctx)
 
