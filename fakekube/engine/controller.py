@@ -38,7 +38,7 @@ from fakekube.engine.client import Client
 from fakekube.engine.events import EventSource, object_reference
 from fakekube.objects import Resource
 from fakekube.random import SeededRandom
-from fakekube.store import Change
+from fakekube.store import Change, TooOldResourceVersion
 
 if TYPE_CHECKING:
     from fakekube.engine.engine import Engine
@@ -111,6 +111,20 @@ class Context:
         """Objects of ``resource`` with an ownerReference to ``owner_uid`` (any, controller or not)."""
         self._engine.owner_index(resource)
         return self._engine.store.by_index(resource, OWNER_INDEX, owner_uid)
+
+    @property
+    def resource_version(self) -> int:
+        """The newest resourceVersion written (a cursor for :meth:`changes_since`)."""
+        return self._engine.store.resource_version
+
+    def changes_since(self, resource_version: int) -> builtins.list[Change] | None:
+        """Every store change after ``resource_version``, in write order — or None when the
+        bounded history no longer reaches back that far (read the objects instead). For a
+        periodic pass that only needs what changed since its last run."""
+        try:
+            return self._engine.store.changes_since(resource_version)
+        except TooOldResourceVersion:
+            return None
 
     @contextlib.contextmanager
     def atomically(self) -> Iterator[None]:

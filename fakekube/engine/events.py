@@ -71,7 +71,8 @@ COMBINED_PREFIX = "(combined from similar events): "
 MAX_SOURCES = 8192
 
 #: Events are written as the server's own clients write: no wire checks.
-_INTERNAL = WriteOptions(internal=True)
+#: Every Event written is built afresh here (make_event, or a deep copy of the stored one).
+_INTERNAL = WriteOptions(internal=True, fresh=True)
 
 
 @dataclass(frozen=True)
@@ -309,7 +310,7 @@ def make_event(now: datetime, involved: Obj, event_type: str, reason: str, messa
         source_obj["host"] = source.host
     return {"metadata": {"name": f"{involved.get('name')}.{unix_nanos(now):x}",
                          "namespace": involved.get("namespace") or "default"},
-            "involvedObject": involved, "reason": reason, "message": message, "source": source_obj,
+            "involvedObject": dict(involved), "reason": reason, "message": message, "source": source_obj,
             "firstTimestamp": stamp, "lastTimestamp": stamp, "count": 1, "type": event_type,
             "eventTime": None, "reportingComponent": source.component, "reportingInstance": source.host}
 

@@ -227,7 +227,8 @@ class Store:
             keys = self._sorted_keys.get(resource)
             if keys is not None:
                 bisect.insort(keys, (sort_key(key), key))
-            _apply(updates, key)
+            if updates:
+                _apply(updates, key)
             self._record(ADDED, resource, key, stored, None)
             return stored
 
@@ -240,7 +241,8 @@ class Store:
             stored = self._stamp(resource, key, obj)
             updates = self._index_updates(resource, prev, stored) if resource in self._indexes else ()
             bucket[key] = stored
-            _apply(updates, key)
+            if updates:
+                _apply(updates, key)
             self._record(MODIFIED, resource, key, stored, prev)
             return stored
 
@@ -255,7 +257,8 @@ class Store:
             keys = self._sorted_keys.get(resource)
             if keys is not None:
                 del keys[bisect.bisect_left(keys, (sort_key(key), key))]
-            _apply(updates, key)
+            if updates:
+                _apply(updates, key)
             self._record(DELETED, resource, key, tombstone, prev)
             return tombstone
 

@@ -53,6 +53,9 @@ class WriteOptions:
     #: A write from inside the cluster (bootstrap, later controllers): its objects are built
     #: well-typed, so the wire checks (typed decoding, unknown fields) are skipped.
     internal: bool = False
+    #: An internal caller hands over a body it built afresh and shares with nothing stored
+    #: (the event recorder's Events, bootstrap objects): the write may edit it as it is.
+    fresh: bool = False
 
     @classmethod
     def from_query(cls, query: dict[str, str], raw: bytes | None = None,
@@ -405,9 +408,11 @@ def _owned(obj: Obj, options: WriteOptions) -> Obj:
     """The object a write may edit at any depth (defaulting, prepare, admission do).
 
     A wire body is the request's own. An internal caller builds its object from stored
-    ones (``dict(node, spec=...)``), sharing their immutable levels: it is copied first.
+    ones (``dict(node, spec=...)``), sharing their immutable levels: it is copied first —
+    unless it says it built the body afresh (an Event per kubelet step: copying those was a
+    fifth of starting pods).
     """
-    return deep_copy(obj) if options.internal else obj
+    return deep_copy(obj) if options.internal and not options.fresh else obj
 
 
 def _status_update(old: Obj, new: Obj) -> Obj:

@@ -27,7 +27,7 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any, Iterable
+from typing import Any, Iterable, Mapping
 
 from fakekube.api.machinery.jsonutil import deep_copy
 from fakekube.clock import parse_time
@@ -70,7 +70,6 @@ class _Quiet:
     """
 
     node: Obj
-    lease: Obj | None
     until: datetime | None
     grace_period_s: float
     zone: str
@@ -93,6 +92,8 @@ class NodeLifecycleController:
         self._known: dict[str, str] = {}
         self._quiet: dict[str, _Quiet] = {}
         self._zone_states: dict[str, ZoneState] = {}
+        #: The resourceVersion the last pass read at: the next one asks which Leases changed since.
+        self._pass_rv: int | None = None
         self._queues: dict[str, RateLimitedTimedQueue] = {}
 
     def keys_for(self, change: Change) -> Iterable[str]:
@@ -117,24 +118,40 @@ class NodeLifecycleController:
     def _monitor(self, ctx: Context) -> None:
         """One pass over every node in name order; unchanged quiet nodes cost a lookup."""
         statuses: dict[str, list[str | None]] = defaultdict(list)
-        leases = ctx.view(LEASES)  # one dict read per node: this pass runs for every node every 5 s
-        nodes = self._register_and_remove(ctx.list(NODES), ctx)
-        for node in nodes:
-            zone, ready = self._pass_node(node, leases.get((LEASE_NAMESPACE, node["metadata"]["name"])), ctx)
+        with ctx.atomically():
+            nodes = ctx.list(NODES)
+            renewed = self._leases_written(ctx)
+        leases = ctx.view(LEASES)
+        for node in self._register_and_remove(nodes, ctx):
+            zone, ready = self._pass_node(node, renewed, leases, ctx)
             if ready is not _SKIP:
                 statuses[zone].append(ready)
         self._handle_disruption(dict(statuses), ctx)
 
-    def _pass_node(self, node: Obj, lease: Obj | None, ctx: Context) -> tuple[str, Any]:
+    def _leases_written(self, ctx: Context) -> dict[str, Obj] | None:
+        """Node → its Lease as last written since the previous pass (a deleted one reads as a
+        Lease without renewTime, as a check would find it), from the store's change log: a
+        few thousand changes a pass instead of a lookup per node. None on the first pass, or
+        when the bounded history no longer reaches back (every Lease is then read)."""
+        since, self._pass_rv = self._pass_rv, ctx.resource_version
+        changes = ctx.changes_since(since) if since is not None else None
+        if changes is None:
+            return None
+        group, plural = LEASES
+        return {c.name: ({} if c.type == DELETED else c.obj) for c in changes
+                if c.resource == plural and c.namespace == LEASE_NAMESPACE and c.group == group}
+
+    def _pass_node(self, node: Obj, renewed: dict[str, Obj] | None, leases: Mapping[Any, Obj],
+                   ctx: Context) -> tuple[str, Any]:
         name = node["metadata"]["name"]
         quiet = self._quiet.get(name)
         if quiet is None or quiet.node is not node:
-            return self._check_node(node, lease, ctx)
-        if lease is not quiet.lease:
-            quiet.lease = lease
-            self._observe_lease(name, lease or {}, quiet, ctx.now)
+            return self._check_node(node, leases.get((LEASE_NAMESPACE, name)), ctx)
+        lease = leases.get((LEASE_NAMESPACE, name)) if renewed is None else renewed.get(name)
+        if lease is not None:
+            self._observe_lease(name, lease, quiet, ctx.now)
         if quiet.until is not None and ctx.now > quiet.until:
-            return self._check_node(node, lease, ctx)
+            return self._check_node(node, leases.get((LEASE_NAMESPACE, name)), ctx)
         return quiet.zone, quiet.ready
 
     def _observe_lease(self, name: str, lease: Obj, quiet: _Quiet, now: datetime) -> None:
@@ -193,8 +210,7 @@ class NodeLifecycleController:
         if acted or node is not checked:
             self._quiet.pop(name, None)
         else:
-            self._quiet[name] = _Quiet(node, lease, self._quiet_until(check, ctx.now), check.grace_period_s,
-                                       zone, ready)
+            self._quiet[name] = _Quiet(node, self._quiet_until(check, ctx.now), check.grace_period_s, zone, ready)
         return zone, ready
 
     @staticmethod
