@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import weakref
 from datetime import datetime, timedelta
 
 import pytest
@@ -33,12 +34,13 @@ def make_api() -> APIServer:
     return api
 
 
-_RECORDERS: dict[int, EventRecorder] = {}
+_RECORDERS: "weakref.WeakKeyDictionary[APIServer, EventRecorder]" = weakref.WeakKeyDictionary()
 
 
 def recorder_for(api: APIServer) -> EventRecorder:
-    """One recorder per test apiserver (in a cluster, the engine owns it)."""
-    return _RECORDERS.setdefault(id(api), EventRecorder())
+    """One recorder per test apiserver (in a cluster, the engine owns it). Weakly keyed: an
+    id() could be reused by the next apiserver and hand it a dead one's correlators."""
+    return _RECORDERS.setdefault(api, EventRecorder())
 
 
 def record(api: APIServer, now: datetime, involved: dict, event_type: str, reason: str, message: str,
