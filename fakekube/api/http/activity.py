@@ -11,6 +11,8 @@ from __future__ import annotations
 import threading
 from typing import Callable, Iterable, Iterator
 
+from fakekube.api.verbs.listing import query_bool
+
 WSGIApp = Callable[[dict, Callable], Iterable[bytes]]
 
 
@@ -60,4 +62,4 @@ def _is_stream(environ: dict) -> bool:
     query = environ.get("QUERY_STRING", "")
     params = dict(part.partition("=")[::2] for part in query.split("&") if part)
     path = environ.get("PATH_INFO", "")
-    return params.get("watch") in ("true", "1") or params.get("follow") in ("true", "1") or "/watch/" in path
+    return query_bool(params.get("watch")) or params.get("follow") in ("true", "1") or "/watch/" in path

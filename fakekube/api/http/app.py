@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import threading
-from typing import Any, Callable, Iterable, Union
+from typing import Any, Callable, Iterable, Iterator, Union
 
 import yaml
 from werkzeug.wrappers import Request, Response
@@ -20,14 +20,14 @@ from fakekube.api.http import negotiation, routing
 from fakekube.api.http.negotiation import Representation
 from fakekube.api.http.response import JsonResponse, status_line
 from fakekube.api.http.server import CLIENT_GONE
-from fakekube.api.http.watch import Watch, WatchRequest
+from fakekube.api.http.watch import DISCONNECTED, POLL_INTERVAL_S, Watch, WatchRequest
 from fakekube.api.machinery import errors
 from fakekube.api.machinery.errors import ApiError
 from fakekube.api.registry import Registry, ResourceType
 from fakekube.api.verbs import discovery, objectmeta
 from fakekube.api.verbs.apiserver import PATCH_TYPES, APIServer, WriteOptions
 from fakekube.api.verbs.deletion import DeleteOptions
-from fakekube.api.verbs.listing import ListOptions
+from fakekube.api.verbs.listing import ListOptions, query_bool
 from fakekube.api.verbs.openapi import OpenAPIV3
 from fakekube.api.verbs.subresources import Subresources
 from fakekube.api.wire import decoding, schema
@@ -39,7 +39,9 @@ AnyResponse = Union[Response, JsonResponse]
 
 #: Upstream's limit on a request body (apiserver MaxRequestBodyBytes): 3 MiB.
 MAX_BODY_BYTES = 3 * 1024 * 1024
-#: Concurrent watch streams served at once; the next one gets 429 TooManyRequests.
+#: Concurrent watch streams served at once; the next one gets 429 TooManyRequests. A slot
+#: is freed when its stream ends: timeout, a failed write, or a client seen to have gone
+#: (polled every ``watch_check_interval_s`` of wall clock while the watch waits).
 MAX_WATCHES = 1000
 
 WRITE_VERBS = {"POST": "create", "PUT": "update", "PATCH": "patch", "DELETE": "delete"}
@@ -64,8 +66,18 @@ class RestApp:
         self.max_body_bytes = max_body_bytes
         self.stopping = threading.Event()
         self.internal_errors: list[BaseException] = []
-        self._watch_slots = threading.BoundedSemaphore(max_watches)
+        self.max_watches = max_watches
+        #: How often a waiting watch checks that its client is still there (wall seconds).
+        self.watch_check_interval_s = POLL_INTERVAL_S
+        self._watches_open = 0
+        self._watch_lock = threading.Lock()
         self._subresources = Subresources(apiserver)
+
+    @property
+    def watches_open(self) -> int:
+        """Watch streams holding a slot right now."""
+        with self._watch_lock:
+            return self._watches_open
 
     def rebind(self, apiserver: APIServer) -> None:
         """Serve another APIServer from now on (a cluster reset builds a fresh one)."""
@@ -103,7 +115,7 @@ class RestApp:
         if path == "/version" or path == "/version/":
             return json_response(discovery.version_info(self.api.kubernetes_version))
         if path.split("/")[1:2] and "/" + path.split("/")[1] in HEALTH_PATHS:
-            return _health(path, "verbose" in request.args)
+            return _health(path, request.args)
         if path.startswith("/openapi/"):
             return self._openapi_response(request)
         target = routing.parse(path)
@@ -177,7 +189,9 @@ class RestApp:
         query = {k: v for k, v in request.args.items()}
         if target.subresource:
             return self._subresource(request, rt, target, query)
-        if target.legacy_watch or (request.method == "GET" and query.get("watch") in ("true", "1")):
+        if target.legacy_watch and request.method != "GET":
+            raise errors.method_not_allowed()  # upstream routes only GET on /watch/ paths
+        if target.legacy_watch or (request.method == "GET" and query_bool(query.get("watch"))):
             return self._watch(request, rt, target, query)
         if request.method == "GET":
             return self._read(request, rt, target, query)
@@ -223,6 +237,8 @@ class RestApp:
         if (verb == "create" and target.name) or (verb in ("update", "patch") and not target.name):
             raise errors.method_not_allowed()  # no such route, as go-restful answers
         self._require_verb(rt, verb)
+        # Upstream's handlers negotiate the answer's type before reading or writing anything.
+        representation = negotiation.choose(request.headers.get("Accept"), allow_as=False)
         if verb == "patch" and _media(request) not in PATCH_TYPES and (request.content_length or 0) > 0:
             raise errors.unsupported_media_type_route()
         if verb == "create":
@@ -231,31 +247,30 @@ class RestApp:
         if verb == "patch":
             options = WriteOptions.from_query(query, raw, "PatchOptions")
             result = self.api.patch(rt, target.namespace, target.name, _media(request), raw, options)
-            return self._written(request, result.obj, 200, result.warnings, rt)
+            return self._written(representation, result.obj, 200, result.warnings, rt)
         if verb in ("delete", "deletecollection"):
-            return self._delete(request, rt, target, query, raw, verb)
+            return self._delete(request, representation, rt, target, query, raw, verb)
         if verb == "create":
             options = WriteOptions.from_query(query, raw, "CreateOptions")
             body = decode_body(request, raw, rt.kind, rt.api_version)
             result = self.api.create(rt, target.namespace, body, options)
-            return self._written(request, result.obj, 201, result.warnings, rt)
+            return self._written(representation, result.obj, 201, result.warnings, rt)
         options = WriteOptions.from_query(query, raw, "UpdateOptions")
         body = decode_body(request, raw, rt.kind, rt.api_version)
         result = self.api.update(rt, target.namespace, target.name, body, options)
-        return self._written(request, result.obj, 201 if result.created else 200, result.warnings, rt)
+        return self._written(representation, result.obj, 201 if result.created else 200, result.warnings, rt)
 
-    def _delete(self, request: Request, rt: ResourceType, target: routing.ResourcePath, query: dict[str, str],
+    def _delete(self, request: Request, representation: Representation, rt: ResourceType, target: routing.ResourcePath, query: dict[str, str],
                 raw: bytes, verb: str) -> AnyResponse:
         options = DeleteOptions.parse(decode_body(request, raw) if raw.strip() else None, query)
         if verb == "deletecollection":
             body = self.api.delete_collection(rt, target.namespace, ListOptions.from_query(query), options)
-            return self._written(request, body, 200, [])
+            return self._written(representation, body, 200, [])
         body, code = self.api.delete(rt, target.namespace, target.name, options)
-        return self._written(request, body, code, [])
+        return self._written(representation, body, code, [])
 
-    def _written(self, request: Request, obj: Obj, code: int, warnings: list[str],
+    def _written(self, representation: Representation, obj: Obj, code: int, warnings: list[str],
                  rt: ResourceType | None = None) -> AnyResponse:
-        representation = negotiation.choose(request.headers.get("Accept"), allow_as=False)
         if rt is not None and obj.get("kind") == rt.kind and representation.media_type == negotiation.JSON:
             # The stored version's bytes: encoded once, then shared with every watcher.
             response: AnyResponse = JsonResponse(self.api.encoded.typed(rt, obj) + b"\n", status=code)
@@ -268,6 +283,8 @@ class RestApp:
     def _subresource(self, request: Request, rt: ResourceType, target: routing.ResourcePath, query: dict[str, str]) -> AnyResponse:
         if target.subresource not in rt.subresources or not target.name:
             raise _not_found_path()
+        if request.method != "GET":  # a write: refuse an unreadable answer before writing (upstream)
+            negotiation.choose(request.headers.get("Accept"), allow_as=False)
         raw = self._body(request) if request.method in ("POST", "PUT", "PATCH") else b""
         body, code, content_type = self._subresources.handle(request.method, rt, target, query, raw, _media(request),
                                                              lambda: decode_body(request, raw))
@@ -282,11 +299,18 @@ class RestApp:
         self._require_verb(rt, "watch")
         representation = negotiation.choose(request.headers.get("Accept"))
         watch_request = WatchRequest.from_query(rt, target.namespace, query, target.name, representation)
-        if not self._watch_slots.acquire(blocking=False):
-            raise errors.too_many_requests("too many watches open; limit is reached")
-        stream = Watch(self.api, watch_request, self.stopping)
-        return Response(_release_after(iter(stream), self._watch_slots), status=200, content_type="application/json",
-                        direct_passthrough=True)
+        disconnected = request.environ.get(DISCONNECTED) or request.environ.get(CLIENT_GONE)
+        with self._watch_lock:
+            if self._watches_open >= self.max_watches:
+                raise errors.too_many_requests("too many watches open; limit is reached")
+            self._watches_open += 1
+        stream = Watch(self.api, watch_request, self.stopping, disconnected, self.watch_check_interval_s)
+        return Response(_SlotHeld(iter(stream), self._release_watch), status=200,
+                        content_type="application/json", direct_passthrough=True)
+
+    def _release_watch(self) -> None:
+        with self._watch_lock:
+            self._watches_open -= 1
 
     def _require_verb(self, rt: ResourceType, verb: str) -> None:
         if not rt.supports(verb):
@@ -325,11 +349,31 @@ def shared_openapi(registry: Registry, kubernetes_version: str) -> OpenAPIV3:
         return openapi
 
 
-def _release_after(stream: Iterable[bytes], slots: threading.BoundedSemaphore) -> Iterable[bytes]:
-    try:
-        yield from stream
-    finally:
-        slots.release()
+class _SlotHeld:
+    """A watch stream that gives its slot back exactly once, however it ends: its own end, an
+    error, or ``close()`` by the server (after a failed write, or before it ever iterated)."""
+
+    def __init__(self, chunks: Iterator[bytes], release: Callable[[], None]) -> None:
+        self._chunks = chunks
+        self._release: Callable[[], None] | None = release
+
+    def __iter__(self) -> "_SlotHeld":
+        return self
+
+    def __next__(self) -> bytes:
+        try:
+            return next(self._chunks)
+        except BaseException:
+            self.close()
+            raise
+
+    def close(self) -> None:
+        close = getattr(self._chunks, "close", None)
+        if close is not None:
+            close()
+        release, self._release = self._release, None
+        if release is not None:
+            release()
 
 
 class _WhileConnected:
@@ -386,20 +430,36 @@ def _partial_metadata(rt: ResourceType, objects: list[Obj], single: bool, listin
             "metadata": (listing or {}).get("metadata", {}), "items": items}
 
 
-def _health(path: str, verbose: bool) -> AnyResponse:
-    """``/healthz``, ``/livez``, ``/readyz`` (and ``/<endpoint>/<check>``): always healthy.
+def _health(path: str, args: Any) -> AnyResponse:
+    """``/healthz``, ``/livez``, ``/readyz`` and ``/<endpoint>/<check>``: always healthy.
 
-    ``?verbose`` lists each check as ``[+]name ok`` and ends ``<endpoint> check passed``,
-    the text scripts grep for.
+    Upstream registers exactly these paths on its non-go-restful mux; any other path under
+    them (``/livez/bogus``, ``/healthz/``, ``/healthz/..``) falls through to the not-found
+    handler, which answers Go's plain ``http.NotFound``. ``?verbose`` lists each check as
+    ``[+]name ok`` and ends ``<endpoint> check passed``; ``?exclude=`` marks checks excluded
+    (healthz.go ``handleRootHealth``).
     """
-    endpoint, _, check = path.strip("/").partition("/")
+    endpoint, slash, check = path[1:].partition("/")
     checks = HEALTH_CHECKS[endpoint]
-    if check and check not in checks:
-        return Response("404 page not found\n", status=404, content_type="text/plain; charset=utf-8")
-    if check or not verbose:
-        return Response("ok", content_type="text/plain; charset=utf-8")
-    lines = [f"[+]{name} ok" for name in checks] + [f"{endpoint} check passed"]
-    return Response("\n".join(lines) + "\n", content_type="text/plain; charset=utf-8")
+    if slash and check not in checks:
+        return _plain("404 page not found\n", 404)
+    if check:
+        return _plain("ok")
+    excluded = args.getlist("exclude")
+    lines = [f"[+]{name} excluded: ok" if name in excluded else f"[+]{name} ok" for name in checks]
+    unknown = sorted(set(excluded) - set(checks))
+    if unknown:
+        names = ",".join(f'"{name}"' for name in unknown)
+        lines.append(f"warn: some health checks cannot be excluded: no matches for {names}")
+    if "verbose" not in args:
+        return _plain("ok")
+    return _plain("\n".join(lines + [f"{endpoint} check passed"]) + "\n")
+
+
+def _plain(text: str, code: int = 200) -> AnyResponse:
+    """Text as Go's handlers send it (``http.Error`` and the health handlers set both headers)."""
+    return Response(text, status=code, content_type="text/plain; charset=utf-8",
+                    headers={"X-Content-Type-Options": "nosniff"})
 
 
 def _as_go_serves(response: AnyResponse) -> None:

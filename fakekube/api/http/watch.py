@@ -14,7 +14,7 @@ import json
 import threading
 import time
 from dataclasses import dataclass
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
 from fakekube.api import table
 from fakekube.api.http.negotiation import JSON, Representation, TableOptions
@@ -22,7 +22,9 @@ from fakekube.api.machinery import errors
 from fakekube.api.registry import ResourceType
 from fakekube.api.verbs import objectmeta
 from fakekube.api.verbs.apiserver import APIServer
-from fakekube.api.verbs.listing import Matcher, parse_resource_version
+from fakekube.api.machinery.validation import go_quote
+from fakekube.api.verbs.deletion import parse_int64
+from fakekube.api.verbs.listing import NOT_OLDER_THAN, ListOptions, Matcher, parse_resource_version, query_bool
 from fakekube.store import ADDED, DELETED, MODIFIED, Change, TooOldResourceVersion
 
 Obj = dict[str, Any]
@@ -31,8 +33,11 @@ BOOKMARK = "BOOKMARK"
 ERROR = "ERROR"
 INITIAL_EVENTS_END = "k8s.io/initial-events-end"
 
-#: How often a waiting watch wakes to notice shutdown and deadlines (wall seconds).
+#: How often a waiting watch wakes to notice shutdown, deadlines and a client that has
+#: gone (wall seconds, transport time): an abandoned watch frees its slot within this.
 POLL_INTERVAL_S = 0.5
+#: ``environ`` key of the server's zero-argument callable: True once the client closed its side.
+DISCONNECTED = "fakekube.disconnected"
 #: Without timeoutSeconds upstream picks 30–60 min; we hold the stream for at most this.
 DEFAULT_TIMEOUT_S = 1800.0
 
@@ -54,37 +59,66 @@ class WatchRequest:
     @classmethod
     def from_query(cls, rt: ResourceType, namespace: str, query: dict[str, str], name: str = "",
                    representation: Representation = Representation(JSON)) -> "WatchRequest":
+        """Every parameter parsed and validated, in upstream's order (``ListResource``: the
+        parameter codec's 400s, then ``ValidateListOptions``' 422, then the storage's check of
+        the resourceVersion), so that a bad one is answered before the stream starts."""
+        ListOptions.from_query({k: v for k, v in query.items() if k != "resourceVersionMatch"})  # ints, selectors
+        timeout_s = _timeout(query)
         field_selector = query.get("fieldSelector", "")
         if name:
             field_selector = ",".join(filter(None, [field_selector, f"metadata.name={name}"]))
-        send_initial = query.get("sendInitialEvents", "") == "true"
-        allow_bookmarks = query.get("allowWatchBookmarks", "") == "true"
+        send_initial = query_bool(query.get("sendInitialEvents"))
+        allow_bookmarks = query_bool(query.get("allowWatchBookmarks"))
+        _check_watch_options(query, allow_bookmarks)
         rv = query.get("resourceVersion", "")
-        if send_initial:
-            _check_initial_events(query, allow_bookmarks)
+        _check_resource_version(rv)
         as_kind = representation.as_kind
         table_options = TableOptions.from_query(query) if as_kind == "Table" else TableOptions()
         return cls(rt, namespace, Matcher(rt, query.get("labelSelector", ""), field_selector), rv,
-                   allow_bookmarks, send_initial, _timeout(query), as_kind=as_kind, table_options=table_options)
+                   allow_bookmarks, send_initial, timeout_s, as_kind=as_kind, table_options=table_options)
 
 
 def _timeout(query: dict[str, str]) -> float:
     text = query.get("timeoutSeconds", "")
     if not text:
         return DEFAULT_TIMEOUT_S
-    try:
-        return max(0.0, float(int(text)))
-    except ValueError:
-        raise errors.bad_request(f'invalid value for timeoutSeconds: "{text}"') from None
+    return max(0.0, float(parse_int64(text)))
 
 
-def _check_initial_events(query: dict[str, str], allow_bookmarks: bool) -> None:
-    """sendInitialEvents requires resourceVersionMatch=NotOlderThan and bookmarks (upstream)."""
+def _check_resource_version(text: str) -> None:
+    """The cacher's ``ParseResourceVersion``. Its storage.InvalidError passes every layer
+    unconverted, so upstream 1.33 answers 500 without a reason (kubernetes/kubernetes#139485),
+    before the stream starts."""
+    if text in ("", "0"):
+        return
+    quoted = go_quote(text)
+    why = "invalid syntax" if not (text.isascii() and text.isdigit()) else None
+    if why is None and int(text) >= 2 ** 64:
+        why = "value out of range"
+    if why is not None:
+        raise errors.unknown_error(
+            500, f"resourceVersion: Invalid value: {quoted}: strconv.ParseUint: parsing {quoted}: {why}")
+
+
+def _check_watch_options(query: dict[str, str], allow_bookmarks: bool) -> None:
+    """``validateWatchOptions`` (1.33, WatchList on), then sendInitialEvents' need for
+    bookmarks; every problem at once, a 422 on ``ListOptions.meta.k8s.io``."""
     problems = []
-    if query.get("resourceVersionMatch") != "NotOlderThan":
+    match = query.get("resourceVersionMatch", "")
+    has_initial = "sendInitialEvents" in query
+    if has_initial and match != NOT_OLDER_THAN:
         problems.append(errors.forbidden("resourceVersionMatch",
                                          "sendInitialEvents requires setting resourceVersionMatch to NotOlderThan"))
-    if not allow_bookmarks:
+    if match:
+        if not has_initial:
+            problems.append(errors.forbidden(
+                "resourceVersionMatch", "resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided"))
+        if match != NOT_OLDER_THAN:
+            problems.append(errors.not_supported("resourceVersionMatch", match, [NOT_OLDER_THAN]))
+        if query.get("continue"):
+            problems.append(errors.forbidden("resourceVersionMatch",
+                                             "resourceVersionMatch is forbidden when continue is provided"))
+    if query_bool(query.get("sendInitialEvents")) and not allow_bookmarks:
         problems.append(errors.forbidden("allowWatchBookmarks",
                                          "sendInitialEvents requires setting allowWatchBookmarks to true"))
     if problems:
@@ -94,10 +128,14 @@ def _check_initial_events(query: dict[str, str], allow_bookmarks: bool) -> None:
 class Watch:
     """One watch stream; iterate it to get encoded event lines."""
 
-    def __init__(self, apiserver: APIServer, request: WatchRequest, stopping: threading.Event) -> None:
+    def __init__(self, apiserver: APIServer, request: WatchRequest, stopping: threading.Event,
+                 disconnected: Callable[[], bool] | None = None, check_interval_s: float = POLL_INTERVAL_S) -> None:
         self._api = apiserver
         self._req = request
         self._stopping = stopping
+        #: Polled between waits; without it a gone client is noticed only when a write fails.
+        self._disconnected = disconnected
+        self._check_interval_s = check_interval_s
         self._store = apiserver.store
         # Upstream sends a Table's column definitions with the first event only.
         self._table_headers_sent = request.table_options.no_headers
@@ -136,7 +174,10 @@ class Watch:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 return
-            if not self._store.wait_for_change(cursor, min(remaining, POLL_INTERVAL_S)):
+            changed = self._store.wait_for_change(cursor, min(remaining, self._check_interval_s))
+            if self._disconnected is not None and self._disconnected():
+                return
+            if not changed:
                 if self._req.allow_bookmarks and time.monotonic() - last_bookmark >= self._req.bookmark_interval_s:
                     last_bookmark = time.monotonic()
                     yield self._bookmark(cursor)

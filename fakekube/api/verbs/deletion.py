@@ -10,7 +10,7 @@ Everything else is removed at once.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import datetime, timedelta, timezone
 from typing import Any
 
 from fakekube.api.machinery import errors
@@ -29,6 +29,25 @@ ORPHAN_FINALIZER = "orphan"
 
 #: Kubelet-less default grace for pods whose spec has none.
 DEFAULT_POD_GRACE_S = 30
+
+#: Go's int64: grace periods are int64 seconds upstream; past it a value does not decode.
+INT64_MIN, INT64_MAX = -(2 ** 63), 2 ** 63 - 1
+_NS_PER_S = 10 ** 9
+
+#: The scheme delete.go decodes a DELETE body with (apimachinery's meta internal version
+#: scheme), as its "not registered" errors name it.
+META_SCHEME = "k8s.io/apimachinery/pkg/apis/meta/internalversion/scheme/register.go:27"
+META_V1 = "meta.k8s.io/v1"
+#: Kinds that scheme decodes in any version (unversioned): DeleteOptions itself, and two
+#: more that then fail to convert to DeleteOptions.
+_UNVERSIONED_KINDS = ("DeleteOptions", "CreateOptions", "UpdateOptions")
+#: Other kinds it knows, by apiVersion: they decode, then do not convert to DeleteOptions.
+_META_KINDS = {
+    "v1": ("Status", "APIVersions", "APIGroupList", "APIGroup", "APIResourceList"),
+    META_V1: ("WatchEvent", "ListOptions", "GetOptions", "PatchOptions", "Table", "TableOptions",
+              "PartialObjectMetadata", "PartialObjectMetadataList"),
+    "meta.k8s.io/v1beta1": ("Table", "TableOptions", "PartialObjectMetadata", "PartialObjectMetadataList"),
+}
 
 
 @dataclass(frozen=True)
@@ -49,6 +68,7 @@ class DeleteOptions:
         if body is not None and not isinstance(body, dict):
             raise errors.bad_request("DeleteOptions must be an object")
         if body is not None:
+            check_body_kind(body)
             _check_body_types(body)
         source: Obj = body if body is not None else {
             "gracePeriodSeconds": _int_or_none(query.get("gracePeriodSeconds")),
@@ -103,12 +123,29 @@ _BODY_FIELDS: dict[str, tuple[type | tuple[type, ...], str]] = {
 _PRECONDITION_FIELDS = ("uid", "resourceVersion")
 
 
+def check_body_kind(body: Obj) -> None:
+    """A DELETE body must decode as DeleteOptions, in any apiVersion (delete.go: "for backwards
+    compatibility ... per group DeleteOptions"); a missing kind or version defaults to
+    meta.k8s.io/v1 DeleteOptions. Anything else is the decoder's or converter's plain error,
+    which delete.go hands on unconverted: a 500 without reason, as upstream answers.
+    """
+    kind = body.get("kind") or "DeleteOptions"
+    api_version = body.get("apiVersion") or META_V1
+    if not isinstance(kind, str) or not isinstance(api_version, str) or kind == "DeleteOptions":
+        return  # a mistyped kind/apiVersion is reported by the field checks
+    if kind in _UNVERSIONED_KINDS or kind in _META_KINDS.get(api_version, ()):
+        raise errors.unknown_error(500, f"converting (v1.{kind}) to (v1.DeleteOptions): unknown conversion")
+    raise errors.unknown_error(
+        500, f"no kind {go_quote(kind)} is registered for version {go_quote(api_version)} in scheme \"{META_SCHEME}\"")
+
+
 def _check_body_types(body: Obj) -> None:
     """A DeleteOptions body that does not decode: upstream hands the decoder's plain error to
     the client, so it is a 500 with no reason (delete.go passes it through unconverted)."""
     for name, (python_type, go_type) in _BODY_FIELDS.items():
         value = body.get(name)
-        wrong_int = python_type is int and isinstance(value, bool)
+        wrong_int = python_type is int and (isinstance(value, bool) or
+                                            (isinstance(value, int) and not INT64_MIN <= value <= INT64_MAX))
         if value is not None and (wrong_int or not isinstance(value, python_type)):
             raise _undecodable(value, f"DeleteOptions.{name}", go_type)
     for item in body.get("dryRun") or []:
@@ -122,8 +159,9 @@ def _check_body_types(body: Obj) -> None:
 
 
 def _undecodable(value: Any, field_path: str, go_type: str) -> errors.ApiError:
-    return errors.unknown_error(
-        500, f"json: cannot unmarshal {decoding.json_kind(value)} into Go struct field {field_path} of type {go_type}")
+    # encoding/json names the literal of a number that overflows its Go type.
+    what = f"number {value}" if type(value) is int else decoding.json_kind(value)
+    return errors.unknown_error(500, f"json: cannot unmarshal {what} into Go struct field {field_path} of type {go_type}")
 
 
 def _int_or_none(value: Any) -> int | None:
@@ -132,10 +170,20 @@ def _int_or_none(value: Any) -> int | None:
         return None
     if isinstance(value, int) and not isinstance(value, bool):
         return value
+    return parse_int64(str(value))
+
+
+def parse_int64(text: str) -> int:
+    """Go's ``strconv.ParseInt(text, 10, 64)``; its error is a 400 (upstream's parameter conversion)."""
     try:
-        return int(str(value), 10)
+        value = int(text, 10) if text.strip() == text and "_" not in text else None
     except ValueError:
-        raise errors.bad_request(f'strconv.ParseInt: parsing {go_quote(str(value))}: invalid syntax') from None
+        value = None
+    if value is None:
+        raise errors.bad_request(f"strconv.ParseInt: parsing {go_quote(text)}: invalid syntax")
+    if not INT64_MIN <= value <= INT64_MAX:
+        raise errors.bad_request(f"strconv.ParseInt: parsing {go_quote(text)}: value out of range")
+    return value
 
 
 def _bool_or_none(value: Any) -> bool | None:
@@ -200,7 +248,7 @@ def mark_for_deletion(rt: ResourceType, obj: Obj, options: DeleteOptions, now) -
         return None
     if meta.get("deletionTimestamp"):
         return _shorten_grace(obj, meta, grace_s, now, finalizers)
-    meta["deletionTimestamp"] = format_rfc3339(now + timedelta(seconds=grace_s))
+    meta["deletionTimestamp"] = format_rfc3339(go_add_seconds(now, grace_s))
     meta["deletionGracePeriodSeconds"] = grace_s
     if finalizers:
         meta["finalizers"] = finalizers
@@ -214,11 +262,25 @@ def _shorten_grace(obj: Obj, meta: Obj, grace_s: int, now, finalizers: list[str]
     """A second delete may shorten a pending grace period, never lengthen it."""
     current = meta.get("deletionGracePeriodSeconds")
     if current is not None and grace_s < current:
-        meta["deletionTimestamp"] = format_rfc3339(now + timedelta(seconds=grace_s))
+        meta["deletionTimestamp"] = format_rfc3339(go_add_seconds(now, grace_s))
         meta["deletionGracePeriodSeconds"] = grace_s
     if finalizers:
         meta["finalizers"] = finalizers
     return dict(obj, metadata=meta)
+
+
+def go_add_seconds(moment: datetime, seconds: int) -> datetime:
+    """``moment.Add(time.Second * time.Duration(seconds))`` as Go computes it.
+
+    Upstream's ``rest.BeforeDelete`` sets ``deletionTimestamp = now + grace`` this way: the
+    product is int64 nanoseconds and wraps silently past ~292 years, so a grace period of
+    2^63-1 s lands somewhere within ±292 years of now — never an error. The result is in
+    whole seconds, as metav1.Time keeps it.
+    """
+    wrapped_ns = (seconds * _NS_PER_S - INT64_MIN) % 2 ** 64 + INT64_MIN
+    epoch = datetime(1970, 1, 1, tzinfo=timezone.utc)
+    moment_ns = ((moment - epoch) // timedelta(microseconds=1)) * 1000
+    return epoch + timedelta(seconds=(moment_ns + wrapped_ns) // _NS_PER_S)
 
 
 def success_status(rt: ResourceType, obj: Obj) -> Obj:

@@ -18,6 +18,7 @@ from fakekube.api.machinery import errors
 from fakekube.api.machinery.errors import ApiError
 from fakekube.api.machinery.validation import go_quote
 from fakekube.api.registry import ResourceType
+from fakekube.api.verbs.deletion import parse_int64
 from fakekube.api.wire import decoding
 from fakekube.store import Store, TooOldResourceVersion
 from fakekube.store.memory import sort_key
@@ -84,12 +85,13 @@ class ListOptions:
 
 def _parse_int(text: str) -> int:
     """An int64 query parameter; a bad one is the 400 upstream's parameter conversion gives."""
-    if not text:
-        return 0
-    try:
-        return int(text, 10)
-    except ValueError:
-        raise errors.bad_request(f"strconv.ParseInt: parsing {go_quote(text)}: invalid syntax") from None
+    return parse_int64(text) if text else 0
+
+
+def query_bool(value: str | None) -> bool:
+    """A bool query parameter as upstream's parameter codec reads it (``Convert_Slice_string_To_bool``):
+    absent, "0" or "false" (any case) is false; anything else, even empty, is true."""
+    return value is not None and value != "0" and value.lower() != "false"
 
 
 def parse_resource_version(text: str) -> int:

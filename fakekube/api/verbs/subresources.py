@@ -11,6 +11,7 @@ container wrote — bytes, or for ``follow=true`` an iterable of chunks the REST
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any, Callable
 
 from fakekube.api import selectors
@@ -43,7 +44,7 @@ class Subresources:
         if sub == BINDING and method == "POST":
             return self.bind(namespace, name, decode(), options), 201, JSON
         if sub == EVICTION and method == "POST":
-            return self.evict(namespace, name, decode()), 201, JSON
+            return self.evict(namespace, name, decode(), options), 201, JSON
         if sub == TOKEN and method == "POST":
             return self.create_token(namespace, name, decode()), 201, JSON
         if sub == LOG and method == "GET":
@@ -120,12 +121,15 @@ class Subresources:
                 self.api.write_internal(rt, pod)
         return success()
 
-    def evict(self, namespace: str, name: str, eviction: Any) -> Obj:
-        """Evict a pod: a delete honouring the eviction's DeleteOptions."""
+    def evict(self, namespace: str, name: str, eviction: Any, options: WriteOptions = WriteOptions()) -> Obj:
+        """Evict a pod: a delete honouring the eviction's DeleteOptions, with the request's
+        dryRun carried into them as upstream's ``propagateDryRun`` does."""
         delete_options = (eviction or {}).get("deleteOptions") if isinstance(eviction, dict) else None
-        options = DeleteOptions.parse(delete_options, {})
+        parsed = DeleteOptions.parse(delete_options, {})
+        if options.dry_run:  # the only valid dryRun is [All], so the two never disagree
+            parsed = dataclasses.replace(parsed, dry_run=True)
         rt = self.api.registry.lookup("", "v1", "pods")
-        self.api.delete(rt, namespace, name, options)
+        self.api.delete(rt, namespace, name, parsed)
         return success()
 
     def create_token(self, namespace: str, name: str, request: Any) -> Obj:

@@ -1,0 +1,376 @@
+"""Request semantics of the REST layer: refuse before writing, DeleteOptions bodies, dryRun
+on every write path, huge grace periods, watch parameters and abandoned watches, health paths.
+
+Expected answers come from Kubernetes 1.33's sources (k8s.io/apiserver v0.33.9
+``endpoints/handlers/{create,update,patch,delete,get,rest}.go``, ``endpoints/handlers/
+negotiation``, ``storage/cacher``, ``storage/api_object_versioner.go``,
+``server/healthz/healthz.go``, ``util/notfoundhandler``; k8s.io/apimachinery v0.33.9
+``runtime/serializer/json``, ``runtime/conversion.go``, ``apis/meta/internalversion``).
+Every refused request must leave the store exactly as it was.
+"""
+
+from __future__ import annotations
+
+import http.client
+import json
+import socket
+import threading
+import time
+from datetime import datetime, timezone
+from typing import Any
+from urllib.parse import urlsplit
+
+import pytest
+
+from fakekube import Cluster
+
+pytestmark = pytest.mark.fakekube(nodes=3)
+
+NS = "/api/v1/namespaces/default"
+CM = f"{NS}/configmaps"
+PODS = f"{NS}/pods"
+DEPLOYMENTS = "/apis/apps/v1/namespaces/default/deployments"
+JSON = "application/json"
+MERGE = "application/merge-patch+json"
+META_SCHEME = "k8s.io/apimachinery/pkg/apis/meta/internalversion/scheme/register.go:27"
+INT64_MAX = 2 ** 63 - 1
+
+
+def request(cluster: Cluster, method: str, path: str, body: Any = None, content_type: str | None = JSON,
+            accept: str | None = JSON) -> tuple[int, Any, http.client.HTTPResponse]:
+    """One raw HTTP request: (status, decoded JSON or text, the response)."""
+    url = urlsplit(cluster.url)
+    connection = http.client.HTTPConnection(url.hostname, url.port, timeout=30)
+    headers = {}
+    if accept is not None:
+        headers["Accept"] = accept
+    if content_type is not None and body is not None:
+        headers["Content-Type"] = content_type
+    raw = body if body is None or isinstance(body, bytes) else json.dumps(body).encode()
+    try:
+        connection.request(method, path, body=raw, headers=headers)
+        response = connection.getresponse()
+        data = response.read()
+        try:
+            return response.status, json.loads(data), response
+        except ValueError:
+            return response.status, data.decode(), response
+    finally:
+        connection.close()
+
+
+def snapshot(cluster: Cluster) -> tuple[int, str]:
+    """The whole store: its resourceVersion and every object of every resource."""
+    store = cluster.store
+    with store.lock:
+        objects = {f"{group}/{resource}": store.list((group, resource))[0] for group, resource in store.resources()}
+        return store.resource_version, json.dumps(objects, sort_keys=True)
+
+
+def assert_status(answer: Any, code: int, reason: str, message: str = "") -> None:
+    assert isinstance(answer, dict), answer
+    assert (answer.get("kind"), answer.get("apiVersion"), answer.get("status")) == ("Status", "v1", "Failure"), answer
+    assert (answer.get("code"), answer.get("reason", "")) == (code, reason), answer
+    assert message in answer.get("message", ""), answer
+
+
+def configmap(name: str, **extra: Any) -> dict[str, Any]:
+    return {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": name}, **extra}
+
+
+def pod(name: str, node: str = "", grace_s: int | None = None) -> dict[str, Any]:
+    spec: dict[str, Any] = {"containers": [{"name": "c", "image": "nginx:1.27"}]}
+    if node:
+        spec["nodeName"] = node
+    if grace_s is not None:
+        spec["terminationGracePeriodSeconds"] = grace_s
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name}, "spec": spec}
+
+
+def deployment(name: str) -> dict[str, Any]:
+    labels = {"app": name}
+    return {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": name},
+            "spec": {"replicas": 1, "selector": {"matchLabels": labels},
+                     "template": {"metadata": {"labels": labels},
+                                  "spec": {"containers": [{"name": "c", "image": "nginx:1.27"}]}}}}
+
+
+@pytest.fixture
+def seeded(fakekube: Cluster) -> Cluster:
+    fakekube.create(configmap("cm", data={"k": "v"}))
+    fakekube.create(pod("unbound"))
+    fakekube.create(pod("bound", node="ghost-node"))  # no kubelet acts on it
+    fakekube.create(deployment("web"))
+    fakekube.settle()
+    return fakekube
+
+
+# --- 2: the response type is negotiated before anything is written ----------------------------------------
+
+WRITES = [
+    pytest.param("POST", CM, configmap("new"), JSON, id="create"),
+    pytest.param("PUT", f"{CM}/cm", configmap("cm", data={"k": "changed"}), JSON, id="update"),
+    pytest.param("PATCH", f"{CM}/cm", {"data": {"k": "changed"}}, MERGE, id="patch"),
+    pytest.param("DELETE", f"{CM}/cm", None, None, id="delete"),
+    pytest.param("DELETE", CM, None, None, id="deletecollection"),
+    pytest.param("PATCH", f"{DEPLOYMENTS}/web/status", {"status": {"replicas": 7}}, MERGE, id="status-patch"),
+    pytest.param("PATCH", f"{DEPLOYMENTS}/web/scale", {"spec": {"replicas": 5}}, MERGE, id="scale-patch"),
+    pytest.param("PUT", f"{DEPLOYMENTS}/web/scale",
+                 {"apiVersion": "autoscaling/v1", "kind": "Scale", "metadata": {"name": "web"},
+                  "spec": {"replicas": 5}}, JSON, id="scale-put"),
+    pytest.param("POST", f"{PODS}/unbound/binding",
+                 {"apiVersion": "v1", "kind": "Binding", "metadata": {"name": "unbound"},
+                  "target": {"kind": "Node", "name": "node-1"}}, JSON, id="binding"),
+    pytest.param("POST", f"{PODS}/bound/eviction",
+                 {"apiVersion": "policy/v1", "kind": "Eviction", "metadata": {"name": "bound"}}, JSON, id="eviction"),
+]
+
+
+@pytest.mark.parametrize("accept", ["text/html", "garbage", "application/vnd.kubernetes.protobuf"])
+@pytest.mark.parametrize(("method", "path", "body", "content_type"), WRITES)
+def test_a_write_the_client_cannot_read_is_refused_before_anything_is_written(
+        seeded: Cluster, method: str, path: str, body: Any, content_type: str | None, accept: str) -> None:
+    before = snapshot(seeded)
+    status, answer, _ = request(seeded, method, path, body, content_type, accept=accept)
+    assert status == 406
+    assert_status(answer, 406, "NotAcceptable", "only the following media types are accepted: ")
+    assert snapshot(seeded) == before
+
+
+# --- 4: a DELETE body is DeleteOptions, and dryRun holds everywhere ----------------------------------------
+
+def test_a_node_as_delete_body_deletes_no_node(seeded: Cluster) -> None:
+    """delete.go decodes the body with the meta scheme: a Node is not registered there, and the
+    decoder's plain error reaches the client unconverted (a 500 without reason, as upstream)."""
+    node = seeded.get("v1", "Node", "node-1", namespace="")
+    before = snapshot(seeded)
+    status, answer, _ = request(seeded, "DELETE", "/api/v1/nodes?dryRun=All", node)
+    assert status == 500
+    assert_status(answer, 500, "", f'no kind "Node" is registered for version "v1" in scheme "{META_SCHEME}"')
+    assert snapshot(seeded) == before
+    status, answer, _ = request(seeded, "DELETE", f"{CM}/cm", configmap("cm"))
+    assert_status(answer, 500, "", f'no kind "ConfigMap" is registered for version "v1" in scheme "{META_SCHEME}"')
+    assert snapshot(seeded) == before
+
+
+def test_another_meta_kind_as_delete_body_is_an_unknown_conversion(seeded: Cluster) -> None:
+    before = snapshot(seeded)
+    body = {"apiVersion": "meta.k8s.io/v1", "kind": "ListOptions"}
+    status, answer, _ = request(seeded, "DELETE", f"{CM}/cm", body)
+    assert_status(answer, 500, "", "converting (v1.ListOptions) to (v1.DeleteOptions): unknown conversion")
+    assert snapshot(seeded) == before
+
+
+@pytest.mark.parametrize("body", [
+    {"apiVersion": "meta.k8s.io/v1", "kind": "DeleteOptions", "dryRun": ["All"]},
+    {"apiVersion": "v1", "kind": "DeleteOptions", "dryRun": ["All"]},  # per-group DeleteOptions (backwards compat)
+    {"apiVersion": "apps/v1", "kind": "DeleteOptions", "dryRun": ["All"]},
+    {"kind": "DeleteOptions", "dryRun": ["All"]},
+    {"dryRun": ["All"]},
+], ids=["meta-v1", "core-v1", "apps-v1", "no-version", "no-kind"])
+def test_delete_options_bodies_of_any_version_are_read(seeded: Cluster, body: dict[str, Any]) -> None:
+    before = snapshot(seeded)
+    status, answer, _ = request(seeded, "DELETE", "/api/v1/nodes", body)
+    assert status == 200, answer
+    assert [item["metadata"]["name"] for item in answer["items"]] == ["node-1", "node-2", "node-3"]
+    status, answer, _ = request(seeded, "DELETE", f"{CM}/cm", body)
+    assert status == 200, answer
+    assert snapshot(seeded) == before
+
+
+DRY_RUN_WRITES = WRITES + [
+    pytest.param("PUT", f"{DEPLOYMENTS}/web/status", None, JSON, id="status-put"),
+    pytest.param("DELETE", f"{PODS}/bound", None, None, id="graceful-delete"),
+    pytest.param("POST", f"{NS}/serviceaccounts/default/token",
+                 {"apiVersion": "authentication.k8s.io/v1", "kind": "TokenRequest", "spec": {}}, JSON, id="token"),
+]
+
+
+@pytest.mark.parametrize(("method", "path", "body", "content_type"), DRY_RUN_WRITES)
+def test_dry_run_writes_nothing_on_any_path(seeded: Cluster, method: str, path: str, body: Any,
+                                            content_type: str | None) -> None:
+    if body is None and path.endswith("/status"):
+        body = dict(seeded.get("apps/v1", "Deployment", "web"), status={"replicas": 7})
+    before = snapshot(seeded)
+    status, answer, _ = request(seeded, method, f"{path}?dryRun=All", body, content_type)
+    assert status < 300, answer
+    assert snapshot(seeded) == before
+
+
+def test_eviction_dry_run_in_its_delete_options_writes_nothing(seeded: Cluster) -> None:
+    before = snapshot(seeded)
+    body = {"apiVersion": "policy/v1", "kind": "Eviction", "metadata": {"name": "bound"},
+            "deleteOptions": {"dryRun": ["All"]}}
+    status, answer, _ = request(seeded, "POST", f"{PODS}/bound/eviction", body)
+    assert status == 201, answer
+    assert snapshot(seeded) == before
+
+
+# --- 5: grace periods are int64 seconds with Go's time arithmetic ------------------------------------------
+
+def go_deletion_timestamp(now: datetime, grace_s: int) -> str:
+    """metav1.Now().Add(time.Second * time.Duration(grace)): the product wraps in int64 nanoseconds."""
+    wrapped_ns = (grace_s * 10 ** 9 + 2 ** 63) % 2 ** 64 - 2 ** 63
+    now_ns = int(now.timestamp()) * 10 ** 9 + now.microsecond * 1000
+    seconds = (now_ns + wrapped_ns) // 10 ** 9
+    return datetime.fromtimestamp(seconds, timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+@pytest.mark.parametrize("where", ["query", "body", "spec"])
+def test_a_grace_period_of_int64_max_is_accepted_like_upstream(seeded: Cluster, where: str) -> None:
+    seeded.create(pod("huge", node="ghost-node", grace_s=INT64_MAX if where == "spec" else None))
+    now = seeded.clock.now()
+    path, body = f"{PODS}/huge", None
+    if where == "query":
+        path += f"?gracePeriodSeconds={INT64_MAX}"
+    elif where == "body":
+        body = {"gracePeriodSeconds": INT64_MAX}
+    status, answer, _ = request(seeded, "DELETE", path, body)
+    assert status == 200, answer
+    meta = answer["metadata"]
+    assert meta["deletionGracePeriodSeconds"] == INT64_MAX
+    assert meta["deletionTimestamp"] == go_deletion_timestamp(now, INT64_MAX)
+
+
+def test_a_grace_period_past_int64_is_refused(seeded: Cluster) -> None:
+    before = snapshot(seeded)
+    status, answer, _ = request(seeded, "DELETE", f"{PODS}/bound?gracePeriodSeconds={INT64_MAX + 1}")
+    assert_status(answer, 400, "BadRequest",
+                  f'strconv.ParseInt: parsing "{INT64_MAX + 1}": value out of range')
+    assert snapshot(seeded) == before
+
+
+# --- 6: watch parameters are checked before the stream starts ----------------------------------------------
+
+def test_a_watch_with_a_malformed_resource_version_is_answered_before_streaming(seeded: Cluster) -> None:
+    """The cacher's versioner refuses it with a storage.InvalidError that no layer converts:
+    upstream answers 500 without a reason (kubernetes/kubernetes#139485), as a whole Status."""
+    for path in (f"{CM}?watch=true&resourceVersion=abc", f"/api/v1/watch/namespaces/default/configmaps?resourceVersion=abc"):
+        status, answer, response = request(seeded, "GET", path)
+        assert status == 500
+        assert response.getheader("Transfer-Encoding") is None
+        assert_status(answer, 500, "",
+                      'resourceVersion: Invalid value: "abc": strconv.ParseUint: parsing "abc": invalid syntax')
+    assert not seeded._app.internal_errors
+
+
+@pytest.mark.parametrize(("query", "code", "reason", "message"), [
+    ("timeoutSeconds=abc", 400, "BadRequest", 'strconv.ParseInt: parsing "abc": invalid syntax'),
+    ("timeoutSeconds=99999999999999999999", 400, "BadRequest",
+     'strconv.ParseInt: parsing "99999999999999999999": value out of range'),
+    ("limit=x", 400, "BadRequest", 'strconv.ParseInt: parsing "x": invalid syntax'),
+    ("resourceVersionMatch=NotOlderThan&resourceVersion=1", 422, "Invalid",
+     "resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden for watch unless sendInitialEvents "
+     "is provided"),
+    ("labelSelector=a%20in", 400, "BadRequest", ""),
+])
+def test_bad_watch_parameters_are_refused_before_streaming(seeded: Cluster, query: str, code: int, reason: str,
+                                                           message: str) -> None:
+    status, answer, response = request(seeded, "GET", f"{CM}?watch=true&{query}")
+    assert status == code
+    assert response.getheader("Transfer-Encoding") is None
+    assert_status(answer, code, reason, message)
+
+
+def test_watch_is_any_value_but_false_or_0_as_upstream_parses_it(seeded: Cluster) -> None:
+    status, answer, _ = request(seeded, "GET", f"{CM}?watch=false")
+    assert status == 200 and answer["kind"] == "ConfigMapList"
+    status, answer, _ = request(seeded, "GET", f"{CM}?watch=yes&timeoutSeconds=abc")
+    assert_status(answer, 400, "BadRequest", 'strconv.ParseInt: parsing "abc": invalid syntax')
+
+
+@pytest.mark.parametrize("method", ["POST", "PUT", "PATCH", "DELETE", "FROB"])
+@pytest.mark.parametrize("path", ["/api/v1/watch/namespaces/default/configmaps",
+                                  "/api/v1/watch/namespaces/default/configmaps/cm",
+                                  "/apis/apps/v1/watch/deployments"])
+def test_legacy_watch_paths_serve_get_only(seeded: Cluster, method: str, path: str) -> None:
+    before = snapshot(seeded)
+    status, answer, _ = request(seeded, method, path, b"{}" if method != "DELETE" else None)
+    assert status == 405
+    assert_status(answer, 405, "MethodNotAllowed", "the server does not allow this method on the requested resource")
+    assert snapshot(seeded) == before
+
+
+def _open_raw_watch(cluster: Cluster, path: str) -> socket.socket:
+    url = urlsplit(cluster.url)
+    sock = socket.create_connection((url.hostname, url.port), timeout=10)
+    sock.sendall(f"GET {path} HTTP/1.1\r\nHost: x\r\nAccept: application/json\r\n\r\n".encode())
+    head = b""
+    while b"\r\n\r\n" not in head:
+        chunk = sock.recv(4096)
+        assert chunk, "the server closed a new watch"
+        head += chunk
+    assert head.startswith(b"HTTP/1.1 200"), head
+    return sock
+
+
+def _wait_until(condition: Any, timeout_s: float) -> bool:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if condition():
+            return True
+        time.sleep(0.05)
+    return condition()
+
+
+def test_abandoned_watches_free_their_slots_promptly(seeded: Cluster) -> None:
+    app = seeded._app
+    app.watch_check_interval_s = 0.1
+    sockets = [_open_raw_watch(seeded, f"{CM}?watch=true") for _ in range(20)]
+    assert _wait_until(lambda: app.watches_open == 20, 5)
+    for sock in sockets:
+        sock.close()
+    assert _wait_until(lambda: app.watches_open == 0, 5), app.watches_open
+    assert not app.internal_errors
+
+
+def test_a_full_watch_table_frees_up_when_clients_leave(seeded: Cluster) -> None:
+    app = seeded._app
+    app.watch_check_interval_s = 0.1
+    app.max_watches = 3
+    sockets = [_open_raw_watch(seeded, f"{CM}?watch=true") for _ in range(3)]
+    status, answer, _ = request(seeded, "GET", f"{CM}?watch=true&timeoutSeconds=1")
+    assert_status(answer, 429, "TooManyRequests")
+    for sock in sockets:
+        sock.close()
+    assert _wait_until(lambda: app.watches_open == 0, 5), app.watches_open
+    _open_raw_watch(seeded, f"{CM}?watch=true").close()
+
+
+def test_a_watch_stops_when_the_server_says_the_client_disconnected(seeded: Cluster) -> None:
+    """Through the WSGI app: ``fakekube.disconnected`` is polled while the watch waits."""
+    app = seeded._app
+    app.watch_check_interval_s = 0.05
+    gone = threading.Event()
+    environ = {"REQUEST_METHOD": "GET", "PATH_INFO": CM, "QUERY_STRING": "watch=true", "SERVER_NAME": "x",
+               "SERVER_PORT": "80", "wsgi.url_scheme": "http", "HTTP_ACCEPT": JSON,
+               "fakekube.disconnected": gone.is_set}
+    body = app(environ, lambda status, headers: None)
+    chunks: list[bytes] = []
+    reader = threading.Thread(target=lambda: chunks.extend(body), daemon=True)
+    reader.start()
+    assert _wait_until(lambda: app.watches_open == 1, 5)
+    gone.set()
+    reader.join(5)
+    assert not reader.is_alive()
+    getattr(body, "close", lambda: None)()
+    assert app.watches_open == 0
+
+
+# --- 11: health paths answer as upstream's healthz handlers and not-found handler ---------------------------
+
+@pytest.mark.parametrize(("path", "code", "text"), [
+    ("/healthz", 200, "ok"),
+    ("/livez/ping", 200, "ok"),
+    ("/readyz/etcd", 200, "ok"),
+    ("/livez/bogus", 404, "404 page not found\n"),
+    ("/healthz/..", 404, "404 page not found\n"),
+    ("/healthz/", 404, "404 page not found\n"),
+    ("/livez//", 404, "404 page not found\n"),
+    ("/livez/ping/extra", 404, "404 page not found\n"),
+])
+def test_health_paths_answer_as_upstream(fakekube: Cluster, path: str, code: int, text: str) -> None:
+    status, answer, response = request(fakekube, "GET", path)
+    assert (status, answer) == (code, text)
+    assert response.getheader("Content-Type") == "text/plain; charset=utf-8"
+    assert response.getheader("X-Content-Type-Options") == "nosniff"
