@@ -22,41 +22,81 @@ FORMAT_ERROR = "quantities must match the regular expression '^([+-]?[0-9.]+)([e
 
 _QUANTITY_RE = re.compile(r"([+-]?)([0-9]+\.?[0-9]*|\.[0-9]+)(?:([eE][+-]?[0-9]+)|([a-zA-Z]*))\Z")
 
+#: suffix -> (base, power)
 _SUFFIXES = {
-    "": Fraction(1),
-    "n": Fraction(1, 10**9), "u": Fraction(1, 10**6), "m": Fraction(1, 1000),
-    "k": Fraction(10**3), "M": Fraction(10**6), "G": Fraction(10**9), "T": Fraction(10**12),
-    "P": Fraction(10**15), "E": Fraction(10**18),
-    "Ki": Fraction(2**10), "Mi": Fraction(2**20), "Gi": Fraction(2**30), "Ti": Fraction(2**40),
-    "Pi": Fraction(2**50), "Ei": Fraction(2**60),
+    "": (10, 0), "n": (10, -9), "u": (10, -6), "m": (10, -3),
+    "k": (10, 3), "M": (10, 6), "G": (10, 9), "T": (10, 12), "P": (10, 15), "E": (10, 18),
+    "Ki": (2, 10), "Mi": (2, 20), "Gi": (2, 30), "Ti": (2, 40), "Pi": (2, 50), "Ei": (2, 60),
 }
+
+
+#: ``ParseQuantity`` caps a binary-suffixed value at the largest int64 ("the max is just
+#: a simple cap"); here every quantity saturates there (upstream keeps a larger decimal
+#: one exact, but its ``Value()`` and ``MilliValue()`` then overflow int64), so a huge
+#: exponent or a thousand-digit number costs nothing.
+MAX_QUANTITY = Fraction(2**63 - 1)
+#: Upstream rounds every non-zero quantity up to whole nano-units (away from zero).
+_NANO = 10**9
 
 
 def parse_quantity(value: Quantity) -> Fraction:
     """The exact value of a quantity; raises :class:`ValueError` (upstream's text) when it does not parse.
 
     JSON numbers are accepted as they are (the API server serialises them as strings,
-    but hand-built objects in tests often hold ints).
+    but hand-built objects in tests often hold ints). Magnitudes past 2^63-1 saturate at
+    :data:`MAX_QUANTITY` and fractions round up to a nano-unit, as ``ParseQuantity`` does.
     """
     if isinstance(value, bool):
         raise ValueError(FORMAT_ERROR)
     if isinstance(value, int):
-        return Fraction(value)
+        return Fraction(value) if abs(value) <= MAX_QUANTITY else MAX_QUANTITY * (1 if value > 0 else -1)
     if isinstance(value, float):
-        return Fraction(str(value))
+        value = repr(value) if value == value and abs(value) != float("inf") else ""
     match = _QUANTITY_RE.match(value) if isinstance(value, str) else None
     if match is None:
         raise ValueError(FORMAT_ERROR)
     sign, number, exponent, suffix = match.groups()
-    magnitude = Fraction(number if not number.endswith(".") else number[:-1])
     if exponent:
-        scale = Fraction(10) ** int(exponent[1:])
+        digits = exponent[1:].lstrip("+-").lstrip("0")
+        power = int(exponent[1:]) if len(digits) <= 12 else (-(10**12) if "-" in exponent else 10**12)
+        base = 10
     elif suffix in _SUFFIXES:
-        scale = _SUFFIXES[suffix]
+        base, power = _SUFFIXES[suffix]
     else:
         raise ValueError(FORMAT_ERROR)
-    result = magnitude * scale
+    result = _magnitude(number, base, power)
     return -result if sign == "-" else result
+
+
+def _magnitude(number: str, base: int, power: int) -> Fraction:
+    """``number`` × base^power in whole nano-units (rounded up), saturated at 2^63-1,
+    without building a number much larger than int64: the digits and the exponent come
+    from the client, and Python's big numbers would spend minutes on ``1e999999999``."""
+    whole, _, fraction = number.partition(".")
+    whole, fraction = whole.lstrip("0"), fraction.rstrip("0")
+    if not whole and not fraction:
+        return Fraction(0)
+    if base == 2:  # 2^power is at least 1024: more than 19 whole digits is past 2^63-1
+        if len(whole) > 19:
+            return MAX_QUANTITY
+        kept = fraction[:30]  # 2^60 / 10^30 is far below a nano-unit
+        digits = int(whole + kept) + (len(fraction) > len(kept))
+        nanos = _ceil_div(digits * 2**power * _NANO, 10 ** len(kept))
+        return min(Fraction(nanos, _NANO), MAX_QUANTITY)
+    digits_text = (whole + fraction).lstrip("0")
+    exponent = power - len(fraction)  # value = int(digits_text) * 10^exponent
+    if len(digits_text) + exponent > 19:
+        return MAX_QUANTITY
+    keep = len(digits_text) + exponent + 9  # the digits worth a nano-unit or more
+    if keep <= 0:
+        return Fraction(1, _NANO)  # below a nano-unit: rounds up to one
+    head, rest = digits_text[:keep], digits_text[keep:]
+    nanos = int(head) * 10 ** (exponent + len(digits_text) - len(head) + 9) + (rest.strip("0") != "")
+    return min(Fraction(nanos, _NANO), MAX_QUANTITY)
+
+
+def _ceil_div(numerator: int, denominator: int) -> int:
+    return -(-numerator // denominator)
 
 
 def _round_away_from_zero(value: Fraction) -> int:

@@ -12,6 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from fakekube.objects.syntax import go_quote
+
 # Field error types, as apimachinery's field.ErrorType renders them in causes.
 FIELD_REQUIRED = "FieldValueRequired"
 FIELD_INVALID = "FieldValueInvalid"
@@ -71,14 +73,70 @@ class FieldError:
         return cause
 
 
+#: The most of a bad value a field error shows (its Go-quoted text is cut here and says
+#: how long it was). Upstream echoes any value whole — a 422 for a patched 3 MiB object
+#: quotes all of it twice (message and cause); here the answer stays a few dozen KiB.
+MAX_SHOWN_VALUE_BYTES = 16 * 1024
+
+
 def _render_value(value: Any) -> str:
+    """``ErrorBody``'s value: a string as ``%q``, a number or bool as ``%v``, nil as
+    ``null``, a decoded JSON object or array as ``%#v`` — cut after MAX_SHOWN_VALUE_BYTES."""
     if isinstance(value, str):
-        return '"' + value.replace('"', '\\"') + '"'
+        size = len(value.encode("utf-8", errors="replace"))
+        if size <= MAX_SHOWN_VALUE_BYTES:
+            return '"' + value.replace('"', '\\"') + '"'
+        head = value.encode("utf-8", errors="replace")[:MAX_SHOWN_VALUE_BYTES].decode("utf-8", errors="ignore")
+        return '"' + head.replace('"', '\\"') + f'"... ({size} bytes in all, truncated)'
     if isinstance(value, bool):
         return "true" if value else "false"
     if value is None:
         return "null"
+    text = go_sharp(value) if isinstance(value, (dict, list)) else str(value)
+    if len(text) > MAX_SHOWN_VALUE_BYTES:
+        return text[:MAX_SHOWN_VALUE_BYTES] + f"... ({len(text)} bytes in all, truncated)"
+    return text
+
+
+def go_sharp(value: Any) -> str:
+    """Go's ``%#v`` of a value decoded from JSON into ``interface{}``: maps with sorted keys
+    (``map[string]interface {}{"a":1, "b":[]interface {}{true}}``), never a Python repr."""
+    if isinstance(value, dict):
+        items = ", ".join(f"{go_quote(str(k))}:{go_sharp(value[k])}" for k in sorted(value))
+        return "map[string]interface {}{" + items + "}"
+    if isinstance(value, list):
+        return "[]interface {}{" + ", ".join(go_sharp(v) for v in value) + "}"
+    if value is None:
+        return "interface {}(nil)"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return go_quote(value)
+    if isinstance(value, float):
+        return go_float(value)
     return str(value)
+
+
+def go_float(value: float) -> str:
+    """Go's ``%v`` of a float64: shortest round-trip digits, %e form when exp < -4 or >= 6
+    (strconv's threshold for the shortest form), else plain (``2``, ``1.5``)."""
+    if value != value or value in (float("inf"), float("-inf")):
+        return {"nan": "NaN", "inf": "+Inf", "-inf": "-Inf"}[repr(value)]
+    sci = "%.*e" % (_shortest_precision(abs(value)), abs(value))
+    head, _, exp_part = sci.partition("e")
+    exponent = int(exp_part)
+    sign = "-" if value < 0 else ""
+    if exponent < -4 or exponent >= 6:
+        return f"{sign}{head}e{'-' if exponent < 0 else '+'}{abs(exponent):02d}"
+    return sign + repr(abs(value)).removesuffix(".0")
+
+
+def _shortest_precision(value: float) -> int:
+    """Digits after the point needed in %e form to round-trip ``value``."""
+    for precision in range(17):
+        if float("%.*e" % (precision, value)) == value:
+            return precision
+    return 17
 
 
 def required(path: str, detail: str = "") -> FieldError:

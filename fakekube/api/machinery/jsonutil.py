@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 
@@ -26,3 +27,69 @@ def get_path(obj: Any, *path: str, default: Any = None) -> Any:
             return default
         current = current[part]
     return current
+
+
+#: How deeply JSON values may nest (objects and arrays). Upstream's decoders stop at
+#: 10,000 (Go's encoding/json ``maxNestingDepth``, go-yaml's ``max_flow_level``); this
+#: process walks objects recursively (copies, patches, YAML output) within Python's
+#: default 1,000-frame stack, so it stops at 100 — far deeper than any Kubernetes
+#: object nests (a Deployment's deepest field is about 15 levels down). At the limit a
+#: body is a 400 syntax error and a patch result a 422, worded as upstream's.
+MAX_NESTING_DEPTH = 100
+
+
+def nests_deeper_than(value: Any, limit: int = MAX_NESTING_DEPTH) -> bool:
+    """True when ``value`` has objects or arrays nested more than ``limit`` deep.
+
+    Iterative, so it is safe on any depth; it costs one step per container.
+    """
+    if not isinstance(value, (dict, list)):
+        return False
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        current, depth = stack.pop()
+        if depth > limit:
+            return True
+        children = current.values() if isinstance(current, dict) else current
+        for child in children:
+            if isinstance(child, (dict, list)):
+                stack.append((child, depth + 1))
+    return False
+
+
+def replace_lone_surrogates(value: Any) -> Any:
+    """``value`` with every unpaired UTF-16 surrogate (in keys and strings) made U+FFFD.
+
+    Go's encoding/json decodes an invalid ``\\uD800`` escape to the replacement
+    character instead of failing; Python keeps the surrogate, which no encoder can write
+    as UTF-8 later. Iterative, and it rebuilds only what changes.
+    """
+    if isinstance(value, str):
+        return _LONE_SURROGATE.sub("\ufffd", value)
+    if not isinstance(value, (dict, list)):
+        return value
+    root: list[Any] = [value]
+    stack: list[Any] = [root]
+    while stack:
+        container = stack.pop()
+        if isinstance(container, dict):
+            for key in list(container):
+                item = container[key]
+                clean = _LONE_SURROGATE.sub("\ufffd", key)
+                if clean != key:
+                    del container[key]
+                    container[clean] = item
+                if isinstance(item, str):
+                    container[clean] = _LONE_SURROGATE.sub("\ufffd", item)
+                elif isinstance(item, (dict, list)):
+                    stack.append(item)
+        else:
+            for index, item in enumerate(container):
+                if isinstance(item, str):
+                    container[index] = _LONE_SURROGATE.sub("\ufffd", item)
+                elif isinstance(item, (dict, list)):
+                    stack.append(item)
+    return root[0]
+
+
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")

@@ -36,7 +36,7 @@ PORT_RANGE_MSG = "must be between 1 and 65535, inclusive"
 class GoLiteral:
     """A value already rendered the way Go's ``%#v`` shows it in a field error.
 
-    ``FieldError`` renders non-strings with ``str()``, so wrapping the Go text in this
+    ``FieldError`` renders other values with ``str()``, so wrapping the Go text in this
     class makes the message read exactly as upstream's (no quotes added).
     """
 
@@ -161,7 +161,7 @@ def _plain(value: Any) -> Any:
     if isinstance(value, list) and all(isinstance(v, str) for v in value):
         return go_string_slice(value)
     if isinstance(value, (dict, list)):
-        return GoLiteral(str(value))
+        return GoLiteral(errors.go_sharp(value))
     return value
 
 
@@ -189,37 +189,14 @@ def selector_is_empty(selector: Obj | None) -> bool:
     return not selector or (not selector.get("matchLabels") and not selector.get("matchExpressions"))
 
 
-_QUANTITY_RE = re.compile(r"^([+-]?[0-9.]+)([eE][+-]?[0-9]+|[a-zA-Z]*)$")
-_SUFFIXES = {
-    "": Fraction(1), "m": Fraction(1, 1000), "u": Fraction(1, 10**6), "n": Fraction(1, 10**9),
-    "k": Fraction(10**3), "M": Fraction(10**6), "G": Fraction(10**9), "T": Fraction(10**12),
-    "P": Fraction(10**15), "E": Fraction(10**18),
-    "Ki": Fraction(2**10), "Mi": Fraction(2**20), "Gi": Fraction(2**30), "Ti": Fraction(2**40),
-    "Pi": Fraction(2**50), "Ei": Fraction(2**60),
-}
-
-
 def parse_quantity(value: Any) -> Fraction | None:
-    """A ``resource.Quantity`` as an exact number, or None when it does not parse."""
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, (int, float)):
-        return Fraction(value)
-    if not isinstance(value, str):
-        return None
-    m = _QUANTITY_RE.match(value.strip())
-    if not m:
-        return None
-    number, suffix = m.groups()
+    """A ``resource.Quantity`` as an exact number (:func:`fakekube.objects.parse_quantity`:
+    saturated at 2^63-1 like upstream's cap, rounded to nano-units), or None when it does
+    not parse."""
     try:
-        base = Fraction(number)
+        return objects.parse_quantity(value.strip() if isinstance(value, str) else value)
     except ValueError:
         return None
-    if suffix[:1] in ("e", "E"):
-        return base * Fraction(10) ** int(suffix[1:])
-    if suffix not in _SUFFIXES:
-        return None
-    return base * _SUFFIXES[suffix]
 
 
 def ensure_dict(obj: Obj, name: str) -> Obj:

@@ -478,7 +478,8 @@ def _patch_decode_message(patch_type: str, why: str) -> str:
 
 
 def parse_json(body: bytes) -> Any:
+    """A patch body as Go decodes it (bounded nesting, U+FFFD for bad text); 400 if malformed."""
     try:
-        return json.loads(body)
-    except (ValueError, UnicodeDecodeError) as exc:
+        return decoding.parse_json(body)
+    except decoding.SyntaxFailure as exc:
         raise errors.bad_request(f"error decoding patch: {exc}") from None

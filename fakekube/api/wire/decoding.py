@@ -28,11 +28,16 @@ from typing import Any
 
 import yaml
 
-from fakekube.api.machinery import errors
+from fakekube.api.machinery import errors, jsonutil
+from fakekube.api.machinery.jsonutil import MAX_NESTING_DEPTH
 from fakekube.api.machinery.validation import go_quote
 from fakekube.api.wire.schema import SchemaSet
 from fakekube.api.wire.typed_schema import (ARRAY, BOOLEAN, BYTES, EMPTY_STRUCT, INT_OR_STRING, INT_RANGES, INTEGER, MAP,
                                        NO_ZERO, NUMBER, QUANTITY, STRING, STRUCT, TIME, TypedNode, root_for)
+
+#: The most JSON a YAML body's aliases may expand to: the request body limit (the
+#: apiserver's default ``MaxRequestBodyBytes``, 3 MiB); past it, 413.
+MAX_EXPANDED_BYTES = 3 * 1024 * 1024
 
 #: How much of a body ``transformDecodeError`` quotes back (``summarizeData(body, 30)``).
 SUMMARY_BYTES = 30
@@ -52,14 +57,44 @@ class SyntaxFailure(ValueError):
 # --- parsing -----------------------------------------------------------------------------
 
 def parse_json(raw: bytes) -> Any:
-    """``json.Unmarshal`` into ``interface{}``: SyntaxFailure with Go's wording on bad input."""
+    """``json.Unmarshal`` into ``interface{}``: SyntaxFailure with Go's wording on bad input.
+
+    Nesting past :data:`MAX_NESTING_DEPTH` is Go's ``exceeded max depth`` syntax error
+    (checked only when the body has that many brackets at all: one C-speed count); an
+    unpaired UTF-16 surrogate escape decodes to U+FFFD, as in Go.
+    """
     text = raw.decode("utf-8", errors="replace")  # Go keeps going on invalid UTF-8
     try:
-        return json.loads(text, parse_constant=_reject_constant)
+        value = json.loads(text, parse_constant=_reject_constant)
     except _ConstantFailure as exc:
         raise SyntaxFailure(str(exc)) from None
     except json.JSONDecodeError as exc:
         raise SyntaxFailure(go_syntax_error(text, exc)) from None
+    except RecursionError:  # nested far past the limit: the C scanner ran out of stack
+        raise SyntaxFailure(too_deep_error(text)) from None
+    if raw.count(b"[") + raw.count(b"{") > MAX_NESTING_DEPTH and jsonutil.nests_deeper_than(value):
+        raise SyntaxFailure(too_deep_error(text))
+    if "\\u" in text and _SURROGATE_ESCAPE.search(text):
+        value = jsonutil.replace_lone_surrogates(value)
+    return value
+
+
+def too_deep_error(text: str) -> str:
+    """Go's scanner error for the first ``{`` or ``[`` that nests past the limit."""
+    depth = 0
+    for token in _BRACKETS_OUTSIDE_STRINGS.finditer(text):
+        char = token.group()
+        if char in "[{":
+            depth += 1
+            if depth > MAX_NESTING_DEPTH:
+                return f"invalid character {_quote_char(char)} exceeded max depth"
+        elif char in "]}":
+            depth -= 1
+    return "invalid character '[' exceeded max depth"
+
+
+_BRACKETS_OUTSIDE_STRINGS = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]')
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
 
 
 class _ConstantFailure(ValueError):
@@ -97,14 +132,131 @@ def parse_untyped(raw: bytes, body_format: str) -> Any:
         raise SyntaxFailure(str(exc)) from None
 
 
-def parse_yaml(raw: bytes) -> Any:
+def parse_yaml(raw: bytes, max_expanded_bytes: int = MAX_EXPANDED_BYTES) -> Any:
     """``yaml.YAMLToJSON`` then JSON: the first document only (go-yaml reads no further),
-    map keys as strings, as in the JSON upstream derives."""
+    map keys as strings, as in the JSON upstream derives.
+
+    Bounded as go-yaml bounds it: nesting past :data:`MAX_NESTING_DEPTH` and go-yaml's
+    "excessive aliasing" ratio are SyntaxFailures (400); aliases that would expand past
+    ``max_expanded_bytes`` of JSON (the body limit, 3 MiB by default) are a 413, since the
+    expansion is a body past the limit. Nothing is expanded before it is measured.
+    """
+    loader = _BoundedYamlLoader(raw)
     try:
-        value = next(iter(yaml.load_all(raw, Loader=_StringTimestampLoader)), None)
+        node = loader.get_node() if loader.check_node() else None
+        if node is None:
+            return None
+        _check_expansion(node, loader.document_anchors, max_expanded_bytes)
+        value = loader.construct_document(node)
     except yaml.YAMLError as exc:
         raise SyntaxFailure(_yaml_error_text(exc)) from None
+    finally:
+        loader.dispose()
     return _json_keys(value)
+
+
+class _BoundedYamlLoader(_StringTimestampLoader):
+    """Composes at most :data:`MAX_NESTING_DEPTH` nested collections (PyYAML's composer
+    recurses; go-yaml's scanner stops at 10,000 flow or indent levels) and keeps the
+    document's anchors for :func:`_check_expansion`."""
+
+    def __init__(self, stream: bytes) -> None:
+        super().__init__(stream)
+        self._depth = 0
+        self.document_anchors: dict[str, yaml.Node] = {}
+
+    def compose_document(self) -> Any:
+        """PyYAML's, keeping the anchors it would forget (to name a recursive one)."""
+        self.get_event()  # DocumentStartEvent
+        node = self.compose_node(None, None)  # type: ignore[arg-type]  # PyYAML's own call
+        self.get_event()  # DocumentEndEvent
+        self.document_anchors, self.anchors = self.anchors, {}
+        return node
+
+    def compose_sequence_node(self, anchor: Any) -> Any:
+        self._enter()
+        try:
+            return super().compose_sequence_node(anchor)
+        finally:
+            self._depth -= 1
+
+    def compose_mapping_node(self, anchor: Any) -> Any:
+        self._enter()
+        try:
+            return super().compose_mapping_node(anchor)
+        finally:
+            self._depth -= 1
+
+    def _enter(self) -> None:
+        self._depth += 1
+        if self._depth > MAX_NESTING_DEPTH:
+            raise _YamlLimit(f"exceeded max depth of {MAX_NESTING_DEPTH}", self.peek_event().start_mark)
+
+
+class _YamlLimit(yaml.YAMLError):
+    """A go-yaml limit, reported as go-yaml words it (``yaml: line N: <problem>``)."""
+
+    def __init__(self, problem: str, mark: Any = None) -> None:
+        super().__init__(problem)
+        self.problem = problem
+        self.problem_mark = mark
+
+
+#: go-yaml's alias budget (yaml.v2 ``decode.go``): past 100 alias-expanded nodes and
+#: 1,000 decoded ones, at most 99 % of the decodes may come from aliases below 400,000
+#: decodes, falling to 10 % at 4,000,000.
+_ALIAS_RATIO_LOW = 400_000
+_ALIAS_RATIO_HIGH = 4_000_000
+
+
+def _allowed_alias_ratio(decodes: int) -> float:
+    if decodes <= _ALIAS_RATIO_LOW:
+        return 0.99
+    if decodes >= _ALIAS_RATIO_HIGH:
+        return 0.10
+    return 0.99 - 0.89 * (decodes - _ALIAS_RATIO_LOW) / (_ALIAS_RATIO_HIGH - _ALIAS_RATIO_LOW)
+
+
+def _check_expansion(root: yaml.Node, anchors: dict[str, yaml.Node], max_bytes: int) -> None:
+    """Walk the document as go-yaml's decoder would, aliases expanded, counting instead
+    of building: go-yaml's "excessive aliasing" rule, its recursive-anchor error, the
+    nesting limit on the expanded tree, and the JSON bytes it would make.
+
+    PyYAML's composer shares one node for an anchor and its aliases, so a node met a
+    second time is an alias. Stops at the first limit crossed, so its cost is bounded
+    by the budget it enforces (go-yaml allows about 400,000 alias-driven decodes).
+    """
+    names = {id(node): name for name, node in anchors.items()}
+    seen: set[int] = set()
+    decodes, aliased, size = 1, 0, 0  # the document node counts, as in go-yaml
+    # (node, depth, alias depth, ids of the anchors being expanded around it)
+    stack: list[tuple[yaml.Node, int, int, frozenset[int]]] = [(root, 0, 0, frozenset())]
+    while stack:
+        node, depth, alias_depth, expanding = stack.pop()
+        if id(node) in seen:  # an alias: go-yaml counts the alias node, then its target
+            if id(node) in expanding:
+                raise _YamlLimit(f"anchor '{names.get(id(node), '')}' value contains itself")
+            decodes += 1
+            aliased += alias_depth > 0
+            expanding = expanding | {id(node)}
+            alias_depth += 1
+        elif alias_depth == 0:
+            seen.add(id(node))
+        decodes += 1
+        aliased += alias_depth > 0
+        if aliased > 100 and decodes > 1000 and aliased / decodes > _allowed_alias_ratio(decodes):
+            raise _YamlLimit("document contains excessive aliasing")
+        if isinstance(node, yaml.ScalarNode):
+            size += len(node.value) + 3
+        else:
+            depth += 1
+            if depth > MAX_NESTING_DEPTH:
+                raise _YamlLimit(f"exceeded max depth of {MAX_NESTING_DEPTH}", node.start_mark)
+            size += 2
+            children = node.value if isinstance(node, yaml.SequenceNode) else [n for pair in node.value for n in pair]
+            stack.extend((child, depth, alias_depth, expanding) for child in reversed(children))
+        if size > max_bytes:
+            raise errors.request_entity_too_large(f"limit is {max_bytes}")
 
 
 def _yaml_error_text(exc: yaml.YAMLError) -> str:

@@ -4,8 +4,9 @@ The apiserver applies both with evanphx/json-patch (v4) and maps failures as
 k8s.io/apiserver ``handlers/patch.go`` does: a body that does not decode as a list of
 operations is 400 BadRequest; more than 10000 operations is 413; any failure while
 applying (a failed ``test``, a missing path, an unknown op) is a bare 422 Invalid whose
-message does not say what failed; a merge patch body that is not an object is 400
-``Invalid JSON Patch``.
+message does not say what failed, and so is a patch whose ``copy`` operations add more
+than 3 MiB (json-patch's AccumulatedCopySizeLimit); a merge patch body that is not an
+object is 400 ``Invalid JSON Patch``.
 """
 
 from __future__ import annotations
@@ -17,34 +18,63 @@ import jsonpatch
 import jsonpointer
 
 from fakekube.api.machinery.errors import ApiError, bad_request, invalid, invalid_object, request_entity_too_large
-from fakekube.api.machinery.jsonutil import deep_copy
-from fakekube.api.wire.decoding import json_kind
+from fakekube.api.machinery.jsonutil import deep_copy, nests_deeper_than
+from fakekube.api.wire.decoding import SyntaxFailure, json_kind, parse_json, too_deep_error
 
 MAX_JSON_PATCH_OPERATIONS = 10000
+#: json-patch's AccumulatedCopySizeLimit as the apiserver sets it (JSONPatchMaxCopyBytes,
+#: 3 MiB by default: twice etcd's 1.5 MiB request limit).
+MAX_JSON_PATCH_COPY_BYTES = 3 * 1024 * 1024
 _GENERIC_422 = "the server rejected our request due to an error in our request"
 
 
 def parse_patch_body(raw: bytes) -> Any:
-    """Decode a patch body; invalid JSON is 400 ``invalid JSON patch`` as upstream reports it."""
+    """Decode a patch body as Go's decoder does (invalid UTF-8 and lone surrogates become
+    U+FFFD, nesting is bounded); invalid JSON is 400 ``invalid JSON patch`` as upstream
+    reports it."""
     try:
-        return json.loads(raw, parse_constant=_reject_constant)
-    except (ValueError, UnicodeDecodeError):
+        return parse_json(raw)
+    except SyntaxFailure:
         raise bad_request("invalid JSON patch") from None
 
 
-def _reject_constant(name: str) -> Any:
-    raise ValueError(f"invalid JSON constant {name}")  # Go's decoder rejects NaN/Infinity
-
-
 def apply_json_patch(original: dict, patch: Any) -> dict:
-    """Apply an RFC 6902 patch (a decoded list of operations) to a copy of ``original``."""
+    """Apply an RFC 6902 patch (a decoded list of operations) to a copy of ``original``.
+
+    Bounded as upstream bounds it: ``copy`` operations may add at most
+    :data:`MAX_JSON_PATCH_COPY_BYTES` of JSON in all (past it, json-patch's
+    AccumulatedCopySizeError: the bare 422), and a result nested past
+    ``MAX_NESTING_DEPTH`` fails to decode (422 on ``patch``, as upstream's decoder).
+    """
     _check_operations(patch)
+    doc: Any = deep_copy(original)
+    copied_bytes = 0
     try:
-        result = jsonpatch.JsonPatch(patch).apply(original, in_place=False)
+        for operation in patch:
+            if operation.get("op") == "copy":
+                copied_bytes += _copied_bytes(doc, operation)
+                if copied_bytes > MAX_JSON_PATCH_COPY_BYTES:
+                    raise ApiError(422, "Invalid", _GENERIC_422)
+            doc = jsonpatch.JsonPatch([operation]).apply(doc, in_place=True)
     except (jsonpatch.JsonPatchException, jsonpointer.JsonPointerException, TypeError, KeyError,
             IndexError, ValueError, AttributeError):
         raise ApiError(422, "Invalid", _GENERIC_422) from None
-    return _require_object(result)
+    result = _require_object(doc)
+    if nests_deeper_than(result):
+        text = json.dumps(result, separators=(",", ":"))
+        detail = f"couldn't get version/kind; json parse error: {too_deep_error(text)}"
+        raise invalid_object("", "", "", [invalid("patch", text, detail)])
+    return result
+
+
+def _copied_bytes(doc: Any, operation: dict) -> int:
+    """What json-patch adds to its copy budget: the JSON size of the value copied (0 when
+    ``from`` does not resolve: applying the operation then fails on its own)."""
+    try:
+        value = jsonpointer.resolve_pointer(doc, str(operation.get("from")))
+    except (jsonpointer.JsonPointerException, TypeError, KeyError, IndexError, ValueError, AttributeError):
+        return 0
+    return len(json.dumps(value, separators=(",", ":"), ensure_ascii=False).encode())
 
 
 def _check_operations(patch: Any) -> None:

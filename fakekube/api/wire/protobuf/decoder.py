@@ -29,6 +29,7 @@ from functools import lru_cache
 from importlib import resources
 from typing import Any, Callable
 
+from fakekube.api.wire.decoding import SyntaxFailure, parse_json
 from fakekube.api.wire.protobuf.wire import (BYTES, FIXED32, FIXED64, VARINT, ProtobufError, iter_fields, read_varint,
                                         signed32, signed64, zigzag)
 from fakekube.clock import format_go_duration
@@ -334,8 +335,8 @@ def _embedded_json(data: bytes) -> Any:
     if not raw:
         return None
     try:
-        return json.loads(raw.decode("utf-8", errors="replace"))
-    except (json.JSONDecodeError, RecursionError):
+        return parse_json(raw)  # nesting bounded, as for a JSON body
+    except SyntaxFailure:
         raise ProtobufError("embedded object is not JSON") from None
 
 
