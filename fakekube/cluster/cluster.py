@@ -30,7 +30,7 @@ from fakekube.clock import DEFAULT_EPOCH, VirtualClock
 from fakekube.cluster import bootstrap
 from fakekube.cluster.nodespec import NodeSpec, expand_nodes
 from fakekube.cluster.kubeconfig import write_kubeconfig
-from fakekube.cluster.wiring import ADMISSION_PLUGINS, CONTROLLERS
+from fakekube.cluster.wiring import ADMISSION_PLUGINS, CONTROLLERS, with_validating_admission
 from fakekube.controllers.nodelifecycle.config import NodeLifecycleConfig
 from fakekube.controllers.nodeipam import DEFAULT_CLUSTER_CIDR, DEFAULT_NODE_CIDR_MASK_SIZE
 from fakekube.controllers.podgc import PodGCConfig
@@ -103,7 +103,7 @@ class Cluster:
     def __init__(self, config: ClusterConfig | None = None, **overrides: Any) -> None:
         self.config = replace(config or ClusterConfig(), **overrides)
         self._controller_specs = enabled_controllers(CONTROLLERS, self.config.controllers)  # ValueError: unknown name
-        self.registry: Registry = builtin_registry()
+        self.registry: Registry = with_validating_admission(builtin_registry(), self.config)
         self._time_observers: list[Callable[[datetime], None]] = []
         self._static_manifests = _static_manifests(self.config)
         self._build_state()

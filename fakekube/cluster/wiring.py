@@ -1,5 +1,5 @@
 """What a cluster runs, named in one place: the controllers (with upstream's names, aliases
-and enable lists) and the admission plugins.
+and enable lists) and the admission plugins (mutating, then validating).
 
 Adding a controller is one :class:`~fakekube.engine.ControllerSpec` here: its factory
 builds it from the :class:`~fakekube.cluster.cluster.ClusterConfig`. The order of the
@@ -9,16 +9,21 @@ new controllers go at the end).
 
 from __future__ import annotations
 
+import dataclasses
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, Sequence
 
-from fakekube.api.registry import ResourceType
+from fakekube.api.machinery import errors
+from fakekube.api.machinery.errors import FieldError
+from fakekube.api.registry import Registry, ResourceType
+from fakekube.api.registry.strategy import Strategy, WriteContext
 from fakekube.controllers.nodeipam import NodeIPAMController
 from fakekube.controllers.nodelifecycle.controller import NodeLifecycleController
 from fakekube.controllers.podgc import PodGCController
 from fakekube.controllers.serviceaccounts import ServiceAccountsController
 from fakekube.controllers.tainteviction import TaintEvictionController
 from fakekube.engine import ControllerSpec
+from fakekube.kubelet.behaviour import BEHAVIOUR_ANNOTATION, annotation_problem, brief
 from fakekube.objects.kinds import PODS
 from fakekube.objects.tolerations import default_tolerations
 
@@ -60,3 +65,90 @@ def default_toleration_seconds(config: "ClusterConfig") -> AdmissionPlugin:
 ADMISSION_PLUGINS: dict[str, Callable[["ClusterConfig"], AdmissionPlugin]] = {
     "DefaultTolerationSeconds": default_toleration_seconds,
 }
+
+
+#: A validating admission plugin: what is wrong with an object being created or updated
+#: (main resource: PUT, PATCH, create; not status writes), as field errors for a 422.
+ValidatingPlugin = Callable[[ResourceType, Obj], list[FieldError]]
+
+#: The longest piece of a refused value a 422 repeats.
+ECHOED_VALUE_CHARS = 200
+
+
+def fakekube_behaviour(config: "ClusterConfig") -> ValidatingPlugin:
+    """FakekubeBehaviour: a pod's ``fakekube.io/behaviour`` annotation must parse (fields,
+    types, durations within Go's time.Duration range), or the pod is refused with 422
+    naming ``metadata.annotations[fakekube.io/behaviour]`` and the reason — rather than
+    accepted and then never started by its kubelet."""
+    def validate(rt: ResourceType, obj: Obj) -> list[FieldError]:
+        if rt.key != PODS:
+            return []
+        problem = annotation_problem(obj)
+        if problem is None:
+            return []
+        value = ((obj.get("metadata") or {}).get("annotations") or {}).get(BEHAVIOUR_ANNOTATION)
+        shown = value if isinstance(value, str) and len(value) <= ECHOED_VALUE_CHARS else brief(value)
+        return [errors.invalid(f"metadata.annotations[{BEHAVIOUR_ANNOTATION}]", shown, problem)]
+    return validate
+
+
+#: fakekube's validating admission plugins, by name, in the order they run (after the
+#: type's own validation, in the same 422).
+VALIDATING_ADMISSION_PLUGINS: dict[str, Callable[["ClusterConfig"], ValidatingPlugin]] = {
+    "FakekubeBehaviour": fakekube_behaviour,
+}
+
+
+class AdmittedStrategy(Strategy):
+    """A type's strategy with validating admission plugins run after its validation.
+
+    The apiserver has one mutating admission hook list (create only); validating plugins
+    must also see updates and patches, so they ride on the type's validation, which every
+    create, PUT and PATCH of the main resource runs (status writes do not)."""
+
+    def __init__(self, rt: ResourceType, plugins: Sequence[ValidatingPlugin]) -> None:
+        self._rt = rt
+        self._inner = rt.strategy
+        self._plugins = tuple(plugins)
+        self.tracks_generation = rt.strategy.tracks_generation
+
+    def __getattr__(self, name: str) -> Any:  # a type's own extras
+        if name.startswith("_"):  # not yet built (a copy): no recursion through _inner
+            raise AttributeError(name)
+        return getattr(self._inner, name)
+
+    def default(self, obj: Obj, ctx: WriteContext) -> None:
+        self._inner.default(obj, ctx)
+
+    def prepare_for_create(self, obj: Obj, ctx: WriteContext) -> None:
+        self._inner.prepare_for_create(obj, ctx)
+
+    def prepare_for_update(self, new: Obj, old: Obj, ctx: WriteContext) -> None:
+        self._inner.prepare_for_update(new, old, ctx)
+
+    def validate(self, obj: Obj) -> list[FieldError]:
+        return self._inner.validate(obj) + self._admit(obj)
+
+    def validate_update(self, new: Obj, old: Obj) -> list[FieldError]:
+        return self._inner.validate_update(new, old) + self._admit(new)
+
+    def field_selectors(self) -> dict[str, Callable[[Obj], str]]:
+        return self._inner.field_selectors()
+
+    def review(self, obj: Obj, ctx: WriteContext) -> Obj:
+        return self._inner.review(obj, ctx)
+
+    def invalid_kind(self, kind: str) -> str:
+        return self._inner.invalid_kind(kind)
+
+    def _admit(self, obj: Obj) -> list[FieldError]:
+        return [problem for plugin in self._plugins for problem in plugin(self._rt, obj)]
+
+
+def with_validating_admission(registry: Registry, config: "ClusterConfig") -> Registry:
+    """``registry`` with every persisted type's validation followed by the validating plugins."""
+    plugins = [factory(config) for factory in VALIDATING_ADMISSION_PLUGINS.values()]
+    if not plugins:
+        return registry
+    return Registry([dataclasses.replace(rt, strategy=AdmittedStrategy(rt, plugins)) if rt.persisted else rt
+                     for rt in registry])

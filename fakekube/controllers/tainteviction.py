@@ -18,7 +18,7 @@ from fakekube.clock import parse_time
 from fakekube.controllers.nodelifecycle import events as texts
 from fakekube.engine import Context
 from fakekube.objects.indexes import POD_NODE_NAME, pod_node_name
-from fakekube.objects.pods import with_disruption_target
+from fakekube.objects.pods import DISRUPTION_TARGET, with_disruption_target
 from fakekube.objects.kinds import NODES, PODS
 from fakekube.objects.taints import noexecute_taints
 from fakekube.objects.tolerations import eviction_time, min_toleration_s
@@ -97,10 +97,21 @@ class TaintEvictionController:
         self._scheduled.pop(f"{meta['namespace']}/{meta['name']}", None)
         text = texts.taint_eviction_marked(meta["namespace"], meta["name"])
         ctx.record_event(pod, "Pod", text.type, text.reason, text.message, texts.TAINT_EVICTION_CONTROLLER)
-        ctx.client.update_status(PODS, with_disruption_target(pod, ctx.now, texts.DELETION_BY_TAINT_MANAGER_REASON,
-                                                              texts.DELETION_BY_TAINT_MANAGER_MESSAGE))
+        if not _has_disruption_target(pod):  # upstream patches only when UpdatePodCondition changed it
+            ctx.client.update_status(PODS, with_disruption_target(
+                pod, ctx.now, texts.DELETION_BY_TAINT_MANAGER_REASON, texts.DELETION_BY_TAINT_MANAGER_MESSAGE))
         ctx.client.delete(PODS, meta["name"], meta["namespace"])
 
 
 def _noexecute(node: Obj | None) -> list:
     return noexecute_taints(((node or {}).get("spec") or {}).get("taints"))
+
+
+def _has_disruption_target(pod: Obj) -> bool:
+    """Does the pod already carry this controller's DisruptionTarget condition? (Writing it
+    again would only move it: the kubelet keeps others' conditions first, and a retried
+    eviction would then fight the kubelet over the order.)"""
+    return any(c.get("type") == DISRUPTION_TARGET and c.get("status") == "True"
+               and c.get("reason") == texts.DELETION_BY_TAINT_MANAGER_REASON
+               and c.get("message") == texts.DELETION_BY_TAINT_MANAGER_MESSAGE
+               for c in (pod.get("status") or {}).get("conditions") or [])

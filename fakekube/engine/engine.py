@@ -111,6 +111,8 @@ class Engine:
         #: Reconciles that met an expected API error and were retried with back-off (newest last).
         self.retries: deque[Retry] = deque(maxlen=MAX_RETRIES_KEPT)
         self.retries_total = 0
+        #: Reconciles run since the engine was built (a work counter tests can bound).
+        self.reconciles = 0
         self._controllers: dict[str, Controller] = {}
         #: (group, plural) → the controllers watching it, in registration order.
         self._routes: dict[tuple[str, str], list[tuple[str, Controller]]] = {}
@@ -275,6 +277,7 @@ class Engine:
         while (item := self.queue.pop()) is not None:
             steps[item] += 1
             total += 1
+            self.reconciles += 1
             if steps[item] > self.max_reconciles_per_key or total > self.max_steps_per_instant:
                 raise EngineStuck(self._stuck_message(steps))
             self._reconcile(*item)

@@ -26,8 +26,8 @@ from __future__ import annotations
 import dataclasses
 import fnmatch
 import functools
-import json
 import math
+import reprlib
 from dataclasses import dataclass
 from typing import Any, Iterable, Mapping, Sequence
 
@@ -44,13 +44,25 @@ IMAGE_PULL_BACKOFF = "ImagePullBackOff"
 DEFAULT_PULL_ERROR = ('rpc error: code = NotFound desc = failed to pull and unpack image "{image}": '
                       '{image}: not found')
 
+#: The longest delay a behaviour may give, in seconds: Go's time.Duration range (int64
+#: nanoseconds, about 292 years), the bound on every upstream timer. Past it: refused.
+MAX_DURATION_S = (2**63 - 1) / 1e9
+
 #: Distinct annotation values whose parse is cached (pods of one template share a value).
 ANNOTATION_CACHE_SIZE = 256
 
 
 def _require_seconds(name: str, value: Any) -> None:
-    if not _is_number(value) or value < 0 or not math.isfinite(value):
-        raise ValueError(f"{name}: must be a number of seconds >= 0, got {value!r}")
+    if not _is_seconds(value):
+        raise ValueError(f"{name}: {_SECONDS_RULE}, got {brief(value)}")
+
+
+#: What every behaviour duration must be (Go's time.Duration range: upstream's own bound).
+_SECONDS_RULE = f"must be a number of seconds between 0 and {MAX_DURATION_S:.0f} (about 292 years)"
+
+
+def _is_seconds(value: Any) -> bool:
+    return _is_number(value) and math.isfinite(value) and 0 <= value <= MAX_DURATION_S
 
 
 def _is_number(value: Any) -> bool:
@@ -70,8 +82,9 @@ class Timeline:
     def __post_init__(self) -> None:
         previous = -math.inf
         for from_s, healthy in self.segments:
-            if not isinstance(healthy, bool) or not _is_number(from_s) or from_s < 0:
-                raise ValueError(f"timeline segment ({from_s!r}, {healthy!r}) must be (seconds >= 0, bool)")
+            if not isinstance(healthy, bool) or not _is_seconds(from_s):
+                raise ValueError(f"timeline segment ({brief(from_s)}, {brief(healthy)}) must be (seconds >= 0, bool), "
+                                 f"the seconds at most {MAX_DURATION_S:.0f}")
             if from_s <= previous:
                 raise ValueError("timeline segments must start at strictly increasing times")
             previous = from_s
@@ -220,7 +233,7 @@ def _parse_field(name: str, raw: Any) -> tuple[str, Any]:
         if raw is None and name == "image_pull_failures":
             return name, None
         if isinstance(raw, bool) or not isinstance(raw, int):
-            raise ValueError(f"must be an integer, got {raw!r}")
+            raise ValueError(f"must be an integer, got {brief(raw)}")
         return name, raw
     if name == "image_pull_error":
         if raw is None or raw is False:
@@ -228,7 +241,8 @@ def _parse_field(name: str, raw: Any) -> tuple[str, Any]:
         if raw is True:
             return name, DEFAULT_PULL_ERROR
         if not isinstance(raw, str) or not raw:
-            raise ValueError(f"must be a message string, true or null, got {raw!r}")
+            raise ValueError(f"must be a message string, true or null, got {brief(raw)}")
+        _require_text(raw)
         return name, raw
     return name, _seconds(raw)
 
@@ -238,13 +252,13 @@ def _timeline(raw: Any) -> Timeline:
     if isinstance(raw, bool):
         return Timeline.constant(raw)
     if isinstance(raw, (str, bytes, Mapping)) or not isinstance(raw, Iterable):
-        raise ValueError(f"must be true, false or a list of [from_s, healthy] pairs, got {raw!r}")
+        raise ValueError(f"must be true, false or a list of [from_s, healthy] pairs, got {brief(raw)}")
     segments = []
     for item in raw:
         if isinstance(item, Mapping):
             item = (item.get("from_s"), item.get("healthy"))
         if isinstance(item, (str, bytes)) or not isinstance(item, Sequence) or len(item) != 2:
-            raise ValueError(f"segment {item!r} must be [from_s, healthy]")
+            raise ValueError(f"segment {brief(item)} must be [from_s, healthy]")
         segments.append((_seconds(item[0]), item[1]))
     return Timeline(tuple(segments))
 
@@ -252,7 +266,7 @@ def _timeline(raw: Any) -> Timeline:
 def _log_lines(raw: Any) -> tuple[LogLine, ...]:
     """Log lines from a list of ``[at_s, text]``, ``{at_s, text}`` or bare strings (at t=0)."""
     if isinstance(raw, (str, bytes, Mapping)) or not isinstance(raw, Iterable):
-        raise ValueError(f"must be a list of [at_s, text] pairs, got {raw!r}")
+        raise ValueError(f"must be a list of [at_s, text] pairs, got {brief(raw)}")
     lines = []
     for item in raw:
         if isinstance(item, str):
@@ -260,16 +274,25 @@ def _log_lines(raw: Any) -> tuple[LogLine, ...]:
         elif isinstance(item, Mapping):
             item = (item.get("at_s"), item.get("text"))
         if not isinstance(item, Sequence) or len(item) != 2 or not isinstance(item[1], str):
-            raise ValueError(f"line {item!r} must be [at_s, text]")
+            raise ValueError(f"line {brief(item)} must be [at_s, text]")
         if "\n" in item[1]:
-            raise ValueError(f"line {item[1]!r} must not contain a newline; give one entry per line")
+            raise ValueError(f"line {brief(item[1])} must not contain a newline; give one entry per line")
+        _require_text(item[1])
         lines.append(LogLine(_seconds(item[0]), item[1]))
     return tuple(lines)
 
 
+def _require_text(text: str) -> None:
+    """Text the kubelet writes to events and logs must encode as UTF-8 (no lone surrogates)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise ValueError(f"text {brief(text)} is not valid Unicode (a lone surrogate)") from None
+
+
 def _seconds(raw: Any) -> float:
-    if not _is_number(raw) or raw < 0 or not math.isfinite(raw):
-        raise ValueError(f"must be a number of seconds >= 0, got {raw!r}")
+    if not _is_seconds(raw):
+        raise ValueError(f"{_SECONDS_RULE}, got {brief(raw)}")
     return float(raw)
 
 
@@ -359,6 +382,33 @@ def _find_container(pod: Mapping[str, Any], name: str) -> Mapping[str, Any]:
     raise KeyError(f"pod has no container named {name!r}")
 
 
+def annotation_problem(pod: Mapping[str, Any]) -> str | None:
+    """Why the pod's ``fakekube.io/behaviour`` annotation cannot be used, or None when it
+    can (or is absent): the FakekubeBehaviour admission check, so a bad value is refused
+    at the API with this reason instead of failing in the kubelet."""
+    raw = (((pod.get("metadata") or {}).get("annotations")) or {}).get(BEHAVIOUR_ANNOTATION)
+    if raw is None:
+        return None
+    if not isinstance(raw, str):
+        return f"must be a string, got {brief(raw)}"
+    try:
+        parse_annotation(raw)
+    except ValueError as error:
+        return str(error).removeprefix(f"annotation {BEHAVIOUR_ANNOTATION}").lstrip(": ") or str(error)
+    return None
+
+
+_BRIEF = reprlib.Repr()
+_BRIEF.maxstring = _BRIEF.maxother = 80
+_BRIEF.maxlist = _BRIEF.maxdict = _BRIEF.maxtuple = 4
+_BRIEF.maxlevel = 3
+
+
+def brief(value: Any) -> str:
+    """A bounded repr for messages: YAML aliases can make a 300-byte value a billion items."""
+    return _BRIEF.repr(value)
+
+
 @functools.lru_cache(maxsize=ANNOTATION_CACHE_SIZE)
 def parse_annotation(raw: str) -> tuple[Overlay, tuple[tuple[str, Overlay], ...]]:
     """Split an annotation value into (overlay for all containers, per-container overlays)."""
@@ -366,9 +416,11 @@ def parse_annotation(raw: str) -> tuple[Overlay, tuple[tuple[str, Overlay], ...]
     try:
         data = yaml.safe_load(raw) if raw.strip() else {}
     except yaml.YAMLError as error:
-        raise ValueError(f"{where}: not valid YAML/JSON: {error}") from None
+        raise ValueError(f"{where}: not valid YAML/JSON: {brief(str(error))}") from None
+    except RecursionError:
+        raise ValueError(f"{where}: nested too deeply") from None
     if not isinstance(data, Mapping):
-        raise ValueError(f"{where}: must be a mapping, got {json.dumps(data)[:80]}")
+        raise ValueError(f"{where}: must be a mapping, got {brief(data)}")
     shared = {key: value for key, value in data.items() if not isinstance(value, Mapping)}
     per_container = tuple(sorted(
         (str(key), behaviour_overlay(value, f"{where}.{key}"))

@@ -36,7 +36,7 @@ from __future__ import annotations
 import hashlib
 import math
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime, timedelta, timezone
 from typing import Any, Callable, Hashable
 
 from fakekube.kubelet import events as texts
@@ -67,8 +67,17 @@ def seconds_between(earlier: datetime, later: datetime) -> float:
     return (later - earlier).total_seconds()
 
 
+#: An instant no cluster reaches: where ``after`` lands when the sum leaves datetime's range.
+NEVER = datetime.max.replace(tzinfo=timezone.utc)
+
+
 def after(moment: datetime, seconds: float) -> datetime:
-    return moment + timedelta(seconds=seconds)
+    """``moment`` plus ``seconds``; :data:`NEVER` past datetime's range (year 9999), so a
+    chain of long but valid delays saturates instead of crashing the pod's reconcile."""
+    try:
+        return moment + timedelta(seconds=seconds)
+    except OverflowError:
+        return NEVER
 
 
 @dataclass(frozen=True)

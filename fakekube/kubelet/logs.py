@@ -69,7 +69,7 @@ class PodLogOptions:
 
     def since(self, now: datetime) -> datetime | None:
         """Lines stamped before this are dropped; None keeps all."""
-        since = now - timedelta(seconds=self.since_seconds) if self.since_seconds is not None else None
+        since = _seconds_before(now, self.since_seconds) if self.since_seconds is not None else None
         if self.since_time is not None and (since is None or self.since_time > since):
             since = self.since_time
         return since
@@ -217,3 +217,12 @@ def _instant(params: Mapping[str, str], name: str) -> datetime | None:
     if moment.tzinfo is None:
         raise ValueError(f"{name}: Invalid value: {raw!r}: must include a time zone")
     return moment
+
+
+def _seconds_before(now: datetime, seconds: int) -> datetime:
+    """``now - seconds``, or the earliest instant when that is before year 1 (a huge
+    sinceSeconds keeps every line, as it would on a kubelet)."""
+    try:
+        return now - timedelta(seconds=seconds)
+    except OverflowError:
+        return datetime.min.replace(tzinfo=now.tzinfo)

@@ -24,12 +24,14 @@ from dataclasses import dataclass
 from typing import Mapping
 
 from fakekube.kubelet.behaviour import ContainerBehaviour, Timeline
-from fakekube.kubelet.probes import KILLED_BY_LIVENESS, ProbePlan, ProbeSpec
+from fakekube.kubelet.probes import KILLED_BY_LIVENESS, ProbePlan, ProbeSpec, first_k_at_or_after
 
 #: Probe types in the order their events are recorded when several fail at one instant.
 STARTUP, LIVENESS, READINESS = "Startup", "Liveness", "Readiness"
 #: Tolerance when comparing a tick with an instant rounded to microseconds.
 EPSILON_S = 1e-6
+#: Grid ticks tried from the estimate before giving up (two suffice; the rest absorbs rounding).
+_TICKS_TRIED = 8
 
 
 @dataclass(frozen=True)
@@ -68,16 +70,20 @@ class Window:
         return best
 
     def _first_tick(self, lower_s: float, after_s: float, until_s: float) -> float | None:
-        """The first grid tick >= ``lower_s`` that is after ``after_s``, in the window, before ``until_s``."""
+        """The first grid tick >= ``lower_s`` that is after ``after_s``, in the window, before ``until_s``.
+
+        ``lower_s`` is at or past the window's start and ``after_s``, so the answer is the
+        first or second tick from there (bounded: a tick equal to ``after_s`` is skipped)."""
         spec = self.spec
-        k = max(0, math.ceil((lower_s - spec.initial_delay_s) / spec.period_s - EPSILON_S))
-        while True:
-            t_s = spec.initial_delay_s + k * spec.period_s
+        k = first_k_at_or_after(spec, lower_s - EPSILON_S * spec.period_s)
+        for _ in range(_TICKS_TRIED):
+            t_s = spec.tick_s(k)
             if t_s >= until_s or t_s > self.end_s:
                 return None
             if t_s > after_s and self.contains(t_s):
                 return t_s
             k += 1
+        return None
 
 
 def unhealthy_spans(outcome: Timeline) -> list[tuple[float, float]]:

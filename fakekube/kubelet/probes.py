@@ -28,10 +28,10 @@ manual trigger fires on other status updates are not modelled.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Iterator, Mapping
 
-from fakekube.kubelet.behaviour import ContainerBehaviour, Timeline
+from fakekube.kubelet.behaviour import MAX_DURATION_S, ContainerBehaviour, Timeline
 
 #: Upstream API defaults for a Probe (pkg/apis/core/v1/defaults.go).
 DEFAULT_PERIOD_S = 10.0
@@ -44,6 +44,13 @@ KILLED_BY_LIVENESS = "LivenessProbe"
 KILLED_BY_STARTUP = "StartupProbe"
 
 Transition = tuple[float, bool]
+
+#: Nothing a probe does later than this after the container started is simulated (Go's
+#: time.Duration range, about 292 years: upstream's timers cannot be set further either).
+MAX_PROBE_HORIZON_S = MAX_DURATION_S
+#: A tick index past every horizon; and how many steps fix a float-rounded estimate.
+_K_INFINITY = 2**63
+_ROUNDING_STEPS = 4
 
 
 @dataclass(frozen=True)
@@ -78,42 +85,110 @@ class ProbeSpec:
         )
 
     def horizon_s(self, after_s: float, outcome: Timeline) -> float:
-        """No result can change after this: the outcome is constant and every count is full."""
+        """No result can change after this: the outcome is constant and every count is full
+        (at most :data:`MAX_PROBE_HORIZON_S`: what would happen later never does)."""
         settled_s = max(self.initial_delay_s, after_s, outcome.last_change_s)
-        return settled_s + self.period_s * (max(self.success_threshold, self.failure_threshold) + 1)
+        return min(MAX_PROBE_HORIZON_S,
+                   settled_s + self.period_s * (max(self.success_threshold, self.failure_threshold) + 1))
+
+    def tick_s(self, k: int) -> float:
+        """The k-th probe instant (k >= 0)."""
+        return self.initial_delay_s + k * self.period_s
+
+
+@dataclass(frozen=True)
+class Ticks:
+    """Probe instants, described rather than listed: ``extra_s`` (readiness's manual trigger),
+    then the grid ticks ``spec.tick_s(k)`` for ``first <= k <= last``. A billion ticks cost
+    as little as one: every question about them is answered arithmetically."""
+
+    spec: ProbeSpec
+    first: int
+    last: int
+    extra_s: float | None = None
+
+    def __iter__(self) -> Iterator[float]:
+        if self.extra_s is not None:
+            yield self.extra_s
+        for k in range(self.first, self.last + 1):
+            yield self.spec.tick_s(k)
+
+    def blocks(self, outcome: Timeline) -> Iterator[tuple[int | None, int, bool]]:
+        """Maximal stretches of ticks one outcome segment covers, in time order: (the first
+        tick's k, or None for the extra tick; how many ticks; the result). One block per
+        outcome segment, not one per tick."""
+        if self.extra_s is not None:
+            yield None, 1, outcome.healthy_at(self.extra_s)
+        bounds = [(-math.inf, True)] + list(outcome.segments)
+        for index, (from_s, healthy) in enumerate(bounds):
+            until_s = bounds[index + 1][0] if index + 1 < len(bounds) else math.inf
+            lo = max(self.first, first_k_at_or_after(self.spec, from_s))
+            hi = min(self.last, first_k_at_or_after(self.spec, until_s) - 1)
+            if lo <= hi:
+                yield lo, hi - lo + 1, healthy
+
+    def instant(self, first_k: int | None, index: int) -> float:
+        """The instant of tick ``index`` of the block starting at ``first_k``."""
+        if first_k is None:
+            assert self.extra_s is not None
+            return self.extra_s
+        return self.spec.tick_s(first_k + index)
+
+
+def first_k_at_or_after(spec: ProbeSpec, t_s: float) -> int:
+    """The least k >= 0 with ``tick_s(k) >= t_s`` (a huge k for t = inf)."""
+    if t_s == math.inf:
+        return _K_INFINITY
+    if t_s <= spec.initial_delay_s:
+        return 0
+    k = min(_K_INFINITY, max(0, math.ceil((t_s - spec.initial_delay_s) / spec.period_s)))
+    for _ in range(_ROUNDING_STEPS):  # float rounding leaves the estimate a step or two off
+        if k > 0 and spec.tick_s(k - 1) >= t_s:
+            k -= 1
+        elif spec.tick_s(k) < t_s:
+            k += 1
+        else:
+            break
+    return k
+
+
+def probe_ticks(spec: ProbeSpec, after_s: float, until_s: float, *, inclusive: bool = True) -> Ticks:
+    """Ticks ``initialDelay + k * period`` from ``after_s`` (inclusive or not) to ``until_s`` (inclusive)."""
+    first = first_k_at_or_after(spec, after_s)
+    if not inclusive and spec.tick_s(first) == after_s:
+        first += 1
+    last = first_k_at_or_after(spec, until_s) - 1
+    if until_s != math.inf and spec.tick_s(last + 1) == until_s:
+        last += 1
+    return Ticks(spec, first, last)
 
 
 def probe_times(spec: ProbeSpec, after_s: float, until_s: float, *, inclusive: bool = True) -> Iterator[float]:
     """Tick instants ``initialDelay + k * period`` from ``after_s`` (inclusive or not) to ``until_s``."""
-    k = max(0, math.ceil((after_s - spec.initial_delay_s) / spec.period_s))
-    while True:
-        t_s = spec.initial_delay_s + k * spec.period_s
-        if t_s > until_s:
-            return
-        if t_s > after_s or (inclusive and t_s == after_s):
-            yield t_s
-        k += 1
+    return iter(probe_ticks(spec, after_s, until_s, inclusive=inclusive))
 
 
-def result_transitions(spec: ProbeSpec, outcome: Timeline, times: Iterator[float], initial: bool | None,
+def result_transitions(spec: ProbeSpec, outcome: Timeline, ticks: Ticks, initial: bool | None,
                        *, hold_on_failure: bool = False) -> list[Transition]:
-    """Apply the worker's threshold counting to probes at ``times``; only changes are returned.
+    """Apply the worker's threshold counting to probes at ``ticks``; only changes are returned.
 
     ``initial`` is the result before any probe (None = Unknown). With ``hold_on_failure``
     (liveness, startup) the worker stops after the first failure result takes effect.
+    Counted per stretch of equal results, so the cost is the number of outcome segments
+    whatever the thresholds, periods and horizon.
     """
     current, last, run = initial, None, 0
     changes: list[Transition] = []
-    for t_s in times:
-        result = outcome.healthy_at(t_s)
-        run = run + 1 if result == last else 1
-        last = result
+    for first_k, count, result in ticks.blocks(outcome):
+        run_before = run if result == last else 0
+        last, run = result, run_before + count
         threshold = spec.success_threshold if result else spec.failure_threshold
         if run < threshold:
             continue
+        reached_s = ticks.instant(first_k, max(0, threshold - run_before - 1))
         if result != current:
             current = result
-            changes.append((t_s, result))
+            changes.append((reached_s, result))
         if hold_on_failure and not result:
             break
     return changes
@@ -122,7 +197,7 @@ def result_transitions(spec: ProbeSpec, outcome: Timeline, times: Iterator[float
 def startup_outcome(spec: ProbeSpec, outcome: Timeline, until_s: float | None = None) -> Transition | None:
     """``(t, True)``: Started at t; ``(t, False)``: killed at t; None: undecided by ``until_s``."""
     until_s = spec.horizon_s(0.0, outcome) if until_s is None else until_s
-    for t_s, success in result_transitions(spec, outcome, probe_times(spec, 0.0, until_s), None,
+    for t_s, success in result_transitions(spec, outcome, probe_ticks(spec, 0.0, until_s), None,
                                            hold_on_failure=True):
         return (t_s, success)
     return None
@@ -136,10 +211,10 @@ def readiness_transitions(spec: ProbeSpec, outcome: Timeline, started_s: float =
     readiness probe at ``started_s`` (if past the initial delay) before the regular ticks.
     """
     until_s = spec.horizon_s(started_s, outcome) if until_s is None else until_s
-    times = probe_times(spec, started_s, until_s)
+    ticks = probe_ticks(spec, started_s, until_s)
     if after_startup and spec.initial_delay_s <= started_s <= until_s:
-        times = _prepend(started_s, probe_times(spec, started_s, until_s, inclusive=False))
-    return result_transitions(spec, outcome, times, False)
+        ticks = replace(probe_ticks(spec, started_s, until_s, inclusive=False), extra_s=started_s)
+    return result_transitions(spec, outcome, ticks, False)
 
 
 def liveness_failure_s(spec: ProbeSpec, outcome: Timeline, started_s: float = 0.0,
@@ -150,8 +225,8 @@ def liveness_failure_s(spec: ProbeSpec, outcome: Timeline, started_s: float = 0.
     probes on its next tick after that instant (it has no manual trigger).
     """
     until_s = spec.horizon_s(started_s, outcome) if until_s is None else until_s
-    times = probe_times(spec, started_s, until_s, inclusive=not after_startup)
-    for t_s, success in result_transitions(spec, outcome, times, True, hold_on_failure=True):
+    ticks = probe_ticks(spec, started_s, until_s, inclusive=not after_startup)
+    for t_s, success in result_transitions(spec, outcome, ticks, True, hold_on_failure=True):
         if not success:
             return t_s
     return None
@@ -215,9 +290,3 @@ def _ready(container: Mapping[str, Any], outcome: Timeline, started_s: float,
     if spec is None:
         return [(started_s, True)]
     return readiness_transitions(spec, outcome, started_s, end_s, after_startup=after_startup)
-
-
-def _prepend(first: float, rest: Iterator[float]) -> Iterator[float]:
-    yield first
-    yield from rest
-

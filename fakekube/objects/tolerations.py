@@ -92,28 +92,57 @@ def min_toleration_s(tolerations: Sequence[Toleration] | None, noexecute_taints:
 
     None: forever (no taints, or no used toleration sets tolerationSeconds).
     0: evict now (a taint is not tolerated, or a used toleration has seconds <= 0).
-    Otherwise the least tolerationSeconds among the tolerations used.
+    Otherwise the least tolerationSeconds among the tolerations used, as upstream's taint
+    manager turns it into a ``time.Duration`` (:func:`go_duration_s`): MaxInt64 seconds is
+    its "not set" sentinel (forever), and a product past int64 nanoseconds wraps, to a
+    negative duration (forever) or to whatever positive duration it wraps to.
     """
     if not noexecute_taints:
         return None
     used = matching_tolerations(noexecute_taints, tolerations)
-    if used is None:
+    if not used:
         return 0.0
-    seconds = [t["tolerationSeconds"] for t in used if t.get("tolerationSeconds") is not None]
-    if not seconds:
+    least = MAX_INT64
+    for toleration in used:
+        seconds = toleration.get("tolerationSeconds")
+        if seconds is None:
+            continue
+        if seconds <= 0:
+            return 0.0
+        least = min(least, int(seconds))
+    if least == MAX_INT64:
         return None
-    return float(max(0, min(seconds)))
+    return go_duration_s(least)
+
+
+#: Go's math.MaxInt64; a time.Duration counts int64 nanoseconds (about 292 years).
+MAX_INT64 = 2**63 - 1
+NANOSECONDS_PER_S = 10**9
+
+
+def go_duration_s(seconds: int) -> float | None:
+    """``time.Duration(seconds) * time.Second`` in seconds, wrapping as Go's int64 arithmetic
+    does; None when the result is negative (upstream's taint manager reads a negative
+    duration as "tolerate forever")."""
+    nanoseconds = (seconds * NANOSECONDS_PER_S + 2**63) % 2**64 - 2**63
+    if nanoseconds < 0:
+        return None
+    return nanoseconds / NANOSECONDS_PER_S
 
 
 def eviction_time(taint_added: datetime, toleration_s: float | None) -> datetime | None:
     """When taint eviction deletes the pod: taint time plus toleration; None means never.
 
     Upstream starts counting when the controller first sees the pod under the taint; on
-    one virtual clock that instant is the taint's ``timeAdded``.
+    one virtual clock that instant is the taint's ``timeAdded``. An instant past datetime's
+    range (year 9999) is never due.
     """
     if toleration_s is None:
         return None
-    return taint_added + timedelta(seconds=toleration_s)
+    try:
+        return taint_added + timedelta(seconds=toleration_s)
+    except OverflowError:
+        return None
 
 
 def _covers(toleration: Toleration, taint_key: str) -> bool:
