@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import logging
 import signal
 import sys
 import threading
 from dataclasses import replace
 from datetime import datetime, timezone
-from typing import Sequence
+from typing import Sequence, TextIO
 
 from fakekube.clock import DEFAULT_EPOCH
 from fakekube.cluster import Cluster, ClusterConfig
@@ -65,6 +66,25 @@ def cluster_config(args: argparse.Namespace, start_time: datetime | None) -> Clu
     return replace(config, host=args.host, port=args.port, kubeconfig_path=args.kubeconfig, **given)
 
 
+#: How ``fakekube serve`` logs: warnings and errors (a failing reconcile, once per key, with
+#: its traceback) from every fakekube logger, to stderr.
+LOG_FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
+
+
+def configure_logging(stream: TextIO | None = None) -> logging.Handler:
+    """Send fakekube's warnings and errors to ``stream`` (stderr); returns the handler added.
+
+    The timestamps are the wall clock's: log lines are about the process, while the
+    messages name the cluster's virtual time themselves."""
+    handler = logging.StreamHandler(stream if stream is not None else sys.stderr)
+    handler.setFormatter(logging.Formatter(LOG_FORMAT))
+    root = logging.getLogger()
+    root.addHandler(handler)
+    if root.level == logging.NOTSET or root.level > logging.WARNING:
+        root.setLevel(logging.WARNING)
+    return handler
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if args.command == "serve":
@@ -90,6 +110,7 @@ def serve(args: argparse.Namespace) -> int:
     except ValueError as exc:
         print(f"fakekube: bad --config {args.config}: {exc}" if args.config else f"fakekube: {exc}", file=sys.stderr)
         return 2
+    configure_logging()
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
     with cluster:

@@ -135,7 +135,7 @@ class Cluster:
         self.store = Store(self.config.history_limit, guard=self.config.immutability_guard)
         self.api = APIServer(self.registry, self.store, self.clock, self.rng, self.config.kubernetes_version)
         self.engine = Engine(self.store, self.clock, self.api, self.rng.fork("engine"),
-                             rate_limits=self.config.rate_limits)
+                             rate_limits=self.config.rate_limits, seed=self.config.seed)
         #: The enabled controllers by name (kube-controller-manager's, see cluster/wiring.py).
         self.controllers = {spec.name: spec.factory(self.config) for spec in self._controller_specs}
         self.kubelets = Kubelets(self.config.kubelet, self.config.behaviours, self._static_manifests)

@@ -6,6 +6,10 @@ Endpoints (all JSON; errors are Kubernetes ``Status`` objects, like the rest of 
 * ``POST /fakekube/v1/clock/advance`` with ``{"seconds": 90}`` → the new ``clock``
 * ``POST /fakekube/v1/settle`` → ``{"reconciles": N, "now": ...}``
 * ``POST /fakekube/v1/reset`` → the ``clock`` of the fresh cluster
+* ``GET  /fakekube/v1/errors`` → reconciles that failed: ``{"errors": [{"controller", "key",
+  "time", "type", "message", "seed"}, ...], "total", "dropped", "kept"}`` — the first
+  ``kept`` (1,000) in the order they happened, messages cut at 1,000 characters;
+  ``dropped`` counts the later ones not kept (each is still counted in ``total``)
 * ``GET  /fakekube/v1/nodes/<name>`` → the node's kubelet: ``{"node", "heartbeats":
   "running"|"stopped"|"partitioned", "conditions": {type: {status, reason, message}}, "now"}``
 * ``POST /fakekube/v1/nodes/<name>/fail`` → the node's kubelet stops its heartbeats
@@ -19,6 +23,11 @@ Endpoints (all JSON; errors are Kubernetes ``Status`` objects, like the rest of 
 
 Every node endpoint answers with the node's kubelet state (as ``GET`` does).
 
+Bodies are bounded: at most :data:`MAX_BODY_BYTES` (413 past it) and
+:data:`MAX_BODY_DEPTH` levels of nesting (400 past it); anything else that goes wrong
+(e.g. an engine that did not go quiet) is a 500 ``Status`` naming it, never a dropped
+connection.
+
 It only uses the cluster's public Python API, so everything it can do a Python test can
 do too.
 """
@@ -26,6 +35,7 @@ do too.
 from __future__ import annotations
 
 import json
+import logging
 import math
 from typing import TYPE_CHECKING, Any, Callable, Iterable
 
@@ -35,6 +45,7 @@ from fakekube.api.machinery import errors
 from fakekube.api.machinery.errors import ApiError
 from fakekube.api.http.response import JsonResponse
 from fakekube.clock import format_rfc3339
+from fakekube.engine.engine import printable
 
 if TYPE_CHECKING:
     from fakekube.cluster.cluster import Cluster
@@ -42,6 +53,14 @@ if TYPE_CHECKING:
 PREFIX = "/fakekube/v1"
 #: One advance may move the clock at most this far (a typo of 1e9 would otherwise spin).
 MAX_ADVANCE_S = 366 * 24 * 3600
+#: The largest control request body (its bodies are a few flat fields): 413 past it.
+MAX_BODY_BYTES = 64 * 1024
+#: The deepest nesting of ``[``/``{`` a body may have: 400 past it. Upstream's JSON decoder
+#: (encoding/json, forked as sigs.k8s.io/json) stops at 10,000; control bodies are flat,
+#: and Python's parser recurses, so the bound here is far lower.
+MAX_BODY_DEPTH = 32
+
+log = logging.getLogger("fakekube.control")
 
 
 class ControlApp:
@@ -54,6 +73,7 @@ class ControlApp:
             ("POST", "/clock/advance"): self._advance,
             ("POST", "/settle"): lambda _: self._settle(),
             ("POST", "/reset"): lambda _: self._reset(),
+            ("GET", "/errors"): lambda _: self._errors(),
         }
 
     def __call__(self, environ: dict, start_response: Callable) -> Iterable[bytes]:
@@ -61,7 +81,11 @@ class ControlApp:
         try:
             response = self._dispatch(request)
         except ApiError as exc:
-            response = JsonResponse(json.dumps(exc.status()).encode() + b"\n", exc.code)
+            response = _status_response(exc)
+        except Exception as exc:  # an answer, never a dropped connection
+            log.exception("control API %s %s failed", request.method, request.path)
+            response = _status_response(ApiError(500, "InternalError",
+                                                 f"{type(exc).__name__}: {printable(str(exc))}"))
         return response(environ, start_response)
 
     def _dispatch(self, request: Request) -> JsonResponse:
@@ -126,6 +150,15 @@ class ControlApp:
         reconciles = self.cluster.settle()
         return {"reconciles": reconciles, "now": format_rfc3339(self.cluster.now)}
 
+    def _errors(self) -> dict[str, Any]:
+        """The engine's recorded reconcile failures (bounded: see the module docstring)."""
+        engine = self.cluster.engine
+        errors = [{"controller": e.controller, "key": e.key, "time": format_rfc3339(e.at),
+                   "type": type(e.error).__name__, "message": printable(str(e.error)), "seed": engine.seed}
+                  for e in list(engine.errors)]
+        return {"errors": errors, "total": len(errors) + engine.errors_dropped, "dropped": engine.errors_dropped,
+                "kept": engine.max_errors_kept}
+
     def _reset(self) -> dict[str, Any]:
         self.cluster.reset()
         return self._clock()
@@ -153,9 +186,47 @@ def _condition_body(body: Any) -> dict[str, str]:
     return {fields[key]: value for key, value in body.items()}
 
 
+def _status_response(error: ApiError) -> JsonResponse:
+    return JsonResponse(json.dumps(error.status()).encode() + b"\n", error.code)
+
+
 def _json_body(request: Request) -> Any:
-    raw = request.get_data(cache=False)
+    """The request's JSON body, bounded in size and depth (400/413 as a ``Status``)."""
+    if (request.content_length or 0) > MAX_BODY_BYTES:
+        raise _too_large()
+    raw = request.stream.read(MAX_BODY_BYTES + 1)
+    if len(raw) > MAX_BODY_BYTES:
+        raise _too_large()
+    if json_depth(raw) > MAX_BODY_DEPTH:
+        raise errors.bad_request(f"the body is nested too deeply (at most {MAX_BODY_DEPTH} levels)")
     try:
         return json.loads(raw) if raw.strip() else {}
-    except (ValueError, UnicodeDecodeError):
+    except (ValueError, UnicodeDecodeError, RecursionError):
         raise errors.bad_request("the body is not valid JSON") from None
+
+
+def _too_large() -> ApiError:
+    return ApiError(413, "RequestEntityTooLarge", f"the body is too large (at most {MAX_BODY_BYTES} bytes)")
+
+
+def json_depth(raw: bytes) -> int:
+    """The deepest nesting of arrays and objects in ``raw`` (strings skipped), in one pass
+    and without recursion, so a hostile body is measured before any parser sees it."""
+    depth = deepest = 0
+    in_string = escaped = False
+    for byte in raw:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif byte == 0x5C:  # backslash
+                escaped = True
+            elif byte == 0x22:  # closing quote
+                in_string = False
+        elif byte == 0x22:
+            in_string = True
+        elif byte in (0x5B, 0x7B):  # [ {
+            depth += 1
+            deepest = max(deepest, depth)
+        elif byte in (0x5D, 0x7D):  # ] }
+            depth -= 1
+    return deepest

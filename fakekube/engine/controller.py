@@ -35,6 +35,7 @@ from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any, Iterable, Iterator, Mapping, Protocol, Sequence
 
 from fakekube.engine.client import Client
+from fakekube.engine.timers import MAX_DELAY_S
 from fakekube.engine.events import EventSource, object_reference
 from fakekube.objects import Resource
 from fakekube.random import SeededRandom
@@ -143,7 +144,10 @@ class Context:
         self._engine.enqueue_at(self.controller, key, when)
 
     def enqueue_after(self, key: str, delay_s: float) -> None:
-        """Reconcile ``key`` ``delay_s`` seconds of cluster time from now (earliest timer wins)."""
+        """Reconcile ``key`` ``delay_s`` seconds of cluster time from now (earliest timer wins).
+        A delay past :data:`~fakekube.engine.timers.MAX_DELAY_S` (about 292 years) is never due."""
+        if not delay_s <= MAX_DELAY_S:  # NaN too
+            return
         self.enqueue_at(key, self.now + timedelta(seconds=max(0.0, delay_s)))
 
     def requeue_after(self, delay_s: float) -> None:

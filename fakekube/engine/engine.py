@@ -11,8 +11,10 @@ function of (seed, config, the sequence of API calls and clock moves):
 
 Both are bounded: a controller that never goes quiet at one instant raises
 :class:`EngineStuck`, naming the controller and key, instead of hanging. A controller
-that raises is recorded in :attr:`Engine.errors` (for the test to see, with the seed)
-and does not stop the engine or the apiserver.
+that raises is recorded in :attr:`Engine.errors` (for the test to see, with the seed;
+the first :data:`MAX_ERRORS_KEPT`, later ones counted in ``errors_dropped``), logged once
+per (controller, key) on the ``fakekube.engine`` logger, and does not stop the engine or
+the apiserver. A stuck instant is recorded and logged the same way before it raises.
 
 Callers on other threads hand their request to the engine thread and wait for it; the
 apiserver settles after every write it serves, so a client making sequential calls sees
@@ -23,9 +25,10 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import logging
 import queue
 import threading
-from collections import Counter, deque
+from collections import Counter, OrderedDict, deque
 from concurrent.futures import Future
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -33,7 +36,7 @@ from typing import Callable, Iterator, TypeVar
 
 from fakekube.api.verbs.apiserver import APIServer
 from fakekube.api.machinery.errors import ApiError
-from fakekube.clock import VirtualClock
+from fakekube.clock import VirtualClock, format_rfc3339
 from fakekube.engine.client import Client
 from fakekube.engine.controller import OWNER_INDEX, Context, Controller
 from fakekube.engine.events import EventRecorder
@@ -57,6 +60,12 @@ DEFAULT_MAX_STEPS_PER_INSTANT = 10_000_000
 MAX_ERRORS_KEPT = 1_000
 #: Expected API errors (retried with back-off) kept for inspection; older ones are dropped.
 MAX_RETRIES_KEPT = 1_000
+#: (controller, key) pairs whose first failure was logged; past it the oldest is forgotten
+#: (so a key that failed long ago and fails again is logged again).
+MAX_LOGGED_KEYS = 10_000
+
+#: Where failing reconciles are reported (``fakekube serve`` sends it to stderr).
+log = logging.getLogger("fakekube.engine")
 
 
 class EngineStuck(RuntimeError):
@@ -94,7 +103,7 @@ class Engine:
     def __init__(self, store: Store, clock: VirtualClock, api: APIServer, rng: SeededRandom,
                  max_steps_per_instant: int = DEFAULT_MAX_STEPS_PER_INSTANT,
                  max_reconciles_per_key: int = DEFAULT_MAX_RECONCILES_PER_KEY,
-                 rate_limits: RateLimits = RateLimits()) -> None:
+                 rate_limits: RateLimits = RateLimits(), seed: int | None = None) -> None:
         self.store = store
         self.clock = clock
         self.api = api
@@ -108,6 +117,10 @@ class Engine:
         self._timers = KeyTimers(clock, self.queue.add)
         self.errors: list[ControllerError] = []
         self.errors_dropped = 0
+        self.max_errors_kept = MAX_ERRORS_KEPT
+        #: The cluster's seed, which replays a run (reported with every error and loop).
+        self.seed = rng.seed if seed is None else seed
+        self._logged: OrderedDict[WorkItem, None] = OrderedDict()
         #: Reconciles that met an expected API error and were retried with back-off (newest last).
         self.retries: deque[Retry] = deque(maxlen=MAX_RETRIES_KEPT)
         self.retries_total = 0
@@ -263,7 +276,7 @@ class Engine:
             same_instant = same_instant + 1 if deadline == last else 0
             if same_instant > self.max_reconciles_per_key:  # timers re-arming at the instant they fire
                 raise EngineStuck(f"timers keep firing at {deadline.isoformat()} without time moving "
-                                  f"(seed {self._rng.seed})")
+                                  f"(seed {self.seed})")
             last = deadline
             self.clock.advance_to(deadline)
             self._settle()
@@ -279,7 +292,10 @@ class Engine:
             total += 1
             self.reconciles += 1
             if steps[item] > self.max_reconciles_per_key or total > self.max_steps_per_instant:
-                raise EngineStuck(self._stuck_message(steps))
+                stuck = EngineStuck(self._stuck_message(steps))
+                (name, key), _ = steps.most_common(1)[0]
+                self._record(ControllerError(name, key, self.clock.now(), stuck))
+                raise stuck
             self._reconcile(*item)
         return total
 
@@ -305,16 +321,31 @@ class Engine:
                 self._limiters[name].forget(key)  # success: the next failure starts from 5 ms
 
     def _record(self, error: ControllerError) -> None:
-        if len(self.errors) < MAX_ERRORS_KEPT:
+        if len(self.errors) < self.max_errors_kept:
             self.errors.append(error)
         else:
             self.errors_dropped += 1
+        self._log_once(error)
+
+    def _log_once(self, error: ControllerError) -> None:
+        """Log a key's first failure (with its traceback); repeats are only counted and listed."""
+        item = (error.controller, error.key)
+        if item in self._logged:
+            return
+        self._logged[item] = None
+        if len(self._logged) > MAX_LOGGED_KEYS:
+            self._logged.popitem(last=False)
+        log.error("controller %s failed reconciling %r at %s (seed %s): %s: %s; later failures of this key "
+                  "are not logged again (GET /fakekube/v1/errors lists them)",
+                  error.controller, error.key, format_rfc3339(error.at), self.seed,
+                  type(error.error).__name__, printable(str(error.error)), exc_info=error.error)
+
 
     def _stuck_message(self, steps: Counter[WorkItem]) -> str:
         (name, key), count = steps.most_common(1)[0]
         return (f"controller {name!r} did not go quiet: {key!r} reconciled {count} times at "
                 f"{self.clock.now().isoformat()} (limits per instant: {self.max_reconciles_per_key} per key, "
-                f"{self.max_steps_per_instant} in all; seed {self._rng.seed})")
+                f"{self.max_steps_per_instant} in all; seed {self.seed})")
 
 
 @contextlib.contextmanager
@@ -336,3 +367,15 @@ def paused_cyclic_gc() -> Iterator[None]:
         yield
     finally:
         gc.enable()
+
+
+#: The longest error message :func:`printable` keeps (a message may quote a huge value).
+MAX_MESSAGE_CHARS = 1_000
+
+
+def printable(text: str, limit: int = MAX_MESSAGE_CHARS) -> str:
+    """``text`` safe to log and to encode anywhere: lone surrogates escaped, at most ``limit``
+    characters (then ``... (N more characters)``)."""
+    if len(text) > limit:
+        text = f"{text[:limit]}... ({len(text) - limit} more characters)"
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")

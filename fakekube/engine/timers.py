@@ -17,6 +17,10 @@ from fakekube.clock import Timer, VirtualClock
 
 WorkItem = tuple[str, str]  # (controller name, key)
 
+#: The longest delay a timer may be asked for: Go's time.Duration range (int64 nanoseconds,
+#: about 292 years), which bounds every upstream timer. A delay past it is never due.
+MAX_DELAY_S = (2**63 - 1) / 1e9
+
 
 class KeyTimers:
     """The armed timers of every controller's keys, on one clock."""

@@ -33,6 +33,8 @@ from typing import Any, Iterable, Mapping, Sequence
 
 import yaml
 
+from fakekube.engine.timers import MAX_DELAY_S
+
 #: The pod annotation that overrides behaviour for a pod's containers.
 BEHAVIOUR_ANNOTATION = "fakekube.io/behaviour"
 
@@ -46,7 +48,7 @@ DEFAULT_PULL_ERROR = ('rpc error: code = NotFound desc = failed to pull and unpa
 
 #: The longest delay a behaviour may give, in seconds: Go's time.Duration range (int64
 #: nanoseconds, about 292 years), the bound on every upstream timer. Past it: refused.
-MAX_DURATION_S = (2**63 - 1) / 1e9
+MAX_DURATION_S = MAX_DELAY_S
 
 #: Distinct annotation values whose parse is cached (pods of one template share a value).
 ANNOTATION_CACHE_SIZE = 256
