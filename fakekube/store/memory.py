@@ -26,7 +26,8 @@ from types import MappingProxyType
 from typing import Any, Callable, Iterable, Mapping
 
 from fakekube.store.frozen import Origin, freeze
-from fakekube.store.history import ADDED, DELETED, MODIFIED, Change, History
+from fakekube.store.history import (ADDED, DEFAULT_HISTORY_BYTES, DEFAULT_HISTORY_LIMIT, DELETED, MODIFIED, Change,
+                                    History)
 
 Obj = dict[str, Any]
 ResourceKey = tuple[str, str]  # (group, plural)
@@ -48,7 +49,8 @@ class Store:
     (Annotations say ``builtins.list``: inside the class, ``list`` is the method.)
     """
 
-    def __init__(self, history_limit: int | None = None, guard: bool = False) -> None:
+    def __init__(self, history_limit: int | None = None, guard: bool = False,
+                 history_max_bytes: int = DEFAULT_HISTORY_BYTES) -> None:
         #: Check mode (:mod:`fakekube.store.frozen`): keep deeply frozen copies, so an
         #: in-place edit of a stored object raises where it happens.
         self.guard = guard
@@ -61,7 +63,9 @@ class Store:
         self._sorted_keys: dict[ResourceKey, builtins.list[tuple[str, ObjectKey]] | None] = {}
         #: resource → index name → the index (value → keys of the objects filed under it).
         self._indexes: dict[ResourceKey, dict[str, Index]] = {}
-        self.history = History(history_limit) if history_limit else History()
+        #: The change log: the newest ``history_limit`` changes, at most ``history_max_bytes``
+        #: of them; a watch from before it is TooOldResourceVersion (410).
+        self.history = History(history_limit or DEFAULT_HISTORY_LIMIT, history_max_bytes)
         self._rv = 0
         self._listeners: builtins.list[Callable[[Change], None]] = []
         #: Set when the cluster is reset or stopped: open watches end.

@@ -4,8 +4,10 @@ A stored object is never mutated (a write replaces it), so the bytes of one vers
 identified by (resource, namespace, name, resourceVersion) — never change. Encoding is
 most of the cost of a large list (about 20 ms of ``json.dumps`` for 1,000 pods) and of
 every watch event, once per watcher; caching the bytes makes a list a join and lets
-every watcher share one encoding. The cache is bounded: past ``limit`` versions the
-least recently used are dropped and re-encoded when next needed, with identical bytes.
+every watcher share one encoding. The cache is bounded: past ``limit`` versions
+(50,000) or ``max_bytes`` of encodings (64 MiB) the least recently used are dropped and
+re-encoded when next needed, with identical bytes; an encoding bigger than the whole
+budget is served but not kept.
 """
 
 from __future__ import annotations
@@ -22,6 +24,9 @@ Obj = dict[str, Any]
 
 #: Encoded versions kept (about 1 KB each for a typical pod).
 DEFAULT_LIMIT = 50_000
+#: Bytes of encodings kept (the versions of one 900 KB object filled 1.3 GB when only
+#: entries were counted).
+DEFAULT_MAX_BYTES = 64 * 1024 * 1024
 
 _TYPE_META = ("apiVersion", "kind")
 
@@ -34,8 +39,11 @@ def dumps(value: Any) -> bytes:
 class EncodedObjects:
     """A bounded LRU map from object version to its compact JSON (without apiVersion/kind)."""
 
-    def __init__(self, limit: int = DEFAULT_LIMIT) -> None:
+    def __init__(self, limit: int = DEFAULT_LIMIT, max_bytes: int = DEFAULT_MAX_BYTES) -> None:
         self.limit = limit
+        self.max_bytes = max_bytes
+        #: Bytes of the encodings held.
+        self.held_bytes = 0
         self._bytes: OrderedDict[tuple[str, str, str, str, str], bytes] = OrderedDict()
         self._lock = threading.Lock()
 
@@ -52,10 +60,16 @@ class EncodedObjects:
                 self._bytes.move_to_end(key)
                 return cached
         encoded = _encode_bare(obj)
+        if len(encoded) > self.max_bytes:
+            return encoded
         with self._lock:
+            previous = self._bytes.get(key)
+            if previous is not None:
+                self.held_bytes -= len(previous)
             self._bytes[key] = encoded
-            if len(self._bytes) > self.limit:
-                self._bytes.popitem(last=False)
+            self.held_bytes += len(encoded)
+            while len(self._bytes) > self.limit or self.held_bytes > self.max_bytes:
+                self.held_bytes -= len(self._bytes.popitem(last=False)[1])
         return encoded
 
     def typed(self, rt: ResourceType, obj: Obj) -> bytes:
