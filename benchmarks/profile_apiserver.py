@@ -30,12 +30,10 @@ import threading
 import time
 from typing import Callable, Iterable
 
-from werkzeug.serving import ThreadedWSGIServer
-
 import workload
 from fakekube import Cluster
 from fakekube.api.http import RestApp
-from fakekube.api.http.server import _QuietHandler  # the handler BackgroundServer uses
+from fakekube.api.http.server import BackgroundServer
 
 HOST = "127.0.0.1"
 SOCKET_TIMEOUT_S = 30.0
@@ -53,34 +51,33 @@ def new_profile() -> cProfile.Profile:
     return cProfile.Profile(_timer[0])
 
 
-class _ProfiledHandler(_QuietHandler):
-    """Profiles everything its connection's thread does, for the life of the connection."""
+class _ProfiledApp:
+    """Profiles every request the app serves (the app's work on the server's connection
+    thread: the transport's own parsing and socket writes are not in it)."""
 
     profiles: list[cProfile.Profile] = []
     lock = threading.Lock()
 
-    def handle(self) -> None:
+    def __init__(self, app: WSGIApp) -> None:
+        self.app = app
+
+    def __call__(self, environ: dict, start_response: Callable) -> list[bytes]:
         profile = new_profile()
         profile.enable()
         try:
-            super().handle()
+            return list(self.app(environ, start_response))
         finally:
             profile.disable()
             with self.lock:
                 self.profiles.append(profile)
 
 
-def _serve(app: WSGIApp) -> tuple[ThreadedWSGIServer, threading.Thread, int]:
-    server = ThreadedWSGIServer(HOST, 0, app, _ProfiledHandler)  # what make_server(threaded=True) builds
-    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
-    thread.start()
-    return server, thread, server.server_address[1]
-
-
 def profile_http(app: WSGIApp, method: str, path: str, count: int, body: Callable[[int], bytes] | None,
                  expect: int) -> pstats.Stats:
-    _ProfiledHandler.profiles.clear()
-    server, thread, port = _serve(app)
+    _ProfiledApp.profiles.clear()
+    server = BackgroundServer(_ProfiledApp(app), HOST, 0)
+    server.start()
+    port = int(server.url.rsplit(":", 1)[1])
     conn = http.client.HTTPConnection(HOST, port, timeout=SOCKET_TIMEOUT_S)
     try:
         for index in range(count):
@@ -91,14 +88,8 @@ def profile_http(app: WSGIApp, method: str, path: str, count: int, body: Callabl
                 raise RuntimeError(f"{method} {path} answered {response.status}")
     finally:
         conn.close()
-        server.shutdown()
-        server.server_close()
-        thread.join(timeout=5)
-    for _ in range(100):  # the handler thread records its profile as the connection closes
-        if _ProfiledHandler.profiles:
-            break
-        threading.Event().wait(0.05)
-    return pstats.Stats(*_ProfiledHandler.profiles, stream=sys.stdout)
+        server.stop()
+    return pstats.Stats(*_ProfiledApp.profiles, stream=sys.stdout)
 
 
 def profile_python_api(cluster: Cluster, operation: str, count: int) -> pstats.Stats:
@@ -183,7 +174,7 @@ def main() -> None:
     app = RestApp(cluster.api) if which == "fakekube" else workload.hello_app  # RestApp: what Cluster.start() serves
     body = (lambda i: workload.configmap_body(f"profiled-{i}")) if sends_body else None
     profile = profile_direct if args.direct else profile_http
-    where = "the WSGI app alone (direct calls)" if args.direct else "server side, through the werkzeug server"
+    where = "the WSGI app alone (direct calls)" if args.direct else "server side, the app on our HTTP server"
     _print(profile(app, method, path, count, body, expect), f"{args.target}: {count} requests, {where}", args.top)
 
 

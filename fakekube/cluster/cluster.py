@@ -46,6 +46,7 @@ from fakekube.kubelet.staticpods import StaticPodManifest, build_manifests
 from fakekube.objects.kinds import NODES
 from fakekube.random import SeededRandom
 from fakekube.store import DEFAULT_HISTORY_LIMIT, Store
+from fakekube.store.history import DEFAULT_HISTORY_BYTES
 from fakekube.store.frozen import guard_default
 
 Obj = dict[str, Any]
@@ -64,6 +65,9 @@ class ClusterConfig:
     kubernetes_version: str = schema.DEFAULT_KUBERNETES_VERSION
     patch_version: int = 0
     history_limit: int = DEFAULT_HISTORY_LIMIT
+    #: The change log's byte budget (object versions, marshal-sized); past it older changes
+    #: drop and a watch from before them gets 410, as past ``history_limit``.
+    history_max_bytes: int = DEFAULT_HISTORY_BYTES
     start_time: datetime = DEFAULT_EPOCH
     max_body_bytes: int = 3 * 1024 * 1024
     node_lifecycle: NodeLifecycleConfig = field(default_factory=NodeLifecycleConfig)
@@ -132,7 +136,8 @@ class Cluster:
         for observer in self._time_observers:
             self.clock.add_observer(observer)
         self.rng = SeededRandom(self.config.seed)
-        self.store = Store(self.config.history_limit, guard=self.config.immutability_guard)
+        self.store = Store(self.config.history_limit, guard=self.config.immutability_guard,
+                           history_max_bytes=self.config.history_max_bytes)
         self.api = APIServer(self.registry, self.store, self.clock, self.rng, self.config.kubernetes_version)
         self.engine = Engine(self.store, self.clock, self.api, self.rng.fork("engine"),
                              rate_limits=self.config.rate_limits, seed=self.config.seed)
@@ -153,7 +158,8 @@ class Cluster:
     def start(self) -> "Cluster":
         if self._server is None:
             self.engine.start()
-            self._server = BackgroundServer(self._activity, self.config.host, self.config.port)
+            self._server = BackgroundServer(self._activity, self.config.host, self.config.port,
+                                            max_body_bytes=self.config.max_body_bytes)
             self._server.start()
             self._start_clock_modes()
             self._kubeconfig = self._write_kubeconfig()
