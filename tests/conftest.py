@@ -1,5 +1,7 @@
 import os
 
+import pytest
+
 from fakekube.store import GUARD_ENV
 
 pytest_plugins = ("pytester",)
@@ -10,3 +12,8 @@ pytest_plugins = ("pytester",)
 # ClusterConfig.immutability_guard reads, not a fixture. Subprocesses (the CLI tests'
 # servers) inherit it. Set FAKEKUBE_IMMUTABILITY_GUARD=0 to run without it.
 os.environ.setdefault(GUARD_ENV, "1")
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption("--fakekube-fuzz-examples", default="5000",
+                     help="requests the seeded API fuzz (tests/integration/test_fuzz.py) sends (default 5000)")
