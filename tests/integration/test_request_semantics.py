@@ -374,3 +374,17 @@ def test_health_paths_answer_as_upstream(fakekube: Cluster, path: str, code: int
     assert (status, answer) == (code, text)
     assert response.getheader("Content-Type") == "text/plain; charset=utf-8"
     assert response.getheader("X-Content-Type-Options") == "nosniff"
+
+
+def test_version_is_a_get_route() -> None:
+    with Cluster() as cluster:
+        host, port = cluster.url.removeprefix("http://").rsplit(":", 1)
+        for method, expected in (("GET", 200), ("POST", 405), ("DELETE", 405)):
+            conn = http.client.HTTPConnection(host, int(port), timeout=10)
+            conn.request(method, "/version")
+            response = conn.getresponse()
+            body = json.loads(response.read())
+            assert response.status == expected
+            if expected == 405:
+                assert (body["kind"], body["reason"]) == ("Status", "MethodNotAllowed")
+            conn.close()

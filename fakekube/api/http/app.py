@@ -113,6 +113,8 @@ class RestApp:
     def dispatch(self, request: Request) -> AnyResponse:
         path = request.path
         if path == "/version" or path == "/version/":
+            if request.method != "GET":  # a go-restful GET route, as discovery's
+                raise errors.method_not_allowed()
             return json_response(discovery.version_info(self.api.kubernetes_version))
         if path.split("/")[1:2] and "/" + path.split("/")[1] in HEALTH_PATHS:
             return _health(path, request.args)
