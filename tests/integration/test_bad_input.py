@@ -26,6 +26,7 @@ from urllib.parse import quote, urlsplit
 import pytest
 
 from fakekube import Cluster
+from tests.integration.support import snapshot
 
 # A small history makes a continue token taken during seeding expire before the test runs.
 pytestmark = pytest.mark.fakekube(history_limit=5)
@@ -442,14 +443,6 @@ def request(cluster: Cluster, method: str, path: str, body: bytes | None = None,
         return response.status, json.loads(response.read())
     finally:
         connection.close()
-
-
-def snapshot(cluster: Cluster) -> tuple[int, str]:
-    """The whole store: its resourceVersion and every object of every resource."""
-    store = cluster.store
-    with store.lock:
-        objects = {f"{group}/{resource}": store.list((group, resource))[0] for group, resource in store.resources()}
-        return store.resource_version, json.dumps(objects, sort_keys=True)
 
 
 def fill(text: str, values: dict[str, str]) -> str:

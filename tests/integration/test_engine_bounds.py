@@ -15,6 +15,7 @@ from typing import Any, Iterator
 import pytest
 
 from fakekube import Cluster
+from tests.integration.support import pod
 from fakekube.api.machinery.errors import ApiError
 from fakekube.kubelet.behaviour import BEHAVIOUR_ANNOTATION, ContainerBehaviour, Timeline
 from fakekube.kubelet.probefailures import ProbeFailures
@@ -52,13 +53,7 @@ def probe_evaluations(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[int]]:
     yield count
 
 
-def pod(name: str = "p", behaviour: Obj | None = None, node: str = "node-1", **spec: Any) -> Obj:
-    containers = spec.pop("containers", [{"name": "c", "image": "nginx:1.27"}])
-    meta: Obj = {"name": name, "namespace": "default"}
-    if behaviour is not None:
-        meta["annotations"] = {BEHAVIOUR_ANNOTATION: json.dumps(behaviour)}
-    return {"apiVersion": "v1", "kind": "Pod", "metadata": meta,
-            "spec": {"nodeName": node, "containers": containers, **spec}}
+
 
 
 def probed(kind: str, field: str, value: int) -> list[Obj]:

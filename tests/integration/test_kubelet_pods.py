@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from fakekube import Cluster
+from tests.integration.support import pod
 from fakekube.kubelet.behaviour import BEHAVIOUR_ANNOTATION
 from fakekube.kubelet.logs import PodLogOptions
 from fakekube.kubelet.pods import PodRunner
@@ -27,13 +28,7 @@ def make_cluster() -> tuple[Cluster, PodRunner]:
     return cluster, cluster.kubelets.pods
 
 
-def pod(name: str, behaviour: Obj | None = None, node: str = "node-1", **spec: Any) -> Obj:
-    containers = spec.pop("containers", [{"name": "c", "image": "nginx:1.27"}])
-    meta: Obj = {"name": name, "namespace": "default"}
-    if behaviour is not None:
-        meta["annotations"] = {BEHAVIOUR_ANNOTATION: json.dumps(behaviour)}
-    return {"apiVersion": "v1", "kind": "Pod", "metadata": meta,
-            "spec": {"nodeName": node, "containers": containers, **spec}}
+
 
 
 def status(cluster: Cluster, name: str) -> Obj:

@@ -23,6 +23,7 @@ from urllib.parse import urlsplit
 import pytest
 
 from fakekube import Cluster
+from tests.integration.support import snapshot
 
 pytestmark = pytest.mark.fakekube(nodes=3)
 
@@ -57,14 +58,6 @@ def request(cluster: Cluster, method: str, path: str, body: Any = None, content_
             return response.status, data.decode(), response
     finally:
         connection.close()
-
-
-def snapshot(cluster: Cluster) -> tuple[int, str]:
-    """The whole store: its resourceVersion and every object of every resource."""
-    store = cluster.store
-    with store.lock:
-        objects = {f"{group}/{resource}": store.list((group, resource))[0] for group, resource in store.resources()}
-        return store.resource_version, json.dumps(objects, sort_keys=True)
 
 
 def assert_status(answer: Any, code: int, reason: str, message: str = "") -> None:
