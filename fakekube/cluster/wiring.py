@@ -10,7 +10,6 @@ new controllers go at the end).
 from __future__ import annotations
 
 import dataclasses
-from datetime import datetime
 from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 from fakekube.api.machinery import errors
@@ -24,15 +23,20 @@ from fakekube.controllers.serviceaccounts import ServiceAccountsController
 from fakekube.controllers.tainteviction import TaintEvictionController
 from fakekube.engine import ControllerSpec
 from fakekube.kubelet.behaviour import BEHAVIOUR_ANNOTATION, annotation_problem, brief
-from fakekube.objects.kinds import PODS
+from fakekube.objects import priority as pod_priority
+from fakekube.objects.kinds import PODS, PRIORITY_CLASSES
 from fakekube.objects.tolerations import default_tolerations
 
 if TYPE_CHECKING:
     from fakekube.cluster.cluster import ClusterConfig
 
 Obj = dict[str, Any]
-#: A mutating admission plugin: (resource type, object being created or updated, now).
-AdmissionPlugin = Callable[[ResourceType, Obj, datetime], None]
+#: A mutating admission plugin: (resource type, object being created, the write's context:
+#: time, and ``ctx.store`` for reads).
+AdmissionPlugin = Callable[[ResourceType, Obj, WriteContext], None]
+
+#: The random suffix ``generateName`` gets (fakekube.api.verbs.objectmeta.generated_name).
+GENERATED_SUFFIX_CHARS = 5
 
 #: kube-controller-manager's controllers fakekube runs, in registration order.
 CONTROLLERS: tuple[ControllerSpec, ...] = (
@@ -47,9 +51,39 @@ CONTROLLERS: tuple[ControllerSpec, ...] = (
 )
 
 
+def priority(config: "ClusterConfig") -> AdmissionPlugin:
+    """Priority: a new pod's ``spec.priority`` and ``preemptionPolicy`` come from its
+    PriorityClass (or the ``globalDefault`` one, else 0); a missing class or a value the
+    client set that differs is refused with upstream's 403."""
+    def admit(rt: ResourceType, obj: Obj, ctx: WriteContext) -> None:
+        if rt.key != PODS:
+            return
+        spec = obj.setdefault("spec", {})
+        name = spec.get("priorityClassName") or ""
+        group, resource = PRIORITY_CLASSES
+        named = ctx.store.get_object(group, resource, "", name) if name else None
+        classes = [] if name else ctx.store.list_objects(group, resource)
+        try:
+            pod_priority.admit(spec, pod_priority.resolve(name, named, classes))
+        except pod_priority.PriorityRefused as refused:
+            raise errors.forbidden_error(rt.group, rt.plural, _admission_name(obj), str(refused)) from None
+    return admit
+
+
+def _admission_name(obj: Obj) -> str:
+    """The name upstream's admission errors give a new object: admission runs before the
+    name is generated, so a ``generateName`` object is named by its prefix. (Ours runs after;
+    a generated name is its prefix plus five characters.)"""
+    meta = obj.get("metadata") or {}
+    name, prefix = meta.get("name") or "", meta.get("generateName") or ""
+    if prefix and name.startswith(prefix[:58]) and len(name) == len(prefix[:58]) + GENERATED_SUFFIX_CHARS:
+        return prefix
+    return name or "Unknown"
+
+
 def default_toleration_seconds(config: "ClusterConfig") -> AdmissionPlugin:
     """DefaultTolerationSeconds: pods tolerate not-ready/unreachable for 300 s by default."""
-    def admit(rt: ResourceType, obj: Obj, now: datetime) -> None:
+    def admit(rt: ResourceType, obj: Obj, ctx: WriteContext) -> None:
         if rt.key == PODS:
             lifecycle = config.node_lifecycle
             added = default_tolerations(obj, lifecycle.default_not_ready_toleration_s,
@@ -63,6 +97,7 @@ def default_toleration_seconds(config: "ClusterConfig") -> AdmissionPlugin:
 #: The mutating admission plugins fakekube adds to the apiserver's own (NamespaceLifecycle
 #: is built into the apiserver's create path), by upstream name, in the order they run.
 ADMISSION_PLUGINS: dict[str, Callable[["ClusterConfig"], AdmissionPlugin]] = {
+    "Priority": priority,
     "DefaultTolerationSeconds": default_toleration_seconds,
 }
 

@@ -28,6 +28,7 @@ from fakekube.api.types._util import (
     port_errors,
     required_one_of,
 )
+from fakekube.objects.priority import keep_on_update
 
 RESTART_POLICIES = ["Always", "OnFailure", "Never"]
 DNS_POLICIES = ["ClusterFirstWithHostNet", "ClusterFirst", "Default", "None"]
@@ -181,11 +182,7 @@ def default_pod(pod: Obj) -> None:
     account = spec.get("serviceAccountName") or spec.get("serviceAccount") or "default"
     spec["serviceAccountName"] = account
     spec["serviceAccount"] = account
-    # Priority admission with no PriorityClass named: priority 0, the default policy.
-    if spec.get("priority") is None and not spec.get("priorityClassName"):
-        spec["priority"] = 0
-    if not spec.get("preemptionPolicy"):
-        spec["preemptionPolicy"] = "PreemptLowerPriority"
+    # spec.priority and spec.preemptionPolicy: the Priority admission plugin (cluster/wiring.py).
 
 
 # --- QoS --------------------------------------------------------------------------
@@ -512,6 +509,11 @@ class PodStrategy(Strategy):
     def prepare_for_create(self, obj: Obj, ctx: WriteContext) -> None:
         spec = obj.get("spec") or {}
         obj["status"] = {"phase": "Pending", "qosClass": compute_qos_class(spec)}
+
+    def prepare_for_update(self, new: Obj, old: Obj, ctx: WriteContext) -> None:
+        # The Priority admission plugin's update half: keep what it set at create.
+        if isinstance(new.get("spec"), dict) and isinstance(old.get("spec"), dict):
+            keep_on_update(new["spec"], old["spec"])
 
     def validate(self, obj: Obj) -> list[FieldError]:
         errs = validate_pod_spec(obj.get("spec"), "spec", is_pod=True)

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import builtins
 import json
-from datetime import datetime
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -105,10 +104,10 @@ class APIServer:
         self.rng = rng
         self.kubernetes_version = kubernetes_version
         self._view = StoreView(store)
-        #: Mutating admission hooks ``(rt, obj, now)`` run on every create after defaulting,
-        #: before validation (upstream's mutating admission). Layers above the api plug
-        #: in here, e.g. DefaultTolerationSeconds from the node lifecycle package.
-        self.mutating_admission: list[Callable[[ResourceType, Obj, datetime], None]] = []
+        #: Mutating admission hooks ``(rt, obj, ctx)`` run on every create after defaulting,
+        #: before validation (upstream's mutating admission); ``ctx.store`` is their read view
+        #: (under the store lock). Layers above the api plug in here (cluster/wiring.py).
+        self.mutating_admission: list[Callable[[ResourceType, Obj, WriteContext], None]] = []
         #: Where ``pods/log`` content comes from: ``(namespace, pod, container | None, query)
         #: -> bytes`` (or an iterable of chunks to stream, for ``follow``) — the simulated
         #: kubelets, wired by the cluster. None: empty logs.
@@ -194,7 +193,7 @@ class APIServer:
         rt.strategy.default(obj, ctx)
         rt.strategy.prepare_for_create(obj, ctx)
         for admit in self.mutating_admission:
-            admit(rt, obj, ctx.now)
+            admit(rt, obj, ctx)
         self._validate(rt, obj, validation.validate_object_meta(meta, rt.namespaced, rt.name_rule)
                        + rt.strategy.validate(obj))
         if not options.dry_run:  # upstream's dry-run storage never looks at it
