@@ -1,6 +1,7 @@
 """What a new cluster contains before any test touches it.
 
-The namespaces every cluster has, the ``kubernetes`` Service, and the simulated nodes'
+The namespaces every cluster has, the ``kubernetes`` Service, the two system
+PriorityClasses (upstream's apiserver creates them at start), and the simulated nodes'
 Node objects (:mod:`fakekube.cluster.nodespec`) with realistic, seeded capacity, labels
 and nodeInfo (each node draws from its own forked stream, so adding a node never changes
 another's identity). As upstream's kubelets do, nodes register without ``spec.podCIDR``:
@@ -9,6 +10,7 @@ the node IPAM controller (:mod:`fakekube.controllers.nodeipam`) assigns it.
 
 from __future__ import annotations
 
+import copy
 import ipaddress
 from typing import Any, Sequence
 
@@ -16,6 +18,7 @@ from fakekube.api.verbs.apiserver import APIServer, WriteOptions
 from fakekube.cluster.nodespec import NodeSpec, expand_nodes
 from fakekube.controllers.nodelifecycle.zones import LABEL_REGION, LABEL_ZONE
 from fakekube.kubelet.heartbeat import healthy_conditions
+from fakekube.objects.priority import SYSTEM_PRIORITY_CLASSES
 from fakekube.random import SeededRandom
 
 Obj = dict[str, Any]
@@ -45,6 +48,9 @@ def populate(api: APIServer, nodes: int | Sequence[NodeSpec], kubelet_version: s
     for index, (name, spec) in enumerate(expand_nodes(nodes), start=1):
         node = node_object(name, index, api.rng.fork(name), kubelet_version, api.now_rfc3339(), spec)
         api.create(node_type, "", node, TRUSTED)
+    priority_classes = api.registry.lookup("scheduling.k8s.io", "v1", "priorityclasses")
+    for priority_class in SYSTEM_PRIORITY_CLASSES:
+        api.create(priority_classes, "", copy.deepcopy(priority_class), TRUSTED)
 
 
 def kubernetes_service() -> Obj:
