@@ -77,7 +77,18 @@ def test_a_new_cluster_has_the_two_system_classes_as_kind_shows_them() -> None:
         assert {k: pc[k] for k in ("value", "preemptionPolicy", "description")} == SYSTEM_CLASSES[pc["metadata"]["name"]]
         assert "globalDefault" not in pc  # false, omitted on the wire
         assert set(pc["metadata"]) >= {"uid", "resourceVersion", "creationTimestamp"}
+        assert pc["metadata"]["generation"] == 1  # upstream's strategy sets it on create
         assert "labels" not in pc["metadata"] and "annotations" not in pc["metadata"]
+
+
+def test_a_priority_class_keeps_generation_1_across_updates() -> None:
+    cluster = Cluster()
+    created = cluster.create(priority_class("batch", 1000))
+    assert created["metadata"]["generation"] == 1
+    rt = cluster.resource("scheduling.k8s.io/v1", "PriorityClass")
+    cluster.api.update(rt, "", "batch", dict(created, description="changed"))
+    updated = cluster.get("scheduling.k8s.io/v1", "PriorityClass", "batch", "")
+    assert (updated["description"], updated["metadata"]["generation"]) == ("changed", 1)
 
 
 # -- resolution ------------------------------------------------------------------------------

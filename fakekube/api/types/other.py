@@ -136,6 +136,10 @@ class PriorityClassStrategy(Strategy):
         if not obj.get("preemptionPolicy"):
             obj["preemptionPolicy"] = "PreemptLowerPriority"
 
+    def prepare_for_create(self, obj: Obj, ctx: WriteContext) -> None:
+        """Upstream's strategy sets generation 1 on create and never bumps it after."""
+        obj.setdefault("metadata", {})["generation"] = 1
+
     def validate(self, obj: Obj) -> list[FieldError]:
         name = (obj.get("metadata") or {}).get("name") or ""
         errs: list[FieldError] = []
