@@ -236,8 +236,9 @@ class Store:
             self._record(ADDED, resource, key, stored, None)
             return stored
 
-    def replace(self, resource: ResourceKey, obj: Obj) -> Obj:
-        """Overwrite an existing object with a new version."""
+    def replace(self, resource: ResourceKey, obj: Obj, same_size: bool = False) -> Obj:
+        """Overwrite an existing object with a new version (``same_size``: only a few scalar
+        fields changed, so the history may count it at the previous version's size)."""
         with self.lock:
             key = _object_key(obj)
             bucket = self._objects[resource]
@@ -247,7 +248,7 @@ class Store:
             bucket[key] = stored
             if updates:
                 _apply(updates, key)
-            self._record(MODIFIED, resource, key, stored, prev)
+            self._record(MODIFIED, resource, key, stored, prev, same_size)
             return stored
 
     def remove(self, resource: ResourceKey, key: ObjectKey) -> Obj:
@@ -323,10 +324,11 @@ class Store:
             stamped = freeze(stamped, Origin(resource_name, name, rv))
         return stamped
 
-    def _record(self, kind: str, resource: ResourceKey, key: ObjectKey, obj: Obj, prev: Obj | None) -> None:
+    def _record(self, kind: str, resource: ResourceKey, key: ObjectKey, obj: Obj, prev: Obj | None,
+                same_size: bool = False) -> None:
         self._rv += 1
         change = Change(self._rv, kind, resource[0], resource[1], key[0], key[1], obj, prev)
-        self.history.append(change)
+        self.history.append(change, same_size)
         for listener in self._listeners:
             listener(change)
         if self._waiting:

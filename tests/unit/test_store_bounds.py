@@ -80,3 +80,18 @@ def test_frozen_objects_are_measured_too() -> None:
     for i in range(10):
         store.replace(CM, configmap("big", str(i) * 100_000))
     assert 0 < store.history.held_bytes <= 200_000
+
+
+def test_a_same_size_write_is_counted_at_the_previous_versions_size_and_deletion_forgets_it() -> None:
+    from fakekube.store import Store
+
+    store = Store(100)
+    small = {"metadata": {"name": "a", "namespace": "n"}, "data": {"k": "v"}}
+    store.create(("", "configmaps"), small)
+    first = store.history._sizes[-1]
+    store.replace(("", "configmaps"), dict(small, data={"k": "w"}), same_size=True)
+    assert store.history._sizes[-1] == first  # reused, not measured
+    store.replace(("", "configmaps"), dict(small, data={"k": "x" * 10_000}))
+    assert store.history._sizes[-1] > first + 9_000  # measured
+    store.remove(("", "configmaps"), ("n", "a"))
+    assert ("", "configmaps", "n", "a") not in store.history._object_sizes

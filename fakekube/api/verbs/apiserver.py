@@ -126,10 +126,11 @@ class APIServer:
     def write_internal(self, rt: ResourceType, obj: Obj) -> Obj:
         """A server-side write that skips update validation (e.g. a pod's binding).
 
-        The caller holds the store lock and built ``obj`` from the current object. Returns the
+        The caller holds the store lock and built ``obj`` from the current object, changing a
+        few scalar fields (the history counts it at the previous version's size). Returns the
         object as stored (no TypeMeta: this is the hot path of every Lease renewal).
         """
-        return self.store.replace(rt.key, objectmeta.strip_type_meta(obj))
+        return self.store.replace(rt.key, objectmeta.strip_type_meta(obj), same_size=True)
 
     def _context(self) -> WriteContext:
         return WriteContext(self.clock.now(), self.rng, self._view)
