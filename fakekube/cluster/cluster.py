@@ -30,7 +30,7 @@ from fakekube.clock import DEFAULT_EPOCH, VirtualClock
 from fakekube.cluster import bootstrap
 from fakekube.cluster.nodespec import NodeSpec, expand_nodes
 from fakekube.cluster.kubeconfig import write_kubeconfig
-from fakekube.cluster.wiring import ADMISSION_PLUGINS, CONTROLLERS, with_validating_admission
+from fakekube.cluster.wiring import ADMISSION_PLUGINS, CONTROLLERS, VALIDATING_ADMISSION_PLUGINS
 from fakekube.controllers.nodelifecycle.config import NodeLifecycleConfig
 from fakekube.controllers.nodeipam import DEFAULT_CLUSTER_CIDR, DEFAULT_NODE_CIDR_MASK_SIZE
 from fakekube.controllers.podgc import PodGCConfig
@@ -107,7 +107,7 @@ class Cluster:
     def __init__(self, config: ClusterConfig | None = None, **overrides: Any) -> None:
         self.config = replace(config or ClusterConfig(), **overrides)
         self._controller_specs = enabled_controllers(CONTROLLERS, self.config.controllers)  # ValueError: unknown name
-        self.registry: Registry = with_validating_admission(builtin_registry(), self.config)
+        self.registry: Registry = builtin_registry()
         self._time_observers: list[Callable[[datetime], None]] = []
         self._static_manifests = _static_manifests(self.config)
         self._build_state()
@@ -148,6 +148,8 @@ class Cluster:
             self.engine.register(controller)
         for name, plugin in ADMISSION_PLUGINS.items():
             self.api.mutating_admission.append(plugin(self.config))
+        for name, validating in VALIDATING_ADMISSION_PLUGINS.items():
+            self.api.validating_admission.append(validating(self.config))
         self.api.pod_logs = self._pod_logs
         bootstrap.populate(self.api, self.config.nodes, self.config.kubelet_version)
         nodes = {name: self.store.get(NODES, ("", name)) or {} for name, _ in expand_nodes(self.config.nodes)}

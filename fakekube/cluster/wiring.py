@@ -9,13 +9,12 @@ new controllers go at the end).
 
 from __future__ import annotations
 
-import dataclasses
-from typing import TYPE_CHECKING, Any, Callable, Sequence
+from typing import TYPE_CHECKING, Any, Callable
 
 from fakekube.api.machinery import errors
 from fakekube.api.machinery.errors import FieldError
-from fakekube.api.registry import Registry, ResourceType
-from fakekube.api.registry.strategy import Strategy, WriteContext
+from fakekube.api.registry import ResourceType
+from fakekube.api.registry.strategy import WriteContext
 from fakekube.controllers.nodeipam import NodeIPAMController
 from fakekube.controllers.nodelifecycle.controller import NodeLifecycleController
 from fakekube.controllers.podgc import PodGCController
@@ -127,63 +126,8 @@ def fakekube_behaviour(config: "ClusterConfig") -> ValidatingPlugin:
     return validate
 
 
-#: fakekube's validating admission plugins, by name, in the order they run (after the
-#: type's own validation, in the same 422).
+#: fakekube's validating admission plugins, by name, in the order they run (the
+#: apiserver's ``validating_admission``: after the type's own validation, in the same 422).
 VALIDATING_ADMISSION_PLUGINS: dict[str, Callable[["ClusterConfig"], ValidatingPlugin]] = {
     "FakekubeBehaviour": fakekube_behaviour,
 }
-
-
-class AdmittedStrategy(Strategy):
-    """A type's strategy with validating admission plugins run after its validation.
-
-    The apiserver has one mutating admission hook list (create only); validating plugins
-    must also see updates and patches, so they ride on the type's validation, which every
-    create, PUT and PATCH of the main resource runs (status writes do not)."""
-
-    def __init__(self, rt: ResourceType, plugins: Sequence[ValidatingPlugin]) -> None:
-        self._rt = rt
-        self._inner = rt.strategy
-        self._plugins = tuple(plugins)
-        self.tracks_generation = rt.strategy.tracks_generation
-
-    def __getattr__(self, name: str) -> Any:  # a type's own extras
-        if name.startswith("_"):  # not yet built (a copy): no recursion through _inner
-            raise AttributeError(name)
-        return getattr(self._inner, name)
-
-    def default(self, obj: Obj, ctx: WriteContext) -> None:
-        self._inner.default(obj, ctx)
-
-    def prepare_for_create(self, obj: Obj, ctx: WriteContext) -> None:
-        self._inner.prepare_for_create(obj, ctx)
-
-    def prepare_for_update(self, new: Obj, old: Obj, ctx: WriteContext) -> None:
-        self._inner.prepare_for_update(new, old, ctx)
-
-    def validate(self, obj: Obj) -> list[FieldError]:
-        return self._inner.validate(obj) + self._admit(obj)
-
-    def validate_update(self, new: Obj, old: Obj) -> list[FieldError]:
-        return self._inner.validate_update(new, old) + self._admit(new)
-
-    def field_selectors(self) -> dict[str, Callable[[Obj], str]]:
-        return self._inner.field_selectors()
-
-    def review(self, obj: Obj, ctx: WriteContext) -> Obj:
-        return self._inner.review(obj, ctx)
-
-    def invalid_kind(self, kind: str) -> str:
-        return self._inner.invalid_kind(kind)
-
-    def _admit(self, obj: Obj) -> list[FieldError]:
-        return [problem for plugin in self._plugins for problem in plugin(self._rt, obj)]
-
-
-def with_validating_admission(registry: Registry, config: "ClusterConfig") -> Registry:
-    """``registry`` with every persisted type's validation followed by the validating plugins."""
-    plugins = [factory(config) for factory in VALIDATING_ADMISSION_PLUGINS.values()]
-    if not plugins:
-        return registry
-    return Registry([dataclasses.replace(rt, strategy=AdmittedStrategy(rt, plugins)) if rt.persisted else rt
-                     for rt in registry])

@@ -108,6 +108,10 @@ class APIServer:
         #: before validation (upstream's mutating admission); ``ctx.store`` is their read view
         #: (under the store lock). Layers above the api plug in here (cluster/wiring.py).
         self.mutating_admission: list[Callable[[ResourceType, Obj, WriteContext], None]] = []
+        #: Validating admission hooks ``(rt, obj) -> field errors``, run with the type's own
+        #: validation on every create, PUT and PATCH of a stored type's main resource (not on
+        #: status writes); their problems join the same 422.
+        self.validating_admission: list[Callable[[ResourceType, Obj], builtins.list[FieldError]]] = []
         #: Where ``pods/log`` content comes from: ``(namespace, pod, container | None, query)
         #: -> bytes`` (or an iterable of chunks to stream, for ``follow``) — the simulated
         #: kubelets, wired by the cluster. None: empty logs.
@@ -196,7 +200,7 @@ class APIServer:
         for admit in self.mutating_admission:
             admit(rt, obj, ctx)
         self._validate(rt, obj, validation.validate_object_meta(meta, rt.namespaced, rt.name_rule)
-                       + rt.strategy.validate(obj))
+                       + rt.strategy.validate(obj) + self._admission_problems(rt, obj))
         if not options.dry_run:  # upstream's dry-run storage never looks at it
             objectmeta.check_no_resource_version(obj)
         key = (meta.get("namespace") or "", meta["name"])
@@ -258,7 +262,7 @@ class APIServer:
         problems += validation.validate_object_meta(new["metadata"], rt.namespaced, rt.name_rule)
         problems += _finalizer_rules(new, old)
         if subresource != STATUS:
-            problems += rt.strategy.validate_update(new, old)
+            problems += rt.strategy.validate_update(new, old) + self._admission_problems(rt, new)
         self._validate(rt, new, problems)
         if objectmeta.is_noop(new, old):
             return WriteResult(objectmeta.with_type_meta(rt, old))
@@ -397,6 +401,9 @@ class APIServer:
                 raise fieldvalidation.patch_strict_error(unknown, duplicates, patch_text)
             raise fieldvalidation.strict_error(unknown, duplicates, kind=rt.kind, version=rt.version)
         return [fieldvalidation.warning_header(w) for w in fieldvalidation.warnings(unknown, duplicates)]
+
+    def _admission_problems(self, rt: ResourceType, obj: Obj) -> builtins.list[FieldError]:
+        return [problem for admit in self.validating_admission for problem in admit(rt, obj)]
 
     def _validate(self, rt: ResourceType, obj: Obj, problems: builtins.list[FieldError]) -> None:
         if problems:
