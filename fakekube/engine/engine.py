@@ -160,9 +160,6 @@ class Engine:
         for key, period_s in getattr(controller, "periodic", ()):
             self._start_periodic(name, key, period_s)
 
-    def controller(self, name: str) -> Controller:
-        return self._controllers[name]
-
     def _on_change(self, change: Change) -> None:
         """Store listener (runs under the store lock): route a change to work items.
 

@@ -61,9 +61,6 @@ class ControllerRateLimiter:
         """``key`` succeeded: its next failure starts from the base delay again."""
         self._failures.pop(key, None)
 
-    def failures(self, key: Hashable) -> int:
-        return self._failures.get(key, 0)
-
     def _reserve(self, now_s: float) -> float:
         """Take one token (going into debt if none is left): how long until it is ours."""
         if self._last_s is not None:
