@@ -3,8 +3,8 @@
 A selector that names an invalid key must fail with the same text the API server
 sends (``labels.NewRequirement`` runs ``validation.IsQualifiedName`` and
 ``IsValidLabelValue``), and that text embeds Go's ``%q`` and ``%#v`` renderings. This
-package may not import the API layer, so the checks it needs live here (the API layer's
-validation messages use the same ``go_quote``).
+package may not import the API layer, so the checks live here, and the API layer's
+validation calls them (one ``go_quote``, one qualified-name and label-value check).
 """
 
 from __future__ import annotations

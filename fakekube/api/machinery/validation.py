@@ -16,7 +16,7 @@ from datetime import datetime, timezone
 from typing import Any, Callable, Mapping
 
 from fakekube.api.machinery.errors import FIELD_TOO_LONG, FieldError, forbidden, invalid, required
-from fakekube.objects.syntax import go_quote
+from fakekube.objects.syntax import go_quote, label_value_errors, qualified_name_errors
 
 # ---------------------------------------------------------------------------
 # Go-style rendering used inside messages (``go_quote`` is the objects layer's: one %q)
@@ -49,20 +49,10 @@ def go_strings(values: list[str]) -> GoText:
 # ---------------------------------------------------------------------------
 # String checks (pkg/util/validation)
 
-QUALIFIED_NAME_MAX_LENGTH = 63
-LABEL_VALUE_MAX_LENGTH = 63
 DNS1123_LABEL_MAX_LENGTH = 63
 DNS1123_SUBDOMAIN_MAX_LENGTH = 253
 DNS1035_LABEL_MAX_LENGTH = 63
 
-_QNAME_CHAR = "[A-Za-z0-9]"
-_QNAME_EXT_CHAR = "[-A-Za-z0-9_.]"
-_QUALIFIED_NAME_FMT = "(" + _QNAME_CHAR + _QNAME_EXT_CHAR + "*)?" + _QNAME_CHAR
-_QUALIFIED_NAME_ERR = ("must consist of alphanumeric characters, '-', '_' or '.', "
-                       "and must start and end with an alphanumeric character")
-_LABEL_VALUE_FMT = "(" + _QUALIFIED_NAME_FMT + ")?"
-_LABEL_VALUE_ERR = ("a valid label must be an empty string or consist of alphanumeric characters, "
-                    "'-', '_' or '.', and must start and end with an alphanumeric character")
 _DNS1123_LABEL_FMT = "[a-z0-9]([-a-z0-9]*[a-z0-9])?"
 _DNS1123_LABEL_ERR = ("a lowercase RFC 1123 label must consist of lower case alphanumeric characters "
                       "or '-', and must start and end with an alphanumeric character")
@@ -79,8 +69,6 @@ def _full(pattern: str) -> re.Pattern[str]:
     return re.compile("(?:" + pattern + r")\Z")
 
 
-_QUALIFIED_NAME_RE = _full(_QUALIFIED_NAME_FMT)
-_LABEL_VALUE_RE = _full(_LABEL_VALUE_FMT)
 _DNS1123_LABEL_RE = _full(_DNS1123_LABEL_FMT)
 _DNS1123_SUBDOMAIN_RE = _full(_DNS1123_SUBDOMAIN_FMT)
 _DNS1035_LABEL_RE = _full(_DNS1035_LABEL_FMT)
@@ -138,35 +126,14 @@ def is_dns1035_label(value: str) -> list[str]:
 
 
 def is_qualified_name(value: str) -> list[str]:
-    """A label/annotation key: ``[prefix/]name``, prefix a DNS subdomain, name ≤ 63."""
-    errors: list[str] = []
-    parts = value.split("/")
-    if len(parts) > 2:
-        return [f"a qualified name {regex_error(_QUALIFIED_NAME_ERR, _QUALIFIED_NAME_FMT, 'MyName', 'my.name', '123-abc')}"
-                " with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')"]
-    name = parts[-1]
-    if len(parts) == 2:
-        prefix = parts[0]
-        if not prefix:
-            errors.append("prefix part " + empty_error())
-        else:
-            errors += ["prefix part " + m for m in is_dns1123_subdomain(prefix)]
-    if not name:
-        errors.append("name part " + empty_error())
-    elif _byte_len(name) > QUALIFIED_NAME_MAX_LENGTH:
-        errors.append("name part " + max_len_error(QUALIFIED_NAME_MAX_LENGTH))
-    if not _QUALIFIED_NAME_RE.match(name):
-        errors.append("name part " + regex_error(_QUALIFIED_NAME_ERR, _QUALIFIED_NAME_FMT, "MyName", "my.name", "123-abc"))
-    return errors
+    """A label/annotation key: ``[prefix/]name``, prefix a DNS subdomain, name ≤ 63 (the
+    objects layer's check, which selectors use too: one wording)."""
+    return qualified_name_errors(value)
 
 
 def is_valid_label_value(value: str) -> list[str]:
-    errors = []
-    if _byte_len(value) > LABEL_VALUE_MAX_LENGTH:
-        errors.append(max_len_error(LABEL_VALUE_MAX_LENGTH))
-    if not _LABEL_VALUE_RE.match(value):
-        errors.append(regex_error(_LABEL_VALUE_ERR, _LABEL_VALUE_FMT, "MyValue", "my_value", "12345"))
-    return errors
+    """Empty, or a name of at most 63 bytes (the objects layer's check)."""
+    return label_value_errors(value)
 
 
 def is_valid_path_segment_name(value: str) -> list[str]:
