@@ -1,0 +1,182 @@
+"""The scheduler's cache: nodes and the pods bound to them, as NodeInfos (upstream's
+``internal/cache``), plus the nominator (pods that preemption nominated to a node).
+
+It is fed by the scheduler's reconciles — every node and pod change the scheduler saw —
+and by the scheduler itself when it binds (upstream "assumes" a pod before the binding
+returns; here the binding returns first, so the cache simply adds the bound pod). Pods in
+phase Succeeded or Failed are left out, as upstream's pod informer filters them.
+
+Node order is upstream's node tree: nodes grouped by zone (``topology.kubernetes.io/
+region`` and ``zone`` labels), zones in the order they first appeared, nodes in the order
+they were added, and the list interleaves the zones round-robin — so a scheduling cycle
+that samples only part of the nodes still sees every zone.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from typing import Any
+
+from fakekube.scheduler.framework import NodeInfo, PodInfo
+
+Obj = dict[str, Any]
+
+ZONE_LABEL = "topology.kubernetes.io/zone"
+REGION_LABEL = "topology.kubernetes.io/region"
+
+
+def zone_key(node: Obj) -> str:
+    """utilnode.GetZoneKey: region and zone, or "" for a node with neither label."""
+    labels = (node.get("metadata") or {}).get("labels") or {}
+    region, zone = labels.get(REGION_LABEL, ""), labels.get(ZONE_LABEL, "")
+    return f"{region}:\x00:{zone}" if region or zone else ""
+
+
+class Cache:
+    """NodeInfos by node name, the bound pods, nominated pods; read through :class:`Snapshot`."""
+
+    def __init__(self) -> None:
+        self.nodes: dict[str, NodeInfo] = {}
+        self._zones: OrderedDict[str, list[str]] = OrderedDict()
+        self._node_zone: dict[str, str] = {}
+        self._ordered: list[NodeInfo] | None = None
+        #: Bound pods: key -> (node name, PodInfo).
+        self.pods: dict[str, tuple[str, PodInfo]] = {}
+        #: Pods bound to a node the cache does not have (yet): node -> key -> PodInfo.
+        self._waiting: dict[str, dict[str, PodInfo]] = {}
+        #: Nominated pods by node, and each pod's node.
+        self._nominated: dict[str, dict[str, PodInfo]] = {}
+        self._nominated_node: dict[str, str] = {}
+
+    # -- nodes ---------------------------------------------------------------------------
+    def set_node(self, node: Obj) -> NodeInfo:
+        """Add or update a node; returns its NodeInfo."""
+        name = node["metadata"]["name"]
+        info = self.nodes.get(name)
+        zone = zone_key(node)
+        if info is None:
+            info = self.nodes[name] = NodeInfo(node)
+            for pod in self._waiting.pop(name, {}).values():
+                info.add_pod(pod)
+            self._zones.setdefault(zone, []).append(name)
+            self._node_zone[name] = zone
+            self._ordered = None
+            return info
+        info.set_node(node)
+        if self._node_zone[name] != zone:
+            self._remove_from_zone(name)
+            self._zones.setdefault(zone, []).append(name)
+            self._node_zone[name] = zone
+            self._ordered = None
+        return info
+
+    def remove_node(self, name: str) -> None:
+        """Forget a node; pods still bound to it wait for it (as upstream's imaginary node)."""
+        info = self.nodes.pop(name, None)
+        if info is None:
+            return
+        if info.pods:
+            self._waiting[name] = dict(info.pods)
+        self._remove_from_zone(name)
+        del self._node_zone[name]
+        self._ordered = None
+
+    def _remove_from_zone(self, name: str) -> None:
+        zone = self._node_zone[name]
+        members = self._zones[zone]
+        members.remove(name)
+        if not members:
+            del self._zones[zone]
+
+    def ordered(self) -> list[NodeInfo]:
+        """Every node in node-tree order (zones interleaved round-robin)."""
+        if self._ordered is None:
+            zones = list(self._zones.values())
+            out: list[NodeInfo] = []
+            for index in range(max((len(z) for z in zones), default=0)):
+                out.extend(self.nodes[z[index]] for z in zones if index < len(z))
+            self._ordered = out
+        return self._ordered
+
+    # -- pods ----------------------------------------------------------------------------
+    def add_pod(self, node_name: str, info: PodInfo) -> None:
+        """Account a bound pod on its node (replacing an older version of it)."""
+        self.remove_pod(info.key)
+        self.pods[info.key] = (node_name, info)
+        node = self.nodes.get(node_name)
+        if node is None:
+            self._waiting.setdefault(node_name, {})[info.key] = info
+        else:
+            node.add_pod(info)
+
+    def remove_pod(self, key: str) -> PodInfo | None:
+        entry = self.pods.pop(key, None)
+        if entry is None:
+            return None
+        node_name, info = entry
+        node = self.nodes.get(node_name)
+        if node is not None:
+            node.remove_pod(key)
+        else:
+            waiting = self._waiting.get(node_name, {})
+            waiting.pop(key, None)
+            if not waiting:
+                self._waiting.pop(node_name, None)
+        return info
+
+    def bound(self, key: str) -> PodInfo | None:
+        entry = self.pods.get(key)
+        return entry[1] if entry else None
+
+    # -- the nominator -------------------------------------------------------------------
+    def nominate(self, info: PodInfo, node_name: str) -> None:
+        """Record (or, with an empty name, clear) the node a pending pod is nominated to."""
+        self.clear_nomination(info.key)
+        if node_name:
+            self._nominated.setdefault(node_name, {})[info.key] = info
+            self._nominated_node[info.key] = node_name
+
+    def clear_nomination(self, key: str) -> None:
+        node_name = self._nominated_node.pop(key, None)
+        if node_name is not None:
+            pods = self._nominated[node_name]
+            pods.pop(key, None)
+            if not pods:
+                del self._nominated[node_name]
+
+    def nominated_node(self, key: str) -> str:
+        return self._nominated_node.get(key, "")
+
+    def nominated_to(self, node_name: str) -> list[PodInfo]:
+        return list(self._nominated.get(node_name, {}).values())
+
+
+class Snapshot:
+    """The plugins' read-only view of the cache (upstream's SharedLister)."""
+
+    def __init__(self, cache: Cache) -> None:
+        self._cache = cache
+
+    def node_infos(self) -> list[NodeInfo]:
+        """Every node, in node-tree order."""
+        return self._cache.ordered()
+
+    def get(self, name: str) -> NodeInfo | None:
+        return self._cache.nodes.get(name)
+
+    def __len__(self) -> int:
+        return len(self._cache.nodes)
+
+    def have_pods_with_affinity(self) -> list[NodeInfo]:
+        return [node for node in self._cache.ordered() if node.pods_with_affinity]
+
+    def have_pods_with_required_anti_affinity(self) -> list[NodeInfo]:
+        return [node for node in self._cache.ordered() if node.pods_with_required_anti_affinity]
+
+    def nominated_pods(self, node_name: str, info: PodInfo) -> list[PodInfo]:
+        """Pods nominated to ``node_name`` with priority at least ``info``'s, other than it."""
+        return [other for other in self._cache.nominated_to(node_name)
+                if other.key != info.key and other.priority >= info.priority]
+
+    def nominated_node(self, key: str) -> str:
+        return self._cache.nominated_node(key)
