@@ -93,6 +93,19 @@ def test_pvc_defaults_and_spec_immutability():
     assert _messages("/persistentvolumeclaims", grown, bound) == []
 
 
+def test_pvc_volume_name_may_be_set_once():
+    """ValidatePersistentVolumeClaimUpdate lets the binder set spec.volumeName while it is empty."""
+    pvc = _create("/persistentvolumeclaims", {"metadata": {"name": "p"}, "spec": {
+        "accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "1Gi"}}}})
+    named = copy.deepcopy(pvc)
+    named["spec"]["volumeName"] = "pv-1"
+    assert _messages("/persistentvolumeclaims", named, pvc) == []
+    renamed = copy.deepcopy(named)
+    renamed["spec"]["volumeName"] = "pv-2"
+    assert _messages("/persistentvolumeclaims", renamed, named) == [
+        "spec: Forbidden: spec is immutable after creation except resources.requests for bound claims"]
+
+
 def test_rbac_rules_and_role_ref():
     role = {"metadata": {"name": "r"}, "rules": [{"apiGroups": [""], "resources": ["pods"]}]}
     assert _messages("rbac.authorization.k8s.io/roles", role) == [

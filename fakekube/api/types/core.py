@@ -307,6 +307,9 @@ class PersistentVolumeClaimStrategy(Strategy):
                 new_spec["volumeAttributesClassName"] = old_spec.get("volumeAttributesClassName")
                 if new_spec["volumeAttributesClassName"] is None:
                     new_spec.pop("volumeAttributesClassName")
+        if not old_spec.get("volumeName") and "volumeName" in new_spec:
+            # Upstream lets spec.volumeName be set once: that is how a claim gets bound.
+            old_spec = dict(old_spec, volumeName=new_spec["volumeName"])
         if new_spec != old_spec:
             errs.append(errors.forbidden("spec", PVC_SPEC_IMMUTABLE))
         return errs
