@@ -86,6 +86,31 @@ def with_disruption_target(pod: Mapping[str, Any], now: datetime, reason: str, m
     return updated
 
 
+def update_pod_condition(pod: Mapping[str, Any], condition: Mapping[str, Any], now: datetime) -> Obj | None:
+    """``podutil.UpdatePodCondition``: a copy of ``pod`` with ``condition`` set, or None when
+    the pod already has it unchanged (so the caller skips the write).
+
+    An existing condition of that type is replaced where it stands; its lastTransitionTime
+    is kept when the status did not change, else it becomes ``now``. A new one is appended.
+    """
+    conditions = list((pod.get("status") or {}).get("conditions") or [])
+    new: Obj = {"type": condition["type"], "status": condition["status"],
+                "lastProbeTime": condition.get("lastProbeTime"), "lastTransitionTime": format_rfc3339(now)}
+    new.update({key: condition[key] for key in ("reason", "message") if condition.get(key)})  # omitempty
+    index = next((i for i, c in enumerate(conditions) if c.get("type") == condition["type"]), None)
+    if index is None:
+        conditions.append(new)
+    else:
+        old = conditions[index]
+        if old.get("status") == new["status"]:
+            new["lastTransitionTime"] = old.get("lastTransitionTime")
+        if all((old.get(key) or None) == (new.get(key) or None)
+               for key in ("status", "reason", "message", "lastProbeTime", "lastTransitionTime")):
+            return None
+        conditions[index] = new
+    return dict(pod, status=dict(pod.get("status") or {}, conditions=conditions))
+
+
 ResourceList = dict[str, Fraction]
 
 
