@@ -147,6 +147,9 @@ class Cache:
     def nominated_node(self, key: str) -> str:
         return self._nominated_node.get(key, "")
 
+    def has_nominations(self) -> bool:
+        return bool(self._nominated)
+
     def nominated_to(self, node_name: str) -> list[PodInfo]:
         return list(self._nominated.get(node_name, {}).values())
 

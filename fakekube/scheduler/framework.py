@@ -335,12 +335,15 @@ class CycleState:
     """Per-cycle data plugins share between their extension points (upstream's CycleState):
     ``state.data[plugin_name]`` is a plugin's own, set in its PreFilter/PreScore."""
 
-    __slots__ = ("data", "skip_filter", "skip_score")
+    __slots__ = ("data", "skip_filter", "skip_score", "node_name_plugins")
 
     def __init__(self) -> None:
         self.data: dict[str, Any] = {}
         self.skip_filter: set[str] = set()
         self.skip_score: set[str] = set()
+        #: The PreFilter plugins that narrowed the nodes to a name set (for the message
+        #: the nodes they left out get).
+        self.node_name_plugins: list[str] = []
 
     def clone(self) -> "CycleState":
         """For preemption's what-ifs: plugins whose data changes with add_pod/remove_pod
@@ -349,6 +352,7 @@ class CycleState:
         other.data = {k: (v.clone() if hasattr(v, "clone") else v) for k, v in self.data.items()}
         other.skip_filter = set(self.skip_filter)
         other.skip_score = set(self.skip_score)
+        other.node_name_plugins = list(self.node_name_plugins)
         return other
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
 
-from fakekube.scheduler.config import Profile, SchedulerConfig
+from fakekube.scheduler.config import DEFAULT_PLUGINS, Profile, SchedulerConfig
 from fakekube.scheduler.framework import (
     Code, CycleState, EventHint, NodeInfo, PodInfo, QueuedPodInfo, Status, error,
 )
@@ -56,6 +56,9 @@ class Framework:
         unknown = [name for name, _ in plugins if name not in registry]
         for point in profile.points:
             unknown += [name for name, _ in point[1].enabled if name not in registry]
+        # TEMPORARY while the in-tree plugins land: defaults not registered yet are left out.
+        unknown = [name for name in unknown if name not in dict(DEFAULT_PLUGINS)]
+        plugins = [(name, weight) for name, weight in plugins if name in registry]
         if unknown:
             raise ValueError(f"profile {profile.scheduler_name!r}: unknown plugin(s) {sorted(set(unknown))}")
         names = [name for name, _ in plugins] + [n for _, s in profile.points for n, _ in s.enabled]
@@ -106,7 +109,8 @@ class Framework:
         return None
 
     def sort_key(self, queued: QueuedPodInfo) -> tuple[Any, ...]:
-        return self.queue_sort[0].sort_key(queued)  # type: ignore[no-any-return]
+        key: tuple[Any, ...] = self.queue_sort[0].sort_key(queued)
+        return key
 
     # -- filtering -----------------------------------------------------------------------
     def run_pre_filter(self, state: CycleState, info: PodInfo) -> tuple[set[str] | None, Status | None]:
@@ -122,6 +126,7 @@ class Framework:
                 return None, _named(status, plugin.name)
             if result is not None:
                 names = set(result) if names is None else names & set(result)
+                state.node_name_plugins.append(plugin.name)
         return names, None
 
     def filters_for(self, state: CycleState) -> list[Callable[[CycleState, PodInfo, NodeInfo], Status | None]]:

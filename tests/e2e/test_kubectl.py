@@ -268,7 +268,9 @@ def test_get_watch_prints_each_change(kubectl: Kubectl, fakekube: Cluster) -> No
         # resourceVersion), so every change made after these lines reaches both.
         assert len(plain.wait_for_lines(2)) == 2, plain.lines
         assert len(events.wait_for_lines(2)) == 2, events.lines
-        fakekube.create(pod("w1", labels={"step": "1"}))
+        unscheduled = pod("w1", labels={"step": "1"})
+        unscheduled["spec"]["schedulerName"] = "manual"  # stays Pending: no scheduler of that name
+        fakekube.create(unscheduled)
         merge_patch(fakekube, "v1", "Pod", "w1", {"metadata": {"labels": {"step": "2"}}})
         run_pod(fakekube)
         fakekube.delete("v1", "Pod", "w1")  # not scheduled: deleted at once, like upstream

@@ -218,7 +218,8 @@ def _update(cluster: Cluster, obj: Obj) -> Obj:
 def test_an_update_cannot_change_priority_or_policy() -> None:
     cluster = Cluster()
     cluster.create(priority_class("batch", 1000))
-    current = cluster.create(pod(priorityClassName="batch"))
+    created = cluster.create(pod(priorityClassName="batch"))
+    current = cluster.api.get(cluster.resource("v1", "Pod"), "default", created["metadata"]["name"])
     for field, value in (("priority", 7), ("preemptionPolicy", "Never"), ("priorityClassName", "other")):
         changed = json.loads(json.dumps(current))
         changed["spec"][field] = value
@@ -233,7 +234,8 @@ def test_an_update_cannot_change_priority_or_policy() -> None:
 def test_an_update_leaving_them_out_keeps_them() -> None:
     cluster = Cluster()
     cluster.create(priority_class("batch", 1000, preemptionPolicy="Never"))
-    current = cluster.create(pod(priorityClassName="batch"))
+    created = cluster.create(pod(priorityClassName="batch"))
+    current = json.loads(json.dumps(cluster.api.get(cluster.resource("v1", "Pod"), "default", created["metadata"]["name"])))
     current["metadata"]["labels"] = {"a": "b"}
     del current["spec"]["priority"], current["spec"]["preemptionPolicy"]
     updated = _update(cluster, current)

@@ -91,7 +91,9 @@ def deployment(name: str) -> dict[str, Any]:
 @pytest.fixture
 def seeded(fakekube: Cluster) -> Cluster:
     fakekube.create(configmap("cm", data={"k": "v"}))
-    fakekube.create(pod("unbound"))
+    unbound = pod("unbound")
+    unbound["spec"]["schedulerName"] = "manual"  # no scheduler binds it: the test does
+    fakekube.create(unbound)
     fakekube.create(pod("bound", node="ghost-node"))  # no kubelet acts on it
     fakekube.create(deployment("web"))
     fakekube.settle()

@@ -1,0 +1,70 @@
+"""Assigning a pod to a node: the ``pods/binding`` subresource's rule, shared by the REST
+layer (a client POSTing a Binding) and the scheduler's DefaultBinder (through the
+controller runtime's client), so both bind the same way.
+
+As upstream's ``BindingREST`` (pkg/registry/core/pod/storage): the Binding names the
+pod and its ``target`` node; optional ``metadata.uid``/``resourceVersion`` are
+preconditions; the pod must not be deleting, already bound or gated; its
+``spec.nodeName`` is set, the Binding's annotations are copied onto it and the
+PodScheduled condition becomes True.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+from fakekube.api.machinery import errors
+from fakekube.api.machinery.jsonutil import deep_copy
+from fakekube.api.verbs.apiserver import APIServer, WriteOptions
+
+Obj = dict[str, Any]
+PODS = ("", "pods")
+
+
+def bind_pod(api: APIServer, namespace: str, name: str, binding: Any, options: WriteOptions) -> Obj:
+    """Bind the pod ``namespace/name`` as ``binding`` says; returns the pod as stored (or
+    as it would be, for a dry run). ApiError 422/404/409 as upstream."""
+    meta = (binding.get("metadata") or {}) if isinstance(binding, dict) else {}
+    target = binding.get("target") if isinstance(binding, dict) else None
+    node = target.get("name") if isinstance(target, dict) else None
+    if not node:
+        raise errors.invalid_object("", "Binding", name, [errors.required("target.name")])
+    rt = api.registry.lookup("", "v1", "pods")
+    with api.store.lock:
+        pod = deep_copy(api.get(rt, namespace, name))
+        _check_preconditions(pod, meta, name)
+        spec = pod.setdefault("spec", {})
+        if pod.get("metadata", {}).get("deletionTimestamp"):
+            raise errors.conflict("", "pods", name, "pod is being deleted, cannot be assigned to a host")
+        if spec.get("nodeName"):
+            raise errors.conflict("", "pods", name, f"pod {name} is already assigned to node \"{spec['nodeName']}\"")
+        if spec.get("schedulingGates"):
+            raise errors.conflict("", "pods", name, f"pod {name} has non-empty .spec.schedulingGates")
+        spec["nodeName"] = node
+        annotations: Mapping[str, str] = meta.get("annotations") or {}
+        if annotations:
+            pod["metadata"]["annotations"] = {**(pod["metadata"].get("annotations") or {}), **annotations}
+        _set_scheduled(pod, api.now_rfc3339())
+        if options.dry_run:
+            return pod
+        return api.write_internal(rt, pod)
+
+
+def _check_preconditions(pod: Obj, meta: Mapping[str, Any], name: str) -> None:
+    uid, rv = meta.get("uid"), meta.get("resourceVersion")
+    if uid and uid != pod["metadata"].get("uid"):
+        raise errors.conflict("", "pods", name, "Precondition failed: UID in precondition: "
+                              f"{uid}, UID in object meta: {pod['metadata'].get('uid')}")
+    if rv and rv != pod["metadata"].get("resourceVersion"):
+        raise errors.conflict("", "pods", name, errors.STALE_OBJECT)
+
+
+def _set_scheduled(pod: Obj, now: str) -> None:
+    """PodScheduled=True (a transition time only when the status changes, as UpdatePodCondition)."""
+    status = pod.setdefault("status", {})
+    conditions = list(status.get("conditions") or [])
+    old = next((c for c in conditions if c.get("type") == "PodScheduled"), None)
+    if old is not None and old.get("status") == "True":
+        return
+    new = {"type": "PodScheduled", "status": "True", "lastProbeTime": None, "lastTransitionTime": now}
+    status["conditions"] = [new if c is old else c for c in conditions] if old is not None else conditions + [new]

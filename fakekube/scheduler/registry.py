@@ -1,0 +1,26 @@
+"""The in-tree plugins by upstream name: the one place a plugin is registered.
+
+A profile names plugins from this table (config.py's defaults list them in upstream's
+order); each entry builds the plugin from the framework handle and its pluginConfig args.
+"""
+
+from __future__ import annotations
+
+from typing import Mapping
+
+from fakekube.scheduler.plugins.defaultbinder import DefaultBinder
+from fakekube.scheduler.plugins.nodename import NodeName
+from fakekube.scheduler.plugins.nodeunschedulable import NodeUnschedulable
+from fakekube.scheduler.plugins.prioritysort import PrioritySort
+from fakekube.scheduler.plugins.schedulinggates import SchedulingGates
+from fakekube.scheduler.plugins.tainttoleration import TaintToleration
+from fakekube.scheduler.runtime import PluginFactory
+
+IN_TREE: Mapping[str, PluginFactory] = {
+    "SchedulingGates": SchedulingGates,
+    "PrioritySort": PrioritySort,
+    "NodeUnschedulable": NodeUnschedulable,
+    "NodeName": NodeName,
+    "TaintToleration": TaintToleration,
+    "DefaultBinder": DefaultBinder,
+}

@@ -1,0 +1,215 @@
+"""The scheduler's loop: binding, events and conditions, the queue's back-off, hints and
+flush, scheduling gates, profiles, priority order and seeded tie-breaks — at exact
+virtual times."""
+
+from __future__ import annotations
+
+import json
+from datetime import timedelta
+from typing import Any
+
+import pytest
+
+from fakekube import Cluster
+from fakekube.scheduler import Profile, SchedulerConfig
+
+Obj = dict[str, Any]
+PREEMPTION_NOT_HELPFUL = "preemption: 0/{n} nodes are available: {n} Preemption is not helpful for scheduling."
+
+
+def pod(name: str, **spec: Any) -> Obj:
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "namespace": "default"},
+            "spec": {"containers": [{"name": "c", "image": "nginx:1.27"}], **spec}}
+
+
+def node_of(cluster: Cluster, name: str) -> str | None:
+    return cluster.get("v1", "Pod", name)["spec"].get("nodeName")
+
+
+def scheduled_condition(cluster: Cluster, name: str) -> Obj:
+    conditions = cluster.get("v1", "Pod", name)["status"].get("conditions") or []
+    return next(c for c in conditions if c["type"] == "PodScheduled")
+
+
+def scheduler_events(cluster: Cluster, name: str) -> list[tuple[str, str, str, int]]:
+    return [(e["type"], e["reason"], e["message"], e.get("count") or 1)
+            for e in cluster.events("default", involved_name=name)
+            if e["reason"] in ("Scheduled", "FailedScheduling")]
+
+
+def taint_all(cluster: Cluster, key: str, effect: str = "NoSchedule") -> None:
+    for node in cluster.store.list(("", "nodes"))[0]:
+        taints = list(node["spec"].get("taints") or []) + [{"key": key, "effect": effect}]
+        patch_node(cluster, node["metadata"]["name"], {"spec": {"taints": taints}})
+
+
+def patch_node(cluster: Cluster, name: str, patch: Obj) -> None:
+    cluster.api.patch(cluster.resource("v1", "Node"), "", name, "application/merge-patch+json",
+                      json.dumps(patch).encode())
+
+
+def test_a_pod_is_bound_with_the_scheduled_event_and_condition() -> None:
+    cluster = Cluster(nodes=3)
+    cluster.create(pod("web"))
+    cluster.settle()
+    node = node_of(cluster, "web")
+    assert node in ("node-1", "node-2", "node-3")
+    assert scheduler_events(cluster, "web") == [("Normal", "Scheduled", f"Successfully assigned default/web to {node}", 1)]
+    condition = scheduled_condition(cluster, "web")
+    assert (condition["status"], condition["lastTransitionTime"]) == ("True", "2025-01-01T00:00:00Z")
+    cluster.advance(2)
+    assert cluster.get("v1", "Pod", "web")["status"]["phase"] == "Running"
+
+
+def test_pods_for_another_scheduler_are_left_alone() -> None:
+    cluster = Cluster(nodes=1)
+    cluster.create(pod("mine", schedulerName="my-scheduler"))
+    cluster.advance(60)
+    assert node_of(cluster, "mine") is None
+    assert scheduler_events(cluster, "mine") == []
+    assert "conditions" not in cluster.get("v1", "Pod", "mine")["status"]
+
+
+def test_no_nodes_gives_upstreams_message() -> None:
+    cluster = Cluster(nodes=0)
+    cluster.create(pod("web"))
+    cluster.settle()
+    assert scheduler_events(cluster, "web") == [
+        ("Warning", "FailedScheduling", "no nodes available to schedule pods", 1)]
+    condition = scheduled_condition(cluster, "web")
+    assert (condition["status"], condition["reason"], condition["message"]) == (
+        "False", "Unschedulable", "no nodes available to schedule pods")
+
+
+def test_taints_count_per_node_in_the_failure_message() -> None:
+    cluster = Cluster(nodes=3)
+    taint_all(cluster, "dedicated")
+    patch_node(cluster, "node-1", {"spec": {"unschedulable": True}})
+    cluster.create(pod("web"))
+    cluster.settle()
+    message = scheduler_events(cluster, "web")[0][2]
+    assert message.startswith("0/3 nodes are available: 1 node(s) were unschedulable, "
+                              "2 node(s) had untolerated taint {dedicated: }.")
+    assert scheduled_condition(cluster, "web")["message"] == message
+    assert node_of(cluster, "web") is None
+
+
+def test_a_toleration_lets_the_pod_in() -> None:
+    cluster = Cluster(nodes=2)
+    taint_all(cluster, "dedicated")
+    cluster.create(pod("web", tolerations=[{"key": "dedicated", "operator": "Exists"}]))
+    cluster.settle()
+    assert node_of(cluster, "web") in ("node-1", "node-2")
+
+
+def test_removing_the_taint_schedules_the_pod_after_its_back_off() -> None:
+    """Failed at t=0 (back-off 1 s); the taint goes at t=0.5: the pod waits in backoffQ and
+    is bound at t=1.0 exactly."""
+    cluster = Cluster(nodes=1)
+    taint_all(cluster, "dedicated")
+    start = cluster.clock.now()
+    cluster.create(pod("web"))
+    cluster.advance(0.5)
+    patch_node(cluster, "node-1", {"spec": {"taints": []}})
+    cluster.advance(0.499)
+    assert node_of(cluster, "web") is None
+    cluster.advance(0.001)
+    assert node_of(cluster, "web") == "node-1"
+    scheduled = [e for e in cluster.events("default", involved_name="web") if e["reason"] == "Scheduled"][0]
+    assert scheduled["firstTimestamp"] == (start + timedelta(seconds=1)).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def test_removing_the_taint_after_the_back_off_schedules_at_once() -> None:
+    cluster = Cluster(nodes=1)
+    taint_all(cluster, "dedicated")
+    cluster.create(pod("web"))
+    cluster.advance(7)
+    assert node_of(cluster, "web") is None
+    patch_node(cluster, "node-1", {"spec": {"taints": []}})
+    cluster.settle()
+    assert node_of(cluster, "web") == "node-1"
+
+
+def test_an_unrelated_change_does_not_retry_the_pod() -> None:
+    """A node label change does not help a pod rejected by a taint: no new attempt (the
+    FailedScheduling event is not repeated) until the 5-minute flush."""
+    cluster = Cluster(nodes=1)
+    taint_all(cluster, "dedicated")
+    cluster.create(pod("web"))
+    cluster.advance(10)
+    patch_node(cluster, "node-1", {"metadata": {"labels": {"tier": "web"}}})
+    cluster.advance(10)
+    assert scheduler_events(cluster, "web")[0][3] == 1
+
+
+def test_unschedulable_pods_are_retried_by_the_five_minute_flush() -> None:
+    """Failed at t=0: the 30-second flush loop sends it back at the first tick past 300 s
+    (330 s), where it fails again (the event's count becomes 2)."""
+    cluster = Cluster(nodes=1)
+    taint_all(cluster, "dedicated")
+    cluster.create(pod("web"))
+    cluster.advance(329.9)
+    assert scheduler_events(cluster, "web")[0][3] == 1
+    cluster.advance(0.1)
+    assert scheduler_events(cluster, "web")[0][3] == 2
+
+
+def test_scheduling_gates_hold_the_pod_until_removed() -> None:
+    cluster = Cluster(nodes=1)
+    cluster.create(pod("gated", schedulingGates=[{"name": "example.com/wait"}]))
+    cluster.advance(400)
+    assert node_of(cluster, "gated") is None
+    assert scheduler_events(cluster, "gated") == []
+    cluster.api.patch(cluster.resource("v1", "Pod"), "default", "gated", "application/json-patch+json",
+                      json.dumps([{"op": "remove", "path": "/spec/schedulingGates"}]).encode())
+    cluster.settle()
+    assert node_of(cluster, "gated") == "node-1"
+
+
+def test_higher_priority_pods_are_scheduled_first() -> None:
+    cluster = Cluster(nodes=1)
+    cluster.create({"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": "high"},
+                    "value": 1000})
+    taint_all(cluster, "hold")
+    for name, klass in (("low-1", ""), ("high-1", "high"), ("low-2", ""), ("high-2", "high")):
+        cluster.create(pod(name, priorityClassName=klass) if klass else pod(name))
+    cluster.advance(20)
+    patch_node(cluster, "node-1", {"spec": {"taints": []}})
+    cluster.settle()
+    order = [e["involvedObject"]["name"] for e in cluster.events("default") if e["reason"] == "Scheduled"]
+    assert order == ["high-1", "high-2", "low-1", "low-2"]
+
+
+def test_ties_are_broken_from_the_seed() -> None:
+    def placements(seed: int) -> list[str | None]:
+        cluster = Cluster(nodes=4, seed=seed)
+        for index in range(12):
+            cluster.create(pod(f"p{index}"))
+        cluster.settle()
+        return [node_of(cluster, f"p{index}") for index in range(12)]
+
+    first = placements(1)
+    assert placements(1) == first
+    assert len(set(first)) > 1
+    assert any(placements(seed) != first for seed in (2, 3, 4))
+
+
+def test_a_second_profile_schedules_its_own_pods() -> None:
+    config = SchedulerConfig(profiles=(Profile(), Profile(scheduler_name="second")))
+    cluster = Cluster(nodes=1, scheduler=config)
+    cluster.create(pod("other", schedulerName="second"))
+    cluster.settle()
+    assert node_of(cluster, "other") == "node-1"
+
+
+def test_the_scheduler_can_be_turned_off() -> None:
+    cluster = Cluster(nodes=1, scheduler=None)
+    cluster.create(pod("web"))
+    cluster.advance(10)
+    assert node_of(cluster, "web") is None
+
+
+def test_a_bad_profile_fails_at_cluster_creation() -> None:
+    with pytest.raises(ValueError, match="unknown plugin"):
+        Cluster(scheduler=SchedulerConfig.from_dict(
+            {"profiles": [{"plugins": {"filter": {"enabled": [{"name": "NoSuchPlugin"}]}}}]}))
