@@ -30,6 +30,7 @@ from fakekube.clock import DEFAULT_EPOCH, VirtualClock
 from fakekube.cluster import bootstrap
 from fakekube.cluster.nodespec import NodeSpec, expand_nodes
 from fakekube.cluster.kubeconfig import write_kubeconfig
+from fakekube.scheduler import Scheduler, SchedulerConfig
 from fakekube.cluster.wiring import ADMISSION_PLUGINS, CONTROLLERS, VALIDATING_ADMISSION_PLUGINS
 from fakekube.controllers.nodelifecycle.config import NodeLifecycleConfig
 from fakekube.controllers.nodeipam import DEFAULT_CLUSTER_CIDR, DEFAULT_NODE_CIDR_MASK_SIZE
@@ -75,6 +76,8 @@ class ClusterConfig:
     #: ``-name`` (names or old aliases, e.g. ``("*", "-podgc")``; see fakekube/cluster/wiring.py).
     controllers: tuple[str, ...] = ("*",)
     pod_gc: PodGCConfig = field(default_factory=PodGCConfig)
+    #: kube-scheduler's KubeSchedulerConfiguration (profiles, plugins, back-off); None: no scheduler.
+    scheduler: SchedulerConfig | None = field(default_factory=SchedulerConfig)
     #: Kubelet heartbeat cadence and container back-offs.
     kubelet: KubeletConfig = field(default_factory=KubeletConfig)
     #: The controllers' retry back-off (client-go's default controller rate limiter).
@@ -143,8 +146,11 @@ class Cluster:
                              rate_limits=self.config.rate_limits, seed=self.config.seed)
         #: The enabled controllers by name (kube-controller-manager's, see cluster/wiring.py).
         self.controllers = {spec.name: spec.factory(self.config) for spec in self._controller_specs}
+        #: kube-scheduler (None when the config turns it off: pods then wait for a binding).
+        self.scheduler = Scheduler(self.config.scheduler) if self.config.scheduler is not None else None
         self.kubelets = Kubelets(self.config.kubelet, self.config.behaviours, self._static_manifests)
-        for controller in (*self.controllers.values(), *self.kubelets.controllers()):
+        scheduler = (self.scheduler,) if self.scheduler is not None else ()
+        for controller in (*self.controllers.values(), *scheduler, *self.kubelets.controllers()):
             self.engine.register(controller)
         for name, plugin in ADMISSION_PLUGINS.items():
             self.api.mutating_admission.append(plugin(self.config))

@@ -22,6 +22,7 @@ import threading
 from typing import Any
 
 from fakekube.api.verbs.apiserver import APIServer, WriteOptions
+from fakekube.api.verbs.binding import bind_pod
 from fakekube.api.verbs.deletion import DeleteOptions
 from fakekube.api.registry import STATUS, ResourceType
 from fakekube.objects import Resource
@@ -95,6 +96,13 @@ class Client:
                                 precondition_uid=uid, precondition_rv=resource_version)
         obj, _ = self.api.delete(self.resource_type(resource), namespace, name, options)
         return obj
+
+    def bind(self, namespace: str, name: str, node_name: str, uid: str = "") -> Obj:
+        """POST pods/binding: assign the pod to ``node_name`` (``uid`` a precondition, as
+        the scheduler's DefaultBinder sends it); returns the bound pod as stored."""
+        binding = {"metadata": {"name": name, "namespace": namespace, "uid": uid or None},
+                   "target": {"kind": "Node", "name": node_name}}
+        return bind_pod(self.api, namespace, name, binding, INTERNAL)
 
     def replace_internal(self, resource: Resource, obj: Obj) -> Obj:
         """Store ``obj`` as the new version with no update checks (a Lease renewal: the hot

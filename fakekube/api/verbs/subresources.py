@@ -18,6 +18,7 @@ from fakekube.api import selectors
 from fakekube.api.machinery import errors
 from fakekube.api.machinery.jsonutil import deep_copy
 from fakekube.api.registry import BINDING, EVICTION, LOG, SCALE, STATUS, TOKEN, ResourceType
+from fakekube.api.verbs import binding as binding_rules
 from fakekube.api.verbs import tokenrequest
 from fakekube.api.verbs.apiserver import APIServer, WriteOptions, parse_json
 from fakekube.api.verbs.deletion import DeleteOptions
@@ -99,26 +100,8 @@ class Subresources:
 
     # -- pods ----------------------------------------------------------------
     def bind(self, namespace: str, name: str, binding: Any, options: WriteOptions) -> Obj:
-        """Assign a pod to a node: sets spec.nodeName once, with the PodScheduled condition."""
-        target = (binding or {}).get("target") if isinstance(binding, dict) else None
-        node = (target or {}).get("name") if isinstance(target, dict) else None
-        if not node:
-            raise errors.invalid_object("", "Binding", name, [errors.required("target.name")])
-        rt = self.api.registry.lookup("", "v1", "pods")
-        with self.api.store.lock:
-            pod = deep_copy(self.api.get(rt, namespace, name))
-            if pod.get("metadata", {}).get("deletionTimestamp"):
-                raise errors.conflict("", "pods", name, "pod is being deleted, cannot be assigned to a host")
-            current = (pod.get("spec") or {}).get("nodeName")
-            if current:
-                raise errors.conflict("", "pods", name, f"pod {name} is already assigned to node \"{current}\"")
-            pod["spec"]["nodeName"] = node
-            pod.setdefault("status", {}).setdefault("conditions", [])
-            pod["status"]["conditions"] = [c for c in pod["status"]["conditions"] if c.get("type") != "PodScheduled"]
-            pod["status"]["conditions"].append({"type": "PodScheduled", "status": "True", "lastProbeTime": None,
-                                                "lastTransitionTime": self.api.now_rfc3339()})
-            if not options.dry_run:
-                self.api.write_internal(rt, pod)
+        """Assign a pod to a node (fakekube.api.verbs.binding, shared with the scheduler)."""
+        binding_rules.bind_pod(self.api, namespace, name, binding, options)
         return success()
 
     def evict(self, namespace: str, name: str, eviction: Any, options: WriteOptions = WriteOptions()) -> Obj:
