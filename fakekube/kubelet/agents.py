@@ -47,7 +47,8 @@ class Kubelets:
         self.static_pods = StaticPodController(manifests, node_is_up=up)
         self.pods = PodRunner(behaviours, node_is_up=up,
                               restart_backoff=RestartBackoff(config.backoff_initial_s, config.backoff_max_s),
-                              pull_backoff=ImagePullBackoff(config.backoff_initial_s, config.backoff_max_s))
+                              pull_backoff=ImagePullBackoff(config.backoff_initial_s, config.backoff_max_s),
+                              image_pulled=self.heartbeats.image_pulled)
 
     def controllers(self) -> tuple[Controller, ...]:
         """In the order they register: a replaced mirror pod exists before the runner looks."""

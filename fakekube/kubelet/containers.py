@@ -124,6 +124,8 @@ class RunContext:
     pod_ip: str = ""
     #: Does another regular container of the pod still run? (decides a probe kill's message)
     others_running: Callable[["ContainerRun"], bool] = lambda run: False
+    #: The node now holds this image (it shows in the node's ``status.images``).
+    image_pulled: Callable[[str], None] = lambda image: None
 
 
 class ContainerRun:
@@ -225,6 +227,7 @@ class ContainerRun:
             ctx.record(self, at, texts.start_error(ERR_IMAGE_PULL))
             return
         self.pulled = True
+        ctx.image_pulled(self.image)
         self.stage, self.due = STARTING, after(at, self.behaviour.start_delay_s)
         ctx.record(self, at, texts.pulled(self.image, self.behaviour.pull_delay_s))
 

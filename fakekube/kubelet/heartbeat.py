@@ -22,6 +22,9 @@ Faults a test can inject, per node:
   True, Ready False, …) at its next 10 s status check, as it would on detecting it;
 * **restart** — the kubelet process restarts: Lease and status are written at once and
   the cadence restarts from that instant.
+
+The status also lists the images the node holds (:class:`~fakekube.kubelet.images.NodeImages`):
+one its pods pulled shows at the next 10 s status check.
 """
 
 from __future__ import annotations
@@ -35,6 +38,7 @@ from fakekube.engine import Context, Engine
 from fakekube.engine.cohorts import Cohorts
 from fakekube.engine.events import EventSource
 from fakekube.kubelet import events as texts
+from fakekube.kubelet.images import NodeImages
 from fakekube.objects.kinds import LEASES, NODES
 from fakekube.store import ADDED, DELETED, Change
 
@@ -105,6 +109,7 @@ class NodeHeartbeats:
         self._verified: dict[str, Obj] = {}
         self._leases = Cohorts("leases")
         self._statuses = Cohorts("statuses")
+        self.images = NodeImages()
 
     # -- faults ---------------------------------------------------------------
     def stop(self, node: str) -> None:
@@ -152,6 +157,11 @@ class NodeHeartbeats:
         self._overrides.get(node, {}).pop(condition_type, None)
         self._verified.pop(node, None)
 
+    def image_pulled(self, node: str, image: str) -> None:
+        """A container on ``node`` pulled ``image``: a new one is reported at the next status check."""
+        if self.images.pulled(node, image):
+            self._verified.pop(node, None)
+
     def stopped(self, node: str) -> bool:
         return node in self._stopped
 
@@ -195,6 +205,7 @@ class NodeHeartbeats:
         self._starting.discard(node)
         self._leases.forget(node)
         self._statuses.forget(node)
+        self.images.forget(node)
 
     def reconcile(self, key: str, ctx: Context) -> None:
         if self._leases.owns(key):
@@ -245,6 +256,8 @@ class NodeHeartbeats:
         next_at = ctx.now + timedelta(seconds=self.config.status_update_period_s)
         for name, node in self._alive(nodes, ctx):
             self._statuses.schedule(name, next_at, ctx)
+            if self._verified.get(name) is not node:
+                self.images.adopt(node)  # images written to the status since are held too
             if name in self._starting or name not in self._last_report:
                 self._record_start(name, ctx)
             last = self._last_report.get(name)
@@ -257,9 +270,13 @@ class NodeHeartbeats:
             self._post_status(name, node, ctx)
 
     def _differs(self, name: str, node: Obj) -> bool:
+        status = node.get("status") or {}
         current = {c.get("type"): (c.get("status"), c.get("reason"), c.get("message"))
-                   for c in (node.get("status") or {}).get("conditions") or []}
-        return any(current.get(kind) != wanted for kind, wanted in self.reported_conditions(name).items())
+                   for c in status.get("conditions") or []}
+        if any(current.get(kind) != wanted for kind, wanted in self.reported_conditions(name).items()):
+            return True
+        images = self.images.reported(name)
+        return images is not None and (status.get("images") or []) != images
 
     def _record_start(self, name: str, ctx: Context) -> None:
         """What a starting kubelet records (kubelet.go, setters.go on its fresh initial node):
@@ -294,7 +311,11 @@ class NodeHeartbeats:
         current = (node.get("status") or {}).get("conditions") or []
         self._record_transitions(name, current, ctx)
         conditions = reported_conditions(current, self.reported_conditions(name), format_rfc3339(ctx.now))
-        ctx.client.update_status(NODES, dict(node, status=dict(node.get("status") or {}, conditions=conditions)))
+        status = dict(node.get("status") or {}, conditions=conditions)
+        images = self.images.reported(name)
+        if images is not None:
+            status["images"] = [dict(image, names=list(image["names"])) for image in images]
+        ctx.client.update_status(NODES, dict(node, status=status))
 
 
 def healthy_conditions(current: list[Obj], now: str) -> list[Obj]:

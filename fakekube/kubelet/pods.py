@@ -159,9 +159,12 @@ class PodRunner:
     def __init__(self, catalog: BehaviourCatalog = BehaviourCatalog(),
                  node_is_up: Callable[[str], bool] = lambda node: True,
                  restart_backoff: RestartBackoff | None = None,
-                 pull_backoff: ImagePullBackoff | None = None) -> None:
+                 pull_backoff: ImagePullBackoff | None = None,
+                 image_pulled: Callable[[str, str], None] = lambda node, image: None) -> None:
         self.catalog = catalog
         self._node_is_up = node_is_up
+        #: (node, image): a container pulled an image there (the node's status lists it).
+        self._image_pulled = image_pulled
         self._restart_backoff = restart_backoff or RestartBackoff()
         self._pull_backoff = pull_backoff or ImagePullBackoff()
         self._pods: dict[str, PodState] = {}
@@ -258,7 +261,8 @@ class PodRunner:
 
         return RunContext(state.uid, self._restart_backoff, self._pull_backoff, lambda: new_container_id(ctx),
                           DEFAULT_EPOCH, record=record_text, pod_label=state.label, pod_ip=state.pod_ip or "",
-                          others_running=others_running)
+                          others_running=others_running,
+                          image_pulled=lambda image: self._image_pulled(state.node, image))
 
     def _note_deletion(self, pod: Obj, state: PodState, now: datetime, run_ctx: RunContext) -> None:
         """A deletionTimestamp stops every container by then (a shorter second delete moves it earlier);
