@@ -28,6 +28,7 @@ from fakekube.controllers.nodelifecycle.config import NodeLifecycleConfig
 from fakekube.controllers.podgc import PodGCConfig
 from fakekube.engine import parse_enable_list
 from fakekube.kubelet.agents import KubeletConfig
+from fakekube.scheduler import Scheduler, SchedulerConfig
 from fakekube.kubelet.heartbeat import HeartbeatConfig
 from fakekube.kubelet.behaviour import BehaviourCatalog
 from fakekube.kubelet.staticpods import check_manifest
@@ -250,6 +251,25 @@ def _kubelet(raw: Any, path: str) -> KubeletConfig:
     return KubeletConfig(heartbeat=HeartbeatConfig(**values["heartbeat"]), **values["kubelet"])
 
 
+#: The KubeSchedulerConfiguration fields the ``scheduler`` section takes.
+SCHEDULER_KEYS = ("apiVersion", "kind", "profiles", "percentageOfNodesToScore", "podInitialBackoffSeconds",
+                  "podMaxBackoffSeconds", "podMaxInUnschedulablePodsDuration")
+
+
+def _scheduler(raw: Any, path: str) -> SchedulerConfig | None:
+    """A KubeSchedulerConfiguration (fakekube/scheduler/config.py), or ``false`` for no scheduler."""
+    if raw is False:
+        return None
+    section = _mapping(raw, path)
+    _known_keys(section, path, SCHEDULER_KEYS)
+    try:
+        config = SchedulerConfig.from_dict(section)
+        Scheduler(config)  # builds every profile's plugins: an unknown plugin or bad args fail here
+    except (ValueError, TypeError, KeyError) as error:
+        raise ConfigError(f"{path}: {_one_line(error)}") from None
+    return config
+
+
 def _cluster_cidr(raw: Any, path: str) -> str:
     return _string(raw, path)
 
@@ -305,6 +325,7 @@ _TOP_LEVEL: tuple[tuple[str, str, Callable[[Any, str], Any]], ...] = (
     ("controllers", "controllers", _controllers),
     ("podGC", "pod_gc", _pod_gc),
     ("kubelet", "kubelet", _kubelet),
+    ("scheduler", "scheduler", _scheduler),
     ("clusterCIDR", "cluster_cidr", _cluster_cidr),
     ("nodeCIDRMaskSize", "node_cidr_mask_size", _mask_size),
     ("behaviours", "behaviours", _behaviours),

@@ -4,8 +4,10 @@ scheduling cycle per pod (upstream's ``schedule_one.go``).
 Work keys: every change of a pod, node or storage object the scheduler watches becomes the
 key ``<resource>/<namespace>/<name>``; its reconcile updates the cache (nodes, bound pods),
 the queue (pending pods) and moves unschedulable pods the change may help. The key
-``~schedule`` pops one pod from activeQ and runs its cycle; it is queued whenever activeQ
-holds a pod and armed as a timer at the next back-off expiry. ``~flush`` is upstream's
+``~schedule`` pops pods from activeQ one at a time, running each one's cycle, until activeQ
+is empty (one reconcile per burst rather than per pod: 30,000 pods created at one instant
+are one batch); it is queued whenever activeQ holds a pod and armed as a timer at the
+next back-off expiry. ``~flush`` is upstream's
 30-second loop that sends pods unschedulable for over 5 minutes back; it is armed only for
 the tick at which the oldest such pod becomes due (the same instants, no idle wake-ups).
 
@@ -17,7 +19,7 @@ upstream's selectHost). Then Reserve, Permit, PreBind, Bind; the cache counts th
 once. A pod that fits nowhere runs PostFilter (preemption) and gets upstream's
 FailedScheduling event and PodScheduled=False condition with the same message.
 
-Pods are scheduled one per reconcile, in the engine's order, so a run is deterministic.
+Pods are scheduled one at a time, in the queue's order, so a run is deterministic.
 """
 
 from __future__ import annotations
@@ -151,7 +153,8 @@ class Scheduler:
             framework.handle.use(ctx)
         now_s = self._seconds(ctx.now)
         if key == SCHEDULE:
-            self._schedule_one(ctx, now_s)
+            while self._schedule_one(ctx, now_s):
+                pass
         elif key == FLUSH:
             self.queue.flush_leftover(now_s)
         else:
@@ -276,15 +279,16 @@ class Scheduler:
             self.cache.nominate(info, nominated)
 
     # -- one scheduling cycle ---------------------------------------------------------------
-    def _schedule_one(self, ctx: Context, now_s: float) -> None:
+    def _schedule_one(self, ctx: Context, now_s: float) -> bool:
+        """One pod's cycle (upstream's scheduleOne); False when activeQ is empty."""
         queued = self.queue.pop(now_s)
         if queued is None:
-            return
+            return False
         info = queued.info
         pod = ctx.get(PODS, info.name, info.namespace)
         if pod is None or (pod.get("spec") or {}).get("nodeName") or (pod.get("metadata") or {}).get(
                 "deletionTimestamp") or (pod.get("metadata") or {}).get("uid") != info.uid:
-            return  # skipPodSchedule: gone, bound by someone else, or being deleted
+            return True  # skipPodSchedule: gone, bound by someone else, or being deleted
         if pod is not info.pod:
             info = queued.info = PodInfo(pod)
         framework = self.frameworks[_scheduler_name(pod)]
@@ -294,14 +298,15 @@ class Scheduler:
         except FitError as fit:
             nominated = self._post_filter(framework, state, info, fit)
             self._fail(ctx, framework, queued, str(fit), True, fit.diagnosis.unschedulable_plugins, nominated, now_s)
-            return
+            return True
         except NoNodesAvailable as none:
             self._fail(ctx, framework, queued, str(none), True, set(), None, now_s)
-            return
+            return True
         except SchedulingError as failure:
             self._fail(ctx, framework, queued, str(failure), False, set(), None, now_s)
-            return
+            return True
         self._bind(ctx, framework, state, queued, node_name, now_s)
+        return True
 
     def _schedule_pod(self, framework: Framework, state: CycleState, info: PodInfo, ctx: Context) -> str:
         nodes = self.snapshot.node_infos()

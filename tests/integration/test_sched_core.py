@@ -213,3 +213,34 @@ def test_a_bad_profile_fails_at_cluster_creation() -> None:
     with pytest.raises(ValueError, match="unknown plugin"):
         Cluster(scheduler=SchedulerConfig.from_dict(
             {"profiles": [{"plugins": {"filter": {"enabled": [{"name": "NoSuchPlugin"}]}}}]}))
+
+
+def test_a_config_file_configures_profiles_and_back_off(tmp_path: Any) -> None:
+    config = tmp_path / "cluster.yaml"
+    config.write_text(
+        "nodes: 1\n"
+        "scheduler:\n"
+        "  podInitialBackoffSeconds: 2\n"
+        "  profiles:\n"
+        "  - schedulerName: default-scheduler\n"
+        "  - schedulerName: no-taints\n"
+        "    plugins:\n"
+        "      filter:\n"
+        "        disabled: [{name: TaintToleration}]\n")
+    cluster = Cluster.from_config_file(config)
+    taint_all(cluster, "dedicated")
+    cluster.create(pod("strict"))
+    cluster.create(pod("lax", schedulerName="no-taints"))
+    cluster.settle()
+    assert (node_of(cluster, "strict"), node_of(cluster, "lax")) == (None, "node-1")
+    patch_node(cluster, "node-1", {"spec": {"taints": []}})
+    cluster.advance(1.999)
+    assert node_of(cluster, "strict") is None  # a 2-second back-off from the config
+    cluster.advance(0.001)
+    assert node_of(cluster, "strict") == "node-1"
+
+
+def test_a_config_file_can_turn_the_scheduler_off(tmp_path: Any) -> None:
+    config = tmp_path / "cluster.yaml"
+    config.write_text("nodes: 1\nscheduler: false\n")
+    assert Cluster.from_config_file(config).scheduler is None
