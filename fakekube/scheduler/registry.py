@@ -11,9 +11,13 @@ from typing import Mapping
 from fakekube.scheduler.plugins.defaultbinder import DefaultBinder
 from fakekube.scheduler.plugins.nodename import NodeName
 from fakekube.scheduler.plugins.nodeunschedulable import NodeUnschedulable
+from fakekube.scheduler.plugins.nodevolumelimits import NodeVolumeLimits
 from fakekube.scheduler.plugins.prioritysort import PrioritySort
 from fakekube.scheduler.plugins.schedulinggates import SchedulingGates
 from fakekube.scheduler.plugins.tainttoleration import TaintToleration
+from fakekube.scheduler.plugins.volumebinding import VolumeBinding
+from fakekube.scheduler.plugins.volumerestrictions import VolumeRestrictions
+from fakekube.scheduler.plugins.volumezone import VolumeZone
 from fakekube.scheduler.runtime import PluginFactory
 
 IN_TREE: Mapping[str, PluginFactory] = {
@@ -22,5 +26,9 @@ IN_TREE: Mapping[str, PluginFactory] = {
     "NodeUnschedulable": NodeUnschedulable,
     "NodeName": NodeName,
     "TaintToleration": TaintToleration,
+    "VolumeRestrictions": VolumeRestrictions,
+    "NodeVolumeLimits": NodeVolumeLimits,
+    "VolumeBinding": VolumeBinding,
+    "VolumeZone": VolumeZone,
     "DefaultBinder": DefaultBinder,
 }
