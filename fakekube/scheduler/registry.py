@@ -8,8 +8,12 @@ from __future__ import annotations
 
 from typing import Mapping
 
+from fakekube.scheduler.plugins.balancedallocation import NodeResourcesBalancedAllocation
 from fakekube.scheduler.plugins.defaultbinder import DefaultBinder
+from fakekube.scheduler.plugins.imagelocality import ImageLocality
 from fakekube.scheduler.plugins.nodename import NodeName
+from fakekube.scheduler.plugins.nodeports import NodePorts
+from fakekube.scheduler.plugins.noderesourcesfit import NodeResourcesFit
 from fakekube.scheduler.plugins.nodeunschedulable import NodeUnschedulable
 from fakekube.scheduler.plugins.nodevolumelimits import NodeVolumeLimits
 from fakekube.scheduler.plugins.prioritysort import PrioritySort
@@ -26,6 +30,10 @@ IN_TREE: Mapping[str, PluginFactory] = {
     "NodeUnschedulable": NodeUnschedulable,
     "NodeName": NodeName,
     "TaintToleration": TaintToleration,
+    "NodePorts": NodePorts,
+    "NodeResourcesFit": NodeResourcesFit,
+    "NodeResourcesBalancedAllocation": NodeResourcesBalancedAllocation,
+    "ImageLocality": ImageLocality,
     "VolumeRestrictions": VolumeRestrictions,
     "NodeVolumeLimits": NodeVolumeLimits,
     "VolumeBinding": VolumeBinding,
