@@ -31,6 +31,7 @@ class NodeResourcesBalancedAllocation:
 
     def __init__(self, handle: "Handle", args: Mapping[str, Any]) -> None:
         self.resources = parse_args(args)
+        self._gather = ra.gatherer(self.resources, use_requested=True)
 
     def pre_score(self, state: CycleState, info: PodInfo, nodes: list[NodeInfo]) -> Status | None:
         requests = ra.pod_requests(info, self.resources, use_requested=True)
@@ -45,7 +46,7 @@ class NodeResourcesBalancedAllocation:
             requests = ra.pod_requests(info, self.resources, use_requested=True)
             if not any(requests):
                 return 0
-        return ra.node_score(node, self.resources, requests, True, ra.balanced_scorer)
+        return ra.balanced_scorer(*self._gather(node, requests))
 
 
 def parse_args(args: Mapping[str, Any]) -> tuple[ra.ResourceSpec, ...]:

@@ -84,6 +84,7 @@ class NodeResourcesFit:
             self._scorer = ra.requested_to_capacity_ratio_scorer(resources, self.args.shape)
         else:
             self._scorer = ra.least_allocated_scorer(resources)
+        self._gather = ra.gatherer(resources, use_requested=False)
 
     # -- filtering -------------------------------------------------------------------------
     def pre_filter(self, state: CycleState, info: PodInfo) -> tuple[set[str] | None, Status | None]:
@@ -117,7 +118,7 @@ class NodeResourcesFit:
         requests = state.data.get(PRE_SCORE_KEY)
         if requests is None:
             requests = ra.pod_requests(info, self.args.resources, use_requested=False)
-        return ra.node_score(node, self.args.resources, requests, False, self._scorer)
+        return self._scorer(*self._gather(node, requests))
 
     # -- queueing --------------------------------------------------------------------------
     def events_to_register(self) -> list[EventHint]:

@@ -103,16 +103,35 @@ def allocatable_and_requested(node: NodeInfo, name: str, pod_request_value: int,
     return 0, 0
 
 
-def node_score(node: NodeInfo, resources: Sequence[ResourceSpec], requests: Sequence[int],
-               use_requested: bool, scorer: Scorer) -> int:
-    """resourceAllocationScorer.score: gather (requested, allocatable) per resource, then score."""
-    requested = [0] * len(resources)
-    allocatable = [0] * len(resources)
-    for index, spec in enumerate(resources):
-        alloc, req = allocatable_and_requested(node, spec.name, requests[index], use_requested)
-        if alloc:
-            allocatable[index], requested[index] = alloc, req
-    return scorer(requested, allocatable)
+#: (node, the pod's request of each scored resource) -> (requested, allocatable) per resource.
+Gather = Callable[[NodeInfo, Sequence[int]], tuple[list[int], list[int]]]
+
+
+def gatherer(resources: Sequence[ResourceSpec], use_requested: bool) -> Gather:
+    """resourceAllocationScorer.score's first half, built once per plugin: each resource's
+    (requested including the pod, allocatable); a resource left out has allocatable 0, which
+    every scorer skips. The default cpu-and-memory pair gets a loop-free version (it runs
+    once per scored node per pod)."""
+    names = tuple(spec.name for spec in resources)
+    if names == (CPU, MEMORY):
+        def cpu_and_memory(node: NodeInfo, requests: Sequence[int]) -> tuple[list[int], list[int]]:
+            allocatable = node.allocatable
+            if use_requested:
+                used_cpu, used_memory = node.requested.milli_cpu, node.requested.memory
+            else:
+                used_cpu, used_memory = node.non_zero_cpu, node.non_zero_memory
+            return ([used_cpu + requests[0], used_memory + requests[1]],
+                    [allocatable.milli_cpu, allocatable.memory])
+        return cpu_and_memory
+
+    def any_resources(node: NodeInfo, requests: Sequence[int]) -> tuple[list[int], list[int]]:
+        requested, allocatable = [], []
+        for name, request in zip(names, requests):
+            alloc, req = allocatable_and_requested(node, name, request, use_requested)
+            requested.append(req)
+            allocatable.append(alloc)
+        return requested, allocatable
+    return any_resources
 
 
 # -- the scorers ------------------------------------------------------------------------
