@@ -11,6 +11,8 @@ from typing import Mapping
 from fakekube.scheduler.plugins.balancedallocation import NodeResourcesBalancedAllocation
 from fakekube.scheduler.plugins.defaultbinder import DefaultBinder
 from fakekube.scheduler.plugins.imagelocality import ImageLocality
+from fakekube.scheduler.plugins.interpodaffinity import InterPodAffinity
+from fakekube.scheduler.plugins.nodeaffinity import NodeAffinity
 from fakekube.scheduler.plugins.nodename import NodeName
 from fakekube.scheduler.plugins.nodeports import NodePorts
 from fakekube.scheduler.plugins.noderesourcesfit import NodeResourcesFit
@@ -30,6 +32,7 @@ IN_TREE: Mapping[str, PluginFactory] = {
     "NodeUnschedulable": NodeUnschedulable,
     "NodeName": NodeName,
     "TaintToleration": TaintToleration,
+    "NodeAffinity": NodeAffinity,
     "NodePorts": NodePorts,
     "NodeResourcesFit": NodeResourcesFit,
     "NodeResourcesBalancedAllocation": NodeResourcesBalancedAllocation,
@@ -38,5 +41,6 @@ IN_TREE: Mapping[str, PluginFactory] = {
     "NodeVolumeLimits": NodeVolumeLimits,
     "VolumeBinding": VolumeBinding,
     "VolumeZone": VolumeZone,
+    "InterPodAffinity": InterPodAffinity,
     "DefaultBinder": DefaultBinder,
 }
