@@ -23,7 +23,7 @@ from fakekube.api import selectors, table, types
 from fakekube.api.registry import Registry, ResourceType
 from fakekube.api.types import BUILTIN_TYPES, builtin_registry
 
-SERVED = {rt.key for rt in BUILTIN_TYPES}
+SERVED = {(rt.group, rt.plural) for rt in BUILTIN_TYPES}
 GROUPS = {rt.group for rt in BUILTIN_TYPES}
 PACKAGE_DIR = pathlib.Path(fakekube.__file__).parent
 

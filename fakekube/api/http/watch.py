@@ -212,7 +212,8 @@ class Watch:
             return self._encode(DELETED, change.obj)
         return None
 
-    def _encode(self, event_type: str, obj: Obj) -> bytes:
+    def _encode(self, event_type: str, stored: Obj) -> bytes:
+        obj = self._req.rt.view(stored)
         if self._plain:  # the common case: every watcher shares the object's cached bytes
             encoded = self._api.encoded.typed(self._req.rt, obj)
             return b'{"type":"' + event_type.encode() + b'","object":' + encoded + b"}\n"

@@ -7,12 +7,14 @@ without update) is refused when it is made, not when a request first needs it.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Iterable, Iterator
+from typing import Any, Iterable, Iterator
 
 from fakekube.api.machinery.validation import NameRule, name_is_dns_subdomain
 from fakekube.api.registry.strategy import DEFAULT_STRATEGY, Strategy
 from fakekube.api.selectors.fieldsets import FieldSet
 from fakekube.api.table.columns import TableSpec
+
+Obj = dict[str, Any]
 
 READ_VERBS = ("get", "list", "watch")
 ALL_VERBS = ("create", "delete", "deletecollection", "get", "list", "patch", "update", "watch")
@@ -63,6 +65,11 @@ class ResourceType:
     #: False for upstream's "virtual" resources (access reviews, token reviews): a create
     #: is answered by ``Strategy.review`` and nothing is stored, so no resourceVersion is used.
     persisted: bool = True
+    #: The (group, plural) whose storage this type shares, when it is another group's view
+    #: of the same objects (upstream's cohabiting resources: events.k8s.io Events are core
+    #: Events). Objects are stored in that type's shape; ``Strategy.to_storage`` and
+    #: ``from_storage`` convert at the API's edge. None: stored under its own name.
+    stored_as: tuple[str, str] | None = None
 
     def __post_init__(self) -> None:
         problems = [f"unknown verb {v!r}" for v in self.verbs if v not in ALL_VERBS]
@@ -88,8 +95,16 @@ class ResourceType:
 
     @property
     def key(self) -> tuple[str, str]:
-        """(group, plural): the identity used by the store."""
-        return (self.group, self.plural)
+        """(group, plural) of the objects in the store: its own, or the ``stored_as`` one."""
+        return self.stored_as or (self.group, self.plural)
+
+    def view(self, stored: Obj) -> Obj:
+        """A stored object as this type's clients see it (converted when ``stored_as``)."""
+        return stored if self.stored_as is None else self.strategy.from_storage(stored)
+
+    def storable(self, obj: Obj) -> Obj:
+        """A decoded body of this type in the shape its storage holds (the inverse of ``view``)."""
+        return obj if self.stored_as is None else self.strategy.to_storage(obj)
 
     def has_status(self) -> bool:
         return STATUS in self.subresources

@@ -80,6 +80,16 @@ class Strategy:
         """Validation of an update, including immutable fields. Defaults to ``validate``."""
         return self.validate(new)
 
+    def to_storage(self, obj: Obj) -> Obj:
+        """A decoded request body in the storage type's shape (only for a type declared with
+        ``stored_as``; upstream's conversion through the internal type). Returns a new object."""
+        return obj
+
+    def from_storage(self, obj: Obj) -> Obj:
+        """A stored object in this type's shape, as clients of this API see it (the inverse
+        of ``to_storage``). Returns a new object; the stored one is never edited."""
+        return obj
+
     def field_selectors(self) -> dict[str, Callable[[Obj], str]]:
         """Extra fieldSelector fields beyond metadata.name/metadata.namespace."""
         return {}

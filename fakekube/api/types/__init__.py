@@ -14,7 +14,8 @@ Adding a type: declare it next to its strategy, then add it to :data:`BUILTIN_TY
   events, quotas and limit ranges, replication controllers, service accounts.
 - :mod:`.core_pods` and :mod:`.core_services`: pods and services.
 - :mod:`.apps`, :mod:`.batch`: workloads and jobs.
-- :mod:`.other`: the small groups (events.k8s.io, autoscaling, networking, policy, RBAC,
+- :mod:`.events`: events.k8s.io/v1 Events, a view of the core/v1 ones (one store).
+- :mod:`.other`: the small groups (autoscaling, networking, policy, RBAC,
   storage, scheduling, coordination, discovery).
 - :mod:`.reviews`: access and token reviews, answered and never stored.
 """
@@ -40,11 +41,11 @@ from fakekube.api.types.core import (
 )
 from fakekube.api.types.core_pods import PODS
 from fakekube.api.types.core_services import SERVICES
+from fakekube.api.types.events import EVENTS_V1
 from fakekube.api.types.other import (
     CLUSTER_ROLES,
     CLUSTER_ROLE_BINDINGS,
     ENDPOINT_SLICES,
-    EVENTS_V1,
     HORIZONTAL_POD_AUTOSCALERS,
     INGRESSES,
     LEASES,

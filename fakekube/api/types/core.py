@@ -44,6 +44,7 @@ from fakekube.api.types._util import (
     required_one_of,
     selector_mismatch,
 )
+from fakekube.api.types.events import legacy_event_problems
 from fakekube.api.types.core_pods import default_pod_template, template_deadline_errors, validate_replicated_template
 
 MAX_SECRET_SIZE_BYTES = 1024 * 1024
@@ -391,19 +392,11 @@ ENDPOINTS = ResourceType(
 
 
 class CoreEventStrategy(Strategy):
-    """core/v1 Events: the involved object's namespace must be the event's own."""
+    """core/v1 Events: upstream's legacy rules only (see :mod:`.events`, which also serves
+    these objects as events.k8s.io/v1)."""
 
     def validate(self, obj: Obj) -> list[FieldError]:
-        involved = obj.get("involvedObject") or {}
-        namespace = (obj.get("metadata") or {}).get("namespace", "")
-        errs: list[FieldError] = []
-        involved_ns = involved.get("namespace", "")
-        if involved_ns and involved_ns != namespace:
-            errs.append(errors.invalid("involvedObject.namespace", involved_ns, "does not match event.namespace"))
-        if obj.get("reportingComponent") or obj.get("reportingController"):
-            if not obj.get("reportingInstance") and obj.get("eventTime"):
-                errs.append(errors.required("reportingInstance"))
-        return errs
+        return legacy_event_problems(obj)
 
 
 # core/v1 Events skip ObjectMeta validation (legacyValidateEvent) for old clients; only

@@ -1,4 +1,4 @@
-"""Strategies for the small API groups: events, autoscaling, networking, policy, RBAC,
+"""Strategies for the small API groups: autoscaling, networking, policy, RBAC,
 storage, scheduling, coordination and discovery."""
 
 from __future__ import annotations
@@ -10,11 +10,9 @@ from fakekube.api.machinery import errors
 from fakekube.api.machinery.errors import FieldError
 from fakekube.api.machinery.validation import name_is_path_segment
 from fakekube.api.registry import STATUS, ResourceType, Strategy, WriteContext
-from fakekube.api.selectors import EVENTS_V1_FIELD_SET
 from fakekube.api.table import (
     BINDING_TABLE,
     ENDPOINT_SLICE_TABLE,
-    EVENT_TABLE,
     HORIZONTAL_POD_AUTOSCALER_TABLE,
     INGRESS_TABLE,
     LEASE_TABLE,
@@ -36,37 +34,6 @@ from fakekube.api.types._util import (
 RBAC_GROUP = "rbac.authorization.k8s.io"
 MAX_USER_PRIORITY = 1_000_000_000
 _PERCENT_RE = re.compile(r"^[0-9]+%$")
-
-
-class EventsV1Strategy(Strategy):
-    """events.k8s.io/v1 Events: the fields the new API makes mandatory."""
-
-    def validate(self, obj: Obj) -> list[FieldError]:
-        errs: list[FieldError] = []
-        if not obj.get("eventTime"):
-            errs.append(errors.required("eventTime"))
-        event_type = obj.get("type")
-        if event_type not in ("Normal", "Warning"):
-            errs.append(errors.invalid("type", "", f"has invalid value: {event_type or ''}"))
-        for name in ("reportingController", "reportingInstance", "action", "reason"):
-            if not obj.get(name):
-                errs.append(errors.required(name))
-        if len(obj.get("note") or "") > 1024:
-            errs.append(errors.too_long("note", "", 1024))
-        return errs
-
-    def validate_update(self, new: Obj, old: Obj) -> list[FieldError]:
-        errs = self.validate(new)
-        for name in ("eventTime", "reportingController", "reportingInstance", "action", "reason", "regarding", "related", "type"):
-            if new.get(name) != old.get(name):
-                errs.append(errors.invalid(name, GoLiteral(str(new.get(name))), "field is immutable"))
-        return errs
-
-
-EVENTS_V1 = ResourceType(
-    "events.k8s.io", "v1", "Event", "events", namespaced=True, short_names=("ev",), strategy=EventsV1Strategy(),
-    table=EVENT_TABLE, field_set=EVENTS_V1_FIELD_SET, create_on_update=True,
-)
 
 
 class LeaseStrategy(Strategy):

@@ -149,7 +149,7 @@ class APIServer:
         obj = self.store.get(rt.key, (namespace if rt.namespaced else "", name))
         if obj is None:
             raise errors.not_found(rt.group, rt.plural, name)
-        return objectmeta.with_type_meta(rt, obj)
+        return objectmeta.with_type_meta(rt, rt.view(obj))
 
     def list(self, rt: ResourceType, namespace: str, options: ListOptions) -> Obj:
         """A ``<Kind>List``; items carry no apiVersion/kind, as upstream's."""
@@ -160,12 +160,14 @@ class APIServer:
             metadata["continue"] = page.continue_token
         if page.remaining is not None:
             metadata["remainingItemCount"] = page.remaining
-        return {"kind": rt.list_kind, "apiVersion": rt.api_version, "metadata": metadata, "items": page.items}
+        items = page.items if rt.stored_as is None else [rt.view(item) for item in page.items]
+        return {"kind": rt.list_kind, "apiVersion": rt.api_version, "metadata": metadata, "items": items}
 
     # -- create --------------------------------------------------------------
     def create(self, rt: ResourceType, namespace: str, body: Obj, options: WriteOptions = WriteOptions()) -> WriteResult:
         obj, unknown = self._decode(rt, body, namespace, typed=not options.internal)
         warnings = self._check_fields(rt, obj, options, unknown=unknown)
+        obj = rt.storable(obj)
         with self.store.lock:
             if not rt.persisted:
                 return self._review(rt, obj, warnings)
@@ -207,9 +209,9 @@ class APIServer:
         if self.store.get(rt.key, key) is not None:
             raise errors.already_exists(rt.group, rt.plural, meta["name"])
         if options.dry_run:
-            return WriteResult(objectmeta.with_type_meta(rt, obj), True, warnings)
+            return WriteResult(objectmeta.with_type_meta(rt, rt.view(obj)), True, warnings)
         stored = self.store.create(rt.key, obj)
-        return WriteResult(objectmeta.with_type_meta(rt, stored), True, warnings)
+        return WriteResult(objectmeta.with_type_meta(rt, rt.view(stored)), True, warnings)
 
     def _free_generated_name(self, rt: ResourceType, meta: Obj, ctx: WriteContext) -> str:
         namespace = meta.get("namespace") or ""
@@ -226,6 +228,7 @@ class APIServer:
         obj, unknown = self._decode(rt, body, namespace, typed=not options.internal)
         objectmeta.check_name(obj, name)
         warnings = self._check_fields(rt, obj, options, unknown=unknown)
+        obj = rt.storable(obj)
         with self.store.lock:
             existing = self.store.get(rt.key, (namespace if rt.namespaced else "", name))
             if existing is None:
@@ -265,10 +268,10 @@ class APIServer:
             problems += rt.strategy.validate_update(new, old) + self._admission_problems(rt, new)
         self._validate(rt, new, problems)
         if objectmeta.is_noop(new, old):
-            return WriteResult(objectmeta.with_type_meta(rt, old))
+            return WriteResult(objectmeta.with_type_meta(rt, rt.view(old)))
         if options.dry_run:
-            return WriteResult(objectmeta.with_type_meta(rt, new))
-        return WriteResult(objectmeta.with_type_meta(rt, self._write_update(rt, new)))
+            return WriteResult(objectmeta.with_type_meta(rt, rt.view(new)))
+        return WriteResult(objectmeta.with_type_meta(rt, rt.view(self._write_update(rt, new))))
 
     def _write_update(self, rt: ResourceType, new: Obj) -> Obj:
         """Replace the object, or remove it when its last finalizer went while it was deleting."""
@@ -306,13 +309,14 @@ class APIServer:
             objectmeta.strip_type_meta(patched)
             objectmeta.check_name(patched, name)
             objectmeta.check_namespace(rt, patched, namespace)
+            patched = rt.storable(patched)
             self._check_resource_version(rt, patched, existing)
             result = self._finish_update(rt, existing, patched, options, subresource)
             result.warnings = warnings + result.warnings
             return result
 
     def _apply_patch(self, rt: ResourceType, existing: Obj, patch_type: str, document: Any) -> Obj:
-        current = deep_copy(objectmeta.with_type_meta(rt, existing))
+        current = deep_copy(objectmeta.with_type_meta(rt, rt.view(existing)))
         if patch_type == JSON_PATCH:
             return patch.apply_json_patch(current, document)
         if patch_type == MERGE_PATCH:
@@ -335,13 +339,13 @@ class APIServer:
         marked = deletion.mark_for_deletion(rt, existing, options, self.clock.now())
         if marked is not None:
             if objectmeta.is_noop(marked, existing) or options.dry_run:
-                return objectmeta.with_type_meta(rt, marked if options.dry_run else existing), 200
+                return objectmeta.with_type_meta(rt, rt.view(marked if options.dry_run else existing)), 200
             stored = self.store.replace(rt.key, marked)
-            return objectmeta.with_type_meta(rt, stored), 200
+            return objectmeta.with_type_meta(rt, rt.view(stored)), 200
         meta = existing["metadata"]
         gone = existing if options.dry_run else self.store.remove(rt.key, (meta.get("namespace") or "", meta["name"]))
         if rt.returns_deleted_object:
-            return objectmeta.with_type_meta(rt, gone), 200
+            return objectmeta.with_type_meta(rt, rt.view(gone)), 200
         return deletion.success_status(rt, gone), 200
 
     def delete_collection(self, rt: ResourceType, namespace: str, list_options: ListOptions,
@@ -353,7 +357,7 @@ class APIServer:
             objects, rv = self.store.list(rt.key, namespace if rt.namespaced else "")
             for obj in [o for o in objects if matcher(o)]:
                 body, _ = self._delete_locked(rt, obj, options)
-                deleted.append(body if body.get("kind") == rt.kind else obj)
+                deleted.append(body if body.get("kind") == rt.kind else rt.view(obj))
         items = [{k: v for k, v in o.items() if k not in ("apiVersion", "kind")} for o in deleted]
         return {"kind": rt.list_kind, "apiVersion": rt.api_version,
                 "metadata": {"resourceVersion": str(self.store.resource_version)}, "items": items}

@@ -118,11 +118,14 @@ class Matcher:
         return self._labels is not None or self._fields is not None
 
     def __call__(self, obj: Obj) -> bool:
+        """Whether a stored object matches."""
         if self._labels is not None:
             if not self._labels.matches((obj.get("metadata") or {}).get("labels") or {}):
                 return False
         if self._fields is not None:
-            if not self._fields.matches(selectors.object_fields(self._rt, obj)):
+            # Fields are named in this API's shape; a stored object of another type's shape
+            # (stored_as) is viewed as this API shows it first.
+            if not self._fields.matches(selectors.object_fields(self._rt, self._rt.view(obj))):
                 return False
         return True
 
