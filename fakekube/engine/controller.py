@@ -37,6 +37,7 @@ from typing import TYPE_CHECKING, Any, Iterable, Iterator, Mapping, Protocol, Se
 from fakekube.engine.client import Client
 from fakekube.engine.timers import MAX_DELAY_S
 from fakekube.engine.events import EventSource, object_reference
+from fakekube.engine.eventsapi import EventsApiEvent, default_instance, truncate_note
 from fakekube.objects import Resource
 from fakekube.random import SeededRandom
 from fakekube.store import Change, TooOldResourceVersion
@@ -179,6 +180,25 @@ class Context:
         (default now: a kubelet catching up stamps each step with the instant it happened)."""
         return self._engine.recorder.record(self._engine.api, at or self.now, involved, event_type, reason,
                                             message, source)
+
+    def record_eventf(self, regarding: Obj, kind: str, event_type: str, reason: str, action: str, note: str,
+                      reporting_controller: str, reporting_instance: str = "", related: Obj | None = None,
+                      related_kind: str = "", api_version: str = "v1") -> Obj | None:
+        """An events.k8s.io/v1 event about a stored object, as client-go's ``tools/events``
+        recorder makes one (kube-scheduler's ``Eventf(regarding, related, type, reason, action,
+        note)``): isomorphic repeats become a series (see :mod:`fakekube.engine.eventsapi`).
+
+        The references carry kind, name, uid, apiVersion and resourceVersion (``related`` is
+        of ``related_kind``, default ``kind``); ``reporting_instance`` defaults to
+        ``<reporting_controller>-<control-plane host>``. The note is cut to 1024 bytes as
+        kube-scheduler's ``truncateMessage`` does. Returns the Event written (events.k8s.io/v1
+        shape), or None when nothing was written (a repeat counted in memory, a refusal)."""
+        occurrence = EventsApiEvent(
+            object_reference(regarding, kind, api_version, resource_version=True),
+            object_reference(related, related_kind or kind, api_version, resource_version=True) if related else None,
+            event_type, reason, action, truncate_note(note), reporting_controller,
+            reporting_instance or default_instance(reporting_controller))
+        return self._engine.events_api.record(self.now, occurrence)
 
 
 #: The index of every resource's objects by the uids in their ownerReferences (``owned_by``).

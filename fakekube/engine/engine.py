@@ -40,6 +40,7 @@ from fakekube.clock import VirtualClock, format_rfc3339
 from fakekube.engine.client import Client
 from fakekube.engine.controller import OWNER_INDEX, Context, Controller
 from fakekube.engine.events import EventRecorder
+from fakekube.engine.eventsapi import EventsApiRecorder
 from fakekube.engine.ratelimit import ControllerRateLimiter, RateLimits
 from fakekube.engine.timers import KeyTimers
 from fakekube.engine.workqueue import WorkQueue
@@ -113,6 +114,8 @@ class Engine:
         self.rate_limits = rate_limits
         self.client = Client(api)
         self.recorder = EventRecorder()
+        #: kube-scheduler's recorder (events.k8s.io/v1, client-go tools/events), swept from now.
+        self.events_api = EventsApiRecorder(api, clock.call_at, clock.now(), rng.fork("events-api").uid)
         self.queue: WorkQueue[WorkItem] = WorkQueue()
         self._timers = KeyTimers(clock, self.queue.add)
         self.errors: list[ControllerError] = []

@@ -346,12 +346,12 @@ def _write(api: APIServer, event: Obj) -> Obj | None:
                     updated = deep_copy(existing)
                     updated.update(count=event["count"], lastTimestamp=event["lastTimestamp"], message=event["message"])
                     return api.update(rt, namespace, name, updated, _INTERNAL).obj
-            return api.create(rt, namespace, dict(event, metadata=_free_name(api, namespace, name)), _INTERNAL).obj
+            return api.create(rt, namespace, dict(event, metadata=free_event_name(api, namespace, name)), _INTERNAL).obj
         except ApiError:
             return None  # upstream's recorder gives up on an event the server refuses
 
 
-def _free_name(api: APIServer, namespace: str, name: str) -> Obj:
+def free_event_name(api: APIServer, namespace: str, name: str) -> Obj:
     """``name`` (``<object>.<hex nanos>``), or the next free nanosecond after it when it is taken."""
     candidate = name
     prefix, _, hex_nanos = name.rpartition(".")
