@@ -10,6 +10,7 @@ from typing import Mapping
 
 from fakekube.scheduler.plugins.balancedallocation import NodeResourcesBalancedAllocation
 from fakekube.scheduler.plugins.defaultbinder import DefaultBinder
+from fakekube.scheduler.plugins.defaultpreemption import DefaultPreemption
 from fakekube.scheduler.plugins.imagelocality import ImageLocality
 from fakekube.scheduler.plugins.interpodaffinity import InterPodAffinity
 from fakekube.scheduler.plugins.nodeaffinity import NodeAffinity
@@ -42,5 +43,6 @@ IN_TREE: Mapping[str, PluginFactory] = {
     "VolumeBinding": VolumeBinding,
     "VolumeZone": VolumeZone,
     "InterPodAffinity": InterPodAffinity,
+    "DefaultPreemption": DefaultPreemption,
     "DefaultBinder": DefaultBinder,
 }
