@@ -48,7 +48,7 @@ def names(cluster: Cluster) -> list[str]:
 
 def events(cluster: Cluster, name: str, reason: str) -> list[tuple[str, str]]:
     """(time, message) of the pod's events with ``reason``."""
-    return [(e["firstTimestamp"], e["message"]) for e in cluster.events("default", involved_name=name)
+    return [(e["firstTimestamp"] or e["eventTime"], e["message"]) for e in cluster.events("default", involved_name=name)
             if e["reason"] == reason]
 
 
@@ -68,8 +68,11 @@ def test_high_priority_pod_evicts_the_lowest_priority_pod_and_binds_after_its_gr
         "type": "DisruptionTarget", "status": "True", "lastProbeTime": None,
         "lastTransitionTime": "2025-01-01T00:00:10Z", "reason": "PreemptionByScheduler",
         "message": "default-scheduler: preempting to accommodate a higher priority pod"}
-    assert events(cluster, "low", "Preempted") == [
-        ("2025-01-01T00:00:10Z", f"Preempted by pod {high['metadata']['uid']} on node node-1")]
+    [preempted] = [e for e in cluster.events("default", involved_name="low") if e["reason"] == "Preempted"]
+    assert (preempted["eventTime"], preempted["type"], preempted["action"], preempted["message"]) == (
+        "2025-01-01T00:00:10.000000Z", "Normal", "Preempting",
+        f"Preempted by pod {high['metadata']['uid']} on node node-1")
+    assert (preempted["related"]["name"], preempted["reportingComponent"]) == ("high", "default-scheduler")
     assert "deletionTimestamp" not in cluster.get("v1", "Pod", "small")["metadata"]
     preemptor = cluster.get("v1", "Pod", "high")
     assert preemptor["status"]["nominatedNodeName"] == "node-1"

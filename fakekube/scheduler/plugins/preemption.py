@@ -5,7 +5,8 @@ When a pod fits nowhere, the evaluator asks, node by node, "would it fit if some
 lower-priority pods were gone?" on copies of the node and the cycle state (the dry run),
 keeps the nodes where the answer is yes (candidates, each with its victims), picks the
 best one by upstream's criteria and evicts its victims: each gets the DisruptionTarget
-condition, is deleted with its own grace period, and a ``Preempted`` event. The plugin
+condition, is deleted with its own grace period, and a ``Preempted`` event (events.k8s.io,
+action Preempting, the preemptor as related object). The plugin
 supplies the policy — who may preempt, which victims a node needs, how many nodes to try
 (upstream's ``preemption.Interface``); see defaultpreemption.py.
 
@@ -29,7 +30,6 @@ from fakekube.objects.pods import DISRUPTION_TARGET, update_pod_condition
 from fakekube.scheduler.framework import Code, CycleState, NodeInfo, PodInfo, Status, error
 
 if TYPE_CHECKING:
-    from fakekube.engine import Context
     from fakekube.scheduler.runtime import Framework, Handle
 
 Obj = dict[str, Any]
@@ -43,6 +43,7 @@ ERR_NO_CANDIDATE = "no candidate node for preemption"
 ERR_NO_VICTIMS_ON_NODE = 'expected at least one victim pod on node "{}"'
 #: The victim's event and condition (v1.PodReasonPreemptionByScheduler).
 PREEMPTED_REASON = "Preempted"
+PREEMPTING_ACTION = "Preempting"
 PREEMPTED_MESSAGE = "Preempted by pod {uid} on node {node}"
 PREEMPTION_BY_SCHEDULER = "PreemptionByScheduler"
 PREEMPTION_CONDITION_MESSAGE = "{scheduler}: preempting to accommodate a higher priority pod"
@@ -242,16 +243,14 @@ class Evaluator:
         try:
             updated = update_pod_condition(current, condition, ctx.now)
             if updated is not None:
-                current = ctx.client.update_status(PODS, updated)
+                ctx.client.update_status(PODS, updated)
             ctx.client.delete(PODS, victim.name, victim.namespace)
         except ApiError:
             return
-        message = PREEMPTED_MESSAGE.format(uid=(preemptor.get("metadata") or {}).get("uid") or "", node=node_name)
-        _record(ctx, current, message, self.handle.profile.scheduler_name)
-
-
-def _record(ctx: "Context", victim: Obj, message: str, component: str) -> None:
-    ctx.record_event(victim, "Pod", "Normal", PREEMPTED_REASON, message, component)
+        # About the victim as the scheduler saw it (upstream's event references the cached pod).
+        note = PREEMPTED_MESSAGE.format(uid=(preemptor.get("metadata") or {}).get("uid") or "", node=node_name)
+        ctx.record_eventf(current, "Pod", "Normal", PREEMPTED_REASON, PREEMPTING_ACTION, note,
+                          self.handle.profile.scheduler_name, related=preemptor)
 
 
 #: A PodInfo no pod can be: the lowest priority and no name, to ask the snapshot for every

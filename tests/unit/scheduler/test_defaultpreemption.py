@@ -142,9 +142,10 @@ class FakeContext:
         return [obj for (r, ns, _), obj in sorted(self.objects.items(), key=lambda kv: kv[0][1:])
                 if r == resource and (not namespace or ns == namespace)]
 
-    def record_event(self, obj: Obj, kind: str, event_type: str, reason: str, message: str,
-                     component: str, api_version: str = "v1") -> None:
-        self.events.append((obj["metadata"]["name"], event_type, reason, message, component))
+    def record_eventf(self, regarding: Obj, kind: str, event_type: str, reason: str, action: str, note: str,
+                      reporting_controller: str, related: Obj | None = None) -> None:
+        assert (kind, action) == ("Pod", "Preempting") and related is not None
+        self.events.append((regarding["metadata"]["name"], event_type, reason, note, reporting_controller))
 
 
 def pod(name: str, priority: int = 0, cpu: str = "500m", started: str | None = "2025-01-01T00:00:00Z",
