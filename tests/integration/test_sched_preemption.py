@@ -17,7 +17,6 @@ from fakekube.api.verbs.apiserver import WriteOptions
 from fakekube.kubelet.behaviour import BEHAVIOUR_ANNOTATION
 
 Obj = dict[str, Any]
-SLOW_STOP = {"stop_delay_s": 100}
 
 
 def priority_class(name: str, value: int, **extra: Any) -> Obj:
@@ -25,8 +24,10 @@ def priority_class(name: str, value: int, **extra: Any) -> Obj:
             "value": value, **extra}
 
 
-def pod(name: str, priority_class_name: str, cpu: str, labels: dict[str, str] | None = None, grace_s: int = 30) -> Obj:
-    meta: Obj = {"name": name, "namespace": "default", "annotations": {BEHAVIOUR_ANNOTATION: json.dumps(SLOW_STOP)}}
+def pod(name: str, priority_class_name: str, cpu: str, labels: dict[str, str] | None = None, grace_s: int = 30,
+        stop_delay_s: int = 100) -> Obj:
+    behaviour = json.dumps({"stop_delay_s": stop_delay_s})
+    meta: Obj = {"name": name, "namespace": "default", "annotations": {BEHAVIOUR_ANNOTATION: behaviour}}
     if labels:
         meta["labels"] = labels
     return {"apiVersion": "v1", "kind": "Pod", "metadata": meta,
@@ -155,3 +156,51 @@ def test_the_node_whose_victim_no_budget_protects_is_chosen() -> None:
     assert cluster.get("v1", "Pod", "plain")["metadata"]["deletionTimestamp"] == "2025-01-01T00:00:40Z"
     assert cluster.get("v1", "Pod", "high")["status"]["nominatedNodeName"] == (
         cluster.get("v1", "Pod", "plain")["spec"]["nodeName"])
+
+
+def test_no_second_preemption_while_the_first_victim_terminates() -> None:
+    # A 600 s grace and a container that ignores SIGTERM: when the 5-minute flush retries the
+    # preemptor, its victim is still terminating on the nominated node, so it waits instead
+    # of evicting "small" too.
+    cluster = cluster_with_classes(1)
+    cluster.create(pod("low", "low", "3", grace_s=600, stop_delay_s=1000))
+    cluster.create(pod("small", "low", "500m", grace_s=600, stop_delay_s=1000))
+    cluster.advance(10)
+    cluster.create(pod("high", "high", "2"))
+    cluster.settle()
+    cluster.advance(400)
+    assert events(cluster, "high", "FailedScheduling") == [
+        ("2025-01-01T00:00:10Z", "0/1 nodes are available: 1 Insufficient cpu."),
+        ("2025-01-01T00:05:30Z", "0/1 nodes are available: 1 Insufficient cpu. "
+                                 "preemption: not eligible due to a terminating pod on the nominated node.")]
+    assert "deletionTimestamp" not in cluster.get("v1", "Pod", "small")["metadata"]
+    assert cluster.get("v1", "Pod", "high")["status"]["nominatedNodeName"] == "node-1"
+    cluster.advance(200)  # killed at 00:10:10, the end of its grace period
+    assert cluster.get("v1", "Pod", "high")["spec"]["nodeName"] == "node-1"
+    assert events(cluster, "high", "Scheduled") == [
+        ("2025-01-01T00:10:10Z", "Successfully assigned default/high to node-1")]
+
+
+def test_a_higher_preemptor_clears_a_lower_pods_nomination_to_the_node() -> None:
+    cluster = cluster_with_classes(1)
+    cluster.create(priority_class("mid", 500))
+    cluster.create(pod("low", "low", "3"))
+    cluster.advance(10)
+    cluster.create(pod("middle", "mid", "2"))
+    cluster.settle()
+    assert cluster.get("v1", "Pod", "middle")["status"]["nominatedNodeName"] == "node-1"
+    cluster.advance(5)
+    high = cluster.create(pod("high", "high", "2"))
+    cluster.settle()
+    # t=15: "high" needs the same room; "low" is its victim too (1.33 preempts a victim
+    # already being deleted again), and "middle" loses its nomination to node-1.
+    assert "nominatedNodeName" not in cluster.get("v1", "Pod", "middle")["status"]
+    assert cluster.get("v1", "Pod", "high")["status"]["nominatedNodeName"] == "node-1"
+    assert [m for _, m in events(cluster, "low", "Preempted")][-1] == (
+        f"Preempted by pod {high['metadata']['uid']} on node node-1")
+    cluster.advance(25)  # "low" is gone at 00:00:40: "high" takes the room, "middle" cannot preempt it
+    assert cluster.get("v1", "Pod", "high")["spec"]["nodeName"] == "node-1"
+    assert "nodeName" not in cluster.get("v1", "Pod", "middle")["spec"]
+    assert events(cluster, "middle", "FailedScheduling")[-1] == (
+        "2025-01-01T00:00:40Z", "0/1 nodes are available: 1 Insufficient cpu. preemption: 0/1 nodes are available: "
+                                "1 No preemption victims found for incoming pod.")
