@@ -31,6 +31,7 @@ from fakekube.cluster import bootstrap
 from fakekube.cluster.nodespec import NodeSpec, expand_nodes
 from fakekube.cluster.kubeconfig import write_kubeconfig
 from fakekube.scheduler import Scheduler, SchedulerConfig
+from fakekube.scheduler.explain import explain
 from fakekube.cluster.wiring import ADMISSION_PLUGINS, CONTROLLERS, VALIDATING_ADMISSION_PLUGINS
 from fakekube.controllers.nodelifecycle.config import NodeLifecycleConfig
 from fakekube.controllers.nodeipam import DEFAULT_CLUSTER_CIDR, DEFAULT_NODE_CIDR_MASK_SIZE
@@ -44,7 +45,7 @@ from fakekube.kubelet.behaviour import BehaviourCatalog
 from fakekube.kubelet.logs import PodLogOptions
 from fakekube.kubelet.logstream import LogStreams, TooManyStreams
 from fakekube.kubelet.staticpods import StaticPodManifest, build_manifests
-from fakekube.objects.kinds import NODES
+from fakekube.objects.kinds import NODES, PODS
 from fakekube.random import SeededRandom
 from fakekube.store import DEFAULT_HISTORY_LIMIT, Store
 from fakekube.store.history import DEFAULT_HISTORY_BYTES
@@ -411,6 +412,25 @@ class Cluster:
     def delete(self, api_version: str, kind: str, name: str, namespace: str = "default") -> None:
         self.api.delete(self.resource(api_version, kind), namespace, name, DeleteOptions())
         self.settle()
+
+    def explain_scheduling(self, pod: str | Obj, namespace: str = "default") -> Obj:
+        """Why the scheduler puts ``pod`` (a name in ``namespace``, or a pod object not yet
+        created) where it does: per node the filter plugin that rejects it and why, or each
+        score plugin's normalized score, weight and the total; the best node(s) or the
+        FailedScheduling message (fakekube/scheduler/explain.py). Changes nothing.
+
+        Raises KeyError when the pod does not exist, LookupError when no scheduler runs."""
+        scheduler = self.scheduler
+        if scheduler is None:
+            raise LookupError("this cluster runs no scheduler (ClusterConfig.scheduler is None)")
+        if isinstance(pod, str):
+            stored = self.store.get(PODS, (namespace, pod))
+            if stored is None:
+                raise KeyError(f"pod {namespace}/{pod} not found")
+            pod = stored
+        target = pod
+        self.settle()  # the scheduler's cache sees every write made so far
+        return self.engine.query(scheduler.name, lambda ctx: explain(scheduler, target, ctx))
 
     def events(self, namespace: str | None = None, involved_name: str | None = None,
                reason: str | None = None) -> builtins.list[Obj]:

@@ -20,6 +20,9 @@ Endpoints (all JSON; errors are Kubernetes ``Status`` objects, like the rest of 
 * ``POST /fakekube/v1/nodes/<name>/conditions`` with ``{"type": "MemoryPressure", "status":
   "True"}`` (``reason``/``message`` optional) → the kubelet reports it at its next status check
 * ``DELETE /fakekube/v1/nodes/<name>/conditions/<type>`` → reported healthy again
+* ``GET  /fakekube/v1/scheduling/<namespace>/<pod>`` → why the scheduler places the pod
+  where it does: per node the filter that rejected it, or each score plugin's score
+  (``Cluster.explain_scheduling``, fakekube/scheduler/explain.py)
 
 Every node endpoint answers with the node's kubelet state (as ``GET`` does).
 
@@ -92,6 +95,8 @@ class ControlApp:
         path = request.path[len(PREFIX):] if request.path.startswith(PREFIX) else None
         if path is not None and path.startswith("/nodes/"):
             return JsonResponse(json.dumps(self._node_fault(request, path)).encode() + b"\n")
+        if path is not None and path.startswith("/scheduling/"):
+            return JsonResponse(json.dumps(self._explain(request, path)).encode() + b"\n")
         paths = {p for _, p in self._routes}
         if path is None or path not in paths:
             raise ApiError(404, "NotFound", f"no control endpoint {request.path}")
@@ -117,6 +122,19 @@ class ControlApp:
             _require_method(request, "DELETE")
             return self._node_state(name, lambda: self.cluster.clear_node_condition(name, parts[2]))
         raise ApiError(404, "NotFound", f"no control endpoint {request.path}")
+
+    def _explain(self, request: Request, path: str) -> dict[str, Any]:
+        """``scheduling/<namespace>/<pod>``: the scheduler's explanation of that pod."""
+        parts = path.split("/")[2:]
+        if len(parts) != 2 or not all(parts):
+            raise ApiError(404, "NotFound", f"no control endpoint {request.path}")
+        _require_method(request, "GET")
+        try:
+            return self.cluster.explain_scheduling(parts[1], parts[0])
+        except KeyError:
+            raise errors.not_found("", "pods", parts[1]) from None
+        except LookupError as exc:
+            raise errors.bad_request(str(exc)) from None
 
     def _node_actions(self) -> dict[str, Callable[[str], None]]:
         return {"fail": self.cluster.fail_node, "recover": self.cluster.recover_node,

@@ -243,6 +243,15 @@ class Engine:
         """Run ``work`` on the engine thread (e.g. a fault that touches controller state)."""
         return self._on_engine_thread(work)
 
+    def query(self, controller: str, work: Callable[[Context], T]) -> T:
+        """Run ``work(ctx)`` on the engine thread with a context of ``controller`` (a
+        question to its state, e.g. the scheduler's explanation of a pod). Its random
+        stream is a throwaway fork, so asking changes nothing a later reconcile draws."""
+        def run() -> T:
+            rng = self._rngs[controller].fork(f"query/{self.reconciles}")
+            return work(Context(self, controller, "~query", self.clock.now(), rng))
+        return self._on_engine_thread(run)
+
     # -- time and work ------------------------------------------------------------
     def settle(self) -> int:
         """Run work until none is due now; returns the number of reconciles."""

@@ -141,7 +141,7 @@ class Scheduler:
         return hints
 
     def _pre_enqueue(self, info: PodInfo) -> Status | None:
-        framework = self.frameworks.get(_scheduler_name(info.pod))
+        framework = self.frameworks.get(scheduler_name(info.pod))
         return framework.run_pre_enqueue(info) if framework is not None else None
 
     # -- the controller ------------------------------------------------------------------
@@ -239,7 +239,7 @@ class Scheduler:
         if node_name:
             self._sync_bound_pod(key, node_name, pod, now_s)
             return
-        if _scheduler_name(pod) not in self.frameworks or (pod.get("metadata") or {}).get("deletionTimestamp"):
+        if scheduler_name(pod) not in self.frameworks or (pod.get("metadata") or {}).get("deletionTimestamp"):
             self.queue.delete(key)
             self.cache.clear_nomination(key)
             return
@@ -291,7 +291,7 @@ class Scheduler:
             return True  # skipPodSchedule: gone, bound by someone else, or being deleted
         if pod is not info.pod:
             info = queued.info = PodInfo(pod)
-        framework = self.frameworks[_scheduler_name(pod)]
+        framework = self.frameworks[scheduler_name(pod)]
         state = CycleState()
         try:
             node_name = self._schedule_pod(framework, state, info, ctx)
@@ -481,19 +481,16 @@ def flush_tick_s(queued_s: float, max_wait_s: float) -> float:
 
 
 def select_host(nodes: list[NodeInfo], totals: list[int], ctx: Context) -> str:
-    """The highest total; among equal totals one at random from the seeded stream
-    (reservoir sampling over the nodes in evaluation order, as upstream's selectHost)."""
+    """The highest total; among equal totals one drawn uniformly from the seeded stream
+    (upstream's selectHost samples the ties the same way, one reservoir draw per tie; one
+    draw over the tied nodes in evaluation order gives the same distribution)."""
     best = max(totals)
-    chosen, seen = 0, 0
-    for index, total in enumerate(totals):
-        if total == best:
-            seen += 1
-            if ctx.rng.randrange(0, seen) == 0:
-                chosen = index
+    tied = [index for index, total in enumerate(totals) if total == best]
+    chosen = tied[ctx.rng.randrange(0, len(tied))] if len(tied) > 1 else tied[0]
     return nodes[chosen].name
 
 
-def _scheduler_name(pod: Obj) -> str:
+def scheduler_name(pod: Obj) -> str:
     return (pod.get("spec") or {}).get("schedulerName") or "default-scheduler"
 
 

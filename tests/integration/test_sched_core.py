@@ -244,3 +244,52 @@ def test_a_config_file_can_turn_the_scheduler_off(tmp_path: Any) -> None:
     config = tmp_path / "cluster.yaml"
     config.write_text("nodes: 1\nscheduler: false\n")
     assert Cluster.from_config_file(config).scheduler is None
+
+
+def test_explain_scheduling_names_each_nodes_filter_and_scores() -> None:
+    cluster = Cluster(nodes=3)
+    patch_node(cluster, "node-1", {"spec": {"taints": [{"key": "dedicated", "value": "db", "effect": "NoSchedule"}]}})
+    patch_node(cluster, "node-3", {"spec": {"unschedulable": True}})
+    cluster.settle()
+    before = cluster.store.resource_version
+    report = cluster.explain_scheduling(pod("web"))
+    assert cluster.store.resource_version == before  # asking writes nothing
+    by_node = {entry["name"]: entry for entry in report["nodes"]}
+    assert by_node["node-1"]["filter"] == {"plugin": "TaintToleration", "code": "UnschedulableAndUnresolvable",
+                                           "reasons": ["node(s) had untolerated taint {dedicated: db}"]}
+    assert by_node["node-3"]["filter"]["reasons"] == ["node(s) were unschedulable"]
+    assert by_node["node-2"]["fits"] is True
+    scores = by_node["node-2"]["scores"]
+    assert scores["TaintToleration"] == {"score": 100, "weight": 3, "weighted": 300}
+    assert by_node["node-2"]["total"] == sum(s["weighted"] for s in scores.values())
+    assert report["best"] == ["node-2"]
+    cluster.create(pod("web"))
+    assert node_of(cluster, "web") == "node-2"
+
+
+def test_explain_scheduling_gives_the_failure_message_and_control_api_serves_it() -> None:
+    import http.client
+    import urllib.parse
+
+    from fakekube.control import attach
+
+    cluster = Cluster(nodes=2)
+    attach(cluster)
+    cluster.start()
+    try:
+        taint_all(cluster, "dedicated")
+        cluster.create(pod("web"))
+        report = cluster.explain_scheduling("web")
+        assert report["message"] == "0/2 nodes are available: 2 node(s) had untolerated taint {dedicated: }."
+        address = urllib.parse.urlsplit(cluster.url)
+        connection = http.client.HTTPConnection(address.hostname or "", address.port)
+        connection.request("GET", "/fakekube/v1/scheduling/default/web")
+        response = connection.getresponse()
+        assert (response.status, json.loads(response.read())) == (200, report)
+        connection.request("GET", "/fakekube/v1/scheduling/default/nope")
+        response = connection.getresponse()
+        assert response.status == 404
+        assert json.loads(response.read())["reason"] == "NotFound"
+        connection.close()
+    finally:
+        cluster.stop()
