@@ -15,7 +15,7 @@ that samples only part of the nodes still sees every zone.
 from __future__ import annotations
 
 from collections import OrderedDict
-from typing import Any
+from typing import Any, Iterable
 
 from fakekube.scheduler.framework import NodeInfo, PodInfo
 
@@ -47,6 +47,8 @@ class Cache:
         #: Nodes holding pods with pod (anti-)affinity, and with required anti-affinity, kept
         #: as pods come and go (InterPodAffinity reads them every cycle; scanning 5,000
         #: nodes for them cost more than the rest of a cycle).
+        #: How many nodes report each image in status.images.
+        self.image_nodes: dict[str, int] = {}
         self.affinity_nodes: dict[str, None] = {}
         self.anti_affinity_nodes: dict[str, None] = {}
         #: Nominated pods by node, and each pod's node.
@@ -64,17 +66,33 @@ class Cache:
             for pod in self._waiting.pop(name, {}).values():
                 info.add_pod(pod)
             self._track_affinity(info)
+            self._count_images((), info.images)
             self._zones.setdefault(zone, []).append(name)
             self._node_zone[name] = zone
             self._ordered = None
             return info
+        before = info.images
         info.set_node(node)
+        if info.images != before:
+            self._count_images(before, info.images)
         if self._node_zone[name] != zone:
             self._remove_from_zone(name)
             self._zones.setdefault(zone, []).append(name)
             self._node_zone[name] = zone
             self._ordered = None
         return info
+
+    def _count_images(self, before: Iterable[str], after: Iterable[str]) -> None:
+        """Keep how many nodes hold each image (ImageLocality's spread) as node lists change."""
+        old, new = set(before), set(after)
+        for image in old - new:
+            count = self.image_nodes[image] - 1
+            if count:
+                self.image_nodes[image] = count
+            else:
+                del self.image_nodes[image]
+        for image in new - old:
+            self.image_nodes[image] = self.image_nodes.get(image, 0) + 1
 
     def _track_affinity(self, node: NodeInfo) -> None:
         for tracked, has in ((self.affinity_nodes, node.pods_with_affinity),
@@ -91,6 +109,7 @@ class Cache:
             return
         if info.pods:
             self._waiting[name] = dict(info.pods)
+        self._count_images(info.images, ())
         self._remove_from_zone(name)
         del self._node_zone[name]
         self.affinity_nodes.pop(name, None)
@@ -196,6 +215,10 @@ class Snapshot:
     def have_pods_with_required_anti_affinity(self) -> list[NodeInfo]:
         nodes = self._cache.nodes
         return [nodes[name] for name in self._cache.anti_affinity_nodes if name in nodes]
+
+    def image_num_nodes(self, image: str) -> int:
+        """How many nodes report ``image`` (a name as in status.images)."""
+        return self._cache.image_nodes.get(image, 0)
 
     def nominated_pods(self, node_name: str, info: PodInfo) -> list[PodInfo]:
         """Pods nominated to ``node_name`` with priority at least ``info``'s, other than it."""

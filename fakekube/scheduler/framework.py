@@ -187,11 +187,12 @@ def non_zero_requests(pod: Mapping[str, Any]) -> tuple[int, int]:
 
 
 def _host_ports(pod: Mapping[str, Any]) -> tuple[tuple[str, str, int], ...]:
-    """(hostIP, protocol, hostPort) of every container port with a hostPort (upstream's
-    HostPortInfo keys; an empty hostIP is 0.0.0.0)."""
+    """(hostIP, protocol, hostPort) of every regular container's port with a hostPort
+    (upstream 1.33's HostPortInfo keys; an empty hostIP is 0.0.0.0; init containers'
+    ports count from 1.34 only)."""
     spec = pod.get("spec") or {}
     ports = []
-    for container in list(spec.get("initContainers") or []) + list(spec.get("containers") or []):
+    for container in spec.get("containers") or []:
         for port in container.get("ports") or []:
             host_port = port.get("hostPort") or 0
             if host_port > 0:

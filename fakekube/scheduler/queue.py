@@ -39,6 +39,9 @@ GATED = "gated"
 #: How often unschedulable pods are checked for podMaxInUnschedulablePodsDuration.
 FLUSH_PERIOD_S = 30.0
 
+AFTER_BACKOFF = "after back-off"
+IMMEDIATELY = "immediately"
+
 #: Times are float seconds; timers fire at whole microseconds: this much earlier counts as due.
 TIME_EPSILON_S = 1e-7
 
@@ -141,10 +144,14 @@ class SchedulingQueue:
         return None
 
     # -- after an attempt ------------------------------------------------------------------
-    def requeue_unschedulable(self, queued: QueuedPodInfo, plugins: set[str], now_s: float) -> None:
-        """The pod fit nowhere: wait for an event one of ``plugins`` registered."""
+    def requeue_unschedulable(self, queued: QueuedPodInfo, plugins: set[str], now_s: float,
+                              pending: frozenset[str] = frozenset()) -> None:
+        """The pod fit nowhere (or a plugin in ``pending`` is waiting for something): wait
+        for an event one of them registered. An event for a *pending* plugin sends the pod
+        straight to activeQ, skipping its back-off (upstream's queueImmediately)."""
         queued.timestamp_s = now_s
-        queued.unschedulable_plugins = frozenset(plugins)
+        queued.unschedulable_plugins = frozenset(plugins) | pending
+        queued.pending_plugins = pending
         queued.backoff_expiry_s = now_s + self._backoff_s(queued.attempts)
         queued.seq = self._next_seq()
         self._pods[queued.info.key] = queued
@@ -198,22 +205,27 @@ class SchedulingQueue:
         moved = 0
         for key in sorted(candidates, key=lambda k: self._pods[k].seq):
             queued = self._pods[key]
-            if self._worth_retrying(queued, event, old, new):
+            verdict = self._worth_retrying(queued, event, old, new)
+            if verdict is not None:
                 self._leave(key)
+                if verdict == IMMEDIATELY:
+                    queued.backoff_expiry_s = now_s
                 self._move(queued, now_s)
                 moved += 1
         return moved
 
-    def _worth_retrying(self, queued: QueuedPodInfo, event: ClusterEvent, old: Obj | None, new: Obj | None) -> bool:
+    def _worth_retrying(self, queued: QueuedPodInfo, event: ClusterEvent, old: Obj | None,
+                        new: Obj | None) -> str | None:
+        """None (stay), AFTER_BACKOFF or IMMEDIATELY (a pending plugin's event)."""
         if not queued.unschedulable_plugins:
-            return True
+            return AFTER_BACKOFF
         for plugin in sorted(queued.unschedulable_plugins):
             for registration in self._hints.get(plugin, ()):
                 if not _matches(registration.event, event):
                     continue
                 if registration.hint is None or registration.hint(queued.info.pod, old, new) == Hint.QUEUE:
-                    return True
-        return False
+                    return IMMEDIATELY if plugin in queued.pending_plugins else AFTER_BACKOFF
+        return None
 
     # -- internals -------------------------------------------------------------------------
     def _move(self, queued: QueuedPodInfo, now_s: float) -> None:

@@ -234,7 +234,11 @@ class Framework:
         return _first_failure(self.permit, "permit", state, info, node_name)
 
     def run_pre_bind(self, state: CycleState, info: PodInfo, node_name: str) -> Status | None:
-        return _first_failure(self.pre_bind, "pre_bind", state, info, node_name)
+        """PreBind; an error is reported as upstream's ``running PreBind plugin "<name>": ...``."""
+        status = _first_failure(self.pre_bind, "pre_bind", state, info, node_name)
+        if status is not None and not status.is_rejected():
+            return Status(status.code, (f'running PreBind plugin "{status.plugin}": {status.message}',), status.plugin)
+        return status
 
     def run_bind(self, state: CycleState, info: PodInfo, node_name: str) -> Status | None:
         for plugin in self.bind:

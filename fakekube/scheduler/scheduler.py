@@ -62,13 +62,9 @@ WATCHED: dict[str, tuple[Resource, str]] = {
 #: Upstream's minFeasibleNodesToFind and minFeasibleNodesPercentageToFind.
 MIN_FEASIBLE_NODES_TO_FIND = 100
 MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND = 5
-#: FailedScheduling notes and condition messages are cut here (upstream's noteLengthLimit).
-NOTE_LENGTH_LIMIT = 1024
-
 NO_NODES_AVAILABLE = "no nodes available to schedule pods"
 REASON_UNSCHEDULABLE = "Unschedulable"
 REASON_SCHEDULER_ERROR = "SchedulerError"
-COMPONENT = "default-scheduler"
 
 
 class FitError(Exception):
@@ -421,30 +417,31 @@ class Scheduler:
             status = Status(Code.ERROR, (f'running Bind plugin "DefaultBinder": {refused.message}',), "DefaultBinder")
         if status is not None:
             framework.run_unreserve(state, info, node_name)
-            self._fail(ctx, framework, queued, status.message, status.is_rejected(), {status.plugin}, None, now_s)
+            pending = frozenset({status.plugin}) if status.code == Code.PENDING else frozenset()
+            self._fail(ctx, framework, queued, status.message, status.is_rejected(), {status.plugin}, None, now_s,
+                       pending)
             return
         bound = ctx.get(PODS, info.name, info.namespace)
         if bound is not None:
             self.cache.add_pod(node_name, PodInfo(bound))
             self._seen[f"pods/{info.key}"] = bound
         self.cache.clear_nomination(info.key)
-        ctx.record_event(bound or info.pod, "Pod", "Normal", "Scheduled",
-                         f"Successfully assigned {info.namespace}/{info.name} to {node_name}", COMPONENT)
+        ctx.record_eventf(info.pod, "Pod", "Normal", "Scheduled", "Binding",
+                          f"Successfully assigned {info.namespace}/{info.name} to {node_name}", framework.name)
         framework.run_post_bind(state, info, node_name)
 
     def _fail(self, ctx: Context, framework: Framework, queued: QueuedPodInfo, message: str, rejected: bool,
-              plugins: set[str], nominated: str | None, now_s: float) -> None:
+              plugins: set[str], nominated: str | None, now_s: float, pending: frozenset[str] = frozenset()) -> None:
         """handleSchedulingFailure: the event, the PodScheduled=False condition (and the
         nominated node), and the pod back in the queue."""
         info = queued.info
         if rejected:
-            self.queue.requeue_unschedulable(queued, plugins, now_s)
+            self.queue.requeue_unschedulable(queued, plugins, now_s, pending)
         else:
             self.queue.requeue_error(queued, now_s)
         if nominated:
             self.cache.nominate(info, nominated)
-        note = _truncate(message)
-        ctx.record_event(info.pod, "Pod", "Warning", "FailedScheduling", note, COMPONENT)
+        ctx.record_eventf(info.pod, "Pod", "Warning", "FailedScheduling", "Scheduling", message, framework.name)
         reason = REASON_UNSCHEDULABLE if rejected else REASON_SCHEDULER_ERROR
         self._update_pod_status(ctx, info, reason, message, nominated)
 
@@ -492,12 +489,6 @@ def select_host(nodes: list[NodeInfo], totals: list[int], ctx: Context) -> str:
 
 def scheduler_name(pod: Obj) -> str:
     return (pod.get("spec") or {}).get("schedulerName") or "default-scheduler"
-
-
-def _truncate(message: str) -> str:
-    if len(message) <= NOTE_LENGTH_LIMIT:
-        return message
-    return message[: NOTE_LENGTH_LIMIT - 3] + "..."
 
 
 def _scheduling_view(pod: Obj) -> tuple[Any, ...]:
