@@ -19,6 +19,7 @@ resolved into names once per cycle, as upstream.
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from typing import TYPE_CHECKING, Any, Iterable, Iterator, Mapping, NamedTuple
 
 from fakekube.objects.kinds import NAMESPACES
@@ -41,6 +42,9 @@ ERR_REASON_ANTI_AFFINITY = "node(s) didn't match pod anti-affinity rules"
 DEFAULT_HARD_POD_AFFINITY_WEIGHT = 1
 MIN_HARD_POD_AFFINITY_WEIGHT = 0
 MAX_HARD_POD_AFFINITY_WEIGHT = 100
+
+#: How many pending pods' parsed terms the queueing hints keep (least recently used goes).
+HINT_MEMO_SIZE = 4096
 
 #: Where PreScore's topology scores live in the cycle state (PreFilter's is state.data[NAME]).
 PRE_SCORE_KEY = "PreScore" + NAME
@@ -258,6 +262,7 @@ class InterPodAffinity:
         self.hard_pod_affinity_weight: int = weight
         self.ignore_preferred_terms_of_existing_pods = bool(args.get("ignorePreferredTermsOfExistingPods", False))
         self._index = PodLabelIndex()
+        self._hint_memo: OrderedDict[int, tuple[Obj, PodTerms]] = OrderedDict()
 
     # -- filtering -----------------------------------------------------------------------
     def pre_filter(self, state: CycleState, info: PodInfo) -> tuple[set[str] | None, Status | None]:
@@ -394,9 +399,29 @@ class InterPodAffinity:
         queueing hints on, so no UpdateNodeTaint)."""
         return [
             EventHint(ClusterEvent(ASSIGNED_POD, Action.ADD | Action.UPDATE_POD_LABEL | Action.DELETE),
-                      _after_pod_change),
-            EventHint(ClusterEvent(NODE, Action.ADD | Action.UPDATE_NODE_LABEL), _after_node_change),
+                      self._pod_hint),
+            EventHint(ClusterEvent(NODE, Action.ADD | Action.UPDATE_NODE_LABEL), self._node_hint),
         ]
+
+    def _pod_hint(self, pod: Obj, old: Obj | None, new: Obj | None) -> Hint:
+        return _after_pod_change(self._hint_terms(pod), old, new)
+
+    def _node_hint(self, pod: Obj, old: Obj | None, new: Obj | None) -> Hint:
+        return _after_node_change(self._hint_terms(pod), old, new)
+
+    def _hint_terms(self, pod: Obj) -> PodTerms:
+        """A pending pod's terms for the hints, parsed once per pod object: a hint runs for
+        every waiting pod on every bound-pod event, and stored pods are never changed in
+        place (a changed pod is a new object). At most HINT_MEMO_SIZE pods are kept."""
+        entry = self._hint_memo.get(id(pod))
+        if entry is not None and entry[0] is pod:
+            self._hint_memo.move_to_end(id(pod))
+            return entry[1]
+        terms = parse_terms(pod)
+        self._hint_memo[id(pod)] = (pod, terms)
+        if len(self._hint_memo) > HINT_MEMO_SIZE:
+            self._hint_memo.popitem(last=False)
+        return terms
 
     # -- helpers -------------------------------------------------------------------------
     def _namespace_labels(self, namespace: str) -> Mapping[str, str]:
@@ -490,14 +515,13 @@ def _aggregate(messages: Iterable[str]) -> str:
 
 
 # -- queueing hints ------------------------------------------------------------------------
-def _after_pod_change(pod: Any, old: Any, new: Any) -> Hint:
+def _after_pod_change(terms: PodTerms, old: Any, new: Any) -> Hint:
     """isSchedulableAfterPodChange (1.33): an assigned pod that now matches all of the
     pod's affinity terms (added, or relabelled into them), or that stopped matching all of
     its anti-affinity terms (relabelled or deleted). Terms are matched with namespace
     selectors unresolved and no namespace labels, as upstream's hint does."""
     if (new is not None and not _node_name(new)) or (old is not None and not _node_name(old)):
         return Hint.SKIP
-    terms = parse_terms(pod)
     if terms.errors:
         return Hint.QUEUE
 
@@ -516,13 +540,12 @@ def _after_pod_change(pod: Any, old: Any, new: Any) -> Hint:
     return Hint.QUEUE if old is not None and matches(terms.required_anti, old) else Hint.SKIP
 
 
-def _after_node_change(pod: Any, old: Any, new: Any) -> Hint:
+def _after_node_change(terms: PodTerms, old: Any, new: Any) -> Hint:
     """isSchedulableAfterNodeChange (1.33): a new node with an affinity term's topology
     key, or any new node when the pod has anti-affinity terms; an updated node that gained
     an affinity key, lost an anti-affinity key, or changed either key's value."""
     if new is None:
         return Hint.SKIP
-    terms = parse_terms(pod)
     if terms.errors:
         return Hint.QUEUE
     new_labels = (new.get("metadata") or {}).get("labels") or {}
