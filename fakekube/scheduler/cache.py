@@ -227,3 +227,7 @@ class Snapshot:
 
     def nominated_node(self, key: str) -> str:
         return self._cache.nominated_node(key)
+
+    def nominated_to(self, node_name: str) -> list[PodInfo]:
+        """Every pod nominated to ``node_name``, whatever its priority."""
+        return self._cache.nominated_to(node_name)

@@ -181,8 +181,10 @@ class Framework:
     def run_post_filter(self, state: CycleState, info: PodInfo,
                         statuses: Mapping[str, Status]) -> tuple[str | None, Status | None]:
         """PostFilter (preemption): the first plugin that nominates a node wins; otherwise
-        the last rejection's message is what FailedScheduling adds."""
+        the last rejection's message is what FailedScheduling adds, and a failing plugin's
+        ``""`` nomination (upstream's "clear the nominated node") is passed on (None: keep)."""
         last: Status | None = None
+        clear: str | None = None
         for plugin in self.post_filter:
             nominated, status = plugin.post_filter(state, info, statuses)
             if status is not None and status.code == Code.SUCCESS:
@@ -190,7 +192,8 @@ class Framework:
             if status is not None and status.code == Code.ERROR:
                 return None, _named(status, plugin.name)
             last = _named(status, plugin.name) if status is not None else last
-        return None, last
+            clear = nominated if nominated is not None else clear
+        return clear, last
 
     # -- scoring -------------------------------------------------------------------------
     def run_pre_score(self, state: CycleState, info: PodInfo, nodes: list[NodeInfo]) -> Status | None:

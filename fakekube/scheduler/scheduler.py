@@ -94,8 +94,6 @@ class FitError(Exception):
                 message += f" {', '.join(histogram)}."
         if diagnosis.post_filter_msg:
             message += f" {diagnosis.post_filter_msg}"
-            if not diagnosis.post_filter_msg.endswith("."):
-                message += "."
         return message
 
 
@@ -441,6 +439,8 @@ class Scheduler:
             self.queue.requeue_error(queued, now_s)
         if nominated:
             self.cache.nominate(info, nominated)
+        elif nominated == "":
+            self.cache.clear_nomination(info.key)
         ctx.record_eventf(info.pod, "Pod", "Warning", "FailedScheduling", "Scheduling", message, framework.name)
         reason = REASON_UNSCHEDULABLE if rejected else REASON_SCHEDULER_ERROR
         self._update_pod_status(ctx, info, reason, message, nominated)
@@ -458,12 +458,14 @@ class Scheduler:
         changed = old is None or any(old.get(k) != condition[k] for k in ("status", "reason", "message"))
         if old is not None and old.get("status") == "False":
             condition["lastTransitionTime"] = old.get("lastTransitionTime")
-        nominate = nominated is not None and status.get("nominatedNodeName") != nominated
+        nominate = nominated is not None and (status.get("nominatedNodeName") or "") != nominated
         if not changed and not nominate:
             return
         status["conditions"] = [condition if c is old else c for c in conditions] if old else conditions + [condition]
-        if nominated is not None:
+        if nominated:
             status["nominatedNodeName"] = nominated
+        elif nominated == "":
+            status.pop("nominatedNodeName", None)
         try:
             ctx.client.update_status(PODS, {"metadata": dict(pod["metadata"]), "status": status})
         except ApiError:

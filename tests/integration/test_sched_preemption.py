@@ -49,8 +49,8 @@ def names(cluster: Cluster) -> list[str]:
 
 def events(cluster: Cluster, name: str, reason: str) -> list[tuple[str, str]]:
     """(time, message) of the pod's events with ``reason``."""
-    return [(e["firstTimestamp"] or e["eventTime"], e["message"]) for e in cluster.events("default", involved_name=name)
-            if e["reason"] == reason]
+    return [(e["firstTimestamp"] or e["eventTime"][:19] + "Z", e["message"])
+            for e in cluster.events("default", involved_name=name) if e["reason"] == reason]
 
 
 def test_high_priority_pod_evicts_the_lowest_priority_pod_and_binds_after_its_grace_period() -> None:

@@ -253,14 +253,9 @@ class Evaluator:
                           self.handle.profile.scheduler_name, related=preemptor)
 
 
-#: A PodInfo no pod can be: the lowest priority and no name, to ask the snapshot for every
-#: pod nominated to a node (its ``nominated_pods`` returns those at or above a priority).
-_ANY_PRIORITY = PodInfo({"metadata": {}, "spec": {"priority": -(2**63)}})
-
-
 def _nominated_to(handle: "Handle", node_name: str) -> list[PodInfo]:
     """Every pod nominated to ``node_name``, as the scheduler's nominator has them."""
-    return handle.snapshot.nominated_pods(node_name, _ANY_PRIORITY)
+    return handle.snapshot.nominated_to(node_name)
 
 
 def pick_one_node_for_preemption(candidates: Sequence[Candidate], now: datetime) -> Candidate:
