@@ -157,3 +157,37 @@ def test_required_and_preferred_node_affinity() -> None:
     cluster.settle()
     assert node_of(cluster, "big") == "node-3"
     assert node_of(cluster, "pinned") == "node-1"
+
+
+def test_namespace_selectors_read_the_namespaces_labels() -> None:
+    cluster = Cluster(nodes=2)
+    cluster.create({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "team-a", "labels": {"team": "a"}}})
+    web_a = pod("web-a", {"app": "web"}, node="node-1")
+    web_a["metadata"]["namespace"] = "team-a"
+    cluster.create(web_a)
+    # an existing pod whose anti-affinity names the default namespace by its automatic label
+    guard = pod("guard", {"app": "guard"}, node="node-2", affinity={"podAntiAffinity": {
+        "requiredDuringSchedulingIgnoredDuringExecution": [
+            {"labelSelector": {"matchLabels": {"app": "web"}},
+             "namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": "default"}},
+             "topologyKey": HOST}]}})
+    cluster.create(guard)
+    # required anti-affinity to app=web pods of every namespace labelled team=a
+    avoid_team_a = {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+        {"labelSelector": {"matchLabels": {"app": "web"}}, "namespaceSelector": {"matchLabels": {"team": "a"}},
+         "topologyKey": HOST}]}}
+    cluster.create(pod("web", {"app": "web"}, affinity=avoid_team_a))
+    cluster.settle()
+    assert node_of(cluster, "web") is None
+    text = "0/2 nodes are available: 1 node(s) didn't match pod anti-affinity rules, 1 node(s) didn't satisfy " \
+           "existing pods anti-affinity rules."
+    if "DefaultPreemption" in IN_TREE:
+        text += " preemption: 0/2 nodes are available: 2 No preemption victims found for incoming pod."
+    assert failure(cluster, "web") == text
+    # 1.33's hint does not requeue on the deletion of a pod whose *own* anti-affinity was in
+    # the way (kubernetes#134393, fixed in 1.35): the pod waits for the 5-minute flush
+    cluster.delete("v1", "Pod", "guard")
+    cluster.advance(60)
+    assert node_of(cluster, "web") is None
+    cluster.advance(300)
+    assert node_of(cluster, "web") == "node-2"

@@ -43,6 +43,9 @@ DEFAULT_HARD_POD_AFFINITY_WEIGHT = 1
 MIN_HARD_POD_AFFINITY_WEIGHT = 0
 MAX_HARD_POD_AFFINITY_WEIGHT = 100
 
+#: The error when Filter or AddPod/RemovePod run without this cycle's PreFilter.
+_NO_STATE = f'reading "PreFilter{NAME}" from cycleState: not found'
+
 #: How many pending pods' parsed terms the queueing hints keep (least recently used goes).
 HINT_MEMO_SIZE = 4096
 
@@ -314,7 +317,9 @@ class InterPodAffinity:
                 yield other, node
 
     def filter(self, state: CycleState, info: PodInfo, node: NodeInfo) -> Status | None:
-        s: _FilterState = state.data[NAME]
+        s: _FilterState | None = state.data.get(NAME)
+        if s is None:
+            return error(NAME, _NO_STATE)
         labels = node.labels
         if s.affinity_terms and not _satisfies_affinity(s, labels):
             return unresolvable(NAME, ERR_REASON_AFFINITY)
@@ -337,7 +342,7 @@ class InterPodAffinity:
     def _update(state: CycleState, other: PodInfo, node: NodeInfo, sign: int) -> Status | None:
         s: _FilterState | None = state.data.get(NAME)
         if s is None:
-            return error(NAME, f'reading "PreFilter{NAME}" from cycleState: not found')
+            return error(NAME, _NO_STATE)
         s.count_existing(other, node.labels, sign)
         s.count_incoming(other, node.labels, sign)
         return None
