@@ -30,6 +30,7 @@ per plugin, and not building a Status object for a fit is most of its speed.
 from __future__ import annotations
 
 import enum
+import itertools
 import math
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -40,6 +41,11 @@ from fakekube.objects.quantity import parse_quantity
 from fakekube.objects.taints import node_taints
 
 Obj = dict[str, Any]
+
+#: Every NodeInfo change takes the next number: a (node name, generation) pair names one
+#: state of one node for good (a node deleted and re-added does not reuse numbers), so
+#: plugins may memoize per-node results on it.
+_GENERATIONS = itertools.count(1)
 
 #: Upstream's MaxNodeScore: every normalized score is in 0…100.
 MAX_NODE_SCORE = 100
@@ -272,7 +278,7 @@ class NodeInfo:
         for image in status.get("images") or []:
             for image_name in image.get("names") or []:
                 self.images[image_name] = int(image.get("sizeBytes") or 0)
-        self.generation += 1
+        self.generation = next(_GENERATIONS)
 
     def add_pod(self, info: PodInfo) -> None:
         self.pods[info.key] = info
@@ -300,7 +306,7 @@ class NodeInfo:
                 self.used_ports[port] = count
             else:
                 self.used_ports.pop(port, None)
-        self.generation += 1
+        self.generation = next(_GENERATIONS)
 
     def clone(self) -> "NodeInfo":
         """A copy whose pods can be removed or added without touching this one (preemption's

@@ -18,12 +18,14 @@ from typing import TYPE_CHECKING, Any, Mapping
 
 from fakekube.scheduler.framework import SKIP, CycleState, NodeInfo, PodInfo, Status
 from fakekube.scheduler.plugins import resourceallocation as ra
+from fakekube.scheduler.plugins.helper import NodeMemo
 
 if TYPE_CHECKING:
     from fakekube.scheduler.runtime import Handle
 
 NAME = "NodeResourcesBalancedAllocation"
 PRE_SCORE_KEY = "PreScore" + NAME
+MEMO_KEY = "Memo" + NAME
 
 
 class NodeResourcesBalancedAllocation:
@@ -32,21 +34,32 @@ class NodeResourcesBalancedAllocation:
     def __init__(self, handle: "Handle", args: Mapping[str, Any]) -> None:
         self.resources = parse_args(args)
         self._gather = ra.gatherer(self.resources, use_requested=True)
+        self._memo = NodeMemo()
 
     def pre_score(self, state: CycleState, info: PodInfo, nodes: list[NodeInfo]) -> Status | None:
         requests = ra.pod_requests(info, self.resources, use_requested=True)
         if not any(requests):
             return SKIP
         state.data[PRE_SCORE_KEY] = requests
+        state.data[MEMO_KEY] = self._memo.table(tuple(requests))
         return None
 
     def score(self, state: CycleState, info: PodInfo, node: NodeInfo) -> int:
+        """The balanced score, remembered per (node state, pod requests): see helper.NodeMemo."""
+        memo = state.data.get(MEMO_KEY)
+        if memo is not None:
+            hit = memo.get(node.name)
+            if hit is not None and hit[0] == node.generation:
+                return hit[1]
         requests = state.data.get(PRE_SCORE_KEY)
         if requests is None:
             requests = ra.pod_requests(info, self.resources, use_requested=True)
             if not any(requests):
                 return 0
-        return ra.balanced_scorer(*self._gather(node, requests))
+        score = ra.balanced_scorer(*self._gather(node, requests))
+        if memo is not None:
+            memo[node.name] = (node.generation, score)
+        return score
 
 
 def parse_args(args: Mapping[str, Any]) -> tuple[ra.ResourceSpec, ...]:

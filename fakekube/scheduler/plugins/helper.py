@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections import OrderedDict
+from typing import Any, Hashable
+
 from fakekube.scheduler.framework import MAX_NODE_SCORE
 
 
@@ -16,3 +19,29 @@ def default_normalize_score(scores: list[int], reverse: bool, max_priority: int 
     for index, score in enumerate(scores):
         scaled = max_priority * score // highest
         scores[index] = max_priority - scaled if reverse else scaled
+
+
+class NodeMemo:
+    """Per-node results of a plugin step that depends only on the node's state and a pod
+    signature (its requests, say): valid while the node's generation is unchanged.
+
+    A burst of alike pods evaluates each node again and again, and a node changes only
+    when a pod lands on or leaves it, so most evaluations become one dict lookup. Bounded:
+    at most ``max_signatures`` pod signatures (least recently used dropped), each with at
+    most one entry per node.
+    """
+
+    def __init__(self, max_signatures: int = 32) -> None:
+        self.max_signatures = max_signatures
+        self._tables: OrderedDict[Hashable, dict[str, tuple[int, Any]]] = OrderedDict()
+
+    def table(self, signature: Hashable) -> dict[str, tuple[int, Any]]:
+        """The node name -> (generation, result) table of one pod signature."""
+        table = self._tables.get(signature)
+        if table is None:
+            table = self._tables[signature] = {}
+            if len(self._tables) > self.max_signatures:
+                self._tables.popitem(last=False)
+        else:
+            self._tables.move_to_end(signature)
+        return table

@@ -44,10 +44,12 @@ class ImageLocality:
     def pre_score(self, state: CycleState, info: PodInfo, nodes: list[NodeInfo]) -> Status | None:
         images = pod_images(info)
         wanted = set(images)
+        count = self._counter()
+        if not any(count(name) for name in wanted):
+            return SKIP  # no node anywhere holds one: no need to look at the candidates
         if not any(name in node.images for node in nodes for name in wanted):
             return SKIP
         total = len(self.handle.snapshot)
-        count = self._counter()
         spread = {name: count(name) / total for name in sorted(wanted)}
         state.data[NAME] = (images, spread)
         return None

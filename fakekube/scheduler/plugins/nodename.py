@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Mapping
 
 from fakekube.scheduler.framework import (
-    NODE, Action, ClusterEvent, CycleState, EventHint, NodeInfo, PodInfo, Status, unresolvable,
+    NODE, SKIP, Action, ClusterEvent, CycleState, EventHint, NodeInfo, PodInfo, Status, unresolvable,
 )
 
 if TYPE_CHECKING:
@@ -21,6 +21,11 @@ class NodeName:
 
     def __init__(self, handle: "Handle", args: Mapping[str, Any]) -> None:
         pass
+
+    def pre_filter(self, state: CycleState, info: PodInfo) -> tuple[set[str] | None, Status | None]:
+        """Not upstream's (NodeName has no PreFilter in 1.33): a pod naming no node passes
+        every node, so the per-node Filter is skipped; verdicts are unchanged."""
+        return None, (None if (info.pod.get("spec") or {}).get("nodeName") else SKIP)
 
     def filter(self, state: CycleState, info: PodInfo, node: NodeInfo) -> Status | None:
         wanted = (info.pod.get("spec") or {}).get("nodeName")

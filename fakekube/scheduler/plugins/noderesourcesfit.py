@@ -26,6 +26,7 @@ from fakekube.scheduler.framework import (
     PodInfo, Resources, Status, unschedulable,
 )
 from fakekube.scheduler.plugins import resourceallocation as ra
+from fakekube.scheduler.plugins.helper import NodeMemo
 
 if TYPE_CHECKING:
     from fakekube.scheduler.runtime import Handle
@@ -33,6 +34,8 @@ if TYPE_CHECKING:
 NAME = "NodeResourcesFit"
 PRE_FILTER_KEY = "PreFilter" + NAME
 PRE_SCORE_KEY = "PreScore" + NAME
+FILTER_MEMO_KEY = "FilterMemo" + NAME
+SCORE_MEMO_KEY = "ScoreMemo" + NAME
 
 TOO_MANY_PODS = "Too many pods"
 INSUFFICIENT = "Insufficient {resource}"
@@ -85,6 +88,8 @@ class NodeResourcesFit:
         else:
             self._scorer = ra.least_allocated_scorer(resources)
         self._gather = ra.gatherer(resources, use_requested=False)
+        self._filter_memo = NodeMemo()
+        self._score_memo = NodeMemo()
 
     # -- filtering -------------------------------------------------------------------------
     def pre_filter(self, state: CycleState, info: PodInfo) -> tuple[set[str] | None, Status | None]:
@@ -93,15 +98,26 @@ class NodeResourcesFit:
                                if value and not self._ignored(name)))
         empty = not (requests.milli_cpu or requests.memory or requests.ephemeral_storage or requests.scalar)
         state.data[PRE_FILTER_KEY] = _Wanted(requests, empty, scalars)
+        signature = (requests.milli_cpu, requests.memory, requests.ephemeral_storage, scalars, empty)
+        state.data[FILTER_MEMO_KEY] = self._filter_memo.table(signature)
         return None, None
 
     def filter(self, state: CycleState, info: PodInfo, node: NodeInfo) -> Status | None:
+        """fitsRequest, remembered per (node state, pod requests): see helper.NodeMemo."""
+        memo = state.data.get(FILTER_MEMO_KEY)
+        if memo is not None:
+            hit = memo.get(node.name)
+            if hit is not None and hit[0] == node.generation:
+                return hit[1]
         wanted = state.data.get(PRE_FILTER_KEY)
         if wanted is None:  # PreFilter did not run (a what-if outside a cycle): compute as it would
             self.pre_filter(state, info)
             wanted = state.data[PRE_FILTER_KEY]
         reasons = insufficient_resources(wanted, node)
-        return unschedulable(NAME, *reasons) if reasons else None
+        status = unschedulable(NAME, *reasons) if reasons else None
+        if memo is not None:
+            memo[node.name] = (node.generation, status)
+        return status
 
     def _ignored(self, name: str) -> bool:
         """Filter skips extended resources named in ignoredResources or in an ignored group."""
@@ -111,14 +127,24 @@ class NodeResourcesFit:
 
     # -- scoring ---------------------------------------------------------------------------
     def pre_score(self, state: CycleState, info: PodInfo, nodes: list[NodeInfo]) -> Status | None:
-        state.data[PRE_SCORE_KEY] = ra.pod_requests(info, self.args.resources, use_requested=False)
+        requests = ra.pod_requests(info, self.args.resources, use_requested=False)
+        state.data[PRE_SCORE_KEY] = requests
+        state.data[SCORE_MEMO_KEY] = self._score_memo.table(tuple(requests))
         return None
 
     def score(self, state: CycleState, info: PodInfo, node: NodeInfo) -> int:
+        memo = state.data.get(SCORE_MEMO_KEY)
+        if memo is not None:
+            hit = memo.get(node.name)
+            if hit is not None and hit[0] == node.generation:
+                return hit[1]
         requests = state.data.get(PRE_SCORE_KEY)
         if requests is None:
             requests = ra.pod_requests(info, self.args.resources, use_requested=False)
-        return self._scorer(*self._gather(node, requests))
+        score = self._scorer(*self._gather(node, requests))
+        if memo is not None:
+            memo[node.name] = (node.generation, score)
+        return score
 
     # -- queueing --------------------------------------------------------------------------
     def events_to_register(self) -> list[EventHint]:
