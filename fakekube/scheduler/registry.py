@@ -19,6 +19,7 @@ from fakekube.scheduler.plugins.nodeports import NodePorts
 from fakekube.scheduler.plugins.noderesourcesfit import NodeResourcesFit
 from fakekube.scheduler.plugins.nodeunschedulable import NodeUnschedulable
 from fakekube.scheduler.plugins.nodevolumelimits import NodeVolumeLimits
+from fakekube.scheduler.plugins.podtopologyspread import PodTopologySpread
 from fakekube.scheduler.plugins.prioritysort import PrioritySort
 from fakekube.scheduler.plugins.schedulinggates import SchedulingGates
 from fakekube.scheduler.plugins.tainttoleration import TaintToleration
@@ -42,6 +43,7 @@ IN_TREE: Mapping[str, PluginFactory] = {
     "NodeVolumeLimits": NodeVolumeLimits,
     "VolumeBinding": VolumeBinding,
     "VolumeZone": VolumeZone,
+    "PodTopologySpread": PodTopologySpread,
     "InterPodAffinity": InterPodAffinity,
     "DefaultPreemption": DefaultPreemption,
     "DefaultBinder": DefaultBinder,

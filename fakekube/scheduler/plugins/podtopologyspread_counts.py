@@ -1,0 +1,471 @@
+"""PodTopologySpread's parts that are not extension points: the constraints as the plugin
+reads them, the default selector, and matching-pod counts per topology domain.
+
+Upstream: ``pkg/scheduler/framework/plugins/podtopologyspread/common.go`` and
+``plugins/helper/spread.go`` (``DefaultSelector``), Kubernetes 1.33.
+
+Counting is the expensive part: upstream walks every pod on every node twice per cycle
+(PreFilter and PreScore). Here a :class:`DomainCounts` keeps, for one (namespace,
+selector, topology key, node eligibility), each node's domain and matching-pod count and
+the per-domain totals, and on the next cycle recounts only the nodes whose
+``NodeInfo.generation`` moved (a pod bound, a label changed), as found by one
+:class:`NodeChanges` pass per cycle over the node generations.
+"""
+
+from __future__ import annotations
+
+import json
+import weakref
+from collections import OrderedDict
+from operator import is_
+from typing import TYPE_CHECKING, Any, Callable, Mapping, NamedTuple, Sequence
+
+from fakekube.objects.kinds import REPLICA_SETS, REPLICATION_CONTROLLERS, SERVICES, STATEFUL_SETS
+from fakekube.objects.labels import EQUALS, IN, MATCH_EVERYTHING, LabelMatcher, Requirement, compile_selector
+from fakekube.objects.nodeaffinity import RequiredNodeAffinity, node_affinity_of, required_node_affinity
+from fakekube.objects.owners import controller_of
+from fakekube.objects.taints import NO_EXECUTE, NO_SCHEDULE
+from fakekube.objects.tolerations import first_untolerated_taint
+from fakekube.scheduler.framework import NodeInfo, PodInfo
+
+if TYPE_CHECKING:
+    from fakekube.engine import Context
+
+Obj = Mapping[str, Any]
+
+DO_NOT_SCHEDULE = "DoNotSchedule"
+SCHEDULE_ANYWAY = "ScheduleAnyway"
+HONOR = "Honor"
+IGNORE = "Ignore"
+
+#: Taint effects a NodeTaintsPolicy of Honor looks at (helper.DoNotScheduleTaintsFilterFunc).
+_DO_NOT_SCHEDULE_EFFECTS = (NO_SCHEDULE, NO_EXECUTE)
+
+#: The most DomainCounts kept at once (one per selector × topology key × eligibility in
+#: use); past it the least recently used is dropped and rebuilt when next needed.
+MAX_COUNTERS = 256
+
+class Constraint(NamedTuple):
+    """A topology spread constraint with its selector compiled (upstream's
+    topologySpreadConstraint): nil minDomains is 1, nil policies are Honor / Ignore."""
+
+    max_skew: int
+    topology_key: str
+    selector: LabelMatcher
+    min_domains: int = 1
+    honor_affinity: bool = True
+    honor_taints: bool = False
+
+
+def parse_constraints(raw: Sequence[Obj], pod_labels: Mapping[str, str], action: str) -> tuple[Constraint, ...]:
+    """The constraints of ``raw`` whose whenUnsatisfiable is ``action``, with
+    ``matchLabelKeys`` merged into the selector (1.33 merges in the scheduler: the
+    apiserver-side merge, MatchLabelKeysInPodTopologySpreadSelectorMerge, is 1.34).
+    Raises ValueError for an invalid labelSelector, as LabelSelectorAsSelector."""
+    out = []
+    for item in raw:
+        if item.get("whenUnsatisfiable") != action:
+            continue
+        selector = compile_selector(item.get("labelSelector"))
+        keys = item.get("matchLabelKeys") or ()
+        if keys:
+            selector = _with_match_label_keys(selector, keys, pod_labels)
+        out.append(Constraint(
+            max_skew=int(item.get("maxSkew") or 0),
+            topology_key=item.get("topologyKey") or "",
+            selector=selector,
+            min_domains=int(item.get("minDomains") or 1),
+            honor_affinity=(item.get("nodeAffinityPolicy") or HONOR) == HONOR,
+            honor_taints=(item.get("nodeTaintsPolicy") or IGNORE) == HONOR,
+        ))
+    return tuple(out)
+
+
+def _with_match_label_keys(selector: LabelMatcher, keys: Sequence[str], pod_labels: Mapping[str, str]) -> LabelMatcher:
+    """mergeLabelSetWithSelector: the pod's values of ``keys`` (keys it lacks are left
+    out) ANDed with the selector's requirements. A nil selector stays nil (validation
+    refuses matchLabelKeys without a labelSelector anyway)."""
+    pairs = {key: pod_labels[key] for key in keys if key in pod_labels}
+    if not pairs or selector.nothing:
+        return selector
+    requirements = [Requirement(key, EQUALS, (value,)) for key, value in pairs.items()]
+    return canonical_matcher(requirements + list(selector.requirements))
+
+
+def canonical_matcher(requirements: Sequence[Requirement]) -> LabelMatcher:
+    """A matcher whose requirements are in one fixed order, so equal selectors built from
+    the same parts compare (and hash) equal: they key the counts cache."""
+    return LabelMatcher(tuple(sorted(requirements)))
+
+
+def has_all_keys(labels: Mapping[str, str], constraints: Sequence[Constraint]) -> bool:
+    """nodeLabelsMatchSpreadConstraints: does the node carry every topology key?"""
+    for constraint in constraints:
+        if constraint.topology_key not in labels:
+            return False
+    return True
+
+
+# -- the pod's side: node affinity and tolerations ------------------------------------
+class PodSpread:
+    """What every cycle of one pod needs from its spec, parsed once per PodInfo (kept in
+    ``PodInfo.data``): its own hard and soft constraints (or the parse error), its
+    required node affinity and tolerations, with keys that say when two pods share them."""
+
+    __slots__ = ("has_spec_constraints", "hard", "soft", "hard_error", "soft_error", "affinity", "affinity_key",
+                 "tolerations", "tolerations_key")
+
+    def __init__(self, pod: Obj) -> None:
+        spec = pod.get("spec") or {}
+        labels = (pod.get("metadata") or {}).get("labels") or {}
+        raw = spec.get("topologySpreadConstraints") or []
+        self.has_spec_constraints = bool(raw)
+        self.hard, self.hard_error = _parse_or_error(raw, labels, DO_NOT_SCHEDULE)
+        self.soft, self.soft_error = _parse_or_error(raw, labels, SCHEDULE_ANYWAY)
+        affinity = required_node_affinity(pod)
+        self.affinity: RequiredNodeAffinity | None = None
+        self.affinity_key: str | None = None
+        if affinity.node_selector or affinity.affinity is not None:  # else every node matches
+            self.affinity = affinity
+            required = node_affinity_of(pod).get("requiredDuringSchedulingIgnoredDuringExecution")
+            self.affinity_key = json.dumps([affinity.node_selector, required], sort_keys=True)
+        self.tolerations: Sequence[Obj] = spec.get("tolerations") or []
+        self.tolerations_key = json.dumps(self.tolerations, sort_keys=True)
+
+
+def _parse_or_error(raw: Sequence[Obj], labels: Mapping[str, str],
+                    action: str) -> tuple[tuple[Constraint, ...], str | None]:
+    try:
+        return parse_constraints(raw, labels, action), None
+    except ValueError as exc:
+        return (), str(exc)
+
+
+class Eligibility(NamedTuple):
+    """Which nodes count for a constraint: those with every required topology key, and,
+    per the constraint's node inclusion policies, matching the pod's required node
+    affinity (Honor) and with no NoSchedule/NoExecute taint it does not tolerate (Honor).
+    ``None`` affinity or tolerations means the policy is Ignore (or the pod has none)."""
+
+    required_keys: tuple[str, ...]
+    affinity: RequiredNodeAffinity | None
+    tolerations: Sequence[Obj] | None
+
+    def admits(self, node: NodeInfo) -> bool:
+        labels = node.labels
+        for key in self.required_keys:
+            if key not in labels:
+                return False
+        if self.affinity is not None and not self.affinity.matches(labels, node.name):
+            return False
+        if self.tolerations is not None and node.taints:
+            return first_untolerated_taint(node.taints, self.tolerations, _DO_NOT_SCHEDULE_EFFECTS) is None
+        return True
+
+
+def eligibility(constraint: Constraint, spread: PodSpread,
+                required_keys: tuple[str, ...]) -> tuple[Eligibility, tuple[Any, ...]]:
+    """The constraint's node eligibility for this pod, and a hashable key equal for every
+    pod whose eligibility is the same."""
+    affinity = spread.affinity if constraint.honor_affinity else None
+    tolerations = spread.tolerations if constraint.honor_taints else None
+    key = (required_keys, spread.affinity_key if affinity is not None else None,
+           spread.tolerations_key if tolerations is not None else None)
+    return Eligibility(required_keys, affinity, tolerations), key
+
+
+def matches_inclusion(constraint: Constraint, spread: PodSpread, node: NodeInfo) -> bool:
+    """matchNodeInclusionPolicies for one node (preemption's AddPod/RemovePod)."""
+    if constraint.honor_affinity and spread.affinity is not None and not spread.affinity.matches(node.labels, node.name):
+        return False
+    if constraint.honor_taints and node.taints:
+        return first_untolerated_taint(node.taints, spread.tolerations, _DO_NOT_SCHEDULE_EFFECTS) is None
+    return True
+
+
+# -- counting -------------------------------------------------------------------------
+def count_matching(node: NodeInfo, namespace: str, matches: Callable[[Mapping[str, str]], bool]) -> int:
+    """countPodsMatchSelector: pods on ``node`` in ``namespace`` whose labels ``matches``,
+    leaving out terminating ones (#87621)."""
+    count = 0
+    for other in node.pods.values():
+        if other.namespace != namespace or not matches(other.labels):
+            continue
+        if (other.pod.get("metadata") or {}).get("deletionTimestamp") is None:
+            count += 1
+    return count
+
+
+def label_predicate(selector: LabelMatcher) -> Callable[[Mapping[str, str]], bool] | None:
+    """A fast test for the selector: for plain ``key=value`` terms (every ReplicaSet's
+    matchLabels) a C-level items-subset check. None for a selector that counts nothing
+    (nil, or empty: upstream's countPodsMatchSelector skips an empty one)."""
+    if selector.nothing or not selector.requirements:
+        return None
+    pairs = {r.key: r.values[0] for r in selector.requirements if r.operator in (EQUALS, IN) and len(r.values) == 1}
+    if len(pairs) == len(selector.requirements):
+        wanted = pairs.items()
+        return lambda labels: wanted <= labels.items()
+    return selector.matches
+
+
+class PodCounts:
+    """Matching pods per node for one (namespace, selector), shared by the DomainCounts of
+    every topology key using that selector, so a changed node is recounted once."""
+
+    __slots__ = ("namespace", "matches", "epoch", "gens", "counts", "__weakref__")
+
+    def __init__(self, namespace: str, selector: LabelMatcher) -> None:
+        self.namespace = namespace
+        self.matches = label_predicate(selector)
+        self.epoch = -1
+        self.gens: dict[int, int] = {}
+        self.counts: dict[int, int] = {}
+
+    def count(self, epoch: int, index: int, node: NodeInfo) -> int:
+        """The count on the node at ``index`` of ``epoch``'s node list, recounted only when
+        its generation moved."""
+        if self.matches is None:
+            return 0
+        if epoch != self.epoch:
+            self.epoch, self.gens, self.counts = epoch, {}, {}
+        generation = node.generation
+        if self.gens.get(index) == generation:
+            return self.counts[index]
+        count = count_matching(node, self.namespace, self.matches)
+        self.gens[index], self.counts[index] = generation, count
+        return count
+
+
+class NodeChanges:
+    """Which of the snapshot's nodes changed since a given point: a journal of node
+    indices, found once per cycle by comparing every ``NodeInfo.generation`` with the
+    previous cycle's (the one O(nodes) step, kept in C where possible). Counters read the
+    entries after their own position; a new node list starts a new epoch (every counter
+    then rebuilds), as does a counter so far behind that its entries were dropped."""
+
+    def __init__(self, limit: int = 16384) -> None:
+        self.limit = limit
+        self.nodes: list[NodeInfo] = []
+        self.gens: list[int] = []
+        self.epoch = 0
+        self.start = 0
+        self.journal: list[int] = []
+
+    @property
+    def position(self) -> int:
+        return self.start + len(self.journal)
+
+    def sync(self, nodes: list[NodeInfo]) -> None:
+        """Record the nodes that changed since the last sync."""
+        gens = [node.generation for node in nodes]
+        if not self._same_nodes(nodes):
+            self.nodes, self.gens, self.epoch, self.start, self.journal = nodes, gens, self.epoch + 1, 0, []
+            return
+        if gens == self.gens:
+            return
+        _differences(gens, self.gens, 0, len(gens), self.journal)
+        self.gens = gens
+        if len(self.journal) > self.limit:
+            dropped = len(self.journal) // 2
+            del self.journal[:dropped]
+            self.start += dropped
+
+    def since(self, epoch: int, position: int) -> list[int] | None:
+        """Indices of the nodes changed after ``position`` of ``epoch`` (repeats
+        possible), or None when that is no longer known: rebuild."""
+        if epoch != self.epoch or position < self.start:
+            return None
+        return self.journal[position - self.start:]
+
+    def _same_nodes(self, nodes: list[NodeInfo]) -> bool:
+        if nodes is self.nodes:
+            return True
+        if len(nodes) != len(self.nodes) or not all(map(is_, nodes, self.nodes)):
+            return False
+        self.nodes = nodes
+        return True
+
+
+def _differences(new: list[int], old: list[int], low: int, high: int, out: list[int]) -> None:
+    """Append the indices in [low, high) where the lists differ: halves that compare equal
+    (one C-level comparison) are skipped whole."""
+    if new[low:high] == old[low:high]:
+        return
+    if high - low <= 16:
+        out.extend(index for index in range(low, high) if new[index] != old[index])
+        return
+    middle = (low + high) // 2
+    _differences(new, old, low, middle, out)
+    _differences(new, old, middle, high, out)
+
+
+class DomainCounts:
+    """Matching pods per domain of one topology key over the eligible nodes, kept across
+    cycles. ``totals`` has every domain with at least one eligible node (zero counts
+    included: they are the global minimum's candidates)."""
+
+    __slots__ = ("pods", "topology_key", "eligibility", "epoch", "position", "values", "counts",
+                 "totals", "domain_nodes", "lent", "_min")
+
+    def __init__(self, pods: PodCounts, topology_key: str, rule: Eligibility) -> None:
+        self.pods = pods
+        self.topology_key = topology_key
+        self.eligibility = rule
+        self.epoch = -1
+        self.position = 0
+        self.values: list[str | None] = []
+        self.counts: list[int] = []
+        self.totals: dict[str, int] = {}
+        self.domain_nodes: dict[str, int] = {}
+        self.lent = False
+        self._min: int | None = None
+
+    def refresh(self, changes: NodeChanges) -> None:
+        """Bring the counts up to the nodes ``changes`` last synced: recount the nodes
+        changed since this counter's last refresh, or everything when that is unknown."""
+        changed = changes.since(self.epoch, self.position)
+        self.epoch, self.position = changes.epoch, changes.position
+        if changed is None:
+            self._rebuild(changes.nodes, changes.epoch)
+            return
+        if not changed:
+            return
+        if self.lent:  # a cycle state may still read the old totals: copy on write
+            self.totals, self.lent = dict(self.totals), False
+        nodes, epoch = changes.nodes, changes.epoch
+        for index in set(changed):
+            self._unset(index)
+            self._set(index, nodes[index], epoch)
+        self._min = None
+
+    def lend(self) -> dict[str, int]:
+        """The per-domain totals for a cycle's state; a later refresh copies them before
+        changing anything."""
+        self.lent = True
+        return self.totals
+
+    def min_count(self) -> int | None:
+        """The smallest domain total (None without domains)."""
+        if self._min is None and self.totals:
+            self._min = min(self.totals.values())
+        return self._min
+
+    def _rebuild(self, nodes: list[NodeInfo], epoch: int) -> None:
+        self.values = [None] * len(nodes)
+        self.counts = [0] * len(nodes)
+        self.totals, self.domain_nodes, self.lent, self._min = {}, {}, False, None
+        for index, node in enumerate(nodes):
+            self._set(index, node, epoch)
+
+    def _set(self, index: int, node: NodeInfo, epoch: int) -> None:
+        if not self.eligibility.admits(node):
+            self.values[index], self.counts[index] = None, 0
+            return
+        value = node.labels[self.topology_key]
+        count = self.pods.count(epoch, index, node)
+        self.values[index], self.counts[index] = value, count
+        self.totals[value] = self.totals.get(value, 0) + count
+        self.domain_nodes[value] = self.domain_nodes.get(value, 0) + 1
+
+    def _unset(self, index: int) -> None:
+        value = self.values[index]
+        if value is None:
+            return
+        left = self.domain_nodes[value] - 1
+        if left:
+            self.domain_nodes[value] = left
+            self.totals[value] -= self.counts[index]
+        else:
+            del self.domain_nodes[value], self.totals[value]
+
+
+class CounterPool:
+    """The DomainCounts in use, least recently used dropped past ``limit``."""
+
+    def __init__(self, limit: int = MAX_COUNTERS) -> None:
+        self.limit = limit
+        self._counters: OrderedDict[tuple[Any, ...], DomainCounts] = OrderedDict()
+        self._pod_counts: weakref.WeakValueDictionary[tuple[str, LabelMatcher], PodCounts] = \
+            weakref.WeakValueDictionary()
+
+    def counts(self, changes: NodeChanges, namespace: str, constraint: Constraint, spread: PodSpread,
+               required_keys: tuple[str, ...]) -> DomainCounts:
+        """The up-to-date counts for one constraint of one pod (``changes`` synced)."""
+        rule, rule_key = eligibility(constraint, spread, required_keys)
+        key = (namespace, constraint.selector, constraint.topology_key, rule_key)
+        counter = self._counters.get(key)
+        if counter is None:
+            pods = self._pod_counts.get((namespace, constraint.selector))
+            if pods is None:
+                pods = self._pod_counts[(namespace, constraint.selector)] = PodCounts(namespace, constraint.selector)
+            counter = self._counters[key] = DomainCounts(pods, constraint.topology_key, rule)
+            while len(self._counters) > self.limit:
+                self._counters.popitem(last=False)
+        else:
+            self._counters.move_to_end(key)
+        counter.refresh(changes)
+        return counter
+
+    def __len__(self) -> int:
+        return len(self._counters)
+
+
+# -- the default selector ----------------------------------------------------------------
+_OWNER_KINDS = {("v1", "ReplicationController"): REPLICATION_CONTROLLERS,
+                ("apps/v1", "ReplicaSet"): REPLICA_SETS,
+                ("apps/v1", "StatefulSet"): STATEFUL_SETS}
+
+
+class DefaultSelector:
+    """helper.DefaultSelector: the selector of the Services selecting the pod, ANDed with
+    that of its controller when that is a ReplicationController, ReplicaSet or StatefulSet.
+    Compiled owner selectors are kept by object identity (stored objects are immutable)."""
+
+    def __init__(self, limit: int = 1024) -> None:
+        self._compiled: OrderedDict[tuple[str, str], tuple[Obj, LabelMatcher | None]] = OrderedDict()
+        self._limit = limit
+
+    def for_pod(self, ctx: "Context", info: PodInfo) -> LabelMatcher:
+        """The pod's default selector; MATCH_EVERYTHING (empty) when nothing selects it."""
+        label_set: dict[str, str] = {}
+        for service in ctx.list(SERVICES, info.namespace):
+            selector = (service.get("spec") or {}).get("selector")
+            if selector is None:  # a nil selector selects nothing
+                continue
+            if all(info.labels.get(key) == value for key, value in selector.items()):
+                label_set.update(selector)
+        requirements = _pairs(label_set)
+        owner = controller_of(info.pod)
+        resource = _OWNER_KINDS.get((owner.get("apiVersion") or "", owner.get("kind") or "")) if owner else None
+        if owner is not None and resource is not None:
+            obj = ctx.get(resource, owner.get("name") or "", info.namespace)
+            if obj is not None and resource == REPLICATION_CONTROLLERS:
+                label_set.update((obj.get("spec") or {}).get("selector") or {})
+                requirements = _pairs(label_set)
+            elif obj is not None:
+                matcher = self._compile(obj)
+                if matcher is not None and not matcher.nothing:
+                    requirements += list(matcher.requirements)
+        return canonical_matcher(requirements) if requirements else MATCH_EVERYTHING
+
+    def _compile(self, obj: Obj) -> LabelMatcher | None:
+        """The owner's spec.selector compiled (None if invalid: upstream then ignores it)."""
+        meta = obj.get("metadata") or {}
+        key = (meta.get("namespace") or "", meta.get("uid") or meta.get("name") or "")
+        cached = self._compiled.get(key)
+        if cached is not None and cached[0] is obj:
+            return cached[1]
+        try:
+            matcher: LabelMatcher | None = compile_selector((obj.get("spec") or {}).get("selector"))
+        except ValueError:
+            matcher = None
+        self._compiled[key] = (obj, matcher)
+        self._compiled.move_to_end(key)
+        while len(self._compiled) > self._limit:
+            self._compiled.popitem(last=False)
+        return matcher
+
+
+def _pairs(label_set: Mapping[str, str]) -> list[Requirement]:
+    return [Requirement(key, EQUALS, (value,)) for key, value in label_set.items()]
