@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
 
-from fakekube.scheduler.config import DEFAULT_PLUGINS, Profile, SchedulerConfig
+from fakekube.scheduler.config import Profile, SchedulerConfig
 from fakekube.scheduler.framework import (
     Code, CycleState, EventHint, NodeInfo, PodInfo, QueuedPodInfo, Status, error,
 )
@@ -56,9 +56,6 @@ class Framework:
         unknown = [name for name, _ in plugins if name not in registry]
         for point in profile.points:
             unknown += [name for name, _ in point[1].enabled if name not in registry]
-        # TEMPORARY while the in-tree plugins land: defaults not registered yet are left out.
-        unknown = [name for name in unknown if name not in dict(DEFAULT_PLUGINS)]
-        plugins = [(name, weight) for name, weight in plugins if name in registry]
         if unknown:
             raise ValueError(f"profile {profile.scheduler_name!r}: unknown plugin(s) {sorted(set(unknown))}")
         names = [name for name, _ in plugins] + [n for _, s in profile.points for n, _ in s.enabled]
