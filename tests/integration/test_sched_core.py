@@ -300,3 +300,26 @@ def test_explain_scheduling_gives_the_failure_message_and_control_api_serves_it(
         connection.close()
     finally:
         cluster.stop()
+
+
+def test_a_gated_pod_is_created_with_the_scheduling_gated_condition() -> None:
+    cluster = Cluster(nodes=1)
+    created = cluster.create(pod("gated", schedulingGates=[{"name": "example.com/wait"}]))
+    assert created["status"]["conditions"] == [{
+        "type": "PodScheduled", "status": "False", "lastProbeTime": None,
+        "lastTransitionTime": "2025-01-01T00:00:00Z", "reason": "SchedulingGated",
+        "message": "Scheduling is blocked due to non-empty scheduling gates"}]
+
+
+def test_match_label_keys_are_merged_into_the_affinity_selector_at_create() -> None:
+    cluster = Cluster(nodes=1)
+    term = {"labelSelector": {"matchLabels": {"app": "web"}}, "topologyKey": "kubernetes.io/hostname",
+            "matchLabelKeys": ["pod-template-hash"], "mismatchLabelKeys": ["tenant"]}
+    spec_pod = pod("web", affinity={"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [term]}})
+    spec_pod["metadata"]["labels"] = {"app": "web", "pod-template-hash": "abc", "tenant": "t1"}
+    created = cluster.create(spec_pod)
+    merged = created["spec"]["affinity"]["podAntiAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"][0]
+    assert merged["labelSelector"] == {"matchLabels": {"app": "web"}, "matchExpressions": [
+        {"key": "pod-template-hash", "operator": "In", "values": ["abc"]},
+        {"key": "tenant", "operator": "NotIn", "values": ["t1"]}]}
+    assert merged["matchLabelKeys"] == ["pod-template-hash"]

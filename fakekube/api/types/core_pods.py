@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import copy
 import json
-from typing import Any
+from typing import Any, Mapping
 
 from fakekube.api.machinery import errors
 from fakekube.api.machinery.errors import FIELD_NOT_FOUND, FieldError
@@ -28,6 +28,8 @@ from fakekube.api.types._util import (
     port_errors,
     required_one_of,
 )
+from fakekube.clock import format_rfc3339
+from fakekube.objects.podaffinity import merged_label_selector
 from fakekube.objects.priority import keep_on_update
 
 RESTART_POLICIES = ["Always", "OnFailure", "Never"]
@@ -500,6 +502,25 @@ def _munge_updatable(new_spec: Obj, old_spec: Obj) -> Obj:
     return munged
 
 
+def merge_affinity_label_keys(spec: Obj, labels: Mapping[str, str]) -> None:
+    """upstream's mutatePodAffinity at create (MatchLabelKeysInPodAffinity, GA in 1.33): each
+    pod (anti-)affinity term's matchLabelKeys/mismatchLabelKeys become In/NotIn expressions
+    of its labelSelector with the pod's own label values (a nil selector stays nil)."""
+    affinity = spec.get("affinity")
+    if not isinstance(affinity, dict):
+        return
+    for kind in ("podAffinity", "podAntiAffinity"):
+        section = affinity.get(kind)
+        if not isinstance(section, dict):
+            continue
+        required = section.get("requiredDuringSchedulingIgnoredDuringExecution") or []
+        preferred = section.get("preferredDuringSchedulingIgnoredDuringExecution") or []
+        terms = list(required) + [p.get("podAffinityTerm") for p in preferred if isinstance(p, dict)]
+        for term in terms:
+            if isinstance(term, dict) and isinstance(term.get("labelSelector"), dict):
+                term["labelSelector"] = merged_label_selector(term, labels)
+
+
 class PodStrategy(Strategy):
     """Pods: defaults, Pending status with QoS class, and the narrow update rules."""
 
@@ -509,6 +530,13 @@ class PodStrategy(Strategy):
     def prepare_for_create(self, obj: Obj, ctx: WriteContext) -> None:
         spec = obj.get("spec") or {}
         obj["status"] = {"phase": "Pending", "qosClass": compute_qos_class(spec)}
+        if isinstance(spec, dict):
+            merge_affinity_label_keys(spec, (obj.get("metadata") or {}).get("labels") or {})
+            if spec.get("schedulingGates"):
+                obj["status"]["conditions"] = [{
+                    "type": "PodScheduled", "status": "False", "lastProbeTime": None,
+                    "lastTransitionTime": format_rfc3339(ctx.now), "reason": "SchedulingGated",
+                    "message": "Scheduling is blocked due to non-empty scheduling gates"}]
 
     def prepare_for_update(self, new: Obj, old: Obj, ctx: WriteContext) -> None:
         # The Priority admission plugin's update half: keep what it set at create.
