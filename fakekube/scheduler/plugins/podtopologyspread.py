@@ -58,6 +58,9 @@ SYSTEM_DEFAULT_CONSTRAINTS: tuple[Mapping[str, Any], ...] = (
 PRE_FILTER_STATE_KEY = "PreFilter" + NAME
 PRE_SCORE_STATE_KEY = "PreScore" + NAME
 
+#: The error when Filter or AddPod/RemovePod run without this cycle's PreFilter (upstream's words).
+_NO_STATE = f'reading "{PRE_FILTER_STATE_KEY}" from cycleState: not found'
+
 _MISSING_LABEL = unresolvable(NAME, ERR_REASON_NODE_LABEL_NOT_MATCH)
 _TOO_SKEWED = unschedulable(NAME, ERR_REASON_CONSTRAINTS_NOT_MATCH)
 
@@ -117,8 +120,11 @@ class PodTopologySpread:
         return None, None
 
     def filter(self, state: CycleState, info: PodInfo, node: NodeInfo) -> Status | None:
+        filter_state: FilterState | None = state.data.get(PRE_FILTER_STATE_KEY)
+        if filter_state is None:
+            return error(NAME, _NO_STATE)
         labels = node.labels
-        for key, counts, limit in state.data[PRE_FILTER_STATE_KEY].checks:
+        for key, counts, limit in filter_state.checks:
             value = labels.get(key)
             if value is None:
                 return _MISSING_LABEL
@@ -127,16 +133,10 @@ class PodTopologySpread:
         return None
 
     def add_pod(self, state: CycleState, info: PodInfo, other: PodInfo, node: NodeInfo) -> Status | None:
-        filter_state = state.data.get(PRE_FILTER_STATE_KEY)
-        if filter_state is not None:
-            filter_state.update(info, other, node, 1)
-        return None
+        return _update(state, info, other, node, 1)
 
     def remove_pod(self, state: CycleState, info: PodInfo, other: PodInfo, node: NodeInfo) -> Status | None:
-        filter_state = state.data.get(PRE_FILTER_STATE_KEY)
-        if filter_state is not None:
-            filter_state.update(info, other, node, -1)
-        return None
+        return _update(state, info, other, node, -1)
 
     # -- PreScore / Score ----------------------------------------------------------------
     def pre_score(self, state: CycleState, info: PodInfo, nodes: list[NodeInfo]) -> Status | None:
@@ -336,6 +336,14 @@ class ScoreState:
 
     def clone(self) -> "ScoreState":
         return self
+
+
+def _update(state: CycleState, info: PodInfo, other: PodInfo, node: NodeInfo, delta: int) -> Status | None:
+    filter_state: FilterState | None = state.data.get(PRE_FILTER_STATE_KEY)
+    if filter_state is None:
+        return error(NAME, _NO_STATE)
+    filter_state.update(info, other, node, delta)
+    return None
 
 
 # -- pure helpers --------------------------------------------------------------------------

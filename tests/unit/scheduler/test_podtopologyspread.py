@@ -4,6 +4,7 @@ worked by hand, default constraints, args validation, AddPod/RemovePod and hints
 from __future__ import annotations
 
 import math
+from collections import Counter
 from typing import Any
 
 import pytest
@@ -303,6 +304,16 @@ def test_remove_pod_that_lowers_the_minimum() -> None:
     assert world.plugin.filter(state, info, b1) is not None  # c=0: 1+1-0 = 2 > 1
 
 
+def test_filter_and_add_pod_without_pre_filter_state_are_errors() -> None:
+    world = World(ZONE_NODES)
+    info, a1 = PodInfo(pod("new", {"app": "web"}, constraints=[spread()])), world.cache.nodes["a1"]
+    expected = 'reading "PreFilterPodTopologySpread" from cycleState: not found'
+    for status in (world.plugin.filter(CycleState(), info, a1),
+                   world.plugin.add_pod(CycleState(), info, PodInfo(pod("x")), a1),
+                   world.plugin.remove_pod(CycleState(), info, PodInfo(pod("x")), a1)):
+        assert status is not None and (status.code, status.message) == (Code.ERROR, expected)
+
+
 def test_add_pod_ignores_other_namespaces_and_non_matching_pods() -> None:
     world = World(ZONE_NODES)
     info = PodInfo(pod("new", {"app": "web"}, constraints=[spread()]))
@@ -533,3 +544,164 @@ def test_node_hints() -> None:
     tainted = node("n", "a", taints=[{"key": "k", "effect": "NoSchedule"}])
     assert hint(target, node("n", "a"), tainted) == Hint.QUEUE
     assert hint(target, node("n"), node("n", taints=[{"key": "k", "effect": "NoSchedule"}])) == Hint.SKIP
+
+
+# -- incremental counts against a brute-force count, over random cluster changes ---------------
+def brute_force(world: World, incoming: Obj, feasible: list[str]) -> tuple[dict[str, Any], dict[str, int] | None]:
+    """Upstream's algorithm literally, every count from a scan of every pod: Filter
+    verdicts for the hard constraints and normalized scores for the soft ones (None when
+    the pod has none)."""
+    from fakekube.objects.labels import compile_selector
+    from fakekube.objects.tolerations import first_untolerated_taint
+
+    labels = incoming["metadata"]["labels"]
+    spec = incoming["spec"]
+
+    def parse(action: str) -> list[tuple[Obj, Any]]:
+        out = []
+        for c in spec.get("topologySpreadConstraints") or []:
+            if c["whenUnsatisfiable"] != action:
+                continue
+            selector = compile_selector(c.get("labelSelector"))
+            keys = [k for k in c.get("matchLabelKeys") or [] if k in labels]
+            if keys:
+                extra = compile_selector({"matchLabels": {k: labels[k] for k in keys}})
+                selector = type(selector)(tuple(sorted(selector.requirements + extra.requirements)))
+            out.append((c, selector))
+        return out
+
+    def eligible(node: Any, c: Obj, keys: list[str]) -> bool:
+        if any(k not in node.labels for k in keys):
+            return False
+        if c.get("nodeAffinityPolicy", "Honor") == "Honor":
+            if any(node.labels.get(k) != v for k, v in (spec.get("nodeSelector") or {}).items()):
+                return False
+        if c.get("nodeTaintsPolicy", "Ignore") == "Honor":
+            if first_untolerated_taint(node.taints, spec.get("tolerations") or [], ("NoSchedule", "NoExecute")):
+                return False
+        return True
+
+    def count(node: Any, selector: Any) -> int:
+        if selector.nothing or not selector.requirements:
+            return 0
+        return sum(1 for p in node.pods.values() if p.namespace == "default" and selector.matches(p.labels)
+                   and not p.pod["metadata"].get("deletionTimestamp"))
+
+    def domain_counts(constraints: list[tuple[Obj, Any]]) -> list[dict[str, int]]:
+        keys = [c["topologyKey"] for c, _ in constraints]
+        out: list[dict[str, int]] = []
+        for c, selector in constraints:
+            totals: dict[str, int] = {}
+            for node in world.cache.ordered():
+                if eligible(node, c, keys):
+                    value = node.labels[c["topologyKey"]]
+                    totals[value] = totals.get(value, 0) + count(node, selector)
+            out.append(totals)
+        return out
+
+    verdicts: dict[str, Any] = {}
+    hard = parse("DoNotSchedule")
+    if hard:
+        totals = domain_counts(hard)
+        for node in world.cache.ordered():
+            verdict = None
+            for (c, selector), counts in zip(hard, totals):
+                value = node.labels.get(c["topologyKey"])
+                if value is None:
+                    verdict = MISSING
+                    break
+                minimum = min(counts.values()) if len(counts) >= c.get("minDomains", 1) else 0
+                if counts.get(value, 0) + selector.matches(labels) - minimum > c["maxSkew"]:
+                    verdict = SKEWED
+                    break
+            verdicts[node.name] = verdict
+    soft = parse("ScheduleAnyway")
+    if not soft:
+        return verdicts, None
+    totals = domain_counts(soft)
+    nodes = [n for n in world.cache.ordered() if n.name in feasible]
+    kept = [n for n in nodes if all(c["topologyKey"] in n.labels for c, _ in soft)]
+    raw: dict[str, int] = {}
+    for node in kept:
+        total = 0.0
+        for (c, _), counts in zip(soft, totals):
+            key = c["topologyKey"]
+            size = len(kept) if key == HOST else len({n.labels[key] for n in kept})
+            total += counts.get(node.labels[key], 0) * math.log(size + 2) + c["maxSkew"] - 1
+        raw[node.name] = math.floor(total + 0.5)
+    scores = {n.name: 0 for n in nodes}
+    if raw:
+        low, high = min(raw.values()), max(raw.values())
+        for name, value in raw.items():
+            scores[name] = 100 if high == 0 else 100 * (high + low - value) // high
+    return verdicts, scores
+
+
+def random_constraint(rng: Any) -> Obj:
+    extra: Obj = {}
+    if rng.random() < 0.3:
+        extra["minDomains"] = rng.randint(1, 5)
+    if rng.random() < 0.3:
+        extra["nodeAffinityPolicy"] = rng.choice(["Honor", "Ignore"])
+    if rng.random() < 0.3:
+        extra["nodeTaintsPolicy"] = rng.choice(["Honor", "Ignore"])
+    if rng.random() < 0.3:
+        extra["matchLabelKeys"] = ["tier"]
+    action = rng.choice(["DoNotSchedule", "ScheduleAnyway"])
+    if action == "ScheduleAnyway":
+        extra.pop("minDomains", None)
+    selector = rng.choice([WEB, {"matchLabels": {"app": "db"}}, {},
+                           {"matchExpressions": [{"key": "app", "operator": "In", "values": ["web", "db"]}]}])
+    return spread(rng.choice([ZONE, HOST, "rack"]), rng.randint(1, 3), action, selector, **extra)
+
+
+def test_incremental_counts_agree_with_a_brute_force_count() -> None:
+    import random
+
+    rng = random.Random(7)
+    nodes = [node(f"n{i}", rng.choice(["z0", "z1", "z2", None]),
+                  {"rack": f"r{i % 3}", "pool": "x"} if i % 4 else {}) for i in range(12)]
+    world = World(nodes)
+    taint = {"key": "dedicated", "effect": "NoSchedule"}
+    checked = Counter()
+    for step in range(300):
+        names = [n.name for n in world.cache.ordered()]
+        action = rng.random()
+        if action < 0.45 and names:
+            labels = {"app": rng.choice(["web", "db"]), "tier": rng.choice(["a", "b"])}
+            placed = pod(f"p{step}", labels, node_name=rng.choice(names),
+                         namespace=rng.choice(["default", "default", "other"]))
+            if rng.random() < 0.1:
+                placed["metadata"]["deletionTimestamp"] = "2025-01-01T00:00:00Z"
+            world.bind(placed)
+        elif action < 0.65 and world.cache.pods:
+            world.cache.remove_pod(rng.choice(sorted(world.cache.pods)))
+        elif action < 0.8 and names:
+            name = rng.choice(names)
+            world.cache.set_node(node(name, rng.choice(["z0", "z1", "z2", None]), {"rack": "r0", "pool": "x"},
+                                      taints=[taint] if rng.random() < 0.3 else None))
+        elif action < 0.85 and names:
+            world.cache.remove_node(rng.choice(names))
+        elif action < 0.9:
+            world.cache.set_node(node(f"n{100 + step}", rng.choice(["z0", "z1"]), {"rack": "r1"}))
+        constraints = [random_constraint(rng) for _ in range(rng.randint(1, 2))]
+        if len({(c["topologyKey"], c["whenUnsatisfiable"]) for c in constraints}) < len(constraints):
+            constraints = constraints[:1]
+        extra: Obj = {}
+        if rng.random() < 0.3:
+            extra["nodeSelector"] = {"pool": "x"}
+        if rng.random() < 0.3:
+            extra["tolerations"] = [{"key": "dedicated", "operator": "Exists"}]
+        incoming = pod("new", {"app": rng.choice(["web", "db"]), "tier": "a"}, constraints=constraints, **extra)
+        all_names = [n.name for n in world.cache.ordered()]
+        feasible = sorted(rng.sample(all_names, k=min(len(all_names), rng.randint(1, 8)))) if all_names else []
+        expected_verdicts, expected_scores = brute_force(world, incoming, feasible)
+        if expected_verdicts:
+            assert world.filter_all(incoming) == expected_verdicts, step
+            checked["filter"] += 1
+            checked["rejections"] += sum(1 for v in expected_verdicts.values() if v is not None)
+        if expected_scores is not None and feasible:
+            assert world.scores(incoming, feasible) == expected_scores, step
+            checked["score"] += 1
+            checked["distinct scores"] += len(set(expected_scores.values())) > 1
+    assert min(checked.values()) > 50, checked
