@@ -10,6 +10,7 @@ up, away from zero.
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from fractions import Fraction
@@ -52,7 +53,16 @@ def parse_quantity(value: Quantity) -> Fraction:
         return Fraction(value) if abs(value) <= MAX_QUANTITY else MAX_QUANTITY * (1 if value > 0 else -1)
     if isinstance(value, float):
         value = repr(value) if value == value and abs(value) != float("inf") else ""
-    match = _QUANTITY_RE.match(value) if isinstance(value, str) else None
+    if not isinstance(value, str):
+        raise ValueError(FORMAT_ERROR)
+    return _parse_text(value)
+
+
+@functools.lru_cache(maxsize=4096)
+def _parse_text(value: str) -> Fraction:
+    """A quantity string's value, remembered: specs repeat a handful of strings ("100m",
+    "64Mi") thousands of times, and Fractions are immutable. Bounded: 4,096 strings."""
+    match = _QUANTITY_RE.match(value)
     if match is None:
         raise ValueError(FORMAT_ERROR)
     sign, number, exponent, suffix = match.groups()

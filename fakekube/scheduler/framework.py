@@ -235,8 +235,31 @@ class PodInfo:
         self.has_required_anti_affinity = bool(anti.get("requiredDuringSchedulingIgnoredDuringExecution"))
         self.data: dict[str, Any] = {}
 
+    def for_pod(self, pod: Obj) -> "PodInfo":
+        """A PodInfo of a later version of this pod; what depends only on the containers,
+        overhead and affinity is reused when those did not change (a binding sets only
+        nodeName), the rest is read afresh."""
+        old_spec, new_spec = self.pod.get("spec") or {}, pod.get("spec") or {}
+        if any(old_spec.get(k) != new_spec.get(k) for k in _RESOURCE_FIELDS):
+            return PodInfo(pod)
+        other = PodInfo.__new__(PodInfo)
+        meta = pod.get("metadata") or {}
+        other.pod, other.namespace, other.name, other.key = pod, self.namespace, self.name, self.key
+        other.uid = meta.get("uid") or ""
+        other.labels = meta.get("labels") or {}
+        other.priority = new_spec.get("priority") or 0
+        other.requests, other.non_zero_cpu, other.non_zero_memory = self.requests, self.non_zero_cpu, self.non_zero_memory
+        other.host_ports = self.host_ports
+        other.has_affinity, other.has_required_anti_affinity = self.has_affinity, self.has_required_anti_affinity
+        other.data = self.data if other.labels == self.labels else {}
+        return other
+
     def __repr__(self) -> str:
         return f"PodInfo({self.key})"
+
+
+#: The spec fields a PodInfo's computed parts depend on.
+_RESOURCE_FIELDS = ("containers", "initContainers", "overhead", "affinity")
 
 
 def _requests_or_empty(pod: Mapping[str, Any]) -> ResourceList:

@@ -421,7 +421,7 @@ class Scheduler:
             return
         bound = ctx.get(PODS, info.name, info.namespace)
         if bound is not None:
-            self.cache.add_pod(node_name, PodInfo(bound))
+            self.cache.add_pod(node_name, info.for_pod(bound))
             self._seen[f"pods/{info.key}"] = bound
         self.cache.clear_nomination(info.key)
         ctx.record_eventf(info.pod, "Pod", "Normal", "Scheduled", "Binding",
