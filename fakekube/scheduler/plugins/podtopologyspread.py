@@ -101,6 +101,12 @@ class PodTopologySpread:
             return (), None
         return tuple(c._replace(selector=selector) for c in templates), None
 
+    def _sync(self) -> None:
+        """Note which nodes changed since the last cycle (through the snapshot's change
+        log when it keeps one)."""
+        snapshot = self._handle.snapshot
+        self._changes.sync(snapshot.node_infos(), getattr(snapshot, "changes", None))
+
     # -- PreFilter / Filter --------------------------------------------------------------
     def pre_filter(self, state: CycleState, info: PodInfo) -> tuple[set[str] | None, Status | None]:
         """Count matching pods per domain of each hard constraint; Skip without any."""
@@ -111,7 +117,7 @@ class PodTopologySpread:
                                      + problem)
         if not constraints:
             return None, SKIP
-        self._changes.sync(self._handle.snapshot.node_infos())
+        self._sync()
         required = tuple(sorted({c.topology_key for c in constraints}))
         counts = [self._pool.counts(self._changes, info.namespace, c, spread, required) for c in constraints]
         state.data[PRE_FILTER_STATE_KEY] = FilterState(
@@ -153,7 +159,7 @@ class PodTopologySpread:
         if not constraints:
             return SKIP
         if PRE_FILTER_STATE_KEY not in state.data:  # else PreFilter synced this very cycle
-            self._changes.sync(all_nodes)
+            self._sync()
         # Only the system defaults let nodes without a zone label still spread by hostname.
         require_all = spread.has_spec_constraints or not self._system_defaulted
         ignored = {n.name for n in nodes if not has_all_keys(n.labels, constraints)} if require_all else set()

@@ -18,7 +18,7 @@ import json
 import weakref
 from collections import OrderedDict
 from operator import is_
-from typing import TYPE_CHECKING, Any, Callable, Mapping, NamedTuple, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Mapping, NamedTuple, Protocol, Sequence
 
 from fakekube.objects.kinds import REPLICA_SETS, REPLICATION_CONTROLLERS, SERVICES, STATEFUL_SETS
 from fakekube.objects.labels import EQUALS, IN, MATCH_EVERYTHING, LabelMatcher, Requirement, compile_selector
@@ -237,12 +237,23 @@ class PodCounts:
         return count
 
 
+class ChangeLog(Protocol):
+    """What a snapshot may offer to spare the scan: the names of the nodes whose NodeInfo
+    changed, in order, readable from a position (None: no longer kept)."""
+
+    @property
+    def position(self) -> int: ...
+
+    def since(self, position: int) -> Sequence[str] | None: ...
+
+
 class NodeChanges:
     """Which of the snapshot's nodes changed since a given point: a journal of node
-    indices, found once per cycle by comparing every ``NodeInfo.generation`` with the
-    previous cycle's (the one O(nodes) step, kept in C where possible). Counters read the
-    entries after their own position; a new node list starts a new epoch (every counter
-    then rebuilds), as does a counter so far behind that its entries were dropped."""
+    indices that counters read from their own position. Found once per cycle from the
+    snapshot's change log when it has one, else by comparing every
+    ``NodeInfo.generation`` with the previous cycle's (the one O(nodes) step). A new node
+    list starts a new epoch (every counter then rebuilds), as does a counter so far
+    behind that its entries were dropped."""
 
     def __init__(self, limit: int = 16384) -> None:
         self.limit = limit
@@ -251,25 +262,36 @@ class NodeChanges:
         self.epoch = 0
         self.start = 0
         self.journal: list[int] = []
+        self._log_position: int | None = None
+        self._index: dict[str, int] | None = None
 
     @property
     def position(self) -> int:
         return self.start + len(self.journal)
 
-    def sync(self, nodes: list[NodeInfo]) -> None:
+    def sync(self, nodes: list[NodeInfo], log: ChangeLog | None = None) -> None:
         """Record the nodes that changed since the last sync."""
-        gens = [node.generation for node in nodes]
         if not self._same_nodes(nodes):
-            self.nodes, self.gens, self.epoch, self.start, self.journal = nodes, gens, self.epoch + 1, 0, []
+            self._new_epoch(nodes, log)
             return
-        if gens == self.gens:
+        if log is not None and self._log_position is not None:
+            names = log.since(self._log_position)
+            if names is None:
+                self._new_epoch(nodes, log)
+                return
+            self._log_position = log.position
+            if names:
+                if self._index is None:
+                    self._index = {node.name: index for index, node in enumerate(nodes)}
+                index = self._index
+                self._record([index[name] for name in names if name in index])
             return
-        _differences(gens, self.gens, 0, len(gens), self.journal)
-        self.gens = gens
-        if len(self.journal) > self.limit:
-            dropped = len(self.journal) // 2
-            del self.journal[:dropped]
-            self.start += dropped
+        gens = [node.generation for node in nodes]
+        if gens != self.gens:
+            changed: list[int] = []
+            _differences(gens, self.gens, 0, len(gens), changed)
+            self._record(changed)
+            self.gens = gens
 
     def since(self, epoch: int, position: int) -> list[int] | None:
         """Indices of the nodes changed after ``position`` of ``epoch`` (repeats
@@ -277,6 +299,18 @@ class NodeChanges:
         if epoch != self.epoch or position < self.start:
             return None
         return self.journal[position - self.start:]
+
+    def _new_epoch(self, nodes: list[NodeInfo], log: ChangeLog | None) -> None:
+        self.nodes, self.epoch, self.start, self.journal, self._index = nodes, self.epoch + 1, 0, [], None
+        self._log_position = log.position if log is not None else None
+        self.gens = [node.generation for node in nodes] if log is None else []
+
+    def _record(self, changed: list[int]) -> None:
+        self.journal.extend(changed)
+        if len(self.journal) > self.limit:
+            dropped = len(self.journal) // 2
+            del self.journal[:dropped]
+            self.start += dropped
 
     def _same_nodes(self, nodes: list[NodeInfo]) -> bool:
         if nodes is self.nodes:
@@ -306,7 +340,7 @@ class DomainCounts:
     included: they are the global minimum's candidates)."""
 
     __slots__ = ("pods", "topology_key", "eligibility", "epoch", "position", "values", "counts",
-                 "totals", "domain_nodes", "lent", "_min")
+                 "totals", "domain_nodes", "_min")
 
     def __init__(self, pods: PodCounts, topology_key: str, rule: Eligibility) -> None:
         self.pods = pods
@@ -318,7 +352,6 @@ class DomainCounts:
         self.counts: list[int] = []
         self.totals: dict[str, int] = {}
         self.domain_nodes: dict[str, int] = {}
-        self.lent = False
         self._min: int | None = None
 
     def refresh(self, changes: NodeChanges) -> None:
@@ -331,8 +364,6 @@ class DomainCounts:
             return
         if not changed:
             return
-        if self.lent:  # a cycle state may still read the old totals: copy on write
-            self.totals, self.lent = dict(self.totals), False
         nodes, epoch = changes.nodes, changes.epoch
         for index in set(changed):
             self._unset(index)
@@ -340,9 +371,9 @@ class DomainCounts:
         self._min = None
 
     def lend(self) -> dict[str, int]:
-        """The per-domain totals for a cycle's state; a later refresh copies them before
-        changing anything."""
-        self.lent = True
+        """The per-domain totals for this cycle's state: valid for the cycle (the next
+        refresh, in a later cycle's PreFilter or PreScore, changes them in place; a state
+        changing them for a what-if copies them first)."""
         return self.totals
 
     def min_count(self) -> int | None:
@@ -354,7 +385,7 @@ class DomainCounts:
     def _rebuild(self, nodes: list[NodeInfo], epoch: int) -> None:
         self.values = [None] * len(nodes)
         self.counts = [0] * len(nodes)
-        self.totals, self.domain_nodes, self.lent, self._min = {}, {}, False, None
+        self.totals, self.domain_nodes, self._min = {}, {}, None
         for index, node in enumerate(nodes):
             self._set(index, node, epoch)
 
