@@ -97,9 +97,7 @@ def _score_all(framework: "Framework", state: CycleState, info: PodInfo, feasibl
     for plugin in framework.score:
         if plugin.name in state.skip_score:
             continue
-        scores = [plugin.score(state, info, node) for node in feasible]
-        if hasattr(plugin, "normalize_score"):
-            plugin.normalize_score(state, info, scores)
+        scores = framework.plugin_scores(plugin, state, info, feasible)
         weight = framework.weights.get(plugin.name, 1)
         for node, score in zip(feasible, scores):
             entries[node.name]["scores"][plugin.name] = {"score": score, "weight": weight, "weighted": score * weight}

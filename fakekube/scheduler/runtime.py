@@ -208,13 +208,24 @@ class Framework:
         for plugin in self.score:
             if plugin.name in state.skip_score:
                 continue
-            score = plugin.score
-            scores = [score(state, info, node) for node in nodes]
-            if hasattr(plugin, "normalize_score"):
-                plugin.normalize_score(state, info, scores)
+            scores = self.plugin_scores(plugin, state, info, nodes)
             weight = self.weights.get(plugin.name, 1)
             totals = [total + weight * value for total, value in zip(totals, scores)]
         return totals
+
+    @staticmethod
+    def plugin_scores(plugin: Any, state: CycleState, info: PodInfo, nodes: list[NodeInfo]) -> list[int]:
+        """One score plugin's normalized scores for ``nodes``: its ``score_nodes`` when it
+        has one (all nodes in one call: the hot path of a 5,000-node cycle), else
+        ``score`` per node; then its NormalizeScore."""
+        if hasattr(plugin, "score_nodes"):
+            scores: list[int] = plugin.score_nodes(state, info, nodes)
+        else:
+            score = plugin.score
+            scores = [score(state, info, node) for node in nodes]
+        if hasattr(plugin, "normalize_score"):
+            plugin.normalize_score(state, info, scores)
+        return scores
 
     # -- after a node is chosen -----------------------------------------------------------
     def run_reserve(self, state: CycleState, info: PodInfo, node_name: str) -> Status | None:

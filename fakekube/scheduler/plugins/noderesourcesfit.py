@@ -26,7 +26,7 @@ from fakekube.scheduler.framework import (
     PodInfo, Resources, Status, unschedulable,
 )
 from fakekube.scheduler.plugins import resourceallocation as ra
-from fakekube.scheduler.plugins.helper import NodeMemo
+from fakekube.scheduler.plugins.helper import NodeMemo, memoized
 
 if TYPE_CHECKING:
     from fakekube.scheduler.runtime import Handle
@@ -145,6 +145,15 @@ class NodeResourcesFit:
         if memo is not None:
             memo[node.name] = (node.generation, score)
         return score
+
+    def score_nodes(self, state: CycleState, info: PodInfo, nodes: list[NodeInfo]) -> list[int]:
+        """``score`` for every node in one call (the framework's batch path)."""
+        memo = state.data.get(SCORE_MEMO_KEY)
+        requests = state.data.get(PRE_SCORE_KEY)
+        if memo is None or requests is None:
+            return [self.score(state, info, node) for node in nodes]
+        scorer, gather = self._scorer, self._gather
+        return memoized(memo, nodes, lambda node: scorer(*gather(node, requests)))
 
     # -- queueing --------------------------------------------------------------------------
     def events_to_register(self) -> list[EventHint]:

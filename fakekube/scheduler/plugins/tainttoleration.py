@@ -46,6 +46,11 @@ class TaintToleration:
         return sum(1 for taint in node.taints
                    if taint.get("effect") == PREFER_NO_SCHEDULE and not tolerations_tolerate_taint(tolerations, taint))
 
+    def score_nodes(self, state: CycleState, info: PodInfo, nodes: list[NodeInfo]) -> list[int]:
+        """``score`` for every node in one call; an untainted node counts 0 without a call."""
+        score = self.score
+        return [score(state, info, node) if node.taints else 0 for node in nodes]
+
     def normalize_score(self, state: CycleState, info: PodInfo, scores: list[int]) -> None:
         default_normalize_score(scores, reverse=True)
 
