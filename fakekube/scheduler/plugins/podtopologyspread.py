@@ -354,10 +354,14 @@ def _update(state: CycleState, info: PodInfo, other: PodInfo, node: NodeInfo, de
 
 # -- pure helpers --------------------------------------------------------------------------
 def pod_spread(info: PodInfo) -> PodSpread:
-    """The pod's parsed spread data, kept in its PodInfo (rebuilt whenever the pod changes)."""
-    spread: PodSpread | None = info.data.get(NAME)
-    if spread is None:
-        spread = info.data[NAME] = PodSpread(info.pod)
+    """The pod's parsed spread data, kept in its PodInfo while its spec and labels are the
+    same objects (a PodInfo may carry its data over to a later version of the pod)."""
+    spec, labels = info.pod.get("spec"), (info.pod.get("metadata") or {}).get("labels")
+    cached = info.data.get(NAME)
+    if cached is not None and cached[0] is spec and cached[1] is labels:
+        return cached[2]
+    spread = PodSpread(info.pod)
+    info.data[NAME] = (spec, labels, spread)
     return spread
 
 

@@ -753,3 +753,17 @@ def test_incremental_counts_agree_with_a_brute_force_count(change_log: bool) -> 
             checked["score"] += 1
             checked["distinct scores"] += len(set(expected_scores.values())) > 1
     assert min(checked.values()) > 50, checked
+
+
+def test_parsed_spec_is_not_reused_for_a_changed_spec() -> None:
+    # A PodInfo may hand its data to a later version of the pod (framework.PodInfo.for_pod).
+    taint = [{"key": "dedicated", "effect": "NoSchedule"}]
+    world = World([node("a1", "a"), node("b1", "b"), node("c1", "c", taints=taint)], three_zones({"a1": 1, "b1": 1}))
+    honor = pod("new", {"app": "web"}, constraints=[spread(nodeTaintsPolicy="Honor")])
+    info = PodInfo(honor)
+    world.plugin.pre_filter(CycleState(), info)  # c1 left out: a: 1+1-1 fits
+    tolerating = dict(honor, spec=dict(honor["spec"], tolerations=[{"operator": "Exists"}]))
+    later = info.for_pod(tolerating)
+    state = CycleState()
+    world.plugin.pre_filter(state, later)  # c1 counts now: min 0, a: 2 > 1
+    assert world.plugin.filter(state, later, world.cache.nodes["a1"]) is not None
