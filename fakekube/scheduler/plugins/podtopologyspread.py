@@ -172,16 +172,16 @@ class PodTopologySpread:
             entries.append((constraint.topology_key, counter.lend(),
                             topology_normalizing_weight(_domain_count(constraint, counted)),
                             constraint.max_skew - 1))
-        score_state = ScoreState(entries, ignored)
-        score_state.raw = raw_scores(counted, entries)
-        state.data[PRE_SCORE_STATE_KEY] = score_state
+        state.data[PRE_SCORE_STATE_KEY] = ScoreState(entries, ignored)
         return None
 
     def score(self, state: CycleState, info: PodInfo, node: NodeInfo) -> int:
-        """The raw score PreScore computed for the node (upstream computes it here)."""
+        return self.score_nodes(state, info, [node])[0]
+
+    def score_nodes(self, state: CycleState, info: PodInfo, nodes: list[NodeInfo]) -> list[int]:
+        """Raw scores of ``nodes`` in one pass (the ignored marker for nodes missing a key)."""
         score_state: ScoreState = state.data[PRE_SCORE_STATE_KEY]
-        raw = score_state.raw.get(node.name)
-        return raw if raw is not None else score_state.raw_score(node)
+        return raw_scores(nodes, score_state.entries, score_state.ignored)
 
     def normalize_score(self, state: CycleState, info: PodInfo, scores: list[int]) -> None:
         normalize_scores(scores)
@@ -324,21 +324,14 @@ class FilterState:
 
 class ScoreState:
     """PreScore's counts: per soft constraint ``(topology key, domain totals, weight,
-    maxSkew - 1)``, the feasible nodes missing a topology key (scored 0), and the raw
-    scores of the others. Read-only after PreScore, so a clone is itself."""
+    maxSkew - 1)``, and the feasible nodes missing a topology key (scored 0). Read-only
+    after PreScore, so a clone is itself."""
 
-    __slots__ = ("entries", "ignored", "raw")
+    __slots__ = ("entries", "ignored")
 
     def __init__(self, entries: list[tuple[str, dict[str, int], float, int]], ignored: set[str]) -> None:
         self.entries = entries
         self.ignored = ignored
-        self.raw: dict[str, int] = {}
-
-    def raw_score(self, node: NodeInfo) -> int:
-        """One node's raw score (the ignored marker for a node missing a key)."""
-        if node.name in self.ignored:
-            return _IGNORED
-        return raw_scores([node], self.entries)[node.name]
 
     def clone(self) -> "ScoreState":
         return self
@@ -380,12 +373,16 @@ def _domain_count(constraint: Constraint, nodes: Sequence[NodeInfo]) -> int:
     return len({n.labels.get(key, "") for n in nodes})
 
 
-def raw_scores(nodes: Sequence[NodeInfo], entries: Sequence[tuple[str, dict[str, int], float, int]]) -> dict[str, int]:
+def raw_scores(nodes: Sequence[NodeInfo], entries: Sequence[tuple[str, dict[str, int], float, int]],
+               ignored: set[str]) -> list[int]:
     """Each node's Σ (matching pods in its domain × weight + maxSkew - 1) over the
-    constraints whose key it has, rounded half up as Go's math.Round (one tight loop:
-    this is the per-node part of scoring)."""
-    out = {}
+    constraints whose key it has, rounded half up as Go's math.Round; the ignored marker
+    for nodes missing a key. One tight loop: this is the per-node part of scoring."""
+    out = []
     for node in nodes:
+        if ignored and node.name in ignored:
+            out.append(_IGNORED)
+            continue
         labels = node.labels
         total = 0.0
         for key, counts, weight, slack in entries:
@@ -393,7 +390,7 @@ def raw_scores(nodes: Sequence[NodeInfo], entries: Sequence[tuple[str, dict[str,
             if value is not None:
                 total += counts.get(value, 0) * weight + slack
         rounded = int(total)
-        out[node.name] = rounded + 1 if total - rounded >= 0.5 else rounded
+        out.append(rounded + 1 if total - rounded >= 0.5 else rounded)
     return out
 
 

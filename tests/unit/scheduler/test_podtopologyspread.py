@@ -147,6 +147,7 @@ class World:
         status = self.plugin.pre_score(state, info, feasible)
         assert status is None, status
         values = [self.plugin.score(state, info, n) for n in feasible]
+        assert self.plugin.score_nodes(state, info, feasible) == values
         self.plugin.normalize_score(state, info, values)
         return {n.name: v for n, v in zip(feasible, values)}
 
