@@ -9,7 +9,7 @@ weight.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Hashable, Iterable, Mapping
 
 from fakekube.scheduler.config import Profile, SchedulerConfig
 from fakekube.scheduler.framework import (
@@ -129,6 +129,22 @@ class Framework:
     def filters_for(self, state: CycleState) -> list[Callable[[CycleState, PodInfo, NodeInfo], Status | None]]:
         """The bound filter methods this cycle runs, in order (PreFilter SKIPs left out)."""
         return [plugin.filter for plugin in self.filter if plugin.name not in state.skip_filter]
+
+    def filter_chain_signature(self, state: CycleState, info: PodInfo) -> Hashable | None:
+        """What this cycle's active Filters read of the pod, when each of them says so: a
+        plugin's ``filter_signature(state, info)`` promises that its verdict on a node
+        depends only on that value and the node's NodeInfo (so it can be remembered per
+        node generation). None when an active filter has no signature (or returns None)."""
+        parts: list[tuple[str, Hashable]] = []
+        for plugin in self.filter:
+            if plugin.name in state.skip_filter:
+                continue
+            signature = getattr(plugin, "filter_signature", None)
+            value = signature(state, info) if signature is not None else None
+            if value is None:
+                return None
+            parts.append((plugin.name, value))
+        return tuple(parts)
 
     def run_filters(self, state: CycleState, info: PodInfo, node: NodeInfo) -> Status | None:
         """Filter: the first rejection on ``node`` (later filters do not run), or None."""

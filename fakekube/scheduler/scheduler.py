@@ -38,6 +38,7 @@ from fakekube.scheduler.framework import (
     ASSIGNED_POD, NODE, PV, PVC, STORAGE_CLASS, Action, ClusterEvent, Code, CycleState, Diagnosis, EventHint,
     NodeInfo, PodInfo, QueuedPodInfo, Status,
 )
+from fakekube.scheduler.plugins.helper import NodeMemo
 from fakekube.scheduler.queue import SchedulingQueue
 from fakekube.scheduler.registry import IN_TREE
 from fakekube.scheduler.runtime import Framework, Handle, PluginFactory
@@ -126,6 +127,8 @@ class Scheduler:
         self._seen: dict[str, Obj] = {}
         self._next_start = 0
         self._origin: datetime | None = None
+        #: Filter-chain verdicts per (profile, pod signature), node and node generation.
+        self._verdicts = NodeMemo()
 
     def _hints(self) -> dict[str, list[EventHint]]:
         hints: dict[str, list[EventHint]] = {}
@@ -354,6 +357,7 @@ class Scheduler:
             return []
         to_find = self._num_feasible_nodes_to_find(framework, count)
         filters = framework.filters_for(state)
+        memo = self._filter_memo(framework, state, info)
         nominated_anywhere = self.cache.has_nominations()
         start = self._next_start % count
         feasible: list[NodeInfo] = []
@@ -363,12 +367,16 @@ class Scheduler:
             processed += 1
             if nominated_anywhere and self.snapshot.nominated_pods(node.name, info):
                 status = framework.run_filters_with_nominated(state, info, node)
+            elif memo is not None and (hit := memo.get(node.name)) is not None and hit[0] == node.generation:
+                status = hit[1]
             else:
                 status = None
                 for plugin_filter in filters:
                     status = plugin_filter(state, info, node)
                     if status is not None:
                         break
+                if memo is not None:
+                    memo[node.name] = (node.generation, status)
             if status is None:
                 feasible.append(node)
                 if len(feasible) >= to_find:
@@ -380,6 +388,16 @@ class Scheduler:
             diagnosis.unschedulable_plugins.add(status.plugin)
         self._next_start = (start + processed) % count
         return feasible
+
+    def _filter_memo(self, framework: Framework, state: CycleState,
+                     info: PodInfo) -> dict[str, tuple[int, Status | None]] | None:
+        """The remembered verdicts of this cycle's whole filter chain per node (see
+        NodeMemo), when every active Filter says what of the pod it depends on
+        (``filter_signature``); None when one does not (e.g. inter-pod affinity)."""
+        signature = framework.filter_chain_signature(state, info)
+        if signature is None:
+            return None
+        return self._verdicts.table((framework.name, signature))
 
     def _num_feasible_nodes_to_find(self, framework: Framework, num_all_nodes: int) -> int:
         """numFeasibleNodesToFind: every node below 100; else percentageOfNodesToScore

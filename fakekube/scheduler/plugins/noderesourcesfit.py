@@ -17,7 +17,7 @@ LeastAllocated over cpu and memory, weight 1 each.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Mapping
+from typing import TYPE_CHECKING, Any, Hashable, Mapping
 
 from fakekube.objects.pods import pod_requests as pod_request_list
 from fakekube.objects.syntax import qualified_name_errors
@@ -118,6 +118,14 @@ class NodeResourcesFit:
         if memo is not None:
             memo[node.name] = (node.generation, status)
         return status
+
+    def filter_signature(self, state: CycleState, info: PodInfo) -> Hashable | None:
+        """The verdict reads only the pod's requests (as PreFilter summed them)."""
+        wanted = state.data.get(PRE_FILTER_KEY)
+        if wanted is None:
+            return None
+        requests = wanted.requests
+        return (requests.milli_cpu, requests.memory, requests.ephemeral_storage, wanted.scalars, wanted.empty)
 
     def _ignored(self, name: str) -> bool:
         """Filter skips extended resources named in ignoredResources or in an ignored group."""

@@ -34,6 +34,10 @@ class NodeUnschedulable:
             return None
         return _REJECTED
 
+    def filter_signature(self, state: CycleState, info: PodInfo) -> bool:
+        """The verdict reads only whether the pod tolerates the unschedulable taint."""
+        return tolerations_tolerate_taint((info.pod.get("spec") or {}).get("tolerations"), _TAINT)
+
     def events_to_register(self) -> list[EventHint]:
         return [EventHint(ClusterEvent(NODE, Action.ADD | Action.UPDATE_NODE_TAINT), _node_became_schedulable),
                 EventHint(ClusterEvent(UNSCHEDULED_POD, Action.UPDATE_POD_TOLERATIONS))]

@@ -4,7 +4,7 @@ score (fewest is best)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Mapping
+from typing import TYPE_CHECKING, Any, Hashable, Mapping
 
 from fakekube.objects.taints import NO_EXECUTE, NO_SCHEDULE, PREFER_NO_SCHEDULE
 from fakekube.objects.tolerations import first_untolerated_taint, tolerations_tolerate_taint
@@ -34,6 +34,10 @@ class TaintToleration:
         if taint is None:
             return None
         return unresolvable(NAME, f"node(s) had untolerated taint {{{taint.get('key', '')}: {taint.get('value', '')}}}")
+
+    def filter_signature(self, state: CycleState, info: PodInfo) -> Hashable:
+        """The verdict reads only the pod's tolerations."""
+        return tuple(tuple(sorted((k, str(v)) for k, v in t.items())) for t in _tolerations(info))
 
     def pre_score(self, state: CycleState, info: PodInfo, nodes: list[NodeInfo]) -> Status | None:
         state.data[NAME] = [t for t in _tolerations(info) if (t.get("effect") or "") in ("", PREFER_NO_SCHEDULE)]
