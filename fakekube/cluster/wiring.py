@@ -18,6 +18,7 @@ from fakekube.api.registry.strategy import WriteContext
 from fakekube.controllers.nodeipam import NodeIPAMController
 from fakekube.controllers.nodelifecycle.controller import NodeLifecycleController
 from fakekube.controllers.podgc import PodGCController
+from fakekube.controllers.replicaset import REPLICA_SET, REPLICATION_CONTROLLER, ReplicaSetController
 from fakekube.controllers.serviceaccounts import ServiceAccountsController
 from fakekube.controllers.tainteviction import TaintEvictionController
 from fakekube.engine import ControllerSpec
@@ -47,6 +48,9 @@ CONTROLLERS: tuple[ControllerSpec, ...] = (
     ControllerSpec("pod-garbage-collector-controller", lambda c: PodGCController(c.pod_gc), ("podgc",)),
     ControllerSpec("node-ipam-controller", lambda c: NodeIPAMController(c.cluster_cidr, c.node_cidr_mask_size),
                    ("nodeipam",)),
+    ControllerSpec("replicaset-controller", lambda c: ReplicaSetController(REPLICA_SET), ("replicaset",)),
+    ControllerSpec("replicationcontroller-controller", lambda c: ReplicaSetController(REPLICATION_CONTROLLER),
+                   ("replicationcontroller",)),
 )
 
 
