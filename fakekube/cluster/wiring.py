@@ -15,6 +15,7 @@ from fakekube.api.machinery import errors
 from fakekube.api.machinery.errors import FieldError
 from fakekube.api.registry import ResourceType
 from fakekube.api.registry.strategy import WriteContext
+from fakekube.controllers.disruption import DisruptionController
 from fakekube.controllers.nodeipam import NodeIPAMController
 from fakekube.controllers.nodelifecycle.controller import NodeLifecycleController
 from fakekube.controllers.podgc import PodGCController
@@ -51,6 +52,7 @@ CONTROLLERS: tuple[ControllerSpec, ...] = (
     ControllerSpec("replicaset-controller", lambda c: ReplicaSetController(REPLICA_SET), ("replicaset",)),
     ControllerSpec("replicationcontroller-controller", lambda c: ReplicaSetController(REPLICATION_CONTROLLER),
                    ("replicationcontroller",)),
+    ControllerSpec("disruption-controller", lambda c: DisruptionController(), ("disruption",)),
 )
 
 

@@ -57,6 +57,11 @@ class Client:
                 rt = self._types[tuple(resource)] = found  # type: ignore[index]
         return rt
 
+    def resource_for_kind(self, api_version: str, kind: str) -> ResourceType | None:
+        """The served type of ``kind`` in ``api_version`` (a RESTMapper's mapping, e.g. for an
+        ownerReference), or None when nothing serves it."""
+        return self.api.registry.by_kind(api_version, kind)
+
     def create(self, resource: Resource, obj: Obj, dry_run: bool = False) -> Obj:
         """Create ``obj`` in ``metadata.namespace`` (generateName works as for any client);
         ``dry_run``: every check, nothing stored (the apiserver's answer is returned)."""
