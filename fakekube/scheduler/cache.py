@@ -32,11 +32,42 @@ def zone_key(node: Obj) -> str:
     return f"{region}:\x00:{zone}" if region or zone else ""
 
 
+class NodeChangeLog:
+    """The names of the nodes whose NodeInfo changed, in order: plugins that keep counts
+    across cycles (PodTopologySpread) read what changed since their last position instead
+    of comparing every node's generation. Bounded: past :data:`CHANGE_LOG_LIMIT` entries
+    the older half is dropped; ``since`` a dropped position answers None (start over)."""
+
+    def __init__(self, limit: int = 65536) -> None:
+        self.limit = limit
+        self.start = 0
+        self.names: list[str] = []
+
+    @property
+    def position(self) -> int:
+        return self.start + len(self.names)
+
+    def since(self, position: int) -> list[str] | None:
+        return None if position < self.start else self.names[position - self.start:]
+
+    def record(self, name: str) -> None:
+        self.names.append(name)
+        if len(self.names) > self.limit:
+            drop = len(self.names) // 2
+            self.start += drop
+            del self.names[:drop]
+
+
+#: NodeChangeLog's default bound.
+CHANGE_LOG_LIMIT = 65536
+
+
 class Cache:
     """NodeInfos by node name, the bound pods, nominated pods; read through :class:`Snapshot`."""
 
     def __init__(self) -> None:
         self.nodes: dict[str, NodeInfo] = {}
+        self.changes = NodeChangeLog(CHANGE_LOG_LIMIT)
         self._zones: OrderedDict[str, list[str]] = OrderedDict()
         self._node_zone: dict[str, str] = {}
         self._ordered: list[NodeInfo] | None = None
@@ -59,6 +90,7 @@ class Cache:
     def set_node(self, node: Obj) -> NodeInfo:
         """Add or update a node; returns its NodeInfo."""
         name = node["metadata"]["name"]
+        self.changes.record(name)
         info = self.nodes.get(name)
         zone = zone_key(node)
         if info is None:
@@ -107,6 +139,7 @@ class Cache:
         info = self.nodes.pop(name, None)
         if info is None:
             return
+        self.changes.record(name)
         if info.pods:
             self._waiting[name] = dict(info.pods)
         self._count_images(info.images, ())
@@ -138,6 +171,7 @@ class Cache:
         """Account a bound pod on its node (replacing an older version of it)."""
         self.remove_pod(info.key)
         self.pods[info.key] = (node_name, info)
+        self.changes.record(node_name)
         node = self.nodes.get(node_name)
         if node is None:
             self._waiting.setdefault(node_name, {})[info.key] = info
@@ -150,6 +184,7 @@ class Cache:
         if entry is None:
             return None
         node_name, info = entry
+        self.changes.record(node_name)
         node = self.nodes.get(node_name)
         if node is not None:
             node.remove_pod(key)
@@ -196,6 +231,8 @@ class Snapshot:
 
     def __init__(self, cache: Cache) -> None:
         self._cache = cache
+        #: Which nodes changed since a position (see NodeChangeLog).
+        self.changes = cache.changes
 
     def node_infos(self) -> list[NodeInfo]:
         """Every node, in node-tree order."""

@@ -362,8 +362,7 @@ class Scheduler:
         start = self._next_start % count
         feasible: list[NodeInfo] = []
         processed = 0
-        for offset in range(count):
-            node = candidates[(start + offset) % count]
+        for node in (candidates[start:] + candidates[:start]) if start else candidates:
             processed += 1
             if nominated_anywhere and self.snapshot.nominated_pods(node.name, info):
                 status = framework.run_filters_with_nominated(state, info, node)
