@@ -117,6 +117,21 @@ def test_daemonset_defaults():
     assert ds["spec"]["updateStrategy"] == {"type": "RollingUpdate", "rollingUpdate": {"maxUnavailable": 1, "maxSurge": 0}}
     assert ds["spec"]["revisionHistoryLimit"] == 10
     assert STRATEGIES["apps/daemonsets"].validate(ds) == []
+    assert ds["metadata"]["annotations"] == {"deprecated.daemonset.template.generation": "1"}
+
+
+def test_daemonset_template_generation_counts_template_changes_only():
+    strategy = STRATEGIES["apps/daemonsets"]
+    old = _create("apps/daemonsets", _workload())
+    relabelled = copy.deepcopy(old)
+    relabelled["spec"]["template"]["metadata"]["labels"]["tier"] = "x"
+    relabelled["metadata"]["annotations"]["deprecated.daemonset.template.generation"] = "9"  # the server owns it
+    strategy.prepare_for_update(relabelled, old, CTX)
+    assert relabelled["metadata"]["annotations"]["deprecated.daemonset.template.generation"] == "2"
+    slower = copy.deepcopy(relabelled)
+    slower["spec"]["minReadySeconds"] = 5
+    strategy.prepare_for_update(slower, relabelled, CTX)
+    assert slower["metadata"]["annotations"]["deprecated.daemonset.template.generation"] == "2"
 
 
 def test_replication_controller_selector_defaults_from_template():

@@ -29,6 +29,7 @@ from fakekube.api.types._util import (
 )
 from fakekube.api.types.core import default_pvc_spec
 from fakekube.api.types.core_pods import default_pod_template, template_deadline_errors, validate_replicated_template
+from fakekube.objects.constants import ANNOTATION_DAEMONSET_TEMPLATE_GENERATION
 
 STATEFULSET_FORBIDDEN_UPDATE = (
     "updates to statefulset spec for fields other than 'replicas', 'ordinals', 'template', 'updateStrategy', "
@@ -269,9 +270,26 @@ STATEFUL_SETS = ResourceType(
 
 
 class DaemonSetStrategy(_WorkloadStrategy):
-    """DaemonSets: rolling updates with maxUnavailable 1 and maxSurge 0 by default."""
+    """DaemonSets: rolling updates with maxUnavailable 1 and maxSurge 0 by default.
+
+    The server owns the ``deprecated.daemonset.template.generation`` annotation (apps/v1's
+    form of the internal ``spec.templateGeneration``): on create the client's value or at
+    least 1, then one more on each update that changes the pod template, whatever the client
+    sends (upstream's DaemonSet strategy and v1 conversion). The controller labels pods
+    ``pod-template-generation`` with it.
+    """
 
     empty_status = {"currentNumberScheduled": 0, "numberMisscheduled": 0, "desiredNumberScheduled": 0, "numberReady": 0}
+
+    def prepare_for_create(self, obj: Obj, ctx: WriteContext) -> None:
+        super().prepare_for_create(obj, ctx)
+        _set_template_generation(obj, max(1, _template_generation(obj)))
+
+    def prepare_for_update(self, new: Obj, old: Obj, ctx: WriteContext) -> None:
+        generation = _template_generation(old)
+        if (new.get("spec") or {}).get("template") != (old.get("spec") or {}).get("template"):
+            generation += 1
+        _set_template_generation(new, generation)
 
     def default(self, obj: Obj, ctx: WriteContext) -> None:
         spec = ensure_dict(obj, "spec")
@@ -294,6 +312,20 @@ class DaemonSetStrategy(_WorkloadStrategy):
         elif kind != "OnDelete":
             errs.append(errors.not_supported("spec.updateStrategy.type", kind, ["OnDelete", "RollingUpdate"]))
         return errs + template_deadline_errors(spec, "DaemonSet")
+
+
+def _template_generation(obj: Obj) -> int:
+    """The annotation's value; 0 when it is missing or not an integer."""
+    value = ((obj.get("metadata") or {}).get("annotations") or {}).get(ANNOTATION_DAEMONSET_TEMPLATE_GENERATION)
+    try:
+        return int(value) if isinstance(value, str) else 0
+    except ValueError:
+        return 0
+
+
+def _set_template_generation(obj: Obj, generation: int) -> None:
+    annotations = ensure_dict(ensure_dict(obj, "metadata"), "annotations")
+    annotations[ANNOTATION_DAEMONSET_TEMPLATE_GENERATION] = str(generation)
 
 
 DAEMON_SETS = ResourceType(
