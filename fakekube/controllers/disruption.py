@@ -154,7 +154,7 @@ class DisruptionController:
         expected, desired = self._expected_and_desired(pdb, pods, ctx)
         disruptions = rules.live_disruptions(pods, (pdb.get("status") or {}).get("disruptedPods"), ctx.now)
         meta = pdb["metadata"]
-        for pod in disruptions.expired:
+        for pod in (pod for pod in pods if pod["metadata"]["name"] in disruptions.expired):
             ctx.record_event(pod, "Pod", "Warning", "NotDeleted",
                              f"Pod was expected by PDB {meta['namespace']}/{meta['namespace']} to be deleted "
                              "but it wasn't", COMPONENT)

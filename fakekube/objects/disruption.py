@@ -12,7 +12,7 @@ Pure: time is passed in, objects are never changed.
 from __future__ import annotations
 
 from datetime import datetime, timedelta
-from typing import Any, Iterable, Mapping, NamedTuple
+from typing import Any, Iterable, Mapping, NamedTuple, TypeVar
 
 from fakekube.clock import format_rfc3339, parse_time
 from fakekube.objects.conditions import condition, find_condition, set_condition
@@ -21,6 +21,7 @@ from fakekube.objects.labels import compile_selector
 from fakekube.objects.pods import is_pod_ready
 
 Obj = dict[str, Any]
+_Budget = TypeVar("_Budget", bound=Mapping[str, Any])
 
 #: The PDB condition and its reasons (policy/v1).
 DISRUPTION_ALLOWED = "DisruptionAllowed"
@@ -55,7 +56,7 @@ def pdb_selects(pdb: Mapping[str, Any], pod: Mapping[str, Any]) -> bool:
     return matcher.matches(_meta(pod).get("labels"))
 
 
-def budgets_for_pod(pdbs: Iterable[Mapping[str, Any]], pod: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+def budgets_for_pod(pdbs: Iterable[_Budget], pod: Mapping[str, Any]) -> list[_Budget]:
     """The budgets among ``pdbs`` that guard ``pod``, in the order given (the eviction
     subresource's ``getPodDisruptionBudgets``)."""
     return [pdb for pdb in pdbs if pdb_selects(pdb, pod)]
@@ -91,7 +92,7 @@ class Disruptions(NamedTuple):
 
     kept: dict[str, str]
     recheck_at: datetime | None
-    expired: list[Mapping[str, Any]]
+    expired: list[str]
 
 
 def live_disruptions(pods: Iterable[Mapping[str, Any]], disrupted_pods: Mapping[str, Any] | None,
@@ -101,7 +102,7 @@ def live_disruptions(pods: Iterable[Mapping[str, Any]], disrupted_pods: Mapping[
     after it); entries for pods that are gone or terminating are dropped silently."""
     kept: dict[str, str] = {}
     recheck_at: datetime | None = None
-    expired: list[Mapping[str, Any]] = []
+    expired: list[str] = []
     for pod in pods:
         name = _meta(pod).get("name", "")
         if not disrupted_pods or _meta(pod).get("deletionTimestamp") or name not in disrupted_pods:
@@ -109,7 +110,7 @@ def live_disruptions(pods: Iterable[Mapping[str, Any]], disrupted_pods: Mapping[
         since = _disrupted_at(disrupted_pods, name)
         expected_deletion = (since or now) + timedelta(seconds=DELETION_TIMEOUT_S)
         if expected_deletion < now:
-            expired.append(pod)
+            expired.append(name)
             continue
         if recheck_at is None or expected_deletion < recheck_at:
             recheck_at = expected_deletion

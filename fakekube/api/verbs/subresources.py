@@ -4,14 +4,13 @@
 ``scale`` presents an autoscaling/v1 Scale view of a workload's replicas; writes to it
 become ordinary updates of the workload, so resourceVersions and watches stay exact.
 ``binding`` assigns a pod to a node once; ``token`` issues a service-account token
-(``fakekube.api.verbs.tokenrequest``); ``eviction`` deletes a pod (PodDisruptionBudget
-checks arrive with the disruption controller); ``log`` serves what the simulated kubelet's
+(``fakekube.api.verbs.tokenrequest``); ``eviction`` deletes a pod unless its PodDisruptionBudget
+forbids it (``fakekube.api.verbs.eviction``); ``log`` serves what the simulated kubelet's
 container wrote — bytes, or for ``follow=true`` an iterable of chunks the REST layer streams.
 """
 
 from __future__ import annotations
 
-import dataclasses
 from typing import Any, Callable
 
 from fakekube.api import selectors
@@ -19,9 +18,9 @@ from fakekube.api.machinery import errors
 from fakekube.api.machinery.jsonutil import deep_copy
 from fakekube.api.registry import BINDING, EVICTION, LOG, SCALE, STATUS, TOKEN, ResourceType
 from fakekube.api.verbs import binding as binding_rules
+from fakekube.api.verbs import eviction as eviction_rules
 from fakekube.api.verbs import tokenrequest
 from fakekube.api.verbs.apiserver import APIServer, WriteOptions, parse_json
-from fakekube.api.verbs.deletion import DeleteOptions
 from fakekube.api.wire import patch as patching
 
 Obj = dict[str, Any]
@@ -105,15 +104,8 @@ class Subresources:
         return success()
 
     def evict(self, namespace: str, name: str, eviction: Any, options: WriteOptions = WriteOptions()) -> Obj:
-        """Evict a pod: a delete honouring the eviction's DeleteOptions, with the request's
-        dryRun carried into them as upstream's ``propagateDryRun`` does."""
-        delete_options = (eviction or {}).get("deleteOptions") if isinstance(eviction, dict) else None
-        parsed = DeleteOptions.parse(delete_options, {})
-        if options.dry_run:  # the only valid dryRun is [All], so the two never disagree
-            parsed = dataclasses.replace(parsed, dry_run=True)
-        rt = self.api.registry.lookup("", "v1", "pods")
-        self.api.delete(rt, namespace, name, parsed)
-        return success()
+        """Evict a pod unless its PodDisruptionBudget forbids it (fakekube.api.verbs.eviction)."""
+        return eviction_rules.evict(self.api, namespace, name, eviction, options)
 
     def create_token(self, namespace: str, name: str, request: Any) -> Obj:
         """A service-account token (TokenRequest); nothing is stored, so dryRun changes nothing."""
