@@ -18,6 +18,7 @@ from fakekube.api.registry.resource import (
     BINDING,
     CREATE_ONLY,
     EVICTION,
+    FINALIZE,
     LOG,
     NO_DELETECOLLECTION,
     READ_VERBS,
@@ -31,7 +32,7 @@ from fakekube.api.registry.resource import (
 from fakekube.api.registry.strategy import DEFAULT_STRATEGY, Obj, Rng, StoreReader, Strategy, WriteContext
 
 __all__ = [
-    "ALL_VERBS", "BINDING", "CREATE_ONLY", "DEFAULT_STRATEGY", "EVICTION", "LOG", "NO_DELETECOLLECTION", "READ_VERBS",
+    "ALL_VERBS", "BINDING", "CREATE_ONLY", "DEFAULT_STRATEGY", "EVICTION", "FINALIZE", "LOG", "NO_DELETECOLLECTION", "READ_VERBS",
     "SCALE", "STATUS", "SUBRESOURCES", "TOKEN",
     "Obj", "Registry", "ResourceType", "Rng", "StoreReader", "Strategy", "WriteContext",
 ]

@@ -28,7 +28,9 @@ BINDING = "binding"
 EVICTION = "eviction"
 LOG = "log"
 TOKEN = "token"
-SUBRESOURCES = (STATUS, SCALE, BINDING, EVICTION, LOG, TOKEN)
+#: A Namespace's ``spec.finalizers`` (PUT only), which the namespace controller empties.
+FINALIZE = "finalize"
+SUBRESOURCES = (STATUS, SCALE, BINDING, EVICTION, LOG, TOKEN, FINALIZE)
 
 
 @dataclass(frozen=True)

@@ -10,8 +10,17 @@ from typing import Any
 
 from fakekube.api.machinery import errors
 from fakekube.api.machinery.errors import FieldError
-from fakekube.api.machinery.validation import name_is_dns_label, name_is_path_segment
-from fakekube.api.registry import NO_DELETECOLLECTION, SCALE, STATUS, TOKEN, ResourceType, Strategy, WriteContext
+from fakekube.api.machinery.validation import is_qualified_name, name_is_dns_label, name_is_path_segment
+from fakekube.api.registry import (
+    FINALIZE,
+    NO_DELETECOLLECTION,
+    SCALE,
+    STATUS,
+    TOKEN,
+    ResourceType,
+    Strategy,
+    WriteContext,
+)
 from fakekube.api.selectors import (
     CORE_EVENT_FIELD_SET,
     NAMESPACE_FIELD_SET,
@@ -55,8 +64,16 @@ CONFIG_KEY_MSG = ("a valid config key must consist of alphanumeric characters, '
 ACCESS_MODES = ["ReadOnlyMany", "ReadWriteMany", "ReadWriteOnce", "ReadWriteOncePod"]
 
 
+#: Finalizer names a namespace's ``spec.finalizers`` may hold without a domain (upstream's
+#: ``IsStandardFinalizerName``).
+STANDARD_FINALIZERS = ("kubernetes", "orphan", "foregroundDeletion")
+
+
 class NamespaceStrategy(Strategy):
-    """Namespaces: the name label, the ``kubernetes`` finalizer, phase Active."""
+    """Namespaces: the name label, the ``kubernetes`` finalizer, phase Active.
+
+    ``spec.finalizers`` changes only through ``namespaces/finalize``; a terminating
+    namespace stays until that list (and ``metadata.finalizers``) is empty."""
 
     def default(self, obj: Obj, ctx: WriteContext) -> None:
         name = (obj.get("metadata") or {}).get("name")
@@ -78,10 +95,21 @@ class NamespaceStrategy(Strategy):
         else:
             spec["finalizers"] = copy.deepcopy(old_finalizers)
 
+    def validate(self, obj: Obj) -> list[FieldError]:
+        """Each ``spec.finalizers`` name (upstream's ``validateKubeFinalizerName``): a
+        qualified name, and one without a domain must be a standard one."""
+        problems = []
+        for name in (obj.get("spec") or {}).get("finalizers") or []:
+            problems += [errors.invalid("spec.finalizers", name, m) for m in is_qualified_name(str(name))]
+            if "/" not in str(name) and name not in STANDARD_FINALIZERS:
+                problems.append(errors.invalid("spec.finalizers", name,
+                                               "name is neither a standard finalizer name nor is it fully qualified"))
+        return problems
+
 
 NAMESPACES = ResourceType(
     "", "v1", "Namespace", "namespaces", namespaced=False, short_names=("ns",), verbs=NO_DELETECOLLECTION,
-    subresources=(STATUS,), strategy=NamespaceStrategy(), table=NAMESPACE_TABLE, field_set=NAMESPACE_FIELD_SET,
+    subresources=(STATUS, FINALIZE), strategy=NamespaceStrategy(), table=NAMESPACE_TABLE, field_set=NAMESPACE_FIELD_SET,
     name_rule=name_is_dns_label, returns_deleted_object=True,
 )
 

@@ -19,7 +19,7 @@ from fakekube.api.machinery import errors, validation
 from fakekube.api.machinery.errors import FieldError
 from fakekube.api.machinery.jsonutil import deep_copy
 from fakekube.api.machinery.validation import go_strings
-from fakekube.api.registry import STATUS, Registry, ResourceType, WriteContext
+from fakekube.api.registry import FINALIZE, STATUS, Registry, ResourceType, WriteContext
 from fakekube.api.verbs import admission, deletion, objectmeta
 from fakekube.api.verbs.deletion import DeleteOptions
 from fakekube.api.verbs.encoding import EncodedObjects
@@ -252,6 +252,8 @@ class APIServer:
         old = existing
         if subresource == STATUS:
             new = _status_update(old, new)
+        elif subresource == FINALIZE:
+            new = _finalize_update(old, new)
         else:
             new = _owned(new, options)
             objectmeta.carry_over(new, old)
@@ -276,7 +278,7 @@ class APIServer:
     def _write_update(self, rt: ResourceType, new: Obj) -> Obj:
         """Replace the object, or remove it when its last finalizer went while it was deleting."""
         meta = new["metadata"]
-        if meta.get("deletionTimestamp") and not meta.get("finalizers") and not _waits_for_grace(rt, new):
+        if meta.get("deletionTimestamp") and not meta.get("finalizers") and not _lingers(rt, new):
             self.store.replace(rt.key, new)
             return self.store.remove(rt.key, (meta.get("namespace") or "", meta["name"]))
         return self.store.replace(rt.key, new)
@@ -333,6 +335,7 @@ class APIServer:
             if existing is None:
                 raise errors.not_found(rt.group, rt.plural, name)
             deletion.check_preconditions(rt, existing, options)
+            deletion.check_namespace_delete_again(rt, existing)
             return self._delete_locked(rt, existing, options)
 
     def _delete_locked(self, rt: ResourceType, existing: Obj, options: DeleteOptions) -> tuple[Obj, int]:
@@ -437,6 +440,21 @@ def _status_update(old: Obj, new: Obj) -> Obj:
     return merged
 
 
+def _finalize_update(old: Obj, new: Obj) -> Obj:
+    """A ``namespaces/finalize`` write changes only ``spec.finalizers`` (upstream's finalize
+    strategy keeps status; fakekube also keeps the rest of metadata and spec as stored)."""
+    merged = deep_copy(old)
+    merged["metadata"] = dict(merged["metadata"])
+    finalizers = (new.get("spec") or {}).get("finalizers")
+    spec = dict(merged.get("spec") or {})
+    if finalizers:
+        spec["finalizers"] = list(finalizers)
+    else:
+        spec.pop("finalizers", None)
+    merged["spec"] = spec
+    return merged
+
+
 def _keep_status(new: Obj, old: Obj) -> None:
     """A main-resource write of a type with a status subresource cannot change status."""
     if "status" in old:
@@ -456,8 +474,12 @@ def _finalizer_rules(new: Obj, old: Obj) -> list[FieldError]:
     return []
 
 
-def _waits_for_grace(rt: ResourceType, obj: Obj) -> bool:
-    """A pod in graceful deletion stays until its kubelet finishes (grace > 0)."""
+def _lingers(rt: ResourceType, obj: Obj) -> bool:
+    """Deleting, without metadata finalizers, yet kept: a pod in graceful deletion until its
+    kubelet finishes (grace > 0), a namespace until ``spec.finalizers`` is empty (upstream's
+    ``ShouldDeleteNamespaceDuringUpdate``)."""
+    if rt.key == ("", "namespaces"):
+        return bool((obj.get("spec") or {}).get("finalizers"))
     return rt.key == ("", "pods") and (obj["metadata"].get("deletionGracePeriodSeconds") or 0) > 0
 
 

@@ -1,10 +1,12 @@
 """Deletion: preconditions, finalizers, propagation policy and graceful deletion.
 
-An object with finalizers (or a delete that asks for foreground/orphan propagation,
-which adds the matching finalizer) is only marked: ``deletionTimestamp`` is set and it
-stays until an update removes its last finalizer. A pod bound to a node is deleted
-gracefully: marked with ``deletionTimestamp = now + grace`` for its kubelet to finish.
-Everything else is removed at once.
+An object with finalizers (or a delete whose propagation policy — given, or the type's
+default — asks for the garbage collector's ``orphan`` or ``foregroundDeletion`` finalizer)
+is only marked: ``deletionTimestamp`` is set and it stays until an update removes its last
+finalizer. A pod bound to a node is deleted gracefully: marked with ``deletionTimestamp =
+now + grace`` for its kubelet to finish. A namespace stays Terminating until its
+``spec.finalizers`` are emptied through ``namespaces/finalize``. Everything else is removed
+at once.
 """
 
 from __future__ import annotations
@@ -26,6 +28,16 @@ BACKGROUND = "Background"
 ORPHAN = "Orphan"
 FOREGROUND_FINALIZER = "foregroundDeletion"
 ORPHAN_FINALIZER = "orphan"
+
+#: Resources whose default propagation (a delete naming none) orphans dependents, for
+#: backwards compatibility: upstream's ``DefaultGarbageCollectionPolicy`` of core/v1
+#: ReplicationControllers and batch/v1 Jobs (the versions fakekube serves); every other
+#: type deletes dependents in the background.
+ORPHAN_BY_DEFAULT = (("", "replicationcontrollers"), ("batch", "jobs"))
+
+#: Upstream's 409 when a namespace that is already terminating is deleted again.
+NAMESPACE_BEING_EMPTIED = ("The system is ensuring all content is removed from this namespace.  "
+                           "Upon completion, this namespace will automatically be purged by the system.")
 
 #: Kubelet-less default grace for pods whose spec has none.
 DEFAULT_POD_GRACE_S = 30
@@ -104,12 +116,35 @@ class DeleteOptions:
         if problems:
             raise errors.invalid_options("DeleteOptions", problems)
 
-    def finalizers_to_add(self) -> list[str]:
-        if self.propagation_policy == FOREGROUND:
-            return [FOREGROUND_FINALIZER]
-        if self.propagation_policy == ORPHAN or self.orphan_dependents:
-            return [ORPHAN_FINALIZER]
-        return []
+    def gc_finalizers(self, current: list[str], orphan_by_default: bool) -> list[str]:
+        """``current`` with the garbage collector's finalizers as this delete decides them
+        (upstream's ``deletionFinalizersForGarbageCollection``): ``orphan`` and
+        ``foregroundDeletion`` are taken out and put back, in that order, when the options, else
+        the finalizer already there, else the type's default policy ask for them."""
+        kept = [f for f in current if f not in (ORPHAN_FINALIZER, FOREGROUND_FINALIZER)]
+        orphan = self._should_orphan(current, orphan_by_default)
+        foreground = self._should_delete_in_foreground(current)
+        return kept + ([ORPHAN_FINALIZER] if orphan else []) + ([FOREGROUND_FINALIZER] if foreground else [])
+
+    def _should_orphan(self, current: list[str], orphan_by_default: bool) -> bool:
+        if self.orphan_dependents is not None:
+            return self.orphan_dependents
+        if self.propagation_policy is not None:
+            return self.propagation_policy == ORPHAN
+        for finalizer in current:
+            if finalizer in (ORPHAN_FINALIZER, FOREGROUND_FINALIZER):
+                return finalizer == ORPHAN_FINALIZER
+        return orphan_by_default
+
+    def _should_delete_in_foreground(self, current: list[str]) -> bool:
+        if self.orphan_dependents is not None:
+            return False
+        if self.propagation_policy is not None:
+            return self.propagation_policy == FOREGROUND
+        for finalizer in current:
+            if finalizer in (ORPHAN_FINALIZER, FOREGROUND_FINALIZER):
+                return finalizer == FOREGROUND_FINALIZER
+        return False
 
 
 #: DeleteOptions fields and their Go types, for the decode errors of a mistyped body.
@@ -235,23 +270,34 @@ def pod_grace_period_s(pod: Obj, options: DeleteOptions) -> int:
     return DEFAULT_POD_GRACE_S if grace is None else int(grace)
 
 
+def check_namespace_delete_again(rt: ResourceType, obj: Obj) -> None:
+    """409 for a namespace already terminating that still has ``spec.finalizers`` (upstream's
+    namespace REST Delete: the namespace controller is emptying it)."""
+    if rt.key == ("", "namespaces") and (obj.get("metadata") or {}).get("deletionTimestamp") \
+            and (obj.get("spec") or {}).get("finalizers"):
+        raise errors.conflict(rt.group, rt.plural, obj["metadata"]["name"], NAMESPACE_BEING_EMPTIED)
+
+
 def mark_for_deletion(rt: ResourceType, obj: Obj, options: DeleteOptions, now) -> Obj | None:
-    """The marked copy of ``obj`` if it must linger, or None if it can be removed now."""
+    """The marked copy of ``obj`` if it must linger, or None if it can be removed now.
+
+    The propagation policy sets the garbage collector's finalizers, except on a pod whose
+    graceful deletion is already pending (upstream: DeleteOptions cannot change finalizers
+    then). A namespace lingers while ``spec.finalizers`` has entries."""
     meta = dict(obj.get("metadata") or {})
-    finalizers = list(meta.get("finalizers") or [])
-    for extra in options.finalizers_to_add():
-        if extra not in finalizers:
-            finalizers.append(extra)
     grace_s = pod_grace_period_s(obj, options) if rt.key == ("", "pods") else 0
-    lingers = bool(finalizers) or grace_s > 0 or rt.key == ("", "namespaces")
+    current = list(meta.get("finalizers") or [])
+    pending = meta.get("deletionTimestamp") and 0 < (meta.get("deletionGracePeriodSeconds") or 0) <= grace_s
+    finalizers = current if pending else options.gc_finalizers(current, rt.key in ORPHAN_BY_DEFAULT)
+    namespace_held = rt.key == ("", "namespaces") and bool((obj.get("spec") or {}).get("finalizers"))
+    lingers = bool(finalizers) or grace_s > 0 or namespace_held
     if not lingers:
         return None
     if meta.get("deletionTimestamp"):
         return _shorten_grace(obj, meta, grace_s, now, finalizers)
     meta["deletionTimestamp"] = format_rfc3339(go_add_seconds(now, grace_s))
     meta["deletionGracePeriodSeconds"] = grace_s
-    if finalizers:
-        meta["finalizers"] = finalizers
+    _set_finalizers(meta, finalizers)
     marked = dict(obj, metadata=meta)
     if rt.key == ("", "namespaces"):
         marked["status"] = dict(obj.get("status") or {}, phase="Terminating")
@@ -264,9 +310,15 @@ def _shorten_grace(obj: Obj, meta: Obj, grace_s: int, now, finalizers: list[str]
     if current is not None and grace_s < current:
         meta["deletionTimestamp"] = format_rfc3339(go_add_seconds(now, grace_s))
         meta["deletionGracePeriodSeconds"] = grace_s
+    _set_finalizers(meta, finalizers)
+    return dict(obj, metadata=meta)
+
+
+def _set_finalizers(meta: Obj, finalizers: list[str]) -> None:
     if finalizers:
         meta["finalizers"] = finalizers
-    return dict(obj, metadata=meta)
+    else:
+        meta.pop("finalizers", None)
 
 
 def go_add_seconds(moment: datetime, seconds: int) -> datetime:

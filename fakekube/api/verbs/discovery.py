@@ -16,7 +16,7 @@ import base64
 import hashlib
 from typing import Any
 
-from fakekube.api.registry import BINDING, EVICTION, LOG, SCALE, STATUS, TOKEN, Registry, ResourceType
+from fakekube.api.registry import BINDING, EVICTION, FINALIZE, LOG, SCALE, STATUS, TOKEN, Registry, ResourceType
 
 Doc = dict[str, Any]
 
@@ -35,6 +35,7 @@ _SUBRESOURCE_VERBS: dict[str, tuple[str, ...]] = {
     EVICTION: ("create",),
     LOG: ("get",),
     TOKEN: ("create",),
+    FINALIZE: ("update",),
 }
 
 

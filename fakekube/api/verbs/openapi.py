@@ -28,7 +28,7 @@ import json
 import threading
 from typing import Any, Iterable, Mapping
 
-from fakekube.api.registry import BINDING, EVICTION, LOG, SCALE, TOKEN, Registry, ResourceType
+from fakekube.api.registry import BINDING, EVICTION, FINALIZE, LOG, SCALE, TOKEN, Registry, ResourceType
 from fakekube.api.verbs.discovery import subresource_kind
 from fakekube.api.wire.schema import SchemaSet, ref_name
 
@@ -341,12 +341,15 @@ def _subresource_ops(ops: _GVOps, rt: ResourceType, sub: str, suffix: str) -> Do
                               responses={"200": {"content": {"text/plain": {"schema": {"type": "string"}}}, "description": "OK"},
                                          "401": {"description": "Unauthorized"}})}
     what = f"{sub} of the specified {rt.kind}"
+    put = ops.op("put", f"replace{p}{suffix}{title}", f"replace {what}", "put", gvk,
+                 parameters=[P_DRY_RUN, P_FIELD_MANAGER, P_FIELD_VALIDATION], requestBody=_body(obj),
+                 responses=_responses(obj, [("200", "OK"), ("201", "Created")]))
+    if sub == FINALIZE:  # upstream serves only PUT on namespaces/finalize
+        return {"put": put}
     return {
         "get": ops.op("get", f"read{p}{suffix}{title}", f"read {what}", "get", gvk, responses=_responses(obj, [("200", "OK")])),
         "patch": _patch_op(ops, f"patch{p}{suffix}{title}", f"partially update {what}", gvk, obj),
-        "put": ops.op("put", f"replace{p}{suffix}{title}", f"replace {what}", "put", gvk,
-                      parameters=[P_DRY_RUN, P_FIELD_MANAGER, P_FIELD_VALIDATION], requestBody=_body(obj),
-                      responses=_responses(obj, [("200", "OK"), ("201", "Created")])),
+        "put": put,
     }
 
 

@@ -1,4 +1,4 @@
-"""Subresources: status, scale, binding, eviction and log.
+"""Subresources: status, scale, binding, eviction, log and a namespace's finalize.
 
 ``status`` reuses the main update path with the status rule (only status changes).
 ``scale`` presents an autoscaling/v1 Scale view of a workload's replicas; writes to it
@@ -7,6 +7,8 @@ become ordinary updates of the workload, so resourceVersions and watches stay ex
 (``fakekube.api.verbs.tokenrequest``); ``eviction`` deletes a pod unless its PodDisruptionBudget
 forbids it (``fakekube.api.verbs.eviction``); ``log`` serves what the simulated kubelet's
 container wrote — bytes, or for ``follow=true`` an iterable of chunks the REST layer streams.
+``finalize`` (PUT only) replaces a namespace's ``spec.finalizers``; a terminating namespace
+whose last finalizer goes is removed.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from typing import Any, Callable
 from fakekube.api import selectors
 from fakekube.api.machinery import errors
 from fakekube.api.machinery.jsonutil import deep_copy
-from fakekube.api.registry import BINDING, EVICTION, LOG, SCALE, STATUS, TOKEN, ResourceType
+from fakekube.api.registry import BINDING, EVICTION, FINALIZE, LOG, SCALE, STATUS, TOKEN, ResourceType
 from fakekube.api.verbs import binding as binding_rules
 from fakekube.api.verbs import eviction as eviction_rules
 from fakekube.api.verbs import tokenrequest
@@ -47,6 +49,8 @@ class Subresources:
             return self.evict(namespace, name, decode(), options), 201, JSON
         if sub == TOKEN and method == "POST":
             return self.create_token(namespace, name, decode()), 201, JSON
+        if sub == FINALIZE and method == "PUT":
+            return self.api.update(rt, namespace, name, decode(), options, FINALIZE).obj, 200, JSON
         if sub == LOG and method == "GET":
             return self.log(namespace, name, query), 200, "text/plain"
         raise errors.ApiError(405, "MethodNotAllowed", "the server does not allow this method on the requested resource")
