@@ -25,7 +25,7 @@ from fakekube.engine import Context
 from fakekube.engine.client import STRATEGIC_MERGE_PATCH
 from fakekube.objects.kinds import PODS
 from fakekube.objects.labels import LabelMatcher
-from fakekube.objects.owners import controller_of, owner_reference
+from fakekube.objects.owners import controller_of, owner_reference, owner_references
 from fakekube.controllers.replicaset.workload import Workload
 
 Obj = dict[str, Any]
@@ -83,8 +83,13 @@ class Claim:
 
     def _release(self, pod: Obj) -> None:
         meta = pod["metadata"]
-        patch = {"metadata": {"ownerReferences": [{"$patch": "delete", "uid": self.rs["metadata"]["uid"]}],
-                              "uid": meta.get("uid")}}
+        uid = self.rs["metadata"]["uid"]
+        refs: Any = [{"$patch": "delete", "uid": uid}]
+        if all(ref.get("uid") == uid for ref in owner_references(pod)):
+            # The last reference: the field goes, as upstream's typed decoding drops an empty
+            # list (our apiserver would keep ``ownerReferences: []``).
+            refs = None
+        patch = {"metadata": {"ownerReferences": refs, "uid": meta.get("uid")}}
         try:
             self.ctx.client.patch(PODS, meta["name"], patch, meta["namespace"], STRATEGIC_MERGE_PATCH)
         except ApiError as error:
