@@ -15,6 +15,7 @@ from fakekube.api.machinery import errors
 from fakekube.api.machinery.errors import FieldError
 from fakekube.api.registry import ResourceType
 from fakekube.api.registry.strategy import WriteContext
+from fakekube.controllers.deployment import DeploymentController
 from fakekube.controllers.disruption import DisruptionController
 from fakekube.controllers.nodeipam import NodeIPAMController
 from fakekube.controllers.nodelifecycle.controller import NodeLifecycleController
@@ -53,6 +54,7 @@ CONTROLLERS: tuple[ControllerSpec, ...] = (
     ControllerSpec("replicationcontroller-controller", lambda c: ReplicaSetController(REPLICATION_CONTROLLER),
                    ("replicationcontroller",)),
     ControllerSpec("disruption-controller", lambda c: DisruptionController(), ("disruption",)),
+    ControllerSpec("deployment-controller", lambda c: DeploymentController(), ("deployment",)),
 )
 
 

@@ -173,6 +173,7 @@ def test_generation_counts_spec_changes_only(apps: client.AppsV1Api) -> None:
     assert apps.read_namespaced_deployment("gen", "default").metadata.generation == 2
 
 
+@pytest.mark.fakekube(controllers=("*", "-deployment-controller"))  # it would rewrite the status set here
 def test_status_and_scale_subresources(apps: client.AppsV1Api) -> None:
     apps.create_namespaced_deployment("default", deployment("sub", replicas=2))
     apps.patch_namespaced_deployment_status("sub", "default", {"status": {"replicas": 2, "readyReplicas": 1},

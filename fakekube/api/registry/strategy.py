@@ -62,6 +62,9 @@ class Strategy:
 
     #: Bump ``metadata.generation`` when anything outside metadata/status changes.
     tracks_generation: bool = False
+    #: A /status write also sets ``metadata.annotations`` (status strategies that reset only
+    #: spec and labels, as upstream's Deployment one); others keep metadata as stored.
+    status_writes_annotations: bool = False
 
     def default(self, obj: Obj, ctx: WriteContext) -> None:
         """Fill upstream's defaults in place (SetDefaults_* functions)."""

@@ -129,7 +129,10 @@ class _WorkloadStrategy(Strategy):
 
 
 class DeploymentStrategy(_WorkloadStrategy):
-    """Deployments: 25%/25% rolling updates, 10 revisions, a 600 s progress deadline."""
+    """Deployments: 25%/25% rolling updates, 10 revisions, a 600 s progress deadline.
+    Status writes carry annotations (upstream's status strategy resets only spec and labels)."""
+
+    status_writes_annotations = True
 
     def default(self, obj: Obj, ctx: WriteContext) -> None:
         spec = ensure_dict(obj, "spec")

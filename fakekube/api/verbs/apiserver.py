@@ -251,7 +251,7 @@ class APIServer:
         ctx = self._context()
         old = existing
         if subresource == STATUS:
-            new = _status_update(old, new)
+            new = _status_update(rt, old, new)
         elif subresource == FINALIZE:
             new = _finalize_update(old, new)
         else:
@@ -429,10 +429,18 @@ def _owned(obj: Obj, options: WriteOptions) -> Obj:
     return deep_copy(obj) if options.internal and not options.fresh else obj
 
 
-def _status_update(old: Obj, new: Obj) -> Obj:
-    """A /status write changes only status; metadata and spec stay as stored."""
+def _status_update(rt: ResourceType, old: Obj, new: Obj) -> Obj:
+    """A /status write changes only status; metadata and spec stay as stored — except the
+    annotations of a type whose status strategy keeps them (Deployments: the controller
+    writes its revision annotation with the status)."""
     merged = deep_copy(old)
     merged["metadata"] = dict(merged["metadata"])
+    if rt.strategy.status_writes_annotations:
+        annotations = (new.get("metadata") or {}).get("annotations")
+        if annotations:
+            merged["metadata"]["annotations"] = deep_copy(annotations)
+        else:
+            merged["metadata"].pop("annotations", None)
     if "status" in new:
         merged["status"] = new["status"]
     else:
