@@ -15,6 +15,7 @@ from fakekube.api.machinery import errors
 from fakekube.api.machinery.errors import FieldError
 from fakekube.api.registry import ResourceType
 from fakekube.api.registry.strategy import WriteContext
+from fakekube.controllers.daemonset import DaemonSetController
 from fakekube.controllers.deployment import DeploymentController
 from fakekube.controllers.disruption import DisruptionController
 from fakekube.controllers.nodeipam import NodeIPAMController
@@ -55,6 +56,7 @@ CONTROLLERS: tuple[ControllerSpec, ...] = (
                    ("replicationcontroller",)),
     ControllerSpec("disruption-controller", lambda c: DisruptionController(), ("disruption",)),
     ControllerSpec("deployment-controller", lambda c: DeploymentController(), ("deployment",)),
+    ControllerSpec("daemonset-controller", lambda c: DaemonSetController(), ("daemonset",)),
 )
 
 
