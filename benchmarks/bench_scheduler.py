@@ -56,6 +56,11 @@ def replica_set(cluster: Cluster) -> Obj:
             "controller": True, "blockOwnerDeletion": True}
 
 
+#: The ReplicaSet controller is off: the benchmark's owner is a ReplicaSet of 0 replicas
+#: that only gives the pods an owner (for PodTopologySpread's default constraints).
+CONTROLLERS = ("*", "-replicaset-controller")
+
+
 class CycleTimer:
     """Wall time spent inside the scheduler's cycles (patched around _schedule_one)."""
 
@@ -89,7 +94,7 @@ def bound_count(cluster: Cluster) -> int:
 
 def in_process(pods: int, nodes: int, owned: bool) -> tuple[float, float, float]:
     """(pods/s end to end, pods/s in scheduling cycles, pods per CPU-second in cycles)."""
-    cluster = Cluster(nodes=nodes)
+    cluster = Cluster(nodes=nodes, controllers=CONTROLLERS)
     owner = replica_set(cluster) if owned else None
     rt = cluster.resource("v1", "Pod")
     with CycleTimer() as cycles:
@@ -103,7 +108,7 @@ def in_process(pods: int, nodes: int, owned: bool) -> tuple[float, float, float]
 
 
 def over_http(pods: int, nodes: int, owned: bool) -> float:
-    cluster = Cluster(nodes=nodes).start()
+    cluster = Cluster(nodes=nodes, controllers=CONTROLLERS).start()
     try:
         owner = replica_set(cluster) if owned else None
         address = urllib.parse.urlsplit(cluster.url)
