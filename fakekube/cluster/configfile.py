@@ -214,8 +214,10 @@ def _controllers(raw: Any, path: str) -> tuple[str, ...]:
     return parse_enable_list([_string(item, f"{path}[{index}]") for index, item in enumerate(raw)])
 
 
-#: podGC keys → PodGCConfig fields (upstream constants gcCheckPeriod and the quarantine).
-POD_GC_KEYS = {"checkPeriod": "period_s", "quarantinePeriod": "quarantine_s"}
+#: podGC keys → PodGCConfig fields (upstream constants gcCheckPeriod and the quarantine;
+#: terminatedPodGCThreshold as KubeControllerManagerConfiguration's PodGCController names it).
+POD_GC_KEYS = {"checkPeriod": "period_s", "quarantinePeriod": "quarantine_s",
+               "terminatedPodGCThreshold": "terminated_pod_threshold"}
 #: kubelet keys: KubeletConfiguration's names → (config section, field, parser).
 KUBELET_KEYS: dict[str, tuple[str, str, str]] = {
     "nodeLeaseDurationSeconds": ("heartbeat", "lease_duration_s", _INTEGER),
@@ -236,8 +238,10 @@ def _positive_duration(raw: Any, path: str) -> float:
 def _pod_gc(raw: Any, path: str) -> PodGCConfig:
     section = _mapping(raw, path)
     _known_keys(section, path, tuple(POD_GC_KEYS))
-    return PodGCConfig(**{POD_GC_KEYS[key]: _positive_duration(value, f"{path}.{key}")
-                          for key, value in section.items()})
+    values: dict[str, Any] = {POD_GC_KEYS[key]: _integer(value, f"{path}.{key}", minimum=0)
+                              if key == "terminatedPodGCThreshold" else _positive_duration(value, f"{path}.{key}")
+                              for key, value in section.items()}
+    return PodGCConfig(**values)
 
 
 def _kubelet(raw: Any, path: str) -> KubeletConfig:
