@@ -209,5 +209,5 @@ def test_bad_runtime_settings_name_the_key(text: str, message: str, tmp_path: Pa
 def test_an_unknown_controller_in_the_config_is_refused_when_the_cluster_is_built(tmp_path: Path) -> None:
     from fakekube import Cluster
 
-    with pytest.raises(ValueError, match='"replicaset" is not in the list of known controllers'):
-        Cluster(load("controllers: [replicaset]\n", tmp_path))
+    with pytest.raises(ValueError, match='"replicaset-controlr" is not in the list of known controllers'):
+        Cluster(load("controllers: [replicaset-controlr]\n", tmp_path))
