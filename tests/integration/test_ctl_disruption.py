@@ -32,7 +32,7 @@ def call(cluster: Cluster, method: str, path: str, body: Any = None,
          content_type: str = "application/json") -> tuple[int, Any, dict[str, str]]:
     """One HTTP request: (status, decoded JSON, headers)."""
     url = urlsplit(cluster.url)
-    connection = http.client.HTTPConnection(url.hostname, url.port, timeout=30)
+    connection = http.client.HTTPConnection(url.hostname or "127.0.0.1", url.port, timeout=30)
     try:
         connection.request(method, path, body=None if body is None else json.dumps(body).encode(),
                            headers={"Content-Type": content_type, "Accept": "application/json"})

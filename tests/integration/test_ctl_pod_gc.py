@@ -22,7 +22,7 @@ MERGE = "application/merge-patch+json"
 
 def patch(cluster: Cluster, path: str, body: Obj) -> None:
     url = urlsplit(cluster.url)
-    connection = http.client.HTTPConnection(url.hostname, url.port, timeout=30)
+    connection = http.client.HTTPConnection(url.hostname or "127.0.0.1", url.port, timeout=30)
     try:
         connection.request("PATCH", path, body=json.dumps(body).encode(), headers={"Content-Type": MERGE})
         response = connection.getresponse()
