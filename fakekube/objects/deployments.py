@@ -190,17 +190,46 @@ def without_hash_label(template: Mapping[str, Any] | None) -> Obj:
     return copy
 
 
+def _without_hash(labels: Any) -> Any:
+    if isinstance(labels, dict) and POD_TEMPLATE_HASH_LABEL in labels:
+        return {k: v for k, v in labels.items() if k != POD_TEMPLATE_HASH_LABEL}
+    return labels
+
+
+def _same_but_hash(template1: Mapping[str, Any], template2: Mapping[str, Any]) -> bool:
+    """Plain equality but for the hash label: the common case, compared at C speed."""
+    meta1, meta2 = template1.get("metadata") or {}, template2.get("metadata") or {}
+    if template1.get("spec") != template2.get("spec") or meta1.keys() != meta2.keys():
+        return False
+    return all(_without_hash(meta1[k]) == _without_hash(meta2[k]) if k == "labels" else meta1[k] == meta2[k]
+               for k in meta1)
+
+
+def _normalized(template: Mapping[str, Any] | None) -> Any:
+    """A template's semantic form without the hash label (one pass, no copy first)."""
+    template = template or {}
+    meta = template.get("metadata")
+    if isinstance(meta, dict) and "labels" in meta:
+        template = {**template, "metadata": {**meta, "labels": _without_hash(meta["labels"])}}
+    return _semantic(template)
+
+
 def equal_ignore_hash(template1: Mapping[str, Any] | None, template2: Mapping[str, Any] | None) -> bool:
     """``EqualIgnoreHash``: the templates are semantically equal but for the hash label."""
-    return _semantic(without_hash_label(template1)) == _semantic(without_hash_label(template2))
+    return _same_but_hash(template1 or {}, template2 or {}) or _normalized(template1) == _normalized(template2)
 
 
 def find_new_replica_set(deployment: Mapping[str, Any], rss: Sequence[Obj]) -> Obj | None:
     """``FindNewReplicaSet``: the oldest ReplicaSet whose template is the Deployment's."""
-    template = (deployment.get("spec") or {}).get("template")
-    target = _semantic(without_hash_label(template))
+    template = (deployment.get("spec") or {}).get("template") or {}
+    normalized = None
     for rs in sorted(rss, key=by_creation):
-        if _semantic(without_hash_label((rs.get("spec") or {}).get("template"))) == target:
+        candidate = (rs.get("spec") or {}).get("template") or {}
+        if _same_but_hash(candidate, template):
+            return rs
+        if normalized is None:
+            normalized = _normalized(template)
+        if _normalized(candidate) == normalized:
             return rs
     return None
 
