@@ -38,6 +38,7 @@ UPSTREAM_500_MESSAGES = (
     "is registered for version",      # a DELETE body of another kind (the meta scheme's decode error)
     "unknown conversion",             # a DELETE body of another meta kind
     "resourceVersion: Invalid value:",  # a watch from an unparsable resourceVersion (kubernetes#139485)
+    "Too large resource version",     # a read at a resourceVersion the store has not reached (504, as upstream)
 )
 #: Answers upstream sends as plain text before any handler runs (Go's net/http), or
 #: its healthz handlers' text (docs/reliability.md).
