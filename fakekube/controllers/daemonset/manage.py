@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Mapping, Sequence
 
 from fakekube.clock import parse_time
 from fakekube.controllers.daemonset.backoff import FailedPodBackoff
@@ -51,8 +51,10 @@ def _never() -> datetime:
     return datetime.max
 
 
-def creation_order(pods: Iterable[Obj]) -> list[Obj]:
+def creation_order(pods: Sequence[Obj]) -> list[Obj]:
     """``podByCreationTimestampAndPhase``: bound pods first, then oldest, then by name."""
+    if len(pods) < 2:
+        return list(pods)  # the usual node: one pod, nothing to parse
     def key(pod: Obj) -> tuple[bool, datetime, str]:
         meta = pod.get("metadata") or {}
         created = parse_time(meta.get("creationTimestamp")) or _never()

@@ -71,6 +71,7 @@ class DaemonSetSync:
         self.errors: list[ApiError] = []
         #: Whether this sync created or deleted pods (upstream's unsatisfied expectations).
         self.wrote = False
+        self._node_pods: tuple[tuple[int, bool], dict[str, list[Obj]]] | None = None
 
     def run(self) -> None:
         hash_, old = self.construct_history()
@@ -93,7 +94,18 @@ class DaemonSetSync:
         return [found[name] for name in sorted(found)]
 
     def node_pods(self, include_deleted_terminal: bool = False) -> dict[str, list[Obj]]:
-        """``getNodesToDaemonPods``: the claimed pods by the node they are bound or pinned to."""
+        """``getNodesToDaemonPods``: the claimed pods by the node they are bound or pinned to.
+
+        Upstream claims afresh at each step of a sync; a step that follows another with no
+        write in between (the store's resourceVersion unchanged) reuses its answer."""
+        cache_key = (self.ctx.resource_version, include_deleted_terminal)
+        if self._node_pods is not None and self._node_pods[0] == cache_key:
+            return {node: list(pods) for node, pods in self._node_pods[1].items()}
+        result = self._claim_node_pods(include_deleted_terminal)
+        self._node_pods = ((self.ctx.resource_version, include_deleted_terminal), result)
+        return {node: list(pods) for node, pods in result.items()}
+
+    def _claim_node_pods(self, include_deleted_terminal: bool) -> dict[str, list[Obj]]:
         result: dict[str, list[Obj]] = {}
         for pod in self.claim.claim(PODS, self.candidates(PODS)):
             if not include_deleted_terminal and is_pod_terminal(pod) and pod["metadata"].get("deletionTimestamp"):
