@@ -1,6 +1,7 @@
 """What a new cluster contains before any test touches it.
 
-The namespaces every cluster has, the ``kubernetes`` Service, the two system
+The namespaces every cluster has, the ``kubernetes`` Service with its Endpoints and
+EndpointSlice (kube-apiserver's own endpoint reconciler keeps them upstream), the two system
 PriorityClasses (upstream's apiserver creates them at start), and the simulated nodes'
 Node objects (:mod:`fakekube.cluster.nodespec`) with realistic, seeded capacity, labels
 and nodeInfo (each node draws from its own forked stream, so adding a node never changes
@@ -18,6 +19,7 @@ from fakekube.api.verbs.apiserver import APIServer, WriteOptions
 from fakekube.cluster.nodespec import NodeSpec, expand_nodes
 from fakekube.controllers.nodelifecycle.zones import LABEL_REGION, LABEL_ZONE
 from fakekube.kubelet.heartbeat import healthy_conditions
+from fakekube.objects.constants import LABEL_ENDPOINTSLICE_SKIP_MIRROR, LABEL_NODE_ROLE_CONTROL_PLANE, LABEL_SERVICE_NAME
 from fakekube.objects.priority import SYSTEM_PRIORITY_CLASSES
 from fakekube.random import SeededRandom
 
@@ -31,37 +33,76 @@ NODE_ALLOCATABLE = {"cpu": "3900m", "ephemeral-storage": "94371840Ki", "hugepage
                     "memory": "15872Mi", "pods": "110"}
 #: Node n's InternalIP is this address + n (node-1 → 172.18.0.2, as on a kind network).
 NODE_IP_BASE = ipaddress.ip_address("172.18.0.1")
+#: kube-apiserver's secure port, the ``kubernetes`` Service's targetPort (kind, kubeadm).
+APISERVER_PORT = 6443
 
 
 #: Our own initial objects are known-good: skip the wire checks (and the schema load they need).
 TRUSTED = WriteOptions(internal=True)
 
 
-def populate(api: APIServer, nodes: int | Sequence[NodeSpec], kubelet_version: str) -> None:
+def populate(api: APIServer, nodes: int | Sequence[NodeSpec], kubelet_version: str,
+             kubernetes_service_ip: str = KUBERNETES_SERVICE_IP) -> None:
     """Create the initial content through the normal create path (so it is validated)."""
     namespaces = api.registry.lookup("", "v1", "namespaces")
     for name in INITIAL_NAMESPACES:
         api.create(namespaces, "", {"metadata": {"name": name}}, TRUSTED)
     services = api.registry.lookup("", "v1", "services")
-    api.create(services, "default", kubernetes_service(), TRUSTED)
+    api.create(services, "default", kubernetes_service(kubernetes_service_ip), TRUSTED)
     node_type = api.registry.lookup("", "v1", "nodes")
+    created = []
     for index, (name, spec) in enumerate(expand_nodes(nodes), start=1):
         node = node_object(name, index, api.rng.fork(name), kubelet_version, api.now_rfc3339(), spec)
-        api.create(node_type, "", node, TRUSTED)
+        created.append(api.create(node_type, "", node, TRUSTED).obj)
+    address = apiserver_address(created)
+    api.create(api.registry.lookup("", "v1", "endpoints"), "default", kubernetes_endpoints(address), TRUSTED)
+    api.create(api.registry.lookup("discovery.k8s.io", "v1", "endpointslices"), "default",
+               kubernetes_endpoint_slice(address), TRUSTED)
     priority_classes = api.registry.lookup("scheduling.k8s.io", "v1", "priorityclasses")
     for priority_class in SYSTEM_PRIORITY_CLASSES:
         api.create(priority_classes, "", copy.deepcopy(priority_class), TRUSTED)
 
 
-def kubernetes_service() -> Obj:
+def kubernetes_service(cluster_ip: str = KUBERNETES_SERVICE_IP) -> Obj:
+    """The apiserver's own Service: the first address of the service CIDR, port 443 → 6443."""
     return {
         "metadata": {"name": "kubernetes", "labels": {"component": "apiserver", "provider": "kubernetes"}},
         "spec": {
-            "clusterIP": KUBERNETES_SERVICE_IP,
-            "ports": [{"name": "https", "port": 443, "protocol": "TCP", "targetPort": 6443}],
+            "clusterIP": cluster_ip,
+            "ports": [{"name": "https", "port": 443, "protocol": "TCP", "targetPort": APISERVER_PORT}],
             "sessionAffinity": "None",
             "type": "ClusterIP",
         },
+    }
+
+
+def apiserver_address(nodes: Sequence[Obj]) -> str:
+    """The address kube-apiserver advertises: the first control-plane node's InternalIP (a
+    kind cluster's control-plane container), else the kind network's gateway, 172.18.0.1."""
+    for node in nodes:
+        if LABEL_NODE_ROLE_CONTROL_PLANE in ((node.get("metadata") or {}).get("labels") or {}):
+            for address in (node.get("status") or {}).get("addresses") or []:
+                if address.get("type") == "InternalIP":
+                    return str(address["address"])
+    return str(NODE_IP_BASE)
+
+
+def kubernetes_endpoints(address: str) -> Obj:
+    """The Endpoints the apiserver's lease reconciler writes (``EndpointsAdapter``)."""
+    return {
+        "metadata": {"name": "kubernetes", "labels": {LABEL_ENDPOINTSLICE_SKIP_MIRROR: "true"}},
+        "subsets": [{"addresses": [{"ip": address}],
+                     "ports": [{"name": "https", "port": APISERVER_PORT, "protocol": "TCP"}]}],
+    }
+
+
+def kubernetes_endpoint_slice(address: str) -> Obj:
+    """The apiserver's EndpointSlice ``kubernetes`` (no managed-by label: no controller's)."""
+    return {
+        "metadata": {"name": "kubernetes", "labels": {LABEL_SERVICE_NAME: "kubernetes"}},
+        "addressType": "IPv6" if ":" in address else "IPv4",
+        "endpoints": [{"addresses": [address], "conditions": {"ready": True}}],
+        "ports": [{"name": "https", "protocol": "TCP", "port": APISERVER_PORT}],
     }
 
 

@@ -25,7 +25,8 @@ from fakekube.api.http.activity import ActivityMeter
 from fakekube.api.machinery.jsonutil import deep_copy
 from fakekube.api.verbs.listing import ListOptions
 from fakekube.api.registry import Registry, ResourceType
-from fakekube.api.types import builtin_registry
+from fakekube.api.types import ServiceNetwork, builtin_registry
+from fakekube.api.types.service_alloc import DEFAULT_NODE_PORT_RANGE, DEFAULT_SERVICE_CIDR
 from fakekube.clock import DEFAULT_EPOCH, VirtualClock
 from fakekube.cluster import bootstrap
 from fakekube.cluster.nodespec import NodeSpec, expand_nodes
@@ -36,6 +37,7 @@ from fakekube.cluster.wiring import ADMISSION_PLUGINS, CONTROLLERS, VALIDATING_A
 from fakekube.controllers.nodelifecycle.config import NodeLifecycleConfig
 from fakekube.controllers.nodeipam import DEFAULT_CLUSTER_CIDR, DEFAULT_NODE_CIDR_MASK_SIZE
 from fakekube.controllers.podgc import PodGCConfig
+from fakekube.controllers.servicelb import DEFAULT_LB_IP_POOL
 from fakekube.engine import Engine, RateLimits, enabled_controllers
 from fakekube.engine.autoadvance import AutoAdvance
 from fakekube.engine.events import list_events
@@ -90,6 +92,12 @@ class ClusterConfig:
     #: kube-controller-manager's --cluster-cidr and --node-cidr-mask-size (node IPAM).
     cluster_cidr: str = DEFAULT_CLUSTER_CIDR
     node_cidr_mask_size: int = DEFAULT_NODE_CIDR_MASK_SIZE
+    #: kube-apiserver's --service-cluster-ip-range (kind's 10.96.0.0/16; the ``kubernetes``
+    #: Service takes its first address) and --service-node-port-range.
+    service_cidr: str = DEFAULT_SERVICE_CIDR
+    service_node_port_range: str = DEFAULT_NODE_PORT_RANGE
+    #: The simulated cloud's addresses for LoadBalancer Services ("first-last" or a CIDR).
+    load_balancer_ip_pool: str = DEFAULT_LB_IP_POOL
     #: Container behaviour by image glob (and, per pod, the fakekube.io/behaviour annotation).
     behaviours: BehaviourCatalog = field(default_factory=BehaviourCatalog)
     #: Static pod manifests every node's kubelet runs, and a directory of more (read once).
@@ -111,7 +119,8 @@ class Cluster:
     def __init__(self, config: ClusterConfig | None = None, **overrides: Any) -> None:
         self.config = replace(config or ClusterConfig(), **overrides)
         self._controller_specs = enabled_controllers(CONTROLLERS, self.config.controllers)  # ValueError: unknown name
-        self.registry: Registry = builtin_registry()
+        self.service_network = ServiceNetwork(self.config.service_cidr, self.config.service_node_port_range)
+        self.registry: Registry = builtin_registry(self.service_network)
         self._time_observers: list[Callable[[datetime], None]] = []
         self._static_manifests = _static_manifests(self.config)
         self._build_state()
@@ -158,7 +167,8 @@ class Cluster:
         for name, validating in VALIDATING_ADMISSION_PLUGINS.items():
             self.api.validating_admission.append(validating(self.config))
         self.api.pod_logs = self._pod_logs
-        bootstrap.populate(self.api, self.config.nodes, self.config.kubelet_version)
+        bootstrap.populate(self.api, self.config.nodes, self.config.kubelet_version,
+                           self.service_network.ip_range.first_address)
         nodes = {name: self.store.get(NODES, ("", name)) or {} for name, _ in expand_nodes(self.config.nodes)}
         self.kubelets.static_pods.check(self.engine.client, nodes, self.clock.now())
         self.engine.settle()  # the engine thread is not running yet: this runs here

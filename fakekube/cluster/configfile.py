@@ -26,6 +26,8 @@ from fakekube.cluster.nodespec import NodeSpec, expand_nodes
 from fakekube.controllers.nodeipam import CIDRSet
 from fakekube.controllers.nodelifecycle.config import NodeLifecycleConfig
 from fakekube.controllers.podgc import PodGCConfig
+from fakekube.controllers.servicelb import IPPool
+from fakekube.api.types.service_alloc import IPRange, PortRange
 from fakekube.engine import parse_enable_list
 from fakekube.kubelet.agents import KubeletConfig
 from fakekube.scheduler import Scheduler, SchedulerConfig
@@ -278,6 +280,11 @@ def _cluster_cidr(raw: Any, path: str) -> str:
     return _string(raw, path)
 
 
+def _text(raw: Any, path: str) -> str:
+    """A string checked after the config is built (service CIDR, port range, address pool)."""
+    return _string(raw, path)
+
+
 def _mask_size(raw: Any, path: str) -> int:
     return _integer(raw, path, minimum=0)
 
@@ -316,6 +323,16 @@ def _check_cidrs(config: ClusterConfig) -> None:
         CIDRSet(config.cluster_cidr, config.node_cidr_mask_size)
     except ValueError as error:
         raise ConfigError(f"clusterCIDR: {error}") from None
+    checks: tuple[tuple[str, Callable[[str], object], str], ...] = (
+        ("serviceCIDR", IPRange, config.service_cidr),
+        ("serviceNodePortRange", PortRange, config.service_node_port_range),
+        ("loadBalancerIPPool", IPPool, config.load_balancer_ip_pool),
+    )
+    for key, parse, value in checks:
+        try:
+            parse(value)
+        except ValueError as error:
+            raise ConfigError(f"{key}: {_one_line(error)}") from None
 
 
 #: (YAML key, ClusterConfig field, parser) for the plain top-level fields.
@@ -332,6 +349,9 @@ _TOP_LEVEL: tuple[tuple[str, str, Callable[[Any, str], Any]], ...] = (
     ("scheduler", "scheduler", _scheduler),
     ("clusterCIDR", "cluster_cidr", _cluster_cidr),
     ("nodeCIDRMaskSize", "node_cidr_mask_size", _mask_size),
+    ("serviceCIDR", "service_cidr", _text),
+    ("serviceNodePortRange", "service_node_port_range", _text),
+    ("loadBalancerIPPool", "load_balancer_ip_pool", _text),
     ("behaviours", "behaviours", _behaviours),
     ("staticPods", "static_pods", _static_pods),
 )

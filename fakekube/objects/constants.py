@@ -63,6 +63,12 @@ ENDPOINTSLICE_CONTROLLER_NAME = "endpointslice-controller.k8s.io"
 LABEL_SERVICE_HEADLESS = "service.kubernetes.io/headless"
 LABEL_SERVICE_PROXY_NAME = "service.kubernetes.io/service-proxy-name"
 ANNOTATION_ENDPOINTS_LAST_CHANGE_TRIGGER_TIME = "endpoints.kubernetes.io/last-change-trigger-time"
+#: On an Endpoints cut to 1,000 addresses by the endpoints controller ("truncated").
+ANNOTATION_ENDPOINTS_OVER_CAPACITY = "endpoints.kubernetes.io/over-capacity"
+#: The EndpointSlice mirroring controller leaves Endpoints with this label ("true") alone.
+LABEL_ENDPOINTSLICE_SKIP_MIRROR = "endpointslice.kubernetes.io/skip-mirror"
+#: The service controller's finalizer on a LoadBalancer Service while its load balancer exists.
+FINALIZER_LOAD_BALANCER_CLEANUP = "service.kubernetes.io/load-balancer-cleanup"
 
 # --- pods (kubelet) ----------------------------------------------------------------
 #: On a mirror pod: the hash of the static pod it reflects.

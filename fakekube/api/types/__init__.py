@@ -40,7 +40,8 @@ from fakekube.api.types.core import (
     SERVICE_ACCOUNTS,
 )
 from fakekube.api.types.core_pods import PODS
-from fakekube.api.types.core_services import SERVICES
+from fakekube.api.types.core_services import SERVICES, services_type
+from fakekube.api.types.service_alloc import ServiceNetwork
 from fakekube.api.types.events import EVENTS_V1
 from fakekube.api.types.other import (
     CLUSTER_ROLES,
@@ -86,13 +87,17 @@ BUILTIN_TYPES: tuple[ResourceType, ...] = (
 )
 
 
-def builtin_registry() -> Registry:
-    """The registry of every built-in type."""
-    return Registry(BUILTIN_TYPES)
+def builtin_registry(service_network: ServiceNetwork | None = None) -> Registry:
+    """The registry of every built-in type; Services allocate from ``service_network``
+    (default: kind's 10.96.0.0/16 and node ports 30000-32767)."""
+    if service_network is None:
+        return Registry(BUILTIN_TYPES)
+    services = services_type(service_network)
+    return Registry(services if rt is SERVICES else rt for rt in BUILTIN_TYPES)
 
 
 __all__ = [
-    "BUILTIN_TYPES", "builtin_registry",
+    "BUILTIN_TYPES", "ServiceNetwork", "builtin_registry",
     "CLUSTER_ROLES", "CLUSTER_ROLE_BINDINGS", "CONFIG_MAPS", "CONTROLLER_REVISIONS", "CORE_EVENTS", "CRON_JOBS",
     "DAEMON_SETS", "DEPLOYMENTS", "ENDPOINTS", "ENDPOINT_SLICES", "EVENTS_V1", "HORIZONTAL_POD_AUTOSCALERS",
     "INGRESSES", "JOBS", "LEASES", "LIMIT_RANGES", "LOCAL_SUBJECT_ACCESS_REVIEWS", "NAMESPACES", "NETWORK_POLICIES",

@@ -1,14 +1,16 @@
 """Services: defaults, ClusterIP and NodePort allocation, validation, update rules.
 
-Allocation draws from the cluster's seeded generator and checks the store for IPs and
-ports in use, so the same seed gives the same IPs. Like upstream's allocators, random
-picks come from the upper ("dynamic") part of each range first, leaving the lower
-part for addresses users ask for explicitly.
+Allocation (:mod:`.service_alloc`) follows kube-apiserver 1.33's allocators from the
+cluster's seeded generator and checks the store for IPs and ports in use, so the same seed
+gives the same IPs. The ranges come from the cluster's :class:`ServiceNetwork` (the
+strategy is built per cluster: :func:`services_type`).
 """
 
 from __future__ import annotations
 
 import ipaddress
+from dataclasses import replace
+
 from fakekube.api.machinery import errors
 from fakekube.api.machinery.errors import FieldError
 from fakekube.api.machinery.validation import name_is_dns1035_label
@@ -27,25 +29,26 @@ from fakekube.api.types._util import (
     port_errors,
     required_one_of,
 )
+from fakekube.api.types.service_alloc import (
+    ServiceNetwork,
+    allocate_cluster_ips,
+    allocate_health_check_port,
+    allocate_node_ports,
+    init_ip_family_fields,
+    needs_health_check,
+    needs_node_ports,
+    used_cluster_ips,
+    used_node_ports,
+)
 
-SERVICE_CIDR = ipaddress.ip_network("10.96.0.0/12")
-NODE_PORT_MIN = 30000
-NODE_PORT_MAX = 32767
 SERVICE_TYPES = ["ClusterIP", "ExternalName", "LoadBalancer", "NodePort"]
 SESSION_AFFINITIES = ["ClientIP", "None"]
 PROTOCOLS = ["SCTP", "TCP", "UDP"]
 TRAFFIC_POLICIES = ["Cluster", "Local"]
-_ALLOCATION_ATTEMPTS = 64
 
 
 def _externally_accessible(spec: Obj) -> bool:
     return spec.get("type") in ("NodePort", "LoadBalancer") or bool(spec.get("externalIPs"))
-
-
-def _needs_node_ports(spec: Obj) -> bool:
-    if spec.get("type") == "NodePort":
-        return True
-    return spec.get("type") == "LoadBalancer" and spec.get("allocateLoadBalancerNodePorts", True) is not False
 
 
 def _is_headless(spec: Obj) -> bool:
@@ -53,7 +56,7 @@ def _is_headless(spec: Obj) -> bool:
 
 
 def default_service(svc: Obj) -> None:
-    """SetDefaults_Service plus the IP-family fields the REST layer fills upstream."""
+    """SetDefaults_Service (the IP-family fields are the REST layer's: ``init_ip_family_fields``)."""
     spec = ensure_dict(svc, "spec")
     if not spec.get("sessionAffinity"):
         spec["sessionAffinity"] = "None"
@@ -75,103 +78,42 @@ def default_service(svc: Obj) -> None:
         spec["externalTrafficPolicy"] = "Cluster"
     if spec.get("internalTrafficPolicy") is None and spec["type"] != "ExternalName":
         spec["internalTrafficPolicy"] = "Cluster"
-    if spec["type"] == "LoadBalancer" and spec.get("allocateLoadBalancerNodePorts") is None:
-        spec["allocateLoadBalancerNodePorts"] = True
-    _default_cluster_ips(spec)
+    if spec["type"] == "LoadBalancer":
+        if spec.get("allocateLoadBalancerNodePorts") is None:
+            spec["allocateLoadBalancerNodePorts"] = True
+        _default_ip_mode(svc)
+    _sync_cluster_ips(spec)
 
 
-def _default_cluster_ips(spec: Obj) -> None:
-    """Keep clusterIP and clusterIPs in step and pick the (single-stack IPv4) families."""
+def _default_ip_mode(svc: Obj) -> None:
+    """A load balancer ingress with an IP and no ``ipMode`` is a VIP (LoadBalancerIPMode, GA)."""
+    for ingress in ((svc.get("status") or {}).get("loadBalancer") or {}).get("ingress") or []:
+        if isinstance(ingress, dict) and ingress.get("ip") and ingress.get("ipMode") is None:
+            ingress["ipMode"] = "VIP"
+
+
+def _sync_cluster_ips(spec: Obj) -> None:
+    """Keep clusterIP and clusterIPs in step (a client that sets only one of them)."""
     if spec["type"] == "ExternalName":
         return
     if spec.get("clusterIP") and not spec.get("clusterIPs"):
         spec["clusterIPs"] = [spec["clusterIP"]]
     elif spec.get("clusterIPs") and not spec.get("clusterIP"):
         spec["clusterIP"] = spec["clusterIPs"][0]
-    headless = _is_headless(spec)
-    if spec.get("ipFamilyPolicy") is None:
-        selectorless_headless = headless and not spec.get("selector")
-        spec["ipFamilyPolicy"] = "RequireDualStack" if selectorless_headless else "SingleStack"
-    if not spec.get("ipFamilies"):
-        families = ["IPv4"]
-        if headless and spec["ipFamilyPolicy"] != "SingleStack":
-            families.append("IPv6")
-        spec["ipFamilies"] = families
 
 
-def _used_cluster_ips(ctx: WriteContext) -> set[str]:
-    used = set()
-    for svc in ctx.store.list_objects("", "services"):
-        for ip in (svc.get("spec") or {}).get("clusterIPs") or []:
-            used.add(ip)
-    return used
-
-
-def _used_node_ports(ctx: WriteContext) -> set[int]:
-    used = set()
-    for svc in ctx.store.list_objects("", "services"):
-        for port in (svc.get("spec") or {}).get("ports") or []:
-            if port.get("nodePort"):
-                used.add(port["nodePort"])
-        hc = (svc.get("spec") or {}).get("healthCheckNodePort")
-        if hc:
-            used.add(hc)
-    return used
-
-
-def _pick(ctx: WriteContext, low: int, high: int, dynamic_from: int, used: set) -> int:
-    """A random free value in [low, high]; the dynamic band first, then anywhere, then a scan."""
-    for start in (dynamic_from, low):
-        for _ in range(_ALLOCATION_ATTEMPTS):
-            value = ctx.rng.randrange(start, high + 1)
-            if value not in used:
-                return value
-    for value in range(low, high + 1):
-        if value not in used:
-            return value
-    raise errors.internal_error("range is full")
-
-
-def allocate_cluster_ip(ctx: WriteContext, used: set[str]) -> str:
-    """An unused IP in 10.96.0.0/12; offsets 0 (network), 1 (kubernetes) and the broadcast are skipped."""
-    size = SERVICE_CIDR.num_addresses
-    static_band = min(max(16, size // 16), 256)
-    used_offsets = {int(ipaddress.ip_address(ip)) - int(SERVICE_CIDR.network_address)
-                    for ip in used if _in_cidr(ip)}
-    offset = _pick(ctx, 2, size - 2, static_band, used_offsets)
-    return str(SERVICE_CIDR.network_address + offset)
-
-
-def _in_cidr(ip: str) -> bool:
-    try:
-        return ipaddress.ip_address(ip) in SERVICE_CIDR
-    except ValueError:
-        return False
-
-
-def allocate_node_port(ctx: WriteContext, used: set[int]) -> int:
-    size = NODE_PORT_MAX - NODE_PORT_MIN + 1
-    static_band = min(max(16, size // 32), 128)
-    return _pick(ctx, NODE_PORT_MIN, NODE_PORT_MAX, NODE_PORT_MIN + static_band, used)
-
-
-def _allocate(svc: Obj, ctx: WriteContext) -> None:
-    """Fill clusterIP(s), node ports and the health-check port where the spec needs them."""
-    spec = svc.get("spec") or {}
-    if spec.get("type") != "ExternalName" and not spec.get("clusterIP"):
-        ip = allocate_cluster_ip(ctx, _used_cluster_ips(ctx))
-        spec["clusterIP"] = ip
-        spec["clusterIPs"] = [ip]
-    if _needs_node_ports(spec):
-        used = _used_node_ports(ctx) | {p.get("nodePort") for p in spec.get("ports") or [] if p.get("nodePort")}
-        for port in spec.get("ports") or []:
-            if not port.get("nodePort"):
-                port["nodePort"] = allocate_node_port(ctx, used)
-                used.add(port["nodePort"])
-    if spec.get("type") == "LoadBalancer" and spec.get("externalTrafficPolicy") == "Local" \
-            and not spec.get("healthCheckNodePort"):
-        used = _used_node_ports(ctx) | {p.get("nodePort") for p in spec.get("ports") or []}
-        spec["healthCheckNodePort"] = allocate_node_port(ctx, used)
+def _allocate(svc: Obj, old_spec: Obj | None, ctx: WriteContext, network: ServiceNetwork) -> None:
+    """The REST layer's ``allocateCreate``/``allocateUpdate``: IP families, then ClusterIPs
+    (on create, or leaving ExternalName), then node ports and the health-check port."""
+    name = (svc.get("metadata") or {}).get("name") or ""
+    spec = svc["spec"]
+    init_ip_family_fields(name, spec, old_spec, network)
+    services = ctx.store.list_objects("", "services")
+    if old_spec is None or (old_spec.get("type") == "ExternalName" and spec.get("type") != "ExternalName"):
+        allocate_cluster_ips(name, spec, network, used_cluster_ips(services), ctx.rng)
+    ports_in_use = used_node_ports(services)
+    allocate_node_ports(name, spec, old_spec, network, ports_in_use, ctx.rng)
+    allocate_health_check_port(spec, old_spec, network, ports_in_use, ctx.rng)
 
 
 def _keep_allocated(new_spec: Obj, old_spec: Obj) -> None:
@@ -184,7 +126,7 @@ def _keep_allocated(new_spec: Obj, old_spec: Obj) -> None:
     if same_kind and not new_spec.get("clusterIPs") and old_spec.get("clusterIPs") \
             and new_spec.get("clusterIP") == old_spec.get("clusterIP"):
         new_spec["clusterIPs"] = list(old_spec["clusterIPs"])
-    if _needs_node_ports(old_spec) and _needs_node_ports(new_spec):
+    if needs_node_ports(old_spec) and needs_node_ports(new_spec):
         old_ports = old_spec.get("ports") or []
         for port in new_spec.get("ports") or []:
             if port.get("nodePort"):
@@ -195,31 +137,37 @@ def _keep_allocated(new_spec: Obj, old_spec: Obj) -> None:
                     port["nodePort"] = old_port["nodePort"]
                     break
     if not new_spec.get("healthCheckNodePort") and old_spec.get("healthCheckNodePort") \
-            and new_spec.get("type") == "LoadBalancer" and new_spec.get("externalTrafficPolicy") == "Local":
+            and needs_health_check(new_spec) and needs_health_check(old_spec):
         new_spec["healthCheckNodePort"] = old_spec["healthCheckNodePort"]
 
 
-def _drop_type_dependent_fields(new_spec: Obj, old_spec: Obj) -> None:
+def _drop_type_dependent_fields(new: Obj, old_spec: Obj) -> None:
     """Upstream's ``dropTypeDependentFields``: when the type changes, values that only
     made sense for the old type are cleared if the client left them untouched, so
-    ``kubectl apply`` can switch NodePort → ClusterIP or ClusterIP → ExternalName."""
-    if new_spec.get("type") == old_spec.get("type"):
+    ``kubectl apply`` can switch NodePort → ClusterIP or ClusterIP → ExternalName; and a
+    Service that is no longer a LoadBalancer loses its load balancer status."""
+    new_spec = ensure_dict(new, "spec")
+    if new_spec.get("type") != "LoadBalancer" and isinstance(new.get("status"), dict):
+        new["status"] = dict(new["status"], loadBalancer={})
+    if new_spec.get("type") == old_spec.get("type") and needs_health_check(new_spec) == needs_health_check(old_spec):
         return
     if new_spec.get("type") == "ExternalName" and old_spec.get("type") != "ExternalName":
         for name in ("clusterIP", "clusterIPs", "ipFamilies", "ipFamilyPolicy"):
             if name in new_spec and new_spec.get(name) == old_spec.get(name):
                 new_spec.pop(name)
-    if _needs_node_ports(old_spec) and not _needs_node_ports(new_spec):
+    if needs_node_ports(old_spec) and not needs_node_ports(new_spec):
         old_by_key = {(p.get("port"), p.get("protocol")): p.get("nodePort") for p in old_spec.get("ports") or []}
         for port in new_spec.get("ports") or []:
             if port.get("nodePort") and old_by_key.get((port.get("port"), port.get("protocol"))) == port["nodePort"]:
                 port.pop("nodePort")
-    if old_spec.get("healthCheckNodePort") and new_spec.get("type") != "LoadBalancer" \
+    if needs_health_check(old_spec) and not needs_health_check(new_spec) \
             and new_spec.get("healthCheckNodePort") == old_spec.get("healthCheckNodePort"):
         new_spec.pop("healthCheckNodePort", None)
     if new_spec.get("type") != "LoadBalancer":
         if new_spec.get("allocateLoadBalancerNodePorts") == old_spec.get("allocateLoadBalancerNodePorts"):
             new_spec.pop("allocateLoadBalancerNodePorts", None)
+        if new_spec.get("loadBalancerClass") == old_spec.get("loadBalancerClass"):
+            new_spec.pop("loadBalancerClass", None)
     if not _externally_accessible(new_spec) and new_spec.get("externalTrafficPolicy") \
             and new_spec.get("externalTrafficPolicy") == old_spec.get("externalTrafficPolicy"):
         new_spec.pop("externalTrafficPolicy")
@@ -353,7 +301,12 @@ def validate_cluster_ip_update(new_spec: Obj, old_spec: Obj) -> list[FieldError]
 
 
 class ServiceStrategy(Strategy):
-    """Services: defaults, IP/port allocation on create and on type changes, immutable IPs."""
+    """Services: defaults, IP/port allocation on create and on type changes, immutable IPs.
+
+    One per cluster: it carries the cluster's Service ranges (:class:`ServiceNetwork`)."""
+
+    def __init__(self, network: ServiceNetwork = ServiceNetwork()) -> None:
+        self.network = network
 
     def default(self, obj: Obj, ctx: WriteContext) -> None:
         default_service(obj)
@@ -361,16 +314,16 @@ class ServiceStrategy(Strategy):
     def prepare_for_create(self, obj: Obj, ctx: WriteContext) -> None:
         obj["status"] = {"loadBalancer": {}}
         if not validate_service(obj):
-            _allocate(obj, ctx)
+            _allocate(obj, None, ctx, self.network)
 
     def prepare_for_update(self, new: Obj, old: Obj, ctx: WriteContext) -> None:
-        new_spec = ensure_dict(new, "spec")
         old_spec = old.get("spec") or {}
-        _drop_type_dependent_fields(new_spec, old_spec)
+        _drop_type_dependent_fields(new, old_spec)
+        new_spec = new["spec"]
         _keep_allocated(new_spec, old_spec)
-        _default_cluster_ips(new_spec)
+        _sync_cluster_ips(new_spec)
         if not validate_service(new) and not validate_cluster_ip_update(new_spec, old_spec):
-            _allocate(new, ctx)
+            _allocate(new, old_spec, ctx, self.network)
 
     def validate(self, obj: Obj) -> list[FieldError]:
         return validate_service(obj)
@@ -379,8 +332,7 @@ class ServiceStrategy(Strategy):
         new_spec = new.get("spec") or {}
         old_spec = old.get("spec") or {}
         errs = validate_cluster_ip_update(new_spec, old_spec)
-        if old_spec.get("type") == "LoadBalancer" and new_spec.get("type") == "LoadBalancer" \
-                and old_spec.get("externalTrafficPolicy") == "Local" and new_spec.get("externalTrafficPolicy") == "Local" \
+        if needs_health_check(old_spec) and needs_health_check(new_spec) \
                 and old_spec.get("healthCheckNodePort") != new_spec.get("healthCheckNodePort"):
             errs.append(errors.forbidden("spec.healthCheckNodePort", "field is immutable"))
         return errs + validate_service(new)
@@ -391,3 +343,8 @@ SERVICES = ResourceType(
     subresources=(STATUS,), strategy=ServiceStrategy(), table=SERVICE_TABLE, field_set=SERVICE_FIELD_SET,
     name_rule=name_is_dns1035_label, create_on_update=True, returns_deleted_object=True,
 )
+
+
+def services_type(network: ServiceNetwork) -> ResourceType:
+    """The Services declaration of a cluster whose Service ranges are ``network``."""
+    return replace(SERVICES, strategy=ServiceStrategy(network))

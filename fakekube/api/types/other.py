@@ -438,7 +438,11 @@ ADDRESS_TYPES = ["FQDN", "IPv4", "IPv6"]
 
 
 class EndpointSliceStrategy(Strategy):
-    """EndpointSlices: addressType required and fixed; ports named "" and TCP by default."""
+    """EndpointSlices: addressType required and fixed; ports named "" and TCP by default;
+    a generation that grows when the endpoints, ports or address type change (upstream
+    also counts label changes)."""
+
+    tracks_generation = True
 
     def default(self, obj: Obj, ctx: WriteContext) -> None:
         for port in obj.get("ports") or []:
