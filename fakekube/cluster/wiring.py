@@ -18,12 +18,14 @@ from fakekube.api.registry.strategy import WriteContext
 from fakekube.controllers.daemonset import DaemonSetController
 from fakekube.controllers.deployment import DeploymentController
 from fakekube.controllers.disruption import DisruptionController
+from fakekube.controllers.garbagecollector import GarbageCollectorController
 from fakekube.controllers.nodeipam import NodeIPAMController
 from fakekube.controllers.nodelifecycle.controller import NodeLifecycleController
 from fakekube.controllers.podgc import PodGCController
 from fakekube.controllers.replicaset import REPLICA_SET, REPLICATION_CONTROLLER, ReplicaSetController
 from fakekube.controllers.serviceaccounts import ServiceAccountsController
 from fakekube.controllers.tainteviction import TaintEvictionController
+from fakekube.cluster.served import served_resources
 from fakekube.engine import ControllerSpec
 from fakekube.kubelet.behaviour import BEHAVIOUR_ANNOTATION, annotation_problem, brief
 from fakekube.objects import priority as pod_priority
@@ -57,6 +59,8 @@ CONTROLLERS: tuple[ControllerSpec, ...] = (
     ControllerSpec("disruption-controller", lambda c: DisruptionController(), ("disruption",)),
     ControllerSpec("deployment-controller", lambda c: DeploymentController(), ("deployment",)),
     ControllerSpec("daemonset-controller", lambda c: DaemonSetController(), ("daemonset",)),
+    ControllerSpec("garbage-collector-controller", lambda c: GarbageCollectorController(served_resources()),
+                   ("garbagecollector",)),
 )
 
 

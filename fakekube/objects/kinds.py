@@ -46,3 +46,22 @@ JOBS = Resource("batch", "jobs")
 CRON_JOBS = Resource("batch", "cronjobs")
 ENDPOINT_SLICES = Resource("discovery.k8s.io", "endpointslices")
 POD_DISRUPTION_BUDGETS = Resource("policy", "poddisruptionbudgets")
+
+
+class APIResource(NamedTuple):
+    """A stored resource as API discovery describes it, for the controllers that walk every
+    type (the garbage collector, the namespace controller): upstream reads this from
+    discovery; fakekube's set of types is fixed, so the cluster hands it over once."""
+
+    #: The resource clients write through (group, plural).
+    resource: Resource
+    api_version: str
+    kind: str
+    namespaced: bool
+    verbs: tuple[str, ...]
+    #: Where its objects are kept: ``resource`` itself, or the one it is a view of
+    #: (events.k8s.io Events are core Events).
+    storage: Resource
+
+    def supports(self, *verbs: str) -> bool:
+        return all(verb in self.verbs for verb in verbs)

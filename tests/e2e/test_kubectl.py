@@ -735,7 +735,7 @@ def deleted(kubectl: Kubectl, what: str, namespace: str = "default", verb: str =
 def test_delete_plain_cascading_and_namespaces(kubectl: Kubectl, fakekube: Cluster) -> None:
     fakekube.create(configmap("cm"))
     for name in ("plain", "fg", "orphaned"):
-        fakekube.create(deployment(name, replicas=1))
+        fakekube.create(deployment(name, replicas=0))  # a ReplicaSet each, no pods
     fakekube.create(pod("pending"))
     # A container that ignores SIGTERM: stopping takes the whole grace period.
     fakekube.create(pod("scheduled", node="node-1", behaviour={"stop_delay_s": 3600}))
@@ -757,17 +757,15 @@ def test_delete_plain_cascading_and_namespaces(kubectl: Kubectl, fakekube: Clust
     assert "Immediate deletion does not wait for confirmation" in forced.stderr
     assert fakekube.list("v1", "Pod", "default") == []
 
-    # The garbage collector (a later issue) would finish these; until then they keep
-    # their deletionTimestamp and the finalizer that the propagation policy asks for.
+    # The garbage collector finishes both at once: the foreground one once its ReplicaSet
+    # is gone, the orphaning one once its ReplicaSet lets go of it (and stays).
     assert kubectl.ok("delete", "deployment", "fg", "--cascade=foreground", "--wait=false") \
         == deleted(kubectl, 'deployment.apps "fg"')
     assert kubectl.ok("delete", "deployment", "orphaned", "--cascade=orphan", "--wait=false") \
         == deleted(kubectl, 'deployment.apps "orphaned"')
-    fg = fakekube.get("apps/v1", "Deployment", "fg")["metadata"]
-    orphaned = fakekube.get("apps/v1", "Deployment", "orphaned")["metadata"]
-    assert fg["deletionTimestamp"] and fg["finalizers"] == ["foregroundDeletion"]
-    assert orphaned["deletionTimestamp"] and orphaned["finalizers"] == ["orphan"]
-    assert [r["NAME"] for r in columns(kubectl.ok("get", "deployments"))] == ["fg", "orphaned"]
+    assert fakekube.list("apps/v1", "Deployment", "default") == []
+    [kept] = fakekube.list("apps/v1", "ReplicaSet", "default")
+    assert kept["metadata"]["name"].startswith("orphaned-") and "ownerReferences" not in kept["metadata"]
 
     assert kubectl.ok("delete", "namespace", "doomed", "--wait=false") == 'namespace "doomed" deleted\n'
     assert by_name(columns(kubectl.ok("get", "namespaces")))["doomed"]["STATUS"] == "Terminating"

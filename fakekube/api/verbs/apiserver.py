@@ -197,6 +197,7 @@ class APIServer:
         if not meta.get("name") and meta.get("generateName"):
             meta["name"] = self._free_generated_name(rt, meta, ctx)
         objectmeta.stamp_new(rt, obj, ctx)
+        objectmeta.omit_empty(meta)
         rt.strategy.default(obj, ctx)
         rt.strategy.prepare_for_create(obj, ctx)
         for admit in self.mutating_admission:
@@ -257,6 +258,7 @@ class APIServer:
         else:
             new = _owned(new, options)
             objectmeta.carry_over(new, old)
+            objectmeta.omit_empty(new["metadata"])
             if rt.has_status():
                 _keep_status(new, old)
             rt.strategy.default(new, ctx)

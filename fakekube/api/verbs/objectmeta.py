@@ -73,6 +73,19 @@ def carry_over(new: Obj, old: Obj) -> None:
     new_meta.pop("selfLink", None)
 
 
+#: ObjectMeta's collections Go drops when empty (``omitempty``): a write leaving one empty
+#: (a patch deleting the last owner reference, ``finalizers: []``) stores it absent, as the
+#: apiserver's typed round trip does.
+OMITTED_WHEN_EMPTY = ("labels", "annotations", "ownerReferences", "finalizers", "managedFields")
+
+
+def omit_empty(meta: Obj) -> None:
+    """Drop the empty (or null) ``OMITTED_WHEN_EMPTY`` fields of ``meta`` (a private copy)."""
+    for field in OMITTED_WHEN_EMPTY:
+        if field in meta and not meta[field]:
+            del meta[field]
+
+
 def spec_changed(new: Obj, old: Obj) -> bool:
     """True when anything but metadata and status differs."""
     keys = (set(new) | set(old)) - set(NON_SPEC_FIELDS)
