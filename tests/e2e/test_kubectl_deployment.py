@@ -82,24 +82,27 @@ def test_set_image_history_undo_and_restart(kubectl: Kubectl, fakekube: Cluster)
     assert rc == 0 and lines[-1] == 'deployment "web" successfully rolled out'
     assert all(line.startswith('Waiting for deployment "web" rollout to finish: ') for line in lines[:-1])
     assert history(kubectl) == [["1", "<none>"], ["2", "<none>"]]
+    kubectl.ok("annotate", "deployment/web", "kubernetes.io/change-cause=to-1.28")
+    fakekube.advance(1)  # the annotation reaches the current ReplicaSet
+    assert history(kubectl) == [["1", "<none>"], ["2", "to-1.28"]]
     detail = kubectl.ok("rollout", "history", "deployment/web", "--revision=1")
     assert "nginx:1.27" in detail and "pod-template-hash" in detail
     assert kubectl.ok("rollout", "undo", "deployment/web") == "deployment.apps/web rolled back\n"
     assert image(kubectl) == "nginx:1.27"
     fakekube.advance(5)
-    assert history(kubectl) == [["2", "<none>"], ["3", "<none>"]]
+    assert history(kubectl) == [["2", "to-1.28"], ["3", "<none>"]]  # undo copied revision 1's annotations back
     assert deployment(kubectl)["metadata"]["annotations"]["deployment.kubernetes.io/revision"] == "3"
     assert kubectl.ok("rollout", "undo", "deployment/web", "--to-revision=2") == "deployment.apps/web rolled back\n"
     assert image(kubectl) == "nginx:1.28"
     fakekube.advance(5)
-    assert history(kubectl) == [["3", "<none>"], ["4", "<none>"]]
+    assert history(kubectl) == [["3", "<none>"], ["4", "to-1.28"]]
     missing = kubectl("rollout", "undo", "deployment/web", "--to-revision=9")
     assert missing.rc == 1 and "unable to find specified revision 9 in history" in missing.stderr
     assert kubectl.ok("rollout", "restart", "deployment/web") == "deployment.apps/web restarted\n"
     annotations = deployment(kubectl)["spec"]["template"]["metadata"]["annotations"]
     assert "kubectl.kubernetes.io/restartedAt" in annotations
     fakekube.advance(5)
-    assert history(kubectl) == [["3", "<none>"], ["4", "<none>"], ["5", "<none>"]]
+    assert history(kubectl) == [["3", "<none>"], ["4", "to-1.28"], ["5", "to-1.28"]]
     assert row(kubectl) == ["web", "4/4", "4", "4"]
 
 
