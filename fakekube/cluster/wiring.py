@@ -18,12 +18,15 @@ from fakekube.api.registry.strategy import WriteContext
 from fakekube.controllers.daemonset import DaemonSetController
 from fakekube.controllers.deployment import DeploymentController
 from fakekube.controllers.disruption import DisruptionController
+from fakekube.controllers.endpoints import EndpointsController
+from fakekube.controllers.endpointslice import EndpointSliceController
 from fakekube.controllers.garbagecollector import GarbageCollectorController
 from fakekube.controllers.nodeipam import NodeIPAMController
 from fakekube.controllers.nodelifecycle.controller import NodeLifecycleController
 from fakekube.controllers.podgc import PodGCController
 from fakekube.controllers.replicaset import REPLICA_SET, REPLICATION_CONTROLLER, ReplicaSetController
 from fakekube.controllers.serviceaccounts import ServiceAccountsController
+from fakekube.controllers.servicelb import ServiceLBController
 from fakekube.controllers.tainteviction import TaintEvictionController
 from fakekube.cluster.served import served_resources
 from fakekube.engine import ControllerSpec
@@ -51,7 +54,8 @@ CONTROLLERS: tuple[ControllerSpec, ...] = (
                    ("nodelifecycle",)),
     ControllerSpec("taint-eviction-controller", lambda c: TaintEvictionController()),
     ControllerSpec("pod-garbage-collector-controller", lambda c: PodGCController(c.pod_gc), ("podgc",)),
-    ControllerSpec("node-ipam-controller", lambda c: NodeIPAMController(c.cluster_cidr, c.node_cidr_mask_size),
+    ControllerSpec("node-ipam-controller",
+                   lambda c: NodeIPAMController(c.cluster_cidr, c.node_cidr_mask_size, c.service_cidr),
                    ("nodeipam",)),
     ControllerSpec("replicaset-controller", lambda c: ReplicaSetController(REPLICA_SET), ("replicaset",)),
     ControllerSpec("replicationcontroller-controller", lambda c: ReplicaSetController(REPLICATION_CONTROLLER),
@@ -61,6 +65,9 @@ CONTROLLERS: tuple[ControllerSpec, ...] = (
     ControllerSpec("daemonset-controller", lambda c: DaemonSetController(), ("daemonset",)),
     ControllerSpec("garbage-collector-controller", lambda c: GarbageCollectorController(served_resources()),
                    ("garbagecollector",)),
+    ControllerSpec("endpoints-controller", lambda c: EndpointsController(), ("endpoint",)),
+    ControllerSpec("endpointslice-controller", lambda c: EndpointSliceController(), ("endpointslice",)),
+    ControllerSpec("service-lb-controller", lambda c: ServiceLBController(c.load_balancer_ip_pool), ("service",)),
 )
 
 

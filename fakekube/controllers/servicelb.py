@@ -42,8 +42,9 @@ EVENT_COMPONENT = "service-controller"
 #: The service controller's retry back-off (``minRetryDelay``, ``maxRetryDelay``).
 MIN_RETRY_DELAY_S = 5.0
 MAX_RETRY_DELAY_S = 300.0
-#: Failing Services whose retry count is kept; past it the oldest count is forgotten.
-MAX_TRACKED_FAILURES = 100_000
+#: Failing Services whose retry count is kept, and load balancers the simulated cloud
+#: remembers; past either limit the oldest entry is forgotten.
+MAX_TRACKED = 100_000
 #: The key that retries every LoadBalancer still waiting for an address.
 POOL = "~pool"
 
@@ -138,6 +139,8 @@ class ServiceLBController:
     def __init__(self, pool: str = DEFAULT_LB_IP_POOL) -> None:
         self.pool = IPPool(pool)
         self._failures: OrderedDict[str, int] = OrderedDict()
+        #: The simulated cloud: the load balancers it built, by Service uid (their address).
+        self._balancers: OrderedDict[str, str] = OrderedDict()
 
     def keys_for(self, change: Change) -> Iterable[str]:
         """A Service that wants a load balancer (created or changed as ``needsUpdate``
@@ -188,6 +191,7 @@ class ServiceLBController:
             self._failed(key, service, ctx, f"failed to ensure load balancer: {problem}")
             return
         self._failures.pop(key, None)
+        _remember(self._balancers, service["metadata"].get("uid") or "", ip)
         if _ingress_ips(service) != [ip]:
             status = dict(service.get("status") or {}, loadBalancer={"ingress": [{"ip": ip, "ipMode": "VIP"}]})
             service = ctx.client.update_status(SERVICES, dict(service, status=status))
@@ -214,17 +218,15 @@ class ServiceLBController:
     def _failed(self, key: str, service: Obj, ctx: Context, problem: str) -> None:
         ctx.record_event(service, "Service", "Warning", "SyncLoadBalancerFailed", f"Error syncing load balancer: {problem}",
                          EVENT_COMPONENT)
-        count = self._failures.pop(key, 0)
-        self._failures[key] = count + 1
-        while len(self._failures) > MAX_TRACKED_FAILURES:
-            self._failures.popitem(last=False)
+        count = self._failures.get(key, 0)
+        _remember(self._failures, key, count + 1)
         ctx.enqueue_after(key, min(MIN_RETRY_DELAY_S * 2 ** count, MAX_RETRY_DELAY_S))
 
     def _delete_load_balancer(self, service: Obj, ctx: Context) -> None:
         """Give the address back and let the Service go (``EnsureLoadBalancerDeleted``)."""
         if not has_finalizer(service):
             return
-        if _ingress_ips(service):
+        if self._balancers.pop(service["metadata"].get("uid") or "", None) is not None:
             ctx.record_event(service, "Service", "Normal", "DeletingLoadBalancer", "Deleting load balancer",
                              EVENT_COMPONENT)
         meta = service["metadata"]
@@ -237,3 +239,11 @@ class ServiceLBController:
         if remaining is not None and _ingress_ips(remaining):
             ctx.client.update_status(SERVICES, dict(remaining, status=dict(remaining.get("status") or {},
                                                                            loadBalancer={})))
+
+
+def _remember(table: "OrderedDict[str, Any]", key: str, value: Any) -> None:
+    """Set ``key`` as the newest entry of a bounded table (the oldest goes past :data:`MAX_TRACKED`)."""
+    table.pop(key, None)
+    table[key] = value
+    while len(table) > MAX_TRACKED:
+        table.popitem(last=False)
