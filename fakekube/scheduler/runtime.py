@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Callable, Hashable, Iterable, Mapping
 
 from fakekube.scheduler.config import Profile, SchedulerConfig
+from fakekube.scheduler.plugins.helper import NodeMemo, memoized
 from fakekube.scheduler.framework import (
     Code, CycleState, EventHint, NodeInfo, PodInfo, QueuedPodInfo, Status, error,
 )
@@ -63,6 +64,8 @@ class Framework:
         for name in dict.fromkeys(names):
             self.plugins[name] = registry[name](handle, profile.args(name))
         self.weights = {name: weight or 1 for name, weight in plugins}
+        #: Score plugins' per-node results by pod signature (run_score's memo).
+        self._score_memo = NodeMemo()
         self.pre_enqueue = self._point("preEnqueue", "pre_enqueue", plugins)
         self.queue_sort = self._point("queueSort", "sort_key", plugins)
         self.pre_filter = self._point("preFilter", "pre_filter", plugins)
@@ -219,12 +222,52 @@ class Framework:
         return None
 
     def run_score(self, state: CycleState, info: PodInfo, nodes: list[NodeInfo]) -> list[int]:
-        """Each node's weighted total over the score plugins (in ``nodes`` order)."""
-        totals = [0] * len(nodes)
-        for plugin in self.score:
-            if plugin.name in state.skip_score:
-                continue
+        """Each node's weighted total over the score plugins (in ``nodes`` order).
+
+        Plugins that declare what of the pod their raw score reads (``score_signature``)
+        are scored together from one memo per node generation (see ``_memoized_totals``);
+        the others one by one."""
+        active = [plugin for plugin in self.score if plugin.name not in state.skip_score]
+        memoizable, others = self._split_by_signature(active, state, info)
+        totals = self._memoized_totals(memoizable, state, info, nodes) if memoizable else [0] * len(nodes)
+        for plugin in others:
             scores = self.plugin_scores(plugin, state, info, nodes)
+            weight = self.weights.get(plugin.name, 1)
+            totals = [total + weight * value for total, value in zip(totals, scores)]
+        return totals
+
+    def _split_by_signature(self, plugins: list[Any], state: CycleState,
+                            info: PodInfo) -> tuple[list[tuple[Any, Hashable]], list[Any]]:
+        memoizable: list[tuple[Any, Hashable]] = []
+        others: list[Any] = []
+        for plugin in plugins:
+            signature = plugin.score_signature(state, info) if hasattr(plugin, "score_signature") else None
+            if signature is None:
+                others.append(plugin)
+            else:
+                memoizable.append((plugin, signature))
+        return memoizable, others
+
+    def _memoized_totals(self, plugins: list[tuple[Any, Hashable]], state: CycleState, info: PodInfo,
+                         nodes: list[NodeInfo]) -> list[int]:
+        """The weighted total of ``plugins`` per node. Per node generation one memo entry
+        holds the weighted sum of the plugins that do not normalize and the raw scores of
+        those that do (normalized here, across these nodes): a burst of alike pods looks
+        each node up once instead of once per plugin."""
+        plain = [plugin for plugin, _ in plugins if not hasattr(plugin, "normalize_score")]
+        normalizing = [plugin for plugin, _ in plugins if hasattr(plugin, "normalize_score")]
+        weights = [self.weights.get(plugin.name, 1) for plugin in plain]
+        table = self._score_memo.table(tuple(signature for _, signature in plugins))
+
+        def compute(node: NodeInfo) -> tuple[int, tuple[int, ...]]:
+            fixed = sum(w * plugin.score(state, info, node) for plugin, w in zip(plain, weights))
+            return fixed, tuple(plugin.score(state, info, node) for plugin in normalizing)
+
+        entries = memoized(table, nodes, compute)
+        totals = [entry[0] for entry in entries]
+        for index, plugin in enumerate(normalizing):
+            scores = [entry[1][index] for entry in entries]
+            plugin.normalize_score(state, info, scores)
             weight = self.weights.get(plugin.name, 1)
             totals = [total + weight * value for total, value in zip(totals, scores)]
         return totals

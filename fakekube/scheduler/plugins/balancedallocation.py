@@ -14,7 +14,7 @@ cpu and memory; every weight must be 1 (the formula has no weights).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Mapping
+from typing import TYPE_CHECKING, Any, Hashable, Mapping
 
 from fakekube.scheduler.framework import SKIP, CycleState, NodeInfo, PodInfo, Status
 from fakekube.scheduler.plugins import resourceallocation as ra
@@ -61,6 +61,11 @@ class NodeResourcesBalancedAllocation:
             memo[node.name] = (node.generation, score)
         return score
 
+
+    def score_signature(self, state: CycleState, info: PodInfo) -> Hashable | None:
+        """The score reads only the pod's requests, as PreScore gathered them."""
+        requests = state.data.get(PRE_SCORE_KEY)
+        return None if requests is None else (NAME, tuple(requests))
 
     def score_nodes(self, state: CycleState, info: PodInfo, nodes: list[NodeInfo]) -> list[int]:
         """``score`` for every node in one call (the framework's batch path)."""

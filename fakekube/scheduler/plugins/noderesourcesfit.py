@@ -154,6 +154,11 @@ class NodeResourcesFit:
             memo[node.name] = (node.generation, score)
         return score
 
+    def score_signature(self, state: CycleState, info: PodInfo) -> Hashable | None:
+        """The score reads only the pod's (non-zero) requests, as PreScore gathered them."""
+        requests = state.data.get(PRE_SCORE_KEY)
+        return None if requests is None else (NAME, tuple(requests))
+
     def score_nodes(self, state: CycleState, info: PodInfo, nodes: list[NodeInfo]) -> list[int]:
         """``score`` for every node in one call (the framework's batch path)."""
         memo = state.data.get(SCORE_MEMO_KEY)

@@ -50,6 +50,13 @@ class TaintToleration:
         return sum(1 for taint in node.taints
                    if taint.get("effect") == PREFER_NO_SCHEDULE and not tolerations_tolerate_taint(tolerations, taint))
 
+    def score_signature(self, state: CycleState, info: PodInfo) -> Hashable | None:
+        """The raw score reads only the pod's PreferNoSchedule tolerations."""
+        tolerations = state.data.get(NAME)
+        if tolerations is None:
+            return None
+        return (NAME, tuple(tuple(sorted((k, str(v)) for k, v in t.items())) for t in tolerations))
+
     def score_nodes(self, state: CycleState, info: PodInfo, nodes: list[NodeInfo]) -> list[int]:
         """``score`` for every node in one call; an untainted node counts 0 without a call."""
         score = self.score
