@@ -341,3 +341,58 @@ def test_slices_are_named_alike_on_every_run() -> None:
 def three_pods_on_two(cluster: Cluster) -> None:
     for i in range(3):
         cluster.create(pod(f"web-{i}", f"node-{i % 2 + 1}"))
+
+
+def test_every_request_for_endpoints_carries_the_133_deprecation_warning() -> None:
+    import http.client
+    from urllib.parse import urlsplit
+
+    with Cluster() as cluster:
+        url = urlsplit(cluster.url)
+
+        def warning(path: str) -> tuple[int, str | None]:
+            connection = http.client.HTTPConnection(url.hostname, url.port, timeout=30)
+            try:
+                connection.request("GET", path, headers={"Accept": "application/json"})
+                response = connection.getresponse()
+                response.read()
+                return response.status, response.getheader("Warning")
+            finally:
+                connection.close()
+
+        expected = '299 - "v1 Endpoints is deprecated in v1.33+; use discovery.k8s.io/v1 EndpointSlice"'
+        assert warning("/api/v1/namespaces/default/endpoints") == (200, expected)
+        assert warning("/api/v1/namespaces/default/endpoints/missing") == (404, expected)
+        assert warning("/apis/discovery.k8s.io/v1/namespaces/default/endpointslices") == (200, None)
+
+
+def test_a_hand_edited_slice_is_put_back_one_second_later() -> None:
+    cluster = Cluster(nodes=1)
+    cluster.create(pod("web-0", "node-1"))
+    cluster.create(service())
+    at(cluster, 1)
+    [endpoint_slice] = slices(cluster)
+    name = endpoint_slice["metadata"]["name"]
+    assert endpoint_slice["metadata"]["generation"] == 2  # created empty at 0, filled at 1
+    cluster.api.patch(cluster.resource("discovery.k8s.io/v1", "EndpointSlice"), "default", name,
+                      "application/merge-patch+json", json.dumps({"endpoints": []}).encode())
+    cluster.settle()
+    assert slices(cluster)[0]["endpoints"] in ([], None)
+    at(cluster, 1.999)
+    assert slices(cluster)[0]["endpoints"] in ([], None)
+    at(cluster, 2)
+    assert [e["targetRef"]["name"] for e in slices(cluster)[0]["endpoints"]] == ["web-0"]
+    cluster.delete("discovery.k8s.io/v1", "EndpointSlice", name)
+    at(cluster, 3)
+    assert [e["targetRef"]["name"] for e in slices(cluster)[0]["endpoints"]] == ["web-0"]
+    assert slices(cluster)[0]["metadata"]["name"] != name
+
+
+def test_a_deleted_services_slices_go_with_it() -> None:
+    cluster = Cluster(nodes=1)
+    cluster.create(pod("web-0", "node-1"))
+    cluster.create(service())
+    at(cluster, 1)
+    assert len(slices(cluster)) == 1
+    cluster.delete("v1", "Service", "web")
+    assert slices(cluster) == []  # the garbage collector follows the owner reference

@@ -31,6 +31,7 @@ from fakekube.api.verbs.listing import ListOptions, query_bool
 from fakekube.api.verbs.openapi import OpenAPIV3
 from fakekube.api.verbs.subresources import Subresources
 from fakekube.api.wire import decoding, schema
+from fakekube.api.wire.fieldvalidation import warning_header
 
 Obj = dict[str, Any]
 WSGIApp = Callable[[dict, Callable], Iterable[bytes]]
@@ -186,6 +187,19 @@ class RestApp:
         rt = self.registry.find(target.group, target.version, target.plural)
         if rt is None:
             raise _not_found_path()
+        warning = rt.deprecation_warning(self.api.kubernetes_version)
+        if warning is None:
+            return self._serve_resource(request, rt, target)
+        # A deprecated type's warning goes with every answer, errors included (upstream
+        # records it before the handler runs).
+        try:
+            response = self._serve_resource(request, rt, target)
+        except ApiError as exc:
+            response = status_response(exc)
+        response.headers.add("Warning", warning_header(warning))
+        return response
+
+    def _serve_resource(self, request: Request, rt: ResourceType, target: routing.ResourcePath) -> AnyResponse:
         if rt.namespaced is False and target.namespace:
             raise _not_found_path()
         query = {k: v for k, v in request.args.items()}

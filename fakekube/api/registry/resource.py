@@ -72,6 +72,20 @@ class ResourceType:
     #: Events). Objects are stored in that type's shape; ``Strategy.to_storage`` and
     #: ``from_storage`` convert at the API's edge. None: stored under its own name.
     stored_as: tuple[str, str] | None = None
+    #: Upstream's deprecation of the type: (the release it is deprecated from, its
+    #: replacement), e.g. ("1.33", "discovery.k8s.io/v1 EndpointSlice"). From that release
+    #: on every request for it carries the apiserver's deprecation warning. None: current.
+    deprecation: tuple[str, str] | None = field(default=None, compare=False)
+
+    def deprecation_warning(self, kubernetes_version: str) -> str | None:
+        """The ``Warning`` text every request for this type gets on ``kubernetes_version``
+        (``v1 Endpoints is deprecated in v1.33+; use discovery.k8s.io/v1 EndpointSlice``)."""
+        if self.deprecation is None:
+            return None
+        since, replacement = self.deprecation
+        if _release(kubernetes_version) < _release(since):
+            return None
+        return f"{self.api_version} {self.kind} is deprecated in v{since}+; use {replacement}"
 
     def __post_init__(self) -> None:
         problems = [f"unknown verb {v!r}" for v in self.verbs if v not in ALL_VERBS]
@@ -113,6 +127,11 @@ class ResourceType:
 
     def supports(self, verb: str) -> bool:
         return verb in self.verbs
+
+
+def _release(version: str) -> tuple[int, ...]:
+    """"1.33" (or "v1.33.2") as comparable numbers."""
+    return tuple(int(part) for part in version.lstrip("v").split(".")[:2] if part.isdigit())
 
 
 class Registry:

@@ -65,11 +65,18 @@ def _service_cells(svc: Obj, now: datetime) -> Cells:
 
 
 def _endpoints_cells(ep: Obj, now: datetime) -> Cells:
+    """formatEndpoints: ready ``ip:port`` pairs (bare IPs for a subset without ports, as a
+    headless Service without ports has), three at most."""
     addresses: list[str] = []
     count = 0
     for subset in ep.get("subsets") or []:
+        ready = subset.get("addresses") or []
+        if not subset.get("ports"):
+            count += len(ready)
+            addresses += [addr.get("ip", "") for addr in ready][:max(0, 3 - len(addresses))]
+            continue
         for port in subset.get("ports") or []:
-            for addr in subset.get("addresses") or []:
+            for addr in ready:
                 ip = addr.get("ip", "")
                 host = f"[{ip}]" if ":" in ip else ip
                 if len(addresses) < 3:

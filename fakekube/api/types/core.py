@@ -415,7 +415,7 @@ class EndpointsStrategy(Strategy):
 
 ENDPOINTS = ResourceType(
     "", "v1", "Endpoints", "endpoints", namespaced=True, short_names=("ep",), strategy=EndpointsStrategy(),
-    table=ENDPOINTS_TABLE, create_on_update=True,
+    table=ENDPOINTS_TABLE, create_on_update=True, deprecation=("1.33", "discovery.k8s.io/v1 EndpointSlice"),
 )
 
 
