@@ -35,7 +35,7 @@ DisruptionTarget condition to check). No state is kept between reconciles.
 from __future__ import annotations
 
 from datetime import datetime, timedelta
-from typing import Any, Iterable, Mapping
+from typing import Any, Collection, Iterable, Mapping
 
 from fakekube.api.registry import SCALE
 from fakekube.clock import parse_time
@@ -234,8 +234,8 @@ class DisruptionController:
 
 # -- the pods' controllers ----------------------------------------------------------------
 
-#: The typed finders upstream tries first, in its order: (kind, API groups, resource).
-_APPS_GROUPS = ("apps", "extensions")
+#: The API groups upstream's typed finders accept for ReplicaSets and Deployments.
+_APPS_GROUPS = frozenset({"apps", "extensions"})
 
 
 def _controller_scale(ref: Mapping[str, Any], namespace: str, ctx: Context) -> tuple[str, int] | None:
@@ -257,7 +257,7 @@ def _group_of(ref: Mapping[str, Any]) -> str:
     return api_version.split("/")[0] if "/" in api_version else ""
 
 
-def _is_kind(ref: Mapping[str, Any], kind: str, groups: tuple[str, ...]) -> bool:
+def _is_kind(ref: Mapping[str, Any], kind: str, groups: Collection[str]) -> bool:
     """``verifyGroupKind``."""
     group = _group_of(ref)
     return ref.get("kind") == kind and group in groups

@@ -47,6 +47,9 @@ MAX_DISRUPTED_POD_SIZE = 2000
 EVICTIONS_RETRY_STEPS = 20
 REFUSED = "Cannot evict pod as it would violate the pod's disruption budget."
 MULTIPLE_BUDGETS = "This pod has more than one PodDisruptionBudget, which the eviction subresource does not support."
+#: How upstream's refusals name the budget's resource (``policy.Resource("poddisruptionbudget")``:
+#: singular, so the 403 reads ``poddisruptionbudget.policy "<name>" is forbidden``).
+_BUDGET_RESOURCE = "poddisruptionbudget"
 #: Writes the server makes on its own behalf: no wire checks on objects it built.
 _INTERNAL = WriteOptions(internal=True)
 
@@ -168,9 +171,9 @@ def _spent(pdb: Obj, pod_name: str, now: Any, dry_run: bool) -> Obj:
         raise _being_processed(name)
     allowed = status.get("disruptionsAllowed") or 0
     if allowed < 0:
-        raise errors.forbidden_error("policy", "poddisruptionbudget", name, "pdb disruptions allowed is negative")
+        raise errors.forbidden_error("policy", _BUDGET_RESOURCE, name, "pdb disruptions allowed is negative")
     if len(status.get("disruptedPods") or {}) > MAX_DISRUPTED_POD_SIZE:
-        raise errors.forbidden_error("policy", "poddisruptionbudget", name,
+        raise errors.forbidden_error("policy", _BUDGET_RESOURCE, name,
                                      "DisruptedPods map too big - too many evictions not confirmed by PDB controller")
     if allowed == 0:
         cause = (f"The disruption budget {name} needs {status.get('desiredHealthy') or 0} healthy pods and has "
