@@ -238,3 +238,16 @@ def test_slices_of_an_address_type_no_longer_served_are_deleted() -> None:
     v6["addressType"] = "IPv6"
     _, stale = plan(service(), [], _node, [v6])
     assert stale == [v6]
+
+
+def test_an_endpoints_over_capacity_is_annotated_truncated_and_the_mark_goes_when_it_fits() -> None:
+    from fakekube.controllers.endpoints import _desired
+
+    svc = service()
+    subsets = [{"addresses": [{"ip": f"10.0.0.{i}"} for i in range(3)], "ports": [{"port": 80, "protocol": "TCP"}]}]
+    over = _desired(None, svc, subsets, None, max_capacity=2)
+    assert over["metadata"]["annotations"] == {"endpoints.kubernetes.io/over-capacity": "truncated"}
+    assert len(over["subsets"][0]["addresses"]) == 2
+    fits = _desired(over, svc, subsets, NOW, max_capacity=3)
+    assert fits["metadata"]["annotations"] == {"endpoints.kubernetes.io/last-change-trigger-time": "2025-01-01T00:00:00Z"}
+    assert len(fits["subsets"][0]["addresses"]) == 3
