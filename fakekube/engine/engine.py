@@ -206,9 +206,10 @@ class Engine:
         self.clock.call_later(0, tick)
 
     def owner_index(self, resource: Resource | tuple[str, str]) -> None:
-        """Index ``resource``'s objects by owner uid (built on first use, kept after)."""
+        """Index ``resource``'s objects by owner uid (built on first use, kept after); a write
+        that keeps the ``ownerReferences`` list (a Lease renewal) does not recompute it."""
         if resource not in self._owner_indexed:
-            self.store.add_index(resource, OWNER_INDEX, owner_uids)
+            self.store.add_index(resource, OWNER_INDEX, owner_uids, reads=_owner_references)
             self._owner_indexed.add(tuple(resource))  # type: ignore[arg-type]
 
     # -- the thread -------------------------------------------------------------
@@ -355,6 +356,11 @@ class Engine:
         return (f"controller {name!r} did not go quiet: {key!r} reconciled {count} times at "
                 f"{self.clock.now().isoformat()} (limits per instant: {self.max_reconciles_per_key} per key, "
                 f"{self.max_steps_per_instant} in all; seed {self.seed})")
+
+
+def _owner_references(obj: dict) -> object:
+    """What the owner index reads: the stored ``ownerReferences`` list itself (or None)."""
+    return obj["metadata"].get("ownerReferences")
 
 
 @contextlib.contextmanager

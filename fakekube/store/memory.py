@@ -152,7 +152,8 @@ class Store:
         return name
 
     # -- indexes -------------------------------------------------------------
-    def add_index(self, resource: ResourceKey, name: str, fn: IndexFunc) -> None:
+    def add_index(self, resource: ResourceKey, name: str, fn: IndexFunc,
+                  reads: Callable[[Obj], Any] | None = None) -> None:
         """Keep an index ``name`` over ``resource``: ``fn(obj)`` gives an object's values.
 
         ``fn`` may give several values (every owner uid, every "key=value" label) or
@@ -161,6 +162,11 @@ class Store:
         own resource. Registering the same ``fn`` again under a name is a no-op; another
         ``fn`` under a taken name raises ValueError. ``fn`` must be pure and must not
         raise: it runs under the store lock on every write of the resource.
+
+        ``reads(obj)``, if given, returns the part of an object ``fn`` depends on (e.g. its
+        ``metadata.ownerReferences``): a write whose new version shares that very part with
+        the previous one (stored objects are immutable, so identity means unchanged) skips
+        ``fn`` — a Lease renewal then costs the owner index one identity check.
         """
         with self.lock:
             indexes = self._indexes.setdefault(resource, {})
@@ -169,7 +175,7 @@ class Store:
                 if existing.fn != fn:
                     raise ValueError(f"index {name!r} on {resource} already exists with another function")
                 return
-            index = Index(fn)
+            index = Index(fn, reads)
             for key, obj in self._objects.get(resource, {}).items():
                 index.add(key, _index_values(fn, obj))
             indexes[name] = index
@@ -179,6 +185,9 @@ class Store:
         """Each index's (removed, added) values for one write, computed before it commits."""
         updates = []
         for index in self._indexes[resource].values():
+            if index.reads is not None and prev is not None and obj is not None \
+                    and index.reads(prev) is index.reads(obj):
+                continue
             old = _index_values(index.fn, prev) if prev is not None else frozenset()
             new = _index_values(index.fn, obj) if obj is not None else frozenset()
             if old != new:
@@ -338,10 +347,12 @@ class Store:
 class Index:
     """One named index: its function and value → keys of the objects filed under it."""
 
-    __slots__ = ("fn", "values")
+    __slots__ = ("fn", "reads", "values")
 
-    def __init__(self, fn: IndexFunc) -> None:
+    def __init__(self, fn: IndexFunc, reads: Callable[[Obj], Any] | None = None) -> None:
         self.fn = fn
+        #: The part of an object ``fn`` reads (see :meth:`Store.add_index`), or None.
+        self.reads = reads
         self.values: dict[str, set[ObjectKey]] = {}
 
     def add(self, key: ObjectKey, values: Iterable[str]) -> None:

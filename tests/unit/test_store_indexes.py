@@ -135,3 +135,21 @@ def test_by_field_is_one_kind_of_index() -> None:
     assert names(store.by_field(PODS, ("spec", "nodeName"), "node-1")) == ["ns/a"]
     assert store.index_values(PODS, "field:spec.nodeName") == ["node-1"]
     assert store.field_values(PODS, ("spec", "nodeName")) == ["node-1"]  # registered once, reused
+
+
+def test_a_write_sharing_the_part_an_index_reads_skips_its_function() -> None:
+    calls: list[str] = []
+
+    def counting(obj: dict) -> list[str]:
+        calls.append(obj["metadata"]["name"])
+        return by_owner(obj)
+
+    store = Store()
+    store.add_index(PODS, "owner", counting, reads=lambda o: o["metadata"].get("ownerReferences"))
+    stored = store.create(PODS, pod("ns", "a", owners=("u1",)))
+    calls.clear()
+    store.replace(PODS, dict(stored, spec={"renewed": True}))  # same ownerReferences list: skipped
+    assert calls == []
+    store.replace(PODS, dict(stored, metadata=dict(stored["metadata"], ownerReferences=[{"uid": "u2"}])))
+    assert calls == ["a", "a"]
+    assert names(store.by_index(PODS, "owner", "u2")) == ["ns/a"] and store.by_index(PODS, "owner", "u1") == []

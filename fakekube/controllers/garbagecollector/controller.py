@@ -52,7 +52,7 @@ from fakekube.engine import Context
 from fakekube.engine.client import MERGE_PATCH, STRATEGIC_MERGE_PATCH
 from fakekube.objects import Resource
 from fakekube.objects.kinds import NAMESPACES, APIResource
-from fakekube.store import Change
+from fakekube.store import MODIFIED, Change
 
 Obj = dict[str, Any]
 
@@ -88,6 +88,13 @@ class GarbageCollectorController:
         self._kind_of = {r.storage: r for r in self._monitored}
 
     def keys_for(self, change: Change) -> Iterable[str]:
+        if change.type == MODIFIED:  # the hot path (Lease renewals, status writes): nothing for the GC
+            meta, old = change.obj["metadata"], change.prev["metadata"]  # type: ignore[index]
+            refs, finalizers = meta.get("ownerReferences"), meta.get("finalizers")
+            if (refs is old.get("ownerReferences") or refs == old.get("ownerReferences")) \
+                    and (finalizers is old.get("finalizers") or finalizers == old.get("finalizers")) \
+                    and meta.get("deletionTimestamp") == old.get("deletionTimestamp"):
+                return ()
         return keys_for(change, self._kinds)
 
     def reconcile(self, key: str, ctx: Context) -> None:
