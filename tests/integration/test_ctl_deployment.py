@@ -13,6 +13,7 @@ import json
 from typing import Any, Iterator
 
 from fakekube import Cluster
+from fakekube.api.machinery import errors
 from fakekube.kubelet.behaviour import BEHAVIOUR_ANNOTATION
 from fakekube.objects.deployments import ANNOTATIONS_TO_SKIP, POD_TEMPLATE_HASH_LABEL, without_hash_label
 from fakekube.objects.pods import is_pod_ready
@@ -352,4 +353,42 @@ def test_min_ready_seconds_delays_availability() -> None:
     assert replica_sets(cluster)[rs_name(cluster)]["spec"]["minReadySeconds"] == 10
     at(cluster, 12)
     assert get(cluster)["status"]["availableReplicas"] == 2
+    assert condition(cluster, "Progressing")["reason"] == "NewReplicaSetAvailable"
+
+
+# -- failures ----------------------------------------------------------------------------
+def test_a_replica_set_that_cannot_create_pods_reports_replica_failure_on_the_deployment() -> None:
+    cluster = Cluster(nodes=1)
+    bad = template()
+    bad["spec"]["priorityClassName"] = "missing"
+    cluster.create(deployment(replicas=2, template=bad))
+    failure = condition(cluster, "ReplicaFailure")
+    assert (failure["status"], failure["reason"], failure["message"]) == (
+        "True", "FailedCreate", f'pods "{rs_name(cluster)}-" is forbidden: no PriorityClass with name missing was found')
+    cluster.create({"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": "missing"},
+                    "value": 10})
+    at(cluster, 30)
+    assert [c["type"] for c in get(cluster)["status"]["conditions"]] == ["Available", "Progressing"]
+
+
+def test_a_refused_replica_set_create_is_a_progressing_false_condition_and_a_warning() -> None:
+    cluster = Cluster(nodes=1)
+    refusals: list[str] = []
+
+    def no_replica_sets(rt: Any, obj: Obj, ctx: Any) -> None:
+        if rt.key == ("apps", "replicasets"):
+            refusals.append(obj["metadata"]["name"])
+            raise errors.forbidden_error("apps", "replicasets", obj["metadata"]["name"], "exceeded quota: rs")
+    cluster.api.mutating_admission.append(no_replica_sets)
+    cluster.create(deployment(replicas=2))
+    name = refusals[0]
+    message = (f'Failed to create new replica set "{name}": replicasets.apps "{name}" is forbidden: '
+               "exceeded quota: rs")
+    progressing = condition(cluster, "Progressing")
+    assert (progressing["status"], progressing["reason"], progressing["message"]) == (
+        "False", "ReplicaSetCreateError", message)
+    assert ("00:00:00", "ReplicaSetCreateError", message) in messages(cluster)
+    cluster.api.mutating_admission.remove(no_replica_sets)
+    at(cluster, 5)  # the retries back off from 5 ms; the next one creates it
+    assert sizes(cluster) == {name: 2}
     assert condition(cluster, "Progressing")["reason"] == "NewReplicaSetAvailable"
