@@ -21,6 +21,7 @@ from fakekube.controllers.disruption import DisruptionController
 from fakekube.controllers.endpoints import EndpointsController
 from fakekube.controllers.endpointslice import EndpointSliceController
 from fakekube.controllers.garbagecollector import GarbageCollectorController
+from fakekube.controllers.namespace import NamespaceConfig, NamespaceController
 from fakekube.controllers.nodeipam import NodeIPAMController
 from fakekube.controllers.nodelifecycle.controller import NodeLifecycleController
 from fakekube.controllers.podgc import PodGCController
@@ -68,6 +69,8 @@ CONTROLLERS: tuple[ControllerSpec, ...] = (
     ControllerSpec("endpoints-controller", lambda c: EndpointsController(), ("endpoint",)),
     ControllerSpec("endpointslice-controller", lambda c: EndpointSliceController(), ("endpointslice",)),
     ControllerSpec("service-lb-controller", lambda c: ServiceLBController(c.load_balancer_ip_pool), ("service",)),
+    ControllerSpec("namespace-controller", lambda c: NamespaceController(
+        served_resources(), NamespaceConfig.for_version(c.kubernetes_version)), ("namespace",)),
 )
 
 

@@ -71,10 +71,11 @@ class Client:
         answer = self.api.create(self.resource_type(resource), namespace, obj, INTERNAL).obj
         return self._stored(resource, answer)
 
-    def update(self, resource: Resource, obj: Obj) -> Obj:
-        """Replace the object; with ``metadata.resourceVersion`` set, only if it is still current."""
+    def update(self, resource: Resource, obj: Obj, subresource: str = "") -> Obj:
+        """Replace the object (or its ``subresource``, e.g. a namespace's ``finalize``); with
+        ``metadata.resourceVersion`` set, only if it is still current."""
         namespace, name = _place(obj)
-        answer = self.api.update(self.resource_type(resource), namespace, name, obj, INTERNAL).obj
+        answer = self.api.update(self.resource_type(resource), namespace, name, obj, INTERNAL, subresource).obj
         return self._stored(resource, answer)
 
     def update_status(self, resource: Resource, obj: Obj) -> Obj:

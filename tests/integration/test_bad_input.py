@@ -420,7 +420,7 @@ def seeded(fakekube: Cluster) -> dict[str, str]:
                      "spec": {"template": {"spec": {"restartPolicy": "Never",
                                                     "containers": [{"name": "c", "image": "busybox"}]}}}})
     fakekube.create({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "doomed"}})
-    fakekube.delete("v1", "Namespace", "doomed", namespace="")  # stays Terminating: no namespace controller yet
+    fakekube.delete("v1", "Namespace", "doomed", namespace="")  # Terminating: the clock never reaches its first pass
     assert fakekube.get("v1", "Namespace", "doomed", namespace="")["status"]["phase"] == "Terminating"
     return {"uid": cm["metadata"]["uid"], "rv": cm["metadata"]["resourceVersion"],
             "continue": listing["metadata"]["continue"]}
