@@ -93,8 +93,10 @@ def test_dangling_references_at_creation_and_after_the_owner_is_replaced() -> No
     cluster = Cluster()
     owner = cluster.create(cm("owner"))
     ghost = dict(ref(owner), uid="00000000-0000-0000-0000-000000000000")
-    cluster.create({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "ghostly", "ownerReferences": [ghost]}})
-    cluster.create(cm("half", owner) | {"metadata": {"name": "half", "ownerReferences": [ref(owner), ghost]}})
+    cluster.create({"apiVersion": "v1", "kind": "ConfigMap",
+                    "metadata": {"name": "ghostly", "ownerReferences": [ghost]}})
+    cluster.create({"apiVersion": "v1", "kind": "ConfigMap",
+                    "metadata": {"name": "half", "ownerReferences": [ref(owner), ghost]}})
     assert names(cluster) == ["half", "owner"]
     assert [r["uid"] for r in cluster.get("v1", "ConfigMap", "half")["metadata"]["ownerReferences"]] \
         == [owner["metadata"]["uid"]]
