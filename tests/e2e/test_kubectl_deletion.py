@@ -124,3 +124,24 @@ def test_delete_namespace_returns_once_the_finalizer_is_removed(kubectl: Kubectl
     assert (result.rc, result.stdout, took_s) == (0, 'namespace "demo" deleted', 1)
     gone = kubectl("get", "namespace", "demo")
     assert gone.stderr.strip() == 'Error from server (NotFound): namespaces "demo" not found'
+
+
+def test_finalize_by_hand_ends_a_stuck_namespace_and_leaves_its_content(kubectl: Kubectl, fakekube: Cluster) -> None:
+    """The well-known recipe for a namespace stuck Terminating: PUT .../finalize without
+    ``kubernetes``. The namespace goes at once; what held it stays behind, as upstream."""
+    kubectl.ok("create", "namespace", "stuck")
+    apply(kubectl, {"apiVersion": "v1", "kind": "ConfigMap",
+                    "metadata": {"name": "held", "namespace": "stuck", "finalizers": ["example.com/hold"]}})
+    assert kubectl.ok("delete", "namespace", "stuck", "--wait=false") == 'namespace "stuck" deleted\n'
+    fakekube.advance(10)
+    again = kubectl("delete", "namespace", "stuck", "--wait=false")
+    assert again.rc == 1 and again.stderr.strip() == (
+        'Error from server (Conflict): Operation cannot be fulfilled on namespaces "stuck": The system is ensuring '
+        'all content is removed from this namespace.  Upon completion, this namespace will automatically be purged '
+        'by the system.')
+    ns = json.loads(kubectl.ok("get", "namespace", "stuck", "-o", "json"))
+    ns["spec"]["finalizers"] = []
+    out = kubectl.ok("replace", "--raw", "/api/v1/namespaces/stuck/finalize", "-f", "-", stdin=json.dumps(ns))
+    assert json.loads(out)["metadata"]["name"] == "stuck"
+    assert kubectl("get", "namespace", "stuck").rc == 1
+    assert [c["metadata"]["name"] for c in fakekube.list("v1", "ConfigMap", "stuck")] == ["held"]
