@@ -27,7 +27,11 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--kubeconfig", default=None, help="where to write the kubeconfig (default: a temp file)")
     serve.add_argument("--config", default=None, metavar="cluster.yaml",
                        help="a YAML cluster config (docs/config.md); the flags below override its values")
-    serve.add_argument("--nodes", type=int, default=None, help="number of Ready nodes (default 0)")
+    serve.add_argument("--nodes", type=int, default=None,
+                       help="number of Ready worker nodes, besides the control-plane node (default 0)")
+    serve.add_argument("--no-system-pods", dest="system_pods", action="store_false", default=None,
+                       help="an empty cluster: no control-plane node, no kube-system pods, no add-ons (by default "
+                            "the cluster looks like a new kind cluster; the config's systemPods also decides)")
     serve.add_argument("--controllers", default=None, metavar="LIST",
                        help="controllers to run, as kube-controller-manager's flag: '*' (default) is every "
                             "default controller, 'name' enables one, '-name' disables one (e.g. '*,-podgc')")
@@ -63,7 +67,12 @@ def cluster_config(args: argparse.Namespace, start_time: datetime | None) -> Clu
              "auto_advance": args.auto_advance,
              "controllers": parse_enable_list(args.controllers) if args.controllers is not None else None}
     given = {name: value for name, value in flags.items() if value is not None}
-    return replace(config, host=args.host, port=args.port, kubeconfig_path=args.kubeconfig, **given)
+    config = replace(config, host=args.host, port=args.port, kubeconfig_path=args.kubeconfig, **given)
+    if args.system_pods is False:
+        return replace(config, system_pods=False)
+    if config.system_pods is None:  # what a client suite expects of a fresh cluster: kind's content
+        return replace(config, system_pods=True)
+    return config
 
 
 #: How ``fakekube serve`` logs: warnings and errors (a failing reconcile, once per key, with

@@ -29,8 +29,9 @@ from fakekube.api.types import ServiceNetwork, builtin_registry
 from fakekube.api.types.service_alloc import DEFAULT_NODE_PORT_RANGE, DEFAULT_SERVICE_CIDR
 from fakekube.clock import DEFAULT_EPOCH, VirtualClock
 from fakekube.cluster import bootstrap
-from fakekube.cluster.nodespec import NodeSpec, expand_nodes
+from fakekube.cluster.nodespec import NodeSpec
 from fakekube.cluster.kubeconfig import write_kubeconfig
+from fakekube.cluster.system import SystemPlan, SystemPods, as_system_pods, boot_start
 from fakekube.scheduler import Scheduler, SchedulerConfig
 from fakekube.scheduler.explain import explain
 from fakekube.cluster.wiring import ADMISSION_PLUGINS, CONTROLLERS, VALIDATING_ADMISSION_PLUGINS
@@ -106,11 +107,21 @@ class ClusterConfig:
     #: Check mode: any in-place edit of a stored object raises at once (on under the pytest
     #: plugin and in fakekube's own suite; it costs a frozen copy per write).
     immutability_guard: bool = field(default_factory=guard_default)
+    #: What a new kind cluster has besides the nodes asked for (fakekube/cluster/system/,
+    #: docs/config.md "System pods"): True (the control-plane node, kube-system's pods,
+    #: CoreDNS, kube-proxy, kindnet, local-path storage), False, or a SystemPods naming
+    #: parts. None is the default: off in-process and under pytest, on for ``fakekube serve``.
+    system_pods: SystemPods | bool | None = None
     extra: dict[str, Any] = field(default_factory=dict)
 
     @property
     def kubelet_version(self) -> str:
         return f"v{self.kubernetes_version}.{self.patch_version}"
+
+    @property
+    def system(self) -> SystemPods:
+        """``system_pods`` as parts (True: all, False/None: none)."""
+        return as_system_pods(self.system_pods)
 
 
 class Cluster:
@@ -122,7 +133,9 @@ class Cluster:
         self.service_network = ServiceNetwork(self.config.service_cidr, self.config.service_node_port_range)
         self.registry: Registry = builtin_registry(self.service_network)
         self._time_observers: list[Callable[[datetime], None]] = []
-        self._static_manifests = _static_manifests(self.config)
+        #: The nodes and system objects a new cluster gets (fakekube/cluster/system/).
+        self._plan = SystemPlan.for_config(self.config)
+        self._static_manifests = _static_manifests(self.config, self._plan)
         self._build_state()
         self._app = RestApp(self.api, max_body_bytes=self.config.max_body_bytes, after_write=self.settle)
         self.log_streams = LogStreams()  # pods/log follow streams, woken whenever cluster time moves
@@ -145,7 +158,7 @@ class Cluster:
 
     def _build_state(self) -> None:
         """Fresh clock, randomness and store, populated with the initial content."""
-        self.clock = VirtualClock(self.config.start_time)
+        self.clock = VirtualClock(boot_start(self.config))  # start_time itself unless the cluster boots
         for observer in self._time_observers:
             self.clock.add_observer(observer)
         self.rng = SeededRandom(self.config.seed)
@@ -158,7 +171,8 @@ class Cluster:
         self.controllers = {spec.name: spec.factory(self.config) for spec in self._controller_specs}
         #: kube-scheduler (None when the config turns it off: pods then wait for a binding).
         self.scheduler = Scheduler(self.config.scheduler) if self.config.scheduler is not None else None
-        self.kubelets = Kubelets(self.config.kubelet, self.config.behaviours, self._static_manifests)
+        self.kubelets = Kubelets(self.config.kubelet, self._plan.behaviours(self.config.behaviours),
+                                 self._static_manifests)
         scheduler = (self.scheduler,) if self.scheduler is not None else ()
         for controller in (*self.controllers.values(), *scheduler, *self.kubelets.controllers()):
             self.engine.register(controller)
@@ -167,11 +181,17 @@ class Cluster:
         for name, validating in VALIDATING_ADMISSION_PLUGINS.items():
             self.api.validating_admission.append(validating(self.config))
         self.api.pod_logs = self._pod_logs
-        bootstrap.populate(self.api, self.config.nodes, self.config.kubelet_version,
+        bootstrap.populate(self.api, self._plan.node_specs, self.config.kubelet_version,
                            self.service_network.ip_range.first_address)
-        nodes = {name: self.store.get(NODES, ("", name)) or {} for name, _ in expand_nodes(self.config.nodes)}
+        nodes = {name: self.store.get(NODES, ("", name)) or {} for name, _ in self._plan.nodes}
         self.kubelets.static_pods.check(self.engine.client, nodes, self.clock.now())
+        self._plan.create_objects(self.api)
         self.engine.settle()  # the engine thread is not running yet: this runs here
+        if self._plan.joining_nodes:
+            self._plan.join_nodes(self.api, self.config.kubelet_version)
+            self.engine.settle()
+        if self.clock.now() < self.config.start_time:
+            self.engine.advance((self.config.start_time - self.clock.now()).total_seconds())  # the boot
 
     # -- lifecycle -----------------------------------------------------------
     def start(self) -> "Cluster":
@@ -450,7 +470,7 @@ class Cluster:
         return list_events(self.api, namespace, involved_name, reason)
 
 
-def _static_manifests(config: ClusterConfig) -> tuple[StaticPodManifest, ...]:
+def _static_manifests(config: ClusterConfig, plan: SystemPlan) -> tuple[StaticPodManifest, ...]:
     """The static pods of every node's kubelet: the config's, each node spec's, the directory's (read now, once)."""
-    per_node = [(name, spec.static_pods) for name, spec in expand_nodes(config.nodes) if spec.static_pods]
+    per_node = [(name, spec.static_pods) for name, spec in plan.nodes if spec.static_pods]
     return build_manifests(config.static_pods, per_node, config.static_pod_path)

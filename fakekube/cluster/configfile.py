@@ -23,6 +23,7 @@ from fakekube.api.types._util import parse_quantity
 from fakekube.api.machinery.validation import is_dns1123_subdomain, is_qualified_name, is_valid_label_value
 from fakekube.cluster.cluster import ClusterConfig
 from fakekube.cluster.nodespec import NodeSpec, expand_nodes
+from fakekube.cluster.system import SystemPods
 from fakekube.controllers.nodeipam import CIDRSet
 from fakekube.controllers.nodelifecycle.config import NodeLifecycleConfig
 from fakekube.controllers.podgc import PodGCConfig
@@ -185,6 +186,25 @@ def _nodes(raw: Any, path: str) -> int | tuple[NodeSpec, ...]:
     for name in names:
         _check(is_dns1123_subdomain(name), f"{path}", f"node name {name!r}")
     return specs
+
+
+#: ``systemPods`` mapping keys, as SystemPods fields (docs/config.md "System pods").
+SYSTEM_POD_KEYS = {"controlPlane": "control_plane", "coreDNS": "core_dns", "kubeProxy": "kube_proxy",
+                   "kindnet": "kindnet", "localPathStorage": "local_path_storage",
+                   "controlPlaneTaint": "control_plane_taint"}
+
+
+def _system_pods(raw: Any, path: str) -> SystemPods | bool:
+    """``true``/``false``, or a mapping of parts (an omitted part is on; ``controlPlaneTaint``
+    may also be ``null``: kind's rule)."""
+    if isinstance(raw, bool):
+        return raw
+    section = _mapping(raw, path)
+    _known_keys(section, path, tuple(SYSTEM_POD_KEYS))
+    parts = {SYSTEM_POD_KEYS[key]: _flag(value, f"{path}.{key}")
+             for key, value in section.items() if key != "controlPlaneTaint"}
+    taint = section.get("controlPlaneTaint")
+    return SystemPods(**parts, control_plane_taint=None if taint is None else _flag(taint, f"{path}.controlPlaneTaint"))
 
 
 def _node_lifecycle(raw: Any, path: str) -> NodeLifecycleConfig:
@@ -354,6 +374,7 @@ _TOP_LEVEL: tuple[tuple[str, str, Callable[[Any, str], Any]], ...] = (
     ("loadBalancerIPPool", "load_balancer_ip_pool", _text),
     ("behaviours", "behaviours", _behaviours),
     ("staticPods", "static_pods", _static_pods),
+    ("systemPods", "system_pods", _system_pods),
 )
 
 

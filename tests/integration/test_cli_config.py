@@ -16,6 +16,7 @@ from fakekube.cluster.configfile import ConfigError, parse_config
 CONFIG = """
 seed: 1
 startTime: 2030-01-01T00:00:00Z
+systemPods: false                    # this file describes its own nodes, "cp" included
 nodes:
   - {name: cp, zone: zone-a, region: region-1}
   - {zone: zone-b, region: region-1, count: 2}
@@ -94,8 +95,10 @@ def test_a_bad_static_pod_manifest_is_a_config_error_too(tmp_path: Path) -> None
     result = subprocess.run([sys.executable, "-m", "fakekube", "serve", "--config", str(config)],
                             capture_output=True, text=True, timeout=30)
     assert result.returncode == 2
+    # Checked against the first node that runs it: serve's control-plane node.
     assert result.stderr.startswith(f"fakekube: bad --config {config}: staticPodPath: web.yaml: "
-                                    'Pod "web-node-1" is invalid: spec.containers[0].image: Required value')
+                                    'Pod "web-fakekube-control-plane" is invalid: '
+                                    "spec.containers[0].image: Required value")
     assert result.stderr.count("\n") == 1 and "Traceback" not in result.stderr
 
 
