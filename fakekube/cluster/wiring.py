@@ -26,10 +26,12 @@ from fakekube.controllers.nodeipam import NodeIPAMController
 from fakekube.controllers.nodelifecycle.controller import NodeLifecycleController
 from fakekube.controllers.podgc import PodGCController
 from fakekube.controllers.replicaset import REPLICA_SET, REPLICATION_CONTROLLER, ReplicaSetController
+from fakekube.controllers.rootcacertpublisher import RootCACertPublisher
 from fakekube.controllers.serviceaccounts import ServiceAccountsController
 from fakekube.controllers.servicelb import ServiceLBController
 from fakekube.controllers.tainteviction import TaintEvictionController
 from fakekube.cluster.served import served_resources
+from fakekube.cluster.system import cluster_root_ca
 from fakekube.engine import ControllerSpec
 from fakekube.kubelet.behaviour import BEHAVIOUR_ANNOTATION, annotation_problem, brief
 from fakekube.objects import priority as pod_priority
@@ -71,6 +73,8 @@ CONTROLLERS: tuple[ControllerSpec, ...] = (
     ControllerSpec("service-lb-controller", lambda c: ServiceLBController(c.load_balancer_ip_pool), ("service",)),
     ControllerSpec("namespace-controller", lambda c: NamespaceController(
         served_resources(), NamespaceConfig.for_version(c.kubernetes_version)), ("namespace",)),
+    ControllerSpec("root-ca-certificate-publisher-controller", lambda c: RootCACertPublisher(cluster_root_ca(c)),
+                   ("root-ca-cert-publisher",)),
 )
 
 

@@ -745,7 +745,7 @@ def test_delete_plain_cascading_and_namespaces(kubectl: Kubectl, fakekube: Clust
     assert kubectl.ok("delete", "configmap", "cm") == deleted(kubectl, 'configmap "cm"')
     assert kubectl.ok("delete", "deployment", "plain") == deleted(kubectl, 'deployment.apps "plain"')
     assert kubectl.ok("delete", "pod", "pending") == deleted(kubectl, 'pod "pending"')
-    assert fakekube.list("v1", "ConfigMap", "default") == []
+    assert [c["metadata"]["name"] for c in fakekube.list("v1", "ConfigMap", "default")] == ["kube-root-ca.crt"]
     assert [p["metadata"]["name"] for p in fakekube.list("v1", "Pod", "default")] == ["scheduled"]
 
     # A scheduled pod waits for its kubelet (grace period 30 s); --force removes it at once.

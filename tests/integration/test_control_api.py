@@ -42,7 +42,8 @@ def test_settle_and_reset(fakekube) -> None:
     assert status == 200 and settled == {"reconciles": 0, "now": "2025-01-01T00:00:05Z"}
     status, clock = call(fakekube.url, "POST", "/fakekube/v1/reset")
     assert (status, clock["now"]) == (200, "2025-01-01T00:00:00Z")
-    assert fakekube.list("v1", "ConfigMap", "default") == []
+    # Only what a fresh namespace has: the root CA publisher's kube-root-ca.crt.
+    assert [c["metadata"]["name"] for c in fakekube.list("v1", "ConfigMap", "default")] == ["kube-root-ca.crt"]
 
 
 @pytest.mark.parametrize("body, code", [

@@ -80,12 +80,13 @@ def test_label_selectors(core: client.CoreV1Api) -> None:
         items = core.list_namespaced_config_map("default", label_selector=selector).items
         return [i.metadata.name for i in items]
 
+    # The namespace's kube-root-ca.crt (root CA publisher) has no tier label either.
     assert names("tier=web") == ["a", "c"]
-    assert names("tier!=web") == ["b", "d"]
+    assert names("tier!=web") == ["b", "d", "kube-root-ca.crt"]
     assert names("tier in (db,web)") == ["a", "b", "c"]
-    assert names("tier notin (web)") == ["b", "d"]
+    assert names("tier notin (web)") == ["b", "d", "kube-root-ca.crt"]
     assert names("tier") == ["a", "b", "c"]
-    assert names("!tier") == ["d"]
+    assert names("!tier") == ["d", "kube-root-ca.crt"]
     assert status_of(lambda: core.list_namespaced_config_map("default", label_selector="tier in (")) == 400
 
 
@@ -104,7 +105,7 @@ def test_pagination_is_consistent_while_writes_continue(core: client.CoreV1Api) 
         core.create_namespaced_config_map("default", configmap(f"cm-{i}"))
     page = core.list_namespaced_config_map("default", limit=3)
     assert [i.metadata.name for i in page.items] == ["cm-0", "cm-1", "cm-2"]
-    assert page.metadata.remaining_item_count == 4
+    assert page.metadata.remaining_item_count == 5  # cm-3..cm-6 and the namespace's kube-root-ca.crt
     core.delete_namespaced_config_map("cm-4", "default")
     core.create_namespaced_config_map("default", configmap("cm-3a"))
     seen = [i.metadata.name for i in page.items]
@@ -114,7 +115,7 @@ def test_pagination_is_consistent_while_writes_continue(core: client.CoreV1Api) 
         assert page.metadata.resource_version == str(int(page.metadata.resource_version))
         seen += [i.metadata.name for i in page.items]
         token = page.metadata._continue
-    assert seen == [f"cm-{i}" for i in range(7)]
+    assert seen == [f"cm-{i}" for i in range(7)] + ["kube-root-ca.crt"]
 
 
 def test_watch_streams_events_and_resumes(core: client.CoreV1Api) -> None:

@@ -18,10 +18,11 @@ def cm(name: str, labels: dict | None = None) -> dict:
 def test_watch_without_version_lists_existing_objects_first(fakekube) -> None:
     fakekube.create(cm("before"))
     with WatchStream(fakekube.url, f"{CM_PATH}?watch=true&timeoutSeconds=5") as stream:
-        first = stream.next_event()
+        first, root_ca = stream.next_event(), stream.next_event()  # the namespace's kube-root-ca.crt is there too
         fakekube.create(cm("after"))
         second = stream.next_event()
-    assert summary([first, second]) == [("ADDED", "before"), ("ADDED", "after")]
+    assert summary([first, root_ca, second]) == [("ADDED", "before"), ("ADDED", "kube-root-ca.crt"),
+                                                 ("ADDED", "after")]
     assert first["object"]["kind"] == "ConfigMap" and first["object"]["apiVersion"] == "v1"
 
 
@@ -55,16 +56,16 @@ def test_table_watch_sends_one_row_tables_and_headers_once(fakekube) -> None:
     """What ``kubectl get -w`` asks for: each event's object is a one-row Table."""
     fakekube.create(cm("a"))
     with WatchStream(fakekube.url, f"{CM_PATH}?watch=true&timeoutSeconds=5", accept=TABLE) as stream:
-        first = stream.next_event()
+        first, root_ca = stream.next_event(), stream.next_event()  # the namespace's kube-root-ca.crt is there too
         fakekube.create(cm("b"))
         second = stream.next_event()
-    tables = [first["object"], second["object"]]
-    assert [(t["kind"], t["apiVersion"]) for t in tables] == [("Table", "meta.k8s.io/v1")] * 2
+    tables = [first["object"], root_ca["object"], second["object"]]
+    assert [(t["kind"], t["apiVersion"]) for t in tables] == [("Table", "meta.k8s.io/v1")] * 3
     assert [c["name"] for c in tables[0]["columnDefinitions"]] == ["Name", "Data", "Age"]
-    assert tables[1]["columnDefinitions"] is None
-    assert [t["rows"][0]["cells"][0] for t in tables] == ["a", "b"]
-    assert tables[1]["rows"][0]["object"]["kind"] == "PartialObjectMetadata"
-    assert tables[1]["metadata"]["resourceVersion"] == fakekube.get("v1", "ConfigMap", "b")["metadata"]["resourceVersion"]
+    assert tables[1]["columnDefinitions"] is None and tables[2]["columnDefinitions"] is None
+    assert [t["rows"][0]["cells"][0] for t in tables] == ["a", "kube-root-ca.crt", "b"]
+    assert tables[2]["rows"][0]["object"]["kind"] == "PartialObjectMetadata"
+    assert tables[2]["metadata"]["resourceVersion"] == fakekube.get("v1", "ConfigMap", "b")["metadata"]["resourceVersion"]
 
 
 def test_metadata_watch_sends_partial_object_metadata(fakekube) -> None:
@@ -101,9 +102,9 @@ def test_send_initial_events_ends_with_a_bookmark(fakekube) -> None:
     path = (f"{CM_PATH}?watch=true&sendInitialEvents=true&allowWatchBookmarks=true"
             f"&resourceVersionMatch=NotOlderThan&timeoutSeconds=5")
     with WatchStream(fakekube.url, path) as stream:
-        events = stream.events(3)
-    assert [e["type"] for e in events] == ["ADDED", "ADDED", "BOOKMARK"]
-    bookmark = events[2]["object"]
+        events = stream.events(4)  # one, two and the namespace's kube-root-ca.crt
+    assert [e["type"] for e in events] == ["ADDED", "ADDED", "ADDED", "BOOKMARK"]
+    bookmark = events[3]["object"]
     assert bookmark["metadata"]["annotations"] == {"k8s.io/initial-events-end": "true"}
     assert bookmark["metadata"]["resourceVersion"] == str(fakekube.store.resource_version)
 
