@@ -205,9 +205,32 @@ def _same_but_hash(template1: Mapping[str, Any], template2: Mapping[str, Any]) -
                for k in meta1)
 
 
+#: Normalized ReplicaSet templates remembered by the identity of the stored (never
+#: edited) template they came from; each entry keeps its template alive, so an id is never
+#: reused while cached. Oldest entries go first past this many.
+NORMALIZED_MEMO_SIZE = 4096
+_normalized_memo: dict[int, tuple[Mapping[str, Any], Any]] = {}
+
+
 def _normalized(template: Mapping[str, Any] | None) -> Any:
     """A template's semantic form without the hash label (one pass, no copy first)."""
-    template = template or {}
+    return _normalize(template) if template is not None else {}
+
+
+def _normalized_stored(template: Mapping[str, Any]) -> Any:
+    """:func:`_normalized` of a stored template, remembered: a Deployment compares its
+    template with each old ReplicaSet's on every sync (:data:`NORMALIZED_MEMO_SIZE`)."""
+    found = _normalized_memo.get(id(template))
+    if found is not None and found[0] is template:
+        return found[1]
+    normalized = _normalize(template)
+    if len(_normalized_memo) >= NORMALIZED_MEMO_SIZE:
+        _normalized_memo.pop(next(iter(_normalized_memo)), None)
+    _normalized_memo[id(template)] = (template, normalized)
+    return normalized
+
+
+def _normalize(template: Mapping[str, Any]) -> Any:
     meta = template.get("metadata")
     if isinstance(meta, dict) and "labels" in meta:
         template = {**template, "metadata": {**meta, "labels": _without_hash(meta["labels"])}}
@@ -220,7 +243,8 @@ def equal_ignore_hash(template1: Mapping[str, Any] | None, template2: Mapping[st
 
 
 def find_new_replica_set(deployment: Mapping[str, Any], rss: Sequence[Obj]) -> Obj | None:
-    """``FindNewReplicaSet``: the oldest ReplicaSet whose template is the Deployment's."""
+    """``FindNewReplicaSet``: the oldest ReplicaSet whose template is the Deployment's
+    (``rss`` are stored objects: their templates' forms are remembered)."""
     template = (deployment.get("spec") or {}).get("template") or {}
     normalized = None
     for rs in sorted(rss, key=by_creation):
@@ -229,7 +253,7 @@ def find_new_replica_set(deployment: Mapping[str, Any], rss: Sequence[Obj]) -> O
             return rs
         if normalized is None:
             normalized = _normalized(template)
-        if _normalized(candidate) == normalized:
+        if _normalized_stored(candidate) == normalized:
             return rs
     return None
 

@@ -23,7 +23,7 @@ def rollout_recreate(sync: Sync) -> None:
     scaled_down = False
     for rs in filter_active(old_rss):
         scaled_down = sync.scale_and_record(rs, 0)[0] or scaled_down
-    if scaled_down or old_pods_running(sync, new_rs, old_rss):
+    if scaled_down or old_pods_running(sync, old_rss):
         sync_rollout_status(sync, all_rss, new_rs)
         return
     if new_rs is None:
@@ -36,12 +36,12 @@ def rollout_recreate(sync: Sync) -> None:
     sync_rollout_status(sync, all_rss, new_rs)
 
 
-def old_pods_running(sync: Sync, new_rs: Obj | None, old_rss: list[Obj]) -> bool:
+def old_pods_running(sync: Sync, old_rss: list[Obj]) -> bool:
     """``oldPodsRunning``: an old ReplicaSet still reports pods, or one of its pods (matching
     the Deployment's selector) is not Succeeded or Failed — terminating ones included."""
     if actual_replica_count(old_rss) > 0:
         return True
-    return any(not _terminal(pod) for pod in deployment_pods(sync.ctx, [rs for rs in old_rss if rs is not new_rs]))
+    return any(not _terminal(pod) for pod in deployment_pods(sync.ctx, old_rss))
 
 
 def deployment_pods(ctx: Context, rss: list[Obj]) -> list[Obj]:

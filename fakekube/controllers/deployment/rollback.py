@@ -7,8 +7,7 @@ into the Deployment); this is the older path, still in kube-controller-manager 1
 
 from __future__ import annotations
 
-from fakekube.controllers.deployment.sync import Obj, Sync, rollback_to
-from fakekube.objects._json import deep_copy
+from fakekube.controllers.deployment.sync import Obj, Sync, rollback_to, working_copy
 from fakekube.objects.deployments import (
     ANNOTATIONS_TO_SKIP,
     ROLLBACK_TO_ANNOTATION,
@@ -67,7 +66,7 @@ def _clear(sync: Sync, from_rs: Obj | None = None) -> None:
         found = _annotations_from(found, from_rs)
     found.pop(ROLLBACK_TO_ANNOTATION, None)
     meta["annotations"] = found
-    sync.d = deep_copy(sync.ctx.client.update(DEPLOYMENTS, sync.d))
+    sync.d = working_copy(sync.ctx.client.update(DEPLOYMENTS, sync.d))
 
 
 def _annotations_from(current: Obj, rs: Obj) -> Obj:

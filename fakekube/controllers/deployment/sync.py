@@ -68,12 +68,21 @@ SCALING_REPLICA_SET = "ScalingReplicaSet"
 NAMESPACE_TERMINATING_CAUSE = "NamespaceTerminating"
 
 
+def working_copy(obj: Obj) -> Obj:
+    """A copy whose top level, metadata, annotations, spec and status may be replaced or
+    set; deeper levels stay shared with the stored object (never edited: every change
+    below replaces a whole value, and the immutability guard checks it under test)."""
+    meta = dict(obj.get("metadata") or {})
+    meta["annotations"] = dict(meta.get("annotations") or {})
+    return {**obj, "metadata": meta, "spec": dict(obj.get("spec") or {}), "status": dict(obj.get("status") or {})}
+
+
 class Sync:
     """The state of one Deployment's sync: ``d`` is the working copy, ``rss`` its ReplicaSets."""
 
     def __init__(self, ctx: Context, deployment: Obj, rss: list[Obj]) -> None:
         self.ctx = ctx
-        self.d: Obj = deep_copy(deployment)
+        self.d: Obj = working_copy(deployment)
         self.rss = rss
 
     @property
@@ -96,7 +105,7 @@ class Sync:
         """UpdateStatus with the working copy: its status and annotations (the Deployment
         status strategy keeps spec and labels only), guarded by its resourceVersion."""
         stored = self.ctx.client.update_status(DEPLOYMENTS, self.d)
-        self.d = deep_copy(stored)
+        self.d = working_copy(stored)
 
     def update_replica_set(self, rs: Obj) -> Obj:
         """Write a changed copy of a ReplicaSet; the stored answer replaces it in ``rss``."""
@@ -123,7 +132,7 @@ class Sync:
 
     def _sync_existing(self, existing: Obj, new_revision: int) -> Obj:
         """Annotations and minReadySeconds onto the new ReplicaSet; its revision onto the Deployment."""
-        rs = deep_copy(existing)
+        rs = working_copy(existing)
         changed = set_new_rs_annotations(self.d, rs, new_revision, exists=True)
         min_ready_s = (self.d["spec"]).get("minReadySeconds", 0)
         if changed or rs["spec"].get("minReadySeconds", 0) != min_ready_s:
@@ -223,7 +232,7 @@ class Sync:
         old_scale = spec_replicas(rs)
         if old_scale == new_scale and not replicas_annotations_need_update(rs, replicas, maximum):
             return False, rs
-        copy = deep_copy(rs)
+        copy = working_copy(rs)
         copy["spec"]["replicas"] = new_scale
         set_replicas_annotations(copy, replicas, maximum)
         stored = self.update_replica_set(copy)
