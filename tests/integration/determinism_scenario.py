@@ -11,8 +11,8 @@ import sys
 from fakekube import Cluster
 
 
-def scenario(seed: int) -> str:
-    with Cluster(seed=seed, nodes=3) as cluster:
+def scenario(seed: int, system_pods: bool = False) -> str:
+    with Cluster(seed=seed, nodes=3, system_pods=system_pods) as cluster:
         cluster.create({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "team"}})
         for i in range(3):
             cluster.create({"apiVersion": "v1", "kind": "ConfigMap",
@@ -44,4 +44,4 @@ def scenario(seed: int) -> str:
 
 
 if __name__ == "__main__":
-    print(scenario(int(sys.argv[1])))
+    print(scenario(int(sys.argv[1]), system_pods=sys.argv[2:] == ["--system-pods"]))
