@@ -314,7 +314,8 @@ def test_describe_pod_deployment_node_namespace(kubectl: Kubectl, fakekube: Clus
     fields = describe_fields(text)
     assert fields["Name"] == "shop"
     assert fields["Selector"] == "app=shop"
-    assert fields["Replicas"] == "3 desired | 0 updated | 0 total | 0 available | 0 unavailable"
+    # The deployment controller made its 3 pods; none is ready yet on the manual clock.
+    assert fields["Replicas"] == "3 desired | 3 updated | 3 total | 0 available | 3 unavailable"
     assert fields["StrategyType"] == "RollingUpdate"
     assert fields["RollingUpdateStrategy"] == "25% max unavailable, 25% max surge"
     template = section(text, "Pod Template")
@@ -324,7 +325,8 @@ def test_describe_pod_deployment_node_namespace(kubectl: Kubectl, fakekube: Clus
     text = kubectl.ok("describe", "node", "node-1")
     fields = describe_fields(text)
     assert (fields["Name"], fields["Roles"], fields["Unschedulable"]) == ("node-1", "<none>", "false")
-    assert fields["Non-terminated Pods"] == "(1 in total)"
+    on_node = [p for p in fakekube.list("v1", "Pod") if p["spec"].get("nodeName") == "node-1"]
+    assert fields["Non-terminated Pods"] == f"({len(on_node)} in total)"  # web-1 and the shop pods placed there
     ready = next(line for line in section(text, "Conditions") if line.startswith("Ready"))
     assert ready.split()[:2] == ["Ready", "True"] and "KubeletReady" in ready
     capacity = section(text, "Capacity")
@@ -670,7 +672,9 @@ def test_patch_with_each_type(kubectl: Kubectl, fakekube: Cluster) -> None:
     assert kubectl.ok("patch", "deployment", "web", "--type", "json", "-p", ops) == "deployment.apps/web patched\n"
     after = fakekube.get("apps/v1", "Deployment", "web")
     assert after["spec"]["replicas"] == 5
-    assert after["metadata"]["annotations"] == {"note": "json"}
+    # The patch replaced every annotation; the deployment controller writes its revision
+    # back (revision 3: the two image changes above each made a ReplicaSet).
+    assert after["metadata"]["annotations"] == {"note": "json", "deployment.kubernetes.io/revision": "3"}
     assert after["metadata"].get("labels", {}) == {}
 
     rv = after["metadata"]["resourceVersion"]
