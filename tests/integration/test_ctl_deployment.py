@@ -392,3 +392,31 @@ def test_a_refused_replica_set_create_is_a_progressing_false_condition_and_a_war
     at(cluster, 5)  # the retries back off from 5 ms; the next one creates it
     assert sizes(cluster) == {name: 2}
     assert condition(cluster, "Progressing")["reason"] == "NewReplicaSetAvailable"
+
+
+# -- node failure ----------------------------------------------------------------------
+def test_a_failed_node_makes_the_deployment_unavailable_until_its_pods_are_replaced() -> None:
+    cluster = Cluster(nodes=3)
+    cluster.create(deployment(replicas=6))
+    at(cluster, 2)
+    assert sorted(p["spec"]["nodeName"] for p in cluster.list("v1", "Pod", "default")) == [
+        "node-1", "node-1", "node-2", "node-2", "node-3", "node-3"]
+    cluster.fail_node("node-1")  # its last Lease renewal was at 0 s
+    at(cluster, 54.999)
+    assert condition(cluster, "Available")["status"] == "True"
+    at(cluster, 55)  # NotReady after the 50 s grace, at the lifecycle controller's 5 s pass: pods not ready
+    available = condition(cluster, "Available")
+    assert (available["status"], available["reason"], available["lastTransitionTime"]) == (
+        "False", "MinimumReplicasUnavailable", "2025-01-01T00:00:55Z")  # 4 available < 6 - 1
+    status = get(cluster)["status"]
+    assert (status["availableReplicas"], status["unavailableReplicas"]) == (4, 2)
+    at(cluster, 359.999)
+    assert all(p["spec"]["nodeName"] for p in cluster.list("v1", "Pod", "default"))  # nothing replaced yet
+    at(cluster, 360)  # evicted at the end of the 300 s toleration (tainted at 60 s), replaced at once
+    fresh = [p for p in cluster.list("v1", "Pod", "default") if p["metadata"]["creationTimestamp"] == "2025-01-01T00:06:00Z"]
+    assert sorted(p["spec"]["nodeName"] for p in fresh) in (["node-2", "node-3"], ["node-2", "node-2"],
+                                                            ["node-3", "node-3"])
+    at(cluster, 361)
+    available = condition(cluster, "Available")
+    assert (available["status"], available["lastTransitionTime"]) == ("True", "2025-01-01T00:06:01Z")
+    assert condition(cluster, "Progressing")["reason"] == "NewReplicaSetAvailable"
