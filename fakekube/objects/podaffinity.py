@@ -16,11 +16,13 @@ from typing import Any, Mapping
 Obj = Mapping[str, Any]
 
 
-def merged_label_selector(term: Obj, pod_labels: Mapping[str, str]) -> Obj | None:
+def merged_label_selector(term: Obj, pod_labels: Mapping[str, str], *, once: bool = True) -> Obj | None:
     """``term``'s labelSelector with its label keys merged in for a pod with ``pod_labels``.
 
-    Idempotent: an expression already present (the API server merged it at create) is not
-    added again, so a selector that was merged once gives the same matcher.
+    Idempotent by default: an expression already present (the API server merged it at
+    create) is not added again, so a selector that was merged once gives the same matcher.
+    The API server's own merge passes ``once=False``: upstream appends every expression, so
+    a key also written in the selector is then seen twice and refused by validation.
     """
     selector = term.get("labelSelector")
     match_keys = term.get("matchLabelKeys") or ()
@@ -33,6 +35,6 @@ def merged_label_selector(term: Obj, pod_labels: Mapping[str, str]) -> Obj | Non
             if key not in pod_labels:
                 continue
             expression = {"key": key, "operator": operator, "values": [pod_labels[key]]}
-            if expression not in expressions:
+            if not once or expression not in expressions:
                 expressions.append(expression)
     return dict(selector, matchExpressions=expressions)

@@ -201,12 +201,55 @@ def _too_long(path: str, max_length: int) -> FieldError:
     return FieldError(FIELD_TOO_LONG, path, f"may not be more than {max_length} bytes")
 
 
+def validate_label_name(key: str, path: str) -> list[FieldError]:
+    """``ValidateLabelName``: one Invalid per ``IsQualifiedName`` message, at ``path``."""
+    return [invalid(path, key, m) for m in is_qualified_name(key)]
+
+
 def validate_labels(labels: Mapping[str, str] | None, path: str) -> list[FieldError]:
     errors = []
     for key in sorted(labels or {}):
-        errors += [invalid(path, key, m) for m in is_qualified_name(key)]
+        errors += validate_label_name(key, path)
         value = (labels or {})[key]
         errors += [invalid(path, value, m) for m in is_valid_label_value(value)]
+    return errors
+
+
+_SELECTOR_SET_OPERATORS = ("In", "NotIn")
+_SELECTOR_EXISTS_OPERATORS = ("Exists", "DoesNotExist")
+
+
+def validate_label_selector(selector: Meta | None, path: str, *,
+                            allow_invalid_values: bool = False) -> list[FieldError]:
+    """``ValidateLabelSelector`` (apimachinery meta/v1 validation, 1.33): matchLabels as
+    labels, then each expression's operator/values rule, key, and (unless the caller allows
+    old invalid data) each value. A missing selector is valid."""
+    if not isinstance(selector, Mapping):
+        return []
+    errors = validate_labels(selector.get("matchLabels"), f"{path}.matchLabels")
+    for i, expression in enumerate(selector.get("matchExpressions") or []):
+        errors += _label_selector_requirement_errors(expression if isinstance(expression, Mapping) else {},
+                                                     f"{path}.matchExpressions[{i}]", allow_invalid_values)
+    return errors
+
+
+def _label_selector_requirement_errors(expression: Meta, path: str, allow_invalid_values: bool) -> list[FieldError]:
+    operator = expression.get("operator") or ""
+    values = [str(v) for v in expression.get("values") or []]
+    errors = []
+    if operator in _SELECTOR_SET_OPERATORS:
+        if not values:
+            errors.append(required(f"{path}.values", "must be specified when `operator` is 'In' or 'NotIn'"))
+    elif operator in _SELECTOR_EXISTS_OPERATORS:
+        if values:
+            errors.append(forbidden(f"{path}.values",
+                                    "may not be specified when `operator` is 'Exists' or 'DoesNotExist'"))
+    else:
+        errors.append(invalid(f"{path}.operator", operator, "not a valid selector operator"))
+    errors += validate_label_name(str(expression.get("key") or ""), f"{path}.key")
+    if not allow_invalid_values:
+        for i, value in enumerate(values):
+            errors += [invalid(f"{path}.values[{i}]", value, m) for m in is_valid_label_value(value)]
     return errors
 
 

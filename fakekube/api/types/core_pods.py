@@ -28,6 +28,11 @@ from fakekube.api.types._util import (
     port_errors,
     required_one_of,
 )
+from fakekube.api.types.pod_scheduling_validation import (
+    priority_class_name_errors,
+    scheduling_constraint_errors,
+    toleration_errors,
+)
 from fakekube.clock import format_rfc3339
 from fakekube.objects.podaffinity import merged_label_selector
 from fakekube.objects.priority import keep_on_update
@@ -335,43 +340,23 @@ def _validate_volumes(spec: Obj, path: str) -> tuple[set[str], list[FieldError]]
 
 
 def validate_pod_spec(spec: Any, path: str, *, is_pod: bool) -> list[FieldError]:
-    """The parts of ``ValidatePodSpec`` clients run into: containers, ports, enums."""
+    """The parts of ``ValidatePodSpec`` clients run into: containers, ports, enums, and the
+    scheduling fields (:mod:`fakekube.api.types.pod_scheduling_validation`), in upstream's order."""
     if not isinstance(spec, dict):
         return [errors.required(path)]
     volumes, errs = _validate_volumes(spec, path)
     errs += _validate_containers(spec, path, volumes, image_required=is_pod)
     errs += required_one_of(spec.get("restartPolicy"), child(path, "restartPolicy"), RESTART_POLICIES)
     errs += required_one_of(spec.get("dnsPolicy"), child(path, "dnsPolicy"), DNS_POLICIES)
+    errs += scheduling_constraint_errors(spec, path)
+    if spec.get("nodeName"):
+        errs += dns1123_subdomain_errors(spec["nodeName"], child(path, "nodeName"))
     deadline = spec.get("activeDeadlineSeconds")
     if deadline is not None and not 1 <= deadline <= MAX_INT32:
         errs.append(errors.invalid(child(path, "activeDeadlineSeconds"), deadline,
                                    f"must be between 1 and {MAX_INT32}, inclusive"))
-    if spec.get("nodeName"):
-        errs += dns1123_subdomain_errors(spec["nodeName"], child(path, "nodeName"))
-    errs += _validate_tolerations(spec.get("tolerations"), child(path, "tolerations"))
-    return errs
-
-
-def _validate_tolerations(tolerations: Any, path: str) -> list[FieldError]:
-    errs: list[FieldError] = []
-    effects = ["NoExecute", "NoSchedule", "PreferNoSchedule"]
-    for i, tol in enumerate(tolerations or []):
-        tp = index(path, i)
-        operator = tol.get("operator") or "Equal"
-        if operator not in ("Equal", "Exists"):
-            errs.append(errors.not_supported(child(tp, "operator"), operator, ["Equal", "Exists"]))
-        if operator == "Exists" and tol.get("value"):
-            errs.append(errors.invalid(child(tp, "operator"), tol.get("value"),
-                                       "value must be empty when `operator` is 'Exists'"))
-        if not tol.get("key") and operator != "Exists":
-            errs.append(errors.invalid(child(tp, "operator"), operator,
-                                       "operator must be Exists when `key` is empty, which means \"match all values and all keys\""))
-        effect = tol.get("effect")
-        if effect and effect not in effects:
-            errs.append(errors.not_supported(child(tp, "effect"), effect, effects))
-        if tol.get("tolerationSeconds") is not None and effect != "NoExecute":
-            errs.append(errors.invalid(child(tp, "effect"), effect or "",
-                                       "effect must be 'NoExecute' when `tolerationSeconds` is set"))
+    errs += toleration_errors(spec.get("tolerations") or [], child(path, "tolerations"))
+    errs += priority_class_name_errors(spec.get("priorityClassName"), child(path, "priorityClassName"))
     return errs
 
 
@@ -422,12 +407,13 @@ def _container_update_errors(new: list, old: list, path: str) -> tuple[list[Fiel
 
 
 def _only_added_tolerations(new: list, old: list, path: str) -> list[FieldError]:
-    """Every old toleration must survive; only its tolerationSeconds may change."""
+    """Every old toleration must survive; only its tolerationSeconds may change. Upstream
+    then validates the new list again (the 422's message lists each error once)."""
     for old_tol in old:
         wanted = {k: v for k, v in old_tol.items() if k != "tolerationSeconds"}
         if not any({k: v for k, v in t.items() if k != "tolerationSeconds"} == wanted for t in new):
             return [errors.forbidden(path, "existing toleration can not be modified except its tolerationSeconds")]
-    return []
+    return toleration_errors(new, path)
 
 
 def _spec_diff(old: Obj, new: Obj) -> str:
@@ -518,7 +504,7 @@ def merge_affinity_label_keys(spec: Obj, labels: Mapping[str, str]) -> None:
         terms = list(required) + [p.get("podAffinityTerm") for p in preferred if isinstance(p, dict)]
         for term in terms:
             if isinstance(term, dict) and isinstance(term.get("labelSelector"), dict):
-                term["labelSelector"] = merged_label_selector(term, labels)
+                term["labelSelector"] = merged_label_selector(term, labels, once=False)
 
 
 class PodStrategy(Strategy):
