@@ -16,7 +16,7 @@ None and the caller scans. Results are sums of counts, so the index's order is m
 
 from __future__ import annotations
 
-from typing import Iterator
+from typing import Iterable, Iterator
 
 from fakekube.objects.labels import EQUALS, IN, LabelMatcher
 from fakekube.scheduler.framework import NodeInfo, PodInfo
@@ -36,6 +36,16 @@ class PodLabelIndex:
     def refresh(self, nodes: list[NodeInfo]) -> None:
         """Bring the index up to ``nodes`` (the snapshot's every node)."""
         indexed = self._nodes
+        self.refresh_nodes(nodes)
+        if len(indexed) != len(nodes):
+            present = {node.name for node in nodes}
+            for name in [name for name in indexed if name not in present]:
+                self._drop(name, indexed.pop(name)[2])
+
+    def refresh_nodes(self, nodes: Iterable[NodeInfo]) -> None:
+        """Re-index those of ``nodes`` that changed since they were indexed (a caller that
+        knows which nodes changed, from a change log; nodes gone need :meth:`refresh`)."""
+        indexed = self._nodes
         for node in nodes:
             entry = indexed.get(node.name)
             if entry is not None and entry[0] is node and entry[1] == node.generation:
@@ -43,10 +53,6 @@ class PodLabelIndex:
             if entry is not None:
                 self._drop(node.name, entry[2])
             self._add(node)
-        if len(indexed) != len(nodes):
-            present = {node.name for node in nodes}
-            for name in [name for name in indexed if name not in present]:
-                self._drop(name, indexed.pop(name)[2])
 
     def _add(self, node: NodeInfo) -> None:
         slots = tuple(((node.name, key), info) for key, info in node.pods.items())

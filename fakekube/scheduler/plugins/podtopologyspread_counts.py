@@ -18,7 +18,7 @@ import json
 import weakref
 from collections import OrderedDict
 from operator import is_
-from typing import TYPE_CHECKING, Any, Callable, Mapping, NamedTuple, Protocol, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterator, Mapping, NamedTuple, Protocol, Sequence
 
 from fakekube.objects.kinds import REPLICA_SETS, REPLICATION_CONTROLLERS, SERVICES, STATEFUL_SETS
 from fakekube.objects.labels import EQUALS, IN, MATCH_EVERYTHING, LabelMatcher, Requirement, compile_selector
@@ -27,6 +27,7 @@ from fakekube.objects.owners import controller_of
 from fakekube.objects.taints import NO_EXECUTE, NO_SCHEDULE
 from fakekube.objects.tolerations import first_untolerated_taint
 from fakekube.scheduler.framework import NodeInfo, PodInfo
+from fakekube.scheduler.plugins.labelindex import PodLabelIndex
 
 if TYPE_CHECKING:
     from fakekube.engine import Context
@@ -209,34 +210,6 @@ def label_predicate(selector: LabelMatcher) -> Callable[[Mapping[str, str]], boo
     return selector.matches
 
 
-class PodCounts:
-    """Matching pods per node for one (namespace, selector), shared by the DomainCounts of
-    every topology key using that selector, so a changed node is recounted once."""
-
-    __slots__ = ("namespace", "matches", "epoch", "gens", "counts", "__weakref__")
-
-    def __init__(self, namespace: str, selector: LabelMatcher) -> None:
-        self.namespace = namespace
-        self.matches = label_predicate(selector)
-        self.epoch = -1
-        self.gens: dict[int, int] = {}
-        self.counts: dict[int, int] = {}
-
-    def count(self, epoch: int, index: int, node: NodeInfo) -> int:
-        """The count on the node at ``index`` of ``epoch``'s node list, recounted only when
-        its generation moved."""
-        if self.matches is None:
-            return 0
-        if epoch != self.epoch:
-            self.epoch, self.gens, self.counts = epoch, {}, {}
-        generation = node.generation
-        if self.gens.get(index) == generation:
-            return self.counts[index]
-        count = count_matching(node, self.namespace, self.matches)
-        self.gens[index], self.counts[index] = generation, count
-        return count
-
-
 class ChangeLog(Protocol):
     """What a snapshot may offer to spare the scan: the names of the nodes whose NodeInfo
     changed, in order, readable from a position (None: no longer kept)."""
@@ -281,9 +254,7 @@ class NodeChanges:
                 return
             self._log_position = log.position
             if names:
-                if self._index is None:
-                    self._index = {node.name: index for index, node in enumerate(nodes)}
-                index = self._index
+                index = self.node_index()
                 self._record([index[name] for name in names if name in index])
             return
         gens = [node.generation for node in nodes]
@@ -299,6 +270,12 @@ class NodeChanges:
         if epoch != self.epoch or position < self.start:
             return None
         return self.journal[position - self.start:]
+
+    def node_index(self) -> dict[str, int]:
+        """Node name -> its index in this epoch's node list."""
+        if self._index is None:
+            self._index = {node.name: index for index, node in enumerate(self.nodes)}
+        return self._index
 
     def _new_epoch(self, nodes: list[NodeInfo], log: ChangeLog | None) -> None:
         self.nodes, self.epoch, self.start, self.journal, self._index = nodes, self.epoch + 1, 0, [], None
@@ -334,40 +311,191 @@ def _differences(new: list[int], old: list[int], low: int, high: int, out: list[
     _differences(new, old, middle, high, out)
 
 
-class DomainCounts:
-    """Matching pods per domain of one topology key over the eligible nodes, kept across
-    cycles. ``totals`` has every domain with at least one eligible node (zero counts
-    included: they are the global minimum's candidates)."""
+class IndexedPods:
+    """The bound pods by label (:class:`PodLabelIndex`), brought up to the nodes
+    ``changes`` last synced only when some selector's counts are built: the nodes changed
+    since are re-indexed (after a new node list, every node's identity and generation is
+    compared, and only changed nodes are re-indexed)."""
 
-    __slots__ = ("pods", "topology_key", "eligibility", "epoch", "position", "values", "counts",
-                 "totals", "domain_nodes", "_min")
+    def __init__(self) -> None:
+        self.index = PodLabelIndex()
+        self.epoch = -1
+        self.position = 0
 
-    def __init__(self, pods: PodCounts, topology_key: str, rule: Eligibility) -> None:
-        self.pods = pods
+    def candidates(self, changes: NodeChanges, selector: LabelMatcher) -> Iterator[tuple[PodInfo, NodeInfo]] | None:
+        """A superset of the bound pods ``selector`` matches, with their nodes (None when
+        it has no key=value term to look up)."""
+        changed = changes.since(self.epoch, self.position)
+        if changed is None:
+            self.index.refresh(changes.nodes)
+        elif changed:
+            nodes = changes.nodes
+            self.index.refresh_nodes([nodes[index] for index in set(changed)])
+        self.epoch, self.position = changes.epoch, changes.position
+        return self.index.candidates(selector)
+
+
+class PodCounts:
+    """Matching pods per node for one (namespace, selector), only for nodes with some
+    (node index -> count), shared by the DomainCounts of every topology key and
+    eligibility using the selector, so a changed node is recounted once. A new selector's
+    counts come from the label index, in time proportional to the pods carrying its
+    rarest key=value (a scan of every node's pods only for a selector without an
+    equality term); later only the nodes changed since are recounted."""
+
+    __slots__ = ("namespace", "selector", "matches", "epoch", "position", "counts", "__weakref__")
+
+    def __init__(self, namespace: str, selector: LabelMatcher) -> None:
+        self.namespace = namespace
+        self.selector = selector
+        self.matches = label_predicate(selector)
+        self.epoch = -1
+        self.position = 0
+        self.counts: dict[int, int] = {}
+
+    def sync(self, changes: NodeChanges, pods: IndexedPods) -> None:
+        """Bring the counts up to the nodes ``changes`` last synced."""
+        if self.matches is None:
+            return
+        changed = changes.since(self.epoch, self.position)
+        self.epoch, self.position = changes.epoch, changes.position
+        if changed is None:
+            self._rebuild(changes, pods)
+            return
+        nodes, counts = changes.nodes, self.counts
+        for index in set(changed):
+            count = count_matching(nodes[index], self.namespace, self.matches)
+            if count:
+                counts[index] = count
+            else:
+                counts.pop(index, None)
+
+    def _rebuild(self, changes: NodeChanges, pods: IndexedPods) -> None:
+        namespace, matches = self.namespace, self.matches
+        assert matches is not None
+        counts: dict[int, int] = {}
+        candidates = pods.candidates(changes, self.selector)
+        if candidates is None:
+            for index, node in enumerate(changes.nodes):
+                count = count_matching(node, namespace, matches)
+                if count:
+                    counts[index] = count
+        else:
+            where = changes.node_index()
+            for other, node in candidates:
+                if other.namespace != namespace or not matches(other.labels):
+                    continue
+                if (other.pod.get("metadata") or {}).get("deletionTimestamp") is not None:
+                    continue
+                at = where.get(node.name)
+                if at is not None:
+                    counts[at] = counts.get(at, 0) + 1
+        self.counts = counts
+
+
+class Layout:
+    """Each node's domain for one topology key (None when the node is not eligible) and
+    how many eligible nodes each domain has: shared by the DomainCounts of every selector
+    with that key and eligibility, kept up by re-reading the changed nodes. ``version``
+    moves when a domain appears or goes."""
+
+    __slots__ = ("topology_key", "eligibility", "epoch", "position", "values", "domain_nodes", "version",
+                 "_zeros", "__weakref__")
+
+    def __init__(self, topology_key: str, rule: Eligibility) -> None:
         self.topology_key = topology_key
         self.eligibility = rule
         self.epoch = -1
         self.position = 0
         self.values: list[str | None] = []
-        self.counts: list[int] = []
-        self.totals: dict[str, int] = {}
         self.domain_nodes: dict[str, int] = {}
-        self._min: int | None = None
+        self.version = 0
+        self._zeros: dict[str, int] | None = None
 
-    def refresh(self, changes: NodeChanges) -> None:
-        """Bring the counts up to the nodes ``changes`` last synced: recount the nodes
-        changed since this counter's last refresh, or everything when that is unknown."""
+    def sync(self, changes: NodeChanges) -> None:
         changed = changes.since(self.epoch, self.position)
         self.epoch, self.position = changes.epoch, changes.position
         if changed is None:
-            self._rebuild(changes.nodes, changes.epoch)
+            self.values = [self._value(node) for node in changes.nodes]
+            domain_nodes: dict[str, int] = {}
+            for value in self.values:
+                if value is not None:
+                    domain_nodes[value] = domain_nodes.get(value, 0) + 1
+            self.domain_nodes, self.version, self._zeros = domain_nodes, self.version + 1, None
+            return
+        nodes, values, domain_nodes, version = changes.nodes, self.values, self.domain_nodes, self.version
+        for index in set(changed):
+            old, new = values[index], self._value(nodes[index])
+            if old == new:
+                continue
+            values[index] = new
+            if old is not None:
+                left = domain_nodes[old] - 1
+                if left:
+                    domain_nodes[old] = left
+                else:
+                    del domain_nodes[old]
+                    self.version += 1
+            if new is not None:
+                had = domain_nodes.get(new, 0)
+                domain_nodes[new] = had + 1
+                if not had:
+                    self.version += 1
+        if self.version != version:
+            self._zeros = None
+
+    def zeros(self) -> dict[str, int]:
+        """Every domain with an eligible node, counting 0 (copied by each counter)."""
+        if self._zeros is None:
+            self._zeros = dict.fromkeys(self.domain_nodes, 0)
+        return self._zeros
+
+    def _value(self, node: NodeInfo) -> str | None:
+        return node.labels[self.topology_key] if self.eligibility.admits(node) else None
+
+
+class DomainCounts:
+    """Matching pods per domain of one topology key over the eligible nodes, kept across
+    cycles. ``totals`` has every domain with at least one eligible node (zero counts
+    included: they are the global minimum's candidates). Built from the layout's zeros
+    and the selector's nodes with matching pods; updated for the nodes changed since."""
+
+    __slots__ = ("pods", "layout", "epoch", "position", "version", "nonzero", "totals", "_min")
+
+    def __init__(self, pods: PodCounts, layout: Layout) -> None:
+        self.pods = pods
+        self.layout = layout
+        self.epoch = -1
+        self.position = 0
+        self.version = -1
+        #: Node index -> (its domain, its count) for the eligible nodes counting some.
+        self.nonzero: dict[int, tuple[str, int]] = {}
+        self.totals: dict[str, int] = {}
+        self._min: int | None = None
+
+    def refresh(self, changes: NodeChanges) -> None:
+        """Bring the counts up to the nodes ``changes`` last synced (the layout and pod
+        counts synced first): the nodes changed since this counter's last refresh, or
+        everything when that is unknown or the set of domains changed."""
+        changed = changes.since(self.epoch, self.position)
+        self.epoch, self.position = changes.epoch, changes.position
+        layout = self.layout
+        if changed is None or self.version != layout.version:
+            self._rebuild()
             return
         if not changed:
             return
-        nodes, epoch = changes.nodes, changes.epoch
+        values, counts, nonzero, totals = layout.values, self.pods.counts, self.nonzero, self.totals
         for index in set(changed):
-            self._unset(index)
-            self._set(index, nodes[index], epoch)
+            old = nonzero.pop(index, None)
+            if old is not None:
+                totals[old[0]] -= old[1]
+            value = values[index]
+            if value is not None:
+                count = counts.get(index)
+                if count:
+                    totals[value] += count
+                    nonzero[index] = (value, count)
         self._min = None
 
     def lend(self) -> dict[str, int]:
@@ -382,43 +510,33 @@ class DomainCounts:
             self._min = min(self.totals.values())
         return self._min
 
-    def _rebuild(self, nodes: list[NodeInfo], epoch: int) -> None:
-        self.values = [None] * len(nodes)
-        self.counts = [0] * len(nodes)
-        self.totals, self.domain_nodes, self._min = {}, {}, None
-        for index, node in enumerate(nodes):
-            self._set(index, node, epoch)
-
-    def _set(self, index: int, node: NodeInfo, epoch: int) -> None:
-        if not self.eligibility.admits(node):
-            self.values[index], self.counts[index] = None, 0
-            return
-        value = node.labels[self.topology_key]
-        count = self.pods.count(epoch, index, node)
-        self.values[index], self.counts[index] = value, count
-        self.totals[value] = self.totals.get(value, 0) + count
-        self.domain_nodes[value] = self.domain_nodes.get(value, 0) + 1
-
-    def _unset(self, index: int) -> None:
-        value = self.values[index]
-        if value is None:
-            return
-        left = self.domain_nodes[value] - 1
-        if left:
-            self.domain_nodes[value] = left
-            self.totals[value] -= self.counts[index]
-        else:
-            del self.domain_nodes[value], self.totals[value]
+    def _rebuild(self) -> None:
+        layout = self.layout
+        values = layout.values
+        totals = dict(layout.zeros())
+        nonzero: dict[int, tuple[str, int]] = {}
+        for index, count in self.pods.counts.items():
+            value = values[index]
+            if value is not None:
+                totals[value] += count
+                nonzero[index] = (value, count)
+        self.totals, self.nonzero, self.version, self._min = totals, nonzero, layout.version, None
 
 
 class CounterPool:
-    """The DomainCounts in use, least recently used dropped past ``limit``."""
+    """The DomainCounts in use, least recently used dropped past ``limit``: at most
+    ``limit`` (namespace, selector, topology key, eligibility) counters are remembered, so
+    at most that many selectors' PodCounts and (topology key, eligibility) Layouts (those
+    are held only by counters). A dropped one is rebuilt when next needed, in time
+    proportional to its matching pods plus its domains."""
 
     def __init__(self, limit: int = MAX_COUNTERS) -> None:
         self.limit = limit
         self._counters: OrderedDict[tuple[Any, ...], DomainCounts] = OrderedDict()
         self._pod_counts: weakref.WeakValueDictionary[tuple[str, LabelMatcher], PodCounts] = \
             weakref.WeakValueDictionary()
+        self._layouts: weakref.WeakValueDictionary[tuple[Any, ...], Layout] = weakref.WeakValueDictionary()
+        self._pods = IndexedPods()
 
     def counts(self, changes: NodeChanges, namespace: str, constraint: Constraint, spread: PodSpread,
                required_keys: tuple[str, ...]) -> DomainCounts:
@@ -430,11 +548,16 @@ class CounterPool:
             pods = self._pod_counts.get((namespace, constraint.selector))
             if pods is None:
                 pods = self._pod_counts[(namespace, constraint.selector)] = PodCounts(namespace, constraint.selector)
-            counter = self._counters[key] = DomainCounts(pods, constraint.topology_key, rule)
+            layout = self._layouts.get((constraint.topology_key, rule_key))
+            if layout is None:
+                layout = self._layouts[(constraint.topology_key, rule_key)] = Layout(constraint.topology_key, rule)
+            counter = self._counters[key] = DomainCounts(pods, layout)
             while len(self._counters) > self.limit:
                 self._counters.popitem(last=False)
         else:
             self._counters.move_to_end(key)
+        counter.layout.sync(changes)
+        counter.pods.sync(changes, self._pods)
         counter.refresh(changes)
         return counter
 
