@@ -106,7 +106,9 @@ def test_a_terminating_namespace_stays_until_finalize_empties_spec_finalizers(cl
     ns = namespace(cluster, "demo")
     ns["spec"]["finalizers"] = []
     last = cluster.api.update(rt, "", "demo", ns, WriteOptions(), FINALIZE).obj
-    assert last["metadata"]["name"] == "demo" and "finalizers" not in last["spec"]
+    # As upstream's deleteWithoutFinalizers: the emptied version is never stored; the answer
+    # (and the watch's DELETED event) is the last stored state, its finalizer still listed.
+    assert last["metadata"]["name"] == "demo" and last["spec"]["finalizers"] == ["kubernetes"]
     assert [n["metadata"]["name"] for n in cluster.list("v1", "Namespace")] == ["default", "kube-node-lease",
                                                                                   "kube-public", "kube-system"]
 
@@ -137,3 +139,18 @@ def test_a_namespace_without_spec_finalizers_goes_at_once(cluster: Cluster) -> N
     cluster.api.update(rt, "", "demo", ns, WriteOptions(), FINALIZE)
     delete(cluster, "Namespace", "demo", namespace="")
     assert "demo" not in [n["metadata"]["name"] for n in cluster.list("v1", "Namespace")]
+
+
+def test_removing_the_last_finalizer_is_one_deleted_event_with_the_last_stored_state(cluster: Cluster) -> None:
+    cluster.create(cm("held", finalizers=["example.com/hold"]))
+    delete(cluster, "ConfigMap", "held")
+    rt = cluster.resource("v1", "ConfigMap")
+    since = cluster.store.resource_version
+    current = cluster.get("v1", "ConfigMap", "held")
+    current["metadata"]["finalizers"] = []
+    answer = cluster.api.update(rt, "default", "held", current, WriteOptions()).obj
+    changes = [c for c in cluster.store.changes_since(since) if c.resource == "configmaps"]
+    assert [(c.type, c.name) for c in changes] == [("DELETED", "held")]
+    assert changes[0].obj["metadata"]["finalizers"] == ["example.com/hold"]
+    assert answer["metadata"]["finalizers"] == ["example.com/hold"]
+    assert answer["metadata"]["resourceVersion"] == str(changes[0].rv)

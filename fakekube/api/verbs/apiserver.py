@@ -278,10 +278,13 @@ class APIServer:
         return WriteResult(objectmeta.with_type_meta(rt, rt.view(self._write_update(rt, new))))
 
     def _write_update(self, rt: ResourceType, new: Obj) -> Obj:
-        """Replace the object, or remove it when its last finalizer went while it was deleting."""
+        """Replace the object, or remove it when its last finalizer went while it was deleting.
+
+        As upstream's Store.Update (errEmptiedFinalizers → deleteWithoutFinalizers): the
+        emptied version is never written, so a watch sees one DELETED event carrying the
+        last stored state, and that state is what the request gets back."""
         meta = new["metadata"]
         if meta.get("deletionTimestamp") and not meta.get("finalizers") and not _lingers(rt, new):
-            self.store.replace(rt.key, new)
             return self.store.remove(rt.key, (meta.get("namespace") or "", meta["name"]))
         return self.store.replace(rt.key, new)
 
