@@ -29,8 +29,8 @@ class PodLabelIndex:
     """(label key, value) -> the bound pods carrying it, with their nodes."""
 
     def __init__(self) -> None:
-        #: node name -> (the NodeInfo indexed, its generation then, the slots indexed).
-        self._nodes: dict[str, tuple[NodeInfo, int, tuple[tuple[_Slot, PodInfo], ...]]] = {}
+        #: node name -> (the NodeInfo indexed, its generation then, its pods then by key).
+        self._nodes: dict[str, tuple[NodeInfo, int, dict[str, PodInfo]]] = {}
         self._by_label: dict[tuple[str, str], dict[_Slot, tuple[PodInfo, NodeInfo]]] = {}
 
     def refresh(self, nodes: list[NodeInfo]) -> None:
@@ -44,32 +44,51 @@ class PodLabelIndex:
 
     def refresh_nodes(self, nodes: Iterable[NodeInfo]) -> None:
         """Re-index those of ``nodes`` that changed since they were indexed (a caller that
-        knows which nodes changed, from a change log; nodes gone need :meth:`refresh`)."""
+        knows which nodes changed, from a change log; nodes gone need :meth:`refresh`).
+        Only the pods added, removed or replaced on a node since are (re-)indexed."""
         indexed = self._nodes
         for node in nodes:
             entry = indexed.get(node.name)
-            if entry is not None and entry[0] is node and entry[1] == node.generation:
-                continue
-            if entry is not None:
+            if entry is None:
+                self._add(node)
+            elif entry[0] is not node:
                 self._drop(node.name, entry[2])
-            self._add(node)
+                self._add(node)
+            elif entry[1] != node.generation:
+                self._update(node, entry[2])
 
     def _add(self, node: NodeInfo) -> None:
-        slots = tuple(((node.name, key), info) for key, info in node.pods.items())
-        for slot, info in slots:
+        name, by_label = node.name, self._by_label
+        for key, info in node.pods.items():
+            slot, held = (name, key), (info, node)
             for pair in info.labels.items():
-                self._by_label.setdefault(pair, {})[slot] = (info, node)
-        self._nodes[node.name] = (node, node.generation, slots)
+                by_label.setdefault(pair, {})[slot] = held
+        self._nodes[name] = (node, node.generation, dict(node.pods))
 
-    def _drop(self, node_name: str, slots: tuple[tuple[_Slot, PodInfo], ...]) -> None:
-        for slot, info in slots:
-            for pair in info.labels.items():
-                holders = self._by_label.get(pair)
-                if holders is not None:
-                    holders.pop(slot, None)
-                    if not holders:
-                        del self._by_label[pair]
+    def _update(self, node: NodeInfo, before: dict[str, PodInfo]) -> None:
+        name, now, by_label = node.name, node.pods, self._by_label
+        for key, info in before.items():
+            if now.get(key) is not info:
+                self._unindex((name, key), info)
+        for key, info in now.items():
+            if before.get(key) is not info:
+                slot, held = (name, key), (info, node)
+                for pair in info.labels.items():
+                    by_label.setdefault(pair, {})[slot] = held
+        self._nodes[name] = (node, node.generation, dict(now))
+
+    def _drop(self, node_name: str, pods: dict[str, PodInfo]) -> None:
+        for key, info in pods.items():
+            self._unindex((node_name, key), info)
         self._nodes.pop(node_name, None)
+
+    def _unindex(self, slot: _Slot, info: PodInfo) -> None:
+        for pair in info.labels.items():
+            holders = self._by_label.get(pair)
+            if holders is not None:
+                holders.pop(slot, None)
+                if not holders:
+                    del self._by_label[pair]
 
     def candidates(self, selector: LabelMatcher) -> Iterator[tuple[PodInfo, NodeInfo]] | None:
         """Pods that may match ``selector`` (call :meth:`refresh` first), or None when the
