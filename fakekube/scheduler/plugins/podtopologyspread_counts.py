@@ -9,7 +9,11 @@ Counting is the expensive part: upstream walks every pod on every node twice per
 selector, topology key, node eligibility), each node's domain and matching-pod count and
 the per-domain totals, and on the next cycle recounts only the nodes whose
 ``NodeInfo.generation`` moved (a pod bound, a label changed), as found by one
-:class:`NodeChanges` pass per cycle over the node generations.
+:class:`NodeChanges` pass per cycle over the node generations (or the snapshot's change
+log). A selector seen for the first time (each new ReplicaSet under default spreading)
+is counted from the bound-pod label index (:class:`IndexedPods`), in time proportional to
+the pods carrying its rarest key=value plus a copy of the per-domain zeros of the
+:class:`Layout` shared by every selector with the same topology key and eligibility.
 """
 
 from __future__ import annotations
@@ -43,7 +47,9 @@ IGNORE = "Ignore"
 _DO_NOT_SCHEDULE_EFFECTS = (NO_SCHEDULE, NO_EXECUTE)
 
 #: The most DomainCounts kept at once (one per selector × topology key × eligibility in
-#: use); past it the least recently used is dropped and rebuilt when next needed.
+#: use), hence the most selectors remembered; past it the least recently used is dropped
+#: and rebuilt from the label index when next needed. Each holds a dict of its domains
+#: (5,000 entries for hostname spreading on 5,000 nodes).
 MAX_COUNTERS = 256
 
 class Constraint(NamedTuple):
