@@ -61,6 +61,7 @@ from fakekube.api.table.network import (
 )
 from fakekube.api.table.nodes import NODE_TABLE, node_cells, node_roles
 from fakekube.api.table.other import (
+    API_SERVICE_TABLE,
     BINDING_TABLE,
     HORIZONTAL_POD_AUTOSCALER_TABLE,
     LEASE_TABLE,
@@ -71,6 +72,7 @@ from fakekube.api.table.other import (
 )
 from fakekube.api.table.pods import NODE_UNREACHABLE_REASON, POD_TABLE, pod_cells, pod_row_conditions
 from fakekube.api.table.storage import (
+    CSI_STORAGE_CAPACITY_TABLE,
     PERSISTENT_VOLUME_CLAIM_TABLE,
     PERSISTENT_VOLUME_TABLE,
     STORAGE_CLASS_TABLE,
@@ -89,7 +91,7 @@ __all__ = [
     "AGE", "CONTAINERS", "CREATED_AT", "CREATED_DOC", "DEFAULT_TABLE", "IMAGES", "NAME", "NAME_DOC",
     "NODE_UNREACHABLE_REASON", "NONE", "SELECTOR", "UNKNOWN", "UNSET",
     # the printers, one per type (or shared by a pair), named by each type's declaration
-    "BINDING_TABLE", "CONFIG_MAP_TABLE", "CONTROLLER_REVISION_TABLE", "CRON_JOB_TABLE", "DAEMON_SET_TABLE",
+    "API_SERVICE_TABLE", "BINDING_TABLE", "CONFIG_MAP_TABLE", "CSI_STORAGE_CAPACITY_TABLE", "CONTROLLER_REVISION_TABLE", "CRON_JOB_TABLE", "DAEMON_SET_TABLE",
     "DEPLOYMENT_TABLE", "ENDPOINTS_TABLE", "ENDPOINT_SLICE_TABLE", "EVENT_TABLE", "HORIZONTAL_POD_AUTOSCALER_TABLE",
     "INGRESS_TABLE", "JOB_TABLE", "LEASE_TABLE", "LIMIT_RANGE_TABLE", "NAMESPACE_TABLE", "NETWORK_POLICY_TABLE",
     "NODE_TABLE", "PERSISTENT_VOLUME_CLAIM_TABLE", "PERSISTENT_VOLUME_TABLE", "POD_DISRUPTION_BUDGET_TABLE",

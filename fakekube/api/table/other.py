@@ -119,3 +119,26 @@ LEASE_TABLE = TableSpec((
     col("Holder", description="holderIdentity contains the identity of the holder of a current lease."),
     AGE,
 ), simple(name_cell, lambda o, n: get(o, "spec", "holderIdentity", default=""), age_cell))
+
+
+def _apiservice_service(obj: Obj) -> str:
+    """SERVICE: ``Local`` for a group served by this apiserver, else ``namespace/name``."""
+    service = get(obj, "spec", "service")
+    return f"{service.get('namespace', '')}/{service.get('name', '')}" if service else "Local"
+
+
+def _apiservice_available(obj: Obj) -> str:
+    """AVAILABLE as kube-aggregator prints it: ``True``, ``False (Reason)``, or ``Unknown``."""
+    for condition in get(obj, "status", "conditions", default=None) or []:
+        if condition.get("type") == "Available":
+            status = condition.get("status", "")
+            return status if status == "True" else f"{status} ({condition.get('reason', '')})"
+    return "Unknown"
+
+
+API_SERVICE_TABLE = TableSpec((
+    NAME,
+    col("Service", description="The reference to the service that hosts this API endpoint."),
+    col("Available", description="Whether this service is available."),
+    AGE,
+), simple(name_cell, lambda o, n: _apiservice_service(o), lambda o, n: _apiservice_available(o), age_cell))

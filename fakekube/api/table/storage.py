@@ -102,3 +102,12 @@ STORAGE_CLASS_TABLE = TableSpec((
                                            "expand."),
     AGE,
 ), _storageclass_cells)
+
+
+CSI_STORAGE_CAPACITY_TABLE = TableSpec((
+    NAME,
+    col("StorageClassName", description="storageClassName represents the name of the StorageClass that the reported "
+                                         "capacity applies to."),
+    col("Capacity", description="capacity is the value reported by the CSI driver in its GetCapacityResponse for a "
+                                "GetCapacityRequest with topology and parameters that match the previous fields."),
+), lambda o, now: [meta(o, "name", ""), o.get("storageClassName", ""), o.get("capacity") or UNSET])

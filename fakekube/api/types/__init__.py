@@ -16,7 +16,7 @@ Adding a type: declare it next to its strategy, then add it to :data:`BUILTIN_TY
 - :mod:`.apps`, :mod:`.batch`: workloads and jobs.
 - :mod:`.events`: events.k8s.io/v1 Events, a view of the core/v1 ones (one store).
 - :mod:`.other`: the small groups (autoscaling, networking, policy, RBAC,
-  storage, scheduling, coordination, discovery).
+  storage, scheduling, coordination, discovery, apiregistration).
 - :mod:`.reviews`: access and token reviews, answered and never stored.
 """
 
@@ -44,6 +44,8 @@ from fakekube.api.types.core_services import SERVICES, services_type
 from fakekube.api.types.service_alloc import ServiceNetwork
 from fakekube.api.types.events import EVENTS_V1
 from fakekube.api.types.other import (
+    API_SERVICES,
+    CSI_STORAGE_CAPACITIES,
     CLUSTER_ROLES,
     CLUSTER_ROLE_BINDINGS,
     ENDPOINT_SLICES,
@@ -71,6 +73,8 @@ BUILTIN_TYPES: tuple[ResourceType, ...] = (
     # core/v1, alphabetical by plural as upstream's discovery lists them
     CONFIG_MAPS, ENDPOINTS, CORE_EVENTS, LIMIT_RANGES, NAMESPACES, NODES, PERSISTENT_VOLUME_CLAIMS, PERSISTENT_VOLUMES,
     PODS, REPLICATION_CONTROLLERS, RESOURCE_QUOTAS, SECRETS, SERVICE_ACCOUNTS, SERVICES,
+    # apiregistration.k8s.io/v1 (kube-aggregator's group, first in upstream's /apis)
+    API_SERVICES,
     # apps/v1
     CONTROLLER_REVISIONS, DAEMON_SETS, DEPLOYMENTS, REPLICA_SETS, STATEFUL_SETS,
     # events.k8s.io/v1
@@ -83,7 +87,7 @@ BUILTIN_TYPES: tuple[ResourceType, ...] = (
     # rbac.authorization.k8s.io/v1
     CLUSTER_ROLE_BINDINGS, CLUSTER_ROLES, ROLE_BINDINGS, ROLES,
     # storage.k8s.io, scheduling.k8s.io, coordination.k8s.io, discovery.k8s.io (all v1)
-    STORAGE_CLASSES, PRIORITY_CLASSES, LEASES, ENDPOINT_SLICES,
+    CSI_STORAGE_CAPACITIES, STORAGE_CLASSES, PRIORITY_CLASSES, LEASES, ENDPOINT_SLICES,
 )
 
 
@@ -97,7 +101,7 @@ def builtin_registry(service_network: ServiceNetwork | None = None) -> Registry:
 
 
 __all__ = [
-    "BUILTIN_TYPES", "ServiceNetwork", "builtin_registry",
+    "BUILTIN_TYPES", "ServiceNetwork", "builtin_registry", "API_SERVICES", "CSI_STORAGE_CAPACITIES",
     "CLUSTER_ROLES", "CLUSTER_ROLE_BINDINGS", "CONFIG_MAPS", "CONTROLLER_REVISIONS", "CORE_EVENTS", "CRON_JOBS",
     "DAEMON_SETS", "DEPLOYMENTS", "ENDPOINTS", "ENDPOINT_SLICES", "EVENTS_V1", "HORIZONTAL_POD_AUTOSCALERS",
     "INGRESSES", "JOBS", "LEASES", "LIMIT_RANGES", "LOCAL_SUBJECT_ACCESS_REVIEWS", "NAMESPACES", "NETWORK_POLICIES",

@@ -1,5 +1,5 @@
 """Strategies for the small API groups: autoscaling, networking, policy, RBAC,
-storage, scheduling, coordination and discovery."""
+storage, scheduling, coordination, discovery and apiregistration."""
 
 from __future__ import annotations
 
@@ -11,6 +11,8 @@ from fakekube.api.machinery.errors import FieldError
 from fakekube.api.machinery.validation import name_is_path_segment
 from fakekube.api.registry import STATUS, ResourceType, Strategy, WriteContext
 from fakekube.api.table import (
+    API_SERVICE_TABLE,
+    CSI_STORAGE_CAPACITY_TABLE,
     BINDING_TABLE,
     ENDPOINT_SLICE_TABLE,
     HORIZONTAL_POD_AUTOSCALER_TABLE,
@@ -466,4 +468,45 @@ class EndpointSliceStrategy(Strategy):
 ENDPOINT_SLICES = ResourceType(
     "discovery.k8s.io", "v1", "EndpointSlice", "endpointslices", namespaced=True, strategy=EndpointSliceStrategy(),
     table=ENDPOINT_SLICE_TABLE, create_on_update=True,
+)
+
+
+class CSIStorageCapacityStrategy(Strategy):
+    """CSIStorageCapacities: a storage class name is required; the rest is the driver's."""
+
+    def validate(self, obj: Obj) -> list[FieldError]:
+        if not obj.get("storageClassName"):
+            return [errors.required("storageClassName")]
+        return []
+
+
+CSI_STORAGE_CAPACITIES = ResourceType(
+    "storage.k8s.io", "v1", "CSIStorageCapacity", "csistoragecapacities", namespaced=True,
+    strategy=CSIStorageCapacityStrategy(), table=CSI_STORAGE_CAPACITY_TABLE,
+)
+
+
+class APIServiceStrategy(Strategy):
+    """APIServices (kube-aggregator's): spec with a status subresource; both priorities positive.
+
+    fakekube serves every group itself, so nothing sets an APIService's Available condition."""
+
+    def prepare_for_create(self, obj: Obj, ctx: WriteContext) -> None:
+        """As upstream's strategy: a new APIService starts with an empty status."""
+        obj["status"] = {}
+
+    def validate(self, obj: Obj) -> list[FieldError]:
+        spec = obj.get("spec") or {}
+        errs: list[FieldError] = []
+        for name in ("groupPriorityMinimum", "versionPriority"):
+            value = spec.get(name)
+            if not isinstance(value, int) or value <= 0:
+                errs.append(errors.invalid(f"spec.{name}", value or 0, "must be positive and less than 1000000"
+                                           if name == "groupPriorityMinimum" else "must be positive and less than 1000"))
+        return errs
+
+
+API_SERVICES = ResourceType(
+    "apiregistration.k8s.io", "v1", "APIService", "apiservices", namespaced=False, categories=("api-extensions",),
+    subresources=(STATUS,), strategy=APIServiceStrategy(), table=API_SERVICE_TABLE,
 )
