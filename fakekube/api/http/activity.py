@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import threading
 from typing import Callable, Iterable, Iterator
+from urllib.parse import parse_qs
 
 from fakekube.api.verbs.listing import query_bool
 
@@ -59,7 +60,7 @@ class ActivityMeter:
 
 
 def _is_stream(environ: dict) -> bool:
-    query = environ.get("QUERY_STRING", "")
-    params = dict(part.partition("=")[::2] for part in query.split("&") if part)
+    # The first value of each parameter, percent-decoded, as the handlers read it.
+    params = {k: v[0] for k, v in parse_qs(environ.get("QUERY_STRING", ""), keep_blank_values=True).items()}
     path = environ.get("PATH_INFO", "")
     return query_bool(params.get("watch")) or params.get("follow") in ("true", "1") or "/watch/" in path

@@ -207,7 +207,9 @@ class RestApp:
             return self._subresource(request, rt, target, query)
         if target.legacy_watch and request.method != "GET":
             raise errors.method_not_allowed()  # upstream routes only GET on /watch/ paths
-        if target.legacy_watch or (request.method == "GET" and query_bool(query.get("watch"))):
+        # ``watch=`` turns a collection GET into a watch (upstream's RequestInfo and
+        # ListResource); a named GET ignores it and returns the object, as GetResource does.
+        if target.legacy_watch or (request.method == "GET" and not target.name and query_bool(query.get("watch"))):
             return self._watch(request, rt, target, query)
         if request.method == "GET":
             return self._read(request, rt, target, query)

@@ -180,20 +180,50 @@ class ApiError(Exception):
         return f"{self.code} {self.reason}: {self.message}"
 
     def status(self) -> dict[str, Any]:
-        """The ``metav1.Status`` body for this error."""
-        body: dict[str, Any] = {
-            "kind": "Status",
-            "apiVersion": "v1",
-            "metadata": dict(self.metadata),
-            "status": "Failure",
-            "message": self.message,
-        }
+        """The ``metav1.Status`` body for this error, keys in upstream's wire order.
+
+        Go's encoding/json writes a struct's fields in declaration order and drops empty
+        ``omitempty`` ones, so clients that compare bytes see exactly
+        ``kind, apiVersion, metadata, status, message, reason, details, code``;
+        ``details`` and its causes are put in their struct order too (:func:`status_details`).
+        """
+        body: dict[str, Any] = {"kind": "Status", "apiVersion": "v1", "metadata": dict(self.metadata),
+                                "status": "Failure"}
+        if self.message:
+            body["message"] = self.message
         if self.reason:  # Go omits an empty reason (e.g. some 500s from patching)
             body["reason"] = self.reason
-        body["code"] = self.code
-        if self.details:
-            body["details"] = self.details
+        details = status_details(self.details)
+        if details:
+            body["details"] = details
+        if self.code:
+            body["code"] = self.code
         return body
+
+
+#: ``metav1.StatusDetails`` and ``metav1.StatusCause`` fields in declaration order — the
+#: order Go's encoding/json writes them (k8s.io/apimachinery/pkg/apis/meta/v1/types.go).
+STATUS_DETAILS_FIELDS = ("name", "group", "kind", "uid", "causes", "retryAfterSeconds")
+STATUS_CAUSE_FIELDS = ("reason", "message", "field")
+
+
+def status_details(details: dict[str, Any]) -> dict[str, Any]:
+    """``details`` as upstream serializes it: struct order, empty (omitempty) fields
+    dropped, each cause in ``reason, message, field`` order. Call sites build details
+    in whatever order reads best; this is the one place the wire order lives."""
+    ordered: dict[str, Any] = {}
+    for key in STATUS_DETAILS_FIELDS:
+        value = details.get(key)
+        if not value:
+            continue
+        if key == "causes":
+            value = [_ordered_cause(cause) for cause in value]
+        ordered[key] = value
+    return ordered
+
+
+def _ordered_cause(cause: dict[str, Any]) -> dict[str, Any]:
+    return {key: cause[key] for key in STATUS_CAUSE_FIELDS if cause.get(key)}
 
 
 def _qualified(group: str, resource: str) -> str:
