@@ -228,6 +228,14 @@ def pod_claims(pod: Mapping[str, Any]) -> list[tuple[str, bool]]:
     return out
 
 
+def pod_uses_claim(pod: Mapping[str, Any], pvc: Mapping[str, Any]) -> bool:
+    """Does ``pod`` use the claim ``pvc`` (same namespace; ephemeral claims included)?"""
+    meta = pvc.get("metadata") or {}
+    if meta.get("namespace") != (pod.get("metadata") or {}).get("namespace"):
+        return False
+    return any(name == meta.get("name") for name, _ in pod_claims(pod))
+
+
 def ephemeral_claim_error(pod: Mapping[str, Any], pvc: Mapping[str, Any]) -> str:
     """ephemeral.VolumeIsForPod: "" when the pod controls the claim, else upstream's error."""
     pod_meta, pvc_meta = pod.get("metadata") or {}, pvc.get("metadata") or {}

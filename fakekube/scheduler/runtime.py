@@ -177,19 +177,19 @@ class Framework:
         return self.run_filters(state, info, node)
 
     def run_add_pod(self, state: CycleState, info: PodInfo, other: PodInfo, node: NodeInfo) -> Status | None:
-        for plugin in self.pre_filter:
-            if plugin.name in state.skip_filter or not hasattr(plugin, "add_pod"):
-                continue
-            status = plugin.add_pod(state, info, other, node)
-            if status is not None and status.code != Code.SUCCESS:
-                return _named(status, plugin.name)
-        return None
+        """PreFilterExtensions.AddPod: ``other`` counted on ``node`` in this cycle's state."""
+        return self._run_extension("add_pod", state, info, other, node)
 
     def run_remove_pod(self, state: CycleState, info: PodInfo, other: PodInfo, node: NodeInfo) -> Status | None:
+        """PreFilterExtensions.RemovePod: ``other`` taken off ``node`` in this cycle's state."""
+        return self._run_extension("remove_pod", state, info, other, node)
+
+    def _run_extension(self, method: str, state: CycleState, info: PodInfo, other: PodInfo,
+                       node: NodeInfo) -> Status | None:
         for plugin in self.pre_filter:
-            if plugin.name in state.skip_filter or not hasattr(plugin, "remove_pod"):
+            if plugin.name in state.skip_filter or not hasattr(plugin, method):
                 continue
-            status = plugin.remove_pod(state, info, other, node)
+            status = getattr(plugin, method)(state, info, other, node)
             if status is not None and status.code != Code.SUCCESS:
                 return _named(status, plugin.name)
         return None

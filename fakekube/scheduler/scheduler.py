@@ -30,7 +30,7 @@ from typing import Any, Iterable, Mapping
 
 from fakekube.api.machinery.errors import ApiError
 from fakekube.engine import Context
-from fakekube.objects.kinds import NODES, PERSISTENT_VOLUME_CLAIMS, PERSISTENT_VOLUMES, PODS, Resource
+from fakekube.objects.kinds import NODES, PERSISTENT_VOLUME_CLAIMS, PERSISTENT_VOLUMES, PODS, STORAGE_CLASSES, Resource
 from fakekube.objects.pods import is_pod_terminal
 from fakekube.scheduler.cache import Cache, Snapshot
 from fakekube.scheduler.config import SchedulerConfig
@@ -50,7 +50,6 @@ SCHEDULE = "~schedule"
 FLUSH = "~flush"
 FLUSH_PERIOD_S = 30.0
 
-STORAGE_CLASSES = Resource("storage.k8s.io", "storageclasses")
 #: The resources whose changes the scheduler watches, with the event resource each makes.
 WATCHED: dict[str, tuple[Resource, str]] = {
     "pods": (PODS, ""),

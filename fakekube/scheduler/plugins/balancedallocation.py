@@ -18,14 +18,12 @@ from typing import TYPE_CHECKING, Any, Hashable, Mapping
 
 from fakekube.scheduler.framework import SKIP, CycleState, NodeInfo, PodInfo, Status
 from fakekube.scheduler.plugins import resourceallocation as ra
-from fakekube.scheduler.plugins.helper import NodeMemo, memoized
 
 if TYPE_CHECKING:
     from fakekube.scheduler.runtime import Handle
 
 NAME = "NodeResourcesBalancedAllocation"
 PRE_SCORE_KEY = "PreScore" + NAME
-MEMO_KEY = "Memo" + NAME
 
 
 class NodeResourcesBalancedAllocation:
@@ -34,47 +32,27 @@ class NodeResourcesBalancedAllocation:
     def __init__(self, handle: "Handle", args: Mapping[str, Any]) -> None:
         self.resources = parse_args(args)
         self._gather = ra.gatherer(self.resources, use_requested=True)
-        self._memo = NodeMemo()
 
     def pre_score(self, state: CycleState, info: PodInfo, nodes: list[NodeInfo]) -> Status | None:
         requests = ra.pod_requests(info, self.resources, use_requested=True)
         if not any(requests):
             return SKIP
         state.data[PRE_SCORE_KEY] = requests
-        state.data[MEMO_KEY] = self._memo.table(tuple(requests))
         return None
 
     def score(self, state: CycleState, info: PodInfo, node: NodeInfo) -> int:
-        """The balanced score, remembered per (node state, pod requests): see helper.NodeMemo."""
-        memo = state.data.get(MEMO_KEY)
-        if memo is not None:
-            hit = memo.get(node.name)
-            if hit is not None and hit[0] == node.generation:
-                return hit[1]
         requests = state.data.get(PRE_SCORE_KEY)
         if requests is None:
             requests = ra.pod_requests(info, self.resources, use_requested=True)
             if not any(requests):
                 return 0
-        score = ra.balanced_scorer(*self._gather(node, requests))
-        if memo is not None:
-            memo[node.name] = (node.generation, score)
-        return score
-
+        return ra.balanced_scorer(*self._gather(node, requests))
 
     def score_signature(self, state: CycleState, info: PodInfo) -> Hashable | None:
-        """The score reads only the pod's requests, as PreScore gathered them."""
+        """The score reads only the pod's requests, as PreScore gathered them (so the
+        framework remembers it per node generation: runtime.Framework.run_score)."""
         requests = state.data.get(PRE_SCORE_KEY)
         return None if requests is None else (NAME, tuple(requests))
-
-    def score_nodes(self, state: CycleState, info: PodInfo, nodes: list[NodeInfo]) -> list[int]:
-        """``score`` for every node in one call (the framework's batch path)."""
-        memo = state.data.get(MEMO_KEY)
-        requests = state.data.get(PRE_SCORE_KEY)
-        if memo is None or requests is None:
-            return [self.score(state, info, node) for node in nodes]
-        gather = self._gather
-        return memoized(memo, nodes, lambda node: ra.balanced_scorer(*gather(node, requests)))
 
 
 def parse_args(args: Mapping[str, Any]) -> tuple[ra.ResourceSpec, ...]:

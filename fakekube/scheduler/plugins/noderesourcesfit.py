@@ -26,7 +26,7 @@ from fakekube.scheduler.framework import (
     PodInfo, Resources, Status, unschedulable,
 )
 from fakekube.scheduler.plugins import resourceallocation as ra
-from fakekube.scheduler.plugins.helper import NodeMemo, memoized
+from fakekube.scheduler.plugins.helper import NodeMemo
 
 if TYPE_CHECKING:
     from fakekube.scheduler.runtime import Handle
@@ -35,7 +35,6 @@ NAME = "NodeResourcesFit"
 PRE_FILTER_KEY = "PreFilter" + NAME
 PRE_SCORE_KEY = "PreScore" + NAME
 FILTER_MEMO_KEY = "FilterMemo" + NAME
-SCORE_MEMO_KEY = "ScoreMemo" + NAME
 
 TOO_MANY_PODS = "Too many pods"
 INSUFFICIENT = "Insufficient {resource}"
@@ -89,7 +88,6 @@ class NodeResourcesFit:
             self._scorer = ra.least_allocated_scorer(resources)
         self._gather = ra.gatherer(resources, use_requested=False)
         self._filter_memo = NodeMemo()
-        self._score_memo = NodeMemo()
 
     # -- filtering -------------------------------------------------------------------------
     def pre_filter(self, state: CycleState, info: PodInfo) -> tuple[set[str] | None, Status | None]:
@@ -137,36 +135,19 @@ class NodeResourcesFit:
     def pre_score(self, state: CycleState, info: PodInfo, nodes: list[NodeInfo]) -> Status | None:
         requests = ra.pod_requests(info, self.args.resources, use_requested=False)
         state.data[PRE_SCORE_KEY] = requests
-        state.data[SCORE_MEMO_KEY] = self._score_memo.table(tuple(requests))
         return None
 
     def score(self, state: CycleState, info: PodInfo, node: NodeInfo) -> int:
-        memo = state.data.get(SCORE_MEMO_KEY)
-        if memo is not None:
-            hit = memo.get(node.name)
-            if hit is not None and hit[0] == node.generation:
-                return hit[1]
         requests = state.data.get(PRE_SCORE_KEY)
         if requests is None:
             requests = ra.pod_requests(info, self.args.resources, use_requested=False)
-        score = self._scorer(*self._gather(node, requests))
-        if memo is not None:
-            memo[node.name] = (node.generation, score)
-        return score
+        return self._scorer(*self._gather(node, requests))
 
     def score_signature(self, state: CycleState, info: PodInfo) -> Hashable | None:
-        """The score reads only the pod's (non-zero) requests, as PreScore gathered them."""
+        """The score reads only the pod's (non-zero) requests, as PreScore gathered them (so
+        the framework remembers it per node generation: runtime.Framework.run_score)."""
         requests = state.data.get(PRE_SCORE_KEY)
         return None if requests is None else (NAME, tuple(requests))
-
-    def score_nodes(self, state: CycleState, info: PodInfo, nodes: list[NodeInfo]) -> list[int]:
-        """``score`` for every node in one call (the framework's batch path)."""
-        memo = state.data.get(SCORE_MEMO_KEY)
-        requests = state.data.get(PRE_SCORE_KEY)
-        if memo is None or requests is None:
-            return [self.score(state, info, node) for node in nodes]
-        scorer, gather = self._scorer, self._gather
-        return memoized(memo, nodes, lambda node: scorer(*gather(node, requests)))
 
     # -- queueing --------------------------------------------------------------------------
     def events_to_register(self) -> list[EventHint]:

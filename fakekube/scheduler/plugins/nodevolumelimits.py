@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, Mapping
 from fakekube.objects.kinds import PERSISTENT_VOLUME_CLAIMS, PERSISTENT_VOLUMES, STORAGE_CLASSES
 from fakekube.objects.syntax import go_quote
 from fakekube.objects.volumes import (
-    ATTACHABLE_VOLUMES_PREFIX, claim_class, csi_attach_limit_key, ephemeral_claim_error, pod_claims,
+    ATTACHABLE_VOLUMES_PREFIX, claim_class, csi_attach_limit_key, ephemeral_claim_error, pod_claims, pod_uses_claim,
 )
 from fakekube.scheduler.framework import (
     ASSIGNED_POD, CSI_NODE, PVC, SKIP, UNSCHEDULED_POD, Action, ClusterEvent, CycleState, EventHint, Hint,
@@ -178,9 +178,4 @@ def _after_pod_deleted(pod: Obj, old: Obj | None, new: Obj | None) -> Hint:
 
 def _after_claim_added(pod: Obj, old: Obj | None, new: Obj | None) -> Hint:
     """Queue when a claim the pod uses (same namespace, ephemeral ones included) was created."""
-    if new is None:
-        return Hint.SKIP
-    meta = new.get("metadata") or {}
-    if meta.get("namespace") != (pod.get("metadata") or {}).get("namespace"):
-        return Hint.SKIP
-    return Hint.QUEUE if any(name == meta.get("name") for name, _ in pod_claims(pod)) else Hint.SKIP
+    return Hint.QUEUE if new is not None and pod_uses_claim(pod, new) else Hint.SKIP

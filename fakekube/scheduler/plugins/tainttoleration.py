@@ -37,7 +37,7 @@ class TaintToleration:
 
     def filter_signature(self, state: CycleState, info: PodInfo) -> Hashable:
         """The verdict reads only the pod's tolerations."""
-        return tuple(tuple(sorted((k, str(v)) for k, v in t.items())) for t in _tolerations(info))
+        return _signature(_tolerations(info))
 
     def pre_score(self, state: CycleState, info: PodInfo, nodes: list[NodeInfo]) -> Status | None:
         state.data[NAME] = [t for t in _tolerations(info) if (t.get("effect") or "") in ("", PREFER_NO_SCHEDULE)]
@@ -55,7 +55,7 @@ class TaintToleration:
         tolerations = state.data.get(NAME)
         if tolerations is None:
             return None
-        return (NAME, tuple(tuple(sorted((k, str(v)) for k, v in t.items())) for t in tolerations))
+        return (NAME, _signature(tolerations))
 
     def score_nodes(self, state: CycleState, info: PodInfo, nodes: list[NodeInfo]) -> list[int]:
         """``score`` for every node in one call; an untainted node counts 0 without a call."""
@@ -68,6 +68,11 @@ class TaintToleration:
     def events_to_register(self) -> list[EventHint]:
         return [EventHint(ClusterEvent(NODE, Action.ADD | Action.UPDATE_NODE_TAINT), _taint_now_tolerated),
                 EventHint(ClusterEvent(UNSCHEDULED_POD, Action.UPDATE_POD_TOLERATIONS))]
+
+
+def _signature(tolerations: list[Mapping[str, Any]]) -> Hashable:
+    """Tolerations as a hashable value (what the memoized filter and score read of a pod)."""
+    return tuple(tuple(sorted((k, str(v)) for k, v in t.items())) for t in tolerations)
 
 
 def _tolerations(info: PodInfo) -> list[Mapping[str, Any]]:

@@ -37,7 +37,7 @@ from fakekube.objects.quantity import parse_quantity
 from fakekube.objects.syntax import go_quote
 from fakekube.objects.volumes import (
     ANN_SELECTED_NODE, CLAIM_LOST, NOT_SUPPORTED_PROVISIONER, WAIT_FOR_FIRST_CONSUMER, bind_volume_to_claim,
-    claim_class, ephemeral_claim_error, find_matching_volume, is_claim_fully_bound, pod_claims,
+    claim_class, ephemeral_claim_error, find_matching_volume, is_claim_fully_bound, pod_claims, pod_uses_claim,
     sorted_by_request, volume_class, with_selected_node,
 )
 from fakekube.scheduler.framework import (
@@ -430,12 +430,7 @@ def _claim_key(pvc: Mapping[str, Any]) -> str:
 # -- queueing hints ----------------------------------------------------------------------
 def _after_claim_change(pod: Obj, old: Obj | None, new: Obj | None) -> Hint:
     """Queue when a claim the pod uses (same namespace, ephemeral ones included) was created or changed."""
-    if new is None:
-        return Hint.SKIP
-    meta = new.get("metadata") or {}
-    if meta.get("namespace") != (pod.get("metadata") or {}).get("namespace"):
-        return Hint.SKIP
-    return Hint.QUEUE if any(name == meta.get("name") for name, _ in pod_claims(pod)) else Hint.SKIP
+    return Hint.QUEUE if new is not None and pod_uses_claim(pod, new) else Hint.SKIP
 
 
 def _after_storage_class_change(pod: Obj, old: Obj | None, new: Obj | None) -> Hint:
