@@ -11,7 +11,9 @@ The main names are re-exported here; the modules hold the rest.
 
 from fakekube.api.auth.identity import (
     ADMIN_TOKEN,
+    ADMIN,
     ADMIN_USERNAME,
+    UserInfo,
     admin_user_info,
     service_account_groups,
     service_account_username,
@@ -19,7 +21,7 @@ from fakekube.api.auth.identity import (
 from fakekube.api.auth.tokens import authenticate, issue, verified_claims
 
 __all__ = [
-    "ADMIN_TOKEN", "ADMIN_USERNAME",
+    "ADMIN", "ADMIN_TOKEN", "ADMIN_USERNAME", "UserInfo",
     "admin_user_info", "authenticate", "issue", "service_account_groups", "service_account_username",
     "verified_claims",
 ]

@@ -7,6 +7,7 @@ TokenReview must still answer with a user, so that user is declared here, once.
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Any
 
 Obj = dict[str, Any]
@@ -40,3 +41,28 @@ def service_account_username(namespace: str, name: str) -> str:
 def service_account_groups(namespace: str) -> list[str]:
     """``serviceaccount.MakeGroupNames`` plus the group every authenticated user gets."""
     return [ALL_SERVICE_ACCOUNTS, f"{ALL_SERVICE_ACCOUNTS}:{namespace}", ALL_AUTHENTICATED]
+
+
+@dataclass(frozen=True)
+class UserInfo:
+    """Who made a request (``authentication.k8s.io/v1 UserInfo``): what authorization,
+    admission (webhooks' ``userInfo``) and the review APIs see."""
+
+    username: str
+    groups: tuple[str, ...] = ()
+    uid: str = ""
+    extra: tuple[tuple[str, tuple[str, ...]], ...] = field(default=())
+
+    def to_json(self) -> Obj:
+        """As upstream serializes it: empty ``uid`` and ``extra`` omitted."""
+        out: Obj = {"username": self.username}
+        if self.uid:
+            out["uid"] = self.uid
+        out["groups"] = list(self.groups)
+        if self.extra:
+            out["extra"] = {key: list(values) for key, values in self.extra}
+        return out
+
+
+#: The kubeconfig's user, and every caller while authorization is off.
+ADMIN = UserInfo(ADMIN_USERNAME, ADMIN_GROUPS)

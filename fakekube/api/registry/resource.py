@@ -76,6 +76,10 @@ class ResourceType:
     #: replacement), e.g. ("1.33", "discovery.k8s.io/v1 EndpointSlice"). From that release
     #: on every request for it carries the apiserver's deprecation warning. None: current.
     deprecation: tuple[str, str] | None = field(default=None, compare=False)
+    #: The OpenAPI v3 schema of a custom resource's version (its CRD's ``openAPIV3Schema``),
+    #: for pruning, validation and server-side apply. None: a built-in type, whose schema is
+    #: the served release's definition for its group-version-kind (``wire.schema``).
+    schema: Obj | None = field(default=None, compare=False)
 
     def deprecation_warning(self, kubernetes_version: str) -> str | None:
         """The ``Warning`` text every request for this type gets on ``kubernetes_version``

@@ -15,6 +15,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
+from fakekube.api.auth.identity import UserInfo
 from fakekube.api.machinery import errors, validation
 from fakekube.api.machinery.errors import FieldError
 from fakekube.api.machinery.jsonutil import deep_copy
@@ -55,6 +56,9 @@ class WriteOptions:
     #: An internal caller hands over a body it built afresh and shares with nothing stored
     #: (the event recorder's Events, bootstrap objects): the write may edit it as it is.
     fresh: bool = False
+    #: Who asks (authentication's answer); None: the cluster admin (internal writes, and every
+    #: request while authorization is off). Admission webhooks and managedFields read it.
+    user: UserInfo | None = None
 
     @classmethod
     def from_query(cls, query: dict[str, str], raw: bytes | None = None,

@@ -11,6 +11,7 @@ and the three patch formats. Knows schemas, not resource types.
 - :mod:`.fieldvalidation`: ``fieldValidation=Strict/Warn``: unknown and duplicate fields.
 - :mod:`.protobuf`: ``application/vnd.kubernetes.protobuf`` bodies to the JSON they stand for.
 - :mod:`.patch`: JSON patch, JSON merge patch and strategic merge patch.
+- :mod:`.structural`: CustomResourceDefinition schemas: checks, pruning, defaulting, validation.
 
 The main names are re-exported here; the modules hold the rest.
 """
