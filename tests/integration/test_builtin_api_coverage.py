@@ -26,10 +26,6 @@ from fakekube import Cluster
 #: Resources and subresources a 1.33 apiserver serves that fakekube does not yet
 #: ("group/version/resource[/subresource]", core group as "v1/..."). Issue 10.
 NOT_SERVED_YET = frozenset({
-    "admissionregistration.k8s.io/v1/mutatingwebhookconfigurations",
-    "admissionregistration.k8s.io/v1/validatingadmissionpolicies",
-    "admissionregistration.k8s.io/v1/validatingadmissionpolicybindings",
-    "admissionregistration.k8s.io/v1/validatingwebhookconfigurations",
     "apiextensions.k8s.io/v1/customresourcedefinitions",
     "autoscaling/v1/horizontalpodautoscalers",
     "certificates.k8s.io/v1/certificatesigningrequests",

@@ -16,7 +16,7 @@ convertor (Name + "Created At").
 - :mod:`.duration`: ``human_duration`` and ages.
 - one module per family of printers: :mod:`.pods`, :mod:`.nodes`, :mod:`.workloads`,
   :mod:`.jobs`, :mod:`.network`, :mod:`.storage`, :mod:`.events`, :mod:`.config`,
-  :mod:`.other`; each declares its ``*_TABLE`` specs next to its cell functions, and a type's declaration
+  :mod:`.other`, :mod:`.admission`; each declares its ``*_TABLE`` specs next to its cell functions, and a type's declaration
   (``ResourceType.table``) names the one it prints with.
 
 Everything public is re-exported here; import from ``fakekube.api.table``.

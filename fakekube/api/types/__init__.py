@@ -18,11 +18,19 @@ Adding a type: declare it next to its strategy, then add it to :data:`BUILTIN_TY
 - :mod:`.other`: the small groups (autoscaling, networking, policy, RBAC,
   storage, scheduling, coordination, discovery, apiregistration).
 - :mod:`.reviews`: access and token reviews, answered and never stored.
+- :mod:`.admissionregistration`: webhook configurations, ValidatingAdmissionPolicies and
+  their bindings.
 """
 
 from __future__ import annotations
 
 from fakekube.api.registry import Registry, ResourceType
+from fakekube.api.types.admissionregistration import (
+    MUTATING_WEBHOOK_CONFIGURATIONS,
+    VALIDATING_ADMISSION_POLICIES,
+    VALIDATING_ADMISSION_POLICY_BINDINGS,
+    VALIDATING_WEBHOOK_CONFIGURATIONS,
+)
 from fakekube.api.types.apps import CONTROLLER_REVISIONS, DAEMON_SETS, DEPLOYMENTS, REPLICA_SETS, STATEFUL_SETS
 from fakekube.api.types.batch import CRON_JOBS, JOBS
 from fakekube.api.types.core import (
@@ -87,7 +95,11 @@ BUILTIN_TYPES: tuple[ResourceType, ...] = (
     # rbac.authorization.k8s.io/v1
     CLUSTER_ROLE_BINDINGS, CLUSTER_ROLES, ROLE_BINDINGS, ROLES,
     # storage.k8s.io, scheduling.k8s.io, coordination.k8s.io, discovery.k8s.io (all v1)
-    CSI_STORAGE_CAPACITIES, STORAGE_CLASSES, PRIORITY_CLASSES, LEASES, ENDPOINT_SLICES,
+    CSI_STORAGE_CAPACITIES, STORAGE_CLASSES,
+    # admissionregistration.k8s.io/v1 (after storage in upstream's group order)
+    MUTATING_WEBHOOK_CONFIGURATIONS, VALIDATING_ADMISSION_POLICIES, VALIDATING_ADMISSION_POLICY_BINDINGS,
+    VALIDATING_WEBHOOK_CONFIGURATIONS,
+    PRIORITY_CLASSES, LEASES, ENDPOINT_SLICES,
 )
 
 
@@ -109,4 +121,6 @@ __all__ = [
     "REPLICATION_CONTROLLERS", "REPLICA_SETS", "RESOURCE_QUOTAS", "ROLES", "ROLE_BINDINGS", "SECRETS",
     "SELF_SUBJECT_ACCESS_REVIEWS", "SELF_SUBJECT_REVIEWS", "SELF_SUBJECT_RULES_REVIEWS", "SERVICES",
     "SERVICE_ACCOUNTS", "STATEFUL_SETS", "STORAGE_CLASSES", "SUBJECT_ACCESS_REVIEWS", "TOKEN_REVIEWS",
+    "MUTATING_WEBHOOK_CONFIGURATIONS", "VALIDATING_ADMISSION_POLICIES", "VALIDATING_ADMISSION_POLICY_BINDINGS",
+    "VALIDATING_WEBHOOK_CONFIGURATIONS",
 ]
