@@ -9,9 +9,11 @@ Run ``python benchmarks/bench_apiserver.py`` (two to three minutes) or add ``--q
 * requests/s with one ``http.client`` connection per client thread, 1 and 8 concurrent
   clients, for GET one configmap, LIST 1,000 pods and POST a configmap, with the
   server's CPU per request; and watch-event delivery to 1 and 8 watchers;
-* the same GET/POST pattern against a bare werkzeug "hello" app served through the same
-  :class:`~fakekube.api.http.server.BackgroundServer` — the ceiling of this stack — and,
-  for reference, against a stdlib server that keeps connections open;
+* the same requests against the same-bytes references (``reference.py``): servers on
+  the same :class:`~fakekube.api.http.server.BackgroundServer` that send fakekube's own
+  recorded answers and do nothing else — bare WSGI, and through werkzeug's
+  Request/Response — and POSTs against a bare werkzeug "hello" app (the create ceiling);
+  each with fakekube/reference ratios. Rounds are timed (``round_s``), after a warm-up;
 * the WSGI app alone (no socket, no server) and the in-process Python API.
 
 By default the servers run in a child process (``servers.py``) so that the load
@@ -37,13 +39,15 @@ import workload
 from coldstart import ColdStart, measure_cold_start
 from fakekube import Cluster
 from fakekube.api.http import RestApp
-from loadgen import (GET_CONFIGMAP, HELLO_GET, HELLO_POST, KEEPALIVE_GET, KEEPALIVE_POST, LIST_PODS, POST_CONFIGMAP,
-                     Endpoint, Plan, Throughput, WatchResult, measure_throughput, measure_watch, median, p90,
-                     paired_ratio)
+from loadgen import (GET_CONFIGMAP, LIST_PODS, POST_CONFIGMAP, Endpoint, Plan, Results, WatchResult,
+                     measure_throughput, measure_watch, median, p90, paired_ratio)
 from servers import Servers, ServerProcess
 
 START_TARGET_S = 0.050
-CREATE_TARGET_RATIO = 0.5
+#: Issue 10's targets: create at 0.6 x the hello ceiling, LIST at 0.6 x the same-bytes server.
+CREATE_TARGET_RATIO = 0.6
+LIST_TARGET_RATIO = 0.6
+FAKEKUBE, SAME_BYTES, SAME_BYTES_WERKZEUG, HELLO = "fakekube", "same-bytes", "same-bytes-werkzeug", "hello"
 
 
 # -- settings ------------------------------------------------------------------
@@ -55,21 +59,24 @@ class Settings:
     rounds: int
     cold_runs: int
     pods: int
-    get_requests: int            # per round, shared among the clients
+    get_requests: int            # most requests per round (a cap: rounds are timed), shared among the clients
     list_requests: int
     post_requests: int
     watch_events: int            # configmaps written back to back per watch round
     watch_paced_events: int      # written one at a time, each awaited by every watcher
     api_creates: int             # in-process Python API
     api_lists: int
-    round_timeout_s: float       # wall-clock bound on one round of one scenario
+    round_s: float               # wall time of one round of one scenario (also the watch rounds' bound)
+    warmup_s: float              # each scenario once, uncounted, before the rounds of a client count
     client_counts: tuple[int, ...] = (1, 8)
 
 
-FULL = Settings(rounds=5, cold_runs=15, pods=1000, get_requests=2000, list_requests=48, post_requests=1600,
-                watch_events=1000, watch_paced_events=100, api_creates=3000, api_lists=20, round_timeout_s=20.0)
-QUICK = Settings(rounds=3, cold_runs=3, pods=1000, get_requests=160, list_requests=6, post_requests=120,
-                 watch_events=40, watch_paced_events=10, api_creates=200, api_lists=3, round_timeout_s=1.0)
+FULL = Settings(rounds=5, cold_runs=15, pods=1000, get_requests=100_000, list_requests=10_000,
+                post_requests=20_000, watch_events=1000, watch_paced_events=100, api_creates=3000, api_lists=20,
+                round_s=2.0, warmup_s=1.0)
+QUICK = Settings(rounds=3, cold_runs=3, pods=1000, get_requests=100_000, list_requests=10_000,
+                 post_requests=20_000, watch_events=40, watch_paced_events=10, api_creates=200, api_lists=3,
+                 round_s=0.3, warmup_s=0.1)
 
 
 # -- the in-process Python API -------------------------------------------------------------
@@ -203,44 +210,52 @@ def print_cold_start(cached: ColdStart, uncached: ColdStart, nodes: int) -> None
         print(f"  {label:<46}{_ms(median(values))}  {_ms(p90(values))}")
 
 
-def print_throughput(results: dict[tuple[str, int], Throughput], settings: Settings) -> None:
-    print(f"\nRequests/s, one persistent http.client connection per client thread, median of {settings.rounds} rounds")
-    print("  ceiling    = bare werkzeug hello app on the same BackgroundServer")
-    print("  ratio      = fakekube / ceiling (median of per-round ratios, each pair measured back to back)")
-    print("  keep-alive = the same hello answers from stdlib http.server with keep-alive (not this stack)")
-    print("  µs/req     = server-process CPU per request: fakekube / ceiling / keep-alive (child-process mode only)")
-    print("  conn/req   = new TCP connections per request (1.00: the server closed every connection)")
-    print(f"  {'request':<16}{'clients':>8}{'fakekube':>10}{'ceiling':>9}{'ratio':>7}{'keep-alive':>12}"
-          f"{'µs/req':>20}{'conn/req':>10}{'errors':>8}")
-    rows = [(GET_CONFIGMAP, HELLO_GET, KEEPALIVE_GET), (LIST_PODS, None, None),
-            (POST_CONFIGMAP, HELLO_POST, KEEPALIVE_POST)]
-    for scenario, ceiling, keepalive in rows:
+#: Per request: fakekube's scenario and the references it is compared with (label, column name).
+COMPARISONS = [
+    (GET_CONFIGMAP, [(SAME_BYTES, "same-bytes"), (SAME_BYTES_WERKZEUG, "werkzeug s-b")]),
+    (LIST_PODS, [(SAME_BYTES, "same-bytes"), (SAME_BYTES_WERKZEUG, "werkzeug s-b")]),
+    (POST_CONFIGMAP, [(HELLO, "hello"), (SAME_BYTES, "same-bytes")]),
+]
+
+
+def print_throughput(results: Results, settings: Settings) -> None:
+    print(f"\nRequests/s, one persistent http.client connection per client thread, median of {settings.rounds} "
+          f"rounds of {settings.round_s:g} s (after {settings.warmup_s:g} s warm-up)")
+    print("  same-bytes   = fakekube's recorded answers sent back by a bare WSGI app on the same server")
+    print("  werkzeug s-b = the same through werkzeug's Request/Response")
+    print("  hello        = a bare werkzeug app answering a short 201 (the create ceiling)")
+    print("  x            = fakekube / that reference (median of per-round ratios, pairs measured back to back)")
+    print("  µs/req       = server-process CPU per request: fakekube / first reference (child-process mode only)")
+    for scenario, references in COMPARISONS:
+        header = "".join(f"{name:>14}{'x':>6}" for _, name in references)
+        print(f"  {'request':<16}{'clients':>8}{'fakekube':>10}{header}{'µs/req':>16}{'errors':>8}")
         for clients in settings.client_counts:
-            ours = results[(scenario.name, clients)]
-            errors = ours.errors
-            extra = f"{'':>9}{'':>7}{'':>12}"
-            cpu = _us(ours.cpu_us_per_request)
-            if ceiling is not None and keepalive is not None:
-                top, reference = results[(ceiling.name, clients)], results[(keepalive.name, clients)]
-                errors += top.errors + reference.errors
-                extra = f"{top.median:9.0f}{paired_ratio(ours, top):7.2f}{reference.median:12.0f}"
-                cpu += f" / {_us(top.cpu_us_per_request)} / {_us(reference.cpu_us_per_request)}"
-            print(f"  {scenario.name:<16}{clients:>8}{ours.median:10.1f}{extra}{cpu:>20}"
-                  f"{ours.connections_per_request:10.2f}{errors:>8}")
+            ours = results[(FAKEKUBE, scenario.name, clients)]
+            cells, errors = "", ours.errors
+            for label, _ in references:
+                other = results[(label, scenario.name, clients)]
+                errors += other.errors
+                cells += f"{other.median:14.0f}{paired_ratio(ours, other):6.2f}"
+            first = results[(references[0][0], scenario.name, clients)]
+            cpu = f"{_us(ours.cpu_us_per_request)} / {_us(first.cpu_us_per_request)}"
+            print(f"  {scenario.name:<16}{clients:>8}{ours.median:10.0f}{cells}{cpu:>16}{errors:>8}")
 
 
-def print_watch(results: list[WatchResult], settings: Settings) -> None:
+def print_watch(results: list[WatchResult], references: list[WatchResult], settings: Settings) -> None:
     print(f"\nWatch-event delivery: one writer POSTs {settings.watch_events} configmaps back to back "
-          f"(then {settings.watch_paced_events} paced), median of {settings.rounds} rounds")
-    print(f"  {'watchers':>8}{'events/s':>11}{'burst p50 ms':>14}{'burst p90 ms':>14}"
+          f"(then {settings.watch_paced_events} paced), median of {settings.rounds} rounds; same-bytes: the "
+          "reference broadcasts each posted body")
+    print(f"  {'server':<12}{'watchers':>8}{'events/s':>11}{'x':>6}{'burst p50 ms':>14}{'burst p90 ms':>14}"
           f"{'paced p50 ms':>14}{'paced p90 ms':>14}{'delivered':>14}")
-    for result in results:
-        delivered = f"{result.delivered}/{result.expected}"
-        print(f"  {result.watchers:>8}{median(result.rates):11.0f}"
-              f"{_ms(median(result.burst_latencies_s)):>14}{_ms(p90(result.burst_latencies_s)):>14}"
-              f"{_ms(median(result.paced_latencies_s)):>14}{_ms(p90(result.paced_latencies_s)):>14}{delivered:>14}")
-        for error in sorted(set(result.errors)):
-            print(f"           watcher error: {error}")
+    for result, reference in zip(results, references):
+        ratio = median([a / b for a, b in zip(result.rates, reference.rates) if b > 0])
+        for name, row, shown in ((FAKEKUBE, result, f"{ratio:6.2f}"), (SAME_BYTES, reference, f"{'':>6}")):
+            delivered = f"{row.delivered}/{row.expected}"
+            print(f"  {name:<12}{row.watchers:>8}{median(row.rates):11.0f}{shown}"
+                  f"{_ms(median(row.burst_latencies_s)):>14}{_ms(p90(row.burst_latencies_s)):>14}"
+                  f"{_ms(median(row.paced_latencies_s)):>14}{_ms(p90(row.paced_latencies_s)):>14}{delivered:>14}")
+            for error in sorted(set(row.errors)):
+                print(f"           watcher error: {error}")
 
 
 def print_app_alone(costs: list[AppCost], settings: Settings) -> None:
@@ -262,62 +277,78 @@ def print_python_api(rates: list[ApiRate], settings: Settings) -> None:
         print(f"  {rate.operation:<36}{median(rate.rates):12.0f}")
 
 
-def print_targets(cold: ColdStart, results: dict[tuple[str, int], Throughput], settings: Settings) -> None:
-    start_s = median(cold.samples["cold_total"])
+def print_targets(cold: ColdStart, results: Results, settings: Settings) -> None:
     print("\nTargets")
-    verdict = "met" if start_s < START_TARGET_S else "NOT met"
-    print(f"  cold Cluster()+start()+first GET < {START_TARGET_S * 1000:.0f} ms: {start_s * 1000:.1f} ms -> {verdict}")
+    if cold.samples.get("cold_total"):
+        start_s = median(cold.samples["cold_total"])
+        verdict = "met" if start_s < START_TARGET_S else "NOT met"
+        print(f"  cold Cluster()+start()+first GET < {START_TARGET_S * 1000:.0f} ms: {start_s * 1000:.1f} ms "
+              f"-> {verdict}")
     for clients in settings.client_counts:
-        ratio = paired_ratio(results[(POST_CONFIGMAP.name, clients)], results[(HELLO_POST.name, clients)])
+        ratio = paired_ratio(results[(FAKEKUBE, LIST_PODS.name, clients)],
+                             results[(SAME_BYTES, LIST_PODS.name, clients)])
+        verdict = "met" if ratio >= LIST_TARGET_RATIO else "NOT met"
+        print(f"  LIST >= {LIST_TARGET_RATIO} x same-bytes server, {clients} client(s): {ratio:.2f} -> {verdict}")
+    for clients in settings.client_counts:
+        ratio = paired_ratio(results[(FAKEKUBE, POST_CONFIGMAP.name, clients)],
+                             results[(HELLO, POST_CONFIGMAP.name, clients)])
         verdict = "met" if ratio >= CREATE_TARGET_RATIO else "NOT met"
-        print(f"  create >= {CREATE_TARGET_RATIO} x ceiling, {clients} client(s): {ratio:.2f} -> {verdict}")
+        print(f"  create >= {CREATE_TARGET_RATIO} x hello ceiling, {clients} client(s): {ratio:.2f} -> {verdict}")
 
 
 # -- main ----------------------------------------------------------------------------------
 
-def run(settings: Settings, in_process: bool, nodes: int, json_path: str | None) -> None:
+def run(settings: Settings, in_process: bool, nodes: int, json_path: str | None, http_only: bool = False) -> None:
     started = time.perf_counter()
     print_machine("in this process (clients share the GIL)" if in_process else "child process (own GIL)")
-    cached = measure_cold_start(settings.cold_runs, nodes, bytecode_cache=True)
-    uncached = measure_cold_start(max(1, settings.cold_runs // 3), nodes, bytecode_cache=False)
-    print_cold_start(cached, uncached, nodes)
+    if http_only:
+        cached = uncached = ColdStart()
+    else:
+        cached = measure_cold_start(settings.cold_runs, nodes, bytecode_cache=True)
+        uncached = measure_cold_start(max(1, settings.cold_runs // 3), nodes, bytecode_cache=False)
+        print_cold_start(cached, uncached, nodes)
 
     local = Servers(settings.pods) if in_process else None
     remote = None if in_process else ServerProcess(settings.pods)
     urls = local.start() if local is not None else remote.urls if remote is not None else {}
     try:
-        fakekube, hello = Endpoint.of(urls["fakekube"]), Endpoint.of(urls["hello"])
-        keepalive = Endpoint.of(urls["keepalive"])
-        plan: Plan = [(fakekube, GET_CONFIGMAP, settings.get_requests), (hello, HELLO_GET, settings.get_requests),
-                      (keepalive, KEEPALIVE_GET, settings.get_requests), (fakekube, LIST_PODS, settings.list_requests),
-                      (fakekube, POST_CONFIGMAP, settings.post_requests), (hello, HELLO_POST, settings.post_requests),
-                      (keepalive, KEEPALIVE_POST, settings.post_requests)]
-        results = measure_throughput(plan, settings.client_counts, settings.rounds, settings.round_timeout_s,
-                                     remote.cpu_s if remote is not None else None)
+        endpoints = {label: Endpoint.of(urls[label]) for label in (FAKEKUBE, SAME_BYTES, SAME_BYTES_WERKZEUG, HELLO)}
+        caps = {GET_CONFIGMAP.name: settings.get_requests, LIST_PODS.name: settings.list_requests,
+                POST_CONFIGMAP.name: settings.post_requests}
+        plan: Plan = [(label, endpoints[label], scenario, caps[scenario.name])
+                      for scenario, references in COMPARISONS
+                      for label in (FAKEKUBE, *(label for label, _ in references))]
+        results = measure_throughput(plan, settings.client_counts, settings.rounds, settings.round_s,
+                                     remote.cpu_s if remote is not None else None, settings.warmup_s)
         print_throughput(results, settings)
-        watch = [measure_watch(fakekube, watchers, settings.watch_events, settings.watch_paced_events,
-                               settings.rounds, settings.round_timeout_s) for watchers in settings.client_counts]
-        print_watch(watch, settings)
+        watch_bound_s = max(settings.round_s, 10.0)
+        watch = [measure_watch(endpoints[FAKEKUBE], watchers, settings.watch_events, settings.watch_paced_events,
+                               settings.rounds, watch_bound_s) for watchers in settings.client_counts]
+        watch_reference = [measure_watch(endpoints[SAME_BYTES], watchers, settings.watch_events,
+                                         settings.watch_paced_events, settings.rounds, watch_bound_s)
+                           for watchers in settings.client_counts]
+        print_watch(watch, watch_reference, settings)
     finally:
         if local is not None:
             local.stop()
         if remote is not None:
             remote.stop()
-    app_costs = measure_app_alone(settings)
-    print_app_alone(app_costs, settings)
-    api = measure_python_api(settings)
-    print_python_api(api, settings)
+    app_costs = [] if http_only else measure_app_alone(settings)
+    api = [] if http_only else measure_python_api(settings)
+    if not http_only:
+        print_app_alone(app_costs, settings)
+        print_python_api(api, settings)
     print_targets(cached, results, settings)
     print(f"\n(benchmark took {time.perf_counter() - started:.1f} s; load average now {_load_average()})")
     if json_path:
         _dump_json(json_path, cached, uncached, results, watch, api, app_costs)
 
 
-def _dump_json(path: str, cached: ColdStart, uncached: ColdStart, results: dict[tuple[str, int], Throughput],
+def _dump_json(path: str, cached: ColdStart, uncached: ColdStart, results: Results,
                watch: list[WatchResult], api: list[ApiRate], app_costs: list[AppCost]) -> None:
     data: dict[str, Any] = {
         "cold_start_s": cached.samples, "import_uncached_s": uncached.samples["import"],
-        "throughput": [{"scenario": k[0], "clients": k[1], "rates": v.rates, "errors": v.errors,
+        "throughput": [{"server": k[0], "scenario": k[1], "clients": k[2], "rates": v.rates, "errors": v.errors,
                         "connections_per_request": v.connections_per_request,
                         "server_cpu_us_per_request": v.cpu_us_per_request} for k, v in results.items()],
         "watch": [{"watchers": w.watchers, "rates": w.rates, "burst_p50_s": median(w.burst_latencies_s),
@@ -337,8 +368,10 @@ def main(argv: list[str] | None = None) -> None:
                         help="serve from this process (clients and servers share one GIL, as in a pytest test)")
     parser.add_argument("--nodes", type=int, default=3, help="Cluster(nodes=N) for the cold-start figures")
     parser.add_argument("--json", metavar="PATH", help="also write the raw samples as JSON")
+    parser.add_argument("--http-only", action="store_true",
+                        help="only the HTTP throughput and watch figures (no cold start, app alone, Python API)")
     args = parser.parse_args(argv)
-    run(QUICK if args.quick else FULL, args.in_process, args.nodes, args.json)
+    run(QUICK if args.quick else FULL, args.in_process, args.nodes, args.json, args.http_only)
 
 
 if __name__ == "__main__":

@@ -73,9 +73,6 @@ GET_CONFIGMAP = Scenario("GET configmap", "GET", workload.GET_PATH, 200)
 LIST_PODS = Scenario("LIST 1000 pods", "GET", workload.LIST_PATH, 200)
 POST_CONFIGMAP = Scenario("POST configmap", "POST", workload.CONFIGMAPS_PATH, 201, _unique_configmap)
 HELLO_GET = Scenario("hello GET", "GET", "/hello", 200)
-HELLO_POST = Scenario("hello POST", "POST", workload.CONFIGMAPS_PATH, 201, _unique_configmap)
-KEEPALIVE_GET = Scenario("keep-alive hello GET", "GET", "/hello", 200)
-KEEPALIVE_POST = Scenario("keep-alive hello POST", "POST", workload.CONFIGMAPS_PATH, 201, _unique_configmap)
 
 
 @dataclass
@@ -169,22 +166,33 @@ class Throughput:
         return self.closed / self.requests if self.requests else float("nan")
 
 
-#: What to measure: (server, scenario, requests per round).
-Plan = list[tuple[Endpoint, Scenario, int]]
+#: What to measure: (server label, server, scenario, most requests per round).
+Plan = list[tuple[str, Endpoint, Scenario, int]]
+#: Results by (server label, scenario name, clients).
+Results = dict[tuple[str, str, int], Throughput]
 
 
-def measure_throughput(plan: Plan, client_counts: tuple[int, ...], rounds_per_scenario: int, timeout_s: float,
-                       cpu_probe: CpuProbe | None) -> dict[tuple[str, int], Throughput]:
-    """Each scenario once per round, rounds interleaved: a scenario and its ceiling then run
-    under the same machine conditions (other load, sockets in TIME_WAIT), round by round."""
-    rounds: dict[tuple[str, int], list[Round]] = {}
+def measure_throughput(plan: Plan, client_counts: tuple[int, ...], rounds_per_scenario: int, round_s: float,
+                       cpu_probe: CpuProbe | None, warmup_s: float = 0.0) -> Results:
+    """Each scenario once per round, rounds interleaved: a scenario and its references then
+    run under the same machine conditions (other load, sockets in TIME_WAIT), round by round.
+
+    A round lasts ``round_s`` of wall time (or until its request cap): long enough for a
+    steady state (short rounds of a few dozen LISTs once hid a 2x slowdown under
+    concurrency). Before the first round of each client count every entry runs once for
+    ``warmup_s``, not counted (caches filled, threads and connections made).
+    """
+    rounds: dict[tuple[str, str, int], list[Round]] = {}
     for clients in client_counts:
+        if warmup_s > 0:
+            for label, endpoint, scenario, total in plan:
+                run_round(endpoint, scenario, clients, total, warmup_s, f"{label}-{clients}-warm")
         for index in range(rounds_per_scenario):
-            for endpoint, scenario, total in plan:
-                tag = f"{scenario.method.lower()}{clients}r{index}"
-                result = run_round(endpoint, scenario, clients, total, timeout_s, tag, cpu_probe)
-                rounds.setdefault((scenario.name, clients), []).append(result)
-    return {key: Throughput(key[0], key[1], [r.rate for r in done], sum(r.errors for r in done),
+            for label, endpoint, scenario, total in plan:
+                tag = f"{label}-{scenario.method.lower()}{clients}r{index}"
+                result = run_round(endpoint, scenario, clients, total, round_s, tag, cpu_probe)
+                rounds.setdefault((label, scenario.name, clients), []).append(result)
+    return {key: Throughput(key[1], key[2], [r.rate for r in done], sum(r.errors for r in done),
                             sum(r.requests for r in done), sum(r.closed for r in done),
                             sum(r.server_cpu_s for r in done))
             for key, done in rounds.items()}

@@ -1,5 +1,6 @@
-"""The servers under test: a prepared fakekube cluster, the bare werkzeug ceiling and a
-keep-alive reference, served side by side — in this process or in a child process.
+"""The servers under test: a prepared fakekube cluster, the bare werkzeug "hello" ceiling
+and the same-bytes references (``reference.py``: fakekube's own answers, recorded, sent
+back with no work), served side by side — in this process or in a child process.
 
 A child process has its own GIL, so the load generator does not compete with the
 servers for it (``kubectl`` and client-go are separate processes too). Run as a script
@@ -16,6 +17,7 @@ import select
 import subprocess
 import sys
 
+import reference
 import workload
 from fakekube import Cluster
 from fakekube.api.http import BackgroundServer
@@ -26,22 +28,31 @@ SERVE_STARTUP_TIMEOUT_S = 60.0
 
 
 class Servers:
-    """A prepared fakekube cluster and the bare werkzeug ceiling, served side by side."""
+    """A prepared fakekube cluster, the bare werkzeug ceiling and the same-bytes references,
+    all on fakekube's transport (BackgroundServer), served side by side."""
 
     def __init__(self, pods: int) -> None:
         self.cluster = Cluster(nodes=3)
         workload.prepare(self.cluster, pods)
         self.hello = BackgroundServer(workload.hello_app, HOST, 0)
-        self.keepalive_hello = workload.KeepAliveHelloServer(HOST)
+        self.same_bytes: BackgroundServer | None = None
+        self.same_bytes_werkzeug: BackgroundServer | None = None
 
     def start(self) -> dict[str, str]:
         self.cluster.start()
         self.hello.start()
-        self.keepalive_hello.start()
-        return {"fakekube": self.cluster.url, "hello": self.hello.url, "keepalive": self.keepalive_hello.url}
+        bare = reference.SameBytesApp(reference.record(self.cluster.url))  # fakekube's answers, as sent
+        self.same_bytes = BackgroundServer(bare, HOST, 0)
+        self.same_bytes_werkzeug = BackgroundServer(reference.WerkzeugSameBytesApp(bare), HOST, 0)
+        self.same_bytes.start()
+        self.same_bytes_werkzeug.start()
+        return {"fakekube": self.cluster.url, "hello": self.hello.url, "same-bytes": self.same_bytes.url,
+                "same-bytes-werkzeug": self.same_bytes_werkzeug.url}
 
     def stop(self) -> None:
-        self.keepalive_hello.stop()
+        for server in (self.same_bytes_werkzeug, self.same_bytes):
+            if server is not None:
+                server.stop()
         self.hello.stop()
         self.cluster.stop()
 

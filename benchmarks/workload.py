@@ -7,8 +7,6 @@ requests against the same data.
 from __future__ import annotations
 
 import json
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Callable, Iterable
 
 from werkzeug.test import EnvironBuilder
@@ -110,55 +108,3 @@ def hello_app(request: Request) -> Response:
         request.get_data()
         return Response(CREATED_BODY, status=201, content_type="application/json")
     return Response(HELLO_BODY, content_type="text/plain; charset=utf-8")
-
-
-class _KeepAliveHelloHandler(BaseHTTPRequestHandler):
-    """The same answers as :func:`hello_app`, from a handler that keeps connections open."""
-
-    protocol_version = "HTTP/1.1"   # keep-alive: the connection stays open between requests
-    disable_nagle_algorithm = True  # headers and body leave in two writes: without this, 40 ms stalls
-
-    def do_GET(self) -> None:  # noqa: N802 - http.server's naming
-        self._answer(200, HELLO_BODY, "text/plain; charset=utf-8")
-
-    def do_POST(self) -> None:  # noqa: N802
-        self.rfile.read(int(self.headers.get("Content-Length") or 0))
-        self._answer(201, CREATED_BODY, "application/json")
-
-    def _answer(self, code: int, body: bytes, content_type: str) -> None:
-        self.send_response(code)
-        self.send_header("Content-Type", content_type)
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - http.server's name
-        pass
-
-
-class KeepAliveHelloServer:
-    """Not this stack, for reference: stdlib ``http.server`` with real HTTP/1.1 keep-alive.
-
-    werkzeug's development server answers every request with ``Connection: close``, so
-    each request through BackgroundServer pays a TCP connect and a new thread. This shows
-    what the same hello answers cost when the connection is kept.
-    """
-
-    def __init__(self, host: str = "127.0.0.1") -> None:
-        self._server = ThreadingHTTPServer((host, 0), _KeepAliveHelloHandler)
-        self._server.daemon_threads = True
-        self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.05},
-                                        name="bench-keepalive-hello", daemon=True)
-
-    @property
-    def url(self) -> str:
-        host, port = self._server.server_address[:2]
-        return f"http://{host!s}:{port}" if isinstance(host, str) else f"http://{host.decode()}:{port}"
-
-    def start(self) -> None:
-        self._thread.start()
-
-    def stop(self) -> None:
-        self._server.shutdown()
-        self._server.server_close()
-        self._thread.join(timeout=5)

@@ -49,3 +49,43 @@ def test_the_cache_is_bounded() -> None:
         cache.bare(PODS, pod(f"p{i}", str(i + 1)))
     assert len(cache) == 3
     assert cache.bare(PODS, pod("p0", "1")) == compact(pod("p0", "1"))
+
+
+def test_a_listed_collection_is_joined_once_and_rejoined_when_an_item_changes() -> None:
+    cache = EncodedObjects()
+    items = [pod(f"p{i}", str(i + 1)) for i in range(20)]
+    first = cache.joined_items(PODS, items)
+    assert first == b",".join(compact(item) for item in items)
+    assert cache.joined_items(PODS, list(items)) is first  # same versions, same order: the same bytes
+    changed = list(items)
+    changed[7] = pod("p7", "99")
+    changed[7]["status"]["phase"] = "Running"
+    rejoined = cache.joined_items(PODS, changed)
+    assert rejoined == b",".join(compact(item) for item in changed) and b"Running" in rejoined
+    assert cache.joined_items(PODS, items) == first
+
+
+def test_listing_parts_join_to_the_listing() -> None:
+    cache = EncodedObjects()
+    listing = {"kind": "PodList", "apiVersion": "v1", "metadata": {"resourceVersion": "30"},
+               "items": [pod(f"p{i}", str(i + 1)) for i in range(12)]}
+    assert b"".join(cache.listing_parts(PODS, listing)) == compact(listing)
+
+
+def test_joined_lists_are_bounded_in_count_and_bytes() -> None:
+    cache = EncodedObjects(list_limit=2)
+    for start in range(5):
+        cache.joined_items(PODS, [pod(f"p{start}-{i}", str(100 * start + i + 1)) for i in range(10)])
+    assert len(cache._lists) == 2
+    small = EncodedObjects(max_list_bytes=500)
+    for start in range(5):
+        small.joined_items(PODS, [pod(f"p{start}-{i}", str(100 * start + i + 1)) for i in range(10)])
+    assert small.list_held_bytes == 0  # each join is bigger than the whole budget: served, not kept
+
+
+def test_items_without_a_resource_version_are_never_reused() -> None:
+    cache = EncodedObjects()
+    items = [pod(f"p{i}", str(i + 1)) for i in range(10)]
+    del items[3]["metadata"]["resourceVersion"]
+    cache.joined_items(PODS, items)
+    assert cache.list_held_bytes == 0

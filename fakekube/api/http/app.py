@@ -239,7 +239,7 @@ class RestApp:
             if single is not None:
                 return JsonResponse(self.api.encoded.typed(rt, single) + b"\n")
             assert listing is not None, "a GET renders its object, a LIST its listing"
-            return JsonResponse(self.api.encoded.listing(rt, listing) + b"\n")
+            return JsonResponse(self.api.encoded.listing_parts(rt, listing) + [b"\n"])
         else:
             whole = single if single is not None else listing
             assert whole is not None, "a GET renders its object, a LIST its listing"
@@ -265,18 +265,19 @@ class RestApp:
         if verb == "patch":
             options = WriteOptions.from_query(query, raw, "PatchOptions")
             result = self.api.patch(rt, target.namespace, target.name, _media(request), raw, options)
-            return self._written(representation, result.obj, 200, result.warnings, rt)
+            return self._written(representation, result.obj, 200, result.warnings, _stored(rt, options))
         if verb in ("delete", "deletecollection"):
             return self._delete(request, representation, rt, target, query, raw, verb)
         if verb == "create":
             options = WriteOptions.from_query(query, raw, "CreateOptions")
             body = decode_body(request, raw, rt.kind, rt.api_version)
             result = self.api.create(rt, target.namespace, body, options)
-            return self._written(representation, result.obj, 201, result.warnings, rt)
+            return self._written(representation, result.obj, 201, result.warnings, _stored(rt, options))
         options = WriteOptions.from_query(query, raw, "UpdateOptions")
         body = decode_body(request, raw, rt.kind, rt.api_version)
         result = self.api.update(rt, target.namespace, target.name, body, options)
-        return self._written(representation, result.obj, 201 if result.created else 200, result.warnings, rt)
+        return self._written(representation, result.obj, 201 if result.created else 200, result.warnings,
+                             _stored(rt, options))
 
     def _delete(self, request: Request, representation: Representation, rt: ResourceType, target: routing.ResourcePath, query: dict[str, str],
                 raw: bytes, verb: str) -> AnyResponse:
@@ -289,6 +290,8 @@ class RestApp:
 
     def _written(self, representation: Representation, obj: Obj, code: int, warnings: list[str],
                  rt: ResourceType | None = None) -> AnyResponse:
+        """The answer to a write; with ``rt``, ``obj`` is the version now stored (a dry run's
+        result keeps the stored resourceVersion, so its bytes must not come from the cache)."""
         if rt is not None and obj.get("kind") == rt.kind and representation.media_type == negotiation.JSON:
             # The stored version's bytes: encoded once, then shared with every watcher.
             response: AnyResponse = JsonResponse(self.api.encoded.typed(rt, obj) + b"\n", status=code)
@@ -417,6 +420,11 @@ class _WhileConnected:
         close = getattr(self._stream, "close", None)
         if close is not None:
             close()
+
+
+def _stored(rt: ResourceType, options: WriteOptions) -> ResourceType | None:
+    """``rt`` when a write's result is the stored version (its cached bytes may serve), None for a dry run."""
+    return None if options.dry_run else rt
 
 
 def _media(request: Request) -> str:

@@ -42,15 +42,23 @@ class ResponseHeaders:
 
 
 class JsonResponse:
-    """Finished bytes, a status code and headers, served as one WSGI response."""
+    """Finished bytes, a status code and headers, served as one WSGI response.
 
-    def __init__(self, body: bytes, status: int = 200, content_type: str = "application/json",
+    The body may be given as parts (a list's head, its joined items, its tail): they are
+    handed to the server as they are, which writes them without joining them first.
+    """
+
+    def __init__(self, body: bytes | list[bytes], status: int = 200, content_type: str = "application/json",
                  headers: dict[str, str] | None = None) -> None:
         self.status_code = status
-        self.body = body
+        self.parts = [body] if isinstance(body, bytes) else body
         self.headers = ResponseHeaders([("Content-Type", content_type), *(headers or {}).items()])
 
+    @property
+    def body(self) -> bytes:
+        return b"".join(self.parts)
+
     def __call__(self, environ: dict, start_response: Callable) -> Iterable[bytes]:
-        start_response(status_line(self.status_code),
-                       self.headers.items + [("Content-Length", str(len(self.body)))])
-        return [self.body]
+        length = sum(len(part) for part in self.parts)
+        start_response(status_line(self.status_code), self.headers.items + [("Content-Length", str(length))])
+        return self.parts

@@ -8,12 +8,20 @@ every watcher share one encoding. The cache is bounded: past ``limit`` versions
 (50,000) or ``max_bytes`` of encodings (64 MiB) the least recently used are dropped and
 re-encoded when next needed, with identical bytes; an encoding bigger than the whole
 budget is served but not kept.
+
+A list's items are also kept joined: the same objects listed again (the same stored
+versions, in the same order, checked by identity) reuse one joined ``bytes``, so a
+repeated LIST of an unchanged collection costs one identity check in C and no
+per-item work (``list_limit`` joins, 64, within ``max_list_bytes``, 64 MiB; the least
+recently used drop first). A list answer is handed out as parts (head, items, tail) so
+the transport writes them without copying the items again.
 """
 
 from __future__ import annotations
 
 import functools
 import json
+import operator
 import threading
 from collections import OrderedDict
 from typing import Any
@@ -28,7 +36,17 @@ DEFAULT_LIMIT = 50_000
 #: entries were counted).
 DEFAULT_MAX_BYTES = 64 * 1024 * 1024
 
+#: Joined item lists kept (each holds its items, so old versions live while it is kept).
+DEFAULT_LIST_LIMIT = 64
+#: Bytes of joined item lists kept.
+DEFAULT_MAX_LIST_BYTES = 64 * 1024 * 1024
+#: Lists shorter than this are joined afresh (a lookup would cost about as much).
+MIN_LIST_CACHED = 8
+
 _TYPE_META = ("apiVersion", "kind")
+#: (group, plural, id of first item, id of last item, count): where a joined list is filed;
+#: its items are then compared one by one by identity.
+_ListKey = tuple[str, str, int, int, int]
 
 
 def dumps(value: Any) -> bytes:
@@ -39,12 +57,18 @@ def dumps(value: Any) -> bytes:
 class EncodedObjects:
     """A bounded LRU map from object version to its compact JSON (without apiVersion/kind)."""
 
-    def __init__(self, limit: int = DEFAULT_LIMIT, max_bytes: int = DEFAULT_MAX_BYTES) -> None:
+    def __init__(self, limit: int = DEFAULT_LIMIT, max_bytes: int = DEFAULT_MAX_BYTES,
+                 list_limit: int = DEFAULT_LIST_LIMIT, max_list_bytes: int = DEFAULT_MAX_LIST_BYTES) -> None:
         self.limit = limit
         self.max_bytes = max_bytes
+        self.list_limit = list_limit
+        self.max_list_bytes = max_list_bytes
         #: Bytes of the encodings held.
         self.held_bytes = 0
+        #: Bytes of the joined lists held.
+        self.list_held_bytes = 0
         self._bytes: OrderedDict[tuple[str, str, str, str, str], bytes] = OrderedDict()
+        self._lists: OrderedDict[_ListKey, tuple[list[Obj], bytes]] = OrderedDict()
         self._lock = threading.Lock()
 
     def bare(self, rt: ResourceType, obj: Obj) -> bytes:
@@ -80,12 +104,48 @@ class EncodedObjects:
 
     def listing(self, rt: ResourceType, result: Obj) -> bytes:
         """A ``<Kind>List`` response: its header once, then the cached items joined."""
+        return b"".join(self.listing_parts(rt, result))
+
+    def listing_parts(self, rt: ResourceType, result: Obj) -> list[bytes]:
+        """:meth:`listing` as parts to write one after another (the items are not copied)."""
         head = {k: v for k, v in result.items() if k != "items"}
-        items = b",".join(self.bare(rt, item) for item in result["items"])
-        return dumps(head)[:-1] + b',"items":[' + items + b"]}"
+        return [dumps(head)[:-1] + b',"items":[', self.joined_items(rt, result["items"]), b"]}"]
+
+    def joined_items(self, rt: ResourceType, items: list[Obj]) -> bytes:
+        """The items' bare encodings joined by commas; reused while the same versions are listed."""
+        if len(items) < MIN_LIST_CACHED:
+            return b",".join([self.bare(rt, item) for item in items])
+        key = (rt.group, rt.plural, id(items[0]), id(items[-1]), len(items))
+        with self._lock:
+            cached = self._lists.get(key)
+            if cached is not None and _same_objects(cached[0], items):
+                self._lists.move_to_end(key)
+                return cached[1]
+        joined = b",".join([self.bare(rt, item) for item in items])
+        if not all(_stored_version(item) for item in items) or len(joined) > self.max_list_bytes:
+            return joined  # a version that is not stored (no resourceVersion) is never reused
+        with self._lock:
+            previous = self._lists.pop(key, None)
+            if previous is not None:
+                self.list_held_bytes -= len(previous[1])
+            self._lists[key] = (list(items), joined)
+            self.list_held_bytes += len(joined)
+            while len(self._lists) > self.list_limit or self.list_held_bytes > self.max_list_bytes:
+                self.list_held_bytes -= len(self._lists.popitem(last=False)[1][1])
+        return joined
 
     def __len__(self) -> int:
         return len(self._bytes)
+
+
+def _same_objects(kept: list[Obj], items: list[Obj]) -> bool:
+    """The same dicts in the same order (identity, compared in C: stored objects are never
+    mutated, so the same dict is the same version)."""
+    return len(kept) == len(items) and all(map(operator.is_, kept, items))
+
+
+def _stored_version(obj: Obj) -> bool:
+    return bool((obj.get("metadata") or {}).get("resourceVersion"))
 
 
 @functools.lru_cache(maxsize=256)

@@ -263,7 +263,10 @@ def _cut_page(objects: list[Obj], snapshot_rv: int, start_key: str, limit: int,
     if start_key:
         index = _first_at_or_after(objects, start_key)
     items: list[Obj] = []
-    while index < len(objects):
+    if not filtered:  # every object matches: a slice, with no call per object
+        items = objects[index:index + limit] if limit else objects[index:]
+        index += len(items)
+    while filtered and index < len(objects):
         obj = objects[index]
         index += 1
         if match(obj):
