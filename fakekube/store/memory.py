@@ -61,6 +61,9 @@ class Store:
         self._waiting = 0
         self._objects: dict[ResourceKey, dict[ObjectKey, Obj]] = {}
         self._sorted_keys: dict[ResourceKey, builtins.list[tuple[str, ObjectKey]] | None] = {}
+        #: The objects in the same order as ``_sorted_keys`` (kept by every write once a list
+        #: built it): a list of a resource is then a slice, with no lookup per object.
+        self._ordered: dict[ResourceKey, builtins.list[Obj]] = {}
         #: resource → index name → the index (value → keys of the objects filed under it).
         self._indexes: dict[ResourceKey, dict[str, Index]] = {}
         #: The change log: the newest ``history_limit`` changes, at most ``history_max_bytes``
@@ -101,14 +104,17 @@ class Store:
     def list(self, resource: ResourceKey, namespace: str = "") -> tuple[builtins.list[Obj], int]:
         """Objects of one resource in etcd key order ("namespace/name"), and the list's rv."""
         with self.lock:
-            bucket = self._objects.get(resource, {})
             keys = self._keys(resource)
+            ordered = self._ordered.get(resource)
+            if ordered is None:
+                bucket = self._objects.get(resource, {})
+                ordered = self._ordered[resource] = [bucket[k[1]] for k in keys]
             if namespace:
                 # Keys sort as strings, so one namespace's "ns/" prefix is a contiguous run.
                 lo = bisect.bisect_left(keys, (namespace + "/",))
                 hi = bisect.bisect_left(keys, (namespace + "0",))  # "0" follows "/"
-                keys = keys[lo:hi]
-            return [bucket[k[1]] for k in keys], self._rv
+                return ordered[lo:hi], self._rv
+            return ordered[:], self._rv
 
     def by_index(self, resource: ResourceKey, name: str, value: str) -> builtins.list[Obj]:
         """Objects the index ``name`` files under ``value``, in key order (as :meth:`list`).
@@ -239,7 +245,12 @@ class Store:
             bucket[key] = stored
             keys = self._sorted_keys.get(resource)
             if keys is not None:
-                bisect.insort(keys, (sort_key(key), key))
+                entry = (sort_key(key), key)
+                at = bisect.bisect_left(keys, entry)
+                keys.insert(at, entry)
+                ordered = self._ordered.get(resource)
+                if ordered is not None:
+                    ordered.insert(at, stored)
             if updates:
                 _apply(updates, key)
             self._record(ADDED, resource, key, stored, None)
@@ -255,6 +266,9 @@ class Store:
             stored = self._stamp(resource, key, obj)
             updates = self._index_updates(resource, prev, stored) if resource in self._indexes else ()
             bucket[key] = stored
+            ordered = self._ordered.get(resource)
+            if ordered is not None:
+                ordered[bisect.bisect_left(self._keys(resource), (sort_key(key), key))] = stored
             if updates:
                 _apply(updates, key)
             self._record(MODIFIED, resource, key, stored, prev, same_size)
@@ -270,7 +284,11 @@ class Store:
             del bucket[key]
             keys = self._sorted_keys.get(resource)
             if keys is not None:
-                del keys[bisect.bisect_left(keys, (sort_key(key), key))]
+                at = bisect.bisect_left(keys, (sort_key(key), key))
+                del keys[at]
+                ordered = self._ordered.get(resource)
+                if ordered is not None:
+                    del ordered[at]
             if updates:
                 _apply(updates, key)
             self._record(DELETED, resource, key, tombstone, prev)

@@ -107,3 +107,29 @@ def test_field_index_ignores_absent_empty_and_non_string_values() -> None:
     store.create(PODS, {"metadata": {"name": "y", "namespace": "d"}, "spec": {"nodeName": 7}})
     store.create(PODS, {"metadata": {"name": "z", "namespace": "d"}, "spec": "not a map"})
     assert store.field_values(PODS, ("spec", "nodeName")) == []
+
+
+def test_lists_stay_exact_across_writes_between_them() -> None:
+    """Lists are cut from an ordered copy the writes keep: after every write, a list of the
+    resource and of each namespace holds exactly the current versions, in key order."""
+    import random
+
+    store = Store()
+    rng = random.Random(7)
+    current: dict[tuple[str, str], dict] = {}
+    for step in range(600):
+        key = (rng.choice(["a", "a-b", "b", "c"]), f"p{rng.randrange(40)}")
+        if key in current and rng.random() < 0.3:
+            store.remove(PODS, key)
+            del current[key]
+        elif key in current:
+            current[key] = store.replace(PODS, dict(current[key], spec={"step": step}))
+        else:
+            current[key] = store.create(PODS, pod(*key))
+        if step % 7 == 0:
+            objects, _ = store.list(PODS)
+            expected = [current[k] for k in sorted(current, key=lambda k: f"{k[0]}/{k[1]}")]
+            assert all(a is b for a, b in zip(objects, expected)) and len(objects) == len(expected)
+            namespace = rng.choice(["a", "a-b", "b", "c"])
+            assert store.list(PODS, namespace)[0] == [o for o in expected if o["metadata"]["namespace"] == namespace]
+            objects.clear()  # a caller's list is its own
