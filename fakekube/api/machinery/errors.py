@@ -23,6 +23,8 @@ FIELD_DUPLICATE = "FieldValueDuplicate"
 FIELD_TOO_LONG = "FieldValueTooLong"
 FIELD_TOO_MANY = "FieldValueTooMany"
 FIELD_NOT_FOUND = "FieldValueNotFound"
+#: field.TypeInvalid (a value of the wrong JSON type; kube-openapi type and format failures).
+FIELD_TYPE_INVALID = "FieldValueTypeInvalid"
 
 _FIELD_ERROR_PHRASES = {
     FIELD_REQUIRED: "Required value",
@@ -33,9 +35,13 @@ _FIELD_ERROR_PHRASES = {
     FIELD_TOO_LONG: "Too long",
     FIELD_TOO_MANY: "Too many",
     FIELD_NOT_FOUND: "Not found",
+    FIELD_TYPE_INVALID: "Invalid value",
 }
 
 _NO_VALUE = object()
+
+#: The error types whose ``ErrorBody`` shows the bad value.
+_SHOWS_VALUE = (FIELD_INVALID, FIELD_NOT_SUPPORTED, FIELD_DUPLICATE, FIELD_TYPE_INVALID, FIELD_TOO_MANY)
 
 
 @dataclass(frozen=True)
@@ -54,7 +60,7 @@ class FieldError:
     def body(self) -> str:
         """``field.Error.ErrorBody()``: ``Invalid value: "x": detail``, without the path."""
         text = _FIELD_ERROR_PHRASES.get(self.type, self.type)
-        if self.value is not _NO_VALUE and self.type in (FIELD_INVALID, FIELD_NOT_SUPPORTED, FIELD_DUPLICATE):
+        if self.value is not _NO_VALUE and self.type in _SHOWS_VALUE:
             text += f": {_render_value(self.value)}"
         if self.detail:
             text += f": {self.detail}"

@@ -2,22 +2,41 @@
 resource's write does with its version's ``openAPIV3Schema``.
 
 The contract the CRD serving code (``fakekube/api/types/apiextensions.py`` and the custom
-resource strategy) relies on; apiextensions-apiserver is the spec:
+resource strategy) relies on; apiextensions-apiserver 1.33 is the spec:
 
 - :func:`validate_crd_schema`: the checks a CRD's ``openAPIV3Schema`` gets at CRD create
-  and update (structural schema, allowed extensions, CEL rules that compile), as
-  ``FieldError``s under ``path`` with upstream's messages.
+  and update (structural schema, allowed extensions, defaults, CEL rules that compile), as
+  ``FieldError``s under ``path`` with upstream's messages (:mod:`.crdschema`).
 - :func:`compile_schema`: a schema compiled once per served CRD version into a
-  :class:`CompiledSchema` that defaults, prunes and validates objects of that version.
+  :class:`CompiledSchema` that prunes (:mod:`.pruning`), defaults (:mod:`.defaulting`) and
+  validates objects of that version: OpenAPI (:mod:`.openapi`), list-type and embedded
+  resource invariants (:mod:`.invariants`), then ``x-kubernetes-validations`` (:mod:`.celrules`).
+
+Errors from ``validate``/``validate_update`` use the paths upstream gives a custom
+resource (``spec.replicas``, ``<nil>`` for a rule on the root); the caller puts them in
+one 422 Invalid with causes.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from fakekube.api.machinery.errors import FieldError
+from fakekube.api.machinery.errors import (FIELD_NOT_SUPPORTED, FIELD_REQUIRED, FIELD_TOO_LONG, FIELD_TOO_MANY,
+                                           FIELD_TYPE_INVALID, FieldError, invalid)
+from fakekube.api.wire.structural.celrules import RuleValidator
+from fakekube.api.wire.structural.crdschema import validate_crd_schema
+from fakekube.api.wire.structural.defaulting import apply_defaults
+from fakekube.api.wire.structural.invariants import embedded_resources, list_sets_and_maps
+from fakekube.api.wire.structural.node import Node
+from fakekube.api.wire.structural.openapi import ABSENT, OpenAPIValidator
+from fakekube.api.wire.structural.pruning import prune_object
 
 Obj = dict[str, Any]
+
+#: Errors after which upstream does not run CEL rules (hasBlockingErr).
+_BLOCKING = frozenset((FIELD_NOT_SUPPORTED, FIELD_REQUIRED, FIELD_TOO_LONG, FIELD_TOO_MANY, FIELD_TYPE_INVALID))
+BLOCKED_RULES_MESSAGE = ("some validation rules were not checked because the object was invalid; "
+                         "correct the existing errors to complete validation")
 
 
 class CompiledSchema:
@@ -25,26 +44,46 @@ class CompiledSchema:
 
     A write of a custom resource runs ``prune`` (unknown fields), ``default``, then
     ``validate`` (create) or ``validate_update`` (update, with CEL transition rules).
+    Immutable after construction: one instance serves concurrent writes.
     """
 
     def __init__(self, schema: Obj) -> None:
         self.schema = schema
+        self.root = Node(schema if isinstance(schema, dict) else {})
 
     def prune(self, obj: Obj) -> list[str]:
         """Drop fields the schema does not know (unless ``x-kubernetes-preserve-unknown-fields``),
         in place; return their paths (``spec.foo``), for fieldValidation's warnings and errors."""
-        return []
+        return prune_object(obj, self.root)
 
     def default(self, obj: Obj) -> None:
         """Fill the schema's ``default`` values in place."""
+        apply_defaults(obj, self.root)
 
     def validate(self, obj: Obj) -> list[FieldError]:
         """The schema's checks and ``x-kubernetes-validations`` rules of a new object."""
-        return []
+        return self._validate(obj, ABSENT)
 
     def validate_update(self, new: Obj, old: Obj) -> list[FieldError]:
-        """``validate`` plus the transition rules (``oldSelf``) between ``old`` and ``new``."""
-        return self.validate(new)
+        """``validate`` plus the transition rules (``oldSelf``) between ``old`` and ``new``;
+        what did not change is not held against the update (validation ratcheting)."""
+        return self._validate(new, old)
+
+    def _validate(self, obj: Obj, old: Any) -> list[FieldError]:
+        checker = OpenAPIValidator()
+        checker.validate(obj, self.root, "", old)
+        errs = checker.errors
+        errs += embedded_resources(obj, self.root)
+        if old is ABSENT or not list_sets_and_maps(old, self.root):
+            errs += list_sets_and_maps(obj, self.root)
+        if self.root.has_rules:
+            if any(e.type in _BLOCKING for e in errs):
+                errs.append(invalid("<nil>", "null", BLOCKED_RULES_MESSAGE))
+            else:
+                rules = RuleValidator(update=old is not ABSENT)
+                rules.validate(obj, old, self.root, "", True, False)
+                errs += rules.errors
+        return errs
 
 
 def compile_schema(schema: Obj) -> CompiledSchema:
@@ -52,10 +91,4 @@ def compile_schema(schema: Obj) -> CompiledSchema:
     return CompiledSchema(schema)
 
 
-def validate_crd_schema(schema: Obj, path: str) -> list[FieldError]:
-    """Upstream's checks of a CRD version's ``openAPIV3Schema`` at ``path``
-    (e.g. ``spec.versions[0].schema.openAPIV3Schema``)."""
-    return []
-
-
-__all__ = ["CompiledSchema", "compile_schema", "validate_crd_schema"]
+__all__ = ["BLOCKED_RULES_MESSAGE", "CompiledSchema", "compile_schema", "validate_crd_schema"]

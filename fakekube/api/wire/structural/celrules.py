@@ -1,0 +1,154 @@
+"""``x-kubernetes-validations``: CEL rules evaluated over a custom resource
+(apiextensions-apiserver's schema/cel Validator).
+
+Each node's rules see ``self`` (the value there) and, for transition rules, ``oldSelf``
+(the correlated old value: same property or map key, same key of a ``map`` list; never
+an item of another kind of list). A transition rule runs only on update and only where
+an old value exists (unless ``optionalOldSelf``). At a resource root and in embedded
+resources ``self.metadata`` holds only ``name`` and ``generateName``, as upstream's.
+Ratcheting: on update, a failing rule that does not use ``oldSelf`` is forgiven where
+the value (or its nearest correlated parent) did not change — upstream sends a warning.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fakekube.api.machinery.errors import (FIELD_DUPLICATE, FIELD_FORBIDDEN, FIELD_REQUIRED, FieldError, duplicate,
+                                           forbidden, invalid, required)
+from fakekube.api.wire import cel
+from fakekube.api.wire.structural.node import Node, Rule
+
+#: CEL's limit on an evaluated messageExpression (celconfig.MaxEvaluatedMessageExpressionSizeBytes).
+MAX_MESSAGE_BYTES = 5 * 1024
+
+_ABSENT: Any = object()
+
+
+def _child(path: str, key: str) -> str:
+    return f"{path}.{key}" if path else key
+
+
+class RuleValidator:
+    """One validation pass; ``update`` turns on transition rules and ratcheting."""
+
+    __slots__ = ("update", "errors")
+
+    def __init__(self, update: bool) -> None:
+        self.update = update
+        self.errors: list[FieldError] = []
+
+    def validate(self, value: Any, old: Any, node: Node, path: str, resource_root: bool,
+                 parent_unchanged: bool) -> None:
+        if value is None or not node.has_rules:
+            return
+        unchanged = parent_unchanged if old is _ABSENT else value == old
+        if node.rules:
+            self._rules(value, old, node, path, resource_root, unchanged)
+        for sub in node.all_of:
+            if sub.rules:
+                self._rules(value, old, sub, path, resource_root, unchanged)
+        if isinstance(value, dict):
+            old_map = old if isinstance(old, dict) and node.map_type != "atomic" else {}
+            if node.additional is not None and node.additional.has_rules:
+                for key, sub_value in value.items():
+                    self.validate(sub_value, old_map.get(key, _ABSENT), node.additional, f"{path}[{key}]",
+                                  node.additional.embedded, unchanged)
+            for key, sub_value in value.items():
+                prop = node.properties.get(key)
+                if prop is not None and prop.has_rules:
+                    self.validate(sub_value, old_map.get(key, _ABSENT), prop, _child(path, key), prop.embedded, unchanged)
+        elif isinstance(value, list) and node.items is not None and node.items.has_rules:
+            olds = _old_items(value, old, node)
+            for index, element in enumerate(value):
+                self.validate(element, olds[index], node.items, f"{path}[{index}]", node.items.embedded, unchanged)
+
+    def _rules(self, value: Any, old: Any, node: Node, path: str, resource_root: bool, unchanged: bool) -> None:
+        here = path or "<nil>"
+        self_value = _with_type_and_object_meta(value) if resource_root else value
+        for rule in node.rules:
+            if rule.program is None:
+                self.errors.append(invalid(here, node.type, f"rule compile error: {rule.error}"))
+                continue
+            has_old = self.update and old is not _ABSENT and old is not None
+            if rule.uses_old_self and not has_old and rule.optional_old_self is not True:
+                continue
+            activation = {"self": self_value}
+            if rule.uses_old_self:
+                activation["oldSelf"] = (_with_type_and_object_meta(old) if resource_root else old) if has_old else None
+            try:
+                result = rule.program.evaluate(activation)
+            except cel.EvaluationError as exc:
+                text = str(exc)
+                if text.startswith("no such overload"):
+                    detail = (f"'{text}': call arguments did not match a supported operator, function or macro "
+                              f"signature for rule: {_rule_text(rule)}")
+                else:
+                    detail = f"{text} evaluating rule: {_rule_text(rule)}"
+                self.errors.append(invalid(here, node.type, detail))
+                continue
+            if result is True:
+                continue
+            if self.update and not rule.uses_old_self and unchanged:
+                continue  # ratcheting: upstream warns instead
+            target = _child(path, rule.field_path.lstrip(".")) if rule.field_path else path
+            detail = self._message(rule, activation) or _default_message(rule)
+            self.errors.append(_error_for_reason(target or "<nil>", node.type, detail, rule.reason))
+
+    @staticmethod
+    def _message(rule: Rule, activation: dict[str, Any]) -> str:
+        """The evaluated messageExpression, or "" when it fails (upstream then logs and
+        falls back to ``message``)."""
+        if rule.message_program is None:
+            return ""
+        try:
+            text = rule.message_program.evaluate(activation)
+        except cel.CelError:
+            return ""
+        if not isinstance(text, str):
+            return ""
+        text = text.strip()
+        if not text or "\n" in text or len(text.encode()) > MAX_MESSAGE_BYTES:
+            return ""
+        return text
+
+
+def _old_items(value: list[Any], old: Any, node: Node) -> list[Any]:
+    """The old item each new item correlates with: same keys in a ``map`` list, else none."""
+    if node.list_type != "map" or not isinstance(old, list) or not node.map_keys:
+        return [_ABSENT] * len(value)
+    by_key: dict[str, Any] = {}
+    for item in old:
+        if isinstance(item, dict):
+            by_key.setdefault(_map_key(item, node.map_keys), item)
+    return [by_key.get(_map_key(item, node.map_keys), _ABSENT) if isinstance(item, dict) else _ABSENT for item in value]
+
+
+def _map_key(item: dict[str, Any], keys: list[str]) -> str:
+    return repr([(k, item.get(k)) for k in keys])
+
+
+def _with_type_and_object_meta(value: Any) -> Any:
+    """What CEL sees of a resource: metadata reduced to name and generateName."""
+    if not isinstance(value, dict) or not isinstance(value.get("metadata"), dict):
+        return value
+    meta = value["metadata"]
+    return dict(value, metadata={k: meta[k] for k in ("name", "generateName") if k in meta})
+
+
+def _rule_text(rule: Rule) -> str:
+    return rule.message.strip() or rule.rule.strip()
+
+
+def _default_message(rule: Rule) -> str:
+    return rule.message.strip() if rule.message else f"failed rule: {rule.rule.strip()}"
+
+
+def _error_for_reason(path: str, type_name: str, detail: str, reason: Any) -> FieldError:
+    if reason == FIELD_FORBIDDEN:
+        return forbidden(path, detail)
+    if reason == FIELD_REQUIRED:
+        return required(path, detail)
+    if reason == FIELD_DUPLICATE:
+        return duplicate(path, type_name)
+    return invalid(path, type_name, detail)

@@ -1,0 +1,127 @@
+"""A CRD version's ``openAPIV3Schema`` compiled once into :class:`Node` s.
+
+Every custom resource write prunes, defaults and validates against its version's schema;
+reading the raw schema dicts each time would mean re-parsing patterns, formats and CEL
+rules per write. A Node holds each position's facts parsed: the structural spine
+(``properties``, ``items``, ``additionalProperties``), the value validations, the
+``x-kubernetes-*`` extensions and the compiled ``x-kubernetes-validations`` rules.
+Nodes are never changed after compilation, so concurrent writes share them.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from fakekube.api.wire import cel
+
+Obj = dict[str, Any]
+
+#: A schema position without a ``default``.
+NO_DEFAULT: Any = object()
+
+#: The CEL variables a CRD rule may use.
+RULE_VARIABLES = ("self", "oldSelf")
+
+
+class Rule:
+    """One ``x-kubernetes-validations`` entry, with its programs (None if it failed to compile)."""
+
+    __slots__ = ("raw", "rule", "message", "message_expression", "reason", "field_path",
+                 "optional_old_self", "program", "message_program", "error", "uses_old_self")
+
+    def __init__(self, raw: Obj) -> None:
+        self.raw = raw
+        self.rule = str(raw.get("rule") or "")
+        self.message = str(raw.get("message") or "")
+        self.message_expression = str(raw.get("messageExpression") or "")
+        self.reason = raw.get("reason")
+        self.field_path = str(raw.get("fieldPath") or "")
+        self.optional_old_self = raw.get("optionalOldSelf")
+        self.program: cel.Program | None = None
+        self.message_program: cel.Program | None = None
+        self.error = ""
+        try:
+            self.program = cel.compile(self.rule, RULE_VARIABLES)
+        except cel.CelError as exc:
+            self.error = f"compilation failed: {exc}"
+        if self.message_expression.strip():
+            try:
+                self.message_program = cel.compile(self.message_expression, RULE_VARIABLES)
+            except cel.CelError:
+                self.message_program = None
+        self.uses_old_self = self.program is not None and self.program.references("oldSelf")
+
+
+class Node:
+    """One position of a structural schema."""
+
+    __slots__ = ("raw", "type", "nullable", "default", "properties", "items", "additional",
+                 "additional_allows", "preserve_unknown", "embedded", "int_or_string", "list_type",
+                 "map_keys", "map_type", "format", "enum", "maximum", "exclusive_maximum", "minimum",
+                 "exclusive_minimum", "multiple_of", "max_length", "min_length", "pattern", "pattern_text",
+                 "max_items", "min_items", "max_properties", "min_properties", "required",
+                 "all_of", "any_of", "one_of", "not_", "rules", "has_rules", "has_defaults", "has_list_types",
+                 "has_embedded")
+
+    def __init__(self, raw: Obj) -> None:
+        self.raw = raw
+        self.type: str = raw["type"] if isinstance(raw.get("type"), str) else ""
+        self.nullable = raw.get("nullable") is True
+        self.default = raw["default"] if "default" in raw else NO_DEFAULT
+        self.properties = {k: Node(v) for k, v in sorted((raw.get("properties") or {}).items()) if isinstance(v, dict)}
+        items = raw.get("items")
+        self.items = Node(items) if isinstance(items, dict) else None
+        extra = raw.get("additionalProperties")
+        self.additional = Node(extra) if isinstance(extra, dict) else None
+        self.additional_allows = extra if isinstance(extra, bool) else (True if isinstance(extra, dict) else None)
+        self.preserve_unknown = raw.get("x-kubernetes-preserve-unknown-fields") is True
+        self.embedded = raw.get("x-kubernetes-embedded-resource") is True
+        self.int_or_string = raw.get("x-kubernetes-int-or-string") is True
+        self.list_type = raw.get("x-kubernetes-list-type") or ""
+        self.map_keys = [k for k in raw.get("x-kubernetes-list-map-keys") or [] if isinstance(k, str)]
+        self.map_type = raw.get("x-kubernetes-map-type") or ""
+        self.format = raw.get("format") or ""
+        self.enum = raw.get("enum") if isinstance(raw.get("enum"), list) else None
+        self.maximum = raw.get("maximum")
+        self.exclusive_maximum = raw.get("exclusiveMaximum") is True
+        self.minimum = raw.get("minimum")
+        self.exclusive_minimum = raw.get("exclusiveMinimum") is True
+        self.multiple_of = raw.get("multipleOf")
+        self.max_length = raw.get("maxLength")
+        self.min_length = raw.get("minLength")
+        self.pattern_text: str = raw["pattern"] if isinstance(raw.get("pattern"), str) else ""
+        self.pattern = _compile_pattern(self.pattern_text)
+        self.max_items = raw.get("maxItems")
+        self.min_items = raw.get("minItems")
+        self.max_properties = raw.get("maxProperties")
+        self.min_properties = raw.get("minProperties")
+        self.required = [r for r in raw.get("required") or [] if isinstance(r, str)]
+        self.all_of = [Node(s) for s in raw.get("allOf") or [] if isinstance(s, dict)]
+        self.any_of = [Node(s) for s in raw.get("anyOf") or [] if isinstance(s, dict)]
+        self.one_of = [Node(s) for s in raw.get("oneOf") or [] if isinstance(s, dict)]
+        self.not_ = Node(raw["not"]) if isinstance(raw.get("not"), dict) else None
+        self.rules = [Rule(r) for r in raw.get("x-kubernetes-validations") or [] if isinstance(r, dict)]
+        children: list[Node] = list(self.properties.values()) + [n for n in (self.items, self.additional) if n is not None]
+        self.has_rules: bool = bool(self.rules) or any(c.has_rules for c in children) or any(
+            n.has_rules for n in self.all_of)
+        #: Whether a walk for defaults, list-type or embedded-resource checks must enter here.
+        self.has_defaults: bool = any(c.default is not NO_DEFAULT or c.has_defaults for c in children)
+        self.has_list_types: bool = self.list_type in ("set", "map") or any(c.has_list_types for c in children)
+        self.has_embedded: bool = self.embedded or any(c.has_embedded for c in children)
+
+    def child(self, key: str) -> Node | None:
+        """The schema of field ``key`` of an object here (a property, else additionalProperties)."""
+        found = self.properties.get(key)
+        return found if found is not None else self.additional
+
+
+def _compile_pattern(text: str) -> re.Pattern[str] | None:
+    """An ECMA-262 ``pattern`` as Python's ``re`` (None if it does not compile: CRD
+    validation reports that)."""
+    if not text:
+        return None
+    try:
+        return re.compile(text)
+    except re.error:
+        return None
