@@ -34,7 +34,7 @@ from fakekube.cluster.kubeconfig import write_kubeconfig
 from fakekube.cluster.system import SystemPlan, SystemPods, as_system_pods, boot_start
 from fakekube.scheduler import Scheduler, SchedulerConfig
 from fakekube.scheduler.explain import explain
-from fakekube.cluster.wiring import ADMISSION_PLUGINS, CONTROLLERS, VALIDATING_ADMISSION_PLUGINS
+from fakekube.cluster.wiring import ADMISSION_PLUGINS, APISERVER_CONTROLLERS, CONTROLLERS, VALIDATING_ADMISSION_PLUGINS
 from fakekube.controllers.nodelifecycle.config import NodeLifecycleConfig
 from fakekube.controllers.nodeipam import DEFAULT_CLUSTER_CIDR, DEFAULT_NODE_CIDR_MASK_SIZE
 from fakekube.controllers.podgc import PodGCConfig
@@ -174,7 +174,8 @@ class Cluster:
         self.kubelets = Kubelets(self.config.kubelet, self._plan.behaviours(self.config.behaviours),
                                  self._static_manifests)
         scheduler = (self.scheduler,) if self.scheduler is not None else ()
-        for controller in (*self.controllers.values(), *scheduler, *self.kubelets.controllers()):
+        apiserver_controllers = tuple(factory() for factory in APISERVER_CONTROLLERS)
+        for controller in (*self.controllers.values(), *scheduler, *self.kubelets.controllers(), *apiserver_controllers):
             self.engine.register(controller)
         for name, plugin in ADMISSION_PLUGINS.items():
             self.api.mutating_admission.append(plugin(self.config))

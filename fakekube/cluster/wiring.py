@@ -15,6 +15,7 @@ from fakekube.api.machinery import errors
 from fakekube.api.machinery.errors import FieldError
 from fakekube.api.registry import ResourceType
 from fakekube.api.registry.strategy import WriteContext
+from fakekube.controllers.apiextensions import CRDEstablishingController, CRDFinalizerController
 from fakekube.controllers.daemonset import DaemonSetController
 from fakekube.controllers.deployment import DeploymentController
 from fakekube.controllers.disruption import DisruptionController
@@ -76,6 +77,11 @@ CONTROLLERS: tuple[ControllerSpec, ...] = (
     ControllerSpec("root-ca-certificate-publisher-controller", lambda c: RootCACertPublisher(cluster_root_ca(c)),
                    ("root-ca-cert-publisher",)),
 )
+
+
+#: Controllers of the apiserver itself (apiextensions-apiserver's), which every cluster runs
+#: whatever its ``controllers`` list says: registered after the ones above.
+APISERVER_CONTROLLERS: tuple[Callable[[], Any], ...] = (CRDEstablishingController, CRDFinalizerController)
 
 
 def priority(config: "ClusterConfig") -> AdmissionPlugin:

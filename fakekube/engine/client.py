@@ -26,6 +26,7 @@ from fakekube.api.verbs.binding import bind_pod
 from fakekube.api.verbs.deletion import DeleteOptions
 from fakekube.api.registry import STATUS, ResourceType
 from fakekube.objects import Resource
+from fakekube.objects.kinds import APIResource
 
 Obj = dict[str, Any]
 
@@ -53,9 +54,19 @@ class Client:
             found = self.api.registry.by_group_resource(*resource)
             if found is None:
                 raise LookupError(f"the apiserver does not serve {Resource(*resource)}")
+            if found.custom is not None:  # served while its CRD says so: never cached
+                return found
             with self._lock:
                 rt = self._types[tuple(resource)] = found  # type: ignore[index]
         return rt
+
+    def served_resources(self) -> tuple[APIResource, ...]:
+        """Every stored resource served now, in discovery order (custom ones included, one entry
+        per served version): what the controllers that walk every type (garbage collector,
+        namespace) work over."""
+        return tuple(APIResource(Resource(rt.group, rt.plural), rt.api_version, rt.kind, rt.namespaced, rt.verbs,
+                                 Resource(*rt.key))
+                     for rt in self.api.registry if rt.persisted)
 
     def resource_for_kind(self, api_version: str, kind: str) -> ResourceType | None:
         """The served type of ``kind`` in ``api_version`` (a RESTMapper's mapping, e.g. for an
@@ -116,7 +127,6 @@ class Client:
         while holding ``ctx.atomically()``."""
         return self.api.write_internal(self.resource_type(resource), obj)
 
-
     def _stored(self, resource: Resource, answer: Obj) -> Obj:
         namespace, name = _place(answer)
         return self.api.store.get(resource, (namespace, name)) or answer
@@ -125,3 +135,4 @@ class Client:
 def _place(obj: Obj) -> tuple[str, str]:
     meta = obj.get("metadata") or {}
     return meta.get("namespace") or "", meta["name"]
+

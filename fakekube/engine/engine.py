@@ -138,6 +138,7 @@ class Engine:
         self._jobs: queue.Queue[tuple[Callable[[], object], Future] | None] = queue.Queue()
         self._thread: threading.Thread | None = None
         store.add_listener(self._on_change)
+        api.custom_types.listeners.append(self._on_served_changed)
 
     # -- wiring ---------------------------------------------------------------
     def register(self, controller: Controller) -> None:
@@ -162,6 +163,21 @@ class Engine:
             self.store.add_index(resource, index, values)
         for key, period_s in getattr(controller, "periodic", ()):
             self._start_periodic(name, key, period_s)
+
+    def _on_served_changed(self) -> None:
+        """The apiserver's types changed (a CRD was established, changed or removed; called
+        under the store lock): controllers that walk every served type (``served_changed``)
+        get the new set, and changes are routed by their new ``resources`` from now on."""
+        served = self.client.served_resources()
+        for controller in self._controllers.values():
+            hook = getattr(controller, "served_changed", None)
+            if hook is not None:
+                hook(served)
+        routes: dict[tuple[str, str], list[tuple[str, Controller]]] = {}
+        for name, controller in self._controllers.items():
+            for resource in controller.resources:
+                routes.setdefault((resource[0], resource[1]), []).append((name, controller))
+        self._routes = routes
 
     def _on_change(self, change: Change) -> None:
         """Store listener (runs under the store lock): route a change to work items.

@@ -46,6 +46,7 @@ JOBS = Resource("batch", "jobs")
 CRON_JOBS = Resource("batch", "cronjobs")
 ENDPOINT_SLICES = Resource("discovery.k8s.io", "endpointslices")
 POD_DISRUPTION_BUDGETS = Resource("policy", "poddisruptionbudgets")
+CUSTOM_RESOURCE_DEFINITIONS = Resource("apiextensions.k8s.io", "customresourcedefinitions")
 
 
 class APIResource(NamedTuple):

@@ -26,7 +26,6 @@ from fakekube import Cluster
 #: Resources and subresources a 1.33 apiserver serves that fakekube does not yet
 #: ("group/version/resource[/subresource]", core group as "v1/..."). Issue 10.
 NOT_SERVED_YET = frozenset({
-    "apiextensions.k8s.io/v1/customresourcedefinitions",
     "autoscaling/v1/horizontalpodautoscalers",
     "certificates.k8s.io/v1/certificatesigningrequests",
     "flowcontrol.apiserver.k8s.io/v1/flowschemas",

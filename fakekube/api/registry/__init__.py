@@ -26,13 +26,16 @@ from fakekube.api.registry.resource import (
     STATUS,
     SUBRESOURCES,
     TOKEN,
+    CustomResource,
     Registry,
     ResourceType,
+    ScalePaths,
+    kube_version_sort_key,
 )
 from fakekube.api.registry.strategy import DEFAULT_STRATEGY, Obj, Rng, StoreReader, Strategy, WriteContext
 
 __all__ = [
     "ALL_VERBS", "BINDING", "CREATE_ONLY", "DEFAULT_STRATEGY", "EVICTION", "FINALIZE", "LOG", "NO_DELETECOLLECTION", "READ_VERBS",
     "SCALE", "STATUS", "SUBRESOURCES", "TOKEN",
-    "Obj", "Registry", "ResourceType", "Rng", "StoreReader", "Strategy", "WriteContext",
+    "CustomResource", "Obj", "Registry", "ResourceType", "ScalePaths", "kube_version_sort_key", "Rng", "StoreReader", "Strategy", "WriteContext",
 ]

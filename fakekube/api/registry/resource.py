@@ -2,10 +2,17 @@
 
 A declaration that contradicts itself (an unknown verb or subresource, create-on-update
 without update) is refused when it is made, not when a request first needs it.
+
+The registry holds the built-in types for the life of a cluster and the custom resource
+types of its established CustomResourceDefinitions, which come and go: every change
+builds a new immutable snapshot and swaps it in (copy-on-write), so HTTP threads reading
+the registry never see half of a change and never take a lock.
 """
 
 from __future__ import annotations
 
+import re
+import threading
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Iterator
 
@@ -80,6 +87,9 @@ class ResourceType:
     #: for pruning, validation and server-side apply. None: a built-in type, whose schema is
     #: the served release's definition for its group-version-kind (``wire.schema``).
     schema: Obj | None = field(default=None, compare=False)
+    #: What only a custom resource type has (its CRD's storage version, scale paths,
+    #: terminating state); None for a built-in type.
+    custom: CustomResource | None = field(default=None, compare=False)
 
     def deprecation_warning(self, kubernetes_version: str) -> str | None:
         """The ``Warning`` text every request for this type gets on ``kubernetes_version``
@@ -103,6 +113,8 @@ class ResourceType:
 
     @property
     def singular(self) -> str:
+        if self.custom is not None:
+            return self.custom.singular
         return self.kind.lower()
 
     @property
@@ -111,6 +123,8 @@ class ResourceType:
 
     @property
     def list_kind(self) -> str:
+        if self.custom is not None:
+            return self.custom.list_kind
         return self.kind + "List"
 
     @property
@@ -133,49 +147,148 @@ class ResourceType:
         return verb in self.verbs
 
 
+@dataclass(frozen=True)
+class ScalePaths:
+    """A CRD version's ``subresources.scale``: where a custom resource keeps its replicas."""
+
+    spec_replicas_path: str
+    status_replicas_path: str
+    label_selector_path: str = ""
+
+
+@dataclass(frozen=True)
+class CustomResource:
+    """The parts of a custom resource type that come from its CustomResourceDefinition."""
+
+    #: The CRD's ``metadata.name`` (``<plural>.<group>``): whose types these are.
+    crd_name: str
+    singular: str
+    list_kind: str
+    #: The version objects are stored in (the CRD's storage version): discovery's hash.
+    storage_version: str
+    scale: ScalePaths | None = None
+    #: The CRD is being deleted: creates are refused, discovery lists fewer verbs.
+    terminating: bool = False
+
+
 def _release(version: str) -> tuple[int, ...]:
     """"1.33" (or "v1.33.2") as comparable numbers."""
     return tuple(int(part) for part in version.lstrip("v").split(".")[:2] if part.isdigit())
 
 
+class _Snapshot:
+    """One immutable state of the registry: every type in serving order, and its indexes."""
+
+    def __init__(self, builtin: tuple[ResourceType, ...], custom: dict[str, tuple[ResourceType, ...]]) -> None:
+        self.custom = custom
+        self.all: tuple[ResourceType, ...] = builtin + _custom_in_serving_order(custom)
+        self.by_path: dict[tuple[str, str, str], ResourceType] = {}
+        self.by_kind: dict[tuple[str, str], ResourceType] = {}
+        self.by_group_resource: dict[tuple[str, str], ResourceType] = {}
+        group_versions: dict[tuple[str, str], None] = {}
+        for rt in self.all:
+            path_key = (rt.group, rt.version, rt.plural)
+            if path_key in self.by_path:
+                raise ValueError(f"resource declared twice: {path_key}")
+            self.by_path[path_key] = rt
+            self.by_kind.setdefault((rt.api_version, rt.kind), rt)
+            self.by_group_resource.setdefault((rt.group, rt.plural), rt)
+            group_versions.setdefault((rt.group, rt.version))
+        self.group_versions = tuple(group_versions)
+        self.served_kinds = frozenset(self.by_kind)
+
+
+def _custom_in_serving_order(custom: dict[str, tuple[ResourceType, ...]]) -> tuple[ResourceType, ...]:
+    """Custom types after the built-ins: groups by name (every CRD group has upstream's
+    group priority 1000, below every built-in group), versions by kube-aware version
+    order (all CRD versions have version priority 100), types by plural."""
+    types = [rt for owned in custom.values() for rt in owned]
+    return tuple(sorted(types, key=lambda rt: (rt.group, kube_version_sort_key(rt.version), rt.plural)))
+
+
+def kube_version_sort_key(version: str) -> tuple[int, int, int, str]:
+    """Upstream's ``CompareKubeAwareVersionStrings`` as a sort key (most preferred first):
+    GA before beta before alpha, higher numbers first; other strings last, alphabetically."""
+    match = re.fullmatch(r"v(\d+)(?:(alpha|beta)(\d+))?", version)
+    if match is None:
+        return (3, 0, 0, version)
+    major = int(match.group(1))
+    stage = {None: 0, "beta": 1, "alpha": 2}[match.group(2)]
+    minor = int(match.group(3) or 0)
+    return (stage, -major, -minor, "")
+
+
 class Registry:
     """All resource types served, looked up by URL path, by kind, or by short name.
 
-    Iteration order is the declaration order, so discovery and OpenAPI output are
-    stable byte-for-byte.
+    Iteration order is the serving order (built-ins in declaration order, then custom
+    types), so discovery and OpenAPI output are stable byte-for-byte. Custom types are
+    set per CRD (:meth:`set_custom`); ``generation`` counts the changes, so caches of
+    documents built from the registry know when to rebuild.
     """
 
     def __init__(self, resources: Iterable[ResourceType]) -> None:
-        self._all: list[ResourceType] = list(resources)
-        self._by_path: dict[tuple[str, str, str], ResourceType] = {}
-        self._by_kind: dict[tuple[str, str], ResourceType] = {}
-        for rt in self._all:
-            path_key = (rt.group, rt.version, rt.plural)
-            if path_key in self._by_path:
-                raise ValueError(f"resource declared twice: {path_key}")
-            self._by_path[path_key] = rt
-            self._by_kind.setdefault((rt.api_version, rt.kind), rt)
+        self._builtin: tuple[ResourceType, ...] = tuple(resources)
+        self._snap = _Snapshot(self._builtin, {})
+        self._write_lock = threading.Lock()
+        #: Changes to the custom types so far (0: only built-ins ever served).
+        self.generation = 0
 
     def __iter__(self) -> Iterator[ResourceType]:
-        return iter(self._all)
+        return iter(self._snap.all)
 
     def __len__(self) -> int:
-        return len(self._all)
+        return len(self._snap.all)
 
+    # -- custom resource types ---------------------------------------------------------
+    def set_custom(self, owner: str, types: Iterable[ResourceType]) -> bool:
+        """Serve ``types`` for CRD ``owner`` from now on, replacing what it served before
+        (none: stop serving it). Returns whether anything changed. A type whose URL another
+        type already has is refused with ``ValueError`` and nothing changes. The caller
+        decides when a CRD changed; this swaps even equal declarations in."""
+        wanted = tuple(types)
+        with self._write_lock:
+            snap = self._snap
+            current = snap.custom.get(owner, ())
+            if not current and not wanted:
+                return False
+            custom = {k: v for k, v in snap.custom.items() if k != owner}
+            if wanted:
+                custom[owner] = wanted
+            self._snap = _Snapshot(self._builtin, dict(sorted(custom.items())))
+            self.generation += 1
+            return True
+
+    def custom_owners(self) -> list[str]:
+        """The CRDs whose types are served, by name."""
+        return list(self._snap.custom)
+
+    def clear_custom(self) -> None:
+        """Back to the built-in types alone (a cluster reset)."""
+        with self._write_lock:
+            if self._snap.custom:
+                self._snap = _Snapshot(self._builtin, {})
+                self.generation += 1
+
+    # -- lookups ----------------------------------------------------------------------
     def find(self, group: str, version: str, plural: str) -> ResourceType | None:
         """The type served at a URL's (group, version, plural), or None (a 404)."""
-        return self._by_path.get((group, version, plural))
+        return self._snap.by_path.get((group, version, plural))
 
     def lookup(self, group: str, version: str, plural: str) -> ResourceType:
         """The type served as (group, version, plural); ``KeyError`` when there is none, so
         a misspelt name in code fails where it is written. URLs use :meth:`find`."""
-        found = self._by_path.get((group, version, plural))
+        found = self._snap.by_path.get((group, version, plural))
         if found is None:
             raise KeyError(f"no resource type {group}/{version}/{plural} is registered")
         return found
 
     def by_kind(self, api_version: str, kind: str) -> ResourceType | None:
-        return self._by_kind.get((api_version, kind))
+        return self._snap.by_kind.get((api_version, kind))
+
+    def served_kinds(self) -> frozenset[tuple[str, str]]:
+        """Every (apiVersion, kind) served now."""
+        return self._snap.served_kinds
 
     def __getitem__(self, key: tuple[str, str]) -> ResourceType:
         """The type served as (group, plural); ``KeyError`` when there is none, so a
@@ -186,18 +299,12 @@ class Registry:
         return found
 
     def by_group_resource(self, group: str, plural: str) -> ResourceType | None:
-        for rt in self._all:
-            if rt.group == group and rt.plural == plural:
-                return rt
-        return None
+        """The first served version of (group, plural): the preferred one."""
+        return self._snap.by_group_resource.get((group, plural))
 
     def group_versions(self) -> list[tuple[str, str]]:
-        """(group, version) pairs in declaration order, core ("") first."""
-        seen: list[tuple[str, str]] = []
-        for rt in self._all:
-            if (rt.group, rt.version) not in seen:
-                seen.append((rt.group, rt.version))
-        return seen
+        """(group, version) pairs in serving order, core ("") first."""
+        return list(self._snap.group_versions)
 
     def in_group_version(self, group: str, version: str) -> list[ResourceType]:
-        return [rt for rt in self._all if rt.group == group and rt.version == version]
+        return [rt for rt in self._snap.all if rt.group == group and rt.version == version]

@@ -65,6 +65,9 @@ class Strategy:
     #: A /status write also sets ``metadata.annotations`` (status strategies that reset only
     #: spec and labels, as upstream's Deployment one); others keep metadata as stored.
     status_writes_annotations: bool = False
+    #: A /status write sets the whole of metadata as sent (upstream's CRD status strategy
+    #: resets nothing: its controllers drop the cleanup finalizer with a status write).
+    status_writes_metadata: bool = False
 
     def default(self, obj: Obj, ctx: WriteContext) -> None:
         """Fill upstream's defaults in place (SetDefaults_* functions)."""
@@ -82,6 +85,16 @@ class Strategy:
     def validate_update(self, new: Obj, old: Obj) -> list[FieldError]:
         """Validation of an update, including immutable fields. Defaults to ``validate``."""
         return self.validate(new)
+
+    def validate_status_update(self, new: Obj, old: Obj) -> list[FieldError]:
+        """Validation of a ``/status`` write (upstream's status strategy ValidateUpdate);
+        the base class checks nothing beyond object metadata."""
+        return []
+
+    def prepare_for_delete(self, obj: Obj, ctx: WriteContext) -> Obj:
+        """The stored object as a DELETE should treat it: the same one, or a changed copy
+        (a CRD's first delete adds its cleanup finalizer). Never edits ``obj``."""
+        return obj
 
     def to_storage(self, obj: Obj) -> Obj:
         """A decoded request body in the storage type's shape (only for a type declared with

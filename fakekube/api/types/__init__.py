@@ -31,6 +31,7 @@ from fakekube.api.types.admissionregistration import (
     VALIDATING_ADMISSION_POLICY_BINDINGS,
     VALIDATING_WEBHOOK_CONFIGURATIONS,
 )
+from fakekube.api.types.apiextensions import CUSTOM_RESOURCE_DEFINITIONS
 from fakekube.api.types.apps import CONTROLLER_REVISIONS, DAEMON_SETS, DEPLOYMENTS, REPLICA_SETS, STATEFUL_SETS
 from fakekube.api.types.batch import CRON_JOBS, JOBS
 from fakekube.api.types.core import (
@@ -94,12 +95,13 @@ BUILTIN_TYPES: tuple[ResourceType, ...] = (
     HORIZONTAL_POD_AUTOSCALERS, CRON_JOBS, JOBS, INGRESSES, NETWORK_POLICIES, POD_DISRUPTION_BUDGETS,
     # rbac.authorization.k8s.io/v1
     CLUSTER_ROLE_BINDINGS, CLUSTER_ROLES, ROLE_BINDINGS, ROLES,
-    # storage.k8s.io, scheduling.k8s.io, coordination.k8s.io, discovery.k8s.io (all v1)
+    # storage.k8s.io, scheduling.k8s.io, coordination.k8s.io, discovery.k8s.io (all v1); apiextensions.k8s.io/v1
+    # goes after admissionregistration.k8s.io (same group priority, names in order)
     CSI_STORAGE_CAPACITIES, STORAGE_CLASSES,
     # admissionregistration.k8s.io/v1 (after storage in upstream's group order)
     MUTATING_WEBHOOK_CONFIGURATIONS, VALIDATING_ADMISSION_POLICIES, VALIDATING_ADMISSION_POLICY_BINDINGS,
     VALIDATING_WEBHOOK_CONFIGURATIONS,
-    PRIORITY_CLASSES, LEASES, ENDPOINT_SLICES,
+    CUSTOM_RESOURCE_DEFINITIONS, PRIORITY_CLASSES, LEASES, ENDPOINT_SLICES,
 )
 
 
@@ -114,7 +116,7 @@ def builtin_registry(service_network: ServiceNetwork | None = None) -> Registry:
 
 __all__ = [
     "BUILTIN_TYPES", "ServiceNetwork", "builtin_registry", "API_SERVICES", "CSI_STORAGE_CAPACITIES",
-    "CLUSTER_ROLES", "CLUSTER_ROLE_BINDINGS", "CONFIG_MAPS", "CONTROLLER_REVISIONS", "CORE_EVENTS", "CRON_JOBS",
+    "CLUSTER_ROLES", "CLUSTER_ROLE_BINDINGS", "CONFIG_MAPS", "CONTROLLER_REVISIONS", "CUSTOM_RESOURCE_DEFINITIONS", "CORE_EVENTS", "CRON_JOBS",
     "DAEMON_SETS", "DEPLOYMENTS", "ENDPOINTS", "ENDPOINT_SLICES", "EVENTS_V1", "HORIZONTAL_POD_AUTOSCALERS",
     "INGRESSES", "JOBS", "LEASES", "LIMIT_RANGES", "LOCAL_SUBJECT_ACCESS_REVIEWS", "NAMESPACES", "NETWORK_POLICIES",
     "NODES", "PERSISTENT_VOLUMES", "PERSISTENT_VOLUME_CLAIMS", "PODS", "POD_DISRUPTION_BUDGETS", "PRIORITY_CLASSES",

@@ -21,7 +21,8 @@ from fakekube.api.machinery.errors import FieldError
 from fakekube.api.machinery.jsonutil import deep_copy
 from fakekube.api.machinery.validation import go_strings
 from fakekube.api.registry import FINALIZE, STATUS, Registry, ResourceType, WriteContext
-from fakekube.api.verbs import admission, deletion, objectmeta
+from fakekube.api.verbs import admission, customresources, deletion, objectmeta
+from fakekube.api.verbs.customresources import CustomTypes
 from fakekube.api.verbs.deletion import DeleteOptions
 from fakekube.api.verbs.encoding import EncodedObjects
 from fakekube.api.verbs.listing import ListOptions, Matcher, list_page
@@ -122,7 +123,9 @@ class APIServer:
         self.pod_logs: Callable[[str, str, str | None, dict[str, str]], Any] | None = None
         #: Encoded JSON of stored versions, shared by lists, GETs and every watcher.
         self.encoded = EncodedObjects()
-        self._served = {(rt.api_version, rt.kind) for rt in registry}
+        #: The registry's custom types, kept equal to what this store's CRDs serve.
+        self.custom_types = CustomTypes(registry)
+        store.add_listener(self.custom_types.on_change)
 
     @property
     def schemas(self) -> schema_module.SchemaSet:
@@ -165,11 +168,14 @@ class APIServer:
         if page.remaining is not None:
             metadata["remainingItemCount"] = page.remaining
         items = page.items if rt.stored_as is None else [rt.view(item) for item in page.items]
+        if rt.custom is not None:  # unstructured lists carry each item's apiVersion and kind
+            items = [objectmeta.with_type_meta(rt, item) for item in items]
         return {"kind": rt.list_kind, "apiVersion": rt.api_version, "metadata": metadata, "items": items}
 
     # -- create --------------------------------------------------------------
     def create(self, rt: ResourceType, namespace: str, body: Obj, options: WriteOptions = WriteOptions()) -> WriteResult:
-        obj, unknown = self._decode(rt, body, namespace, typed=not options.internal)
+        customresources.check_create_allowed(rt)
+        obj, unknown = self._decode(rt, body, namespace, typed=not options.internal, options=options)
         warnings = self._check_fields(rt, obj, options, unknown=unknown)
         obj = rt.storable(obj)
         with self.store.lock:
@@ -230,7 +236,7 @@ class APIServer:
     # -- update --------------------------------------------------------------
     def update(self, rt: ResourceType, namespace: str, name: str, body: Obj,
                options: WriteOptions = WriteOptions(), subresource: str = "") -> WriteResult:
-        obj, unknown = self._decode(rt, body, namespace, typed=not options.internal)
+        obj, unknown = self._decode(rt, body, namespace, typed=not options.internal, options=options)
         objectmeta.check_name(obj, name)
         warnings = self._check_fields(rt, obj, options, unknown=unknown)
         obj = rt.storable(obj)
@@ -274,6 +280,8 @@ class APIServer:
         problems += _finalizer_rules(new, old)
         if subresource != STATUS:
             problems += rt.strategy.validate_update(new, old) + self._admission_problems(rt, new)
+        else:
+            problems += rt.strategy.validate_status_update(new, old)
         self._validate(rt, new, problems)
         if objectmeta.is_noop(new, old):
             return WriteResult(objectmeta.with_type_meta(rt, rt.view(old)))
@@ -297,6 +305,8 @@ class APIServer:
               options: WriteOptions = WriteOptions(), subresource: str = "") -> WriteResult:
         if patch_type not in PATCH_TYPES:
             raise errors.unsupported_media_type(patch_type)
+        if rt.custom is not None:
+            customresources.check_patch_type(rt, patch_type)
         if options.field_validation != IGNORE:
             _decode_patch_strictly(patch_type, patch_body)
         document = patch.parse_patch_body(patch_body)
@@ -311,12 +321,18 @@ class APIServer:
             # patches, but the patch itself (Go's %+v of the map) for a strategic merge patch.
             patch_text = (patch.go_value(document) if patch_type == STRATEGIC_MERGE_PATCH
                           else json.dumps(patched, separators=(",", ":")))
-            type_problem, unknown = decoding.decode_and_find_unknown(patched, self.schemas, rt.group, rt.version, rt.kind)
-            if type_problem:
-                raise errors.invalid_object("", "", "", [errors.invalid("patch", patch_text, type_problem)])
+            unknown: builtins.list[str] | None
+            if rt.custom is not None:
+                customresources.check_type_meta(rt, patched, None, self.registry)
+                patched, unknown = customresources.prune(rt, patched, copy=False)
+            else:
+                type_problem, unknown = decoding.decode_and_find_unknown(patched, self.schemas, rt.group, rt.version, rt.kind)
+                if type_problem:
+                    raise errors.invalid_object("", "", "", [errors.invalid("patch", patch_text, type_problem)])
             raw_options = WriteOptions(options.dry_run, options.field_validation, None)
             warnings = self._check_fields(rt, patched, raw_options, patch_text=patch_text, unknown=unknown)
-            objectmeta.check_type_meta(rt, patched, self._served)
+            if rt.custom is None:
+                objectmeta.check_type_meta(rt, patched, self.registry.served_kinds())
             objectmeta.strip_type_meta(patched)
             objectmeta.check_name(patched, name)
             objectmeta.check_namespace(rt, patched, namespace)
@@ -348,7 +364,8 @@ class APIServer:
             return self._delete_locked(rt, existing, options)
 
     def _delete_locked(self, rt: ResourceType, existing: Obj, options: DeleteOptions) -> tuple[Obj, int]:
-        marked = deletion.mark_for_deletion(rt, existing, options, self.clock.now())
+        prepared = rt.strategy.prepare_for_delete(existing, self._context())
+        marked = deletion.mark_for_deletion(rt, prepared, options, self.clock.now())
         if marked is not None:
             if objectmeta.is_noop(marked, existing) or options.dry_run:
                 return objectmeta.with_type_meta(rt, rt.view(marked if options.dry_run else existing)), 200
@@ -375,12 +392,15 @@ class APIServer:
                 "metadata": {"resourceVersion": str(self.store.resource_version)}, "items": items}
 
     # -- shared --------------------------------------------------------------
-    def _decode(self, rt: ResourceType, body: Any, namespace: str, typed: bool = True) -> tuple[Obj, builtins.list[str] | None]:
+    def _decode(self, rt: ResourceType, body: Any, namespace: str, typed: bool = True,
+                options: WriteOptions | None = None) -> tuple[Obj, builtins.list[str] | None]:
         """The body as a stored-form object, and the unknown-field paths the same schema
         walk found (None when it could not tell: ``_check_fields`` then walks itself)."""
         if not isinstance(body, dict):
             raise errors.bad_request(f"Object '{rt.kind}' is not a JSON object")
-        objectmeta.check_type_meta(rt, body, self._served)
+        if rt.custom is not None:
+            return self._decode_custom(rt, body, namespace, options or WriteOptions())
+        objectmeta.check_type_meta(rt, body, self.registry.served_kinds())
         type_problem, unknown = None, None
         if typed:
             type_problem, unknown = decoding.decode_and_find_unknown(body, self.schemas, rt.group, rt.version, rt.kind)
@@ -392,6 +412,16 @@ class APIServer:
         obj = dict(body)
         if isinstance(obj.get("metadata"), dict):
             obj["metadata"] = dict(obj["metadata"])
+        objectmeta.strip_type_meta(obj)
+        objectmeta.check_namespace(rt, obj, namespace)
+        return obj, unknown
+
+    def _decode_custom(self, rt: ResourceType, body: Obj, namespace: str,
+                       options: WriteOptions) -> tuple[Obj, builtins.list[str] | None]:
+        """A custom resource's body: unstructured type checks, then pruned by its schema."""
+        if not options.internal:
+            customresources.check_type_meta(rt, body, options.raw_body, self.registry)
+        obj, unknown = customresources.prune(rt, body, copy=True)
         objectmeta.strip_type_meta(obj)
         objectmeta.check_namespace(rt, obj, namespace)
         return obj, unknown
@@ -444,7 +474,11 @@ def _status_update(rt: ResourceType, old: Obj, new: Obj) -> Obj:
     writes its revision annotation with the status)."""
     merged = deep_copy(old)
     merged["metadata"] = dict(merged["metadata"])
-    if rt.strategy.status_writes_annotations:
+    if rt.strategy.status_writes_metadata and isinstance(new.get("metadata"), dict):
+        merged["metadata"] = dict(new["metadata"])
+        objectmeta.carry_over(merged, old)
+        objectmeta.omit_empty(merged["metadata"])
+    elif rt.strategy.status_writes_annotations:
         annotations = (new.get("metadata") or {}).get("annotations")
         if annotations:
             merged["metadata"]["annotations"] = deep_copy(annotations)

@@ -112,9 +112,22 @@ def api_group(registry: Registry, group: str) -> Doc | None:
     return {"kind": "APIGroup", "apiVersion": "v1", **_api_group(registry, group)}
 
 
+#: What a custom resource's discovery lists while its CRD is terminating (no create/update/patch).
+TERMINATING_VERBS = ("delete", "deletecollection", "get", "list", "watch")
+
+
+def discovery_verbs(rt: ResourceType) -> list[str]:
+    """Built-in verbs sorted; a custom resource's in apiextensions-apiserver's own order."""
+    if rt.custom is None:
+        return sorted(rt.verbs)
+    return list(TERMINATING_VERBS if rt.custom.terminating else rt.verbs)
+
+
 def storage_version_hash(rt: ResourceType) -> str:
-    """Upstream's hash: base64 of the first 8 bytes of sha256("group/version/kind")."""
-    digest = hashlib.sha256(f"{rt.group}/{rt.version}/{rt.kind}".encode()).digest()
+    """Upstream's hash: base64 of the first 8 bytes of sha256("group/version/kind"), of the
+    storage version (a CRD's versions all share its storage version's hash)."""
+    version = rt.custom.storage_version if rt.custom is not None else rt.version
+    digest = hashlib.sha256(f"{rt.group}/{version}/{rt.kind}".encode()).digest()
     return base64.b64encode(digest[:8]).decode()
 
 
@@ -133,6 +146,8 @@ def subresource_kind(rt: ResourceType, sub: str) -> tuple[str, str, str]:
         return ("policy", "v1", "Eviction")
     if sub == BINDING:
         return ("", "", "Binding")
+    if rt.custom is not None:  # apiextensions-apiserver names the group and version
+        return (rt.group, rt.version, rt.kind)
     return ("", "", rt.kind)
 
 
@@ -163,7 +178,7 @@ def _api_resource(rt: ResourceType) -> Doc:
         "singularName": rt.singular,
         "namespaced": rt.namespaced,
         "kind": rt.kind,
-        "verbs": sorted(rt.verbs),
+        "verbs": discovery_verbs(rt),
         **_short_names_and_categories(rt),
     }
     if rt.persisted:  # upstream lists a hash only for resources with a storage version
@@ -173,6 +188,8 @@ def _api_resource(rt: ResourceType) -> Doc:
 
 def _api_subresource(rt: ResourceType, sub: str) -> Doc:
     group, version, kind = subresource_kind(rt, sub)
+    if rt.custom is not None and sub == STATUS:  # the legacy list names no group for it
+        group, version = "", ""
     entry: Doc = {"name": f"{rt.plural}/{sub}", "singularName": "", "namespaced": rt.namespaced}
     if group or version:
         entry["group"] = group
@@ -208,10 +225,10 @@ def _gvk(group: str, version: str, kind: str) -> Doc:
 def _discovery_resource(rt: ResourceType) -> Doc:
     entry: Doc = {
         "resource": rt.plural,
-        "responseKind": _gvk("", "", rt.kind),
+        "responseKind": _gvk(rt.group, rt.version, rt.kind) if rt.custom is not None else _gvk("", "", rt.kind),
         "scope": "Namespaced" if rt.namespaced else "Cluster",
         "singularResource": rt.singular,
-        "verbs": sorted(rt.verbs),
+        "verbs": discovery_verbs(rt),
         **_short_names_and_categories(rt),
     }
     if rt.subresources:

@@ -46,7 +46,7 @@ MIN_LIST_CACHED = 8
 _TYPE_META = ("apiVersion", "kind")
 #: (group, plural, id of first item, id of last item, count): where a joined list is filed;
 #: its items are then compared one by one by identity.
-_ListKey = tuple[str, str, int, int, int]
+_ListKey = tuple[str, str, str, int, int, int]
 
 
 def dumps(value: Any) -> bytes:
@@ -113,15 +113,17 @@ class EncodedObjects:
 
     def joined_items(self, rt: ResourceType, items: list[Obj]) -> bytes:
         """The items' bare encodings joined by commas; reused while the same versions are listed."""
+        # A custom resource list is unstructured: each item keeps its apiVersion and kind.
+        encode = self.typed if rt.custom is not None else self.bare
         if len(items) < MIN_LIST_CACHED:
-            return b",".join([self.bare(rt, item) for item in items])
-        key = (rt.group, rt.plural, id(items[0]), id(items[-1]), len(items))
+            return b",".join([encode(rt, item) for item in items])
+        key = (rt.group, rt.plural, rt.version, id(items[0]), id(items[-1]), len(items))
         with self._lock:
             cached = self._lists.get(key)
             if cached is not None and _same_objects(cached[0], items):
                 self._lists.move_to_end(key)
                 return cached[1]
-        joined = b",".join([self.bare(rt, item) for item in items])
+        joined = b",".join([encode(rt, item) for item in items])
         if not all(_stored_version(item) for item in items) or len(joined) > self.max_list_bytes:
             return joined  # a version that is not stored (no resourceVersion) is never reused
         with self._lock:

@@ -8,7 +8,7 @@ never writes, so the resourceVersion stays the same).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import AbstractSet, Any
 
 from fakekube.api.machinery import errors
 from fakekube.api.registry import ResourceType, WriteContext
@@ -149,7 +149,7 @@ DECODABLE_UNSERVED: dict[str, tuple[str, ...]] = {
 }
 
 
-def check_type_meta(rt: ResourceType, body: Obj, served: set[tuple[str, str]] | None = None) -> None:
+def check_type_meta(rt: ResourceType, body: Obj, served: AbstractSet[tuple[str, str]] | None = None) -> None:
     """A body may omit apiVersion/kind (the URL decides) but may not contradict them.
 
     The three ways upstream's decoder refuses a body of another type, in its words:

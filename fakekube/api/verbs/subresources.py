@@ -96,7 +96,7 @@ class Subresources:
             wanted_rv = (scale.get("metadata") or {}).get("resourceVersion")
             if wanted_rv and wanted_rv != obj["metadata"]["resourceVersion"]:
                 raise errors.conflict(rt.group, rt.plural, name, errors.STALE_OBJECT)
-            obj.setdefault("spec", {})["replicas"] = replicas
+            _set_replicas(rt, obj, replicas)
             obj["metadata"].pop("resourceVersion", None)
             updated = self.api.update(rt, namespace, name, obj, WriteOptions(dry_run=options.dry_run)).obj
         return scale_of(rt, updated)
@@ -131,9 +131,47 @@ class Subresources:
         return self.api.pod_logs(namespace, name, container or None, query)
 
 
+def _set_replicas(rt: ResourceType, obj: Obj, replicas: int) -> None:
+    """Put the Scale's replicas where the type keeps them (a CRD's ``specReplicasPath``)."""
+    scale = rt.custom.scale if rt.custom is not None else None
+    parts = scale.spec_replicas_path.strip(".").split(".") if scale is not None else ["spec", "replicas"]
+    level = obj
+    for part in parts[:-1]:
+        if not isinstance(level.get(part), dict):
+            level[part] = {}
+        level = level[part]
+    level[parts[-1]] = replicas
+
+
+def _custom_scale(rt: ResourceType, obj: Obj, scale_meta: Obj) -> Obj:
+    """``scaleFromCustomResource``: replicas and selector read from the CRD's scale paths
+    (0 when absent; the selector only when it is a string)."""
+    paths = rt.custom.scale if rt.custom is not None else None
+    assert paths is not None, "only a custom type with a scale subresource gets here"
+    spec_replicas = _at(obj, paths.spec_replicas_path)
+    status: Obj = {"replicas": _at(obj, paths.status_replicas_path) or 0}
+    selector = _at(obj, paths.label_selector_path) if paths.label_selector_path else None
+    if isinstance(selector, str) and selector:
+        status["selector"] = selector
+    spec = {"replicas": spec_replicas} if spec_replicas else {}
+    return {"kind": "Scale", "apiVersion": "autoscaling/v1", "metadata": scale_meta, "spec": spec, "status": status}
+
+
+def _at(obj: Obj, path: str) -> Any:
+    value: Any = obj
+    for part in path.strip(".").split("."):
+        if not isinstance(value, dict):
+            return None
+        value = value.get(part)
+    return value
+
+
 def scale_of(rt: ResourceType, obj: Obj) -> Obj:
     """The autoscaling/v1 Scale view of a workload."""
     meta = obj.get("metadata") or {}
+    if rt.custom is not None:
+        scale_meta = {k: meta[k] for k in ("name", "namespace", "uid", "resourceVersion", "creationTimestamp") if k in meta}
+        return _custom_scale(rt, obj, scale_meta)
     spec = obj.get("spec") or {}
     selector = spec.get("selector") or {}
     if rt.key == ("", "replicationcontrollers"):

@@ -22,7 +22,7 @@ upstream's default ignored resources), and works on keys made by
 Upstream's graph is the runtime's owner index here (``ctx.owned_by``): reads are fresh, so
 there are no virtual nodes, absent-owner cache or resyncs. An ownerReference whose
 apiVersion/kind nothing serves is left alone (upstream retries it with back-off until
-discovery knows the type; fakekube's types never change). All work happens at the instant
+discovery knows the type; fakekube re-reads the served types when a CRD changes them). All work happens at the instant
 of the change: the GC has no timers of its own.
 """
 
@@ -81,9 +81,17 @@ class GarbageCollectorController:
 
     def __init__(self, served: Sequence[APIResource]) -> None:
         """``served``: every stored resource the apiserver serves (its discovery)."""
-        self._monitored = tuple(r for r in served if r.supports("delete", "list", "watch")
-                                and r.resource not in IGNORED and r.storage == r.resource)
-        self.resources = tuple(r.resource for r in self._monitored)
+        self.served_changed(served)
+
+    def served_changed(self, served: Sequence[APIResource]) -> None:
+        """The served resources changed (a CRD was established or removed): monitor the new
+        set, as upstream's GC does after a discovery resync. The engine re-routes changes."""
+        monitored: dict[Resource, APIResource] = {}
+        for r in served:
+            if r.supports("delete", "list", "watch") and r.resource not in IGNORED and r.storage == r.resource:
+                monitored.setdefault(r.resource, r)  # one version per resource: the preferred one
+        self._monitored = tuple(monitored.values())
+        self.resources = tuple(monitored)
         self._kinds = KindMap(served)
         self._kind_of = {r.storage: r for r in self._monitored}
 

@@ -29,6 +29,7 @@ from fakekube.clock import format_rfc3339
 from fakekube.controllers.namespace.deleter import Pass, delete_all_content
 from fakekube.engine import Context
 from fakekube.engine.ratelimit import ControllerRateLimiter, RateLimits
+from fakekube.objects import Resource
 from fakekube.objects.kinds import NAMESPACES, APIResource
 from fakekube.store import DELETED, Change
 
@@ -72,11 +73,20 @@ class NamespaceController:
     def __init__(self, served: Sequence[APIResource], config: NamespaceConfig = NamespaceConfig()) -> None:
         """``served``: every stored resource (discovery); its namespaced deletable ones are content."""
         self.config = config
-        self._content = tuple(r for r in served if r.namespaced and r.supports("delete"))
+        self.served_changed(served)
         self.periodic = ((RESYNC, config.sync_period_s),)
         #: Failing namespaces' retry counts (one per namespace failing now; bounded by the
         #: limiter's MAX_TRACKED_KEYS, past which the oldest count is forgotten).
         self._limiter = ControllerRateLimiter(RateLimits(max_delay_s=config.max_retry_delay_s))
+
+    def served_changed(self, served: Sequence[APIResource]) -> None:
+        """The served resources changed (a CRD came or went): a namespace's content is every
+        namespaced deletable resource served now, one version each."""
+        content: dict[Resource, APIResource] = {}
+        for r in served:
+            if r.namespaced and r.supports("delete"):
+                content.setdefault(r.resource, r)
+        self._content = tuple(content.values())
 
     def keys_for(self, change: Change) -> Iterable[str]:
         """A namespace being deleted (upstream's Add/Update handlers: ``enqueueNamespace``)."""

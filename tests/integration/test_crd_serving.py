@@ -1,0 +1,227 @@
+"""CustomResourceDefinitions over HTTP with the official client: a CRD is accepted and
+established at once, its custom resources are served (CRUD, status, scale, discovery,
+Tables), and deleting it deletes its objects and stops serving them."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+import requests
+from kubernetes import client
+from kubernetes.client.rest import ApiException
+
+Obj = dict[str, Any]
+GROUP = "stable.example.com"
+
+
+def crd_body(plural: str = "crontabs", kind: str = "CronTab", scope: str = "Namespaced",
+             versions: list[Obj] | None = None, short_names: list[str] | None = None) -> Obj:
+    schema = {"openAPIV3Schema": {"type": "object", "properties": {
+        "spec": {"type": "object", "properties": {"cronSpec": {"type": "string"}, "image": {"type": "string"},
+                                                  "replicas": {"type": "integer"}}},
+        "status": {"type": "object", "properties": {"replicas": {"type": "integer"}, "selector": {"type": "string"}}}}}}
+    return {
+        "apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+        "metadata": {"name": f"{plural}.{GROUP}"},
+        "spec": {
+            "group": GROUP, "scope": scope,
+            "names": {"plural": plural, "singular": kind.lower(), "kind": kind,
+                      "shortNames": short_names if short_names is not None else ["ct"], "categories": ["all"]},
+            "versions": versions or [{
+                "name": "v1", "served": True, "storage": True, "schema": schema,
+                "subresources": {"status": {}, "scale": {"specReplicasPath": ".spec.replicas",
+                                                         "statusReplicasPath": ".status.replicas",
+                                                         "labelSelectorPath": ".status.selector"}},
+                "additionalPrinterColumns": [
+                    {"name": "Spec", "type": "string", "jsonPath": ".spec.cronSpec"},
+                    {"name": "Replicas", "type": "integer", "jsonPath": ".spec.replicas"},
+                    {"name": "Age", "type": "date", "jsonPath": ".metadata.creationTimestamp"}],
+            }],
+        },
+    }
+
+
+def crontab(name: str, replicas: int = 1, **spec: Any) -> Obj:
+    return {"apiVersion": f"{GROUP}/v1", "kind": "CronTab", "metadata": {"name": name},
+            "spec": {"cronSpec": "* * * * */5", "image": "my-cron-image", "replicas": replicas, **spec}}
+
+
+@pytest.fixture
+def api(fakekube) -> client.ApiClient:
+    return fakekube.client()
+
+
+@pytest.fixture
+def ext(api: client.ApiClient) -> client.ApiextensionsV1Api:
+    return client.ApiextensionsV1Api(api)
+
+
+@pytest.fixture
+def custom(api: client.ApiClient) -> client.CustomObjectsApi:
+    return client.CustomObjectsApi(api)
+
+
+def error_of(call) -> ApiException:
+    with pytest.raises(ApiException) as info:
+        call()
+    return info.value
+
+
+def test_a_created_crd_is_established_at_once_with_upstreams_conditions(fakekube, ext) -> None:
+    created = ext.create_custom_resource_definition(crd_body())
+    assert created.status.stored_versions == ["v1"]
+    assert created.spec.conversion.strategy == "None"
+    crd = ext.read_custom_resource_definition(f"crontabs.{GROUP}")
+    conditions = [(c.type, c.status, c.reason, c.message) for c in crd.status.conditions]
+    assert conditions == [("NamesAccepted", "True", "NoConflicts", "no conflicts found"),
+                          ("Established", "True", "InitialNamesAccepted", "the initial names have been accepted")]
+    assert crd.status.accepted_names.plural == "crontabs"
+    assert crd.status.accepted_names.list_kind == "CronTabList"
+    assert crd.status.conditions[0].last_transition_time.isoformat() == "2025-01-01T00:00:00+00:00"
+
+
+def test_custom_resources_crud_right_after_the_crd(fakekube, ext, custom) -> None:
+    ext.create_custom_resource_definition(crd_body())
+    made = custom.create_namespaced_custom_object(GROUP, "v1", "default", "crontabs", crontab("one"))
+    assert made["metadata"]["generation"] == 1 and made["kind"] == "CronTab"
+    got = custom.get_namespaced_custom_object(GROUP, "v1", "default", "crontabs", "one")
+    got["spec"]["image"] = "other"
+    replaced = custom.replace_namespaced_custom_object(GROUP, "v1", "default", "crontabs", "one", got)
+    assert replaced["metadata"]["generation"] == 2
+    patched = custom.patch_namespaced_custom_object(GROUP, "v1", "default", "crontabs", "one",
+                                                    {"metadata": {"labels": {"a": "b"}}})
+    assert patched["metadata"]["generation"] == 2 and patched["metadata"]["labels"] == {"a": "b"}
+    listed = custom.list_namespaced_custom_object(GROUP, "v1", "default", "crontabs")
+    assert listed["kind"] == "CronTabList"
+    assert [(i["apiVersion"], i["kind"], i["metadata"]["name"]) for i in listed["items"]] == \
+        [(f"{GROUP}/v1", "CronTab", "one")]
+    custom.delete_namespaced_custom_object(GROUP, "v1", "default", "crontabs", "one")
+    assert error_of(lambda: custom.get_namespaced_custom_object(GROUP, "v1", "default", "crontabs", "one")).status == 404
+
+
+def test_status_subresource_keeps_spec_and_status_apart(fakekube, ext, custom) -> None:
+    ext.create_custom_resource_definition(crd_body())
+    made = custom.create_namespaced_custom_object(GROUP, "v1", "default", "crontabs",
+                                                  dict(crontab("one"), status={"replicas": 9}))
+    assert "status" not in made  # reset on create
+    status = custom.patch_namespaced_custom_object_status(GROUP, "v1", "default", "crontabs", "one",
+                                                          {"status": {"replicas": 3}, "spec": {"image": "x"}})
+    assert status["status"] == {"replicas": 3} and status["spec"]["image"] == "my-cron-image"
+    assert status["metadata"]["generation"] == 1
+    main = custom.patch_namespaced_custom_object(GROUP, "v1", "default", "crontabs", "one",
+                                                 {"status": {"replicas": 7}})
+    assert main["status"] == {"replicas": 3}
+
+
+def test_scale_subresource_reads_and_writes_the_declared_paths(fakekube, ext, custom) -> None:
+    ext.create_custom_resource_definition(crd_body())
+    custom.create_namespaced_custom_object(GROUP, "v1", "default", "crontabs", crontab("one", replicas=2))
+    custom.patch_namespaced_custom_object_status(GROUP, "v1", "default", "crontabs", "one",
+                                                 {"status": {"replicas": 2, "selector": "app=cron"}})
+    scale = custom.get_namespaced_custom_object_scale(GROUP, "v1", "default", "crontabs", "one")
+    assert (scale["apiVersion"], scale["kind"]) == ("autoscaling/v1", "Scale")
+    assert scale["spec"] == {"replicas": 2} and scale["status"] == {"replicas": 2, "selector": "app=cron"}
+    custom.patch_namespaced_custom_object_scale(GROUP, "v1", "default", "crontabs", "one", {"spec": {"replicas": 5}})
+    assert custom.get_namespaced_custom_object(GROUP, "v1", "default", "crontabs", "one")["spec"]["replicas"] == 5
+
+
+def test_strategic_merge_patch_is_refused_with_415(fakekube, ext) -> None:
+    ext.create_custom_resource_definition(crd_body())
+    fakekube.create(dict(crontab("one"), metadata={"name": "one", "namespace": "default"}))
+    response = requests.patch(f"{fakekube.url}/apis/{GROUP}/v1/namespaces/default/crontabs/one",
+                              data=json.dumps({"spec": {"image": "x"}}),
+                              headers={"Content-Type": "application/strategic-merge-patch+json"})
+    assert response.status_code == 415
+    assert response.json()["message"] == (
+        "the body of the request was in an unknown format - accepted media types include: "
+        "application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml")
+
+
+def test_a_body_without_kind_or_of_another_kind_is_refused(fakekube, ext) -> None:
+    ext.create_custom_resource_definition(crd_body())
+    url = f"{fakekube.url}/apis/{GROUP}/v1/namespaces/default/crontabs"
+    missing = requests.post(url, data='{"metadata":{"name":"x"}}', headers={"Content-Type": "application/json"})
+    assert missing.status_code == 400
+    assert missing.json()["message"] == """Object 'Kind' is missing in '{"metadata":{"name":"x"}}'"""
+    wrong = requests.post(url, json=dict(crontab("x"), kind="Other"))
+    assert wrong.status_code == 422
+    assert wrong.json()["message"] == 'CronTab.stable.example.com "x" is invalid: kind: Invalid value: "Other": must be CronTab'
+
+
+def test_discovery_lists_custom_groups_after_the_built_in_ones(fakekube, ext) -> None:
+    ext.create_custom_resource_definition(crd_body())
+    groups = requests.get(f"{fakekube.url}/apis").json()["groups"]
+    assert groups[-1] == {"name": GROUP, "versions": [{"groupVersion": f"{GROUP}/v1", "version": "v1"}],
+                          "preferredVersion": {"groupVersion": f"{GROUP}/v1", "version": "v1"}}
+    resources = requests.get(f"{fakekube.url}/apis/{GROUP}/v1").json()["resources"]
+    assert [r["name"] for r in resources] == ["crontabs", "crontabs/scale", "crontabs/status"]
+    assert resources[0]["verbs"] == ["delete", "deletecollection", "get", "list", "patch", "create", "update", "watch"]
+    assert resources[0]["shortNames"] == ["ct"] and resources[0]["categories"] == ["all"]
+    accept = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList"
+    aggregated = requests.get(f"{fakekube.url}/apis", headers={"Accept": accept}).json()
+    last = aggregated["items"][-1]
+    assert last["metadata"]["name"] == GROUP
+    entry = last["versions"][0]["resources"][0]
+    assert entry["responseKind"] == {"group": GROUP, "version": "v1", "kind": "CronTab"}
+    assert [s["subresource"] for s in entry["subresources"]] == ["scale", "status"]
+
+
+def test_printer_columns_make_the_table(fakekube, ext) -> None:
+    ext.create_custom_resource_definition(crd_body())
+    fakekube.create(dict(crontab("one", replicas=3), metadata={"name": "one", "namespace": "default"}))
+    fakekube.advance(90)
+    table = requests.get(f"{fakekube.url}/apis/{GROUP}/v1/namespaces/default/crontabs",
+                         headers={"Accept": "application/json;as=Table;v=v1;g=meta.k8s.io"}).json()
+    assert [c["name"] for c in table["columnDefinitions"]] == ["Name", "Spec", "Replicas", "Age"]
+    assert [c["type"] for c in table["columnDefinitions"]] == ["string", "string", "integer", "date"]
+    assert table["rows"][0]["cells"] == ["one", "* * * * */5", 3, "90s"]
+
+
+def test_name_conflicts_are_reported_as_upstream(fakekube, ext) -> None:
+    ext.create_custom_resource_definition(crd_body())
+    clash = crd_body(plural="crontabs2", kind="CronTab2", short_names=["ct"])
+    ext.create_custom_resource_definition(clash)
+    crd = ext.read_custom_resource_definition(f"crontabs2.{GROUP}")
+    names = {c.type: (c.status, c.reason, c.message) for c in crd.status.conditions}
+    assert names["NamesAccepted"] == ("False", "ShortNamesConflict", '"ct" is already in use')
+    assert names["Established"] == ("False", "NotAccepted", "not all names are accepted")
+    assert requests.get(f"{fakekube.url}/apis/{GROUP}/v1/namespaces/default/crontabs2").status_code == 404
+
+
+def test_deleting_the_crd_deletes_its_objects_and_stops_serving(fakekube, ext, custom) -> None:
+    ext.create_custom_resource_definition(crd_body())
+    for name in ("one", "two"):
+        custom.create_namespaced_custom_object(GROUP, "v1", "default", "crontabs", crontab(name))
+    ext.delete_custom_resource_definition(f"crontabs.{GROUP}")
+    assert error_of(lambda: ext.read_custom_resource_definition(f"crontabs.{GROUP}")).status == 404
+    assert fakekube.store.list((GROUP, "crontabs"))[0] == []
+    gone = requests.get(f"{fakekube.url}/apis/{GROUP}/v1/namespaces/default/crontabs")
+    assert gone.status_code == 404
+    assert GROUP not in [g["name"] for g in requests.get(f"{fakekube.url}/apis").json()["groups"]]
+
+
+def test_invalid_crds_get_upstreams_messages(fakekube, ext) -> None:
+    body = crd_body()
+    body["metadata"]["name"] = "wrong.stable.example.com"
+    body["spec"]["group"] = "nodots"
+    body["spec"]["versions"][0]["storage"] = False
+    error = error_of(lambda: ext.create_custom_resource_definition(body))
+    assert error.status == 422
+    causes = [(c["field"], c["message"]) for c in json.loads(error.body)["details"]["causes"]]
+    assert ("metadata.name", 'Invalid value: "wrong.stable.example.com": must be spec.names.plural+"."+spec.group') in causes
+    assert ("spec.group", 'Invalid value: "nodots": should be a domain with at least one dot') in causes
+    assert any(field == "spec.versions" and message.endswith("must have exactly one version marked as storage version")
+               for field, message in causes)
+
+
+def test_removing_a_stored_version_from_spec_is_refused(fakekube, ext) -> None:
+    ext.create_custom_resource_definition(crd_body())
+    crd = fakekube.get("apiextensions.k8s.io/v1", "CustomResourceDefinition", f"crontabs.{GROUP}", "")
+    v2 = dict(crd["spec"]["versions"][0], name="v2")
+    crd["spec"]["versions"] = [v2]
+    response = requests.put(f"{fakekube.url}/apis/apiextensions.k8s.io/v1/customresourcedefinitions/crontabs.{GROUP}",
+                            json=crd)
+    assert response.status_code == 422
+    assert 'status.storedVersions[0]: Invalid value: "v1": must appear in spec.versions' in response.json()["message"]
