@@ -48,26 +48,32 @@ class CustomResourceStrategy(Strategy):
 
     tracks_generation = True
 
-    def __init__(self, compiled: CompiledSchema, status_enabled: bool, scale: ScalePaths | None) -> None:
+    def __init__(self, compiled: CompiledSchema, status_enabled: bool, scale: ScalePaths | None,
+                 api_version: str = "", kind: str = "") -> None:
         self.compiled = compiled
+        #: Objects are validated as upstream sees them: unstructured, with apiVersion and kind.
+        self.type_meta = {"apiVersion": api_version, "kind": kind}
         self.status_enabled = status_enabled
         self.scale = scale
 
     def default(self, obj: Obj, ctx: WriteContext) -> None:
         self.compiled.default(obj)
 
+    def _typed(self, obj: Obj) -> Obj:
+        return {**self.type_meta, **obj}
+
     def prepare_for_create(self, obj: Obj, ctx: WriteContext) -> None:
         if self.status_enabled:
             obj.pop("status", None)
 
     def validate(self, obj: Obj) -> list[FieldError]:
-        return self.compiled.validate(obj) + self._scale_problems(obj)
+        return self.compiled.validate(self._typed(obj)) + self._scale_problems(obj)
 
     def validate_update(self, new: Obj, old: Obj) -> list[FieldError]:
-        return self.compiled.validate_update(new, old) + self._scale_problems(new)
+        return self.compiled.validate_update(self._typed(new), self._typed(old)) + self._scale_problems(new)
 
     def validate_status_update(self, new: Obj, old: Obj) -> list[FieldError]:
-        return self.compiled.validate_update(new, old) + self._scale_problems(new)
+        return self.compiled.validate_update(self._typed(new), self._typed(old)) + self._scale_problems(new)
 
     def _scale_problems(self, obj: Obj) -> list[FieldError]:
         """``ValidateScaleSpec``/``ValidateScaleStatus``: replicas are non-negative int32s,
@@ -181,7 +187,8 @@ def custom_resource_types(crd: Obj) -> tuple[ResourceType, ...]:
             categories=tuple(accepted.get("categories") or ()),
             verbs=CUSTOM_VERBS,
             subresources=tuple(s for s, on in ((STATUS, status_enabled), (SCALE, scale is not None)) if on),
-            strategy=CustomResourceStrategy(compile_schema(schema), status_enabled, scale),
+            strategy=CustomResourceStrategy(compile_schema(schema), status_enabled, scale,
+                                            f"{spec.get('group') or ''}/{version.get('name') or ''}", kind),
             table=custom_table(version.get("additionalPrinterColumns")),
             schema=schema, custom=custom,
         ))
