@@ -137,6 +137,8 @@ class Engine:
         self._owner_indexed: set[tuple[str, str]] = set()
         self._jobs: queue.Queue[tuple[Callable[[], object], Future] | None] = queue.Queue()
         self._thread: threading.Thread | None = None
+        #: True while the engine thread runs a job (read by :meth:`settle`'s quiet check).
+        self._running_job = False
         store.add_listener(self._on_change)
         api.custom_types.listeners.append(self._on_served_changed)
 
@@ -243,10 +245,15 @@ class Engine:
     def _serve(self) -> None:
         while (job := self._jobs.get()) is not None:
             work, done = job
+            self._running_job = True
             try:
-                done.set_result(work())
+                result = work()
             except BaseException as exc:  # handed to the waiting caller
+                self._running_job = False
                 done.set_exception(exc)
+            else:
+                self._running_job = False
+                done.set_result(result)
 
     def _on_engine_thread(self, work: Callable[[], T]) -> T:
         """Run ``work`` on the engine thread and wait; inline when there is no thread."""
@@ -271,7 +278,15 @@ class Engine:
 
     # -- time and work ------------------------------------------------------------
     def settle(self) -> int:
-        """Run work until none is due now; returns the number of reconciles."""
+        """Run work until none is due now; returns the number of reconciles.
+
+        With nothing queued and no job running there is nothing to wait for, and the
+        handoff to the engine thread (~50 µs, most of it thread wake-ups) is skipped: most
+        writes (a ConfigMap, a Secret) wake no controller. The queue is read before the
+        running flag: work that a running job had already taken is done once no job runs.
+        """
+        if not len(self.queue) and not self._running_job:
+            return 0
         return self._on_engine_thread(self._settle)
 
     def advance(self, seconds: float) -> datetime:

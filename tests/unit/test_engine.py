@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import threading
 import urllib.request
 from dataclasses import dataclass, field
 from datetime import timedelta
@@ -251,3 +252,49 @@ def test_a_timer_that_re_arms_at_the_instant_it_fires_is_caught() -> None:
     cluster.engine.enqueue_at("rearming", "again", cluster.now + timedelta(seconds=1))
     with pytest.raises(EngineStuck, match="timers keep firing at 2025-01-01T00:00:01"):
         cluster.advance(5)
+
+
+@dataclass
+class Gate:
+    """Holds its reconcile of ``gate`` until the test opens it."""
+
+    name: str = "gate"
+    resources: tuple = (CONFIGMAPS,)
+    started: threading.Event = field(default_factory=threading.Event)
+    opened: threading.Event = field(default_factory=threading.Event)
+    done: list[str] = field(default_factory=list)
+
+    def keys_for(self, change: Change) -> Iterable[str]:
+        return key_of(change) if change.name == "gate" else []
+
+    def reconcile(self, key: str, ctx: Context) -> None:
+        self.started.set()
+        assert self.opened.wait(30)
+        self.done.append(key)
+
+
+def test_a_settle_with_nothing_queued_still_waits_for_work_a_running_job_took() -> None:
+    """A settle that finds the queue empty returns at once only when no job is running:
+    work another caller's settle already took is still in progress, and must be done
+    before this settle returns (a client sees its write's reactions on its next call)."""
+    cluster = Cluster()
+    gate = Gate()
+    cluster.engine.register(gate)
+    cluster.engine.start()
+    try:
+        cluster.store.create(CONFIGMAPS, cm("gate"))  # queued, not yet settled
+        first = threading.Thread(target=cluster.engine.settle)
+        first.start()
+        assert gate.started.wait(30)  # the engine thread took the item: the queue is empty
+        seen_at_return: list[list[str]] = []
+        second = threading.Thread(target=lambda: (cluster.engine.settle(), seen_at_return.append(list(gate.done))))
+        second.start()
+        second.join(0.2)  # a settle that did not wait would be done by now
+        gate.opened.set()
+        second.join(30)
+        first.join(30)
+        assert seen_at_return == [["default/gate"]]
+        assert cluster.engine.settle() == 0  # nothing queued, nothing running: returns at once
+    finally:
+        gate.opened.set()
+        cluster.engine.stop()
