@@ -265,19 +265,19 @@ class RestApp:
         if verb == "patch":
             options = WriteOptions.from_query(query, raw, "PatchOptions")
             result = self.api.patch(rt, target.namespace, target.name, _media(request), raw, options)
-            return self._written(representation, result.obj, 200, result.warnings, _stored(rt, options))
+            return self._written(representation, result.obj, 200, result.warnings, _cacheable(rt, options))
         if verb in ("delete", "deletecollection"):
             return self._delete(request, representation, rt, target, query, raw, verb)
         if verb == "create":
             options = WriteOptions.from_query(query, raw, "CreateOptions")
             body = decode_body(request, raw, rt.kind, rt.api_version)
             result = self.api.create(rt, target.namespace, body, options)
-            return self._written(representation, result.obj, 201, result.warnings, _stored(rt, options))
+            return self._written(representation, result.obj, 201, result.warnings, _cacheable(rt, options))
         options = WriteOptions.from_query(query, raw, "UpdateOptions")
         body = decode_body(request, raw, rt.kind, rt.api_version)
         result = self.api.update(rt, target.namespace, target.name, body, options)
         return self._written(representation, result.obj, 201 if result.created else 200, result.warnings,
-                             _stored(rt, options))
+                             _cacheable(rt, options))
 
     def _delete(self, request: Request, representation: Representation, rt: ResourceType, target: routing.ResourcePath, query: dict[str, str],
                 raw: bytes, verb: str) -> AnyResponse:
@@ -422,8 +422,9 @@ class _WhileConnected:
             close()
 
 
-def _stored(rt: ResourceType, options: WriteOptions) -> ResourceType | None:
-    """``rt`` when a write's result is the stored version (its cached bytes may serve), None for a dry run."""
+def _cacheable(rt: ResourceType, options: WriteOptions) -> ResourceType | None:
+    """A dry run's answer keeps the stored resourceVersion but not its content: never
+    answer it from (or put it in) the per-version encoding cache."""
     return None if options.dry_run else rt
 
 
