@@ -25,7 +25,7 @@ from fakekube.api.machinery import errors
 from fakekube.api.machinery.errors import ApiError
 from fakekube.api.registry import Registry, ResourceType
 from fakekube.api.verbs import discovery, objectmeta
-from fakekube.api.verbs.apiserver import PATCH_TYPES, APIServer, WriteOptions
+from fakekube.api.verbs.apiserver import PATCH_TYPES, APIServer, WriteOptions, WriteResult
 from fakekube.api.verbs.deletion import DeleteOptions
 from fakekube.api.verbs.listing import ListOptions, query_bool
 from fakekube.api.verbs.openapi import OpenAPIV3
@@ -309,6 +309,11 @@ class RestApp:
         raw = self._body(request) if request.method in ("POST", "PUT", "PATCH") else b""
         body, code, content_type = self._subresources.handle(request.method, rt, target, query, raw, _media(request),
                                                              lambda: decode_body(request, raw))
+        if isinstance(body, WriteResult):  # a status write: its object, with its warnings
+            response = encode_response(body.obj, negotiation.choose(request.headers.get("Accept"), allow_as=False).media_type, code)
+            for warning in body.warnings:
+                response.headers.add("Warning", warning)
+            return response
         if content_type != negotiation.JSON:
             if not isinstance(body, (bytes, str)):  # a stream (pods/log follow): chunked, until the client goes
                 return Response(_WhileConnected(body, request.environ.get(CLIENT_GONE)), status=code,

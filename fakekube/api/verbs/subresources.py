@@ -30,7 +30,8 @@ JSON = "application/json"
 
 
 class Subresources:
-    """Dispatch of subresource requests; returns (body, HTTP code, content type)."""
+    """Dispatch of subresource requests; returns (body, HTTP code, content type). A status
+    write's body is its WriteResult, so its warnings (unknown fields) reach the client."""
 
     def __init__(self, api: APIServer) -> None:
         self.api = api
@@ -60,9 +61,9 @@ class Subresources:
         if method == "GET":
             return self.api.get(rt, namespace, name), 200, JSON
         if method == "PUT":
-            return self.api.update(rt, namespace, name, decode(), options, STATUS).obj, 200, JSON
+            return self.api.update(rt, namespace, name, decode(), options, STATUS), 200, JSON
         if method == "PATCH":
-            return self.api.patch(rt, namespace, name, media, raw, options, STATUS).obj, 200, JSON
+            return self.api.patch(rt, namespace, name, media, raw, options, STATUS), 200, JSON
         raise errors.ApiError(405, "MethodNotAllowed", "the server does not allow this method on the requested resource")
 
     # -- scale --------------------------------------------------------------

@@ -455,7 +455,9 @@ class _Walk:
 
     Go saves the first type mismatch and keeps going (so the first one in document order
     is reported); errors from custom decoders (Quantity, IntOrString) end decoding at once.
-    With ``found`` a list, it also collects fieldvalidation's unknown-field paths.
+    With ``found`` a list, it also collects fieldvalidation's unknown-field paths and
+    removes those fields, as decoding into the typed struct loses them (whatever
+    fieldValidation says: Ignore drops them silently, Warn with a warning).
 
     ``trail`` holds the keys and indexes from the root down to the container being
     walked; paths and Go's error context are rebuilt from it only when needed, since
@@ -475,15 +477,16 @@ class _Walk:
         if not isinstance(value, dict):
             self._save(value, node.go_type)
             return
-        props, trail, nulls = node.props, self.trail, None
+        props, trail, gone = node.props, self.trail, None
         for key, sub in value.items():
             child = props.get(key)
             if child is None:
-                if self.found is not None:
+                if self.found is not None:  # typed decoding has no field for it: it goes
                     self._unknown(key)
+                    gone = [key] if gone is None else gone + [key]
             elif sub is None:
                 if self.zero_nulls:  # a null field keeps its zero value, which encodes as absent
-                    nulls = [key] if nulls is None else nulls + [key]
+                    gone = [key] if gone is None else gone + [key]
             elif child.action == STRING:  # the commonest field, checked without a call
                 if not isinstance(sub, str):
                     self._save(sub, "string", key)
@@ -493,7 +496,7 @@ class _Walk:
                 trail.pop()
             else:
                 self.leaf(sub, child, key)
-        for key in nulls or ():
+        for key in gone or ():
             del value[key]
 
     def array(self, value: Any, node: TypedNode) -> None:
@@ -648,7 +651,8 @@ def decode_into(obj: dict[str, Any], schemas: SchemaSet, group: str, version: st
 def decode_and_find_unknown(obj: dict[str, Any], schemas: SchemaSet, group: str, version: str,
                             kind: str) -> tuple[str | None, list[str] | None]:
     """:func:`decode_into`, also giving what ``fieldvalidation.unknown_fields`` would find
-    afterwards (on ``obj`` with any apiVersion/kind), from the same walk.
+    (on ``obj`` with any apiVersion/kind), from the same walk, and dropping those fields
+    from ``obj`` as upstream's typed decoding does.
 
     The unknown paths are None when this kind's schema cannot share the walk (decoding
     and field validation would step into different fields somewhere): call
