@@ -112,6 +112,10 @@ class ClusterConfig:
     #: CoreDNS, kube-proxy, kindnet, local-path storage), False, or a SystemPods naming
     #: parts. None is the default: off in-process and under pytest, on for ``fakekube serve``.
     system_pods: SystemPods | bool | None = None
+    #: Where admission webhooks live: the ``host:port`` the apiserver would dial
+    #: (``<service>.<namespace>.svc:443``, or a webhook URL's host) → ``"127.0.0.1:PORT"``
+    #: (docs/api.md "Admission webhooks and policies").
+    webhook_addresses: dict[str, str] = field(default_factory=dict)
     extra: dict[str, Any] = field(default_factory=dict)
 
     @property
@@ -182,6 +186,7 @@ class Cluster:
         for name, validating in VALIDATING_ADMISSION_PLUGINS.items():
             self.api.validating_admission.append(validating(self.config))
         self.api.pod_logs = self._pod_logs
+        self.api.webhooks.transport.addresses.update(self.config.webhook_addresses)
         bootstrap.populate(self.api, self._plan.node_specs, self.config.kubelet_version,
                            self.service_network.ip_range.first_address)
         nodes = {name: self.store.get(NODES, ("", name)) or {} for name, _ in self._plan.nodes}

@@ -355,6 +355,19 @@ def _check_cidrs(config: ClusterConfig) -> None:
             raise ConfigError(f"{key}: {_one_line(error)}") from None
 
 
+def _webhook_addresses(raw: Any, path: str) -> dict[str, str]:
+    """``{"hooks.default.svc:443": "127.0.0.1:8443"}``: both sides ``host:port``."""
+    addresses = {}
+    for key, value in _mapping(raw, path).items():
+        target = _string(value, f"{path}.{key}")
+        for text, where in ((key, f"{path}: key {key!r}"), (target, f"{path}.{key}")):
+            host, _, port = text.rpartition(":")
+            if not host or not port.isdigit() or not 0 < int(port) < 65536:
+                raise ConfigError(f"{where}: must be host:port, got {text!r}")
+        addresses[key] = target
+    return addresses
+
+
 #: (YAML key, ClusterConfig field, parser) for the plain top-level fields.
 _TOP_LEVEL: tuple[tuple[str, str, Callable[[Any, str], Any]], ...] = (
     ("seed", "seed", _seed),
@@ -375,6 +388,7 @@ _TOP_LEVEL: tuple[tuple[str, str, Callable[[Any, str], Any]], ...] = (
     ("behaviours", "behaviours", _behaviours),
     ("staticPods", "static_pods", _static_pods),
     ("systemPods", "system_pods", _system_pods),
+    ("webhookAddresses", "webhook_addresses", _webhook_addresses),
 )
 
 

@@ -11,9 +11,10 @@ reaches the store.
 from __future__ import annotations
 
 import builtins
+import contextlib
 import json
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 from fakekube.api.auth.identity import UserInfo
 from fakekube.api.machinery import errors, validation
@@ -22,10 +23,12 @@ from fakekube.api.machinery.jsonutil import deep_copy
 from fakekube.api.machinery.validation import go_strings
 from fakekube.api.registry import FINALIZE, STATUS, Registry, ResourceType, WriteContext
 from fakekube.api.verbs import admission, customresources, deletion, objectmeta
+from fakekube.api.verbs.attributes import CREATE, DELETE, UPDATE, Attributes, namespace_of
 from fakekube.api.verbs.customresources import CustomTypes
 from fakekube.api.verbs.deletion import DeleteOptions
 from fakekube.api.verbs.encoding import EncodedObjects
 from fakekube.api.verbs.listing import ListOptions, Matcher, list_page
+from fakekube.api.verbs.webhooks import MUTATING, VALIDATING, WebhookAdmission
 from fakekube.api.wire import decoding, fieldvalidation, patch
 from fakekube.api.wire import schema as schema_module
 from fakekube.clock import VirtualClock, format_rfc3339
@@ -38,6 +41,13 @@ JSON_PATCH = "application/json-patch+json"
 MERGE_PATCH = "application/merge-patch+json"
 STRATEGIC_MERGE_PATCH = "application/strategic-merge-patch+json"
 PATCH_TYPES = (JSON_PATCH, MERGE_PATCH, STRATEGIC_MERGE_PATCH)
+
+#: How often an update is recomputed when the object changed while its admission webhooks
+#: were called (upstream's GuaranteedUpdate retries; past this the write is a 409).
+MAX_ADMISSION_RETRIES = 10
+#: Fields a new object's mutating webhooks do not see yet: upstream fills them after mutating
+#: admission (BeforeCreate), so a webhook is shown the object without them.
+_SET_AFTER_MUTATION = ("uid", "creationTimestamp")
 
 STRICT = "Strict"
 WARN = "Warn"
@@ -121,6 +131,8 @@ class APIServer:
         #: -> bytes`` (or an iterable of chunks to stream, for ``follow``) — the simulated
         #: kubelets, wired by the cluster. None: empty logs.
         self.pod_logs: Callable[[str, str, str | None, dict[str, str]], Any] | None = None
+        #: Admission webhooks (fakekube.api.verbs.webhooks): called with the store lock released.
+        self.webhooks = WebhookAdmission(store, rng.fork("admission"))
         #: Encoded JSON of stored versions, shared by lists, GETs and every watcher.
         self.encoded = EncodedObjects()
         #: The registry's custom types, kept equal to what this store's CRDs serve.
@@ -204,7 +216,8 @@ class APIServer:
         # Admission runs before the name is generated, so it names the object as upstream's does.
         admission.check_namespace_for_create(self.store, rt, meta.get("namespace") or "",
                                              meta.get("name") or meta.get("generateName") or "Unknown")
-        if not meta.get("name") and meta.get("generateName"):
+        generated = not meta.get("name") and bool(meta.get("generateName"))
+        if generated:
             meta["name"] = self._free_generated_name(rt, meta, ctx)
         objectmeta.stamp_new(rt, obj, ctx)
         objectmeta.omit_empty(meta)
@@ -212,8 +225,14 @@ class APIServer:
         rt.strategy.prepare_for_create(obj, ctx)
         for admit in self.mutating_admission:
             admit(rt, obj, ctx)
+        attrs = self._attributes(CREATE, rt, obj, options) if self.webhooks.active() else None
+        if attrs is not None:
+            obj = self._mutate_new(attrs, obj, generated, warnings, ctx)
+            meta = obj["metadata"]
         self._validate(rt, obj, validation.validate_object_meta(meta, rt.namespaced, rt.name_rule)
                        + rt.strategy.validate(obj) + self._admission_problems(rt, obj))
+        if attrs is not None:
+            warnings += self._call_validating(attrs, obj)
         if not options.dry_run:  # upstream's dry-run storage never looks at it
             objectmeta.check_no_resource_version(obj)
         key = (meta.get("namespace") or "", meta["name"])
@@ -241,15 +260,19 @@ class APIServer:
         warnings = self._check_fields(rt, obj, options, unknown=unknown)
         obj = rt.storable(obj)
         with self.store.lock:
-            existing = self.store.get(rt.key, (namespace if rt.namespaced else "", name))
-            if existing is None:
-                if rt.create_on_update and not subresource and not obj["metadata"].get("resourceVersion"):
-                    return self._create_locked(rt, obj, options, warnings)
-                raise errors.not_found(rt.group, rt.plural, name)
-            self._check_resource_version(rt, obj, existing)
-            result = self._finish_update(rt, existing, obj, options, subresource)
-            result.warnings = warnings + result.warnings
-            return result
+            for _ in range(MAX_ADMISSION_RETRIES):
+                existing = self.store.get(rt.key, (namespace if rt.namespaced else "", name))
+                if existing is None:
+                    if rt.create_on_update and not subresource and not obj["metadata"].get("resourceVersion"):
+                        return self._create_locked(rt, obj, options, warnings)
+                    raise errors.not_found(rt.group, rt.plural, name)
+                self._check_resource_version(rt, obj, existing)
+                new = deep_copy(obj) if self.webhooks.active() else obj  # a retry starts again from the body
+                result = self._finish_update(rt, existing, new, options, subresource)
+                if result is not None:
+                    result.warnings = warnings + result.warnings
+                    return result
+            raise _changed_during_admission(rt, name)
 
     def _check_resource_version(self, rt: ResourceType, new: Obj, existing: Obj) -> None:
         wanted = (new.get("metadata") or {}).get("resourceVersion")
@@ -257,8 +280,10 @@ class APIServer:
             raise errors.conflict(rt.group, rt.plural, existing["metadata"]["name"], errors.STALE_OBJECT)
 
     def _finish_update(self, rt: ResourceType, existing: Obj, new: Obj, options: WriteOptions,
-                       subresource: str) -> WriteResult:
-        """The shared tail of PUT and PATCH: merge rules, validation, no-op check, write."""
+                       subresource: str) -> WriteResult | None:
+        """The shared tail of PUT and PATCH: merge rules, admission, validation, no-op check,
+        write. None: the object changed while the lock was released for admission webhooks
+        (the caller starts again from the new version, as upstream's GuaranteedUpdate)."""
         ctx = self._context()
         old = existing
         if subresource == STATUS:
@@ -275,6 +300,13 @@ class APIServer:
             rt.strategy.prepare_for_update(new, old, ctx)
         objectmeta.bump_generation(rt, new, old)
         new["metadata"].setdefault("resourceVersion", old["metadata"]["resourceVersion"])
+        warnings: builtins.list[str] = []
+        attrs = self._attributes(UPDATE, rt, new, options, old, subresource) if self.webhooks.active() else None
+        if attrs is not None:
+            new = self._call_mutating(attrs, new, warnings, ctx)
+            if self._changed(rt, old):
+                return None
+            objectmeta.bump_generation(rt, new, old)
         problems = validation.validate_object_meta_update(new["metadata"], old.get("metadata") or {})
         problems += validation.validate_object_meta(new["metadata"], rt.namespaced, rt.name_rule)
         problems += _finalizer_rules(new, old)
@@ -283,11 +315,15 @@ class APIServer:
         else:
             problems += rt.strategy.validate_status_update(new, old)
         self._validate(rt, new, problems)
+        if attrs is not None:
+            warnings += self._call_validating(attrs, new)
+            if self._changed(rt, old):
+                return None
         if objectmeta.is_noop(new, old):
-            return WriteResult(objectmeta.with_type_meta(rt, rt.view(old)))
+            return WriteResult(objectmeta.with_type_meta(rt, rt.view(old)), warnings=warnings)
         if options.dry_run:
-            return WriteResult(objectmeta.with_type_meta(rt, rt.view(new)))
-        return WriteResult(objectmeta.with_type_meta(rt, rt.view(self._write_update(rt, new))))
+            return WriteResult(objectmeta.with_type_meta(rt, rt.view(new)), warnings=warnings)
+        return WriteResult(objectmeta.with_type_meta(rt, rt.view(self._write_update(rt, new))), warnings=warnings)
 
     def _write_update(self, rt: ResourceType, new: Obj) -> Obj:
         """Replace the object, or remove it when its last finalizer went while it was deleting.
@@ -311,36 +347,46 @@ class APIServer:
             _decode_patch_strictly(patch_type, patch_body)
         document = patch.parse_patch_body(patch_body)
         with self.store.lock:
-            existing = self.store.get(rt.key, (namespace if rt.namespaced else "", name))
-            if existing is None:
-                raise errors.not_found(rt.group, rt.plural, name)
-            patched = self._apply_patch(rt, existing, patch_type, document)
-            if not isinstance(patched, dict):
-                raise errors.bad_request("the patched object is not a JSON object")
-            # Upstream's "patch: Invalid value:" shows the patched object for JSON and merge
-            # patches, but the patch itself (Go's %+v of the map) for a strategic merge patch.
-            patch_text = (patch.go_value(document) if patch_type == STRATEGIC_MERGE_PATCH
-                          else json.dumps(patched, separators=(",", ":")))
-            unknown: builtins.list[str] | None
-            if rt.custom is not None:
-                customresources.check_type_meta(rt, patched, None, self.registry)
-                patched, unknown = customresources.prune(rt, patched, copy=False)
-            else:
-                type_problem, unknown = decoding.decode_and_find_unknown(patched, self.schemas, rt.group, rt.version, rt.kind)
-                if type_problem:
-                    raise errors.invalid_object("", "", "", [errors.invalid("patch", patch_text, type_problem)])
-            raw_options = WriteOptions(options.dry_run, options.field_validation, None)
-            warnings = self._check_fields(rt, patched, raw_options, patch_text=patch_text, unknown=unknown)
-            if rt.custom is None:
-                objectmeta.check_type_meta(rt, patched, self.registry.served_kinds())
-            objectmeta.strip_type_meta(patched)
-            objectmeta.check_name(patched, name)
-            objectmeta.check_namespace(rt, patched, namespace)
-            patched = rt.storable(patched)
-            self._check_resource_version(rt, patched, existing)
-            result = self._finish_update(rt, existing, patched, options, subresource)
+            for _ in range(MAX_ADMISSION_RETRIES):
+                result = self._patch_once(rt, namespace, name, patch_type, document, options, subresource)
+                if result is not None:
+                    return result
+            raise _changed_during_admission(rt, name)
+
+    def _patch_once(self, rt: ResourceType, namespace: str, name: str, patch_type: str, document: Any,
+                    options: WriteOptions, subresource: str) -> WriteResult | None:
+        """One attempt of a patch under the store lock (None: retry, see ``_finish_update``)."""
+        existing = self.store.get(rt.key, (namespace if rt.namespaced else "", name))
+        if existing is None:
+            raise errors.not_found(rt.group, rt.plural, name)
+        patched = self._apply_patch(rt, existing, patch_type, document)
+        if not isinstance(patched, dict):
+            raise errors.bad_request("the patched object is not a JSON object")
+        # Upstream's "patch: Invalid value:" shows the patched object for JSON and merge
+        # patches, but the patch itself (Go's %+v of the map) for a strategic merge patch.
+        patch_text = (patch.go_value(document) if patch_type == STRATEGIC_MERGE_PATCH
+                      else json.dumps(patched, separators=(",", ":")))
+        unknown: builtins.list[str] | None
+        if rt.custom is not None:
+            customresources.check_type_meta(rt, patched, None, self.registry)
+            patched, unknown = customresources.prune(rt, patched, copy=False)
+        else:
+            type_problem, unknown = decoding.decode_and_find_unknown(patched, self.schemas, rt.group, rt.version, rt.kind)
+            if type_problem:
+                raise errors.invalid_object("", "", "", [errors.invalid("patch", patch_text, type_problem)])
+        raw_options = WriteOptions(options.dry_run, options.field_validation, None)
+        warnings = self._check_fields(rt, patched, raw_options, patch_text=patch_text, unknown=unknown)
+        if rt.custom is None:
+            objectmeta.check_type_meta(rt, patched, self.registry.served_kinds())
+        objectmeta.strip_type_meta(patched)
+        objectmeta.check_name(patched, name)
+        objectmeta.check_namespace(rt, patched, namespace)
+        patched = rt.storable(patched)
+        self._check_resource_version(rt, patched, existing)
+        result = self._finish_update(rt, existing, patched, options, subresource)
+        if result is not None:
             result.warnings = warnings + result.warnings
-            return result
+        return result
 
     def _apply_patch(self, rt: ResourceType, existing: Obj, patch_type: str, document: Any) -> Obj:
         current = deep_copy(objectmeta.with_type_meta(rt, rt.view(existing)))
@@ -356,12 +402,15 @@ class APIServer:
         if rt.key == admission.NAMESPACES:
             admission.check_namespace_delete(name)
         with self.store.lock:
-            existing = self.store.get(rt.key, (namespace if rt.namespaced else "", name))
-            if existing is None:
-                raise errors.not_found(rt.group, rt.plural, name)
-            deletion.check_preconditions(rt, existing, options)
-            deletion.check_namespace_delete_again(rt, existing)
-            return self._delete_locked(rt, existing, options)
+            for _ in range(MAX_ADMISSION_RETRIES):
+                existing = self.store.get(rt.key, (namespace if rt.namespaced else "", name))
+                if existing is None:
+                    raise errors.not_found(rt.group, rt.plural, name)
+                deletion.check_preconditions(rt, existing, options)
+                deletion.check_namespace_delete_again(rt, existing)
+                if self._admit_delete(rt, existing, options):
+                    return self._delete_locked(rt, existing, options)
+            raise _changed_during_admission(rt, name)
 
     def _delete_locked(self, rt: ResourceType, existing: Obj, options: DeleteOptions) -> tuple[Obj, int]:
         prepared = rt.strategy.prepare_for_delete(existing, self._context())
@@ -385,6 +434,8 @@ class APIServer:
         with self.store.lock:
             objects, rv = self.store.list(rt.key, namespace if rt.namespaced else "")
             for obj in [o for o in objects if matcher(o)]:
+                if not self._admit_delete(rt, obj, options):
+                    continue  # changed while its webhooks were called: left for the next request
                 body, _ = self._delete_locked(rt, obj, options)
                 deleted.append(body if body.get("kind") == rt.kind else rt.view(obj))
         items = [{k: v for k, v in o.items() if k not in ("apiVersion", "kind")} for o in deleted]
@@ -448,6 +499,84 @@ class APIServer:
             raise fieldvalidation.strict_error(unknown, duplicates, kind=rt.kind, version=rt.version)
         return [fieldvalidation.warning_header(w) for w in fieldvalidation.warnings(unknown, duplicates)]
 
+    # -- admission webhooks (fakekube.api.verbs.webhooks) ---------------------
+    def _attributes(self, operation: str, rt: ResourceType, obj: Obj, options: WriteOptions,
+                    old: Obj | None = None, subresource: str = "") -> Attributes:
+        meta = obj.get("metadata") or {}
+        return Attributes(operation, rt, namespace_of(rt, obj, meta.get("namespace") or ""), meta.get("name") or "",
+                          subresource, old, options.user, options.dry_run)
+
+    @contextlib.contextmanager
+    def _unlocked(self) -> Iterator[None]:
+        """Give up this request's hold on the store lock while webhooks are called, so a
+        webhook may read (or write) the apiserver. A caller that holds the lock more than
+        once (a batch) keeps it: its webhooks then run under it."""
+        self.store.lock.release()
+        try:
+            yield
+        finally:
+            self.store.lock.acquire()
+
+    def _changed(self, rt: ResourceType, old: Obj) -> bool:
+        """Did another write replace ``old`` while the lock was released?"""
+        meta = old["metadata"]
+        current = self.store.get(rt.key, (meta.get("namespace") or "", meta["name"]))
+        return current is None or current["metadata"]["resourceVersion"] != meta["resourceVersion"]
+
+    def _call_mutating(self, attrs: Attributes, obj: Obj, warnings: builtins.list[str], ctx: WriteContext) -> Obj:
+        hooks = self.webhooks.matching(MUTATING, attrs, obj)
+        if not hooks:
+            return obj
+        with self._unlocked():
+            result = self.webhooks.mutate(attrs, obj, hooks, lambda o: attrs.rt.strategy.default(o, ctx))
+        warnings += [fieldvalidation.warning_header(w) for w in result.warnings]
+        return result.obj if result.obj is not None else obj
+
+    def _mutate_new(self, attrs: Attributes, obj: Obj, generated: bool, warnings: builtins.list[str],
+                    ctx: WriteContext) -> Obj:
+        """A new object through mutating webhooks, shown as upstream shows it: before its uid,
+        creationTimestamp and generated name exist (they are put back after)."""
+        meta = obj["metadata"]
+        hidden = {k: meta[k] for k in _SET_AFTER_MUTATION if k in meta}
+        shown_meta = {k: v for k, v in meta.items() if k not in hidden and not (generated and k == "name")}
+        shown = dict(obj, metadata=shown_meta)
+        if generated:
+            attrs = Attributes(attrs.operation, attrs.rt, attrs.namespace, "", attrs.subresource, attrs.old,
+                               attrs.user, attrs.dry_run)
+        mutated = self._call_mutating(attrs, shown, warnings, ctx)
+        if mutated is shown:
+            return obj
+        mutated_meta = mutated.setdefault("metadata", {})
+        mutated_meta.update(hidden)
+        if not mutated_meta.get("name"):
+            mutated_meta["name"] = meta["name"]
+        return mutated
+
+    def _call_validating(self, attrs: Attributes, obj: Obj | None) -> builtins.list[str]:
+        hooks = self.webhooks.matching(VALIDATING, attrs, obj)
+        if not hooks:
+            return []
+        with self._unlocked():
+            found = self.webhooks.validate(attrs, obj, hooks)
+        return [fieldvalidation.warning_header(w) for w in found]
+
+    def _admit_delete(self, rt: ResourceType, existing: Obj, options: DeleteOptions) -> bool:
+        """DELETE through mutating then validating webhooks (both see only ``oldObject``);
+        False when the object changed meanwhile (the caller reads it again)."""
+        if not self.webhooks.active():
+            return True
+        meta = existing["metadata"]
+        attrs = Attributes(DELETE, rt, namespace_of(rt, existing, meta.get("namespace") or ""), meta["name"],
+                           "", existing, options.user, options.dry_run)
+        hooks = self.webhooks.matching(MUTATING, attrs, None)
+        checks = self.webhooks.matching(VALIDATING, attrs, None)
+        if not hooks and not checks:
+            return True
+        with self._unlocked():
+            self.webhooks.mutate(attrs, {}, hooks, lambda o: None)
+            self.webhooks.validate(attrs, None, checks)
+        return not self._changed(rt, existing)
+
     def _admission_problems(self, rt: ResourceType, obj: Obj) -> builtins.list[FieldError]:
         return [problem for admit in self.validating_admission for problem in admit(rt, obj)]
 
@@ -455,6 +584,10 @@ class APIServer:
         if problems:
             name = (obj.get("metadata") or {}).get("name") or ""
             raise errors.invalid_object(rt.group, rt.kind, name, problems)
+
+
+def _changed_during_admission(rt: ResourceType, name: str) -> errors.ApiError:
+    return errors.conflict(rt.group, rt.plural, name, errors.STALE_OBJECT)
 
 
 def _owned(obj: Obj, options: WriteOptions) -> Obj:

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
+from fakekube.api.auth.identity import UserInfo
 from fakekube.api.machinery import errors
 from fakekube.api.machinery.validation import go_quote, go_strings
 from fakekube.api.registry import ResourceType
@@ -70,6 +71,8 @@ class DeleteOptions:
     precondition_uid: str | None = None
     precondition_rv: str | None = None
     dry_run: bool = False
+    #: Who asks (None: the admin); admission webhooks see it.
+    user: UserInfo | None = None
 
     @classmethod
     def parse(cls, body: Obj | None, query: dict[str, str]) -> "DeleteOptions":

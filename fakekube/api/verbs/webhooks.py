@@ -1,0 +1,345 @@
+"""Admission webhooks: which ones a write matches, the AdmissionReview v1 they get, and what
+their answers do — upstream's ``MutatingAdmissionWebhook`` and ``ValidatingAdmissionWebhook``.
+
+Matching, in upstream's order: the write is not on an admission configuration itself; the
+rules (operations, groups, versions, resources with ``*``/``*/*``/subresources, scope); the
+namespaceSelector (on the namespace's labels — a Namespace's own for its create and update);
+the objectSelector (new or old object's labels); the matchConditions (CEL). A dry run
+reaches only webhooks whose sideEffects are None or NoneOnDryRun (400 otherwise).
+
+Mutating webhooks run one after the other, configurations by name and webhooks in order;
+a JSONPatch answer is applied and the type's defaults run again; a webhook with
+``reinvocationPolicy: IfNeeded`` is called once more when a later webhook changed the object.
+Validating webhooks run in the same order (upstream runs them in parallel; the first denial
+in order wins here). A call that fails follows ``failurePolicy``: Ignore skips it, Fail
+refuses the write with upstream's 500 ``failed calling webhook`` message. No store lock is
+held during a call (the apiserver releases it), so a webhook may read the apiserver.
+"""
+
+from __future__ import annotations
+
+import base64
+import threading
+from dataclasses import dataclass
+from typing import Any, Callable
+
+import jsonpatch
+
+from fakekube.api.machinery import errors
+from fakekube.api.machinery.errors import ApiError
+from fakekube.api.machinery.jsonutil import deep_copy
+from fakekube.api.registry import ResourceType
+from fakekube.api.verbs.attributes import DELETE, Attributes
+from fakekube.api.verbs.webhook_call import CallFailed, WebhookTransport
+from fakekube.api.wire import cel
+from fakekube.objects.labels import compile_selector
+from fakekube.random import SeededRandom
+from fakekube.store import Store
+
+Obj = dict[str, Any]
+
+GROUP = "admissionregistration.k8s.io"
+MUTATING = (GROUP, "mutatingwebhookconfigurations")
+VALIDATING = (GROUP, "validatingwebhookconfigurations")
+#: Kinds admission never reaches (upstream's IsExemptAdmissionConfigurationResource).
+EXEMPT_KINDS = frozenset(("ValidatingWebhookConfiguration", "MutatingWebhookConfiguration",
+                          "ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding",
+                          "MutatingAdmissionPolicy", "MutatingAdmissionPolicyBinding"))
+REVIEW_API_VERSION = "admission.k8s.io/v1"
+#: The variables a match condition may use.
+CONDITION_VARIABLES = ("object", "oldObject", "request", "authorizer", "authorizer.requestResource")
+#: Compiled match conditions kept (by expression text); past it the oldest is dropped.
+MAX_COMPILED_CONDITIONS = 1024
+
+
+@dataclass(frozen=True)
+class Hook:
+    """One webhook of one configuration, as stored (defaults applied)."""
+
+    configuration: str
+    spec: Obj
+
+    @property
+    def name(self) -> str:
+        return str(self.spec.get("name") or "")
+
+    @property
+    def ignore_failures(self) -> bool:
+        return self.spec.get("failurePolicy") == "Ignore"
+
+
+@dataclass
+class AdmissionResult:
+    """What the mutating phase made of the object, and the warnings to send back."""
+
+    obj: Obj | None
+    warnings: list[str]
+
+
+class WebhookAdmission:
+    """Calls the webhooks the cluster's configurations declare."""
+
+    def __init__(self, store: Store, rng: SeededRandom, transport: WebhookTransport | None = None) -> None:
+        self.store = store
+        self.transport = transport or WebhookTransport()
+        self._rng = rng
+        self._rng_lock = threading.Lock()
+        self._conditions: dict[str, cel.Program] = {}
+
+    def active(self) -> bool:
+        """Any webhook configuration at all (the write path's fast check)."""
+        return bool(self.store.count(MUTATING) or self.store.count(VALIDATING))
+
+    # -- matching ------------------------------------------------------------
+    def hooks(self, resource: tuple[str, str]) -> list[Hook]:
+        """Every webhook of the mutating or validating configurations, by configuration name."""
+        configurations, _ = self.store.list(resource, "")
+        ordered = sorted(configurations, key=lambda c: c["metadata"]["name"])
+        return [Hook(c["metadata"]["name"], hook) for c in ordered for hook in c.get("webhooks") or []]
+
+    def matching(self, resource: tuple[str, str], attrs: Attributes, obj: Obj | None) -> list[Hook]:
+        """The webhooks of ``resource`` whose rules and selectors match the write (conditions
+        are checked at call time: they see the object as earlier webhooks left it)."""
+        if attrs.rt.kind in EXEMPT_KINDS and attrs.rt.group == GROUP or not attrs.rt.persisted:
+            return []
+        if not self.store.count(resource):
+            return []
+        return [hook for hook in self.hooks(resource) if self._matches(hook, attrs, obj)]
+
+    def _matches(self, hook: Hook, attrs: Attributes, obj: Obj | None) -> bool:
+        if not any(rule_matches(rule, attrs) for rule in hook.spec.get("rules") or []):
+            return False
+        return self._namespace_matches(hook.spec.get("namespaceSelector"), attrs, obj) and \
+            object_matches(hook.spec.get("objectSelector"), obj, attrs.old)
+
+    def _namespace_matches(self, selector: Obj | None, attrs: Attributes, obj: Obj | None) -> bool:
+        """Upstream's namespace matcher: cluster-scoped objects (but Namespaces) always match."""
+        is_namespace = attrs.rt.key == ("", "namespaces")
+        if not attrs.namespace and not is_namespace:
+            return True
+        matcher = compile_selector(selector or {})
+        if matcher.everything:
+            return True
+        if is_namespace and not attrs.subresource and attrs.operation != DELETE:
+            labels = ((obj or {}).get("metadata") or {}).get("labels") or {}
+        else:
+            namespace = self.store.get(("", "namespaces"), ("", attrs.namespace))
+            labels = ((namespace or {}).get("metadata") or {}).get("labels") or {}
+        return matcher.matches(labels)
+
+    # -- the review ----------------------------------------------------------
+    def review(self, attrs: Attributes, obj: Obj | None) -> Obj:
+        """An ``admission.k8s.io/v1`` AdmissionReview of the write."""
+        rt = attrs.rt
+        kind = {"group": rt.group, "version": rt.version, "kind": rt.kind}
+        resource = {"group": rt.group, "version": rt.version, "resource": rt.plural}
+        request: Obj = {"uid": self._uid(), "kind": kind, "resource": resource}
+        if attrs.subresource:
+            request["subResource"] = attrs.subresource
+        request.update({"requestKind": kind, "requestResource": resource})
+        if attrs.subresource:
+            request["requestSubResource"] = attrs.subresource
+        if attrs.name:
+            request["name"] = attrs.name
+        if attrs.namespace:
+            request["namespace"] = attrs.namespace
+        request.update({"operation": attrs.operation, "userInfo": attrs.user_info.to_json(),
+                        "object": _typed(rt, obj), "oldObject": _typed(rt, attrs.old),
+                        "dryRun": attrs.dry_run, "options": attrs.options_object()})
+        return {"kind": "AdmissionReview", "apiVersion": REVIEW_API_VERSION, "request": request}
+
+    def _uid(self) -> str:
+        with self._rng_lock:
+            return self._rng.uid()
+
+    # -- calling -------------------------------------------------------------
+    def mutate(self, attrs: Attributes, obj: Obj, hooks: list[Hook], redefault: Callable[[Obj], None]) -> AdmissionResult:
+        """Run the mutating ``hooks`` over ``obj`` (a private copy the caller gives up)."""
+        warnings: list[str] = []
+        called_if_needed: list[str] = []
+        reinvoke: set[str] = set()
+        for hook in hooks:
+            before = obj
+            obj = self._mutate_once(attrs, obj, hook, warnings, redefault)
+            if obj is not before and obj != before:
+                reinvoke.update(called_if_needed)
+            if hook.spec.get("reinvocationPolicy") == "IfNeeded":
+                called_if_needed.append(hook.name)
+        for hook in hooks:
+            if hook.name in reinvoke:
+                obj = self._mutate_once(attrs, obj, hook, warnings, redefault)
+        return AdmissionResult(obj, warnings)
+
+    def _mutate_once(self, attrs: Attributes, obj: Obj, hook: Hook, warnings: list[str],
+                     redefault: Callable[[Obj], None]) -> Obj:
+        response = self._call(attrs, obj, hook, warnings, mutating=True)
+        if response is None or not response.get("patch"):
+            return obj
+        try:
+            operations = jsonpatch.JsonPatch.from_string(base64.b64decode(response["patch"]).decode("utf-8"))
+            patched = operations.apply(_typed(attrs.rt, obj))
+        except Exception as exc:  # a patch that does not apply is the webhook's failure
+            raise calling_failed(hook.name, f"failed to apply the webhook's patch: {exc}") from None
+        if not isinstance(patched, dict):
+            raise calling_failed(hook.name, "the patched object is not a JSON object")
+        patched.pop("apiVersion", None)
+        patched.pop("kind", None)
+        redefault(patched)
+        return patched
+
+    def validate(self, attrs: Attributes, obj: Obj | None, hooks: list[Hook]) -> list[str]:
+        """Run the validating ``hooks``; returns their warnings or raises the first denial."""
+        warnings: list[str] = []
+        for hook in hooks:
+            self._call(attrs, obj, hook, warnings, mutating=False)
+        return warnings
+
+    def _call(self, attrs: Attributes, obj: Obj | None, hook: Hook, warnings: list[str],
+              mutating: bool) -> Obj | None:
+        """Call one webhook: None when it was skipped (conditions, or Ignore after a failure);
+        else its response, once it allowed the write. A denial raises."""
+        if attrs.dry_run and hook.spec.get("sideEffects") not in ("None", "NoneOnDryRun"):
+            raise errors.bad_request(f'admission webhook "{hook.name}" does not support dry run')
+        review = self.review(attrs, obj)
+        try:
+            if not self._conditions_match(hook, review, attrs):
+                return None
+            endpoint = self.transport.endpoint(hook.spec.get("clientConfig") or {}, self._service_exists(hook))
+            answer = self.transport.post(endpoint, (hook.spec.get("clientConfig") or {}).get("caBundle"), review,
+                                         int(hook.spec.get("timeoutSeconds") or 10))
+            response = _verified(answer, review["request"]["uid"], mutating)
+        except CallFailed as failure:
+            if hook.ignore_failures:
+                return None
+            raise calling_failed(hook.name, str(failure)) from None
+        warnings.extend(str(w) for w in response.get("warnings") or [])
+        if not response.get("allowed"):
+            raise denial(hook.name, response.get("status"))
+        return response
+
+    def _conditions_match(self, hook: Hook, review: Obj, attrs: Attributes) -> bool:
+        """All matchConditions true (a condition that errs is a call failure)."""
+        conditions = hook.spec.get("matchConditions") or []
+        if not conditions:
+            return True
+        request = review["request"]
+        activation = {"object": request["object"], "oldObject": request["oldObject"], "request": request}
+        for condition in conditions:
+            try:
+                if self._condition(str(condition.get("expression") or "")).evaluate(activation) is not True:
+                    return False
+            except cel.CelError as exc:
+                raise CallFailed(f"failed to evaluate match condition {condition.get('name', '')!r}: {exc}") from None
+        return True
+
+    def _condition(self, expression: str) -> cel.Program:
+        program = self._conditions.get(expression)
+        if program is None:
+            program = cel.compile(expression, ("object", "oldObject", "request", "authorizer"))
+            if len(self._conditions) >= MAX_COMPILED_CONDITIONS:
+                self._conditions.pop(next(iter(self._conditions)))
+            self._conditions[expression] = program
+        return program
+
+    def _service_exists(self, hook: Hook) -> bool:
+        service = (hook.spec.get("clientConfig") or {}).get("service")
+        if not isinstance(service, dict):
+            return False
+        key = (str(service.get("namespace") or ""), str(service.get("name") or ""))
+        return self.store.get(("", "services"), key) is not None
+
+
+def rule_matches(rule: Obj, attrs: Attributes) -> bool:
+    """Upstream's rules matcher: scope, operation, group, version, then resource/subresource."""
+    rt = attrs.rt
+    return (_scope_matches(rule.get("scope"), attrs) and _any(rule.get("operations"), attrs.operation)
+            and _any(rule.get("apiGroups"), rt.group) and _any(rule.get("apiVersions"), rt.version)
+            and any(_resource_matches(str(r), rt.plural, attrs.subresource) for r in rule.get("resources") or []))
+
+
+def _any(values: Any, wanted: str) -> bool:
+    return any(v == "*" or v == wanted for v in values or [])
+
+
+def _scope_matches(scope: Any, attrs: Attributes) -> bool:
+    """``Namespaced`` never matches a Namespace object; ``Cluster`` always does."""
+    is_namespace = attrs.rt.key == ("", "namespaces")
+    if scope in (None, "*"):
+        return True
+    if scope == "Namespaced":
+        return not is_namespace and bool(attrs.namespace)
+    if scope == "Cluster":
+        return is_namespace or not attrs.namespace
+    return False
+
+
+def _resource_matches(rule_resource: str, resource: str, subresource: str) -> bool:
+    """``pods`` (no subresource), ``pods/status``, ``*`` (every resource, no subresource),
+    ``pods/*``, ``*/status``, ``*/*``."""
+    res, _, sub = rule_resource.partition("/")
+    return (res == "*" or res == resource) and (sub == "*" or sub == subresource)
+
+
+def object_matches(selector: Obj | None, obj: Obj | None, old: Obj | None) -> bool:
+    """The objectSelector matches the new or the old object's labels."""
+    matcher = compile_selector(selector or {})
+    if matcher.everything:
+        return True
+    return any(candidate is not None and matcher.matches((candidate.get("metadata") or {}).get("labels") or {})
+               for candidate in (obj, old))
+
+
+def calling_failed(webhook: str, why: str) -> ApiError:
+    """``apierrors.NewInternalError(ErrCallingWebhook)``: a 500 whose one cause repeats it."""
+    message = f'failed calling webhook "{webhook}": {why}'
+    return ApiError(500, "InternalError", f"Internal error occurred: {message}", {"causes": [{"message": message}]})
+
+
+def _typed(rt: ResourceType, obj: Obj | None) -> Obj | None:
+    if obj is None:
+        return None
+    return {"apiVersion": rt.api_version, "kind": rt.kind, **deep_copy(obj)}
+
+
+def _verified(answer: Obj, uid: str, mutating: bool) -> Obj:
+    """Upstream's ``VerifyAdmissionResponse`` for v1 reviews."""
+    if answer.get("apiVersion") != REVIEW_API_VERSION or answer.get("kind") != "AdmissionReview":
+        raise CallFailed(f"received invalid webhook response: expected webhook response of "
+                         f"admission.k8s.io/v1, Kind=AdmissionReview, got {answer.get('apiVersion', '')}, "
+                         f"Kind={answer.get('kind', '')}")
+    response = answer.get("response")
+    if not isinstance(response, dict):
+        raise CallFailed("received invalid webhook response: webhook response was absent")
+    if response.get("uid") != uid:
+        raise CallFailed(f'received invalid webhook response: expected response.uid="{uid}", '
+                         f'got "{response.get("uid", "")}"')
+    patch, patch_type = response.get("patch"), response.get("patchType")
+    if patch and not mutating:
+        raise CallFailed("received invalid webhook response: validating webhooks may not return patches")
+    if patch_type and not patch:
+        raise CallFailed("received invalid webhook response: webhook returned response.patchType but not "
+                         "response.patch")
+    if patch and not patch_type:
+        raise CallFailed("received invalid webhook response: webhook returned response.patch but not "
+                         "response.patchType")
+    if patch_type and patch_type != "JSONPatch":
+        raise CallFailed(f'received invalid webhook response: webhook returned invalid response.patchType of '
+                         f'"{patch_type}"')
+    return response
+
+
+def denial(webhook: str, status: Any) -> ApiError:
+    """A webhook's refusal (upstream's ``ToStatusErr``): its status, at least a 400, the
+    message prefixed with who denied it."""
+    status = status if isinstance(status, dict) else {}
+    code = status.get("code") if isinstance(status.get("code"), int) else 0
+    denied_by = f'admission webhook "{webhook}" denied the request'
+    message, reason = str(status.get("message") or ""), str(status.get("reason") or "")
+    if message:
+        text = f"{denied_by}: {message}"
+    elif reason:
+        text = f"{denied_by}: {reason}"
+    else:
+        text = f"{denied_by} without explanation"
+    details = status.get("details") if isinstance(status.get("details"), dict) else {}
+    return ApiError(max(code, 400), reason, text, dict(details))

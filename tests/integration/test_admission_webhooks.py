@@ -1,0 +1,263 @@
+"""Admission webhooks served by the test over HTTPS, seen through the official client:
+denials with the webhook's message, JSON patches landing, failurePolicy against an
+unreachable or slow webhook, selectors, dry runs, and a webhook that reads the apiserver
+while the write waits for it."""
+
+from __future__ import annotations
+
+import json
+import threading
+import urllib.request
+from typing import Any, Iterator
+
+import pytest
+from kubernetes import client
+from kubernetes.client.rest import ApiException
+
+from fakekube import Cluster
+from tests.integration.test_request_semantics import request
+from tests.integration.webhook_server import WebhookServer, json_patch
+
+Obj = dict[str, Any]
+GROUP = "/apis/admissionregistration.k8s.io/v1"
+SERVICE_HOST = "hooks.default.svc:443"
+
+
+@pytest.fixture
+def server() -> Iterator[WebhookServer]:
+    webhook_server = WebhookServer()
+    yield webhook_server
+    webhook_server.close()
+
+
+@pytest.fixture
+def cluster(fakekube: Cluster, server: WebhookServer) -> Cluster:
+    fakekube.api.webhooks.transport.addresses[SERVICE_HOST] = server.address
+    return fakekube
+
+
+@pytest.fixture
+def core(cluster: Cluster) -> client.CoreV1Api:
+    return client.CoreV1Api(cluster.client())
+
+
+def hook(server: WebhookServer, name: str, path: str, *, operations: tuple[str, ...] = ("CREATE",),
+         resources: tuple[str, ...] = ("configmaps",), **extra: Any) -> Obj:
+    spec: Obj = {"name": name, "sideEffects": "None", "admissionReviewVersions": ["v1"],
+                 "clientConfig": {"service": {"namespace": "default", "name": "hooks", "path": path},
+                                  "caBundle": server.ca_bundle},
+                 "rules": [{"operations": list(operations), "apiGroups": [""], "apiVersions": ["v1"],
+                            "resources": list(resources)}]}
+    spec.update(extra)
+    return spec
+
+
+def register(cluster: Cluster, kind: str, *hooks: Obj) -> None:
+    plural = kind.lower() + "s"
+    body = {"apiVersion": "admissionregistration.k8s.io/v1", "kind": kind, "metadata": {"name": "hooks"},
+            "webhooks": list(hooks)}
+    code, answer, _ = request(cluster, "POST", f"{GROUP}/{plural}", body)
+    assert code == 201, answer
+
+
+def configmap(name: str, labels: dict[str, str] | None = None) -> client.V1ConfigMap:
+    return client.V1ConfigMap(metadata=client.V1ObjectMeta(name=name, labels=labels), data={"k": "v"})
+
+
+def refusal(call: Any) -> tuple[int, Obj]:
+    with pytest.raises(ApiException) as info:
+        call()
+    return info.value.status, json.loads(info.value.body)
+
+
+def test_a_validating_webhook_denies_and_the_client_sees_its_message(
+        cluster: Cluster, server: WebhookServer, core: client.CoreV1Api) -> None:
+    def deny_forbidden(req: Obj) -> Obj:
+        if (req["object"]["metadata"].get("labels") or {}).get("forbidden") == "yes":
+            return {"allowed": False, "status": {"code": 403, "reason": "Forbidden", "message": "no forbidden maps"}}
+        return {"allowed": True, "warnings": ["looked at it"]}
+    server.handlers["/validate"] = deny_forbidden
+    register(cluster, "ValidatingWebhookConfiguration", hook(server, "deny.example.com", "/validate"))
+    code, status = refusal(lambda: core.create_namespaced_config_map("default", configmap("bad", {"forbidden": "yes"})))
+    assert (code, status["reason"], status["message"]) == (
+        403, "Forbidden", 'admission webhook "deny.example.com" denied the request: no forbidden maps')
+    assert core.list_namespaced_config_map("default", label_selector="forbidden").items == []
+    code, created, response = request(cluster, "POST", "/api/v1/namespaces/default/configmaps",
+                                      {"metadata": {"name": "good"}, "data": {"k": "v"}})
+    assert code == 201 and response.headers.get_all("Warning") == ['299 - "looked at it"']
+    review = server.reviews[-1]
+    assert review["path"] == "/validate?timeout=10s"
+    req = review["request"]
+    assert (req["operation"], req["name"], req["namespace"], req["kind"], req["resource"], req["dryRun"]) == (
+        "CREATE", "good", "default", {"group": "", "version": "v1", "kind": "ConfigMap"},
+        {"group": "", "version": "v1", "resource": "configmaps"}, False)
+    assert req["object"]["metadata"]["uid"] == created["metadata"]["uid"] and req["oldObject"] is None
+    assert req["userInfo"] == {"username": "fakekube-admin", "groups": ["system:masters", "system:authenticated"]}
+    assert req["options"] == {"kind": "CreateOptions", "apiVersion": "meta.k8s.io/v1"}
+
+
+def test_a_mutating_webhooks_patch_lands_and_is_validated(
+        cluster: Cluster, server: WebhookServer, core: client.CoreV1Api) -> None:
+    server.handlers["/mutate"] = lambda req: json_patch(
+        {"op": "add", "path": "/metadata/labels", "value": {"injected": "true"}})
+    register(cluster, "MutatingWebhookConfiguration", hook(server, "inject.example.com", "/mutate"))
+    created = core.create_namespaced_config_map(
+        "default", client.V1ConfigMap(metadata=client.V1ObjectMeta(generate_name="gen-"), data={"k": "v"}))
+    assert created.metadata.labels == {"injected": "true"} and created.metadata.name.startswith("gen-")
+    shown = server.reviews[-1]["request"]
+    # Upstream calls mutating webhooks before the name is generated and the uid is set.
+    assert "name" not in shown and "uid" not in shown["object"]["metadata"]
+    assert shown["object"]["metadata"]["generateName"] == "gen-"
+    server.handlers["/mutate"] = lambda req: json_patch(
+        {"op": "add", "path": "/metadata/labels", "value": {"bad label": "x"}})
+    code, status = refusal(lambda: core.create_namespaced_config_map("default", configmap("invalid")))
+    assert code == 422 and status["details"]["causes"][0]["field"] == "metadata.labels"
+
+
+def test_reinvocation_if_needed_sees_a_later_webhooks_change(
+        cluster: Cluster, server: WebhookServer, core: client.CoreV1Api) -> None:
+    calls: list[str] = []
+
+    def first(req: Obj) -> Obj:
+        calls.append("first")
+        labels = req["object"]["metadata"].get("labels") or {}
+        return json_patch({"op": "add", "path": "/metadata/annotations",
+                           "value": {"seen": ",".join(sorted(labels))}})
+
+    def second(req: Obj) -> Obj:
+        calls.append("second")
+        return json_patch({"op": "add", "path": "/metadata/labels", "value": {"second": "yes"}})
+    server.handlers["/first"], server.handlers["/second"] = first, second
+    register(cluster, "MutatingWebhookConfiguration",
+             hook(server, "a.example.com", "/first", reinvocationPolicy="IfNeeded"),
+             hook(server, "b.example.com", "/second"))
+    created = core.create_namespaced_config_map("default", configmap("again"))
+    assert calls == ["first", "second", "first"]
+    assert created.metadata.annotations == {"seen": "second"}
+
+
+def test_failure_policy_against_an_unreachable_webhook(cluster: Cluster, core: client.CoreV1Api) -> None:
+    import socket
+    with socket.socket() as probe:  # a port nobody listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    url = f"https://127.0.0.1:{port}/check"
+    unreachable = {"name": "down.example.com", "sideEffects": "None", "admissionReviewVersions": ["v1"],
+                   "clientConfig": {"url": url},
+                   "rules": [{"operations": ["CREATE"], "apiGroups": [""], "apiVersions": ["v1"],
+                              "resources": ["configmaps"]}]}
+    register(cluster, "ValidatingWebhookConfiguration", dict(unreachable, failurePolicy="Ignore"))
+    assert core.create_namespaced_config_map("default", configmap("ignored")).metadata.name == "ignored"
+    code, answer, _ = request(cluster, "PUT", f"{GROUP}/validatingwebhookconfigurations/hooks",
+                              {"apiVersion": "admissionregistration.k8s.io/v1",
+                               "kind": "ValidatingWebhookConfiguration", "metadata": {"name": "hooks"},
+                               "webhooks": [unreachable]})
+    assert code == 200 and answer["webhooks"][0]["failurePolicy"] == "Fail"
+    code, status = refusal(lambda: core.create_namespaced_config_map("default", configmap("refused")))
+    message = (f'failed calling webhook "down.example.com": failed to call webhook: Post "{url}?timeout=10s": '
+               f"dial tcp 127.0.0.1:{port}: connect: connection refused")
+    assert (code, status["reason"], status["message"], status["details"]["causes"]) == (
+        500, "InternalError", f"Internal error occurred: {message}", [{"message": message}])
+
+
+def test_a_service_without_an_address_and_a_wrong_ca(cluster: Cluster, server: WebhookServer,
+                                                     core: client.CoreV1Api) -> None:
+    server.handlers["/ok"] = lambda req: {"allowed": True}
+    elsewhere = hook(server, "nowhere.example.com", "/ok")
+    elsewhere["clientConfig"]["service"]["name"] = "nowhere"
+    register(cluster, "ValidatingWebhookConfiguration", elsewhere)
+    code, status = refusal(lambda: core.create_namespaced_config_map("default", configmap("x")))
+    assert status["message"] == ('Internal error occurred: failed calling webhook "nowhere.example.com": failed to '
+                                 'call webhook: Post "https://nowhere.default.svc:443/ok": service "nowhere" not found')
+    other_ca = WebhookServer()
+    try:
+        wrong = hook(server, "ok.example.com", "/ok")
+        wrong["clientConfig"]["caBundle"] = other_ca.ca_bundle
+        request(cluster, "DELETE", f"{GROUP}/validatingwebhookconfigurations/hooks")
+        register(cluster, "ValidatingWebhookConfiguration", wrong)
+        code, status = refusal(lambda: core.create_namespaced_config_map("default", configmap("y")))
+        assert code == 500 and status["message"].endswith(
+            ": tls: failed to verify certificate: x509: certificate signed by unknown authority")
+    finally:
+        other_ca.close()
+
+
+def test_timeout_is_a_transport_timeout(cluster: Cluster, server: WebhookServer, core: client.CoreV1Api) -> None:
+    released = threading.Event()
+
+    def slow(req: Obj) -> Obj:
+        released.wait(10)
+        return {"allowed": True}
+    server.handlers["/slow"] = slow
+    register(cluster, "ValidatingWebhookConfiguration", hook(server, "slow.example.com", "/slow", timeoutSeconds=1))
+    try:
+        code, status = refusal(lambda: core.create_namespaced_config_map("default", configmap("late")))
+    finally:
+        released.set()
+    assert (code, status["message"]) == (500, (
+        'Internal error occurred: failed calling webhook "slow.example.com": failed to call webhook: '
+        'Post "https://hooks.default.svc:443/slow?timeout=1s": context deadline exceeded'))
+
+
+def test_namespace_and_object_selectors(cluster: Cluster, server: WebhookServer, core: client.CoreV1Api) -> None:
+    server.handlers["/deny"] = lambda req: {"allowed": False, "status": {"message": "selected"}}
+    register(cluster, "ValidatingWebhookConfiguration",
+             hook(server, "ns.example.com", "/deny", namespaceSelector={"matchLabels": {"guarded": "true"}}),
+             hook(server, "obj.example.com", "/deny", objectSelector={"matchLabels": {"guard": "me"}}))
+    core.create_namespace(client.V1Namespace(metadata=client.V1ObjectMeta(name="guarded", labels={"guarded": "true"})))
+    code, status = refusal(lambda: core.create_namespaced_config_map("guarded", configmap("a")))
+    assert (code, status["message"]) == (400, 'admission webhook "ns.example.com" denied the request: selected')
+    assert core.create_namespaced_config_map("default", configmap("free")).metadata.name == "free"
+    code, status = refusal(lambda: core.create_namespaced_config_map("default", configmap("b", {"guard": "me"})))
+    assert status["message"] == 'admission webhook "obj.example.com" denied the request: selected'
+
+
+def test_dry_run_update_and_delete_reviews(cluster: Cluster, server: WebhookServer, core: client.CoreV1Api) -> None:
+    server.handlers["/look"] = lambda req: {"allowed": True}
+    register(cluster, "ValidatingWebhookConfiguration",
+             hook(server, "look.example.com", "/look", operations=("*",)))
+    core.create_namespaced_config_map("default", configmap("cm"), dry_run="All")
+    assert server.reviews[-1]["request"]["dryRun"] is True
+    assert server.reviews[-1]["request"]["options"] == {"kind": "CreateOptions", "apiVersion": "meta.k8s.io/v1",
+                                                       "dryRun": ["All"]}
+    assert "cm" not in [m.metadata.name for m in core.list_namespaced_config_map("default").items]
+    core.create_namespaced_config_map("default", configmap("cm"))
+    core.patch_namespaced_config_map("cm", "default", {"data": {"k": "w"}})
+    update = server.reviews[-1]["request"]
+    assert update["operation"] == "UPDATE" and update["oldObject"]["data"] == {"k": "v"}
+    assert update["object"]["data"] == {"k": "w"}
+    core.delete_namespaced_config_map("cm", "default")
+    delete = server.reviews[-1]["request"]
+    assert (delete["operation"], delete["object"], delete["oldObject"]["data"]) == ("DELETE", None, {"k": "w"})
+    assert delete["options"]["kind"] == "DeleteOptions"
+
+
+def test_a_webhook_that_reads_the_apiserver_during_its_call(
+        cluster: Cluster, server: WebhookServer, core: client.CoreV1Api) -> None:
+    def allowed_if_listed(req: Obj) -> Obj:
+        url = f"{cluster.url}/api/v1/namespaces/default/configmaps/allow-list"
+        with urllib.request.urlopen(url, timeout=5) as answer:
+            names = json.loads(answer.read())["data"]
+        return {"allowed": req["name"] in names, "status": {"message": "not on the allow-list"}}
+    server.handlers["/list"] = allowed_if_listed
+    core.create_namespaced_config_map("default", client.V1ConfigMap(
+        metadata=client.V1ObjectMeta(name="allow-list"), data={"listed": ""}))
+    register(cluster, "ValidatingWebhookConfiguration", hook(server, "list.example.com", "/list"))
+    assert core.create_namespaced_config_map("default", configmap("listed")).metadata.name == "listed"
+    code, status = refusal(lambda: core.create_namespaced_config_map("default", configmap("other")))
+    assert status["message"] == 'admission webhook "list.example.com" denied the request: not on the allow-list'
+
+
+def test_webhook_addresses_from_the_config_file(server: WebhookServer) -> None:
+    from fakekube.cluster.configfile import ConfigError, parse_config
+    config = parse_config({"webhookAddresses": {SERVICE_HOST: server.address}})
+    assert config.webhook_addresses == {SERVICE_HOST: server.address}
+    with pytest.raises(ConfigError, match=r"webhookAddresses\.hooks\.default\.svc:443: must be host:port, got 'nowhere'"):
+        parse_config({"webhookAddresses": {SERVICE_HOST: "nowhere"}})
+    server.handlers["/deny"] = lambda req: {"allowed": False}
+    with Cluster(config) as cluster:
+        register(cluster, "ValidatingWebhookConfiguration", hook(server, "deny.example.com", "/deny"))
+        code, status, _ = request(cluster, "POST", "/api/v1/namespaces/default/configmaps",
+                                  {"metadata": {"name": "x"}})
+        assert (code, status["message"]) == (400, 'admission webhook "deny.example.com" denied the request '
+                                                  "without explanation")
