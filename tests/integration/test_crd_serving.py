@@ -144,7 +144,9 @@ def test_a_body_without_kind_or_of_another_kind_is_refused(fakekube, ext) -> Non
     url = f"{fakekube.url}/apis/{GROUP}/v1/namespaces/default/crontabs"
     missing = requests.post(url, data='{"metadata":{"name":"x"}}', headers={"Content-Type": "application/json"})
     assert missing.status_code == 400
-    assert missing.json()["message"] == """Object 'Kind' is missing in '{"metadata":{"name":"x"}}'"""
+    assert missing.json()["message"] == ("the object provided is unrecognized (must be of type CronTab): "
+                                         """Object 'Kind' is missing in '{"metadata":{"name":"x"}}' """
+                                         """({"metadata":{"name":"x"}})""")
     wrong = requests.post(url, json=dict(crontab("x"), kind="Other"))
     assert wrong.status_code == 422
     assert wrong.json()["message"] == 'CronTab.stable.example.com "x" is invalid: kind: Invalid value: "Other": must be CronTab'
@@ -225,3 +227,102 @@ def test_removing_a_stored_version_from_spec_is_refused(fakekube, ext) -> None:
                             json=crd)
     assert response.status_code == 422
     assert 'status.storedVersions[0]: Invalid value: "v1": must appear in spec.versions' in response.json()["message"]
+
+
+def test_field_validation_of_unknown_fields(fakekube, ext) -> None:
+    ext.create_custom_resource_definition(crd_body())
+    url = f"{fakekube.url}/apis/{GROUP}/v1/namespaces/default/crontabs"
+    body = crontab("x", extra="no")
+    strict = requests.post(url + "?fieldValidation=Strict", json=body)
+    assert strict.status_code == 400
+    assert strict.json()["message"] == ('CronTab in version "v1" cannot be handled as a CronTab: '
+                                        'strict decoding error: unknown field "spec.extra"')
+    warned = requests.post(url, json=body)
+    assert warned.status_code == 201
+    assert warned.headers["Warning"] == '299 - "unknown field \\"spec.extra\\""'
+    assert "extra" not in warned.json()["spec"]
+
+
+def test_openapi_v3_publishes_the_schema_and_follows_the_crd(fakekube, ext) -> None:
+    index_before = requests.get(f"{fakekube.url}/openapi/v3").json()["paths"]
+    assert f"apis/{GROUP}/v1" not in index_before
+    ext.create_custom_resource_definition(crd_body())
+    url = requests.get(f"{fakekube.url}/openapi/v3").json()["paths"][f"apis/{GROUP}/v1"]["serverRelativeURL"]
+    doc = requests.get(fakekube.url + url).json()
+    schema = doc["components"]["schemas"]["com.example.stable.v1.CronTab"]
+    assert schema["x-kubernetes-group-version-kind"] == [{"group": GROUP, "kind": "CronTab", "version": "v1"}]
+    assert schema["properties"]["spec"]["properties"]["cronSpec"] == {"type": "string"}
+    assert "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta" in doc["components"]["schemas"]
+    patch = doc["paths"][f"/apis/{GROUP}/v1/namespaces/{{namespace}}/crontabs/{{name}}"]["patch"]
+    assert "fieldValidation" in [p["name"] for p in patch["parameters"]]
+    ext.delete_custom_resource_definition(f"crontabs.{GROUP}")
+    assert f"apis/{GROUP}/v1" not in requests.get(f"{fakekube.url}/openapi/v3").json()["paths"]
+    assert requests.get(fakekube.url + url).status_code == 404
+
+
+def test_several_versions_share_one_storage(fakekube, ext, custom) -> None:
+    body = crd_body()
+    v1 = body["spec"]["versions"][0]
+    v1beta1 = dict(v1, name="v1beta1", storage=False)
+    body["spec"]["versions"] = [v1beta1, v1]
+    ext.create_custom_resource_definition(body)
+    custom.create_namespaced_custom_object(GROUP, "v1beta1", "default", "crontabs",
+                                           dict(crontab("one"), apiVersion=f"{GROUP}/v1beta1"))
+    read = custom.get_namespaced_custom_object(GROUP, "v1", "default", "crontabs", "one")
+    assert read["apiVersion"] == f"{GROUP}/v1"
+    old = custom.get_namespaced_custom_object(GROUP, "v1beta1", "default", "crontabs", "one")
+    assert old["apiVersion"] == f"{GROUP}/v1beta1" and old["spec"] == read["spec"]
+    group = requests.get(f"{fakekube.url}/apis/{GROUP}").json()
+    assert [v["version"] for v in group["versions"]] == ["v1", "v1beta1"]
+    assert group["preferredVersion"]["version"] == "v1"
+    assert ext.read_custom_resource_definition(f"crontabs.{GROUP}").status.stored_versions == ["v1"]
+
+
+def test_a_namespace_deletion_deletes_its_custom_resources(fakekube, ext, custom) -> None:
+    ext.create_custom_resource_definition(crd_body())
+    client.CoreV1Api(fakekube.client()).create_namespace(client.V1Namespace(metadata=client.V1ObjectMeta(name="team")))
+    custom.create_namespaced_custom_object(GROUP, "v1", "team", "crontabs", crontab("one"))
+    client.CoreV1Api(fakekube.client()).delete_namespace("team")
+    fakekube.advance(10)
+    assert fakekube.store.list((GROUP, "crontabs"))[0] == []
+    assert fakekube.store.get(("", "namespaces"), ("", "team")) is None
+
+
+def test_owned_custom_resources_are_garbage_collected(fakekube, ext, custom) -> None:
+    ext.create_custom_resource_definition(crd_body())
+    owner = client.CoreV1Api(fakekube.client()).create_namespaced_config_map(
+        "default", client.V1ConfigMap(metadata=client.V1ObjectMeta(name="owner")))
+    owned = crontab("child")
+    owned["metadata"]["ownerReferences"] = [{"apiVersion": "v1", "kind": "ConfigMap", "name": "owner",
+                                             "uid": owner.metadata.uid}]
+    custom.create_namespaced_custom_object(GROUP, "v1", "default", "crontabs", owned)
+    parent = crontab("parent")
+    made = custom.create_namespaced_custom_object(GROUP, "v1", "default", "crontabs", parent)
+    child_of_cr = client.V1ConfigMap(metadata=client.V1ObjectMeta(name="dep", owner_references=[
+        client.V1OwnerReference(api_version=f"{GROUP}/v1", kind="CronTab", name="parent", uid=made["metadata"]["uid"])]))
+    client.CoreV1Api(fakekube.client()).create_namespaced_config_map("default", child_of_cr)
+    client.CoreV1Api(fakekube.client()).delete_namespaced_config_map("owner", "default")
+    custom.delete_namespaced_custom_object(GROUP, "v1", "default", "crontabs", "parent")
+    assert fakekube.store.get((GROUP, "crontabs"), ("default", "child")) is None
+    assert fakekube.store.get(("", "configmaps"), ("default", "dep")) is None
+
+
+def test_cluster_scoped_custom_resources_and_watch(fakekube, ext, custom) -> None:
+    ext.create_custom_resource_definition(crd_body(plural="clustertabs", kind="ClusterTab", scope="Cluster",
+                                                   short_names=[]))
+    response = requests.get(f"{fakekube.url}/apis/{GROUP}/v1/clustertabs?watch=1&timeoutSeconds=1", stream=True)
+    body = dict(crontab("c1"), kind="ClusterTab")
+    custom.create_cluster_custom_object(GROUP, "v1", "clustertabs", body)
+    line = next(response.iter_lines())
+    event = json.loads(line)
+    assert event["type"] == "ADDED" and event["object"]["kind"] == "ClusterTab"
+    assert event["object"]["apiVersion"] == f"{GROUP}/v1" and "namespace" not in event["object"]["metadata"]
+    response.close()
+
+
+def test_a_reset_forgets_custom_types(fakekube, ext) -> None:
+    ext.create_custom_resource_definition(crd_body())
+    assert fakekube.registry.find(GROUP, "v1", "crontabs") is not None
+    fakekube.reset()
+    assert fakekube.registry.find(GROUP, "v1", "crontabs") is None
+    assert requests.get(f"{fakekube.url}/apis/{GROUP}/v1").status_code == 404

@@ -29,6 +29,7 @@ from fakekube.api.verbs.apiserver import PATCH_TYPES, APIServer, WriteOptions, W
 from fakekube.api.verbs.deletion import DeleteOptions
 from fakekube.api.verbs.listing import ListOptions, query_bool
 from fakekube.api.verbs.openapi import OpenAPIV3
+from fakekube.api.verbs.openapi_custom import CustomDocuments
 from fakekube.api.verbs.subresources import Subresources
 from fakekube.api.wire import decoding, schema
 from fakekube.api.wire.fieldvalidation import warning_header
@@ -73,6 +74,7 @@ class RestApp:
         self._watches_open = 0
         self._watch_lock = threading.Lock()
         self._subresources = Subresources(apiserver)
+        self._custom_openapi: CustomDocuments | None = None
 
     @property
     def watches_open(self) -> int:
@@ -166,12 +168,14 @@ class RestApp:
     def _openapi_response(self, request: Request) -> AnyResponse:
         rest = request.path[len("/openapi/"):].strip("/")
         openapi = shared_openapi(self.registry, self.api.kubernetes_version)
+        custom = self._custom_documents()
         if rest == "v3":
-            return json_response(openapi.index())
+            return json_response(self._openapi_index(openapi, custom))
         if not rest.startswith("v3/"):
             raise _not_found_path()
-        path = rest[len("v3/"):]
-        found = openapi.document(path)
+        path = rest[len("v3/"):].strip("/")
+        found = (custom.document(self.registry, path) if path in custom.custom_paths(self.registry)
+                 else openapi.document(path))
         if found is None:
             raise _not_found_path()
         body, etag = found
@@ -181,6 +185,24 @@ class RestApp:
         headers = {"ETag": f'"{etag}"', "Vary": "Accept"}
         headers["Cache-Control"] = "public, immutable" if wanted_hash else "no-cache, private"
         return Response(body, content_type="application/json", headers=headers)
+
+    def _custom_documents(self) -> CustomDocuments:
+        if self._custom_openapi is None:
+            version = self.api.kubernetes_version
+            self._custom_openapi = CustomDocuments(schema.load(version), version)
+        return self._custom_openapi
+
+    def _openapi_index(self, openapi: OpenAPIV3, custom: CustomDocuments) -> Obj:
+        """The built-in group-versions' index with this cluster's custom ones added."""
+        index = openapi.index()
+        extra = {}
+        for path in custom.custom_paths(self.registry):
+            built = custom.document(self.registry, path)
+            if built is not None:
+                extra[path] = {"serverRelativeURL": f"/openapi/v3/{path}?hash={built[1]}"}
+        if not extra:
+            return index
+        return {"paths": dict(sorted({**index["paths"], **extra}.items()))}
 
     # -- resources ----------------------------------------------------------
     def _resource(self, request: Request, target: routing.ResourcePath) -> AnyResponse:

@@ -8,7 +8,8 @@ follows the CRD's ``Established`` condition exactly as its controller writes it,
 HTTP and in-process callers alike, and a reset (a new store) starts from built-ins alone.
 
 Bodies: a custom resource is decoded as unstructured JSON, so ``kind`` is required
-(``Object 'Kind' is missing in '...'``), a body in another served version of the same
+(``the object provided is unrecognized (must be of type Foo): Object 'Kind' is missing in
+'...'``, upstream's transformDecodeError), a body in another served version of the same
 CRD is accepted (``None`` conversion: only apiVersion changes), and a wrong kind or
 apiVersion is a 422 from ``ValidateTypeMeta``. Unknown fields are pruned by the
 version's schema, and the pruned paths feed fieldValidation.
@@ -84,8 +85,10 @@ def check_type_meta(rt: ResourceType, body: Obj, raw: bytes | None, registry: Re
     """Unstructured decoding's and ``ValidateTypeMeta``'s checks of a body's kind and apiVersion."""
     kind = body.get("kind")
     if not kind:
-        text = raw.decode("utf-8", "replace") if raw else json.dumps(body, separators=(",", ":"))
-        raise errors.bad_request(f"Object 'Kind' is missing in '{text.strip()}'")
+        data = raw.strip() if raw else json.dumps(body, separators=(",", ":")).encode()
+        text = data.decode("utf-8", "replace")
+        raise errors.bad_request(f"the object provided is unrecognized (must be of type {rt.kind}): "
+                                 f"Object 'Kind' is missing in '{text}' ({_summary(data)})")
     api_version = body.get("apiVersion") or ""
     other = registry.by_kind(api_version, kind) if api_version != rt.api_version else rt
     same_crd = other is not None and other.custom is not None and rt.custom is not None \
@@ -98,6 +101,15 @@ def check_type_meta(rt: ResourceType, body: Obj, raw: bytes | None, registry: Re
     if problems:
         name = (body.get("metadata") or {}).get("name") or "" if isinstance(body.get("metadata"), dict) else ""
         raise errors.invalid_object(rt.group, rt.kind, name, problems)
+
+
+def _summary(data: bytes, max_length: int = 30) -> str:
+    """``summarizeData``: a JSON body's first 30 bytes, anything else in hex."""
+    if not data:
+        return "<empty>"
+    cut = data[:max_length]
+    shown = cut.decode("utf-8", "replace") if data[:1] == b"{" else cut.hex()
+    return shown + " ..." if len(data) > max_length else shown
 
 
 def prune(rt: ResourceType, obj: Obj, copy: bool) -> tuple[Obj, list[str]]:

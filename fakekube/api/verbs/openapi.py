@@ -229,9 +229,12 @@ class _GVOps:
         self.op_prefix = _group_camel(group) + version[:1].upper() + version[1:]
         self.tag = _tag(group, version)
         self.roots: set[str] = {DELETE_OPTIONS, STATUS, PATCH, WATCH_EVENT, API_RESOURCE_LIST}
+        #: Schema names of kinds the release's definitions do not have (custom resources).
+        self.custom_names: dict[tuple[str, str, str], str] = {}
 
     def schema_name(self, group: str, version: str, kind: str) -> str:
-        name = self.schema_set.name_for_gvk(group, version, kind) or f"{group}.{version}.{kind}"
+        name = (self.custom_names.get((group, version, kind)) or self.schema_set.name_for_gvk(group, version, kind)
+                or f"{group}.{version}.{kind}")
         self.roots.add(name)
         return name
 
@@ -385,7 +388,8 @@ def gv_path(group: str, version: str) -> str:
 def build_document(registry: Registry, schema_set: SchemaSet, group: str, version: str,
                    kubernetes_version: str = "1.33") -> Doc | None:
     """The v3 document of one group-version as a dict, or None if it is not served."""
-    resources = sorted(registry.in_group_version(group, version), key=lambda rt: rt.plural)
+    resources = sorted((rt for rt in registry.in_group_version(group, version) if rt.custom is None),
+                       key=lambda rt: rt.plural)
     if not resources:
         return None
     ops = _GVOps(schema_set, group, version)
@@ -461,7 +465,9 @@ class OpenAPIV3:
         self._index: Doc | None = None
 
     def paths(self) -> list[str]:
-        return [gv_path(g, v) for g, v in self._registry.group_versions()]
+        """The built-in group-versions (custom ones are per cluster: ``openapi_custom``)."""
+        return [gv_path(g, v) for g, v in self._registry.group_versions()
+                if any(rt.custom is None for rt in self._registry.in_group_version(g, v))]
 
     def document(self, path: str) -> tuple[bytes, str] | None:
         """(JSON bytes, etag) of ``api/v1``-style ``path``, or None when not served."""
