@@ -21,6 +21,9 @@ Interface (what CRD validation and admission policies call):
   JSON-like values. Raises :class:`EvaluationError` with cel-go's wording where we know it
   (``no such key: foo``, ``division by zero``, ``index out of bounds: 3``,
   ``no such overload``).
+- ``Activation(variables, programs)``: variables bound once, for several programs that
+  read the same values (``program.evaluate(activation)`` then costs well under 1 µs; the
+  binding itself costs ~5 µs per string or map in the values).
 - ``Program.references(name)``: does the expression use variable ``name`` (a transition
   rule is one that references ``oldSelf``)?
 
@@ -31,6 +34,6 @@ estimation and runtime cost limits, and the optional-value syntax (``self.?foo``
 
 from __future__ import annotations
 
-from fakekube.api.wire.cel.program import CelError, CompileError, EvaluationError, Program, compile
+from fakekube.api.wire.cel.program import Activation, CelError, CompileError, EvaluationError, Program, compile
 
-__all__ = ["CelError", "CompileError", "EvaluationError", "Program", "compile"]
+__all__ = ["Activation", "CelError", "CompileError", "EvaluationError", "Program", "compile"]

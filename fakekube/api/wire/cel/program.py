@@ -70,9 +70,11 @@ class Program:
         """Does the expression use the variable ``name``?"""
         return name in self._variables
 
-    def evaluate(self, activation: Mapping[str, Any]) -> Any:
+    def evaluate(self, activation: "Mapping[str, Any] | Activation") -> Any:
         """The expression's value with the variables of ``activation`` bound."""
         try:
+            if isinstance(activation, Activation):
+                return self._program.execute(activation.context)
             if not self._functions:
                 return self._program.execute(dict(activation))
             return self._program.execute(cel.Context(variables=dict(activation), functions=self._functions))
@@ -80,6 +82,24 @@ class Program:
             raise
         except Exception as exc:  # the engine reports failures as plain Python exceptions
             raise EvaluationError(_evaluation_message(exc)) from None
+
+
+class Activation:
+    """Variables bound once for several programs.
+
+    Handing values to the engine costs far more than running a small program (about
+    5 µs per string or map in a value, against well under 1 µs to evaluate), so rules
+    that see the same ``self`` share one Activation. ``programs`` are the ones it will
+    serve (their library functions are bound with it).
+    """
+
+    __slots__ = ("context",)
+
+    def __init__(self, variables: Mapping[str, Any], programs: Iterable[Program]) -> None:
+        functions: dict[str, Callable[..., Any]] = {}
+        for program in programs:
+            functions.update(program._functions)
+        self.context = cel.Context(variables=dict(variables), functions=functions or None)
 
 
 def compile(source: str, variables: Iterable[str]) -> Program:  # noqa: A001 - CEL's own verb

@@ -65,17 +65,16 @@ class RuleValidator:
 
     def _rules(self, value: Any, old: Any, node: Node, path: str, resource_root: bool, unchanged: bool) -> None:
         here = path or "<nil>"
-        self_value = _with_type_and_object_meta(value) if resource_root else value
+        has_old = self.update and old is not _ABSENT and old is not None
+        activation: cel.Activation | None = None
         for rule in node.rules:
             if rule.program is None:
                 self.errors.append(invalid(here, node.type, f"rule compile error: {rule.error}"))
                 continue
-            has_old = self.update and old is not _ABSENT and old is not None
             if rule.uses_old_self and not has_old and rule.optional_old_self is not True:
                 continue
-            activation = {"self": self_value}
-            if rule.uses_old_self:
-                activation["oldSelf"] = (_with_type_and_object_meta(old) if resource_root else old) if has_old else None
+            if activation is None:
+                activation = _activation(value, old if has_old else None, node, resource_root)
             try:
                 result = rule.program.evaluate(activation)
             except cel.EvaluationError as exc:
@@ -96,7 +95,7 @@ class RuleValidator:
             self.errors.append(_error_for_reason(target or "<nil>", node.type, detail, rule.reason))
 
     @staticmethod
-    def _message(rule: Rule, activation: dict[str, Any]) -> str:
+    def _message(rule: Rule, activation: cel.Activation) -> str:
         """The evaluated messageExpression, or "" when it fails (upstream then logs and
         falls back to ``message``)."""
         if rule.message_program is None:
@@ -111,6 +110,22 @@ class RuleValidator:
         if not text or "\n" in text or len(text.encode()) > MAX_MESSAGE_BYTES:
             return ""
         return text
+
+
+def _activation(value: Any, old: Any, node: Node, resource_root: bool) -> cel.Activation:
+    """self and oldSelf for a node's rules, bound once; only the fields they read."""
+    self_value = _with_type_and_object_meta(value) if resource_root else value
+    variables = {"self": _only(self_value, node.self_fields)}
+    if any(rule.uses_old_self for rule in node.rules):
+        old_value = _with_type_and_object_meta(old) if resource_root else old
+        variables["oldSelf"] = _only(old_value, node.old_fields)
+    return cel.Activation(variables, node.programs)
+
+
+def _only(value: Any, fields: frozenset[str] | None) -> Any:
+    if fields is None or not isinstance(value, dict):
+        return value
+    return {key: value[key] for key in fields if key in value}
 
 
 def _old_items(value: list[Any], old: Any, node: Node) -> list[Any]:

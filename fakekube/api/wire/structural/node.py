@@ -23,6 +23,21 @@ NO_DEFAULT: Any = object()
 #: The CEL variables a CRD rule may use.
 RULE_VARIABLES = ("self", "oldSelf")
 
+_FIELD_OF = {name: re.compile(rf"\b{name}\b(?:\s*\.\s*([A-Za-z_][A-Za-z0-9_]*)(\s*\()?)?") for name in RULE_VARIABLES}
+
+
+def fields_read(sources: list[str], variable: str) -> frozenset[str] | None:
+    """The top-level fields of ``variable`` the expressions read (``self.a`` → ``a``), or
+    None when one of them uses the value otherwise (``size(self)``, ``self.all(...)``):
+    binding only those fields spares converting the rest for the CEL engine."""
+    fields: set[str] = set()
+    for source in sources:
+        for match in _FIELD_OF[variable].finditer(source):
+            if match.group(1) is None or match.group(2) is not None:
+                return None
+            fields.add(match.group(1))
+    return frozenset(fields)
+
 
 class Rule:
     """One ``x-kubernetes-validations`` entry, with its programs (None if it failed to compile)."""
@@ -62,7 +77,7 @@ class Node:
                  "exclusive_minimum", "multiple_of", "max_length", "min_length", "pattern", "pattern_text",
                  "max_items", "min_items", "max_properties", "min_properties", "required",
                  "all_of", "any_of", "one_of", "not_", "rules", "has_rules", "has_defaults", "has_list_types",
-                 "has_embedded")
+                 "has_embedded", "self_fields", "old_fields", "programs")
 
     def __init__(self, raw: Obj) -> None:
         self.raw = raw
@@ -102,6 +117,11 @@ class Node:
         self.one_of = [Node(s) for s in raw.get("oneOf") or [] if isinstance(s, dict)]
         self.not_ = Node(raw["not"]) if isinstance(raw.get("not"), dict) else None
         self.rules = [Rule(r) for r in raw.get("x-kubernetes-validations") or [] if isinstance(r, dict)]
+        sources = [text for r in self.rules for text in (r.rule, r.message_expression) if text]
+        #: What the rules here read of self/oldSelf (None: all of it), and their programs.
+        self.self_fields = fields_read(sources, "self")
+        self.old_fields = fields_read(sources, "oldSelf")
+        self.programs = [p for r in self.rules for p in (r.program, r.message_program) if p is not None]
         children: list[Node] = list(self.properties.values()) + [n for n in (self.items, self.additional) if n is not None]
         self.has_rules: bool = bool(self.rules) or any(c.has_rules for c in children) or any(
             n.has_rules for n in self.all_of)

@@ -61,7 +61,9 @@ class OpenAPIValidator:
         to it is not checked at all (ratcheting, as CRDValidationRatcheting does)."""
         if old is not ABSENT and value == old:
             return
-        if not self._type(value, node, name) or value is None:
+        self._type(value, node, name)  # a wrong type does not stop the other validators
+        if value is None:  # kube-openapi checks a null's type and enum only
+            self._enum(value, node, name)
             return
         if node.all_of or node.any_of or node.one_of or node.not_ is not None:
             self._composition(value, node, name)
@@ -71,12 +73,15 @@ class OpenAPIValidator:
             self._number(value, node, name)
         elif isinstance(value, list):
             self._array(value, node, name, old)
+        self._enum(value, node, name)
+        if isinstance(value, dict):
+            self._object(value, node, name, old)
+
+    def _enum(self, value: Any, node: Node, name: str) -> None:
         if node.enum is not None and not any(_equal(value, e) for e in node.enum):
             self.errors.append(FieldError(FIELD_NOT_SUPPORTED, self.path(name),
                                           "supported values: " + ", ".join(go_quote(_enum_text(e)) for e in node.enum),
                                           value))
-        if isinstance(value, dict):
-            self._object(value, node, name, old)
 
     def _type(self, value: Any, node: Node, name: str) -> bool:
         types = ("integer", "string") if node.int_or_string else ((node.type,) if node.type else ())
@@ -120,15 +125,15 @@ class OpenAPIValidator:
                 self.add(FIELD_INVALID, name, _in_body(name, f"should be {relation} {_go_number(node.minimum)}"), value)
 
     def _array(self, value: list[Any], node: Node, name: str, old: Any) -> None:
+        if node.items is not None:  # items first, then the size limits (kube-openapi's order)
+            olds = correlate_items(value, old, node)
+            for index, element in enumerate(value):
+                self.validate(element, node.items, f"{name}[{index}]", olds[index])
         size = len(value)
         if isinstance(node.min_items, int) and size < node.min_items:
             self.add(FIELD_INVALID, name, _in_body(name, f"should have at least {node.min_items} items"), size)
         if isinstance(node.max_items, int) and size > node.max_items:
             self.add(FIELD_TOO_MANY, name, f"must have at most {node.max_items} items", size)
-        if node.items is not None:
-            olds = correlate_items(value, old, node)
-            for index, element in enumerate(value):
-                self.validate(element, node.items, f"{name}[{index}]", olds[index])
 
     def _object(self, value: dict[str, Any], node: Node, name: str, old: Any) -> None:
         count = len(value)
