@@ -226,3 +226,23 @@ def test_root_rules_see_only_name_and_generate_name_of_metadata() -> None:
     assert [e.message() for e in errors] == ["<nil>: Invalid value: \"object\": failed rule: self.metadata.name.startsWith('x')"]
     assert errors[0].cause() == {"reason": "FieldValueInvalid", "field": "<nil>",
                                  "message": "Invalid value: \"object\": failed rule: self.metadata.name.startsWith('x')"}
+
+
+def test_rules_name_properties_as_cel_escapes_them() -> None:
+    compiled = rule_schema(
+        {"rule": "self.__namespace__ == 'prod'", "message": "namespace"},
+        {"rule": "self.max__dash__size > 1", "message": "dash"},
+        {"rule": "self.labels['app-name'] == 'web'", "message": "map keys stay"},
+        field={"namespace": {"type": "string"}, "max-size": {"type": "integer"},
+               "labels": {"type": "object", "additionalProperties": {"type": "string"}}})
+    assert rule_messages(compiled, {"namespace": "prod", "max-size": 2, "labels": {"app-name": "web"}}) == []
+    assert rule_messages(compiled, {"namespace": "dev", "max-size": 1, "labels": {"app-name": "db"}}) == [
+        'spec: Invalid value: "object": namespace', 'spec: Invalid value: "object": dash',
+        'spec: Invalid value: "object": map keys stay']
+
+
+def test_rules_that_read_the_whole_value_see_all_of_it() -> None:
+    compiled = rule_schema({"rule": "size(self) == 2", "message": "two fields"},
+                           {"rule": "self.all(k, k != 'c')", "message": "no c"})
+    assert rule_messages(compiled, {"a": 1, "b": 2}) == []
+    assert rule_messages(compiled, {"a": 1}) == ['spec: Invalid value: "object": two fields']

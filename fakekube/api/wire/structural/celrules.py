@@ -17,7 +17,7 @@ from typing import Any
 from fakekube.api.machinery.errors import (FIELD_DUPLICATE, FIELD_FORBIDDEN, FIELD_REQUIRED, FieldError, duplicate,
                                            forbidden, invalid, required)
 from fakekube.api.wire import cel
-from fakekube.api.wire.structural.node import Node, Rule
+from fakekube.api.wire.structural.node import Node, Rule, cel_name
 
 #: CEL's limit on an evaluated messageExpression (celconfig.MaxEvaluatedMessageExpressionSizeBytes).
 MAX_MESSAGE_BYTES = 5 * 1024
@@ -115,11 +115,31 @@ class RuleValidator:
 def _activation(value: Any, old: Any, node: Node, resource_root: bool) -> cel.Activation:
     """self and oldSelf for a node's rules, bound once; only the fields they read."""
     self_value = _with_type_and_object_meta(value) if resource_root else value
-    variables = {"self": _only(self_value, node.self_fields)}
+    variables = {"self": _only(_cel_value(self_value, node), node.self_fields)}
     if any(rule.uses_old_self for rule in node.rules):
         old_value = _with_type_and_object_meta(old) if resource_root else old
-        variables["oldSelf"] = _only(old_value, node.old_fields)
+        variables["oldSelf"] = _only(_cel_value(old_value, node), node.old_fields)
     return cel.Activation(variables, node.programs)
+
+
+def _cel_value(value: Any, node: Node | None) -> Any:
+    """``value`` with its properties named as CEL names them (maps' keys stay as they are)."""
+    if node is None or not node.has_escapes:
+        return value
+    if isinstance(value, dict):
+        named: dict[str, Any] = {}
+        for key, sub in value.items():
+            prop = node.properties.get(key)
+            if prop is not None:
+                name = cel_name(key)
+                if name is not None:
+                    named[name] = _cel_value(sub, prop)
+            else:
+                named[key] = _cel_value(sub, node.additional)
+        return named
+    if isinstance(value, list):
+        return [_cel_value(element, node.items) for element in value]
+    return value
 
 
 def _only(value: Any, fields: frozenset[str] | None) -> Any:

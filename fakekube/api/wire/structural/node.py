@@ -26,6 +26,24 @@ RULE_VARIABLES = ("self", "oldSelf")
 _FIELD_OF = {name: re.compile(rf"\b{name}\b(?:\s*\.\s*([A-Za-z_][A-Za-z0-9_]*)(\s*\()?)?") for name in RULE_VARIABLES}
 
 
+#: CEL's reserved words: a property of that name is ``__word__`` in a rule.
+CEL_RESERVED = frozenset(("true", "false", "null", "in", "as", "break", "const", "continue", "else", "for",
+                          "function", "if", "import", "let", "loop", "package", "namespace", "return", "var",
+                          "void", "while"))
+_CEL_NAME = re.compile(r"^[a-zA-Z_.\-/][a-zA-Z0-9_.\-/]*$")
+_CEL_ESCAPES = re.compile(r"__|[./-]")
+_CEL_ESCAPED = {"__": "__underscores__", ".": "__dot__", "-": "__dash__", "/": "__slash__"}
+
+
+def cel_name(name: str) -> str | None:
+    """A property's name in CEL (apiserver's cel.Escape), or None when CEL cannot name it."""
+    if name in CEL_RESERVED:
+        return f"__{name}__"
+    if not _CEL_NAME.match(name):
+        return None
+    return _CEL_ESCAPES.sub(lambda m: _CEL_ESCAPED[m.group(0)], name)
+
+
 def fields_read(sources: list[str], variable: str) -> frozenset[str] | None:
     """The top-level fields of ``variable`` the expressions read (``self.a`` → ``a``), or
     None when one of them uses the value otherwise (``size(self)``, ``self.all(...)``):
@@ -77,7 +95,7 @@ class Node:
                  "exclusive_minimum", "multiple_of", "max_length", "min_length", "pattern", "pattern_text",
                  "max_items", "min_items", "max_properties", "min_properties", "required",
                  "all_of", "any_of", "one_of", "not_", "rules", "has_rules", "has_defaults", "has_list_types",
-                 "has_embedded", "self_fields", "old_fields", "programs")
+                 "has_embedded", "self_fields", "old_fields", "programs", "has_escapes")
 
     def __init__(self, raw: Obj) -> None:
         self.raw = raw
@@ -129,6 +147,9 @@ class Node:
         self.has_defaults: bool = any(c.default is not NO_DEFAULT or c.has_defaults for c in children)
         self.has_list_types: bool = self.list_type in ("set", "map") or any(c.has_list_types for c in children)
         self.has_embedded: bool = self.embedded or any(c.has_embedded for c in children)
+        #: Whether some property name here or below is spelt otherwise in CEL (``foo-bar``
+        #: is ``foo__dash__bar``, ``namespace`` is ``__namespace__``).
+        self.has_escapes: bool = any(cel_name(k) != k for k in self.properties) or any(c.has_escapes for c in children)
 
     def child(self, key: str) -> Node | None:
         """The schema of field ``key`` of an object here (a property, else additionalProperties)."""
