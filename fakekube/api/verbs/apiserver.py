@@ -28,6 +28,7 @@ from fakekube.api.verbs.customresources import CustomTypes
 from fakekube.api.verbs.deletion import DeleteOptions
 from fakekube.api.verbs.encoding import EncodedObjects
 from fakekube.api.verbs.listing import ListOptions, Matcher, list_page
+from fakekube.api.verbs.policies import PolicyAdmission
 from fakekube.api.verbs.webhooks import MUTATING, VALIDATING, WebhookAdmission
 from fakekube.api.wire import decoding, fieldvalidation, patch
 from fakekube.api.wire import schema as schema_module
@@ -133,6 +134,8 @@ class APIServer:
         self.pod_logs: Callable[[str, str, str | None, dict[str, str]], Any] | None = None
         #: Admission webhooks (fakekube.api.verbs.webhooks): called with the store lock released.
         self.webhooks = WebhookAdmission(store, rng.fork("admission"))
+        #: ValidatingAdmissionPolicies (fakekube.api.verbs.policies), run before validating webhooks.
+        self.policies = PolicyAdmission(store, lambda: self.registry)
         #: Encoded JSON of stored versions, shared by lists, GETs and every watcher.
         self.encoded = EncodedObjects()
         #: The registry's custom types, kept equal to what this store's CRDs serve.
@@ -225,7 +228,7 @@ class APIServer:
         rt.strategy.prepare_for_create(obj, ctx)
         for admit in self.mutating_admission:
             admit(rt, obj, ctx)
-        attrs = self._attributes(CREATE, rt, obj, options) if self.webhooks.active() else None
+        attrs = self._attributes(CREATE, rt, obj, options) if self._admission_active() else None
         if attrs is not None:
             obj = self._mutate_new(attrs, obj, generated, warnings, ctx)
             meta = obj["metadata"]
@@ -267,7 +270,7 @@ class APIServer:
                         return self._create_locked(rt, obj, options, warnings)
                     raise errors.not_found(rt.group, rt.plural, name)
                 self._check_resource_version(rt, obj, existing)
-                new = deep_copy(obj) if self.webhooks.active() else obj  # a retry starts again from the body
+                new = deep_copy(obj) if self._admission_active() else obj  # a retry starts again from the body
                 result = self._finish_update(rt, existing, new, options, subresource)
                 if result is not None:
                     result.warnings = warnings + result.warnings
@@ -301,7 +304,7 @@ class APIServer:
         objectmeta.bump_generation(rt, new, old)
         new["metadata"].setdefault("resourceVersion", old["metadata"]["resourceVersion"])
         warnings: builtins.list[str] = []
-        attrs = self._attributes(UPDATE, rt, new, options, old, subresource) if self.webhooks.active() else None
+        attrs = self._attributes(UPDATE, rt, new, options, old, subresource) if self._admission_active() else None
         if attrs is not None:
             new = self._call_mutating(attrs, new, warnings, ctx)
             if self._changed(rt, old):
@@ -552,29 +555,34 @@ class APIServer:
             mutated_meta["name"] = meta["name"]
         return mutated
 
+    def _admission_active(self) -> bool:
+        """Any webhook configuration or policy binding at all (else admission costs nothing)."""
+        return self.webhooks.active() or self.policies.active()
+
     def _call_validating(self, attrs: Attributes, obj: Obj | None) -> builtins.list[str]:
+        """ValidatingAdmissionPolicies, then validating webhooks (upstream's plugin order)."""
         hooks = self.webhooks.matching(VALIDATING, attrs, obj)
-        if not hooks:
+        policies = self.policies.active()
+        if not hooks and not policies:
             return []
         with self._unlocked():
-            found = self.webhooks.validate(attrs, obj, hooks)
+            found = self.policies.validate(attrs, obj, self.webhooks.review(attrs, obj)["request"]) if policies else []
+            found += self.webhooks.validate(attrs, obj, hooks)
         return [fieldvalidation.warning_header(w) for w in found]
 
     def _admit_delete(self, rt: ResourceType, existing: Obj, options: DeleteOptions) -> bool:
         """DELETE through mutating then validating webhooks (both see only ``oldObject``);
         False when the object changed meanwhile (the caller reads it again)."""
-        if not self.webhooks.active():
+        if not self._admission_active():
             return True
         meta = existing["metadata"]
         attrs = Attributes(DELETE, rt, namespace_of(rt, existing, meta.get("namespace") or ""), meta["name"],
                            "", existing, options.user, options.dry_run)
         hooks = self.webhooks.matching(MUTATING, attrs, None)
-        checks = self.webhooks.matching(VALIDATING, attrs, None)
-        if not hooks and not checks:
-            return True
-        with self._unlocked():
-            self.webhooks.mutate(attrs, {}, hooks, lambda o: None)
-            self.webhooks.validate(attrs, None, checks)
+        if hooks:
+            with self._unlocked():
+                self.webhooks.mutate(attrs, {}, hooks, lambda o: None)
+        self._call_validating(attrs, None)
         return not self._changed(rt, existing)
 
     def _admission_problems(self, rt: ResourceType, obj: Obj) -> builtins.list[FieldError]:
