@@ -28,13 +28,13 @@ from fakekube.api.verbs.customresources import CustomTypes
 from fakekube.api.verbs.deletion import DeleteOptions
 from fakekube.api.verbs.encoding import EncodedObjects
 from fakekube.api.verbs.listing import ListOptions, Matcher, list_page
-from fakekube.api.verbs.policies import PolicyAdmission
+from fakekube.api.verbs.policies import BINDINGS, PolicyAdmission
 from fakekube.api.verbs.webhooks import MUTATING, VALIDATING, WebhookAdmission
 from fakekube.api.wire import decoding, fieldvalidation, patch
 from fakekube.api.wire import schema as schema_module
 from fakekube.clock import VirtualClock, format_rfc3339
 from fakekube.random import SeededRandom
-from fakekube.store import Store
+from fakekube.store import Change, Store
 
 Obj = dict[str, Any]
 
@@ -49,6 +49,9 @@ MAX_ADMISSION_RETRIES = 10
 #: Fields a new object's mutating webhooks do not see yet: upstream fills them after mutating
 #: admission (BeforeCreate), so a webhook is shown the object without them.
 _SET_AFTER_MUTATION = ("uid", "creationTimestamp")
+
+#: The resources whose objects turn admission webhooks and policies on.
+_ADMISSION_RESOURCES = frozenset((MUTATING, VALIDATING, BINDINGS))
 
 STRICT = "Strict"
 WARN = "Warn"
@@ -136,6 +139,11 @@ class APIServer:
         self.webhooks = WebhookAdmission(store, rng.fork("admission"))
         #: ValidatingAdmissionPolicies (fakekube.api.verbs.policies), run before validating webhooks.
         self.policies = PolicyAdmission(store, lambda: self.registry)
+        #: Whether any webhook configuration or policy binding exists: kept by a store listener,
+        #: so a write without them pays one attribute read for admission.
+        self._admission_on = False
+        store.add_listener(self._note_admission_change)
+        self._note_admission_change(None)
         #: Encoded JSON of stored versions, shared by lists, GETs and every watcher.
         self.encoded = EncodedObjects()
         #: The registry's custom types, kept equal to what this store's CRDs serve.
@@ -557,7 +565,12 @@ class APIServer:
 
     def _admission_active(self) -> bool:
         """Any webhook configuration or policy binding at all (else admission costs nothing)."""
-        return self.webhooks.active() or self.policies.active()
+        return self._admission_on
+
+    def _note_admission_change(self, change: Change | None) -> None:
+        """Store listener (under the store lock): recount when an admission object changed."""
+        if change is None or (change.group, change.resource) in _ADMISSION_RESOURCES:
+            self._admission_on = self.webhooks.active() or self.policies.active()
 
     def _call_validating(self, attrs: Attributes, obj: Obj | None) -> builtins.list[str]:
         """ValidatingAdmissionPolicies, then validating webhooks (upstream's plugin order)."""
