@@ -261,3 +261,19 @@ def test_webhook_addresses_from_the_config_file(server: WebhookServer) -> None:
                                   {"metadata": {"name": "x"}})
         assert (code, status["message"]) == (400, 'admission webhook "deny.example.com" denied the request '
                                                   "without explanation")
+
+
+def test_match_conditions_skip_a_webhook_or_fail_closed(cluster: Cluster, server: WebhookServer,
+                                                        core: client.CoreV1Api) -> None:
+    server.handlers["/deny"] = lambda req: {"allowed": False, "status": {"message": "called"}}
+    conditions = [{"name": "not-skipped", "expression": "!object.metadata.name.startsWith('skip-')"},
+                  {"name": "labelled", "expression": "object.metadata.labels.team == 'a'"}]
+    register(cluster, "ValidatingWebhookConfiguration",
+             hook(server, "cond.example.com", "/deny", matchConditions=conditions))
+    assert core.create_namespaced_config_map("default", configmap("skip-me")).metadata.name == "skip-me"
+    code, status = refusal(lambda: core.create_namespaced_config_map("default", configmap("team", {"team": "a"})))
+    assert status["message"] == 'admission webhook "cond.example.com" denied the request: called'
+    code, status = refusal(lambda: core.create_namespaced_config_map("default", configmap("unlabelled")))
+    assert (code, status["reason"], status["message"]) == (
+        403, "Forbidden", "configmaps \"unlabelled\" is forbidden: expression "
+        "'object.metadata.labels.team == 'a'' resulted in error: no such key: labels")

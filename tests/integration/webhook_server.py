@@ -58,6 +58,13 @@ def pem(cert: x509.Certificate) -> bytes:
     return cert.public_bytes(serialization.Encoding.PEM)
 
 
+class _QuietServer(ThreadingHTTPServer):
+    """A client refusing our certificate (a test's wrong caBundle) is expected: not printed."""
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        pass
+
+
 class WebhookServer:
     """Serves AdmissionReviews over HTTPS; ``handlers`` by path, ``reviews`` as received."""
 
@@ -73,7 +80,7 @@ class WebhookServer:
                                                serialization.NoEncryption()))
         context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
         context.load_cert_chain(cert_path, key_path)
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler_class())
+        self._server = _QuietServer(("127.0.0.1", 0), self._handler_class())
         self._server.daemon_threads = True
         self._server.socket = context.wrap_socket(self._server.socket, server_side=True)
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)

@@ -21,7 +21,7 @@ from typing import Any, Callable
 from fakekube.api.machinery.errors import ApiError
 from fakekube.api.registry import Registry
 from fakekube.api.verbs.attributes import DELETE, Attributes
-from fakekube.api.verbs.webhooks import EXEMPT_KINDS, GROUP, object_matches, rule_matches
+from fakekube.api.verbs.webhooks import EXEMPT_KINDS, GROUP, evaluate_conditions, object_matches, rule_matches
 from fakekube.api.wire import cel
 from fakekube.objects.labels import compile_selector
 from fakekube.store import Store
@@ -196,10 +196,11 @@ class PolicyAdmission:
             raise _Failure(f"expression '{expression}' resulted in error: {exc}") from None
 
     def _conditions_hold(self, conditions: list[Obj], activation: Obj) -> bool:
-        for condition in conditions:
-            if self._evaluate(str(condition.get("expression") or ""), activation) is not True:
-                return False
-        return True
+        """Any condition false: no match; else errors are a failure (failurePolicy decides)."""
+        matches, problems = evaluate_conditions(conditions, activation, self._program)
+        if matches and problems:
+            raise _Failure(problems[0] if len(problems) == 1 else "[" + ", ".join(problems) + "]")
+        return matches
 
     def _variables(self, variables: list[Obj], activation: Obj) -> Obj:
         """Each variable in order (later ones see earlier ones); one that fails is left out,

@@ -218,19 +218,20 @@ class WebhookAdmission:
         return response
 
     def _conditions_match(self, hook: Hook, review: Obj, attrs: Attributes) -> bool:
-        """All matchConditions true (a condition that errs is a call failure)."""
+        """Upstream's match-condition matcher: any condition false skips the webhook; else
+        errors follow failurePolicy (Fail: 403 naming the errors, Ignore: skip)."""
         conditions = hook.spec.get("matchConditions") or []
         if not conditions:
             return True
         request = review["request"]
         activation = {"object": request["object"], "oldObject": request["oldObject"], "request": request}
-        for condition in conditions:
-            try:
-                if self._condition(str(condition.get("expression") or "")).evaluate(activation) is not True:
-                    return False
-            except cel.CelError as exc:
-                raise CallFailed(f"failed to evaluate match condition {condition.get('name', '')!r}: {exc}") from None
-        return True
+        matches, problems = evaluate_conditions(conditions, activation, self._condition)
+        if not matches or not problems:
+            return matches
+        if hook.ignore_failures:
+            return False
+        why = problems[0] if len(problems) == 1 else "[" + ", ".join(problems) + "]"
+        raise errors.forbidden_error(attrs.rt.group, attrs.rt.plural, attrs.name, why)
 
     def _condition(self, expression: str) -> cel.Program:
         program = self._conditions.get(expression)
@@ -247,6 +248,24 @@ class WebhookAdmission:
             return False
         key = (str(service.get("namespace") or ""), str(service.get("name") or ""))
         return self.store.get(("", "services"), key) is not None
+
+
+def evaluate_conditions(conditions: list[Obj], activation: Obj,
+                        compiled: Callable[[str], cel.Program]) -> tuple[bool, list[str]]:
+    """Every condition evaluated: (False, …) when one is false, else (True, the errors)."""
+    problems: list[str] = []
+    for condition in conditions:
+        expression = str(condition.get("expression") or "")
+        try:
+            value = compiled(expression).evaluate(activation)
+        except cel.CelError as exc:
+            problems.append(f"expression '{expression}' resulted in error: {exc}")
+            continue
+        if value is False:
+            return False, []
+        if value is not True:
+            problems.append(f"expression '{expression}' resulted in error: no such overload")
+    return True, problems
 
 
 def rule_matches(rule: Obj, attrs: Attributes) -> bool:
