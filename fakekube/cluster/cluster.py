@@ -14,8 +14,11 @@ import tempfile
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Mapping
 
+from fakekube.api.auth.authn import Authenticator, parse_token_file
+from fakekube.api.auth.authorizer import ALWAYS_ALLOW, parse_mode
+from fakekube.api.auth.identity import ADMIN_TOKEN, UserInfo
 from fakekube.api.wire import schema
 from fakekube.api.verbs.apiserver import APIServer, WriteOptions
 from fakekube.api.verbs.deletion import DeleteOptions
@@ -28,7 +31,7 @@ from fakekube.api.registry import Registry, ResourceType
 from fakekube.api.types import ServiceNetwork, builtin_registry
 from fakekube.api.types.service_alloc import DEFAULT_NODE_PORT_RANGE, DEFAULT_SERVICE_CIDR
 from fakekube.clock import DEFAULT_EPOCH, VirtualClock
-from fakekube.cluster import bootstrap
+from fakekube.cluster import bootstrap, rbacpolicy
 from fakekube.cluster.nodespec import NodeSpec
 from fakekube.cluster.kubeconfig import write_kubeconfig
 from fakekube.cluster.system import SystemPlan, SystemPods, as_system_pods, boot_start
@@ -116,6 +119,14 @@ class ClusterConfig:
     #: (``<service>.<namespace>.svc:443``, or a webhook URL's host) → ``"127.0.0.1:PORT"``
     #: (docs/api.md "Admission webhooks and policies").
     webhook_addresses: dict[str, str] = field(default_factory=dict)
+    #: kube-apiserver's ``--authorization-mode``: ``AlwaysAllow`` (every caller may do
+    #: everything, the default) or ``RBAC`` (docs/api.md "Authentication and authorization").
+    authorization_mode: str = ALWAYS_ALLOW
+    #: Static bearer tokens (token → user), as ``--token-auth-file`` lines give them.
+    static_tokens: Mapping[str, UserInfo] = field(default_factory=dict)
+    #: kube-apiserver's ``--token-auth-file`` (``token,user,uid,"group1,group2"`` per line),
+    #: read at cluster creation; its tokens join ``static_tokens``.
+    token_auth_file: str | None = None
     extra: dict[str, Any] = field(default_factory=dict)
 
     @property
@@ -133,6 +144,7 @@ class Cluster:
 
     def __init__(self, config: ClusterConfig | None = None, **overrides: Any) -> None:
         self.config = replace(config or ClusterConfig(), **overrides)
+        self.config = replace(self.config, authorization_mode=parse_mode(self.config.authorization_mode))  # ValueError
         self._controller_specs = enabled_controllers(CONTROLLERS, self.config.controllers)  # ValueError: unknown name
         self.service_network = ServiceNetwork(self.config.service_cidr, self.config.service_node_port_range)
         self.registry: Registry = builtin_registry(self.service_network)
@@ -142,6 +154,7 @@ class Cluster:
         self._static_manifests = _static_manifests(self.config, self._plan)
         self._build_state()
         self._app = RestApp(self.api, max_body_bytes=self.config.max_body_bytes, after_write=self.settle)
+        self._app.authenticator = Authenticator(_static_tokens(self.config))
         self.log_streams = LogStreams()  # pods/log follow streams, woken whenever cluster time moves
         self.observe_time(self.log_streams.wake)
         self._server: BackgroundServer | None = None
@@ -169,6 +182,7 @@ class Cluster:
         self.store = Store(self.config.history_limit, guard=self.config.immutability_guard,
                            history_max_bytes=self.config.history_max_bytes)
         self.api = APIServer(self.registry, self.store, self.clock, self.rng, self.config.kubernetes_version)
+        self.api.authorization_mode = self.config.authorization_mode
         self.engine = Engine(self.store, self.clock, self.api, self.rng.fork("engine"),
                              rate_limits=self.config.rate_limits, seed=self.config.seed)
         #: The enabled controllers by name (kube-controller-manager's, see cluster/wiring.py).
@@ -189,6 +203,7 @@ class Cluster:
         self.api.webhooks.transport.addresses.update(self.config.webhook_addresses)
         bootstrap.populate(self.api, self._plan.node_specs, self.config.kubelet_version,
                            self.service_network.ip_range.first_address)
+        rbacpolicy.populate(self.store, self.registry, self.rng, self.api.now_rfc3339())
         nodes = {name: self.store.get(NODES, ("", name)) or {} for name, _ in self._plan.nodes}
         self.kubelets.static_pods.check(self.engine.client, nodes, self.clock.now())
         self._plan.create_objects(self.api)
@@ -400,15 +415,16 @@ class Cluster:
             path = Path(self._tempdir) / "kubeconfig"
         return write_kubeconfig(path, self.url)
 
-    def client(self) -> Any:
-        """A ``kubernetes.client.ApiClient`` for this cluster (needs the ``kubernetes`` package)."""
+    def client(self, token: str | None = None) -> Any:
+        """A ``kubernetes.client.ApiClient`` for this cluster (needs the ``kubernetes`` package),
+        as the kubeconfig's admin or with another bearer ``token`` (a service account's, a static one)."""
         try:
             from kubernetes import client
         except ImportError as exc:  # pragma: no cover - depends on the environment
             raise RuntimeError("Cluster.client() needs the `kubernetes` package: pip install kubernetes") from exc
         configuration = client.Configuration()
         configuration.host = self.url
-        configuration.api_key = {"authorization": "Bearer fakekube"}
+        configuration.api_key = {"authorization": f"Bearer {token if token is not None else ADMIN_TOKEN}"}
         return client.ApiClient(configuration)
 
     def mount(self, app: Callable) -> None:
@@ -480,3 +496,15 @@ def _static_manifests(config: ClusterConfig, plan: SystemPlan) -> tuple[StaticPo
     """The static pods of every node's kubelet: the config's, each node spec's, the directory's (read now, once)."""
     per_node = [(name, spec.static_pods) for name, spec in plan.nodes if spec.static_pods]
     return build_manifests(config.static_pods, per_node, config.static_pod_path)
+
+
+def _static_tokens(config: ClusterConfig) -> dict[str, UserInfo]:
+    """``static_tokens`` plus the token-auth-file's (ValueError: unreadable or malformed)."""
+    tokens = dict(config.static_tokens)
+    if config.token_auth_file is not None:
+        try:
+            text = Path(config.token_auth_file).read_text(encoding="utf-8")
+        except OSError as error:
+            raise ValueError(f"token-auth-file {config.token_auth_file}: {error.strerror or error}") from None
+        tokens.update(parse_token_file(text))
+    return tokens

@@ -16,6 +16,7 @@ from fakekube.api.machinery.errors import FieldError
 from fakekube.api.registry import ResourceType
 from fakekube.api.registry.strategy import WriteContext
 from fakekube.controllers.apiextensions import CRDEstablishingController, CRDFinalizerController
+from fakekube.controllers.clusterroleaggregation import ClusterRoleAggregationController
 from fakekube.controllers.daemonset import DaemonSetController
 from fakekube.controllers.deployment import DeploymentController
 from fakekube.controllers.disruption import DisruptionController
@@ -76,6 +77,8 @@ CONTROLLERS: tuple[ControllerSpec, ...] = (
         served_resources(), NamespaceConfig.for_version(c.kubernetes_version)), ("namespace",)),
     ControllerSpec("root-ca-certificate-publisher-controller", lambda c: RootCACertPublisher(cluster_root_ca(c)),
                    ("root-ca-cert-publisher",)),
+    ControllerSpec("clusterrole-aggregation-controller", lambda c: ClusterRoleAggregationController(),
+                   ("clusterrole-aggregation",)),
 )
 
 

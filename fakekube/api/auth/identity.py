@@ -1,8 +1,9 @@
-"""Who is asking: the one user fakekube knows, and the names upstream gives identities.
+"""Who is asking: the identities fakekube knows, and the names upstream gives them.
 
-fakekube has no authentication (docs/api.md): every request is served as the cluster
-admin its kubeconfig names. The review APIs (``kubectl auth whoami``/``can-i``) and
-TokenReview must still answer with a user, so that user is declared here, once.
+The kubeconfig's user is the admin (``system:masters``). Other callers authenticate with
+static tokens, service-account tokens or client certificates (:mod:`.authn`); a request
+with no credentials is the anonymous user. While authorization is off every caller is
+served, as the admin when it names nobody else.
 """
 
 from __future__ import annotations
@@ -17,7 +18,11 @@ ADMIN_TOKEN = "fakekube"
 #: The user every request is served as: a member of ``system:masters``, as kubeadm's admin.
 ADMIN_USERNAME = "fakekube-admin"
 ALL_AUTHENTICATED = "system:authenticated"
-ADMIN_GROUPS = ("system:masters", ALL_AUTHENTICATED)
+ALL_UNAUTHENTICATED = "system:unauthenticated"
+#: ``user.SystemPrivilegedGroup``: its members are authorized for everything, RBAC or not.
+MASTERS = "system:masters"
+ADMIN_GROUPS = (MASTERS, ALL_AUTHENTICATED)
+ANONYMOUS_USERNAME = "system:anonymous"
 
 #: kubeadm's ``--service-account-issuer``; with no ``--api-audiences`` it is also the
 #: apiserver's one audience, the default of a TokenRequest's and a TokenReview's audiences.
@@ -53,6 +58,19 @@ class UserInfo:
     uid: str = ""
     extra: tuple[tuple[str, tuple[str, ...]], ...] = field(default=())
 
+    @classmethod
+    def from_json(cls, value: Obj) -> "UserInfo":
+        """From ``authentication.k8s.io/v1 UserInfo`` (as :func:`tokens.authenticate` gives it)."""
+        extra = value.get("extra") or {}
+        return cls(value.get("username") or "", tuple(value.get("groups") or ()), value.get("uid") or "",
+                   tuple((key, tuple(extra[key])) for key in sorted(extra)))
+
+    def with_authenticated(self) -> "UserInfo":
+        """``group.AuthenticatedGroupAdder``: every authenticated user is in ``system:authenticated``."""
+        if ALL_AUTHENTICATED in self.groups:
+            return self
+        return UserInfo(self.username, (*self.groups, ALL_AUTHENTICATED), self.uid, self.extra)
+
     def to_json(self) -> Obj:
         """As upstream serializes it: empty ``uid`` and ``extra`` omitted."""
         out: Obj = {"username": self.username}
@@ -66,3 +84,5 @@ class UserInfo:
 
 #: The kubeconfig's user, and every caller while authorization is off.
 ADMIN = UserInfo(ADMIN_USERNAME, ADMIN_GROUPS)
+#: A request with no credentials (kube-apiserver's ``--anonymous-auth``, on by default).
+ANONYMOUS = UserInfo(ANONYMOUS_USERNAME, (ALL_UNAUTHENTICATED,))

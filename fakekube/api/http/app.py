@@ -10,12 +10,19 @@ from __future__ import annotations
 
 import json
 import threading
+from dataclasses import replace
 from typing import Any, Callable, Iterable, Iterator, Union
 
 import yaml
 from werkzeug.wrappers import Request, Response
 
 from fakekube.api import table
+from fakekube.api.auth import tokens
+from fakekube.api.auth.attributes import request_attributes
+from fakekube.api.auth.authn import Authenticator
+from fakekube.api.auth.authorizer import RBAC, authorize, forbidden
+from fakekube.api.auth.identity import ADMIN, ANONYMOUS, API_AUDIENCES, UserInfo
+from fakekube.api.auth import impersonation
 from fakekube.api.http import negotiation, routing
 from fakekube.api.http.negotiation import Representation
 from fakekube.api.http.response import JsonResponse, status_line
@@ -48,6 +55,10 @@ MAX_WATCHES = 1000
 
 WRITE_VERBS = {"POST": "create", "PUT": "update", "PATCH": "patch", "DELETE": "delete"}
 HEALTH_PATHS = ("/healthz", "/readyz", "/livez")
+#: Where the request's user (after authentication and impersonation) waits for the handlers.
+USER_KEY = "fakekube.user"
+#: Where the server puts a verified TLS client certificate's user (CN, O), if any.
+CLIENT_CERT_USER = "fakekube.client_cert_user"
 #: The checks ``?verbose`` lists (a subset of upstream's: the ones that mean something here).
 HEALTH_CHECKS = {"healthz": ("ping", "log", "etcd"), "livez": ("ping", "log", "etcd"),
                  "readyz": ("ping", "log", "etcd", "etcd-readiness", "informer-sync", "shutdown")}
@@ -75,6 +86,8 @@ class RestApp:
         self._watch_lock = threading.Lock()
         self._subresources = Subresources(apiserver)
         self._custom_openapi: CustomDocuments | None = None
+        #: Who requests are (docs/api.md "Authentication and authorization"); the cluster sets it.
+        self.authenticator = Authenticator()
 
     @property
     def watches_open(self) -> int:
@@ -112,8 +125,49 @@ class RestApp:
         except Exception as exc:  # e.g. EngineStuck: the test must hear of it; the request stands
             self.internal_errors.append(exc)
 
+    # -- who asks -----------------------------------------------------------
+    def authenticated_user(self, request: Request) -> UserInfo:
+        """Authentication, impersonation and authorization, in upstream's filter order.
+
+        With authorization off (``AlwaysAllow``) a request without valid credentials is the
+        admin, as it always was; a valid token or certificate still names its user (for
+        ``kubectl auth whoami`` and the users admission sees)."""
+        mode = self.api.authorization_mode
+        cert_user = request.environ.get(CLIENT_CERT_USER)
+        try:
+            user = self.authenticator.authenticate(request.headers.get("Authorization"), cert_user,
+                                                   self._service_account_user)
+        except ApiError:
+            if mode == RBAC:
+                raise
+            user = ADMIN
+        if mode != RBAC and user is ANONYMOUS:
+            user = ADMIN
+        pairs = list(request.headers.items())
+        if impersonation.requested(pairs):
+            user = impersonation.impersonate(user, pairs, request.path, self._authorizer(), forbidden)
+        if mode == RBAC:
+            attrs = request_attributes(user, request.method, request.path, dict(request.args.items()))
+            decision = authorize(mode, self.api.view, attrs)
+            if not decision.allowed:
+                raise forbidden(attrs, decision.reason)
+        return user
+
+    def _authorizer(self) -> Callable[[Any], Any]:
+        mode, view = self.api.authorization_mode, self.api.view
+        return lambda attrs: authorize(mode, view, attrs)
+
+    def _service_account_user(self, token: str) -> UserInfo | None:
+        with self.api.store.lock:
+            found = tokens.authenticate(self.api.write_context(), token, list(API_AUDIENCES))
+        return UserInfo.from_json(found[0]) if found is not None else None
+
     # -- routing ------------------------------------------------------------
     def dispatch(self, request: Request) -> AnyResponse:
+        try:
+            request.environ[USER_KEY] = self.authenticated_user(request)
+        except impersonation.ImpersonationError as exc:
+            return _plain(f"Internal Server Error: {request.full_path.rstrip('?')!r}: {exc}\n", 500)
         path = request.path
         if path == "/version" or path == "/version/":
             if request.method != "GET":  # a go-restful GET route, as discovery's
@@ -284,18 +338,19 @@ class RestApp:
         if verb == "create":
             negotiation.body_format(request.headers.get("Content-Type"))  # upstream's 415 precedes its 413
         raw = self._body(request)
+        user = _user(request)
         if verb == "patch":
-            options = WriteOptions.from_query(query, raw, "PatchOptions")
+            options = replace(WriteOptions.from_query(query, raw, "PatchOptions"), user=user)
             result = self.api.patch(rt, target.namespace, target.name, _media(request), raw, options)
             return self._written(representation, result.obj, 200, result.warnings, _cacheable(rt, options))
         if verb in ("delete", "deletecollection"):
             return self._delete(request, representation, rt, target, query, raw, verb)
         if verb == "create":
-            options = WriteOptions.from_query(query, raw, "CreateOptions")
+            options = replace(WriteOptions.from_query(query, raw, "CreateOptions"), user=user)
             body = decode_body(request, raw, rt.kind, rt.api_version)
             result = self.api.create(rt, target.namespace, body, options)
             return self._written(representation, result.obj, 201, result.warnings, _cacheable(rt, options))
-        options = WriteOptions.from_query(query, raw, "UpdateOptions")
+        options = replace(WriteOptions.from_query(query, raw, "UpdateOptions"), user=user)
         body = decode_body(request, raw, rt.kind, rt.api_version)
         result = self.api.update(rt, target.namespace, target.name, body, options)
         return self._written(representation, result.obj, 201 if result.created else 200, result.warnings,
@@ -330,7 +385,7 @@ class RestApp:
             negotiation.choose(request.headers.get("Accept"), allow_as=False)
         raw = self._body(request) if request.method in ("POST", "PUT", "PATCH") else b""
         body, code, content_type = self._subresources.handle(request.method, rt, target, query, raw, _media(request),
-                                                             lambda: decode_body(request, raw))
+                                                             lambda: decode_body(request, raw), _user(request))
         if isinstance(body, WriteResult):  # a status write: its object, with its warnings
             response = encode_response(body.obj, negotiation.choose(request.headers.get("Accept"), allow_as=False).media_type, code)
             for warning in body.warnings:
@@ -453,6 +508,12 @@ def _cacheable(rt: ResourceType, options: WriteOptions) -> ResourceType | None:
     """A dry run's answer keeps the stored resourceVersion but not its content: never
     answer it from (or put it in) the per-version encoding cache."""
     return None if options.dry_run else rt
+
+
+def _user(request: Request) -> UserInfo | None:
+    """The request's user, as authentication left it (None: not through ``dispatch``)."""
+    user = request.environ.get(USER_KEY)
+    return user if isinstance(user, UserInfo) else None
 
 
 def _media(request: Request) -> str:

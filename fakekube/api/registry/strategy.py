@@ -49,6 +49,10 @@ class WriteContext:
     now: datetime
     rng: Rng
     store: StoreReader
+    #: Who asks (a ``fakekube.api.auth.UserInfo``; None: the admin) and the cluster's
+    #: ``--authorization-mode``: what the review APIs answer about (types/reviews.py).
+    user: Any = None
+    authorization_mode: str = "AlwaysAllow"
 
 
 class Strategy:

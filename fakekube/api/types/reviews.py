@@ -1,10 +1,13 @@
 """The review APIs: access reviews, rules reviews, SelfSubjectReview and TokenReview.
 
 Upstream serves these from REST storages that compute an answer and store nothing
-(``pkg/registry/authorization/*``, ``pkg/registry/authentication/*``). fakekube
-authorizes everything (docs/api.md), so access reviews answer ``allowed: true`` and the
-rules review grants ``*``; validation follows ``pkg/apis/authorization/validation``
-(1.31–1.33), including its quirk of naming no kind in the 422 (``.authorization.k8s.io``).
+(``pkg/registry/authorization/*``, ``pkg/registry/authentication/*``). They answer from
+the cluster's authorization mode (:mod:`fakekube.api.auth.authorizer`): with
+``AlwaysAllow`` (the default) every access review is allowed and the rules review grants
+``*``; with ``RBAC`` the answers come from the roles and bindings in the store. The
+asking user comes in on the write context. Validation follows
+``pkg/apis/authorization/validation`` (1.31–1.33), including its quirk of naming no kind
+in the 422 (``.authorization.k8s.io``).
 """
 
 from __future__ import annotations
@@ -12,6 +15,10 @@ from __future__ import annotations
 from typing import Any
 
 from fakekube.api.auth import identity, tokens
+from fakekube.api.auth.attributes import Attributes
+from fakekube.api.auth.authorizer import RBAC, authorize
+from fakekube.api.auth.identity import ADMIN, UserInfo
+from fakekube.api.auth.rbac import RuleResolver, aggregate
 from fakekube.api.machinery import errors
 from fakekube.api.machinery.errors import FieldError
 from fakekube.api.registry import CREATE_ONLY, ResourceType, Strategy, WriteContext
@@ -83,14 +90,44 @@ def _echo(obj: Obj) -> Obj:
     return obj
 
 
+def asker(ctx: WriteContext) -> UserInfo:
+    """The user making the request (None on the context: the admin)."""
+    return ctx.user if isinstance(ctx.user, UserInfo) else ADMIN
+
+
+def review_attributes(user: UserInfo, spec: Obj) -> Attributes:
+    """``ResourceAttributesFrom``/``NonResourceAttributesFrom``."""
+    resource = spec.get("resourceAttributes")
+    if isinstance(resource, dict):
+        return Attributes(user, resource.get("verb") or "", True, resource.get("namespace") or "",
+                          resource.get("group") or "", resource.get("version") or "", resource.get("resource") or "",
+                          resource.get("subresource") or "", resource.get("name") or "")
+    non_resource = spec.get("nonResourceAttributes") or {}
+    return Attributes(user, non_resource.get("verb") or "", False, path=non_resource.get("path") or "")
+
+
+def spec_user(spec: Obj) -> UserInfo:
+    """The user a SubjectAccessReview asks about."""
+    extra = spec.get("extra") or {}
+    return UserInfo(spec.get("user") or "", tuple(spec.get("groups") or ()), spec.get("uid") or "",
+                    tuple((key, tuple(extra[key] or ())) for key in sorted(extra)))
+
+
 class _AccessReviewStrategy(Strategy):
-    """Every access review is allowed: fakekube has no authorizer (``system:masters``)."""
+    """``SubjectAccessReviewStatus`` from the authorizer: allowed, and its reason."""
 
     def invalid_kind(self, kind: str) -> str:
         return ""
 
+    def subject(self, obj: Obj, ctx: WriteContext) -> UserInfo:
+        return asker(ctx)
+
     def review(self, obj: Obj, ctx: WriteContext) -> Obj:
-        obj["status"] = {"allowed": True}
+        decision = authorize(ctx.authorization_mode, ctx.store, review_attributes(self.subject(obj, ctx), _spec(obj)))
+        status: Obj = {"allowed": decision.allowed}
+        if decision.reason:
+            status["reason"] = decision.reason
+        obj["status"] = status
         return _echo(obj)
 
 
@@ -107,6 +144,9 @@ SELF_SUBJECT_ACCESS_REVIEWS = ResourceType(
 
 
 class SubjectAccessReviewStrategy(_AccessReviewStrategy):
+    def subject(self, obj: Obj, ctx: WriteContext) -> UserInfo:
+        return spec_user(_spec(obj))
+
     def validate(self, obj: Obj) -> list[FieldError]:
         spec = _spec(obj)
         return attributes_errors(spec) + subject_errors(spec) + selector_errors(spec)
@@ -119,6 +159,9 @@ SUBJECT_ACCESS_REVIEWS = ResourceType(
 
 
 class LocalSubjectAccessReviewStrategy(_AccessReviewStrategy):
+    def subject(self, obj: Obj, ctx: WriteContext) -> UserInfo:
+        return spec_user(_spec(obj))
+
     def validate(self, obj: Obj) -> list[FieldError]:
         spec = _spec(obj)
         problems = attributes_errors(spec) + subject_errors(spec) + selector_errors(spec)
@@ -141,18 +184,41 @@ LOCAL_SUBJECT_ACCESS_REVIEWS = ResourceType(
 
 
 class SelfSubjectRulesReviewStrategy(Strategy):
-    """The rules of a cluster admin: everything, on every resource and URL."""
+    """The asker's rules in a namespace: everything while authorization is off, else RBAC's."""
 
     def invalid_kind(self, kind: str) -> str:
         return ""
 
     def review(self, obj: Obj, ctx: WriteContext) -> Obj:
-        if not _spec(obj).get("namespace"):
+        namespace = _spec(obj).get("namespace")
+        if not namespace:
             raise errors.bad_request("no namespace on request")
         # Upstream answers with a new object: the request's spec is not echoed.
-        return {"metadata": {"creationTimestamp": None}, "spec": {},
-                "status": {"resourceRules": ALL_RESOURCE_RULES, "nonResourceRules": ALL_NON_RESOURCE_RULES,
-                           "incomplete": False}}
+        status: Obj = {"resourceRules": ALL_RESOURCE_RULES, "nonResourceRules": ALL_NON_RESOURCE_RULES,
+                       "incomplete": False}
+        if ctx.authorization_mode == RBAC:
+            status = rules_status(*RuleResolver(ctx.store).rules_for(asker(ctx), namespace))
+        return {"metadata": {"creationTimestamp": None}, "spec": {}, "status": status}
+
+
+def rules_status(rules: list[Obj], problems: list[str]) -> Obj:
+    """``SubjectRulesReviewStatus``: resource rules, then non-resource rules, in visit order."""
+    resource_rules: list[Obj] = []
+    non_resource_rules: list[Obj] = []
+    for rule in rules:
+        if rule.get("resources"):
+            converted = {"verbs": list(rule.get("verbs") or ()), "apiGroups": list(rule.get("apiGroups") or ()),
+                         "resources": list(rule["resources"])}
+            if rule.get("resourceNames"):
+                converted["resourceNames"] = list(rule["resourceNames"])
+            resource_rules.append(converted)
+        if rule.get("nonResourceURLs"):
+            non_resource_rules.append({"verbs": list(rule.get("verbs") or ()),
+                                       "nonResourceURLs": list(rule["nonResourceURLs"])})
+    status: Obj = {"resourceRules": resource_rules, "nonResourceRules": non_resource_rules, "incomplete": False}
+    if problems:
+        status["evaluationError"] = aggregate(problems)
+    return status
 
 
 SELF_SUBJECT_RULES_REVIEWS = ResourceType(
@@ -162,11 +228,11 @@ SELF_SUBJECT_RULES_REVIEWS = ResourceType(
 
 
 class SelfSubjectReviewStrategy(Strategy):
-    """``kubectl auth whoami``: the caller is always the kubeconfig's admin."""
+    """``kubectl auth whoami``: the authenticated (or impersonated) caller."""
 
     def review(self, obj: Obj, ctx: WriteContext) -> Obj:
         return {"metadata": {"creationTimestamp": format_rfc3339(ctx.now)},
-                "status": {"userInfo": identity.admin_user_info()}}
+                "status": {"userInfo": asker(ctx).to_json()}}
 
 
 SELF_SUBJECT_REVIEWS = ResourceType(

@@ -149,6 +149,14 @@ class APIServer:
         #: The registry's custom types, kept equal to what this store's CRDs serve.
         self.custom_types = CustomTypes(registry)
         store.add_listener(self.custom_types.on_change)
+        #: kube-apiserver's ``--authorization-mode`` (``AlwaysAllow`` or ``RBAC``); the HTTP
+        #: layer enforces it, the review APIs answer from it.
+        self.authorization_mode = "AlwaysAllow"
+
+    @property
+    def view(self) -> StoreView:
+        """The read-only store view (authorization reads roles and bindings through it)."""
+        return self._view
 
     @property
     def schemas(self) -> schema_module.SchemaSet:
@@ -203,10 +211,10 @@ class APIServer:
         obj = rt.storable(obj)
         with self.store.lock:
             if not rt.persisted:
-                return self._review(rt, obj, warnings)
+                return self._review(rt, obj, warnings, options.user)
             return self._create_locked(rt, obj, options, warnings)
 
-    def _review(self, rt: ResourceType, obj: Obj, warnings: builtins.list[str]) -> WriteResult:
+    def _review(self, rt: ResourceType, obj: Obj, warnings: builtins.list[str], user: UserInfo | None) -> WriteResult:
         """Answer a create of a never-stored type (an access or token review).
 
         Upstream's review storages validate, compute and return; they skip the generic
@@ -217,7 +225,8 @@ class APIServer:
         problems = rt.strategy.validate(obj)
         if problems:
             raise errors.invalid_object(rt.group, rt.strategy.invalid_kind(rt.kind), "", problems)
-        answer = rt.strategy.review(obj, self._context())
+        ctx = WriteContext(self.clock.now(), self.rng, self._view, user, self.authorization_mode)
+        answer = rt.strategy.review(obj, ctx)
         return WriteResult(objectmeta.with_type_meta(rt, answer), True, warnings)
 
     def _create_locked(self, rt: ResourceType, obj: Obj, options: WriteOptions, warnings: builtins.list[str]) -> WriteResult:

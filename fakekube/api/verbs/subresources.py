@@ -13,9 +13,11 @@ whose last finalizer goes is removed.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any, Callable
 
 from fakekube.api import selectors
+from fakekube.api.auth.identity import UserInfo
 from fakekube.api.machinery import errors
 from fakekube.api.machinery.jsonutil import deep_copy
 from fakekube.api.registry import BINDING, EVICTION, FINALIZE, LOG, SCALE, STATUS, TOKEN, ResourceType
@@ -37,9 +39,9 @@ class Subresources:
         self.api = api
 
     def handle(self, method: str, rt: ResourceType, target: Any, query: dict[str, str], raw: bytes,
-               media: str, decode: Callable[[], Any]) -> tuple[Any, int, str]:
+               media: str, decode: Callable[[], Any], user: UserInfo | None = None) -> tuple[Any, int, str]:
         name, namespace, sub = target.name, target.namespace, target.subresource
-        options = WriteOptions.from_query(query, raw)
+        options = replace(WriteOptions.from_query(query, raw), user=user)
         if sub == STATUS:
             return self._status(method, rt, namespace, name, raw, media, decode, options)
         if sub == SCALE:

@@ -1,0 +1,110 @@
+"""Impersonation headers: ``kubectl --as``/``--as-group`` (upstream's ``WithImpersonation`` filter).
+
+``Impersonate-User`` (a ``system:serviceaccount:ns:name`` user is the service account),
+``Impersonate-Group`` (repeatable), ``Impersonate-Uid`` and ``Impersonate-Extra-<key>``. The
+requestor needs the ``impersonate`` verb on each: ``users``/``groups`` by name,
+``serviceaccounts`` in the account's namespace, ``uids`` and ``userextras/<key>`` in
+``authentication.k8s.io``; the first refusal is a 403 naming that attribute set. The
+impersonated user joins ``system:authenticated`` (``system:unauthenticated`` for
+``system:anonymous``) unless a group given says otherwise; a service account with no
+groups given gets its fixed ones.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Iterable
+from urllib.parse import unquote
+
+from fakekube.api.auth.attributes import Attributes
+from fakekube.api.auth.identity import (
+    ALL_AUTHENTICATED,
+    ALL_UNAUTHENTICATED,
+    ANONYMOUS_USERNAME,
+    SERVICE_ACCOUNT_PREFIX,
+    UserInfo,
+    service_account_groups,
+    service_account_username,
+)
+from fakekube.api.auth.rbac import Decision
+from fakekube.api.machinery.errors import ApiError
+
+USER = "Impersonate-User"
+GROUP = "Impersonate-Group"
+UID = "Impersonate-Uid"
+EXTRA_PREFIX = "Impersonate-Extra-"
+AUTHENTICATION_GROUP = "authentication.k8s.io"
+
+
+class ImpersonationError(Exception):
+    """Headers upstream answers with a plain 500 (``responsewriters.InternalError``)."""
+
+
+def requested(headers: Iterable[tuple[str, str]]) -> bool:
+    return any(_is_impersonation(name) for name, _ in headers)
+
+
+def _is_impersonation(name: str) -> bool:
+    lowered = name.lower()
+    return lowered in (USER.lower(), GROUP.lower(), UID.lower()) or lowered.startswith(EXTRA_PREFIX.lower())
+
+
+def impersonate(requestor: UserInfo, headers: Iterable[tuple[str, str]], path: str,
+                authorize: Callable[[Attributes], Decision],
+                forbidden: Callable[[Attributes, str], ApiError]) -> UserInfo:
+    """The user to act as; raises the 403 of the first check that fails."""
+    pairs = list(headers)
+    user_names = [value for name, value in pairs if name.lower() == USER.lower()]
+    groups_asked = [value for name, value in pairs if name.lower() == GROUP.lower()]
+    uids = [value for name, value in pairs if name.lower() == UID.lower()]
+    extras = sorted((unquote(name[len(EXTRA_PREFIX):].lower()), value) for name, value in pairs
+                    if name.lower().startswith(EXTRA_PREFIX.lower()))
+    if not user_names:
+        asked = ", ".join([*(f"group {g}" for g in groups_asked), *(f"extra {k}={v}" for k, v in extras),
+                           *(f"uid {u}" for u in uids)])
+        raise ImpersonationError(f"requested [{asked}] without impersonating a user")
+    checks: list[Attributes] = []
+    username = user_names[0]
+    groups: list[str] = []
+    sa = _service_account(username)
+    if sa is not None:
+        checks.append(Attributes(requestor, "impersonate", True, sa[0], "", "v1", "serviceaccounts", "", sa[1]))
+        username = service_account_username(*sa)
+        if not groups_asked:
+            groups = [group for group in service_account_groups(sa[0]) if group != ALL_AUTHENTICATED]
+    else:
+        checks.append(Attributes(requestor, "impersonate", True, "", "", "v1", "users", "", username))
+    for group in groups_asked:
+        checks.append(Attributes(requestor, "impersonate", True, "", "", "v1", "groups", "", group))
+        groups.append(group)
+    extra: dict[str, list[str]] = {}
+    for key, value in extras:
+        checks.append(Attributes(requestor, "impersonate", True, "", AUTHENTICATION_GROUP, "v1", "userextras", key, value))
+        extra.setdefault(key, []).append(value)
+    uid = ""
+    if uids:
+        uid = uids[0]
+        checks.append(Attributes(requestor, "impersonate", True, "", AUTHENTICATION_GROUP, "v1", "uids", "", uid))
+    for attrs in checks:
+        decision = authorize(attrs)
+        if not decision.allowed:
+            raise forbidden(attrs, decision.reason)
+    groups = _with_default_group(username, groups)
+    return UserInfo(username, tuple(groups), uid, tuple((key, tuple(values)) for key, values in sorted(extra.items())))
+
+
+def _service_account(username: str) -> tuple[str, str] | None:
+    """``serviceaccount.SplitUsername``: (namespace, name) of a service-account user name."""
+    if not username.startswith(SERVICE_ACCOUNT_PREFIX):
+        return None
+    parts = username[len(SERVICE_ACCOUNT_PREFIX):].split(":")
+    if len(parts) != 2 or not parts[0] or not parts[1]:
+        return None
+    return parts[0], parts[1]
+
+
+def _with_default_group(username: str, groups: list[str]) -> list[str]:
+    if username != ANONYMOUS_USERNAME:
+        if ALL_AUTHENTICATED not in groups and ALL_UNAUTHENTICATED not in groups:
+            return [*groups, ALL_AUTHENTICATED]
+        return groups
+    return groups if ALL_UNAUTHENTICATED in groups else [*groups, ALL_UNAUTHENTICATED]

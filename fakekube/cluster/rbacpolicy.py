@@ -1,0 +1,254 @@
+"""The default ClusterRoles and ClusterRoleBindings a 1.33 apiserver creates at start.
+
+kube-apiserver's RBAC post-start hook reconciles upstream's bootstrap policy
+(``plugin/pkg/auth/authorizer/rbac/bootstrappolicy/policy.go``; its testdata lists every
+object): ``cluster-admin``, the user-facing ``admin``/``edit``/``view`` (aggregated from
+the ``system:aggregate-to-*`` roles by their labels), ``system:discovery``,
+``system:basic-user``, ``system:public-info-viewer``, the component roles and their
+bindings. Each carries ``kubernetes.io/bootstrapping: rbac-defaults`` and the
+``rbac.authorization.kubernetes.io/autoupdate: "true"`` annotation. They exist whether
+RBAC is on or off, as on a real cluster.
+
+Cheap at start: the objects are built once per process (the aggregated roles' rules
+computed as the clusterrole-aggregation controller would), then each cluster stores
+copies with UIDs from its own forked random stream (so they shift no other identifier).
+Simplification: the ``system:controller:*`` roles and the namespaced bootstrap roles are
+not created (docs/api.md).
+"""
+
+from __future__ import annotations
+
+import copy
+import functools
+from typing import Any
+
+from fakekube.api.registry import Registry
+from fakekube.clock import format_rfc3339
+from fakekube.controllers.clusterroleaggregation import aggregated_rules
+from fakekube.random import SeededRandom
+from fakekube.store import Store
+
+Obj = dict[str, Any]
+GROUP = "rbac.authorization.k8s.io"
+LABELS = {"kubernetes.io/bootstrapping": "rbac-defaults"}
+ANNOTATIONS = {"rbac.authorization.kubernetes.io/autoupdate": "true"}
+READ = "get list watch"
+WRITE = "create delete deletecollection patch update"
+
+
+def rule(verbs: str, groups: str, resources: str, names: str = "") -> Obj:
+    """A resource rule from space-separated words (``-`` is the core group "")."""
+    out: Obj = {"verbs": verbs.split(), "apiGroups": ["" if g == "-" else g for g in groups.split()],
+                "resources": resources.split()}
+    if names:
+        out["resourceNames"] = names.split()
+    return out
+
+
+def urls(verbs: str, paths: str) -> Obj:
+    return {"verbs": verbs.split(), "nonResourceURLs": paths.split()}
+
+
+EVENTS_WRITER = rule("create patch update", "- events.k8s.io", "events")
+
+CLUSTER_ROLES: tuple[tuple[str, dict[str, str], list[Obj], str], ...] = (
+    # (name, extra labels, rules, aggregated-to label key)
+    ("admin", {}, [], "rbac.authorization.k8s.io/aggregate-to-admin"),
+    ("cluster-admin", {}, [rule("*", "*", "*"), urls("*", "*")], ""),
+    ("edit", {"rbac.authorization.k8s.io/aggregate-to-admin": "true"}, [], "rbac.authorization.k8s.io/aggregate-to-edit"),
+    ("system:aggregate-to-admin", {"rbac.authorization.k8s.io/aggregate-to-admin": "true"}, [
+        rule("create", "authorization.k8s.io", "localsubjectaccessreviews"),
+        rule(f"{WRITE} get list watch", "rbac.authorization.k8s.io", "rolebindings roles"),
+    ], ""),
+    ("system:aggregate-to-edit", {"rbac.authorization.k8s.io/aggregate-to-edit": "true"}, [
+        rule(READ, "-", "pods/attach pods/exec pods/portforward pods/proxy secrets services/proxy"),
+        rule("impersonate", "-", "serviceaccounts"),
+        rule(WRITE, "-", "pods pods/attach pods/exec pods/portforward pods/proxy"),
+        rule("create", "-", "pods/eviction"),
+        rule(WRITE, "-", "configmaps events persistentvolumeclaims replicationcontrollers replicationcontrollers/scale "
+                         "secrets serviceaccounts services services/proxy"),
+        rule("create", "-", "serviceaccounts/token"),
+        rule(WRITE, "apps", "daemonsets deployments deployments/rollback deployments/scale replicasets "
+                            "replicasets/scale statefulsets statefulsets/scale"),
+        rule(WRITE, "autoscaling", "horizontalpodautoscalers"),
+        rule(WRITE, "batch", "cronjobs jobs"),
+        rule(WRITE, "extensions", "daemonsets deployments deployments/rollback deployments/scale ingresses "
+                                  "networkpolicies replicasets replicasets/scale replicationcontrollers/scale"),
+        rule(WRITE, "policy", "poddisruptionbudgets"),
+        rule(WRITE, "networking.k8s.io", "ingresses networkpolicies"),
+        rule(f"{WRITE} get list watch", "coordination.k8s.io", "leases"),
+    ], ""),
+    ("system:aggregate-to-view", {"rbac.authorization.k8s.io/aggregate-to-view": "true"}, [
+        rule(READ, "-", "configmaps endpoints persistentvolumeclaims persistentvolumeclaims/status pods "
+                        "replicationcontrollers replicationcontrollers/scale serviceaccounts services services/status"),
+        rule(READ, "-", "bindings events limitranges namespaces/status pods/log pods/status "
+                        "replicationcontrollers/status resourcequotas resourcequotas/status"),
+        rule(READ, "-", "namespaces"),
+        rule(READ, "discovery.k8s.io", "endpointslices"),
+        rule(READ, "apps", "controllerrevisions daemonsets daemonsets/status deployments deployments/scale "
+                           "deployments/status replicasets replicasets/scale replicasets/status statefulsets "
+                           "statefulsets/scale statefulsets/status"),
+        rule(READ, "autoscaling", "horizontalpodautoscalers horizontalpodautoscalers/status"),
+        rule(READ, "batch", "cronjobs cronjobs/status jobs jobs/status"),
+        rule(READ, "extensions", "daemonsets daemonsets/status deployments deployments/scale deployments/status "
+                                 "ingresses ingresses/status networkpolicies replicasets replicasets/scale "
+                                 "replicasets/status replicationcontrollers/scale"),
+        rule(READ, "policy", "poddisruptionbudgets poddisruptionbudgets/status"),
+        rule(READ, "networking.k8s.io", "ingresses ingresses/status networkpolicies"),
+    ], ""),
+    ("system:auth-delegator", {}, [
+        rule("create", "authentication.k8s.io", "tokenreviews"),
+        rule("create", "authorization.k8s.io", "subjectaccessreviews"),
+    ], ""),
+    ("system:basic-user", {}, [
+        rule("create", "authorization.k8s.io", "selfsubjectaccessreviews selfsubjectrulesreviews"),
+        rule("create", "authentication.k8s.io", "selfsubjectreviews"),
+    ], ""),
+    ("system:discovery", {}, [
+        urls("get", "/api /api/* /apis /apis/* /healthz /livez /openapi /openapi/* /readyz /version /version/"),
+    ], ""),
+    ("system:kube-controller-manager", {}, [
+        EVENTS_WRITER,
+        rule("create", "coordination.k8s.io", "leases"),
+        rule("get update", "coordination.k8s.io", "leases", "kube-controller-manager"),
+        rule("create", "-", "secrets serviceaccounts"),
+        rule("delete", "-", "secrets"),
+        rule("get", "-", "configmaps namespaces secrets serviceaccounts"),
+        rule("update", "-", "secrets serviceaccounts"),
+        rule("create", "authentication.k8s.io", "tokenreviews"),
+        rule("create", "authorization.k8s.io", "subjectaccessreviews"),
+        rule("list watch", "*", "*"),
+        rule("create", "-", "serviceaccounts/token"),
+    ], ""),
+    ("system:kube-dns", {}, [rule("list watch", "-", "endpoints services")], ""),
+    ("system:kube-scheduler", {}, [
+        EVENTS_WRITER,
+        rule("create", "coordination.k8s.io", "leases"),
+        rule("get update", "coordination.k8s.io", "leases", "kube-scheduler"),
+        rule(READ, "-", "nodes"),
+        rule("delete get list watch", "-", "pods"),
+        rule("create", "-", "bindings pods/binding"),
+        rule("patch update", "-", "pods/status"),
+        rule(READ, "-", "replicationcontrollers services"),
+        rule(READ, "apps extensions", "replicasets"),
+        rule(READ, "apps", "statefulsets"),
+        rule(READ, "policy", "poddisruptionbudgets"),
+        rule(READ, "-", "persistentvolumeclaims persistentvolumes"),
+        rule("create", "authentication.k8s.io", "tokenreviews"),
+        rule("create", "authorization.k8s.io", "subjectaccessreviews"),
+        rule(READ, "storage.k8s.io", "csinodes"),
+        rule(READ, "-", "namespaces"),
+        rule(READ, "storage.k8s.io", "csidrivers"),
+        rule(READ, "storage.k8s.io", "csistoragecapacities"),
+    ], ""),
+    ("system:monitoring", {}, [
+        urls("get", "/healthz /healthz/* /livez /livez/* /metrics /metrics/slis /readyz /readyz/*"),
+    ], ""),
+    ("system:node", {}, [
+        rule("create", "authentication.k8s.io", "tokenreviews"),
+        rule("create", "authorization.k8s.io", "localsubjectaccessreviews subjectaccessreviews"),
+        rule(READ, "-", "services"),
+        rule("create get list watch", "-", "nodes"),
+        rule("patch update", "-", "nodes/status"),
+        rule("patch update", "-", "nodes"),
+        rule("create patch update", "-", "events"),
+        rule(READ, "-", "pods"),
+        rule("create delete", "-", "pods"),
+        rule("patch update", "-", "pods/status"),
+        rule("create", "-", "pods/eviction"),
+        rule(READ, "-", "configmaps secrets"),
+        rule("get", "-", "persistentvolumeclaims persistentvolumes"),
+        rule("get", "-", "endpoints"),
+        rule("create get list watch", "certificates.k8s.io", "certificatesigningrequests"),
+        rule("create delete get patch update", "coordination.k8s.io", "leases"),
+        rule("get", "storage.k8s.io", "volumeattachments"),
+        rule("create", "-", "serviceaccounts/token"),
+        rule("get patch update", "-", "persistentvolumeclaims/status"),
+        rule(READ, "storage.k8s.io", "csidrivers"),
+        rule("create delete get patch update", "storage.k8s.io", "csinodes"),
+        rule(READ, "node.k8s.io", "runtimeclasses"),
+    ], ""),
+    ("system:node-proxier", {}, [
+        rule("list watch", "-", "endpoints services"),
+        rule(READ, "-", "nodes"),
+        EVENTS_WRITER,
+        rule("list watch", "discovery.k8s.io", "endpointslices"),
+    ], ""),
+    ("system:public-info-viewer", {}, [urls("get", "/healthz /livez /readyz /version /version/")], ""),
+    ("system:service-account-issuer-discovery", {}, [
+        urls("get", "/.well-known/openid-configuration /openid/v1/jwks"),
+    ], ""),
+    ("system:volume-scheduler", {}, [
+        rule("get list patch update watch", "-", "persistentvolumes"),
+        rule(READ, "storage.k8s.io", "storageclasses"),
+        rule("get list patch update watch", "-", "persistentvolumeclaims"),
+    ], ""),
+    ("view", {"rbac.authorization.k8s.io/aggregate-to-edit": "true"}, [], "rbac.authorization.k8s.io/aggregate-to-view"),
+)
+
+
+def _group(name: str) -> Obj:
+    return {"kind": "Group", "apiGroup": GROUP, "name": name}
+
+
+def _user(name: str) -> Obj:
+    return {"kind": "User", "apiGroup": GROUP, "name": name}
+
+
+CLUSTER_ROLE_BINDINGS: tuple[tuple[str, list[Obj]], ...] = (
+    # (name = the ClusterRole's name, subjects)
+    ("cluster-admin", [_group("system:masters")]),
+    ("system:basic-user", [_group("system:authenticated")]),
+    ("system:discovery", [_group("system:authenticated")]),
+    ("system:kube-controller-manager", [_user("system:kube-controller-manager")]),
+    ("system:kube-dns", [{"kind": "ServiceAccount", "name": "kube-dns", "namespace": "kube-system"}]),
+    ("system:kube-scheduler", [_user("system:kube-scheduler")]),
+    ("system:monitoring", [_group("system:monitoring")]),
+    ("system:node", []),
+    ("system:node-proxier", [_user("system:kube-proxy")]),
+    ("system:public-info-viewer", [_group("system:authenticated"), _group("system:unauthenticated")]),
+    ("system:service-account-issuer-discovery", [_group("system:serviceaccounts")]),
+    ("system:volume-scheduler", [_user("system:kube-scheduler")]),
+)
+
+
+def _meta(name: str, labels: dict[str, str]) -> Obj:
+    return {"name": name, "labels": {**LABELS, **labels}, "annotations": dict(ANNOTATIONS)}
+
+
+@functools.lru_cache(maxsize=1)
+def cluster_roles() -> tuple[Obj, ...]:
+    """The bootstrap ClusterRoles (no uid, no timestamps), aggregated roles filled in."""
+    roles: list[Obj] = []
+    for name, labels, rules, aggregates in CLUSTER_ROLES:
+        role: Obj = {"metadata": _meta(name, labels), "rules": copy.deepcopy(rules)}
+        if aggregates:
+            role["aggregationRule"] = {"clusterRoleSelectors": [{"matchLabels": {aggregates: "true"}}]}
+        roles.append(role)
+    for name in ("view", "edit", "admin"):  # each aggregates the one before
+        role = next(r for r in roles if r["metadata"]["name"] == name)
+        role["rules"] = aggregated_rules(role, roles)
+    return tuple(roles)
+
+
+@functools.lru_cache(maxsize=1)
+def cluster_role_bindings() -> tuple[Obj, ...]:
+    bindings = []
+    for name, subjects in CLUSTER_ROLE_BINDINGS:
+        binding: Obj = {"metadata": _meta(name, {}),
+                        "roleRef": {"apiGroup": GROUP, "kind": "ClusterRole", "name": name}}
+        if subjects:
+            binding["subjects"] = copy.deepcopy(subjects)
+        bindings.append(binding)
+    return tuple(bindings)
+
+
+def populate(store: Store, registry: Registry, rng: SeededRandom, now_rfc3339: str) -> None:
+    """Store the bootstrap policy: known-good objects, written without the create path's checks."""
+    stream = rng.fork("rbac-bootstrap-policy")
+    for plural, objects in (("clusterroles", cluster_roles()), ("clusterrolebindings", cluster_role_bindings())):
+        rt = registry.lookup(GROUP, "v1", plural)
+        for template in objects:  # stored objects are never edited, so they may share the templates' rules
+            meta = template["metadata"]
+            store.create(rt.key, {**template, "metadata": {"name": meta["name"], "uid": stream.uid(),
+                                                           "creationTimestamp": now_rfc3339, **meta}})
