@@ -45,6 +45,11 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--start-time", default=None, metavar="RFC3339|now",
                        help="where cluster time starts (default 2025-01-01T00:00:00Z, for reproducible runs; "
                             "'now' makes ages kubectl computes itself, as in describe, look natural)")
+    serve.add_argument("--authorization-mode", default=None, metavar="MODE",
+                       help="kube-apiserver's flag: AlwaysAllow (the default: every caller may do everything) "
+                            "or RBAC (roles and bindings decide; the kubeconfig's user stays an admin)")
+    serve.add_argument("--token-auth-file", default=None, metavar="FILE",
+                       help="static bearer tokens, one 'token,user,uid,\"group1,group2\"' per line (kube-apiserver's flag)")
     return parser
 
 
@@ -64,7 +69,8 @@ def cluster_config(args: argparse.Namespace, start_time: datetime | None) -> Clu
     """The config file's values (or the defaults), then every flag that was given."""
     config = load_config_file(args.config) if args.config else ClusterConfig()
     flags = {"seed": args.seed, "nodes": args.nodes, "time_scale": args.time_scale, "start_time": start_time,
-             "auto_advance": args.auto_advance,
+             "auto_advance": args.auto_advance, "authorization_mode": args.authorization_mode,
+             "token_auth_file": args.token_auth_file,
              "controllers": parse_enable_list(args.controllers) if args.controllers is not None else None}
     given = {name: value for name, value in flags.items() if value is not None}
     config = replace(config, host=args.host, port=args.port, kubeconfig_path=args.kubeconfig, **given)

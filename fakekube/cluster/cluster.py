@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, Callable, Mapping
 
 from fakekube.api.auth.authn import Authenticator, parse_token_file
-from fakekube.api.auth.authorizer import ALWAYS_ALLOW, parse_mode
+from fakekube.api.auth.authorizer import ALWAYS_ALLOW, RBAC, parse_mode
 from fakekube.api.auth.identity import ADMIN_TOKEN, UserInfo
 from fakekube.api.wire import schema
 from fakekube.api.verbs.apiserver import APIServer, WriteOptions
@@ -34,6 +34,7 @@ from fakekube.clock import DEFAULT_EPOCH, VirtualClock
 from fakekube.cluster import bootstrap, rbacpolicy
 from fakekube.cluster.nodespec import NodeSpec
 from fakekube.cluster.kubeconfig import write_kubeconfig
+from fakekube.cluster.pki import ClusterPKI, KeyPair
 from fakekube.cluster.system import SystemPlan, SystemPods, as_system_pods, boot_start
 from fakekube.scheduler import Scheduler, SchedulerConfig
 from fakekube.scheduler.explain import explain
@@ -127,7 +128,15 @@ class ClusterConfig:
     #: kube-apiserver's ``--token-auth-file`` (``token,user,uid,"group1,group2"`` per line),
     #: read at cluster creation; its tokens join ``static_tokens``.
     token_auth_file: str | None = None
+    #: Serve HTTPS with a generated CA (fakekube/cluster/pki.py; the kubeconfig carries the CA).
+    #: None: on exactly when authorization is RBAC, since kubectl and client-go send no
+    #: bearer token over plain HTTP.
+    tls: bool | None = None
     extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def tls_enabled(self) -> bool:
+        return self.tls if self.tls is not None else self.authorization_mode == RBAC
 
     @property
     def kubelet_version(self) -> str:
@@ -163,6 +172,8 @@ class Cluster:
         self._activity = ActivityMeter(self._app)
         self._tempdir: str | None = None
         self._kubeconfig: Path | None = None
+        #: The cluster CA and what it signs, when TLS is on (made at start).
+        self.pki: ClusterPKI | None = None
 
     @classmethod
     def from_config_file(cls, path: str | Path, **overrides: Any) -> "Cluster":
@@ -218,8 +229,11 @@ class Cluster:
     def start(self) -> "Cluster":
         if self._server is None:
             self.engine.start()
+            if self.config.tls_enabled and self.pki is None:
+                self.pki = ClusterPKI(self.config.seed)
+            context = self.pki.server_context(self.config.host) if self.pki is not None else None
             self._server = BackgroundServer(self._activity, self.config.host, self.config.port,
-                                            max_body_bytes=self.config.max_body_bytes)
+                                            max_body_bytes=self.config.max_body_bytes, ssl_context=context)
             self._server.start()
             self._start_clock_modes()
             self._kubeconfig = self._write_kubeconfig()
@@ -408,12 +422,21 @@ class Cluster:
         return str(self._kubeconfig)
 
     def _write_kubeconfig(self) -> Path:
+        self._tempdir = tempfile.mkdtemp(prefix="fakekube-")
+        if self.pki is not None:
+            (Path(self._tempdir) / "ca.crt").write_bytes(self.pki.ca_pem)
         if self.config.kubeconfig_path:
             path = Path(self.config.kubeconfig_path)
         else:
-            self._tempdir = tempfile.mkdtemp(prefix="fakekube-")
             path = Path(self._tempdir) / "kubeconfig"
-        return write_kubeconfig(path, self.url)
+        return write_kubeconfig(path, self.url, self.pki.ca_pem if self.pki is not None else None)
+
+    def client_certificate(self, user: str, groups: tuple[str, ...] = ()) -> KeyPair:
+        """A client certificate (and key, PEM) the cluster authenticates as ``user`` in ``groups``
+        (TLS only): ``O=system:masters`` is an admin."""
+        if self.pki is None:
+            raise RuntimeError("client certificates need TLS: Cluster(tls=True), started")
+        return self.pki.client(user, groups)
 
     def client(self, token: str | None = None) -> Any:
         """A ``kubernetes.client.ApiClient`` for this cluster (needs the ``kubernetes`` package),
@@ -424,6 +447,8 @@ class Cluster:
             raise RuntimeError("Cluster.client() needs the `kubernetes` package: pip install kubernetes") from exc
         configuration = client.Configuration()
         configuration.host = self.url
+        if self.pki is not None and self._tempdir is not None:
+            configuration.ssl_ca_cert = str(Path(self._tempdir) / "ca.crt")
         configuration.api_key = {"authorization": f"Bearer {token if token is not None else ADMIN_TOKEN}"}
         return client.ApiClient(configuration)
 

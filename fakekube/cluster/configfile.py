@@ -19,6 +19,8 @@ from typing import Any, Callable, Mapping
 
 import yaml
 
+from fakekube.api.auth.authorizer import parse_mode
+from fakekube.api.auth.identity import UserInfo
 from fakekube.api.types._util import parse_quantity
 from fakekube.api.machinery.validation import is_dns1123_subdomain, is_qualified_name, is_valid_label_value
 from fakekube.cluster.cluster import ClusterConfig
@@ -88,7 +90,7 @@ def parse_config(data: Any, base_dir: Path | None = None) -> ClusterConfig:
     if data is None:
         data = {}
     root = _mapping(data, "(top level)")
-    _known_keys(root, "", ("apiVersion", "kind", *(key for key, _, _ in _TOP_LEVEL), "staticPodPath"))
+    _known_keys(root, "", ("apiVersion", "kind", *(key for key, _, _ in _TOP_LEVEL), "staticPodPath", "tokenAuthFile"))
     _header(root)
     values: dict[str, Any] = {}
     for key, field, parse in _TOP_LEVEL:
@@ -96,6 +98,8 @@ def parse_config(data: Any, base_dir: Path | None = None) -> ClusterConfig:
             values[field] = parse(root[key], key)
     if "staticPodPath" in root:
         values["static_pod_path"] = _static_pod_path(root["staticPodPath"], base_dir)
+    if "tokenAuthFile" in root:
+        values["token_auth_file"] = _token_auth_file(root["tokenAuthFile"], base_dir)
     config = ClusterConfig(**values)
     _check_cidrs(config)
     return config
@@ -368,6 +372,49 @@ def _webhook_addresses(raw: Any, path: str) -> dict[str, str]:
     return addresses
 
 
+def _authorization_mode(raw: Any, path: str) -> str:
+    """kube-apiserver's ``--authorization-mode``: ``AlwaysAllow``, ``RBAC`` (or ``Node,RBAC``)."""
+    try:
+        return parse_mode(_string(raw, path))
+    except ValueError as error:
+        raise ConfigError(f"{path}: {error}") from None
+
+
+_TOKEN_KEYS = ("token", "user", "uid", "groups")
+
+
+def _static_tokens(raw: Any, path: str) -> dict[str, UserInfo]:
+    """A list of ``{token, user, uid?, groups?}``: the token-auth-file's fields, as YAML."""
+    if not isinstance(raw, list):
+        raise ConfigError(f"{path}: must be a list of {{token, user, uid, groups}}, got {_describe(raw)}")
+    found: dict[str, UserInfo] = {}
+    for index, item in enumerate(raw):
+        where = f"{path}[{index}]"
+        entry = _mapping(item, where)
+        _known_keys(entry, where, _TOKEN_KEYS)
+        for key in ("token", "user"):
+            if key not in entry:
+                raise ConfigError(f"{where}.{key}: required")
+        groups = entry.get("groups") or []
+        if not isinstance(groups, list):
+            raise ConfigError(f"{where}.groups: must be a list of strings, got {_describe(groups)}")
+        found[_string(entry["token"], f"{where}.token")] = UserInfo(
+            _string(entry["user"], f"{where}.user"),
+            tuple(_string(group, f"{where}.groups[{n}]") for n, group in enumerate(groups)),
+            _string(entry.get("uid", ""), f"{where}.uid") if "uid" in entry else "")
+    return found
+
+
+def _token_auth_file(raw: Any, base_dir: Path | None) -> str:
+    """``--token-auth-file``, relative to the config file's directory; read at cluster creation."""
+    path = Path(_string(raw, "tokenAuthFile"))
+    if not path.is_absolute() and base_dir is not None:
+        path = base_dir / path
+    if not path.is_file():
+        raise ConfigError(f"tokenAuthFile: {str(path)!r} is not a file")
+    return str(path)
+
+
 #: (YAML key, ClusterConfig field, parser) for the plain top-level fields.
 _TOP_LEVEL: tuple[tuple[str, str, Callable[[Any, str], Any]], ...] = (
     ("seed", "seed", _seed),
@@ -389,6 +436,8 @@ _TOP_LEVEL: tuple[tuple[str, str, Callable[[Any, str], Any]], ...] = (
     ("staticPods", "static_pods", _static_pods),
     ("systemPods", "system_pods", _system_pods),
     ("webhookAddresses", "webhook_addresses", _webhook_addresses),
+    ("authorizationMode", "authorization_mode", _authorization_mode),
+    ("staticTokens", "static_tokens", _static_tokens),
 )
 
 

@@ -26,7 +26,7 @@ from fakekube.api.auth import impersonation
 from fakekube.api.http import negotiation, routing
 from fakekube.api.http.negotiation import Representation
 from fakekube.api.http.response import JsonResponse, status_line
-from fakekube.api.http.server import CLIENT_GONE
+from fakekube.api.http.server import CLIENT_CERT_USER, CLIENT_GONE
 from fakekube.api.http.watch import DISCONNECTED, POLL_INTERVAL_S, Watch, WatchRequest
 from fakekube.api.machinery import errors
 from fakekube.api.machinery.errors import ApiError
@@ -57,8 +57,7 @@ WRITE_VERBS = {"POST": "create", "PUT": "update", "PATCH": "patch", "DELETE": "d
 HEALTH_PATHS = ("/healthz", "/readyz", "/livez")
 #: Where the request's user (after authentication and impersonation) waits for the handlers.
 USER_KEY = "fakekube.user"
-#: Where the server puts a verified TLS client certificate's user (CN, O), if any.
-CLIENT_CERT_USER = "fakekube.client_cert_user"
+
 #: The checks ``?verbose`` lists (a subset of upstream's: the ones that mean something here).
 HEALTH_CHECKS = {"healthz": ("ping", "log", "etcd"), "livez": ("ping", "log", "etcd"),
                  "readyz": ("ping", "log", "etcd", "etcd-readiness", "informer-sync", "shutdown")}

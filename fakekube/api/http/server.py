@@ -57,6 +57,7 @@ import json
 import select
 import socket
 import socketserver
+import ssl
 import sys
 import threading
 import time
@@ -65,6 +66,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Iterable
 from urllib.parse import unquote_to_bytes
 
+from fakekube.api.auth.identity import UserInfo
 from fakekube.api.http import framing
 from fakekube.api.http.framing import Deadline, HeadError, RequestHead, Truncated
 from fakekube.api.http.response import status_line
@@ -96,6 +98,8 @@ _MAX_IOV = 512
 #: ``environ`` keys of the disconnect check (the second is the older name).
 DISCONNECTED = "fakekube.disconnected"
 CLIENT_GONE = "fakekube.client_gone"
+#: ``environ`` key of a verified TLS client certificate's user (CN, O as groups).
+CLIENT_CERT_USER = "fakekube.client_cert_user"
 
 
 class _Reader:
@@ -154,7 +158,8 @@ class _Handler(socketserver.BaseRequestHandler):
         self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         self.reader = _Reader(self.connection)
         self.close_connection = False
-        self.disconnected = _disconnect_check(self.connection)
+        self.disconnected = _disconnect_check(self.connection, self.reader)
+        self.cert_user = _certificate_user(self.connection)
 
     def handle(self) -> None:
         limits = self.server.limits
@@ -274,7 +279,7 @@ class _Handler(socketserver.BaseRequestHandler):
             "REMOTE_ADDR": self.client_address[0],
             "REMOTE_PORT": self.client_address[1],
             "wsgi.version": (1, 0),
-            "wsgi.url_scheme": "http",
+            "wsgi.url_scheme": "https" if isinstance(self.connection, ssl.SSLSocket) else "http",
             "wsgi.input": io.BytesIO(body),
             "wsgi.input_terminated": True,
             "wsgi.errors": sys.stderr,
@@ -283,6 +288,7 @@ class _Handler(socketserver.BaseRequestHandler):
             "wsgi.run_once": False,
             DISCONNECTED: self.disconnected,
             CLIENT_GONE: self.disconnected,
+            CLIENT_CERT_USER: self.cert_user,
         }
         for key, value in head.headers:
             name = key.upper().replace("-", "_")
@@ -297,8 +303,26 @@ class _Handler(socketserver.BaseRequestHandler):
         return environ
 
 
-def _disconnect_check(sock: socket.socket) -> Callable[[], bool]:
-    """``environ["fakekube.disconnected"]``: has the client closed its side? (readable, yet EOF)."""
+def _certificate_user(sock: socket.socket) -> UserInfo | None:
+    """The user of a client certificate the TLS layer verified: CN the name, each O a group
+    (upstream's ``CommonNameUserConversion``); None without one."""
+    if not isinstance(sock, ssl.SSLSocket):
+        return None
+    cert = sock.getpeercert()
+    if not cert:
+        return None
+    names = [(str(pair[0]), str(pair[1])) for rdn in cert.get("subject", ()) for pair in rdn]
+    common = [value for key, value in names if key == "commonName"]
+    if not common:
+        return None
+    return UserInfo(common[-1], tuple(value for key, value in names if key == "organizationName"))
+
+
+def _disconnect_check(sock: socket.socket, reader: _Reader) -> Callable[[], bool]:
+    """``environ["fakekube.disconnected"]``: has the client closed its side? (readable, yet EOF).
+
+    Over TLS a peek would see the encrypted close_notify, so a readable socket is read
+    through TLS without blocking: EOF means gone; any bytes join the reader's buffer."""
     poller = select.poll()
     poller.register(sock, select.POLLIN)
 
@@ -311,6 +335,8 @@ def _disconnect_check(sock: socket.socket) -> Callable[[], bool]:
                 return False
             if events[0][1] & (select.POLLERR | select.POLLNVAL):
                 return True
+            if isinstance(sock, ssl.SSLSocket):
+                return _tls_gone(sock, reader)
             return sock.recv(1, socket.MSG_PEEK | socket.MSG_DONTWAIT) == b""
         except BlockingIOError:
             return False
@@ -318,6 +344,21 @@ def _disconnect_check(sock: socket.socket) -> Callable[[], bool]:
             return True
 
     return disconnected
+
+
+def _tls_gone(sock: ssl.SSLSocket, reader: _Reader) -> bool:
+    timeout = sock.gettimeout()
+    sock.setblocking(False)
+    try:
+        data = sock.recv(_RECV_BYTES)
+    except (ssl.SSLWantReadError, ssl.SSLWantWriteError, BlockingIOError):
+        return False
+    finally:
+        sock.settimeout(timeout)
+    if not data:
+        return True
+    reader.buffer += data
+    return False
 
 
 def _status_bytes(error: ApiError, close: bool) -> bytes:
@@ -482,10 +523,12 @@ class _Server(socketserver.ThreadingMixIn, socketserver.TCPServer):
     block_on_close = False
     request_queue_size = LISTEN_BACKLOG
 
-    def __init__(self, address: tuple[str, int], app: WSGIApp, limits: Limits) -> None:
+    def __init__(self, address: tuple[str, int], app: WSGIApp, limits: Limits,
+                 ssl_context: ssl.SSLContext | None = None) -> None:
         super().__init__(address, _Handler)
         self.app = app
         self.limits = limits
+        self.ssl_context = ssl_context
         self._open: set[socket.socket] = set()
         self._open_lock = threading.Lock()
         self.lingerer = _Lingerer()
@@ -499,6 +542,30 @@ class _Server(socketserver.ThreadingMixIn, socketserver.TCPServer):
             super().process_request(request, client_address)
         else:
             self._refuse(request)
+
+    def finish_request(self, request: Any, client_address: Any) -> None:
+        """Serve one connection (on its own thread); over TLS, after the handshake (bounded by
+        the header timeout; a failed handshake just ends the connection)."""
+        if self.ssl_context is None:
+            super().finish_request(request, client_address)
+            return
+        request.settimeout(self.limits.header_timeout_s)
+        try:
+            secured = self.ssl_context.wrap_socket(request, server_side=True)
+        except (OSError, ValueError):
+            return
+        with self._open_lock:  # wrapping detached the plain socket: track the TLS one
+            self._open.discard(request)
+            self._open.add(secured)
+        try:
+            super().finish_request(secured, client_address)
+        finally:
+            with self._open_lock:
+                self._open.discard(secured)
+            try:
+                secured.close()
+            except OSError:
+                pass
 
     def _refuse(self, sock: socket.socket) -> None:
         """Past the cap: answer 429 at once, from this thread, and let the lingerer close."""
@@ -542,10 +609,11 @@ class BackgroundServer:
     def __init__(self, app: WSGIApp, host: str = "127.0.0.1", port: int = 0, *,
                  max_body_bytes: int = MAX_BODY_BYTES, max_header_bytes: int = framing.MAX_HEADER_BYTES,
                  header_timeout_s: float = HEADER_TIMEOUT_S, body_timeout_s: float = BODY_TIMEOUT_S,
-                 idle_timeout_s: float = IDLE_TIMEOUT_S, max_connections: int = MAX_CONNECTIONS) -> None:
+                 idle_timeout_s: float = IDLE_TIMEOUT_S, max_connections: int = MAX_CONNECTIONS,
+                 ssl_context: ssl.SSLContext | None = None) -> None:
         self.limits = Limits(max_body_bytes, max_header_bytes, header_timeout_s, body_timeout_s,
                              idle_timeout_s, max_connections)
-        self._server = _Server((host, port), app, self.limits)
+        self._server = _Server((host, port), app, self.limits, ssl_context)
         self._thread: threading.Thread | None = None
 
     @property
@@ -558,7 +626,8 @@ class BackgroundServer:
 
     @property
     def url(self) -> str:
-        return f"http://{self.host}:{self.port}"
+        scheme = "https" if self._server.ssl_context is not None else "http"
+        return f"{scheme}://{self.host}:{self.port}"
 
     @property
     def open_connections(self) -> int:
