@@ -50,6 +50,10 @@ def build_parser() -> argparse.ArgumentParser:
                             "or RBAC (roles and bindings decide; the kubeconfig's user stays an admin)")
     serve.add_argument("--token-auth-file", default=None, metavar="FILE",
                        help="static bearer tokens, one 'token,user,uid,\"group1,group2\"' per line (kube-apiserver's flag)")
+    serve.add_argument("--tls", dest="tls", action="store_true", default=None,
+                       help="serve HTTPS with a generated cluster CA, written into the kubeconfig; client "
+                            "certificates it signs authenticate (default: on with --authorization-mode RBAC)")
+    serve.add_argument("--no-tls", dest="tls", action="store_false", help="serve plain HTTP even with RBAC")
     return parser
 
 
@@ -70,7 +74,7 @@ def cluster_config(args: argparse.Namespace, start_time: datetime | None) -> Clu
     config = load_config_file(args.config) if args.config else ClusterConfig()
     flags = {"seed": args.seed, "nodes": args.nodes, "time_scale": args.time_scale, "start_time": start_time,
              "auto_advance": args.auto_advance, "authorization_mode": args.authorization_mode,
-             "token_auth_file": args.token_auth_file,
+             "token_auth_file": args.token_auth_file, "tls": args.tls,
              "controllers": parse_enable_list(args.controllers) if args.controllers is not None else None}
     given = {name: value for name, value in flags.items() if value is not None}
     config = replace(config, host=args.host, port=args.port, kubeconfig_path=args.kubeconfig, **given)

@@ -438,6 +438,7 @@ _TOP_LEVEL: tuple[tuple[str, str, Callable[[Any, str], Any]], ...] = (
     ("webhookAddresses", "webhook_addresses", _webhook_addresses),
     ("authorizationMode", "authorization_mode", _authorization_mode),
     ("staticTokens", "static_tokens", _static_tokens),
+    ("tls", "tls", _flag),
 )
 
 

@@ -1,0 +1,133 @@
+"""``kubectl auth can-i`` / ``auth whoami`` against a cluster with RBAC on (and TLS, which RBAC
+turns on: kubectl sends no bearer token over plain HTTP).
+
+The expected output is what kubectl prints against a real 1.33 cluster: ``yes``/``no`` with
+exit codes 0/1, the ``--list`` table of the asker's rules (the bootstrap policy's
+discovery and public-info rules included, duplicates and all), whoami's attribute table.
+"""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+import pytest
+
+from fakekube import Cluster
+from fakekube.api.auth import UserInfo
+
+from .conftest import VERSIONS, Kubectl, find_kubectl
+
+PUBLIC_RULES = """\
+selfsubjectreviews.authentication.k8s.io        []                  []               [create]
+selfsubjectaccessreviews.authorization.k8s.io   []                  []               [create]
+selfsubjectrulesreviews.authorization.k8s.io    []                  []               [create]
+                                                [/api/*]            []               [get]
+                                                [/api]              []               [get]
+                                                [/apis/*]           []               [get]
+                                                [/apis]             []               [get]
+                                                [/healthz]          []               [get]
+                                                [/healthz]          []               [get]
+                                                [/livez]            []               [get]
+                                                [/livez]            []               [get]
+                                                [/openapi/*]        []               [get]
+                                                [/openapi]          []               [get]
+                                                [/readyz]           []               [get]
+                                                [/readyz]           []               [get]
+                                                [/version/]         []               [get]
+                                                [/version/]         []               [get]
+                                                [/version]          []               [get]
+                                                [/version]          []               [get]
+"""
+SERVICE_ACCOUNT_LIST = """\
+Resources                                       Non-Resource URLs                     Resource Names   Verbs
+selfsubjectreviews.authentication.k8s.io        []                                    []               [create]
+selfsubjectaccessreviews.authorization.k8s.io   []                                    []               [create]
+selfsubjectrulesreviews.authorization.k8s.io    []                                    []               [create]
+configmaps                                      []                                    []               [get list watch]
+                                                [/.well-known/openid-configuration]   []               [get]
+                                                [/api/*]                              []               [get]
+                                                [/api]                                []               [get]
+                                                [/apis/*]                             []               [get]
+                                                [/apis]                               []               [get]
+                                                [/healthz]                            []               [get]
+                                                [/healthz]                            []               [get]
+                                                [/livez]                              []               [get]
+                                                [/livez]                              []               [get]
+                                                [/openapi/*]                          []               [get]
+                                                [/openapi]                            []               [get]
+                                                [/openid/v1/jwks]                     []               [get]
+                                                [/readyz]                             []               [get]
+                                                [/readyz]                             []               [get]
+                                                [/version/]                           []               [get]
+                                                [/version/]                           []               [get]
+                                                [/version]                            []               [get]
+                                                [/version]                            []               [get]
+"""
+HEADER = "Resources                                       Non-Resource URLs   Resource Names   Verbs\n"
+
+
+@pytest.fixture(scope="module")
+def rbac_cluster() -> Iterator[Cluster]:
+    with Cluster(authorization_mode="RBAC", static_tokens={"alice-token": UserInfo("alice", ("devs",), "a-1")}) as cluster:
+        yield cluster
+
+
+@pytest.fixture(params=VERSIONS, ids=lambda v: f"kubectl{v}")
+def kubectl(request: pytest.FixtureRequest, rbac_cluster: Cluster, kubectl_cache_dir: str) -> Kubectl:
+    binary = find_kubectl(request.param)
+    if binary is None:
+        pytest.skip(f"kubectl {request.param} not found (.ci/fetch-kubectl)")
+    rbac_cluster.reset()
+    return Kubectl(binary, request.param, rbac_cluster.kubeconfig, kubectl_cache_dir)
+
+
+def grant_configmaps(kubectl: Kubectl) -> None:
+    kubectl.ok("create", "namespace", "apps")
+    kubectl.ok("create", "serviceaccount", "operator", "-n", "apps")
+    kubectl.ok("create", "role", "operator", "-n", "apps", "--verb=get,list,watch", "--resource=configmaps")
+    kubectl.ok("create", "rolebinding", "operator", "-n", "apps", "--role=operator", "--serviceaccount=apps:operator")
+
+
+def test_can_i_answers_from_rbac(kubectl: Kubectl) -> None:
+    grant_configmaps(kubectl)
+    assert kubectl("auth", "can-i", "create", "pods") == (0, "yes\n", "")
+    sa = "--as=system:serviceaccount:apps:operator"
+    assert kubectl("auth", "can-i", "list", "configmaps", "-n", "apps", sa) == (0, "yes\n", "")
+    assert kubectl("auth", "can-i", "delete", "configmaps", "-n", "apps", sa) == (1, "no\n", "")
+    assert kubectl("auth", "can-i", "list", "configmaps", "-n", "default", sa) == (1, "no\n", "")
+    assert kubectl("auth", "can-i", "get", "pods/log", "-n", "apps", sa) == (1, "no\n", "")
+    assert kubectl("auth", "can-i", "get", "/healthz", sa) == (0, "yes\n", "")
+
+
+def test_can_i_list(kubectl: Kubectl) -> None:
+    grant_configmaps(kubectl)
+    out = kubectl.ok("auth", "can-i", "--list", "-n", "apps", "--as=system:serviceaccount:apps:operator")
+    # Service accounts also hold system:service-account-issuer-discovery's two URLs (wider column).
+    assert out == SERVICE_ACCOUNT_LIST
+    admin = kubectl.ok("auth", "can-i", "--list")
+    assert admin.startswith(HEADER + "*.*                                             []                  []               [*]\n"
+                                     "                                                [*]                 []               [*]\n")
+    assert kubectl.ok("auth", "can-i", "--list", "--as=bob") == HEADER + PUBLIC_RULES
+
+
+def test_whoami(kubectl: Kubectl) -> None:
+    assert kubectl.ok("auth", "whoami") == ("ATTRIBUTE   VALUE\nUsername    fakekube-admin\n"
+                                            "Groups      [system:masters system:authenticated]\n")
+    assert kubectl.ok("auth", "whoami", "--token=alice-token") == (
+        "ATTRIBUTE   VALUE\nUsername    alice\nUID         a-1\nGroups      [devs system:authenticated]\n")
+    assert kubectl.ok("auth", "whoami", "--as=system:serviceaccount:apps:operator") == (
+        "ATTRIBUTE   VALUE\nUsername    system:serviceaccount:apps:operator\n"
+        "Groups      [system:serviceaccounts system:serviceaccounts:apps system:authenticated]\n")
+
+
+def test_forbidden_and_unauthorized_as_kubectl_prints_them(kubectl: Kubectl) -> None:
+    assert kubectl("get", "pods", "--token=alice-token") == (
+        1, "", 'Error from server (Forbidden): pods is forbidden: User "alice" cannot list resource "pods" '
+               'in API group "" in the namespace "default"\n')
+    result = kubectl("get", "pods", "--as=bob", "--token=alice-token")
+    assert result.rc == 1 and result.stderr.endswith(
+        'Error from server (Forbidden): users "bob" is forbidden: User "alice" cannot impersonate resource "users" '
+        'in API group "" at the cluster scope\n')
+    result = kubectl("get", "pods", "--token=wrong")
+    assert result.rc == 1 and result.stderr.endswith(
+        "error: You must be logged in to the server (Unauthorized)\n")
