@@ -27,7 +27,9 @@ SA_USER = "system:serviceaccount:apps:operator"
 
 @pytest.fixture(scope="module")
 def cluster() -> Iterator[Cluster]:
-    with Cluster(authorization_mode="RBAC", static_tokens={"alice-token": UserInfo("alice", ("devs",), "u-1")}) as running:
+    # Plain HTTP (tls=False): the raw requests below need no CA; tests/integration/test_rbac_tls.py covers TLS.
+    with Cluster(authorization_mode="RBAC", tls=False,
+                 static_tokens={"alice-token": UserInfo("alice", ("devs",), "u-1")}) as running:
         yield running
 
 
@@ -280,3 +282,40 @@ def test_access_reviews_answer_from_rbac(rbac: Cluster) -> None:
         "verbs": ["get", "list", "watch", "create"], "api_groups": [""], "resources": ["configmaps"], "resource_names": None}
     assert any(r.non_resource_urls == ["/healthz", "/livez", "/readyz", "/version", "/version/"]
                for r in rules.non_resource_rules)
+
+
+def test_roles_and_bindings_cannot_grant_more_than_the_writer_holds(rbac: Cluster) -> None:
+    admin = client.RbacAuthorizationV1Api(rbac.client())
+    client.CoreV1Api(rbac.client()).create_namespace({"metadata": {"name": "apps"}})
+    admin.create_namespaced_role_binding("apps", {
+        "metadata": {"name": "alice-admin"}, "roleRef": {"apiGroup": RBAC_GROUP, "kind": "ClusterRole", "name": "admin"},
+        "subjects": [{"kind": "User", "apiGroup": RBAC_GROUP, "name": "alice"}]})
+    alice = client.RbacAuthorizationV1Api(rbac.client("alice-token"))
+    alice.create_namespaced_role("apps", {"metadata": {"name": "cm-reader"}, "rules": [
+        {"apiGroups": [""], "resources": ["configmaps"], "verbs": ["get", "list"]}]})
+    grab = {"metadata": {"name": "grab"}, "rules": [
+        {"apiGroups": [""], "resources": ["nodes", "configmaps"], "verbs": ["list", "escalate"]}]}
+    assert denied(lambda: alice.create_namespaced_role("apps", grab)) == (403, forbidden(
+        'roles.rbac.authorization.k8s.io "grab" is forbidden: user "alice" (groups=["devs" "system:authenticated"]) '
+        'is attempting to grant RBAC permissions not currently held:\n'
+        '{APIGroups:[""], Resources:["configmaps"], Verbs:["escalate"]}\n'
+        '{APIGroups:[""], Resources:["nodes"], Verbs:["list" "escalate"]}', "roles", "grab", RBAC_GROUP))
+    alice.create_namespaced_role_binding("apps", {
+        "metadata": {"name": "bob-view"}, "roleRef": {"apiGroup": RBAC_GROUP, "kind": "ClusterRole", "name": "view"},
+        "subjects": [{"kind": "User", "apiGroup": RBAC_GROUP, "name": "bob"}]})
+    to_admin = {"metadata": {"name": "bob-root"}, "roleRef": {"apiGroup": RBAC_GROUP, "kind": "ClusterRole", "name": "cluster-admin"},
+                "subjects": [{"kind": "User", "apiGroup": RBAC_GROUP, "name": "bob"}]}
+    status, body = denied(lambda: alice.create_namespaced_role_binding("apps", to_admin))
+    assert status == 403 and body["message"].startswith(
+        'rolebindings.rbac.authorization.k8s.io "bob-root" is forbidden: user "alice" (groups=["devs" "system:authenticated"]) '
+        'is attempting to grant RBAC permissions not currently held:\n{APIGroups:["*"], Resources:["*"], Verbs:["*"]}')
+    missing = {**to_admin, "metadata": {"name": "ghost"}, "roleRef": {**to_admin["roleRef"], "name": "ghost"}}
+    status, body = denied(lambda: alice.create_namespaced_role_binding("apps", missing))
+    assert (status, body["message"]) == (400, 'clusterrole.rbac.authorization.k8s.io "ghost" not found')
+    # The bind verb on that role lets her.
+    admin.create_cluster_role({"metadata": {"name": "bind-cluster-admin"}, "rules": [
+        {"apiGroups": [RBAC_GROUP], "resources": ["clusterroles"], "verbs": ["bind"], "resourceNames": ["cluster-admin"]}]})
+    admin.create_cluster_role_binding({"metadata": {"name": "alice-bind"},
+                                       "roleRef": {"apiGroup": RBAC_GROUP, "kind": "ClusterRole", "name": "bind-cluster-admin"},
+                                       "subjects": [{"kind": "User", "apiGroup": RBAC_GROUP, "name": "alice"}]})
+    assert alice.create_namespaced_role_binding("apps", to_admin).metadata.name == "bob-root"

@@ -1,10 +1,14 @@
-"""Who is calling: the identities fakekube knows and the service-account tokens it signs.
+"""Who is calling, and may they: authentication, impersonation and RBAC authorization.
 
-Every request is served as the cluster admin (fakekube authorizes everything); service
-account tokens are real signed JWTs so ``TokenReview`` and ``kubectl create token`` work.
+Service-account tokens are real signed JWTs so ``TokenReview`` and ``kubectl create
+token`` work; authorization is off (``AlwaysAllow``) unless the cluster asks for RBAC.
 
-- :mod:`.identity`: the admin user, service-account user names and groups, the issuer.
+- :mod:`.identity`: the admin and anonymous users, service-account user names and groups.
 - :mod:`.tokens`: issuing and verifying service-account tokens.
+- :mod:`.authn`: a request's user from its certificate or bearer token (static tokens too).
+- :mod:`.impersonation`: the ``Impersonate-*`` headers and their checks.
+- :mod:`.attributes`: what a request asks to do (upstream's ``RequestInfoFactory``).
+- :mod:`.rbac`: roles, bindings and rule matching; :mod:`.authorizer`: the chain and its 403.
 
 The main names are re-exported here; the modules hold the rest.
 """

@@ -16,6 +16,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator
 
+from fakekube.api.auth import escalation
 from fakekube.api.auth.identity import UserInfo
 from fakekube.api.machinery import errors, validation
 from fakekube.api.machinery.errors import FieldError
@@ -236,6 +237,7 @@ class APIServer:
         # Admission runs before the name is generated, so it names the object as upstream's does.
         admission.check_namespace_for_create(self.store, rt, meta.get("namespace") or "",
                                              meta.get("name") or meta.get("generateName") or "Unknown")
+        escalation.check_write(self.authorization_mode, self._view, rt.group, rt.plural, obj, None, options.user)
         generated = not meta.get("name") and bool(meta.get("generateName"))
         if generated:
             meta["name"] = self._free_generated_name(rt, meta, ctx)
@@ -311,6 +313,7 @@ class APIServer:
         elif subresource == FINALIZE:
             new = _finalize_update(old, new)
         else:
+            escalation.check_write(self.authorization_mode, self._view, rt.group, rt.plural, new, old, options.user)
             new = _owned(new, options)
             objectmeta.carry_over(new, old)
             objectmeta.omit_empty(new["metadata"])
