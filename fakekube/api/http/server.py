@@ -249,7 +249,7 @@ class _Handler(socketserver.BaseRequestHandler):
     def write_parts(self, parts: list[bytes]) -> None:
         """Write ``parts`` in order, gathered by the kernel (``sendmsg``, i.e. writev): a
         0.9 MB list body goes out without being copied into one buffer with its head."""
-        if not _HAS_SENDMSG:
+        if not _HAS_SENDMSG or isinstance(self.connection, ssl.SSLSocket):  # TLS records: no gathering
             self.connection.sendall(b"".join(parts))
             return
         views = [memoryview(part) for part in parts if part]
