@@ -277,3 +277,26 @@ def test_match_conditions_skip_a_webhook_or_fail_closed(cluster: Cluster, server
     assert (code, status["reason"], status["message"]) == (
         403, "Forbidden", "configmaps \"unlabelled\" is forbidden: expression "
         "'object.metadata.labels.team == 'a'' resulted in error: no such key: labels")
+
+
+def test_an_update_is_admitted_again_when_its_webhook_changed_the_object(
+        cluster: Cluster, server: WebhookServer, core: client.CoreV1Api) -> None:
+    seen: list[tuple[str, str]] = []
+
+    def touch_once(req: Obj) -> Obj:
+        old_labels = (req["oldObject"]["metadata"].get("labels") or {})
+        seen.append((req["object"]["data"]["k"], old_labels.get("touched", "")))
+        if req["object"]["data"]["k"] == "new" and not old_labels:
+            body = json.dumps({"metadata": {"labels": {"touched": "yes"}}}).encode()
+            touch = urllib.request.Request(f"{cluster.url}/api/v1/namespaces/default/configmaps/cm", body,
+                                           {"Content-Type": "application/merge-patch+json"}, method="PATCH")
+            urllib.request.urlopen(touch, timeout=5).close()
+        return {"allowed": True}
+    server.handlers["/touch"] = touch_once
+    core.create_namespaced_config_map("default", configmap("cm"))
+    register(cluster, "ValidatingWebhookConfiguration",
+             hook(server, "touch.example.com", "/touch", operations=("UPDATE",)))
+    patched = core.patch_namespaced_config_map("cm", "default", {"data": {"k": "new"}})
+    # The outer call, the webhook's own write, then the outer update again on the new version.
+    assert seen == [("new", ""), ("v", ""), ("new", "yes")]
+    assert patched.data == {"k": "new"} and patched.metadata.labels == {"touched": "yes"}
