@@ -246,3 +246,12 @@ def test_rules_that_read_the_whole_value_see_all_of_it() -> None:
                            {"rule": "self.all(k, k != 'c')", "message": "no c"})
     assert rule_messages(compiled, {"a": 1, "b": 2}) == []
     assert rule_messages(compiled, {"a": 1}) == ['spec: Invalid value: "object": two fields']
+
+
+def test_embedded_resources_metadata_is_object_meta() -> None:
+    assert messages(cr(template={"apiVersion": "v1", "kind": "Pod", "metadata": {
+        "labels": {"bad key!": "x"}, "generateName": "a/b"}})) == [
+        'spec.template.metadata.generateName: Invalid value: "a/b": may not contain \'/\'',
+        'spec.template.metadata.labels: Invalid value: "bad key!": name part must consist of alphanumeric characters, '
+        "'-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or "
+        "'123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')"]

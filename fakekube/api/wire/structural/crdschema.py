@@ -18,6 +18,7 @@ from typing import Any
 from fakekube.api.machinery.errors import (FIELD_DUPLICATE, FIELD_FORBIDDEN, FIELD_INVALID, FIELD_REQUIRED,
                                            FieldError, forbidden, invalid, not_supported, required)
 from fakekube.api.machinery.validation import GoText, go_strings
+from fakekube.api.wire import cel
 from fakekube.api.wire.structural.celrules import RuleValidator
 from fakekube.api.wire.structural.node import Node, Rule
 from fakekube.api.wire.structural.openapi import OpenAPIValidator
@@ -460,7 +461,6 @@ class _OpenAPIChecks:
 
 
 def _compile_text(source: str) -> str:
-    from fakekube.api.wire import cel
     try:
         cel.compile(source, ("self", "oldSelf"))
     except cel.CelError as exc:

@@ -4,11 +4,13 @@ resources (schemaobjectmeta.Validate)."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 from typing import Any
 
 from fakekube.api.machinery.errors import FieldError, duplicate, invalid, required
+from fakekube.api.machinery.validation import name_is_path_segment, validate_object_meta
 from fakekube.api.wire.structural.node import Node
 
 _DNS1035 = re.compile(r"^[a-z]([-a-z0-9]*[a-z0-9])?$")
@@ -70,7 +72,7 @@ def embedded_resources(value: Any, node: Node | None, path: str = "", resource_r
     errs: list[FieldError] = []
     if isinstance(value, dict):
         if resource_root or node.embedded:
-            errs += _type_meta(value, path)
+            errs += _type_meta(value, path, embedded=not resource_root)
         for key, sub in value.items():
             prop = node.properties.get(key)
             if prop is not None:
@@ -83,7 +85,7 @@ def embedded_resources(value: Any, node: Node | None, path: str = "", resource_r
     return errs
 
 
-def _type_meta(obj: dict[str, Any], path: str) -> list[FieldError]:
+def _type_meta(obj: dict[str, Any], path: str, embedded: bool) -> list[FieldError]:
     errs = []
     if "apiVersion" not in obj:
         errs.append(required(_child(path, "apiVersion"), "must not be empty"))
@@ -94,7 +96,17 @@ def _type_meta(obj: dict[str, Any], path: str) -> list[FieldError]:
             errs += _api_version(obj[key], _child(path, key))
         elif key == "kind":
             errs += _kind(obj[key], _child(path, key))
+        elif key == "metadata" and embedded and isinstance(obj[key], dict):
+            errs += _object_meta(obj[key], path)
     return errs
+
+
+def _object_meta(meta: dict[str, Any], path: str) -> list[FieldError]:
+    """An embedded resource's metadata as ObjectMeta (a missing name is not an error:
+    upstream validates with a stand-in name); paths moved under the resource."""
+    meta = dict(meta, name=meta.get("name") or "fakename")
+    problems = validate_object_meta(meta, bool(meta.get("namespace")), name_is_path_segment)
+    return [dataclasses.replace(e, path=_child(path, e.path)) for e in problems]
 
 
 def _api_version(value: Any, path: str) -> list[FieldError]:
