@@ -300,3 +300,19 @@ def test_an_update_is_admitted_again_when_its_webhook_changed_the_object(
     # The outer call, the webhook's own write, then the outer update again on the new version.
     assert seen == [("new", ""), ("v", ""), ("new", "yes")]
     assert patched.data == {"k": "new"} and patched.metadata.labels == {"touched": "yes"}
+
+
+def test_webhooks_see_who_asks(cluster: Cluster, server: WebhookServer, core: client.CoreV1Api) -> None:
+    server.handlers["/look"] = lambda req: {"allowed": True}
+    register(cluster, "ValidatingWebhookConfiguration",
+             hook(server, "look.example.com", "/look", operations=("CREATE", "DELETE")))
+    core.create_namespaced_service_account("default", {"metadata": {"name": "robot"}})
+    token = core.create_namespaced_service_account_token("robot", "default", {"spec": {}}).status.token
+    robot = client.CoreV1Api(cluster.client(token))
+    robot.create_namespaced_config_map("default", configmap("mine"))
+    robot.delete_namespaced_config_map("mine", "default")
+    users = [(r["request"]["operation"], r["request"]["userInfo"]["username"], r["request"]["userInfo"]["groups"])
+             for r in server.reviews[-2:]]
+    groups = ["system:serviceaccounts", "system:serviceaccounts:default", "system:authenticated"]
+    assert users == [("CREATE", "system:serviceaccount:default:robot", groups),
+                     ("DELETE", "system:serviceaccount:default:robot", groups)]

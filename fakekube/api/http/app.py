@@ -357,7 +357,8 @@ class RestApp:
 
     def _delete(self, request: Request, representation: Representation, rt: ResourceType, target: routing.ResourcePath, query: dict[str, str],
                 raw: bytes, verb: str) -> AnyResponse:
-        options = DeleteOptions.parse(decode_body(request, raw) if raw.strip() else None, query)
+        options = replace(DeleteOptions.parse(decode_body(request, raw) if raw.strip() else None, query),
+                          user=_user(request))
         if verb == "deletecollection":
             body = self.api.delete_collection(rt, target.namespace, ListOptions.from_query(query), options)
             return self._written(representation, body, 200, [])
