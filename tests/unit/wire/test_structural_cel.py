@@ -67,3 +67,24 @@ def test_evaluation_errors(source: str, message: str) -> None:
     with pytest.raises(cel.EvaluationError) as caught:
         run(source, self={"zero": 0, "name": "a"})
     assert str(caught.value) == message
+
+
+@pytest.mark.parametrize(("source", "expected"), [
+    ("math.greatest(1, 2) == 2 && sets.contains([1, 2], [1])", True),
+    ("lists.range(3) == [0, 1, 2] && base64.encode(b'a') == 'YQ=='", True),
+    ("optional.of(1).orValue(2) == 1 && !optional.none().hasValue()", True),
+    ("!format.dns1123Label().validate('abc').hasValue()", True),
+    ("format.named('uri').hasValue() && !format.named('nope').hasValue()", True),
+    ("format.dns1123Label().validate('A_b').value()",
+     ["a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and "
+      "end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is "
+      "'[a-z0-9]([-a-z0-9]*[a-z0-9])?')"]),
+])
+def test_namespaced_libraries_and_optionals(source: str, expected: object) -> None:
+    assert run(source, self={}) == expected
+
+
+def test_an_optional_variable() -> None:
+    program = cel.compile("!oldSelf.hasValue() || self >= oldSelf.value()", SELF)
+    assert program.evaluate({"self": 1, "oldSelf": cel.optional_none()}) is True
+    assert program.evaluate({"self": 1, "oldSelf": cel.optional_of(2)}) is False

@@ -255,3 +255,14 @@ def test_embedded_resources_metadata_is_object_meta() -> None:
         'spec.template.metadata.labels: Invalid value: "bad key!": name part must consist of alphanumeric characters, '
         "'-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or "
         "'123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')"]
+
+
+def test_optional_old_self_rules_run_on_create_too() -> None:
+    compiled = rule_schema({"rule": "!oldSelf.hasValue() || self.a >= oldSelf.value().a", "optionalOldSelf": True,
+                            "message": "a may not decrease"},
+                           {"rule": "self.a == oldSelf.a", "message": "plain transition"})
+    obj = {"apiVersion": "a/v1", "kind": "A", "metadata": {"name": "x"}, "spec": {"a": 1}}
+    assert compiled.validate(obj) == []
+    old = {"apiVersion": "a/v1", "kind": "A", "metadata": {"name": "x"}, "spec": {"a": 2}}
+    assert [e.message() for e in compiled.validate_update(obj, old)] == [
+        'spec: Invalid value: "object": a may not decrease', 'spec: Invalid value: "object": plain transition']

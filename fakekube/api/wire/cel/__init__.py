@@ -6,7 +6,7 @@ Python bindings): it parses and runs CEL's core language and macros (``has``, ``
 ``exists``, ``exists_one``, ``map``, ``filter``) natively, about 5 µs per evaluation.
 cel-go's string, math, sets and lists extensions come from the package's standard
 library, and this package adds Kubernetes' own libraries (lists, regex, url, quantity,
-ip/cidr) on top (:mod:`fakekube.api.wire.cel.library`). docs/api.md lists what is missing.
+ip/cidr in :mod:`fakekube.api.wire.cel.library`; format in :mod:`.formats`) on top. docs/api.md lists what is missing.
 
 Interface (what CRD validation and admission policies call):
 
@@ -24,16 +24,20 @@ Interface (what CRD validation and admission policies call):
 - ``Activation(variables, programs)``: variables bound once, for several programs that
   read the same values (``program.evaluate(activation)`` then costs well under 1 µs; the
   binding itself costs ~5 µs per string or map in the values).
+- ``optional_of(value)`` / ``optional_none()``: CEL optional values to bind as variables.
 - ``Program.references(name)``: does the expression use variable ``name`` (a transition
   rule is one that references ``oldSelf``)?
 
 Not supported: static type checking against the schema (a rule comparing a string field
 to an int fails at run time with ``no such overload`` rather than at CRD creation), cost
-estimation and runtime cost limits, and the optional-value syntax (``self.?foo``).
+estimation and runtime cost limits, and the optional field syntax (``self.?foo``;
+``optional.of``/``hasValue``/``orValue`` work).
 """
 
 from __future__ import annotations
 
-from fakekube.api.wire.cel.program import Activation, CelError, CompileError, EvaluationError, Program, compile
+from fakekube.api.wire.cel.program import (Activation, CelError, CompileError, EvaluationError, Program, compile,
+                                          optional_none, optional_of)
 
-__all__ = ["Activation", "CelError", "CompileError", "EvaluationError", "Program", "compile"]
+__all__ = ["Activation", "CelError", "CompileError", "EvaluationError", "Program", "compile", "optional_none",
+           "optional_of"]

@@ -10,6 +10,7 @@ from typing import Any, Callable
 import cel
 from cel import stdlib
 
+from fakekube.api.wire.cel.formats import FUNCTIONS as FORMAT_FUNCTIONS
 from fakekube.api.wire.cel.library import FUNCTIONS as KUBERNETES_FUNCTIONS
 
 #: Functions the Rust engine runs itself (operators are spelt ``_+_``, ``@in``, ``!_``...).
@@ -18,7 +19,13 @@ _NATIVE = frozenset((
     "matches", "contains", "startsWith", "endsWith", "max", "min",
     "getFullYear", "getMonth", "getDate", "getDayOfMonth", "getDayOfWeek", "getDayOfYear",
     "getHours", "getMinutes", "getSeconds", "getMilliseconds",
+    # optional values (optional.of(x).hasValue(), .value(), .orValue(d), .or(o))
+    "of", "none", "ofNonZeroValue", "hasValue", "value", "orValue", "or",
 ))
+
+#: Library namespaces: ``math.greatest`` reads as a variable ``math`` and a function
+#: ``greatest`` to the engine's reference lists.
+_NAMESPACES = frozenset(("math", "sets", "base64", "lists", "strings", "optional", "format"))
 
 #: Names a comprehension macro binds (``x`` in ``self.all(x, x > 0)``): not free variables.
 _MACRO_VARIABLE = re.compile(r"\.\s*(?:all|exists|exists_one|map|filter|sortBy)\s*\(\s*([A-Za-z_][A-Za-z0-9_]*)\s*,")
@@ -37,6 +44,7 @@ def _library() -> dict[str, Callable[..., Any]]:
             stdlib.add_stdlib_to_context(context)
             merged = dict(context.functions)
             merged.update(KUBERNETES_FUNCTIONS)
+            merged.update(FORMAT_FUNCTIONS)
             _all_functions = merged
         return _all_functions
 
@@ -102,6 +110,16 @@ class Activation:
         self.context = cel.Context(variables=dict(variables), functions=functions or None)
 
 
+def optional_of(value: Any) -> Any:
+    """CEL's ``optional.of(value)``, to bind as a variable (a rule's optional ``oldSelf``)."""
+    return cel.OptionalValue.of(value)
+
+
+def optional_none() -> Any:
+    """CEL's ``optional.none()``, to bind as a variable."""
+    return cel.OptionalValue.none()
+
+
 def compile(source: str, variables: Iterable[str]) -> Program:  # noqa: A001 - CEL's own verb
     """Parse and check ``source``; ``variables`` are the names it may reference."""
     try:
@@ -113,14 +131,18 @@ def compile(source: str, variables: Iterable[str]) -> Program:  # noqa: A001 - C
     declared = frozenset(variables)
     bound = set(_MACRO_VARIABLE.findall(source))
     used = frozenset(program.variables())
-    for name in sorted(used - declared - bound):
+    namespaces = used & _NAMESPACES - declared
+    for name in sorted(used - declared - bound - namespaces):
         raise CompileError(_undeclared(source, name))
     library = _library()
     needed: dict[str, Callable[..., Any]] = {}
     for name in program.functions():
+        qualified = [f"{space}.{name}" for space in sorted(namespaces) if f"{space}.{name}" in library]
+        for full in qualified:
+            needed[full] = library[full]
         if name in library:
             needed[name] = library[name]
-        elif name not in _NATIVE and not name[:1] in ("_", "@", "!"):
+        elif not qualified and name not in _NATIVE and not name[:1] in ("_", "@", "!"):
             raise CompileError(_undeclared(source, name))
     return Program(source, program, needed, used & declared)
 

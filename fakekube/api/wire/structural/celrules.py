@@ -66,15 +66,18 @@ class RuleValidator:
     def _rules(self, value: Any, old: Any, node: Node, path: str, resource_root: bool, unchanged: bool) -> None:
         here = path or "<nil>"
         has_old = self.update and old is not _ABSENT and old is not None
-        activation: cel.Activation | None = None
+        activations: dict[bool, cel.Activation] = {}  # by whether oldSelf is an optional
         for rule in node.rules:
             if rule.program is None:
                 self.errors.append(invalid(here, node.type, f"rule compile error: {rule.error}"))
                 continue
             if rule.uses_old_self and not has_old and rule.optional_old_self is not True:
                 continue
+            optional = rule.optional_old_self is True
+            activation = activations.get(optional)
             if activation is None:
-                activation = _activation(value, old if has_old else None, node, resource_root)
+                activation = activations[optional] = _activation(value, old if has_old else None, has_old, node,
+                                                                 resource_root, optional)
             try:
                 result = rule.program.evaluate(activation)
             except cel.EvaluationError as exc:
@@ -112,13 +115,17 @@ class RuleValidator:
         return text
 
 
-def _activation(value: Any, old: Any, node: Node, resource_root: bool) -> cel.Activation:
-    """self and oldSelf for a node's rules, bound once; only the fields they read."""
+def _activation(value: Any, old: Any, has_old: bool, node: Node, resource_root: bool,
+                optional: bool) -> cel.Activation:
+    """self and oldSelf for a node's rules, bound once; only the fields they read. With
+    ``optional`` (optionalOldSelf rules), oldSelf is ``optional.of(old)`` or ``optional.none()``."""
     self_value = _with_type_and_object_meta(value) if resource_root else value
     variables = {"self": _only(_cel_value(self_value, node), node.self_fields)}
     if any(rule.uses_old_self for rule in node.rules):
-        old_value = _with_type_and_object_meta(old) if resource_root else old
-        variables["oldSelf"] = _only(_cel_value(old_value, node), node.old_fields)
+        old_value = _only(_cel_value(_with_type_and_object_meta(old) if resource_root else old, node), node.old_fields)
+        if optional:
+            old_value = cel.optional_of(old_value) if has_old else cel.optional_none()
+        variables["oldSelf"] = old_value
     return cel.Activation(variables, node.programs)
 
 
