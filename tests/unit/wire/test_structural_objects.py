@@ -266,3 +266,9 @@ def test_optional_old_self_rules_run_on_create_too() -> None:
     old = {"apiVersion": "a/v1", "kind": "A", "metadata": {"name": "x"}, "spec": {"a": 2}}
     assert [e.message() for e in compiled.validate_update(obj, old)] == [
         'spec: Invalid value: "object": a may not decrease', 'spec: Invalid value: "object": plain transition']
+
+
+def test_rules_see_numbers_as_the_schema_types_them() -> None:
+    compiled = rule_schema({"rule": "self.ratio + 0.5 == 1.5 && self.a * 2 == 4", "message": "numbers"},
+                           field={"ratio": {"type": "number"}})
+    assert rule_messages(compiled, {"ratio": 1, "a": 2.0}) == []

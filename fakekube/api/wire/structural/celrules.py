@@ -17,7 +17,7 @@ from typing import Any
 from fakekube.api.machinery.errors import (FIELD_DUPLICATE, FIELD_FORBIDDEN, FIELD_REQUIRED, FieldError, duplicate,
                                            forbidden, invalid, required)
 from fakekube.api.wire import cel
-from fakekube.api.wire.structural.node import Node, Rule, cel_name
+from fakekube.api.wire.structural.node import Node, Rule
 
 #: CEL's limit on an evaluated messageExpression (celconfig.MaxEvaluatedMessageExpressionSizeBytes).
 MAX_MESSAGE_BYTES = 5 * 1024
@@ -120,9 +120,9 @@ def _activation(value: Any, old: Any, has_old: bool, node: Node, resource_root: 
     """self and oldSelf for a node's rules, bound once; only the fields they read. With
     ``optional`` (optionalOldSelf rules), oldSelf is ``optional.of(old)`` or ``optional.none()``."""
     self_value = _with_type_and_object_meta(value) if resource_root else value
-    variables = {"self": _only(_cel_value(self_value, node), node.self_fields)}
+    variables = {"self": _bind(self_value, node, node.self_fields)}
     if any(rule.uses_old_self for rule in node.rules):
-        old_value = _only(_cel_value(_with_type_and_object_meta(old) if resource_root else old, node), node.old_fields)
+        old_value = _bind(_with_type_and_object_meta(old) if resource_root else old, node, node.old_fields)
         if optional:
             old_value = cel.optional_of(old_value) if has_old else cel.optional_none()
         variables["oldSelf"] = old_value
@@ -130,29 +130,43 @@ def _activation(value: Any, old: Any, has_old: bool, node: Node, resource_root: 
 
 
 def _cel_value(value: Any, node: Node | None) -> Any:
-    """``value`` with its properties named as CEL names them (maps' keys stay as they are)."""
-    if node is None or not node.has_escapes:
+    """``value`` as upstream's UnstructuredToVal shows it to CEL: properties under their
+    CEL names (map keys as they are), numbers as the schema types them."""
+    if node is None or not node.cel_convert:
         return value
     if isinstance(value, dict):
         named: dict[str, Any] = {}
         for key, sub in value.items():
-            prop = node.properties.get(key)
-            if prop is not None:
-                name = cel_name(key)
+            if key in node.properties:
+                name = node.cel_names[key]
                 if name is not None:
-                    named[name] = _cel_value(sub, prop)
+                    named[name] = _cel_value(sub, node.properties[key])
             else:
                 named[key] = _cel_value(sub, node.additional)
         return named
     if isinstance(value, list):
         return [_cel_value(element, node.items) for element in value]
+    if node.type == "number" and isinstance(value, int) and not isinstance(value, bool):
+        return float(value)
+    if node.type == "integer" and isinstance(value, float) and value.is_integer():
+        return int(value)
     return value
 
 
-def _only(value: Any, fields: frozenset[str] | None) -> Any:
+def _bind(value: Any, node: Node, fields: frozenset[str] | None) -> Any:
+    """What CEL gets of ``value``: only the top-level fields the rules read (by their CEL
+    names; all of them when ``fields`` is None), converted (:func:`_cel_value`)."""
     if fields is None or not isinstance(value, dict):
-        return value
-    return {key: value[key] for key in fields if key in value}
+        return _cel_value(value, node)
+    bound: dict[str, Any] = {}
+    for key, sub in value.items():
+        if key in node.properties:
+            name = node.cel_names[key]
+            if name is not None and name in fields:
+                bound[name] = _cel_value(sub, node.properties[key])
+        elif key in fields:
+            bound[key] = _cel_value(sub, node.additional)
+    return bound
 
 
 def _old_items(value: list[Any], old: Any, node: Node) -> list[Any]:

@@ -95,7 +95,7 @@ class Node:
                  "exclusive_minimum", "multiple_of", "max_length", "min_length", "pattern", "pattern_text",
                  "max_items", "min_items", "max_properties", "min_properties", "required",
                  "all_of", "any_of", "one_of", "not_", "rules", "has_rules", "has_defaults", "has_list_types",
-                 "has_embedded", "self_fields", "old_fields", "programs", "has_escapes")
+                 "has_embedded", "self_fields", "old_fields", "programs", "cel_names", "cel_convert")
 
     def __init__(self, raw: Obj) -> None:
         self.raw = raw
@@ -147,9 +147,14 @@ class Node:
         self.has_defaults: bool = any(c.default is not NO_DEFAULT or c.has_defaults for c in children)
         self.has_list_types: bool = self.list_type in ("set", "map") or any(c.has_list_types for c in children)
         self.has_embedded: bool = self.embedded or any(c.has_embedded for c in children)
-        #: Whether some property name here or below is spelt otherwise in CEL (``foo-bar``
-        #: is ``foo__dash__bar``, ``namespace`` is ``__namespace__``).
-        self.has_escapes: bool = any(cel_name(k) != k for k in self.properties) or any(c.has_escapes for c in children)
+        #: Each property's name in CEL (``foo-bar`` is ``foo__dash__bar``, ``namespace`` is
+        #: ``__namespace__``; None: CEL cannot name it).
+        self.cel_names = {k: cel_name(k) for k in self.properties}
+        #: Whether a value here must be changed before CEL sees it: a property renamed, or a
+        #: number typed by the schema (CEL keeps int and double apart: ``1`` in a ``number``
+        #: field is the double 1.0 upstream).
+        self.cel_convert: bool = (self.type in ("number", "integer") or any(k != n for k, n in self.cel_names.items())
+                                  or any(c.cel_convert for c in children))
 
     def child(self, key: str) -> Node | None:
         """The schema of field ``key`` of an object here (a property, else additionalProperties)."""
