@@ -12,8 +12,9 @@ RBAC is on or off, as on a real cluster.
 Cheap at start: the objects are built once per process (the aggregated roles' rules
 computed as the clusterrole-aggregation controller would), then each cluster stores
 copies with UIDs from its own forked random stream (so they shift no other identifier).
-Simplification: the ``system:controller:*`` roles and the namespaced bootstrap roles are
-not created (docs/api.md).
+So are kube-system's bootstrap Roles (``extension-apiserver-authentication-reader``, the
+leader-locking ones) and their RoleBindings. Simplification: the ``system:controller:*``
+roles and bindings, and kube-public's bootstrap-signer Role, are not created (docs/api.md).
 """
 
 from __future__ import annotations
@@ -212,8 +213,31 @@ CLUSTER_ROLE_BINDINGS: tuple[tuple[str, list[Obj]], ...] = (
 )
 
 
-def _meta(name: str, labels: dict[str, str]) -> Obj:
-    return {"name": name, "labels": {**LABELS, **labels}, "annotations": dict(ANNOTATIONS)}
+#: kube-system's bootstrap Roles (``NamespaceRoles``) and their RoleBindings: who may read the
+#: front-proxy CA (extension apiservers such as metrics-server bind to the first).
+KUBE_SYSTEM_ROLES: tuple[tuple[str, list[Obj]], ...] = (
+    ("extension-apiserver-authentication-reader",
+     [rule(READ, "-", "configmaps", "extension-apiserver-authentication")]),
+    ("system::leader-locking-kube-controller-manager",
+     [rule("watch", "-", "configmaps"), rule("get update", "-", "configmaps", "kube-controller-manager")]),
+    ("system::leader-locking-kube-scheduler",
+     [rule("watch", "-", "configmaps"), rule("get update", "-", "configmaps", "kube-scheduler")]),
+)
+KUBE_SYSTEM_ROLE_BINDINGS: tuple[tuple[str, str, list[Obj]], ...] = (
+    # (binding name, Role name, subjects)
+    ("system::extension-apiserver-authentication-reader", "extension-apiserver-authentication-reader",
+     [_user("system:kube-controller-manager"), _user("system:kube-scheduler")]),
+    ("system::leader-locking-kube-controller-manager", "system::leader-locking-kube-controller-manager",
+     [_user("system:kube-controller-manager"),
+      {"kind": "ServiceAccount", "name": "kube-controller-manager", "namespace": "kube-system"}]),
+    ("system::leader-locking-kube-scheduler", "system::leader-locking-kube-scheduler",
+     [_user("system:kube-scheduler"), {"kind": "ServiceAccount", "name": "kube-scheduler", "namespace": "kube-system"}]),
+)
+
+
+def _meta(name: str, labels: dict[str, str], namespace: str = "") -> Obj:
+    placed = {"name": name, "namespace": namespace} if namespace else {"name": name}
+    return {**placed, "labels": {**LABELS, **labels}, "annotations": dict(ANNOTATIONS)}
 
 
 @functools.lru_cache(maxsize=1)
@@ -243,12 +267,26 @@ def cluster_role_bindings() -> tuple[Obj, ...]:
     return tuple(bindings)
 
 
+@functools.lru_cache(maxsize=1)
+def namespace_roles() -> tuple[Obj, ...]:
+    return tuple({"metadata": _meta(name, {}, "kube-system"), "rules": copy.deepcopy(rules)}
+                 for name, rules in KUBE_SYSTEM_ROLES)
+
+
+@functools.lru_cache(maxsize=1)
+def namespace_role_bindings() -> tuple[Obj, ...]:
+    return tuple({"metadata": _meta(name, {}, "kube-system"), "roleRef": {"apiGroup": GROUP, "kind": "Role", "name": role},
+                  "subjects": copy.deepcopy(subjects)} for name, role, subjects in KUBE_SYSTEM_ROLE_BINDINGS)
+
+
 def populate(store: Store, registry: Registry, rng: SeededRandom, now_rfc3339: str) -> None:
     """Store the bootstrap policy: known-good objects, written without the create path's checks."""
     stream = rng.fork("rbac-bootstrap-policy")
-    for plural, objects in (("clusterroles", cluster_roles()), ("clusterrolebindings", cluster_role_bindings())):
+    for plural, objects in (("clusterroles", cluster_roles()), ("clusterrolebindings", cluster_role_bindings()),
+                            ("roles", namespace_roles()), ("rolebindings", namespace_role_bindings())):
         rt = registry.lookup(GROUP, "v1", plural)
         for template in objects:  # stored objects are never edited, so they may share the templates' rules
             meta = template["metadata"]
-            store.create(rt.key, {**template, "metadata": {"name": meta["name"], "uid": stream.uid(),
+            first = {key: meta[key] for key in ("name", "namespace") if key in meta}
+            store.create(rt.key, {**template, "metadata": {**first, "uid": stream.uid(),
                                                            "creationTimestamp": now_rfc3339, **meta}})

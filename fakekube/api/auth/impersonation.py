@@ -39,16 +39,7 @@ class ImpersonationError(Exception):
     """Headers upstream answers with a plain 500 (``responsewriters.InternalError``)."""
 
 
-def requested(headers: Iterable[tuple[str, str]]) -> bool:
-    return any(_is_impersonation(name) for name, _ in headers)
-
-
-def _is_impersonation(name: str) -> bool:
-    lowered = name.lower()
-    return lowered in (USER.lower(), GROUP.lower(), UID.lower()) or lowered.startswith(EXTRA_PREFIX.lower())
-
-
-def impersonate(requestor: UserInfo, headers: Iterable[tuple[str, str]], path: str,
+def impersonate(requestor: UserInfo, headers: Iterable[tuple[str, str]],
                 authorize: Callable[[Attributes], Decision],
                 forbidden: Callable[[Attributes, str], ApiError]) -> UserInfo:
     """The user to act as; raises the 403 of the first check that fails."""

@@ -142,9 +142,9 @@ class RestApp:
             user = ADMIN
         if mode != RBAC and user is ANONYMOUS:
             user = ADMIN
-        pairs = list(request.headers.items())
-        if impersonation.requested(pairs):
-            user = impersonation.impersonate(user, pairs, request.path, self._authorizer(), forbidden)
+        if any(key.startswith("HTTP_IMPERSONATE_") for key in request.environ):
+            pairs = list(request.headers.items())
+            user = impersonation.impersonate(user, pairs, self._authorizer(), forbidden)
         if mode == RBAC:
             attrs = request_attributes(user, request.method, request.path, dict(request.args.items()))
             decision = authorize(mode, self.api.view, attrs)
