@@ -44,11 +44,13 @@ def impersonate(requestor: UserInfo, headers: Iterable[tuple[str, str]],
                 forbidden: Callable[[Attributes, str], ApiError]) -> UserInfo:
     """The user to act as; raises the 403 of the first check that fails."""
     pairs = list(headers)
-    user_names = [value for name, value in pairs if name.lower() == USER.lower()]
+    user_names = [value for name, value in pairs if name.lower() == USER.lower() and value]
     groups_asked = [value for name, value in pairs if name.lower() == GROUP.lower()]
     uids = [value for name, value in pairs if name.lower() == UID.lower()]
     extras = sorted((unquote(name[len(EXTRA_PREFIX):].lower()), value) for name, value in pairs
                     if name.lower().startswith(EXTRA_PREFIX.lower()))
+    if not user_names and not groups_asked and not extras and not uids:
+        return requestor
     if not user_names:
         asked = ", ".join([*(f"group {g}" for g in groups_asked), *(f"extra {k}={v}" for k, v in extras),
                            *(f"uid {u}" for u in uids)])
