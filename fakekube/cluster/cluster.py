@@ -161,9 +161,10 @@ class Cluster:
         #: The nodes and system objects a new cluster gets (fakekube/cluster/system/).
         self._plan = SystemPlan.for_config(self.config)
         self._static_manifests = _static_manifests(self.config, self._plan)
+        self._static_tokens = _static_tokens(self.config)  # ValueError: an unreadable token file
         self._build_state()
         self._app = RestApp(self.api, max_body_bytes=self.config.max_body_bytes, after_write=self.settle)
-        self._app.authenticator = Authenticator(_static_tokens(self.config))
+        self._app.authenticator = Authenticator(self._static_tokens)
         self.log_streams = LogStreams()  # pods/log follow streams, woken whenever cluster time moves
         self.observe_time(self.log_streams.wake)
         self._server: BackgroundServer | None = None
@@ -194,6 +195,7 @@ class Cluster:
                            history_max_bytes=self.config.history_max_bytes)
         self.api = APIServer(self.registry, self.store, self.clock, self.rng, self.config.kubernetes_version)
         self.api.authorization_mode = self.config.authorization_mode
+        self.api.static_tokens = self._static_tokens
         self.engine = Engine(self.store, self.clock, self.api, self.rng.fork("engine"),
                              rate_limits=self.config.rate_limits, seed=self.config.seed)
         #: The enabled controllers by name (kube-controller-manager's, see cluster/wiring.py).

@@ -319,3 +319,16 @@ def test_roles_and_bindings_cannot_grant_more_than_the_writer_holds(rbac: Cluste
                                        "roleRef": {"apiGroup": RBAC_GROUP, "kind": "ClusterRole", "name": "bind-cluster-admin"},
                                        "subjects": [{"kind": "User", "apiGroup": RBAC_GROUP, "name": "alice"}]})
     assert alice.create_namespaced_role_binding("apps", to_admin).metadata.name == "bob-root"
+
+
+def test_token_review_knows_static_tokens(rbac: Cluster) -> None:
+    review = client.AuthenticationV1Api(rbac.client()).create_token_review({"spec": {"token": "alice-token"}}).status
+    assert (review.authenticated, review.user.username, review.user.groups) == (
+        True, "alice", ["devs", "system:authenticated"])
+
+
+def test_a_watch_needs_the_watch_verb(rbac: Cluster) -> None:
+    token = setup_operator(rbac, [{"apiGroups": [""], "resources": ["configmaps"], "verbs": ["list"]}])
+    code, body = raw(rbac, "GET", "/api/v1/namespaces/apps/configmaps?watch=true", token=token)
+    assert (code, json.loads(body)["message"]) == (403, f'configmaps is forbidden: User "{SA_USER}" cannot watch '
+                                                        f'resource "configmaps" in API group "" in the namespace "apps"')

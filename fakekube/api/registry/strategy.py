@@ -7,9 +7,9 @@ store only through the context it is handed, so a write is a pure function of it
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Callable, Protocol
+from typing import Any, Callable, Mapping, Protocol
 
 from fakekube.api.machinery.errors import FieldError
 
@@ -53,6 +53,8 @@ class WriteContext:
     #: ``--authorization-mode``: what the review APIs answer about (types/reviews.py).
     user: Any = None
     authorization_mode: str = "AlwaysAllow"
+    #: The static bearer tokens (token → ``UserInfo``) a TokenReview also accepts.
+    static_tokens: Mapping[str, Any] = field(default_factory=dict)
 
 
 class Strategy:

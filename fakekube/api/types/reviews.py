@@ -242,7 +242,7 @@ SELF_SUBJECT_REVIEWS = ResourceType(
 
 
 class TokenReviewStrategy(Strategy):
-    """Authenticate a bearer token: the kubeconfig's, or a service-account token we issued."""
+    """Authenticate a bearer token: the kubeconfig's, a static one, or a service-account token we issued."""
 
     def review(self, obj: Obj, ctx: WriteContext) -> Obj:
         spec = _spec(obj)
@@ -250,7 +250,9 @@ class TokenReviewStrategy(Strategy):
         if not token:
             raise errors.bad_request("token is required for TokenReview in authentication")
         audiences = list(spec.get("audiences") or identity.API_AUDIENCES)
-        found = tokens.authenticate(ctx, token, audiences)
+        static = ctx.static_tokens.get(token)
+        found = (static.with_authenticated().to_json(), audiences) if isinstance(static, UserInfo) \
+            else tokens.authenticate(ctx, token, audiences)
         if found is None:
             obj["status"] = {"user": {}, "error": "invalid bearer token"}
         else:

@@ -153,6 +153,8 @@ class APIServer:
         #: kube-apiserver's ``--authorization-mode`` (``AlwaysAllow`` or ``RBAC``); the HTTP
         #: layer enforces it, the review APIs answer from it.
         self.authorization_mode = "AlwaysAllow"
+        #: Static bearer tokens (token → UserInfo): TokenReview accepts them too.
+        self.static_tokens: dict[str, UserInfo] = {}
 
     @property
     def view(self) -> StoreView:
@@ -226,7 +228,7 @@ class APIServer:
         problems = rt.strategy.validate(obj)
         if problems:
             raise errors.invalid_object(rt.group, rt.strategy.invalid_kind(rt.kind), "", problems)
-        ctx = WriteContext(self.clock.now(), self.rng, self._view, user, self.authorization_mode)
+        ctx = WriteContext(self.clock.now(), self.rng, self._view, user, self.authorization_mode, self.static_tokens)
         answer = rt.strategy.review(obj, ctx)
         return WriteResult(objectmeta.with_type_meta(rt, answer), True, warnings)
 
