@@ -226,10 +226,11 @@ def test_dry_run_update_and_delete_reviews(cluster: Cluster, server: WebhookServ
     update = server.reviews[-1]["request"]
     assert update["operation"] == "UPDATE" and update["oldObject"]["data"] == {"k": "v"}
     assert update["object"]["data"] == {"k": "w"}
-    core.delete_namespaced_config_map("cm", "default")
-    delete = server.reviews[-1]["request"]
+    core.delete_namespaced_config_map("cm", "default", propagation_policy="Foreground")
+    [delete] = [r["request"] for r in server.reviews if r["request"]["operation"] == "DELETE"]
     assert (delete["operation"], delete["object"], delete["oldObject"]["data"]) == ("DELETE", None, {"k": "w"})
-    assert delete["options"]["kind"] == "DeleteOptions"
+    assert delete["options"] == {"kind": "DeleteOptions", "apiVersion": "meta.k8s.io/v1",
+                                 "propagationPolicy": "Foreground"}
 
 
 def test_a_webhook_that_reads_the_apiserver_during_its_call(
@@ -316,3 +317,23 @@ def test_webhooks_see_who_asks(cluster: Cluster, server: WebhookServer, core: cl
     groups = ["system:serviceaccounts", "system:serviceaccounts:default", "system:authenticated"]
     assert users == [("CREATE", "system:serviceaccount:default:robot", groups),
                      ("DELETE", "system:serviceaccount:default:robot", groups)]
+
+
+@pytest.mark.fakekube(nodes=1)
+def test_pods_a_controller_creates_go_through_mutating_webhooks(
+        cluster: Cluster, server: WebhookServer, core: client.CoreV1Api) -> None:
+    sidecar = {"name": "sidecar", "image": "envoy:1.30"}
+    server.handlers["/inject"] = lambda req: json_patch({"op": "add", "path": "/spec/containers/-", "value": sidecar})
+    register(cluster, "MutatingWebhookConfiguration",
+             hook(server, "inject.example.com", "/inject", resources=("pods",),
+                  objectSelector={"matchLabels": {"inject": "yes"}}))
+    client.AppsV1Api(cluster.client()).create_namespaced_replica_set("default", {
+        "metadata": {"name": "web"},
+        "spec": {"replicas": 2, "selector": {"matchLabels": {"app": "web"}},
+                 "template": {"metadata": {"labels": {"app": "web", "inject": "yes"}},
+                              "spec": {"containers": [{"name": "app", "image": "nginx:1.27"}]}}}})
+    pods = core.list_namespaced_pod("default", label_selector="app=web").items
+    assert len(pods) == 2
+    assert [[c.name for c in pod.spec.containers] for pod in pods] == [["app", "sidecar"]] * 2
+    reviews = [r["request"] for r in server.reviews if r["path"].startswith("/inject")]
+    assert [(r["operation"], r["userInfo"]["username"]) for r in reviews] == [("CREATE", "fakekube-admin")] * 2

@@ -604,7 +604,7 @@ class APIServer:
             return True
         meta = existing["metadata"]
         attrs = Attributes(DELETE, rt, namespace_of(rt, existing, meta.get("namespace") or ""), meta["name"],
-                           "", existing, options.user, options.dry_run)
+                           "", existing, options.user, options.dry_run, deletion.options_object(options))
         hooks = self.webhooks.matching(MUTATING, attrs, None)
         if hooks:
             with self._unlocked():

@@ -161,6 +161,23 @@ _BODY_FIELDS: dict[str, tuple[type | tuple[type, ...], str]] = {
 _PRECONDITION_FIELDS = ("uid", "resourceVersion")
 
 
+def options_object(options: DeleteOptions) -> Obj:
+    """The fields of a ``meta.k8s.io/v1`` DeleteOptions the request set (an AdmissionReview's
+    ``request.options``; ``dryRun`` is added by the review)."""
+    body: Obj = {}
+    if options.grace_period_s is not None:
+        body["gracePeriodSeconds"] = options.grace_period_s
+    preconditions = {k: v for k, v in (("uid", options.precondition_uid),
+                                       ("resourceVersion", options.precondition_rv)) if v is not None}
+    if preconditions:
+        body["preconditions"] = preconditions
+    if options.orphan_dependents is not None:
+        body["orphanDependents"] = options.orphan_dependents
+    if options.propagation_policy is not None:
+        body["propagationPolicy"] = options.propagation_policy
+    return body
+
+
 def check_body_kind(body: Obj) -> None:
     """A DELETE body must decode as DeleteOptions, in any apiVersion (delete.go: "for backwards
     compatibility ... per group DeleteOptions"); a missing kind or version defaults to
