@@ -39,6 +39,17 @@ _UNSUPPORTED_STRUCTURAL = (("id", "id"), ("$schema", "schema"), ("$ref", "$ref")
 _INT_OR_STRING_ANY_OF = [{"type": "integer"}, {"type": "string"}]
 
 
+def _props(schema: Obj) -> Obj:
+    """``properties`` as a map of schemas (typed decoding of the CRD guarantees the type;
+    a hand-built schema still must not crash the check)."""
+    found = schema.get("properties")
+    return {k: v for k, v in found.items() if isinstance(v, dict)} if isinstance(found, dict) else {}
+
+
+def _seq(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
+
+
 def _key(path: str, key: str) -> str:
     return f"{path}[{key}]"
 
@@ -79,8 +90,8 @@ def _structural_init_error(schema: Any) -> str | None:
             return f"OpenAPIV3Schema '{name}' is not supported"
     if isinstance(schema.get("items"), list):
         return "OpenAPIV3Schema 'items' must be a schema, but is an array"
-    children = list((schema.get("properties") or {}).values()) + [schema.get(k) for k in ("items", "additionalProperties", "not")]
-    children += [s for k in ("allOf", "anyOf", "oneOf") for s in schema.get(k) or []]
+    children = list(_props(schema).values()) + [schema.get(k) for k in ("items", "additionalProperties", "not")]
+    children += [s for k in ("allOf", "anyOf", "oneOf") for s in _seq(schema.get(k))]
     for child in children:
         found = _structural_init_error(child)
         if found:
@@ -98,7 +109,7 @@ def _invariants(s: Obj, level: str, path: str) -> list[FieldError]:
         errs.append(required(f"{path}.items", "must be specified"))
     if isinstance(items, dict):
         errs += _invariants(items, "item", f"{path}.items")
-    properties = s.get("properties") or {}
+    properties = _props(s)
     for key in sorted(properties):
         errs += _invariants(properties[key], "field", _key(f"{path}.properties", key))
     extra = s.get("additionalProperties")
@@ -143,7 +154,7 @@ def _invariants(s: Obj, level: str, path: str) -> list[FieldError]:
 
 
 def _int_or_string_all_of(s: Obj) -> bool:
-    all_of = s.get("allOf") or []
+    all_of = _seq(s.get("allOf"))
     return bool(all_of) and isinstance(all_of[0], dict) and all_of[0].get("anyOf") == _INT_OR_STRING_ANY_OF
 
 
@@ -153,8 +164,8 @@ def _metadata_invariants(s: Obj, check_metadata: bool, level: str, path: str) ->
         errs.append(invalid(f"{path}.type", s.get("type", ""), "must be object"))
     if level == "root":
         rest = {k: v for k, v in s.items() if k not in ("type", "default")}
-        properties = rest.get("properties") or {}
-        if properties and set(properties) <= {"name", "generateName"}:
+        properties = rest.get("properties")
+        if isinstance(properties, dict) and properties and set(properties) <= {"name", "generateName"}:
             rest.pop("properties")
         if rest:
             errs.append(forbidden(path, "must not specify anything other than name and generateName, but metadata is implicitly specified"))
@@ -165,11 +176,11 @@ def _value_validation(s: Obj, level: str, path: str, skip_any_of: bool, skip_fir
                       cel_allowed: bool) -> list[FieldError]:
     errs: list[FieldError] = []
     if not skip_any_of:
-        for i, sub in enumerate(s.get("anyOf") or []):
+        for i, sub in enumerate(_seq(s.get("anyOf"))):
             errs += _nested(sub, level, f"{path}.anyOf[{i}]", False, False)
-    for i, sub in enumerate(s.get("allOf") or []):
+    for i, sub in enumerate(_seq(s.get("allOf"))):
         errs += _nested(sub, level, f"{path}.allOf[{i}]", skip_first_all_of and i == 0, cel_allowed)
-    for i, sub in enumerate(s.get("oneOf") or []):
+    for i, sub in enumerate(_seq(s.get("oneOf"))):
         errs += _nested(sub, level, f"{path}.oneOf[{i}]", False, False)
     if isinstance(s.get("not"), dict):
         errs += _nested(s["not"], level, f"{path}.not", False, False)
@@ -189,7 +200,7 @@ def _nested(v: Any, level: str, path: str, skip_any_of: bool, cel_allowed: bool)
     errs = _value_validation(v, level, path, skip_any_of, False, cel_allowed)
     if isinstance(v.get("items"), dict):
         errs += _nested(v["items"], level, f"{path}.items", False, cel_allowed)
-    properties = v.get("properties") or {}
+    properties = _props(v)
     for key in sorted(properties):
         errs += _nested(properties[key], "field", _key(f"{path}.properties", key), False, cel_allowed)
     if v.get("type"):
@@ -223,7 +234,7 @@ def _value_completeness(v: Obj, s: Obj | None, s_path: str, v_path: str) -> list
     if isinstance(v.get("not"), dict):
         errs += _nested_completeness(v["not"], s, s_path, f"{v_path}.not")
     for keyword in ("allOf", "anyOf", "oneOf"):
-        for i, sub in enumerate(v.get(keyword) or []):
+        for i, sub in enumerate(_seq(v.get(keyword))):
             if isinstance(sub, dict):
                 errs += _nested_completeness(sub, s, s_path, f"{v_path}.{keyword}[{i}]")
     return errs
@@ -236,8 +247,8 @@ def _nested_completeness(v: Obj, s: Obj | None, s_path: str, v_path: str) -> lis
     if isinstance(v.get("items"), dict):
         items = s.get("items") if isinstance(s.get("items"), dict) else None
         errs += _nested_completeness(v["items"], items, f"{s_path}.items", f"{v_path}.items")
-    s_properties = s.get("properties") or {}
-    for key, sub in sorted((v.get("properties") or {}).items()):
+    s_properties = _props(s)
+    for key, sub in sorted(_props(v).items()):
         if not isinstance(sub, dict):
             continue
         if key not in s_properties:
@@ -262,7 +273,7 @@ def _defaults(s: Obj, path: str, resource_root: bool = False, inside_meta: bool 
         errs += _default_problems(s, path, embedded)
     if isinstance(s.get("items"), dict):
         errs += _defaults(s["items"], f"{path}.items", inside_meta=inside_meta)
-    for key, sub in sorted((s.get("properties") or {}).items()):
+    for key, sub in sorted((_props(s)).items()):
         errs += _defaults(sub, _key(f"{path}.properties", key),
                           inside_meta=inside_meta or (embedded and key in META_FIELDS))
     return errs
@@ -303,7 +314,7 @@ class _OpenAPIChecks:
         if s.get("uniqueItems") is True:
             self.schema_errors.append(forbidden(f"{path}.uniqueItems", "uniqueItems cannot be set to true since the runtime complexity becomes quadratic"))
         extra = s.get("additionalProperties")
-        properties = s.get("properties") or {}
+        properties = _props(s)
         if extra is not None:
             if properties and (extra is False or isinstance(extra, dict)):
                 self.schema_errors.append(forbidden(f"{path}.additionalProperties", "additionalProperties and properties are mutual exclusive"))
@@ -317,7 +328,7 @@ class _OpenAPIChecks:
                       path if atomic_map and uncorrelatable is None else uncorrelatable)
         self.walk(s.get("not"), f"{path}.not", False, inside_meta, uncorrelatable)
         for keyword in ("allOf", "oneOf", "anyOf"):
-            for i, sub in enumerate(s.get(keyword) or []):
+            for i, sub in enumerate(_seq(s.get(keyword))):
                 self.walk(sub, f"{path}.{keyword}[{i}]", False, inside_meta, uncorrelatable)
         if isinstance(s.get("items"), dict):
             not_map = s.get("x-kubernetes-list-type") != "map"
@@ -375,7 +386,7 @@ class _OpenAPIChecks:
                                     "must be atomic as item of a list with x-kubernetes-list-type=set"))
         if list_type is not None and list_type not in ("atomic", "set", "map"):
             errs.append(not_supported(f"{path}.x-kubernetes-list-type", list_type, ["atomic", "set", "map"]))
-        keys = s.get("x-kubernetes-list-map-keys") or []
+        keys = [k for k in _seq(s.get("x-kubernetes-list-map-keys")) if isinstance(k, str)]
         if keys:
             if list_type is None:
                 errs.append(required(f"{path}.x-kubernetes-list-type", "must be map if x-kubernetes-list-map-keys is non-empty"))
@@ -396,7 +407,7 @@ class _OpenAPIChecks:
             errs.append(invalid(f"{path}.items.type", items.get("type", ""), "must be object if parent array's x-kubernetes-list-type is map"))
             return
         seen: set[str] = set()
-        item_properties = items.get("properties") or {}
+        item_properties = _props(items)
         for key in keys:
             prop = item_properties.get(key)
             if isinstance(prop, dict):
@@ -410,7 +421,7 @@ class _OpenAPIChecks:
             seen.add(key)
 
     def _rules(self, s: Obj, path: str, errors_before: int, uncorrelatable: str | None) -> None:
-        raw_rules = s.get("x-kubernetes-validations") or []
+        raw_rules = _seq(s.get("x-kubernetes-validations"))
         if not raw_rules:
             return
         errs = self.schema_errors

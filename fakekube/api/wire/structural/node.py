@@ -102,7 +102,8 @@ class Node:
         self.type: str = raw["type"] if isinstance(raw.get("type"), str) else ""
         self.nullable = raw.get("nullable") is True
         self.default = raw["default"] if "default" in raw else NO_DEFAULT
-        self.properties = {k: Node(v) for k, v in sorted((raw.get("properties") or {}).items()) if isinstance(v, dict)}
+        properties: dict[str, Any] = raw["properties"] if isinstance(raw.get("properties"), dict) else {}
+        self.properties = {k: Node(v) for k, v in sorted(properties.items()) if isinstance(v, dict)}
         items = raw.get("items")
         self.items = Node(items) if isinstance(items, dict) else None
         extra = raw.get("additionalProperties")
@@ -111,30 +112,30 @@ class Node:
         self.preserve_unknown = raw.get("x-kubernetes-preserve-unknown-fields") is True
         self.embedded = raw.get("x-kubernetes-embedded-resource") is True
         self.int_or_string = raw.get("x-kubernetes-int-or-string") is True
-        self.list_type = raw.get("x-kubernetes-list-type") or ""
-        self.map_keys = [k for k in raw.get("x-kubernetes-list-map-keys") or [] if isinstance(k, str)]
-        self.map_type = raw.get("x-kubernetes-map-type") or ""
-        self.format = raw.get("format") or ""
+        self.list_type = _text(raw.get("x-kubernetes-list-type"))
+        self.map_keys = [k for k in _list(raw.get("x-kubernetes-list-map-keys")) if isinstance(k, str)]
+        self.map_type = _text(raw.get("x-kubernetes-map-type"))
+        self.format = _text(raw.get("format"))
         self.enum = raw.get("enum") if isinstance(raw.get("enum"), list) else None
-        self.maximum = raw.get("maximum")
+        self.maximum = _number(raw.get("maximum"))
         self.exclusive_maximum = raw.get("exclusiveMaximum") is True
-        self.minimum = raw.get("minimum")
+        self.minimum = _number(raw.get("minimum"))
         self.exclusive_minimum = raw.get("exclusiveMinimum") is True
-        self.multiple_of = raw.get("multipleOf")
-        self.max_length = raw.get("maxLength")
-        self.min_length = raw.get("minLength")
+        self.multiple_of = _number(raw.get("multipleOf"))
+        self.max_length = _count(raw.get("maxLength"))
+        self.min_length = _count(raw.get("minLength"))
         self.pattern_text: str = raw["pattern"] if isinstance(raw.get("pattern"), str) else ""
         self.pattern = _compile_pattern(self.pattern_text)
-        self.max_items = raw.get("maxItems")
-        self.min_items = raw.get("minItems")
-        self.max_properties = raw.get("maxProperties")
-        self.min_properties = raw.get("minProperties")
-        self.required = [r for r in raw.get("required") or [] if isinstance(r, str)]
-        self.all_of = [Node(s) for s in raw.get("allOf") or [] if isinstance(s, dict)]
-        self.any_of = [Node(s) for s in raw.get("anyOf") or [] if isinstance(s, dict)]
-        self.one_of = [Node(s) for s in raw.get("oneOf") or [] if isinstance(s, dict)]
+        self.max_items = _count(raw.get("maxItems"))
+        self.min_items = _count(raw.get("minItems"))
+        self.max_properties = _count(raw.get("maxProperties"))
+        self.min_properties = _count(raw.get("minProperties"))
+        self.required = [r for r in _list(raw.get("required")) if isinstance(r, str)]
+        self.all_of = [Node(s) for s in _list(raw.get("allOf")) if isinstance(s, dict)]
+        self.any_of = [Node(s) for s in _list(raw.get("anyOf")) if isinstance(s, dict)]
+        self.one_of = [Node(s) for s in _list(raw.get("oneOf")) if isinstance(s, dict)]
         self.not_ = Node(raw["not"]) if isinstance(raw.get("not"), dict) else None
-        self.rules = [Rule(r) for r in raw.get("x-kubernetes-validations") or [] if isinstance(r, dict)]
+        self.rules = [Rule(r) for r in _list(raw.get("x-kubernetes-validations")) if isinstance(r, dict)]
         sources = [text for r in self.rules for text in (r.rule, r.message_expression) if text]
         #: What the rules here read of self/oldSelf (None: all of it), and their programs.
         self.self_fields = fields_read(sources, "self")
@@ -160,6 +161,24 @@ class Node:
         """The schema of field ``key`` of an object here (a property, else additionalProperties)."""
         found = self.properties.get(key)
         return found if found is not None else self.additional
+
+
+# The schema reached us through typed decoding (JSONSchemaProps), so its keywords have
+# their types; these keep a hand-built schema from crashing a write all the same.
+def _text(value: Any) -> str:
+    return value if isinstance(value, str) else ""
+
+
+def _list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
+
+
+def _number(value: Any) -> int | float | None:
+    return value if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+
+
+def _count(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
 def _compile_pattern(text: str) -> re.Pattern[str] | None:
