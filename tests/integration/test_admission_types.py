@@ -85,3 +85,25 @@ def test_policy_and_binding_defaults_validation_and_tables(fakekube: Cluster) ->
     code, status, _ = request(fakekube, "POST", f"{GROUP}/validatingadmissionpolicybindings", both)
     assert code == 422 and status["details"]["causes"][0]["message"].startswith(
         'Invalid value: []string{"Deny", "Warn"}: must not contain both Deny and Warn')
+
+
+def test_expressions_must_compile(fakekube: Cluster) -> None:
+    policy = {"apiVersion": "admissionregistration.k8s.io/v1", "kind": "ValidatingAdmissionPolicy",
+              "metadata": {"name": "broken"},
+              "spec": {"matchConstraints": {"resourceRules": [{"operations": ["CREATE"], "apiGroups": [""],
+                                                               "apiVersions": ["v1"], "resources": ["pods"]}]},
+                       "validations": [{"expression": "params.max > 1"}]}}
+    code, status, _ = request(fakekube, "POST", f"{GROUP}/validatingadmissionpolicies", policy)
+    assert code == 422
+    [cause] = status["details"]["causes"]
+    assert (cause["field"], cause["message"]) == (
+        "spec.validations[0].expression",
+        'Invalid value: "params.max > 1": compilation failed: ERROR: <input>:1:1: undeclared reference to '
+        "'params' (in container '')\n | params.max > 1\n | ^")
+    policy["spec"]["paramKind"] = {"apiVersion": "v1", "kind": "ConfigMap"}
+    assert request(fakekube, "POST", f"{GROUP}/validatingadmissionpolicies", policy)[0] == 201
+    bad = webhook(matchConditions=[{"name": "c", "expression": "object.metadata.name =="}])
+    code, status, _ = request(fakekube, "POST", f"{GROUP}/validatingwebhookconfigurations",
+                              configuration("ValidatingWebhookConfiguration", bad))
+    assert code == 422 and status["details"]["causes"][0]["field"] == "webhooks[0].matchConditions[0].expression"
+    assert "compilation failed: ERROR: <input>:1:24: Syntax error:" in status["details"]["causes"][0]["message"]

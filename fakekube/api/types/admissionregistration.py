@@ -5,7 +5,7 @@ upstream's ``SetDefaults_*`` (a webhook: failurePolicy Fail, matchPolicy Equival
 selectors, timeoutSeconds 10, reinvocationPolicy Never; a rule's scope ``*``; a service's
 port 443; a policy: failurePolicy Fail, its match resources like a webhook's; a paramRef:
 parameterNotFoundAction Deny), validation is upstream's ``ValidateValidatingWebhookConfiguration``
-and friends with their messages. CEL expressions are checked for presence only (see
+and friends with their messages; CEL expressions must compile (no type checking, see
 docs/api.md "Admission webhooks and policies"). The apiserver calls what these declare:
 ``fakekube.api.verbs.webhooks`` and ``fakekube.api.verbs.policies``.
 """
@@ -28,6 +28,7 @@ from fakekube.api.machinery.validation import (
 )
 from fakekube.api.registry import STATUS, ResourceType, Strategy, WriteContext
 from fakekube.api.table.admission import POLICY_BINDING_TABLE, POLICY_TABLE, WEBHOOK_TABLE
+from fakekube.api.wire import cel
 
 Obj = dict[str, Any]
 
@@ -45,6 +46,10 @@ SCOPES = ["*", "Cluster", "Namespaced"]
 REVIEW_VERSIONS = ["v1", "v1beta1"]
 VALIDATION_ACTIONS = ["Audit", "Deny", "Warn"]
 POLICY_REASONS = ["Forbidden", "Invalid", "RequestEntityTooLarge"]
+#: What a webhook's match condition may reference, and a policy's expressions (``params``
+#: only with a paramKind; match conditions see no ``variables``).
+WEBHOOK_CONDITION_VARIABLES = ("object", "oldObject", "request", "authorizer")
+POLICY_VARIABLES = ("object", "oldObject", "request", "namespaceObject", "authorizer", "variables")
 DEFAULT_TIMEOUT_S = 10
 DEFAULT_SERVICE_PORT = 443
 URL_FORM = "; desired format: https://host[/path]"
@@ -225,8 +230,22 @@ def service_errors(service: Obj, path: str) -> list[FieldError]:
     return errs
 
 
-def match_condition_errors(conditions: Any, path: str) -> list[FieldError]:
-    """``validateMatchConditions`` without compiling: at most 64, named, with an expression."""
+def cel_errors(expression: str, path: str, variables: tuple[str, ...]) -> list[FieldError]:
+    """An expression that does not compile, as upstream's ``convertCELErrorToValidationError``.
+    Syntax fakekube's CEL engine lacks (``.?x``) is not the expression's fault: accepted here,
+    it fails when evaluated (docs/api.md "CEL")."""
+    try:
+        cel.compile(expression, variables)
+    except cel.CelError as exc:
+        if "unsupported syntax" in str(exc):
+            return []
+        return [errors.invalid(path, expression, f"compilation failed: {exc}")]
+    return []
+
+
+def match_condition_errors(conditions: Any, path: str,
+                           variables: tuple[str, ...] = WEBHOOK_CONDITION_VARIABLES) -> list[FieldError]:
+    """``validateMatchConditions``: at most 64, named, with an expression that compiles."""
     items = conditions if isinstance(conditions, list) else []
     errs: list[FieldError] = []
     if len(items) > 64:
@@ -234,8 +253,11 @@ def match_condition_errors(conditions: Any, path: str) -> list[FieldError]:
     names: set[str] = set()
     for i, condition in enumerate(items):
         condition = _dict(condition)
-        if not str(condition.get("expression") or "").strip():
+        expression = str(condition.get("expression") or "").strip()
+        if not expression:
             errs.append(errors.required(f"{path}[{i}].expression"))
+        else:
+            errs += cel_errors(expression, f"{path}[{i}].expression", variables)
         name = str(condition.get("name") or "")
         if not name:
             errs.append(errors.required(f"{path}[{i}].name"))
@@ -380,14 +402,19 @@ def param_kind_errors(kind: Obj, path: str) -> list[FieldError]:
     return errs
 
 
-def validation_errors(validation: Obj, path: str) -> list[FieldError]:
-    """``validateValidation`` without compiling the expressions."""
+def validation_errors(validation: Obj, path: str, variables: tuple[str, ...]) -> list[FieldError]:
+    """``validateValidation``: an expression (that compiles), and its message's rules."""
     errs: list[FieldError] = []
-    if not str(validation.get("expression") or "").strip():
+    expression = str(validation.get("expression") or "")
+    if not expression.strip():
         errs.append(errors.required(f"{path}.expression", "expression is not specified"))
+    else:
+        errs += cel_errors(expression, f"{path}.expression", variables)
     message_expression = validation.get("messageExpression")
     if message_expression and not str(message_expression).strip():
         errs.append(errors.invalid(f"{path}.messageExpression", message_expression, "must be non-empty if specified"))
+    elif message_expression:
+        errs += cel_errors(str(message_expression), f"{path}.messageExpression", variables)
     message = validation.get("message")
     if message and not str(message).strip():
         errs.append(errors.invalid(f"{path}.message", message, "message must be non-empty if specified"))
@@ -430,19 +457,24 @@ class ValidatingAdmissionPolicyStrategy(Strategy):
             errs += match_resources_errors(match, "spec.matchConstraints")
             if not match.get("resourceRules"):
                 errs.append(errors.required("spec.matchConstraints.resourceRules"))
-        errs += match_condition_errors(spec.get("matchConditions"), "spec.matchConditions")
+        variables = POLICY_VARIABLES + (("params",) if isinstance(spec.get("paramKind"), dict) else ())
+        errs += match_condition_errors(spec.get("matchConditions"), "spec.matchConditions",
+                                       tuple(v for v in variables if v != "variables"))
         for i, variable in enumerate(spec.get("variables") or []):
             variable = _dict(variable)
             if not str(variable.get("name") or "").strip():
                 errs.append(errors.required(f"spec.variables[{i}].name", "name is not specified"))
-            if not str(variable.get("expression") or "").strip():
+            expression = str(variable.get("expression") or "")
+            if not expression.strip():
                 errs.append(errors.required(f"spec.variables[{i}].expression", "expression is not specified"))
+            else:
+                errs += cel_errors(expression, f"spec.variables[{i}].expression", variables)
         validations, audits = spec.get("validations") or [], spec.get("auditAnnotations") or []
         if not validations and not audits:
             why = "validations or auditAnnotations must contain at least one item"
             return errs + [errors.required("spec.validations", why), errors.required("spec.auditAnnotations", why)]
         for i, validation in enumerate(validations):
-            errs += validation_errors(_dict(validation), f"spec.validations[{i}]")
+            errs += validation_errors(_dict(validation), f"spec.validations[{i}]", variables)
         return errs
 
 
