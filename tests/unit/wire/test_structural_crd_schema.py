@@ -89,6 +89,8 @@ def test_list_and_map_types() -> None:
         f"{P}.properties[spec].properties[b].x-kubernetes-list-map-keys: Required value: must not be empty if x-kubernetes-list-type is map",
         f'{P}.properties[spec].properties[b].items.type: Invalid value: "string": must be object if parent array\'s x-kubernetes-list-type is map',
         f'{P}.properties[spec].properties[c].x-kubernetes-list-map-keys: Invalid value: []string{{"k", "missing"}}: entries must all be names of item properties',
+        f"{P}.properties[spec].properties[c].items.properties[k].default: Required value: this property is in "
+        "x-kubernetes-list-map-keys, so it must have a default or be a required property",
         f'{P}.properties[spec].properties[d].x-kubernetes-list-type: Unsupported value: "bag": supported values: "atomic", "set", "map"',
         f'{P}.properties[spec].properties[e].type: Invalid value: "string": must be object if x-kubernetes-map-type is specified',
     ]
@@ -144,3 +146,15 @@ def test_old_self_only_where_values_correlate() -> None:
     assert check(spec(a={"type": "string", "x-kubernetes-validations": [{"rule": "self == 'x'", "optionalOldSelf": True}]})) == [
         f"{P}.properties[spec].properties[a].x-kubernetes-validations[0].optionalOldSelf: Invalid value: true: "
         "may not be set if oldSelf is not used in rule"]
+
+
+def test_map_list_keys_must_be_required_or_defaulted() -> None:
+    assert check(spec(ports={"type": "array", "x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": ["name", "proto"],
+                             "items": {"type": "object", "required": ["name"], "nullable": True, "properties": {
+                                 "name": {"type": "string"}, "proto": {"type": "string", "nullable": True}}}})) == [
+        f"{P}.properties[spec].properties[ports].items.nullable: Forbidden: cannot be nullable when x-kubernetes-list-type is map",
+        f"{P}.properties[spec].properties[ports].items.properties[proto].default: Required value: this property is in "
+        "x-kubernetes-list-map-keys, so it must have a default or be a required property",
+        f"{P}.properties[spec].properties[ports].items.properties[proto].nullable: Forbidden: this property is in "
+        "x-kubernetes-list-map-keys, so it cannot be nullable",
+    ]

@@ -394,6 +394,28 @@ class _OpenAPIChecks:
                 errs.append(invalid(f"{path}.x-kubernetes-list-type", list_type, "must be map if x-kubernetes-list-map-keys is non-empty"))
         if list_type == "map":
             self._map_list(s, path, keys, items)
+        if list_type in ("set", "map") and items is not None:
+            self._map_set_items(path, list_type, keys, items)
+
+    def _map_set_items(self, path: str, list_type: str, keys: list[str], items: Obj) -> None:
+        """validateMapListKeysMapSet: set and map items are not nullable, a map key is
+        required or defaulted, and not nullable."""
+        errs = self.schema_errors
+        if items.get("nullable") is True:
+            errs.append(forbidden(f"{path}.items.nullable", f"cannot be nullable when x-kubernetes-list-type is {list_type}"))
+        if list_type != "map":
+            return
+        required_keys = set(k for k in _seq(items.get("required")) if isinstance(k, str))
+        item_properties = _props(items)
+        for key in keys:
+            prop = item_properties.get(key)
+            if prop is None:
+                continue
+            where = _key(f"{path}.items.properties", key)
+            if key not in required_keys and "default" not in prop:
+                errs.append(required(f"{where}.default", "this property is in x-kubernetes-list-map-keys, so it must have a default or be a required property"))
+            if prop.get("nullable") is True:
+                errs.append(forbidden(f"{where}.nullable", "this property is in x-kubernetes-list-map-keys, so it cannot be nullable"))
 
     def _map_list(self, s: Obj, path: str, keys: list[str], items: Obj | None) -> None:
         errs = self.schema_errors
