@@ -209,6 +209,16 @@ def test_dry_run_changes_nothing(core: client.CoreV1Api) -> None:
     assert status_of(lambda: core.read_namespaced_config_map("dry", "default")) == 404
 
 
+def test_dry_run_update_and_patch_answer_the_changed_object(core: client.CoreV1Api) -> None:
+    """What `kubectl diff` compares: the dry-run answer has the change, the store does not."""
+    stored = core.create_namespaced_config_map("default", configmap("dry", data={"k": "1"}))
+    patched = core.patch_namespaced_config_map("dry", "default", {"data": {"k": "2"}}, dry_run="All")
+    assert (patched.data, patched.metadata.resource_version) == ({"k": "2"}, stored.metadata.resource_version)
+    stored.data = {"k": "3"}
+    assert core.replace_namespaced_config_map("dry", "default", stored, dry_run="All").data == {"k": "3"}
+    assert core.read_namespaced_config_map("dry", "default").data == {"k": "1"}
+
+
 def test_finalizers_hold_deletion_until_removed(core: client.CoreV1Api) -> None:
     cm = configmap("fin")
     cm.metadata.finalizers = ["example.com/hold"]
