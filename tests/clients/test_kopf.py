@@ -59,17 +59,20 @@ def operator_for(recorder: Recorder, *resource: str, **filters: Any) -> kopf.Ope
     return registry
 
 
-def test_configmap_operator(fakekube: Cluster) -> None:
+@pytest.mark.parametrize("initial_streaming", [False, True], ids=["list-then-watch", "watch-list"])
+def test_configmap_operator(fakekube: Cluster, initial_streaming: bool) -> None:
     """On a built-in (no status subresource, no schema): handlers, annotations, finalizer."""
     recorder = Recorder()
     core = client.CoreV1Api(fakekube.client())
-    with KopfThread(operator_for(recorder, "configmaps", labels={"shop": "yes"})):
+    core.create_namespaced_config_map("default", {"metadata": {"name": "before", "labels": {"shop": "yes"}}})
+    with KopfThread(operator_for(recorder, "configmaps", labels={"shop": "yes"}), initial_streaming=initial_streaming):
+        eventually(lambda: ("create", "before") in recorder.calls)
         core.create_namespaced_config_map("default", {"metadata": {"name": "cm", "labels": {"shop": "yes"}},
                                                       "data": {"k": "v"}})
         core.create_namespaced_config_map("default", {"metadata": {"name": "ignored"}, "data": {"k": "v"}})
         stored = eventually(lambda: _annotated(fakekube.get("v1", "ConfigMap", "cm")))
         assert stored["metadata"]["finalizers"] == [FINALIZER]
-        assert recorder.calls == [("create", "cm")]
+        assert recorder.calls == [("create", "before"), ("create", "cm")]
 
         core.delete_namespaced_config_map("cm", "default")
         assert recorder.deleting.wait(RELEASE_TIMEOUT_S)
@@ -77,7 +80,7 @@ def test_configmap_operator(fakekube: Cluster) -> None:
         assert held["metadata"]["deletionTimestamp"] and held["metadata"]["finalizers"] == [FINALIZER]
         recorder.release_delete.set()
         eventually(lambda: not fakekube.list("v1", "ConfigMap", "default", field_selector="metadata.name=cm"))
-    assert recorder.calls == [("create", "cm"), ("delete", "cm")]
+    assert recorder.calls == [("create", "before"), ("create", "cm"), ("delete", "cm")]
     assert "finalizers" not in fakekube.get("v1", "ConfigMap", "ignored")["metadata"]
 
 

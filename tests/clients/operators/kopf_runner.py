@@ -24,9 +24,11 @@ STOP_TIMEOUT_S = 20.0
 class KopfThread:
     """A kopf operator over ``registry`` running in a daemon thread while in the ``with``."""
 
-    def __init__(self, registry: kopf.OperatorRegistry, namespaces: tuple[str, ...] = ("default",)) -> None:
+    def __init__(self, registry: kopf.OperatorRegistry, namespaces: tuple[str, ...] = ("default",),
+                 initial_streaming: bool = False) -> None:
         kopf.on.login(registry=registry)(kopf.login_with_kubeconfig)
         self._registry = registry
+        self._initial_streaming = initial_streaming
         self._namespaces = namespaces
         self._stop = threading.Event()
         self._ready = threading.Event()
@@ -38,6 +40,9 @@ class KopfThread:
         settings.peering.standalone = True
         # A watch request ends after this many (wall) seconds and kopf reconnects.
         settings.watching.server_timeout = 30
+        # True: the first list comes as a watch stream (sendInitialEvents=true, 1.34's default
+        # for client-go; kopf's opt-in), False: a LIST then a watch from its resourceVersion.
+        settings.watching.initial_streaming = self._initial_streaming
         try:
             asyncio.run(kopf.operator(registry=self._registry, settings=settings, standalone=True,
                                       namespaces=self._namespaces, stop_flag=self._stop, ready_flag=self._ready))
