@@ -60,7 +60,6 @@ WIDGET_CRD: dict[str, Any] = {
     },
 }
 
-needs_crds = pytest.mark.xfail(strict=True, reason="needs CustomResourceDefinition serving (crds helper)")
 needs_ssa = pytest.mark.xfail(strict=True, reason="needs server-side apply (ssa helper)")
 
 

@@ -18,7 +18,7 @@ import pytest
 from kubernetes import client
 
 from fakekube import Cluster
-from tests.clients.conftest import crd_established, eventually, needs_crds, widget, widget_crd
+from tests.clients.conftest import crd_established, eventually, widget, widget_crd
 from tests.clients.operators.kopf_runner import KopfThread
 
 FINALIZER = "kopf.zalando.org/KopfFinalizerMarker"
@@ -39,18 +39,18 @@ def operator_for(recorder: Recorder, *resource: str, **filters: Any) -> kopf.Ope
     """A registry with create/update/delete handlers on ``resource`` that record calls."""
     registry = kopf.OperatorRegistry()
 
-    @kopf.on.create(*resource, registry=registry, **filters)
+    @kopf.on.create(*resource, id="created", registry=registry, **filters)
     def created(name: str, patch: kopf.Patch, **_: Any) -> dict[str, str]:
         recorder.calls.append(("create", name))
         patch.metadata.annotations["shop.example.com/seen"] = "yes"
         patch.status["phase"] = "Ready"
         return {"message": f"hello {name}"}
 
-    @kopf.on.update(*resource, registry=registry, field="spec", **filters)
+    @kopf.on.update(*resource, id="updated", registry=registry, field="spec", **filters)
     def updated(name: str, old: Any, new: Any, **_: Any) -> None:
         recorder.calls.append(("update", name))
 
-    @kopf.on.delete(*resource, registry=registry, **filters)
+    @kopf.on.delete(*resource, id="deleted", registry=registry, **filters)
     def deleted(name: str, **_: Any) -> None:
         recorder.deleting.set()
         recorder.release_delete.wait(RELEASE_TIMEOUT_S)
@@ -98,7 +98,6 @@ def gizmo_crd() -> dict[str, Any]:
     return crd
 
 
-@needs_crds
 @pytest.mark.parametrize("crd", [widget_crd(), gizmo_crd()], ids=["status-subresource", "status-on-object"])
 def test_custom_resource_operator(fakekube: Cluster, crd: dict[str, Any]) -> None:
     plural, kind = crd["spec"]["names"]["plural"], crd["spec"]["names"]["kind"]

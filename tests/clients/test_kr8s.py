@@ -16,7 +16,7 @@ import pytest
 from kr8s.objects import ConfigMap, CustomResourceDefinition, Deployment, new_class
 
 from fakekube import Cluster
-from tests.clients.conftest import needs_crds, widget, widget_crd
+from tests.clients.conftest import widget, widget_crd
 
 #: Wall-clock limit of a kr8s ``wait`` (virtual time moves by auto-advance meanwhile).
 WAIT_TIMEOUT_S = 30
@@ -153,7 +153,6 @@ def test_asyncio_api(fakekube: Cluster) -> None:
     assert asyncio.run(scenario()) == [("MODIFIED", "2"), ("DELETED", "2")]
 
 
-@needs_crds
 def test_custom_resources(api: Any) -> None:
     crd = CustomResourceDefinition(widget_crd(), api=api)
     crd.create()
@@ -161,6 +160,7 @@ def test_custom_resources(api: Any) -> None:
 
     first = Widget(widget("w1", size=2, labels={"tier": "web"}), api=api)
     first.create()
+    start = first.metadata.resourceVersion
     Widget(widget("w2", size=3), api=api).create()
     assert [w.name for w in api.get(Widget, namespace="default", label_selector={"tier": "web"})] == ["w1"]
     first.patch({"spec": {"size": 5}})
@@ -169,9 +169,11 @@ def test_custom_resources(api: Any) -> None:
     assert (first.raw["spec"], first.raw["status"]) == ({"size": 5}, {"ready": True})
 
     events = []
-    for kind, obj in api.watch(Widget, namespace="default", since=first.metadata.resourceVersion):
+    for kind, obj in api.watch(Widget, namespace="default", since=start):
         events.append((kind, obj.name))
-        break
+        if len(events) == 3:
+            break
+    assert events == [("ADDED", "w2"), ("MODIFIED", "w1"), ("MODIFIED", "w1")]
     first.delete()
     assert not first.exists()
     crd.delete()

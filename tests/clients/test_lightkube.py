@@ -22,7 +22,7 @@ from lightkube.resources.core_v1 import ConfigMap
 from lightkube.types import PatchType
 
 from fakekube import Cluster
-from tests.clients.conftest import needs_crds, needs_ssa, widget, widget_crd
+from tests.clients.conftest import needs_ssa, widget, widget_crd
 
 #: Wall-clock safety net of a watch (server side timeoutSeconds); events arrive at once.
 WATCH_TIMEOUT_S = 10
@@ -167,7 +167,6 @@ def test_asyncio_client_crud_and_watch(fakekube: Cluster) -> None:
     assert asyncio.run(scenario()) == [("MODIFIED", "2"), ("DELETED", "2")]
 
 
-@needs_crds
 def test_custom_resources(client: Client) -> None:
     client.create(CustomResourceDefinition.from_dict(widget_crd()))
     client.wait(CustomResourceDefinition, "widgets.shop.example.com", for_conditions=["Established"])
@@ -177,11 +176,18 @@ def test_custom_resources(client: Client) -> None:
     assert created.spec == {"size": 2}
     assert [w.metadata.name for w in client.list(Widget, namespace="default", labels={"tier": "web"})] == ["w1"]
 
-    client.patch(Widget, "w1", {"spec": {"size": 5}}, namespace="default")
-    status = client.patch(Widget.Status, "w1", {"status": {"ready": True}}, namespace="default")
+    # lightkube's default patch is strategic, which custom resources refuse as upstream does
+    refused = api_error(lambda: client.patch(Widget, "w1", {"spec": {"size": 5}}, namespace="default"))
+    assert (refused.status.code, refused.status.message) == (415, (
+        "the body of the request was in an unknown format - accepted media types include: "
+        "application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml"))
+    client.patch(Widget, "w1", {"spec": {"size": 5}}, namespace="default", patch_type=PatchType.MERGE)
+    status = client.patch(Widget.Status, "w1", {"status": {"ready": True}}, namespace="default",
+                          patch_type=PatchType.MERGE)
     assert status.status == {"ready": True} and status.spec == {"size": 5}
     # the main resource ignores status; the status subresource ignores spec
-    assert client.patch(Widget, "w1", {"status": {"ready": False}}, namespace="default").status == {"ready": True}
+    assert client.patch(Widget, "w1", {"status": {"ready": False}}, namespace="default",
+                        patch_type=PatchType.MERGE).status == {"ready": True}
 
     events = []
     for kind, obj in client.watch(Widget, namespace="default", resource_version=created.metadata.resourceVersion,
@@ -196,7 +202,6 @@ def test_custom_resources(client: Client) -> None:
     assert (missing.status.code, missing.status.message) == (404, 'widgets.shop.example.com "w2" not found')
 
 
-@needs_crds
 @needs_ssa
 def test_apply_custom_resource(client: Client) -> None:
     client.apply(CustomResourceDefinition.from_dict(widget_crd()), field_manager="installer")
