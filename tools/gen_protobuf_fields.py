@@ -42,7 +42,7 @@ ATTRIBUTION = ("derived from kubernetes/api and kubernetes/apimachinery generate
 #: The kubernetes/api packages fakekube serves.
 API_PACKAGES = ("core/v1", "apps/v1", "batch/v1", "autoscaling/v2", "autoscaling/v1", "networking/v1", "policy/v1",
                 "rbac/v1", "storage/v1", "scheduling/v1", "coordination/v1", "discovery/v1", "events/v1",
-                "authorization/v1", "authentication/v1")
+                "authorization/v1", "authentication/v1", "certificates/v1", "flowcontrol/v1", "node/v1")
 #: The apimachinery packages their messages refer to.
 APIMACHINERY_PACKAGES = ("pkg/apis/meta/v1", "pkg/api/resource", "pkg/util/intstr", "pkg/runtime")
 

@@ -2,7 +2,9 @@
 
 The namespaces every cluster has, the ``kubernetes`` Service with its Endpoints and
 EndpointSlice (kube-apiserver's own endpoint reconciler keeps them upstream), the two system
-PriorityClasses (upstream's apiserver creates them at start), and the simulated nodes'
+PriorityClasses, API Priority and Fairness' mandatory and suggested FlowSchemas and
+PriorityLevelConfigurations and the default ServiceCIDR ``kubernetes`` (upstream's apiserver
+creates them at start), and the simulated nodes'
 Node objects (:mod:`fakekube.cluster.nodespec`) with realistic, seeded capacity, labels
 and nodeInfo (each node draws from its own forked stream, so adding a node never changes
 another's identity). As upstream's kubelets do, nodes register without ``spec.podCIDR``:
@@ -12,9 +14,15 @@ the node IPAM controller (:mod:`fakekube.controllers.nodeipam`) assigns it.
 from __future__ import annotations
 
 import copy
+import functools
 import ipaddress
 from typing import Any, Sequence
 
+from fakekube.api.registry import ResourceType
+from fakekube.api.types.flowcontrol import bootstrap_flow_schemas, bootstrap_priority_levels, dangling_condition
+from fakekube.api.types.networking import default_service_cidr
+from fakekube.api.types.service_alloc import DEFAULT_SERVICE_CIDR
+from fakekube.api.verbs import objectmeta
 from fakekube.api.verbs.apiserver import APIServer, WriteOptions
 from fakekube.cluster.nodespec import NodeSpec, expand_nodes
 from fakekube.controllers.nodelifecycle.zones import LABEL_REGION, LABEL_ZONE
@@ -42,7 +50,7 @@ TRUSTED = WriteOptions(internal=True)
 
 
 def populate(api: APIServer, nodes: int | Sequence[NodeSpec], kubelet_version: str,
-             kubernetes_service_ip: str = KUBERNETES_SERVICE_IP) -> None:
+             kubernetes_service_ip: str = KUBERNETES_SERVICE_IP, service_cidr: str = DEFAULT_SERVICE_CIDR) -> None:
     """Create the initial content through the normal create path (so it is validated)."""
     namespaces = api.registry.lookup("", "v1", "namespaces")
     for name in INITIAL_NAMESPACES:
@@ -61,6 +69,41 @@ def populate(api: APIServer, nodes: int | Sequence[NodeSpec], kubelet_version: s
     priority_classes = api.registry.lookup("scheduling.k8s.io", "v1", "priorityclasses")
     for priority_class in SYSTEM_PRIORITY_CLASSES:
         api.create(priority_classes, "", copy.deepcopy(priority_class), TRUSTED)
+    populate_api_server_objects(api, service_cidr)
+
+
+def populate_api_server_objects(api: APIServer, service_cidr: str) -> None:
+    """What kube-apiserver's own controllers write at start: APF's priority levels and flow
+    schemas (each finds its level: Dangling False) and the default ServiceCIDR, Ready.
+
+    Written straight to the store, already in their defaulted, valid form
+    (``tests/integration/test_flowcontrol_types.py`` checks that the create path stores the
+    same): twenty-two creates through the full write path cost a cluster's start 4 ms."""
+    now = api.now_rfc3339()
+    group = "flowcontrol.apiserver.k8s.io"
+    levels, schemas = _apf_bodies()
+    level_type = api.registry.lookup(group, "v1", "prioritylevelconfigurations")
+    for level in levels:
+        _store_known_good(api, level_type, dict(level, metadata=dict(level["metadata"]), status={}))
+    schema_type = api.registry.lookup(group, "v1", "flowschemas")
+    for schema in schemas:
+        status = {"conditions": [dangling_condition(schema["spec"]["priorityLevelConfiguration"]["name"], True, now)]}
+        _store_known_good(api, schema_type, dict(schema, metadata=dict(schema["metadata"]), status=status))
+    cidrs = api.registry.lookup("networking.k8s.io", "v1", "servicecidrs")
+    _store_known_good(api, cidrs, default_service_cidr(service_cidr, now))
+
+
+@functools.cache
+def _apf_bodies() -> tuple[list[Obj], list[Obj]]:
+    """The APF objects' bodies, built once per process and shared by every cluster's stored
+    objects (which are never edited)."""
+    return bootstrap_priority_levels(), bootstrap_flow_schemas()
+
+
+def _store_known_good(api: APIServer, rt: ResourceType, obj: Obj) -> None:
+    """Store a body that is already what the create path would make of it (metadata aside)."""
+    objectmeta.stamp_new(rt, obj, api.write_context())
+    api.store.create(rt.key, obj)
 
 
 def kubernetes_service(cluster_ip: str = KUBERNETES_SERVICE_IP) -> Obj:

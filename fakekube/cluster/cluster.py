@@ -215,7 +215,7 @@ class Cluster:
         self.api.pod_logs = self._pod_logs
         self.api.webhooks.transport.addresses.update(self.config.webhook_addresses)
         bootstrap.populate(self.api, self._plan.node_specs, self.config.kubelet_version,
-                           self.service_network.ip_range.first_address)
+                           self.service_network.ip_range.first_address, self.service_network.cidr)
         rbacpolicy.populate(self.store, self.registry, self.rng, self.api.now_rfc3339())
         nodes = {name: self.store.get(NODES, ("", name)) or {} for name, _ in self._plan.nodes}
         self.kubelets.static_pods.check(self.engine.client, nodes, self.clock.now())

@@ -26,28 +26,6 @@ from fakekube import Cluster
 #: Resources and subresources a 1.33 apiserver serves that fakekube does not yet
 #: ("group/version/resource[/subresource]", core group as "v1/..."). Issue 10.
 NOT_SERVED_YET = frozenset({
-    "autoscaling/v1/horizontalpodautoscalers",
-    "certificates.k8s.io/v1/certificatesigningrequests",
-    "flowcontrol.apiserver.k8s.io/v1/flowschemas",
-    "flowcontrol.apiserver.k8s.io/v1/prioritylevelconfigurations",
-    "networking.k8s.io/v1/ingressclasses",
-    "networking.k8s.io/v1/ipaddresses",
-    "networking.k8s.io/v1/servicecidrs",
-    "node.k8s.io/v1/runtimeclasses",
-    "storage.k8s.io/v1/csidrivers",
-    "storage.k8s.io/v1/csinodes",
-    "storage.k8s.io/v1/volumeattachments",
-    "v1/bindings",
-    "v1/componentstatuses",
-    "v1/podtemplates",
-    "v1/nodes/proxy",
-    "v1/pods/attach",
-    "v1/pods/ephemeralcontainers",
-    "v1/pods/exec",
-    "v1/pods/portforward",
-    "v1/pods/proxy",
-    "v1/pods/resize",
-    "v1/services/proxy",
 })
 
 #: Short names by (group, resource), from each type's REST storage (ShortNames()).

@@ -30,8 +30,8 @@ from fakekube.api.http.server import CLIENT_CERT_USER, CLIENT_GONE
 from fakekube.api.http.watch import DISCONNECTED, POLL_INTERVAL_S, Watch, WatchRequest
 from fakekube.api.machinery import errors
 from fakekube.api.machinery.errors import ApiError
-from fakekube.api.registry import Registry, ResourceType
-from fakekube.api.verbs import discovery, objectmeta
+from fakekube.api.registry import CONNECT_SUBRESOURCES, Registry, ResourceType
+from fakekube.api.verbs import connect, discovery, objectmeta
 from fakekube.api.verbs.apiserver import PATCH_TYPES, APIServer, WriteOptions, WriteResult
 from fakekube.api.verbs.deletion import DeleteOptions
 from fakekube.api.verbs.listing import ListOptions, query_bool
@@ -53,6 +53,8 @@ MAX_BODY_BYTES = 3 * 1024 * 1024
 #: (polled every ``watch_check_interval_s`` of wall clock while the watch waits).
 MAX_WATCHES = 1000
 
+#: The core ``bindings`` resource: a POST binds the pod the Binding names (upstream's BindingREST).
+BINDINGS = ("", "bindings")
 WRITE_VERBS = {"POST": "create", "PUT": "update", "PATCH": "patch", "DELETE": "delete"}
 HEALTH_PATHS = ("/healthz", "/readyz", "/livez")
 #: Where the request's user (after authentication and impersonation) waits for the handlers.
@@ -347,6 +349,9 @@ class RestApp:
         if verb == "create":
             options = replace(WriteOptions.from_query(query, raw, "CreateOptions"), user=user)
             body = decode_body(request, raw, rt.kind, rt.api_version)
+            if rt.key == BINDINGS:  # the pods/binding rule, for the pod the Binding names
+                name = (body.get("metadata") or {}).get("name") or ""
+                return self._written(representation, self._subresources.bind(target.namespace, name, body, options), 201, [])
             result = self.api.create(rt, target.namespace, body, options)
             return self._written(representation, result.obj, 201, result.warnings, _cacheable(rt, options))
         options = replace(WriteOptions.from_query(query, raw, "UpdateOptions"), user=user)
@@ -381,6 +386,11 @@ class RestApp:
     def _subresource(self, request: Request, rt: ResourceType, target: routing.ResourcePath, query: dict[str, str]) -> AnyResponse:
         if target.subresource not in rt.subresources or not target.name:
             raise _not_found_path()
+        if target.subresource in CONNECT_SUBRESOURCES:  # exec, attach, portforward, proxy
+            if request.content_length:
+                self._body(request)
+            raise connect.connect(self.api, rt, target.namespace, target.name, target.subresource, request.method,
+                                  query)
         if request.method != "GET":  # a write: refuse an unreadable answer before writing (upstream)
             negotiation.choose(request.headers.get("Accept"), allow_as=False)
         raw = self._body(request) if request.method in ("POST", "PUT", "PATCH") else b""

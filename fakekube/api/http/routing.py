@@ -12,6 +12,8 @@ from dataclasses import dataclass
 
 #: Subresources of a Namespace object itself, not resources inside a namespace.
 NAMESPACE_SUBRESOURCES = ("status", "finalize")
+#: The one subresource whose path goes on (``{name}/proxy/{path:*}``).
+PROXY = "proxy"
 
 
 @dataclass(frozen=True)
@@ -25,6 +27,8 @@ class ResourcePath:
     name: str = ""
     subresource: str = ""
     legacy_watch: bool = False
+    #: What follows a ``proxy`` subresource (``/pods/web/proxy/healthz`` → ``healthz``).
+    subpath: str = ""
 
 
 @dataclass(frozen=True)
@@ -73,9 +77,12 @@ def _versioned(group: str, version: str, rest: list[str], core: bool) -> Resourc
             if len(rest) > 3:
                 return None
             return ResourcePath(group, version, "namespaces", "", namespace, subresource, legacy_watch)
+    subpath = ""
+    if len(rest) > 3 and rest[2] == PROXY:  # {name}/proxy/{path:*}, as upstream routes it
+        rest, subpath = rest[:3], "/".join(rest[3:])
     if len(rest) > 3:
         return None
     plural = rest[0]
     name = rest[1] if len(rest) > 1 else ""
     subresource = rest[2] if len(rest) > 2 else ""
-    return ResourcePath(group, version, plural, namespace, name, subresource, legacy_watch)
+    return ResourcePath(group, version, plural, namespace, name, subresource, legacy_watch, subpath)

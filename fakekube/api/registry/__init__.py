@@ -15,13 +15,22 @@ Everything public is re-exported here; import from ``fakekube.api.registry``.
 
 from fakekube.api.registry.resource import (
     ALL_VERBS,
+    APPROVAL,
+    ATTACH,
     BINDING,
+    CONNECT_SUBRESOURCES,
     CREATE_ONLY,
+    EPHEMERAL_CONTAINERS,
     EVICTION,
+    EXEC,
     FINALIZE,
+    GET_LIST,
     LOG,
     NO_DELETECOLLECTION,
+    PORTFORWARD,
+    PROXY,
     READ_VERBS,
+    RESIZE,
     SCALE,
     STATUS,
     SUBRESOURCES,
@@ -35,7 +44,8 @@ from fakekube.api.registry.resource import (
 from fakekube.api.registry.strategy import DEFAULT_STRATEGY, Obj, Rng, StoreReader, Strategy, WriteContext
 
 __all__ = [
-    "ALL_VERBS", "BINDING", "CREATE_ONLY", "DEFAULT_STRATEGY", "EVICTION", "FINALIZE", "LOG", "NO_DELETECOLLECTION", "READ_VERBS",
-    "SCALE", "STATUS", "SUBRESOURCES", "TOKEN",
+    "ALL_VERBS", "APPROVAL", "ATTACH", "BINDING", "CONNECT_SUBRESOURCES", "CREATE_ONLY", "DEFAULT_STRATEGY",
+    "EPHEMERAL_CONTAINERS", "EVICTION", "EXEC", "FINALIZE", "GET_LIST", "LOG", "NO_DELETECOLLECTION", "PORTFORWARD",
+    "PROXY", "READ_VERBS", "RESIZE", "SCALE", "STATUS", "SUBRESOURCES", "TOKEN",
     "CustomResource", "Obj", "Registry", "ResourceType", "ScalePaths", "kube_version_sort_key", "Rng", "StoreReader", "Strategy", "WriteContext",
 ]

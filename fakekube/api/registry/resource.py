@@ -27,6 +27,9 @@ READ_VERBS = ("get", "list", "watch")
 ALL_VERBS = ("create", "delete", "deletecollection", "get", "list", "patch", "update", "watch")
 NO_DELETECOLLECTION = ("create", "delete", "get", "list", "patch", "update", "watch")
 CREATE_ONLY = ("create",)
+#: A type that is never stored but read: its objects are computed on each read
+#: (``Strategy.computed``), e.g. ComponentStatuses.
+GET_LIST = ("get", "list")
 
 # Subresource names the REST layer knows how to serve.
 STATUS = "status"
@@ -37,7 +40,20 @@ LOG = "log"
 TOKEN = "token"
 #: A Namespace's ``spec.finalizers`` (PUT only), which the namespace controller empties.
 FINALIZE = "finalize"
-SUBRESOURCES = (STATUS, SCALE, BINDING, EVICTION, LOG, TOKEN, FINALIZE)
+#: A CertificateSigningRequest's approval conditions (``kubectl certificate approve``).
+APPROVAL = "approval"
+#: A pod's ``spec.ephemeralContainers`` (``kubectl debug``) and its in-place resize (1.33).
+EPHEMERAL_CONTAINERS = "ephemeralcontainers"
+RESIZE = "resize"
+#: The connect subresources: streams to a kubelet or a proxied backend, which fakekube
+#: lists in discovery and answers with a Status saying it does not simulate them.
+ATTACH = "attach"
+EXEC = "exec"
+PORTFORWARD = "portforward"
+PROXY = "proxy"
+CONNECT_SUBRESOURCES = (ATTACH, EXEC, PORTFORWARD, PROXY)
+SUBRESOURCES = (STATUS, SCALE, BINDING, EVICTION, LOG, TOKEN, FINALIZE, APPROVAL, EPHEMERAL_CONTAINERS, RESIZE,
+                *CONNECT_SUBRESOURCES)
 
 
 @dataclass(frozen=True)
@@ -81,7 +97,8 @@ class ResourceType:
     stored_as: tuple[str, str] | None = None
     #: Upstream's deprecation of the type: (the release it is deprecated from, its
     #: replacement), e.g. ("1.33", "discovery.k8s.io/v1 EndpointSlice"). From that release
-    #: on every request for it carries the apiserver's deprecation warning. None: current.
+    #: on every request for it carries the apiserver's deprecation warning; an empty
+    #: replacement names none (ComponentStatus). None: current.
     deprecation: tuple[str, str] | None = field(default=None, compare=False)
     #: The OpenAPI v3 schema of a custom resource's version (its CRD's ``openAPIV3Schema``),
     #: for pruning, validation and server-side apply. None: a built-in type, whose schema is
@@ -99,15 +116,16 @@ class ResourceType:
         since, replacement = self.deprecation
         if _release(kubernetes_version) < _release(since):
             return None
-        return f"{self.api_version} {self.kind} is deprecated in v{since}+; use {replacement}"
+        warning = f"{self.api_version} {self.kind} is deprecated in v{since}+"
+        return f"{warning}; use {replacement}" if replacement else warning
 
     def __post_init__(self) -> None:
         problems = [f"unknown verb {v!r}" for v in self.verbs if v not in ALL_VERBS]
         problems += [f"unknown subresource {s!r}" for s in self.subresources if s not in SUBRESOURCES]
         if self.create_on_update and "update" not in self.verbs:
             problems.append("create_on_update without the update verb")
-        if not self.persisted and self.verbs != CREATE_ONLY:
-            problems.append("a type that is never stored can only be created")
+        if not self.persisted and self.verbs not in (CREATE_ONLY, GET_LIST):
+            problems.append("a type that is never stored can only be created, or only read")
         if problems:
             raise ValueError(f"resource {self.group}/{self.plural}: " + "; ".join(problems))
 

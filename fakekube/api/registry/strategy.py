@@ -102,6 +102,19 @@ class Strategy:
         (a CRD's first delete adds its cleanup finalizer). Never edits ``obj``."""
         return obj
 
+    def prepare_subresource(self, subresource: str, new: Obj, old: Obj, ctx: WriteContext) -> Obj:
+        """The object a write to one of this type's own subresources stores: ``new`` as the
+        client sent it (for ``status``, already merged: spec and metadata as stored), and
+        ``old`` as stored. Types with ``approval``, ``ephemeralcontainers`` or ``resize`` take
+        the part that subresource owns from ``new`` and the rest from ``old`` (upstream's
+        per-subresource update strategies). Returns a new object; the base class keeps ``new``."""
+        return new
+
+    def validate_subresource(self, subresource: str, new: Obj, old: Obj) -> list[FieldError]:
+        """Validation of a write to one of this type's subresources (after
+        ``prepare_subresource``). The base class checks nothing."""
+        return []
+
     def to_storage(self, obj: Obj) -> Obj:
         """A decoded request body in the storage type's shape (only for a type declared with
         ``stored_as``; upstream's conversion through the internal type). Returns a new object."""
@@ -122,6 +135,11 @@ class Strategy:
         e.g. a SelfSubjectAccessReview answered ``allowed``. Runs after ``validate``; may
         raise an ``ApiError``. The base class returns the object unchanged."""
         return obj
+
+    def computed(self, ctx: WriteContext) -> list[Obj]:
+        """The objects of a read-only type that is never stored (``ResourceType.persisted``
+        False with get/list), computed on each read, e.g. ComponentStatuses. Base: none."""
+        return []
 
     def invalid_kind(self, kind: str) -> str:
         """The kind a 422 of a never-stored type names. Upstream's review storages pass the

@@ -14,14 +14,24 @@ convertor (Name + "Created At").
 - :mod:`.columns`: ``Column``, ``TableSpec`` and the shared columns.
 - :mod:`.cells`: lookups and label formats every printer uses.
 - :mod:`.duration`: ``human_duration`` and ages.
+- :mod:`.docs`: columns described by a field's documentation (upstream's ``SwaggerDoc``).
 - one module per family of printers: :mod:`.pods`, :mod:`.nodes`, :mod:`.workloads`,
   :mod:`.jobs`, :mod:`.network`, :mod:`.storage`, :mod:`.events`, :mod:`.config`,
-  :mod:`.other`, :mod:`.admission`; each declares its ``*_TABLE`` specs next to its cell functions, and a type's declaration
+  :mod:`.other`, :mod:`.admission`, :mod:`.admin`; each declares its ``*_TABLE`` specs next to its cell functions, and a type's declaration
   (``ResourceType.table``) names the one it prints with.
 
 Everything public is re-exported here; import from ``fakekube.api.table``.
 """
 
+from fakekube.api.table.admin import (
+    CERTIFICATE_SIGNING_REQUEST_TABLE,
+    COMPONENT_STATUS_TABLE,
+    FLOW_SCHEMA_TABLE,
+    POD_TEMPLATE_TABLE,
+    PRIORITY_LEVEL_CONFIGURATION_TABLE,
+    RUNTIME_CLASS_TABLE,
+    csr_condition,
+)
 from fakekube.api.table.cells import NONE, UNSET, format_label_selector, format_labels
 from fakekube.api.table.columns import (
     AGE,
@@ -53,8 +63,11 @@ from fakekube.api.table.jobs import CRON_JOB_TABLE, JOB_TABLE, job_status
 from fakekube.api.table.network import (
     ENDPOINT_SLICE_TABLE,
     ENDPOINTS_TABLE,
+    INGRESS_CLASS_TABLE,
     INGRESS_TABLE,
+    IP_ADDRESS_TABLE,
     NETWORK_POLICY_TABLE,
+    SERVICE_CIDR_TABLE,
     SERVICE_TABLE,
     service_external_ip,
     service_ports,
@@ -72,10 +85,13 @@ from fakekube.api.table.other import (
 )
 from fakekube.api.table.pods import NODE_UNREACHABLE_REASON, POD_TABLE, pod_cells, pod_row_conditions
 from fakekube.api.table.storage import (
+    CSI_DRIVER_TABLE,
+    CSI_NODE_TABLE,
     CSI_STORAGE_CAPACITY_TABLE,
     PERSISTENT_VOLUME_CLAIM_TABLE,
     PERSISTENT_VOLUME_TABLE,
     STORAGE_CLASS_TABLE,
+    VOLUME_ATTACHMENT_TABLE,
     access_modes,
 )
 from fakekube.api.table.workloads import (
@@ -97,9 +113,11 @@ __all__ = [
     "NODE_TABLE", "PERSISTENT_VOLUME_CLAIM_TABLE", "PERSISTENT_VOLUME_TABLE", "POD_DISRUPTION_BUDGET_TABLE",
     "POD_TABLE", "PRIORITY_CLASS_TABLE", "REPLICATION_CONTROLLER_TABLE", "REPLICA_SET_TABLE", "RESOURCE_QUOTA_TABLE",
     "ROLE_TABLE", "SECRET_TABLE", "SERVICE_ACCOUNT_TABLE", "SERVICE_TABLE", "STATEFUL_SET_TABLE",
-    "STORAGE_CLASS_TABLE",
+    "STORAGE_CLASS_TABLE", "CERTIFICATE_SIGNING_REQUEST_TABLE", "COMPONENT_STATUS_TABLE", "CSI_DRIVER_TABLE",
+    "CSI_NODE_TABLE", "FLOW_SCHEMA_TABLE", "INGRESS_CLASS_TABLE", "IP_ADDRESS_TABLE", "POD_TEMPLATE_TABLE",
+    "PRIORITY_LEVEL_CONFIGURATION_TABLE", "RUNTIME_CLASS_TABLE", "SERVICE_CIDR_TABLE", "VOLUME_ATTACHMENT_TABLE",
     "Cells", "Column", "Obj", "Printable", "Printer", "TableSpec",
-    "access_modes", "age", "format_label_selector", "format_labels", "hpa_targets", "human_duration", "job_status",
+    "access_modes", "age", "csr_condition", "format_label_selector", "format_labels", "hpa_targets", "human_duration", "job_status",
     "node_cells", "node_roles", "parse_time", "partial_object_metadata", "pod_cells", "pod_row_conditions",
     "service_external_ip", "service_ports", "table_spec", "to_table",
 ]

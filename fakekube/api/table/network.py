@@ -20,6 +20,7 @@ from fakekube.api.table.cells import (
     simple,
 )
 from fakekube.api.table.columns import AGE, NAME, Cells, Obj, TableSpec, col
+from fakekube.api.table.docs import doc_col
 from fakekube.api.table.duration import UNKNOWN, age
 
 
@@ -150,3 +151,45 @@ NETWORK_POLICY_TABLE = TableSpec((
     col("Pod-Selector", description="podSelector selects the pods to which this NetworkPolicy object applies."),
     AGE,
 ), simple(name_cell, lambda o, n: format_label_selector(get(o, "spec", "podSelector", default={})), age_cell))
+
+
+def _ingress_class_cells(ic: Obj, now: datetime) -> Cells:
+    spec = ic.get("spec") or {}
+    parameters = NONE
+    ref = spec.get("parameters")
+    if ref is not None:
+        parameters = ref.get("kind", "") + (f".{ref['apiGroup']}" if ref.get("apiGroup") is not None else "")
+        parameters += "/" + ref.get("name", "")
+    return [meta(ic, "name", ""), spec.get("controller", ""), parameters, age_cell(ic, now)]
+
+
+INGRESS_CLASS_TABLE = TableSpec((
+    NAME,
+    col("Controller", description="Controller that is responsible for handling this class"),
+    col("Parameters", description="A reference to a resource with additional parameters"),
+    AGE,
+), _ingress_class_cells)
+
+SERVICE_CIDR_TABLE = TableSpec((
+    NAME,
+    doc_col("CIDRs", "string", "networking.v1.ServiceCIDRSpec", "cidrs"),
+    AGE,
+), lambda o, now: [meta(o, "name", ""), ",".join(get(o, "spec", "cidrs", default=[]) or []), age_cell(o, now)])
+
+
+def _ip_address_parent(ip: Obj) -> str:
+    """PARENTREF: ``resource[.group]/[namespace/]name`` (a GroupResource, lowercased)."""
+    ref = get(ip, "spec", "parentRef")
+    if ref is None:
+        return NONE
+    text = ref.get("resource", "") + (f".{ref['group']}" if ref.get("group") else "")
+    text = text.lower()
+    if ref.get("namespace"):
+        text += "/" + ref["namespace"]
+    return text + "/" + ref.get("name", "")
+
+
+IP_ADDRESS_TABLE = TableSpec((
+    NAME,
+    doc_col("ParentRef", "string", "networking.v1.IPAddressSpec", "parentRef"),
+), lambda o, now: [meta(o, "name", ""), _ip_address_parent(o)])

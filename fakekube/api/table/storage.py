@@ -1,4 +1,5 @@
-"""Printers of the storage types: PersistentVolumeClaims, PersistentVolumes, StorageClasses."""
+"""Printers of the storage types: PersistentVolumeClaims, PersistentVolumes, StorageClasses,
+CSIStorageCapacities, VolumeAttachments, CSINodes and CSIDrivers."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ from datetime import datetime
 
 from fakekube.api.table.cells import UNSET, age_cell, get, meta
 from fakekube.api.table.columns import AGE, NAME, Cells, Obj, TableSpec, col
+from fakekube.api.table.docs import doc_col
 
 _ACCESS_MODES = (("ReadWriteOnce", "RWO"), ("ReadOnlyMany", "ROX"), ("ReadWriteMany", "RWX"),
                  ("ReadWriteOncePod", "RWOP"))
@@ -111,3 +113,49 @@ CSI_STORAGE_CAPACITY_TABLE = TableSpec((
     col("Capacity", description="capacity is the value reported by the CSI driver in its GetCapacityResponse for a "
                                 "GetCapacityRequest with topology and parameters that match the previous fields."),
 ), lambda o, now: [meta(o, "name", ""), o.get("storageClassName", ""), o.get("capacity") or UNSET])
+
+
+def _volume_attachment_cells(va: Obj, now: datetime) -> Cells:
+    spec = va.get("spec") or {}
+    return [meta(va, "name", ""), spec.get("attacher", ""), get(spec, "source", "persistentVolumeName", default=""),
+            spec.get("nodeName", ""), bool(get(va, "status", "attached")), age_cell(va, now)]
+
+
+VOLUME_ATTACHMENT_TABLE = TableSpec((
+    NAME,
+    doc_col("Attacher", "string", "storage.v1.VolumeAttachmentSpec", "attacher", fmt="name"),
+    doc_col("PV", "string", "storage.v1.VolumeAttachmentSource", "persistentVolumeName"),
+    doc_col("Node", "string", "storage.v1.VolumeAttachmentSpec", "nodeName"),
+    doc_col("Attached", "boolean", "storage.v1.VolumeAttachmentStatus", "attached"),
+    AGE,
+), _volume_attachment_cells)
+
+CSI_NODE_TABLE = TableSpec((
+    NAME,
+    col("Drivers", "integer", "Drivers indicates the number of CSI drivers registered on the node"),
+    AGE,
+), lambda o, now: [meta(o, "name", ""), len(get(o, "spec", "drivers", default=[]) or []), age_cell(o, now)])
+
+
+def _csi_driver_cells(driver: Obj, now: datetime) -> Cells:
+    spec = driver.get("spec") or {}
+    attach = spec.get("attachRequired")
+    tokens = spec.get("tokenRequests")
+    return [meta(driver, "name", ""), True if attach is None else bool(attach), bool(spec.get("podInfoOnMount")),
+            bool(spec.get("storageCapacity")),
+            UNSET if tokens is None else ",".join(t.get("audience", "") for t in tokens),
+            bool(spec.get("requiresRepublish")), ",".join(spec.get("volumeLifecycleModes") or []) or "<none>",
+            age_cell(driver, now)]
+
+
+_CSI_DRIVER_SPEC = "storage.v1.CSIDriverSpec"
+CSI_DRIVER_TABLE = TableSpec((
+    NAME,
+    doc_col("AttachRequired", "boolean", _CSI_DRIVER_SPEC, "attachRequired"),
+    doc_col("PodInfoOnMount", "boolean", _CSI_DRIVER_SPEC, "podInfoOnMount"),
+    doc_col("StorageCapacity", "boolean", _CSI_DRIVER_SPEC, "storageCapacity"),
+    doc_col("TokenRequests", "string", _CSI_DRIVER_SPEC, "tokenRequests"),
+    doc_col("RequiresRepublish", "boolean", _CSI_DRIVER_SPEC, "requiresRepublish"),
+    doc_col("Modes", "string", _CSI_DRIVER_SPEC, "volumeLifecycleModes"),
+    AGE,
+), _csi_driver_cells)

@@ -20,6 +20,11 @@ Adding a type: declare it next to its strategy, then add it to :data:`BUILTIN_TY
 - :mod:`.reviews`: access and token reviews, answered and never stored.
 - :mod:`.admissionregistration`: webhook configurations, ValidatingAdmissionPolicies and
   their bindings.
+- :mod:`.core_misc`: core/v1 bindings, componentstatuses (computed) and podtemplates.
+- :mod:`.autoscaling`: autoscaling/v1 HPAs, a view of the v2 ones (one store).
+- :mod:`.certificates`, :mod:`.flowcontrol`, :mod:`.networking` (IngressClass, ServiceCIDR,
+  IPAddress), :mod:`.node` (RuntimeClass), :mod:`.storage` (CSIDriver, CSINode,
+  VolumeAttachment): one module per group for the rest of 1.33's built-in API.
 """
 
 from __future__ import annotations
@@ -32,6 +37,13 @@ from fakekube.api.types.admissionregistration import (
     VALIDATING_WEBHOOK_CONFIGURATIONS,
 )
 from fakekube.api.types.apiextensions import CUSTOM_RESOURCE_DEFINITIONS
+from fakekube.api.types.autoscaling import HORIZONTAL_POD_AUTOSCALERS_V1
+from fakekube.api.types.certificates import CERTIFICATE_SIGNING_REQUESTS
+from fakekube.api.types.core_misc import BINDINGS, COMPONENT_STATUSES, POD_TEMPLATES
+from fakekube.api.types.flowcontrol import FLOW_SCHEMAS, PRIORITY_LEVEL_CONFIGURATIONS
+from fakekube.api.types.networking import INGRESS_CLASSES, IP_ADDRESSES, SERVICE_CIDRS
+from fakekube.api.types.node import RUNTIME_CLASSES
+from fakekube.api.types.storage import CSI_DRIVERS, CSI_NODES, VOLUME_ATTACHMENTS
 from fakekube.api.types.apps import CONTROLLER_REVISIONS, DAEMON_SETS, DEPLOYMENTS, REPLICA_SETS, STATEFUL_SETS
 from fakekube.api.types.batch import CRON_JOBS, JOBS
 from fakekube.api.types.core import (
@@ -80,8 +92,9 @@ from fakekube.api.types.reviews import (
 #: Every built-in type, in upstream's discovery order.
 BUILTIN_TYPES: tuple[ResourceType, ...] = (
     # core/v1, alphabetical by plural as upstream's discovery lists them
-    CONFIG_MAPS, ENDPOINTS, CORE_EVENTS, LIMIT_RANGES, NAMESPACES, NODES, PERSISTENT_VOLUME_CLAIMS, PERSISTENT_VOLUMES,
-    PODS, REPLICATION_CONTROLLERS, RESOURCE_QUOTAS, SECRETS, SERVICE_ACCOUNTS, SERVICES,
+    BINDINGS, COMPONENT_STATUSES, CONFIG_MAPS, ENDPOINTS, CORE_EVENTS, LIMIT_RANGES, NAMESPACES, NODES,
+    PERSISTENT_VOLUME_CLAIMS, PERSISTENT_VOLUMES, PODS, POD_TEMPLATES, REPLICATION_CONTROLLERS, RESOURCE_QUOTAS,
+    SECRETS, SERVICE_ACCOUNTS, SERVICES,
     # apiregistration.k8s.io/v1 (kube-aggregator's group, first in upstream's /apis)
     API_SERVICES,
     # apps/v1
@@ -91,17 +104,19 @@ BUILTIN_TYPES: tuple[ResourceType, ...] = (
     # authentication.k8s.io/v1 and authorization.k8s.io/v1: reviews, answered and never stored
     SELF_SUBJECT_REVIEWS, TOKEN_REVIEWS, LOCAL_SUBJECT_ACCESS_REVIEWS, SELF_SUBJECT_ACCESS_REVIEWS,
     SELF_SUBJECT_RULES_REVIEWS, SUBJECT_ACCESS_REVIEWS,
-    # autoscaling/v2, batch/v1, networking.k8s.io/v1, policy/v1
-    HORIZONTAL_POD_AUTOSCALERS, CRON_JOBS, JOBS, INGRESSES, NETWORK_POLICIES, POD_DISRUPTION_BUDGETS,
+    # autoscaling/v2 (preferred) and v1, batch/v1, certificates.k8s.io/v1, networking.k8s.io/v1, policy/v1
+    HORIZONTAL_POD_AUTOSCALERS, HORIZONTAL_POD_AUTOSCALERS_V1, CRON_JOBS, JOBS, CERTIFICATE_SIGNING_REQUESTS,
+    INGRESS_CLASSES, INGRESSES, IP_ADDRESSES, NETWORK_POLICIES, SERVICE_CIDRS, POD_DISRUPTION_BUDGETS,
     # rbac.authorization.k8s.io/v1
     CLUSTER_ROLE_BINDINGS, CLUSTER_ROLES, ROLE_BINDINGS, ROLES,
-    # storage.k8s.io, scheduling.k8s.io, coordination.k8s.io, discovery.k8s.io (all v1); apiextensions.k8s.io/v1
-    # goes after admissionregistration.k8s.io (same group priority, names in order)
-    CSI_STORAGE_CAPACITIES, STORAGE_CLASSES,
-    # admissionregistration.k8s.io/v1 (after storage in upstream's group order)
+    # storage.k8s.io (after the webhooks' group and apiextensions in upstream's order, kept together here),
+    # admissionregistration.k8s.io/v1, apiextensions.k8s.io/v1, scheduling.k8s.io, coordination.k8s.io,
+    # node.k8s.io, discovery.k8s.io, flowcontrol.apiserver.k8s.io (all v1)
+    CSI_DRIVERS, CSI_NODES, CSI_STORAGE_CAPACITIES, STORAGE_CLASSES, VOLUME_ATTACHMENTS,
     MUTATING_WEBHOOK_CONFIGURATIONS, VALIDATING_ADMISSION_POLICIES, VALIDATING_ADMISSION_POLICY_BINDINGS,
     VALIDATING_WEBHOOK_CONFIGURATIONS,
-    CUSTOM_RESOURCE_DEFINITIONS, PRIORITY_CLASSES, LEASES, ENDPOINT_SLICES,
+    CUSTOM_RESOURCE_DEFINITIONS, PRIORITY_CLASSES, LEASES, RUNTIME_CLASSES, ENDPOINT_SLICES, FLOW_SCHEMAS,
+    PRIORITY_LEVEL_CONFIGURATIONS,
 )
 
 
@@ -115,6 +130,9 @@ def builtin_registry(service_network: ServiceNetwork | None = None) -> Registry:
 
 
 __all__ = [
+    "BINDINGS", "CERTIFICATE_SIGNING_REQUESTS", "COMPONENT_STATUSES", "CSI_DRIVERS", "CSI_NODES", "FLOW_SCHEMAS",
+    "HORIZONTAL_POD_AUTOSCALERS_V1", "INGRESS_CLASSES", "IP_ADDRESSES", "POD_TEMPLATES", "PRIORITY_LEVEL_CONFIGURATIONS",
+    "RUNTIME_CLASSES", "SERVICE_CIDRS", "VOLUME_ATTACHMENTS",
     "BUILTIN_TYPES", "ServiceNetwork", "builtin_registry", "API_SERVICES", "CSI_STORAGE_CAPACITIES",
     "CLUSTER_ROLES", "CLUSTER_ROLE_BINDINGS", "CONFIG_MAPS", "CONTROLLER_REVISIONS", "CUSTOM_RESOURCE_DEFINITIONS", "CORE_EVENTS", "CRON_JOBS",
     "DAEMON_SETS", "DEPLOYMENTS", "ENDPOINTS", "ENDPOINT_SLICES", "EVENTS_V1", "HORIZONTAL_POD_AUTOSCALERS",

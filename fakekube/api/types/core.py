@@ -14,6 +14,7 @@ from fakekube.api.machinery.validation import is_qualified_name, name_is_dns_lab
 from fakekube.api.registry import (
     FINALIZE,
     NO_DELETECOLLECTION,
+    PROXY,
     SCALE,
     STATUS,
     TOKEN,
@@ -276,7 +277,7 @@ class NodeStrategy(Strategy):
 
 
 NODES = ResourceType(
-    "", "v1", "Node", "nodes", namespaced=False, short_names=("no",), subresources=(STATUS,), strategy=NodeStrategy(),
+    "", "v1", "Node", "nodes", namespaced=False, short_names=("no",), subresources=(STATUS, PROXY), strategy=NodeStrategy(),
     table=NODE_TABLE, field_set=NODE_FIELD_SET,
 )
 

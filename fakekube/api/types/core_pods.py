@@ -14,7 +14,21 @@ from typing import Any, Mapping
 
 from fakekube.api.machinery import errors
 from fakekube.api.machinery.errors import FIELD_NOT_FOUND, FieldError
-from fakekube.api.registry import BINDING, EVICTION, LOG, STATUS, ResourceType, Strategy, WriteContext
+from fakekube.api.registry import (
+    ATTACH,
+    BINDING,
+    EPHEMERAL_CONTAINERS,
+    EVICTION,
+    EXEC,
+    LOG,
+    PORTFORWARD,
+    PROXY,
+    RESIZE,
+    STATUS,
+    ResourceType,
+    Strategy,
+    WriteContext,
+)
 from fakekube.api.selectors import POD_FIELD_SET
 from fakekube.api.table import POD_TABLE
 from fakekube.api.types._util import (
@@ -28,6 +42,7 @@ from fakekube.api.types._util import (
     port_errors,
     required_one_of,
 )
+from fakekube.api.types import pod_subresources
 from fakekube.api.types.pod_scheduling_validation import (
     priority_class_name_errors,
     scheduling_constraint_errors,
@@ -542,9 +557,34 @@ class PodStrategy(Strategy):
         errs = validate_pod_spec(new.get("spec"), "spec", is_pod=True)
         return errs + validate_pod_update(new.get("spec") or {}, old.get("spec") or {})
 
+    def prepare_subresource(self, subresource: str, new: Obj, old: Obj, ctx: WriteContext) -> Obj:
+        """``ephemeralcontainers`` and ``resize`` take their part of the body (see
+        :mod:`.pod_subresources`); new ephemeral containers get a container's defaults."""
+        if subresource == EPHEMERAL_CONTAINERS:
+            merged = pod_subresources.ephemeral_update(new, old)
+            for container in merged["spec"].get("ephemeralContainers") or []:
+                if isinstance(container, dict):
+                    default_container(container)
+                    if container.get("resources") == {}:
+                        del container["resources"]
+            return merged
+        if subresource == RESIZE:
+            return pod_subresources.resize_update(new, old)
+        return new
+
+    def validate_subresource(self, subresource: str, new: Obj, old: Obj) -> list[FieldError]:
+        if subresource == EPHEMERAL_CONTAINERS:
+            return pod_subresources.ephemeral_problems(new, old)
+        if subresource == RESIZE:
+            errs = validate_pod_spec(new.get("spec"), "spec", is_pod=True)
+            return errs + pod_subresources.resize_problems(compute_qos_class(new.get("spec") or {}),
+                                                           compute_qos_class(old.get("spec") or {}))
+        return []
+
 
 PODS = ResourceType(
     "", "v1", "Pod", "pods", namespaced=True, short_names=("po",), categories=("all",),
-    subresources=(STATUS, BINDING, EVICTION, LOG), strategy=PodStrategy(), table=POD_TABLE, field_set=POD_FIELD_SET,
+    subresources=(STATUS, BINDING, EVICTION, LOG, ATTACH, EXEC, PORTFORWARD, PROXY, EPHEMERAL_CONTAINERS, RESIZE),
+    strategy=PodStrategy(), table=POD_TABLE, field_set=POD_FIELD_SET,
     returns_deleted_object=True,
 )

@@ -14,7 +14,7 @@ from dataclasses import replace
 from fakekube.api.machinery import errors
 from fakekube.api.machinery.errors import FieldError
 from fakekube.api.machinery.validation import name_is_dns1035_label
-from fakekube.api.registry import STATUS, ResourceType, Strategy, WriteContext
+from fakekube.api.registry import PROXY, STATUS, ResourceType, Strategy, WriteContext
 from fakekube.api.selectors import SERVICE_FIELD_SET
 from fakekube.api.table import SERVICE_TABLE
 from fakekube.api.types._util import (
@@ -340,7 +340,7 @@ class ServiceStrategy(Strategy):
 
 SERVICES = ResourceType(
     "", "v1", "Service", "services", namespaced=True, short_names=("svc",), categories=("all",),
-    subresources=(STATUS,), strategy=ServiceStrategy(), table=SERVICE_TABLE, field_set=SERVICE_FIELD_SET,
+    subresources=(STATUS, PROXY), strategy=ServiceStrategy(), table=SERVICE_TABLE, field_set=SERVICE_FIELD_SET,
     name_rule=name_is_dns1035_label, create_on_update=True, returns_deleted_object=True,
 )
 

@@ -187,6 +187,11 @@ class APIServer:
 
     # -- reads ---------------------------------------------------------------
     def get(self, rt: ResourceType, namespace: str, name: str) -> Obj:
+        if not rt.persisted:  # computed on each read (ComponentStatuses)
+            found = [o for o in rt.strategy.computed(self._context()) if o["metadata"]["name"] == name]
+            if not found:
+                raise errors.not_found(rt.group, rt.plural, name)
+            return objectmeta.with_type_meta(rt, found[0])
         obj = self.store.get(rt.key, (namespace if rt.namespaced else "", name))
         if obj is None:
             raise errors.not_found(rt.group, rt.plural, name)
@@ -195,6 +200,9 @@ class APIServer:
     def list(self, rt: ResourceType, namespace: str, options: ListOptions) -> Obj:
         """A ``<Kind>List``; items carry no apiVersion/kind, as upstream's."""
         matcher = Matcher(rt, options.label_selector, options.field_selector)
+        if not rt.persisted:  # computed on each read: every match, no paging (upstream's List)
+            computed = [o for o in rt.strategy.computed(self._context()) if matcher(o)]
+            return {"kind": rt.list_kind, "apiVersion": rt.api_version, "metadata": {}, "items": computed}
         page = list_page(self.store, rt, namespace if rt.namespaced else "", options, matcher, matcher.filters)
         metadata: Obj = {"resourceVersion": str(page.resource_version)}
         if page.continue_token:
@@ -311,9 +319,11 @@ class APIServer:
         ctx = self._context()
         old = existing
         if subresource == STATUS:
-            new = _status_update(rt, old, new)
+            new = rt.strategy.prepare_subresource(STATUS, _status_update(rt, old, new), old, ctx)
         elif subresource == FINALIZE:
             new = _finalize_update(old, new)
+        elif subresource:  # the type's own: approval, ephemeralcontainers, resize
+            new = rt.strategy.prepare_subresource(subresource, new, old, ctx)
         else:
             escalation.check_write(self.authorization_mode, self._view, rt.group, rt.plural, new, old, options.user)
             new = _owned(new, options)
@@ -335,10 +345,14 @@ class APIServer:
         problems = validation.validate_object_meta_update(new["metadata"], old.get("metadata") or {})
         problems += validation.validate_object_meta(new["metadata"], rt.namespaced, rt.name_rule)
         problems += _finalizer_rules(new, old)
-        if subresource != STATUS:
-            problems += rt.strategy.validate_update(new, old) + self._admission_problems(rt, new)
+        if subresource == STATUS:
+            problems += rt.strategy.validate_status_update(new, old) + rt.strategy.validate_subresource(STATUS, new, old)
+        elif subresource and subresource != FINALIZE:  # approval, ephemeralcontainers, resize
+            problems += rt.strategy.validate_subresource(subresource, new, old)
         else:
-            problems += rt.strategy.validate_status_update(new, old)
+            problems += rt.strategy.validate_update(new, old)
+        if subresource != STATUS:
+            problems += self._admission_problems(rt, new)
         self._validate(rt, new, problems)
         if attrs is not None:
             warnings += self._call_validating(attrs, new)

@@ -16,7 +16,24 @@ import base64
 import hashlib
 from typing import Any
 
-from fakekube.api.registry import BINDING, EVICTION, FINALIZE, LOG, SCALE, STATUS, TOKEN, Registry, ResourceType
+from fakekube.api.registry import (
+    APPROVAL,
+    ATTACH,
+    BINDING,
+    EPHEMERAL_CONTAINERS,
+    EVICTION,
+    EXEC,
+    FINALIZE,
+    LOG,
+    PORTFORWARD,
+    PROXY,
+    RESIZE,
+    SCALE,
+    STATUS,
+    TOKEN,
+    Registry,
+    ResourceType,
+)
 
 Doc = dict[str, Any]
 
@@ -36,7 +53,17 @@ _SUBRESOURCE_VERBS: dict[str, tuple[str, ...]] = {
     LOG: ("get",),
     TOKEN: ("create",),
     FINALIZE: ("update",),
+    APPROVAL: ("get", "patch", "update"),
+    EPHEMERAL_CONTAINERS: ("get", "patch", "update"),
+    RESIZE: ("get", "patch", "update"),
+    ATTACH: ("create", "get"),
+    EXEC: ("create", "get"),
+    PORTFORWARD: ("create", "get"),
+    PROXY: ("create", "delete", "get", "patch", "update"),
 }
+#: The options kind a connect subresource takes (``PodExecOptions``), after the parent's kind.
+_CONNECT_OPTIONS = {ATTACH: "AttachOptions", EXEC: "ExecOptions", PORTFORWARD: "PortForwardOptions",
+                    PROXY: "ProxyOptions"}
 
 
 # --------------------------------------------------------------------------- /version
@@ -136,7 +163,8 @@ def subresource_kind(rt: ResourceType, sub: str) -> tuple[str, str, str]:
 
     Mirrors upstream: scale answers ``autoscaling/v1 Scale``, eviction takes a
     ``policy/v1 Eviction``, binding a core ``Binding``, a service account's token an
-    ``authentication.k8s.io/v1 TokenRequest``, log and status the parent kind.
+    ``authentication.k8s.io/v1 TokenRequest``, the connect subresources their options kind
+    (``PodExecOptions``), the others the parent kind.
     """
     if sub == TOKEN:
         return ("authentication.k8s.io", "v1", "TokenRequest")
@@ -148,6 +176,8 @@ def subresource_kind(rt: ResourceType, sub: str) -> tuple[str, str, str]:
         return ("", "", "Binding")
     if rt.custom is not None:  # apiextensions-apiserver names the group and version
         return (rt.group, rt.version, rt.kind)
+    if sub in _CONNECT_OPTIONS:  # PodExecOptions, NodeProxyOptions, ServiceProxyOptions
+        return ("", "", rt.kind + _CONNECT_OPTIONS[sub])
     return ("", "", rt.kind)
 
 

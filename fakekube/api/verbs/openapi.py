@@ -28,7 +28,18 @@ import json
 import threading
 from typing import Any, Iterable, Mapping
 
-from fakekube.api.registry import BINDING, EVICTION, FINALIZE, LOG, SCALE, TOKEN, Registry, ResourceType
+from fakekube.api.registry import (
+    BINDING,
+    CONNECT_SUBRESOURCES,
+    EVICTION,
+    FINALIZE,
+    LOG,
+    PROXY,
+    SCALE,
+    TOKEN,
+    Registry,
+    ResourceType,
+)
 from fakekube.api.verbs.discovery import subresource_kind
 from fakekube.api.wire.schema import SchemaSet, ref_name
 
@@ -281,6 +292,9 @@ def _resource_paths(ops: _GVOps, rt: ResourceType) -> dict[str, Doc]:
 
     for sub in sorted(rt.subresources):
         sub_path = f"{ops.prefix}{ns_seg}/{rt.plural}/{{name}}/{sub}"
+        if sub in CONNECT_SUBRESOURCES:
+            paths.update(_connect_paths(ops, rt, sub, sub_path, ns_params, suffix))
+            continue
         paths[sub_path] = {"parameters": [_param("name", "path", "string", _sub_name_desc(rt, sub), True)] + ns_params + ([] if sub == LOG else [P_PRETTY])}
         paths[sub_path].update(_subresource_ops(ops, rt, sub, suffix))
 
@@ -354,6 +368,52 @@ def _subresource_ops(ops: _GVOps, rt: ResourceType, sub: str, suffix: str) -> Do
         "patch": _patch_op(ops, f"patch{p}{suffix}{title}", f"partially update {what}", gvk, obj),
         "put": put,
     }
+
+
+_STREAM_PARAMS = {
+    "stderr": _param("stderr", "query", "boolean", "Redirect the standard error stream of the pod for this call."),
+    "stdin": _param("stdin", "query", "boolean", "Redirect the standard input stream of the pod for this call. Defaults to false."),
+    "stdout": _param("stdout", "query", "boolean", "Redirect the standard output stream of the pod for this call."),
+    "tty": _param("tty", "query", "boolean", "TTY if true indicates that a tty will be allocated for the exec call. Defaults to false."),
+}
+_P_CONTAINER = _param("container", "query", "string", "Container in which to execute the command. Defaults to only container if there is only one container in the pod.")
+#: Each connect subresource's query parameters (besides name and namespace), by name.
+_CONNECT_PARAMS = {
+    "attach": [_P_CONTAINER, _STREAM_PARAMS["stderr"], _STREAM_PARAMS["stdin"], _STREAM_PARAMS["stdout"], _STREAM_PARAMS["tty"]],
+    "exec": [_param("command", "query", "string", "Command is the remote command to execute. argv array. Not executed within a shell."),
+             _P_CONTAINER, _STREAM_PARAMS["stderr"], _STREAM_PARAMS["stdin"], _STREAM_PARAMS["stdout"], _STREAM_PARAMS["tty"]],
+    "portforward": [_param("ports", "query", "integer", "List of ports to forward Required when using WebSockets")],
+    "proxy": [_param("path", "query", "string", "Path is the URL path to use for the current proxy request to pod.")],
+}
+_CONNECT_METHODS = {"proxy": ("delete", "get", "head", "options", "patch", "post", "put")}
+
+
+def _connect_paths(ops: _GVOps, rt: ResourceType, sub: str, sub_path: str, ns_params: list[Doc],
+                   suffix: str) -> dict[str, Doc]:
+    """exec/attach/portforward (GET, POST) and proxy (every method, also ``/proxy/{path}``):
+    ``connect`` operations answering a string, as upstream documents them."""
+    kind = subresource_kind(rt, sub)[2]
+    gvk = (rt.group, rt.version, kind)
+    title = {"portforward": "Portforward"}.get(sub, sub[:1].upper() + sub[1:])
+    name_param = _param("name", "path", "string", f"name of the {kind}", True)
+    responses = {"200": {"content": {"*/*": {"schema": {"type": "string"}}}, "description": "OK"},
+                 "401": {"description": "Unauthorized"}}
+    out: dict[str, Doc] = {}
+    variants = [("", [name_param] + ns_params + _CONNECT_PARAMS.get(sub, []))]
+    if sub == PROXY:
+        path_param = _param("path", "path", "string", "path to the resource", True)
+        variants = [("", [name_param] + ns_params + _CONNECT_PARAMS["proxy"]),
+                    ("/{path}", [name_param] + ns_params + [path_param, _CONNECT_PARAMS["proxy"][0]])]
+    for tail, params in variants:
+        with_path = "WithPath" if tail else ""
+        item: Doc = {"parameters": params}
+        for method in _CONNECT_METHODS.get(sub, ("get", "post")):
+            camel = method[:1].upper() + method[1:]
+            item[method] = ops.op(method, f"connect{ops.op_prefix}{camel}{suffix}{title}{with_path}",
+                                  f"connect {camel.upper()} requests to {sub} of {rt.kind}", "connect", gvk,
+                                  responses=responses)
+        out[sub_path + tail] = item
+    return out
 
 
 def _watch_paths(ops: _GVOps, rt: ResourceType, gvk: tuple[str, str, str], ns_seg: str,

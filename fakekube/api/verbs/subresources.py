@@ -1,6 +1,8 @@
 """Subresources: status, scale, binding, eviction, log and a namespace's finalize.
 
-``status`` reuses the main update path with the status rule (only status changes).
+``status`` reuses the main update path with the status rule (only status changes); so do a
+CSR's ``approval`` and a pod's ``ephemeralcontainers`` and ``resize``, each with its own rule
+(``Strategy.prepare_subresource``).
 ``scale`` presents an autoscaling/v1 Scale view of a workload's replicas; writes to it
 become ordinary updates of the workload, so resourceVersions and watches stay exact.
 ``binding`` assigns a pod to a node once; ``token`` issues a service-account token
@@ -20,7 +22,19 @@ from fakekube.api import selectors
 from fakekube.api.auth.identity import UserInfo
 from fakekube.api.machinery import errors
 from fakekube.api.machinery.jsonutil import deep_copy
-from fakekube.api.registry import BINDING, EVICTION, FINALIZE, LOG, SCALE, STATUS, TOKEN, ResourceType
+from fakekube.api.registry import (
+    APPROVAL,
+    BINDING,
+    EPHEMERAL_CONTAINERS,
+    EVICTION,
+    FINALIZE,
+    LOG,
+    RESIZE,
+    SCALE,
+    STATUS,
+    TOKEN,
+    ResourceType,
+)
 from fakekube.api.verbs import binding as binding_rules
 from fakekube.api.verbs import eviction as eviction_rules
 from fakekube.api.verbs import tokenrequest
@@ -42,8 +56,8 @@ class Subresources:
                media: str, decode: Callable[[], Any], user: UserInfo | None = None) -> tuple[Any, int, str]:
         name, namespace, sub = target.name, target.namespace, target.subresource
         options = replace(WriteOptions.from_query(query, raw), user=user)
-        if sub == STATUS:
-            return self._status(method, rt, namespace, name, raw, media, decode, options)
+        if sub in (STATUS, APPROVAL, EPHEMERAL_CONTAINERS, RESIZE):  # a view of the object, written in part
+            return self._status(method, rt, namespace, name, raw, media, decode, options, sub)
         if sub == SCALE:
             return self._scale(method, rt, namespace, name, raw, media, decode, options)
         if sub == BINDING and method == "POST":
@@ -59,13 +73,16 @@ class Subresources:
         raise errors.ApiError(405, "MethodNotAllowed", "the server does not allow this method on the requested resource")
 
     def _status(self, method: str, rt: ResourceType, namespace: str, name: str, raw: bytes, media: str,
-                decode: Callable[[], Any], options: WriteOptions) -> tuple[Any, int, str]:
+                decode: Callable[[], Any], options: WriteOptions, sub: str = STATUS) -> tuple[Any, int, str]:
+        """GET, PUT and PATCH of a subresource that is the whole object, of which a write
+        changes only the part the subresource owns (status, approval conditions, ephemeral
+        containers, container resources)."""
         if method == "GET":
             return self.api.get(rt, namespace, name), 200, JSON
         if method == "PUT":
-            return self.api.update(rt, namespace, name, decode(), options, STATUS), 200, JSON
+            return self.api.update(rt, namespace, name, decode(), options, sub), 200, JSON
         if method == "PATCH":
-            return self.api.patch(rt, namespace, name, media, raw, options, STATUS), 200, JSON
+            return self.api.patch(rt, namespace, name, media, raw, options, sub), 200, JSON
         raise errors.ApiError(405, "MethodNotAllowed", "the server does not allow this method on the requested resource")
 
     # -- scale --------------------------------------------------------------
