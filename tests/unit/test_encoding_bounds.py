@@ -10,7 +10,7 @@ from fakekube.api.verbs.encoding import DEFAULT_MAX_BYTES, EncodedObjects
 
 
 class _Rt:
-    group, plural, api_version, kind = "", "configmaps", "v1", "ConfigMap"
+    group, version, plural, api_version, kind = "", "v1", "configmaps", "v1", "ConfigMap"
 
 
 def version(rv: int, payload: str) -> dict:

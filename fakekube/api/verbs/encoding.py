@@ -1,7 +1,7 @@
 """The JSON bytes of stored object versions, encoded once and reused.
 
 A stored object is never mutated (a write replaces it), so the bytes of one version —
-identified by (resource, namespace, name, resourceVersion) — never change. Encoding is
+identified by (group, version, resource, namespace, name, resourceVersion) — never change. Encoding is
 most of the cost of a large list (about 20 ms of ``json.dumps`` for 1,000 pods) and of
 every watch event, once per watcher; caching the bytes makes a list a join and lets
 every watcher share one encoding. The cache is bounded: past ``limit`` versions
@@ -67,7 +67,7 @@ class EncodedObjects:
         self.held_bytes = 0
         #: Bytes of the joined lists held.
         self.list_held_bytes = 0
-        self._bytes: OrderedDict[tuple[str, str, str, str, str], bytes] = OrderedDict()
+        self._bytes: OrderedDict[tuple[str, str, str, str, str, str], bytes] = OrderedDict()
         self._lists: OrderedDict[_ListKey, tuple[list[Obj], bytes]] = OrderedDict()
         self._lock = threading.Lock()
 
@@ -77,7 +77,9 @@ class EncodedObjects:
         rv = meta.get("resourceVersion")
         if not rv:  # not a stored version (e.g. a dry-run result): nothing to reuse
             return _encode_bare(obj)
-        key = (rt.group, rt.plural, meta.get("namespace") or "", meta.get("name") or "", rv)
+        # The version is part of the key: one stored object may be served in two versions'
+        # shapes (autoscaling/v1 and v2 HorizontalPodAutoscalers share their storage).
+        key = (rt.group, rt.version, rt.plural, meta.get("namespace") or "", meta.get("name") or "", rv)
         with self._lock:
             cached = self._bytes.get(key)
             if cached is not None:

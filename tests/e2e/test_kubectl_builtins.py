@@ -1,0 +1,75 @@
+"""kubectl against the rest of the built-in API: ``certificate approve``/``deny``, ``get
+componentstatuses``, ``get flowschemas``, and what ``kubectl exec`` says (fakekube lists
+exec but does not run commands)."""
+
+from __future__ import annotations
+
+import base64
+
+import pytest
+
+from fakekube import Cluster
+
+from .conftest import Kubectl
+
+pytestmark = pytest.mark.fakekube(nodes=1)
+
+PEM = b"-----BEGIN CERTIFICATE REQUEST-----\nMIIBAA==\n-----END CERTIFICATE REQUEST-----\n"
+
+
+def csr(name: str) -> str:
+    return f"""apiVersion: certificates.k8s.io/v1
+kind: CertificateSigningRequest
+metadata:
+  name: {name}
+spec:
+  request: {base64.b64encode(PEM).decode()}
+  signerName: kubernetes.io/kube-apiserver-client
+  expirationSeconds: 86400
+  usages: [client auth]
+"""
+
+
+def test_certificate_approve_and_deny(kubectl: Kubectl, fakekube: Cluster) -> None:
+    kubectl.ok("apply", "-f", "-", stdin=csr("alice") + "---\n" + csr("bob"))
+    assert kubectl.ok("certificate", "approve", "alice") == \
+        "certificatesigningrequest.certificates.k8s.io/alice approved\n"
+    assert kubectl.ok("certificate", "deny", "bob") == "certificatesigningrequest.certificates.k8s.io/bob denied\n"
+    assert kubectl.ok("get", "csr") == (
+        "NAME    AGE   SIGNERNAME                            REQUESTOR        REQUESTEDDURATION   CONDITION\n"
+        "alice   0s    kubernetes.io/kube-apiserver-client   fakekube-admin   24h                 Approved\n"
+        "bob     0s    kubernetes.io/kube-apiserver-client   fakekube-admin   24h                 Denied\n")
+    [approved] = fakekube.get("certificates.k8s.io/v1", "CertificateSigningRequest", "alice")["status"]["conditions"]
+    assert (approved["type"], approved["reason"]) == ("Approved", "KubectlApprove")
+    again = kubectl("certificate", "deny", "alice")
+    assert (again.rc, again.stderr) == (1, 'error: certificate signing request "alice" is already Approved\n')
+
+
+def test_get_componentstatuses(kubectl: Kubectl) -> None:
+    result = kubectl("get", "componentstatuses")
+    assert result.rc == 0
+    assert result.stderr == "Warning: v1 ComponentStatus is deprecated in v1.19+\n"
+    assert result.stdout == ("NAME                 STATUS    MESSAGE   ERROR\n"
+                             "scheduler            Healthy   ok        \n"
+                             "controller-manager   Healthy   ok        \n"
+                             "etcd-0               Healthy   ok        \n")
+
+
+def test_get_flowschemas_and_priority_levels(kubectl: Kubectl) -> None:
+    lines = kubectl.ok("get", "flowschemas").splitlines()
+    assert lines[0].split() == ["NAME", "PRIORITYLEVEL", "MATCHINGPRECEDENCE", "DISTINGUISHERMETHOD", "AGE", "MISSINGPL"]
+    assert lines[1].split() == ["catch-all", "catch-all", "10000", "ByUser", "0s", "False"]
+    assert len(lines) == 14
+    assert kubectl.ok("get", "prioritylevelconfiguration", "exempt").splitlines()[1].split() == \
+        ["exempt", "Exempt", "<none>", "<none>", "<none>", "<none>", "0s"]
+
+
+def test_exec_says_it_is_not_simulated(kubectl: Kubectl, fakekube: Cluster) -> None:
+    fakekube.create({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "web", "namespace": "default"},
+                     "spec": {"containers": [{"name": "web", "image": "nginx:1.27"}]}})
+    fakekube.advance(5)
+    result = kubectl("exec", "web", "--", "ls")
+    assert result.rc == 1
+    assert result.stderr.endswith('Error from server (BadRequest): pods/exec is not simulated by fakekube: pod "web" '
+                                  "cannot be connected to (its containers run in a simulated kubelet, which runs no "
+                                  "processes)\n"), result.stderr

@@ -1,0 +1,90 @@
+"""certificates.k8s.io/v1 CertificateSigningRequests over HTTP: the requester stamped at
+create, approval through its subresource (what ``kubectl certificate approve`` writes), a
+status write that cannot touch approval, upstream's 422s and kubectl's columns."""
+
+from __future__ import annotations
+
+import base64
+import json
+
+import pytest
+from kubernetes import client
+from kubernetes.client.rest import ApiException
+
+from fakekube import Cluster
+from tests.integration.test_request_semantics import request
+
+CSRS = "/apis/certificates.k8s.io/v1/certificatesigningrequests"
+TABLE = "application/json;as=Table;v=v1;g=meta.k8s.io"
+PEM = b"-----BEGIN CERTIFICATE REQUEST-----\nMIIBAA==\n-----END CERTIFICATE REQUEST-----\n"
+
+
+def csr_body(name: str = "alice", **spec: object) -> dict:
+    return {"apiVersion": "certificates.k8s.io/v1", "kind": "CertificateSigningRequest", "metadata": {"name": name},
+            "spec": {"request": base64.b64encode(PEM).decode(), "signerName": "kubernetes.io/kube-apiserver-client",
+                     "expirationSeconds": 86400, "usages": ["client auth"], **spec}}
+
+
+def causes(exc: ApiException) -> list[tuple[str, str]]:
+    body = json.loads(exc.body)
+    return [(c["field"], c["message"]) for c in body["details"]["causes"]]
+
+
+def test_create_stamps_the_requester_and_approval_writes_only_conditions(fakekube: Cluster) -> None:
+    api = client.CertificatesV1Api(fakekube.client())
+    created = api.create_certificate_signing_request({**csr_body(), "status": {"certificate": "eA=="}})
+    assert (created.spec.username, created.spec.groups) == ("fakekube-admin", ["system:masters", "system:authenticated"])
+    assert created.status.conditions is None and created.status.certificate is None
+
+    fakekube.advance(30)
+    created.status.conditions = [client.V1CertificateSigningRequestCondition(
+        type="Approved", status="True", reason="KubectlApprove", message="This CSR was approved by kubectl certificate approve.")]
+    created.spec.signer_name = "example.com/other"  # an approval write keeps the spec as stored
+    approved = api.replace_certificate_signing_request_approval("alice", created)
+    [condition] = approved.status.conditions
+    assert (condition.type, condition.status, condition.reason) == ("Approved", "True", "KubectlApprove")
+    assert condition.last_update_time.isoformat() == condition.last_transition_time.isoformat() == "2025-01-01T00:00:30+00:00"
+    assert approved.spec.signer_name == "kubernetes.io/kube-apiserver-client"
+
+    # The signer's /status write: a certificate and a Failed condition, but approval stays.
+    status = {"status": {"certificate": base64.b64encode(b"cert").decode(),
+                         "conditions": [{"type": "Failed", "status": "True", "reason": "SignerError"}]}}
+    signed = api.patch_certificate_signing_request_status("alice", status)
+    assert [c.type for c in signed.status.conditions] == ["Failed", "Approved"]
+    code, table, _ = request(fakekube, "GET", CSRS, accept=TABLE)
+    assert [c["name"] for c in table["columnDefinitions"]] == \
+        ["Name", "Age", "SignerName", "Requestor", "RequestedDuration", "Condition"]
+    assert table["rows"][0]["cells"] == ["alice", "30s", "kubernetes.io/kube-apiserver-client", "fakekube-admin", "24h",
+                                         "Approved,Failed,Issued"]
+
+
+def test_approval_cannot_be_withdrawn_nor_both_approved_and_denied(fakekube: Cluster) -> None:
+    api = client.CertificatesV1Api(fakekube.client())
+    csr = api.create_certificate_signing_request(csr_body())
+    csr.status.conditions = [client.V1CertificateSigningRequestCondition(type="Approved", status="True"),
+                             client.V1CertificateSigningRequestCondition(type="Denied", status="True")]
+    with pytest.raises(ApiException) as both:
+        api.replace_certificate_signing_request_approval("alice", csr)
+    assert both.value.status == 422
+    assert causes(both.value) == [("status.conditions", "Invalid value: []certificates.CertificateSigningRequestCondition"
+                                                        "{...}: Approved and Denied conditions are mutually exclusive")]
+    csr.status.conditions = csr.status.conditions[:1]
+    approved = api.replace_certificate_signing_request_approval("alice", csr)
+    approved.status.conditions = []
+    with pytest.raises(ApiException) as removed:
+        api.replace_certificate_signing_request_approval("alice", approved)
+    assert causes(removed.value) == [("status.conditions", 'Forbidden: updates may not remove a condition of type "Approved"')]
+
+
+def test_validation_of_a_new_request(fakekube: Cluster) -> None:
+    code, bad, _ = request(fakekube, "POST", CSRS, csr_body(request=base64.b64encode(b"nope").decode(), signerName="",
+                                                            expirationSeconds=60, usages=["client auth", "bogus"]))
+    assert code == 422
+    assert bad["message"].startswith('CertificateSigningRequest.certificates.k8s.io "alice" is invalid: [spec.request: '
+                                     'Invalid value: []byte{0x6e, 0x6f, 0x70, 0x65}: PEM block type must be CERTIFICATE '
+                                     'REQUEST, spec.signerName: Required value, spec.expirationSeconds: Invalid value: 60: '
+                                     'may not specify a duration less than 600 seconds (10 minutes), spec.usages[1]: '
+                                     'Unsupported value: "bogus": supported values: "signing"')
+    code, missing, _ = request(fakekube, "POST", CSRS, csr_body(usages=[]))
+    assert code == 422 and missing["details"]["causes"] == [
+        {"reason": "FieldValueRequired", "message": "Required value: usages must be provided", "field": "spec.usages"}]
