@@ -31,7 +31,7 @@ from fakekube.api.http.watch import DISCONNECTED, POLL_INTERVAL_S, Watch, WatchR
 from fakekube.api.machinery import errors
 from fakekube.api.machinery.errors import ApiError
 from fakekube.api.registry import CONNECT_SUBRESOURCES, Registry, ResourceType
-from fakekube.api.verbs import connect, discovery, objectmeta
+from fakekube.api.verbs import connect, discovery, objectmeta, openapi_v2
 from fakekube.api.verbs.apiserver import PATCH_TYPES, APIServer, WriteOptions, WriteResult
 from fakekube.api.verbs.deletion import DeleteOptions
 from fakekube.api.verbs.listing import ListOptions, query_bool
@@ -226,6 +226,8 @@ class RestApp:
         custom = self._custom_documents()
         if rest == "v3":
             return json_response(self._openapi_index(openapi, custom))
+        if rest == "v2":
+            return self._openapi_v2(request, openapi, custom)
         if not rest.startswith("v3/"):
             raise _not_found_path()
         path = rest[len("v3/"):].strip("/")
@@ -240,6 +242,26 @@ class RestApp:
         headers = {"ETag": f'"{etag}"', "Vary": "Accept"}
         headers["Cache-Control"] = "public, immutable" if wanted_hash else "no-cache, private"
         return Response(body, content_type="application/json", headers=headers)
+
+    def _openapi_v2(self, request: Request, openapi: OpenAPIV3, custom: CustomDocuments) -> AnyResponse:
+        """``/openapi/v2`` as kube-openapi serves it: protobuf when asked for first, else JSON;
+        a quoted ETag and ``304`` for a matching ``If-None-Match``."""
+        if request.method != "GET":
+            raise errors.method_not_allowed()
+        documents = []
+        for path in openapi.paths() + custom.custom_paths(self.registry):
+            built = (custom.document(self.registry, path) if path in custom.custom_paths(self.registry)
+                     else openapi.document(path))
+            if built is not None:
+                documents.append((path, built[0], built[1]))
+        served = _OPENAPI_V2.document(self.api.kubernetes_version, documents)
+        etag = f'"{served.etag}"'
+        headers = {"ETag": etag, "Vary": "Accept", "Cache-Control": "no-cache, private"}
+        if request.headers.get("If-None-Match") == etag:
+            return Response(status=304, headers=headers)
+        if openapi_v2.wants_protobuf(request.headers.get("Accept", "")):
+            return Response(served.protobuf, content_type=openapi_v2.PROTOBUF_CONTENT_TYPE, headers=headers)
+        return Response(served.json, content_type="application/json", headers=headers)
 
     def _custom_documents(self) -> CustomDocuments:
         if self._custom_openapi is None:
@@ -448,6 +470,8 @@ class RestApp:
 
 
 _openapi_cache: dict[str, OpenAPIV3] = {}
+#: ``/openapi/v2`` documents, shared by every cluster in the process (keyed by content).
+_OPENAPI_V2 = openapi_v2.OpenAPIV2()
 _openapi_lock = threading.Lock()
 
 

@@ -1,0 +1,72 @@
+"""``/openapi/v2`` over HTTP: JSON or gnostic protobuf by Accept, upstream's ETag and 304,
+and a document that follows the registry (a CRD's schema appears once it is served)."""
+
+from __future__ import annotations
+
+import hashlib
+import http.client
+import json
+from urllib.parse import urlsplit
+
+from kubernetes import client
+
+from fakekube import Cluster
+from fakekube.api.wire.protobuf.wire import iter_fields
+from tests.integration.test_crd_serving import crd_body
+from tests.integration.test_request_semantics import request
+
+PROTOBUF = "application/com.github.proto-openapi.spec.v2@v1.0+protobuf"
+
+
+def definition_names(protobuf: bytes) -> list[str]:
+    [definitions] = [value for number, _, value in iter_fields(protobuf) if number == 9]
+    assert isinstance(definitions, bytes)
+    names = []
+    for number, _, named in iter_fields(definitions):
+        assert isinstance(named, bytes)
+        names += [value.decode() for n, _, value in iter_fields(named) if n == 1 and isinstance(value, bytes)]
+    return names
+
+
+def get(cluster: Cluster, **headers: str) -> tuple[int, bytes, dict[str, str]]:
+    """``GET /openapi/v2`` with ``headers`` (underscores for dashes): status, bytes, headers."""
+    url = urlsplit(cluster.url)
+    connection = http.client.HTTPConnection(url.hostname, url.port, timeout=30)
+    try:
+        connection.request("GET", "/openapi/v2", headers={k.replace("_", "-"): v for k, v in headers.items()})
+        response = connection.getresponse()
+        return response.status, response.read(), dict(response.getheaders())
+    finally:
+        connection.close()
+
+
+def test_json_and_protobuf_with_etag(fakekube: Cluster) -> None:
+    code, data, headers = get(fakekube, Accept="application/json")
+    assert code == 200 and headers["Content-Type"] == "application/json"
+    doc = json.loads(data)
+    assert doc["swagger"] == "2.0" and doc["info"] == {"title": "Kubernetes", "version": "v1.33.0"}
+    assert headers["ETag"] == '"' + hashlib.sha512(data).hexdigest().upper() + '"'
+    patch = doc["paths"]["/apis/apps/v1/namespaces/{namespace}/deployments/{name}"]["patch"]
+    assert "fieldValidation" in [p["name"] for p in patch["parameters"]]
+    assert patch["x-kubernetes-group-version-kind"] == {"group": "apps", "kind": "Deployment", "version": "v1"}
+    assert doc["definitions"]["io.k8s.api.apps.v1.Deployment"]["properties"]["spec"] == {
+        "$ref": "#/definitions/io.k8s.api.apps.v1.DeploymentSpec",
+        "description": "Specification of the desired behavior of the Deployment."}
+
+    code, pb, pb_headers = get(fakekube, Accept=PROTOBUF)
+    assert code == 200 and pb_headers["Content-Type"] == "application/com.github.proto-openapi.spec.v2.v1.0+protobuf"
+    assert pb_headers["ETag"] == headers["ETag"]
+    assert sorted(definition_names(pb)) == sorted(doc["definitions"])
+    assert get(fakekube, Accept=PROTOBUF, If_None_Match=headers["ETag"])[0] == 304
+
+
+def test_a_served_crd_appears_in_the_document(fakekube: Cluster) -> None:
+    _, before, response = request(fakekube, "GET", "/openapi/v2")
+    assert "com.example.stable.v1.CronTab" not in before["definitions"]
+    client.ApiextensionsV1Api(fakekube.client()).create_custom_resource_definition(crd_body())
+    fakekube.settle()
+    _, after, changed = request(fakekube, "GET", "/openapi/v2")
+    assert changed.getheader("ETag") != response.getheader("ETag")
+    crontab = after["definitions"]["com.example.stable.v1.CronTab"]
+    assert crontab["properties"]["spec"]["properties"]["cronSpec"] == {"type": "string"}
+    assert "/apis/stable.example.com/v1/namespaces/{namespace}/crontabs/{name}" in after["paths"]
