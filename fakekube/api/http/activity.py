@@ -60,6 +60,10 @@ class ActivityMeter:
 
 
 def _is_stream(environ: dict) -> bool:
+    query = environ.get("QUERY_STRING", "")
+    if "%" not in query and "watch" not in query and "follow" not in query \
+            and "/watch/" not in environ.get("PATH_INFO", ""):
+        return False  # the common case, decided without parsing (nothing percent-encoded)
     # The first value of each parameter, percent-decoded, as the handlers read it.
     params = {k: v[0] for k, v in parse_qs(environ.get("QUERY_STRING", ""), keep_blank_values=True).items()}
     path = environ.get("PATH_INFO", "")

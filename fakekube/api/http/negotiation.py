@@ -11,6 +11,7 @@ aggregated discovery — each with a plain ``application/json`` fallback. We ser
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 from fakekube.api.machinery import errors
@@ -77,8 +78,13 @@ class TableOptions:
         return cls(include_object, no_headers)
 
 
+@functools.lru_cache(maxsize=256)
 def choose(header: str | None, allow_as: bool = True) -> Representation:
-    """The first acceptable representation in the client's order of preference."""
+    """The first acceptable representation in the client's order of preference.
+
+    Remembered per (header, allow_as) (256 kept): clients send the same few Accept
+    headers on every request, and the answer is immutable. A refusal is not kept.
+    """
     for media in parse_accept(header):
         as_kind = media.params.get("as", "")
         if as_kind:
