@@ -347,7 +347,7 @@ def run(settings: Settings, in_process: bool, nodes: int, json_path: str | None,
 def _dump_json(path: str, cached: ColdStart, uncached: ColdStart, results: Results,
                watch: list[WatchResult], api: list[ApiRate], app_costs: list[AppCost]) -> None:
     data: dict[str, Any] = {
-        "cold_start_s": cached.samples, "import_uncached_s": uncached.samples["import"],
+        "cold_start_s": cached.samples, "import_uncached_s": uncached.samples.get("import", []),
         "throughput": [{"server": k[0], "scenario": k[1], "clients": k[2], "rates": v.rates, "errors": v.errors,
                         "connections_per_request": v.connections_per_request,
                         "server_cpu_us_per_request": v.cpu_us_per_request} for k, v in results.items()],
