@@ -141,3 +141,45 @@ def test_a_dry_run_write_answers_its_own_result_not_the_stored_bytes(fakekube: C
     assert answer.startswith(CM_TYPE_META)
     _, after = call(fakekube, "GET", f"{CMS}/cm")
     assert after == stored
+
+
+TABLE = "application/json;as=Table;v=v1;g=meta.k8s.io,application/json"
+
+
+def table_call(cluster: Cluster, path: str) -> bytes:
+    url = urlsplit(cluster.url)
+    conn = http.client.HTTPConnection(url.hostname, url.port, timeout=30)
+    try:
+        conn.request("GET", path, headers={"Accept": TABLE})
+        response = conn.getresponse()
+        assert response.status == 200
+        return response.read()
+    finally:
+        conn.close()
+
+
+def fresh_table(cluster: Cluster, query: str = "", include_object: str = "Metadata") -> bytes:
+    """The Table as encoded afresh from the stored pods (no cache)."""
+    from fakekube.api import table
+    from fakekube.api.verbs.listing import ListOptions
+    rt = cluster.api.registry.lookup("", "v1", "pods")
+    assert rt is not None
+    listing = cluster.api.list(rt, NS, ListOptions.from_query(dict(p.split("=", 1) for p in query.split("&") if p)))
+    body = table.to_table(rt, listing["items"], cluster.now, include_object, listing["metadata"])
+    return json.dumps(body, separators=(",", ":")).encode() + b"\n"
+
+
+def test_a_listed_table_is_its_rows_as_encoded_afresh_and_follows_time_and_writes(pods: Cluster) -> None:
+    first = table_call(pods, PODS)
+    assert first == table_call(pods, PODS) == fresh_table(pods)
+    assert table_call(pods, f"{PODS}?labelSelector=parity%3Dodd") == fresh_table(pods, "labelSelector=parity=odd")
+    pods.advance(3600)  # the AGE cells move with cluster time
+    later = table_call(pods, PODS)
+    assert later != first and later == fresh_table(pods) and b'"60m"' in later
+    status, _ = call(pods, "PATCH", f"{PODS}/p002", {"metadata": {"labels": {"touched": "yes"}}},
+                     "application/merge-patch+json")
+    assert status == 200
+    written = table_call(pods, PODS)
+    assert written != later and written == fresh_table(pods) and b'"touched":"yes"' in written
+    whole = json.loads(table_call(pods, f"{PODS}?includeObject=Object"))
+    assert whole["rows"][0]["object"]["kind"] == "Pod" and whole["rows"][0]["object"]["spec"]

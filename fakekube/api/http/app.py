@@ -330,6 +330,9 @@ class RestApp:
             options = negotiation.TableOptions.from_query(query)
             if options.include_object == "Object":  # rows carry whole objects, with their kind (upstream)
                 objects = [objectmeta.with_type_meta(rt, obj) for obj in objects]
+            elif listing is not None and representation.media_type == negotiation.JSON:  # kubectl get: rows reused
+                return JsonResponse(self.api.encoded.table_parts(rt, objects, listing["metadata"], self.api.clock.now(),
+                                                                 options.include_object, options.no_headers) + [b"\n"])
             body = table.to_table(rt, objects, self.api.clock.now(), options.include_object,
                                   (listing or {}).get("metadata"), options.no_headers)
         elif as_kind.startswith("PartialObjectMetadata"):

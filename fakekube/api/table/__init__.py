@@ -56,7 +56,8 @@ from fakekube.api.table.config import (
     SECRET_TABLE,
     SERVICE_ACCOUNT_TABLE,
 )
-from fakekube.api.table.core import DEFAULT_TABLE, Printable, partial_object_metadata, table_spec, to_table
+from fakekube.api.table.core import (DEFAULT_TABLE, Printable, partial_object_metadata, table_head, table_rows,
+                                     table_spec, to_table)
 from fakekube.api.table.duration import UNKNOWN, age, human_duration, parse_time
 from fakekube.api.table.events import EVENT_TABLE
 from fakekube.api.table.jobs import CRON_JOB_TABLE, JOB_TABLE, job_status
@@ -119,5 +120,5 @@ __all__ = [
     "Cells", "Column", "Obj", "Printable", "Printer", "TableSpec",
     "access_modes", "age", "csr_condition", "format_label_selector", "format_labels", "hpa_targets", "human_duration", "job_status",
     "node_cells", "node_roles", "parse_time", "partial_object_metadata", "pod_cells", "pod_row_conditions",
-    "service_external_ip", "service_ports", "table_spec", "to_table",
+    "service_external_ip", "service_ports", "table_head", "table_rows", "table_spec", "to_table",
 ]

@@ -70,10 +70,24 @@ def to_table(resource: Printable, objects: list[Obj], now: datetime, include_obj
     if include_object not in _INCLUDE_OBJECT:
         raise ValueError(f"includeObject must be None, Metadata or Object, not {include_object!r}")
     spec = table_spec(resource)
+    table = table_head(resource, objects, list_meta, no_headers)
+    table["rows"] = [_row(spec, obj, now, include_object) for obj in objects]
+    return table
+
+
+def table_head(resource: Printable, objects: list[Obj], list_meta: Obj | None = None,
+               no_headers: bool = False) -> Obj:
+    """A Table without its rows (the key ``rows`` comes last, and is left to the caller)."""
+    spec = table_spec(resource)
     return {
         "kind": "Table",
         "apiVersion": "meta.k8s.io/v1",
         "metadata": _table_metadata(objects, list_meta),
         "columnDefinitions": None if no_headers else [c.to_dict() for c in spec.columns],
-        "rows": [_row(spec, obj, now, include_object) for obj in objects],
     }
+
+
+def table_rows(resource: Printable, objects: list[Obj], now: datetime, include_object: str = "Metadata") -> list[Obj]:
+    """The rows of ``objects``' Table: what :func:`to_table` puts under ``rows``."""
+    spec = table_spec(resource)
+    return [_row(spec, obj, now, include_object) for obj in objects]

@@ -12,7 +12,8 @@ budget is served but not kept.
 A list's items are also kept joined: the same objects listed again (the same stored
 versions, in the same order, checked by identity) reuse one joined ``bytes``, so a
 repeated LIST of an unchanged collection costs one identity check in C and no
-per-item work (``list_limit`` joins, 64, within ``max_list_bytes``, 64 MiB; the least
+per-item work; a LIST's Table rows likewise (``kubectl get``), while cluster time stands
+still (``list_limit`` joins, 64, within ``max_list_bytes``, 64 MiB; the least
 recently used drop first). A list answer is handed out as parts (head, items, tail) so
 the transport writes them without copying the items again.
 """
@@ -24,8 +25,10 @@ import json
 import operator
 import threading
 from collections import OrderedDict
-from typing import Any
+from datetime import datetime
+from typing import Any, Callable
 
+from fakekube.api import table
 from fakekube.api.registry import ResourceType
 
 Obj = dict[str, Any]
@@ -44,9 +47,10 @@ DEFAULT_MAX_LIST_BYTES = 64 * 1024 * 1024
 MIN_LIST_CACHED = 8
 
 _TYPE_META = ("apiVersion", "kind")
-#: (group, plural, id of first item, id of last item, count): where a joined list is filed;
-#: its items are then compared one by one by identity.
-_ListKey = tuple[str, str, str, int, int, int]
+#: Where a joined list is filed: what it joins ("items" or "rows"), the type (group,
+#: plural, version), for rows includeObject and the cluster time, then the id of its first
+#: and last item and the count; its items are then compared one by one by identity.
+_ListKey = tuple[Any, ...]
 
 
 def dumps(value: Any) -> bytes:
@@ -68,7 +72,7 @@ class EncodedObjects:
         #: Bytes of the joined lists held.
         self.list_held_bytes = 0
         self._bytes: OrderedDict[tuple[str, str, str, str, str, str], bytes] = OrderedDict()
-        self._lists: OrderedDict[_ListKey, tuple[list[Obj], bytes]] = OrderedDict()
+        self._lists: OrderedDict[_ListKey, tuple[list[Obj], object, bytes]] = OrderedDict()
         self._lock = threading.Lock()
 
     def bare(self, rt: ResourceType, obj: Obj) -> bytes:
@@ -119,23 +123,43 @@ class EncodedObjects:
         encode = self.typed if rt.custom is not None else self.bare
         if len(items) < MIN_LIST_CACHED:
             return b",".join([encode(rt, item) for item in items])
-        key = (rt.group, rt.plural, rt.version, id(items[0]), id(items[-1]), len(items))
+        key: _ListKey = ("items", rt.group, rt.plural, rt.version, id(items[0]), id(items[-1]), len(items))
+        return self._joined(key, items, None, lambda: b",".join([encode(rt, item) for item in items]))
+
+    def table_parts(self, rt: ResourceType, items: list[Obj], list_meta: Obj, now: datetime,
+                    include_object: str, no_headers: bool) -> list[bytes]:
+        """A LIST's Table as parts: its head, the rows joined, the tail. The joined rows are
+        reused while the same versions are listed at the same cluster time (an Age cell
+        moves with it) with the same ``includeObject`` and the same printer."""
+        head = dumps(table.table_head(rt, items, list_meta, no_headers))[:-1] + b',"rows":['
+        spec = table.table_spec(rt)
+
+        def rows() -> bytes:
+            return b",".join([dumps(row) for row in table.table_rows(rt, items, now, include_object)])
+        if len(items) < MIN_LIST_CACHED or include_object == "Object":  # Object rows are built per request
+            return [head, rows(), b"]}"]
+        key: _ListKey = ("rows", rt.group, rt.plural, rt.version, include_object, now,
+                         id(items[0]), id(items[-1]), len(items))
+        return [head, self._joined(key, items, spec, rows), b"]}"]
+
+    def _joined(self, key: _ListKey, items: list[Obj], printer: object, build: Callable[[], bytes]) -> bytes:
+        """``build()``, kept under ``key`` while the same ``items`` (by identity) and ``printer`` ask again."""
         with self._lock:
             cached = self._lists.get(key)
-            if cached is not None and _same_objects(cached[0], items):
+            if cached is not None and cached[1] is printer and _same_objects(cached[0], items):
                 self._lists.move_to_end(key)
-                return cached[1]
-        joined = b",".join([encode(rt, item) for item in items])
+                return cached[2]
+        joined = build()
         if not all(_stored_version(item) for item in items) or len(joined) > self.max_list_bytes:
             return joined  # a version that is not stored (no resourceVersion) is never reused
         with self._lock:
             previous = self._lists.pop(key, None)
             if previous is not None:
-                self.list_held_bytes -= len(previous[1])
-            self._lists[key] = (list(items), joined)
+                self.list_held_bytes -= len(previous[2])
+            self._lists[key] = (list(items), printer, joined)
             self.list_held_bytes += len(joined)
             while len(self._lists) > self.list_limit or self.list_held_bytes > self.max_list_bytes:
-                self.list_held_bytes -= len(self._lists.popitem(last=False)[1][1])
+                self.list_held_bytes -= len(self._lists.popitem(last=False)[1][2])
         return joined
 
     def __len__(self) -> int:
