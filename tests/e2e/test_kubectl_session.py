@@ -6,8 +6,8 @@ server-side twice, with ``diff`` before and after an edit; ``explain``; ``get`` 
 custom columns and JSONPath; ``auth can-i`` with RBAC on; a CRD and its objects with
 their printer columns; delete. Every output is compared whole.
 
-kubectl 1.27 and 1.28 read ``/openapi/v2`` (protobuf) for ``apply``, ``diff`` and
-``explain``; those steps are expected to fail for them until it is served.
+kubectl 1.27 and 1.28 read ``/openapi/v2`` (protobuf) for ``create -f``, ``apply``,
+``diff`` and ``explain``; the later ones read ``/openapi/v3``.
 """
 
 from __future__ import annotations
@@ -23,8 +23,6 @@ from fakekube import Cluster
 from .conftest import Kubectl, find_kubectl
 
 SESSION_VERSIONS = ("1.27", "1.28", "1.29", "1.30", "1.31", "1.32", "1.33", "1.34", "1.35")
-#: Versions that read /openapi/v2 as protobuf for apply, diff and explain.
-OPENAPI_V2_VERSIONS = ("1.27", "1.28")
 
 pytestmark = pytest.mark.fakekube(nodes=1, auto_advance=True)
 
@@ -113,12 +111,6 @@ def deleted(kubectl: Kubectl, what: str, namespace: str = "") -> str:
     return f"{what} deleted{where}\n"
 
 
-def needs_openapi_v2(request: pytest.FixtureRequest, kubectl: Kubectl) -> None:
-    """Mark this run strict-xfail for the kubectl versions that need /openapi/v2 (not served yet)."""
-    if kubectl.version in OPENAPI_V2_VERSIONS:
-        request.applymarker(pytest.mark.xfail(strict=True, reason="needs /openapi/v2 as protobuf (builtins helper)"))
-
-
 def test_create_get_and_delete(session_kubectl: Kubectl, fakekube: Cluster) -> None:
     k = session_kubectl
     assert k.ok("create", "namespace", "shop") == "namespace/shop created\n"
@@ -148,16 +140,13 @@ def test_create_get_and_delete(session_kubectl: Kubectl, fakekube: Cluster) -> N
         "default", "kube-node-lease", "kube-public", "kube-system"]
 
 
-def test_explain(request: pytest.FixtureRequest, session_kubectl: Kubectl) -> None:
-    needs_openapi_v2(request, session_kubectl)
+def test_explain(session_kubectl: Kubectl) -> None:
     out = session_kubectl.ok("explain", "deployment.spec.replicas")
     assert "FIELD: replicas <integer>" in out or "FIELD:    replicas <integer>" in out
     assert "Number of desired pods." in out
 
 
-def test_apply_client_side_twice_and_diff(request: pytest.FixtureRequest, session_kubectl: Kubectl,
-                                         tmp_path: Path) -> None:
-    needs_openapi_v2(request, session_kubectl)
+def test_apply_client_side_twice_and_diff(session_kubectl: Kubectl, tmp_path: Path) -> None:
     k = session_kubectl
     k.ok("create", "namespace", "shop")
     manifest = tmp_path / "shop.yaml"
@@ -194,9 +183,7 @@ def test_apply_server_side_twice_and_diff(session_kubectl: Kubectl, tmp_path: Pa
     assert k.ok("-n", "shop", "get", "configmap", "settings", "-o", "jsonpath={.data.mode}") == "dev"
 
 
-def test_crd_objects_with_printer_columns(request: pytest.FixtureRequest, session_kubectl: Kubectl,
-                                         tmp_path: Path) -> None:
-    needs_openapi_v2(request, session_kubectl)  # `create -f` validates with it
+def test_crd_objects_with_printer_columns(session_kubectl: Kubectl, tmp_path: Path) -> None:
     k = session_kubectl
     k.ok("create", "namespace", "shop")
     (tmp_path / "crd.yaml").write_text(CRD)
