@@ -114,6 +114,25 @@ def test_watch_in_order_and_resume(fakekube: Cluster) -> None:
     run(fakekube, scenario)
 
 
+@pytest.mark.fakekube(history_limit=20)
+def test_watch_from_a_compacted_resource_version_is_410(fakekube: Cluster) -> None:
+    """The watch answers an ERROR event with a 410 Status; the client raises it (informers relist)."""
+    async def scenario(api: ApiClient) -> None:
+        core = client.CoreV1Api(api)
+        start = (await core.create_namespaced_config_map("default", configmap("old"))).metadata.resource_version
+        for value in range(25):
+            await core.patch_namespaced_config_map("old", "default", {"data": {"k": str(value)}})
+        with pytest.raises(ApiException) as gone:
+            async with watch.Watch() as w:
+                async for _ in w.stream(core.list_namespaced_config_map, "default", resource_version=start,
+                                        timeout_seconds=WATCH_TIMEOUT_S):
+                    pass
+        assert gone.value.status == 410
+        assert gone.value.reason.startswith(f"Expired: too old resource version: {start} (")
+
+    run(fakekube, scenario)
+
+
 def test_patch_merge_strategic_and_json(fakekube: Cluster) -> None:
     async def scenario(api: ApiClient) -> None:
         apps = client.AppsV1Api(api)

@@ -116,6 +116,17 @@ def test_watch_in_order_and_resume_from_a_resource_version(client: Client) -> No
     assert resumed == [("MODIFIED", "3"), ("DELETED", "3")]
 
 
+@pytest.mark.fakekube(history_limit=20)
+def test_watch_from_a_compacted_resource_version_is_410(client: Client) -> None:
+    start = client.create(configmap("old")).metadata.resourceVersion
+    for value in range(25):
+        client.patch(ConfigMap, "old", {"data": {"k": str(value)}}, namespace="default")
+    gone = api_error(lambda: next(iter(client.watch(ConfigMap, namespace="default", resource_version=start,
+                                                    server_timeout=WATCH_TIMEOUT_S))))
+    assert (gone.status.code, gone.status.reason) == (410, "Expired")
+    assert gone.status.message.startswith(f"too old resource version: {start} (")
+
+
 def test_patch_merge_strategic_and_json(client: Client) -> None:
     client.create(deployment("web"))
     merged = client.patch(Deployment, "web", {"metadata": {"labels": {"team": "a"}}}, namespace="default",
