@@ -54,6 +54,11 @@ def test_client_side_install_upgrade_rollback_uninstall_with_wait(fakekube: Clus
     assert fakekube.get("v1", "Service", "demo-web")["spec"]["ports"][0]["port"] == 80
     assert release_secrets(fakekube) == [("sh.helm.release.v1.demo.v1", "deployed")]
 
+    # the chart's test hook: a pod whose container exits 0 after 3 (virtual) seconds
+    tested = helm.ok("test", "demo", "--timeout", "60s")
+    assert "TEST SUITE:     demo-test-greeting" in tested and "Phase:          Succeeded" in tested
+    assert fakekube.get("v1", "Pod", "demo-test-greeting")["status"]["phase"] == "Succeeded"
+
     helm.ok("upgrade", "demo", CHART, *NO_CRDS, CLIENT_SIDE, "--set", "replicas=3,greeting=hi", "--wait",
             "--timeout", "60s")
     assert deployment(fakekube)["status"]["availableReplicas"] == 3
@@ -113,3 +118,15 @@ def test_client_side_chart_with_a_crd(fakekube: Cluster, helm: Helm) -> None:
     assert fakekube.get("shop.example.com/v1", "Widget", "demo-widget")["spec"] == {"size": 4}
     helm.ok("uninstall", "demo", "--wait", "--timeout", "60s")
     assert fakekube.list("shop.example.com/v1", "Widget", "default") == []
+
+
+@pytest.mark.fakekube(nodes=1, auto_advance=True)
+def test_a_failing_test_hook_fails_helm_test(fakekube: Cluster, helm: Helm) -> None:
+    helm.ok("install", "demo", CHART, *NO_CRDS, CLIENT_SIDE, "--set", "replicas=1,test.exitCode=1", "--wait",
+            "--timeout", "60s")
+    result = helm("test", "demo", "--timeout", "60s")
+    assert result.rc == 1
+    assert "Phase:          Failed" in result.stdout
+    assert "pod demo-test-greeting failed" in result.stderr
+    assert fakekube.get("v1", "Pod", "demo-test-greeting")["status"]["containerStatuses"][0]["state"][
+        "terminated"]["exitCode"] == 1
