@@ -64,8 +64,8 @@ def test_crud_and_errors(api: Any) -> None:
 
     created.delete()
     assert not created.exists()
-    with pytest.raises(kr8s.NotFoundError):
-        ConfigMap.get("one", namespace="default", api=api)
+    with pytest.raises(kr8s.NotFoundError):  # timeout: kr8s retries a missing object for 2 s by default
+        ConfigMap.get("one", namespace="default", api=api, timeout=0)
 
 
 def test_list_with_label_and_field_selectors(api: Any) -> None:
