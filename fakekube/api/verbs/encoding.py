@@ -121,7 +121,7 @@ class EncodedObjects:
         """The items' bare encodings joined by commas; reused while the same versions are listed."""
         # A custom resource list is unstructured: each item keeps its apiVersion and kind.
         encode = self.typed if rt.custom is not None else self.bare
-        if len(items) < MIN_LIST_CACHED:
+        if len(items) < MIN_LIST_CACHED or rt.stored_as is not None:  # a view's items are new dicts each time
             return b",".join([encode(rt, item) for item in items])
         key: _ListKey = ("items", rt.group, rt.plural, rt.version, id(items[0]), id(items[-1]), len(items))
         return self._joined(key, items, None, lambda: b",".join([encode(rt, item) for item in items]))
@@ -136,7 +136,8 @@ class EncodedObjects:
 
         def rows() -> bytes:
             return b",".join([dumps(row) for row in table.table_rows(rt, items, now, include_object)])
-        if len(items) < MIN_LIST_CACHED or include_object == "Object":  # Object rows are built per request
+        if len(items) < MIN_LIST_CACHED or include_object == "Object" or rt.stored_as is not None:
+            # Object rows carry objects made per request, as a view's items are: nothing to reuse.
             return [head, rows(), b"]}"]
         key: _ListKey = ("rows", rt.group, rt.plural, rt.version, include_object, now,
                          id(items[0]), id(items[-1]), len(items))
