@@ -1,20 +1,23 @@
-"""A kopf operator against a served fakekube: handlers, status patches, finalizers.
+"""A kopf operator against a served fakekube: handlers, status patches, finalizers, RBAC.
 
 The operator runs in-process (``tests/clients/operators/kopf_runner.py``), standalone,
 watching the ``default`` namespace. Tests observe what a user observes: handlers fire
 (create/update/delete, in order), kopf's writes land (annotations, status through the
 status subresource or the main resource), and deletion waits for the delete handler
-because kopf's finalizer holds the object.
+because kopf's finalizer holds the object. With RBAC on, the operator runs as a
+ServiceAccount holding the rules kopf's docs list, and is denied what it lacks.
 """
 
 from __future__ import annotations
 
 import copy
 import threading
+from pathlib import Path
 from typing import Any
 
 import kopf
 import pytest
+import yaml
 from kubernetes import client
 
 from fakekube import Cluster
@@ -89,6 +92,10 @@ def _annotated(obj: dict[str, Any]) -> dict[str, Any] | None:
     return obj if annotations.get("shop.example.com/seen") == "yes" and obj["metadata"].get("finalizers") else None
 
 
+def _created(obj: dict[str, Any]) -> dict[str, Any] | None:
+    return obj if obj.get("status", {}).get("created") else None
+
+
 def gizmo_crd() -> dict[str, Any]:
     """Like the Widget CRD but without a status subresource: kopf patches status on the object."""
     crd = copy.deepcopy(widget_crd())
@@ -109,10 +116,7 @@ def test_custom_resource_operator(fakekube: Cluster, crd: dict[str, Any]) -> Non
     with KopfThread(operator_for(recorder, "shop.example.com", "v1", plural)):
         custom.create_namespaced_custom_object(*where, {**widget("one", size=2), "kind": kind})
 
-        def handled() -> dict[str, Any] | None:
-            obj = fakekube.get("shop.example.com/v1", kind, "one")
-            return obj if obj.get("status", {}).get("created") else None
-        stored = eventually(handled)
+        stored = eventually(lambda: _created(fakekube.get("shop.example.com/v1", kind, "one")))
         assert stored["status"]["phase"] == "Ready"
         assert stored["status"]["created"] == {"message": "hello one"}
         assert stored["metadata"]["finalizers"] == [FINALIZER]
@@ -127,3 +131,84 @@ def test_custom_resource_operator(fakekube: Cluster, crd: dict[str, Any]) -> Non
         recorder.release_delete.set()
         eventually(lambda: not fakekube.list("shop.example.com/v1", kind, "default"))
     assert recorder.calls == [("create", "one"), ("update", "one"), ("delete", "one")]
+
+
+#: What a standalone kopf operator of Widgets in one namespace needs (kopf's docs, "RBAC"):
+#: discovery of CRDs and namespaces cluster-wide; its resources and events in its namespace.
+OPERATOR_CLUSTER_RULES = [
+    {"apiGroups": ["apiextensions.k8s.io"], "resources": ["customresourcedefinitions"], "verbs": ["list", "watch"]},
+    {"apiGroups": [""], "resources": ["namespaces"], "verbs": ["list", "watch"]},
+]
+OPERATOR_RULES = [
+    {"apiGroups": ["shop.example.com"], "resources": ["widgets"], "verbs": ["list", "watch", "patch"]},
+    {"apiGroups": ["shop.example.com"], "resources": ["widgets/status"], "verbs": ["patch"]},
+    {"apiGroups": ["", "events.k8s.io"], "resources": ["events"], "verbs": ["create"]},
+]
+
+
+def service_account_kubeconfig(cluster: Cluster, namespace: str, name: str, path: Path) -> Path:
+    """The cluster's kubeconfig with the user swapped for a token of ServiceAccount ``name``."""
+    core = client.CoreV1Api(cluster.client())
+    token = core.create_namespaced_service_account_token(name, namespace, {"spec": {}}).status.token
+    config = yaml.safe_load(Path(cluster.kubeconfig).read_text())
+    config["users"] = [{"name": "fakekube", "user": {"token": token}}]
+    path.write_text(yaml.safe_dump(config))
+    return path
+
+
+def grant_operator(cluster: Cluster, rules: list[dict[str, Any]]) -> None:
+    """ServiceAccount default/widgets, bound to OPERATOR_CLUSTER_RULES and ``rules`` in default."""
+    rbac = "rbac.authorization.k8s.io/v1"
+    name = {"name": "widgets-operator"}
+    subjects = [{"kind": "ServiceAccount", "name": "widgets", "namespace": "default"}]
+    cluster.create({"apiVersion": "v1", "kind": "ServiceAccount",
+                    "metadata": {"name": "widgets", "namespace": "default"}})
+    cluster.create({"apiVersion": rbac, "kind": "ClusterRole", "metadata": name, "rules": OPERATOR_CLUSTER_RULES})
+    cluster.create({"apiVersion": rbac, "kind": "Role", "metadata": {**name, "namespace": "default"}, "rules": rules})
+    for kind, role in (("ClusterRoleBinding", "ClusterRole"), ("RoleBinding", "Role")):
+        metadata = name if kind == "ClusterRoleBinding" else {**name, "namespace": "default"}
+        cluster.create({"apiVersion": rbac, "kind": kind, "metadata": metadata, "subjects": subjects,
+                        "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": role, "name": "widgets-operator"}})
+
+
+@pytest.mark.fakekube(authorization_mode="RBAC")
+def test_operator_runs_as_a_service_account_with_the_rbac_kopf_documents(
+        fakekube: Cluster, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    fakekube.create(widget_crd())
+    eventually(lambda: crd_established(fakekube, "widgets.shop.example.com"))
+    grant_operator(fakekube, OPERATOR_RULES)
+    monkeypatch.setenv("KUBECONFIG", str(service_account_kubeconfig(fakekube, "default", "widgets",
+                                                                    tmp_path / "operator.kubeconfig")))
+    custom = client.CustomObjectsApi(fakekube.client())  # the test itself stays the admin
+    where = ("shop.example.com", "v1", "default", "widgets")
+    recorder = Recorder()
+    recorder.release_delete.set()
+    with KopfThread(operator_for(recorder, "shop.example.com", "v1", "widgets")):
+        custom.create_namespaced_custom_object(*where, widget("one", size=2))
+        stored = eventually(lambda: _created(fakekube.get("shop.example.com/v1", "Widget", "one")))
+        assert stored["status"]["phase"] == "Ready" and stored["metadata"]["finalizers"] == [FINALIZER]
+        custom.delete_namespaced_custom_object(*where, "one")
+        eventually(lambda: not fakekube.list("shop.example.com/v1", "Widget", "default"))
+    assert recorder.calls == [("create", "one"), ("delete", "one")]
+
+
+@pytest.mark.fakekube(authorization_mode="RBAC")
+def test_operator_without_status_patch_rights_is_denied(fakekube: Cluster, tmp_path: Path,
+                                                         monkeypatch: pytest.MonkeyPatch,
+                                                         caplog: pytest.LogCaptureFixture) -> None:
+    """The same operator lacking ``patch`` on widgets/status: kopf's status write is a 403."""
+    fakekube.create(widget_crd())
+    eventually(lambda: crd_established(fakekube, "widgets.shop.example.com"))
+    grant_operator(fakekube, [rule for rule in OPERATOR_RULES if rule["resources"] != ["widgets/status"]])
+    monkeypatch.setenv("KUBECONFIG", str(service_account_kubeconfig(fakekube, "default", "widgets",
+                                                                    tmp_path / "operator.kubeconfig")))
+    recorder = Recorder()
+    recorder.release_delete.set()
+    with KopfThread(operator_for(recorder, "shop.example.com", "v1", "widgets")):
+        client.CustomObjectsApi(fakekube.client()).create_namespaced_custom_object(
+            "shop.example.com", "v1", "default", "widgets", widget("one", size=2))
+        forbidden = ('widgets.shop.example.com "one" is forbidden: User "system:serviceaccount:default:widgets" '
+                     'cannot patch resource "widgets/status" in API group "shop.example.com" in the namespace '
+                     '"default"')
+        eventually(lambda: any(forbidden in record.getMessage() for record in caplog.records))
+    assert "status" not in fakekube.get("shop.example.com/v1", "Widget", "one")
