@@ -5,12 +5,17 @@ watching the ``default`` namespace. Tests observe what a user observes: handlers
 (create/update/delete, in order), kopf's writes land (annotations, status through the
 status subresource or the main resource), and deletion waits for the delete handler
 because kopf's finalizer holds the object. With RBAC on, the operator runs as a
-ServiceAccount holding the rules kopf's docs list, and is denied what it lacks.
+ServiceAccount holding the rules kopf's docs list, and is denied what it lacks. kopf's
+own admission webhooks (validating and mutating) are registered by kopf and called by
+the cluster over HTTPS.
 """
 
 from __future__ import annotations
 
 import copy
+import json
+import datetime
+import ipaddress
 import threading
 from pathlib import Path
 from typing import Any
@@ -18,7 +23,12 @@ from typing import Any
 import kopf
 import pytest
 import yaml
+from cryptography import x509
+from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives.asymmetric import ec
+from cryptography.x509.oid import NameOID
 from kubernetes import client
+from kubernetes.client.rest import ApiException
 
 from fakekube import Cluster
 from tests.clients.conftest import crd_established, eventually, widget, widget_crd
@@ -212,3 +222,61 @@ def test_operator_without_status_patch_rights_is_denied(fakekube: Cluster, tmp_p
                      '"default"')
         eventually(lambda: any(forbidden in record.getMessage() for record in caplog.records))
     assert "status" not in fakekube.get("shop.example.com/v1", "Widget", "one")
+
+
+def self_signed_certificate(directory: Path) -> tuple[Path, Path]:
+    """A certificate for 127.0.0.1 that is its own CA (the webhook's caBundle), and its key."""
+    key = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "127.0.0.1")])
+    start = datetime.datetime(2025, 1, 1)
+    certificate = (x509.CertificateBuilder().subject_name(name).issuer_name(name).public_key(key.public_key())
+                   .serial_number(1).not_valid_before(start).not_valid_after(start + datetime.timedelta(days=36500))
+                   .add_extension(x509.SubjectAlternativeName([x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]),
+                                  critical=False)
+                   .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
+                   .sign(key, hashes.SHA256()))
+    cert_path, key_path = directory / "webhook.crt", directory / "webhook.key"
+    cert_path.write_bytes(certificate.public_bytes(serialization.Encoding.PEM))
+    key_path.write_bytes(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                                           serialization.NoEncryption()))
+    return cert_path, key_path
+
+
+def test_kopf_admission_webhooks(fakekube: Cluster, tmp_path: Path) -> None:
+    """kopf serves its webhooks and writes their configurations (``auto.kopf.dev``); the
+    cluster calls them: a too large widget is refused with kopf's message, a colour is defaulted."""
+    fakekube.create(widget_crd())
+    eventually(lambda: crd_established(fakekube, "widgets.shop.example.com"))
+    cert, key = self_signed_certificate(tmp_path)
+    registry = kopf.OperatorRegistry()
+
+    @kopf.on.startup(registry=registry)
+    def serve_webhooks(settings: kopf.OperatorSettings, **_: Any) -> None:
+        settings.admission.server = kopf.WebhookServer(addr="127.0.0.1", host="127.0.0.1", port=None,
+                                                       certfile=str(cert), pkeyfile=str(key), cafile=str(cert))
+        settings.admission.managed = "auto.kopf.dev"
+
+    @kopf.on.validate("shop.example.com", "v1", "widgets", id="size-limit", registry=registry)
+    def size_limit(spec: kopf.Spec, **_: Any) -> None:
+        if spec.get("size", 0) > 10:
+            raise kopf.AdmissionError("a widget is at most 10", code=422)
+
+    @kopf.on.mutate("shop.example.com", "v1", "widgets", id="colour", registry=registry)
+    def colour(spec: kopf.Spec, patch: kopf.Patch, **_: Any) -> None:
+        if "color" not in spec:
+            patch.spec["color"] = "grey"
+
+    admission = "admissionregistration.k8s.io/v1"
+    custom = client.CustomObjectsApi(fakekube.client())
+    where = ("shop.example.com", "v1", "default", "widgets")
+    with KopfThread(registry):
+        eventually(lambda: fakekube.list(admission, "ValidatingWebhookConfiguration", "")
+                   and fakekube.list(admission, "MutatingWebhookConfiguration", ""))
+        with pytest.raises(ApiException) as refused:
+            custom.create_namespaced_custom_object(*where, widget("big", size=11))
+        assert refused.value.status == 422
+        assert json.loads(refused.value.body)["message"] == (
+            'admission webhook "size-limit.auto.kopf.dev" denied the request: a widget is at most 10')
+        assert custom.create_namespaced_custom_object(*where, widget("small", size=2))["spec"] == {
+            "size": 2, "color": "grey"}
+    assert [w["metadata"]["name"] for w in fakekube.list("shop.example.com/v1", "Widget", "default")] == ["small"]
