@@ -5,7 +5,9 @@ status write that cannot touch approval, upstream's 422s and kubectl's columns."
 from __future__ import annotations
 
 import base64
+import http.client
 import json
+from urllib.parse import urlsplit
 
 import pytest
 from kubernetes import client
@@ -88,3 +90,17 @@ def test_validation_of_a_new_request(fakekube: Cluster) -> None:
     code, missing, _ = request(fakekube, "POST", CSRS, csr_body(usages=[]))
     assert code == 422 and missing["details"]["causes"] == [
         {"reason": "FieldValueRequired", "message": "Required value: usages must be provided", "field": "spec.usages"}]
+
+
+def test_the_requester_is_who_asked_not_who_the_body_claims() -> None:
+    from fakekube.api.auth import UserInfo
+    with Cluster(tls=False, static_tokens={"alice-token": UserInfo("alice", ("devs",), "u-1")}) as cluster:
+        body = csr_body(username="mallory", groups=["system:masters"])
+        url = urlsplit(cluster.url)
+        connection = http.client.HTTPConnection(url.hostname, url.port, timeout=30)
+        connection.request("POST", CSRS, body=json.dumps(body), headers={
+            "Authorization": "Bearer alice-token", "Content-Type": "application/json"})
+        created = json.loads(connection.getresponse().read())
+        connection.close()
+    assert (created["spec"]["username"], created["spec"]["uid"], created["spec"]["groups"]) == \
+        ("alice", "u-1", ["devs", "system:authenticated"])

@@ -131,12 +131,17 @@ class CertificateSigningRequestStrategy(Strategy):
     """CSRs: the requester's identity stamped at create; spec fixed; approval by subresource."""
 
     def prepare_for_create(self, obj: Obj, ctx: WriteContext) -> None:
+        """The requester's identity (``ctx.user``; None: the admin), never the client's claim."""
         spec = obj.setdefault("spec", {})
-        # fakekube's strategies do not see the requesting user: requests are the admin's.
-        spec["username"] = ADMIN_USERNAME
-        spec["groups"] = list(ADMIN_GROUPS)
-        for name in ("uid", "extra"):
+        for name in ("username", "uid", "groups", "extra"):
             spec.pop(name, None)
+        user = ctx.user
+        spec["username"] = user.username if user is not None else ADMIN_USERNAME
+        if user is not None and user.uid:
+            spec["uid"] = user.uid
+        spec["groups"] = list(user.groups) if user is not None else list(ADMIN_GROUPS)
+        if user is not None and user.extra:
+            spec["extra"] = {key: list(values) for key, values in user.extra}
         obj["status"] = {}
 
     def prepare_for_update(self, new: Obj, old: Obj, ctx: WriteContext) -> None:

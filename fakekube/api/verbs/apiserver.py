@@ -13,7 +13,7 @@ from __future__ import annotations
 import builtins
 import contextlib
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Iterator
 
 from fakekube.api.auth import escalation
@@ -241,7 +241,7 @@ class APIServer:
         return WriteResult(objectmeta.with_type_meta(rt, answer), True, warnings)
 
     def _create_locked(self, rt: ResourceType, obj: Obj, options: WriteOptions, warnings: builtins.list[str]) -> WriteResult:
-        ctx = self._context()
+        ctx = replace(self._context(), user=options.user)  # who asks (a CSR records its requester)
         obj = _owned(obj, options)
         meta = obj["metadata"]
         # Admission runs before the name is generated, so it names the object as upstream's does.
