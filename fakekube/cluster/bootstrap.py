@@ -15,10 +15,11 @@ from __future__ import annotations
 
 import copy
 import functools
+from dataclasses import replace
 import ipaddress
 from typing import Any, Sequence
 
-from fakekube.api.registry import ResourceType
+from fakekube.api.registry import ResourceType, WriteContext
 from fakekube.api.types.flowcontrol import bootstrap_flow_schemas, bootstrap_priority_levels, dangling_condition
 from fakekube.api.types.networking import default_service_cidr
 from fakekube.api.types.service_alloc import DEFAULT_SERVICE_CIDR
@@ -80,17 +81,20 @@ def populate_api_server_objects(api: APIServer, service_cidr: str) -> None:
     (``tests/integration/test_flowcontrol_types.py`` checks that the create path stores the
     same): twenty-two creates through the full write path cost a cluster's start 4 ms."""
     now = api.now_rfc3339()
+    # Their uids come from a stream of their own: adding them shifted no identifier the
+    # cluster's main stream makes (pod names, IPs), and adding more will not either.
+    ctx = replace(api.write_context(), rng=api.rng.fork("kube-apiserver-bootstrap"))
     group = "flowcontrol.apiserver.k8s.io"
     levels, schemas = _apf_bodies()
     level_type = api.registry.lookup(group, "v1", "prioritylevelconfigurations")
     for level in levels:
-        _store_known_good(api, level_type, dict(level, metadata=dict(level["metadata"]), status={}))
+        _store_known_good(api, ctx, level_type, dict(level, metadata=dict(level["metadata"]), status={}))
     schema_type = api.registry.lookup(group, "v1", "flowschemas")
     for schema in schemas:
         status = {"conditions": [dangling_condition(schema["spec"]["priorityLevelConfiguration"]["name"], True, now)]}
-        _store_known_good(api, schema_type, dict(schema, metadata=dict(schema["metadata"]), status=status))
+        _store_known_good(api, ctx, schema_type, dict(schema, metadata=dict(schema["metadata"]), status=status))
     cidrs = api.registry.lookup("networking.k8s.io", "v1", "servicecidrs")
-    _store_known_good(api, cidrs, default_service_cidr(service_cidr, now))
+    _store_known_good(api, ctx, cidrs, default_service_cidr(service_cidr, now))
 
 
 @functools.cache
@@ -100,9 +104,9 @@ def _apf_bodies() -> tuple[list[Obj], list[Obj]]:
     return bootstrap_priority_levels(), bootstrap_flow_schemas()
 
 
-def _store_known_good(api: APIServer, rt: ResourceType, obj: Obj) -> None:
+def _store_known_good(api: APIServer, ctx: WriteContext, rt: ResourceType, obj: Obj) -> None:
     """Store a body that is already what the create path would make of it (metadata aside)."""
-    objectmeta.stamp_new(rt, obj, api.write_context())
+    objectmeta.stamp_new(rt, obj, ctx)
     api.store.create(rt.key, obj)
 
 
