@@ -44,3 +44,10 @@ def test_a_v1_hpa_without_a_target_reads_back_with_v2s_default(fakekube: Cluster
                                                   "metadata": {"name": "bad"}, "spec": {"scaleTargetRef": TARGET,
                                                                                         "maxReplicas": 0}})
     assert code == 422 and bad["details"]["causes"][0]["field"] == "spec.maxReplicas"
+
+
+def test_both_versions_show_the_storage_versions_hash(fakekube: Cluster) -> None:
+    """Discovery's storageVersionHash is the stored version's (autoscaling/v2), in either version."""
+    hashes = {version: [r["storageVersionHash"] for r in request(fakekube, "GET", f"/apis/autoscaling/{version}")[1]
+                        ["resources"] if r["name"] == "horizontalpodautoscalers"] for version in ("v1", "v2")}
+    assert hashes == {"v1": ["qwQve8ut294="], "v2": ["qwQve8ut294="]}

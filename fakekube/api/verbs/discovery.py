@@ -202,7 +202,15 @@ def _short_names_and_categories(rt: ResourceType) -> Doc:
     return extra
 
 
-def _api_resource(rt: ResourceType) -> Doc:
+def _storage_type(registry: Registry, rt: ResourceType) -> ResourceType:
+    """The type whose version is stored: for another version of the same resource
+    (autoscaling/v1 HPAs, stored as v2) the preferred one, whose hash every version shows."""
+    if rt.stored_as is not None and rt.stored_as == (rt.group, rt.plural):
+        return registry.by_group_resource(*rt.stored_as) or rt
+    return rt
+
+
+def _api_resource(rt: ResourceType, storage: ResourceType | None = None) -> Doc:
     entry: Doc = {
         "name": rt.plural,
         "singularName": rt.singular,
@@ -212,7 +220,7 @@ def _api_resource(rt: ResourceType) -> Doc:
         **_short_names_and_categories(rt),
     }
     if rt.persisted:  # upstream lists a hash only for resources with a storage version
-        entry["storageVersionHash"] = storage_version_hash(rt)
+        entry["storageVersionHash"] = storage_version_hash(storage or rt)
     return entry
 
 
@@ -236,7 +244,7 @@ def api_resource_list(registry: Registry, group: str, version: str) -> Doc | Non
         return None
     entries: list[Doc] = []
     for rt in resources:
-        entries.append(_api_resource(rt))
+        entries.append(_api_resource(rt, _storage_type(registry, rt)))
         entries.extend(_api_subresource(rt, sub) for sub in sorted(rt.subresources))
     return {
         "kind": "APIResourceList",
