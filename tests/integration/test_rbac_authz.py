@@ -332,3 +332,16 @@ def test_a_watch_needs_the_watch_verb(rbac: Cluster) -> None:
     code, body = raw(rbac, "GET", "/api/v1/namespaces/apps/configmaps?watch=true", token=token)
     assert (code, json.loads(body)["message"]) == (403, f'configmaps is forbidden: User "{SA_USER}" cannot watch '
                                                         f'resource "configmaps" in API group "" in the namespace "apps"')
+
+
+def test_a_token_bound_to_a_deleted_pod_is_refused(rbac: Cluster) -> None:
+    setup_operator(rbac, CONFIGMAP_RULES)
+    pod = rbac.create({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "op", "namespace": "apps"},
+                       "spec": {"serviceAccountName": "operator", "containers": [{"name": "c", "image": "nginx"}]}})
+    request = {"spec": {"boundObjectRef": {"apiVersion": "v1", "kind": "Pod", "name": "op",
+                                           "uid": pod["metadata"]["uid"]}}}
+    token = client.CoreV1Api(rbac.client()).create_namespaced_service_account_token(
+        "operator", "apps", request).status.token
+    assert raw(rbac, "GET", "/api/v1/namespaces/apps/configmaps", token=token)[0] == 200
+    client.CoreV1Api(rbac.client()).delete_namespaced_pod("op", "apps", grace_period_seconds=0)
+    assert raw(rbac, "GET", "/api/v1/namespaces/apps/configmaps", token=token)[0] == 401
