@@ -96,7 +96,10 @@ def bump_generation(rt: ResourceType, new: Obj, old: Obj) -> None:
     if not rt.strategy.tracks_generation:
         return
     generation = int((old.get("metadata") or {}).get("generation") or 1)
-    if spec_changed(new, old):
+    # A custom resource without the status subresource counts status as spec (upstream's
+    # customResourceStrategy compares everything but metadata).
+    status_counts = rt.custom is not None and not rt.has_status() and new.get("status") != old.get("status")
+    if spec_changed(new, old) or status_counts:
         generation += 1
     new["metadata"]["generation"] = generation
 
