@@ -326,3 +326,33 @@ def test_a_reset_forgets_custom_types(fakekube, ext) -> None:
     fakekube.reset()
     assert fakekube.registry.find(GROUP, "v1", "crontabs") is None
     assert requests.get(f"{fakekube.url}/apis/{GROUP}/v1").status_code == 404
+
+
+def test_a_crd_waits_for_its_objects_finalizers_and_refuses_creates_meanwhile(fakekube, ext, custom) -> None:
+    ext.create_custom_resource_definition(crd_body())
+    held = crontab("held")
+    held["metadata"]["finalizers"] = ["example.com/hold"]
+    custom.create_namespaced_custom_object(GROUP, "v1", "default", "crontabs", held)
+    ext.delete_custom_resource_definition(f"crontabs.{GROUP}")
+    crd = ext.read_custom_resource_definition(f"crontabs.{GROUP}")
+    assert crd.metadata.finalizers == ["customresourcecleanup.apiextensions.k8s.io"]
+    terminating = next(c for c in crd.status.conditions if c.type == "Terminating")
+    assert (terminating.status, terminating.reason, terminating.message) == \
+        ("True", "InstanceDeletionInProgress", "CustomResource deletion is in progress")
+    refused = error_of(lambda: custom.create_namespaced_custom_object(GROUP, "v1", "default", "crontabs", crontab("new")))
+    assert refused.status == 405
+    assert json.loads(refused.body)["message"] == "create not allowed while custom resource definition is terminating"
+    verbs = requests.get(f"{fakekube.url}/apis/{GROUP}/v1").json()["resources"][0]["verbs"]
+    assert verbs == ["delete", "deletecollection", "get", "list", "watch"]
+    custom.patch_namespaced_custom_object(GROUP, "v1", "default", "crontabs", "held", {"metadata": {"finalizers": None}})
+    fakekube.advance(5)
+    assert error_of(lambda: ext.read_custom_resource_definition(f"crontabs.{GROUP}")).status == 404
+
+
+def test_stored_versions_keep_the_storage_version(fakekube, ext) -> None:
+    ext.create_custom_resource_definition(crd_body())
+    url = f"{fakekube.url}/apis/apiextensions.k8s.io/v1/customresourcedefinitions/crontabs.{GROUP}/status"
+    emptied = requests.patch(url, data=json.dumps({"status": {"storedVersions": []}}),
+                             headers={"Content-Type": "application/merge-patch+json"})
+    assert emptied.status_code == 422
+    assert emptied.json()["details"]["causes"][0]["message"].endswith("must have at least one stored version")
