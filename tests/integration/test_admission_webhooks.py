@@ -337,3 +337,21 @@ def test_pods_a_controller_creates_go_through_mutating_webhooks(
     assert [[c.name for c in pod.spec.containers] for pod in pods] == [["app", "sidecar"]] * 2
     reviews = [r["request"] for r in server.reviews if r["path"].startswith("/inject")]
     assert [(r["operation"], r["userInfo"]["username"]) for r in reviews] == [("CREATE", "fakekube-admin")] * 2
+
+
+def test_a_bad_answer_is_a_call_failure_and_a_bad_patch_an_internal_error(
+        cluster: Cluster, server: WebhookServer, core: client.CoreV1Api) -> None:
+    server.handlers["/wrong-uid"] = lambda req: {"uid": "not-it", "allowed": True}
+    register(cluster, "ValidatingWebhookConfiguration", hook(server, "uid.example.com", "/wrong-uid"))
+    code, status = refusal(lambda: core.create_namespaced_config_map("default", configmap("a")))
+    uid = server.reviews[-1]["request"]["uid"]
+    assert (code, status["message"]) == (500, (
+        'Internal error occurred: failed calling webhook "uid.example.com": received invalid webhook response: '
+        f'expected response.uid="{uid}", got "not-it"'))
+    request(cluster, "DELETE", f"{GROUP}/validatingwebhookconfigurations/hooks")
+    server.handlers["/bad-patch"] = lambda req: json_patch({"op": "replace", "path": "/nowhere/x", "value": 1})
+    register(cluster, "MutatingWebhookConfiguration", hook(server, "patch.example.com", "/bad-patch",
+                                                           failurePolicy="Ignore"))
+    code, status = refusal(lambda: core.create_namespaced_config_map("default", configmap("b")))
+    assert (code, status["reason"]) == (500, "InternalError")
+    assert status["message"].startswith("Internal error occurred: ")

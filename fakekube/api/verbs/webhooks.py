@@ -178,10 +178,10 @@ class WebhookAdmission:
         try:
             operations = jsonpatch.JsonPatch.from_string(base64.b64decode(response["patch"]).decode("utf-8"))
             patched = operations.apply(_typed(attrs.rt, obj))
-        except Exception as exc:  # a patch that does not apply is the webhook's failure
-            raise calling_failed(hook.name, f"failed to apply the webhook's patch: {exc}") from None
+        except Exception as exc:  # upstream: an InternalError whatever the failurePolicy
+            raise internal(str(exc) or type(exc).__name__) from None
         if not isinstance(patched, dict):
-            raise calling_failed(hook.name, "the patched object is not a JSON object")
+            raise internal("the patched object is not a JSON object")
         patched.pop("apiVersion", None)
         patched.pop("kind", None)
         redefault(patched)
@@ -309,8 +309,12 @@ def object_matches(selector: Obj | None, obj: Obj | None, old: Obj | None) -> bo
 
 
 def calling_failed(webhook: str, why: str) -> ApiError:
-    """``apierrors.NewInternalError(ErrCallingWebhook)``: a 500 whose one cause repeats it."""
-    message = f'failed calling webhook "{webhook}": {why}'
+    """``apierrors.NewInternalError(ErrCallingWebhook)``."""
+    return internal(f'failed calling webhook "{webhook}": {why}')
+
+
+def internal(message: str) -> ApiError:
+    """``apierrors.NewInternalError``: a 500 whose one cause repeats the message."""
     return ApiError(500, "InternalError", f"Internal error occurred: {message}", {"causes": [{"message": message}]})
 
 
