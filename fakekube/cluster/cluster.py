@@ -417,6 +417,14 @@ class Cluster:
         return self._server.url
 
     @property
+    def webhook_addresses(self) -> dict[str, str]:
+        """Where admission webhooks are reached: the ``host:port`` the apiserver would dial
+        (``hooks.default.svc:443``, or a webhook URL's) → the socket (``127.0.0.1:8443``).
+        Edit it to route a webhook a test serves; a reset restores
+        ``ClusterConfig.webhook_addresses``."""
+        return self.api.webhooks.transport.addresses
+
+    @property
     def kubeconfig(self) -> str:
         """Path of a kubeconfig file for this cluster (written when it starts)."""
         if self._kubeconfig is None:

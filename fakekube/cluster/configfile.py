@@ -359,7 +359,7 @@ def _check_cidrs(config: ClusterConfig) -> None:
             raise ConfigError(f"{key}: {_one_line(error)}") from None
 
 
-def _webhook_addresses(raw: Any, path: str) -> dict[str, str]:
+def parse_webhook_addresses(raw: Any, path: str) -> dict[str, str]:
     """``{"hooks.default.svc:443": "127.0.0.1:8443"}``: both sides ``host:port``."""
     addresses = {}
     for key, value in _mapping(raw, path).items():
@@ -435,7 +435,7 @@ _TOP_LEVEL: tuple[tuple[str, str, Callable[[Any, str], Any]], ...] = (
     ("behaviours", "behaviours", _behaviours),
     ("staticPods", "static_pods", _static_pods),
     ("systemPods", "system_pods", _system_pods),
-    ("webhookAddresses", "webhook_addresses", _webhook_addresses),
+    ("webhookAddresses", "webhook_addresses", parse_webhook_addresses),
     ("authorizationMode", "authorization_mode", _authorization_mode),
     ("staticTokens", "static_tokens", _static_tokens),
     ("tls", "tls", _flag),

@@ -20,6 +20,9 @@ Endpoints (all JSON; errors are Kubernetes ``Status`` objects, like the rest of 
 * ``POST /fakekube/v1/nodes/<name>/conditions`` with ``{"type": "MemoryPressure", "status":
   "True"}`` (``reason``/``message`` optional) → the kubelet reports it at its next status check
 * ``DELETE /fakekube/v1/nodes/<name>/conditions/<type>`` → reported healthy again
+* ``GET  /fakekube/v1/webhook-addresses`` → where admission webhooks are reached:
+  ``{"hooks.default.svc:443": "127.0.0.1:8443", ...}``; ``PUT`` the same mapping to replace it
+  (both sides ``host:port``; docs/api.md "Admission webhooks and policies")
 * ``GET  /fakekube/v1/scheduling/<namespace>/<pod>`` → why the scheduler places the pod
   where it does: per node the filter that rejected it, or each score plugin's score
   (``Cluster.explain_scheduling``, fakekube/scheduler/explain.py)
@@ -48,6 +51,7 @@ from fakekube.api.machinery import errors
 from fakekube.api.machinery.errors import ApiError
 from fakekube.api.http.response import JsonResponse
 from fakekube.clock import format_rfc3339
+from fakekube.cluster.configfile import ConfigError, parse_webhook_addresses
 from fakekube.engine.engine import printable
 
 if TYPE_CHECKING:
@@ -77,6 +81,8 @@ class ControlApp:
             ("POST", "/settle"): lambda _: self._settle(),
             ("POST", "/reset"): lambda _: self._reset(),
             ("GET", "/errors"): lambda _: self._errors(),
+            ("GET", "/webhook-addresses"): lambda _: dict(self.cluster.webhook_addresses),
+            ("PUT", "/webhook-addresses"): self._set_webhook_addresses,
         }
 
     def __call__(self, environ: dict, start_response: Callable) -> Iterable[bytes]:
@@ -176,6 +182,15 @@ class ControlApp:
                   for e in list(engine.errors)]
         return {"errors": errors, "total": len(errors) + engine.errors_dropped, "dropped": engine.errors_dropped,
                 "kept": engine.max_errors_kept}
+
+    def _set_webhook_addresses(self, request: Request) -> dict[str, Any]:
+        try:
+            addresses = parse_webhook_addresses(_json_body(request), "body")
+        except ConfigError as exc:
+            raise errors.bad_request(str(exc)) from None
+        self.cluster.webhook_addresses.clear()
+        self.cluster.webhook_addresses.update(addresses)
+        return dict(addresses)
 
     def _reset(self) -> dict[str, Any]:
         self.cluster.reset()

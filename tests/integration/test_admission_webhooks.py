@@ -32,7 +32,7 @@ def server() -> Iterator[WebhookServer]:
 
 @pytest.fixture
 def cluster(fakekube: Cluster, server: WebhookServer) -> Cluster:
-    fakekube.api.webhooks.transport.addresses[SERVICE_HOST] = server.address
+    fakekube.webhook_addresses[SERVICE_HOST] = server.address
     return fakekube
 
 
@@ -355,3 +355,12 @@ def test_a_bad_answer_is_a_call_failure_and_a_bad_patch_an_internal_error(
     code, status = refusal(lambda: core.create_namespaced_config_map("default", configmap("b")))
     assert (code, status["reason"]) == (500, "InternalError")
     assert status["message"].startswith("Internal error occurred: ")
+
+
+def test_the_control_api_routes_webhooks(cluster: Cluster, server: WebhookServer) -> None:
+    code, routes, _ = request(cluster, "GET", "/fakekube/v1/webhook-addresses")
+    assert (code, routes) == (200, {SERVICE_HOST: server.address})
+    code, routes, _ = request(cluster, "PUT", "/fakekube/v1/webhook-addresses", {"other.ns.svc:8443": server.address})
+    assert (code, cluster.webhook_addresses) == (200, {"other.ns.svc:8443": server.address})
+    code, status, _ = request(cluster, "PUT", "/fakekube/v1/webhook-addresses", {"x": "y"})
+    assert (code, status["message"]) == (400, "body: key 'x': must be host:port, got 'x'")
