@@ -366,20 +366,21 @@ class RestApp:
         raw = self._body(request)
         user = _user(request)
         if verb == "patch":
-            options = replace(WriteOptions.from_query(query, raw, "PatchOptions"), user=user)
+            options = replace(WriteOptions.from_query(query, raw, "PatchOptions", _user_agent(request)), user=user)
             result = self.api.patch(rt, target.namespace, target.name, _media(request), raw, options)
-            return self._written(representation, result.obj, 200, result.warnings, _cacheable(rt, options))
+            return self._written(representation, result.obj, 201 if result.created else 200, result.warnings,
+                                 _cacheable(rt, options))
         if verb in ("delete", "deletecollection"):
             return self._delete(request, representation, rt, target, query, raw, verb)
         if verb == "create":
-            options = replace(WriteOptions.from_query(query, raw, "CreateOptions"), user=user)
+            options = replace(WriteOptions.from_query(query, raw, "CreateOptions", _user_agent(request)), user=user)
             body = decode_body(request, raw, rt.kind, rt.api_version)
             if rt.key == BINDINGS:  # the pods/binding rule, for the pod the Binding names
                 name = (body.get("metadata") or {}).get("name") or ""
                 return self._written(representation, self._subresources.bind(target.namespace, name, body, options), 201, [])
             result = self.api.create(rt, target.namespace, body, options)
             return self._written(representation, result.obj, 201, result.warnings, _cacheable(rt, options))
-        options = replace(WriteOptions.from_query(query, raw, "UpdateOptions"), user=user)
+        options = replace(WriteOptions.from_query(query, raw, "UpdateOptions", _user_agent(request)), user=user)
         body = decode_body(request, raw, rt.kind, rt.api_version)
         result = self.api.update(rt, target.namespace, target.name, body, options)
         return self._written(representation, result.obj, 201 if result.created else 200, result.warnings,
@@ -420,7 +421,7 @@ class RestApp:
             negotiation.choose(request.headers.get("Accept"), allow_as=False)
         raw = self._body(request) if request.method in ("POST", "PUT", "PATCH") else b""
         body, code, content_type = self._subresources.handle(request.method, rt, target, query, raw, _media(request),
-                                                             lambda: decode_body(request, raw), _user(request))
+                                                             lambda: decode_body(request, raw), _user(request), _user_agent(request))
         if isinstance(body, WriteResult):  # a status write: its object, with its warnings
             response = encode_response(body.obj, negotiation.choose(request.headers.get("Accept"), allow_as=False).media_type, code)
             for warning in body.warnings:
@@ -551,6 +552,10 @@ def _user(request: Request) -> UserInfo | None:
     """The request's user, as authentication left it (None: not through ``dispatch``)."""
     user = request.environ.get(USER_KEY)
     return user if isinstance(user, UserInfo) else None
+
+
+def _user_agent(request: Request) -> str:
+    return request.headers.get("User-Agent") or ""
 
 
 def _media(request: Request) -> str:

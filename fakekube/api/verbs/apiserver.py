@@ -23,7 +23,7 @@ from fakekube.api.machinery.errors import FieldError
 from fakekube.api.machinery.jsonutil import deep_copy
 from fakekube.api.machinery.validation import go_strings
 from fakekube.api.registry import FINALIZE, STATUS, Registry, ResourceType, WriteContext
-from fakekube.api.verbs import admission, customresources, deletion, objectmeta
+from fakekube.api.verbs import admission, customresources, deletion, fieldmanager, objectmeta
 from fakekube.api.verbs.attributes import CREATE, DELETE, UPDATE, Attributes, namespace_of
 from fakekube.api.verbs.customresources import CustomTypes
 from fakekube.api.verbs.deletion import DeleteOptions
@@ -42,7 +42,8 @@ Obj = dict[str, Any]
 JSON_PATCH = "application/json-patch+json"
 MERGE_PATCH = "application/merge-patch+json"
 STRATEGIC_MERGE_PATCH = "application/strategic-merge-patch+json"
-PATCH_TYPES = (JSON_PATCH, MERGE_PATCH, STRATEGIC_MERGE_PATCH)
+APPLY_PATCH = fieldmanager.APPLY_PATCH
+PATCH_TYPES = (JSON_PATCH, MERGE_PATCH, STRATEGIC_MERGE_PATCH, APPLY_PATCH)
 
 #: How often an update is recomputed when the object changed while its admission webhooks
 #: were called (upstream's GuaranteedUpdate retries; past this the write is a 409).
@@ -75,22 +76,44 @@ class WriteOptions:
     #: Who asks (authentication's answer); None: the cluster admin (internal writes, and every
     #: request while authorization is off). Admission webhooks and managedFields read it.
     user: UserInfo | None = None
+    #: ``fieldManager``; empty: the manager is named after the User-Agent (``user_agent``).
+    field_manager: str = ""
+    user_agent: str = ""
+    #: ``force`` (apply only; None when not given).
+    force: bool | None = None
+    #: The subresource a main-resource write stands for in managedFields (``scale``).
+    managed_subresource: str = ""
 
     @classmethod
     def from_query(cls, query: dict[str, str], raw: bytes | None = None,
-                   options_kind: str = "CreateOptions") -> "WriteOptions":
+                   options_kind: str = "CreateOptions", user_agent: str = "") -> "WriteOptions":
         """Parse and validate as upstream's ``Validate{Create,Update,Patch}Options``: a bad
         value is a 422 on ``<options_kind>.meta.k8s.io``."""
         dry_run = query.get("dryRun")
         validation = query.get("fieldValidation") or ""
-        problems = []
+        field_manager = query.get("fieldManager") or ""
+        force = _parse_bool(query["force"]) if "force" in query else None
+        problems = fieldmanager.check_field_manager(field_manager)
         if dry_run is not None and dry_run != "All":
             problems.append(errors.not_supported("dryRun", go_strings([dry_run]), ["All"]))
         if validation not in ("", STRICT, WARN, IGNORE):
             problems.append(errors.not_supported("fieldValidation", validation, ["", IGNORE, STRICT, WARN]))
         if problems:
             raise errors.invalid_options(options_kind, problems)
-        return cls(dry_run=dry_run == "All", field_validation=validation or WARN, raw_body=raw)
+        return cls(dry_run=dry_run == "All", field_validation=validation or WARN, raw_body=raw,
+                   field_manager=field_manager, user_agent=user_agent, force=force)
+
+    def manager(self) -> str:
+        return fieldmanager.manager_name(self.field_manager, self.user_agent, self.internal)
+
+
+def _parse_bool(text: str) -> bool:
+    """The parameter codec's bool: ``strconv.ParseBool``; anything else is a 400."""
+    if text in ("1", "t", "T", "TRUE", "true", "True"):
+        return True
+    if text in ("0", "f", "F", "FALSE", "false", "False"):
+        return False
+    raise errors.bad_request(f'strconv.ParseBool: parsing "{text}": invalid syntax')
 
 
 @dataclass
@@ -240,7 +263,9 @@ class APIServer:
         answer = rt.strategy.review(obj, ctx)
         return WriteResult(objectmeta.with_type_meta(rt, answer), True, warnings)
 
-    def _create_locked(self, rt: ResourceType, obj: Obj, options: WriteOptions, warnings: builtins.list[str]) -> WriteResult:
+    def _create_locked(self, rt: ResourceType, obj: Obj, options: WriteOptions, warnings: builtins.list[str],
+                       tracked: bool = False) -> WriteResult:
+        """``tracked``: the object's managedFields are already set (an apply that creates)."""
         ctx = replace(self._context(), user=options.user)  # who asks (a CSR records its requester)
         obj = _owned(obj, options)
         meta = obj["metadata"]
@@ -254,6 +279,8 @@ class APIServer:
         objectmeta.stamp_new(rt, obj, ctx)
         objectmeta.omit_empty(meta)
         rt.strategy.default(obj, ctx)
+        if not tracked and not options.internal:
+            fieldmanager.track_create(rt, obj, self.schemas, options.manager(), self.now_rfc3339())
         rt.strategy.prepare_for_create(obj, ctx)
         for admit in self.mutating_admission:
             admit(rt, obj, ctx)
@@ -312,12 +339,14 @@ class APIServer:
             raise errors.conflict(rt.group, rt.plural, existing["metadata"]["name"], errors.STALE_OBJECT)
 
     def _finish_update(self, rt: ResourceType, existing: Obj, new: Obj, options: WriteOptions,
-                       subresource: str) -> WriteResult | None:
+                       subresource: str, tracked: bool = False) -> WriteResult | None:
         """The shared tail of PUT and PATCH: merge rules, admission, validation, no-op check,
         write. None: the object changed while the lock was released for admission webhooks
-        (the caller starts again from the new version, as upstream's GuaranteedUpdate)."""
+        (the caller starts again from the new version, as upstream's GuaranteedUpdate).
+        ``tracked``: the new object's managedFields are already set (an apply)."""
         ctx = self._context()
         old = existing
+        sent = (new.get("metadata") or {}).get("managedFields")  # an apply's, kept through the merge rules
         if subresource == STATUS:
             new = rt.strategy.prepare_subresource(STATUS, _status_update(rt, old, new), old, ctx)
         elif subresource == FINALIZE:
@@ -333,6 +362,14 @@ class APIServer:
                 _keep_status(new, old)
             rt.strategy.default(new, ctx)
             rt.strategy.prepare_for_update(new, old, ctx)
+        if tracked:
+            new["metadata"] = {**new["metadata"], "managedFields": sent}
+        elif options.internal:
+            fieldmanager.keep_managed_fields(old, new)
+        else:
+            fieldmanager.track_update(rt, old, new, self.schemas, options.manager(),
+                                      subresource or options.managed_subresource, self.now_rfc3339())
+        objectmeta.omit_empty(new["metadata"])
         objectmeta.bump_generation(rt, new, old)
         new["metadata"].setdefault("resourceVersion", old["metadata"]["resourceVersion"])
         warnings: builtins.list[str] = []
@@ -382,6 +419,9 @@ class APIServer:
             raise errors.unsupported_media_type(patch_type)
         if rt.custom is not None:
             customresources.check_patch_type(rt, patch_type)
+        fieldmanager.check_patch_options(patch_type, options.field_manager, options.force)
+        if patch_type == APPLY_PATCH:
+            return self._apply(rt, namespace, name, patch_body, options, subresource)
         if options.field_validation != IGNORE:
             _decode_patch_strictly(patch_type, patch_body)
         document = patch.parse_patch_body(patch_body)
@@ -426,6 +466,57 @@ class APIServer:
         if result is not None:
             result.warnings = warnings + result.warnings
         return result
+
+    def _apply(self, rt: ResourceType, namespace: str, name: str, body: bytes, options: WriteOptions,
+               subresource: str) -> WriteResult:
+        """Server-side apply: merge the configuration for its manager; create if missing."""
+        config = decoding_apply_body(body)
+        warnings = self._apply_field_warnings(options, body)
+        with self.store.lock:
+            for _ in range(MAX_ADMISSION_RETRIES):
+                result = self._apply_once(rt, namespace, name, config, options, subresource)
+                if result is not None:
+                    result.warnings = warnings + result.warnings
+                    return result
+            raise _changed_during_admission(rt, name)
+
+    def _apply_once(self, rt: ResourceType, namespace: str, name: str, config: Obj, options: WriteOptions,
+                    subresource: str) -> WriteResult | None:
+        """One attempt of an apply under the store lock (None: retry, see ``_finish_update``)."""
+        existing = self.store.get(rt.key, (namespace if rt.namespaced else "", name))
+        # A private copy: the merge shares the live object's untouched levels with its result,
+        # which defaulting and the write then edit.
+        live = deep_copy(objectmeta.with_type_meta(rt, rt.view(existing))) if existing is not None else _empty(rt)
+        merged, _ = fieldmanager.apply_config(rt, live, config, self.schemas, options.field_manager,
+                                              bool(options.force), self.now_rfc3339(), subresource)
+        if rt.custom is not None:
+            customresources.check_type_meta(rt, merged, None, self.registry)
+            merged, _ = customresources.prune(rt, merged, copy=False)
+        objectmeta.check_name(merged, name)
+        objectmeta.check_namespace(rt, merged, namespace)
+        objectmeta.strip_type_meta(merged)
+        merged = rt.storable(merged)
+        if existing is None:
+            if subresource:
+                raise errors.not_found(rt.group, rt.plural, name)
+            merged["metadata"].pop("resourceVersion", None)
+            customresources.check_create_allowed(rt)
+            return self._create_locked(rt, merged, options, [], tracked=True)
+        self._check_resource_version(rt, merged, existing)
+        return self._finish_update(rt, existing, merged, options, subresource, tracked=True)
+
+    def _apply_field_warnings(self, options: WriteOptions, body: bytes) -> builtins.list[str]:
+        """Duplicate fields of a JSON apply body (Strict: 400 ``error strict decoding
+        YAML``, Warn: warnings). Unknown fields are the typed conversion's 500 instead:
+        upstream decodes an applied configuration into a map, which has no unknown fields."""
+        if options.field_validation == IGNORE or not body.lstrip().startswith(b"{"):
+            return []
+        duplicates = fieldvalidation.duplicate_fields(body)
+        if not duplicates:
+            return []
+        if options.field_validation == STRICT:
+            raise errors.bad_request("error strict decoding YAML: " + "; ".join(duplicates))
+        return [fieldvalidation.warning_header(w) for w in fieldvalidation.warnings([], duplicates)]
 
     def _apply_patch(self, rt: ResourceType, existing: Obj, patch_type: str, document: Any) -> Obj:
         current = deep_copy(objectmeta.with_type_meta(rt, rt.view(existing)))
@@ -637,6 +728,25 @@ class APIServer:
 
 def _changed_during_admission(rt: ResourceType, name: str) -> errors.ApiError:
     return errors.conflict(rt.group, rt.plural, name, errors.STALE_OBJECT)
+
+
+def decoding_apply_body(body: bytes) -> Any:
+    """An apply body: YAML (JSON is YAML), as ``yaml.Unmarshal`` reads it; 400 if malformed."""
+    try:
+        config = decoding.parse_yaml(body)
+    except decoding.SyntaxFailure as exc:
+        raise errors.bad_request(f"error decoding YAML: {exc}") from None
+    if config is None:
+        return {}
+    if not isinstance(config, dict):
+        why = f"json: cannot unmarshal {decoding.json_kind(config)} into Go value of type map[string]interface {{}}"
+        raise errors.bad_request(f"error decoding YAML: {why}")
+    return config
+
+
+def _empty(rt: ResourceType) -> Obj:
+    """The object an apply creates from: the type's empty value."""
+    return {"apiVersion": rt.api_version, "kind": rt.kind, "metadata": {}}
 
 
 def _owned(obj: Obj, options: WriteOptions) -> Obj:

@@ -53,9 +53,11 @@ class Subresources:
         self.api = api
 
     def handle(self, method: str, rt: ResourceType, target: Any, query: dict[str, str], raw: bytes,
-               media: str, decode: Callable[[], Any], user: UserInfo | None = None) -> tuple[Any, int, str]:
+               media: str, decode: Callable[[], Any], user: UserInfo | None = None,
+               user_agent: str = "") -> tuple[Any, int, str]:
         name, namespace, sub = target.name, target.namespace, target.subresource
-        options = replace(WriteOptions.from_query(query, raw), user=user)
+        kind = "PatchOptions" if method == "PATCH" else "UpdateOptions" if method == "PUT" else "CreateOptions"
+        options = replace(WriteOptions.from_query(query, raw, kind, user_agent), user=user)
         if sub in (STATUS, APPROVAL, EPHEMERAL_CONTAINERS, RESIZE):  # a view of the object, written in part
             return self._status(method, rt, namespace, name, raw, media, decode, options, sub)
         if sub == SCALE:
@@ -118,7 +120,9 @@ class Subresources:
                 raise errors.conflict(rt.group, rt.plural, name, errors.STALE_OBJECT)
             _set_replicas(rt, obj, replicas)
             obj["metadata"].pop("resourceVersion", None)
-            updated = self.api.update(rt, namespace, name, obj, WriteOptions(dry_run=options.dry_run)).obj
+            scale_options = WriteOptions(dry_run=options.dry_run, field_manager=options.field_manager,
+                                         user_agent=options.user_agent, managed_subresource=SCALE)
+            updated = self.api.update(rt, namespace, name, obj, scale_options).obj
         return scale_of(rt, updated)
 
     # -- pods ----------------------------------------------------------------

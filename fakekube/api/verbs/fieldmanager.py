@@ -1,0 +1,209 @@
+"""managedFields on every write and server-side apply: the apiserver's field manager.
+
+The pure rules live in :mod:`fakekube.api.wire.apply`; this module decides what they are
+given — the manager's name (``fieldManager``, else the User-Agent's product, as upstream's
+``managerOrUserAgent``), the type of the object, the fields a subresource write may not own
+(upstream's strategies' reset fields) — and turns conflicts into upstream's 409.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from fakekube.api.machinery import errors
+from fakekube.api.registry import SCALE, STATUS, ResourceType
+from fakekube.api.wire import apply as ssa
+from fakekube.api.wire.apply.fieldsets import path_string
+from fakekube.api.wire.schema import SchemaSet
+
+Obj = dict[str, Any]
+
+APPLY_PATCH = "application/apply-patch+yaml"
+APPLY_PATCH_CBOR = "application/apply-patch+cbor"
+MAX_MANAGER_LENGTH = 128
+#: Internal writes that name no manager (unused while internal writes are untracked).
+INTERNAL_MANAGER = "kube-controller-manager"
+
+_MAIN_IGNORED: dict[str, Any] = {"f:status": {}}
+_STATUS_ONLY: dict[str, Any] = {"f:spec": {}, "f:metadata": {"f:labels": {}}}
+
+
+def manager_name(field_manager: str, user_agent: str, internal: bool) -> str:
+    """``managerOrUserAgent``: the fieldManager, else the User-Agent up to its first ``/``."""
+    if field_manager:
+        return field_manager
+    if internal and not user_agent:
+        return INTERNAL_MANAGER
+    return user_agent.split("/", 1)[0]
+
+
+def type_of(rt: ResourceType, schemas: SchemaSet) -> ssa.TypeNode:
+    if rt.schema is not None:
+        return ssa.custom_root(rt.schema, schemas)
+    return ssa.builtin_root(schemas, rt.group, rt.version, rt.kind)
+
+
+def ignored_fields(rt: ResourceType, subresource: str) -> dict[str, Any] | None:
+    """What the write cannot own: a main-resource write of a type with a status subresource
+    never owns status; a status write never owns spec or labels (as 1.33's strategies)."""
+    if subresource == STATUS:
+        return _STATUS_ONLY
+    if subresource == SCALE:
+        return None
+    return _MAIN_IGNORED if rt.has_status() else None
+
+
+def track_create(rt: ResourceType, obj: Obj, schemas: SchemaSet, manager: str, now: str) -> None:
+    """Set a new object's managedFields: the creating manager owns what it set."""
+    meta = obj["metadata"]
+    sent = meta.pop("managedFields", None)
+    if sent is not None and not ssa.is_reset(sent):
+        decoded = ssa.decode(sent)
+        if decoded:  # a client may hand over valid managedFields on create
+            meta["managedFields"] = ssa.encode(decoded)
+            return
+    try:
+        fields = ssa.create_fields(obj, type_of(rt, schemas), ignored_fields(rt, ""))
+    except ssa.TypedError:
+        return
+    if fields:
+        meta["managedFields"] = ssa.managers.created_entry(manager, rt.api_version, fields, now)
+
+
+def track_update(rt: ResourceType, old: Obj, new: Obj, schemas: SchemaSet, manager: str, subresource: str,
+                 now: str) -> None:
+    """Set ``new``'s managedFields after a non-apply write over ``old``."""
+    meta = new["metadata"]
+    old_entries = (old.get("metadata") or {}).get("managedFields")
+    sent = meta.pop("managedFields", None)
+    managers: ssa.Managers | None
+    if subresource:
+        managers = ssa.decode(old_entries)
+    elif ssa.is_reset(sent):
+        managers = {}
+    else:
+        managers = ssa.decode(sent) if sent else None
+        if not managers:
+            managers = ssa.decode(old_entries)
+    if managers is None:
+        managers = {}
+    try:
+        result = ssa.update(old, new, type_of(rt, schemas), managers, manager, rt.api_version, subresource, now,
+                            ignored_fields(rt, subresource))
+    except ssa.TypedError:
+        if old_entries:
+            meta["managedFields"] = old_entries  # UpdateNoErrors keeps the live managedFields
+        return
+    if result:
+        meta["managedFields"] = ssa.encode(result)
+
+
+def keep_managed_fields(old: Obj, new: Obj) -> None:
+    """An internal write (a controller, a kubelet) records no manager of its own (a
+    simplification: upstream names kube-controller-manager, kubelet...), but keeps the
+    object's managedFields when its body left them out."""
+    entries = (old.get("metadata") or {}).get("managedFields")
+    if entries and "managedFields" not in new["metadata"]:
+        new["metadata"]["managedFields"] = entries
+
+
+def apply_config(rt: ResourceType, live: Obj, config: Any, schemas: SchemaSet, manager: str, force: bool,
+                 now: str, subresource: str = "") -> tuple[Obj, bool]:
+    """Server-side apply of ``config`` over ``live`` (an empty object on create): the merged
+    object with its managedFields, and whether anything changed."""
+    if not isinstance(config, dict):
+        raise errors.bad_request("error decoding YAML: object is not a map")  # never reached by kubectl
+    _check_config(rt, config)
+    node = type_of(rt, schemas)
+    problems = ssa.typed.undeclared(config, node)
+    if problems:
+        why = problems[0] if len(problems) == 1 else "errors:\n  " + "\n  ".join(problems)
+        raise errors.unknown_error(500, _typed_failure("patch", rt, config, why))
+    managers = ssa.decode((live.get("metadata") or {}).get("managedFields"))
+    if managers is None:
+        raise errors.unknown_error(500, "failed to decode managed fields")
+    try:
+        merged, result, changed = ssa.apply(live, config, node, managers, manager, rt.api_version,
+                                            subresource, force, now, ignored_fields(rt, subresource))
+    except ssa.Conflicts as conflicts:
+        raise conflict_error(conflicts) from None
+    except ssa.TypedError as exc:
+        raise errors.unknown_error(500, _typed_failure("patch", rt, config, str(exc))) from None
+    merged = dict(merged)
+    merged["metadata"] = dict(merged.get("metadata") or {})
+    if result:
+        merged["metadata"]["managedFields"] = ssa.encode(result)
+    else:
+        merged["metadata"].pop("managedFields", None)
+    return merged, changed
+
+
+def _check_config(rt: ResourceType, config: Obj) -> None:
+    api_version, kind = config.get("apiVersion"), config.get("kind")
+    if api_version != rt.api_version or kind != rt.kind:
+        group, _, version = (api_version or "").rpartition("/") if isinstance(api_version, str) else ("", "", "")
+        raise errors.bad_request(f"invalid object type: {group}/{version}, Kind={kind if isinstance(kind, str) else ''}")
+    meta = config.get("metadata")
+    if isinstance(meta, dict) and meta.get("managedFields") is not None:
+        raise errors.bad_request("metadata.managedFields must be nil")
+
+
+def _typed_failure(what: str, rt: ResourceType, obj: Obj, why: str) -> str:
+    meta = obj.get("metadata") or {}
+    return (f"failed to create typed {what} object ({meta.get('namespace') or ''}/{meta.get('name') or ''}; "
+            f"{rt.group}/{rt.version}, Kind={rt.kind}): {why}")
+
+
+def conflict_error(conflicts: ssa.Conflicts) -> errors.ApiError:
+    """409 as ``NewConflictError``: one cause per conflicting field, managers in order."""
+    items = conflicts.conflicts
+    causes = [{"reason": "FieldManagerConflict", "message": f"conflict with {_print_manager(ident)}",
+               "field": path_string(path)} for ident, path in items]
+    if len(items) == 1:
+        ident, path = items[0]
+        message = f"Apply failed with 1 conflict: conflict with {_print_manager(ident)}: {path_string(path)}"
+    else:
+        by_manager: dict[str, list[str]] = {}
+        for ident, path in items:
+            by_manager.setdefault(_print_manager(ident), []).append(path_string(path))
+        lines = []
+        for printed in sorted(by_manager, key=lambda p: p):
+            lines.append(f"conflicts with {printed}:")
+            lines.extend(f"- {path}" for path in by_manager[printed])
+        message = f"Apply failed with {len(items)} conflicts: " + "\n".join(lines)
+    return errors.ApiError(409, "Conflict", message, {"causes": causes})
+
+
+def _print_manager(ident: ssa.managers.Identifier) -> str:
+    name, operation, api_version, subresource = ident
+    printed = json.dumps(name, ensure_ascii=False)
+    if subresource:
+        printed += f" with subresource {json.dumps(subresource)}"
+    if operation == ssa.UPDATE:
+        printed += f" using {api_version}"
+    return printed
+
+
+def check_patch_options(patch_type: str, field_manager: str, force: bool | None) -> None:
+    """``ValidatePatchOptions``: force only for apply; apply needs a fieldManager."""
+    problems = []
+    if patch_type not in (APPLY_PATCH, APPLY_PATCH_CBOR):
+        if force is not None:
+            problems.append(errors.forbidden("force", "may not be specified for non-apply patch"))
+    elif not field_manager:
+        problems.append(errors.required("fieldManager", "is required for apply patch"))
+    if problems:
+        raise errors.invalid_options("PatchOptions", problems)
+
+
+def check_field_manager(field_manager: str) -> list[errors.FieldError]:
+    """``ValidateFieldManager``: at most 128 characters, all printable."""
+    problems = []
+    if len(field_manager) > MAX_MANAGER_LENGTH:
+        problems.append(errors.too_long("fieldManager", field_manager, MAX_MANAGER_LENGTH))
+    for position, char in enumerate(field_manager):
+        if not char.isprintable():
+            problems.append(errors.invalid("fieldManager", field_manager,
+                                           f"invalid character U+{ord(char):04X} (at position {position})"))
+    return problems

@@ -1,0 +1,169 @@
+"""Server-side apply and managedFields over HTTP, as a 1.33 apiserver answers them."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+import requests
+from kubernetes import client
+
+pytestmark = pytest.mark.fakekube(nodes=1)
+
+APPLY = {"Content-Type": "application/apply-patch+yaml"}
+CONFIGMAPS = "/api/v1/namespaces/default/configmaps"
+DEPLOYMENTS = "/apis/apps/v1/namespaces/default/deployments"
+
+
+def configmap(data: dict, name: str = "settings") -> str:
+    return json.dumps({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": name, "namespace": "default"},
+                       "data": data})
+
+
+def deployment(replicas: int, image: str = "nginx:1.27") -> str:
+    return f"""
+apiVersion: apps/v1
+kind: Deployment
+metadata: {{name: web, namespace: default}}
+spec:
+  replicas: {replicas}
+  selector: {{matchLabels: {{app: web}}}}
+  template:
+    metadata: {{labels: {{app: web}}}}
+    spec:
+      containers: [{{name: web, image: "{image}"}}]
+"""
+
+
+def apply(fakekube, path: str, body: str, manager: str | None = "alice", **query: str) -> requests.Response:
+    params = dict(query)
+    if manager is not None:
+        params["fieldManager"] = manager
+    return requests.patch(fakekube.url + path, data=body, headers=APPLY, params=params)
+
+
+def managers(obj: dict) -> dict[tuple[str, str, str], dict]:
+    return {(e["manager"], e["operation"], e.get("subresource", "")): e for e in obj["metadata"]["managedFields"]}
+
+
+def test_create_update_and_patch_record_their_managers(fakekube) -> None:
+    core = client.CoreV1Api(fakekube.client())
+    core.create_namespaced_config_map("default", {"metadata": {"name": "cm"}, "data": {"a": "1"}},
+                                      field_manager="creator")
+    read = core.read_namespaced_config_map("cm", "default").to_dict()
+    entry = read["metadata"]["managed_fields"][0]
+    assert (entry["manager"], entry["operation"], entry["api_version"], entry["fields_type"]) == \
+        ("creator", "Update", "v1", "FieldsV1")
+    assert entry["fields_v1"] == {"f:data": {".": {}, "f:a": {}}}
+    assert entry["time"].isoformat() == "2025-01-01T00:00:00+00:00"
+    fakekube.advance(30)
+    patched = requests.patch(fakekube.url + CONFIGMAPS + "/cm", data='{"data":{"b":"2"}}',
+                             headers={"Content-Type": "application/merge-patch+json", "User-Agent": "tool/1.0 (x)"}).json()
+    entries = managers(patched)
+    assert entries[("tool", "Update", "")]["fieldsV1"] == {"f:data": {"f:b": {}}}  # named after the User-Agent
+    assert entries[("tool", "Update", "")]["time"] == "2025-01-01T00:00:30Z"
+    assert entries[("creator", "Update", "")]["time"] == "2025-01-01T00:00:00Z"
+
+
+def test_consecutive_updates_merge_into_one_entry(fakekube) -> None:
+    url = fakekube.url + CONFIGMAPS
+    requests.post(url, data=configmap({"a": "1"}, "cm"), params={"fieldManager": "editor"})
+    patch = {"Content-Type": "application/merge-patch+json"}
+    requests.patch(url + "/cm", data='{"data":{"b":"2"}}', headers=patch, params={"fieldManager": "editor"})
+    obj = requests.patch(url + "/cm", data='{"data":{"c":"3"}}', headers=patch, params={"fieldManager": "editor"}).json()
+    assert len(obj["metadata"]["managedFields"]) == 1
+    assert obj["metadata"]["managedFields"][0]["fieldsV1"] == {"f:data": {".": {}, "f:a": {}, "f:b": {}, "f:c": {}}}
+
+
+def test_apply_creates_then_conflicts_with_another_manager(fakekube) -> None:
+    created = apply(fakekube, DEPLOYMENTS + "/web", deployment(2))
+    assert created.status_code == 201
+    assert managers(created.json())[("alice", "Apply", "")]["fieldsV1"]["f:spec"]["f:replicas"] == {}
+    refused = apply(fakekube, DEPLOYMENTS + "/web", deployment(3, image="nginx:1.28"), manager="bob")
+    assert refused.status_code == 409
+    assert refused.json() == {
+        "kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
+        "message": 'Apply failed with 2 conflicts: conflicts with "alice":\n- .spec.replicas\n'
+                   '- .spec.template.spec.containers[name="web"].image',
+        "reason": "Conflict",
+        "details": {"causes": [
+            {"reason": "FieldManagerConflict", "message": 'conflict with "alice"', "field": ".spec.replicas"},
+            {"reason": "FieldManagerConflict", "message": 'conflict with "alice"',
+             "field": '.spec.template.spec.containers[name="web"].image'}]},
+        "code": 409,
+    }
+    forced = apply(fakekube, DEPLOYMENTS + "/web", deployment(3), manager="bob", force="true")
+    assert forced.status_code == 200 and forced.json()["spec"]["replicas"] == 3
+    owners = managers(forced.json())
+    assert "f:replicas" not in owners[("alice", "Apply", "")]["fieldsV1"]["f:spec"]
+    assert owners[("bob", "Apply", "")]["fieldsV1"]["f:spec"]["f:replicas"] == {}
+
+
+def test_conflict_with_an_updater_names_its_api_version(fakekube) -> None:
+    requests.post(fakekube.url + CONFIGMAPS, data=configmap({"a": "1"}), params={"fieldManager": "kubectl-edit"})
+    refused = apply(fakekube, CONFIGMAPS + "/settings", configmap({"a": "2"}))
+    assert refused.status_code == 409
+    assert refused.json()["message"] == 'Apply failed with 1 conflict: conflict with "kubectl-edit" using v1: .data.a'
+
+
+def test_shared_fields_and_removal_of_what_a_manager_stops_applying(fakekube) -> None:
+    apply(fakekube, CONFIGMAPS + "/settings", configmap({"a": "1", "b": "1"}))
+    shared = apply(fakekube, CONFIGMAPS + "/settings", configmap({"b": "1"}), manager="bob").json()
+    assert managers(shared)[("bob", "Apply", "")]["fieldsV1"] == {"f:data": {"f:b": {}}}
+    after = apply(fakekube, CONFIGMAPS + "/settings", configmap({}), manager="alice").json()
+    assert after["data"] == {"b": "1"}  # a removed (only alice had it), b kept (bob owns it too)
+
+
+def test_apply_options_are_validated_as_upstream(fakekube) -> None:
+    missing = apply(fakekube, CONFIGMAPS + "/settings", configmap({"a": "1"}), manager=None)
+    assert missing.status_code == 422
+    assert missing.json()["message"] == \
+        'PatchOptions.meta.k8s.io "" is invalid: fieldManager: Required value: is required for apply patch'
+    forced_merge = requests.patch(fakekube.url + CONFIGMAPS + "/settings", data="{}", params={"force": "true"},
+                                  headers={"Content-Type": "application/merge-patch+json"})
+    assert forced_merge.status_code == 422
+    assert forced_merge.json()["message"] == \
+        'PatchOptions.meta.k8s.io "" is invalid: force: Forbidden: may not be specified for non-apply patch'
+    cbor = requests.patch(fakekube.url + CONFIGMAPS + "/settings", data=b"\xa0", params={"fieldManager": "x"},
+                          headers={"Content-Type": "application/apply-patch+cbor"})
+    assert cbor.status_code == 415
+
+
+def test_dry_run_apply_changes_nothing(fakekube) -> None:
+    apply(fakekube, CONFIGMAPS + "/settings", configmap({"a": "1"}))
+    answer = apply(fakekube, CONFIGMAPS + "/settings", configmap({"a": "2"}), dryRun="All").json()
+    assert answer["data"] == {"a": "2"}
+    assert requests.get(fakekube.url + CONFIGMAPS + "/settings").json()["data"] == {"a": "1"}
+
+
+def test_unknown_field_in_an_applied_object_is_upstreams_500(fakekube) -> None:
+    body = json.loads(configmap({"a": "1"}))
+    body["spec"] = {"x": 1}
+    answer = apply(fakekube, CONFIGMAPS + "/settings", json.dumps(body))
+    assert answer.status_code == 500
+    assert answer.json()["message"] == ("failed to create typed patch object (default/settings; /v1, Kind=ConfigMap): "
+                                        ".spec: field not declared in schema")
+
+
+def test_status_writes_get_a_subresource_entry(fakekube) -> None:
+    apply(fakekube, DEPLOYMENTS + "/web", deployment(1))
+    fakekube.settle()
+    obj = requests.get(fakekube.url + DEPLOYMENTS + "/web").json()
+    status = {"status": {**obj["status"], "observedGeneration": 7}}
+    updated = requests.patch(fakekube.url + DEPLOYMENTS + "/web/status", data=json.dumps(status),
+                             headers={"Content-Type": "application/merge-patch+json"},
+                             params={"fieldManager": "my-controller"}).json()
+    entry = managers(updated)[("my-controller", "Update", "status")]
+    assert entry["fieldsV1"] == {"f:status": {"f:observedGeneration": {}}}
+    assert list(entry)[-1] == "subresource"  # upstream's field order
+
+
+def test_clients_reset_or_replace_managed_fields(fakekube) -> None:
+    url = fakekube.url + CONFIGMAPS
+    obj = requests.post(url, data=configmap({"a": "1"}), params={"fieldManager": "one"}).json()
+    obj["metadata"]["managedFields"] = [{"manager": "x", "operation": "Bogus"}]  # invalid: the live ones stay
+    kept = requests.put(url + "/settings", data=json.dumps(obj)).json()
+    assert [e["manager"] for e in kept["metadata"]["managedFields"]] == ["one"]
+    kept["metadata"]["managedFields"] = [{}]
+    cleared = requests.put(url + "/settings", data=json.dumps(kept)).json()
+    assert "managedFields" not in cleared["metadata"]
