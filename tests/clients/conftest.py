@@ -60,9 +60,6 @@ WIDGET_CRD: dict[str, Any] = {
     },
 }
 
-needs_ssa = pytest.mark.xfail(strict=True, reason="needs server-side apply (ssa helper)")
-
-
 def widget_crd() -> dict[str, Any]:
     """A fresh copy of the Widget CRD (clients may edit what they are given)."""
     return copy.deepcopy(WIDGET_CRD)

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from fakekube import Cluster
-from tests.clients.conftest import CHARTS, Helm, needs_ssa
+from tests.clients.conftest import CHARTS, Helm
 
 CHART = str(CHARTS / "shop")
 CLIENT_SIDE = "--server-side=false"
@@ -88,7 +88,6 @@ def test_wait_times_out_when_the_clock_does_not_move(fakekube: Cluster, helm: He
     assert release_secrets(fakekube) == [("sh.helm.release.v1.demo.v1", "failed")]
 
 
-@needs_ssa
 @pytest.mark.fakekube(nodes=2, auto_advance=True)
 def test_server_side_chart_with_a_crd(fakekube: Cluster, helm: Helm) -> None:
     """helm's defaults: server-side apply, the CRD from crds/ first, then the custom resource."""

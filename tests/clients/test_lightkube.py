@@ -22,7 +22,7 @@ from lightkube.resources.core_v1 import ConfigMap
 from lightkube.types import PatchType
 
 from fakekube import Cluster
-from tests.clients.conftest import needs_ssa, widget, widget_crd
+from tests.clients.conftest import widget, widget_crd
 
 #: Wall-clock safety net of a watch (server side timeoutSeconds); events arrive at once.
 WATCH_TIMEOUT_S = 10
@@ -145,7 +145,6 @@ def test_patch_merge_strategic_and_json(client: Client) -> None:
     assert bad.status.code == 422
 
 
-@needs_ssa
 def test_server_side_apply(client: Client) -> None:
     applied = client.apply(configmap("applied", data={"a": "1"}), field_manager="team-a")
     assert applied.data == {"a": "1"}
@@ -213,7 +212,6 @@ def test_custom_resources(client: Client) -> None:
     assert (missing.status.code, missing.status.message) == (404, 'widgets.shop.example.com "w2" not found')
 
 
-@needs_ssa
 def test_apply_custom_resource(client: Client) -> None:
     client.apply(CustomResourceDefinition.from_dict(widget_crd()), field_manager="installer")
     client.wait(CustomResourceDefinition, "widgets.shop.example.com", for_conditions=["Established"])

@@ -164,7 +164,6 @@ def test_apply_client_side_twice_and_diff(session_kubectl: Kubectl, tmp_path: Pa
     assert k.ok("-n", "shop", "get", "configmap", "settings", "-o", "jsonpath={.data.mode}") == "dev"
 
 
-@pytest.mark.xfail(strict=True, reason="needs server-side apply (ssa helper)")
 def test_apply_server_side_twice_and_diff(session_kubectl: Kubectl, tmp_path: Path) -> None:
     k = session_kubectl
     k.ok("create", "namespace", "shop")
