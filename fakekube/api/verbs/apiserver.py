@@ -104,7 +104,7 @@ class WriteOptions:
                    field_manager=field_manager, user_agent=user_agent, force=force)
 
     def manager(self) -> str:
-        return fieldmanager.manager_name(self.field_manager, self.user_agent, self.internal)
+        return fieldmanager.manager_name(self.field_manager, self.user_agent)
 
 
 def _parse_bool(text: str) -> bool:

@@ -22,20 +22,14 @@ Obj = dict[str, Any]
 APPLY_PATCH = "application/apply-patch+yaml"
 APPLY_PATCH_CBOR = "application/apply-patch+cbor"
 MAX_MANAGER_LENGTH = 128
-#: Internal writes that name no manager (unused while internal writes are untracked).
-INTERNAL_MANAGER = "kube-controller-manager"
 
 _MAIN_IGNORED: dict[str, Any] = {"f:status": {}}
 _STATUS_ONLY: dict[str, Any] = {"f:spec": {}, "f:metadata": {"f:labels": {}}}
 
 
-def manager_name(field_manager: str, user_agent: str, internal: bool) -> str:
+def manager_name(field_manager: str, user_agent: str) -> str:
     """``managerOrUserAgent``: the fieldManager, else the User-Agent up to its first ``/``."""
-    if field_manager:
-        return field_manager
-    if internal and not user_agent:
-        return INTERNAL_MANAGER
-    return user_agent.split("/", 1)[0]
+    return field_manager or user_agent.split("/", 1)[0]
 
 
 def type_of(rt: ResourceType, schemas: SchemaSet) -> ssa.TypeNode:

@@ -175,25 +175,6 @@ def has(root: FieldSet, path: tuple[str, ...]) -> bool:
     return is_member(node)
 
 
-def members(root: FieldSet) -> list[tuple[str, ...]]:
-    """Every member path, parents before children, in the set's order."""
-    out: list[tuple[str, ...]] = []
-
-    def walk(node: FieldSet, prefix: tuple[str, ...]) -> None:
-        for key, child in children(node):
-            path = prefix + (key,)
-            if is_member(child):
-                out.append(path)
-            walk(child, path)
-
-    walk(root, ())
-    return out
-
-
-def leaves_only(root: FieldSet) -> bool:
-    return not root
-
-
 def canonical(root: FieldSet) -> FieldSet:
     """The set with ``.`` first and children in upstream's element order (fields, keyed
     items, values, indexes), as ``SetToFields`` writes it."""

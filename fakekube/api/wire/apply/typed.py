@@ -10,7 +10,7 @@ upstream fails to convert such an object.
 
 from __future__ import annotations
 
-from typing import Any, Iterable
+from typing import Any
 
 from fakekube.api.wire.apply.fieldsets import (FieldSet, children, field_key, insert, is_member, keys_key,
                                                value_key)
@@ -384,15 +384,6 @@ def _child_node(node: TypeNode, key: str) -> TypeNode:
     if key.startswith("f:"):
         return node.field(key[2:]) if node.kind in (MAP, DEDUCED) else TypeNode(UNTYPED)
     return node.elem if node.kind == LIST and node.elem is not None else TypeNode(UNTYPED)
-
-
-def owned_union(sets: Iterable[FieldSet]) -> FieldSet:
-    from fakekube.api.wire.apply.fieldsets import union
-
-    total: FieldSet = {}
-    for one in sets:
-        total = union(total, one)
-    return total
 
 
 # -- Validation ---------------------------------------------------------------
