@@ -167,3 +167,40 @@ def test_clients_reset_or_replace_managed_fields(fakekube) -> None:
     kept["metadata"]["managedFields"] = [{}]
     cleared = requests.put(url + "/settings", data=json.dumps(kept)).json()
     assert "managedFields" not in cleared["metadata"]
+
+
+def test_custom_resources_merge_by_their_schema_list_types(fakekube) -> None:
+    """A CRD version's schema types the apply: a list-map merges items by key, an atomic
+    list is replaced whole, and the managers of each part are kept apart."""
+    items = {"type": "array", "x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": ["name"],
+             "items": {"type": "object", "required": ["name"],
+                       "properties": {"name": {"type": "string"}, "size": {"type": "integer"}}}}
+    schema = {"type": "object", "properties": {"spec": {"type": "object", "properties": {
+        "items": items, "tags": {"type": "array", "items": {"type": "string"}}}}}}
+    crd = {"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+           "metadata": {"name": "boxes.example.com"},
+           "spec": {"group": "example.com", "scope": "Namespaced",
+                    "names": {"plural": "boxes", "singular": "box", "kind": "Box"},
+                    "versions": [{"name": "v1", "served": True, "storage": True,
+                                  "schema": {"openAPIV3Schema": schema}}]}}
+    created = apply(fakekube, "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/boxes.example.com",
+                    json.dumps(crd), manager="installer")
+    assert created.status_code == 201, created.text
+    fakekube.settle()
+    path = "/apis/example.com/v1/namespaces/default/boxes/b"
+
+    def box(**spec: object) -> str:
+        return json.dumps({"apiVersion": "example.com/v1", "kind": "Box",
+                           "metadata": {"name": "b", "namespace": "default"}, "spec": spec})
+
+    assert apply(fakekube, path, box(items=[{"name": "a", "size": 1}], tags=["x"])).status_code == 201
+    merged = apply(fakekube, path, box(items=[{"name": "b", "size": 2}], tags=["y"]), manager="bob", force="true").json()
+    assert merged["spec"] == {"items": [{"name": "a", "size": 1}, {"name": "b", "size": 2}], "tags": ["y"]}
+    owners = managers(merged)
+    assert owners[("alice", "Apply", "")]["fieldsV1"] == {
+        "f:spec": {"f:items": {'k:{"name":"a"}': {".": {}, "f:name": {}, "f:size": {}}}}}
+    assert owners[("bob", "Apply", "")]["fieldsV1"]["f:spec"]["f:tags"] == {}
+    unknown = apply(fakekube, path, box(color="red"))
+    assert unknown.status_code == 500
+    assert unknown.json()["message"] == ("failed to create typed patch object (default/b; example.com/v1, Kind=Box): "
+                                         ".spec.color: field not declared in schema")
