@@ -364,3 +364,20 @@ def test_the_control_api_routes_webhooks(cluster: Cluster, server: WebhookServer
     assert (code, cluster.webhook_addresses) == (200, {"other.ns.svc:8443": server.address})
     code, status, _ = request(cluster, "PUT", "/fakekube/v1/webhook-addresses", {"x": "y"})
     assert (code, status["message"]) == (400, "body: key 'x': must be host:port, got 'x'")
+
+
+def test_custom_resources_go_through_webhooks_and_patches_are_pruned(
+        cluster: Cluster, server: WebhookServer) -> None:
+    from tests.integration.test_crd_serving import GROUP as CR_GROUP, crd_body, crontab
+    client.ApiextensionsV1Api(cluster.client()).create_custom_resource_definition(crd_body())
+    server.handlers["/cron"] = lambda req: json_patch(
+        {"op": "add", "path": "/spec/image", "value": "defaulted"}, {"op": "add", "path": "/spec/unknown", "value": 1})
+    cron = hook(server, "cron.example.com", "/cron", resources=("crontabs",))
+    cron["rules"][0].update({"apiGroups": [CR_GROUP], "apiVersions": ["v1"]})
+    register(cluster, "MutatingWebhookConfiguration", cron)
+    custom = client.CustomObjectsApi(cluster.client())
+    body = crontab("one")
+    del body["spec"]["image"]
+    made = custom.create_namespaced_custom_object(CR_GROUP, "v1", "default", "crontabs", body)
+    assert made["spec"]["image"] == "defaulted" and "unknown" not in made["spec"]
+    assert server.reviews[-1]["request"]["kind"] == {"group": CR_GROUP, "version": "v1", "kind": "CronTab"}

@@ -658,7 +658,7 @@ class APIServer:
         if not hooks:
             return obj
         with self._unlocked():
-            result = self.webhooks.mutate(attrs, obj, hooks, lambda o: attrs.rt.strategy.default(o, ctx))
+            result = self.webhooks.mutate(attrs, obj, hooks, lambda o: _after_webhook_patch(attrs.rt, o, ctx))
         warnings += [fieldvalidation.warning_header(w) for w in result.warnings]
         return result.obj if result.obj is not None else obj
 
@@ -724,6 +724,13 @@ class APIServer:
         if problems:
             name = (obj.get("metadata") or {}).get("name") or ""
             raise errors.invalid_object(rt.group, rt.kind, name, problems)
+
+
+def _after_webhook_patch(rt: ResourceType, obj: Obj, ctx: WriteContext) -> None:
+    """What upstream does to a webhook's patched object: a custom resource is pruned to its
+    schema, and the type's defaults run again."""
+    customresources.prune(rt, obj, copy=False)
+    rt.strategy.default(obj, ctx)
 
 
 def _changed_during_admission(rt: ResourceType, name: str) -> errors.ApiError:
