@@ -16,10 +16,9 @@ from __future__ import annotations
 from typing import Any
 
 from fakekube.api.wire.apply.fieldsets import FieldSet, _order
-from fakekube.api.wire.apply.typed import TypedError, _shape, _with_zero, item_key
-from fakekube.api.wire.apply.types import LIST, MAP, TypeNode
+from fakekube.api.wire.apply.typed import TypedError, _with_zero, item_key
+from fakekube.api.wire.apply.types import DEDUCED, DEDUCED_NODE, LIST, MAP, TypeNode
 
-_LEAF, _MAP, _LIST = 0, 1, 2
 _ABSENT: Any = object()
 #: ObjectMeta fields the server owns (``stripMetaManager``), never in a manager's set.
 _SERVER_META = frozenset({"name", "namespace", "creationTimestamp", "selfLink", "uid", "clusterName",
@@ -52,23 +51,36 @@ def _child(value: Any, node: TypeNode, zero: Any) -> FieldSet | None:
     """A field of a struct, given its value in the empty object (``_ABSENT``: none)."""
     if zero is _ABSENT:
         return _new(value, node)
-    if isinstance(zero, dict):
+    if type(zero) is dict:
         return _present_struct(value, node)
     if zero is None:
         return _present_null(value, node)
     return None if value == zero and type(value) is type(zero) else {}  # a zero scalar: changed or not
 
 
+def _granular_map(node: TypeNode) -> bool:
+    kind = node.kind
+    return (kind == MAP and not node.atomic) or kind == DEDUCED
+
+
+def _granular_list(node: TypeNode) -> bool:
+    return node.kind == LIST and not node.atomic and node.keys is not None
+
+
 def _new(value: Any, node: TypeNode) -> FieldSet:
-    """A subtree the empty object lacks: every node in it is added."""
-    shape = _shape(node, value)
-    if shape == _MAP and isinstance(value, dict) and value:
-        value = _with_zero(value, node)
+    """A subtree the empty object lacks: every node in it is added (the hot loop: the
+    shape tests and field lookups of :mod:`.typed` are inlined)."""
+    if type(value) is dict:
+        if not value or not _granular_map(node):
+            return {}
+        fields, elem, present = node.fields, node.elem or DEDUCED_NODE, node.present
+        if present:
+            value = _with_zero(value, node)
         out: FieldSet = {".": {}}
-        for key in sorted(value):
-            out["f:" + key] = _new(value[key], node.field(key))
+        for key in sorted(value) if len(value) > 1 else value:
+            out["f:" + key] = _new(value[key], fields.get(key) or elem)
         return out
-    if shape == _LIST and isinstance(value, list) and value:
+    if type(value) is list and value and _granular_list(node):
         return {".": {}, **_items(value, node)}
     return {}
 
@@ -88,17 +100,18 @@ def _items(value: list[Any], node: TypeNode) -> FieldSet:
 
 def _present_struct(value: Any, node: TypeNode, skip: frozenset[str] = frozenset()) -> FieldSet | None:
     """A field whose empty value is ``{}`` (a Go struct value)."""
-    if not isinstance(value, dict):
+    if type(value) is not dict:
         return {}  # a leaf that differs from {}
     if not value:
         return None
-    if _shape(node, value) == _LEAF:  # an atomic struct: one field, changed from {}
+    if not _granular_map(node):  # an atomic struct: one field, changed from {}
         return {}
+    fields, elem, present = node.fields, node.elem or DEDUCED_NODE, node.present
     out: FieldSet = {}
-    for key in sorted(value):
+    for key in sorted(value) if len(value) > 1 else value:
         if key in skip:
             continue
-        sub = _child(value[key], node.field(key), node.present.get(key, _ABSENT))
+        sub = _child(value[key], fields.get(key) or elem, present.get(key, _ABSENT))
         if sub is not None:
             out["f:" + key] = sub
     return out or None
@@ -108,11 +121,11 @@ def _present_null(value: Any, node: TypeNode) -> FieldSet | None:
     """A field whose empty value is null (a pointer, slice or map without omitempty)."""
     if value is None:
         return None
-    shape = _shape(node, value)
-    if shape == _MAP and isinstance(value, dict) and value:
+    if type(value) is dict and value and _granular_map(node):
         value = _with_zero(value, node)
-        return {"f:" + key: _new(value[key], node.field(key)) for key in sorted(value)}
-    if shape == _LIST and isinstance(value, list) and value:
+        fields, elem = node.fields, node.elem or DEDUCED_NODE
+        return {"f:" + key: _new(value[key], fields.get(key) or elem) for key in sorted(value)}
+    if type(value) is list and value and _granular_list(node):
         return _items(value, node)
     return {}
 

@@ -47,7 +47,19 @@ def index_key(index: int) -> str:
 
 
 def _json(value: Any) -> str:
-    return json.dumps(value, separators=(",", ":"), ensure_ascii=False, sort_keys=True)
+    """A key's value as SMD's encoder writes it (Go's: no spaces, ``<>&`` escaped)."""
+    if type(value) is str and value.isprintable() and not _NEEDS_ESCAPE.intersection(value):
+        return '"' + value + '"'  # the common case, without the encoder
+    if type(value) is int:
+        return str(value)
+    text = json.dumps(value, separators=(",", ":"), ensure_ascii=False, sort_keys=True)
+    for char, escaped in (("<", "\\u003c"), (">", "\\u003e"), ("&", "\\u0026"), ("\u2028", "\\u2028"),
+                          ("\u2029", "\\u2029")):
+        text = text.replace(char, escaped)
+    return text
+
+
+_NEEDS_ESCAPE = frozenset('"\\<>&\u2028\u2029')
 
 
 def is_member(node: FieldSet) -> bool:
