@@ -128,6 +128,12 @@ CASES = [
     # is not reproduced exactly: PyYAML words the problem differently after the prefix.
     case("malformed-yaml", "POST", CM, "apiVersion: v1\nkind: ConfigMap: x\n", 400, "BadRequest",
          "the object provided is unrecognized (must be of type ConfigMap): yaml: line 2: ", content_type=YAML),
+    # go-yaml's scanner refuses escapes of surrogates and past U+10FFFF (PyYAML builds them).
+    case("yaml-surrogate-escape", "POST", CM, 'apiVersion: v1\nkind: ConfigMap\ndata: {a: "x\\ud800"}\n', 400,
+         "BadRequest", "the object provided is unrecognized (must be of type ConfigMap): yaml: line 3: found invalid "
+         "Unicode character escape code", content_type=YAML),
+    case("yaml-escape-past-unicode", "POST", CM, 'apiVersion: v1\nkind: ConfigMap\ndata: {a: "\\U00110000"}\n',
+         400, "BadRequest", "yaml: line 3: found invalid Unicode character escape code", content_type=YAML),
     # Protobuf bodies (kubectl >= 1.32): decoded for built-in types. An envelope with no raw
     # object is an empty ConfigMap; broken envelopes are transformDecodeError's 400s.
     case("protobuf-empty-object", "POST", CM, b"k8s\x00\n\x0f\n\x02v1\x12\tConfigMap", 422, "Invalid",

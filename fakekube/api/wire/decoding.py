@@ -165,6 +165,17 @@ class _BoundedYamlLoader(_StringTimestampLoader):
         self._depth = 0
         self.document_anchors: dict[str, yaml.Node] = {}
 
+    def scan_flow_scalar_non_spaces(self, double: bool, start_mark: Any) -> Any:
+        """PyYAML's run of a quoted scalar, refusing the escapes go-yaml refuses."""
+        mark = self.get_mark()
+        try:
+            chunks = super().scan_flow_scalar_non_spaces(double, start_mark)
+        except ValueError:
+            raise _YamlLimit(INVALID_ESCAPE, mark) from None
+        if double and any(_has_surrogate(chunk) for chunk in chunks):
+            raise _YamlLimit(INVALID_ESCAPE, mark)
+        return chunks
+
     def compose_document(self) -> Any:
         """PyYAML's, keeping the anchors it would forget (to name a recursive one)."""
         self.get_event()  # DocumentStartEvent
@@ -191,6 +202,15 @@ class _BoundedYamlLoader(_StringTimestampLoader):
         self._depth += 1
         if self._depth > MAX_NESTING_DEPTH:
             raise _YamlLimit(f"exceeded max depth of {MAX_NESTING_DEPTH}", self.peek_event().start_mark)
+
+
+#: go-yaml's scanner error for a ``\\u``/``\\U`` escape naming a surrogate or a code point past
+#: U+10FFFF (PyYAML would build the surrogate, or fail with a bare ``ValueError``).
+INVALID_ESCAPE = "found invalid Unicode character escape code"
+
+
+def _has_surrogate(text: str) -> bool:
+    return any("\ud800" <= char <= "\udfff" for char in text)
 
 
 class _YamlLimit(yaml.YAMLError):
