@@ -78,7 +78,9 @@ def _new(value: Any, node: TypeNode) -> FieldSet:
             value = _with_zero(value, node)
         out: FieldSet = {".": {}}
         for key in sorted(value) if len(value) > 1 else value:
-            out["f:" + key] = _new(value[key], fields.get(key) or elem)
+            child = value[key]
+            kind = type(child)  # a scalar is a leaf whatever its type: no call for it
+            out["f:" + key] = _new(child, fields.get(key) or elem) if kind is dict or kind is list else {}
         return out
     if type(value) is list and value and _granular_list(node):
         return {".": {}, **_items(value, node)}
@@ -111,7 +113,11 @@ def _present_struct(value: Any, node: TypeNode, skip: frozenset[str] = frozenset
     for key in sorted(value) if len(value) > 1 else value:
         if key in skip:
             continue
-        sub = _child(value[key], fields.get(key) or elem, present.get(key, _ABSENT))
+        child, zero = value[key], present.get(key, _ABSENT)
+        if zero is _ABSENT and type(child) is not dict and type(child) is not list:
+            out["f:" + key] = {}  # a new scalar: a leaf
+            continue
+        sub = _child(child, fields.get(key) or elem, zero)
         if sub is not None:
             out["f:" + key] = sub
     return out or None
