@@ -381,3 +381,22 @@ def test_custom_resources_go_through_webhooks_and_patches_are_pruned(
     made = custom.create_namespaced_custom_object(CR_GROUP, "v1", "default", "crontabs", body)
     assert made["spec"]["image"] == "defaulted" and "unknown" not in made["spec"]
     assert server.reviews[-1]["request"]["kind"] == {"group": CR_GROUP, "version": "v1", "kind": "CronTab"}
+
+
+def test_server_side_apply_is_admitted_with_its_field_manager(
+        cluster: Cluster, server: WebhookServer) -> None:
+    server.handlers["/label"] = lambda req: json_patch(
+        {"op": "add", "path": "/metadata/labels/admitted", "value": req["operation"].lower()})
+    register(cluster, "MutatingWebhookConfiguration",
+             hook(server, "label.example.com", "/label", operations=("CREATE", "UPDATE")))
+    applied = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "ssa", "labels": {"app": "x"}},
+               "data": {"k": "v"}}
+    path = "/api/v1/namespaces/default/configmaps/ssa?fieldManager=tester"
+    code, made, _ = request(cluster, "PATCH", path, applied, "application/apply-patch+yaml")
+    assert code == 201 and made["metadata"]["labels"] == {"app": "x", "admitted": "create"}
+    applied["data"] = {"k": "w"}
+    code, changed, _ = request(cluster, "PATCH", path, applied, "application/apply-patch+yaml")
+    assert code == 200 and changed["metadata"]["labels"] == {"app": "x", "admitted": "update"}
+    assert [(r["request"]["operation"], r["request"]["options"]) for r in server.reviews] == [
+        ("CREATE", {"kind": "CreateOptions", "apiVersion": "meta.k8s.io/v1", "fieldManager": "tester"}),
+        ("UPDATE", {"kind": "UpdateOptions", "apiVersion": "meta.k8s.io/v1", "fieldManager": "tester"})]

@@ -633,8 +633,9 @@ class APIServer:
     def _attributes(self, operation: str, rt: ResourceType, obj: Obj, options: WriteOptions,
                     old: Obj | None = None, subresource: str = "") -> Attributes:
         meta = obj.get("metadata") or {}
+        sent = {"fieldManager": options.field_manager} if options.field_manager else {}
         return Attributes(operation, rt, namespace_of(rt, obj, meta.get("namespace") or ""), meta.get("name") or "",
-                          subresource, old, options.user, options.dry_run)
+                          subresource, old, options.user, options.dry_run, sent)
 
     @contextlib.contextmanager
     def _unlocked(self) -> Iterator[None]:
@@ -671,8 +672,7 @@ class APIServer:
         shown_meta = {k: v for k, v in meta.items() if k not in hidden and not (generated and k == "name")}
         shown = dict(obj, metadata=shown_meta)
         if generated:
-            attrs = Attributes(attrs.operation, attrs.rt, attrs.namespace, "", attrs.subresource, attrs.old,
-                               attrs.user, attrs.dry_run)
+            attrs = replace(attrs, name="")
         mutated = self._call_mutating(attrs, shown, warnings, ctx)
         if mutated is shown:
             return obj
