@@ -270,8 +270,10 @@ def test_kopf_admission_webhooks(fakekube: Cluster, tmp_path: Path) -> None:
     custom = client.CustomObjectsApi(fakekube.client())
     where = ("shop.example.com", "v1", "default", "widgets")
     with KopfThread(registry):
-        eventually(lambda: fakekube.list(admission, "ValidatingWebhookConfiguration", "")
-                   and fakekube.list(admission, "MutatingWebhookConfiguration", ""))
+        # kopf writes each configuration, then its webhooks once its server listens
+        eventually(lambda: all(config.get("webhooks") for kind in ("ValidatingWebhookConfiguration",
+                                                                   "MutatingWebhookConfiguration")
+                               for config in fakekube.list(admission, kind, "") or [{}]))
         with pytest.raises(ApiException) as refused:
             custom.create_namespaced_custom_object(*where, widget("big", size=11))
         assert refused.value.status == 422
