@@ -11,8 +11,14 @@ from typing import Any
 
 
 def format_rfc3339(moment: datetime) -> str:
-    """metav1.Time: second precision, ``Z`` suffix."""
-    return moment.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    """metav1.Time: second precision, ``Z`` suffix.
+
+    Formatted by hand: ``strftime`` costs several times as much, and every write stamps one.
+    """
+    if moment.tzinfo is not timezone.utc:
+        moment = moment.astimezone(timezone.utc)
+    return (f"{moment.year:04d}-{moment.month:02d}-{moment.day:02d}"
+            f"T{moment.hour:02d}:{moment.minute:02d}:{moment.second:02d}Z")
 
 
 def format_micro_time(moment: datetime) -> str:

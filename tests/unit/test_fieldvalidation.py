@@ -7,11 +7,14 @@ handlers (create's transformDecodeError, the Warning header format).
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from fakekube.api.wire import schema
 from fakekube.api.wire.fieldvalidation import (
     duplicate_fields,
+    key_count,
     patch_strict_error,
     strict_error,
     strict_messages,
@@ -94,6 +97,28 @@ def test_triplicate_reported_once_and_invalid_json_ignored():
     assert duplicate_fields(b'{"a":1,"a":2,"a":3}') == ["a"]
     assert duplicate_fields(b"{not json") == []
     assert duplicate_fields(b'{"a":{"b":1},"c":[1,2]}') == []
+
+
+@pytest.mark.parametrize("raw", [
+    b'{"a":1,"a":2}',
+    b'{"a" :1, "b"\t:{"c":1,"c" : 2}}',  # spaces before colons: counted exactly
+    b'{"a":"x\\":","a":1}',  # a quote and colon inside a value, and a repeat
+    b'{"a":"x\\":","b":1}',  # the same mark inside a value, no repeat
+    b'{"a\\":":1,"a\\":":2}',  # keys that end in an escaped quote and colon
+    b'{"a":[{"k":1},{"k":1,"k":2}]}',
+    b'{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"x"},"data":{"a":"b"}}',
+    b'{"d":{"\\ud800":1,"\\ud801":2}}',
+])
+def test_the_parsed_key_count_shortcut_gives_the_full_checks_answer(raw):
+    """With the key count of the request's own parse, the check skips its second parse
+    only when no key can have been dropped: the answer is always the full check's."""
+    parsed_keys = key_count(json.loads(raw))
+    assert duplicate_fields(raw, parsed_keys) == duplicate_fields(raw)
+
+
+def test_key_count_counts_object_keys_at_every_depth():
+    assert key_count({"a": {"b": 1, "c": [{"d": 1}, [{"e": {}}]]}, "f": []}) == 6
+    assert key_count([1, "x", None]) == 0
 
 
 def test_strict_error_for_create_matches_upstream_text():

@@ -38,7 +38,7 @@ from fakekube.api.verbs.listing import ListOptions, query_bool
 from fakekube.api.verbs.openapi import OpenAPIV3
 from fakekube.api.verbs.openapi_custom import CustomDocuments
 from fakekube.api.verbs.subresources import Subresources
-from fakekube.api.wire import decoding, schema
+from fakekube.api.wire import decoding, fieldvalidation, schema
 from fakekube.api.wire.fieldvalidation import warning_header
 
 Obj = dict[str, Any]
@@ -373,15 +373,17 @@ class RestApp:
         if verb in ("delete", "deletecollection"):
             return self._delete(request, representation, rt, target, query, raw, verb)
         if verb == "create":
-            options = replace(WriteOptions.from_query(query, raw, "CreateOptions", _user_agent(request)), user=user)
+            options = WriteOptions.from_query(query, raw, "CreateOptions", _user_agent(request), user)
             body = decode_body(request, raw, rt.kind, rt.api_version)
+            options = _with_body_keys(request, options, body)
             if rt.key == BINDINGS:  # the pods/binding rule, for the pod the Binding names
                 name = (body.get("metadata") or {}).get("name") or ""
                 return self._written(representation, self._subresources.bind(target.namespace, name, body, options), 201, [])
             result = self.api.create(rt, target.namespace, body, options)
             return self._written(representation, result.obj, 201, result.warnings, _cacheable(rt, options))
-        options = replace(WriteOptions.from_query(query, raw, "UpdateOptions", _user_agent(request)), user=user)
+        options = WriteOptions.from_query(query, raw, "UpdateOptions", _user_agent(request), user)
         body = decode_body(request, raw, rt.kind, rt.api_version)
+        options = _with_body_keys(request, options, body)
         result = self.api.update(rt, target.namespace, target.name, body, options)
         return self._written(representation, result.obj, 201 if result.created else 200, result.warnings,
                              _cacheable(rt, options))
@@ -576,6 +578,13 @@ def decode_body(request: Request, raw: bytes, kind: str = "", api_version: str =
         return decoding.parse_untyped(raw, fmt)
     except decoding.SyntaxFailure as exc:
         raise errors.bad_request(f"the object provided is unrecognized or malformed: {exc}") from None
+
+
+def _with_body_keys(request: Request, options: WriteOptions, body: Any) -> WriteOptions:
+    """``options`` with the key count of a JSON body's fresh parse (see ``WriteOptions.body_keys``)."""
+    if negotiation.body_format(request.headers.get("Content-Type")) != "json":
+        return options
+    return replace(options, body_keys=fieldvalidation.key_count(body))
 
 
 def _partial_metadata(rt: ResourceType, objects: list[Obj], single: bool, listing: Obj | None) -> Obj:

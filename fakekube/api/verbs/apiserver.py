@@ -67,6 +67,9 @@ class WriteOptions:
     dry_run: bool = False
     field_validation: str = WARN
     raw_body: bytes | None = None
+    #: How many object keys the JSON parse of ``raw_body`` kept, counted before anything
+    #: edited it (None: not counted): lets the duplicate-field check skip a second parse.
+    body_keys: int | None = None
     #: A write from inside the cluster (bootstrap, later controllers): its objects are built
     #: well-typed, so the wire checks (typed decoding, unknown fields) are skipped.
     internal: bool = False
@@ -86,7 +89,8 @@ class WriteOptions:
 
     @classmethod
     def from_query(cls, query: dict[str, str], raw: bytes | None = None,
-                   options_kind: str = "CreateOptions", user_agent: str = "") -> "WriteOptions":
+                   options_kind: str = "CreateOptions", user_agent: str = "",
+                   user: UserInfo | None = None) -> "WriteOptions":
         """Parse and validate as upstream's ``Validate{Create,Update,Patch}Options``: a bad
         value is a 422 on ``<options_kind>.meta.k8s.io``."""
         dry_run = query.get("dryRun")
@@ -101,7 +105,7 @@ class WriteOptions:
         if problems:
             raise errors.invalid_options(options_kind, problems)
         return cls(dry_run=dry_run == "All", field_validation=validation or WARN, raw_body=raw,
-                   field_manager=field_manager, user_agent=user_agent, force=force)
+                   field_manager=field_manager, user_agent=user_agent, force=force, user=user)
 
     def manager(self) -> str:
         return fieldmanager.manager_name(self.field_manager, self.user_agent)
@@ -620,7 +624,7 @@ class APIServer:
         if unknown is None:
             typed = objectmeta.with_type_meta(rt, obj)
             unknown = fieldvalidation.unknown_fields(typed, self.schemas, rt.group, rt.version, rt.kind)
-        duplicates = fieldvalidation.duplicate_fields(options.raw_body) if options.raw_body else []
+        duplicates = fieldvalidation.duplicate_fields(options.raw_body, options.body_keys) if options.raw_body else []
         if not unknown and not duplicates:
             return []
         if options.field_validation == STRICT and (unknown or duplicates):
