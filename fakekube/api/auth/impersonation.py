@@ -60,29 +60,37 @@ def impersonate(requestor: UserInfo, headers: Iterable[tuple[str, str]],
     groups: list[str] = []
     sa = _service_account(username)
     if sa is not None:
-        checks.append(Attributes(requestor, "impersonate", True, sa[0], "", "v1", "serviceaccounts", "", sa[1]))
+        checks.append(_acting_as(requestor, "serviceaccounts", sa[1], namespace=sa[0]))
         username = service_account_username(*sa)
         if not groups_asked:
             groups = [group for group in service_account_groups(sa[0]) if group != ALL_AUTHENTICATED]
     else:
-        checks.append(Attributes(requestor, "impersonate", True, "", "", "v1", "users", "", username))
+        checks.append(_acting_as(requestor, "users", username))
     for group in groups_asked:
-        checks.append(Attributes(requestor, "impersonate", True, "", "", "v1", "groups", "", group))
+        checks.append(_acting_as(requestor, "groups", group))
         groups.append(group)
     extra: dict[str, list[str]] = {}
     for key, value in extras:
-        checks.append(Attributes(requestor, "impersonate", True, "", AUTHENTICATION_GROUP, "v1", "userextras", key, value))
+        checks.append(_acting_as(requestor, "userextras", value, group=AUTHENTICATION_GROUP, subresource=key))
         extra.setdefault(key, []).append(value)
     uid = ""
     if uids:
         uid = uids[0]
-        checks.append(Attributes(requestor, "impersonate", True, "", AUTHENTICATION_GROUP, "v1", "uids", "", uid))
+        checks.append(_acting_as(requestor, "uids", uid, group=AUTHENTICATION_GROUP))
     for attrs in checks:
         decision = authorize(attrs)
         if not decision.allowed:
             raise forbidden(attrs, decision.reason)
     groups = _with_default_group(username, groups)
     return UserInfo(username, tuple(groups), uid, tuple((key, tuple(values)) for key, values in sorted(extra.items())))
+
+
+def _acting_as(requestor: UserInfo, resource: str, name: str, group: str = "", namespace: str = "",
+               subresource: str = "") -> Attributes:
+    """``actingAsAttributes``: the ``impersonate`` check of one thing asked for. ``users``,
+    ``groups``, ``userextras`` and ``uids`` are names for authorization only, never served."""
+    return Attributes(requestor, "impersonate", resource_request=True, namespace=namespace, api_group=group,
+                      api_version="v1", resource=resource, subresource=subresource, name=name)
 
 
 def _service_account(username: str) -> tuple[str, str] | None:
