@@ -10,7 +10,7 @@ Keys are ECDSA P-256 derived from the cluster seed,
 so the same seed gives the same keys (validity: below); ECDSA signatures draw OS randomness (``cryptography``
 offers no deterministic ECDSA), so certificate bytes differ between runs. These keys
 protect nothing: anyone with the seed has them. Needs the ``cryptography`` package
-(``pip install 'fakekube[tls]'``).
+(a core dependency).
 """
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ def _x509() -> Any:
     try:
         from cryptography import x509
     except ImportError as exc:  # pragma: no cover - depends on the environment
-        raise RuntimeError("TLS needs the `cryptography` package: pip install 'fakekube[tls]'") from exc
+        raise RuntimeError("TLS needs the `cryptography` package: pip install cryptography") from exc
     return x509
 
 
