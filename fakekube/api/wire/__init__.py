@@ -12,6 +12,7 @@ and the three patch formats. Knows schemas, not resource types.
 - :mod:`.protobuf`: ``application/vnd.kubernetes.protobuf`` bodies to the JSON they stand for.
 - :mod:`.patch`: JSON patch, JSON merge patch and strategic merge patch.
 - :mod:`.structural`: CustomResourceDefinition schemas: checks, pruning, defaulting, validation.
+- :mod:`.cel`: CEL expressions (CRD validation rules, admission policies) with Kubernetes' libraries.
 
 The main names are re-exported here; the modules hold the rest.
 """
