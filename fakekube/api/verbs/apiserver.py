@@ -243,7 +243,7 @@ class APIServer:
 
     # -- create --------------------------------------------------------------
     def create(self, rt: ResourceType, namespace: str, body: Obj, options: WriteOptions = WriteOptions()) -> WriteResult:
-        customresources.check_create_allowed(rt)
+        customresources.check_create_allowed(rt, body)
         obj, unknown = self._decode(rt, body, namespace, typed=not options.internal, options=options)
         warnings = self._check_fields(rt, obj, options, unknown=unknown)
         obj = rt.storable(obj)

@@ -129,9 +129,12 @@ def check_patch_type(rt: ResourceType, patch_type: str) -> None:
         raise errors.unsupported_media_type(patch_type, CUSTOM_PATCH_TYPES)
 
 
-def check_create_allowed(rt: ResourceType) -> None:
-    """No creates while the CRD is being deleted (upstream's crdHandler)."""
+def check_create_allowed(rt: ResourceType, body: Any) -> None:
+    """No creates while the CRD is being deleted: 403 naming the object, as a 1.33
+    apiserver answers (``... "x" is forbidden: create not allowed while custom resource
+    definition is terminating``)."""
     if rt.custom is not None and rt.custom.terminating:
-        error = errors.method_not_supported(rt.group, rt.plural, "create")
-        error.message = "create not allowed while custom resource definition is terminating"
-        raise error
+        meta = body.get("metadata") if isinstance(body, dict) else None
+        name = (meta.get("name") or meta.get("generateName") or "") if isinstance(meta, dict) else ""
+        raise errors.forbidden_error(rt.group, rt.plural, name,
+                                     "create not allowed while custom resource definition is terminating")
