@@ -504,7 +504,7 @@ class APIServer:
             if subresource:
                 raise errors.not_found(rt.group, rt.plural, name)
             merged["metadata"].pop("resourceVersion", None)
-            customresources.check_create_allowed(rt)
+            customresources.check_create_allowed(rt, merged)
             return self._create_locked(rt, merged, options, [], tracked=True)
         self._check_resource_version(rt, merged, existing)
         return self._finish_update(rt, existing, merged, options, subresource, tracked=True)
