@@ -340,9 +340,11 @@ def test_a_crd_waits_for_its_objects_finalizers_and_refuses_creates_meanwhile(fa
     assert (terminating.status, terminating.reason, terminating.message) == \
         ("True", "InstanceDeletionInProgress", "CustomResource deletion is in progress")
     refused = error_of(lambda: custom.create_namespaced_custom_object(GROUP, "v1", "default", "crontabs", crontab("new")))
-    assert refused.status == 403
-    assert json.loads(refused.body)["message"] == ('crontabs.stable.example.com "new" is forbidden: '
-                                                   "create not allowed while custom resource definition is terminating")
+    assert refused.status == 405
+    assert json.loads(refused.body) == {
+        "kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
+        "message": "create not allowed while custom resource definition is terminating", "reason": "MethodNotAllowed",
+        "details": {"group": GROUP, "kind": "crontabs"}, "code": 405}
     verbs = requests.get(f"{fakekube.url}/apis/{GROUP}/v1").json()["resources"][0]["verbs"]
     assert verbs == ["delete", "deletecollection", "get", "list", "watch"]
     custom.patch_namespaced_custom_object(GROUP, "v1", "default", "crontabs", "held", {"metadata": {"finalizers": None}})

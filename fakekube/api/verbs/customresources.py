@@ -130,11 +130,10 @@ def check_patch_type(rt: ResourceType, patch_type: str) -> None:
 
 
 def check_create_allowed(rt: ResourceType, body: Any) -> None:
-    """No creates while the CRD is being deleted: 403 naming the object, as a 1.33
-    apiserver answers (``... "x" is forbidden: create not allowed while custom resource
-    definition is terminating``)."""
+    """No creates while the CRD is being deleted: upstream's crdHandler answers
+    ``NewMethodNotSupported`` (405) with its message replaced (``create not allowed while
+    custom resource definition is terminating``) before the create handler runs."""
     if rt.custom is not None and rt.custom.terminating:
-        meta = body.get("metadata") if isinstance(body, dict) else None
-        name = (meta.get("name") or meta.get("generateName") or "") if isinstance(meta, dict) else ""
-        raise errors.forbidden_error(rt.group, rt.plural, name,
-                                     "create not allowed while custom resource definition is terminating")
+        refused = errors.method_not_supported(rt.group, rt.plural, "create")
+        refused.message = "create not allowed while custom resource definition is terminating"
+        raise refused
