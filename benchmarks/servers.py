@@ -20,6 +20,7 @@ import sys
 import reference
 import workload
 from fakekube import Cluster
+from fakekube.engine import freeze_startup_heap
 from fakekube.api.http import BackgroundServer
 
 HOST = "127.0.0.1"
@@ -60,7 +61,9 @@ class Servers:
 def serve_forever(pods: int) -> None:
     """Child-process mode: print the URLs as one JSON line, serve until stdin closes."""
     servers = Servers(pods)
-    print(json.dumps(servers.start()), flush=True)
+    urls = servers.start()
+    freeze_startup_heap()  # as ``fakekube serve`` does once its cluster is up
+    print(json.dumps(urls), flush=True)
     sys.stdin.read()
     servers.stop()
 

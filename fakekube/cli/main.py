@@ -15,7 +15,7 @@ from fakekube.clock import DEFAULT_EPOCH
 from fakekube.cluster import Cluster, ClusterConfig
 from fakekube.cluster.configfile import load_config_file
 from fakekube.control import attach as attach_control
-from fakekube.engine import parse_enable_list
+from fakekube.engine import freeze_startup_heap, parse_enable_list
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -134,6 +134,7 @@ def serve(args: argparse.Namespace) -> int:
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
     with cluster:
         attach_control(cluster)
+        freeze_startup_heap()
         print(f"fakekube: serving Kubernetes v{config.kubernetes_version} at {cluster.url}", flush=True)
         print(f"fakekube: kubeconfig written to {cluster.kubeconfig}", flush=True)
         print(f"fakekube: try: kubectl --kubeconfig {cluster.kubeconfig} get nodes", flush=True)

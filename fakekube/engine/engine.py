@@ -415,6 +415,20 @@ def paused_cyclic_gc() -> Iterator[None]:
         gc.enable()
 
 
+def freeze_startup_heap() -> None:
+    """Move what survives a full collection now into the collector's permanent generation.
+
+    For a process that hosts one cluster for its whole life (``fakekube serve``): the
+    cluster's startup objects (schemas, OpenAPI documents, the registry) are never
+    garbage, yet every full collection while serving rescanned them — about 10 % of a
+    ConfigMap create's CPU, halved by this. Collecting first leaves no garbage frozen.
+    Not for a process that makes and drops clusters (a test session): a frozen cluster is
+    never collected.
+    """
+    gc.collect()
+    gc.freeze()
+
+
 #: The longest error message :func:`printable` keeps (a message may quote a huge value).
 MAX_MESSAGE_CHARS = 1_000
 
