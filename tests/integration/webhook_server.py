@@ -68,7 +68,10 @@ class _QuietServer(ThreadingHTTPServer):
 class WebhookServer:
     """Serves AdmissionReviews over HTTPS; ``handlers`` by path, ``reviews`` as received."""
 
-    def __init__(self, dns_names: list[str] | None = None) -> None:
+    def __init__(self, dns_names: list[str] | None = None,
+                 review: tuple[str, str] = ("admission.k8s.io/v1", "AdmissionReview")) -> None:
+        #: The answer's apiVersion and kind (a CRD conversion webhook answers a ConversionReview).
+        self.review = review
         self.ca = make_ca()
         key, cert = make_server_cert(self.ca, dns_names or ["hooks.default.svc", "localhost"])
         self.handlers: dict[str, Handler] = {}
@@ -120,7 +123,7 @@ class WebhookServer:
                     self.end_headers()
                     return
                 response = {"uid": review["request"]["uid"], **handler(review["request"])}
-                body = json.dumps({"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview",
+                body = json.dumps({"apiVersion": server.review[0], "kind": server.review[1],
                                    "response": response}).encode()
                 self.send_response(200)
                 self.send_header("Content-Type", "application/json")

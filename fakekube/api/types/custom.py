@@ -12,7 +12,7 @@ must hold integers.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 from fakekube.api.machinery import errors
 from fakekube.api.machinery.errors import FieldError
@@ -28,6 +28,7 @@ from fakekube.api.registry import (
 from fakekube.api.table.custom import custom_table
 from fakekube.api.types.apiextensions import (
     NAMESPACE_SCOPED,
+    WEBHOOK_CONVERTER,
     condition_true,
     storage_version,
     versions_of,
@@ -35,6 +36,11 @@ from fakekube.api.types.apiextensions import (
 from fakekube.api.wire.structural import CompiledSchema, compile_schema
 
 Obj = dict[str, Any]
+#: A CRD's conversion webhook: (an object with apiVersion and kind, the desired apiVersion)
+#: -> the object in that version; raises an ApiError when conversion fails.
+Converter = Callable[[Obj, str], Obj]
+#: Makes the converter of a CRD's ``spec.conversion.webhook`` (the verbs own the transport).
+ConverterFactory = Callable[[Obj], Converter]
 
 #: The verbs a custom resource serves, in the order upstream's discovery lists them.
 CUSTOM_VERBS = ("delete", "deletecollection", "get", "list", "patch", "create", "update", "watch")
@@ -55,6 +61,11 @@ class CustomResourceStrategy(Strategy):
         self.type_meta = {"apiVersion": api_version, "kind": kind}
         self.status_enabled = status_enabled
         self.scale = scale
+
+    @property
+    def decoding(self) -> CompiledSchema:
+        """The schema a request body is pruned by: its own version's."""
+        return self.compiled
 
     def default(self, obj: Obj, ctx: WriteContext) -> None:
         self.compiled.default(obj)
@@ -90,6 +101,35 @@ class CustomResourceStrategy(Strategy):
                                                f"{self.scale.label_selector_path} accessor error: {_go_value(value)} "
                                                f"is of the type {_go_type(value)}, expected string"))
         return problems
+
+
+class ConvertingStrategy(CustomResourceStrategy):
+    """A served version other than the storage version of a CRD converted by webhook: its
+    type is ``stored_as`` the storage version, whose write rules (this strategy's) apply to
+    the converted object; bodies and stored objects cross the webhook at the API's edge."""
+
+    def __init__(self, own: CompiledSchema, storage: CustomResourceStrategy, converter: Converter,
+                 api_version: str, storage_api_version: str, kind: str) -> None:
+        super().__init__(storage.compiled, storage.status_enabled, storage.scale, storage_api_version, kind)
+        self.own = own
+        self.converter = converter
+        self.api_version = api_version
+        self.storage_api_version = storage_api_version
+        self.kind = kind
+
+    @property
+    def decoding(self) -> CompiledSchema:
+        return self.own
+
+    def to_storage(self, obj: Obj) -> Obj:
+        return self._convert(obj, self.api_version, self.storage_api_version)
+
+    def from_storage(self, obj: Obj) -> Obj:
+        return self._convert(obj, self.storage_api_version, self.api_version)
+
+    def _convert(self, obj: Obj, source: str, target: str) -> Obj:
+        converted = self.converter({"apiVersion": source, "kind": self.kind, **obj}, target)
+        return {k: v for k, v in converted.items() if k not in ("apiVersion", "kind")}
 
 
 def _replicas_problems(obj: Obj, path: str) -> list[FieldError]:
@@ -156,8 +196,10 @@ def served(crd: Obj) -> bool:
     return condition_true(crd, "Established")
 
 
-def custom_resource_types(crd: Obj) -> tuple[ResourceType, ...]:
-    """The types an established CRD serves, one per served version (none otherwise)."""
+def custom_resource_types(crd: Obj, converters: ConverterFactory | None = None) -> tuple[ResourceType, ...]:
+    """The types an established CRD serves, one per served version (none otherwise).
+    With ``converters`` and a Webhook conversion strategy, versions other than the storage
+    version are stored as it and convert through the webhook (:class:`ConvertingStrategy`)."""
     if not served(crd):
         return ()
     spec = crd.get("spec") or {}
@@ -167,6 +209,9 @@ def custom_resource_types(crd: Obj) -> tuple[ResourceType, ...]:
         return ()
     terminating = condition_true(crd, "Terminating")
     stored = storage_version(crd)
+    conversion = spec.get("conversion") or {}
+    converter = converters(conversion.get("webhook") or {}) \
+        if converters is not None and conversion.get("strategy") == WEBHOOK_CONVERTER else None
     types = []
     for version in versions_of(crd):
         if not version.get("served"):
@@ -180,6 +225,15 @@ def custom_resource_types(crd: Obj) -> tuple[ResourceType, ...]:
             singular=accepted.get("singular") or kind.lower(),
             list_kind=accepted.get("listKind") or f"{kind}List",
             storage_version=stored, scale=scale, terminating=terminating)
+        group = spec.get("group") or ""
+        strategy = CustomResourceStrategy(compile_schema(schema), status_enabled, scale,
+                                          f"{group}/{version.get('name') or ''}", kind)
+        stored_as = None
+        if converter is not None and version.get("name") != stored:
+            storage_strategy = _storage_strategy(crd, stored, kind)
+            strategy = ConvertingStrategy(strategy.compiled, storage_strategy, converter, f"{group}/{version.get('name') or ''}",
+                                          f"{group}/{stored}", kind)
+            stored_as = (group, plural)
         types.append(ResourceType(
             spec.get("group") or "", version.get("name") or "", kind, plural,
             namespaced=spec.get("scope") == NAMESPACE_SCOPED,
@@ -187,9 +241,20 @@ def custom_resource_types(crd: Obj) -> tuple[ResourceType, ...]:
             categories=tuple(accepted.get("categories") or ()),
             verbs=CUSTOM_VERBS,
             subresources=tuple(s for s, on in ((STATUS, status_enabled), (SCALE, scale is not None)) if on),
-            strategy=CustomResourceStrategy(compile_schema(schema), status_enabled, scale,
-                                            f"{spec.get('group') or ''}/{version.get('name') or ''}", kind),
+            strategy=strategy,
             table=custom_table(version.get("additionalPrinterColumns")),
-            schema=schema, custom=custom,
+            schema=schema, custom=custom, stored_as=stored_as,
         ))
     return tuple(types)
+
+
+def _storage_strategy(crd: Obj, stored: str, kind: str) -> CustomResourceStrategy:
+    """The write rules of the CRD's storage version (which converted objects are in)."""
+    group = (crd.get("spec") or {}).get("group") or ""
+    for version in versions_of(crd):
+        if version.get("name") == stored:
+            schema = ((version.get("schema") or {}).get("openAPIV3Schema")) or {"type": "object"}
+            status_enabled = isinstance((version.get("subresources") or {}).get("status"), dict)
+            return CustomResourceStrategy(compile_schema(schema), status_enabled, _scale_paths(version),
+                                          f"{group}/{stored}", kind)
+    return CustomResourceStrategy(compile_schema({"type": "object"}), False, None, f"{group}/{stored}", kind)

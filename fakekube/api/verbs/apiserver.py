@@ -26,6 +26,7 @@ from fakekube.api.registry import FINALIZE, STATUS, Registry, ResourceType, Writ
 from fakekube.api.verbs import admission, customresources, deletion, fieldmanager, objectmeta
 from fakekube.api.verbs.attributes import CREATE, DELETE, UPDATE, Attributes, namespace_of
 from fakekube.api.verbs.customresources import CustomTypes
+from fakekube.api.verbs.conversion import WebhookConversion
 from fakekube.api.verbs.deletion import DeleteOptions
 from fakekube.api.verbs.encoding import EncodedObjects
 from fakekube.api.verbs.listing import ListOptions, Matcher, list_page
@@ -175,7 +176,9 @@ class APIServer:
         #: Encoded JSON of stored versions, shared by lists, GETs and every watcher.
         self.encoded = EncodedObjects()
         #: The registry's custom types, kept equal to what this store's CRDs serve.
-        self.custom_types = CustomTypes(registry)
+        #: CRD webhook conversion, over the admission webhooks' transport (and its addresses).
+        self.conversion = WebhookConversion(self.webhooks.transport, rng.fork("conversion"))
+        self.custom_types = CustomTypes(registry, self.conversion.converter)
         store.add_listener(self.custom_types.on_change)
         #: kube-apiserver's ``--authorization-mode`` (``AlwaysAllow`` or ``RBAC``); the HTTP
         #: layer enforces it, the review APIs answer from it.

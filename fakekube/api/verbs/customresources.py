@@ -24,7 +24,7 @@ from fakekube.api.machinery import errors
 from fakekube.api.machinery.jsonutil import deep_copy
 from fakekube.api.registry import Registry, ResourceType
 from fakekube.api.types.apiextensions import CUSTOM_RESOURCE_DEFINITIONS, condition_true
-from fakekube.api.types.custom import CustomResourceStrategy, custom_resource_types
+from fakekube.api.types.custom import ConverterFactory, CustomResourceStrategy, custom_resource_types
 from fakekube.store import DELETED, Change
 
 Obj = dict[str, Any]
@@ -40,8 +40,10 @@ _CRD_KEY = CUSTOM_RESOURCE_DEFINITIONS.key
 class CustomTypes:
     """Keeps a registry's custom types equal to what the stored CRDs serve."""
 
-    def __init__(self, registry: Registry) -> None:
+    def __init__(self, registry: Registry, converters: ConverterFactory | None = None) -> None:
         self.registry = registry
+        #: Makes a Webhook-converted CRD's converter (``verbs.conversion``); None: never converts.
+        self.converters = converters
         registry.clear_custom()
         #: Called (under the store lock) after the served types changed: the engine re-routes.
         self.listeners: list[Callable[[], None]] = []
@@ -56,7 +58,7 @@ class CustomTypes:
         if self._signatures.get(change.name, _signature(None)) == signature:
             return
         try:
-            changed = self.registry.set_custom(change.name, custom_resource_types(crd) if crd is not None else ())
+            changed = self.registry.set_custom(change.name, custom_resource_types(crd, self.converters) if crd is not None else ())
         except ValueError:  # its URLs are another type's: not served (upstream would conflict on names)
             changed = self.registry.set_custom(change.name, ())
         if signature == _signature(None):
@@ -120,7 +122,7 @@ def prune(rt: ResourceType, obj: Obj, copy: bool) -> tuple[Obj, list[str]]:
         return obj, []
     if copy:
         obj = deep_copy(obj)
-    return obj, strategy.compiled.prune(obj)
+    return obj, strategy.decoding.prune(obj)
 
 
 def check_patch_type(rt: ResourceType, patch_type: str) -> None:

@@ -1,0 +1,159 @@
+"""CRD webhook conversion: a ``ConversionReview`` POSTed to the CRD's conversion webhook,
+its answer checked as apiextensions-apiserver's ``webhook_converter.go`` checks it.
+
+A custom resource is stored in its CRD's storage version. With ``spec.conversion.strategy:
+Webhook`` a request in another served version converts at the API's edge (the type's
+``stored_as``: ``Strategy.to_storage``/``from_storage``): a create or update body to the
+storage version, a stored object to the requested version for reads, lists and watch
+events. Each conversion is one call carrying one object, over the admission webhooks'
+transport (:mod:`fakekube.api.verbs.webhook_call`: caBundle trust, ``webhook_addresses``).
+
+Failures are upstream's plain errors: a 500 with no reason whose message is
+``conversion webhook for <group>/<version>, Kind=<Kind> failed: <why>`` (or ``returned
+invalid object: ...``), the version being the one converted from.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+from fakekube.api.machinery import errors
+from fakekube.api.machinery.jsonutil import deep_copy
+from fakekube.random import SeededRandom
+from fakekube.api.types.custom import Converter
+from fakekube.api.verbs.webhook_call import CallFailed, WebhookTransport
+
+Obj = dict[str, Any]
+
+REVIEW_API_VERSION = "apiextensions.k8s.io/v1"
+REVIEW_GVK = "apiextensions.k8s.io/v1, Kind=ConversionReview"
+#: Upstream's conversion webhook client timeout (it has no timeoutSeconds field).
+CONVERSION_TIMEOUT_S = 30
+_CALL_PREFIX = "failed to call webhook: "
+
+
+class ConversionError(Exception):
+    """Why a conversion failed, after upstream's ``conversion webhook for <gvk> ``."""
+
+
+class WebhookConversion:
+    """Makes the converter of each CRD whose conversion strategy is Webhook."""
+
+    def __init__(self, transport: WebhookTransport, rng: SeededRandom) -> None:
+        self.transport = transport
+        self._rng = rng
+        self._rng_lock = threading.Lock()
+
+    def converter(self, webhook: Obj) -> Converter:
+        """The converter a CRD's ``spec.conversion.webhook`` calls."""
+        return lambda obj, desired: self.convert(webhook, obj, desired)
+
+    def convert(self, webhook: Obj, obj: Obj, desired: str) -> Obj:
+        """``obj`` (with apiVersion and kind) in apiVersion ``desired``; an ApiError (500) when
+        the webhook cannot be called or answers wrongly."""
+        if obj.get("apiVersion") == desired:
+            return obj
+        gvk = f"{obj.get('apiVersion', '')}, Kind={obj.get('kind', '')}"
+        try:
+            return self._convert(webhook, obj, desired)
+        except ConversionError as exc:
+            raise errors.unknown_error(500, f"conversion webhook for {gvk} {exc}") from None
+
+    def _convert(self, webhook: Obj, obj: Obj, desired: str) -> Obj:
+        if "v1" not in (webhook.get("conversionReviewVersions") or []):
+            raise ConversionError("failed: no supported conversion review versions")
+        uid = self._uid()
+        review = {"kind": "ConversionReview", "apiVersion": REVIEW_API_VERSION,
+                  "request": {"uid": uid, "desiredAPIVersion": desired, "objects": [obj]}}
+        config = webhook.get("clientConfig") or {}
+        try:
+            endpoint = self.transport.endpoint(config)
+            answer = self.transport.post(endpoint, config.get("caBundle"), review, CONVERSION_TIMEOUT_S)
+        except CallFailed as exc:
+            raise ConversionError(f"failed: {str(exc).removeprefix(_CALL_PREFIX)}") from None
+        converted = _converted_objects(answer, uid)
+        if len(converted) != 1:
+            raise ConversionError(f"returned {len(converted)} objects, expected 1")
+        return _checked(obj, converted[0], desired)
+
+    def _uid(self) -> str:
+        with self._rng_lock:
+            return self._rng.uid()
+
+
+def _converted_objects(answer: Obj, uid: str) -> list[Any]:
+    """``getConvertedObjectsFromResponse``: the right review, for this request, a Success."""
+    got = f"{answer.get('apiVersion') or ''}, Kind={answer.get('kind') or ''}"
+    if got != REVIEW_GVK:
+        raise ConversionError(f"failed: expected webhook response of {REVIEW_GVK}, got {got}")
+    response = answer.get("response")
+    if not isinstance(response, dict):
+        raise ConversionError("failed: no response provided")
+    if response.get("uid", "") != uid:
+        raise ConversionError(f'failed: expected response.uid="{uid}", got "{response.get("uid", "")}"')
+    result = response.get("result") or {}
+    if result.get("status") != "Success":
+        message = result.get("message") or \
+            f"response.result.status was '{result.get('status') or ''}', not 'Success'"
+        raise ConversionError(f"failed: {message}")
+    objects = response.get("convertedObjects") or []
+    return objects if isinstance(objects, list) else []
+
+
+def _checked(original: Obj, converted: Any, desired: str) -> Obj:
+    """The converted object with the original's metadata but its labels and annotations
+    (``validateConvertedObject`` and ``restoreObjectMeta``)."""
+    if not isinstance(converted, dict):
+        raise ConversionError("returned invalid object: the converted object is not a JSON object")
+    received = converted.get("apiVersion") or ""
+    if received != desired:
+        raise ConversionError(f"returned invalid object at index 0: invalid groupVersion "
+                              f"(expected {desired}, received {received})")
+    if converted.get("kind") != original.get("kind"):
+        raise ConversionError(f"returned invalid object at index 0: invalid kind "
+                              f"(expected {original.get('kind')}, received {converted.get('kind') or ''})")
+    before, after = original.get("metadata") or {}, converted.get("metadata")
+    if isinstance(after, dict):
+        for field in ("name", "namespace", "uid"):
+            if (before.get(field) or "") != (after.get(field) or ""):
+                raise ConversionError(f"returned invalid object: must have the same {field}: "
+                                      f"{before.get(field) or ''} != {after.get(field) or ''}")
+    return {**converted, "metadata": _restored_metadata(before, after)}
+
+
+def _restored_metadata(original: Obj, converted: Any) -> Obj:
+    """The original metadata, with labels and annotations as the webhook left them."""
+    if converted is None:
+        raise ConversionError("returned invalid metadata: missing metadata in converted object")
+    if not isinstance(converted, dict):
+        raise ConversionError(f"returned invalid metadata: invalid metadata of type "
+                              f"{_go_type(converted)} in converted object")
+    metadata = deep_copy(original)
+    for field in ("labels", "annotations"):
+        value = converted.get(field)
+        if value is None:
+            metadata.pop(field, None)
+            continue
+        if not isinstance(value, dict):
+            raise ConversionError(f"returned invalid metadata: invalid metadata.{field} of type "
+                                  f"{_go_type(value)} in converted object")
+        for key in sorted(value):
+            if not isinstance(value[key], str):
+                raise ConversionError(f"returned invalid metadata: metadata.{field}[{key}] must be a "
+                                      f"string, but is {_go_type(value[key])} in converted object")
+        metadata[field] = dict(value)
+    return metadata
+
+
+def _go_type(value: Any) -> str:
+    """How Go's ``%T`` names a decoded JSON value."""
+    if isinstance(value, bool):
+        return "bool"
+    if isinstance(value, (int, float)):
+        return "float64"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list):
+        return "[]interface {}"
+    return "map[string]interface {}"

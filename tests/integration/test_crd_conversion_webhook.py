@@ -1,0 +1,164 @@
+"""CRD webhook conversion over HTTP with the official client: a CRD stored as v1
+(``spec.cronSpec``) and served as v2 too (``spec.schedule``), converted by a real HTTPS
+webhook in the test; objects written in one version read back in the other, lists and
+watch events in the requested version, and a failing webhook's upstream error."""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Iterator
+
+import pytest
+import requests
+from kubernetes import client
+from kubernetes.client.rest import ApiException
+
+from fakekube import Cluster
+from tests.integration.webhook_server import WebhookServer
+
+Obj = dict[str, Any]
+GROUP = "stable.example.com"
+SERVICE_HOST = "convert.default.svc:443"
+
+
+def _version_schema(field: str) -> Obj:
+    return {"openAPIV3Schema": {"type": "object", "properties": {
+        "spec": {"type": "object", "properties": {field: {"type": "string"}, "image": {"type": "string"}}}}}}
+
+
+def crd_body(server: WebhookServer) -> Obj:
+    return {
+        "apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+        "metadata": {"name": f"crontabs.{GROUP}"},
+        "spec": {
+            "group": GROUP, "scope": "Namespaced",
+            "names": {"plural": "crontabs", "singular": "crontab", "kind": "CronTab"},
+            "versions": [
+                {"name": "v1", "served": True, "storage": True, "schema": _version_schema("cronSpec")},
+                {"name": "v2", "served": True, "storage": False, "schema": _version_schema("schedule")}],
+            "conversion": {"strategy": "Webhook", "webhook": {
+                "conversionReviewVersions": ["v1"],
+                "clientConfig": {"service": {"namespace": "default", "name": "convert", "path": "/convert"},
+                                 "caBundle": server.ca_bundle}}},
+        },
+    }
+
+
+def convert(request: Obj) -> Obj:
+    """The webhook: renames spec.cronSpec (v1) ⇄ spec.schedule (v2)."""
+    desired = request["desiredAPIVersion"]
+    converted = []
+    for obj in request["objects"]:
+        spec = dict(obj.get("spec") or {})
+        if desired.endswith("/v2") and "cronSpec" in spec:
+            spec["schedule"] = spec.pop("cronSpec")
+        if desired.endswith("/v1") and "schedule" in spec:
+            spec["cronSpec"] = spec.pop("schedule")
+        converted.append({**obj, "apiVersion": desired, "spec": spec})
+    return {"result": {"status": "Success"}, "convertedObjects": converted}
+
+
+@pytest.fixture
+def server() -> Iterator[WebhookServer]:
+    webhook_server = WebhookServer(["convert.default.svc"], review=("apiextensions.k8s.io/v1", "ConversionReview"))
+    webhook_server.handlers["/convert"] = convert
+    yield webhook_server
+    webhook_server.close()
+
+
+@pytest.fixture
+def custom(fakekube: Cluster, server: WebhookServer) -> client.CustomObjectsApi:
+    fakekube.webhook_addresses[SERVICE_HOST] = server.address
+    api = fakekube.client()
+    client.ApiextensionsV1Api(api).create_custom_resource_definition(crd_body(server))
+    return client.CustomObjectsApi(api)
+
+
+def crontab(version: str, name: str, **spec: str) -> Obj:
+    return {"apiVersion": f"{GROUP}/{version}", "kind": "CronTab", "metadata": {"name": name}, "spec": spec}
+
+
+def test_created_in_v1_read_in_v2_and_back(custom: client.CustomObjectsApi, server: WebhookServer) -> None:
+    custom.create_namespaced_custom_object(GROUP, "v1", "default", "crontabs",
+                                           crontab("v1", "nightly", cronSpec="0 3 * * *", image="cron"))
+    assert server.reviews == []  # written in the storage version: nothing to convert
+    v2 = custom.get_namespaced_custom_object(GROUP, "v2", "default", "crontabs", "nightly")
+    assert v2["apiVersion"] == f"{GROUP}/v2"
+    assert v2["spec"] == {"schedule": "0 3 * * *", "image": "cron"}
+    review = server.reviews[-1]
+    assert (review["apiVersion"], review["kind"]) == ("apiextensions.k8s.io/v1", "ConversionReview")
+    assert review["request"]["desiredAPIVersion"] == f"{GROUP}/v2"
+    assert [o["apiVersion"] for o in review["request"]["objects"]] == [f"{GROUP}/v1"]
+    assert review["request"]["uid"]
+
+    v2["spec"]["schedule"] = "0 4 * * *"
+    custom.replace_namespaced_custom_object(GROUP, "v2", "default", "crontabs", "nightly", v2)
+    v1 = custom.get_namespaced_custom_object(GROUP, "v1", "default", "crontabs", "nightly")
+    assert v1["spec"] == {"cronSpec": "0 4 * * *", "image": "cron"}
+
+
+def test_created_in_v2_is_stored_as_v1_and_listed_in_v2(fakekube: Cluster, custom: client.CustomObjectsApi) -> None:
+    custom.create_namespaced_custom_object(GROUP, "v2", "default", "crontabs",
+                                           crontab("v2", "hourly", schedule="0 * * * *"))
+    custom.create_namespaced_custom_object(GROUP, "v1", "default", "crontabs",
+                                           crontab("v1", "daily", cronSpec="0 0 * * *"))
+    stored = fakekube.api.store.get((GROUP, "crontabs"), ("default", "hourly"))
+    assert stored is not None and stored["spec"] == {"cronSpec": "0 * * * *"}
+    listed = custom.list_namespaced_custom_object(GROUP, "v2", "default", "crontabs")
+    assert listed["apiVersion"] == f"{GROUP}/v2"
+    assert [(o["apiVersion"], o["metadata"]["name"], o["spec"]) for o in listed["items"]] == [
+        (f"{GROUP}/v2", "daily", {"schedule": "0 0 * * *"}), (f"{GROUP}/v2", "hourly", {"schedule": "0 * * * *"})]
+
+
+def test_a_failing_webhook_is_upstreams_500(custom: client.CustomObjectsApi, server: WebhookServer) -> None:
+    custom.create_namespaced_custom_object(GROUP, "v1", "default", "crontabs",
+                                           crontab("v1", "nightly", cronSpec="0 3 * * *"))
+    server.handlers["/convert"] = lambda request: {"result": {"status": "Failure", "message": "cannot convert"}}
+    with pytest.raises(ApiException) as info:
+        custom.get_namespaced_custom_object(GROUP, "v2", "default", "crontabs", "nightly")
+    status = json.loads(info.value.body)
+    assert (info.value.status, status.get("reason", "")) == (500, "")
+    assert status["message"] == f"conversion webhook for {GROUP}/v1, Kind=CronTab failed: cannot convert"
+    with pytest.raises(ApiException) as info:
+        custom.create_namespaced_custom_object(GROUP, "v2", "default", "crontabs",
+                                               crontab("v2", "hourly", schedule="0 * * * *"))
+    assert info.value.status == 500
+    assert json.loads(info.value.body)["message"] == \
+        f"conversion webhook for {GROUP}/v2, Kind=CronTab failed: cannot convert"
+    assert custom.list_namespaced_custom_object(GROUP, "v1", "default", "crontabs")["items"][0]["metadata"]["name"] \
+        == "nightly"
+
+
+def test_a_webhook_changing_more_than_labels_is_refused(custom: client.CustomObjectsApi, server: WebhookServer) -> None:
+    custom.create_namespaced_custom_object(GROUP, "v1", "default", "crontabs",
+                                           crontab("v1", "nightly", cronSpec="0 3 * * *"))
+
+    def renaming(request: Obj) -> Obj:
+        answer = convert(request)
+        for obj in answer["convertedObjects"]:
+            obj["metadata"] = {**obj["metadata"], "name": "other"}
+        return answer
+
+    server.handlers["/convert"] = renaming
+    with pytest.raises(ApiException) as info:
+        custom.get_namespaced_custom_object(GROUP, "v2", "default", "crontabs", "nightly")
+    assert json.loads(info.value.body)["message"] == (
+        f"conversion webhook for {GROUP}/v1, Kind=CronTab returned invalid object: must have the same name: "
+        "nightly != other")
+    server.handlers["/convert"] = lambda request: {**convert(request), "uid": "wrong"}
+    with pytest.raises(ApiException) as info:
+        custom.get_namespaced_custom_object(GROUP, "v2", "default", "crontabs", "nightly")
+    uid = server.reviews[-1]["request"]["uid"]
+    assert json.loads(info.value.body)["message"] == (
+        f'conversion webhook for {GROUP}/v1, Kind=CronTab failed: expected response.uid="{uid}", got "wrong"')
+
+
+def test_a_watch_in_v2_sees_converted_events(fakekube: Cluster, custom: client.CustomObjectsApi) -> None:
+    url = f"{fakekube.url}/apis/{GROUP}/v2/namespaces/default/crontabs?watch=1&timeoutSeconds=1"
+    response = requests.get(url, stream=True)
+    custom.create_namespaced_custom_object(GROUP, "v1", "default", "crontabs",
+                                           crontab("v1", "nightly", cronSpec="0 3 * * *"))
+    event = json.loads(next(response.iter_lines()))
+    response.close()
+    assert event["type"] == "ADDED"
+    assert (event["object"]["apiVersion"], event["object"]["spec"]) == (f"{GROUP}/v2", {"schedule": "0 3 * * *"})
