@@ -97,14 +97,18 @@ def test_created_in_v1_read_in_v2_and_back(custom: client.CustomObjectsApi, serv
     assert v1["spec"] == {"cronSpec": "0 4 * * *", "image": "cron"}
 
 
-def test_created_in_v2_is_stored_as_v1_and_listed_in_v2(fakekube: Cluster, custom: client.CustomObjectsApi) -> None:
+def test_created_in_v2_is_stored_as_v1_and_listed_in_v2(fakekube: Cluster, custom: client.CustomObjectsApi,
+                                                        server: WebhookServer) -> None:
     custom.create_namespaced_custom_object(GROUP, "v2", "default", "crontabs",
                                            crontab("v2", "hourly", schedule="0 * * * *"))
     custom.create_namespaced_custom_object(GROUP, "v1", "default", "crontabs",
                                            crontab("v1", "daily", cronSpec="0 0 * * *"))
     stored = fakekube.api.store.get((GROUP, "crontabs"), ("default", "hourly"))
     assert stored is not None and stored["spec"] == {"cronSpec": "0 * * * *"}
+    calls = len(server.reviews)
     listed = custom.list_namespaced_custom_object(GROUP, "v2", "default", "crontabs")
+    assert len(server.reviews) == calls + 1  # one review for the whole list
+    assert [o["metadata"]["name"] for o in server.reviews[-1]["request"]["objects"]] == ["daily", "hourly"]
     assert listed["apiVersion"] == f"{GROUP}/v2"
     assert [(o["apiVersion"], o["metadata"]["name"], o["spec"]) for o in listed["items"]] == [
         (f"{GROUP}/v2", "daily", {"schedule": "0 0 * * *"}), (f"{GROUP}/v2", "hourly", {"schedule": "0 * * * *"})]
@@ -162,3 +166,38 @@ def test_a_watch_in_v2_sees_converted_events(fakekube: Cluster, custom: client.C
     response.close()
     assert event["type"] == "ADDED"
     assert (event["object"]["apiVersion"], event["object"]["spec"]) == (f"{GROUP}/v2", {"schedule": "0 3 * * *"})
+
+
+def test_a_list_names_the_list_kind_and_the_item_in_errors(custom: client.CustomObjectsApi,
+                                                            server: WebhookServer) -> None:
+    for name in ("a", "b"):
+        custom.create_namespaced_custom_object(GROUP, "v1", "default", "crontabs",
+                                               crontab("v1", name, cronSpec="@daily"))
+    server.handlers["/convert"] = lambda request: {"result": {"status": "Success"},
+                                                   "convertedObjects": convert(request)["convertedObjects"][:1]}
+    with pytest.raises(ApiException) as info:
+        custom.list_namespaced_custom_object(GROUP, "v2", "default", "crontabs")
+    assert json.loads(info.value.body)["message"] == \
+        f"conversion webhook for {GROUP}/v1, Kind=CronTabList returned 1 objects, expected 2"
+
+    def wrong_kind_b(request: Obj) -> Obj:
+        answer = convert(request)
+        answer["convertedObjects"][1]["kind"] = "Other"
+        return answer
+
+    server.handlers["/convert"] = wrong_kind_b
+    with pytest.raises(ApiException) as info:
+        custom.list_namespaced_custom_object(GROUP, "v2", "default", "crontabs")
+    assert json.loads(info.value.body)["message"] == (
+        f"conversion webhook for {GROUP}/v1, Kind=CronTabList returned invalid converted object at index 2: "
+        "invalid kind (expected CronTab, received Other)")
+
+
+def test_a_watch_ends_when_an_event_cannot_be_converted(fakekube: Cluster, custom: client.CustomObjectsApi,
+                                                        server: WebhookServer) -> None:
+    server.handlers["/convert"] = lambda request: {"result": {"status": "Failure", "message": "cannot convert"}}
+    url = f"{fakekube.url}/apis/{GROUP}/v2/namespaces/default/crontabs?watch=1&timeoutSeconds=30"
+    response = requests.get(url, stream=True)
+    custom.create_namespaced_custom_object(GROUP, "v1", "default", "crontabs",
+                                           crontab("v1", "nightly", cronSpec="0 3 * * *"))
+    assert list(response.iter_lines()) == []  # the stream ends cleanly, as upstream's failed encode

@@ -154,6 +154,10 @@ class ResourceType:
         """A stored object as this type's clients see it (converted when ``stored_as``)."""
         return stored if self.stored_as is None else self.strategy.from_storage(stored)
 
+    def view_all(self, stored: list[Obj]) -> list[Obj]:
+        """A list's stored objects as this type's clients see them (``view`` of each)."""
+        return stored if self.stored_as is None else self.strategy.from_storage_all(stored)
+
     def storable(self, obj: Obj) -> Obj:
         """A decoded body of this type in the shape its storage holds (the inverse of ``view``)."""
         return obj if self.stored_as is None else self.strategy.to_storage(obj)

@@ -125,6 +125,11 @@ class Strategy:
         of ``to_storage``). Returns a new object; the stored one is never edited."""
         return obj
 
+    def from_storage_all(self, objs: list[Obj]) -> list[Obj]:
+        """A list's stored objects in this type's shape (one by one unless a type batches:
+        a CRD's conversion webhook converts a list in one call)."""
+        return [self.from_storage(obj) for obj in objs]
+
     def field_selectors(self) -> dict[str, Callable[[Obj], str]]:
         """Extra fieldSelector fields beyond metadata.name/metadata.namespace."""
         return {}

@@ -36,9 +36,10 @@ from fakekube.api.types.apiextensions import (
 from fakekube.api.wire.structural import CompiledSchema, compile_schema
 
 Obj = dict[str, Any]
-#: A CRD's conversion webhook: (an object with apiVersion and kind, the desired apiVersion)
-#: -> the object in that version; raises an ApiError when conversion fails.
-Converter = Callable[[Obj, str], Obj]
+#: A CRD's conversion webhook: (objects with apiVersion and kind, the desired apiVersion,
+#: ``<apiVersion>, Kind=<kind>`` as errors name the input) -> the objects in that version;
+#: raises an ApiError when conversion fails.
+Converter = Callable[[list[Obj], str, str], list[Obj]]
 #: Makes the converter of a CRD's ``spec.conversion.webhook`` (the verbs own the transport).
 ConverterFactory = Callable[[Obj], Converter]
 
@@ -109,9 +110,10 @@ class ConvertingStrategy(CustomResourceStrategy):
     the converted object; bodies and stored objects cross the webhook at the API's edge."""
 
     def __init__(self, own: CompiledSchema, storage: CustomResourceStrategy, converter: Converter,
-                 api_version: str, storage_api_version: str, kind: str) -> None:
+                 api_version: str, storage_api_version: str, kind: str, list_kind: str) -> None:
         super().__init__(storage.compiled, storage.status_enabled, storage.scale, storage_api_version, kind)
         self.own = own
+        self.list_kind = list_kind
         self.converter = converter
         self.api_version = api_version
         self.storage_api_version = storage_api_version
@@ -127,9 +129,23 @@ class ConvertingStrategy(CustomResourceStrategy):
     def from_storage(self, obj: Obj) -> Obj:
         return self._convert(obj, self.storage_api_version, self.api_version)
 
+    def from_storage_all(self, objs: list[Obj]) -> list[Obj]:
+        """A list's items in one webhook call (none when the list is empty)."""
+        if not objs:
+            return []
+        typed = [{"apiVersion": self.storage_api_version, "kind": self.kind, **obj} for obj in objs]
+        converted = self.converter(typed, self.api_version, f"{self.storage_api_version}, Kind={self.list_kind}")
+        return [_untyped(obj) for obj in converted]
+
     def _convert(self, obj: Obj, source: str, target: str) -> Obj:
-        converted = self.converter({"apiVersion": source, "kind": self.kind, **obj}, target)
-        return {k: v for k, v in converted.items() if k not in ("apiVersion", "kind")}
+        converted = self.converter([{"apiVersion": source, "kind": self.kind, **obj}], target,
+                                   f"{source}, Kind={self.kind}")
+        return _untyped(converted[0])
+
+
+def _untyped(obj: Obj) -> Obj:
+    """A converted object as stored or viewed: without apiVersion and kind."""
+    return {k: v for k, v in obj.items() if k not in ("apiVersion", "kind")}
 
 
 def _replicas_problems(obj: Obj, path: str) -> list[FieldError]:
@@ -231,8 +247,9 @@ def custom_resource_types(crd: Obj, converters: ConverterFactory | None = None) 
         stored_as = None
         if converter is not None and version.get("name") != stored:
             storage_strategy = _storage_strategy(crd, stored, kind)
-            strategy = ConvertingStrategy(strategy.compiled, storage_strategy, converter, f"{group}/{version.get('name') or ''}",
-                                          f"{group}/{stored}", kind)
+            strategy = ConvertingStrategy(strategy.compiled, storage_strategy, converter,
+                                          f"{group}/{version.get('name') or ''}", f"{group}/{stored}", kind,
+                                          custom.list_kind)
             stored_as = (group, plural)
         types.append(ResourceType(
             spec.get("group") or "", version.get("name") or "", kind, plural,

@@ -239,7 +239,7 @@ class APIServer:
             metadata["continue"] = page.continue_token
         if page.remaining is not None:
             metadata["remainingItemCount"] = page.remaining
-        items = page.items if rt.stored_as is None else [rt.view(item) for item in page.items]
+        items = rt.view_all(page.items)
         if rt.custom is not None:  # unstructured lists carry each item's apiVersion and kind
             items = [objectmeta.with_type_meta(rt, item) for item in items]
         return {"kind": rt.list_kind, "apiVersion": rt.api_version, "metadata": metadata, "items": items}

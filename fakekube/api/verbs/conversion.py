@@ -5,7 +5,7 @@ A custom resource is stored in its CRD's storage version. With ``spec.conversion
 Webhook`` a request in another served version converts at the API's edge (the type's
 ``stored_as``: ``Strategy.to_storage``/``from_storage``): a create or update body to the
 storage version, a stored object to the requested version for reads, lists and watch
-events. Each conversion is one call carrying one object, over the admission webhooks'
+events (a list's items in one call, as upstream converts a list). Calls go over the admission webhooks'
 transport (:mod:`fakekube.api.verbs.webhook_call`: caBundle trust, ``webhook_addresses``).
 
 Failures are upstream's plain errors: a 500 with no reason whose message is
@@ -47,25 +47,27 @@ class WebhookConversion:
 
     def converter(self, webhook: Obj) -> Converter:
         """The converter a CRD's ``spec.conversion.webhook`` calls."""
-        return lambda obj, desired: self.convert(webhook, obj, desired)
+        return lambda objects, desired, shown: self.convert(webhook, objects, desired, shown)
 
-    def convert(self, webhook: Obj, obj: Obj, desired: str) -> Obj:
-        """``obj`` (with apiVersion and kind) in apiVersion ``desired``; an ApiError (500) when
-        the webhook cannot be called or answers wrongly."""
-        if obj.get("apiVersion") == desired:
-            return obj
-        gvk = f"{obj.get('apiVersion', '')}, Kind={obj.get('kind', '')}"
+    def convert(self, webhook: Obj, objects: list[Obj], desired: str, shown: str) -> list[Obj]:
+        """``objects`` (each with apiVersion and kind) in apiVersion ``desired``, in one call;
+        ``shown`` is the ``<apiVersion>, Kind=<kind>`` errors name (a list's kind for a list).
+        An ApiError (500) when the webhook cannot be called or answers wrongly."""
+        todo = [i for i, obj in enumerate(objects) if obj.get("apiVersion") != desired]
+        if not todo:
+            return objects
         try:
-            return self._convert(webhook, obj, desired)
+            converted = self._call(webhook, [objects[i] for i in todo], desired)
+            return _placed(objects, todo, converted, desired, is_list=shown.endswith("List"))
         except ConversionError as exc:
-            raise errors.unknown_error(500, f"conversion webhook for {gvk} {exc}") from None
+            raise errors.unknown_error(500, f"conversion webhook for {shown} {exc}") from None
 
-    def _convert(self, webhook: Obj, obj: Obj, desired: str) -> Obj:
+    def _call(self, webhook: Obj, objects: list[Obj], desired: str) -> list[Any]:
         if "v1" not in (webhook.get("conversionReviewVersions") or []):
             raise ConversionError("failed: no supported conversion review versions")
         uid = self._uid()
         review = {"kind": "ConversionReview", "apiVersion": REVIEW_API_VERSION,
-                  "request": {"uid": uid, "desiredAPIVersion": desired, "objects": [obj]}}
+                  "request": {"uid": uid, "desiredAPIVersion": desired, "objects": objects}}
         config = webhook.get("clientConfig") or {}
         try:
             endpoint = self.transport.endpoint(config)
@@ -73,13 +75,26 @@ class WebhookConversion:
         except CallFailed as exc:
             raise ConversionError(f"failed: {str(exc).removeprefix(_CALL_PREFIX)}") from None
         converted = _converted_objects(answer, uid)
-        if len(converted) != 1:
-            raise ConversionError(f"returned {len(converted)} objects, expected 1")
-        return _checked(obj, converted[0], desired)
+        if len(converted) != len(objects):
+            raise ConversionError(f"returned {len(converted)} objects, expected {len(objects)}")
+        return converted
 
     def _uid(self) -> str:
         with self._rng_lock:
             return self._rng.uid()
+
+
+def _placed(objects: list[Obj], todo: list[int], converted: list[Any], desired: str, is_list: bool) -> list[Obj]:
+    """``objects`` with the converted ones checked and in their places. Errors say where as
+    upstream does: ``invalid object`` for one object, ``invalid converted object at index
+    <n>`` for a list (n counted from 1 there: upstream counts before it reports)."""
+    out = list(objects)
+    for n, (i, answer) in enumerate(zip(todo, converted), start=1):
+        where = (f"invalid converted object at index {n}", f"invalid converted object at index {n}",
+                 f"invalid metadata in object at index {n}") if is_list else \
+            ("invalid object at index 0", "invalid object", "invalid metadata")
+        out[i] = _checked(objects[i], answer, desired, where)
+    return out
 
 
 def _converted_objects(answer: Obj, uid: str) -> list[Any]:
@@ -101,34 +116,37 @@ def _converted_objects(answer: Obj, uid: str) -> list[Any]:
     return objects if isinstance(objects, list) else []
 
 
-def _checked(original: Obj, converted: Any, desired: str) -> Obj:
+def _checked(original: Obj, converted: Any, desired: str, where: tuple[str, str, str]) -> Obj:
     """The converted object with the original's metadata but its labels and annotations
-    (``validateConvertedObject`` and ``restoreObjectMeta``)."""
+    (``validateConvertedObject`` and ``restoreObjectMeta``); ``where`` words the errors of
+    the type meta, the identity and the metadata checks."""
+    typed, identity, meta = where
     if not isinstance(converted, dict):
-        raise ConversionError("returned invalid object: the converted object is not a JSON object")
+        raise ConversionError(f"returned {identity}: the converted object is not a JSON object")
     received = converted.get("apiVersion") or ""
     if received != desired:
-        raise ConversionError(f"returned invalid object at index 0: invalid groupVersion "
-                              f"(expected {desired}, received {received})")
+        raise ConversionError(f"returned {typed}: invalid groupVersion (expected {desired}, received {received})")
     if converted.get("kind") != original.get("kind"):
-        raise ConversionError(f"returned invalid object at index 0: invalid kind "
+        raise ConversionError(f"returned {typed}: invalid kind "
                               f"(expected {original.get('kind')}, received {converted.get('kind') or ''})")
     before, after = original.get("metadata") or {}, converted.get("metadata")
     if isinstance(after, dict):
         for field in ("name", "namespace", "uid"):
             if (before.get(field) or "") != (after.get(field) or ""):
-                raise ConversionError(f"returned invalid object: must have the same {field}: "
+                raise ConversionError(f"returned {identity}: must have the same {field}: "
                                       f"{before.get(field) or ''} != {after.get(field) or ''}")
-    return {**converted, "metadata": _restored_metadata(before, after)}
+    try:
+        return {**converted, "metadata": _restored_metadata(before, after)}
+    except ConversionError as exc:
+        raise ConversionError(f"returned {meta}: {exc}") from None
 
 
 def _restored_metadata(original: Obj, converted: Any) -> Obj:
     """The original metadata, with labels and annotations as the webhook left them."""
     if converted is None:
-        raise ConversionError("returned invalid metadata: missing metadata in converted object")
+        raise ConversionError("missing metadata in converted object")
     if not isinstance(converted, dict):
-        raise ConversionError(f"returned invalid metadata: invalid metadata of type "
-                              f"{_go_type(converted)} in converted object")
+        raise ConversionError(f"invalid metadata of type {_go_type(converted)} in converted object")
     metadata = deep_copy(original)
     for field in ("labels", "annotations"):
         value = converted.get(field)
@@ -136,12 +154,11 @@ def _restored_metadata(original: Obj, converted: Any) -> Obj:
             metadata.pop(field, None)
             continue
         if not isinstance(value, dict):
-            raise ConversionError(f"returned invalid metadata: invalid metadata.{field} of type "
-                                  f"{_go_type(value)} in converted object")
+            raise ConversionError(f"invalid metadata.{field} of type {_go_type(value)} in converted object")
         for key in sorted(value):
             if not isinstance(value[key], str):
-                raise ConversionError(f"returned invalid metadata: metadata.{field}[{key}] must be a "
-                                      f"string, but is {_go_type(value[key])} in converted object")
+                raise ConversionError(f"metadata.{field}[{key}] must be a string, "
+                                      f"but is {_go_type(value[key])} in converted object")
         metadata[field] = dict(value)
     return metadata
 
