@@ -112,6 +112,12 @@ def test_created_in_v2_is_stored_as_v1_and_listed_in_v2(fakekube: Cluster, custo
     assert listed["apiVersion"] == f"{GROUP}/v2"
     assert [(o["apiVersion"], o["metadata"]["name"], o["spec"]) for o in listed["items"]] == [
         (f"{GROUP}/v2", "daily", {"schedule": "0 0 * * *"}), (f"{GROUP}/v2", "hourly", {"schedule": "0 * * * *"})]
+    calls = len(server.reviews)
+    selected = custom.list_namespaced_custom_object(GROUP, "v2", "default", "crontabs",
+                                                    field_selector="metadata.name=hourly")
+    assert [o["spec"] for o in selected["items"]] == [{"schedule": "0 * * * *"}]
+    # metadata selects without converting: one review, for the selected item only
+    assert [[o["metadata"]["name"] for o in r["request"]["objects"]] for r in server.reviews[calls:]] == [["hourly"]]
 
 
 def test_a_failing_webhook_is_upstreams_500(custom: client.CustomObjectsApi, server: WebhookServer) -> None:

@@ -134,8 +134,10 @@ class Matcher:
                 return False
         if self._fields is not None:
             # Fields are named in this API's shape; a stored object of another type's shape
-            # (stored_as) is viewed as this API shows it first.
-            if not self._fields.matches(selectors.object_fields(self._rt, self._rt.view(obj))):
+            # (stored_as) is viewed as this API shows it first. A custom resource selects by
+            # metadata only, which conversion keeps: no webhook call per object.
+            shown = obj if self._rt.custom is not None else self._rt.view(obj)
+            if not self._fields.matches(selectors.object_fields(self._rt, shown)):
                 return False
         return True
 
