@@ -149,10 +149,15 @@ def kubectl_cache_dir(tmp_path_factory: pytest.TempPathFactory) -> str:
 @pytest.fixture(params=VERSIONS, ids=lambda v: f"kubectl{v}")
 def kubectl(request: pytest.FixtureRequest, fakekube: Cluster, kubectl_cache_dir: str) -> Kubectl:
     """kubectl of one client version, talking to this test's clean fake cluster."""
-    version = request.param
+    return kubectl_or_skip(request.param, fakekube, kubectl_cache_dir)
+
+
+def kubectl_or_skip(version: str, cluster: Cluster, cache_dir: str) -> Kubectl:
+    """kubectl ``version`` pointed at ``cluster``; the test is skipped, with where we looked,
+    when that version cannot be found."""
     binary = find_kubectl(version)
     if binary is None:
         pytest.skip(f"kubectl {version} not found: neither kubectl.{version} beside the `kubectl` on PATH "
                     f"(Google Cloud CLI package) nor .ci/cache/kubectl-{version}/kubectl (.ci/fetch-kubectl)")
-    return Kubectl(binary, version, fakekube.kubeconfig, kubectl_cache_dir)
+    return Kubectl(binary, version, cluster.kubeconfig, cache_dir)
 

@@ -20,7 +20,7 @@ import pytest
 
 from fakekube import Cluster
 
-from .conftest import Kubectl, find_kubectl
+from .conftest import Kubectl, kubectl_or_skip
 
 SESSION_VERSIONS = ("1.27", "1.28", "1.29", "1.30", "1.31", "1.32", "1.33", "1.34", "1.35")
 
@@ -96,12 +96,7 @@ spec: {size: 9, color: blue}
 @pytest.fixture(params=SESSION_VERSIONS, ids=lambda v: f"kubectl{v}")
 def session_kubectl(request: pytest.FixtureRequest, fakekube: Cluster, kubectl_cache_dir: str) -> Kubectl:
     """kubectl of one of every client version 1.27 … 1.35, talking to this test's cluster."""
-    version = request.param
-    binary = find_kubectl(version)
-    if binary is None:
-        pytest.skip(f"kubectl {version} not found: neither kubectl.{version} beside the `kubectl` on PATH "
-                    f"(Google Cloud CLI package) nor .ci/cache/kubectl-{version}/kubectl (.ci/fetch-kubectl)")
-    return Kubectl(binary, version, fakekube.kubeconfig, kubectl_cache_dir)
+    return kubectl_or_skip(request.param, fakekube, kubectl_cache_dir)
 
 
 def deleted(kubectl: Kubectl, what: str, namespace: str = "") -> str:
