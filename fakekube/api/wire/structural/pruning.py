@@ -62,18 +62,7 @@ def _prune(value: Any, node: Node | None, path: str, found: list[str], resource_
                 found.append(_join(path, key))
                 del value[key]
             return
-        for key in list(value):
-            if embedded and key in META_FIELDS:
-                continue
-            child = node.properties.get(key)
-            if child is not None or node.additional_allows is not None:
-                sub = child if child is not None else node.additional
-                if not _drop_null(value, key, sub):
-                    _prune(value[key], sub, _join(path, key), found)
-            else:
-                if key not in META_FIELDS or path:
-                    found.append(_join(path, key))
-                del value[key]
+        _prune_fields(value, node, path, found, embedded, drop_unknown=True)
     elif isinstance(value, list):
         items = node.items if node is not None else None
         for index, element in enumerate(value):
@@ -84,17 +73,30 @@ def _skip_prune(value: Any, node: Node, path: str, found: list[str], resource_ro
     """Under x-kubernetes-preserve-unknown-fields: unknown fields stay, known ones are pruned."""
     embedded = resource_root or node.embedded
     if isinstance(value, dict):
-        for key in list(value):
-            if embedded and key in META_FIELDS:
-                continue
-            child = node.properties.get(key)
-            if child is not None or node.additional_allows is not None:
-                sub = child if child is not None else node.additional
-                if not _drop_null(value, key, sub):
-                    _prune(value[key], sub, _join(path, key), found)
+        _prune_fields(value, node, path, found, embedded, drop_unknown=False)
     elif isinstance(value, list) and node.items is not None:
         for index, element in enumerate(value):
             _skip_prune(element, node.items, f"{path}[{index}]", found, False)
+
+
+def _prune_fields(value: dict[str, Any], node: Node, path: str, found: list[str], embedded: bool,
+                  drop_unknown: bool) -> None:
+    """Prune the fields of ``value`` the schema knows (a property, or additionalProperties);
+    drop (and report, in key order) the ones it does not know when ``drop_unknown``, else
+    keep them (x-kubernetes-preserve-unknown-fields). The metadata fields of an embedded
+    resource are neither."""
+    for key in list(value):
+        if embedded and key in META_FIELDS:
+            continue
+        child = node.properties.get(key)
+        if child is not None or node.additional_allows is not None:
+            sub = child if child is not None else node.additional
+            if not _drop_null(value, key, sub):
+                _prune(value[key], sub, _join(path, key), found)
+        elif drop_unknown:
+            if key not in META_FIELDS or path:
+                found.append(_join(path, key))
+            del value[key]
 
 
 def _drop_null(obj: dict[str, Any], key: str, node: Node | None) -> bool:
