@@ -7,13 +7,11 @@ import logging
 import signal
 import sys
 import threading
-from dataclasses import replace
 from datetime import datetime, timezone
-from typing import Sequence, TextIO
+from typing import Any, Mapping, Sequence, TextIO
 
-from fakekube.clock import DEFAULT_EPOCH
 from fakekube.cluster import Cluster, ClusterConfig
-from fakekube.cluster.configfile import load_config_file
+from fakekube.cluster.configfile import config_from_values, load_config_values
 from fakekube.control import attach as attach_control
 from fakekube.engine import freeze_startup_heap, parse_enable_list
 
@@ -37,14 +35,16 @@ def build_parser() -> argparse.ArgumentParser:
                             "default controller, 'name' enables one, '-name' disables one (e.g. '*,-podgc')")
     serve.add_argument("--seed", type=int, default=None, help="seed for names, UIDs and IPs (default 0)")
     serve.add_argument("--time-scale", type=float, default=None, metavar="K",
-                       help="cluster time runs K times faster than the wall clock (default 0: it moves only "
-                            "through the control API), e.g. 60 for clients that wait on wall-clock timeouts")
+                       help="cluster time runs K times as fast as the wall clock (default 1: real time, like a "
+                            "real cluster; 60 makes a minute pass in a second); 0 is manual time, moved only "
+                            "through the control API; the config's timeScale counts as given")
     serve.add_argument("--auto-advance", action="store_true", default=None,
-                       help="while no request is in flight, cluster time jumps to the next timer (for "
-                            "clients that wait with watches on a cluster nobody advances)")
+                       help="while no request is in flight, cluster time jumps to the next timer (for CI: idle "
+                            "waits take no wall time); implies --time-scale 0 unless a scale is given")
     serve.add_argument("--start-time", default=None, metavar="RFC3339|now",
-                       help="where cluster time starts (default 2025-01-01T00:00:00Z, for reproducible runs; "
-                            "'now' makes ages kubectl computes itself, as in describe, look natural)")
+                       help="where cluster time starts (default now, to the second, so the ages kubectl "
+                            "computes itself, as in describe, read naturally); e.g. 2025-01-01T00:00:00Z "
+                            "with --time-scale 0 for reproducible runs")
     serve.add_argument("--authorization-mode", default=None, metavar="MODE",
                        help="kube-apiserver's flag: AlwaysAllow (the default: every caller may do everything) "
                             "or RBAC (roles and bindings decide; the kubeconfig's user stays an admin)")
@@ -57,12 +57,19 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def parse_start_time(text: str | None) -> datetime:
-    """The CLI is the one place allowed to read the wall clock, and only when asked to."""
-    if text is None:
-        return DEFAULT_EPOCH
+#: ``serve``'s time scale when neither a flag nor the config file gives one: real time.
+SERVE_TIME_SCALE = 1.0
+
+
+def wall_clock_now() -> datetime:
+    """The wall clock's now, to the second: the CLI is the one place allowed to read it."""
+    return datetime.now(timezone.utc).replace(microsecond=0)
+
+
+def parse_start_time(text: str) -> datetime:
+    """``--start-time``: RFC 3339 with a timezone, or ``now``."""
     if text == "now":
-        return datetime.now(timezone.utc).replace(microsecond=0)
+        return wall_clock_now()
     moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
     if moment.tzinfo is None:
         raise ValueError("--start-time needs a timezone, e.g. 2025-01-01T00:00:00Z")
@@ -70,19 +77,42 @@ def parse_start_time(text: str | None) -> datetime:
 
 
 def cluster_config(args: argparse.Namespace, start_time: datetime | None) -> ClusterConfig:
-    """The config file's values (or the defaults), then every flag that was given."""
-    config = load_config_file(args.config) if args.config else ClusterConfig()
+    """``serve``'s defaults, then the config file's values, then every flag that was given."""
+    chosen = load_config_values(args.config) if args.config else {}
     flags = {"seed": args.seed, "nodes": args.nodes, "time_scale": args.time_scale, "start_time": start_time,
              "auto_advance": args.auto_advance, "authorization_mode": args.authorization_mode,
              "token_auth_file": args.token_auth_file, "tls": args.tls,
+             "system_pods": False if args.system_pods is False else None,
              "controllers": parse_enable_list(args.controllers) if args.controllers is not None else None}
-    given = {name: value for name, value in flags.items() if value is not None}
-    config = replace(config, host=args.host, port=args.port, kubeconfig_path=args.kubeconfig, **given)
-    if args.system_pods is False:
-        return replace(config, system_pods=False)
-    if config.system_pods is None:  # what a client suite expects of a fresh cluster: kind's content
-        return replace(config, system_pods=True)
-    return config
+    chosen.update((name, value) for name, value in flags.items() if value is not None)
+    listen = {"host": args.host, "port": args.port, "kubeconfig_path": args.kubeconfig}
+    return config_from_values({**serve_defaults(chosen), **chosen, **listen})
+
+
+def serve_defaults(chosen: Mapping[str, Any]) -> dict[str, Any]:
+    """What ``serve`` picks where it differs from ``Cluster()``, for the fields not ``chosen``.
+
+    A black-box user expects a real cluster: kind's content (system pods), time that flows
+    with the wall clock (scale 1), starting now. Auto-advance alone means manual time plus
+    jumps over idle waits (scale 0), since CI wants no wall-clock waits at all."""
+    defaults = {"system_pods": True, "start_time": wall_clock_now(),
+                "time_scale": 0.0 if chosen.get("auto_advance") else SERVE_TIME_SCALE}
+    return {name: value for name, value in defaults.items() if chosen.get(name) is None}
+
+
+def describe_time(config: ClusterConfig) -> str:
+    """The banner's time line: which mode runs, and how to change it."""
+    scale, auto = config.time_scale, config.auto_advance
+    if scale > 0:
+        flows = "real time (1x)" if scale == 1 else f"{scale:g}x real time"
+        if auto:
+            return (f"{flows}, and jumps to the next timer while no request is in flight; "
+                    "--time-scale 0 for manual time")
+        return f"{flows}; --time-scale 0 for manual time, --auto-advance to skip idle waits"
+    if auto:
+        return ("auto-advance: jumps to the next timer while no request is in flight; "
+                "--time-scale 1 (without --auto-advance) for real time")
+    return "manual: moves only through the control API (/fakekube/v1/clock/advance); --time-scale 1 for real time"
 
 
 #: How ``fakekube serve`` logs: warnings and errors (a failing reconcile, once per key, with
@@ -138,6 +168,7 @@ def serve(args: argparse.Namespace) -> int:
         print(f"fakekube: serving Kubernetes v{config.kubernetes_version} at {cluster.url}", flush=True)
         print(f"fakekube: kubeconfig written to {cluster.kubeconfig}", flush=True)
         print(f"fakekube: try: kubectl --kubeconfig {cluster.kubeconfig} get nodes", flush=True)
+        print(f"fakekube: time: {describe_time(config)}", flush=True)
         try:
             while not stop.wait(0.5):
                 pass

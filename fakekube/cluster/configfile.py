@@ -77,16 +77,36 @@ def load_config_file(path: str | Path) -> ClusterConfig:
 
     Relative paths inside it (``staticPodPath``) are taken from the file's directory.
     """
+    return config_from_values(load_config_values(path))
+
+
+def load_config_values(path: str | Path) -> dict[str, Any]:
+    """The :class:`ClusterConfig` fields a config file sets, and only those (validated one by one).
+
+    ``fakekube serve`` layers them over its own defaults, and its flags over them, so it
+    needs to know which fields the file chose (e.g. ``timeScale``)."""
     path = Path(path)
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as error:
         raise ConfigError(f"cannot read {path}: {_one_line(error)}") from None
-    return parse_config(_load_yaml(text), base_dir=path.parent)
+    return parse_config_values(_load_yaml(text), base_dir=path.parent)
 
 
 def parse_config(data: Any, base_dir: Path | None = None) -> ClusterConfig:
     """A :class:`ClusterConfig` from already-parsed YAML; None (an empty file) is all defaults."""
+    return config_from_values(parse_config_values(data, base_dir))
+
+
+def config_from_values(values: Mapping[str, Any]) -> ClusterConfig:
+    """A :class:`ClusterConfig` of ``values`` (field names), with the checks that span fields."""
+    config = ClusterConfig(**values)
+    _check_cidrs(config)
+    return config
+
+
+def parse_config_values(data: Any, base_dir: Path | None = None) -> dict[str, Any]:
+    """The fields already-parsed YAML sets, by :class:`ClusterConfig` field name."""
     if data is None:
         data = {}
     root = _mapping(data, "(top level)")
@@ -100,9 +120,7 @@ def parse_config(data: Any, base_dir: Path | None = None) -> ClusterConfig:
         values["static_pod_path"] = _static_pod_path(root["staticPodPath"], base_dir)
     if "tokenAuthFile" in root:
         values["token_auth_file"] = _token_auth_file(root["tokenAuthFile"], base_dir)
-    config = ClusterConfig(**values)
-    _check_cidrs(config)
-    return config
+    return values
 
 
 def _load_yaml(text: str) -> Any:

@@ -5,9 +5,15 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import time
 import urllib.request
-from datetime import datetime
+from datetime import datetime, timezone
 from pathlib import Path
+
+import pytest
+
+from fakekube.clock import DEFAULT_EPOCH
+from fakekube.cluster import ClusterConfig
 
 
 def test_serve_prints_url_and_kubeconfig_and_serves_nodes(tmp_path: Path) -> None:
@@ -55,8 +61,10 @@ def test_serve_rejects_negative_nodes() -> None:
 
 
 def test_serve_start_time_sets_cluster_time(tmp_path: Path) -> None:
+    """With --time-scale 0 (manual time) the clock stays exactly where the flag put it."""
     proc = subprocess.Popen([sys.executable, "-m", "fakekube", "serve", "--start-time", "2030-05-06T07:08:09Z",
-                             "--kubeconfig", str(tmp_path / "kc")], stdout=subprocess.PIPE, text=True)
+                             "--time-scale", "0", "--kubeconfig", str(tmp_path / "kc")], stdout=subprocess.PIPE,
+                            text=True)
     try:
         url = proc.stdout.readline().split(" at ")[1].strip()
         with urllib.request.urlopen(url + "/fakekube/v1/clock", timeout=5) as response:
@@ -108,3 +116,69 @@ def test_serve_rejects_an_unknown_controller() -> None:
                             capture_output=True, text=True, timeout=60)
     assert result.returncode == 2
     assert '"nope" is not in the list of known controllers' in result.stderr
+
+
+def config_of(*argv: str) -> ClusterConfig:
+    from fakekube.cli.main import build_parser, cluster_config, parse_start_time
+
+    args = build_parser().parse_args(["serve", *argv])
+    return cluster_config(args, parse_start_time(args.start_time) if args.start_time else None)
+
+
+def test_serve_defaults_to_real_time_from_now_where_python_keeps_manual_time() -> None:
+    before = datetime.now(timezone.utc).replace(microsecond=0)
+    config = config_of()
+    assert (config.time_scale, config.auto_advance) == (1.0, False)
+    assert before <= config.start_time <= datetime.now(timezone.utc) and config.start_time.microsecond == 0
+    assert (ClusterConfig().time_scale, ClusterConfig().start_time) == (0.0, DEFAULT_EPOCH)
+
+
+def test_auto_advance_alone_means_manual_time_and_a_given_scale_still_counts() -> None:
+    assert (config_of("--auto-advance").time_scale, config_of("--auto-advance").auto_advance) == (0.0, True)
+    assert config_of("--auto-advance", "--time-scale", "2").time_scale == 2.0
+    assert config_of("--time-scale", "0").time_scale == 0.0
+
+
+def test_the_config_file_s_time_wins_over_serve_s_defaults_and_flags_over_the_file(tmp_path: Path) -> None:
+    config = tmp_path / "cluster.yaml"
+    config.write_text("timeScale: 0\nstartTime: 2030-01-01T00:00:00Z\n")
+    from_file = config_of("--config", str(config))
+    assert (from_file.time_scale, from_file.start_time.isoformat()) == (0.0, "2030-01-01T00:00:00+00:00")
+    flags = config_of("--config", str(config), "--time-scale", "5", "--start-time", "2031-02-03T04:05:06Z")
+    assert (flags.time_scale, flags.start_time.isoformat()) == (5.0, "2031-02-03T04:05:06+00:00")
+    config.write_text("autoAdvance: true\n")
+    assert (config_of("--config", str(config)).time_scale, config_of("--config", str(config)).auto_advance) == (0, True)
+
+
+@pytest.mark.parametrize(("argv", "line"), [
+    ((), "real time (1x); --time-scale 0 for manual time, --auto-advance to skip idle waits"),
+    (("--time-scale", "60"), "60x real time; --time-scale 0 for manual time, --auto-advance to skip idle waits"),
+    (("--time-scale", "0"), "manual: moves only through the control API (/fakekube/v1/clock/advance); "
+                            "--time-scale 1 for real time"),
+    (("--auto-advance",), "auto-advance: jumps to the next timer while no request is in flight; "
+                          "--time-scale 1 (without --auto-advance) for real time"),
+    (("--auto-advance", "--time-scale", "1"), "real time (1x), and jumps to the next timer while no request is "
+                                              "in flight; --time-scale 0 for manual time"),
+])
+def test_the_banner_says_which_time_mode_runs_and_how_to_change_it(argv: tuple[str, ...], line: str) -> None:
+    from fakekube.cli.main import describe_time
+
+    assert describe_time(config_of(*argv)) == line
+
+
+def test_serve_time_flows_without_any_control_api_call(tmp_path: Path) -> None:
+    proc = subprocess.Popen([sys.executable, "-m", "fakekube", "serve", "--no-system-pods",
+                             "--kubeconfig", str(tmp_path / "kc")], stdout=subprocess.PIPE, text=True)
+    try:
+        url = proc.stdout.readline().split(" at ")[1].strip()
+        deadline = time.monotonic() + 10
+        with urllib.request.urlopen(url + "/fakekube/v1/clock", timeout=5) as response:
+            first = datetime.fromisoformat(json.load(response)["now"])
+        later = first
+        while later == first and time.monotonic() < deadline:  # polling, bounded by the wall clock
+            with urllib.request.urlopen(url + "/fakekube/v1/clock", timeout=5) as response:
+                later = datetime.fromisoformat(json.load(response)["now"])
+        assert later > first
+    finally:
+        proc.terminate()
+        proc.communicate(timeout=10)

@@ -44,3 +44,29 @@ def test_cluster_config_starts_and_stops_the_ticker() -> None:
     with Cluster(time_scale=1000) as cluster:
         assert cluster.scaled_time is not None and cluster.scaled_time.scale == 1000
     assert cluster.scaled_time is None
+
+
+def test_a_jump_through_the_control_api_is_kept_and_scaled_time_carries_on_from_it() -> None:
+    """``advance`` while scaled time runs (the control API under ``fakekube serve``): the jump
+    stays, and the next tick adds only the scaled wall time since the last one."""
+    cluster = Cluster(nodes=1)
+    wall = FakeWall()
+    scaled = ScaledTime(cluster.engine, scale=1, wall=wall)
+    wall.now_s += 2
+    scaled.tick()
+    cluster.advance(300)
+    wall.now_s += 0.5
+    assert scaled.tick() == 0.5
+    assert (cluster.now - cluster.config.start_time).total_seconds() == 302.5
+    lease = cluster.get("coordination.k8s.io/v1", "Lease", "node-1", "kube-node-lease")
+    assert lease["spec"]["renewTime"] == "2025-01-01T00:05:00.000000Z"  # heartbeats ran through the jump
+
+
+def test_a_running_cluster_s_scaled_time_and_advance_share_the_engine_thread() -> None:
+    with Cluster(nodes=1, time_scale=1) as cluster:
+        before = cluster.now
+        cluster.advance(3600)
+        cluster.settle()
+        assert (cluster.now - before).total_seconds() >= 3600
+        ready = cluster.get("v1", "Node", "node-1")["status"]["conditions"]
+        assert [c["status"] for c in ready if c["type"] == "Ready"] == ["True"]

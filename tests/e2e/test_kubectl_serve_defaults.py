@@ -1,0 +1,77 @@
+"""A default ``fakekube serve`` behaves like a real cluster for kubectl, with no control-API call.
+
+Cluster time flows with the wall clock from now (issue 11): ``kubectl wait`` and ``rollout
+status`` return, namespace deletion finishes, AGE counts up and ``describe`` shows event
+ages in seconds, not days. One server for the module; every wait is bounded by kubectl's
+own ``--timeout`` (a hang fails the test) and takes about a second of wall time.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Iterator
+
+import pytest
+
+from tests.e2e.conftest import Kubectl, find_kubectl
+
+VERSION = "1.33"
+
+
+@pytest.fixture(scope="module")
+def kubectl(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Kubectl]:
+    """kubectl 1.33 against one ``fakekube serve`` run with no time flags at all."""
+    binary = find_kubectl(VERSION)
+    if binary is None:
+        pytest.skip(f"kubectl {VERSION} not found (.ci/fetch-kubectl)")
+    directory = tmp_path_factory.mktemp("serve-defaults")
+    kubeconfig = directory / "kc"
+    proc = subprocess.Popen([sys.executable, "-m", "fakekube", "serve", "--nodes", "1", "--kubeconfig", str(kubeconfig)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        banner = [proc.stdout.readline() for _ in range(4)] if proc.stdout else []
+        assert banner[3] == ("fakekube: time: real time (1x); --time-scale 0 for manual time, "
+                             "--auto-advance to skip idle waits\n"), banner
+        yield Kubectl(binary, VERSION, str(kubeconfig), str(directory / "cache"))
+    finally:
+        proc.terminate()
+        proc.communicate(timeout=10)
+
+
+def test_kubectl_wait_sees_a_run_pod_become_ready(kubectl: Kubectl) -> None:
+    kubectl.ok("run", "x", "--image=nginx")
+    waited = kubectl("wait", "--for=condition=Ready", "pod/x", "--timeout=60s", timeout_s=70)
+    assert (waited.rc, waited.stdout) == (0, "pod/x condition met\n"), waited.stderr
+
+
+def test_rollout_status_returns_for_a_new_deployment(kubectl: Kubectl) -> None:
+    kubectl.ok("create", "deployment", "web", "--image=nginx")
+    rollout = kubectl("rollout", "status", "deployment/web", "--timeout=60s", timeout_s=70)
+    assert rollout.rc == 0, rollout.stderr
+    assert rollout.stdout.splitlines()[-1] == 'deployment "web" successfully rolled out'
+
+
+def test_kubectl_delete_namespace_returns(kubectl: Kubectl) -> None:
+    kubectl.ok("create", "namespace", "scratch")
+    kubectl.ok("create", "configmap", "c", "-n", "scratch")
+    deleted = kubectl("delete", "namespace", "scratch", "--timeout=60s", timeout_s=70)
+    assert (deleted.rc, deleted.stdout) == (0, 'namespace "scratch" deleted\n'), deleted.stderr
+    gone = kubectl("get", "namespace", "scratch")
+    assert gone.rc == 1 and 'namespaces "scratch" not found' in gone.stderr
+
+
+def test_age_counts_up_and_describe_ages_are_seconds_old(kubectl: Kubectl) -> None:
+    kubectl.ok("run", "aged", "--image=nginx")
+    deadline, age = time.monotonic() + 10, "0s"
+    while age == "0s" and time.monotonic() < deadline:  # polls kubectl, bounded by the wall clock
+        age = kubectl.ok("get", "pod", "aged", "--no-headers").split()[-1]
+    assert re.fullmatch(r"[1-9]\d?s", age), age
+    kubectl.ok("wait", "--for=condition=Ready", "pod/aged", "--timeout=60s")
+    described = kubectl.ok("describe", "pod", "aged")
+    events = described[described.index("Events:"):].splitlines()[3:]
+    ages = [line.split()[2] for line in events]
+    assert ages and all(re.fullmatch(r"\d{1,2}s", age) for age in ages), events  # kubectl's own clock
