@@ -2,22 +2,29 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from kubernetes import client
 
 from fakekube import Cluster
 
 
-def test_howto_use_a_cluster_from_python() -> None:
-    with Cluster(nodes=3, seed=7) as cluster:
+def test_howto_use_a_cluster_from_python(capsys: pytest.CaptureFixture[str]) -> None:
+    # docs:begin README.md#python
+    from kubernetes import client
+
+    from fakekube import Cluster
+
+    with Cluster(nodes=3, seed=7) as cluster:   # serves HTTP until the block ends
+        print(cluster.url, cluster.kubeconfig)
         v1 = client.CoreV1Api(cluster.client())
-        assert [n.metadata.name for n in v1.list_node().items] == ["node-1", "node-2", "node-3"]
-        assert cluster.url.startswith("http://127.0.0.1:")
-
-
-@pytest.mark.fakekube(nodes=2)
-def test_howto_use_the_pytest_fixture(fakekube) -> None:
-    assert len(fakekube.list("v1", "Node")) == 2
+        print([n.metadata.name for n in v1.list_node().items])   # ['node-1', 'node-2', 'node-3']
+    # docs:end
+    first, second = capsys.readouterr().out.splitlines()
+    url, kubeconfig = first.split()
+    assert url.startswith("http://127.0.0.1:") and Path(kubeconfig).name == "kubeconfig"
+    assert second == "['node-1', 'node-2', 'node-3']"
 
 
 def test_howto_use_the_kubernetes_config_loader(fakekube) -> None:
