@@ -40,7 +40,8 @@ from fakekube.scheduler import Scheduler, SchedulerConfig
 from fakekube.scheduler.explain import explain
 from fakekube.cluster.wiring import ADMISSION_PLUGINS, APISERVER_CONTROLLERS, CONTROLLERS, VALIDATING_ADMISSION_PLUGINS
 from fakekube.controllers.nodelifecycle.config import NodeLifecycleConfig
-from fakekube.controllers.nodeipam import DEFAULT_CLUSTER_CIDR, DEFAULT_NODE_CIDR_MASK_SIZE
+from fakekube.controllers.nodeipam import (DEFAULT_CLUSTER_CIDR, DEFAULT_NODE_CIDR_MASK_SIZE, NodeIPAMController,
+                                           check_node_room)
 from fakekube.controllers.podgc import PodGCConfig
 from fakekube.controllers.servicelb import DEFAULT_LB_IP_POOL
 from fakekube.engine import Engine, RateLimits, enabled_controllers
@@ -160,6 +161,9 @@ class Cluster:
         self._time_observers: list[Callable[[datetime], None]] = []
         #: The nodes and system objects a new cluster gets (fakekube/cluster/system/).
         self._plan = SystemPlan.for_config(self.config)
+        if any(spec.name == NodeIPAMController.name for spec in self._controller_specs):
+            check_node_room(self.config.cluster_cidr, self.config.node_cidr_mask_size, self.config.service_cidr,
+                            len(self._plan.nodes))  # ValueError: the cluster CIDR cannot fit the nodes
         self._static_manifests = _static_manifests(self.config, self._plan)
         self._static_tokens = _static_tokens(self.config)  # ValueError: an unreadable token file
         self._build_state()

@@ -6,7 +6,7 @@ the RangeAllocator; pkg/controller/nodeipam/ipam/range_allocator.go and cidrset/
 * kubelets register nodes without a podCIDR; the allocator gives each the next free
   block of ``--node-cidr-mask-size`` (24) bits from ``--cluster-cidr``, searching from
   just after the last block it handed out and wrapping round (so a freed block is not
-  reused until the range wraps). The first node gets the first block, ``10.244.0.0/24``.
+  reused until the range wraps). The first node gets the first block, ``10.224.0.0/24``.
 * it patches ``spec.podCIDR`` and ``spec.podCIDRs`` (one entry: single stack);
 * a node that already has a podCIDR marks that block used instead;
 * blocks that overlap the service CIDR are never handed out;
@@ -17,6 +17,12 @@ the RangeAllocator; pkg/controller/nodeipam/ipam/range_allocator.go and cidrset/
   recorder (:mod:`fakekube.engine.events`) folds the repeats into one Event whose ``count``
   rises. The range allocator sets no node condition (NetworkUnavailable belongs to cloud
   routes).
+
+fakekube's default cluster CIDR is 10.224.0.0/11, not kind's 10.244.0.0/16: kind's holds
+256 /24 blocks, and fakekube's envelope is 5,000 nodes (the /11 holds 8,192 and lies
+outside the 10.96.0.0/12 service range). A cluster whose CIDR cannot give every node it
+registers at creation a block is refused then (:func:`check_node_room`) instead of
+warning ``CIDRNotAvailable`` forever.
 
 Memory bound: one used-block entry per allocated block, at most ``2 ** (node mask size -
 cluster prefix)`` (limited to 2 ** :data:`MAX_MASK_DIFF_BITS`, upstream's limit for IPv6,
@@ -37,8 +43,10 @@ from fakekube.store import ADDED, DELETED, Change
 Obj = dict[str, Any]
 Network = ipaddress.IPv4Network | ipaddress.IPv6Network
 
-#: kube-controller-manager's --cluster-cidr as kind and kubeadm+flannel set it.
-DEFAULT_CLUSTER_CIDR = "10.244.0.0/16"
+#: kube-controller-manager's --cluster-cidr: room for 8,192 /24 node blocks (kind's
+#: 10.244.0.0/16 holds 256; fakekube's envelope is 5,000 nodes). It contains kind's range
+#: and stays clear of the default service range 10.96.0.0/12.
+DEFAULT_CLUSTER_CIDR = "10.224.0.0/11"
 #: --node-cidr-mask-size default for IPv4.
 DEFAULT_NODE_CIDR_MASK_SIZE = 24
 #: kubeadm's default --service-cluster-ip-range (the ``kubernetes`` Service is 10.96.0.1).
@@ -108,6 +116,25 @@ class CIDRSet:
         last = min(int(cidr.broadcast_address), int(self.network.broadcast_address))
         origin = int(self.network.network_address)
         return range((first - origin) >> shift, ((last - origin) >> shift) + 1)
+
+
+def node_capacity(cluster_cidr: str, node_mask_size: int, service_cidr: str | None = DEFAULT_SERVICE_CIDR) -> int:
+    """How many nodes can get a block: the cluster CIDR's blocks less those the service CIDR overlaps."""
+    cidrs = CIDRSet(cluster_cidr, node_mask_size)
+    if service_cidr:
+        cidrs.occupy(ipaddress.ip_network(service_cidr))
+    return cidrs.max_cidrs - len(cidrs)
+
+
+def check_node_room(cluster_cidr: str, node_mask_size: int, service_cidr: str | None, nodes: int) -> None:
+    """Refuse, with a ValueError saying why, a cluster CIDR too small for the ``nodes`` a
+    cluster registers at creation (upstream would leave the rest without a podCIDR, warning)."""
+    room = node_capacity(cluster_cidr, node_mask_size, service_cidr)
+    if nodes > room:
+        overlap = " outside the service CIDR" if room < CIDRSet(cluster_cidr, node_mask_size).max_cidrs else ""
+        raise ValueError(f"clusterCIDR {cluster_cidr} with nodeCIDRMaskSize {node_mask_size} has room for {room} "
+                         f"nodes{overlap}; the config asks for {nodes} (widen clusterCIDR, e.g. the default "
+                         f"{DEFAULT_CLUSTER_CIDR}, or lengthen nodeCIDRMaskSize)")
 
 
 @dataclass

@@ -218,7 +218,7 @@ def test_get_tables_selectors_and_formats(kubectl: Kubectl, fakekube: Cluster) -
     assert set(rows) == {"web-1", "web-2"}
 
     wide = by_name(columns(kubectl.ok("get", "pods", "-o", "wide")))
-    assert wide["web-1"]["IP"] == "10.244.0.2"  # the first pod address of node-1's 10.244.0.0/24
+    assert wide["web-1"]["IP"] == "10.224.0.2"  # the first pod address of node-1's 10.224.0.0/24
     assert wide["web-1"]["NODE"] == "node-1"
     assert wide["web-2"]["IP"] == "<none>"
     assert wide["web-2"]["NOMINATED NODE"] == "<none>" and wide["web-2"]["READINESS GATES"] == "<none>"
@@ -241,13 +241,13 @@ def test_get_tables_selectors_and_formats(kubectl: Kubectl, fakekube: Cluster) -
 
     single = yaml.safe_load(kubectl.ok("get", "pod", "web-1", "-o", "yaml"))
     assert (single["kind"], single["metadata"]["name"], single["spec"]["nodeName"]) == ("Pod", "web-1", "node-1")
-    assert single["status"]["podIP"] == "10.244.0.2"
+    assert single["status"]["podIP"] == "10.224.0.2"
     assert single["metadata"]["resourceVersion"] == fakekube.get("v1", "Pod", "web-1")["metadata"]["resourceVersion"]
     listed = json.loads(kubectl.ok("get", "pods", "-n", "team", "-o", "json"))
     assert listed["kind"] == "List"
     assert [(i["kind"], i["metadata"]["name"]) for i in listed["items"]] == [("Pod", "db-1")]
     assert kubectl.ok("get", "pod", "web-1", "-o", "jsonpath={.status.podIP} {.spec.containers[0].image}") \
-        == "10.244.0.2 nginx:1.27"
+        == "10.224.0.2 nginx:1.27"
 
     nodes = by_name(columns(kubectl.ok("get", "nodes")))
     assert set(nodes) == {"node-1", "node-2"}
@@ -302,7 +302,7 @@ def test_describe_pod_deployment_node_namespace(kubectl: Kubectl, fakekube: Clus
     assert fields["Name"] == "web-1" and fields["Namespace"] == "default"
     assert fields["Node"] == "node-1/172.18.0.2"
     assert fields["Status"] == "Running"
-    assert fields["IP"] == "10.244.0.2"
+    assert fields["IP"] == "10.224.0.2"
     assert fields["Labels"] == "app=web"
     assert section(text, "Labels")[0] == "tier=front"
     assert fields["QoS Class"] == "BestEffort"

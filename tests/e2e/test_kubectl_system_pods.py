@@ -46,8 +46,8 @@ def test_get_pods_all_namespaces_lists_kube_system_running(kubectl: Kubectl, fak
         ("local-path-storage", "local-path-provisioner-*"),
     ]
     wide = rows(kubectl.ok("get", "pods", "-n", "kube-system", "-l", "k8s-app=kube-dns", "-o", "wide"))
-    assert [(row[5], row[6]) for row in wide] == [("10.244.0.2", "fakekube-control-plane"),
-                                                  ("10.244.0.3", "fakekube-control-plane")]
+    assert [(row[5], row[6]) for row in wide] == [("10.224.0.2", "fakekube-control-plane"),
+                                                  ("10.224.0.3", "fakekube-control-plane")]
 
 
 def test_cluster_info_names_the_control_plane_and_coredns(kubectl: Kubectl, fakekube: Cluster) -> None:
@@ -66,7 +66,7 @@ def test_coredns_service_and_endpoints(kubectl: Kubectl, fakekube: Cluster) -> N
         ["kube-system", "kube-dns", "ClusterIP", "10.96.0.10", "<none>", "53/UDP,53/TCP,9153/TCP"],
     ]
     endpoints = rows(kubectl.ok("get", "endpoints", "-n", "kube-system", "kube-dns"))
-    assert endpoints[0][:2] == ["kube-dns", "10.244.0.2:53,10.244.0.3:53,10.244.0.2:53"]
+    assert endpoints[0][:2] == ["kube-dns", "10.224.0.2:53,10.224.0.3:53,10.224.0.2:53"]
 
 
 def test_a_new_namespace_has_its_root_ca_at_once(kubectl: Kubectl, fakekube: Cluster) -> None:

@@ -113,3 +113,15 @@ def test_auto_advance_comes_from_the_file_and_must_be_a_bool() -> None:
     assert parse_config({"autoAdvance": True}).auto_advance is True
     with pytest.raises(ConfigError, match="autoAdvance: must be true or false"):
         parse_config({"autoAdvance": "yes"})
+
+
+def test_a_cluster_cidr_too_small_for_the_nodes_is_a_config_error(tmp_path: Path) -> None:
+    config = tmp_path / "cluster.yaml"
+    config.write_text("nodes: 300\nclusterCIDR: 10.244.0.0/16\n")
+    result = subprocess.run([sys.executable, "-m", "fakekube", "serve", "--config", str(config)],
+                            capture_output=True, text=True, timeout=60)
+    assert (result.returncode, result.stdout) == (2, "")
+    # serve adds kind's control-plane node: 301 nodes
+    assert result.stderr == (f"fakekube: bad --config {config}: clusterCIDR 10.244.0.0/16 with nodeCIDRMaskSize 24 "
+                             "has room for 256 nodes; the config asks for 301 (widen clusterCIDR, e.g. the default "
+                             "10.224.0.0/11, or lengthen nodeCIDRMaskSize)\n")

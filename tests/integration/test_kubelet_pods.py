@@ -58,7 +58,7 @@ def test_default_pod_is_pending_then_running_and_ready_after_one_second() -> Non
     cluster.create(pod("web"))
     pending = status(cluster, "web")
     assert pending["phase"] == "Pending"
-    assert pending["hostIP"] == "172.18.0.2" and pending["podIP"] == "10.244.0.2"
+    assert pending["hostIP"] == "172.18.0.2" and pending["podIP"] == "10.224.0.2"
     assert pending["startTime"] == stamp(0) and pending["qosClass"] == "BestEffort"
     assert [c["type"] for c in pending["conditions"]] == [
         "PodReadyToStartContainers", "Initialized", "Ready", "ContainersReady", "PodScheduled"]
@@ -87,7 +87,7 @@ def test_pod_ips_are_the_next_free_addresses_of_each_node_cidr() -> None:
     cluster, _ = make_cluster()
     for name, node in (("a", "node-1"), ("b", "node-1"), ("c", "node-2")):
         cluster.create(pod(name, node=node))
-    assert [status(cluster, n)["podIP"] for n in "abc"] == ["10.244.0.2", "10.244.0.3", "10.244.1.2"]
+    assert [status(cluster, n)["podIP"] for n in "abc"] == ["10.224.0.2", "10.224.0.3", "10.224.1.2"]
     assert status(cluster, "c")["hostIP"] == "172.18.0.3"
 
 
@@ -280,7 +280,7 @@ def test_the_pod_ip_is_released_with_the_pod() -> None:
     cluster.delete("v1", "Pod", "first")  # Pending: still graceful (bound), stops at once
     assert not exists(cluster, "first")
     cluster.create(pod("second"))
-    assert status(cluster, "second")["podIP"] == "10.244.0.3"  # host-local: round-robin, no instant reuse
+    assert status(cluster, "second")["podIP"] == "10.224.0.3"  # host-local: round-robin, no instant reuse
 
 
 # -- image pulls -----------------------------------------------------------------------------

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import ipaddress
 from typing import Any
 
+import pytest
+
 from fakekube import Cluster
+from fakekube.controllers.nodeipam import DEFAULT_CLUSTER_CIDR, DEFAULT_SERVICE_CIDR, node_capacity
 from tests.integration.timeline import at
 
 Obj = dict[str, Any]
@@ -33,15 +37,15 @@ def test_nodes_get_consecutive_blocks_from_the_cluster_cidr() -> None:
     cluster = Cluster(nodes=3)
     for index, name in enumerate(["node-1", "node-2", "node-3"]):
         spec = cluster.get("v1", "Node", name, "")["spec"]
-        assert spec == {"podCIDR": f"10.244.{index}.0/24", "podCIDRs": [f"10.244.{index}.0/24"]}
+        assert spec == {"podCIDR": f"10.224.{index}.0/24", "podCIDRs": [f"10.224.{index}.0/24"]}
 
 
 def test_a_registered_node_gets_the_next_block_and_a_preset_one_is_kept() -> None:
     cluster = Cluster(nodes=1)
-    cluster.create(new_node("preset", "10.244.1.0/24"))
+    cluster.create(new_node("preset", "10.224.1.0/24"))
     cluster.create(new_node("late"))
-    assert pod_cidr(cluster, "preset") == "10.244.1.0/24"
-    assert pod_cidr(cluster, "late") == "10.244.2.0/24"  # 10.244.1.0/24 was occupied
+    assert pod_cidr(cluster, "preset") == "10.224.1.0/24"
+    assert pod_cidr(cluster, "late") == "10.224.2.0/24"  # 10.224.1.0/24 was occupied
 
 
 def test_a_deleted_node_s_block_is_reused_only_when_the_search_wraps() -> None:
@@ -59,7 +63,8 @@ def test_the_mask_size_sets_the_block_size() -> None:
 
 
 def test_an_exhausted_range_leaves_the_node_waiting_with_a_counted_warning() -> None:
-    cluster = Cluster(nodes=3, cluster_cidr="10.244.0.0/23")  # room for two nodes
+    cluster = Cluster(nodes=2, cluster_cidr="10.244.0.0/23")  # room for two nodes
+    cluster.create(new_node("node-3"))  # a node that registers later: a third at creation is refused
     assert pod_cidr(cluster, "node-3") is None
     [event] = cidr_events(cluster)
     assert (event["type"], event["message"], event["source"]) == (
@@ -72,7 +77,8 @@ def test_an_exhausted_range_leaves_the_node_waiting_with_a_counted_warning() -> 
 
 
 def test_pods_wait_for_their_node_s_block_and_start_once_it_comes() -> None:
-    cluster = Cluster(nodes=3, cluster_cidr="10.244.0.0/23")
+    cluster = Cluster(nodes=2, cluster_cidr="10.244.0.0/23")
+    cluster.create(new_node("node-3"))
     cluster.create(pod("web", "node-3"))
     cluster.create(pod("agent", "node-3", host_network=True))
     at(cluster, 1)
@@ -87,3 +93,20 @@ def test_pods_wait_for_their_node_s_block_and_start_once_it_comes() -> None:
     status = cluster.get("v1", "Pod", "web")["status"]
     assert (status["phase"], status["podIP"]) == ("Running", "10.244.0.2")
     assert len(cidr_events(cluster)) == 1
+
+
+def test_a_cluster_cidr_that_cannot_fit_the_nodes_is_refused_at_creation() -> None:
+    with pytest.raises(ValueError) as refused:
+        Cluster(nodes=300, cluster_cidr="10.244.0.0/16")
+    assert str(refused.value) == (
+        "clusterCIDR 10.244.0.0/16 with nodeCIDRMaskSize 24 has room for 256 nodes; the config asks for 300 "
+        "(widen clusterCIDR, e.g. the default 10.224.0.0/11, or lengthen nodeCIDRMaskSize)")
+    with pytest.raises(ValueError, match="has room for 240 nodes outside the service CIDR; the config asks for 241"):
+        Cluster(nodes=240, system_pods=True, cluster_cidr="10.96.0.0/16", service_cidr="10.96.0.0/20")
+    assert pod_cidr(Cluster(nodes=2, cluster_cidr="10.244.0.0/23"), "node-2") == "10.244.1.0/24"  # just fits
+    Cluster(nodes=3, cluster_cidr="10.244.0.0/23", controllers=("*", "-nodeipam"))  # no allocator: no limit
+
+
+def test_the_default_cluster_cidr_fits_the_5000_node_envelope() -> None:
+    assert (DEFAULT_CLUSTER_CIDR, node_capacity(DEFAULT_CLUSTER_CIDR, 24)) == ("10.224.0.0/11", 8192)
+    assert not ipaddress.ip_network(DEFAULT_CLUSTER_CIDR).overlaps(ipaddress.ip_network(DEFAULT_SERVICE_CIDR))

@@ -59,7 +59,7 @@ def test_a_mirror_pod_runs_like_any_bound_pod() -> None:
     cluster = Cluster(nodes=1, static_pods=(manifest("agent"),))
     cluster.advance(1)
     status = get(cluster, "agent-node-1")["status"]
-    assert (status["phase"], status["hostIP"], status["podIP"]) == ("Running", "172.18.0.2", "10.244.0.2")
+    assert (status["phase"], status["hostIP"], status["podIP"]) == ("Running", "172.18.0.2", "10.224.0.2")
 
 
 def test_a_static_pod_without_namespace_lands_in_default_and_names_use_the_lowercased_node() -> None:

@@ -44,10 +44,10 @@ def test_a_fresh_cluster_is_a_fresh_kind_cluster() -> None:
     assert control_plane["metadata"]["labels"]["node.kubernetes.io/exclude-from-external-load-balancers"] == ""
     assert control_plane["spec"]["taints"] == [{"key": "node-role.kubernetes.io/control-plane",
                                                 "effect": "NoSchedule"}]
-    assert control_plane["spec"]["podCIDR"] == "10.244.0.0/24"
+    assert control_plane["spec"]["podCIDR"] == "10.224.0.0/24"
     assert control_plane["status"]["addresses"][0] == {"type": "InternalIP", "address": "172.18.0.2"}
     assert not any(key.startswith("node-role.kubernetes.io/") for key in worker["metadata"]["labels"])
-    assert "taints" not in worker["spec"] and worker["spec"]["podCIDR"] == "10.244.1.0/24"
+    assert "taints" not in worker["spec"] and worker["spec"]["podCIDR"] == "10.224.1.0/24"
 
     pods = cluster.list("v1", "Pod", "kube-system")
     assert [p for p in names(pods) if p in STATIC] == STATIC
@@ -95,9 +95,9 @@ def test_the_add_ons_are_kubeadm_s_and_kind_s_objects() -> None:
     assert proxy["spec"]["template"]["spec"]["containers"][0]["image"] == "registry.k8s.io/kube-proxy:v1.33.0"
     assert (proxy["status"]["desiredNumberScheduled"], proxy["status"]["numberReady"]) == (2, 2)
     proxy_config = yaml.safe_load(cluster.get("v1", "ConfigMap", "kube-proxy", "kube-system")["data"]["config.conf"])
-    assert (proxy_config["mode"], proxy_config["clusterCIDR"]) == ("iptables", "10.244.0.0/16")
+    assert (proxy_config["mode"], proxy_config["clusterCIDR"]) == ("iptables", "10.224.0.0/11")
     kindnet = cluster.get("apps/v1", "DaemonSet", "kindnet", "kube-system")
-    assert {"name": "POD_SUBNET", "value": "10.244.0.0/16"} in kindnet["spec"]["template"]["spec"]["containers"][0]["env"]
+    assert {"name": "POD_SUBNET", "value": "10.224.0.0/11"} in kindnet["spec"]["template"]["spec"]["containers"][0]["env"]
     standard = cluster.get("storage.k8s.io/v1", "StorageClass", "standard", "")
     assert standard["metadata"]["annotations"] == {"storageclass.kubernetes.io/is-default-class": "true"}
     assert (standard["provisioner"], standard["volumeBindingMode"]) == ("rancher.io/local-path", "WaitForFirstConsumer")
@@ -109,7 +109,7 @@ def test_the_add_ons_are_kubeadm_s_and_kind_s_objects() -> None:
 def test_coredns_endpoints_and_the_kubernetes_service() -> None:
     cluster = Cluster(nodes=1, system_pods=True)
     coredns_ips = sorted(p["status"]["podIP"] for p in by_prefix(cluster.list("v1", "Pod", "kube-system"), "coredns-"))
-    assert coredns_ips == ["10.244.0.2", "10.244.0.3"]
+    assert coredns_ips == ["10.224.0.2", "10.224.0.3"]
     endpoints = cluster.get("v1", "Endpoints", "kube-dns", "kube-system")
     (subset,) = endpoints["subsets"]
     assert sorted(a["ip"] for a in subset["addresses"]) == coredns_ips

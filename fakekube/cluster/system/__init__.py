@@ -4,7 +4,7 @@ With ``ClusterConfig.system_pods`` on, a cluster is built the way ``kind create 
 builds one, through the API and the controllers rather than as final states:
 
 1. the control-plane node registers (``fakekube-control-plane``, index 1: InternalIP
-   172.18.0.2 and pod CIDR 10.244.0.0/24, as kind's) and its kubelet starts kubeadm's
+   172.18.0.2 as kind's, and the cluster CIDR's first block) and its kubelet starts kubeadm's
    static pods (:mod:`.controlplane`);
 2. kubeadm's ConfigMaps and add-ons are created (:mod:`.kubeadm`: CoreDNS, kube-proxy),
    then kind's (:mod:`.kind`: kindnet, local-path-storage), and the controllers, the
