@@ -11,15 +11,15 @@ from __future__ import annotations
 
 import sys
 from dataclasses import asdict
-from typing import Any, Generator, Iterator
+from typing import TYPE_CHECKING, Any, Generator, Iterator
 
 import pytest
 
-from fakekube import Cluster, ClusterConfig
-from fakekube.control import attach as attach_control
+if TYPE_CHECKING:  # the cluster loads with the first fixture: pytest loads this plugin in every session
+    from fakekube import Cluster, ClusterConfig
 
 MARKER = "fakekube"
-_REPORT_KEY = pytest.StashKey[Cluster]()
+_REPORT_KEY = pytest.StashKey["Cluster"]()
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -42,6 +42,8 @@ class ClusterPool:
         key = repr(sorted(asdict(config).items()))
         cluster = self._clusters.get(key)
         if cluster is None:
+            from fakekube import Cluster
+            from fakekube.control import attach as attach_control
             cluster = Cluster(config).start()
             attach_control(cluster)
             self._clusters[key] = cluster
@@ -84,6 +86,7 @@ def fakekube(request: pytest.FixtureRequest, fakekube_pool: ClusterPool, fakekub
     marker = request.node.get_closest_marker(MARKER)
     if marker is not None:
         settings.update(marker.kwargs)
+    from fakekube import ClusterConfig  # not at the top: see the TYPE_CHECKING import
     cluster = fakekube_pool.get(ClusterConfig(**settings))
     point_clients_at(cluster.kubeconfig, monkeypatch)
     request.node.stash[_REPORT_KEY] = cluster

@@ -17,8 +17,6 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
-import yaml
-
 from fakekube.api.auth.authorizer import parse_mode
 from fakekube.api.auth.identity import UserInfo
 from fakekube.api.types._util import parse_quantity
@@ -90,7 +88,8 @@ def load_config_values(path: str | Path) -> dict[str, Any]:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as error:
         raise ConfigError(f"cannot read {path}: {_one_line(error)}") from None
-    return parse_config_values(_load_yaml(text), base_dir=path.parent)
+    from fakekube.cluster.configloader import load_yaml  # PyYAML loads with a config file, not with the package (cold start)
+    return parse_config_values(load_yaml(text), base_dir=path.parent)
 
 
 def parse_config(data: Any, base_dir: Path | None = None) -> ClusterConfig:
@@ -121,38 +120,6 @@ def parse_config_values(data: Any, base_dir: Path | None = None) -> dict[str, An
     if "tokenAuthFile" in root:
         values["token_auth_file"] = _token_auth_file(root["tokenAuthFile"], base_dir)
     return values
-
-
-def _load_yaml(text: str) -> Any:
-    try:
-        return yaml.load(text, Loader=_StrictLoader)  # noqa: S506 - a SafeLoader subclass
-    except ConfigError:
-        raise
-    except yaml.YAMLError as error:
-        raise ConfigError(f"not valid YAML: {_yaml_problem(error)}") from None
-
-
-class _StrictLoader(yaml.SafeLoader):
-    """SafeLoader that refuses a key given twice in one mapping (PyYAML keeps the last silently)."""
-
-    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
-        seen: set[Any] = set()
-        for key_node, _ in node.value:
-            key = self.construct_object(key_node, deep=True)
-            if not isinstance(key, (str, int, float, bool)):
-                continue  # not hashable here; the config's own checks refuse non-string keys
-            if key in seen:
-                mark = key_node.start_mark
-                raise ConfigError(f"{key}: given twice in one mapping (line {mark.line + 1}, column {mark.column + 1})")
-            seen.add(key)
-        return super().construct_mapping(node, deep=deep)
-
-
-def _yaml_problem(error: yaml.YAMLError) -> str:
-    mark = getattr(error, "problem_mark", None)
-    problem = getattr(error, "problem", None) or str(error)
-    where = f" (line {mark.line + 1}, column {mark.column + 1})" if mark is not None else ""
-    return _one_line(f"{problem}{where}")
 
 
 # -- top-level fields ----------------------------------------------------------------------------

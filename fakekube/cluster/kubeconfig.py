@@ -5,8 +5,6 @@ from __future__ import annotations
 import base64
 from pathlib import Path
 
-import yaml
-
 from fakekube.api.auth.identity import ADMIN_TOKEN
 
 CONTEXT = "fakekube"
@@ -30,6 +28,7 @@ def kubeconfig_document(server_url: str, name: str = CONTEXT, ca_pem: bytes | No
 
 
 def write_kubeconfig(path: Path, server_url: str, ca_pem: bytes | None = None) -> Path:
+    import yaml  # PyYAML loads on first use, not with the package (cold start)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(yaml.safe_dump(kubeconfig_document(server_url, ca_pem=ca_pem), sort_keys=False))
     return path

@@ -31,7 +31,6 @@ import reprlib
 from dataclasses import dataclass
 from typing import Any, Iterable, Mapping, Sequence
 
-import yaml
 
 from fakekube.engine.timers import MAX_DELAY_S
 
@@ -415,6 +414,7 @@ def brief(value: Any) -> str:
 def parse_annotation(raw: str) -> tuple[Overlay, tuple[tuple[str, Overlay], ...]]:
     """Split an annotation value into (overlay for all containers, per-container overlays)."""
     where = f"annotation {BEHAVIOUR_ANNOTATION}"
+    import yaml  # PyYAML loads on first use, not with the package (cold start)
     try:
         data = yaml.safe_load(raw) if raw.strip() else {}
     except yaml.YAMLError as error:

@@ -41,7 +41,6 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
-import yaml
 
 from fakekube.api.machinery.errors import ApiError
 from fakekube.api.machinery.jsonutil import deep_copy
@@ -106,6 +105,7 @@ def load_manifest_dir(directory: str | Path) -> list[StaticPodManifest]:
     root = Path(directory)
     if not root.is_dir():
         raise ValueError(f"staticPodPath: {str(directory)!r} is not a directory")
+    import yaml  # PyYAML loads on first use, not with the package (cold start)
     manifests = []
     for path in sorted(root.iterdir(), key=lambda p: p.name):
         if path.name.startswith(".") or path.suffix not in MANIFEST_SUFFIXES or not path.is_file():

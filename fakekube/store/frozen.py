@@ -20,10 +20,9 @@ own copy). Its cost is one deep copy per write, paid only when it is switched on
 from __future__ import annotations
 
 import copy
+import functools
 import os
 from typing import Any, NoReturn
-
-import yaml
 
 #: Test-only switch: fakekube's own tests/conftest.py sets it to "1" so that clusters
 #: built directly with ``Cluster(...)`` all over the suite run with the guard on.
@@ -182,11 +181,14 @@ def freeze(value: Any, origin: Origin | None = None) -> Any:
     return value
 
 
-def _register_yaml() -> None:
-    """Dump frozen containers as plain YAML mappings and sequences (safe and full dumpers)."""
+@functools.cache
+def teach_yaml() -> None:
+    """Dump frozen containers as plain YAML mappings and sequences (safe and full dumpers).
+
+    Called when a guarded store is made (only then do frozen containers exist), so
+    PyYAML is not loaded with the package (cold start). Runs once."""
+    import yaml
     for representer in (yaml.representer.SafeRepresenter, yaml.representer.Representer):
         representer.add_representer(FrozenDict, yaml.representer.SafeRepresenter.represent_dict)
         representer.add_representer(FrozenList, yaml.representer.SafeRepresenter.represent_list)
 
-
-_register_yaml()

@@ -25,7 +25,7 @@ import threading
 from types import MappingProxyType
 from typing import Any, Callable, Iterable, Mapping
 
-from fakekube.store.frozen import Origin, freeze
+from fakekube.store.frozen import Origin, freeze, teach_yaml
 from fakekube.store.history import (ADDED, DEFAULT_HISTORY_BYTES, DEFAULT_HISTORY_LIMIT, DELETED, MODIFIED, Change,
                                     History)
 
@@ -54,6 +54,8 @@ class Store:
         #: Check mode (:mod:`fakekube.store.frozen`): keep deeply frozen copies, so an
         #: in-place edit of a stored object raises where it happens.
         self.guard = guard
+        if guard:
+            teach_yaml()
         self.lock = threading.RLock()
         self._changed = threading.Condition(self.lock)
         #: Threads blocked in wait_for_change: a write wakes them only when there are some

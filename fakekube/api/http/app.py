@@ -13,7 +13,6 @@ import threading
 from dataclasses import replace
 from typing import Any, Callable, Iterable, Iterator, Union
 
-import yaml
 from werkzeug.wrappers import Request, Response
 
 from fakekube.api import table
@@ -653,6 +652,7 @@ def json_response(body: Obj, code: int = 200, content_type: str = "application/j
 
 def encode_response(body: Obj, media_type: str, code: int = 200) -> AnyResponse:
     if media_type == negotiation.YAML:
+        import yaml  # PyYAML loads on first use, not with the package (cold start)
         return Response(yaml.safe_dump(body, sort_keys=False), status=code, content_type=negotiation.YAML)
     return json_response(body, code)
 

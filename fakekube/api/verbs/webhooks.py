@@ -23,8 +23,6 @@ import threading
 from dataclasses import dataclass
 from typing import Any, Callable
 
-import jsonpatch
-
 from fakekube.api.machinery import errors
 from fakekube.api.machinery.errors import ApiError
 from fakekube.api.machinery.jsonutil import deep_copy
@@ -175,6 +173,7 @@ class WebhookAdmission:
         response = self._call(attrs, obj, hook, warnings, mutating=True)
         if response is None or not response.get("patch"):
             return obj
+        import jsonpatch  # only a mutating webhook's patch needs it: not loaded with the package (cold start)
         try:
             operations = jsonpatch.JsonPatch.from_string(base64.b64decode(response["patch"]).decode("utf-8"))
             patched = operations.apply(_typed(attrs.rt, obj))

@@ -12,8 +12,6 @@ import urllib.parse
 import uuid
 from typing import Any, Callable
 
-import cel
-
 from fakekube.api.machinery.validation import (is_dns1035_label, is_dns1123_label, is_dns1123_subdomain,
                                                is_qualified_name, is_valid_label_value, name_is_dns1035_label,
                                                name_is_dns_label, name_is_dns_subdomain)
@@ -75,12 +73,14 @@ FORMATS: dict[str, Callable[[str], list[str]]] = {
 
 
 def _named(name: str) -> Any:
+    import cel  # loaded by the program that calls this (program.py says why it is not at the top)
     return cel.OptionalValue.of({_FORMAT: name}) if name in FORMATS else cel.OptionalValue.none()
 
 
 def _validate(fmt: Any, value: Any) -> Any:
     if not (isinstance(fmt, dict) and fmt.get(_FORMAT) in FORMATS) or not isinstance(value, str):
         raise TypeError("no such overload")
+    import cel  # loaded by the program that calls this (program.py says why it is not at the top)
     problems = FORMATS[fmt[_FORMAT]](value)
     return cel.OptionalValue.of(problems) if problems else cel.OptionalValue.none()
 

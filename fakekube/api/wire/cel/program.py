@@ -1,4 +1,9 @@
-"""Compiling and running one CEL expression, with cel-go's error wording."""
+"""Compiling and running one CEL expression, with cel-go's error wording.
+
+The engine (the ``cel`` package) is imported where it is first used, not with this
+module: importing it also loads its command-line UI (prompt_toolkit, typer, rich), which
+cost ~40 % of ``import fakekube``, and a cluster without CEL rules never needs it.
+"""
 
 from __future__ import annotations
 
@@ -6,9 +11,6 @@ import re
 import threading
 from collections.abc import Iterable, Mapping
 from typing import Any, Callable
-
-import cel
-from cel import stdlib
 
 from fakekube.api.wire.cel.formats import FUNCTIONS as FORMAT_FUNCTIONS
 from fakekube.api.wire.cel.library import FUNCTIONS as KUBERNETES_FUNCTIONS
@@ -40,6 +42,8 @@ def _library() -> dict[str, Callable[..., Any]]:
     global _all_functions
     with _functions_lock:
         if _all_functions is None:
+            import cel  # the engine, on first use (module docstring)
+            from cel import stdlib
             context = cel.Context()
             stdlib.add_stdlib_to_context(context)
             merged = dict(context.functions)
@@ -85,6 +89,7 @@ class Program:
                 return self._program.execute(activation.context)
             if not self._functions:
                 return self._program.execute(dict(activation))
+            import cel  # loaded by compile() already: this only looks it up
             return self._program.execute(cel.Context(variables=dict(activation), functions=self._functions))
         except CelError:
             raise
@@ -104,6 +109,7 @@ class Activation:
     __slots__ = ("context",)
 
     def __init__(self, variables: Mapping[str, Any], programs: Iterable[Program]) -> None:
+        import cel  # the engine, on first use (module docstring)
         functions: dict[str, Callable[..., Any]] = {}
         for program in programs:
             functions.update(program._functions)
@@ -112,16 +118,19 @@ class Activation:
 
 def optional_of(value: Any) -> Any:
     """CEL's ``optional.of(value)``, to bind as a variable (a rule's optional ``oldSelf``)."""
+    import cel  # the engine, on first use (module docstring)
     return cel.OptionalValue.of(value)
 
 
 def optional_none() -> Any:
     """CEL's ``optional.none()``, to bind as a variable."""
+    import cel  # the engine, on first use (module docstring)
     return cel.OptionalValue.none()
 
 
 def compile(source: str, variables: Iterable[str]) -> Program:  # noqa: A001 - CEL's own verb
     """Parse and check ``source``; ``variables`` are the names it may reference."""
+    import cel  # the engine, on first use (module docstring)
     try:
         program = cel.compile(source)
     except ValueError as exc:

@@ -14,8 +14,6 @@ from __future__ import annotations
 import json
 from typing import Any
 
-import jsonpatch
-import jsonpointer
 
 from fakekube.api.machinery.errors import ApiError, bad_request, invalid, invalid_object, request_entity_too_large
 from fakekube.api.machinery.jsonutil import deep_copy, nests_deeper_than
@@ -47,6 +45,8 @@ def apply_json_patch(original: dict, patch: Any) -> dict:
     ``MAX_NESTING_DEPTH`` fails to decode (422 on ``patch``, as upstream's decoder).
     """
     _check_operations(patch)
+    import jsonpatch  # only JSON patches need it: not loaded with the package (cold start)
+    import jsonpointer
     doc: Any = deep_copy(original)
     copied_bytes = 0
     try:
@@ -70,6 +70,7 @@ def apply_json_patch(original: dict, patch: Any) -> dict:
 def _copied_bytes(doc: Any, operation: dict) -> int:
     """What json-patch adds to its copy budget: the JSON size of the value copied (0 when
     ``from`` does not resolve: applying the operation then fails on its own)."""
+    import jsonpointer  # loaded by apply_json_patch, the only caller
     try:
         value = jsonpointer.resolve_pointer(doc, str(operation.get("from")))
     except (jsonpointer.JsonPointerException, TypeError, KeyError, IndexError, ValueError, AttributeError):

@@ -20,7 +20,6 @@ import struct
 from collections.abc import Iterable, Mapping
 from typing import Any, Callable
 
-import yaml
 
 Doc = dict[str, Any]
 
@@ -88,6 +87,7 @@ class _Message:
 
 def _yaml_text(value: Any) -> str:
     """A value as gnostic keeps it in an ``Any``: its YAML text."""
+    import yaml  # PyYAML loads on first use, not with the package (cold start)
     text = yaml.safe_dump(value, default_flow_style=False, sort_keys=False, allow_unicode=True)
     return text[:-4] if text.endswith("\n...\n") else text
 
