@@ -1,0 +1,108 @@
+"""What a cold start loads: heavy libraries wait for the feature that needs them.
+
+Each case runs in a fresh interpreter and lists the modules it ended up with, so the
+result does not depend on what this test process already imported. Timings live in
+benchmarks/coldstart.py; this only guards which modules load (docs/performance.md,
+"Cold start").
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from fakekube.store.frozen import GUARD_ENV
+
+#: Libraries no cold start needs, with the feature that loads each.
+HEAVY = {
+    "cel": "CEL rules (CRD x-kubernetes-validations, ValidatingAdmissionPolicy)",
+    "prompt_toolkit": "the cel package's command line, loaded with cel",
+    "faker": "nothing at run time (node identities come from the seeded stream)",
+    "cryptography": "TLS and RBAC's cluster CA",
+    "kubernetes_validate": "schema tables, read as data",
+    "jsonpatch": "JSON patches",
+    "jsonpointer": "JSON patches",
+    "kubernetes": "the official client (Cluster.client())",
+    "freezegun": "frozen wall clock helpers",
+}
+
+#: Loaded only by a YAML body, a YAML answer, a config file, the guard, or the kubeconfig.
+YAML = "yaml"
+
+
+def modules_after(code: str) -> set[str]:
+    """The modules a fresh interpreter holds after running ``code`` (as a user runs it:
+    the test suite's immutability guard off)."""
+    env = {key: value for key, value in os.environ.items() if key != GUARD_ENV}
+    script = code + "\nimport json, sys\nprint(json.dumps(sorted(sys.modules)))"
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=120,
+                          check=False)
+    assert done.returncode == 0, done.stderr
+    return set(json.loads(done.stdout.strip().splitlines()[-1]))
+
+
+def loaded_after(code: str) -> set[str]:
+    """The top-level packages among :func:`modules_after`."""
+    return {name.split(".")[0] for name in modules_after(code)}
+
+
+def test_import_fakekube_loads_no_cluster() -> None:
+    modules = modules_after("import fakekube")
+    assert "fakekube.cluster" not in modules
+    assert "werkzeug" not in modules
+
+
+def test_the_pytest_plugin_loads_no_cluster_until_a_fixture_asks() -> None:
+    """pytest imports the plugin in every session of an environment with fakekube installed."""
+    modules = modules_after("import pytest_fakekube.plugin")
+    assert "fakekube.cluster" not in modules
+
+
+@pytest.mark.parametrize("code", [
+    "import fakekube",
+    "from fakekube import Cluster",
+    "import fakekube.cli.main",
+    "from fakekube import Cluster\nCluster(nodes=2)",
+])
+def test_cold_paths_load_no_heavy_library(code: str) -> None:
+    loaded = loaded_after(code)
+    assert sorted(loaded & (set(HEAVY) | {YAML})) == []
+
+
+def test_a_started_cluster_answering_loads_only_yaml_for_its_kubeconfig() -> None:
+    code = """
+import http.client
+from urllib.parse import urlparse
+from fakekube import Cluster
+cluster = Cluster(nodes=1, system_pods=True).start()
+conn = http.client.HTTPConnection("127.0.0.1", urlparse(cluster.url).port, timeout=30)
+conn.request("GET", "/version")
+assert conn.getresponse().status == 200
+cluster.stop()
+"""
+    loaded = loaded_after(code)
+    assert sorted(loaded & set(HEAVY)) == []
+    assert YAML in loaded  # the kubeconfig file is YAML
+
+
+def test_the_features_still_load_what_they_need() -> None:
+    """The other side of laziness: CEL, JSON patches and YAML bodies work and load their library."""
+    code = """
+from fakekube import Cluster
+cluster = Cluster()
+cluster.create({"apiVersion": "admissionregistration.k8s.io/v1", "kind": "ValidatingAdmissionPolicy",
+                "metadata": {"name": "replicas"},
+                "spec": {"matchConstraints": {"resourceRules": [{"apiGroups": ["apps"], "apiVersions": ["v1"],
+                         "operations": ["CREATE"], "resources": ["deployments"]}]},
+                         "validations": [{"expression": "object.spec.replicas <= 5"}]}})
+from fakekube.api.wire import decoding
+from fakekube.api.wire.patch.json_merge import apply_json_patch
+assert decoding.parse_yaml(b"a: 1") == {"a": 1}
+assert apply_json_patch({"a": 1}, [{"op": "replace", "path": "/a", "value": 2}]) == {"a": 2}
+"""
+    loaded = loaded_after(code)
+    assert {"cel", "jsonpatch", YAML} <= loaded
