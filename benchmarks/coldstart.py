@@ -1,19 +1,37 @@
 """Cold start: how long a fresh interpreter takes to get a cluster answering.
 
-Each run is a new ``python -c`` process that imports fakekube, then times ``Cluster()``,
-``start()`` and the first ``GET /api/v1/namespaces``; then the same for a second cluster
-in that process (warm start), ``reset()`` and ``stop()``.
+Run as a script (``python benchmarks/coldstart.py [--runs N]``) it prints, each as the
+median of N fresh processes run in the same rounds (every scenario once per round, so a
+busy host slows them alike): the import of werkzeug (the stack's floor) and of fakekube,
+``fakekube serve`` from process start to its banner and to the first ``GET /version``
+answered, the same for werkzeug's hello app served by ``werkzeug.serving``, and
+``Cluster()`` → first answer inside one process; ratios beside them; then the slowest
+imports from ``python -X importtime``. Nothing is asserted.
+
+``measure_cold_start`` (used by ``bench_apiserver.py``) times the phases of one
+in-process cluster instead: ``Cluster()``, ``start()`` and the first
+``GET /api/v1/namespaces``; then the same for a second cluster in that process (warm
+start), ``reset()`` and ``stop()``.
 """
 
 from __future__ import annotations
 
+import argparse
+import http.client
 import json
 import os
 import shutil
+import signal
+import socket
+import statistics
 import subprocess
 import sys
 import tempfile
+import threading
+import time
 from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Callable
 
 #: One fresh interpreter must be done within this long.
 CHILD_TIMEOUT_S = 120.0
@@ -99,3 +117,289 @@ def measure_cold_start(runs: int, nodes: int, bytecode_cache: bool) -> ColdStart
     finally:
         shutil.rmtree(cache_dir, ignore_errors=True)
     return result
+
+
+# -- the script: fresh processes side by side with werkzeug ---------------------------------
+
+#: Runs in a fresh interpreter: ``python -c IMPORT_CODE "module, module"``; prints seconds.
+IMPORT_CODE = r"""
+import sys, time
+t0 = time.perf_counter()
+exec("import " + sys.argv[1])
+print(time.perf_counter() - t0)
+"""
+
+#: GET /version from inside a child (the in-process scenarios below).
+_CHILD_GET = r"""
+import http.client, sys, threading, time
+def first_get(port):
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    conn.request("GET", "/version", headers={"Accept": "application/json"})
+    response = conn.getresponse()
+    response.read()
+    conn.close()
+    if response.status != 200:
+        raise SystemExit(f"first GET answered {response.status}")
+"""
+
+#: ``Cluster()`` → ``start()`` → first answer, timed after the import; prints seconds.
+CLUSTER_CODE = _CHILD_GET + r"""
+from urllib.parse import urlparse
+from fakekube import Cluster
+t0 = time.perf_counter()
+cluster = Cluster(system_pods=sys.argv[1] == "system-pods").start()
+first_get(urlparse(cluster.url).port)
+print(time.perf_counter() - t0)
+cluster.stop()
+"""
+
+#: werkzeug's hello app on werkzeug's own threaded server, timed after the import.
+HELLO_CODE = _CHILD_GET + r"""
+from werkzeug.serving import make_server
+from werkzeug.wrappers import Request, Response
+
+@Request.application
+def hello(request):
+    return Response("hello")
+
+t0 = time.perf_counter()
+server = make_server("127.0.0.1", 0, hello, threaded=True)
+threading.Thread(target=server.serve_forever, daemon=True).start()
+first_get(server.server_port)
+print(time.perf_counter() - t0)
+server.shutdown()
+"""
+
+#: The same app as a server process (``python -c HELLO_SERVE_CODE PORT``): the reference for ``fakekube serve``.
+HELLO_SERVE_CODE = r"""
+import sys
+from werkzeug.serving import make_server
+from werkzeug.wrappers import Request, Response
+
+@Request.application
+def hello(request):
+    return Response("hello")
+
+server = make_server("127.0.0.1", int(sys.argv[1]), hello, threaded=True)
+print("serving", flush=True)
+server.serve_forever()
+"""
+
+#: A served child must answer within this long, or the run fails.
+SERVE_TIMEOUT_S = 60.0
+#: How often the parent retries connecting to a server that is still starting.
+CONNECT_RETRY_S = 0.001
+
+
+def free_port() -> int:
+    """A port nobody listens on right now (the OS picks it; a race with another process is unlikely)."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def child_env(pycache: str | None) -> dict[str, str]:
+    """The children's environment: bytecode cached under ``pycache`` (as after a
+    ``pip install``, without writing into the repo), or never written when None."""
+    env = dict(os.environ)
+    env.pop("PYTHONPYCACHEPREFIX", None)
+    if pycache is None:
+        env["PYTHONDONTWRITEBYTECODE"] = "1"
+    else:
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
+        env["PYTHONPYCACHEPREFIX"] = pycache
+    return env
+
+
+def child_seconds(args: list[str], env: dict[str, str]) -> float:
+    """Run ``python -c ...`` to completion; its last output line is the seconds it measured."""
+    done = subprocess.run([sys.executable, "-c", *args], capture_output=True, text=True, env=env,
+                          timeout=CHILD_TIMEOUT_S, check=False)
+    if done.returncode != 0:
+        raise RuntimeError(f"child {args[1:]} failed:\n{done.stderr}")
+    return float(done.stdout.strip().splitlines()[-1])
+
+
+def _answers_version(port: int) -> bool:
+    """One GET /version; False while nothing listens yet."""
+    try:
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+        conn.request("GET", "/version")
+        response = conn.getresponse()
+        response.read()
+        conn.close()
+    except ConnectionRefusedError:
+        return False
+    return response.status == 200
+
+
+def _first_line_time(stream: IO[str], marker: str, times: dict[str, float]) -> None:
+    """Note when the first line containing ``marker`` arrives (the banner), then drain."""
+    for line in stream:
+        if marker in line and "banner" not in times:
+            times["banner"] = time.perf_counter()
+
+
+def served_seconds(argv: list[str], port: int, marker: str, env: dict[str, str]) -> tuple[float, float]:
+    """Process start → banner line and → first answered ``GET /version`` (seconds)."""
+    times: dict[str, float] = {}
+    started = time.perf_counter()
+    process = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env)
+    assert process.stdout is not None
+    reader = threading.Thread(target=_first_line_time, args=(process.stdout, marker, times), daemon=True)
+    reader.start()
+    try:
+        while not _answers_version(port):
+            if process.poll() is not None:
+                raise RuntimeError(f"{argv} exited with {process.returncode} before answering")
+            if time.perf_counter() - started > SERVE_TIMEOUT_S:
+                raise RuntimeError(f"{argv} did not answer within {SERVE_TIMEOUT_S} s")
+            time.sleep(CONNECT_RETRY_S)
+        answered = time.perf_counter()
+    finally:
+        process.send_signal(signal.SIGTERM)
+        try:
+            process.wait(timeout=SERVE_TIMEOUT_S)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+        reader.join(timeout=SERVE_TIMEOUT_S)
+    return times.get("banner", float("nan")) - started, answered - started
+
+
+def fakekube_command() -> list[str]:
+    """The ``fakekube`` console script beside this interpreter (as installed), else its entry point."""
+    script = Path(sys.executable).with_name("fakekube")
+    if script.exists():
+        return [str(script)]
+    return [sys.executable, "-c", "import sys; from fakekube.cli.main import main; sys.exit(main())"]
+
+
+Step = Callable[[ColdStart], None]
+
+
+def _serve_fakekube(name: str, extra: list[str], kubeconfig: str, env: dict[str, str]) -> Step:
+    def run(result: ColdStart) -> None:
+        port = free_port()
+        argv = [*fakekube_command(), "serve", "--port", str(port), "--kubeconfig", kubeconfig, *extra]
+        banner_s, answer_s = served_seconds(argv, port, "fakekube: serving", env)
+        result.add(f"{name}: banner", banner_s)
+        result.add(f"{name}: first answer", answer_s)
+    return run
+
+
+def _serve_hello(env: dict[str, str]) -> Step:
+    def run(result: ColdStart) -> None:
+        port = free_port()
+        banner_s, answer_s = served_seconds([sys.executable, "-c", HELLO_SERVE_CODE, str(port)], port, "serving", env)
+        result.add("werkzeug hello server: banner", banner_s)
+        result.add("werkzeug hello server: first answer", answer_s)
+    return run
+
+
+def _child(name: str, args: list[str], env: dict[str, str]) -> Step:
+    return lambda result: result.add(name, child_seconds(args, env))
+
+
+def scenarios(kubeconfig: str, env: dict[str, str], uncached: dict[str, str]) -> list[Step]:
+    """Every measurement of one round, in the order they run (``uncached``: no bytecode cache)."""
+    return [
+        _child("import werkzeug", [IMPORT_CODE, "werkzeug"], env),
+        _child("import werkzeug.serving, werkzeug.wrappers", [IMPORT_CODE, "werkzeug.serving, werkzeug.wrappers"], env),
+        _child("import fakekube", [IMPORT_CODE, "fakekube"], env),
+        _child("from fakekube import Cluster", [IMPORT_CODE.replace('"import "', '"from fakekube import "'), "Cluster"],
+               env),
+        _child("import fakekube.cli.main", [IMPORT_CODE, "fakekube.cli.main"], env),
+        _child("import fakekube (no bytecode cache)", [IMPORT_CODE, "fakekube"], uncached),
+        _child("in-process: werkzeug hello server → first answer", [HELLO_CODE], env),
+        _child("in-process: Cluster() → first answer", [CLUSTER_CODE, "default"], env),
+        _child("in-process: Cluster(system_pods=True) → first answer", [CLUSTER_CODE, "system-pods"], env),
+        _serve_hello(env),
+        _serve_fakekube("fakekube serve", [], kubeconfig, env),
+        _serve_fakekube("fakekube serve --no-system-pods", ["--no-system-pods"], kubeconfig, env),
+    ]
+
+
+def median(values: list[float]) -> float:
+    return statistics.median(values)
+
+
+def p90(values: list[float]) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(0.9 * len(ordered)))]
+
+
+#: Each figure's reference, for the ratio column.
+REFERENCES = {
+    "import fakekube": "import werkzeug",
+    "import fakekube.cli.main": "import werkzeug",
+    "in-process: Cluster() → first answer": "in-process: werkzeug hello server → first answer",
+    "in-process: Cluster(system_pods=True) → first answer": "in-process: werkzeug hello server → first answer",
+    "from fakekube import Cluster": "import werkzeug",
+    "import fakekube (no bytecode cache)": "import werkzeug",
+    "fakekube serve: banner": "werkzeug hello server: banner",
+    "fakekube serve: first answer": "werkzeug hello server: first answer",
+    "fakekube serve --no-system-pods: banner": "werkzeug hello server: banner",
+    "fakekube serve --no-system-pods: first answer": "werkzeug hello server: first answer",
+}
+
+
+def print_table(result: ColdStart, runs: int) -> None:
+    print(f"\nCold start: median and p90 of {runs} fresh processes each (ms), interleaved round by round\n")
+    width = max(len(name) for name in result.samples)
+    print(f"{'':{width}}  {'median':>8}  {'p90':>8}  ratio to reference")
+    for name, values in result.samples.items():
+        reference = REFERENCES.get(name)
+        ratio = ""
+        if reference in result.samples:
+            ratio = f"{median(values) / median(result.samples[reference]):5.2f} x {reference}"
+        print(f"{name:{width}}  {median(values) * 1e3:8.1f}  {p90(values) * 1e3:8.1f}  {ratio}")
+
+
+def importtime_rows(module: str, env: dict[str, str]) -> list[tuple[int, int, str]]:
+    """``python -X importtime -c "import module"``: (self µs, cumulative µs, name) per module."""
+    done = subprocess.run([sys.executable, "-X", "importtime", "-c", f"import {module}"], capture_output=True,
+                          text=True, env=env, timeout=CHILD_TIMEOUT_S, check=True)
+    rows = []
+    for line in done.stderr.splitlines():
+        parts = line.removeprefix("import time:").split("|")
+        if len(parts) == 3 and parts[0].strip().isdigit():
+            rows.append((int(parts[0]), int(parts[1]), parts[2].strip()))
+    return rows
+
+
+def print_importtime(module: str, top: int, env: dict[str, str]) -> None:
+    rows = importtime_rows(module, env)
+    total_ms = sum(self_us for self_us, _, _ in rows) / 1e3
+    print(f"\npython -X importtime -c 'import {module}': {len(rows)} modules, {total_ms:.1f} ms in all "
+          "(importtime's own overhead included)")
+    print(f"\ntop {top} cumulative (ms): a package with everything it imports")
+    for _, cumulative_us, name in sorted(rows, key=lambda row: -row[1])[:top]:
+        print(f"  {cumulative_us / 1e3:8.1f}  {name}")
+    print(f"\ntop {top} self (ms): the module's own code")
+    for self_us, _, name in sorted(rows, key=lambda row: -row[0])[:top]:
+        print(f"  {self_us / 1e3:8.1f}  {name}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
+    parser.add_argument("--runs", type=int, default=15, help="fresh processes per figure (default 15)")
+    parser.add_argument("--top", type=int, default=15, help="modules listed from -X importtime (default 15)")
+    args = parser.parse_args(argv)
+    with tempfile.TemporaryDirectory(prefix="fakekube-coldstart-") as tmp:
+        env = child_env(str(Path(tmp) / "pycache"))
+        steps = scenarios(str(Path(tmp) / "kubeconfig"), env, child_env(None))
+        warm_up = ColdStart()
+        for step in steps:  # writes the bytecode caches, as after a pip install, and is discarded
+            step(warm_up)
+        result = ColdStart()
+        for _ in range(args.runs):
+            for step in steps:
+                step(result)
+        print_table(result, args.runs)
+        print_importtime("fakekube", args.top, env)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
