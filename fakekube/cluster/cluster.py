@@ -50,6 +50,7 @@ from fakekube.engine.events import list_events
 from fakekube.engine.scaled import ScaledTime
 from fakekube.kubelet.agents import KubeletConfig, Kubelets
 from fakekube.kubelet.behaviour import BehaviourCatalog
+from fakekube.kubelet.execs import ExecResult
 from fakekube.kubelet.logs import PodLogOptions
 from fakekube.kubelet.logstream import LogStreams, TooManyStreams
 from fakekube.kubelet.staticpods import StaticPodManifest, build_manifests
@@ -217,6 +218,7 @@ class Cluster:
         for name, validating in VALIDATING_ADMISSION_PLUGINS.items():
             self.api.validating_admission.append(validating(self.config))
         self.api.pod_logs = self._pod_logs
+        self.api.pod_exec = self._pod_exec
         self.api.webhooks.transport.addresses.update(self.config.webhook_addresses)
         bootstrap.populate(self.api, self._plan.node_specs, self.config.kubelet_version,
                            self.service_network.ip_range.first_address, self.service_network.cidr)
@@ -357,6 +359,11 @@ class Cluster:
             raise ApiError(400, "BadRequest", str(exc)) from None
         except TooManyStreams as exc:
             raise ApiError(429, "TooManyRequests", str(exc)) from None
+
+    def _pod_exec(self, pod: dict[str, Any], container: str, argv: list[str]) -> ExecResult:
+        """pods/exec from the pod's simulated kubelet (kubelet/execs.py), on the engine thread;
+        LookupError when the container is not running."""
+        return self.engine.run(lambda: self.kubelets.pods.exec(pod, container, argv))
 
     # -- node faults ------------------------------------------------------------
     def fail_node(self, name: str) -> None:

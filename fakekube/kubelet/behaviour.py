@@ -52,6 +52,12 @@ MAX_DURATION_S = MAX_DELAY_S
 #: Distinct annotation values whose parse is cached (pods of one template share a value).
 ANNOTATION_CACHE_SIZE = 256
 
+#: The most a declared command may write to stdout, and to stderr (UTF-8 bytes): an exec's
+#: answer is held whole in memory, so its size is bounded where it is declared.
+MAX_EXEC_OUTPUT_BYTES = 1024 * 1024
+#: Declared commands per behaviour (each exec tries them in order).
+MAX_EXEC_COMMANDS = 256
+
 
 def _require_seconds(name: str, value: Any) -> None:
     if not _is_seconds(value):
@@ -126,6 +132,37 @@ class LogLine:
 
 
 @dataclass(frozen=True)
+class ExecCommand:
+    """What one declared command does when run by ``kubectl exec``: its whole output, at once.
+
+    ``command`` is an fnmatch glob over the argv joined by single spaces: ``"cat /etc/*"``
+    matches ``cat /etc/hosts``; a command without ``*?[`` matches exactly that argv.
+    """
+
+    command: str
+    stdout: str = ""
+    stderr: str = ""
+    #: 0-255, as a process's exit status (kubectl parses it as a byte).
+    exit_code: int = 0
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.command, str) or not self.command.strip():
+            raise ValueError(f"command: must be a non-empty string (a glob over the argv), got {brief(self.command)}")
+        for name in ("stdout", "stderr"):
+            text = getattr(self, name)
+            if not isinstance(text, str):
+                raise ValueError(f"{name}: must be a string, got {brief(text)}")
+            _require_text(text)
+            if len(text.encode("utf-8")) > MAX_EXEC_OUTPUT_BYTES:
+                raise ValueError(f"{name}: at most {MAX_EXEC_OUTPUT_BYTES} bytes")
+        if isinstance(self.exit_code, bool) or not isinstance(self.exit_code, int) or not 0 <= self.exit_code <= 255:
+            raise ValueError(f"exit_code: must be an integer from 0 to 255, got {brief(self.exit_code)}")
+
+    def matches(self, argv: Sequence[str]) -> bool:
+        return fnmatch.fnmatchcase(" ".join(argv), self.command)
+
+
+@dataclass(frozen=True)
 class ContainerBehaviour:
     """What one container does. Defaults: starts in about a second, runs forever, healthy."""
 
@@ -149,6 +186,9 @@ class ContainerBehaviour:
     image_pull_error: str | None = None
     #: How many pulls fail before one succeeds; None = every pull fails.
     image_pull_failures: int | None = None
+    #: Commands ``kubectl exec`` can run, tried in order before the built-in ones
+    #: (kubelet/execs.py); any other command is not found, as in a container without it.
+    exec_commands: tuple[ExecCommand, ...] = ()
 
     def __post_init__(self) -> None:
         for name in ("pull_delay_s", "start_delay_s", "stop_delay_s"):
@@ -163,6 +203,8 @@ class ContainerBehaviour:
             raise ValueError(f"image_pull_failures: must be an integer >= 0 or null, got {self.image_pull_failures!r}")
         if list(self.log_lines) != sorted(self.log_lines, key=lambda line: line.at_s):
             raise ValueError("log_lines: lines must be in time order")
+        if len(self.exec_commands) > MAX_EXEC_COMMANDS:
+            raise ValueError(f"exec_commands: at most {MAX_EXEC_COMMANDS} commands")
 
     def pull_fails(self, attempt: int) -> bool:
         """Does pull attempt number ``attempt`` (1-based) fail?"""
@@ -228,6 +270,8 @@ def _parse_field(name: str, raw: Any) -> tuple[str, Any]:
         return name, _timeline(raw)
     if name == "log_lines":
         return name, _log_lines(raw)
+    if name == "exec_commands":
+        return name, _exec_commands(raw)
     if name == "run_for_s":
         return name, None if raw is None else _seconds(raw)
     if name in ("exit_code", "image_pull_failures"):
@@ -281,6 +325,31 @@ def _log_lines(raw: Any) -> tuple[LogLine, ...]:
         _require_text(item[1])
         lines.append(LogLine(_seconds(item[0]), item[1]))
     return tuple(lines)
+
+
+def _exec_commands(raw: Any) -> tuple[ExecCommand, ...]:
+    """Declared commands from a list of ``{command, stdout, stderr, exit_code}`` mappings;
+    ``command`` may also be a list of argv words (joined by spaces)."""
+    if isinstance(raw, (str, bytes, Mapping)) or not isinstance(raw, Iterable):
+        raise ValueError(f"must be a list of {{command, stdout, stderr, exit_code}} mappings, got {brief(raw)}")
+    commands = []
+    for index, item in enumerate(raw):
+        if index >= MAX_EXEC_COMMANDS:
+            raise ValueError(f"at most {MAX_EXEC_COMMANDS} commands")
+        if not isinstance(item, Mapping):
+            raise ValueError(f"command {brief(item)} must be a mapping with a 'command' glob")
+        unknown = sorted(map(str, set(item) - {"command", "stdout", "stderr", "exit_code"}))
+        if unknown:
+            raise ValueError(f"[{index}]: unknown field(s) {', '.join(unknown)}; known: command, exit_code, stderr, stdout")
+        command = item.get("command")
+        if isinstance(command, list) and all(isinstance(word, str) for word in command):
+            command = " ".join(command)
+        try:
+            commands.append(ExecCommand(command, item.get("stdout", ""), item.get("stderr", ""),  # type: ignore[arg-type]
+                                        item.get("exit_code", 0)))
+        except ValueError as error:
+            raise ValueError(f"[{index}].{error}") from None
+    return tuple(commands)
 
 
 def _require_text(text: str) -> None:

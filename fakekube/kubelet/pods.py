@@ -43,7 +43,7 @@ import functools
 import ipaddress
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, Sequence
 
 from fakekube.api.machinery.errors import ApiError
 from fakekube.clock import DEFAULT_EPOCH, format_rfc3339
@@ -51,7 +51,9 @@ from fakekube.clock import parse_time
 from fakekube.engine import Context
 from fakekube.engine.events import EventSource, object_reference
 from fakekube.kubelet.backoff import ImagePullBackoff, RestartBackoff
+from fakekube.kubelet import execs
 from fakekube.kubelet.behaviour import BehaviourCatalog
+from fakekube.kubelet.execs import ExecResult
 from fakekube.kubelet import events as texts
 from fakekube.kubelet.containers import RUNNING, SIGKILL_EXIT_CODE, ContainerRun, RunContext, after
 from fakekube.kubelet.events import KUBELET, EventText
@@ -169,6 +171,8 @@ class PodRunner:
         self._pull_backoff = pull_backoff or ImagePullBackoff()
         self._pods: dict[str, PodState] = {}
         self._ips = PodIPs()
+        #: Execs answered so far: each gets its own (derived) exec id.
+        self._execs = 0
 
     def __len__(self) -> int:
         """Pods this runner currently remembers (the memory bound in the module docstring)."""
@@ -391,6 +395,21 @@ class PodRunner:
         cursor = LogCursor(log, options, now)
         first = cursor.first(now)
         return ContainerFollow(run, followed, cursor, first, lambda: self._pods.get(key) is state)
+
+    def exec(self, pod: Obj, container: str, argv: Sequence[str]) -> ExecResult:
+        """What ``pods/exec`` of ``argv`` in ``container`` answers (kubelet/execs.py). LookupError
+        with the kubelet's text when the container is not running (its ``findContainer``
+        sees running containers only). Call it on the engine thread, as :meth:`logs`."""
+        meta = pod.get("metadata") or {}
+        state = self._pods.get(f"{meta.get('namespace')}/{meta.get('name')}")
+        runs = state.all_runs if state is not None and state.uid == meta.get("uid") else []
+        run = next((candidate for candidate in runs if candidate.name == container), None)
+        if run is None or run.stage != RUNNING or run.current is None:
+            raise LookupError(f'container not found ("{container}")')
+        self._execs += 1
+        return execs.run(run.behaviour.exec_commands, argv, pod, run.spec,
+                         execs.exec_id(run.current.container_id, self._execs))
+
 
 def _pick_container(state: PodState, pod_name: str, container: str | None) -> ContainerRun:
     runs = {run.name: run for run in state.all_runs}

@@ -22,14 +22,14 @@ from fakekube.api.auth.authn import Authenticator
 from fakekube.api.auth.authorizer import RBAC, authorize, forbidden
 from fakekube.api.auth.identity import ADMIN, ANONYMOUS, API_AUDIENCES, UserInfo
 from fakekube.api.auth import impersonation
-from fakekube.api.http import negotiation, routing
+from fakekube.api.http import execstream, negotiation, routing
 from fakekube.api.http.negotiation import Representation
 from fakekube.api.http.response import JsonResponse, status_line
 from fakekube.api.http.server import CLIENT_CERT_USER, CLIENT_GONE
 from fakekube.api.http.watch import DISCONNECTED, POLL_INTERVAL_S, Watch, WatchRequest
 from fakekube.api.machinery import errors
 from fakekube.api.machinery.errors import ApiError
-from fakekube.api.registry import CONNECT_SUBRESOURCES, Registry, ResourceType
+from fakekube.api.registry import CONNECT_SUBRESOURCES, EXEC, Registry, ResourceType
 from fakekube.api.verbs import connect, discovery, objectmeta, openapi_v2
 from fakekube.api.verbs.apiserver import PATCH_TYPES, APIServer, WriteOptions, WriteResult
 from fakekube.api.verbs.deletion import DeleteOptions
@@ -416,6 +416,8 @@ class RestApp:
         if target.subresource in CONNECT_SUBRESOURCES:  # exec, attach, portforward, proxy
             if request.content_length:
                 self._body(request)
+            if target.subresource == EXEC and rt.key == ("", "pods"):
+                return execstream.exec_response(self.api, rt, target.namespace, target.name, request)
             raise connect.connect(self.api, rt, target.namespace, target.name, target.subresource, request.method,
                                   query)
         if request.method != "GET":  # a write: refuse an unreadable answer before writing (upstream)

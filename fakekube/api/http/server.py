@@ -46,6 +46,10 @@ transport time, DESIGN.md "two kinds of time"), and what happens at each:
   True once the client has closed its side of the connection (a non-blocking peek: the
   socket is readable and has nothing to read). It costs one ``poll`` and, when readable,
   one peeking ``recv``: cheap enough for a streaming response to call every second.
+* ``fakekube.upgrade``: a callable taking ``handler(connection: Upgraded)``. An app that
+  answers ``101 Switching Protocols`` registers the handler through it; once the 101 head is
+  written the handler owns the connection (a WebSocket exec session), which closes when the
+  handler returns.
 
 The application itself stays a werkzeug WSGI app.
 """
@@ -100,6 +104,29 @@ DISCONNECTED = "fakekube.disconnected"
 CLIENT_GONE = "fakekube.client_gone"
 #: ``environ`` key of a verified TLS client certificate's user (CN, O as groups).
 CLIENT_CERT_USER = "fakekube.client_cert_user"
+#: ``environ`` key through which a 101 answer hands the connection to its handler.
+UPGRADE = "fakekube.upgrade"
+
+
+class Upgraded:
+    """A connection after its ``101 Switching Protocols`` head: bytes in and out, no HTTP."""
+
+    def __init__(self, sock: socket.socket, reader: "_Reader") -> None:
+        self._sock = sock
+        self._reader = reader
+
+    def read(self, timeout_s: float) -> bytes:
+        """What the client sent (bytes read ahead with the request first); b"" once it has
+        closed, or when nothing came within ``timeout_s`` (wall clock: transport time)."""
+        if not self._reader.buffer:
+            try:
+                self._reader.fill(max(timeout_s, 0.001))
+            except (Truncated, Deadline):
+                return b""
+        return self._reader.take(len(self._reader.buffer))
+
+    def write(self, data: bytes) -> None:
+        self._sock.sendall(data)
 
 
 class _Reader:
@@ -235,13 +262,19 @@ class _Handler(socketserver.BaseRequestHandler):
     def _serve(self, head: RequestHead, body: bytes) -> None:
         self.connection.settimeout(self.server.limits.idle_timeout_s)  # now a write timeout
         response = _Response(self)
-        result = self.server.app(self._environ(head, body), response.start)
+        upgrade: list[Callable[[Upgraded], None]] = []
+        environ = self._environ(head, body)
+        environ[UPGRADE] = upgrade.append
+        result = self.server.app(environ, response.start)
         try:
             response.send(result, head=head.method == "HEAD")
         finally:
             close = getattr(result, "close", None)
             if close is not None:
                 close()
+        if upgrade and response.code == 101:
+            self.close_connection = True  # the handler's protocol ends the connection
+            upgrade[0](Upgraded(self.connection, self.reader))
 
     def write(self, data: bytes) -> None:
         self.connection.sendall(data)
@@ -408,9 +441,13 @@ class _Response:
     def _write_unsupported(data: bytes) -> None:
         raise RuntimeError("the WSGI write() callable is not supported; return an iterable")
 
+    @property
+    def code(self) -> int:
+        return int(self._status.split(" ", 1)[0]) if self._status else 0
+
     def send(self, result: Iterable[bytes], head: bool) -> None:
         names = {name.lower() for name, _ in self._headers}
-        code = int(self._status.split(" ", 1)[0])
+        code = self.code
         if "content-length" in names or head or code in (204, 304) or code < 200:
             self._handler.write_parts([self._head()] if head else [self._head(), *result])
             return

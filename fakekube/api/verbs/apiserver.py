@@ -164,6 +164,10 @@ class APIServer:
         #: -> bytes`` (or an iterable of chunks to stream, for ``follow``) — the simulated
         #: kubelets, wired by the cluster. None: empty logs.
         self.pod_logs: Callable[[str, str, str | None, dict[str, str]], Any] | None = None
+        #: Where ``pods/exec`` outcomes come from: ``(pod, container, argv) -> outcome``
+        #: (fakekube.api.verbs.connect.ExecOutcome; LookupError: the container is not
+        #: running) — the simulated kubelets, wired by the cluster. None: never running.
+        self.pod_exec: Callable[[dict[str, Any], str, list[str]], Any] | None = None
         #: Admission webhooks (fakekube.api.verbs.webhooks): called with the store lock released.
         self.webhooks = WebhookAdmission(store, rng.fork("admission"))
         #: ValidatingAdmissionPolicies (fakekube.api.verbs.policies), run before validating webhooks.

@@ -2,19 +2,26 @@
 ``proxy`` of pods, nodes and services.
 
 Upstream's apiserver answers them by opening a stream to the node's kubelet (or proxying to
-a pod, node or service). fakekube's kubelets run no processes and listen on no port, so
-after upstream's own checks (the object exists; a pod is bound to a node; a named container
-is the pod's) the request is answered with a 400 ``BadRequest`` Status that says so, which
-kubectl prints as ``Error from server (BadRequest): ...``. Discovery and OpenAPI list the
-subresources as upstream does, so clients find them.
+a pod, node or service). fakekube's kubelets run no processes and listen on no port.
+
+``pods/exec`` is simulated: after upstream's checks (:func:`check_exec`) the pod's kubelet
+answers the command from the container's behaviour data (``api.pod_exec``, wired by the
+cluster to kubelet/execs.py), and :func:`exec_status` words the outcome as the Status the
+error stream carries (fakekube.api.http.execstream speaks the stream protocols).
+
+The others, after upstream's own checks (the object exists; a pod is bound to a node; a
+named container is the pod's), are answered with a 400 ``BadRequest`` Status that says what
+is not simulated, which kubectl prints as ``Error from server (BadRequest): ...``.
+Discovery and OpenAPI list the subresources as upstream does, so clients find them.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, Protocol, Sequence
 
 from fakekube.api.machinery import errors
-from fakekube.api.registry import PROXY, ResourceType
+from fakekube.api.registry import ATTACH, EXEC, PORTFORWARD, PROXY, ResourceType
 from fakekube.api.verbs.apiserver import APIServer
 
 Obj = dict[str, Any]
@@ -29,6 +36,17 @@ _WHY = {
     "nodes": "its kubelet is simulated and serves no endpoint",
     "services": "its endpoints are simulated pods, which serve no traffic",
 }
+#: What a pod's connect subresource would need that a simulated container lacks.
+_POD_WHY = {
+    ATTACH: "a simulated container has no running process to attach to "
+            "(kubectl exec of a command declared in the container's behaviour works)",
+    PORTFORWARD: "a simulated container listens on no port",
+    PROXY: "a simulated container serves no traffic",
+}
+
+#: The reason and cause type of a non-zero exit on the error stream (remotecommand constants).
+NON_ZERO_EXIT_CODE = "NonZeroExitCode"
+EXIT_CODE_CAUSE = "ExitCode"
 
 
 def connect(api: APIServer, rt: ResourceType, namespace: str, name: str, subresource: str, method: str,
@@ -46,9 +64,10 @@ def connect(api: APIServer, rt: ResourceType, namespace: str, name: str, subreso
         problem = _pod_problem(obj, name, query)
         if problem is not None:
             return errors.bad_request(problem)
+    why = _POD_WHY.get(subresource) if rt.key == ("", "pods") else None
     return errors.bad_request(
         f"{rt.plural}/{subresource} is not simulated by fakekube: {rt.singular} \"{obj['metadata']['name']}\" "
-        f"cannot be connected to ({_WHY.get(rt.plural, 'nothing runs behind it')})")
+        f"cannot be connected to ({why or _WHY.get(rt.plural, 'nothing runs behind it')})")
 
 
 def _pod_problem(pod: Obj, name: str, query: dict[str, str]) -> str | None:
@@ -66,3 +85,78 @@ def _pod_problem(pod: Obj, name: str, query: dict[str, str]) -> str | None:
         return f"a container name must be specified for pod {name}, choose one of: [{names}]"
     return None
 
+
+
+# -- pods/exec ------------------------------------------------------------------------------
+
+class ExecOutcome(Protocol):
+    """What the pod's kubelet answers for a command (kubelet/execs.py's ExecResult)."""
+
+    @property
+    def stdout(self) -> bytes: ...
+    @property
+    def stderr(self) -> bytes: ...
+    @property
+    def exit_code(self) -> int: ...
+    @property
+    def error(self) -> str | None: ...
+
+
+@dataclass(frozen=True)
+class ExecRequest:
+    """A ``pods/exec`` request's options (upstream's PodExecOptions, from the query)."""
+
+    container: str
+    command: tuple[str, ...]
+    stdin: bool = False
+    stdout: bool = False
+    stderr: bool = False
+    tty: bool = False
+
+
+def check_exec(api: APIServer, rt: ResourceType, namespace: str, name: str, method: str, query: dict[str, str],
+               command: Sequence[str]) -> tuple[dict[str, Any], ExecRequest]:
+    """The pod and the request's options, after upstream's checks (405, 404, then the 400s of
+    :func:`connect`); ``command`` is the query's repeated ``command`` parameter."""
+    if method not in EXEC_METHODS:
+        raise errors.method_not_allowed()
+    pod = api.get(rt, namespace, name)
+    problem = _pod_problem(pod, name, query)
+    if problem is not None:
+        raise errors.bad_request(problem)
+    container = query.get("container") or ((pod.get("spec") or {}).get("containers") or [{}])[0].get("name", "")
+    flags = {key: query.get(key, "").lower() in ("true", "1") for key in ("stdin", "stdout", "stderr", "tty")}
+    return pod, ExecRequest(container, tuple(command), **flags)
+
+
+def run_exec(api: APIServer, pod: dict[str, Any], request: ExecRequest) -> ExecOutcome:
+    """The kubelet's answer; LookupError (the kubelet's text) when the container is not running."""
+    if api.pod_exec is None:
+        raise LookupError(f'container not found ("{request.container}")')
+    outcome: ExecOutcome = api.pod_exec(pod, request.container, list(request.command))
+    return outcome
+
+
+def exec_status(outcome: ExecOutcome, command: Sequence[str], translated: bool) -> dict[str, Any]:
+    """The Status the error stream carries at the end of an exec.
+
+    ``translated``: the client speaks ``v5.channel.k8s.io``, which a 1.33 apiserver serves by
+    translating to SPDY towards the kubelet (StreamTranslatorHandler): the kubelet's Status
+    reaches the client re-worded by client-go's error decoder. Older protocols are proxied
+    to the kubelet, whose Status arrives as it wrote it."""
+    if outcome.error is not None:
+        kubelet = f"error executing command in container: {outcome.error}"
+        return internal_error_status(f"Internal error occurred: {kubelet}" if translated else kubelet)
+    if outcome.exit_code == 0:
+        return {"metadata": {}, "status": "Success"}
+    code = outcome.exit_code
+    inner = (f"command terminated with exit code {code}" if translated
+             else f"error executing command [{' '.join(command)}], exit code {code}")
+    return {"metadata": {}, "status": "Failure", "message": f"command terminated with non-zero exit code: {inner}",
+            "reason": NON_ZERO_EXIT_CODE, "details": {"causes": [{"reason": EXIT_CODE_CAUSE, "message": str(code)}]}}
+
+
+def internal_error_status(message: str) -> dict[str, Any]:
+    """``apierrors.NewInternalError(err)`` as the stream writes it (no kind or apiVersion)."""
+    return {"metadata": {}, "status": "Failure", "message": f"Internal error occurred: {message}",
+            "reason": "InternalError", "details": {"causes": [{"message": message}]}, "code": 500}

@@ -1,0 +1,157 @@
+"""``pods/exec`` over the wire: the remote-command stream protocols on a WebSocket.
+
+kubectl 1.30+ asks for ``v5.channel.k8s.io`` (and falls back to SPDY when the upgrade is
+refused); the official Python client's ``stream()`` asks for ``v4.channel.k8s.io``; the
+older ``channel.k8s.io`` and ``base64.channel.k8s.io`` are served too. Each WebSocket
+message is one channel byte (0 stdin, 1 stdout, 2 stderr, 3 error, 4 resize; base64: the
+digit, then base64 text) and its data. A session here is short, because an exec's outcome
+is known before the upgrade (output is instantaneous in cluster time):
+
+1. an empty message on the lowest output channel the client asked for (upstream's "the
+   connection is established" signal), the command's stdout and stderr in messages of at
+   most :data:`CHUNK_BYTES`, then the Status on the error channel (JSON from v4 on; before
+   it, the error's text and nothing on success);
+2. a close frame (1000), then what the client still sends (stdin, pings, its close) is
+   read and dropped — at most :data:`DRAIN_BYTES`, for at most :data:`DRAIN_S` wall
+   seconds — until it closes; pings are answered.
+
+Failures keep upstream's two paths: a v5 request is upgraded first (the apiserver's stream
+translator), so a stopped container is a Status on the error channel; an older protocol is
+proxied to the kubelet, whose refusal is a plain-text 500 before any upgrade.
+
+SPDY/3.1 (kubectl 1.27-1.29, and 1.30+ when the WebSocket upgrade fails) is not simulated:
+such a request gets a 400 Status saying so. A request without any upgrade gets the
+kubelet's plain-text 400.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import time
+from typing import Any, Callable
+
+from werkzeug.wrappers import Request, Response
+
+from fakekube.api.http import websocket
+from fakekube.api.http.server import UPGRADE, Upgraded
+from fakekube.api.machinery import errors
+from fakekube.api.registry import ResourceType
+from fakekube.api.verbs import connect
+from fakekube.api.verbs.apiserver import APIServer
+
+#: The subprotocols served, in the server's order of preference ("" = none asked: v1).
+V5 = "v5.channel.k8s.io"
+V4 = "v4.channel.k8s.io"
+V1 = "channel.k8s.io"
+BASE64 = "base64.channel.k8s.io"
+PROTOCOLS = (V5, V4, V1, BASE64)
+STDIN, STDOUT, STDERR, ERROR = 0, 1, 2, 3
+
+#: Output is sent in messages of at most this many bytes.
+CHUNK_BYTES = 32 * 1024
+#: After the close frame: how much of what the client still sends is read, and for how long.
+DRAIN_BYTES = 4 * 1024 * 1024
+DRAIN_S = 5.0
+
+#: The message a SPDY upgrade gets (kubectl 1.27-1.29 speak only SPDY for exec).
+SPDY_NOT_SIMULATED = ("pods/exec over SPDY is not simulated by fakekube: use a client that speaks WebSocket "
+                      f"({V5}, as kubectl 1.30 and later do, or {V4}, as the Python client's stream() does)")
+
+
+def exec_response(api: APIServer, rt: ResourceType, namespace: str, name: str, request: Request) -> Response:
+    """The answer to a ``pods/exec`` request: a 101 whose handler runs the session, or an error."""
+    query = {key: request.args.get(key, "") for key in request.args}
+    pod, options = connect.check_exec(api, rt, namespace, name, request.method, query,
+                                      request.args.getlist("command"))
+    headers = request.headers
+    if not websocket.is_upgrade(headers.get("Upgrade"), headers.get("Connection")):
+        if "spdy" in (headers.get("Upgrade") or "").lower():
+            raise errors.bad_request(SPDY_NOT_SIMULATED)
+        return _plain(400, "unable to upgrade: missing upgrade headers in request")
+    problem = websocket.handshake_problem(request.method, headers.get("Sec-WebSocket-Version"),
+                                          headers.get("Sec-WebSocket-Key"))
+    protocol = _negotiate(headers.getlist("Sec-WebSocket-Protocol"))
+    if problem is None and protocol is None:
+        problem = f"requested protocol(s) are not supported: {headers.get('Sec-WebSocket-Protocol')}; supports {list(PROTOCOLS)}"
+    upgrade = request.environ.get(UPGRADE)
+    if problem is not None or upgrade is None:
+        return _plain(400, problem or "websocket: this server cannot upgrade connections")
+    assert protocol is not None
+    try:
+        outcome = connect.run_exec(api, pod, options)
+        messages = _messages(protocol, options, outcome.stdout, outcome.stderr,
+                             connect.exec_status(outcome, options.command, protocol == V5))
+    except LookupError as exc:  # the container is not running: the kubelet refuses the stream
+        if protocol != V5:
+            return _plain(500, str(exc))
+        status = connect.internal_error_status(f"unable to upgrade connection: {exc}")
+        messages = _messages(protocol, options, b"", b"", status)
+    upgrade(lambda connection: _session(connection, messages))
+    response = Response(status=101)
+    response.headers["Upgrade"] = "websocket"
+    response.headers["Connection"] = "Upgrade"
+    response.headers["Sec-WebSocket-Accept"] = websocket.accept_key(headers.get("Sec-WebSocket-Key", ""))
+    if protocol:
+        response.headers["Sec-WebSocket-Protocol"] = protocol
+    return response
+
+
+def _negotiate(offered: list[str]) -> str | None:
+    """The first protocol the client offers that is served (upstream's handshake), "" if it
+    offers none; None when it offers only unknown ones."""
+    names = [name.strip() for value in offered for name in value.split(",") if name.strip()]
+    if not names:
+        return ""
+    return next((name for name in names if name in PROTOCOLS), None)
+
+
+def _messages(protocol: str, options: connect.ExecRequest, stdout: bytes, stderr: bytes,
+              status: dict[str, Any]) -> list[bytes]:
+    """The session's frames, in order (module docstring, step 1)."""
+    first = STDOUT if options.stdout else STDERR if options.stderr else ERROR
+    frames = [_frame(protocol, first, b"")]
+    for channel, data, wanted in ((STDOUT, stdout, options.stdout), (STDERR, stderr, options.stderr)):
+        if wanted:
+            frames += [_frame(protocol, channel, data[at:at + CHUNK_BYTES]) for at in range(0, len(data), CHUNK_BYTES)]
+    if protocol in (V5, V4):
+        frames.append(_frame(protocol, ERROR, json.dumps(status, separators=(",", ":")).encode()))
+    elif status.get("status") != "Success":
+        frames.append(_frame(protocol, ERROR, str(status.get("message", "")).encode()))
+    return frames
+
+
+def _frame(protocol: str, channel: int, data: bytes) -> bytes:
+    if protocol == BASE64:
+        return websocket.encode_frame(websocket.TEXT, str(channel).encode() + base64.b64encode(data))
+    return websocket.encode_frame(websocket.BINARY, bytes([channel]) + data)
+
+
+def _session(connection: Upgraded, frames: list[bytes]) -> None:
+    """Send the frames and the close, then drain the client until it closes (bounded)."""
+    connection.write(b"".join(frames) + websocket.close_frame())
+    _drain(connection, connection.write)
+
+
+def _drain(connection: Upgraded, write: Callable[[bytes], None]) -> None:
+    parser = websocket.FrameParser()
+    read_bytes = 0
+    deadline = time.monotonic() + DRAIN_S  # transport time: the wall clock
+    while read_bytes < DRAIN_BYTES and time.monotonic() < deadline:
+        data = connection.read(deadline - time.monotonic())
+        if not data:
+            return
+        read_bytes += len(data)
+        try:
+            for opcode, payload in parser.feed(data):
+                if opcode == websocket.CLOSE:
+                    return
+                if opcode == websocket.PING:
+                    write(websocket.encode_frame(websocket.PONG, payload))
+        except websocket.ProtocolError:
+            return
+
+
+def _plain(code: int, message: str) -> Response:
+    """A plain-text answer, as the kubelet and Go's websocket server give."""
+    return Response(message + "\n", status=code, content_type="text/plain; charset=utf-8")

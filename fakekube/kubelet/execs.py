@@ -1,0 +1,120 @@
+"""What a command run by ``kubectl exec`` does in a simulated container.
+
+A simulated container runs no process, so an exec is answered from data: the container's
+declared ``exec_commands`` (behaviour.py), tried in order, then a few built-in commands whose
+output a user can predict from the pod alone:
+
+* ``true`` / ``false``: exit 0 / 1;
+* ``echo [-n] ARGS...``: the arguments joined by spaces, then a newline (none with ``-n``);
+* ``hostname``: the pod's ``spec.hostname``, else its name;
+* ``env`` / ``printenv``: ``PATH``, ``HOSTNAME``, the container's literal ``env`` values (in
+  order; ``valueFrom``, ``envFrom``, ``$(VAR)`` references and the service link variables
+  are not simulated), ``HOME``; ``printenv NAME...`` prints those values, exit 1 if one is unset;
+* ``sleep N``: exits 0 at once (exec output is instantaneous in cluster time);
+* ``tar``: what ``kubectl cp`` runs; fails with a message saying that a simulated container
+  has no filesystem to copy from or to.
+
+Anything else is not found, with the message containerd and runc give for an executable
+missing from ``$PATH``. Built-ins are matched by the basename of ``argv[0]`` (``/bin/echo``
+is ``echo``). Everything here is pure: the same argv and pod give the same answer.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import posixpath
+from dataclasses import dataclass
+from typing import Any, Callable, Mapping, Sequence
+
+from fakekube.kubelet.behaviour import ExecCommand
+
+Obj = dict[str, Any]
+
+#: ``PATH`` in a typical image (the busybox and debian images' value).
+DEFAULT_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+#: What the ``tar`` of ``kubectl cp`` writes to stderr, and its exit code (tar's "fatal").
+TAR_MESSAGE = ("tar: fakekube does not simulate kubectl cp: a simulated container has no filesystem "
+               "to copy files from or to\n")
+TAR_EXIT_CODE = 2
+
+
+@dataclass(frozen=True)
+class ExecResult:
+    """A finished exec: what the command wrote and its exit code; or ``error``, the runtime's
+    reason it could not start the command (then nothing was written)."""
+
+    stdout: bytes = b""
+    stderr: bytes = b""
+    exit_code: int = 0
+    error: str | None = None
+
+
+def not_found(argv: Sequence[str], exec_id: str) -> ExecResult:
+    """containerd's error for an executable runc cannot find (CRI ``execInternal``, wrapped
+    by its streaming server as "failed to exec in container")."""
+    return ExecResult(error=f'failed to exec in container: failed to start exec "{exec_id}": OCI runtime exec failed: '
+                            f'exec failed: unable to start container process: exec: "{argv[0] if argv else ""}": '
+                            f'executable file not found in $PATH: unknown')
+
+
+def exec_id(container_id: str, sequence: int) -> str:
+    """A containerd-shaped exec id (64 hex digits), derived rather than random: deterministic."""
+    return hashlib.sha256(f"{container_id}/exec/{sequence}".encode()).hexdigest()
+
+
+def run(commands: Sequence[ExecCommand], argv: Sequence[str], pod: Mapping[str, Any],
+        container: Mapping[str, Any], exec_id_: str) -> ExecResult:
+    """The outcome of running ``argv`` in ``container`` of ``pod``."""
+    for command in commands:
+        if command.matches(argv):
+            return ExecResult(command.stdout.encode(), command.stderr.encode(), command.exit_code)
+    builtin = _BUILTINS.get(posixpath.basename(argv[0])) if argv else None
+    if builtin is None:
+        return not_found(argv, exec_id_)
+    return builtin(list(argv[1:]), pod, container)
+
+
+def environment(pod: Mapping[str, Any], container: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """The variables ``env`` prints (see the module docstring), later values replacing earlier."""
+    values: dict[str, str] = {"PATH": DEFAULT_PATH, "HOSTNAME": _hostname(pod)}
+    for var in container.get("env") or []:
+        if isinstance(var, Mapping) and isinstance(var.get("name"), str) and "valueFrom" not in var:
+            values[var["name"]] = str(var.get("value") or "")
+    values.setdefault("HOME", "/root")
+    return list(values.items())
+
+
+def _hostname(pod: Mapping[str, Any]) -> str:
+    spec = pod.get("spec") or {}
+    return str(spec.get("hostname") or (pod.get("metadata") or {}).get("name") or "")
+
+
+def _echo(args: list[str], pod: Mapping[str, Any], container: Mapping[str, Any]) -> ExecResult:
+    newline = not (args and args[0] == "-n")
+    words = args if newline else args[1:]
+    return ExecResult(stdout=(" ".join(words) + ("\n" if newline else "")).encode())
+
+
+def _env(args: list[str], pod: Mapping[str, Any], container: Mapping[str, Any]) -> ExecResult:
+    return ExecResult(stdout="".join(f"{name}={value}\n" for name, value in environment(pod, container)).encode())
+
+
+def _printenv(args: list[str], pod: Mapping[str, Any], container: Mapping[str, Any]) -> ExecResult:
+    if not args:
+        return _env(args, pod, container)
+    values = dict(environment(pod, container))
+    found = [values[name] for name in args if name in values]
+    return ExecResult(stdout="".join(f"{value}\n" for value in found).encode(),
+                      exit_code=0 if len(found) == len(args) else 1)
+
+
+_BUILTINS: dict[str, Callable[[list[str], Mapping[str, Any], Mapping[str, Any]], ExecResult]] = {
+    "true": lambda args, pod, container: ExecResult(),
+    "false": lambda args, pod, container: ExecResult(exit_code=1),
+    "echo": _echo,
+    "hostname": lambda args, pod, container: ExecResult(stdout=(_hostname(pod) + "\n").encode()),
+    "env": _env,
+    "printenv": _printenv,
+    "sleep": lambda args, pod, container: ExecResult(),
+    "tar": lambda args, pod, container: ExecResult(stderr=TAR_MESSAGE.encode(), exit_code=TAR_EXIT_CODE),
+}
