@@ -62,14 +62,3 @@ def test_get_flowschemas_and_priority_levels(kubectl: Kubectl) -> None:
     assert len(lines) == 14
     assert kubectl.ok("get", "prioritylevelconfiguration", "exempt").splitlines()[1].split() == \
         ["exempt", "Exempt", "<none>", "<none>", "<none>", "<none>", "0s"]
-
-
-def test_exec_says_it_is_not_simulated(kubectl: Kubectl, fakekube: Cluster) -> None:
-    fakekube.create({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "web", "namespace": "default"},
-                     "spec": {"containers": [{"name": "web", "image": "nginx:1.27"}]}})
-    fakekube.advance(5)
-    result = kubectl("exec", "web", "--", "ls")
-    assert result.rc == 1
-    assert result.stderr.endswith('Error from server (BadRequest): pods/exec is not simulated by fakekube: pod "web" '
-                                  "cannot be connected to (its containers run in a simulated kubelet, which runs no "
-                                  "processes)\n"), result.stderr

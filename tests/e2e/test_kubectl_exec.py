@@ -1,0 +1,138 @@
+"""kubectl exec runs the commands a container's behaviour declares (and a few built-in ones),
+over the WebSocket protocol kubectl 1.30+ speaks; kubectl 1.27-1.29 (SPDY only) get a Status
+that says SPDY is not simulated. attach, port-forward and cp say what is not simulated."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from fakekube import Cluster
+from tests.e2e.conftest import Kubectl, kubectl_or_skip
+
+WEBSOCKET_VERSIONS = ("1.30", "1.31", "1.32", "1.33", "1.34", "1.35")
+SPDY_VERSIONS = ("1.27", "1.28", "1.29")
+
+BEHAVIOUR = {"exec_commands": [
+    {"command": "migrate *", "stdout": "applied 3 migrations\n", "stderr": "warning: slow\n", "exit_code": 3},
+    {"command": ["cat", "/etc/app.conf"], "stdout": "port=8080\n"},
+]}
+
+
+def _pod(name: str, containers: list[dict[str, Any]], behaviour: dict[str, Any] | None = None) -> dict[str, Any]:
+    annotations = {"fakekube.io/behaviour": json.dumps(behaviour)} if behaviour else {}
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "namespace": "default", "annotations": annotations},
+            "spec": {"containers": containers}}
+
+
+@pytest.fixture(params=WEBSOCKET_VERSIONS, ids=lambda v: f"kubectl{v}")
+def ws_kubectl(request: pytest.FixtureRequest, fakekube: Cluster, kubectl_cache_dir: str) -> Kubectl:
+    return kubectl_or_skip(request.param, fakekube, kubectl_cache_dir)
+
+
+@pytest.fixture(params=SPDY_VERSIONS, ids=lambda v: f"kubectl{v}")
+def spdy_kubectl(request: pytest.FixtureRequest, fakekube: Cluster, kubectl_cache_dir: str) -> Kubectl:
+    return kubectl_or_skip(request.param, fakekube, kubectl_cache_dir)
+
+
+@pytest.mark.fakekube(nodes=1)
+def test_exec_runs_declared_and_built_in_commands(ws_kubectl: Kubectl, fakekube: Cluster) -> None:
+    env = [{"name": "MODE", "value": "prod"}]
+    fakekube.create(_pod("web", [{"name": "app", "image": "example/app:1", "env": env}], BEHAVIOUR))
+    fakekube.advance(5)
+    kubectl = ws_kubectl
+    assert kubectl("exec", "web", "--", "echo", "hi") == (0, "hi\n", "")
+    assert kubectl.ok("exec", "web", "--", "cat", "/etc/app.conf") == "port=8080\n"
+    assert kubectl.ok("exec", "web", "--", "hostname") == "web\n"
+    assert kubectl.ok("exec", "web", "--", "env") == (
+        "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin\nHOSTNAME=web\nMODE=prod\nHOME=/root\n")
+    assert kubectl("exec", "web", "--", "printenv", "MODE", "NOPE") == (1, "prod\n", "command terminated with exit code 1\n")
+    assert kubectl("exec", "web", "--", "migrate", "--all") == (
+        3, "applied 3 migrations\n", "warning: slow\ncommand terminated with exit code 3\n")
+    # stdin is read and dropped (some kubectl versions log that the session closed before their stdin did)
+    assert kubectl("exec", "-i", "web", "--", "true", stdin="ignored input\n")[:2] == (0, "")
+
+
+@pytest.mark.fakekube(nodes=1)
+def test_exec_of_an_undeclared_command_fails_as_containerd_does(ws_kubectl: Kubectl, fakekube: Cluster) -> None:
+    fakekube.create(_pod("web", [{"name": "app", "image": "example/app:1"}]))
+    fakekube.advance(5)
+    result = ws_kubectl("exec", "web", "--", "psql", "-c", "select 1")
+    assert result.rc == 1 and result.stdout == ""
+    # The apiserver's stream translator wraps the kubelet's InternalError once more.
+    assert result.stderr.startswith("error: Internal error occurred: Internal error occurred: error executing command "
+                                    'in container: failed to exec in container: failed to start exec "'), result.stderr
+    assert result.stderr.endswith('": OCI runtime exec failed: exec failed: unable to start container process: '
+                                  'exec: "psql": executable file not found in $PATH: unknown\n'), result.stderr
+
+
+@pytest.mark.fakekube(nodes=1)
+def test_exec_picks_the_container_and_refuses_one_not_running(ws_kubectl: Kubectl, fakekube: Cluster) -> None:
+    behaviour = {"sidecar": {"exec_commands": [{"command": "whoami", "stdout": "sidecar\n"}]},
+                 "slow": {"start_delay_s": 60}}
+    containers = [{"name": "app", "image": "example/app:1"}, {"name": "sidecar", "image": "example/side:1"},
+                  {"name": "slow", "image": "example/slow:1"}]
+    fakekube.create(_pod("web", containers, behaviour))
+    fakekube.advance(5)
+    kubectl = ws_kubectl
+    assert kubectl("exec", "web", "-c", "sidecar", "--", "whoami") == (0, "sidecar\n", "")
+    assert kubectl("exec", "web", "-c", "app", "--", "whoami").stderr.endswith(
+        'exec: "whoami": executable file not found in $PATH: unknown\n')
+    defaulted = kubectl("exec", "web", "--", "echo", "ok")
+    assert defaulted.rc == 0 and defaulted.stdout == "ok\n"
+    assert 'Defaulted container "app" out of: app, sidecar, slow' in defaulted.stderr
+    assert kubectl("exec", "web", "-c", "slow", "--", "echo", "ok") == (
+        1, "", 'error: Internal error occurred: unable to upgrade connection: container not found ("slow")\n')
+    unknown = kubectl("exec", "web", "-c", "nope", "--", "echo")
+    assert unknown.rc == 1 and "container nope is not valid for pod web" in unknown.stderr
+
+
+@pytest.mark.fakekube(nodes=1)
+def test_exec_of_a_completed_pod_is_refused_by_kubectl(ws_kubectl: Kubectl, fakekube: Cluster) -> None:
+    pod = _pod("job", [{"name": "main", "image": "example/job:1"}], {"run_for_s": 1})
+    pod["spec"]["restartPolicy"] = "Never"
+    fakekube.create(pod)
+    fakekube.advance(10)
+    assert ws_kubectl("exec", "job", "--", "true") == (
+        1, "", "error: cannot exec into a container in a completed pod; current phase is Succeeded\n")
+
+
+@pytest.mark.fakekube(nodes=1)
+def test_kubectl_cp_fails_with_a_clear_message(ws_kubectl: Kubectl, fakekube: Cluster, tmp_path: Any) -> None:
+    fakekube.create(_pod("web", [{"name": "app", "image": "example/app:1"}]))
+    fakekube.advance(5)
+    local = tmp_path / "notes.txt"
+    local.write_text("hello\n")
+    for args in (("cp", str(local), "web:/tmp/notes.txt"), ("cp", "web:/etc/hosts", str(tmp_path / "hosts"))):
+        result = ws_kubectl(*args)
+        assert result.rc != 0
+        # (kubectl cp prints the remote tar's stderr on its own stdout or stderr, by direction)
+        assert "fakekube does not simulate kubectl cp: a simulated container has no filesystem" in \
+            result.stdout + result.stderr, result
+
+
+@pytest.mark.fakekube(nodes=1)
+def test_attach_and_port_forward_say_what_is_not_simulated(ws_kubectl: Kubectl, fakekube: Cluster) -> None:
+    fakekube.create(_pod("web", [{"name": "app", "image": "example/app:1"}]))
+    fakekube.advance(5)
+    attach = ws_kubectl("attach", "web")
+    assert attach.rc == 1
+    assert attach.stderr.endswith('pods/attach is not simulated by fakekube: pod "web" cannot be connected to (a '
+                                  "simulated container has no running process to attach to (kubectl exec of a command "
+                                  "declared in the container's behaviour works))\n"), attach.stderr
+    forward = ws_kubectl("port-forward", "pod/web", "18080:80", timeout_s=20)
+    assert forward.rc == 1
+    assert 'pods/portforward is not simulated by fakekube: pod "web" cannot be connected to (a simulated container ' \
+           "listens on no port)" in forward.stderr, forward.stderr
+
+
+@pytest.mark.fakekube(nodes=1)
+def test_spdy_only_kubectl_gets_a_status_saying_so(spdy_kubectl: Kubectl, fakekube: Cluster) -> None:
+    fakekube.create(_pod("web", [{"name": "app", "image": "example/app:1"}]))
+    fakekube.advance(5)
+    assert spdy_kubectl("exec", "web", "--", "echo", "hi") == (
+        1, "", "Error from server (BadRequest): pods/exec over SPDY is not simulated by fakekube: use a client that "
+               "speaks WebSocket (v5.channel.k8s.io, as kubectl 1.30 and later do, or v4.channel.k8s.io, as the "
+               "Python client's stream() does)\n")

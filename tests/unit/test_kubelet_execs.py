@@ -1,0 +1,74 @@
+"""Exec commands as behaviour data (kubelet/behaviour.py) and what the kubelet answers
+(kubelet/execs.py): declared commands first, then the built-ins, else not found."""
+
+from __future__ import annotations
+
+import pytest
+
+from fakekube.kubelet import execs
+from fakekube.kubelet.behaviour import (
+    MAX_EXEC_OUTPUT_BYTES, BehaviourCatalog, ExecCommand, behaviour_from_dict, parse_annotation)
+
+POD = {"metadata": {"name": "web", "namespace": "default"}, "spec": {"containers": [{"name": "app"}]}}
+CONTAINER = {"name": "app", "env": [{"name": "A", "value": "1"}, {"name": "B", "valueFrom": {"fieldRef": {}}},
+                                    {"name": "PATH", "value": "/opt/bin"}]}
+
+
+def run(argv: list[str], commands: tuple[ExecCommand, ...] = (), pod: dict = POD) -> execs.ExecResult:
+    return execs.run(commands, argv, pod, CONTAINER, "id")
+
+
+def test_declared_commands_match_a_glob_over_the_argv_in_order() -> None:
+    behaviour = behaviour_from_dict({"exec_commands": [
+        {"command": "cat /etc/*", "stdout": "conf\n"},
+        {"command": ["echo", "hi"], "stdout": "declared\n", "stderr": "e\n", "exit_code": 4},
+        {"command": "cat *", "exit_code": 1}]})
+    commands = behaviour.exec_commands
+    assert run(["cat", "/etc/hosts"], commands) == execs.ExecResult(b"conf\n")
+    assert run(["cat", "x"], commands).exit_code == 1
+    assert run(["echo", "hi"], commands) == execs.ExecResult(b"declared\n", b"e\n", 4)  # before the built-in
+    assert run(["echo", "hi", "there"], commands).stdout == b"hi there\n"
+
+
+def test_built_ins() -> None:
+    assert run(["true"]) == execs.ExecResult() and run(["/bin/false"]).exit_code == 1
+    assert run(["echo", "-n", "a", "b"]).stdout == b"a b"
+    assert run(["hostname"]).stdout == b"web\n"
+    assert run(["hostname"], pod={**POD, "spec": {"hostname": "h1"}}).stdout == b"h1\n"
+    assert run(["env"]).stdout == b"PATH=/opt/bin\nHOSTNAME=web\nA=1\nHOME=/root\n"
+    assert run(["printenv", "A", "HOME"]) == execs.ExecResult(b"1\n/root\n")
+    assert run(["printenv", "A", "B"]) == execs.ExecResult(b"1\n", exit_code=1)
+    assert run(["sleep", "3600"]) == execs.ExecResult()
+    assert run(["tar", "cf", "-", "/"]) == execs.ExecResult(stderr=execs.TAR_MESSAGE.encode(), exit_code=2)
+
+
+def test_anything_else_is_not_found_as_containerd_says() -> None:
+    assert run(["psql", "-c", "x"]).error == (
+        'failed to exec in container: failed to start exec "id": OCI runtime exec failed: exec failed: unable to start '
+        'container process: exec: "psql": executable file not found in $PATH: unknown')
+    assert execs.exec_id("containerd://abc", 1) == execs.exec_id("containerd://abc", 1) != execs.exec_id("containerd://abc", 2)
+    assert len(execs.exec_id("c", 1)) == 64
+
+
+@pytest.mark.parametrize(("raw", "message"), [
+    ("echo", "exec_commands: must be a list"),
+    ([{"stdout": "x"}], "command: must be a non-empty string"),
+    ([{"command": "x", "exit_code": 256}], "exit_code: must be an integer from 0 to 255"),
+    ([{"command": "x", "exit_code": True}], "exit_code: must be an integer from 0 to 255"),
+    ([{"command": "x", "stdout": 5}], "stdout: must be a string"),
+    ([{"command": "x", "stdout": "a" * (MAX_EXEC_OUTPUT_BYTES + 1)}], f"stdout: at most {MAX_EXEC_OUTPUT_BYTES} bytes"),
+    ([{"command": "x", "out": "y"}], "unknown field(s) out"),
+])
+def test_bad_declarations_are_refused_with_the_field(raw: object, message: str) -> None:
+    with pytest.raises(ValueError) as error:
+        behaviour_from_dict({"exec_commands": raw})
+    assert message in str(error.value)
+
+
+def test_exec_commands_come_from_image_rules_and_the_annotation() -> None:
+    catalog = BehaviourCatalog.from_config({"images": [{"image": "db*", "exec_commands": [{"command": "ready", "stdout": "y"}]}]})
+    pod = {"metadata": {"annotations": {"fakekube.io/behaviour": '{"side": {"exec_commands": [{"command": "x"}]}}'}},
+           "spec": {"containers": [{"name": "db", "image": "db:1"}, {"name": "side", "image": "db:1"}]}}
+    assert catalog.for_container(pod, "db").exec_commands == (ExecCommand("ready", "y"),)
+    assert catalog.for_container(pod, "side").exec_commands == (ExecCommand("x"),)
+    assert parse_annotation('{"exec_commands": [{"command": "a"}]}')[0] == (("exec_commands", (ExecCommand("a"),)),)
