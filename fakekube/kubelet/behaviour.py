@@ -2,7 +2,8 @@
 
 A :class:`ContainerBehaviour` says how long the image pull and the start take, whether the
 container runs forever or exits after N seconds (with which exit code), what its probes
-would see over time, and which log lines it writes. Nothing here knows about clocks or the
+would see over time, which log lines it writes, and what the commands ``kubectl exec`` may
+run print (``exec_commands``; kubelet/execs.py runs them). Nothing here knows about clocks or the
 store: times are seconds since the container started (or since the pull began).
 
 A :class:`BehaviourCatalog` picks the behaviour for one container, in layers, each layer
