@@ -11,9 +11,10 @@ from __future__ import annotations
 import json
 import threading
 from dataclasses import replace
+from itertools import repeat
 from typing import Any, Callable, Iterable, Iterator, Union
 
-from werkzeug.wrappers import Request, Response
+from werkzeug.wrappers import Response
 
 from fakekube.api import table
 from fakekube.api.auth import tokens
@@ -24,6 +25,7 @@ from fakekube.api.auth.identity import ADMIN, ANONYMOUS, API_AUDIENCES, UserInfo
 from fakekube.api.auth import impersonation
 from fakekube.api.http import execstream, negotiation, routing
 from fakekube.api.http.negotiation import Representation
+from fakekube.api.http.request import RequestView
 from fakekube.api.http.response import JsonResponse, status_line
 from fakekube.api.http.server import CLIENT_CERT_USER, CLIENT_GONE
 from fakekube.api.http.watch import DISCONNECTED, POLL_INTERVAL_S, Watch, WatchRequest
@@ -101,7 +103,7 @@ class RestApp:
         self._subresources = Subresources(apiserver)
 
     def __call__(self, environ: dict, start_response: Callable) -> Iterable[bytes]:
-        request = Request(environ)
+        request = RequestView(environ)
         if request.path.startswith("/fakekube/") and self.fallback is not None:
             return self.fallback(environ, start_response)
         try:
@@ -126,7 +128,7 @@ class RestApp:
             self.internal_errors.append(exc)
 
     # -- who asks -----------------------------------------------------------
-    def authenticated_user(self, request: Request) -> UserInfo:
+    def authenticated_user(self, request: RequestView) -> UserInfo:
         """Authentication, impersonation and authorization, in upstream's filter order.
 
         With authorization off (``AlwaysAllow``) a request without valid credentials is the
@@ -143,7 +145,9 @@ class RestApp:
             user = ADMIN
         if mode != RBAC and user is ANONYMOUS:
             user = ADMIN
-        if any(key.startswith("HTTP_IMPERSONATE_") for key in request.environ):
+        # Impersonate-* headers (any of them: upstream refuses extras without a user); the
+        # scan runs in C, as it runs on every request.
+        if any(map(str.startswith, request.environ, repeat("HTTP_IMPERSONATE_"))):
             pairs = list(request.headers.items())
             user = impersonation.impersonate(user, pairs, self._authorizer(), forbidden)
         if mode == RBAC:
@@ -163,7 +167,7 @@ class RestApp:
         return UserInfo.from_json(found[0]) if found is not None else None
 
     # -- routing ------------------------------------------------------------
-    def dispatch(self, request: Request) -> AnyResponse:
+    def dispatch(self, request: RequestView) -> AnyResponse:
         try:
             request.environ[USER_KEY] = self.authenticated_user(request)
         except impersonation.ImpersonationError as exc:
@@ -184,7 +188,7 @@ class RestApp:
             return self._resource(request, target)
         raise ApiError(404, "NotFound", "the server could not find the requested resource", {})
 
-    def _discovery(self, request: Request, target: routing.DiscoveryPath) -> AnyResponse:
+    def _discovery(self, request: RequestView, target: routing.DiscoveryPath) -> AnyResponse:
         if request.method != "GET":
             raise errors.ApiError(405, "MethodNotAllowed", "the server does not allow this method on the requested resource")
         aggregated = discovery.negotiate_discovery(request.headers.get("Accept", ""))
@@ -203,7 +207,7 @@ class RestApp:
             return json_response(body)
         return self._resource_list(target.group, target.version, target.version)
 
-    def _aggregated(self, request: Request, core: bool, api_version: str) -> AnyResponse:
+    def _aggregated(self, request: RequestView, core: bool, api_version: str) -> AnyResponse:
         """Aggregated discovery: the whole API surface in one document (kubectl's first call)."""
         body = json.dumps(discovery.aggregated_discovery(self.registry, core, api_version),
                           separators=(",", ":")).encode()
@@ -219,7 +223,7 @@ class RestApp:
             raise _not_found_path()
         return json_response(doc)
 
-    def _openapi_response(self, request: Request) -> AnyResponse:
+    def _openapi_response(self, request: RequestView) -> AnyResponse:
         rest = request.path[len("/openapi/"):].strip("/")
         openapi = shared_openapi(self.registry, self.api.kubernetes_version)
         custom = self._custom_documents()
@@ -242,7 +246,7 @@ class RestApp:
         headers["Cache-Control"] = "public, immutable" if wanted_hash else "no-cache, private"
         return Response(body, content_type="application/json", headers=headers)
 
-    def _openapi_v2(self, request: Request, openapi: OpenAPIV3, custom: CustomDocuments) -> AnyResponse:
+    def _openapi_v2(self, request: RequestView, openapi: OpenAPIV3, custom: CustomDocuments) -> AnyResponse:
         """``/openapi/v2`` as kube-openapi serves it: protobuf when asked for first, else JSON;
         a quoted ETag and ``304`` for a matching ``If-None-Match``."""
         if request.method != "GET":
@@ -281,7 +285,7 @@ class RestApp:
         return {"paths": dict(sorted({**index["paths"], **extra}.items()))}
 
     # -- resources ----------------------------------------------------------
-    def _resource(self, request: Request, target: routing.ResourcePath) -> AnyResponse:
+    def _resource(self, request: RequestView, target: routing.ResourcePath) -> AnyResponse:
         rt = self.registry.find(target.group, target.version, target.plural)
         if rt is None:
             raise _not_found_path()
@@ -297,7 +301,7 @@ class RestApp:
         response.headers.add("Warning", warning_header(warning))
         return response
 
-    def _serve_resource(self, request: Request, rt: ResourceType, target: routing.ResourcePath) -> AnyResponse:
+    def _serve_resource(self, request: RequestView, rt: ResourceType, target: routing.ResourcePath) -> AnyResponse:
         if rt.namespaced is False and target.namespace:
             raise _not_found_path()
         query = {k: v for k, v in request.args.items()}
@@ -313,7 +317,7 @@ class RestApp:
             return self._read(request, rt, target, query)
         return self._write(request, rt, target, query)
 
-    def _read(self, request: Request, rt: ResourceType, target: routing.ResourcePath, query: dict[str, str]) -> AnyResponse:
+    def _read(self, request: RequestView, rt: ResourceType, target: routing.ResourcePath, query: dict[str, str]) -> AnyResponse:
         representation = negotiation.choose(request.headers.get("Accept"))
         if target.name:
             obj = self.api.get(rt, target.namespace, target.name)
@@ -347,7 +351,7 @@ class RestApp:
             body = whole
         return encode_response(body, representation.media_type)
 
-    def _write(self, request: Request, rt: ResourceType, target: routing.ResourcePath, query: dict[str, str]) -> AnyResponse:
+    def _write(self, request: RequestView, rt: ResourceType, target: routing.ResourcePath, query: dict[str, str]) -> AnyResponse:
         verb = WRITE_VERBS.get(request.method)
         if verb is None:
             raise errors.method_not_allowed()
@@ -387,7 +391,7 @@ class RestApp:
         return self._written(representation, result.obj, 201 if result.created else 200, result.warnings,
                              _cacheable(rt, options))
 
-    def _delete(self, request: Request, representation: Representation, rt: ResourceType, target: routing.ResourcePath, query: dict[str, str],
+    def _delete(self, request: RequestView, representation: Representation, rt: ResourceType, target: routing.ResourcePath, query: dict[str, str],
                 raw: bytes, verb: str) -> AnyResponse:
         options = replace(DeleteOptions.parse(decode_body(request, raw) if raw.strip() else None, query),
                           user=_user(request))
@@ -410,7 +414,7 @@ class RestApp:
             response.headers.add("Warning", warning)
         return response
 
-    def _subresource(self, request: Request, rt: ResourceType, target: routing.ResourcePath, query: dict[str, str]) -> AnyResponse:
+    def _subresource(self, request: RequestView, rt: ResourceType, target: routing.ResourcePath, query: dict[str, str]) -> AnyResponse:
         if target.subresource not in rt.subresources or not target.name:
             raise _not_found_path()
         if target.subresource in CONNECT_SUBRESOURCES:  # exec, attach, portforward, proxy
@@ -437,7 +441,7 @@ class RestApp:
             return Response(body, status=code, content_type=content_type)
         return encode_response(body, negotiation.choose(request.headers.get("Accept"), allow_as=False).media_type, code)
 
-    def _watch(self, request: Request, rt: ResourceType, target: routing.ResourcePath, query: dict[str, str]) -> AnyResponse:
+    def _watch(self, request: RequestView, rt: ResourceType, target: routing.ResourcePath, query: dict[str, str]) -> AnyResponse:
         self._require_verb(rt, "watch")
         representation = negotiation.choose(request.headers.get("Accept"))
         watch_request = WatchRequest.from_query(rt, target.namespace, query, target.name, representation)
@@ -459,7 +463,7 @@ class RestApp:
             # Upstream registers no route for a verb a type lacks; watch alone is refused by its handler.
             raise errors.method_not_supported(rt.group, rt.plural, verb) if verb == "watch" else errors.method_not_allowed()
 
-    def _body(self, request: Request) -> bytes:
+    def _body(self, request: RequestView) -> bytes:
         """The request body, at most ``max_body_bytes`` (413 past it).
 
         Read from ``wsgi.input`` itself: our server's input never reads past the body
@@ -551,21 +555,21 @@ def _cacheable(rt: ResourceType, options: WriteOptions) -> ResourceType | None:
     return None if options.dry_run else rt
 
 
-def _user(request: Request) -> UserInfo | None:
+def _user(request: RequestView) -> UserInfo | None:
     """The request's user, as authentication left it (None: not through ``dispatch``)."""
     user = request.environ.get(USER_KEY)
     return user if isinstance(user, UserInfo) else None
 
 
-def _user_agent(request: Request) -> str:
+def _user_agent(request: RequestView) -> str:
     return request.headers.get("User-Agent") or ""
 
 
-def _media(request: Request) -> str:
+def _media(request: RequestView) -> str:
     return (request.headers.get("Content-Type") or "").split(";")[0].strip().lower()
 
 
-def decode_body(request: Request, raw: bytes, kind: str = "", api_version: str = "") -> Any:
+def decode_body(request: RequestView, raw: bytes, kind: str = "", api_version: str = "") -> Any:
     """Parse a JSON, YAML or protobuf request body; malformed input is a 400, never a 500.
 
     With ``kind`` (a create or update of that kind, ``api_version`` its group/version) the
@@ -581,7 +585,7 @@ def decode_body(request: Request, raw: bytes, kind: str = "", api_version: str =
         raise errors.bad_request(f"the object provided is unrecognized or malformed: {exc}") from None
 
 
-def _with_body_keys(request: Request, options: WriteOptions, body: Any) -> WriteOptions:
+def _with_body_keys(request: RequestView, options: WriteOptions, body: Any) -> WriteOptions:
     """``options`` with the key count of a JSON body's fresh parse (see ``WriteOptions.body_keys``)."""
     if negotiation.body_format(request.headers.get("Content-Type")) != "json":
         return options

@@ -211,8 +211,8 @@ class APIServer:
         """
         return self.store.replace(rt.key, objectmeta.strip_type_meta(obj), same_size=True)
 
-    def _context(self) -> WriteContext:
-        return WriteContext(self.clock.now(), self.rng, self._view)
+    def _context(self, user: UserInfo | None = None) -> WriteContext:
+        return WriteContext(self.clock.now(), self.rng, self._view, user)
 
     def write_context(self) -> WriteContext:
         """Time, randomness and a store view for server-side work outside the verbs
@@ -277,7 +277,7 @@ class APIServer:
     def _create_locked(self, rt: ResourceType, obj: Obj, options: WriteOptions, warnings: builtins.list[str],
                        tracked: bool = False) -> WriteResult:
         """``tracked``: the object's managedFields are already set (an apply that creates)."""
-        ctx = replace(self._context(), user=options.user)  # who asks (a CSR records its requester)
+        ctx = self._context(options.user)  # who asks (a CSR records its requester)
         obj = _owned(obj, options)
         meta = obj["metadata"]
         # Admission runs before the name is generated, so it names the object as upstream's does.
