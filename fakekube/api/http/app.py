@@ -14,7 +14,7 @@ from dataclasses import replace
 from itertools import repeat
 from typing import Any, Callable, Iterable, Iterator, Union
 
-from werkzeug.wrappers import Response
+from werkzeug.wrappers import Request, Response
 
 from fakekube.api import table
 from fakekube.api.auth import tokens
@@ -421,7 +421,8 @@ class RestApp:
             if request.content_length:
                 self._body(request)
             if target.subresource == EXEC and rt.key == ("", "pods"):
-                return execstream.exec_response(self.api, rt, target.namespace, target.name, request)
+                # A rare, long request: the session reads the upgrade headers through werkzeug's.
+                return execstream.exec_response(self.api, rt, target.namespace, target.name, Request(request.environ))
             raise connect.connect(self.api, rt, target.namespace, target.name, target.subresource, request.method,
                                   query)
         if request.method != "GET":  # a write: refuse an unreadable answer before writing (upstream)
