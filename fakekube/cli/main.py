@@ -37,7 +37,7 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--time-scale", type=float, default=None, metavar="K",
                        help="cluster time runs K times as fast as the wall clock (default 1: real time, like a "
                             "real cluster; 60 makes a minute pass in a second); 0 is manual time, moved only "
-                            "through the control API; the config's timeScale counts as given")
+                            "through the control API; a --config file's timeScale wins over the default")
     serve.add_argument("--auto-advance", action="store_true", default=None,
                        help="while no request is in flight, cluster time jumps to the next timer (for CI: idle "
                             "waits take no wall time); implies --time-scale 0 unless a scale is given")

@@ -12,7 +12,6 @@ import re
 import subprocess
 import sys
 import time
-from pathlib import Path
 from typing import Iterator
 
 import pytest
@@ -30,8 +29,8 @@ def kubectl(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Kubectl]:
         pytest.skip(f"kubectl {VERSION} not found (.ci/fetch-kubectl)")
     directory = tmp_path_factory.mktemp("serve-defaults")
     kubeconfig = directory / "kc"
-    proc = subprocess.Popen([sys.executable, "-m", "fakekube", "serve", "--nodes", "1", "--kubeconfig", str(kubeconfig)],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen([sys.executable, "-m", "fakekube", "serve", "--nodes", "1",
+                             "--kubeconfig", str(kubeconfig)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         banner = [proc.stdout.readline() for _ in range(4)] if proc.stdout else []
         assert banner[3] == ("fakekube: time: real time (1x); --time-scale 0 for manual time, "

@@ -42,6 +42,18 @@ def test_marker_sets_nodes_and_kubeconfig_does_not_leak(pytester: pytest.Pyteste
     assert os.environ.get("KUBECONFIG") == before
 
 
+def test_the_fixture_keeps_manual_time_from_the_fixed_epoch(pytester: pytest.Pytester) -> None:
+    """Unlike ``fakekube serve`` (real time from now), a test's cluster moves only when told."""
+    result = run(pytester, """
+        def test_time(fakekube):
+            assert (fakekube.config.time_scale, fakekube.scaled_time, fakekube.auto_advance) == (0.0, None, None)
+            assert fakekube.now.isoformat() == "2025-01-01T00:00:00+00:00"
+            fakekube.settle()
+            assert fakekube.now.isoformat() == "2025-01-01T00:00:00+00:00"
+    """)
+    result.assert_outcomes(passed=1)
+
+
 def test_command_line_seed_reaches_the_cluster(pytester: pytest.Pytester) -> None:
     result = run(pytester, """
         def test_seed(fakekube):
