@@ -30,6 +30,9 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--no-system-pods", dest="system_pods", action="store_false", default=None,
                        help="an empty cluster: no control-plane node, no kube-system pods, no add-ons (by default "
                             "the cluster looks like a new kind cluster; the config's systemPods also decides)")
+    serve.add_argument("--no-metrics-server", dest="metrics_server", action="store_false", default=None,
+                       help="do not serve metrics.k8s.io (by default it is served, as on kind with metrics-server, "
+                            "so kubectl top works; the config's metricsServer also decides)")
     serve.add_argument("--controllers", default=None, metavar="LIST",
                        help="controllers to run, as kube-controller-manager's flag: '*' (default) is every "
                             "default controller, 'name' enables one, '-name' disables one (e.g. '*,-podgc')")
@@ -83,6 +86,7 @@ def cluster_config(args: argparse.Namespace, start_time: datetime | None) -> Clu
              "auto_advance": args.auto_advance, "authorization_mode": args.authorization_mode,
              "token_auth_file": args.token_auth_file, "tls": args.tls,
              "system_pods": False if args.system_pods is False else None,
+             "metrics_server": False if args.metrics_server is False else None,
              "controllers": parse_enable_list(args.controllers) if args.controllers is not None else None}
     chosen.update((name, value) for name, value in flags.items() if value is not None)
     listen = {"host": args.host, "port": args.port, "kubeconfig_path": args.kubeconfig}
@@ -92,10 +96,11 @@ def cluster_config(args: argparse.Namespace, start_time: datetime | None) -> Clu
 def serve_defaults(chosen: Mapping[str, Any]) -> dict[str, Any]:
     """What ``serve`` picks where it differs from ``Cluster()``, for the fields not ``chosen``.
 
-    A black-box user expects a real cluster: kind's content (system pods), time that flows
+    A black-box user expects a real cluster: kind's content (system pods) with
+    metrics-server (``kubectl top``), time that flows
     with the wall clock (scale 1), starting now. Auto-advance alone means manual time plus
     jumps over idle waits (scale 0), since CI wants no wall-clock waits at all."""
-    defaults = {"system_pods": True, "start_time": wall_clock_now(),
+    defaults = {"system_pods": True, "metrics_server": True, "start_time": wall_clock_now(),
                 "time_scale": 0.0 if chosen.get("auto_advance") else SERVE_TIME_SCALE}
     return {name: value for name, value in defaults.items() if chosen.get(name) is None}
 

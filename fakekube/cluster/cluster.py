@@ -34,6 +34,7 @@ from fakekube.clock import DEFAULT_EPOCH, VirtualClock
 from fakekube.cluster import bootstrap, rbacpolicy
 from fakekube.cluster.nodespec import NodeSpec
 from fakekube.cluster.kubeconfig import write_kubeconfig
+from fakekube.cluster.metricsserver import EngineUsage, register_api_service
 from fakekube.cluster.pki import ClusterPKI, KeyPair
 from fakekube.cluster.system import SystemPlan, SystemPods, as_system_pods, boot_start
 from fakekube.scheduler import Scheduler, SchedulerConfig
@@ -118,6 +119,10 @@ class ClusterConfig:
     #: CoreDNS, kube-proxy, kindnet, local-path storage), False, or a SystemPods naming
     #: parts. None is the default: off in-process and under pytest, on for ``fakekube serve``.
     system_pods: SystemPods | bool | None = None
+    #: Serve ``metrics.k8s.io`` as metrics-server does (``kubectl top``; docs/api.md
+    #: "Resource metrics"), figures from container behaviour. None is the default: off
+    #: in-process and under pytest (a bare 1.33 apiserver's API), on for ``fakekube serve``.
+    metrics_server: bool | None = None
     #: Where admission webhooks live: the ``host:port`` the apiserver would dial
     #: (``<service>.<namespace>.svc:443``, or a webhook URL's host) → ``"127.0.0.1:PORT"``
     #: (docs/api.md "Admission webhooks and policies").
@@ -158,7 +163,7 @@ class Cluster:
         self.config = replace(self.config, authorization_mode=parse_mode(self.config.authorization_mode))  # ValueError
         self._controller_specs = enabled_controllers(CONTROLLERS, self.config.controllers)  # ValueError: unknown name
         self.service_network = ServiceNetwork(self.config.service_cidr, self.config.service_node_port_range)
-        self.registry: Registry = builtin_registry(self.service_network)
+        self.registry: Registry = builtin_registry(self.service_network, metrics_server=bool(self.config.metrics_server))
         self._time_observers: list[Callable[[datetime], None]] = []
         #: The nodes and system objects a new cluster gets (fakekube/cluster/system/).
         self._plan = SystemPlan.for_config(self.config)
@@ -223,6 +228,9 @@ class Cluster:
         bootstrap.populate(self.api, self._plan.node_specs, self.config.kubelet_version,
                            self.service_network.ip_range.first_address, self.service_network.cidr)
         rbacpolicy.populate(self.store, self.registry, self.rng, self.api.now_rfc3339())
+        if self.config.metrics_server:
+            self.api.metrics.source = EngineUsage(self.engine, self.kubelets.metrics)
+            register_api_service(self.api)
         nodes = {name: self.store.get(NODES, ("", name)) or {} for name, _ in self._plan.nodes}
         self.kubelets.static_pods.check(self.engine.client, nodes, self.clock.now())
         self._plan.create_objects(self.api)

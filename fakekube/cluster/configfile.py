@@ -420,6 +420,7 @@ _TOP_LEVEL: tuple[tuple[str, str, Callable[[Any, str], Any]], ...] = (
     ("behaviours", "behaviours", _behaviours),
     ("staticPods", "static_pods", _static_pods),
     ("systemPods", "system_pods", _system_pods),
+    ("metricsServer", "metrics_server", _flag),
     ("webhookAddresses", "webhook_addresses", parse_webhook_addresses),
     ("authorizationMode", "authorization_mode", _authorization_mode),
     ("staticTokens", "static_tokens", _static_tokens),

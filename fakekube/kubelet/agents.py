@@ -23,6 +23,7 @@ from fakekube.kubelet.backoff import INITIAL_BACKOFF_S, MAX_BACKOFF_S, ImagePull
 from fakekube.kubelet.behaviour import BehaviourCatalog
 from fakekube.kubelet.heartbeat import HeartbeatConfig, NodeHeartbeats
 from fakekube.kubelet.pods import NODE_KEY, PodRunner
+from fakekube.kubelet.resourcemetrics import ResourceMetrics
 from fakekube.kubelet.staticpods import StaticPodController, StaticPodManifest
 
 
@@ -49,6 +50,8 @@ class Kubelets:
                               restart_backoff=RestartBackoff(config.backoff_initial_s, config.backoff_max_s),
                               pull_backoff=ImagePullBackoff(config.backoff_initial_s, config.backoff_max_s),
                               image_pulled=self.heartbeats.image_pulled)
+        #: What metrics-server would report of these kubelets (metrics.k8s.io, kubectl top).
+        self.metrics = ResourceMetrics(self.pods, node_is_up=up)
 
     def controllers(self) -> tuple[Controller, ...]:
         """In the order they register: a replaced mirror pod exists before the runner looks."""

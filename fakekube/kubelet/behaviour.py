@@ -32,8 +32,8 @@ import reprlib
 from dataclasses import dataclass
 from typing import Any, Iterable, Mapping, Sequence
 
-
 from fakekube.engine.timers import MAX_DELAY_S
+from fakekube.kubelet.usage import UsageTimeline, parse_usage
 
 #: The pod annotation that overrides behaviour for a pod's containers.
 BEHAVIOUR_ANNOTATION = "fakekube.io/behaviour"
@@ -132,6 +132,11 @@ class LogLine:
     text: str
 
 
+#: What a container uses unless its behaviour says otherwise: an idle nginx (1m, 4 MiB).
+DEFAULT_CPU_USAGE = UsageTimeline.constant(1.0)
+DEFAULT_MEMORY_USAGE = UsageTimeline.constant(4 * 1024 * 1024)
+
+
 @dataclass(frozen=True)
 class ExecCommand:
     """What one declared command does when run by ``kubectl exec``: its whole output, at once.
@@ -190,6 +195,11 @@ class ContainerBehaviour:
     #: Commands ``kubectl exec`` can run, tried in order before the built-in ones
     #: (kubelet/execs.py); any other command is not found, as in a container without it.
     exec_commands: tuple[ExecCommand, ...] = ()
+    #: CPU (millicores) and memory (bytes of working set) the running process uses, over
+    #: time since it started (metrics.k8s.io, ``kubectl top``; fakekube/kubelet/usage.py).
+    #: Default: an idle nginx's 1m and 4 MiB.
+    cpu_usage_m: UsageTimeline = DEFAULT_CPU_USAGE
+    memory_usage_bytes: UsageTimeline = DEFAULT_MEMORY_USAGE
 
     def __post_init__(self) -> None:
         for name in ("pull_delay_s", "start_delay_s", "stop_delay_s"):
@@ -223,6 +233,8 @@ DEFAULT_BEHAVIOUR = ContainerBehaviour()
 
 _FIELDS = {f.name for f in dataclasses.fields(ContainerBehaviour)}
 _SHORTHANDS = {"ready_after_s"}
+#: The usage fields and the unit of their plain figures.
+_USAGE_UNITS = {"cpu_usage_m": "m", "memory_usage_bytes": "bytes"}
 
 #: One validated set of field overrides, as sorted (field, value) pairs: hashable, immutable.
 Overlay = tuple[tuple[str, Any], ...]
@@ -273,6 +285,8 @@ def _parse_field(name: str, raw: Any) -> tuple[str, Any]:
         return name, _log_lines(raw)
     if name == "exec_commands":
         return name, _exec_commands(raw)
+    if name in _USAGE_UNITS:
+        return name, parse_usage(raw, _USAGE_UNITS[name])
     if name == "run_for_s":
         return name, None if raw is None else _seconds(raw)
     if name in ("exit_code", "image_pull_failures"):

@@ -354,6 +354,15 @@ class PodRunner:
             self._restart_backoff.forget((state.uid, run.name))
             self._pull_backoff.forget((state.uid, run.image))
 
+    # -- what readers of the kubelet see (on the engine thread) ----------------------
+    def state_of(self, key: str) -> PodState | None:
+        """The kubelet's memory of pod ``namespace/name``, if it runs it."""
+        return self._pods.get(key)
+
+    def states(self) -> Iterable[PodState]:
+        """Every pod this runner remembers, in admission order."""
+        return self._pods.values()
+
     # -- logs -----------------------------------------------------------------------
     def logs(self, namespace: str, name: str, container: str | None, options: PodLogOptions,
              now: datetime) -> bytes:

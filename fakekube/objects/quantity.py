@@ -121,3 +121,33 @@ def milli_value(value: Quantity) -> int:
 def int_value(value: Quantity) -> int:
     """``Quantity.Value``: whole units, rounded up (bytes of memory and storage, pod counts)."""
     return _round_away_from_zero(parse_quantity(value))
+
+
+#: The decimal suffixes by power of ten (multiples of three), as ``Quantity.String`` uses them.
+_DECIMAL_SUFFIXES = {-9: "n", -6: "u", -3: "m", 0: "", 3: "k", 6: "M", 9: "G", 12: "T", 15: "P", 18: "E"}
+_BINARY_SUFFIXES = ("", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei")
+
+
+def format_decimal_si(value: int, power: int = 0) -> str:
+    """``value × 10^power`` as ``Quantity.String`` prints a DecimalSI quantity: trailing zeros
+    taken into the largest exact suffix (``1000000`` nanos → ``1m``, ``1500000`` → ``1500u``)."""
+    if value == 0:
+        return "0"
+    while value % 10 == 0 and power < 18:
+        value //= 10
+        power += 1
+    extra = power % 3  # down to a multiple of three, keeping the number whole
+    return f"{value * 10 ** extra}{_DECIMAL_SUFFIXES[power - extra]}"
+
+
+def format_binary_si(value: int) -> str:
+    """Whole bytes as ``Quantity.String`` prints a BinarySI quantity: the largest power of
+    1024 that divides it (``2928640`` → ``2860Ki``); below 1024 upstream switches to
+    DecimalSI (``1000`` → ``1k``)."""
+    if -1024 < value < 1024:
+        return format_decimal_si(value)
+    index = 0
+    while value % 1024 == 0 and index < len(_BINARY_SUFFIXES) - 1:
+        value //= 1024
+        index += 1
+    return f"{value}{_BINARY_SUFFIXES[index]}"

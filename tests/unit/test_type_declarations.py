@@ -21,10 +21,12 @@ import pytest
 import fakekube
 from fakekube.api import selectors, table, types
 from fakekube.api.registry import Registry, ResourceType
-from fakekube.api.types import BUILTIN_TYPES, builtin_registry
+from fakekube.api.types import BUILTIN_TYPES, METRICS_TYPES, builtin_registry
 
-SERVED = {(rt.group, rt.plural) for rt in BUILTIN_TYPES}
-GROUPS = {rt.group for rt in BUILTIN_TYPES}
+#: Every type a registry can serve: the built-ins, and the add-on types (metrics-server's).
+DECLARED = BUILTIN_TYPES + METRICS_TYPES
+SERVED = {(rt.group, rt.plural) for rt in DECLARED}
+GROUPS = {rt.group for rt in DECLARED}
 PACKAGE_DIR = pathlib.Path(fakekube.__file__).parent
 
 
@@ -40,15 +42,16 @@ def _declared_in_types_modules() -> dict[str, ResourceType]:
 
 def test_every_declaration_is_served_once_in_order():
     declared = _declared_in_types_modules()
-    missing = sorted(name for name, rt in declared.items() if not any(rt is b for b in BUILTIN_TYPES))
-    assert missing == [], "declared but not listed in types.BUILTIN_TYPES"
-    assert len({id(rt) for rt in BUILTIN_TYPES}) == len(BUILTIN_TYPES)
+    missing = sorted(name for name, rt in declared.items() if not any(rt is b for b in DECLARED))
+    assert missing == [], "declared but not listed in types.BUILTIN_TYPES (or METRICS_TYPES)"
+    assert len({id(rt) for rt in DECLARED}) == len(DECLARED)
     assert list(builtin_registry()) == list(BUILTIN_TYPES)
+    assert list(builtin_registry(metrics_server=True)) == list(DECLARED)
 
 
 def test_every_printer_and_field_set_belongs_to_a_declared_type():
     tables = {name: getattr(table, name) for name in table.__all__ if name.endswith("_TABLE")}
-    used_tables = {id(rt.table) for rt in BUILTIN_TYPES if rt.table is not None}
+    used_tables = {id(rt.table) for rt in DECLARED if rt.table is not None}
     assert sorted(n for n, spec in tables.items() if n != "DEFAULT_TABLE" and id(spec) not in used_tables) == []
     field_sets = {name: getattr(selectors, name) for name in selectors.__all__ if name.endswith("_FIELD_SET")}
     used_sets = {id(rt.field_set) for rt in BUILTIN_TYPES if rt.field_set is not None}

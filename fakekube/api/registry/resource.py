@@ -107,6 +107,9 @@ class ResourceType:
     #: What only a custom resource type has (its CRD's storage version, scale paths,
     #: terminating state); None for a built-in type.
     custom: CustomResource | None = field(default=None, compare=False)
+    #: Discovery's ``singularName`` when it is not the lowercased kind: an aggregated
+    #: server's types may name none (metrics-server's ``""``).
+    singular_name: str | None = field(default=None, compare=False)
 
     def deprecation_warning(self, kubernetes_version: str) -> str | None:
         """The ``Warning`` text every request for this type gets on ``kubernetes_version``
@@ -133,7 +136,7 @@ class ResourceType:
     def singular(self) -> str:
         if self.custom is not None:
             return self.custom.singular
-        return self.kind.lower()
+        return self.kind.lower() if self.singular_name is None else self.singular_name
 
     @property
     def api_version(self) -> str:
@@ -201,9 +204,10 @@ def _release(version: str) -> tuple[int, ...]:
 class _Snapshot:
     """One immutable state of the registry: every type in serving order, and its indexes."""
 
-    def __init__(self, builtin: tuple[ResourceType, ...], custom: dict[str, tuple[ResourceType, ...]]) -> None:
+    def __init__(self, builtin: tuple[ResourceType, ...], custom: dict[str, tuple[ResourceType, ...]],
+                 aggregated: tuple[ResourceType, ...] = ()) -> None:
         self.custom = custom
-        self.all: tuple[ResourceType, ...] = builtin + _custom_in_serving_order(custom)
+        self.all: tuple[ResourceType, ...] = builtin + _custom_in_serving_order(custom) + aggregated
         self.by_path: dict[tuple[str, str, str], ResourceType] = {}
         self.by_kind: dict[tuple[str, str], ResourceType] = {}
         self.by_group_resource: dict[tuple[str, str], ResourceType] = {}
@@ -249,9 +253,12 @@ class Registry:
     documents built from the registry know when to rebuild.
     """
 
-    def __init__(self, resources: Iterable[ResourceType]) -> None:
+    def __init__(self, resources: Iterable[ResourceType], aggregated: Iterable[ResourceType] = ()) -> None:
         self._builtin: tuple[ResourceType, ...] = tuple(resources)
-        self._snap = _Snapshot(self._builtin, {})
+        #: Types an add-on's APIService serves (metrics.k8s.io): served after every CRD
+        #: group, as their low group priority (100, below CRDs' 1000) orders them upstream.
+        self._aggregated: tuple[ResourceType, ...] = tuple(aggregated)
+        self._snap = _Snapshot(self._builtin, {}, self._aggregated)
         self._write_lock = threading.Lock()
         #: Changes to the custom types so far (0: only built-ins ever served).
         self.generation = 0
@@ -277,7 +284,7 @@ class Registry:
             custom = {k: v for k, v in snap.custom.items() if k != owner}
             if wanted:
                 custom[owner] = wanted
-            self._snap = _Snapshot(self._builtin, dict(sorted(custom.items())))
+            self._snap = _Snapshot(self._builtin, dict(sorted(custom.items())), self._aggregated)
             self.generation += 1
             return True
 
@@ -289,7 +296,7 @@ class Registry:
         """Back to the built-in types alone (a cluster reset)."""
         with self._write_lock:
             if self._snap.custom:
-                self._snap = _Snapshot(self._builtin, {})
+                self._snap = _Snapshot(self._builtin, {}, self._aggregated)
                 self.generation += 1
 
     # -- lookups ----------------------------------------------------------------------

@@ -17,7 +17,7 @@ convertor (Name + "Created At").
 - :mod:`.docs`: columns described by a field's documentation (upstream's ``SwaggerDoc``).
 - one module per family of printers: :mod:`.pods`, :mod:`.nodes`, :mod:`.workloads`,
   :mod:`.jobs`, :mod:`.network`, :mod:`.storage`, :mod:`.events`, :mod:`.config`,
-  :mod:`.other`, :mod:`.admission`, :mod:`.admin`; each declares its ``*_TABLE`` specs next to its cell functions, and a type's declaration
+  :mod:`.other`, :mod:`.admission`, :mod:`.admin`, :mod:`.metrics`; each declares its ``*_TABLE`` specs next to its cell functions, and a type's declaration
   (``ResourceType.table``) names the one it prints with.
 
 Everything public is re-exported here; import from ``fakekube.api.table``.
@@ -73,6 +73,7 @@ from fakekube.api.table.network import (
     service_external_ip,
     service_ports,
 )
+from fakekube.api.table.metrics import NODE_METRICS_TABLE, POD_METRICS_TABLE
 from fakekube.api.table.nodes import NODE_TABLE, node_cells, node_roles
 from fakekube.api.table.other import (
     API_SERVICE_TABLE,
@@ -115,7 +116,7 @@ __all__ = [
     "POD_TABLE", "PRIORITY_CLASS_TABLE", "REPLICATION_CONTROLLER_TABLE", "REPLICA_SET_TABLE", "RESOURCE_QUOTA_TABLE",
     "ROLE_TABLE", "SECRET_TABLE", "SERVICE_ACCOUNT_TABLE", "SERVICE_TABLE", "STATEFUL_SET_TABLE",
     "STORAGE_CLASS_TABLE", "CERTIFICATE_SIGNING_REQUEST_TABLE", "COMPONENT_STATUS_TABLE", "CSI_DRIVER_TABLE",
-    "CSI_NODE_TABLE", "FLOW_SCHEMA_TABLE", "INGRESS_CLASS_TABLE", "IP_ADDRESS_TABLE", "POD_TEMPLATE_TABLE",
+    "CSI_NODE_TABLE", "FLOW_SCHEMA_TABLE", "NODE_METRICS_TABLE", "POD_METRICS_TABLE", "INGRESS_CLASS_TABLE", "IP_ADDRESS_TABLE", "POD_TEMPLATE_TABLE",
     "PRIORITY_LEVEL_CONFIGURATION_TABLE", "RUNTIME_CLASS_TABLE", "SERVICE_CIDR_TABLE", "VOLUME_ATTACHMENT_TABLE",
     "Cells", "Column", "Obj", "Printable", "Printer", "TableSpec",
     "access_modes", "age", "csr_condition", "format_label_selector", "format_labels", "hpa_targets", "human_duration", "job_status",

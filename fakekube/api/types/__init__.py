@@ -25,6 +25,8 @@ Adding a type: declare it next to its strategy, then add it to :data:`BUILTIN_TY
 - :mod:`.certificates`, :mod:`.flowcontrol`, :mod:`.networking` (IngressClass, ServiceCIDR,
   IPAddress), :mod:`.node` (RuntimeClass), :mod:`.storage` (CSIDriver, CSINode,
   VolumeAttachment): one module per group for the rest of 1.33's built-in API.
+- :mod:`.metrics`: metrics-server's ``metrics.k8s.io`` (:data:`METRICS_TYPES`), an add-on
+  a registry serves only when asked (``builtin_registry(metrics_server=True)``).
 """
 
 from __future__ import annotations
@@ -62,6 +64,7 @@ from fakekube.api.types.core import (
 )
 from fakekube.api.types.core_pods import PODS
 from fakekube.api.types.core_services import SERVICES, services_type
+from fakekube.api.types.metrics import METRICS_GROUP, METRICS_TYPES, NODE_METRICS, POD_METRICS
 from fakekube.api.types.service_alloc import ServiceNetwork
 from fakekube.api.types.events import EVENTS_V1
 from fakekube.api.types.other import (
@@ -120,20 +123,22 @@ BUILTIN_TYPES: tuple[ResourceType, ...] = (
 )
 
 
-def builtin_registry(service_network: ServiceNetwork | None = None) -> Registry:
+def builtin_registry(service_network: ServiceNetwork | None = None, metrics_server: bool = False) -> Registry:
     """The registry of every built-in type; Services allocate from ``service_network``
-    (default: kind's 10.96.0.0/16 and node ports 30000-32767)."""
+    (default: kind's 10.96.0.0/16 and node ports 30000-32767). ``metrics_server`` adds
+    metrics-server's ``metrics.k8s.io`` types, served after every other group."""
+    aggregated = METRICS_TYPES if metrics_server else ()
     if service_network is None:
-        return Registry(BUILTIN_TYPES)
+        return Registry(BUILTIN_TYPES, aggregated)
     services = services_type(service_network)
-    return Registry(services if rt is SERVICES else rt for rt in BUILTIN_TYPES)
+    return Registry((services if rt is SERVICES else rt for rt in BUILTIN_TYPES), aggregated)
 
 
 __all__ = [
     "BINDINGS", "CERTIFICATE_SIGNING_REQUESTS", "COMPONENT_STATUSES", "CSI_DRIVERS", "CSI_NODES", "FLOW_SCHEMAS",
     "HORIZONTAL_POD_AUTOSCALERS_V1", "INGRESS_CLASSES", "IP_ADDRESSES", "POD_TEMPLATES", "PRIORITY_LEVEL_CONFIGURATIONS",
     "RUNTIME_CLASSES", "SERVICE_CIDRS", "VOLUME_ATTACHMENTS",
-    "BUILTIN_TYPES", "ServiceNetwork", "builtin_registry", "API_SERVICES", "CSI_STORAGE_CAPACITIES",
+    "BUILTIN_TYPES", "ServiceNetwork", "builtin_registry", "METRICS_GROUP", "METRICS_TYPES", "NODE_METRICS", "POD_METRICS", "API_SERVICES", "CSI_STORAGE_CAPACITIES",
     "CLUSTER_ROLES", "CLUSTER_ROLE_BINDINGS", "CONFIG_MAPS", "CONTROLLER_REVISIONS", "CUSTOM_RESOURCE_DEFINITIONS", "CORE_EVENTS", "CRON_JOBS",
     "DAEMON_SETS", "DEPLOYMENTS", "ENDPOINTS", "ENDPOINT_SLICES", "EVENTS_V1", "HORIZONTAL_POD_AUTOSCALERS",
     "INGRESSES", "JOBS", "LEASES", "LIMIT_RANGES", "LOCAL_SUBJECT_ACCESS_REVIEWS", "NAMESPACES", "NETWORK_POLICIES",

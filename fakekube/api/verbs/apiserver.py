@@ -30,6 +30,8 @@ from fakekube.api.verbs.conversion import WebhookConversion
 from fakekube.api.verbs.deletion import DeleteOptions
 from fakekube.api.verbs.encoding import EncodedObjects
 from fakekube.api.verbs.listing import ListOptions, Matcher, list_page
+from fakekube.api.verbs.metrics import MetricsReads
+from fakekube.api.types.metrics import METRICS_GROUP
 from fakekube.api.verbs.policies import BINDINGS, PolicyAdmission
 from fakekube.api.verbs.webhooks import MUTATING, VALIDATING, WebhookAdmission
 from fakekube.api.wire import decoding, fieldvalidation, patch
@@ -168,6 +170,8 @@ class APIServer:
         #: (fakekube.api.verbs.connect.ExecOutcome; LookupError: the container is not
         #: running) — the simulated kubelets, wired by the cluster. None: never running.
         self.pod_exec: Callable[[dict[str, Any], str, list[str]], Any] | None = None
+        #: metrics.k8s.io reads (when the registry serves it); the cluster plugs in their source.
+        self.metrics = MetricsReads(store, clock)
         #: Admission webhooks (fakekube.api.verbs.webhooks): called with the store lock released.
         self.webhooks = WebhookAdmission(store, rng.fork("admission"))
         #: ValidatingAdmissionPolicies (fakekube.api.verbs.policies), run before validating webhooks.
@@ -221,6 +225,8 @@ class APIServer:
 
     # -- reads ---------------------------------------------------------------
     def get(self, rt: ResourceType, namespace: str, name: str) -> Obj:
+        if rt.group == METRICS_GROUP:  # metrics-server's figures
+            return self.metrics.get(rt, namespace, name)
         if not rt.persisted:  # computed on each read (ComponentStatuses)
             found = [o for o in rt.strategy.computed(self._context()) if o["metadata"]["name"] == name]
             if not found:
@@ -233,6 +239,8 @@ class APIServer:
 
     def list(self, rt: ResourceType, namespace: str, options: ListOptions) -> Obj:
         """A ``<Kind>List``; items carry no apiVersion/kind, as upstream's."""
+        if rt.group == METRICS_GROUP:  # metrics-server's figures and selector rules
+            return self.metrics.list(rt, namespace, options)
         matcher = Matcher(rt, options.label_selector, options.field_selector)
         if not rt.persisted:  # computed on each read: every match, no paging (upstream's List)
             computed = [o for o in rt.strategy.computed(self._context()) if matcher(o)]

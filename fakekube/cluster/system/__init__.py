@@ -37,7 +37,8 @@ from fakekube.cluster.rootca import root_ca_pem
 from fakekube.cluster.system import controlplane, kind, kubeadm
 from fakekube.cluster.system.config import SystemPods, as_system_pods
 from fakekube.cluster.system.controlplane import CONTROL_PLANE_NODE
-from fakekube.kubelet.behaviour import DEFAULT_BEHAVIOUR, BehaviourCatalog
+from fakekube.kubelet.behaviour import DEFAULT_BEHAVIOUR, BehaviourCatalog, ContainerBehaviour
+from fakekube.kubelet.usage import UsageTimeline
 from fakekube.random import SeededRandom
 
 if TYPE_CHECKING:
@@ -63,6 +64,24 @@ def boot_start(config: "ClusterConfig") -> datetime:
 def cluster_root_ca(config: "ClusterConfig") -> str:
     """The cluster's CA certificate (PEM): from the seed, valid from the clock's start."""
     return root_ca_pem(SeededRandom(config.seed), boot_start(config))
+
+
+#: What each system component uses when idle, (millicores, MiB): plausible figures of an
+#: idle kind cluster's ``kubectl top pod -A``, so the control-plane node shows noticeable usage.
+SYSTEM_USAGE = {
+    "kube-apiserver": (40, 220), "etcd": (20, 30), "kube-controller-manager": (15, 45), "kube-scheduler": (3, 20),
+    "coredns": (2, 13), "kindnetd": (1, 10), "kube-proxy": (1, 14), "local-path-provisioner": (1, 8),
+}
+
+
+def system_usage(image: str) -> ContainerBehaviour:
+    """The default behaviour with the usage of the component ``image`` runs (if known)."""
+    component = image.rsplit("/", 1)[-1].split(":", 1)[0]
+    if component not in SYSTEM_USAGE:
+        return DEFAULT_BEHAVIOUR
+    cpu_m, memory_mib = SYSTEM_USAGE[component]
+    return replace(DEFAULT_BEHAVIOUR, cpu_usage_m=UsageTimeline.constant(cpu_m),
+                   memory_usage_bytes=UsageTimeline.constant(memory_mib * 1024 * 1024))
 
 
 @dataclass(frozen=True)
@@ -109,11 +128,12 @@ class SystemPlan:
         return tuple(_named(name, spec) for name, spec in self.first_nodes)
 
     def behaviours(self, catalog: BehaviourCatalog) -> BehaviourCatalog:
-        """``catalog`` with a rule per system image, tried first: the default behaviour with
-        the config's first rule for that image on top (the config's ``default`` does not apply)."""
-        plain = replace(catalog, default=DEFAULT_BEHAVIOUR)
+        """``catalog`` with a rule per system image, tried first: the default behaviour (with
+        the component's usage, :func:`system_usage`) and the config's first rule for that
+        image on top (the config's ``default`` does not apply)."""
         system = BehaviourCatalog()
         for image in self.images:
+            plain = replace(catalog, default=system_usage(image))
             system = system.with_image(image, plain.for_image(image))
         return replace(catalog, rules=system.rules + catalog.rules)
 
