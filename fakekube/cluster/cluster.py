@@ -473,7 +473,7 @@ class Cluster:
         try:
             from kubernetes import client
         except ImportError as exc:  # pragma: no cover - depends on the environment
-            raise RuntimeError("Cluster.client() needs the `kubernetes` package: pip install kubernetes") from exc
+            raise RuntimeError("Cluster.client() needs the `kubernetes` package: pip install 'fakekube[client]'") from exc
         configuration = client.Configuration()
         configuration.host = self.url
         if self.pki is not None and self._tempdir is not None:

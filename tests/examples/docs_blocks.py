@@ -66,9 +66,10 @@ def pages() -> list[Path]:
     return [REPO_ROOT / "README.md", *sorted((REPO_ROOT / "docs").glob("*.md"))]
 
 
-def blocks(page: Path) -> list[Block]:
-    """Every fenced code block of ``page``, in order; an unclosed fence is an error."""
-    relative = page.relative_to(REPO_ROOT).as_posix()
+def blocks(page: Path, root: Path = REPO_ROOT) -> list[Block]:
+    """Every fenced code block of ``page`` (a page of the repository at ``root``), in order;
+    an unclosed fence is an error."""
+    relative = page.relative_to(root).as_posix()
     found: list[Block] = []
     lines = page.read_text(encoding="utf-8").splitlines()
     index = 0

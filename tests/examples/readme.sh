@@ -2,7 +2,7 @@
 # two on a fresh clone, as written (serve in the background until its banner); .ci/run runs
 # the third, verbatim (test_readme_new_user.py checks that it does).
 # docs:begin README.md#run
-python3 -m venv .venv && . .venv/bin/activate && pip install -e . && fakekube serve --nodes 3 --kubeconfig /tmp/fakekube.kubeconfig
+python3 -m venv .venv && . .venv/bin/activate && pip install -e '.[client]' && fakekube serve --nodes 3 --kubeconfig /tmp/fakekube.kubeconfig
 # docs:end
 
 # docs:begin README.md#kubectl
