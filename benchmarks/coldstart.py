@@ -80,12 +80,16 @@ print(json.dumps({"import_s": import_s, "cold": cold, "warm": warm, "reset_s": r
 
 @dataclass
 class ColdStart:
-    """Per-run samples (seconds) of each cold-start phase."""
+    """Per-run samples (seconds) of each cold-start phase: wall clock, and where the script
+    measures it the CPU the process used for it (steadier than wall time on a busy host)."""
 
     samples: dict[str, list[float]] = field(default_factory=dict)
+    cpu_samples: dict[str, list[float]] = field(default_factory=dict)
 
-    def add(self, name: str, value: float) -> None:
+    def add(self, name: str, value: float, cpu_s: float | None = None) -> None:
         self.samples.setdefault(name, []).append(value)
+        if cpu_s is not None:
+            self.cpu_samples.setdefault(name, []).append(cpu_s)
 
 
 def measure_cold_start(runs: int, nodes: int, bytecode_cache: bool) -> ColdStart:
@@ -121,12 +125,12 @@ def measure_cold_start(runs: int, nodes: int, bytecode_cache: bool) -> ColdStart
 
 # -- the script: fresh processes side by side with werkzeug ---------------------------------
 
-#: Runs in a fresh interpreter: ``python -c IMPORT_CODE "module, module"``; prints seconds.
+#: Runs in a fresh interpreter: ``python -c IMPORT_CODE "import module"``; prints seconds.
 IMPORT_CODE = r"""
 import sys, time
-t0 = time.perf_counter()
-exec("import " + sys.argv[1])
-print(time.perf_counter() - t0)
+t0, c0 = time.perf_counter(), time.process_time()
+exec(sys.argv[1])
+print(time.perf_counter() - t0, time.process_time() - c0)
 """
 
 #: GET /version from inside a child (the in-process scenarios below).
@@ -146,10 +150,10 @@ def first_get(port):
 CLUSTER_CODE = _CHILD_GET + r"""
 from urllib.parse import urlparse
 from fakekube import Cluster
-t0 = time.perf_counter()
+t0, c0 = time.perf_counter(), time.process_time()
 cluster = Cluster(system_pods=sys.argv[1] == "system-pods").start()
 first_get(urlparse(cluster.url).port)
-print(time.perf_counter() - t0)
+print(time.perf_counter() - t0, time.process_time() - c0)
 cluster.stop()
 """
 
@@ -162,11 +166,11 @@ from werkzeug.wrappers import Request, Response
 def hello(request):
     return Response("hello")
 
-t0 = time.perf_counter()
+t0, c0 = time.perf_counter(), time.process_time()
 server = make_server("127.0.0.1", 0, hello, threaded=True)
 threading.Thread(target=server.serve_forever, daemon=True).start()
 first_get(server.server_port)
-print(time.perf_counter() - t0)
+print(time.perf_counter() - t0, time.process_time() - c0)
 server.shutdown()
 """
 
@@ -211,13 +215,15 @@ def child_env(pycache: str | None) -> dict[str, str]:
     return env
 
 
-def child_seconds(args: list[str], env: dict[str, str]) -> float:
-    """Run ``python -c ...`` to completion; its last output line is the seconds it measured."""
+def child_seconds(args: list[str], env: dict[str, str]) -> tuple[float, float]:
+    """Run ``python -c ...`` to completion; its last output line is the wall and CPU
+    seconds it measured."""
     done = subprocess.run([sys.executable, "-c", *args], capture_output=True, text=True, env=env,
                           timeout=CHILD_TIMEOUT_S, check=False)
     if done.returncode != 0:
         raise RuntimeError(f"child {args[1:]} failed:\n{done.stderr}")
-    return float(done.stdout.strip().splitlines()[-1])
+    wall_s, cpu_s = done.stdout.strip().splitlines()[-1].split()
+    return float(wall_s), float(cpu_s)
 
 
 def _answers_version(port: int) -> bool:
@@ -240,8 +246,19 @@ def _first_line_time(stream: IO[str], marker: str, times: dict[str, float]) -> N
             times["banner"] = time.perf_counter()
 
 
-def served_seconds(argv: list[str], port: int, marker: str, env: dict[str, str]) -> tuple[float, float]:
-    """Process start → banner line and → first answered ``GET /version`` (seconds)."""
+def process_cpu_s(pid: int) -> float:
+    """CPU seconds (user + system) a live process has used so far, from /proc (Linux; in
+    clock ticks, usually 10 ms); NaN elsewhere."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return float("nan")
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def served_seconds(argv: list[str], port: int, marker: str, env: dict[str, str]) -> tuple[float, float, float]:
+    """Process start → banner line and → first answered ``GET /version`` (seconds), and
+    the CPU seconds the process had used by then."""
     times: dict[str, float] = {}
     started = time.perf_counter()
     process = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env)
@@ -256,6 +273,7 @@ def served_seconds(argv: list[str], port: int, marker: str, env: dict[str, str])
                 raise RuntimeError(f"{argv} did not answer within {SERVE_TIMEOUT_S} s")
             time.sleep(CONNECT_RETRY_S)
         answered = time.perf_counter()
+        cpu_s = process_cpu_s(process.pid)
     finally:
         process.send_signal(signal.SIGTERM)
         try:
@@ -264,7 +282,7 @@ def served_seconds(argv: list[str], port: int, marker: str, env: dict[str, str])
             process.kill()
             process.wait()
         reader.join(timeout=SERVE_TIMEOUT_S)
-    return times.get("banner", float("nan")) - started, answered - started
+    return times.get("banner", float("nan")) - started, answered - started, cpu_s
 
 
 def fakekube_command() -> list[str]:
@@ -277,40 +295,41 @@ def fakekube_command() -> list[str]:
 
 Step = Callable[[ColdStart], None]
 
+#: What the import figures import, each in a fresh interpreter.
+IMPORTS = ("import werkzeug", "import werkzeug.serving, werkzeug.wrappers", "import fakekube",
+           "from fakekube import Cluster", "import fakekube.cli.main")
+
 
 def _serve_fakekube(name: str, extra: list[str], kubeconfig: str, env: dict[str, str]) -> Step:
     def run(result: ColdStart) -> None:
         port = free_port()
         argv = [*fakekube_command(), "serve", "--port", str(port), "--kubeconfig", kubeconfig, *extra]
-        banner_s, answer_s = served_seconds(argv, port, "fakekube: serving", env)
+        banner_s, answer_s, cpu_s = served_seconds(argv, port, "fakekube: serving", env)
         result.add(f"{name}: banner", banner_s)
-        result.add(f"{name}: first answer", answer_s)
+        result.add(f"{name}: first answer", answer_s, cpu_s)
     return run
 
 
 def _serve_hello(env: dict[str, str]) -> Step:
     def run(result: ColdStart) -> None:
         port = free_port()
-        banner_s, answer_s = served_seconds([sys.executable, "-c", HELLO_SERVE_CODE, str(port)], port, "serving", env)
+        banner_s, answer_s, cpu_s = served_seconds([sys.executable, "-c", HELLO_SERVE_CODE, str(port)], port,
+                                                   "serving", env)
         result.add("werkzeug hello server: banner", banner_s)
-        result.add("werkzeug hello server: first answer", answer_s)
+        result.add("werkzeug hello server: first answer", answer_s, cpu_s)
     return run
 
 
 def _child(name: str, args: list[str], env: dict[str, str]) -> Step:
-    return lambda result: result.add(name, child_seconds(args, env))
+    return lambda result: result.add(name, *child_seconds(args, env))
 
 
 def scenarios(kubeconfig: str, env: dict[str, str], uncached: dict[str, str]) -> list[Step]:
     """Every measurement of one round, in the order they run (``uncached``: no bytecode cache)."""
     return [
-        _child("import werkzeug", [IMPORT_CODE, "werkzeug"], env),
-        _child("import werkzeug.serving, werkzeug.wrappers", [IMPORT_CODE, "werkzeug.serving, werkzeug.wrappers"], env),
-        _child("import fakekube", [IMPORT_CODE, "fakekube"], env),
-        _child("from fakekube import Cluster", [IMPORT_CODE.replace('"import "', '"from fakekube import "'), "Cluster"],
-               env),
-        _child("import fakekube.cli.main", [IMPORT_CODE, "fakekube.cli.main"], env),
-        _child("import fakekube (no bytecode cache)", [IMPORT_CODE, "fakekube"], uncached),
+        *(_child(statement, [IMPORT_CODE, statement], env) for statement in IMPORTS),
+        _child("from fakekube import Cluster (no bytecode cache)", [IMPORT_CODE, "from fakekube import Cluster"],
+               uncached),
         _child("in-process: werkzeug hello server → first answer", [HELLO_CODE], env),
         _child("in-process: Cluster() → first answer", [CLUSTER_CODE, "default"], env),
         _child("in-process: Cluster(system_pods=True) → first answer", [CLUSTER_CODE, "system-pods"], env),
@@ -336,7 +355,7 @@ REFERENCES = {
     "in-process: Cluster() → first answer": "in-process: werkzeug hello server → first answer",
     "in-process: Cluster(system_pods=True) → first answer": "in-process: werkzeug hello server → first answer",
     "from fakekube import Cluster": "import werkzeug",
-    "import fakekube (no bytecode cache)": "import werkzeug",
+    "from fakekube import Cluster (no bytecode cache)": "import werkzeug",
     "fakekube serve: banner": "werkzeug hello server: banner",
     "fakekube serve: first answer": "werkzeug hello server: first answer",
     "fakekube serve --no-system-pods: banner": "werkzeug hello server: banner",
@@ -344,16 +363,24 @@ REFERENCES = {
 }
 
 
+def _ratio(samples: dict[str, list[float]], name: str, reference: str | None) -> str:
+    if name not in samples or reference not in samples:
+        return ""
+    return f"{median(samples[name]) / median(samples[reference]):5.2f}"
+
+
 def print_table(result: ColdStart, runs: int) -> None:
-    print(f"\nCold start: median and p90 of {runs} fresh processes each (ms), interleaved round by round\n")
+    print(f"\nCold start: median of {runs} fresh processes each (ms), interleaved round by round; "
+          "CPU: what the process used (steadier on a busy host)\n")
     width = max(len(name) for name in result.samples)
-    print(f"{'':{width}}  {'median':>8}  {'p90':>8}  ratio to reference")
+    print(f"{'':{width}}  {'wall':>7}  {'p90':>7}  {'CPU':>7}  {'x ref':>5}  {'CPU x':>5}  reference")
     for name, values in result.samples.items():
         reference = REFERENCES.get(name)
-        ratio = ""
-        if reference in result.samples:
-            ratio = f"{median(values) / median(result.samples[reference]):5.2f} x {reference}"
-        print(f"{name:{width}}  {median(values) * 1e3:8.1f}  {p90(values) * 1e3:8.1f}  {ratio}")
+        cpu = result.cpu_samples.get(name)
+        cpu_text = f"{median(cpu) * 1e3:7.1f}" if cpu else f"{'':7}"
+        print(f"{name:{width}}  {median(values) * 1e3:7.1f}  {p90(values) * 1e3:7.1f}  {cpu_text}  "
+              f"{_ratio(result.samples, name, reference):>5}  {_ratio(result.cpu_samples, name, reference):>5}  "
+              f"{reference or ''}")
 
 
 def importtime_rows(module: str, env: dict[str, str]) -> list[tuple[int, int, str]]:
@@ -397,7 +424,7 @@ def main(argv: list[str] | None = None) -> int:
             for step in steps:
                 step(result)
         print_table(result, args.runs)
-        print_importtime("fakekube", args.top, env)
+        print_importtime("fakekube.cluster", args.top, env)  # what `from fakekube import Cluster` loads
     return 0
 
 
