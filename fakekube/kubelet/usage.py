@@ -22,6 +22,8 @@ from fakekube.objects.quantity import parse_quantity
 
 #: The largest figure a timeline may hold: int64, the range of a resource.Quantity's value.
 MAX_USAGE = float(2**63 - 1)
+#: The most segments one timeline may have: a read walks them all (docs/reliability.md).
+MAX_USAGE_SEGMENTS = 1000
 
 
 @dataclass(frozen=True)
@@ -33,6 +35,8 @@ class UsageTimeline:
     def __post_init__(self) -> None:
         if not self.segments:
             raise ValueError("a usage timeline needs at least one segment")
+        if len(self.segments) > MAX_USAGE_SEGMENTS:
+            raise ValueError(f"a usage timeline has at most {MAX_USAGE_SEGMENTS} segments, got {len(self.segments)}")
         previous = -math.inf
         for from_s, value in self.segments:
             if not _is_number(from_s) or not _is_number(value) or not 0 <= value <= MAX_USAGE or from_s < 0:
@@ -79,6 +83,8 @@ def parse_usage(raw: Any, unit: str) -> UsageTimeline:
         raise ValueError(f"must be a figure, a quantity string or a list of [from_s, figure] pairs, got {raw!r:.80}")
     segments = []
     for item in raw:
+        if len(segments) == MAX_USAGE_SEGMENTS:
+            raise ValueError(f"at most {MAX_USAGE_SEGMENTS} segments")
         if isinstance(item, Mapping):
             item = (item.get("from_s"), item.get("value"))
         if isinstance(item, (str, bytes)) or not isinstance(item, Sequence) or len(item) != 2:

@@ -60,6 +60,7 @@ def test_parse_usage(raw: object, unit: str, expected: tuple[tuple[float, float]
     ([[0, 1, 2]], "must be [from_s, figure]"),
     ([[-1, 1]], "seconds >= 0"),
     (float("inf"), "must be a number"),
+    ([[t, 1] for t in range(1001)], "at most 1000 segments"),
 ])
 def test_bad_usage_is_refused(raw: object, problem: str) -> None:
     with pytest.raises(ValueError, match=problem.replace("[", r"\[").replace("]", r"\]")):
