@@ -81,7 +81,7 @@ def parse_usage(raw: Any, unit: str) -> UsageTimeline:
         return UsageTimeline.constant(_figure(raw, unit))
     if isinstance(raw, (bytes, Mapping)) or not isinstance(raw, Iterable):
         raise ValueError(f"must be a figure, a quantity string or a list of [from_s, figure] pairs, got {raw!r:.80}")
-    segments = []
+    segments: list[tuple[float, float]] = []
     for item in raw:
         if len(segments) == MAX_USAGE_SEGMENTS:
             raise ValueError(f"at most {MAX_USAGE_SEGMENTS} segments")
