@@ -2,30 +2,28 @@
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 import pytest
 
 from fakekube import Cluster
 from fakekube.cluster.configfile import ConfigError
+from tests.examples.docs_blocks import region
 from tests.integration.timeline import at
 
-DOCS = Path(__file__).resolve().parents[2] / "docs" / "config.md"
 ZONE = "topology.kubernetes.io/zone"
 REGION = "topology.kubernetes.io/region"
 
 
 def docs_example(directory: Path) -> Path:
-    """The first ```yaml block of docs/config.md, written out with the manifests/ directory it names."""
-    block = re.search(r"```yaml\n(.*?)```", DOCS.read_text(encoding="utf-8"), re.S)
-    assert block is not None, "docs/config.md lost its full example"
+    """docs/config.md's full example (tests/examples/config_full.yaml), written out with the
+    manifests/ directory it names."""
     (directory / "manifests").mkdir()
     (directory / "manifests" / "node-exporter.yaml").write_text(
         "apiVersion: v1\nkind: Pod\nmetadata: {name: node-exporter, namespace: kube-system}\n"
         "spec: {hostNetwork: true, containers: [{name: exporter, image: prom/node-exporter:v1.9.1}]}\n")
     path = directory / "cluster.yaml"
-    path.write_text(block.group(1))
+    path.write_text(region("docs/config.md", "full-example").text)
     return path
 
 
