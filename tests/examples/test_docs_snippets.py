@@ -92,9 +92,11 @@ def test_yaml_block_loads(region: Region, tmp_path: Path) -> None:
         return
     path = tmp_path / "cluster.yaml"
     path.write_text(region.text, encoding="utf-8")
-    static_pod_path = (documents[0] or {}).get("staticPodPath") if documents else None
-    if static_pod_path:
-        (tmp_path / static_pod_path).mkdir(parents=True)
+    config = documents[0] if documents and isinstance(documents[0], dict) else {}
+    if config.get("staticPodPath"):            # a directory of manifests: an empty one
+        (tmp_path / config["staticPodPath"]).mkdir(parents=True)
+    if config.get("tokenAuthFile"):            # kube-apiserver's token CSV: an empty one
+        (tmp_path / config["tokenAuthFile"]).touch()
     Cluster(load_config_file(path))
 
 
