@@ -369,24 +369,20 @@ class RestApp:
         raw = self._body(request)
         user = _user(request)
         if verb == "patch":
-            options = replace(WriteOptions.from_query(query, raw, "PatchOptions", _user_agent(request)), user=user)
+            options = WriteOptions.from_query(query, raw, "PatchOptions", _user_agent(request), user)
             result = self.api.patch(rt, target.namespace, target.name, _media(request), raw, options)
             return self._written(representation, result.obj, 201 if result.created else 200, result.warnings,
                                  _cacheable(rt, options))
         if verb in ("delete", "deletecollection"):
             return self._delete(request, representation, rt, target, query, raw, verb)
         if verb == "create":
-            options = WriteOptions.from_query(query, raw, "CreateOptions", _user_agent(request), user)
-            body = decode_body(request, raw, rt.kind, rt.api_version)
-            options = _with_body_keys(request, options, body)
+            body, options = _decoded_write(request, rt, query, raw, "CreateOptions", user)
             if rt.key == BINDINGS:  # the pods/binding rule, for the pod the Binding names
                 name = (body.get("metadata") or {}).get("name") or ""
                 return self._written(representation, self._subresources.bind(target.namespace, name, body, options), 201, [])
             result = self.api.create(rt, target.namespace, body, options)
             return self._written(representation, result.obj, 201, result.warnings, _cacheable(rt, options))
-        options = WriteOptions.from_query(query, raw, "UpdateOptions", _user_agent(request), user)
-        body = decode_body(request, raw, rt.kind, rt.api_version)
-        options = _with_body_keys(request, options, body)
+        body, options = _decoded_write(request, rt, query, raw, "UpdateOptions", user)
         result = self.api.update(rt, target.namespace, target.name, body, options)
         return self._written(representation, result.obj, 201 if result.created else 200, result.warnings,
                              _cacheable(rt, options))
@@ -586,11 +582,16 @@ def decode_body(request: RequestView, raw: bytes, kind: str = "", api_version: s
         raise errors.bad_request(f"the object provided is unrecognized or malformed: {exc}") from None
 
 
-def _with_body_keys(request: RequestView, options: WriteOptions, body: Any) -> WriteOptions:
-    """``options`` with the key count of a JSON body's fresh parse (see ``WriteOptions.body_keys``)."""
-    if negotiation.body_format(request.headers.get("Content-Type")) != "json":
-        return options
-    return replace(options, body_keys=fieldvalidation.key_count(body))
+def _decoded_write(request: RequestView, rt: ResourceType, query: dict[str, str], raw: bytes, options_kind: str,
+                   user: UserInfo | None) -> tuple[Any, WriteOptions]:
+    """The body and options of a create or update. The options are checked first (upstream
+    validates them before it decodes the body); a JSON body's key count, taken before
+    anything edits it, rides along (``WriteOptions.body_keys``)."""
+    fields = WriteOptions.query_fields(query, options_kind)
+    fmt = negotiation.body_format(request.headers.get("Content-Type"))
+    body = decoding.decode_body(raw, fmt, rt.kind, rt.api_version)
+    body_keys = fieldvalidation.key_count(body) if fmt == "json" else None
+    return body, WriteOptions(raw_body=raw, user_agent=_user_agent(request), user=user, body_keys=body_keys, **fields)
 
 
 def _partial_metadata(rt: ResourceType, objects: list[Obj], single: bool, listing: Obj | None) -> Obj:

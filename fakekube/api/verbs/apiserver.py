@@ -96,6 +96,11 @@ class WriteOptions:
                    user: UserInfo | None = None) -> "WriteOptions":
         """Parse and validate as upstream's ``Validate{Create,Update,Patch}Options``: a bad
         value is a 422 on ``<options_kind>.meta.k8s.io``."""
+        return cls(raw_body=raw, user_agent=user_agent, user=user, **cls.query_fields(query, options_kind))
+
+    @staticmethod
+    def query_fields(query: dict[str, str], options_kind: str = "CreateOptions") -> dict[str, Any]:
+        """The fields a write's query sets, validated as :meth:`from_query` validates them."""
         dry_run = query.get("dryRun")
         validation = query.get("fieldValidation") or ""
         field_manager = query.get("fieldManager") or ""
@@ -107,8 +112,8 @@ class WriteOptions:
             problems.append(errors.not_supported("fieldValidation", validation, ["", IGNORE, STRICT, WARN]))
         if problems:
             raise errors.invalid_options(options_kind, problems)
-        return cls(dry_run=dry_run == "All", field_validation=validation or WARN, raw_body=raw,
-                   field_manager=field_manager, user_agent=user_agent, force=force, user=user)
+        return {"dry_run": dry_run == "All", "field_validation": validation or WARN, "field_manager": field_manager,
+                "force": force}
 
     def manager(self) -> str:
         return fieldmanager.manager_name(self.field_manager, self.user_agent)

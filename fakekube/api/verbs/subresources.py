@@ -15,7 +15,6 @@ whose last finalizer goes is removed.
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any, Callable
 
 from fakekube.api import selectors
@@ -57,7 +56,7 @@ class Subresources:
                user_agent: str = "") -> tuple[Any, int, str]:
         name, namespace, sub = target.name, target.namespace, target.subresource
         kind = "PatchOptions" if method == "PATCH" else "UpdateOptions" if method == "PUT" else "CreateOptions"
-        options = replace(WriteOptions.from_query(query, raw, kind, user_agent), user=user)
+        options = WriteOptions.from_query(query, raw, kind, user_agent, user)
         if sub in (STATUS, APPROVAL, EPHEMERAL_CONTAINERS, RESIZE):  # a view of the object, written in part
             return self._status(method, rt, namespace, name, raw, media, decode, options, sub)
         if sub == SCALE:
