@@ -326,6 +326,8 @@ def validate_field_manager(manager: str, path: str) -> list[FieldError]:
     errors = []
     if len(manager) > FIELD_MANAGER_MAX_LENGTH:
         errors.append(_too_long(path, FIELD_MANAGER_MAX_LENGTH))
+    if manager.isprintable():  # every character passes (the space too): no need to find which
+        return errors
     position_b = 0
     for c in manager:
         if not (c == " " or c.isprintable()):
