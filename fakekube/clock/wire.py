@@ -10,6 +10,7 @@ from datetime import datetime, timezone
 from typing import Any
 
 
+@functools.lru_cache(maxsize=64)  # a write stamps the same instant twice, and manual time stands still
 def format_rfc3339(moment: datetime) -> str:
     """metav1.Time: second precision, ``Z`` suffix.
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 import hashlib
 import random
 import threading
-import uuid
 from typing import Any, Sequence
 
 # apimachinery's util/rand alphabet: no vowels (no accidental words), no confusable 0/1/3.
@@ -28,7 +27,7 @@ class SeededRandom:
         """A version-4-shaped UUID string drawn from the seed."""
         with self._lock:
             bits = self._random.getrandbits(128)
-        return str(uuid.UUID(int=bits, version=4))
+        return uuid4_text(bits)
 
     def name_suffix(self, length: int = 5) -> str:
         """A generateName suffix like upstream's ``utilrand.String(5)``."""
@@ -62,3 +61,14 @@ class SeededRandom:
         digest = hashlib.shake_256(f"{self.seed}/{label}".encode()).digest(8)
         return SeededRandom(int.from_bytes(digest, "big"))
 
+
+#: The bits ``uuid.UUID(int=..., version=4)`` overwrites: the variant (RFC 4122) and version.
+_VARIANT_VERSION_MASK = ~((0xc000 << 48) | (0xf000 << 64))
+_VARIANT_VERSION_BITS = (0x8000 << 48) | (4 << 76)
+
+
+def uuid4_text(bits: int) -> str:
+    """``str(uuid.UUID(int=bits, version=4))`` without building the UUID object (a UID per
+    create): the same variant and version bits, the same hyphenated hex."""
+    text = f"{(bits & _VARIANT_VERSION_MASK) | _VARIANT_VERSION_BITS:032x}"
+    return f"{text[:8]}-{text[8:12]}-{text[12:16]}-{text[16:20]}-{text[20:]}"

@@ -8,6 +8,7 @@ and ``/apis/{group}/{version}/...``, with the namespace subresources ``status`` 
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 #: Subresources of a Namespace object itself, not resources inside a namespace.
@@ -40,6 +41,7 @@ class DiscoveryPath:
     version: str = ""
 
 
+@functools.lru_cache(maxsize=1024)  # clients repeat their paths; the answers are immutable
 def parse(path: str) -> ResourcePath | DiscoveryPath | None:
     """What ``path`` refers to, or None for a path outside the resource API."""
     parts = [p for p in path.split("/") if p]
