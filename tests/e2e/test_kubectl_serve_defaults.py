@@ -1,9 +1,10 @@
 """A default ``fakekube serve`` behaves like a real cluster for kubectl, with no control-API call.
 
-Cluster time flows with the wall clock from now (issue 11): ``kubectl wait`` and ``rollout
-status`` return, namespace deletion finishes, AGE counts up and ``describe`` shows event
-ages in seconds, not days. One server for the module; every wait is bounded by kubectl's
-own ``--timeout`` (a hang fails the test) and takes about a second of wall time.
+Cluster time flows with the wall clock from now (issue 11): ``kubectl wait``, ``rollout
+status`` and helm's ``--wait`` return, namespace deletion finishes, AGE counts up and
+``describe`` shows event ages in seconds, not days. One server for the module; every wait
+is bounded by the client's own ``--timeout`` (a hang fails the test) and takes about a
+second of wall time.
 """
 
 from __future__ import annotations
@@ -12,10 +13,12 @@ import re
 import subprocess
 import sys
 import time
+from pathlib import Path
 from typing import Iterator
 
 import pytest
 
+from tests.clients.conftest import CHARTS, Helm, find_helm
 from tests.e2e.conftest import Kubectl, find_kubectl
 
 VERSION = "1.33"
@@ -74,3 +77,16 @@ def test_age_counts_up_and_describe_ages_are_seconds_old(kubectl: Kubectl) -> No
     events = described[described.index("Events:"):].splitlines()[3:]
     ages = [line.split()[2] for line in events]
     assert ages and all(re.fullmatch(r"\d{1,2}s", age) for age in ages), events  # kubectl's own clock
+
+
+def test_helm_install_wait_returns(kubectl: Kubectl, tmp_path: Path) -> None:
+    """helm --wait polls readiness on the wall clock: the shop chart's Deployment becomes available."""
+    binary = find_helm()
+    if binary is None:
+        pytest.skip("helm v4 not found (.ci/fetch-kubectl)")
+    helm = Helm(binary, kubectl.kubeconfig, tmp_path / "helm-home")
+    out = helm.ok("install", "demo", str(CHARTS / "shop"), "--skip-crds", "--set", "widget.enabled=false",
+                  "--wait", "--timeout", "60s")
+    assert "STATUS: deployed" in out
+    ready = kubectl.ok("get", "deployment", "demo-web", "-o", "jsonpath={.status.availableReplicas}")
+    assert ready == kubectl.ok("get", "deployment", "demo-web", "-o", "jsonpath={.spec.replicas}")
