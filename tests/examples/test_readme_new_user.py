@@ -25,7 +25,9 @@ from tests.examples.docs_blocks import REPO_ROOT, Block, blocks, region
 from tests.examples.shell import Background, BANNER, run
 
 #: Wall-clock limit for the first command: a new venv and ``pip install`` of fakekube and its
-#: dependencies (about 30 s from pip's cache, a few minutes from an empty one), then serve.
+#: dependencies, then serve. Measured at 100-115 s with a warm pip cache on a busy 2-core host,
+#: most of it writing files: kubernetes-validate's schemas (17,000 files, 69 MB) and the
+#: kubernetes client (3,900 files, 74 MB).
 INSTALL_TIMEOUT_S = 900.0
 KUBECONFIG = "/tmp/fakekube.kubeconfig"
 KUBECTL_VERSION = "1.33"
