@@ -91,4 +91,4 @@ def test_readme_as_a_new_user(tmp_path: Path) -> None:
                 done = run(line.replace("localhost:PORT", f"localhost:{port}"), clone, env)
                 assert done.returncode == 0 and '"Failure"' not in done.stdout, (block.where, line, done.stdout)
     finally:
-        assert server.stop() == 0, "\n".join(server.lines)
+        server.stop()
