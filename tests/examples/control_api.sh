@@ -1,6 +1,7 @@
 # README.md's control API calls: test_howto_control_api.py runs every line against
 # `fakekube serve`, with PORT (the one word a reader replaces) set to the port it printed.
 # docs:begin README.md#control-api-clock
+# PORT: the port of the URL that fakekube serve printed
 curl -s localhost:PORT/fakekube/v1/clock
 curl -s -X POST localhost:PORT/fakekube/v1/clock/advance -d '{"seconds": 300}'
 curl -s -X POST localhost:PORT/fakekube/v1/settle
