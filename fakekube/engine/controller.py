@@ -39,6 +39,7 @@ from fakekube.engine.timers import MAX_DELAY_S
 from fakekube.engine.events import EventSource, object_reference
 from fakekube.engine.eventsapi import EventsApiEvent, default_instance, truncate_note
 from fakekube.objects import Resource
+from fakekube.objects.metrics import UsageReader
 from fakekube.random import SeededRandom
 from fakekube.store import Change, TooOldResourceVersion
 
@@ -84,6 +85,12 @@ class Context:
         self.backing_off = False
 
     # -- reads ------------------------------------------------------------------------
+    @property
+    def usage(self) -> UsageReader | None:
+        """Pods' and nodes' resource usage as metrics-server reports it (what a
+        HorizontalPodAutoscaler reads through metrics.k8s.io); None without metrics-server."""
+        return self._engine.api.metrics.source
+
     def get(self, resource: Resource, name: str, namespace: str = "") -> Obj | None:
         """The stored object (shared: never edit it; write a changed copy) or None."""
         return self._engine.store.get(resource, (namespace, name))

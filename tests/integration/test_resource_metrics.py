@@ -210,6 +210,7 @@ def test_off_by_default_in_process(fakekube: Cluster) -> None:
     assert (code, status["reason"]) == (404, "NotFound")
     assert "metrics.k8s.io" not in [g["name"] for g in request(fakekube, "GET", "/apis")[1]["groups"]]
     assert client.ApiregistrationV1Api(fakekube.client()).list_api_service().items == []
+    assert fakekube.engine.query("kubelet-pods", lambda ctx: ctx.usage) is None  # an HPA would find no metrics
 
 
 @pytest.mark.parametrize("argv,file_text,expected", [
@@ -225,3 +226,16 @@ def test_serve_turns_it_on_unless_told(tmp_path: Any, argv: tuple[str, ...], fil
         (tmp_path / "cluster.yaml").write_text(file_text)
         options += ["--config", str(tmp_path / "cluster.yaml")]
     assert cluster_config(build_parser().parse_args(options), None).metrics_server is expected
+
+
+def test_controllers_read_the_same_figures_through_the_runtime(fakekube: Cluster,
+                                                               metrics: client.CustomObjectsApi) -> None:
+    fakekube.create(web_pod(behaviour={"cpu_usage_m": 80}))
+    fakekube.advance(30)
+
+    def read(ctx: Any) -> Any:
+        return ctx.usage.pod_usage([("default", "web"), ("default", "missing")])
+    seen = fakekube.engine.query("kubelet-pods", read)
+    assert list(seen) == [("default", "web")]
+    assert seen[("default", "web")].containers[0].cpu_nanocores == 80_000_000
+    assert pod_metrics(metrics, "web")["containers"][0]["usage"]["cpu"] == "80m"
