@@ -4,6 +4,10 @@ nodes (percentages of allocatable), selectors, sorting, and the errors kubectl p
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Iterator
 
 import pytest
 from kubernetes import client
@@ -11,7 +15,7 @@ from kubernetes import client
 from fakekube import Cluster
 from fakekube.objects.quantity import milli_value
 
-from .conftest import Kubectl
+from .conftest import Kubectl, find_kubectl
 
 pytestmark = pytest.mark.fakekube(nodes=2, metrics_server=True)
 
@@ -92,3 +96,28 @@ def test_without_metrics_server_the_api_is_not_available(kubectl: Kubectl) -> No
     for kind in ("pod", "node"):
         result = kubectl("top", kind)
         assert (result.rc, result.stderr.strip()) == (1, "error: Metrics API not available")
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Kubectl]:
+    """kubectl 1.33 against a ``fakekube serve`` run with no flags but its kubeconfig."""
+    binary = find_kubectl("1.33")
+    if binary is None:
+        pytest.skip("kubectl 1.33 not found (.ci/fetch-kubectl)")
+    directory = Path(tmp_path_factory.mktemp("top-serve"))
+    proc = subprocess.Popen([sys.executable, "-m", "fakekube", "serve", "--kubeconfig", str(directory / "kc")],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout is not None and " at " in proc.stdout.readline()
+        yield Kubectl(binary, "1.33", str(directory / "kc"), str(directory / "cache"))
+    finally:
+        proc.terminate()
+        proc.communicate(timeout=10)
+
+
+def test_kubectl_top_works_against_a_default_serve(served: Kubectl) -> None:
+    nodes = table(served.ok("top", "node", "--no-headers"))
+    assert [row[0] for row in nodes] == ["fakekube-control-plane"]  # booted 30 s before now: scraped twice
+    pods = table(served.ok("top", "pod", "-n", "kube-system", "--no-headers"))
+    apiserver = [row for row in pods if row[0] == "kube-apiserver-fakekube-control-plane"]
+    assert apiserver == [["kube-apiserver-fakekube-control-plane", "40m", "220Mi"]]
