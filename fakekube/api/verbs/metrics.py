@@ -14,6 +14,7 @@ kubelets); this module only shapes them for the wire (metrics-server's ``pkg/api
 from __future__ import annotations
 
 import builtins
+import functools
 
 from datetime import datetime
 from typing import Any, Mapping
@@ -148,9 +149,25 @@ def _container(usage: ContainerUsage) -> Obj:
 
 
 def _time_info(usage: NodeUsage | PodUsage) -> Obj:
-    return {"timestamp": format_rfc3339(usage.timestamp), "window": format_go_duration(round(usage.window_s * 1e9))}
+    timestamp, window = _time_texts(usage.timestamp, usage.window_s)
+    return {"timestamp": timestamp, "window": window}
 
 
 def _usage(cpu_nanocores: int, memory_bytes: int) -> Obj:
     """A ResourceList as metrics-server builds it: CPU DecimalSI in nanocores, memory BinarySI."""
-    return {"cpu": format_decimal_si(cpu_nanocores, _NANOCORES), "memory": format_binary_si(memory_bytes)}
+    cpu, memory = _usage_texts(cpu_nanocores, memory_bytes)
+    return {"cpu": cpu, "memory": memory}
+
+
+#: Distinct figures (and scrape instants) whose strings are kept: a list repeats a few many times.
+_TEXT_CACHE_SIZE = 4096
+
+
+@functools.lru_cache(maxsize=_TEXT_CACHE_SIZE)
+def _time_texts(timestamp: datetime, window_s: float) -> tuple[str, str]:
+    return format_rfc3339(timestamp), format_go_duration(round(window_s * 1e9))
+
+
+@functools.lru_cache(maxsize=_TEXT_CACHE_SIZE)
+def _usage_texts(cpu_nanocores: int, memory_bytes: int) -> tuple[str, str]:
+    return format_decimal_si(cpu_nanocores, _NANOCORES), format_binary_si(memory_bytes)
