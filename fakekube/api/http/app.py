@@ -32,7 +32,7 @@ from fakekube.api.http.watch import DISCONNECTED, POLL_INTERVAL_S, Watch, WatchR
 from fakekube.api.machinery import errors
 from fakekube.api.machinery.errors import ApiError
 from fakekube.api.registry import CONNECT_SUBRESOURCES, EXEC, Registry, ResourceType
-from fakekube.api.verbs import connect, discovery, objectmeta, openapi_v2
+from fakekube.api.verbs import connect, discovery, encoding, objectmeta, openapi_v2
 from fakekube.api.verbs.apiserver import PATCH_TYPES, APIServer, WriteOptions, WriteResult
 from fakekube.api.verbs.deletion import DeleteOptions
 from fakekube.api.verbs.listing import ListOptions, query_bool
@@ -654,7 +654,7 @@ def _not_found_path() -> ApiError:
 
 def json_response(body: Obj, code: int = 200, content_type: str = "application/json",
                   headers: dict[str, str] | None = None) -> AnyResponse:
-    data = json.dumps(body, separators=(",", ":")).encode() + b"\n"
+    data = encoding.dumps(body) + b"\n"
     return JsonResponse(data, status=code, content_type=content_type, headers=headers)
 
 

@@ -53,9 +53,14 @@ _TYPE_META = ("apiVersion", "kind")
 _ListKey = tuple[Any, ...]
 
 
+#: One encoder for every call (``json.dumps`` with options builds one per call): encoding
+#: keeps no state between calls, so threads share it.
+_COMPACT = json.JSONEncoder(separators=(",", ":"))
+
+
 def dumps(value: Any) -> bytes:
     """The one compact JSON form every response uses."""
-    return json.dumps(value, separators=(",", ":")).encode()
+    return _COMPACT.encode(value).encode()
 
 
 class EncodedObjects:

@@ -63,7 +63,7 @@ def parse_json(raw: bytes) -> Any:
     """
     text = raw.decode("utf-8", errors="replace")  # Go keeps going on invalid UTF-8
     try:
-        value = json.loads(text, parse_constant=_reject_constant)
+        value = _DECODER.decode(text)
     except _ConstantFailure as exc:
         raise SyntaxFailure(str(exc)) from None
     except json.JSONDecodeError as exc:
@@ -104,6 +104,10 @@ def _reject_constant(name: str) -> Any:
     if name.startswith("-"):
         raise _ConstantFailure(f"invalid character {_quote_char(name[1])} in numeric literal")
     raise _ConstantFailure(f"invalid character {_quote_char(name[0])} looking for beginning of value")
+
+
+#: One decoder for every body (``json.loads`` with options builds one per call); threads share it.
+_DECODER = json.JSONDecoder(parse_constant=_reject_constant)
 
 
 def parse_untyped(raw: bytes, body_format: str) -> Any:
