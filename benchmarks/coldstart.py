@@ -324,6 +324,19 @@ def _child(name: str, args: list[str], env: dict[str, str]) -> Step:
     return lambda result: result.add(name, *child_seconds(args, env))
 
 
+#: Marks the figures of the tree given with ``--compare`` (an older commit, say).
+COMPARED = " (compared tree)"
+
+
+def compared_scenarios(kubeconfig: str, env: dict[str, str]) -> list[Step]:
+    """The fakekube figures again with ``env`` importing another copy of the package."""
+    return [
+        _child("from fakekube import Cluster" + COMPARED, [IMPORT_CODE, "from fakekube import Cluster"], env),
+        _child("in-process: Cluster(system_pods=True) → first answer" + COMPARED, [CLUSTER_CODE, "system-pods"], env),
+        _serve_fakekube("fakekube serve" + COMPARED, [], kubeconfig, env),
+    ]
+
+
 def scenarios(kubeconfig: str, env: dict[str, str], uncached: dict[str, str]) -> list[Step]:
     """Every measurement of one round, in the order they run (``uncached``: no bytecode cache)."""
     return [
@@ -375,7 +388,7 @@ def print_table(result: ColdStart, runs: int) -> None:
     width = max(len(name) for name in result.samples)
     print(f"{'':{width}}  {'wall':>7}  {'p90':>7}  {'CPU':>7}  {'x ref':>5}  {'CPU x':>5}  reference")
     for name, values in result.samples.items():
-        reference = REFERENCES.get(name)
+        reference = REFERENCES.get(name.replace(COMPARED, ""))
         cpu = result.cpu_samples.get(name)
         cpu_text = f"{median(cpu) * 1e3:7.1f}" if cpu else f"{'':7}"
         print(f"{name:{width}}  {median(values) * 1e3:7.1f}  {p90(values) * 1e3:7.1f}  {cpu_text}  "
@@ -412,10 +425,16 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
     parser.add_argument("--runs", type=int, default=15, help="fresh processes per figure (default 15)")
     parser.add_argument("--top", type=int, default=15, help="modules listed from -X importtime (default 15)")
+    parser.add_argument("--compare", metavar="DIR", default=None,
+                        help="also time the fakekube package found in DIR (e.g. `git archive <commit> fakekube | "
+                             "tar -x -C DIR`), in the same rounds")
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="fakekube-coldstart-") as tmp:
         env = child_env(str(Path(tmp) / "pycache"))
         steps = scenarios(str(Path(tmp) / "kubeconfig"), env, child_env(None))
+        if args.compare:
+            compare_env = {**env, "PYTHONPATH": str(Path(args.compare).resolve())}
+            steps += compared_scenarios(str(Path(tmp) / "kubeconfig"), compare_env)
         warm_up = ColdStart()
         for step in steps:  # writes the bytecode caches, as after a pip install, and is discarded
             step(warm_up)
