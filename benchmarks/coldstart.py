@@ -36,20 +36,24 @@ from typing import IO, Callable
 #: One fresh interpreter must be done within this long.
 CHILD_TIMEOUT_S = 120.0
 
-#: Runs in a fresh interpreter: ``python -c COLD_START_CODE <nodes>``; prints one JSON line.
-COLD_START_CODE = r"""
-import http.client, json, sys, time
+#: A first GET from inside a child (``first_get(port, path)``): the in-process figures.
+_CHILD_GET = r"""
+import http.client, sys, threading, time
 from urllib.parse import urlparse
 
-def first_get(url):
-    parsed = urlparse(url)
-    conn = http.client.HTTPConnection(parsed.hostname, parsed.port, timeout=10)
-    conn.request("GET", "/api/v1/namespaces", headers={"Accept": "application/json"})
+def first_get(port, path="/version"):
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    conn.request("GET", path, headers={"Accept": "application/json"})
     response = conn.getresponse()
     response.read()
     conn.close()
     if response.status != 200:
         raise SystemExit(f"first GET answered {response.status}")
+"""
+
+#: Runs in a fresh interpreter: ``python -c COLD_START_CODE <nodes>``; prints one JSON line.
+COLD_START_CODE = _CHILD_GET + r"""
+import json
 
 def boot(nodes):
     t0 = time.perf_counter()
@@ -57,7 +61,7 @@ def boot(nodes):
     t1 = time.perf_counter()
     cluster.start()
     t2 = time.perf_counter()
-    first_get(cluster.url)
+    first_get(urlparse(cluster.url).port, "/api/v1/namespaces")
     t3 = time.perf_counter()
     return cluster, {"construct_s": t1 - t0, "start_s": t2 - t1, "first_get_s": t3 - t2, "total_s": t3 - t0}
 
@@ -133,22 +137,8 @@ exec(sys.argv[1])
 print(time.perf_counter() - t0, time.process_time() - c0)
 """
 
-#: GET /version from inside a child (the in-process scenarios below).
-_CHILD_GET = r"""
-import http.client, sys, threading, time
-def first_get(port):
-    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
-    conn.request("GET", "/version", headers={"Accept": "application/json"})
-    response = conn.getresponse()
-    response.read()
-    conn.close()
-    if response.status != 200:
-        raise SystemExit(f"first GET answered {response.status}")
-"""
-
 #: ``Cluster()`` → ``start()`` → first answer, timed after the import; prints seconds.
 CLUSTER_CODE = _CHILD_GET + r"""
-from urllib.parse import urlparse
 from fakekube import Cluster
 t0, c0 = time.perf_counter(), time.process_time()
 cluster = Cluster(system_pods=sys.argv[1] == "system-pods").start()
