@@ -179,6 +179,10 @@ print("serving", flush=True)
 server.serve_forever()
 """
 
+#: Where children run: ``python -c`` puts its working directory first on ``sys.path``, so
+#: run from the repo it would import the checkout's package over --compare's tree.
+CHILD_CWD = tempfile.gettempdir()
+
 #: A served child must answer within this long, or the run fails.
 SERVE_TIMEOUT_S = 60.0
 #: How often the parent retries connecting to a server that is still starting.
@@ -208,7 +212,7 @@ def child_env(pycache: str | None) -> dict[str, str]:
 def child_seconds(args: list[str], env: dict[str, str]) -> tuple[float, float]:
     """Run ``python -c ...`` to completion; its last output line is the wall and CPU
     seconds it measured."""
-    done = subprocess.run([sys.executable, "-c", *args], capture_output=True, text=True, env=env,
+    done = subprocess.run([sys.executable, "-c", *args], capture_output=True, text=True, env=env, cwd=CHILD_CWD,
                           timeout=CHILD_TIMEOUT_S, check=False)
     if done.returncode != 0:
         raise RuntimeError(f"child {args[1:]} failed:\n{done.stderr}")
@@ -251,7 +255,8 @@ def served_seconds(argv: list[str], port: int, marker: str, env: dict[str, str])
     the CPU seconds the process had used by then."""
     times: dict[str, float] = {}
     started = time.perf_counter()
-    process = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env)
+    process = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env,
+                               cwd=CHILD_CWD)
     assert process.stdout is not None
     reader = threading.Thread(target=_first_line_time, args=(process.stdout, marker, times), daemon=True)
     reader.start()
@@ -389,7 +394,7 @@ def print_table(result: ColdStart, runs: int) -> None:
 def importtime_rows(module: str, env: dict[str, str]) -> list[tuple[int, int, str]]:
     """``python -X importtime -c "import module"``: (self µs, cumulative µs, name) per module."""
     done = subprocess.run([sys.executable, "-X", "importtime", "-c", f"import {module}"], capture_output=True,
-                          text=True, env=env, timeout=CHILD_TIMEOUT_S, check=True)
+                          text=True, env=env, cwd=CHILD_CWD, timeout=CHILD_TIMEOUT_S, check=True)
     rows = []
     for line in done.stderr.splitlines():
         parts = line.removeprefix("import time:").split("|")
