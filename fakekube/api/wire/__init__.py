@@ -7,7 +7,8 @@ and the three patch formats. Knows schemas, not resource types.
 
 - :mod:`.schema`: the served version's OpenAPI schemas (:class:`SchemaSet`, :func:`load`).
 - :mod:`.schema_kinds`, :mod:`.typed_schema`: schema nodes as the decoders walk them.
-- :mod:`.decoding`: JSON and YAML bodies decoded the way Go's typed decoder does.
+- :mod:`.decoding`: JSON and YAML bodies decoded the way Go's typed decoder does
+  (:mod:`.yamlbody` reads YAML, loading PyYAML with the first YAML body).
 - :mod:`.fieldvalidation`: ``fieldValidation=Strict/Warn``: unknown and duplicate fields.
 - :mod:`.protobuf`: ``application/vnd.kubernetes.protobuf`` bodies to the JSON they stand for.
 - :mod:`.patch`: JSON patch, JSON merge patch and strategic merge patch.
