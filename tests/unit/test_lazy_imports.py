@@ -106,3 +106,32 @@ assert apply_json_patch({"a": 1}, [{"op": "replace", "path": "/a", "value": 2}])
 """
     loaded = loaded_after(code)
     assert {"cel", "jsonpatch", YAML} <= loaded
+
+
+#: fakekube's own subsystems a cluster without CRDs, policies or matchConditions never uses.
+DEFERRED = (
+    "fakekube.api.wire.cel",  # CRD rules, ValidatingAdmissionPolicy, webhook matchConditions
+    "fakekube.api.wire.structural",  # CRD schemas
+    "fakekube.api.types.custom",  # the types a CRD serves
+)
+
+
+def test_cold_cluster_loads_no_crd_or_cel_machinery() -> None:
+    modules = modules_after("from fakekube import Cluster\nCluster(nodes=1, system_pods=True)")
+    assert sorted(m for m in modules if m.startswith(DEFERRED)) == []
+
+
+def test_a_crd_loads_its_machinery() -> None:
+    code = """
+from fakekube import Cluster
+cluster = Cluster()
+cluster.create({"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+                "metadata": {"name": "widgets.example.com"},
+                "spec": {"group": "example.com", "scope": "Namespaced",
+                         "names": {"plural": "widgets", "singular": "widget", "kind": "Widget"},
+                         "versions": [{"name": "v1", "served": True, "storage": True,
+                                       "schema": {"openAPIV3Schema": {"type": "object", "x-kubernetes-validations":
+                                                  [{"rule": "has(self.spec)"}]}}}]}})
+"""
+    modules = modules_after(code)
+    assert {"fakekube.api.wire.cel", "fakekube.api.wire.structural", "fakekube.api.types.custom"} <= modules

@@ -28,7 +28,6 @@ from fakekube.api.machinery.validation import (
 )
 from fakekube.api.registry import STATUS, ResourceType, Strategy, WriteContext
 from fakekube.api.table.admission import POLICY_BINDING_TABLE, POLICY_TABLE, WEBHOOK_TABLE
-from fakekube.api.wire import cel
 
 Obj = dict[str, Any]
 
@@ -234,6 +233,7 @@ def cel_errors(expression: str, path: str, variables: tuple[str, ...]) -> list[F
     """An expression that does not compile, as upstream's ``convertCELErrorToValidationError``.
     Syntax fakekube's CEL engine lacks (``.?x``) is not the expression's fault: accepted here,
     it fails when evaluated (docs/api.md "CEL")."""
+    from fakekube.api.wire import cel  # the CEL engine loads with the first policy (cold start)
     try:
         cel.compile(expression, variables)
     except cel.CelError as exc:

@@ -20,7 +20,6 @@ from fakekube.api.machinery.jsonutil import deep_copy
 from fakekube.api.machinery.validation import is_dns1035_label, is_dns1123_subdomain
 from fakekube.api.registry import STATUS, ResourceType, Strategy, WriteContext
 from fakekube.api.types._util import GoLiteral, immutable
-from fakekube.api.wire import structural
 from fakekube.clock import format_rfc3339
 
 Obj = dict[str, Any]
@@ -245,6 +244,7 @@ def _version_problems(version: Obj, path: str) -> list[FieldError]:
     if not isinstance(schema, dict):
         problems.append(errors.required(f"{path}.schema.openAPIV3Schema", "schemas are required"))
     else:
+        from fakekube.api.wire import structural  # schema machinery loads with the first CRD (cold start)
         problems += structural.validate_crd_schema(schema, f"{path}.schema.openAPIV3Schema")
     problems += _subresources_problems(version.get("subresources"), f"{path}.subresources")
     for j, column in enumerate(version.get("additionalPrinterColumns") or []):

@@ -16,13 +16,15 @@ invalid object: ...``), the version being the one converted from.
 from __future__ import annotations
 
 import threading
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from fakekube.api.machinery import errors
 from fakekube.api.machinery.jsonutil import deep_copy
 from fakekube.random import SeededRandom
-from fakekube.api.types.custom import Converter
 from fakekube.api.verbs.webhook_call import CallFailed, WebhookTransport
+
+if TYPE_CHECKING:
+    from fakekube.api.types.custom import Converter
 
 Obj = dict[str, Any]
 

@@ -18,14 +18,16 @@ version's schema, and the pruned paths feed fieldValidation.
 from __future__ import annotations
 
 import json
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from fakekube.api.machinery import errors
 from fakekube.api.machinery.jsonutil import deep_copy
 from fakekube.api.registry import Registry, ResourceType
 from fakekube.api.types.apiextensions import CUSTOM_RESOURCE_DEFINITIONS, condition_true
-from fakekube.api.types.custom import ConverterFactory, CustomResourceStrategy, custom_resource_types
 from fakekube.store import DELETED, Change
+
+if TYPE_CHECKING:
+    from fakekube.api.types.custom import ConverterFactory
 
 Obj = dict[str, Any]
 
@@ -58,6 +60,8 @@ class CustomTypes:
         if self._signatures.get(change.name, _signature(None)) == signature:
             return
         try:
+            # Schemas, CEL rules and printer columns load with the first CRD (cold start).
+            from fakekube.api.types.custom import custom_resource_types
             changed = self.registry.set_custom(change.name, custom_resource_types(crd, self.converters) if crd is not None else ())
         except ValueError:  # its URLs are another type's: not served (upstream would conflict on names)
             changed = self.registry.set_custom(change.name, ())
@@ -117,6 +121,9 @@ def _summary(data: bytes, max_length: int = 30) -> str:
 def prune(rt: ResourceType, obj: Obj, copy: bool) -> tuple[Obj, list[str]]:
     """``obj`` without the fields its version's schema does not know (a deep copy first
     when ``copy``: the caller's body shares levels with stored objects), and their paths."""
+    if rt.custom is None:  # a built-in (and types.custom, loaded with the first CRD, may not be)
+        return obj, []
+    from fakekube.api.types.custom import CustomResourceStrategy
     strategy = rt.strategy
     if not isinstance(strategy, CustomResourceStrategy):
         return obj, []

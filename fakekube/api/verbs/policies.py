@@ -16,15 +16,17 @@ from __future__ import annotations
 
 import threading
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from fakekube.api.machinery.errors import ApiError
 from fakekube.api.registry import Registry
 from fakekube.api.verbs.attributes import DELETE, Attributes
 from fakekube.api.verbs.webhooks import EXEMPT_KINDS, GROUP, evaluate_conditions, object_matches, rule_matches
-from fakekube.api.wire import cel
 from fakekube.objects.labels import compile_selector
 from fakekube.store import Store
+
+if TYPE_CHECKING:
+    from fakekube.api.wire import cel
 
 Obj = dict[str, Any]
 
@@ -175,6 +177,7 @@ class PolicyAdmission:
 
     # -- CEL -----------------------------------------------------------------
     def _program(self, expression: str) -> cel.Program:
+        from fakekube.api.wire import cel  # the CEL engine loads with the first policy (cold start)
         with self._lock:
             program = self._programs.get(expression)
         if program is not None:
@@ -190,6 +193,7 @@ class PolicyAdmission:
         return program
 
     def _evaluate(self, expression: str, activation: Obj) -> Any:
+        from fakekube.api.wire import cel  # see _program
         try:
             return self._program(expression).evaluate(activation)
         except cel.EvaluationError as exc:

@@ -21,7 +21,7 @@ from __future__ import annotations
 import base64
 import threading
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from fakekube.api.machinery import errors
 from fakekube.api.machinery.errors import ApiError
@@ -29,10 +29,12 @@ from fakekube.api.machinery.jsonutil import deep_copy
 from fakekube.api.registry import ResourceType
 from fakekube.api.verbs.attributes import DELETE, Attributes
 from fakekube.api.verbs.webhook_call import CallFailed, WebhookTransport
-from fakekube.api.wire import cel
 from fakekube.objects.labels import compile_selector
 from fakekube.random import SeededRandom
 from fakekube.store import Store
+
+if TYPE_CHECKING:
+    from fakekube.api.wire import cel
 
 Obj = dict[str, Any]
 
@@ -235,6 +237,7 @@ class WebhookAdmission:
     def _condition(self, expression: str) -> cel.Program:
         program = self._conditions.get(expression)
         if program is None:
+            from fakekube.api.wire import cel  # the CEL engine loads with the first matchCondition (cold start)
             program = cel.compile(expression, ("object", "oldObject", "request", "authorizer"))
             if len(self._conditions) >= MAX_COMPILED_CONDITIONS:
                 self._conditions.pop(next(iter(self._conditions)))
@@ -252,6 +255,7 @@ class WebhookAdmission:
 def evaluate_conditions(conditions: list[Obj], activation: Obj,
                         compiled: Callable[[str], cel.Program]) -> tuple[bool, list[str]]:
     """Every condition evaluated: (False, …) when one is false, else (True, the errors)."""
+    from fakekube.api.wire import cel  # the CEL engine loads with the first matchCondition (cold start)
     problems: list[str] = []
     for condition in conditions:
         expression = str(condition.get("expression") or "")
