@@ -1,6 +1,6 @@
 """kubectl exec runs the commands a container's behaviour declares (and a few built-in ones),
-over the WebSocket protocol kubectl 1.30+ speaks; kubectl 1.27-1.29 (SPDY only) get a Status
-that says SPDY is not simulated. attach, port-forward and cp say what is not simulated."""
+over WebSocket (kubectl 1.30+) and SPDY/3.1 (kubectl 1.27-1.29, or any with
+KUBECTL_REMOTE_COMMAND_WEBSOCKETS=false). attach, port-forward and cp say what is not simulated."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from tests.e2e.conftest import Kubectl, kubectl_or_skip
 
 WEBSOCKET_VERSIONS = ("1.30", "1.31", "1.32", "1.33", "1.34", "1.35")
 SPDY_VERSIONS = ("1.27", "1.28", "1.29")
+ALL_VERSIONS = SPDY_VERSIONS + WEBSOCKET_VERSIONS
 
 BEHAVIOUR = {"exec_commands": [
     {"command": "migrate *", "stdout": "applied 3 migrations\n", "stderr": "warning: slow\n", "exit_code": 3},
@@ -27,22 +28,22 @@ def _pod(name: str, containers: list[dict[str, Any]], behaviour: dict[str, Any] 
             "spec": {"containers": containers}}
 
 
-@pytest.fixture(params=WEBSOCKET_VERSIONS, ids=lambda v: f"kubectl{v}")
-def ws_kubectl(request: pytest.FixtureRequest, fakekube: Cluster, kubectl_cache_dir: str) -> Kubectl:
+@pytest.fixture(params=ALL_VERSIONS, ids=lambda v: f"kubectl{v}")
+def any_kubectl(request: pytest.FixtureRequest, fakekube: Cluster, kubectl_cache_dir: str) -> Kubectl:
     return kubectl_or_skip(request.param, fakekube, kubectl_cache_dir)
 
 
-@pytest.fixture(params=SPDY_VERSIONS, ids=lambda v: f"kubectl{v}")
-def spdy_kubectl(request: pytest.FixtureRequest, fakekube: Cluster, kubectl_cache_dir: str) -> Kubectl:
-    return kubectl_or_skip(request.param, fakekube, kubectl_cache_dir)
+def over_websocket(kubectl: Kubectl) -> bool:
+    """Does this kubectl exec over WebSocket (1.30+), through the apiserver's stream translator?"""
+    return kubectl.version not in SPDY_VERSIONS
 
 
 @pytest.mark.fakekube(nodes=1)
-def test_exec_runs_declared_and_built_in_commands(ws_kubectl: Kubectl, fakekube: Cluster) -> None:
+def test_exec_runs_declared_and_built_in_commands(any_kubectl: Kubectl, fakekube: Cluster) -> None:
     env = [{"name": "MODE", "value": "prod"}]
     fakekube.create(_pod("web", [{"name": "app", "image": "example/app:1", "env": env}], BEHAVIOUR))
     fakekube.advance(5)
-    kubectl = ws_kubectl
+    kubectl = any_kubectl
     assert kubectl("exec", "web", "--", "echo", "hi") == (0, "hi\n", "")
     assert kubectl.ok("exec", "web", "--", "cat", "/etc/app.conf") == "port=8080\n"
     assert kubectl.ok("exec", "web", "--", "hostname") == "web\n"
@@ -56,57 +57,60 @@ def test_exec_runs_declared_and_built_in_commands(ws_kubectl: Kubectl, fakekube:
 
 
 @pytest.mark.fakekube(nodes=1)
-def test_exec_of_an_undeclared_command_fails_as_containerd_does(ws_kubectl: Kubectl, fakekube: Cluster) -> None:
+def test_exec_of_an_undeclared_command_fails_as_containerd_does(any_kubectl: Kubectl, fakekube: Cluster) -> None:
     fakekube.create(_pod("web", [{"name": "app", "image": "example/app:1"}]))
     fakekube.advance(5)
-    result = ws_kubectl("exec", "web", "--", "psql", "-c", "select 1")
+    result = any_kubectl("exec", "web", "--", "psql", "-c", "select 1")
     assert result.rc == 1 and result.stdout == ""
-    # The apiserver's stream translator wraps the kubelet's InternalError once more.
-    assert result.stderr.startswith("error: Internal error occurred: Internal error occurred: error executing command "
+    # The apiserver's stream translator (WebSocket) wraps the kubelet's InternalError once more.
+    internal = "Internal error occurred: " * (2 if over_websocket(any_kubectl) else 1)
+    assert result.stderr.startswith(f"error: {internal}error executing command "
                                     'in container: failed to exec in container: failed to start exec "'), result.stderr
     assert result.stderr.endswith('": OCI runtime exec failed: exec failed: unable to start container process: '
                                   'exec: "psql": executable file not found in $PATH: unknown\n'), result.stderr
 
 
 @pytest.mark.fakekube(nodes=1)
-def test_exec_picks_the_container_and_refuses_one_not_running(ws_kubectl: Kubectl, fakekube: Cluster) -> None:
+def test_exec_picks_the_container_and_refuses_one_not_running(any_kubectl: Kubectl, fakekube: Cluster) -> None:
     behaviour = {"sidecar": {"exec_commands": [{"command": "whoami", "stdout": "sidecar\n"}]},
                  "slow": {"start_delay_s": 60}}
     containers = [{"name": "app", "image": "example/app:1"}, {"name": "sidecar", "image": "example/side:1"},
                   {"name": "slow", "image": "example/slow:1"}]
     fakekube.create(_pod("web", containers, behaviour))
     fakekube.advance(5)
-    kubectl = ws_kubectl
+    kubectl = any_kubectl
     assert kubectl("exec", "web", "-c", "sidecar", "--", "whoami") == (0, "sidecar\n", "")
     assert kubectl("exec", "web", "-c", "app", "--", "whoami").stderr.endswith(
         'exec: "whoami": executable file not found in $PATH: unknown\n')
     defaulted = kubectl("exec", "web", "--", "echo", "ok")
     assert defaulted.rc == 0 and defaulted.stdout == "ok\n"
     assert 'Defaulted container "app" out of: app, sidecar, slow' in defaulted.stderr
+    # The kubelet refuses before the upgrade; the stream translator reports it as an InternalError.
+    internal = "Internal error occurred: " if over_websocket(kubectl) else ""
     assert kubectl("exec", "web", "-c", "slow", "--", "echo", "ok") == (
-        1, "", 'error: Internal error occurred: unable to upgrade connection: container not found ("slow")\n')
+        1, "", f'error: {internal}unable to upgrade connection: container not found ("slow")\n')
     unknown = kubectl("exec", "web", "-c", "nope", "--", "echo")
     assert unknown.rc == 1 and "container nope is not valid for pod web" in unknown.stderr
 
 
 @pytest.mark.fakekube(nodes=1)
-def test_exec_of_a_completed_pod_is_refused_by_kubectl(ws_kubectl: Kubectl, fakekube: Cluster) -> None:
+def test_exec_of_a_completed_pod_is_refused_by_kubectl(any_kubectl: Kubectl, fakekube: Cluster) -> None:
     pod = _pod("job", [{"name": "main", "image": "example/job:1"}], {"run_for_s": 1})
     pod["spec"]["restartPolicy"] = "Never"
     fakekube.create(pod)
     fakekube.advance(10)
-    assert ws_kubectl("exec", "job", "--", "true") == (
+    assert any_kubectl("exec", "job", "--", "true") == (
         1, "", "error: cannot exec into a container in a completed pod; current phase is Succeeded\n")
 
 
 @pytest.mark.fakekube(nodes=1)
-def test_kubectl_cp_fails_with_a_clear_message(ws_kubectl: Kubectl, fakekube: Cluster, tmp_path: Any) -> None:
+def test_kubectl_cp_fails_with_a_clear_message(any_kubectl: Kubectl, fakekube: Cluster, tmp_path: Any) -> None:
     fakekube.create(_pod("web", [{"name": "app", "image": "example/app:1"}]))
     fakekube.advance(5)
     local = tmp_path / "notes.txt"
     local.write_text("hello\n")
     for args in (("cp", str(local), "web:/tmp/notes.txt"), ("cp", "web:/etc/hosts", str(tmp_path / "hosts"))):
-        result = ws_kubectl(*args)
+        result = any_kubectl(*args)
         assert result.rc != 0
         # (kubectl cp prints the remote tar's stderr on its own stdout or stderr, by direction)
         assert "fakekube does not simulate kubectl cp: a simulated container has no filesystem" in \
@@ -114,25 +118,25 @@ def test_kubectl_cp_fails_with_a_clear_message(ws_kubectl: Kubectl, fakekube: Cl
 
 
 @pytest.mark.fakekube(nodes=1)
-def test_attach_and_port_forward_say_what_is_not_simulated(ws_kubectl: Kubectl, fakekube: Cluster) -> None:
+def test_attach_and_port_forward_say_what_is_not_simulated(any_kubectl: Kubectl, fakekube: Cluster) -> None:
     fakekube.create(_pod("web", [{"name": "app", "image": "example/app:1"}]))
     fakekube.advance(5)
-    attach = ws_kubectl("attach", "web")
+    attach = any_kubectl("attach", "web")
     assert attach.rc == 1
     assert attach.stderr.endswith('pods/attach is not simulated by fakekube: pod "web" cannot be connected to (a '
                                   "simulated container has no running process to attach to (kubectl exec of a command "
                                   "declared in the container's behaviour works))\n"), attach.stderr
-    forward = ws_kubectl("port-forward", "pod/web", "18080:80", timeout_s=20)
+    forward = any_kubectl("port-forward", "pod/web", "18080:80", timeout_s=20)
     assert forward.rc == 1
     assert 'pods/portforward is not simulated by fakekube: pod "web" cannot be connected to (a simulated container ' \
            "listens on no port)" in forward.stderr, forward.stderr
 
 
 @pytest.mark.fakekube(nodes=1)
-def test_spdy_only_kubectl_gets_a_status_saying_so(spdy_kubectl: Kubectl, fakekube: Cluster) -> None:
-    fakekube.create(_pod("web", [{"name": "app", "image": "example/app:1"}]))
+def test_a_websocket_kubectl_told_to_use_spdy(fakekube: Cluster, kubectl_cache_dir: str) -> None:
+    kubectl = kubectl_or_skip("1.33", fakekube, kubectl_cache_dir)
+    kubectl._env["KUBECTL_REMOTE_COMMAND_WEBSOCKETS"] = "false"  # client-go's switch back to SPDY
+    fakekube.create(_pod("web", [{"name": "app", "image": "example/app:1"}], BEHAVIOUR))
     fakekube.advance(5)
-    assert spdy_kubectl("exec", "web", "--", "echo", "hi") == (
-        1, "", "Error from server (BadRequest): pods/exec over SPDY is not simulated by fakekube: use a client that "
-               "speaks WebSocket (v5.channel.k8s.io, as kubectl 1.30 and later do, or v4.channel.k8s.io, as the "
-               "Python client's stream() does)\n")
+    assert kubectl("exec", "-i", "web", "--", "migrate", "now", stdin="dropped\n") == (
+        3, "applied 3 migrations\n", "warning: slow\ncommand terminated with exit code 3\n")

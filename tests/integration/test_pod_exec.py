@@ -5,6 +5,7 @@ channel protocols; the answers without an upgrade."""
 from __future__ import annotations
 
 import base64
+import http.client
 import json
 from typing import Any
 from urllib.parse import urlsplit
@@ -125,6 +126,35 @@ def test_answers_without_a_websocket(fakekube: Cluster) -> None:
                                    subprotocols=["v9.channel.k8s.io"], timeout=10)
     assert refused.value.status_code == 400
     assert b"requested protocol(s) are not supported" in refused.value.resp_body
+
+
+def _spdy_upgrade(fakekube: Cluster, path: str, protocols: list[str]) -> tuple[int, dict[str, str], bytes]:
+    """A SPDY/3.1 upgrade request as kubectl 1.29 sends it: (status, headers, body)."""
+    url = urlsplit(fakekube.url)
+    connection = http.client.HTTPConnection(url.hostname, url.port, timeout=10)
+    try:
+        connection.putrequest("POST", path)
+        for name, value in [("Connection", "Upgrade"), ("Upgrade", "SPDY/3.1"), ("Content-Length", "0")] + [
+                ("X-Stream-Protocol-Version", protocol) for protocol in protocols]:
+            connection.putheader(name, value)
+        connection.endheaders()
+        response = connection.getresponse()
+        return response.status, dict(response.getheaders()), b"" if response.status == 101 else response.read()
+    finally:
+        connection.close()
+
+
+def test_spdy_negotiation_and_refusals(fakekube: Cluster) -> None:
+    _web(fakekube)
+    path = f"{PODS}/web/exec?command=true&stdout=true"
+    code, headers, _ = _spdy_upgrade(fakekube, path, ["v5.channel.k8s.io", "v4.channel.k8s.io", "channel.k8s.io"])
+    assert (code, headers["Upgrade"], headers["X-Stream-Protocol-Version"]) == (101, "SPDY/3.1", "v4.channel.k8s.io")
+    assert _spdy_upgrade(fakekube, path, ["v9.channel.k8s.io"])[::2] == (
+        403, b"unable to upgrade: unable to negotiate protocol: client supports ['v9.channel.k8s.io'], server accepts "
+             b"['v4.channel.k8s.io', 'v3.channel.k8s.io', 'v2.channel.k8s.io', 'channel.k8s.io']\n")
+    fakekube.create(pod("later", {"start_delay_s": 60}))
+    assert _spdy_upgrade(fakekube, f"{PODS}/later/exec?command=true&stdout=true", ["v4.channel.k8s.io"])[::2] == (
+        500, b'container not found ("c")\n')
 
 
 def test_exec_checks_come_first(fakekube: Cluster) -> None:

@@ -19,9 +19,12 @@ Failures keep upstream's two paths: a v5 request is upgraded first (the apiserve
 translator), so a stopped container is a Status on the error channel; an older protocol is
 proxied to the kubelet, whose refusal is a plain-text 500 before any upgrade.
 
-SPDY/3.1 (kubectl 1.27-1.29, and 1.30+ when the WebSocket upgrade fails) is not simulated:
-such a request gets a 400 Status saying so. A request without any upgrade gets the
-kubelet's plain-text 400.
+SPDY/3.1 (kubectl 1.27-1.29, and 1.30+ when the WebSocket upgrade fails) is proxied to the
+kubelet upstream, and served here as the kubelet does (:mod:`fakekube.api.http.spdy`): the
+client opens one stream per channel, each gets a SYN_REPLY; once every stream the query
+asks for is open (within :data:`STREAMS_WAIT_S`), stdout, stderr and the Status are written
+and each stream ends with FIN; then the client is drained as above until it goes away.
+A request without any upgrade gets the kubelet's plain-text 400.
 """
 
 from __future__ import annotations
@@ -33,9 +36,8 @@ from typing import Any, Callable
 
 from werkzeug.wrappers import Request, Response
 
-from fakekube.api.http import websocket
+from fakekube.api.http import spdy, websocket
 from fakekube.api.http.server import UPGRADE, Upgraded
-from fakekube.api.machinery import errors
 from fakekube.api.registry import ResourceType
 from fakekube.api.verbs import connect
 from fakekube.api.verbs.apiserver import APIServer
@@ -54,9 +56,11 @@ CHUNK_BYTES = 32 * 1024
 DRAIN_BYTES = 4 * 1024 * 1024
 DRAIN_S = 5.0
 
-#: The message a SPDY upgrade gets (kubectl 1.27-1.29 speak only SPDY for exec).
-SPDY_NOT_SIMULATED = ("pods/exec over SPDY is not simulated by fakekube: use a client that speaks WebSocket "
-                      f"({V5}, as kubectl 1.30 and later do, or {V4}, as the Python client's stream() does)")
+#: The protocols served over SPDY (``X-Stream-Protocol-Version``), the kubelet's.
+SPDY_PROTOCOLS = (V4, "v3.channel.k8s.io", "v2.channel.k8s.io", V1)
+#: How long a SPDY client has to open the streams it asked for (the kubelet's
+#: streamCreationTimeout is 30 s).
+STREAMS_WAIT_S = 30.0
 
 
 def exec_response(api: APIServer, rt: ResourceType, namespace: str, name: str, request: Request) -> Response:
@@ -65,9 +69,9 @@ def exec_response(api: APIServer, rt: ResourceType, namespace: str, name: str, r
     pod, options = connect.check_exec(api, rt, namespace, name, request.method, query,
                                       request.args.getlist("command"))
     headers = request.headers
+    if (headers.get("Upgrade") or "").strip().lower() == "spdy/3.1":
+        return _spdy_response(api, pod, options, request)
     if not websocket.is_upgrade(headers.get("Upgrade"), headers.get("Connection")):
-        if "spdy" in (headers.get("Upgrade") or "").lower():
-            raise errors.bad_request(SPDY_NOT_SIMULATED)
         return _plain(400, "unable to upgrade: missing upgrade headers in request")
     problem = websocket.handshake_problem(request.method, headers.get("Sec-WebSocket-Version"),
                                           headers.get("Sec-WebSocket-Key"))
@@ -97,6 +101,73 @@ def exec_response(api: APIServer, rt: ResourceType, namespace: str, name: str, r
     return response
 
 
+def _spdy_response(api: APIServer, pod: dict[str, Any], options: connect.ExecRequest, request: Request) -> Response:
+    """A SPDY/3.1 upgrade, answered as the kubelet does."""
+    offered = [name.strip() for value in request.headers.getlist("X-Stream-Protocol-Version")
+               for name in value.split(",") if name.strip()]
+    protocol = next((name for name in offered if name in SPDY_PROTOCOLS), None)
+    upgrade = request.environ.get(UPGRADE)
+    if protocol is None or upgrade is None:
+        return _plain(403, f"unable to upgrade: unable to negotiate protocol: client supports {offered}, "
+                           f"server accepts {list(SPDY_PROTOCOLS)}")
+    try:
+        outcome = connect.run_exec(api, pod, options)
+    except LookupError as exc:
+        return _plain(500, str(exc))
+    status = _status_bytes(protocol, connect.exec_status(outcome, options.command, translated=False))
+    outputs = {"stdout": outcome.stdout if options.stdout else b"", "stderr": outcome.stderr if options.stderr else b"",
+               "error": status}
+    wanted = {"error"} | {name for name in ("stdin", "stdout", "stderr") if getattr(options, name)}
+    if options.tty and protocol != V1 and protocol != "v2.channel.k8s.io":
+        wanted.add("resize")
+    upgrade(lambda connection: _spdy_session(connection, wanted, outputs))
+    response = Response(status=101)
+    response.headers["Connection"] = "Upgrade"
+    response.headers["Upgrade"] = "SPDY/3.1"
+    response.headers["X-Stream-Protocol-Version"] = protocol
+    return response
+
+
+def _spdy_session(connection: Upgraded, wanted: set[str], outputs: dict[str, bytes]) -> None:
+    """Reply to each stream the client opens; once all are open, write and end them; drain."""
+    codec, parser = spdy.HeaderCodec(), spdy.FrameParser()
+    streams: dict[str, int] = {}
+    deadline = time.monotonic() + STREAMS_WAIT_S
+    while not wanted <= set(streams):
+        data = connection.read(deadline - time.monotonic()) if time.monotonic() < deadline else b""
+        if not data or not _spdy_frames(connection, codec, parser, data, streams):
+            return
+    frames = []
+    for name, stream_id in sorted(streams.items(), key=lambda item: item[1]):
+        output = outputs.get(name, b"")
+        frames += [spdy.encode_data(stream_id, output[at:at + spdy.DATA_CHUNK_BYTES])
+                   for at in range(0, len(output), spdy.DATA_CHUNK_BYTES)]
+        frames.append(spdy.encode_data(stream_id, b"", spdy.FLAG_FIN))
+    connection.write(b"".join(frames))
+    _drain(connection, lambda data: _spdy_frames(connection, codec, parser, data, streams))
+
+
+def _spdy_frames(connection: Upgraded, codec: spdy.HeaderCodec, parser: spdy.FrameParser, data: bytes,
+                 streams: dict[str, int]) -> bool:
+    """Handle the frames in ``data``: record and reply to new streams, answer pings; False
+    when the client says goodbye or breaks the protocol. Data (stdin) is dropped."""
+    try:
+        for frame in parser.feed(data):
+            if not frame.control:
+                continue
+            if frame.kind == spdy.GOAWAY:
+                return False
+            if frame.kind == spdy.PING:
+                connection.write(spdy.encode_control(spdy.PING, frame.data))
+            elif frame.kind == spdy.SYN_STREAM:
+                kind = spdy.syn_stream_headers(frame, codec).get("streamtype", "")
+                streams.setdefault(kind, frame.stream_id)
+                connection.write(spdy.syn_reply(frame.stream_id, codec))
+    except spdy.ProtocolError:
+        return False
+    return True
+
+
 def _negotiate(offered: list[str]) -> str | None:
     """The first protocol the client offers that is served (upstream's handshake), "" if it
     offers none; None when it offers only unknown ones."""
@@ -114,11 +185,18 @@ def _messages(protocol: str, options: connect.ExecRequest, stdout: bytes, stderr
     for channel, data, wanted in ((STDOUT, stdout, options.stdout), (STDERR, stderr, options.stderr)):
         if wanted:
             frames += [_frame(protocol, channel, data[at:at + CHUNK_BYTES]) for at in range(0, len(data), CHUNK_BYTES)]
-    if protocol in (V5, V4):
-        frames.append(_frame(protocol, ERROR, json.dumps(status, separators=(",", ":")).encode()))
-    elif status.get("status") != "Success":
-        frames.append(_frame(protocol, ERROR, str(status.get("message", "")).encode()))
+    error = _status_bytes(protocol, status)
+    if error:
+        frames.append(_frame(protocol, ERROR, error))
     return frames
+
+
+def _status_bytes(protocol: str, status: dict[str, Any]) -> bytes:
+    """The error channel's content: the Status as JSON from v4 on; before it, a failure's
+    message as text and nothing on success."""
+    if protocol in (V5, V4):
+        return json.dumps(status, separators=(",", ":")).encode()
+    return b"" if status.get("status") == "Success" else str(status.get("message", "")).encode()
 
 
 def _frame(protocol: str, channel: int, data: bytes) -> bytes:
@@ -130,25 +208,30 @@ def _frame(protocol: str, channel: int, data: bytes) -> bytes:
 def _session(connection: Upgraded, frames: list[bytes]) -> None:
     """Send the frames and the close, then drain the client until it closes (bounded)."""
     connection.write(b"".join(frames) + websocket.close_frame())
-    _drain(connection, connection.write)
-
-
-def _drain(connection: Upgraded, write: Callable[[bytes], None]) -> None:
     parser = websocket.FrameParser()
-    read_bytes = 0
-    deadline = time.monotonic() + DRAIN_S  # transport time: the wall clock
-    while read_bytes < DRAIN_BYTES and time.monotonic() < deadline:
-        data = connection.read(deadline - time.monotonic())
-        if not data:
-            return
-        read_bytes += len(data)
+
+    def handle(data: bytes) -> bool:
         try:
             for opcode, payload in parser.feed(data):
                 if opcode == websocket.CLOSE:
-                    return
+                    return False
                 if opcode == websocket.PING:
-                    write(websocket.encode_frame(websocket.PONG, payload))
+                    connection.write(websocket.encode_frame(websocket.PONG, payload))
         except websocket.ProtocolError:
+            return False
+        return True
+
+    _drain(connection, handle)
+
+
+def _drain(connection: Upgraded, handle: Callable[[bytes], bool]) -> None:
+    """Hand what the client still sends to ``handle`` (False: stop) until it goes away, for
+    at most :data:`DRAIN_S` wall seconds and :data:`DRAIN_BYTES` (transport time)."""
+    read_bytes, deadline = 0, time.monotonic() + DRAIN_S
+    while read_bytes < DRAIN_BYTES and time.monotonic() < deadline:
+        data = connection.read(deadline - time.monotonic())
+        read_bytes += len(data)
+        if not data or not handle(data):
             return
 
 
