@@ -9,12 +9,14 @@ Each check fails naming the page and line of the block, or the file and line of 
   the static pod directory it names) and builds a cluster, or is Kubernetes objects that a
   cluster accepts.
 - a region marked ``not-run: excerpt of <file>`` is that file's lines, in order (some left out).
+- any other ``not-run`` block still names scripts that exist (``python <path>.py``).
 Blocks marked ``not-run: <why>`` are listed at the end of the pytest run (conftest.py).
 """
 
 from __future__ import annotations
 
 import difflib
+import re
 from pathlib import Path
 
 import pytest
@@ -109,3 +111,14 @@ def test_excerpt_is_its_files_lines_in_order(region: Region) -> None:
     remaining = iter(source.read_text(encoding="utf-8").splitlines())
     missing = [line for line in region.text.splitlines() if not any(line == candidate for candidate in remaining)]
     assert not missing, f"{region.where}: not in {source.relative_to(REPO_ROOT)} in this order: {missing[0]!r}"
+
+
+NOT_RUN_COMMANDS = [r for r in all_regions() if r.not_run and not r.not_run.startswith("excerpt of ")]
+
+
+@pytest.mark.parametrize("region", NOT_RUN_COMMANDS, ids=lambda r: f"{r.page}#{r.name}")
+def test_scripts_a_not_run_block_names_exist(region: Region) -> None:
+    """A block not run still names real scripts: ``python <path>.py`` is a file of the repository."""
+    scripts = re.findall(r"^python3? (\S+\.py)", region.text, re.M)
+    missing = [script for script in scripts if not (REPO_ROOT / script).is_file()]
+    assert not missing, f"{region.where}: no such script: {missing}"
