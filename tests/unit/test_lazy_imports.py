@@ -113,11 +113,29 @@ DEFERRED = (
     "fakekube.api.wire.cel",  # CRD rules, ValidatingAdmissionPolicy, webhook matchConditions
     "fakekube.api.wire.structural",  # CRD schemas
     "fakekube.api.types.custom",  # the types a CRD serves
+    "fakekube.api.wire.protobuf",  # /openapi/v2 in protobuf (kubectl 1.27 and 1.28)
+    "fakekube.api.http.execstream",  # kubectl exec's streams
+    "fakekube.api.http.websocket",
 )
 
 
 def test_cold_cluster_loads_no_crd_or_cel_machinery() -> None:
     modules = modules_after("from fakekube import Cluster\nCluster(nodes=1, system_pods=True)")
+    assert sorted(m for m in modules if m.startswith(DEFERRED)) == []
+
+
+def test_a_first_answer_loads_no_exec_streams_or_protobuf() -> None:
+    code = """
+import http.client
+from urllib.parse import urlparse
+from fakekube import Cluster
+cluster = Cluster(nodes=1, system_pods=True).start()
+conn = http.client.HTTPConnection("127.0.0.1", urlparse(cluster.url).port, timeout=30)
+conn.request("GET", "/api/v1/pods")
+assert conn.getresponse().status == 200
+cluster.stop()
+"""
+    modules = modules_after(code)
     assert sorted(m for m in modules if m.startswith(DEFERRED)) == []
 
 

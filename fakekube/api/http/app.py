@@ -23,7 +23,7 @@ from fakekube.api.auth.authn import Authenticator
 from fakekube.api.auth.authorizer import RBAC, authorize, forbidden
 from fakekube.api.auth.identity import ADMIN, ANONYMOUS, API_AUDIENCES, UserInfo
 from fakekube.api.auth import impersonation
-from fakekube.api.http import execstream, negotiation, routing
+from fakekube.api.http import negotiation, routing
 from fakekube.api.http.negotiation import Representation
 from fakekube.api.http.request import RequestView
 from fakekube.api.http.response import JsonResponse, status_line
@@ -418,6 +418,7 @@ class RestApp:
                 self._body(request)
             if target.subresource == EXEC and rt.key == ("", "pods"):
                 # A rare, long request: the session reads the upgrade headers through werkzeug's.
+                from fakekube.api.http import execstream  # exec streams load with the first exec (cold start)
                 return execstream.exec_response(self.api, rt, target.namespace, target.name, Request(request.environ))
             raise connect.connect(self.api, rt, target.namespace, target.name, target.subresource, request.method,
                                   query)

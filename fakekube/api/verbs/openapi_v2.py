@@ -21,7 +21,6 @@ import threading
 from collections import OrderedDict
 from typing import Any, Iterable, NamedTuple
 
-from fakekube.api.wire.protobuf.openapiv2 import encode_document
 
 Doc = dict[str, Any]
 
@@ -161,6 +160,8 @@ def _dangling_refs(*parts: Any) -> set[str]:
 
 def served(document: Doc) -> Served:
     data = json.dumps(document, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
+    # The protobuf encoder loads with the first /openapi/v2 request (cold start).
+    from fakekube.api.wire.protobuf.openapiv2 import encode_document
     return Served(data, encode_document(json.loads(data)), hashlib.sha512(data).hexdigest().upper())
 
 
