@@ -56,6 +56,13 @@ CHUNK_BYTES = 32 * 1024
 DRAIN_BYTES = 4 * 1024 * 1024
 DRAIN_S = 5.0
 
+#: How long a v5 session waits (wall clock) between the 101 and its first message. kubectl
+#: 1.30-1.33 (client-go before 1.34) start reading the connection before they create their
+#: streams and drop a message for a stream not yet created; upstream's output comes after a
+#: CRI exec round trip, fakekube's is ready at once, so without this pause kubectl would
+#: sometimes print nothing under load.
+V5_STREAMS_PAUSE_S = 0.05
+
 #: The protocols served over SPDY (``X-Stream-Protocol-Version``), the kubelet's.
 SPDY_PROTOCOLS = (V4, "v3.channel.k8s.io", "v2.channel.k8s.io", V1)
 #: How long a SPDY client has to open the streams it asked for (the kubelet's
@@ -91,7 +98,8 @@ def exec_response(api: APIServer, rt: ResourceType, namespace: str, name: str, r
             return _plain(500, str(exc))
         status = connect.internal_error_status(f"unable to upgrade connection: {exc}")
         messages = _messages(protocol, options, b"", b"", status)
-    upgrade(lambda connection: _session(connection, messages))
+    pause_s = V5_STREAMS_PAUSE_S if protocol == V5 else 0.0
+    upgrade(lambda connection: _session(connection, messages, pause_s))
     response = Response(status=101)
     response.headers["Upgrade"] = "websocket"
     response.headers["Connection"] = "Upgrade"
@@ -205,8 +213,11 @@ def _frame(protocol: str, channel: int, data: bytes) -> bytes:
     return websocket.encode_frame(websocket.BINARY, bytes([channel]) + data)
 
 
-def _session(connection: Upgraded, frames: list[bytes]) -> None:
-    """Send the frames and the close, then drain the client until it closes (bounded)."""
+def _session(connection: Upgraded, frames: list[bytes], pause_s: float) -> None:
+    """After ``pause_s`` (transport time: :data:`V5_STREAMS_PAUSE_S`), send the frames and
+    the close, then drain the client until it closes (bounded)."""
+    if pause_s > 0:
+        time.sleep(pause_s)
     connection.write(b"".join(frames) + websocket.close_frame())
     parser = websocket.FrameParser()
 
