@@ -65,6 +65,18 @@ def test_create_update_and_patch_record_their_managers(fakekube) -> None:
     assert entries[("creator", "Update", "")]["time"] == "2025-01-01T00:00:00Z"
 
 
+def test_a_long_or_odd_user_agent_names_a_valid_manager(fakekube) -> None:
+    """Upstream's prefixFromUserAgent: non-printable characters dropped, cut at 128 bytes;
+    the create succeeds (it once failed validation of its own managedFields)."""
+    product = "tool\u200b-" + "é" * 100  # a zero-width space is not printable; é is 2 bytes in UTF-8
+    created = requests.post(fakekube.url + CONFIGMAPS, data=configmap({"a": "1"}, "long-agent"),
+                            headers={"Content-Type": "application/json",
+                                     "User-Agent": (product + "/1.0 (x)").encode().decode("latin-1")})
+    assert created.status_code == 201, created.text
+    (entry,) = created.json()["metadata"]["managedFields"]
+    assert entry["manager"] == "tool-" + "é" * 61  # 5 + 122 bytes: one more would pass 128
+
+
 def test_consecutive_updates_merge_into_one_entry(fakekube) -> None:
     url = fakekube.url + CONFIGMAPS
     requests.post(url, data=configmap({"a": "1"}, "cm"), params={"fieldManager": "editor"})

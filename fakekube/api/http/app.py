@@ -560,7 +560,12 @@ def _user(request: RequestView) -> UserInfo | None:
 
 
 def _user_agent(request: RequestView) -> str:
-    return request.headers.get("User-Agent") or ""
+    """The User-Agent as Go reads it: its bytes as UTF-8 (WSGI hands headers over as latin-1)."""
+    value = request.headers.get("User-Agent") or ""
+    try:
+        return value.encode("latin-1").decode("utf-8", errors="replace")
+    except UnicodeEncodeError:  # not from a server's bytes (a hand-built environ): as given
+        return value
 
 
 def _media(request: RequestView) -> str:

@@ -28,8 +28,27 @@ _STATUS_ONLY: dict[str, Any] = {"f:spec": {}, "f:metadata": {"f:labels": {}}}
 
 
 def manager_name(field_manager: str, user_agent: str) -> str:
-    """``managerOrUserAgent``: the fieldManager, else the User-Agent up to its first ``/``."""
-    return field_manager or user_agent.split("/", 1)[0]
+    """``managerOrUserAgent``: the fieldManager (already validated), else the User-Agent's
+    product made a valid manager name (``prefixFromUserAgent``)."""
+    return field_manager or _prefix_from_user_agent(user_agent)
+
+
+def _prefix_from_user_agent(user_agent: str) -> str:
+    """The User-Agent up to its first ``/``, non-printable characters dropped, cut before the
+    character that would pass 128 bytes (so a long or odd User-Agent never fails a write)."""
+    product = user_agent.split("/", 1)[0]
+    if product.isascii() and product.isprintable() and len(product) <= MAX_MANAGER_LENGTH:
+        return product  # every client's own: nothing to drop or cut
+    kept, size_b = [], 0
+    for char in product:
+        if not char.isprintable():
+            continue
+        char_b = len(char.encode("utf-8"))
+        if size_b + char_b > MAX_MANAGER_LENGTH:
+            break
+        kept.append(char)
+        size_b += char_b
+    return "".join(kept)
 
 
 def type_of(rt: ResourceType, schemas: SchemaSet) -> ssa.TypeNode:
