@@ -19,10 +19,9 @@ import hashlib
 import ipaddress
 import ssl
 import tempfile
-from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 #: Validity: clients check it against their wall clock, which cluster time (virtual, fixed
 #: epoch) says nothing about; so every certificate is valid from 2000 to RFC 5280's "no
@@ -73,8 +72,7 @@ def _pem_key(key: Any) -> bytes:
                                    serialization.NoEncryption()))
 
 
-@dataclass(frozen=True)
-class KeyPair:
+class KeyPair(NamedTuple):
     """A certificate and its private key, PEM."""
 
     cert_pem: bytes

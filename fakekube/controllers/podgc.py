@@ -32,9 +32,8 @@ per missing node name, dropped when it falls due.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any, Iterable, Mapping
+from typing import Any, Iterable, Mapping, NamedTuple
 
 from fakekube.api.machinery.errors import ApiError
 from fakekube.engine import Context
@@ -57,8 +56,7 @@ _ON_NODE = "node:"
 _NOT_FINISHED = ("Pending", "Running", "Unknown")
 
 
-@dataclass(frozen=True)
-class PodGCConfig:
+class PodGCConfig(NamedTuple):
     """kube-controller-manager's pod GC settings: ``terminatedPodGCThreshold`` (its flag
     ``--terminated-pod-gc-threshold``, 12,500; 0 turns the pass off) and the timings
     (``gcCheckPeriod`` and the quarantine are constants upstream; settings here so a test

@@ -32,7 +32,7 @@ from collections import Counter, OrderedDict, deque
 from concurrent.futures import Future
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Callable, Iterator, TypeVar
+from typing import Callable, Iterator, NamedTuple, TypeVar
 
 from fakekube.api.verbs.apiserver import APIServer
 from fakekube.api.machinery.errors import ApiError
@@ -86,8 +86,7 @@ class ControllerError:
         return f"{self.controller} reconciling {self.key!r} at {self.at.isoformat()}: {self.error!r}"
 
 
-@dataclass(frozen=True)
-class Retry:
+class Retry(NamedTuple):
     """A reconcile that met an expected API error and was requeued with back-off."""
 
     controller: str

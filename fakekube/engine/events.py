@@ -45,7 +45,7 @@ import threading
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Generic, Hashable, TypeVar
+from typing import Any, Generic, Hashable, NamedTuple, TypeVar
 
 from fakekube.api.verbs.apiserver import APIServer, WriteOptions
 from fakekube.api.machinery.errors import ApiError
@@ -75,8 +75,7 @@ MAX_SOURCES = 8192
 _INTERNAL = WriteOptions(internal=True, fresh=True)
 
 
-@dataclass(frozen=True)
-class EventText:
+class EventText(NamedTuple):
     """One event to record: its type, reason and message (the object it is about is the caller's)."""
 
     type: str
@@ -84,8 +83,7 @@ class EventText:
     message: str
 
 
-@dataclass(frozen=True)
-class EventSource:
+class EventSource(NamedTuple):
     """Who records: upstream's ``v1.EventSource`` (``host`` is the node name for kubelets)."""
 
     component: str

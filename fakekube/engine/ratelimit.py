@@ -16,8 +16,7 @@ that key's next retry come sooner.
 from __future__ import annotations
 
 from collections import OrderedDict
-from dataclasses import dataclass
-from typing import Hashable
+from typing import Hashable, NamedTuple
 
 #: workqueue.DefaultItemBasedRateLimiter: 5 ms doubling, capped at 1000 s.
 BASE_DELAY_S = 0.005
@@ -29,8 +28,7 @@ BUCKET_BURST = 100
 MAX_TRACKED_KEYS = 100_000
 
 
-@dataclass(frozen=True)
-class RateLimits:
+class RateLimits(NamedTuple):
     """The limiter's settings (upstream's defaults)."""
 
     base_delay_s: float = BASE_DELAY_S

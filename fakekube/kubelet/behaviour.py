@@ -30,7 +30,7 @@ import functools
 import math
 import reprlib
 from dataclasses import dataclass
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Iterable, Mapping, NamedTuple, Sequence
 
 from fakekube.engine.timers import MAX_DELAY_S
 from fakekube.kubelet.usage import UsageTimeline, parse_usage
@@ -124,8 +124,7 @@ class Timeline:
 ALWAYS_HEALTHY = Timeline()
 
 
-@dataclass(frozen=True)
-class LogLine:
+class LogLine(NamedTuple):
     """One line the container writes, ``at_s`` seconds after it started (no trailing newline)."""
 
     at_s: float

@@ -7,8 +7,7 @@ Pure rules, no store: the caller passes the PriorityClasses it read.
 
 from __future__ import annotations
 
-import dataclasses
-from typing import Any, Iterable
+from typing import Any, Iterable, NamedTuple
 
 Obj = dict[str, Any]
 
@@ -37,8 +36,7 @@ class PriorityRefused(Exception):
     """Why the Priority plugin refuses a pod (upstream answers 403 Forbidden with this text)."""
 
 
-@dataclasses.dataclass(frozen=True)
-class Resolved:
+class Resolved(NamedTuple):
     """What a new pod gets: the class it runs under ("" for none), its priority and policy."""
 
     class_name: str

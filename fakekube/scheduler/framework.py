@@ -463,8 +463,7 @@ class Hint(enum.Enum):
 QueueingHint = Callable[[Obj, "Obj | None", "Obj | None"], Hint]
 
 
-@dataclass(frozen=True)
-class EventHint:
+class EventHint(NamedTuple):
     """One event a plugin registers, with the hint that filters it (None: always Queue)."""
 
     event: ClusterEvent

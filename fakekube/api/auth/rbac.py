@@ -19,7 +19,7 @@ Bindings are visited in name order (upstream: informer order, i.e. unordered).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any, Callable, NamedTuple
 
 from fakekube.api.auth.attributes import Attributes
 from fakekube.api.auth.identity import UserInfo, service_account_username
@@ -31,8 +31,7 @@ GROUP = "rbac.authorization.k8s.io"
 Visit = Callable[["Source | None", "Obj | None", "str | None"], bool]
 
 
-@dataclass(frozen=True)
-class Decision:
+class Decision(NamedTuple):
     """``authorizer.Decision`` with its reason (shown after a 403's message, in reviews)."""
 
     allowed: bool

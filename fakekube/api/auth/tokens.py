@@ -18,9 +18,8 @@ import binascii
 import hashlib
 import hmac
 import json
-from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, NamedTuple
 
 from fakekube.api.auth import identity
 from fakekube.api.registry import WriteContext
@@ -35,8 +34,7 @@ LEEWAY_S = 60
 CREDENTIAL_ID = "authentication.kubernetes.io/credential-id"
 
 
-@dataclass(frozen=True)
-class Binding:
+class Binding(NamedTuple):
     """The object a token is bound to (``spec.boundObjectRef``), as found in the store."""
 
     kind: str  # "Pod" or "Secret"

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 import threading
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Iterator
+from typing import Any, Iterable, Iterator, NamedTuple
 
 from fakekube.api.machinery.validation import NameRule, name_is_dns_subdomain
 from fakekube.api.registry.strategy import DEFAULT_STRATEGY, Strategy
@@ -172,8 +172,7 @@ class ResourceType:
         return verb in self.verbs
 
 
-@dataclass(frozen=True)
-class ScalePaths:
+class ScalePaths(NamedTuple):
     """A CRD version's ``subresources.scale``: where a custom resource keeps its replicas."""
 
     spec_replicas_path: str
@@ -181,8 +180,7 @@ class ScalePaths:
     label_selector_path: str = ""
 
 
-@dataclass(frozen=True)
-class CustomResource:
+class CustomResource(NamedTuple):
     """The parts of a custom resource type that come from its CustomResourceDefinition."""
 
     #: The CRD's ``metadata.name`` (``<plural>.<group>``): whose types these are.

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Callable
+from typing import Any, Callable, NamedTuple
 
 Obj = dict[str, Any]
 Cells = list[Any]
@@ -34,8 +34,7 @@ class Column:
                 "description": self.description, "priority": self.priority}
 
 
-@dataclass(frozen=True)
-class TableSpec:
+class TableSpec(NamedTuple):
     """A printer: its columns, the cells of one object, and optional row conditions."""
 
     columns: tuple[Column, ...]

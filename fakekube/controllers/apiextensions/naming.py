@@ -8,14 +8,12 @@ another); a conflict keeps the old accepted name and says which name is taken.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any, Iterable
+from typing import Any, Iterable, NamedTuple
 
 Obj = dict[str, Any]
 
 
-@dataclass(frozen=True)
-class Naming:
+class Naming(NamedTuple):
     """The accepted names, and the NamesAccepted condition's status, reason and message."""
 
     accepted: Obj

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Mapping, Sequence
+from typing import Any, Mapping, NamedTuple, Sequence
 
 from fakekube.clock import parse_time
 from fakekube.controllers.daemonset.backoff import FailedPodBackoff
@@ -62,8 +62,7 @@ def creation_order(pods: Sequence[Obj]) -> list[Obj]:
     return sorted(pods, key=key)
 
 
-@dataclass(frozen=True)
-class NodeFacts:
+class NodeFacts(NamedTuple):
     """One node's situation: what the placement says and the daemon pods pinned to it."""
 
     node: str

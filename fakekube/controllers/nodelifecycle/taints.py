@@ -15,10 +15,9 @@ pkg/controller/nodelifecycle/node_lifecycle_controller.go, pkg/controller/util/n
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import datetime
 from enum import Enum
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Iterable, Mapping, NamedTuple, Sequence
 
 from fakekube.clock import format_rfc3339
 from fakekube.controllers.nodelifecycle.health import (
@@ -112,8 +111,7 @@ class NoExecuteAction(Enum):
     NONE = "None"                   # no Ready status to act on
 
 
-@dataclass(frozen=True)
-class NoExecuteDecision:
+class NoExecuteDecision(NamedTuple):
     action: NoExecuteAction
     #: QUEUE only: take the node off the queue first, because the taint its status calls
     #: for is not on the node (so an earlier entry for the other status is stale).

@@ -16,9 +16,8 @@ k8s.io/component-helpers/node/topology):
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from enum import Enum
-from typing import Any, Mapping, Sequence
+from typing import Any, Mapping, NamedTuple, Sequence
 
 from fakekube.controllers.nodelifecycle.config import NodeLifecycleConfig
 
@@ -71,8 +70,7 @@ def zone_eviction_rate_per_s(state: ZoneState, zone_size: int, config: NodeLifec
     return None
 
 
-@dataclass(frozen=True)
-class DisruptionDecision:
+class DisruptionDecision(NamedTuple):
     """What one handleDisruption pass changes; zone-keyed dicts are in sorted key order."""
 
     #: Every zone's state after the pass (zones without nodes are gone).

@@ -8,8 +8,7 @@ lives and what the kind, API version, controller name and event source are.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Mapping, NamedTuple
 
 from fakekube.objects.kinds import REPLICA_SETS, REPLICATION_CONTROLLERS, Resource
 
@@ -25,8 +24,7 @@ def _replication_controller_selector(obj: Mapping[str, Any]) -> Obj | None:
     return {"matchLabels": dict((obj.get("spec") or {}).get("selector") or {})}
 
 
-@dataclass(frozen=True)
-class Workload:
+class Workload(NamedTuple):
     """One kind the controller keeps replicas for."""
 
     resource: Resource

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import threading
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from fakekube.api.wire.schema import Schema, SchemaSet, ref_name
 from fakekube.api.wire.schema_kinds import ANY, ARRAY, MAP, OBJECT, SCALAR, kind_of
@@ -18,8 +18,7 @@ from fakekube.api.wire.schema_kinds import ANY, ARRAY, MAP, OBJECT, SCALAR, kind
 __all__ = ["ANY", "ARRAY", "MAP", "OBJECT", "SCALAR", "FieldInfo", "SchemaNode", "definition_node", "kind_of", "root_node"]
 
 
-@dataclass(frozen=True)
-class FieldInfo:
+class FieldInfo(NamedTuple):
     """What the schema says about one field of an object: its patch metadata and value node."""
 
     patch_strategies: tuple[str, ...]
