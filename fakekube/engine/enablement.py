@@ -11,14 +11,13 @@ The list is read from Python (``Cluster(controllers=...)``), the CLI
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable, Sequence
+from typing import Any, Callable, Iterable, NamedTuple, Sequence
 
 #: Enable everything that is on by default (upstream's default flag value).
 ALL = "*"
 
 
-@dataclass(frozen=True)
-class ControllerSpec:
+class ControllerSpec(NamedTuple):
     """A controller the cluster can run: its name, old aliases and how to build it."""
 
     name: str

@@ -73,8 +73,7 @@ class EngineStuck(RuntimeError):
     """Work at one instant did not run out: some controller keeps re-queueing itself."""
 
 
-@dataclass(frozen=True)
-class ControllerError:
+class ControllerError(NamedTuple):
     """A reconcile that raised: where, which key, at what cluster time, and why."""
 
     controller: str

@@ -49,7 +49,7 @@ import threading
 from collections import OrderedDict
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any, Callable, Hashable
+from typing import Any, Callable, Hashable, NamedTuple
 
 from fakekube.api.machinery.errors import ApiError
 from fakekube.api.machinery.validation import name_is_dns_subdomain
@@ -93,8 +93,7 @@ def default_instance(reporting_controller: str, host: str = CONTROL_PLANE_HOST) 
     return f"{reporting_controller}-{host}"
 
 
-@dataclass(frozen=True)
-class EventsApiEvent:
+class EventsApiEvent(NamedTuple):
     """One occurrence to record: what happened to which object, and who reports it."""
 
     regarding: Obj  # an ObjectReference (engine.events.object_reference with resource_version=True)

@@ -382,8 +382,7 @@ def _seconds(raw: Any) -> float:
 
 # -- the catalog ---------------------------------------------------------------------------
 
-@dataclass(frozen=True)
-class ImageRule:
+class ImageRule(NamedTuple):
     """Containers whose image matches ``pattern`` (an fnmatch glob) get ``overlay`` on the default."""
 
     pattern: str

@@ -37,7 +37,7 @@ import hashlib
 import math
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
-from typing import Any, Callable, Hashable
+from typing import Any, Callable, Hashable, NamedTuple
 
 from fakekube.kubelet import events as texts
 from fakekube.kubelet.backoff import ImagePullBackoff, RestartBackoff
@@ -80,8 +80,7 @@ def after(moment: datetime, seconds: float) -> datetime:
         return NEVER
 
 
-@dataclass(frozen=True)
-class Instance:
+class Instance(NamedTuple):
     """One started container process; immutable once finished (safe to read from other threads)."""
 
     container_id: str

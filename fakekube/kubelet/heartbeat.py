@@ -31,7 +31,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any, Iterable, Mapping
+from typing import Any, Iterable, Mapping, NamedTuple
 
 from fakekube.clock import format_micro_time, format_rfc3339
 from fakekube.engine import Context, Engine
@@ -74,8 +74,7 @@ KUBELET_TEXTS: dict[tuple[str, str], tuple[str, str]] = {
 }
 
 
-@dataclass(frozen=True)
-class HeartbeatConfig:
+class HeartbeatConfig(NamedTuple):
     """Upstream kubelet defaults; all overridable."""
 
     lease_duration_s: int = 40

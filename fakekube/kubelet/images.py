@@ -15,7 +15,7 @@ as it is. Pure bookkeeping: no clock, no store.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any, Mapping, NamedTuple
 
 from fakekube.kubelet.behaviour import normalize_image
 from fakekube.kubelet.containers import image_id
@@ -29,8 +29,7 @@ NODE_STATUS_MAX_IMAGES = 50
 MAX_NAMES_PER_IMAGE = 5
 
 
-@dataclass(frozen=True)
-class HeldImage:
+class HeldImage(NamedTuple):
     """One image on a node: its names (digests first) and size."""
 
     names: tuple[str, ...]

@@ -22,7 +22,7 @@ from __future__ import annotations
 import bisect
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
-from typing import Mapping, Sequence
+from typing import Mapping, NamedTuple, Sequence
 
 from fakekube.kubelet.behaviour import LogLine
 
@@ -75,8 +75,7 @@ class PodLogOptions:
         return since
 
 
-@dataclass(frozen=True)
-class ContainerLog:
+class ContainerLog(NamedTuple):
     """One container instance's log: its lines, when it started and (if it did) finished."""
 
     lines: tuple[LogLine, ...]

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Mapping
+from typing import Mapping, NamedTuple
 
 from fakekube.kubelet.behaviour import ContainerBehaviour, Timeline
 from fakekube.kubelet.probes import KILLED_BY_LIVENESS, ProbePlan, ProbeSpec, first_k_at_or_after
@@ -34,8 +34,7 @@ EPSILON_S = 1e-6
 _TICKS_TRIED = 8
 
 
-@dataclass(frozen=True)
-class Window:
+class Window(NamedTuple):
     """Where one probe runs: its ticks in (start, end) — each bound inclusive or not."""
 
     kind: str

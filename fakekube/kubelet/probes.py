@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, replace
-from typing import Any, Iterator, Mapping
+from typing import Any, Iterator, Mapping, NamedTuple
 
 from fakekube.kubelet.behaviour import MAX_DURATION_S, ContainerBehaviour, Timeline
 
@@ -232,8 +232,7 @@ def liveness_failure_s(spec: ProbeSpec, outcome: Timeline, started_s: float = 0.
     return None
 
 
-@dataclass(frozen=True)
-class ProbePlan:
+class ProbePlan(NamedTuple):
     """Everything the probes will do to one container instance, in seconds since it started."""
 
     #: Started becomes true here (containerStatuses[].started); None = never.

@@ -39,7 +39,7 @@ import json
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Callable, Iterable, Mapping, Sequence
+from typing import Any, Callable, Iterable, Mapping, NamedTuple, Sequence
 
 
 from fakekube.api.machinery.errors import ApiError
@@ -63,8 +63,7 @@ TOLERATE_NO_EXECUTE = {"operator": "Exists", "effect": "NoExecute"}
 PLACEHOLDER_UID = "00000000-0000-0000-0000-000000000000"
 
 
-@dataclass(frozen=True)
-class StaticPodManifest:
+class StaticPodManifest(NamedTuple):
     """One static pod as configured, and which kubelets run it."""
 
     pod: Obj

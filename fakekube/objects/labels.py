@@ -59,8 +59,7 @@ class Requirement(NamedTuple):
         return False
 
 
-@dataclass(frozen=True)
-class LabelMatcher:
+class LabelMatcher(NamedTuple):
     """A compiled selector: all requirements must match (sorted by key, as upstream's ``ByKey``).
 
     ``nothing`` marks the nil selector, which matches no labels at all.

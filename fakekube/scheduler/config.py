@@ -14,7 +14,7 @@ set); there are no out-of-tree plugins and no extenders.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any, Mapping, NamedTuple
 
 DEFAULT_SCHEDULER_NAME = "default-scheduler"
 
@@ -46,8 +46,7 @@ EXTENSION_POINTS = ("preEnqueue", "queueSort", "preFilter", "filter", "postFilte
                     "reserve", "permit", "preBind", "bind", "postBind")
 
 
-@dataclass(frozen=True)
-class PluginSet:
+class PluginSet(NamedTuple):
     """``plugins.<point>``: names enabled (with score weights) and disabled ("*" = every default)."""
 
     enabled: tuple[tuple[str, int], ...] = ()
@@ -61,8 +60,7 @@ class PluginSet:
         return cls(enabled, disabled)
 
 
-@dataclass(frozen=True)
-class Profile:
+class Profile(NamedTuple):
     """One KubeSchedulerProfile."""
 
     scheduler_name: str = DEFAULT_SCHEDULER_NAME
@@ -107,8 +105,7 @@ def _merge(defaults: tuple[tuple[str, int], ...], change: PluginSet) -> list[tup
     return kept + [(name, weight) for name, weight in change.enabled if name not in names]
 
 
-@dataclass(frozen=True)
-class SchedulerConfig:
+class SchedulerConfig(NamedTuple):
     """KubeSchedulerConfiguration's fields fakekube honours."""
 
     profiles: tuple[Profile, ...] = (Profile(),)

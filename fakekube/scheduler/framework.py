@@ -73,8 +73,7 @@ class Code(enum.IntEnum):
     PENDING = 6
 
 
-@dataclass(frozen=True)
-class Status:
+class Status(NamedTuple):
     """A plugin's verdict with its reasons (the texts FailedScheduling counts per node)."""
 
     code: Code

@@ -38,8 +38,7 @@ class Decision(NamedTuple):
     reason: str = ""
 
 
-@dataclass(frozen=True)
-class Source:
+class Source(NamedTuple):
     """Which binding granted a rule (``roleBindingDescriber``/``clusterRoleBindingDescriber``)."""
 
     binding: Obj

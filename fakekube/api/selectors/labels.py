@@ -10,7 +10,7 @@ grammar of ``?labelSelector=`` lives in :mod:`.label_parser`.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Iterable, Mapping
+from typing import Any, Iterable, Mapping, NamedTuple
 
 from fakekube.api.machinery.validation import go_quote, is_qualified_name, is_valid_label_value
 from fakekube.api.selectors.selection import (
@@ -30,8 +30,7 @@ from fakekube.api.selectors.selection import (
 from fakekube.objects import compile_selector
 
 
-@dataclass(frozen=True)
-class Requirement:
+class Requirement(NamedTuple):
     """One ``key op values`` term of a label selector."""
 
     key: str
@@ -75,8 +74,7 @@ class Requirement:
         return self.key + symbol + values
 
 
-@dataclass(frozen=True)
-class LabelSelector:
+class LabelSelector(NamedTuple):
     """A conjunction of requirements, kept sorted by key (upstream's ``ByKey``).
 
     ``nothing=True`` is ``labels.Nothing()``: what a *nil* metav1.LabelSelector means,

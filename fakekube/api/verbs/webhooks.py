@@ -21,7 +21,7 @@ from __future__ import annotations
 import base64
 import threading
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Callable
+from typing import Any, Callable, NamedTuple, TYPE_CHECKING
 
 from fakekube.api.machinery import errors
 from fakekube.api.machinery.errors import ApiError
@@ -52,8 +52,7 @@ CONDITION_VARIABLES = ("object", "oldObject", "request", "authorizer", "authoriz
 MAX_COMPILED_CONDITIONS = 1024
 
 
-@dataclass(frozen=True)
-class Hook:
+class Hook(NamedTuple):
     """One webhook of one configuration, as stored (defaults applied)."""
 
     configuration: str

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING, Any, Sequence
+from typing import Any, NamedTuple, Sequence, TYPE_CHECKING
 
 from fakekube.api.verbs.apiserver import APIServer, WriteOptions
 from fakekube.cluster import bootstrap
@@ -84,8 +84,7 @@ def system_usage(image: str) -> ContainerBehaviour:
                    memory_usage_bytes=UsageTimeline.constant(memory_mib * 1024 * 1024))
 
 
-@dataclass(frozen=True)
-class SystemPlan:
+class SystemPlan(NamedTuple):
     """What a cluster registers and creates at birth, in order, for one config."""
 
     system: SystemPods

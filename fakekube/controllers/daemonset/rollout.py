@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Callable, Mapping, NamedTuple, Sequence
 
 from fakekube.objects.constants import LABEL_CONTROLLER_REVISION_HASH, LABEL_DAEMONSET_TEMPLATE_GENERATION
 from fakekube.objects.intstr import scaled_value
@@ -101,8 +101,7 @@ class RolloutPlan:
     create: list[str] = field(default_factory=list)
 
 
-@dataclass(frozen=True)
-class RolloutInput:
+class RolloutInput(NamedTuple):
     """The facts a rolling-update pass decides on (``node_pods`` holds an entry, maybe
     empty, for every node that should run the pod; name order is the order of decisions)."""
 

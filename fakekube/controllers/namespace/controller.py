@@ -21,7 +21,7 @@ removed at 00:00:20 ends a namespace at its next pass.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Iterable, Sequence
+from typing import Any, Iterable, NamedTuple, Sequence
 
 from fakekube.api.machinery.errors import ApiError
 from fakekube.api.registry import FINALIZE
@@ -44,8 +44,7 @@ EVENT = "event/"
 RESYNC = "~resync"
 
 
-@dataclass(frozen=True)
-class NamespaceConfig:
+class NamespaceConfig(NamedTuple):
     """kube-controller-manager's namespace controller settings (upstream's defaults)."""
 
     #: ``namespaceDeletionGracePeriod``: an observed change is processed this much later.

@@ -51,8 +51,7 @@ class NodeHealth(NamedTuple):
     lease_renew_time: datetime | None
 
 
-@dataclass(frozen=True)
-class HealthCheck:
+class HealthCheck(NamedTuple):
     """The outcome of one health check of one node."""
 
     #: Bookkeeping to pass back in on the next check of this node.
