@@ -73,19 +73,23 @@ def test_cold_paths_load_no_heavy_library(code: str) -> None:
     assert sorted(loaded & (set(HEAVY) | {YAML})) == []
 
 
-def test_a_started_cluster_answering_loads_no_heavy_library_nor_yaml() -> None:
-    """The kubeconfig is written without PyYAML (``kubeconfig_yaml``)."""
-    code = """
+def first_answer(path: str) -> str:
+    """Code that starts a cluster with system pods and GETs ``path`` from it (a 200)."""
+    return f"""
 import http.client
 from urllib.parse import urlparse
 from fakekube import Cluster
 cluster = Cluster(nodes=1, system_pods=True).start()
 conn = http.client.HTTPConnection("127.0.0.1", urlparse(cluster.url).port, timeout=30)
-conn.request("GET", "/version")
+conn.request("GET", {path!r})
 assert conn.getresponse().status == 200
 cluster.stop()
 """
-    loaded = loaded_after(code)
+
+
+def test_a_started_cluster_answering_loads_no_heavy_library_nor_yaml() -> None:
+    """The kubeconfig is written without PyYAML (``kubeconfig_yaml``)."""
+    loaded = loaded_after(first_answer("/version"))
     assert sorted(loaded & (set(HEAVY) | {YAML})) == []
 
 
@@ -125,17 +129,7 @@ def test_cold_cluster_loads_no_crd_or_cel_machinery() -> None:
 
 
 def test_a_first_answer_loads_no_exec_streams_or_protobuf() -> None:
-    code = """
-import http.client
-from urllib.parse import urlparse
-from fakekube import Cluster
-cluster = Cluster(nodes=1, system_pods=True).start()
-conn = http.client.HTTPConnection("127.0.0.1", urlparse(cluster.url).port, timeout=30)
-conn.request("GET", "/api/v1/pods")
-assert conn.getresponse().status == 200
-cluster.stop()
-"""
-    modules = modules_after(code)
+    modules = modules_after(first_answer("/api/v1/pods"))
     assert sorted(m for m in modules if m.startswith(DEFERRED)) == []
 
 
