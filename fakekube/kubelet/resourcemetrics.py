@@ -10,8 +10,10 @@ computed on each read, the same on every run. metrics-server's rules, as in its
 
 * a container reports at a scrape if an instance of it is running then;
 * it has figures at the last scrape ``S`` if the same instance also ran at the scrape
-  before (started strictly before ``S - 15 s``: window 15 s), or if it started between
-  10 s and 15 s before ``S`` (window: since its start, metrics-server's fresh-container rule);
+  before (started at or before ``S - 15 s``: window 15 s; a process that starts exactly
+  on a scrape is reported by it, as a real scrape's stats are always read after the
+  start), or if it started between 10 s and 15 s before ``S`` (window: since its start,
+  metrics-server's fresh-container rule);
 * a pod has figures when every container reporting at ``S`` has them; its window is its
   first container's;
 * a node has figures when its kubelet is reachable and it was registered by the scrape
@@ -115,7 +117,7 @@ class ResourceMetrics:
         up_s = seconds_between(instance.started_at, scrape)
         if FRESH_CONTAINER_MIN_S <= up_s < self.resolution_s:
             return up_s
-        return self.resolution_s if up_s > self.resolution_s else None
+        return self.resolution_s if up_s >= self.resolution_s else None
 
 
 def running_at(run: ContainerRun, moment: datetime) -> Instance | None:

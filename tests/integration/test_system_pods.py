@@ -243,3 +243,16 @@ def test_a_node_named_like_the_control_plane_is_refused() -> None:
 
     with pytest.raises(ValueError, match="two nodes are named 'fakekube-control-plane'"):
         Cluster(nodes=(NodeSpec(name=CP),), system_pods=True)
+
+
+@pytest.mark.parametrize("start_s", range(15))
+def test_system_pods_have_metrics_at_start_whatever_second_it_starts(start_s: int) -> None:
+    """``serve`` starts at the wall clock's second, anywhere on the 15 s scrape grid; after
+    the 30 s boot every system pod has run through two scrapes, so ``kubectl top`` has figures."""
+    start = datetime(2025, 1, 1, 0, 0, start_s, tzinfo=timezone.utc)
+    cluster = Cluster(system_pods=True, metrics_server=True, start_time=start)
+    pods = names(cluster.list("v1", "Pod", "kube-system"))
+    metrics = cluster.list("metrics.k8s.io/v1beta1", "PodMetrics", "kube-system")
+    assert names(metrics) == pods
+    apiserver = next(m for m in metrics if m["metadata"]["name"] == f"kube-apiserver-{CP}")
+    assert apiserver["containers"][0]["usage"] == {"cpu": "40m", "memory": "220Mi"}

@@ -111,7 +111,7 @@ def _container(started_s: float, finished_s: float | None = None,
     (1.0, "14s"),     # fresh: 14 s before the scrape at 15 s
     (5.0, "10s"),     # fresh at the rule's lower bound
     (5.5, None),      # up 9.5 s: too fresh, one point only
-    (0.0, None),      # up exactly one resolution: metrics-server's strict "before" keeps no point
+    (0.0, "15s"),     # started on the scrape at 0 s: reported by it (stats are read after a start)
     (-0.5, "15s"),    # ran before the previous scrape at 0 s: two points, a whole window
 ])
 def test_the_window_rules_are_metrics_servers(started_s: float, window: str | None) -> None:
