@@ -36,6 +36,6 @@ def create_configmaps(app, count: int, prefix: str) -> None:
 
 
 if __name__ == "__main__":
-    app = Cluster()._app
+    app = Cluster()._rest_app()[0]
     create_configmaps(app, WARMUP, "warm")  # first-use costs (schema load, compiled walk) out of the count
     create_configmaps(app, int(sys.argv[1]), "cm")

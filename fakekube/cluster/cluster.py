@@ -14,7 +14,7 @@ import tempfile
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import Any, Callable, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Mapping
 
 from fakekube.api.auth.authn import Authenticator, parse_token_file
 from fakekube.api.auth.authorizer import ALWAYS_ALLOW, RBAC, parse_mode
@@ -23,8 +23,6 @@ from fakekube.api.wire import schema
 from fakekube.api.verbs.apiserver import APIServer, WriteOptions
 from fakekube.api.verbs.deletion import DeleteOptions
 from fakekube.api.machinery.errors import ApiError
-from fakekube.api.http import BackgroundServer, RestApp
-from fakekube.api.http.activity import ActivityMeter
 from fakekube.api.machinery.jsonutil import deep_copy
 from fakekube.api.verbs.listing import ListOptions
 from fakekube.api.registry import Registry, ResourceType
@@ -35,7 +33,6 @@ from fakekube.cluster import bootstrap, rbacpolicy
 from fakekube.cluster.nodespec import NodeSpec
 from fakekube.cluster.kubeconfig import write_kubeconfig
 from fakekube.cluster.metricsserver import EngineUsage, register_api_service
-from fakekube.cluster.pki import ClusterPKI, KeyPair
 from fakekube.cluster.system import SystemPlan, SystemPods, as_system_pods, boot_start
 from fakekube.scheduler import Scheduler, SchedulerConfig
 from fakekube.scheduler.explain import explain
@@ -60,6 +57,11 @@ from fakekube.random import SeededRandom
 from fakekube.store import DEFAULT_HISTORY_LIMIT, Store
 from fakekube.store.history import DEFAULT_HISTORY_BYTES
 from fakekube.store.frozen import guard_default
+
+if TYPE_CHECKING:
+    from fakekube.api.http import BackgroundServer, RestApp
+    from fakekube.api.http.activity import ActivityMeter
+    from fakekube.cluster.pki import ClusterPKI, KeyPair
 
 Obj = dict[str, Any]
 
@@ -173,14 +175,18 @@ class Cluster:
         self._static_manifests = _static_manifests(self.config, self._plan)
         self._static_tokens = _static_tokens(self.config)  # ValueError: an unreadable token file
         self._build_state()
-        self._app = RestApp(self.api, max_body_bytes=self.config.max_body_bytes, after_write=self.settle)
-        self._app.authenticator = Authenticator(self._static_tokens)
+        #: The REST layer (and its activity meter), built at the first start: it loads
+        #: werkzeug, which a cluster used in-process only never needs.
+        self._app: RestApp | None = None
+        self._activity: ActivityMeter | None = None
+        self._mounted: Callable | None = None
+        #: Unexpected exceptions from serving requests (the REST layer appends to this list).
+        self._serving_errors: list[BaseException] = []
         self.log_streams = LogStreams()  # pods/log follow streams, woken whenever cluster time moves
         self.observe_time(self.log_streams.wake)
         self._server: BackgroundServer | None = None
         self.scaled_time: ScaledTime | None = None
         self.auto_advance: AutoAdvance | None = None
-        self._activity = ActivityMeter(self._app)
         self._tempdir: str | None = None
         self._kubeconfig: Path | None = None
         #: The cluster CA and what it signs, when TLS is on (made at start).
@@ -246,20 +252,34 @@ class Cluster:
         if self._server is None:
             self.engine.start()
             if self.config.tls_enabled and self.pki is None:
+                from fakekube.cluster.pki import ClusterPKI  # ssl and cryptography: only with TLS
                 self.pki = ClusterPKI(self.config.seed)
             context = self.pki.server_context(self.config.host) if self.pki is not None else None
-            self._server = BackgroundServer(self._activity, self.config.host, self.config.port,
+            from fakekube.api.http import BackgroundServer
+            self._server = BackgroundServer(self._rest_app()[1], self.config.host, self.config.port,
                                             max_body_bytes=self.config.max_body_bytes, ssl_context=context)
             self._server.start()
             self._start_clock_modes()
             self._kubeconfig = self._write_kubeconfig()
         return self
 
+    def _rest_app(self) -> tuple[RestApp, ActivityMeter]:
+        """The REST layer and its activity meter, built on first use (see ``__init__``)."""
+        if self._app is None or self._activity is None:
+            from fakekube.api.http import RestApp
+            from fakekube.api.http.activity import ActivityMeter
+            self._app = RestApp(self.api, self._mounted, max_body_bytes=self.config.max_body_bytes,
+                                after_write=self.settle)
+            self._app.authenticator = Authenticator(self._static_tokens)
+            self._app.internal_errors = self._serving_errors
+            self._activity = ActivityMeter(self._app)
+        return self._app, self._activity
+
     def stop(self) -> None:
         if self._server is None:
             return
         self._stop_clock_modes()
-        self._app.stopping.set()
+        self._rest_app()[0].stopping.set()
         self.store.close()
         self._server.stop()
         self._server = None
@@ -274,7 +294,7 @@ class Cluster:
             self.scaled_time = ScaledTime(self.engine, self.config.time_scale)
             self.scaled_time.start()
         if self.config.auto_advance:
-            self.auto_advance = AutoAdvance(self.engine, self._activity.snapshot)
+            self.auto_advance = AutoAdvance(self.engine, self._rest_app()[1].snapshot)
             self.auto_advance.start()
 
     def _stop_clock_modes(self) -> None:
@@ -301,7 +321,8 @@ class Cluster:
         if running:
             self.engine.start()
             self._start_clock_modes()
-        self._app.rebind(self.api)
+        if self._app is not None:
+            self._app.rebind(self.api)
         old_store.close()
 
     # -- time -----------------------------------------------------------------
@@ -360,7 +381,7 @@ class Cluster:
             follow = self.engine.run(lambda: self.kubelets.pods.follow(namespace, name, container, options, self.now))
             store = self.store
             return self.log_streams.open(follow, self.clock.now, lambda: not store.closed,
-                                         self._app.internal_errors.append)
+                                         self._serving_errors.append)
         except LookupError:
             return b""  # not run by a simulated kubelet (unscheduled, or its node is down)
         except ValueError as exc:
@@ -484,12 +505,14 @@ class Cluster:
     def mount(self, app: Callable) -> None:
         """Serve ``app`` (WSGI) under ``/fakekube/``: how the control API attaches itself
         (it is a layer above the cluster, so the cluster does not import it)."""
-        self._app.fallback = app
+        self._mounted = app
+        if self._app is not None:
+            self._app.fallback = app
 
     @property
     def internal_errors(self) -> list[BaseException]:
         """Unexpected exceptions: server 500s, engine loops, controller crashes (a fixture re-raises them)."""
-        return self._app.internal_errors + [e.error for e in self.engine.errors]
+        return self._serving_errors + [e.error for e in self.engine.errors]
 
     # -- Python API: objects as dicts, copied in and out -----------------------
     def resource(self, api_version: str, kind: str) -> ResourceType:
