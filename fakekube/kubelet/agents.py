@@ -15,8 +15,7 @@ cluster calls them through ``engine.run``).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import Any, NamedTuple, Sequence
 
 from fakekube.engine import Controller, Engine
 from fakekube.kubelet.backoff import INITIAL_BACKOFF_S, MAX_BACKOFF_S, ImagePullBackoff, RestartBackoff
@@ -27,11 +26,10 @@ from fakekube.kubelet.resourcemetrics import ResourceMetrics
 from fakekube.kubelet.staticpods import StaticPodController, StaticPodManifest
 
 
-@dataclass(frozen=True)
-class KubeletConfig:
+class KubeletConfig(NamedTuple):
     """The kubelet settings upstream exposes (KubeletConfiguration and flags), with its defaults."""
 
-    heartbeat: HeartbeatConfig = field(default_factory=HeartbeatConfig)
+    heartbeat: HeartbeatConfig = HeartbeatConfig()
     #: CrashLoopBackOff and ImagePullBackOff: 10 s doubling to 300 s (not configurable upstream
     #: before the KubeletCrashLoopBackOffMax alpha; settings here so tests can shorten them).
     backoff_initial_s: float = INITIAL_BACKOFF_S

@@ -32,7 +32,6 @@ next crash restarts at once and its curve starts again at 10 s.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Hashable
 
 from fakekube.clock import format_go_duration as go_duration_string
@@ -53,10 +52,14 @@ SAME_INSTANT_S = 0.5e-6
 CRASH_LOOP_BACK_OFF = "CrashLoopBackOff"
 
 
-@dataclass
 class _Entry:
-    backoff_s: float
-    last_update_s: float
+    """One key's back-off: the current delay and when it last moved."""
+
+    __slots__ = ("backoff_s", "last_update_s")
+
+    def __init__(self, backoff_s: float, last_update_s: float) -> None:
+        self.backoff_s = backoff_s
+        self.last_update_s = last_update_s
 
 
 class Backoff:

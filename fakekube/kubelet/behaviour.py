@@ -17,20 +17,18 @@ overriding only the fields it names:
 
        fakekube.io/behaviour: '{"exit_code": 1, "sidecar": {"run_for_s": null}}'
 
-Dict keys are the dataclass field names (``run_for_s``, ``exit_code``, ...), so the Python
+Dict keys are the behaviour's field names (``run_for_s``, ``exit_code``, ...), so the Python
 API and the YAML config read the same. ``ready_after_s: 5`` is shorthand for a readiness
 timeline that is unhealthy until t=5.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import fnmatch
 import functools
 import math
 import reprlib
-from dataclasses import dataclass
-from typing import Any, Iterable, Mapping, NamedTuple, Sequence
+from typing import Any, Iterable, Mapping, NamedTuple, NoReturn, Sequence
 
 from fakekube.engine.timers import MAX_DELAY_S
 from fakekube.kubelet.usage import UsageTimeline, parse_usage
@@ -77,25 +75,42 @@ def _is_number(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
-@dataclass(frozen=True)
 class Timeline:
     """A probe's outcome over time: ``(from_s, healthy)`` segments since container start.
 
     The outcome at ``t`` is that of the last segment starting at or before ``t``; before the
     first segment the outcome is healthy. Segments are sorted with strictly rising starts.
+    Immutable: one timeline is shared by every behaviour that names it.
     """
 
-    segments: tuple[tuple[float, bool], ...] = ()
+    __slots__ = ("segments",)
+    segments: tuple[tuple[float, bool], ...]
 
-    def __post_init__(self) -> None:
+    def __init__(self, segments: tuple[tuple[float, bool], ...] = ()) -> None:
         previous = -math.inf
-        for from_s, healthy in self.segments:
+        for from_s, healthy in segments:
             if not isinstance(healthy, bool) or not _is_seconds(from_s):
                 raise ValueError(f"timeline segment ({brief(from_s)}, {brief(healthy)}) must be (seconds >= 0, bool), "
                                  f"the seconds at most {MAX_DURATION_S:.0f}")
             if from_s <= previous:
                 raise ValueError("timeline segments must start at strictly increasing times")
             previous = from_s
+        object.__setattr__(self, "segments", segments)
+
+    def __setattr__(self, name: str, value: Any) -> NoReturn:
+        raise AttributeError(f"a Timeline is immutable: cannot set {name}")
+
+    def __reduce__(self) -> tuple[type, tuple[Any, ...]]:
+        return Timeline, (self.segments,)  # copy and deepcopy rebuild it (setattr refuses)
+
+    def __eq__(self, other: object) -> bool:
+        return self.segments == other.segments if isinstance(other, Timeline) else NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self.segments)
+
+    def __repr__(self) -> str:
+        return f"Timeline(segments={self.segments!r})"
 
     def healthy_at(self, t_s: float) -> bool:
         """The outcome a probe sees at ``t_s`` seconds after container start."""
@@ -136,71 +151,111 @@ DEFAULT_CPU_USAGE = UsageTimeline.constant(1.0)
 DEFAULT_MEMORY_USAGE = UsageTimeline.constant(4 * 1024 * 1024)
 
 
-@dataclass(frozen=True)
 class ExecCommand:
     """What one declared command does when run by ``kubectl exec``: its whole output, at once.
 
     ``command`` is an fnmatch glob over the argv joined by single spaces: ``"cat /etc/*"``
     matches ``cat /etc/hosts``; a command without ``*?[`` matches exactly that argv.
+    Immutable, as the behaviours holding it are.
     """
 
+    __slots__ = ("command", "stdout", "stderr", "exit_code")
     command: str
-    stdout: str = ""
-    stderr: str = ""
+    stdout: str
+    stderr: str
     #: 0-255, as a process's exit status (kubectl parses it as a byte).
-    exit_code: int = 0
+    exit_code: int
 
-    def __post_init__(self) -> None:
-        if not isinstance(self.command, str) or not self.command.strip():
-            raise ValueError(f"command: must be a non-empty string (a glob over the argv), got {brief(self.command)}")
-        for name in ("stdout", "stderr"):
-            text = getattr(self, name)
+    def __init__(self, command: str, stdout: str = "", stderr: str = "", exit_code: int = 0) -> None:
+        if not isinstance(command, str) or not command.strip():
+            raise ValueError(f"command: must be a non-empty string (a glob over the argv), got {brief(command)}")
+        for name, text in (("stdout", stdout), ("stderr", stderr)):
             if not isinstance(text, str):
                 raise ValueError(f"{name}: must be a string, got {brief(text)}")
             _require_text(text)
             if len(text.encode("utf-8")) > MAX_EXEC_OUTPUT_BYTES:
                 raise ValueError(f"{name}: at most {MAX_EXEC_OUTPUT_BYTES} bytes")
-        if isinstance(self.exit_code, bool) or not isinstance(self.exit_code, int) or not 0 <= self.exit_code <= 255:
-            raise ValueError(f"exit_code: must be an integer from 0 to 255, got {brief(self.exit_code)}")
+        if isinstance(exit_code, bool) or not isinstance(exit_code, int) or not 0 <= exit_code <= 255:
+            raise ValueError(f"exit_code: must be an integer from 0 to 255, got {brief(exit_code)}")
+        for name, value in zip(self.__slots__, (command, stdout, stderr, exit_code)):
+            object.__setattr__(self, name, value)
+
+    def _values(self) -> tuple[str, str, str, int]:
+        return self.command, self.stdout, self.stderr, self.exit_code
+
+    def __setattr__(self, name: str, value: Any) -> NoReturn:
+        raise AttributeError(f"an ExecCommand is immutable: cannot set {name}")
+
+    def __reduce__(self) -> tuple[type, tuple[Any, ...]]:
+        return ExecCommand, self._values()  # copy and deepcopy rebuild it (setattr refuses)
+
+    def __eq__(self, other: object) -> bool:
+        return self._values() == other._values() if isinstance(other, ExecCommand) else NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self._values())
+
+    def __repr__(self) -> str:
+        return "ExecCommand(" + ", ".join(f"{name}={getattr(self, name)!r}" for name in self.__slots__) + ")"
 
     def matches(self, argv: Sequence[str]) -> bool:
         return fnmatch.fnmatchcase(" ".join(argv), self.command)
 
 
-@dataclass(frozen=True)
 class ContainerBehaviour:
-    """What one container does. Defaults: starts in about a second, runs forever, healthy."""
+    """What one container does. Defaults: starts in about a second, runs forever, healthy.
+
+    Immutable (:data:`DEFAULT_BEHAVIOUR` is shared by every container): :meth:`replace`
+    makes a changed copy, checked as a new one is.
+    """
+
+    __slots__ = ("pull_delay_s", "start_delay_s", "run_for_s", "exit_code", "stop_delay_s", "readiness", "liveness",
+                 "startup", "log_lines", "image_pull_error", "image_pull_failures", "exec_commands", "cpu_usage_m",
+                 "memory_usage_bytes")
 
     #: Seconds the image pull takes (the Pulling → Pulled events), each attempt.
-    pull_delay_s: float = 0.0
+    pull_delay_s: float
     #: Seconds from "pulled" to Running (container create + start).
-    start_delay_s: float = 1.0
+    start_delay_s: float
     #: Seconds the process runs before exiting by itself; None = until it is stopped.
-    run_for_s: float | None = None
+    run_for_s: float | None
     #: The exit code when it exits by itself.
-    exit_code: int = 0
+    exit_code: int
     #: Seconds the process takes to exit once asked to stop (capped by the grace period).
-    stop_delay_s: float = 0.0
+    stop_delay_s: float
     #: What a readinessProbe / livenessProbe / startupProbe would see over time.
-    readiness: Timeline = ALWAYS_HEALTHY
-    liveness: Timeline = ALWAYS_HEALTHY
-    startup: Timeline = ALWAYS_HEALTHY
+    readiness: Timeline
+    liveness: Timeline
+    startup: Timeline
     #: Lines written to the container log, by time since start.
-    log_lines: tuple[LogLine, ...] = ()
+    log_lines: tuple[LogLine, ...]
     #: A pull error message ("{image}" is replaced by the image); None = pulls succeed.
-    image_pull_error: str | None = None
+    image_pull_error: str | None
     #: How many pulls fail before one succeeds; None = every pull fails.
-    image_pull_failures: int | None = None
+    image_pull_failures: int | None
     #: Commands ``kubectl exec`` can run, tried in order before the built-in ones
     #: (kubelet/execs.py); any other command is not found, as in a container without it.
-    exec_commands: tuple[ExecCommand, ...] = ()
+    exec_commands: tuple[ExecCommand, ...]
     #: CPU (millicores) and memory (bytes of working set) the running process uses, over
     #: time since it started (metrics.k8s.io, ``kubectl top``; fakekube/kubelet/usage.py).
     #: Default: an idle nginx's 1m and 4 MiB.
-    cpu_usage_m: UsageTimeline = DEFAULT_CPU_USAGE
-    memory_usage_bytes: UsageTimeline = DEFAULT_MEMORY_USAGE
+    cpu_usage_m: UsageTimeline
+    memory_usage_bytes: UsageTimeline
 
-    def __post_init__(self) -> None:
+    def __init__(self, pull_delay_s: float = 0.0, start_delay_s: float = 1.0, run_for_s: float | None = None,
+                 exit_code: int = 0, stop_delay_s: float = 0.0, readiness: Timeline = ALWAYS_HEALTHY,
+                 liveness: Timeline = ALWAYS_HEALTHY, startup: Timeline = ALWAYS_HEALTHY,
+                 log_lines: tuple[LogLine, ...] = (), image_pull_error: str | None = None,
+                 image_pull_failures: int | None = None, exec_commands: tuple[ExecCommand, ...] = (),
+                 cpu_usage_m: UsageTimeline = DEFAULT_CPU_USAGE,
+                 memory_usage_bytes: UsageTimeline = DEFAULT_MEMORY_USAGE) -> None:
+        values = (pull_delay_s, start_delay_s, run_for_s, exit_code, stop_delay_s, readiness, liveness, startup,
+                  log_lines, image_pull_error, image_pull_failures, exec_commands, cpu_usage_m, memory_usage_bytes)
+        for name, value in zip(self.__slots__, values):
+            object.__setattr__(self, name, value)
+        self._check()
+
+    def _check(self) -> None:
         for name in ("pull_delay_s", "start_delay_s", "stop_delay_s"):
             _require_seconds(name, getattr(self, name))
         if self.run_for_s is not None:
@@ -216,6 +271,29 @@ class ContainerBehaviour:
         if len(self.exec_commands) > MAX_EXEC_COMMANDS:
             raise ValueError(f"exec_commands: at most {MAX_EXEC_COMMANDS} commands")
 
+    def replace(self, **changes: Any) -> ContainerBehaviour:
+        """A copy with the named fields changed (TypeError for a name that is not a field)."""
+        return ContainerBehaviour(**{**self.fields(), **changes})
+
+    def fields(self) -> dict[str, Any]:
+        """Every field by name, in declaration order."""
+        return {name: getattr(self, name) for name in self.__slots__}
+
+    def __setattr__(self, name: str, value: Any) -> NoReturn:
+        raise AttributeError(f"a ContainerBehaviour is immutable: use replace({name}=...)")
+
+    def __reduce__(self) -> tuple[type, tuple[Any, ...]]:
+        return ContainerBehaviour, tuple(self.fields().values())  # copy and deepcopy rebuild it
+
+    def __eq__(self, other: object) -> bool:
+        return self.fields() == other.fields() if isinstance(other, ContainerBehaviour) else NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(tuple(self.fields().values()))
+
+    def __repr__(self) -> str:
+        return "ContainerBehaviour(" + ", ".join(f"{name}={value!r}" for name, value in self.fields().items()) + ")"
+
     def pull_fails(self, attempt: int) -> bool:
         """Does pull attempt number ``attempt`` (1-based) fail?"""
         if self.image_pull_error is None:
@@ -230,7 +308,7 @@ DEFAULT_BEHAVIOUR = ContainerBehaviour()
 
 # -- parsing plain dicts (as loaded from YAML or JSON) --------------------------------------
 
-_FIELDS = {f.name for f in dataclasses.fields(ContainerBehaviour)}
+_FIELDS = set(ContainerBehaviour.__slots__)
 _SHORTHANDS = {"ready_after_s"}
 #: The usage fields and the unit of their plain figures.
 _USAGE_UNITS = {"cpu_usage_m": "m", "memory_usage_bytes": "bytes"}
@@ -264,7 +342,7 @@ def behaviour_overlay(data: Mapping[str, Any], where: str = "behaviour") -> Over
 def apply_overlay(base: ContainerBehaviour, overlay: Overlay, where: str = "behaviour") -> ContainerBehaviour:
     """``base`` with the overlay's fields replaced."""
     try:
-        return dataclasses.replace(base, **dict(overlay))
+        return base.replace(**dict(overlay))
     except ValueError as error:
         raise ValueError(f"{where}: {error}") from None
 
@@ -392,8 +470,7 @@ class ImageRule(NamedTuple):
         return any(fnmatch.fnmatchcase(candidate, self.pattern) for candidate in (image, normalize_image(image)))
 
 
-@dataclass(frozen=True)
-class BehaviourCatalog:
+class BehaviourCatalog(NamedTuple):
     """Picks a container's behaviour: default ← first matching image rule ← pod annotation."""
 
     rules: tuple[ImageRule, ...] = ()
@@ -421,7 +498,7 @@ class BehaviourCatalog:
             overlay = _overlay_of(behaviour)
         else:
             overlay = behaviour_overlay(behaviour, f"image rule {pattern!r}")
-        return dataclasses.replace(self, rules=self.rules + (ImageRule(pattern, overlay),))
+        return self._replace(rules=self.rules + (ImageRule(pattern, overlay),))
 
     def for_image(self, image: str) -> ContainerBehaviour:
         """The default with the first matching rule applied (rules are tried in the order given)."""
@@ -453,7 +530,7 @@ def _rule_from_dict(entry: Any, where: str) -> ImageRule:
 
 def _overlay_of(behaviour: ContainerBehaviour) -> Overlay:
     """Every field of a full behaviour, so a Python-built rule replaces the default entirely."""
-    return tuple(sorted((f.name, getattr(behaviour, f.name)) for f in dataclasses.fields(behaviour)))
+    return tuple(sorted(behaviour.fields().items()))
 
 
 def _find_container(pod: Mapping[str, Any], name: str) -> Mapping[str, Any]:

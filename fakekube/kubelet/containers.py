@@ -35,7 +35,6 @@ from __future__ import annotations
 
 import hashlib
 import math
-from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from typing import Any, Callable, Hashable, NamedTuple
 
@@ -105,26 +104,33 @@ def _no_events(run: "ContainerRun", at: datetime, text: EventText) -> None:
     """The default event sink: steps run without recording (unit tests of the state machine)."""
 
 
-@dataclass
 class RunContext:
     """What a step may use besides the container itself: the pod's identity and the node's state."""
 
-    pod_uid: str
-    restart_backoff: RestartBackoff
-    pull_backoff: ImagePullBackoff
-    #: A fresh ``containerd://…`` id, drawn from the controller's seeded stream.
-    new_container_id: Callable[[], str]
-    epoch: datetime  # seconds for the back-off module are counted from here
-    #: Where events go: ``record(run, at, text)`` (the pod runner correlates and writes them).
-    record: Callable[["ContainerRun", datetime, EventText], None] = _no_events
-    #: Upstream's ``format.Pod`` of the pod (``name_namespace(uid)``), for BackOff messages.
-    pod_label: str = ""
-    #: The pod's IP, which a failing tcpSocket probe names.
-    pod_ip: str = ""
-    #: Does another regular container of the pod still run? (decides a probe kill's message)
-    others_running: Callable[["ContainerRun"], bool] = lambda run: False
-    #: The node now holds this image (it shows in the node's ``status.images``).
-    image_pulled: Callable[[str], None] = lambda image: None
+    __slots__ = ("pod_uid", "restart_backoff", "pull_backoff", "new_container_id", "epoch", "record", "pod_label",
+                 "pod_ip", "others_running", "image_pulled")
+
+    def __init__(self, pod_uid: str, restart_backoff: RestartBackoff, pull_backoff: ImagePullBackoff,
+                 new_container_id: Callable[[], str], epoch: datetime,
+                 record: Callable[["ContainerRun", datetime, EventText], None] = _no_events, pod_label: str = "",
+                 pod_ip: str = "", others_running: Callable[["ContainerRun"], bool] = lambda run: False,
+                 image_pulled: Callable[[str], None] = lambda image: None) -> None:
+        self.pod_uid = pod_uid
+        self.restart_backoff = restart_backoff
+        self.pull_backoff = pull_backoff
+        #: A fresh ``containerd://…`` id, drawn from the controller's seeded stream.
+        self.new_container_id = new_container_id
+        self.epoch = epoch  # seconds for the back-off module are counted from here
+        #: Where events go: ``record(run, at, text)`` (the pod runner correlates and writes them).
+        self.record = record
+        #: Upstream's ``format.Pod`` of the pod (``name_namespace(uid)``), for BackOff messages.
+        self.pod_label = pod_label
+        #: The pod's IP, which a failing tcpSocket probe names.
+        self.pod_ip = pod_ip
+        #: Does another regular container of the pod still run? (decides a probe kill's message)
+        self.others_running = others_running
+        #: The node now holds this image (it shows in the node's ``status.images``).
+        self.image_pulled = image_pulled
 
 
 class ContainerRun:

@@ -23,8 +23,7 @@ from __future__ import annotations
 
 import hashlib
 import posixpath
-from dataclasses import dataclass
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Callable, Mapping, NamedTuple, Sequence
 
 from fakekube.kubelet.behaviour import ExecCommand
 
@@ -38,8 +37,7 @@ TAR_MESSAGE = ("tar: fakekube does not simulate kubectl cp: a simulated containe
 TAR_EXIT_CODE = 2
 
 
-@dataclass(frozen=True)
-class ExecResult:
+class ExecResult(NamedTuple):
     """A finished exec: what the command wrote and its exit code; or ``error``, the runtime's
     reason it could not start the command (then nothing was written)."""
 

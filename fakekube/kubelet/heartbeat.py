@@ -29,7 +29,6 @@ one its pods pulled shows at the next 10 s status check.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, Iterable, Mapping, NamedTuple
 

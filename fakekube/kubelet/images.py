@@ -14,7 +14,6 @@ as it is. Pure bookkeeping: no clock, no store.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any, Mapping, NamedTuple
 
 from fakekube.kubelet.behaviour import normalize_image

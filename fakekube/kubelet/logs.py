@@ -20,7 +20,6 @@ Validation follows the apiserver's ``ValidatePodLogOptions``. Lines are stdout o
 from __future__ import annotations
 
 import bisect
-from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from typing import Mapping, NamedTuple, Sequence
 
@@ -30,29 +29,36 @@ from fakekube.kubelet.behaviour import LogLine
 PREVIOUS_NOT_FOUND = 'previous terminated container "{container}" in pod "{pod}" not found'
 
 
-@dataclass(frozen=True)
 class PodLogOptions:
     """The v1.PodLogOptions that change what is returned (container is chosen by the caller)."""
 
-    follow: bool = False
-    previous: bool = False
-    timestamps: bool = False
-    tail_lines: int | None = None
-    since_seconds: int | None = None
-    since_time: datetime | None = None
-    limit_bytes: int | None = None
+    __slots__ = ("follow", "previous", "timestamps", "tail_lines", "since_seconds", "since_time", "limit_bytes")
 
-    def __post_init__(self) -> None:
-        if self.tail_lines is not None and self.tail_lines < 0:
-            raise ValueError(f"tailLines: Invalid value: {self.tail_lines}: must be greater than or equal to 0")
-        if self.limit_bytes is not None and self.limit_bytes < 1:
-            raise ValueError(f"limitBytes: Invalid value: {self.limit_bytes}: must be greater than 0")
-        if self.since_seconds is not None and self.since_time is not None:
+    def __init__(self, follow: bool = False, previous: bool = False, timestamps: bool = False,
+                 tail_lines: int | None = None, since_seconds: int | None = None, since_time: datetime | None = None,
+                 limit_bytes: int | None = None) -> None:
+        if tail_lines is not None and tail_lines < 0:
+            raise ValueError(f"tailLines: Invalid value: {tail_lines}: must be greater than or equal to 0")
+        if limit_bytes is not None and limit_bytes < 1:
+            raise ValueError(f"limitBytes: Invalid value: {limit_bytes}: must be greater than 0")
+        if since_seconds is not None and since_time is not None:
             raise ValueError("Forbidden: at most one of `sinceTime` or `sinceSeconds` may be specified")
-        if self.since_seconds is not None and self.since_seconds < 1:
-            raise ValueError(f"sinceSeconds: Invalid value: {self.since_seconds}: must be greater than 0")
-        if self.since_time is not None and self.since_time.tzinfo is None:
+        if since_seconds is not None and since_seconds < 1:
+            raise ValueError(f"sinceSeconds: Invalid value: {since_seconds}: must be greater than 0")
+        if since_time is not None and since_time.tzinfo is None:
             raise ValueError("sinceTime: must be timezone-aware")
+        self.follow = follow
+        self.previous = previous
+        self.timestamps = timestamps
+        self.tail_lines = tail_lines
+        self.since_seconds = since_seconds
+        self.since_time = since_time
+        self.limit_bytes = limit_bytes
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, PodLogOptions):
+            return NotImplemented
+        return all(getattr(self, name) == getattr(other, name) for name in self.__slots__)
 
     @classmethod
     def from_query(cls, params: Mapping[str, str]) -> PodLogOptions:

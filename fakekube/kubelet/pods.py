@@ -41,7 +41,6 @@ from __future__ import annotations
 
 import functools
 import ipaddress
-from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Callable, Iterable, Sequence
 
@@ -123,21 +122,26 @@ class PodIPs:
         self._used.get(node, set()).discard(address)
 
 
-@dataclass
 class PodState:
     """The kubelet's memory of one pod: its containers' runs and what it was given."""
 
-    uid: str
-    node: str
-    label: str  # upstream's format.Pod: name_namespace(uid)
-    restart_policy: str
-    start_time: datetime
-    host_ip: str
-    pod_ip: str | None
-    owns_ip: bool
-    init_runs: list[ContainerRun]
-    runs: list[ContainerRun]
-    terminating: bool = False
+    __slots__ = ("uid", "node", "label", "restart_policy", "start_time", "host_ip", "pod_ip", "owns_ip", "init_runs",
+                 "runs", "terminating")
+
+    def __init__(self, uid: str, node: str, label: str, restart_policy: str, start_time: datetime, host_ip: str,
+                 pod_ip: str | None, owns_ip: bool, init_runs: list[ContainerRun], runs: list[ContainerRun],
+                 terminating: bool = False) -> None:
+        self.uid = uid
+        self.node = node
+        self.label = label  # upstream's format.Pod: name_namespace(uid)
+        self.restart_policy = restart_policy
+        self.start_time = start_time
+        self.host_ip = host_ip
+        self.pod_ip = pod_ip
+        self.owns_ip = owns_ip
+        self.init_runs = init_runs
+        self.runs = runs
+        self.terminating = terminating
 
     @property
     def all_runs(self) -> list[ContainerRun]:

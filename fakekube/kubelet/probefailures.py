@@ -20,7 +20,6 @@ per failure. Pure: seconds since container start in and out.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from typing import Mapping, NamedTuple
 
 from fakekube.kubelet.behaviour import ContainerBehaviour, Timeline

@@ -28,7 +28,6 @@ manual trigger fires on other status updates are not modelled.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
 from typing import Any, Iterator, Mapping, NamedTuple
 
 from fakekube.kubelet.behaviour import MAX_DURATION_S, ContainerBehaviour, Timeline
@@ -53,23 +52,34 @@ _K_INFINITY = 2**63
 _ROUNDING_STEPS = 4
 
 
-@dataclass(frozen=True)
 class ProbeSpec:
     """The timing half of a v1.Probe; the handler (exec/http/tcp/grpc) is not simulated."""
 
-    initial_delay_s: float = 0.0
-    period_s: float = DEFAULT_PERIOD_S
-    timeout_s: float = DEFAULT_TIMEOUT_S
-    success_threshold: int = DEFAULT_SUCCESS_THRESHOLD
-    failure_threshold: int = DEFAULT_FAILURE_THRESHOLD
+    __slots__ = ("initial_delay_s", "period_s", "timeout_s", "success_threshold", "failure_threshold")
 
-    def __post_init__(self) -> None:
-        if self.initial_delay_s < 0 or not math.isfinite(self.initial_delay_s):
-            raise ValueError(f"initialDelaySeconds: must be >= 0, got {self.initial_delay_s}")
-        if self.period_s <= 0 or self.timeout_s <= 0:
+    def __init__(self, initial_delay_s: float = 0.0, period_s: float = DEFAULT_PERIOD_S,
+                 timeout_s: float = DEFAULT_TIMEOUT_S, success_threshold: int = DEFAULT_SUCCESS_THRESHOLD,
+                 failure_threshold: int = DEFAULT_FAILURE_THRESHOLD) -> None:
+        if initial_delay_s < 0 or not math.isfinite(initial_delay_s):
+            raise ValueError(f"initialDelaySeconds: must be >= 0, got {initial_delay_s}")
+        if period_s <= 0 or timeout_s <= 0:
             raise ValueError("periodSeconds and timeoutSeconds must be > 0")
-        if self.success_threshold < 1 or self.failure_threshold < 1:
+        if success_threshold < 1 or failure_threshold < 1:
             raise ValueError("successThreshold and failureThreshold must be >= 1")
+        self.initial_delay_s = initial_delay_s
+        self.period_s = period_s
+        self.timeout_s = timeout_s
+        self.success_threshold = success_threshold
+        self.failure_threshold = failure_threshold
+
+    def _values(self) -> tuple[float, float, float, int, int]:
+        return self.initial_delay_s, self.period_s, self.timeout_s, self.success_threshold, self.failure_threshold
+
+    def __eq__(self, other: object) -> bool:
+        return self._values() == other._values() if isinstance(other, ProbeSpec) else NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self._values())
 
     @classmethod
     def from_k8s(cls, probe: Mapping[str, Any] | None) -> ProbeSpec | None:
@@ -96,16 +106,18 @@ class ProbeSpec:
         return self.initial_delay_s + k * self.period_s
 
 
-@dataclass(frozen=True)
 class Ticks:
     """Probe instants, described rather than listed: ``extra_s`` (readiness's manual trigger),
     then the grid ticks ``spec.tick_s(k)`` for ``first <= k <= last``. A billion ticks cost
     as little as one: every question about them is answered arithmetically."""
 
-    spec: ProbeSpec
-    first: int
-    last: int
-    extra_s: float | None = None
+    __slots__ = ("spec", "first", "last", "extra_s")
+
+    def __init__(self, spec: ProbeSpec, first: int, last: int, extra_s: float | None = None) -> None:
+        self.spec = spec
+        self.first = first
+        self.last = last
+        self.extra_s = extra_s
 
     def __iter__(self) -> Iterator[float]:
         if self.extra_s is not None:
@@ -213,7 +225,8 @@ def readiness_transitions(spec: ProbeSpec, outcome: Timeline, started_s: float =
     until_s = spec.horizon_s(started_s, outcome) if until_s is None else until_s
     ticks = probe_ticks(spec, started_s, until_s)
     if after_startup and spec.initial_delay_s <= started_s <= until_s:
-        ticks = replace(probe_ticks(spec, started_s, until_s, inclusive=False), extra_s=started_s)
+        grid = probe_ticks(spec, started_s, until_s, inclusive=False)
+        ticks = Ticks(grid.spec, grid.first, grid.last, extra_s=started_s)
     return result_transitions(spec, outcome, ticks, False)
 
 

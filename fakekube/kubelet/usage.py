@@ -15,8 +15,7 @@ In YAML, JSON or the annotation a timeline is a number (constant), a quantity st
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Iterable, Mapping, NoReturn, Sequence
 
 from fakekube.objects.quantity import parse_quantity
 
@@ -26,24 +25,41 @@ MAX_USAGE = float(2**63 - 1)
 MAX_USAGE_SEGMENTS = 1000
 
 
-@dataclass(frozen=True)
 class UsageTimeline:
-    """A usage figure over a container's life: ``(from_s, value)`` segments, rising starts."""
+    """A usage figure over a container's life: ``(from_s, value)`` segments, rising starts.
+    Immutable: the default timelines are shared by every behaviour."""
 
-    segments: tuple[tuple[float, float], ...] = ((0.0, 0.0),)
+    __slots__ = ("segments",)
+    segments: tuple[tuple[float, float], ...]
 
-    def __post_init__(self) -> None:
-        if not self.segments:
+    def __init__(self, segments: tuple[tuple[float, float], ...] = ((0.0, 0.0),)) -> None:
+        if not segments:
             raise ValueError("a usage timeline needs at least one segment")
-        if len(self.segments) > MAX_USAGE_SEGMENTS:
-            raise ValueError(f"a usage timeline has at most {MAX_USAGE_SEGMENTS} segments, got {len(self.segments)}")
+        if len(segments) > MAX_USAGE_SEGMENTS:
+            raise ValueError(f"a usage timeline has at most {MAX_USAGE_SEGMENTS} segments, got {len(segments)}")
         previous = -math.inf
-        for from_s, value in self.segments:
+        for from_s, value in segments:
             if not _is_number(from_s) or not _is_number(value) or not 0 <= value <= MAX_USAGE or from_s < 0:
                 raise ValueError(f"usage segment ({from_s!r}, {value!r}) must be (seconds >= 0, a figure >= 0)")
             if from_s <= previous:
                 raise ValueError("usage segments must start at strictly increasing times")
             previous = from_s
+        object.__setattr__(self, "segments", segments)
+
+    def __setattr__(self, name: str, value: Any) -> NoReturn:
+        raise AttributeError(f"a UsageTimeline is immutable: cannot set {name}")
+
+    def __reduce__(self) -> tuple[type, tuple[Any, ...]]:
+        return UsageTimeline, (self.segments,)  # copy and deepcopy rebuild it (setattr refuses)
+
+    def __eq__(self, other: object) -> bool:
+        return self.segments == other.segments if isinstance(other, UsageTimeline) else NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self.segments)
+
+    def __repr__(self) -> str:
+        return f"UsageTimeline(segments={self.segments!r})"
 
     @classmethod
     def constant(cls, value: float) -> UsageTimeline:

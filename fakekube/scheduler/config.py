@@ -13,7 +13,6 @@ set); there are no out-of-tree plugins and no extenders.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any, Mapping, NamedTuple
 
 DEFAULT_SCHEDULER_NAME = "default-scheduler"

@@ -99,6 +99,18 @@ def test_python_api_rules() -> None:
     assert catalog.for_image("other").start_delay_s == 0
 
 
+def test_behaviours_are_immutable_and_replace_checks_the_copy() -> None:
+    """DEFAULT_BEHAVIOUR and its timelines are shared by every container: none can change."""
+    with pytest.raises(AttributeError, match="immutable"):
+        DEFAULT_BEHAVIOUR.exit_code = 1
+    with pytest.raises(AttributeError, match="immutable"):
+        DEFAULT_BEHAVIOUR.readiness.segments = ()
+    assert DEFAULT_BEHAVIOUR.replace(exit_code=3) == ContainerBehaviour(exit_code=3)
+    assert DEFAULT_BEHAVIOUR.exit_code == 0
+    with pytest.raises(ValueError, match="run_for_s"):
+        DEFAULT_BEHAVIOUR.replace(run_for_s=-1)
+
+
 @pytest.mark.parametrize(("data", "field"), [
     ({"run_for": 5}, "run_for"),
     ({"run_for_s": -1}, "run_for_s"),

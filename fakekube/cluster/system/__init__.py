@@ -80,8 +80,8 @@ def system_usage(image: str) -> ContainerBehaviour:
     if component not in SYSTEM_USAGE:
         return DEFAULT_BEHAVIOUR
     cpu_m, memory_mib = SYSTEM_USAGE[component]
-    return replace(DEFAULT_BEHAVIOUR, cpu_usage_m=UsageTimeline.constant(cpu_m),
-                   memory_usage_bytes=UsageTimeline.constant(memory_mib * 1024 * 1024))
+    return DEFAULT_BEHAVIOUR.replace(cpu_usage_m=UsageTimeline.constant(cpu_m),
+                                     memory_usage_bytes=UsageTimeline.constant(memory_mib * 1024 * 1024))
 
 
 class SystemPlan(NamedTuple):
@@ -132,9 +132,9 @@ class SystemPlan(NamedTuple):
         image on top (the config's ``default`` does not apply)."""
         system = BehaviourCatalog()
         for image in self.images:
-            plain = replace(catalog, default=system_usage(image))
+            plain = catalog._replace(default=system_usage(image))
             system = system.with_image(image, plain.for_image(image))
-        return replace(catalog, rules=system.rules + catalog.rules)
+        return catalog._replace(rules=system.rules + catalog.rules)
 
     def create_objects(self, api: APIServer) -> None:
         """Create the add-ons and kubeadm's ConfigMaps through the apiserver's create path."""
