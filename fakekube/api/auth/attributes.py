@@ -13,8 +13,6 @@ names namespace ``foo`` in namespace ``foo``; a collection GET or DELETE with
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from fakekube.api.auth.identity import UserInfo
 
 API_PREFIXES = ("api", "apis")
@@ -24,20 +22,26 @@ METHOD_VERBS = {"POST": "create", "GET": "get", "HEAD": "get", "PUT": "update", 
 _FALSE_WATCH = ("0", "false")
 
 
-@dataclass(frozen=True)
 class Attributes:
-    """``authorizer.AttributesRecord``: who asks to do what."""
+    """``authorizer.AttributesRecord``: who asks to do what. One per authorized request,
+    read and never changed."""
 
-    user: UserInfo
-    verb: str
-    resource_request: bool = True
-    namespace: str = ""
-    api_group: str = ""
-    api_version: str = ""
-    resource: str = ""
-    subresource: str = ""
-    name: str = ""
-    path: str = ""
+    __slots__ = ("user", "verb", "resource_request", "namespace", "api_group", "api_version", "resource",
+                 "subresource", "name", "path")
+
+    def __init__(self, user: UserInfo, verb: str, resource_request: bool = True, namespace: str = "",
+                 api_group: str = "", api_version: str = "", resource: str = "", subresource: str = "",
+                 name: str = "", path: str = "") -> None:
+        self.user = user
+        self.verb = verb
+        self.resource_request = resource_request
+        self.namespace = namespace
+        self.api_group = api_group
+        self.api_version = api_version
+        self.resource = resource
+        self.subresource = subresource
+        self.name = name
+        self.path = path
 
     @property
     def combined_resource(self) -> str:

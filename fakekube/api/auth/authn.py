@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import csv
 import io
-from dataclasses import dataclass, field
 from typing import Callable, Mapping
 
 from fakekube.api.auth.identity import ADMIN, ADMIN_TOKEN, ANONYMOUS, UserInfo
@@ -43,14 +42,16 @@ def parse_token_file(text: str) -> dict[str, UserInfo]:
     return found
 
 
-@dataclass(frozen=True)
 class Authenticator:
     """The request authenticator a cluster configures once."""
 
-    #: Static tokens (token → user), besides the admin's.
-    static_tokens: Mapping[str, UserInfo] = field(default_factory=dict)
-    #: kube-apiserver's ``--anonymous-auth`` (on by default).
-    anonymous: bool = True
+    __slots__ = ("static_tokens", "anonymous")
+
+    def __init__(self, static_tokens: Mapping[str, UserInfo] | None = None, anonymous: bool = True) -> None:
+        #: Static tokens (token → user), besides the admin's.
+        self.static_tokens: Mapping[str, UserInfo] = {} if static_tokens is None else static_tokens
+        #: kube-apiserver's ``--anonymous-auth`` (on by default).
+        self.anonymous = anonymous
 
     def authenticate(self, authorization: str | None, client_cert_user: UserInfo | None,
                      service_account: Callable[[str], UserInfo | None]) -> UserInfo:

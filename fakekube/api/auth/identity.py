@@ -8,8 +8,7 @@ served, as the admin when it names nobody else.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 Obj = dict[str, Any]
 
@@ -48,15 +47,14 @@ def service_account_groups(namespace: str) -> list[str]:
     return [ALL_SERVICE_ACCOUNTS, f"{ALL_SERVICE_ACCOUNTS}:{namespace}", ALL_AUTHENTICATED]
 
 
-@dataclass(frozen=True)
-class UserInfo:
+class UserInfo(NamedTuple):
     """Who made a request (``authentication.k8s.io/v1 UserInfo``): what authorization,
     admission (webhooks' ``userInfo``) and the review APIs see."""
 
     username: str
     groups: tuple[str, ...] = ()
     uid: str = ""
-    extra: tuple[tuple[str, tuple[str, ...]], ...] = field(default=())
+    extra: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
     @classmethod
     def from_json(cls, value: Obj) -> "UserInfo":

@@ -18,7 +18,6 @@ Bindings are visited in name order (upstream: informer order, i.e. unordered).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any, Callable, NamedTuple
 
 from fakekube.api.auth.attributes import Attributes

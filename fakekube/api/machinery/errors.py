@@ -9,8 +9,7 @@ against a real cluster. Helper constructors mirror apimachinery's
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from fakekube.objects.syntax import go_quote
 
@@ -44,8 +43,7 @@ _NO_VALUE = object()
 _SHOWS_VALUE = (FIELD_INVALID, FIELD_NOT_SUPPORTED, FIELD_DUPLICATE, FIELD_TYPE_INVALID, FIELD_TOO_MANY)
 
 
-@dataclass(frozen=True)
-class FieldError:
+class FieldError(NamedTuple):
     """One problem with one field, like apimachinery's ``field.Error``.
 
     ``path`` is the dotted/indexed field path (``spec.containers[0].image``).
@@ -170,17 +168,19 @@ def too_long(path: str, value: Any, max_length: int) -> FieldError:
     return FieldError(FIELD_TOO_LONG, path, f"may not be more than {max_length} bytes", value)
 
 
-@dataclass
 class ApiError(Exception):
     """An error the apiserver returns to the client as a ``Status``."""
 
-    code: int
-    reason: str
-    message: str
-    details: dict[str, Any] = field(default_factory=dict)
-    headers: dict[str, str] = field(default_factory=dict)
-    #: The Status's ListMeta (an expired list's fresh ``continue`` token).
-    metadata: dict[str, Any] = field(default_factory=dict)
+    def __init__(self, code: int, reason: str, message: str, details: dict[str, Any] | None = None,
+                 headers: dict[str, str] | None = None, metadata: dict[str, Any] | None = None) -> None:
+        self.code = code
+        self.reason = reason
+        self.message = message
+        self.details: dict[str, Any] = {} if details is None else details
+        #: Response headers the Status is sent with (``Retry-After``).
+        self.headers: dict[str, str] = {} if headers is None else headers
+        #: The Status's ListMeta (an expired list's fresh ``continue`` token).
+        self.metadata: dict[str, Any] = {} if metadata is None else metadata
 
     def __str__(self) -> str:
         return f"{self.code} {self.reason}: {self.message}"

@@ -7,15 +7,13 @@ escapes. Which fields a type offers is :mod:`.fieldsets`' business.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Mapping
+from typing import Mapping, NamedTuple
 
 from fakekube.api.machinery.errors import bad_request
 from fakekube.api.selectors.selection import EQUALS, NOT_EQUALS, SelectorError
 
 
-@dataclass(frozen=True)
-class FieldRequirement:
+class FieldRequirement(NamedTuple):
     """``field=value`` (``==`` is the same) or ``field!=value``; value already unescaped."""
 
     field: str
@@ -32,8 +30,7 @@ class FieldRequirement:
         return f"{self.field}{symbol}{escape_field_value(self.value)}"
 
 
-@dataclass(frozen=True)
-class FieldSelector:
+class FieldSelector(NamedTuple):
     """A conjunction of field terms, in upstream's order (terms sorted as written)."""
 
     requirements: tuple[FieldRequirement, ...] = ()

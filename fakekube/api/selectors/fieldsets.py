@@ -8,8 +8,7 @@ fields names its :class:`FieldSet` (``POD_FIELD_SET``, …) in its declaration
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any, Callable, Mapping, Protocol
+from typing import Any, Callable, Mapping, NamedTuple, Protocol
 
 from fakekube.api.machinery.errors import ApiError, bad_request
 from fakekube.api.machinery.validation import go_quote
@@ -62,8 +61,7 @@ def _reference_fields(prefix: str, ref_key: str) -> dict[str, FieldGetter]:
     return {f"{prefix}.{n}": _text(ref_key, n) for n in names}
 
 
-@dataclass(frozen=True)
-class FieldSet:
+class FieldSet(NamedTuple):
     """The selectable fields of one type and how an unknown one is reported.
 
     ``getters`` are the fields the object exposes beyond ``metadata.*``; ``accepted_only``

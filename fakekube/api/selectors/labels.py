@@ -9,7 +9,6 @@ grammar of ``?labelSelector=`` lives in :mod:`.label_parser`.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any, Iterable, Mapping, NamedTuple
 
 from fakekube.api.machinery.validation import go_quote, is_qualified_name, is_valid_label_value

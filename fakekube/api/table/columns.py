@@ -7,7 +7,6 @@ descriptions with ``kubectl explain``-like tooling and hides priority-1 columns 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Callable, NamedTuple
 
@@ -19,15 +18,19 @@ Printer = Callable[[Obj, datetime], Cells]
 RowConditions = Callable[[Obj], list[Obj] | None]
 
 
-@dataclass(frozen=True)
 class Column:
-    """A ``TableColumnDefinition``."""
+    """A ``TableColumnDefinition``. Declared once per printer and shared by every Table
+    rendered with it, so nothing changes one after it is made."""
 
-    name: str
-    type: str = "string"
-    description: str = ""
-    priority: int = 0
-    format: str = ""
+    __slots__ = ("name", "type", "description", "priority", "format")
+
+    def __init__(self, name: str, type: str = "string", description: str = "", priority: int = 0,
+                 format: str = "") -> None:
+        self.name = name
+        self.type = type
+        self.description = description
+        self.priority = priority
+        self.format = format
 
     def to_dict(self) -> Obj:
         return {"name": self.name, "type": self.type, "format": self.format,

@@ -7,20 +7,22 @@ loads them).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from fakekube.api.table.columns import Column, Obj
 from fakekube.api.wire import schema
 
 _API = "io.k8s.api."
 
 
-@dataclass(frozen=True)
 class DocColumn(Column):
     """A column described by ``definition``'s ``field`` (``certificates.v1.CertificateSigningRequestSpec``)."""
 
-    definition: str = ""
-    field: str = ""
+    __slots__ = ("definition", "field")
+
+    def __init__(self, name: str, type: str = "string", description: str = "", priority: int = 0,
+                 format: str = "", definition: str = "", field: str = "") -> None:
+        super().__init__(name, type, description, priority, format)
+        self.definition = definition
+        self.field = field
 
     def to_dict(self) -> Obj:
         out = super().to_dict()

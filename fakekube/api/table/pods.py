@@ -9,7 +9,6 @@ the same pod prints the same status.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
@@ -20,16 +19,19 @@ from fakekube.api.table.duration import age, human_duration, parse_time
 NODE_UNREACHABLE_REASON = "NodeLost"
 
 
-@dataclass
 class _Tally:
     """What ``printPod`` accumulates while it walks the container statuses."""
 
-    reason: str
-    ready: int = 0
-    restarts: int = 0
-    last_restart: datetime | None = None
-    sidecar_restarts: int = 0
-    last_sidecar_restart: datetime | None = None
+    __slots__ = ("reason", "ready", "restarts", "last_restart", "sidecar_restarts", "last_sidecar_restart")
+
+    def __init__(self, reason: str, ready: int = 0, restarts: int = 0, last_restart: datetime | None = None,
+                 sidecar_restarts: int = 0, last_sidecar_restart: datetime | None = None) -> None:
+        self.reason = reason
+        self.ready = ready
+        self.restarts = restarts
+        self.last_restart = last_restart
+        self.sidecar_restarts = sidecar_restarts
+        self.last_sidecar_restart = last_sidecar_restart
 
     def count_restarts(self, cs: Obj, sidecar: bool = False) -> None:
         """Add one container's restarts; a sidecar's also count once the pod is initialized."""

@@ -9,7 +9,6 @@ time it is needed, and the nodes under it are built lazily and kept on their par
 from __future__ import annotations
 
 import threading
-from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 from fakekube.api.wire.schema import Schema, SchemaSet, ref_name

@@ -4,7 +4,6 @@ resources (schemaobjectmeta.Validate)."""
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import re
 from typing import Any
@@ -106,7 +105,7 @@ def _object_meta(meta: dict[str, Any], path: str) -> list[FieldError]:
     upstream validates with a stand-in name); paths moved under the resource."""
     meta = dict(meta, name=meta.get("name") or "fakename")
     problems = validate_object_meta(meta, bool(meta.get("namespace")), name_is_path_segment)
-    return [dataclasses.replace(e, path=_child(path, e.path)) for e in problems]
+    return [e._replace(path=_child(path, e.path)) for e in problems]
 
 
 def _api_version(value: Any, path: str) -> list[FieldError]:
