@@ -32,7 +32,6 @@ from __future__ import annotations
 import enum
 import itertools
 import math
-from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, Callable, Iterable, Mapping, NamedTuple
 
@@ -469,14 +468,19 @@ class EventHint(NamedTuple):
     hint: QueueingHint | None = None
 
 
-@dataclass
 class Diagnosis:
     """Why a pod fits nowhere: each failed node's status, the plugins that rejected it."""
 
-    node_statuses: dict[str, Status] = field(default_factory=dict)
-    unschedulable_plugins: set[str] = field(default_factory=set)
-    pending_plugins: set[str] = field(default_factory=set)
-    pre_filter_msg: str = ""
-    post_filter_msg: str = ""
-    #: The status every node not in node_statuses has (a PreFilter result that left it out).
-    absent_status: Status | None = None
+    __slots__ = ("node_statuses", "unschedulable_plugins", "pending_plugins", "pre_filter_msg", "post_filter_msg",
+                 "absent_status")
+
+    def __init__(self, node_statuses: dict[str, Status] | None = None, unschedulable_plugins: set[str] | None = None,
+                 pending_plugins: set[str] | None = None, pre_filter_msg: str = "", post_filter_msg: str = "",
+                 absent_status: Status | None = None) -> None:
+        self.node_statuses: dict[str, Status] = {} if node_statuses is None else node_statuses
+        self.unschedulable_plugins: set[str] = set() if unschedulable_plugins is None else unschedulable_plugins
+        self.pending_plugins: set[str] = set() if pending_plugins is None else pending_plugins
+        self.pre_filter_msg = pre_filter_msg
+        self.post_filter_msg = post_filter_msg
+        #: The status every node not in node_statuses has (a PreFilter result that left it out).
+        self.absent_status = absent_status

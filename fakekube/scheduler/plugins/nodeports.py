@@ -10,8 +10,7 @@ adds restartable init containers). A pod with no host port skips the plugin (Pre
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Iterable, Mapping
+from typing import TYPE_CHECKING, Any, Iterable, Mapping, NamedTuple
 
 from fakekube.scheduler.framework import (
     ASSIGNED_POD, NODE, SKIP, UNSCHEDULED_POD, Action, ClusterEvent, CycleState, EventHint, Hint, NodeInfo,
@@ -32,8 +31,7 @@ DEFAULT_PROTOCOL = "TCP"
 HostPort = tuple[str, str, int]
 
 
-@dataclass(frozen=True)
-class _Wanted:
+class _Wanted(NamedTuple):
     """The PreFilter state: the pod's host ports on one address, and the (protocol, port)
     pairs it wants on every address (0.0.0.0)."""
 

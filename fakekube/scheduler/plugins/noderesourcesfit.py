@@ -16,8 +16,7 @@ LeastAllocated over cpu and memory, weight 1 each.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Hashable, Mapping
+from typing import TYPE_CHECKING, Any, Hashable, Mapping, NamedTuple
 
 from fakekube.objects.pods import pod_requests as pod_request_list
 from fakekube.objects.syntax import qualified_name_errors
@@ -54,8 +53,7 @@ _ARGS_FIELDS = ("ignoredResources", "ignoredResourceGroups", "scoringStrategy")
 _REQUESTS_PREFIX = "requests."
 
 
-@dataclass(frozen=True)
-class FitArgs:
+class FitArgs(NamedTuple):
     """Validated NodeResourcesFitArgs."""
 
     ignored_resources: frozenset[str] = frozenset()
@@ -65,13 +63,12 @@ class FitArgs:
     shape: tuple[tuple[int, int], ...] = ()
 
 
-@dataclass(frozen=True)
-class _Wanted:
+class _Wanted(NamedTuple):
     """The PreFilter state: the pod's requests, and the scalar ones Filter checks (sorted)."""
 
     requests: Resources
     empty: bool
-    scalars: tuple[tuple[str, int], ...] = field(default=())
+    scalars: tuple[tuple[str, int], ...] = ()
 
 
 class NodeResourcesFit:

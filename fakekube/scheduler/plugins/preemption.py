@@ -18,9 +18,8 @@ reconcile's seeded stream.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Protocol, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, NamedTuple, Protocol, Sequence
 
 from fakekube.api.machinery.errors import ApiError
 from fakekube.clock import parse_time
@@ -56,8 +55,7 @@ ABSENT = Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE)
 _PRIORITY_OFFSET = 2**31
 
 
-@dataclass(frozen=True)
-class Budget:
+class Budget(NamedTuple):
     """A PodDisruptionBudget as preemption reads it: the pods it covers and how many of
     them may still be disrupted (``status.disruptionsAllowed``)."""
 
@@ -83,13 +81,15 @@ class Budget:
                 and self.selector.matches(info.labels) and info.name not in self.disrupted_pods)
 
 
-@dataclass
 class Candidate:
     """A node where the preemptor fits once ``victims`` (most important first) are gone."""
 
-    name: str
-    victims: list[PodInfo]
-    pdb_violations: int
+    __slots__ = ("name", "victims", "pdb_violations")
+
+    def __init__(self, name: str, victims: list[PodInfo], pdb_violations: int) -> None:
+        self.name = name
+        self.victims = victims
+        self.pdb_violations = pdb_violations
 
 
 class PreemptionPolicy(Protocol):

@@ -20,8 +20,7 @@ scalar resource the pod does not request, or the node does not have, is left out
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Callable, Mapping, NamedTuple, Sequence
 
 from fakekube.scheduler.framework import (
     CPU, EPHEMERAL_STORAGE, MAX_NODE_SCORE, MEMORY, NodeInfo, PodInfo, is_scalar_resource,
@@ -36,8 +35,7 @@ MAX_UTILIZATION = 100
 Scorer = Callable[[Sequence[int], Sequence[int]], int]
 
 
-@dataclass(frozen=True)
-class ResourceSpec:
+class ResourceSpec(NamedTuple):
     """config.ResourceSpec: a resource a strategy scores, and its weight."""
 
     name: str

@@ -27,7 +27,6 @@ are served) are left out, as they are off or vacuous upstream in that setup.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Mapping
 
 from fakekube.api.machinery.errors import ApiError
@@ -64,23 +63,30 @@ DEFAULT_BIND_TIMEOUT_S = 600
 _MIGRATED_PLUGINS_ANNOTATION = "storage.alpha.kubernetes.io/migrated-plugins"
 
 
-@dataclass
 class PodVolumes:
     """What binding the pod's claims on one node takes (upstream's PodVolumes)."""
 
-    static_bindings: list[tuple[Obj, Obj]] = field(default_factory=list)  # (PV, claim)
-    dynamic_provisions: list[Obj] = field(default_factory=list)            # claims to provision
+    __slots__ = ("static_bindings", "dynamic_provisions")
+
+    def __init__(self, static_bindings: list[tuple[Obj, Obj]] | None = None,
+                 dynamic_provisions: list[Obj] | None = None) -> None:
+        self.static_bindings: list[tuple[Obj, Obj]] = static_bindings if static_bindings is not None else []  # (PV, claim)
+        self.dynamic_provisions: list[Obj] = dynamic_provisions if dynamic_provisions is not None else []  # to provision
 
 
-@dataclass
 class _State:
     """The pod's claims by kind, computed in PreFilter; per-node results from Filter."""
 
-    bound: list[tuple[Obj, Obj | None, NodeSelector | None]]  # (claim, its PV or None, PV affinity)
-    unbound_delayed: list[Obj]
-    volumes_by_class: dict[str, list[Obj]]
-    by_node: dict[str, PodVolumes] = field(default_factory=dict)
-    all_bound: bool = False
+    __slots__ = ("bound", "unbound_delayed", "volumes_by_class", "by_node", "all_bound")
+
+    def __init__(self, bound: list[tuple[Obj, Obj | None, NodeSelector | None]], unbound_delayed: list[Obj],
+                 volumes_by_class: dict[str, list[Obj]], by_node: dict[str, PodVolumes] | None = None,
+                 all_bound: bool = False) -> None:
+        self.bound = bound  # (claim, its PV or None, PV affinity)
+        self.unbound_delayed = unbound_delayed
+        self.volumes_by_class = volumes_by_class
+        self.by_node: dict[str, PodVolumes] = by_node if by_node is not None else {}
+        self.all_bound = all_bound
 
     def clone(self) -> "_State":
         return self  # upstream shares it too: Filter results are per node
