@@ -15,7 +15,6 @@ from __future__ import annotations
 import heapq
 import itertools
 import threading
-from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from typing import Callable
 
@@ -26,14 +25,22 @@ DEFAULT_EPOCH = datetime(2025, 1, 1, 0, 0, 0, tzinfo=timezone.utc)
 MAX_PENDING_TIMERS = 1_000_000
 
 
-@dataclass(order=True)
 class Timer:
-    """A pending call. Compare by (deadline, sequence); ``cancel()`` makes it a no-op."""
+    """A pending call. Ordered by (deadline, sequence) for the clock's heap; ``cancel()``
+    makes it a no-op."""
 
-    deadline: datetime
-    sequence: int
-    callback: Callable[[], None] = field(compare=False)
-    cancelled: bool = field(default=False, compare=False)
+    __slots__ = ("deadline", "sequence", "callback", "cancelled")
+
+    def __init__(self, deadline: datetime, sequence: int, callback: Callable[[], None],
+                 cancelled: bool = False) -> None:
+        self.deadline = deadline
+        self.sequence = sequence
+        self.callback = callback
+        self.cancelled = cancelled
+
+    def __lt__(self, other: Timer) -> bool:
+        """The heap's order: earlier deadline first, then the timer set first."""
+        return (self.deadline, self.sequence) < (other.deadline, other.sequence)
 
     def cancel(self) -> None:
         self.cancelled = True

@@ -32,7 +32,6 @@ applied to both families here), plus one record per node (dropped with the node)
 from __future__ import annotations
 
 import ipaddress
-from dataclasses import dataclass
 from typing import Any, Iterable
 
 from fakekube.api.machinery.errors import ApiError
@@ -137,12 +136,14 @@ def check_node_room(cluster_cidr: str, node_mask_size: int, service_cidr: str | 
                          f"{DEFAULT_CLUSTER_CIDR}, or lengthen nodeCIDRMaskSize)")
 
 
-@dataclass
 class _NodeRecord:
     """What the allocator remembers about one node: its uid and its blocks."""
 
-    uid: str
-    cidrs: tuple[Network, ...] = ()
+    __slots__ = ("uid", "cidrs")
+
+    def __init__(self, uid: str, cidrs: tuple[Network, ...] = ()) -> None:
+        self.uid = uid
+        self.cidrs = cidrs
 
 
 class NodeIPAMController:

@@ -10,7 +10,6 @@ The list is read from Python (``Cluster(controllers=...)``), the CLI
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any, Callable, Iterable, NamedTuple, Sequence
 
 #: Enable everything that is on by default (upstream's default flag value).

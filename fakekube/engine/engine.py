@@ -30,7 +30,6 @@ import queue
 import threading
 from collections import Counter, OrderedDict, deque
 from concurrent.futures import Future
-from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Callable, Iterator, NamedTuple, TypeVar
 

@@ -43,7 +43,6 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Generic, Hashable, NamedTuple, TypeVar
 
@@ -154,10 +153,14 @@ def unix_nanos(moment: datetime) -> int:
 
 # -- the three stages --------------------------------------------------------------------
 
-@dataclass
 class _AggregateRecord:
-    local_keys: dict[str, None] = field(default_factory=dict)  # an insertion-ordered set
-    last_s: float = float("-inf")
+    """One group's recent distinct events (``aggregateRecord``) and when it was last seen."""
+
+    __slots__ = ("local_keys", "last_s")
+
+    def __init__(self, local_keys: dict[str, None] | None = None, last_s: float = float("-inf")) -> None:
+        self.local_keys: dict[str, None] = {} if local_keys is None else local_keys  # an insertion-ordered set
+        self.last_s = last_s
 
 
 class EventAggregator:
@@ -197,11 +200,15 @@ def _combined(event: Obj, now: datetime) -> Obj:
             "eventTime": None, "reportingComponent": "", "reportingInstance": ""}
 
 
-@dataclass
 class _Observation:
-    count: int
-    first_timestamp: str
-    name: str
+    """What the logger last wrote for one event key (``eventLog``): a repeat continues it."""
+
+    __slots__ = ("count", "first_timestamp", "name")
+
+    def __init__(self, count: int, first_timestamp: str, name: str) -> None:
+        self.count = count
+        self.first_timestamp = first_timestamp
+        self.name = name
 
 
 class EventLogger:
@@ -226,10 +233,14 @@ class EventLogger:
             observation.name = name
 
 
-@dataclass
 class _Bucket:
-    tokens: float
-    last_s: float
+    """One source-and-object's token bucket: tokens left and when they were last counted."""
+
+    __slots__ = ("tokens", "last_s")
+
+    def __init__(self, tokens: float, last_s: float) -> None:
+        self.tokens = tokens
+        self.last_s = last_s
 
 
 class SpamFilter:

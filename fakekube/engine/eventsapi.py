@@ -47,7 +47,6 @@ from __future__ import annotations
 import json
 import threading
 from collections import OrderedDict
-from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, Callable, Hashable, NamedTuple
 
@@ -112,16 +111,19 @@ class EventsApiEvent(NamedTuple):
                 tuple(self.regarding.items()), related)
 
 
-@dataclass
 class _Entry:
     """The cached event of one key: enough to rebuild its body, and its series."""
 
-    occurrence: EventsApiEvent
-    namespace: str
-    name: str
-    event_time: datetime
-    count: int = 1  # >= 2: a series
-    last_observed: datetime | None = None
+    __slots__ = ("occurrence", "namespace", "name", "event_time", "count", "last_observed")
+
+    def __init__(self, occurrence: EventsApiEvent, namespace: str, name: str, event_time: datetime,
+                 count: int = 1, last_observed: datetime | None = None) -> None:
+        self.occurrence = occurrence
+        self.namespace = namespace
+        self.name = name
+        self.event_time = event_time
+        self.count = count  # >= 2: a series
+        self.last_observed = last_observed
 
     @property
     def is_series(self) -> bool:

@@ -14,9 +14,8 @@ from __future__ import annotations
 
 import json
 from collections import OrderedDict
-from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Iterable, Mapping
+from typing import Any, Iterable, Mapping, NamedTuple
 
 from fakekube.clock import parse_time
 from fakekube.objects.pods import is_pod_ready, is_pod_terminal, pod_condition
@@ -102,8 +101,11 @@ def _endpoints_changed(old: Mapping[str, Any], new: Mapping[str, Any]) -> tuple[
     return pod_changed, labels_changed
 
 
-@dataclass(frozen=True)
-class PodProjection:
+#: Starts every :meth:`PodProjection.key`, telling it from a Service's ``namespace/name`` key.
+_PROJECTION_KEY_PREFIX = "pods\x00"
+
+
+class PodProjection(NamedTuple):
     """``PodProjectionKey``: what a pod change means for Service membership — the pod's
     namespace and labels, its old labels when they changed, and whether the pod itself
     changed too. Encoded as a work-queue key, so equal changes collapse into one."""
@@ -113,15 +115,18 @@ class PodProjection:
     old_labels: Mapping[str, str] | None = None
     pod_changed: bool = False
 
-    PREFIX = "pods\x00"
-
     def key(self) -> str:
-        return self.PREFIX + json.dumps([self.namespace, self.labels, self.old_labels, self.pod_changed],
-                                        sort_keys=True, separators=(",", ":"))
+        fields = [self.namespace, self.labels, self.old_labels, self.pod_changed]
+        return _PROJECTION_KEY_PREFIX + json.dumps(fields, sort_keys=True, separators=(",", ":"))
+
+    @staticmethod
+    def is_key(key: str) -> bool:
+        """Is this work-queue key a pod projection (rather than a Service's key)?"""
+        return key.startswith(_PROJECTION_KEY_PREFIX)
 
     @classmethod
     def from_key(cls, key: str) -> "PodProjection":
-        namespace, labels, old_labels, pod_changed = json.loads(key[len(cls.PREFIX):])
+        namespace, labels, old_labels, pod_changed = json.loads(key[len(_PROJECTION_KEY_PREFIX):])
         return cls(namespace, labels, old_labels, pod_changed)
 
 

@@ -17,7 +17,6 @@ grammar of ``?labelSelector=`` is the API layer's business, not this module's.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any, Mapping, NamedTuple, Sequence
 
 from fakekube.objects.syntax import go_quote, go_string_slice, label_value_errors, qualified_name_errors

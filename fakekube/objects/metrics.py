@@ -12,9 +12,8 @@ scrapes (nanocores), memory as the working set at the last one (bytes).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
-from typing import Mapping, Protocol, Sequence
+from typing import Mapping, NamedTuple, Protocol, Sequence
 
 #: metrics-server's ``--metric-resolution`` in its published manifests: one scrape per 15 s.
 METRIC_RESOLUTION_S = 15.0
@@ -34,8 +33,7 @@ def last_scrape(now: datetime, resolution_s: float = METRIC_RESOLUTION_S) -> dat
     return _UNIX_EPOCH + (elapsed_us - elapsed_us % step_us) * _MICROSECOND
 
 
-@dataclass(frozen=True)
-class ContainerUsage:
+class ContainerUsage(NamedTuple):
     """One container's figures: CPU rate over the window (nanocores) and working set (bytes)."""
 
     name: str
@@ -43,8 +41,7 @@ class ContainerUsage:
     memory_bytes: int
 
 
-@dataclass(frozen=True)
-class PodUsage:
+class PodUsage(NamedTuple):
     """A pod's figures at one scrape: every container running then, in spec order."""
 
     timestamp: datetime
@@ -52,8 +49,7 @@ class PodUsage:
     containers: tuple[ContainerUsage, ...]
 
 
-@dataclass(frozen=True)
-class NodeUsage:
+class NodeUsage(NamedTuple):
     """A node's figures at one scrape: its pods' usage plus the node's own (system) usage."""
 
     timestamp: datetime

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -89,7 +88,7 @@ nodeLifecycle:
 
 
 def test_every_node_lifecycle_setting_has_a_yaml_key() -> None:
-    fields = {field.name for field in dataclasses.fields(NodeLifecycleConfig)}
+    fields = set(NodeLifecycleConfig().settings())
     assert {field for field, _ in NODE_LIFECYCLE_KEYS.values()} == fields
 
 

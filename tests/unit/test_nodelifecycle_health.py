@@ -1,6 +1,10 @@
 """Node health: stale after grace period, Unknown conditions with upstream's texts."""
 
+import copy
+import pickle
 from datetime import timedelta
+
+import pytest
 
 from fakekube.clock import DEFAULT_EPOCH, format_rfc3339
 from fakekube.controllers.nodelifecycle import NodeLifecycleConfig, check_node_health, pod_conditions_not_ready
@@ -55,6 +59,20 @@ def test_the_grace_period_default_follows_the_reported_version() -> None:
     assert [NodeLifecycleConfig().for_version(v).grace_period_s for v in ("1.30", "1.31", "1.32", "1.33")] == [
         40, 40, 50, 50]
     assert NodeLifecycleConfig(grace_period_s=40).for_version("1.33").grace_period_s == 40
+
+
+def test_a_node_lifecycle_config_is_an_immutable_checked_value() -> None:
+    """Shared by the cluster config and the controller; the pytest plugin's cluster pool
+    tells configs apart by repr, and copies (dataclasses.asdict deep-copies it)."""
+    config = NodeLifecycleConfig(grace_period_s=40)
+    assert config == NodeLifecycleConfig(grace_period_s=40) != NodeLifecycleConfig()
+    assert hash(config) == hash(NodeLifecycleConfig(grace_period_s=40))
+    assert copy.deepcopy(config) == config == pickle.loads(pickle.dumps(config))
+    assert repr(config).startswith("NodeLifecycleConfig(monitor_period_s=5.0, grace_period_s=40, ")
+    with pytest.raises(AttributeError, match="NodeLifecycleConfig is immutable: cannot set 'grace_period_s'"):
+        config.grace_period_s = 1
+    with pytest.raises(ValueError, match="^unhealthy_zone_threshold must be in \\(0, 1\\], got 1.5$"):
+        NodeLifecycleConfig(unhealthy_zone_threshold=1.5)
 
 
 def test_lease_renewals_keep_node_healthy() -> None:

@@ -13,7 +13,6 @@ dropped (it would only have made its node wait less).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 #: ``flowcontrol.NewBackOff(1*time.Second, 15*time.Minute)`` in startDaemonSetController.
@@ -25,10 +24,14 @@ GC_INTERVAL_S = 60.0
 MAX_ENTRIES = 100_000
 
 
-@dataclass
 class _Entry:
-    backoff_s: float
-    last_update: datetime
+    """One key's back-off: its current window and when it was last updated."""
+
+    __slots__ = ("backoff_s", "last_update")
+
+    def __init__(self, backoff_s: float, last_update: datetime) -> None:
+        self.backoff_s = backoff_s
+        self.last_update = last_update
 
 
 class FailedPodBackoff:

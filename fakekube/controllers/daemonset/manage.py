@@ -18,7 +18,6 @@ Pods being deleted are left alone throughout.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Mapping, NamedTuple, Sequence
 
@@ -36,15 +35,18 @@ WARNING = "Warning"
 NORMAL = "Normal"
 
 
-@dataclass
 class NodePlan:
     """What the core loop does on one node; ``events`` are (type, reason, message) about
     the DaemonSet; ``retry_after_s`` asks for a look after a failed pod's back-off."""
 
-    create: bool = False
-    delete: list[str] = field(default_factory=list)
-    events: list[tuple[str, str, str]] = field(default_factory=list)
-    retry_after_s: float | None = None
+    __slots__ = ("create", "delete", "events", "retry_after_s")
+
+    def __init__(self, create: bool = False, delete: list[str] | None = None,
+                 events: list[tuple[str, str, str]] | None = None, retry_after_s: float | None = None) -> None:
+        self.create = create
+        self.delete: list[str] = [] if delete is None else delete
+        self.events: list[tuple[str, str, str]] = [] if events is None else events
+        self.retry_after_s = retry_after_s
 
 
 def _never() -> datetime:

@@ -19,7 +19,6 @@ order. Pure: the controller makes the deletes and creates this returns.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Callable, Mapping, NamedTuple, Sequence
 
@@ -93,12 +92,14 @@ def updated_pods_on_node(pods: Sequence[Obj], hash_: str, template_generation: i
     return new, old, True
 
 
-@dataclass
 class RolloutPlan:
     """What one rolling-update pass does: pods to delete (by name), nodes to create on."""
 
-    delete: list[str] = field(default_factory=list)
-    create: list[str] = field(default_factory=list)
+    __slots__ = ("delete", "create")
+
+    def __init__(self, delete: list[str] | None = None, create: list[str] | None = None) -> None:
+        self.delete: list[str] = [] if delete is None else delete
+        self.create: list[str] = [] if create is None else create
 
 
 class RolloutInput(NamedTuple):

@@ -11,7 +11,6 @@ desired minus available. Pure.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, Mapping, Sequence
 
@@ -23,19 +22,25 @@ from fakekube.objects.pods import POD_READY, is_pod_available, is_pod_ready, pod
 Obj = dict[str, Any]
 
 
-@dataclass
 class DaemonSetCounts:
-    """The status fields the controller owns (names as in ``status``)."""
+    """The status fields the controller owns (names as in ``status``), counted up by :func:`count`."""
 
-    desiredNumberScheduled: int = 0
-    currentNumberScheduled: int = 0
-    numberMisscheduled: int = 0
-    numberReady: int = 0
-    updatedNumberScheduled: int = 0
-    numberAvailable: int = 0
-    numberUnavailable: int = 0
-    #: When the next ready-but-not-yet-available pod turns available (not a status field).
-    next_available_at: datetime | None = None
+    __slots__ = ("desiredNumberScheduled", "currentNumberScheduled", "numberMisscheduled", "numberReady",
+                 "updatedNumberScheduled", "numberAvailable", "numberUnavailable", "next_available_at")
+
+    def __init__(self, desiredNumberScheduled: int = 0, currentNumberScheduled: int = 0,
+                 numberMisscheduled: int = 0, numberReady: int = 0, updatedNumberScheduled: int = 0,
+                 numberAvailable: int = 0, numberUnavailable: int = 0,
+                 next_available_at: datetime | None = None) -> None:
+        self.desiredNumberScheduled = desiredNumberScheduled
+        self.currentNumberScheduled = currentNumberScheduled
+        self.numberMisscheduled = numberMisscheduled
+        self.numberReady = numberReady
+        self.updatedNumberScheduled = updatedNumberScheduled
+        self.numberAvailable = numberAvailable
+        self.numberUnavailable = numberUnavailable
+        #: When the next ready-but-not-yet-available pod turns available (not a status field).
+        self.next_available_at = next_available_at
 
 
 def count(node_facts: Sequence[tuple[str, bool, Sequence[Obj]]], min_ready_s: int, hash_: str,

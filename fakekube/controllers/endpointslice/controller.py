@@ -129,7 +129,7 @@ class EndpointSliceController:
         return [projection.key()] if projection is not None else []
 
     def reconcile(self, key: str, ctx: Context) -> None:
-        if key.startswith(PodProjection.PREFIX):
+        if PodProjection.is_key(key):
             projection = PodProjection.from_key(key)
             for service_key in services_to_update(ctx.list(SERVICES, projection.namespace), projection):
                 ctx.enqueue(service_key)

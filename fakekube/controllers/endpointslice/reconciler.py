@@ -24,7 +24,6 @@ store order) and the slices' order, so one seed gives the same slices on every r
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Mapping
 
 from fakekube.objects._json import deep_copy
@@ -56,16 +55,19 @@ RESERVED_LABELS = (LABEL_SERVICE_NAME, LABEL_ENDPOINTSLICE_MANAGED_BY, LABEL_SER
 NodeLookup = Callable[[str], Obj | None]
 
 
-@dataclass
 class Plan:
     """The writes one address type needs, in upstream's order (creates, updates, deletes),
     and the problems met (a pod on a missing node), which make the sync fail and retry."""
 
-    address_type: str
-    creates: list[Obj] = field(default_factory=list)
-    updates: list[Obj] = field(default_factory=list)
-    deletes: list[Obj] = field(default_factory=list)
-    errors: list[str] = field(default_factory=list)
+    __slots__ = ("address_type", "creates", "updates", "deletes", "errors")
+
+    def __init__(self, address_type: str, creates: list[Obj] | None = None, updates: list[Obj] | None = None,
+                 deletes: list[Obj] | None = None, errors: list[str] | None = None) -> None:
+        self.address_type = address_type
+        self.creates: list[Obj] = [] if creates is None else creates
+        self.updates: list[Obj] = [] if updates is None else updates
+        self.deletes: list[Obj] = [] if deletes is None else deletes
+        self.errors: list[str] = [] if errors is None else errors
 
 
 def address_types(service: Mapping[str, Any]) -> list[str]:

@@ -9,7 +9,6 @@ status flips; a pass that changes nothing writes nothing.
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass, field
 from typing import Any
 
 from fakekube.objects import Resource
@@ -36,20 +35,25 @@ OK = {
 }
 
 
-@dataclass
 class ContentTotals:
     """What a pass left behind: instances per resource and per finalizer (``allGVRDeletionMetadata``)."""
 
-    remaining: dict[Resource, int] = field(default_factory=dict)
-    finalizers: Counter[str] = field(default_factory=Counter)
+    __slots__ = ("remaining", "finalizers")
+
+    def __init__(self, remaining: dict[Resource, int] | None = None, finalizers: Counter[str] | None = None) -> None:
+        self.remaining: dict[Resource, int] = {} if remaining is None else remaining
+        self.finalizers: Counter[str] = Counter() if finalizers is None else finalizers
 
 
-@dataclass
 class ConditionUpdater:
     """Collects one pass's failures (``namespaceConditionUpdater``) and applies them."""
 
-    failing: dict[str, tuple[str, str]] = field(default_factory=dict)
-    content_errors: list[str] = field(default_factory=list)
+    __slots__ = ("failing", "content_errors")
+
+    def __init__(self, failing: dict[str, tuple[str, str]] | None = None,
+                 content_errors: list[str] | None = None) -> None:
+        self.failing: dict[str, tuple[str, str]] = {} if failing is None else failing
+        self.content_errors: list[str] = [] if content_errors is None else content_errors
 
     def content_error(self, message: str) -> None:
         """``ProcessDeleteContentErr``: one resource's deletion failed."""

@@ -20,7 +20,6 @@ removed at 00:00:20 ends a namespace at its next pass.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any, Iterable, NamedTuple, Sequence
 
 from fakekube.api.machinery.errors import ApiError

@@ -13,7 +13,6 @@ by default from 1.33) pods go first: while any pod is left, nothing else is dele
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Sequence
 
@@ -31,22 +30,27 @@ BACKGROUND = "Background"
 TERMINAL_PHASES = ("Succeeded", "Failed")
 
 
-@dataclass
 class Pass:
     """The outcome of one pass over a namespace's content."""
 
-    estimate_s: int = 0
-    errors: list[str] = field(default_factory=list)
-    conditions: ConditionUpdater = field(default_factory=ConditionUpdater)
+    __slots__ = ("estimate_s", "errors", "conditions")
+
+    def __init__(self, estimate_s: int = 0, errors: list[str] | None = None,
+                 conditions: ConditionUpdater | None = None) -> None:
+        self.estimate_s = estimate_s
+        self.errors: list[str] = [] if errors is None else errors
+        self.conditions = ConditionUpdater() if conditions is None else conditions
 
 
-@dataclass
 class Leftovers:
     """One resource after its deletion (``gvrDeletionMetadata``)."""
 
-    estimate_s: int = 0
-    remaining: int = 0
-    finalizers: Counter[str] = field(default_factory=Counter)
+    __slots__ = ("estimate_s", "remaining", "finalizers")
+
+    def __init__(self, estimate_s: int = 0, remaining: int = 0, finalizers: Counter[str] | None = None) -> None:
+        self.estimate_s = estimate_s
+        self.remaining = remaining
+        self.finalizers: Counter[str] = Counter() if finalizers is None else finalizers
 
 
 def delete_all_content(namespace: Obj, content: Sequence[APIResource], pods_first: bool, ctx: Context) -> Pass:

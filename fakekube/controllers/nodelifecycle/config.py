@@ -11,7 +11,7 @@ feed the DefaultTolerationSeconds admission plugin.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from typing import Any
 
 #: Upstream's NodeEvictionPeriod: how often the NoExecute tainting pass runs (100 ms).
 NOEXECUTE_TAINTING_PERIOD_S = 0.1
@@ -36,36 +36,82 @@ def default_grace_period_s(kubernetes_version: str) -> float:
 MAX_QUEUED_NODES_PER_ZONE = 5_000
 
 
-@dataclass(frozen=True)
 class NodeLifecycleConfig:
-    """What the node lifecycle controller and the taint manager may be tuned by."""
+    """What the node lifecycle controller and the taint manager may be tuned by.
 
-    monitor_period_s: float = 5.0
+    Immutable (one config is shared by the cluster's config and its controller), compared
+    and hashed by value, and checked when made: a bad setting raises ValueError."""
+
+    __slots__ = ("monitor_period_s", "grace_period_s", "startup_grace_period_s", "eviction_rate_per_s",
+                 "secondary_eviction_rate_per_s", "unhealthy_zone_threshold", "large_cluster_size_threshold",
+                 "default_not_ready_toleration_s", "default_unreachable_toleration_s",
+                 "noexecute_tainting_period_s", "eviction_burst", "max_queued_nodes_per_zone")
+
+    monitor_period_s: float
     #: None: the default of the Kubernetes version the cluster reports (see :meth:`for_version`).
-    grace_period_s: float | None = None
-    startup_grace_period_s: float = 60.0
-    eviction_rate_per_s: float = 0.1
-    secondary_eviction_rate_per_s: float = 0.01
-    unhealthy_zone_threshold: float = 0.55
-    large_cluster_size_threshold: int = 50
-    default_not_ready_toleration_s: int = 300
-    default_unreachable_toleration_s: int = 300
-    noexecute_tainting_period_s: float = NOEXECUTE_TAINTING_PERIOD_S
-    eviction_burst: int = EVICTION_BURST
-    max_queued_nodes_per_zone: int = MAX_QUEUED_NODES_PER_ZONE
+    grace_period_s: float | None
+    startup_grace_period_s: float
+    eviction_rate_per_s: float
+    secondary_eviction_rate_per_s: float
+    unhealthy_zone_threshold: float
+    large_cluster_size_threshold: int
+    default_not_ready_toleration_s: int
+    default_unreachable_toleration_s: int
+    noexecute_tainting_period_s: float
+    eviction_burst: int
+    max_queued_nodes_per_zone: int
+
+    def __init__(self, monitor_period_s: float = 5.0, grace_period_s: float | None = None,
+                 startup_grace_period_s: float = 60.0, eviction_rate_per_s: float = 0.1,
+                 secondary_eviction_rate_per_s: float = 0.01, unhealthy_zone_threshold: float = 0.55,
+                 large_cluster_size_threshold: int = 50, default_not_ready_toleration_s: int = 300,
+                 default_unreachable_toleration_s: int = 300,
+                 noexecute_tainting_period_s: float = NOEXECUTE_TAINTING_PERIOD_S,
+                 eviction_burst: int = EVICTION_BURST,
+                 max_queued_nodes_per_zone: int = MAX_QUEUED_NODES_PER_ZONE) -> None:
+        values = (monitor_period_s, grace_period_s, startup_grace_period_s, eviction_rate_per_s,
+                  secondary_eviction_rate_per_s, unhealthy_zone_threshold, large_cluster_size_threshold,
+                  default_not_ready_toleration_s, default_unreachable_toleration_s, noexecute_tainting_period_s,
+                  eviction_burst, max_queued_nodes_per_zone)
+        for name, value in zip(self.__slots__, values, strict=True):
+            object.__setattr__(self, name, value)
+        self._check()
+
+    def settings(self) -> dict[str, Any]:
+        """Every setting by field name, in declaration order."""
+        return {name: getattr(self, name) for name in self.__slots__}
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(f"NodeLifecycleConfig is immutable: cannot set {name!r}")
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, NodeLifecycleConfig):
+            return NotImplemented
+        return self.settings() == other.settings()
+
+    def __hash__(self) -> int:
+        return hash(tuple(self.settings().values()))
+
+    def __repr__(self) -> str:
+        """By value: the pytest plugin tells cluster configs apart by their repr."""
+        return f"NodeLifecycleConfig({', '.join(f'{k}={v!r}' for k, v in self.settings().items())})"
+
+    def __reduce__(self) -> tuple[type[NodeLifecycleConfig], tuple[Any, ...]]:
+        """Copy and pickle through ``__init__`` (the default would set the slots one by one)."""
+        return NodeLifecycleConfig, tuple(self.settings().values())
 
     def for_version(self, kubernetes_version: str) -> "NodeLifecycleConfig":
         """This config with every version-dependent default filled in for ``kubernetes_version``."""
         if self.grace_period_s is not None:
             return self
-        return replace(self, grace_period_s=default_grace_period_s(kubernetes_version))
+        return NodeLifecycleConfig(**{**self.settings(), "grace_period_s": default_grace_period_s(kubernetes_version)})
 
     @property
     def grace_s(self) -> float:
         """The grace period in force (the 1.33 default until :meth:`for_version` resolved it)."""
         return self.grace_period_s if self.grace_period_s is not None else GRACE_PERIOD_S
 
-    def __post_init__(self) -> None:
+    def _check(self) -> None:
         """Refuse settings that would make the controller loop or never decide."""
         for name in ("monitor_period_s", "grace_period_s", "startup_grace_period_s", "noexecute_tainting_period_s"):
             if getattr(self, name) is not None and getattr(self, name) <= 0:

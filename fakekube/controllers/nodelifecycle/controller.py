@@ -25,7 +25,6 @@ bookkeeping.
 from __future__ import annotations
 
 from collections import defaultdict
-from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, Iterable, Mapping
 
@@ -58,7 +57,6 @@ TAINT = "taint"
 NOSCHEDULE = "noschedule/"
 
 
-@dataclass(slots=True)
 class _Quiet:
     """A node whose last check changed nothing, and what that check found.
 
@@ -69,11 +67,14 @@ class _Quiet:
     and marked, so only a change can make a check act again.
     """
 
-    node: Obj
-    until: datetime | None
-    grace_period_s: float
-    zone: str
-    ready: Any
+    __slots__ = ("node", "until", "grace_period_s", "zone", "ready")
+
+    def __init__(self, node: Obj, until: datetime | None, grace_period_s: float, zone: str, ready: Any) -> None:
+        self.node = node
+        self.until = until
+        self.grace_period_s = grace_period_s
+        self.zone = zone
+        self.ready = ready
 
 
 class NodeLifecycleController:

@@ -11,7 +11,6 @@ pkg/controller/nodelifecycle/node_lifecycle_controller.go (tryUpdateNodeHealth).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, Mapping, NamedTuple, Sequence
 

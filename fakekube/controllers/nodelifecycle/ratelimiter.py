@@ -19,8 +19,7 @@ from __future__ import annotations
 import heapq
 import itertools
 import math
-from dataclasses import dataclass, replace
-from typing import Any, Callable, Iterator
+from typing import Any, Callable, Iterator, NamedTuple
 
 from fakekube.controllers.nodelifecycle.config import EVICTION_BURST, MAX_QUEUED_NODES_PER_ZONE
 
@@ -65,8 +64,7 @@ class TokenBucket:
         return True
 
 
-@dataclass(frozen=True)
-class TimedValue:
+class TimedValue(NamedTuple):
     """A queued node: its name, an id (the node's UID), when added, when due."""
 
     value: str
@@ -134,7 +132,7 @@ class RateLimitedTimedQueue:
             done, retry_after_s = action(item)
             self._drop(item.value)
             if not done:
-                self._push(replace(item, process_at_s=now_s + retry_after_s + RETRY_EPSILON_S))
+                self._push(item._replace(process_at_s=now_s + retry_after_s + RETRY_EPSILON_S))
         return acted
 
     def next_due_s(self) -> float | None:
