@@ -10,7 +10,6 @@ it, with the seed in the report so the run can be replayed.
 from __future__ import annotations
 
 import sys
-from dataclasses import asdict
 from typing import TYPE_CHECKING, Any, Generator, Iterator
 
 import pytest
@@ -36,24 +35,25 @@ class ClusterPool:
     """One started cluster per distinct configuration, for the whole session."""
 
     def __init__(self) -> None:
-        self._clusters: dict[str, Cluster] = {}
+        #: (config, its cluster) in the order made; found by equal config (configs hold
+        #: dicts, so they are compared, not hashed: a session has a few dozen at most).
+        self._clusters: list[tuple[ClusterConfig, Cluster]] = []
 
     def get(self, config: ClusterConfig) -> Cluster:
-        key = repr(sorted(asdict(config).items()))
-        cluster = self._clusters.get(key)
-        if cluster is None:
-            from fakekube import Cluster
-            from fakekube.control import attach as attach_control
-            cluster = Cluster(config).start()
-            attach_control(cluster)
-            self._clusters[key] = cluster
-        else:
-            cluster.reset()
+        for made, cluster in self._clusters:
+            if made == config:
+                cluster.reset()
+                return cluster
+        from fakekube import Cluster
+        from fakekube.control import attach as attach_control
+        cluster = Cluster(config).start()
+        attach_control(cluster)
+        self._clusters.append((config, cluster))
         return cluster
 
     def close(self) -> None:
-        for key in sorted(self._clusters):
-            self._clusters[key].stop()
+        for _, cluster in self._clusters:
+            cluster.stop()
         self._clusters.clear()
 
 

@@ -9,17 +9,13 @@ configured official client.
 from __future__ import annotations
 
 import builtins
-import shutil
-import tempfile
-from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Mapping
+from typing import TYPE_CHECKING, Any, Callable
 
 from fakekube.api.auth.authn import Authenticator, parse_token_file
-from fakekube.api.auth.authorizer import ALWAYS_ALLOW, RBAC, parse_mode
+from fakekube.api.auth.authorizer import parse_mode
 from fakekube.api.auth.identity import ADMIN_TOKEN, UserInfo
-from fakekube.api.wire import schema
 from fakekube.api.verbs.apiserver import APIServer, WriteOptions
 from fakekube.api.verbs.deletion import DeleteOptions
 from fakekube.api.machinery.errors import ApiError
@@ -27,36 +23,28 @@ from fakekube.api.machinery.jsonutil import deep_copy
 from fakekube.api.verbs.listing import ListOptions
 from fakekube.api.registry import Registry, ResourceType
 from fakekube.api.types import ServiceNetwork, builtin_registry
-from fakekube.api.types.service_alloc import DEFAULT_NODE_PORT_RANGE, DEFAULT_SERVICE_CIDR
-from fakekube.clock import DEFAULT_EPOCH, VirtualClock
+from fakekube.clock import VirtualClock
 from fakekube.cluster import bootstrap, rbacpolicy
-from fakekube.cluster.nodespec import NodeSpec
+from fakekube.cluster.config import ClusterConfig
 from fakekube.cluster.kubeconfig import write_kubeconfig
 from fakekube.cluster.metricsserver import EngineUsage, register_api_service
-from fakekube.cluster.system import SystemPlan, SystemPods, as_system_pods, boot_start
-from fakekube.scheduler import Scheduler, SchedulerConfig
+from fakekube.cluster.system import SystemPlan, boot_start
+from fakekube.scheduler import Scheduler
 from fakekube.scheduler.explain import explain
 from fakekube.cluster.wiring import ADMISSION_PLUGINS, APISERVER_CONTROLLERS, CONTROLLERS, VALIDATING_ADMISSION_PLUGINS
-from fakekube.controllers.nodelifecycle.config import NodeLifecycleConfig
-from fakekube.controllers.nodeipam import (DEFAULT_CLUSTER_CIDR, DEFAULT_NODE_CIDR_MASK_SIZE, NodeIPAMController,
-                                           check_node_room)
-from fakekube.controllers.podgc import PodGCConfig
-from fakekube.controllers.servicelb import DEFAULT_LB_IP_POOL
-from fakekube.engine import Engine, RateLimits, enabled_controllers
+from fakekube.controllers.nodeipam import NodeIPAMController, check_node_room
+from fakekube.engine import Engine, enabled_controllers
 from fakekube.engine.autoadvance import AutoAdvance
 from fakekube.engine.events import list_events
 from fakekube.engine.scaled import ScaledTime
-from fakekube.kubelet.agents import KubeletConfig, Kubelets
-from fakekube.kubelet.behaviour import BehaviourCatalog
+from fakekube.kubelet.agents import Kubelets
 from fakekube.kubelet.execs import ExecResult
 from fakekube.kubelet.logs import PodLogOptions
 from fakekube.kubelet.logstream import LogStreams, TooManyStreams
 from fakekube.kubelet.staticpods import StaticPodManifest, build_manifests
 from fakekube.objects.kinds import NODES, PODS
 from fakekube.random import SeededRandom
-from fakekube.store import DEFAULT_HISTORY_LIMIT, Store
-from fakekube.store.history import DEFAULT_HISTORY_BYTES
-from fakekube.store.frozen import guard_default
+from fakekube.store import Store
 
 if TYPE_CHECKING:
     from fakekube.api.http import BackgroundServer, RestApp
@@ -66,103 +54,12 @@ if TYPE_CHECKING:
 Obj = dict[str, Any]
 
 
-@dataclass(frozen=True)
-class ClusterConfig:
-    """Everything that decides a cluster's behaviour. Same config + same calls = same cluster."""
-
-    seed: int = 0
-    #: A count (node-1 … node-N, alike) or node specs (fakekube/cluster/nodespec.py).
-    nodes: int | tuple[NodeSpec, ...] = 0
-    host: str = "127.0.0.1"
-    port: int = 0
-    kubeconfig_path: str | None = None
-    kubernetes_version: str = schema.DEFAULT_KUBERNETES_VERSION
-    patch_version: int = 0
-    history_limit: int = DEFAULT_HISTORY_LIMIT
-    #: The change log's byte budget (object versions, marshal-sized); past it older changes
-    #: drop and a watch from before them gets 410, as past ``history_limit``.
-    history_max_bytes: int = DEFAULT_HISTORY_BYTES
-    start_time: datetime = DEFAULT_EPOCH
-    max_body_bytes: int = 3 * 1024 * 1024
-    node_lifecycle: NodeLifecycleConfig = field(default_factory=NodeLifecycleConfig)
-    #: kube-controller-manager's ``--controllers``: ``*`` (every default controller), ``name``,
-    #: ``-name`` (names or old aliases, e.g. ``("*", "-podgc")``; see fakekube/cluster/wiring.py).
-    controllers: tuple[str, ...] = ("*",)
-    pod_gc: PodGCConfig = field(default_factory=PodGCConfig)
-    #: kube-scheduler's KubeSchedulerConfiguration (profiles, plugins, back-off); None: no scheduler.
-    scheduler: SchedulerConfig | None = field(default_factory=SchedulerConfig)
-    #: Kubelet heartbeat cadence and container back-offs.
-    kubelet: KubeletConfig = field(default_factory=KubeletConfig)
-    #: The controllers' retry back-off (client-go's default controller rate limiter).
-    rate_limits: RateLimits = field(default_factory=RateLimits)
-    #: 0: manual time (moves only when told). k > 0: cluster time runs k × wall time.
-    time_scale: float = 0.0
-    #: While no client request is in flight or arriving, jump to the next timer (opt-in).
-    auto_advance: bool = False
-    #: kube-controller-manager's --cluster-cidr and --node-cidr-mask-size (node IPAM).
-    cluster_cidr: str = DEFAULT_CLUSTER_CIDR
-    node_cidr_mask_size: int = DEFAULT_NODE_CIDR_MASK_SIZE
-    #: kube-apiserver's --service-cluster-ip-range (kind's 10.96.0.0/16; the ``kubernetes``
-    #: Service takes its first address) and --service-node-port-range.
-    service_cidr: str = DEFAULT_SERVICE_CIDR
-    service_node_port_range: str = DEFAULT_NODE_PORT_RANGE
-    #: The simulated cloud's addresses for LoadBalancer Services ("first-last" or a CIDR).
-    load_balancer_ip_pool: str = DEFAULT_LB_IP_POOL
-    #: Container behaviour by image glob (and, per pod, the fakekube.io/behaviour annotation).
-    behaviours: BehaviourCatalog = field(default_factory=BehaviourCatalog)
-    #: Static pod manifests every node's kubelet runs, and a directory of more (read once).
-    static_pods: tuple[dict[str, Any], ...] = ()
-    static_pod_path: str | None = None
-    #: Check mode: any in-place edit of a stored object raises at once (on under the pytest
-    #: plugin and in fakekube's own suite; it costs a frozen copy per write).
-    immutability_guard: bool = field(default_factory=guard_default)
-    #: What a new kind cluster has besides the nodes asked for (fakekube/cluster/system/,
-    #: docs/config.md "System pods"): True (the control-plane node, kube-system's pods,
-    #: CoreDNS, kube-proxy, kindnet, local-path storage), False, or a SystemPods naming
-    #: parts. None is the default: off in-process and under pytest, on for ``fakekube serve``.
-    system_pods: SystemPods | bool | None = None
-    #: Serve ``metrics.k8s.io`` as metrics-server does (``kubectl top``; docs/api.md
-    #: "Resource metrics"), figures from container behaviour. None is the default: off
-    #: in-process and under pytest (a bare 1.33 apiserver's API), on for ``fakekube serve``.
-    metrics_server: bool | None = None
-    #: Where admission webhooks live: the ``host:port`` the apiserver would dial
-    #: (``<service>.<namespace>.svc:443``, or a webhook URL's host) → ``"127.0.0.1:PORT"``
-    #: (docs/api.md "Admission webhooks and policies").
-    webhook_addresses: dict[str, str] = field(default_factory=dict)
-    #: kube-apiserver's ``--authorization-mode``: ``AlwaysAllow`` (every caller may do
-    #: everything, the default) or ``RBAC`` (docs/api.md "Authentication and authorization").
-    authorization_mode: str = ALWAYS_ALLOW
-    #: Static bearer tokens (token → user), as ``--token-auth-file`` lines give them.
-    static_tokens: Mapping[str, UserInfo] = field(default_factory=dict)
-    #: kube-apiserver's ``--token-auth-file`` (``token,user,uid,"group1,group2"`` per line),
-    #: read at cluster creation; its tokens join ``static_tokens``.
-    token_auth_file: str | None = None
-    #: Serve HTTPS with a generated CA (fakekube/cluster/pki.py; the kubeconfig carries the CA).
-    #: None: on exactly when authorization is RBAC, since kubectl and client-go send no
-    #: bearer token over plain HTTP.
-    tls: bool | None = None
-    extra: dict[str, Any] = field(default_factory=dict)
-
-    @property
-    def tls_enabled(self) -> bool:
-        return self.tls if self.tls is not None else self.authorization_mode == RBAC
-
-    @property
-    def kubelet_version(self) -> str:
-        return f"v{self.kubernetes_version}.{self.patch_version}"
-
-    @property
-    def system(self) -> SystemPods:
-        """``system_pods`` as parts (True: all, False/None: none)."""
-        return as_system_pods(self.system_pods)
-
-
 class Cluster:
     """A fake Kubernetes cluster in this process. Use as a context manager or start/stop."""
 
     def __init__(self, config: ClusterConfig | None = None, **overrides: Any) -> None:
-        self.config = replace(config or ClusterConfig(), **overrides)
-        self.config = replace(self.config, authorization_mode=parse_mode(self.config.authorization_mode))  # ValueError
+        self.config = (config or ClusterConfig()).replace(**overrides)
+        self.config = self.config.replace(authorization_mode=parse_mode(self.config.authorization_mode))  # ValueError
         self._controller_specs = enabled_controllers(CONTROLLERS, self.config.controllers)  # ValueError: unknown name
         self.service_network = ServiceNetwork(self.config.service_cidr, self.config.service_node_port_range)
         self.registry: Registry = builtin_registry(self.service_network, metrics_server=bool(self.config.metrics_server))
@@ -285,6 +182,7 @@ class Cluster:
         self._server = None
         self.engine.stop()
         if self._tempdir:
+            import shutil  # with tempfile below: loaded only by a served cluster
             shutil.rmtree(self._tempdir, ignore_errors=True)
             self._tempdir = None
 
@@ -472,6 +370,7 @@ class Cluster:
         return str(self._kubeconfig)
 
     def _write_kubeconfig(self) -> Path:
+        import tempfile  # not at import: an in-process cluster writes no files
         self._tempdir = tempfile.mkdtemp(prefix="fakekube-")
         if self.pki is not None:
             (Path(self._tempdir) / "ca.crt").write_bytes(self.pki.ca_pem)

@@ -13,8 +13,9 @@ out pod CIDRs.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any, Sequence
+
+from fakekube.cluster.record import FrozenRecord
 
 Obj = dict[str, Any]
 
@@ -22,30 +23,43 @@ Obj = dict[str, Any]
 DEFAULT_NODE_PREFIX = "node"
 
 
-@dataclass(frozen=True)
-class NodeSpec:
+class NodeSpec(FrozenRecord):
     """One node, or ``count`` alike nodes, as a kubelet would register them."""
 
-    name: str | None = None
-    count: int = 1
+    __slots__ = ("name", "count", "zone", "region", "labels", "taints", "capacity", "allocatable", "static_pods")
+
+    name: str | None
+    count: int
     #: ``topology.kubernetes.io/zone`` / ``region`` labels; None: no label.
-    zone: str | None = None
-    region: str | None = None
+    zone: str | None
+    region: str | None
     #: Extra labels (they may override the kubelet's own, as ``--node-labels`` can).
-    labels: dict[str, str] = field(default_factory=dict)
+    labels: dict[str, str]
     #: Taints registered with the node (kubelet ``--register-with-taints``): ``{key, value?, effect}``.
-    taints: tuple[Obj, ...] = ()
+    taints: tuple[Obj, ...]
     #: Per-resource overrides of ``status.capacity`` (a resource given here and not in
     #: ``allocatable`` gets the same allocatable value).
-    capacity: dict[str, str] = field(default_factory=dict)
+    capacity: dict[str, str]
     #: Per-resource overrides of ``status.allocatable``.
-    allocatable: dict[str, str] = field(default_factory=dict)
+    allocatable: dict[str, str]
     #: Static pod manifests for this node's kubelet only.
-    static_pods: tuple[Obj, ...] = ()
+    static_pods: tuple[Obj, ...]
 
-    def __post_init__(self) -> None:
-        if isinstance(self.count, bool) or not isinstance(self.count, int) or self.count < 1:
-            raise ValueError(f"count: must be an integer >= 1, got {self.count!r}")
+    def __init__(self, name: str | None = None, count: int = 1, zone: str | None = None, region: str | None = None,
+                 labels: dict[str, str] | None = None, taints: tuple[Obj, ...] = (),
+                 capacity: dict[str, str] | None = None, allocatable: dict[str, str] | None = None,
+                 static_pods: tuple[Obj, ...] = ()) -> None:
+        if isinstance(count, bool) or not isinstance(count, int) or count < 1:
+            raise ValueError(f"count: must be an integer >= 1, got {count!r}")
+        self._set("name", name)
+        self._set("count", count)
+        self._set("zone", zone)
+        self._set("region", region)
+        self._set("labels", labels if labels is not None else {})
+        self._set("taints", taints)
+        self._set("capacity", capacity if capacity is not None else {})
+        self._set("allocatable", allocatable if allocatable is not None else {})
+        self._set("static_pods", static_pods)
 
 
 def expand_nodes(nodes: int | Sequence[NodeSpec]) -> list[tuple[str, NodeSpec]]:

@@ -165,7 +165,7 @@ def _worker_specs(nodes: int | Sequence[NodeSpec]) -> tuple[NodeSpec, ...]:
 
 def _named(name: str, spec: NodeSpec) -> NodeSpec:
     """One expanded node as a spec of its own (count 1, its final name)."""
-    return replace(spec, name=name, count=1)
+    return spec.replace(name=name, count=1)
 
 
 def _addons(config: "ClusterConfig", system: SystemPods) -> tuple[Obj, ...]:

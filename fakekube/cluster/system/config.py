@@ -8,11 +8,10 @@ left out; ``SystemPods()`` is all of them, :meth:`SystemPods.off` none.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from typing import NamedTuple
 
 
-@dataclass(frozen=True)
-class SystemPods:
+class SystemPods(NamedTuple):
     """The kind-like content of a new cluster, part by part (docs/config.md, "System pods")."""
 
     #: The ``fakekube-control-plane`` node with kubeadm's static pods (etcd, kube-apiserver,
@@ -36,7 +35,7 @@ class SystemPods:
     @classmethod
     def off(cls) -> SystemPods:
         """No system content: the nodes asked for and nothing else."""
-        return cls(**{f.name: False for f in fields(cls) if f.name != "control_plane_taint"})
+        return cls(**{name: False for name in cls._fields if name != "control_plane_taint"})
 
     @property
     def any(self) -> bool:

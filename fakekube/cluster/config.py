@@ -1,0 +1,167 @@
+""":class:`ClusterConfig`: everything that decides a cluster's behaviour.
+
+A :class:`~fakekube.cluster.record.FrozenRecord` rather than a frozen dataclass (cheaper
+to define on every cold start); it behaves as the dataclass did: keyword or positional
+arguments in the order below, equality and repr by value, attributes that cannot be set,
+and ``replace()`` for a changed copy.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, Mapping
+
+from fakekube.api.auth.authorizer import ALWAYS_ALLOW, RBAC
+from fakekube.api.auth.identity import UserInfo
+from fakekube.api.types.service_alloc import DEFAULT_NODE_PORT_RANGE, DEFAULT_SERVICE_CIDR
+from fakekube.api.wire.schema import DEFAULT_KUBERNETES_VERSION
+from fakekube.clock import DEFAULT_EPOCH
+from fakekube.cluster.nodespec import NodeSpec
+from fakekube.cluster.record import FrozenRecord
+from fakekube.cluster.system.config import SystemPods, as_system_pods
+from fakekube.controllers.nodeipam import DEFAULT_CLUSTER_CIDR, DEFAULT_NODE_CIDR_MASK_SIZE
+from fakekube.controllers.nodelifecycle.config import NodeLifecycleConfig
+from fakekube.controllers.podgc import PodGCConfig
+from fakekube.controllers.servicelb import DEFAULT_LB_IP_POOL
+from fakekube.engine import RateLimits
+from fakekube.kubelet.agents import KubeletConfig
+from fakekube.kubelet.behaviour import BehaviourCatalog
+from fakekube.scheduler import SchedulerConfig
+from fakekube.store import DEFAULT_HISTORY_LIMIT
+from fakekube.store.frozen import guard_default
+from fakekube.store.history import DEFAULT_HISTORY_BYTES
+
+#: The largest request body the apiserver reads (kube-apiserver's 3 MiB).
+DEFAULT_MAX_BODY_BYTES = 3 * 1024 * 1024
+
+
+class ClusterConfig(FrozenRecord):
+    """Everything that decides a cluster's behaviour. Same config + same calls = same cluster.
+
+    Every argument has a default; the defaults of the nested configs are shared instances,
+    which is safe because they are immutable. ``None`` for ``behaviours``,
+    ``immutability_guard`` and the three mappings means their default."""
+
+    __slots__ = (
+        "seed", "nodes", "host", "port", "kubeconfig_path", "kubernetes_version", "patch_version",
+        "history_limit", "history_max_bytes", "start_time", "max_body_bytes", "node_lifecycle",
+        "controllers", "pod_gc", "scheduler", "kubelet", "rate_limits", "time_scale", "auto_advance",
+        "cluster_cidr", "node_cidr_mask_size", "service_cidr", "service_node_port_range",
+        "load_balancer_ip_pool", "behaviours", "static_pods", "static_pod_path", "immutability_guard",
+        "system_pods", "metrics_server", "webhook_addresses", "authorization_mode", "static_tokens",
+        "token_auth_file", "tls", "extra",
+    )
+
+    seed: int
+    #: A count (node-1 … node-N, alike) or node specs (fakekube/cluster/nodespec.py).
+    nodes: int | tuple[NodeSpec, ...]
+    host: str
+    port: int
+    kubeconfig_path: str | None
+    kubernetes_version: str
+    patch_version: int
+    history_limit: int
+    #: The change log's byte budget (object versions, marshal-sized); past it older changes
+    #: drop and a watch from before them gets 410, as past ``history_limit``.
+    history_max_bytes: int
+    start_time: datetime
+    max_body_bytes: int
+    node_lifecycle: NodeLifecycleConfig
+    #: kube-controller-manager's ``--controllers``: ``*`` (every default controller), ``name``,
+    #: ``-name`` (names or old aliases, e.g. ``("*", "-podgc")``; see fakekube/cluster/wiring.py).
+    controllers: tuple[str, ...]
+    pod_gc: PodGCConfig
+    #: kube-scheduler's KubeSchedulerConfiguration (profiles, plugins, back-off); None: no scheduler.
+    scheduler: SchedulerConfig | None
+    #: Kubelet heartbeat cadence and container back-offs.
+    kubelet: KubeletConfig
+    #: The controllers' retry back-off (client-go's default controller rate limiter).
+    rate_limits: RateLimits
+    #: 0: manual time (moves only when told). k > 0: cluster time runs k × wall time.
+    time_scale: float
+    #: While no client request is in flight or arriving, jump to the next timer (opt-in).
+    auto_advance: bool
+    #: kube-controller-manager's --cluster-cidr and --node-cidr-mask-size (node IPAM).
+    cluster_cidr: str
+    node_cidr_mask_size: int
+    #: kube-apiserver's --service-cluster-ip-range (kind's 10.96.0.0/16; the ``kubernetes``
+    #: Service takes its first address) and --service-node-port-range.
+    service_cidr: str
+    service_node_port_range: str
+    #: The simulated cloud's addresses for LoadBalancer Services ("first-last" or a CIDR).
+    load_balancer_ip_pool: str
+    #: Container behaviour by image glob (and, per pod, the fakekube.io/behaviour annotation).
+    behaviours: BehaviourCatalog
+    #: Static pod manifests every node's kubelet runs, and a directory of more (read once).
+    static_pods: tuple[dict[str, Any], ...]
+    static_pod_path: str | None
+    #: Check mode: any in-place edit of a stored object raises at once (on under the pytest
+    #: plugin and in fakekube's own suite; it costs a frozen copy per write).
+    immutability_guard: bool
+    #: What a new kind cluster has besides the nodes asked for (fakekube/cluster/system/,
+    #: docs/config.md "System pods"): True (the control-plane node, kube-system's pods,
+    #: CoreDNS, kube-proxy, kindnet, local-path storage), False, or a SystemPods naming
+    #: parts. None is the default: off in-process and under pytest, on for ``fakekube serve``.
+    system_pods: SystemPods | bool | None
+    #: Serve ``metrics.k8s.io`` as metrics-server does (``kubectl top``; docs/api.md
+    #: "Resource metrics"), figures from container behaviour. None is the default: off
+    #: in-process and under pytest (a bare 1.33 apiserver's API), on for ``fakekube serve``.
+    metrics_server: bool | None
+    #: Where admission webhooks live: the ``host:port`` the apiserver would dial
+    #: (``<service>.<namespace>.svc:443``, or a webhook URL's host) → ``"127.0.0.1:PORT"``
+    #: (docs/api.md "Admission webhooks and policies").
+    webhook_addresses: dict[str, str]
+    #: kube-apiserver's ``--authorization-mode``: ``AlwaysAllow`` (every caller may do
+    #: everything, the default) or ``RBAC`` (docs/api.md "Authentication and authorization").
+    authorization_mode: str
+    #: Static bearer tokens (token → user), as ``--token-auth-file`` lines give them.
+    static_tokens: Mapping[str, UserInfo]
+    #: kube-apiserver's ``--token-auth-file`` (``token,user,uid,"group1,group2"`` per line),
+    #: read at cluster creation; its tokens join ``static_tokens``.
+    token_auth_file: str | None
+    #: Serve HTTPS with a generated CA (fakekube/cluster/pki.py; the kubeconfig carries the CA).
+    #: None: on exactly when authorization is RBAC, since kubectl and client-go send no
+    #: bearer token over plain HTTP.
+    tls: bool | None
+    extra: dict[str, Any]
+
+    def __init__(self, seed: int = 0, nodes: int | tuple[NodeSpec, ...] = 0, host: str = "127.0.0.1",
+                 port: int = 0, kubeconfig_path: str | None = None,
+                 kubernetes_version: str = DEFAULT_KUBERNETES_VERSION, patch_version: int = 0,
+                 history_limit: int = DEFAULT_HISTORY_LIMIT, history_max_bytes: int = DEFAULT_HISTORY_BYTES,
+                 start_time: datetime = DEFAULT_EPOCH, max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
+                 node_lifecycle: NodeLifecycleConfig = NodeLifecycleConfig(),
+                 controllers: tuple[str, ...] = ("*",), pod_gc: PodGCConfig = PodGCConfig(),
+                 scheduler: SchedulerConfig | None = SchedulerConfig(), kubelet: KubeletConfig = KubeletConfig(),
+                 rate_limits: RateLimits = RateLimits(), time_scale: float = 0.0, auto_advance: bool = False,
+                 cluster_cidr: str = DEFAULT_CLUSTER_CIDR, node_cidr_mask_size: int = DEFAULT_NODE_CIDR_MASK_SIZE,
+                 service_cidr: str = DEFAULT_SERVICE_CIDR, service_node_port_range: str = DEFAULT_NODE_PORT_RANGE,
+                 load_balancer_ip_pool: str = DEFAULT_LB_IP_POOL, behaviours: BehaviourCatalog | None = None,
+                 static_pods: tuple[dict[str, Any], ...] = (), static_pod_path: str | None = None,
+                 immutability_guard: bool | None = None, system_pods: SystemPods | bool | None = None,
+                 metrics_server: bool | None = None, webhook_addresses: dict[str, str] | None = None,
+                 authorization_mode: str = ALWAYS_ALLOW, static_tokens: Mapping[str, UserInfo] | None = None,
+                 token_auth_file: str | None = None, tls: bool | None = None,
+                 extra: dict[str, Any] | None = None) -> None:
+        values = dict(locals())  # the arguments by name (each field is one)
+        del values["self"]
+        values["behaviours"] = behaviours if behaviours is not None else BehaviourCatalog()
+        values["immutability_guard"] = immutability_guard if immutability_guard is not None else guard_default()
+        values["webhook_addresses"] = webhook_addresses if webhook_addresses is not None else {}
+        values["static_tokens"] = static_tokens if static_tokens is not None else {}
+        values["extra"] = extra if extra is not None else {}
+        for name in self.__slots__:
+            self._set(name, values[name])
+
+    @property
+    def tls_enabled(self) -> bool:
+        return self.tls if self.tls is not None else self.authorization_mode == RBAC
+
+    @property
+    def kubelet_version(self) -> str:
+        return f"v{self.kubernetes_version}.{self.patch_version}"
+
+    @property
+    def system(self) -> SystemPods:
+        """``system_pods`` as parts (True: all, False/None: none)."""
+        return as_system_pods(self.system_pods)
