@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import copy
 import functools
-from dataclasses import replace
 import ipaddress
 from typing import Any, Sequence
 
@@ -83,7 +82,7 @@ def populate_api_server_objects(api: APIServer, service_cidr: str) -> None:
     now = api.now_rfc3339()
     # Their uids come from a stream of their own: adding them shifted no identifier the
     # cluster's main stream makes (pod names, IPs), and adding more will not either.
-    ctx = replace(api.write_context(), rng=api.rng.fork("kube-apiserver-bootstrap"))
+    ctx = api.write_context(api.rng.fork("kube-apiserver-bootstrap"))
     group = "flowcontrol.apiserver.k8s.io"
     levels, schemas = _apf_bodies()
     level_type = api.registry.lookup(group, "v1", "prioritylevelconfigurations")

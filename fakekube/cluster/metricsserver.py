@@ -10,7 +10,6 @@ Deployment or Service runs in ``kube-system``.
 
 from __future__ import annotations
 
-from dataclasses import replace
 from datetime import datetime
 from typing import Any, Sequence
 
@@ -43,7 +42,7 @@ def api_service(now: str) -> Obj:
 def register_api_service(api: APIServer) -> None:
     """Store the APIService (its uid from a stream of its own: no other identifier moves)."""
     rt = api.registry.lookup("apiregistration.k8s.io", "v1", "apiservices")
-    ctx = replace(api.write_context(), rng=api.rng.fork("metrics-server"))
+    ctx = api.write_context(api.rng.fork("metrics-server"))
     obj = api_service(api.now_rfc3339())
     with api.store.lock:
         objectmeta.stamp_new(rt, obj, ctx)

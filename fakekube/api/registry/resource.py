@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import re
 import threading
-from dataclasses import dataclass, field
 from typing import Any, Iterable, Iterator, NamedTuple
 
 from fakekube.api.machinery.validation import NameRule, name_is_dns_subdomain
@@ -56,60 +55,75 @@ SUBRESOURCES = (STATUS, SCALE, BINDING, EVICTION, LOG, TOKEN, FINALIZE, APPROVAL
                 *CONNECT_SUBRESOURCES)
 
 
-@dataclass(frozen=True)
 class ResourceType:
     """One REST resource, declared once: its names, scope, verbs and subresources, its
     strategy, and every per-type rule the generic layers consult.
 
-    Raises ``ValueError`` when the declaration contradicts itself.
+    Raises ``ValueError`` when the declaration contradicts itself. Shared by every request
+    and thread for the life of the registry, so nothing changes one after it is made.
     """
 
-    group: str
-    version: str
-    kind: str
-    plural: str
-    namespaced: bool
-    short_names: tuple[str, ...] = ()
-    categories: tuple[str, ...] = ()
-    verbs: tuple[str, ...] = ALL_VERBS
-    subresources: tuple[str, ...] = ()
-    strategy: Strategy = field(default=DEFAULT_STRATEGY, compare=False)
-    #: kubectl's columns (the server-side Table); None: upstream's default convertor
-    #: (Name, Created At).
-    table: TableSpec | None = field(default=None, compare=False)
-    #: The fields a fieldSelector may name beyond ``metadata.*``; None: apimachinery's
-    #: default (metadata.name and metadata.namespace only).
-    field_set: FieldSet | None = field(default=None, compare=False)
-    #: The ``metadata.name`` rule of the type's Validate* function (ValidateNameFunc).
-    name_rule: NameRule = field(default=name_is_dns_subdomain, compare=False)
-    #: A PUT of a missing object creates it (upstream's AllowCreateOnUpdate).
-    create_on_update: bool = False
-    #: A DELETE answers with the deleted object instead of a Status (upstream's
-    #: ReturnDeletedObject).
-    returns_deleted_object: bool = False
-    #: False for upstream's "virtual" resources (access reviews, token reviews): a create
-    #: is answered by ``Strategy.review`` and nothing is stored, so no resourceVersion is used.
-    persisted: bool = True
-    #: The (group, plural) whose storage this type shares, when it is another group's view
-    #: of the same objects (upstream's cohabiting resources: events.k8s.io Events are core
-    #: Events). Objects are stored in that type's shape; ``Strategy.to_storage`` and
-    #: ``from_storage`` convert at the API's edge. None: stored under its own name.
-    stored_as: tuple[str, str] | None = None
-    #: Upstream's deprecation of the type: (the release it is deprecated from, its
-    #: replacement), e.g. ("1.33", "discovery.k8s.io/v1 EndpointSlice"). From that release
-    #: on every request for it carries the apiserver's deprecation warning; an empty
-    #: replacement names none (ComponentStatus). None: current.
-    deprecation: tuple[str, str] | None = field(default=None, compare=False)
-    #: The OpenAPI v3 schema of a custom resource's version (its CRD's ``openAPIV3Schema``),
-    #: for pruning, validation and server-side apply. None: a built-in type, whose schema is
-    #: the served release's definition for its group-version-kind (``wire.schema``).
-    schema: Obj | None = field(default=None, compare=False)
-    #: What only a custom resource type has (its CRD's storage version, scale paths,
-    #: terminating state); None for a built-in type.
-    custom: CustomResource | None = field(default=None, compare=False)
-    #: Discovery's ``singularName`` when it is not the lowercased kind: an aggregated
-    #: server's types may name none (metrics-server's ``""``).
-    singular_name: str | None = field(default=None, compare=False)
+    __slots__ = ("group", "version", "kind", "plural", "namespaced", "short_names", "categories", "verbs",
+                 "subresources", "strategy", "table", "field_set", "name_rule", "create_on_update",
+                 "returns_deleted_object", "persisted", "stored_as", "deprecation", "schema", "custom",
+                 "singular_name")
+
+    def __init__(self, group: str, version: str, kind: str, plural: str, namespaced: bool,
+                 short_names: tuple[str, ...] = (), categories: tuple[str, ...] = (),
+                 verbs: tuple[str, ...] = ALL_VERBS, subresources: tuple[str, ...] = (),
+                 strategy: Strategy = DEFAULT_STRATEGY, table: TableSpec | None = None,
+                 field_set: FieldSet | None = None, name_rule: NameRule = name_is_dns_subdomain,
+                 create_on_update: bool = False, returns_deleted_object: bool = False, persisted: bool = True,
+                 stored_as: tuple[str, str] | None = None, deprecation: tuple[str, str] | None = None,
+                 schema: Obj | None = None, custom: CustomResource | None = None,
+                 singular_name: str | None = None) -> None:
+        self.group = group
+        self.version = version
+        self.kind = kind
+        self.plural = plural
+        self.namespaced = namespaced
+        self.short_names = short_names
+        self.categories = categories
+        self.verbs = verbs
+        self.subresources = subresources
+        self.strategy = strategy
+        #: kubectl's columns (the server-side Table); None: upstream's default convertor
+        #: (Name, Created At).
+        self.table = table
+        #: The fields a fieldSelector may name beyond ``metadata.*``; None: apimachinery's
+        #: default (metadata.name and metadata.namespace only).
+        self.field_set = field_set
+        #: The ``metadata.name`` rule of the type's Validate* function (ValidateNameFunc).
+        self.name_rule = name_rule
+        #: A PUT of a missing object creates it (upstream's AllowCreateOnUpdate).
+        self.create_on_update = create_on_update
+        #: A DELETE answers with the deleted object instead of a Status (upstream's
+        #: ReturnDeletedObject).
+        self.returns_deleted_object = returns_deleted_object
+        #: False for upstream's "virtual" resources (access reviews, token reviews): a create
+        #: is answered by ``Strategy.review`` and nothing is stored, so no resourceVersion is used.
+        self.persisted = persisted
+        #: The (group, plural) whose storage this type shares, when it is another group's view
+        #: of the same objects (upstream's cohabiting resources: events.k8s.io Events are core
+        #: Events). Objects are stored in that type's shape; ``Strategy.to_storage`` and
+        #: ``from_storage`` convert at the API's edge. None: stored under its own name.
+        self.stored_as = stored_as
+        #: Upstream's deprecation of the type: (the release it is deprecated from, its
+        #: replacement), e.g. ("1.33", "discovery.k8s.io/v1 EndpointSlice"). From that release
+        #: on every request for it carries the apiserver's deprecation warning; an empty
+        #: replacement names none (ComponentStatus). None: current.
+        self.deprecation = deprecation
+        #: The OpenAPI v3 schema of a custom resource's version (its CRD's ``openAPIV3Schema``),
+        #: for pruning, validation and server-side apply. None: a built-in type, whose schema is
+        #: the served release's definition for its group-version-kind (``wire.schema``).
+        self.schema = schema
+        #: What only a custom resource type has (its CRD's storage version, scale paths,
+        #: terminating state); None for a built-in type.
+        self.custom = custom
+        #: Discovery's ``singularName`` when it is not the lowercased kind: an aggregated
+        #: server's types may name none (metrics-server's ``""``).
+        self.singular_name = singular_name
+        self._check()
 
     def deprecation_warning(self, kubernetes_version: str) -> str | None:
         """The ``Warning`` text every request for this type gets on ``kubernetes_version``
@@ -122,7 +136,8 @@ class ResourceType:
         warning = f"{self.api_version} {self.kind} is deprecated in v{since}+"
         return f"{warning}; use {replacement}" if replacement else warning
 
-    def __post_init__(self) -> None:
+    def _check(self) -> None:
+        """Refuse a declaration that contradicts itself (``ValueError`` naming every problem)."""
         problems = [f"unknown verb {v!r}" for v in self.verbs if v not in ALL_VERBS]
         problems += [f"unknown subresource {s!r}" for s in self.subresources if s not in SUBRESOURCES]
         if self.create_on_update and "update" not in self.verbs:

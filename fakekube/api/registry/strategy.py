@@ -7,7 +7,6 @@ store only through the context it is handed, so a write is a pure function of it
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Callable, Mapping, Protocol
 
@@ -38,23 +37,26 @@ class Rng(Protocol):
     def secret(self, label: str, length: int = 32) -> bytes: ...
 
 
-@dataclass(frozen=True)
 class WriteContext:
     """What a strategy may use while preparing a write: time, randomness, a store view.
 
     Passed in rather than read from globals, so writes are a pure function of
-    (seed, calls) — the determinism contract in DESIGN.md.
+    (seed, calls) — the determinism contract in DESIGN.md. One per write.
     """
 
-    now: datetime
-    rng: Rng
-    store: StoreReader
-    #: Who asks (a ``fakekube.api.auth.UserInfo``; None: the admin) and the cluster's
-    #: ``--authorization-mode``: what the review APIs answer about (types/reviews.py).
-    user: Any = None
-    authorization_mode: str = "AlwaysAllow"
-    #: The static bearer tokens (token → ``UserInfo``) a TokenReview also accepts.
-    static_tokens: Mapping[str, Any] = field(default_factory=dict)
+    __slots__ = ("now", "rng", "store", "user", "authorization_mode", "static_tokens")
+
+    def __init__(self, now: datetime, rng: Rng, store: StoreReader, user: Any = None,
+                 authorization_mode: str = "AlwaysAllow", static_tokens: Mapping[str, Any] | None = None) -> None:
+        self.now = now
+        self.rng = rng
+        self.store = store
+        #: Who asks (a ``fakekube.api.auth.UserInfo``; None: the admin) and the cluster's
+        #: ``--authorization-mode``: what the review APIs answer about (types/reviews.py).
+        self.user = user
+        self.authorization_mode = authorization_mode
+        #: The static bearer tokens (token → ``UserInfo``) a TokenReview also accepts.
+        self.static_tokens: Mapping[str, Any] = {} if static_tokens is None else static_tokens
 
 
 class Strategy:

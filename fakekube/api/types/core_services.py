@@ -9,7 +9,6 @@ strategy is built per cluster: :func:`services_type`).
 from __future__ import annotations
 
 import ipaddress
-from dataclasses import replace
 
 from fakekube.api.machinery import errors
 from fakekube.api.machinery.errors import FieldError
@@ -338,13 +337,17 @@ class ServiceStrategy(Strategy):
         return errs + validate_service(new)
 
 
-SERVICES = ResourceType(
-    "", "v1", "Service", "services", namespaced=True, short_names=("svc",), categories=("all",),
-    subresources=(STATUS, PROXY), strategy=ServiceStrategy(), table=SERVICE_TABLE, field_set=SERVICE_FIELD_SET,
-    name_rule=name_is_dns1035_label, create_on_update=True, returns_deleted_object=True,
-)
+def _services(strategy: ServiceStrategy) -> ResourceType:
+    return ResourceType(
+        "", "v1", "Service", "services", namespaced=True, short_names=("svc",), categories=("all",),
+        subresources=(STATUS, PROXY), strategy=strategy, table=SERVICE_TABLE, field_set=SERVICE_FIELD_SET,
+        name_rule=name_is_dns1035_label, create_on_update=True, returns_deleted_object=True,
+    )
+
+
+SERVICES = _services(ServiceStrategy())
 
 
 def services_type(network: ServiceNetwork) -> ResourceType:
     """The Services declaration of a cluster whose Service ranges are ``network``."""
-    return replace(SERVICES, strategy=ServiceStrategy(network))
+    return _services(ServiceStrategy(network))

@@ -21,8 +21,6 @@ ServiceCIDR objects are served). The error texts are upstream's, word for word.
 from __future__ import annotations
 
 import ipaddress
-from dataclasses import dataclass
-from functools import cached_property
 from typing import Any, Callable, Iterable
 
 from fakekube.api.machinery import errors
@@ -166,24 +164,18 @@ class PortRange:
         return PORT_ALLOCATED if port in used else None
 
 
-@dataclass(frozen=True)
 class ServiceNetwork:
     """kube-apiserver's Service ranges: ``--service-cluster-ip-range`` (single stack) and
-    ``--service-node-port-range``. ``ValueError`` when either does not parse."""
+    ``--service-node-port-range``. ``ValueError`` when either does not parse: both are
+    parsed when it is made, so a bad config fails at once."""
 
-    cidr: str = DEFAULT_SERVICE_CIDR
-    node_port_range: str = DEFAULT_NODE_PORT_RANGE
+    __slots__ = ("cidr", "node_port_range", "ip_range", "port_range")
 
-    def __post_init__(self) -> None:
-        self.ip_range, self.port_range  # noqa: B018 - parse now, so a bad config fails at once
-
-    @cached_property
-    def ip_range(self) -> IPRange:
-        return IPRange(self.cidr)
-
-    @cached_property
-    def port_range(self) -> PortRange:
-        return PortRange(self.node_port_range)
+    def __init__(self, cidr: str = DEFAULT_SERVICE_CIDR, node_port_range: str = DEFAULT_NODE_PORT_RANGE) -> None:
+        self.cidr = cidr
+        self.node_port_range = node_port_range
+        self.ip_range = IPRange(cidr)
+        self.port_range = PortRange(node_port_range)
 
     @property
     def family(self) -> str:

@@ -223,10 +223,11 @@ class APIServer:
     def _context(self, user: UserInfo | None = None) -> WriteContext:
         return WriteContext(self.clock.now(), self.rng, self._view, user)
 
-    def write_context(self) -> WriteContext:
+    def write_context(self, rng: SeededRandom | None = None) -> WriteContext:
         """Time, randomness and a store view for server-side work outside the verbs
-        (e.g. issuing a service-account token); take the store lock around its use."""
-        return self._context()
+        (e.g. issuing a service-account token); take the store lock around its use.
+        ``rng``: a stream of the caller's own (a fork), so its draws move no other identifier."""
+        return WriteContext(self.clock.now(), rng or self.rng, self._view)
 
     # -- reads ---------------------------------------------------------------
     def get(self, rt: ResourceType, namespace: str, name: str) -> Obj:

@@ -14,8 +14,7 @@ merged into ``ancient-changes``).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, NamedTuple
 
 from fakekube.api.wire.apply import fieldsets as fs
 from fakekube.api.wire.apply.created import Fallback, created_fields
@@ -41,8 +40,9 @@ STRIPPED: FieldSet = {
 Identifier = tuple[str, str, str, str]  # (manager, operation, apiVersion or "", subresource)
 
 
-@dataclass(frozen=True)
-class Entry:
+class Entry(NamedTuple):
+    """One manager's managedFields entry, decoded: what it owns and when it last wrote."""
+
     fields: FieldSet
     api_version: str
     applied: bool
@@ -168,7 +168,7 @@ def _take_over(live: Any, new: Any, node: TypeNode, managers: Managers, acting: 
         if comparison.removed:
             fields = fs.difference(fields, comparison.removed)
         if fields:
-            result[ident] = replace(entry, fields=fields) if fields is not entry.fields else entry
+            result[ident] = entry._replace(fields=fields) if fields is not entry.fields else entry
     if conflicts:
         raise Conflicts(sorted(conflicts, key=lambda c: c[0]))
     return result, comparison
