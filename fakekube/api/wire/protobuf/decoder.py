@@ -24,10 +24,9 @@ import base64
 import datetime
 import json
 import struct
-from dataclasses import dataclass
 from functools import lru_cache
-from importlib import resources
-from typing import Any, Callable
+from pathlib import Path
+from typing import Any, Callable, NamedTuple
 
 from fakekube.api.wire.decoding import SyntaxFailure, parse_json
 from fakekube.api.wire.protobuf.wire import (BYTES, FIXED32, FIXED64, VARINT, ProtobufError, iter_fields, read_varint,
@@ -44,8 +43,7 @@ _ZERO: dict[str, Any] = {"string": "", "bytes": None, "bool": False, "double": 0
 _EPOCH = datetime.datetime(1970, 1, 1, tzinfo=datetime.timezone.utc)
 
 
-@dataclass(frozen=True)
-class Field:
+class Field(NamedTuple):
     number: int
     name: str
     type: str
@@ -54,8 +52,7 @@ class Field:
     key_type: str
 
 
-@dataclass(frozen=True)
-class Message:
+class Message(NamedTuple):
     fields: tuple[Field, ...]
     by_number: dict[int, Field]
     is_list: bool  # a Go named slice (ExtraValue): JSON is the bare items array
@@ -63,7 +60,9 @@ class Message:
 
 @lru_cache(maxsize=1)
 def _table() -> dict[str, Any]:
-    text = resources.files("fakekube.api.wire.protobuf").joinpath("fields.json").read_text(encoding="utf-8")
+    # A plain file beside this module (fakekube installs unzipped): importlib.resources
+    # would load zipfile, tempfile and the compression modules on a cluster's first write.
+    text = Path(__file__).with_name("fields.json").read_text(encoding="utf-8")
     return json.loads(text)["messages"]
 
 
