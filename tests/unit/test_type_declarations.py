@@ -64,8 +64,13 @@ _VERSION = re.compile(r"v\d+((alpha|beta)\d+)?\Z")
 
 def _group_resource_literals(tree: ast.AST):
     """(line, group, plural) for every literal pair of strings that reads as a type's name:
-    a tuple or call arguments ``(group, plural)`` or ``(group, version, plural)``."""
+    a tuple or call arguments ``(group, plural)`` or ``(group, version, plural)``. A class's
+    ``__slots__`` names attributes (``("policy", "binding", ...)``), never a type."""
+    slots = {id(node.value) for node in ast.walk(tree) if isinstance(node, ast.Assign)
+             and any(isinstance(target, ast.Name) and target.id == "__slots__" for target in node.targets)}
     for node in ast.walk(tree):
+        if id(node) in slots:
+            continue
         if isinstance(node, ast.Tuple):
             items = node.elts
         elif isinstance(node, ast.Call):

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import threading
-from dataclasses import replace
 from itertools import repeat
 from typing import Any, Callable, Iterable, Iterator, Union
 
@@ -389,8 +388,8 @@ class RestApp:
 
     def _delete(self, request: RequestView, representation: Representation, rt: ResourceType, target: routing.ResourcePath, query: dict[str, str],
                 raw: bytes, verb: str) -> AnyResponse:
-        options = replace(DeleteOptions.parse(decode_body(request, raw) if raw.strip() else None, query),
-                          user=_user(request))
+        parsed = DeleteOptions.parse(decode_body(request, raw) if raw.strip() else None, query)
+        options = parsed._replace(user=_user(request))
         if verb == "deletecollection":
             body = self.api.delete_collection(rt, target.namespace, ListOptions.from_query(query), options)
             return self._written(representation, body, 200, [])

@@ -13,8 +13,7 @@ from __future__ import annotations
 import builtins
 import contextlib
 import json
-from dataclasses import dataclass, field, replace
-from typing import Any, Callable, Iterator
+from typing import Any, Callable, Iterator, NamedTuple
 
 from fakekube.api.auth import escalation
 from fakekube.api.auth.identity import UserInfo
@@ -63,9 +62,8 @@ WARN = "Warn"
 IGNORE = "Ignore"
 
 
-@dataclass(frozen=True)
-class WriteOptions:
-    """Query parameters every write verb takes."""
+class WriteOptions(NamedTuple):
+    """Query parameters every write verb takes (shared: callers keep module-level ones)."""
 
     dry_run: bool = False
     field_validation: str = WARN
@@ -128,11 +126,16 @@ def _parse_bool(text: str) -> bool:
     raise errors.bad_request(f'strconv.ParseBool: parsing "{text}": invalid syntax')
 
 
-@dataclass
 class WriteResult:
-    obj: Obj
-    created: bool = False
-    warnings: list[str] = field(default_factory=list)
+    """What a write verb answers: the object as stored (or as it would be, for a dry run),
+    whether it was created, and the warnings the response carries."""
+
+    __slots__ = ("obj", "created", "warnings")
+
+    def __init__(self, obj: Obj, created: bool = False, warnings: list[str] | None = None) -> None:
+        self.obj = obj
+        self.created = created
+        self.warnings: list[str] = [] if warnings is None else warnings
 
 
 class StoreView:
@@ -697,7 +700,7 @@ class APIServer:
         shown_meta = {k: v for k, v in meta.items() if k not in hidden and not (generated and k == "name")}
         shown = dict(obj, metadata=shown_meta)
         if generated:
-            attrs = replace(attrs, name="")
+            attrs = attrs._replace(name="")
         mutated = self._call_mutating(attrs, shown, warnings, ctx)
         if mutated is shown:
             return obj

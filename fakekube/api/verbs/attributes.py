@@ -4,8 +4,7 @@ admission chain (webhooks and policies read them; the AdmissionReview request is
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from fakekube.api.auth.identity import ADMIN, UserInfo
 from fakekube.api.registry import ResourceType
@@ -17,8 +16,7 @@ CREATE, UPDATE, DELETE = "CREATE", "UPDATE", "DELETE"
 OPTIONS_KINDS = {CREATE: "CreateOptions", UPDATE: "UpdateOptions", DELETE: "DeleteOptions"}
 
 
-@dataclass(frozen=True)
-class Attributes:
+class Attributes(NamedTuple):
     """One write as admission sees it. ``namespace`` of a Namespace object is its own name
     (upstream's RequestInfo); ``old`` is the stored object for UPDATE and DELETE."""
 

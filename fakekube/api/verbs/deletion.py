@@ -11,9 +11,8 @@ at once.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
-from typing import Any
+from typing import Any, NamedTuple
 
 from fakekube.api.auth.identity import UserInfo
 from fakekube.api.machinery import errors
@@ -63,8 +62,9 @@ _META_KINDS = {
 }
 
 
-@dataclass(frozen=True)
-class DeleteOptions:
+class DeleteOptions(NamedTuple):
+    """A delete's ``metav1.DeleteOptions``, parsed and validated."""
+
     grace_period_s: int | None = None
     propagation_policy: str | None = None
     orphan_dependents: bool | None = None

@@ -27,7 +27,6 @@ Eviction bodies are policy/v1 or policy/v1beta1 ``Eviction`` objects.
 
 from __future__ import annotations
 
-import dataclasses
 from typing import Any
 
 from fakekube.api.machinery import errors
@@ -106,7 +105,7 @@ def _delete_options(eviction: Obj, options: WriteOptions) -> DeleteOptions:
     """The eviction's DeleteOptions with the request's dryRun carried in (``propagateDryRun``;
     the only valid dryRun is [All], so the two never disagree)."""
     parsed = DeleteOptions.parse(eviction.get("deleteOptions"), {})
-    return dataclasses.replace(parsed, dry_run=True) if options.dry_run else parsed
+    return parsed._replace(dry_run=True) if options.dry_run else parsed
 
 
 def _phase(pod: Obj) -> str:
@@ -131,7 +130,7 @@ def _with_rv(options: DeleteOptions, pod: Obj) -> DeleteOptions:
     """The options with the pod's resourceVersion as precondition, unless the client set one."""
     if options.precondition_rv is not None:
         return options
-    return dataclasses.replace(options, precondition_rv=pod["metadata"]["resourceVersion"])
+    return options._replace(precondition_rv=pod["metadata"]["resourceVersion"])
 
 
 def _unhealthy_may_go(pod: Obj, pdb: Obj) -> bool:
@@ -212,5 +211,5 @@ def _mark_and_delete(api: APIServer, pods: ResourceType, namespace: str, name: s
         if marked is not None:
             stored = api.update(pods, namespace, name, marked, _INTERNAL, STATUS).obj
             if options.precondition_rv is not None:
-                options = dataclasses.replace(options, precondition_rv=stored["metadata"]["resourceVersion"])
+                options = options._replace(precondition_rv=stored["metadata"]["resourceVersion"])
     api.delete(pods, namespace, name, options)

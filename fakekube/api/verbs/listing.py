@@ -10,8 +10,7 @@ from __future__ import annotations
 
 import base64
 import json
-from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any, Callable, NamedTuple
 
 from fakekube.api import selectors
 from fakekube.api.machinery import errors
@@ -37,8 +36,7 @@ EXPIRED_CONTINUE = (
 )
 
 
-@dataclass(frozen=True)
-class ListOptions:
+class ListOptions(NamedTuple):
     """The query parameters of a list or watch request, parsed and validated."""
 
     label_selector: str = ""
@@ -191,12 +189,18 @@ def object_sort_key(obj: Obj) -> str:
     return sort_key((meta.get("namespace") or "", meta.get("name") or ""))
 
 
-@dataclass
 class Page:
-    items: list[Obj]
-    resource_version: int
-    continue_token: str = ""
-    remaining: int | None = None
+    """One page of a list: its objects, the list's resourceVersion, and where the next
+    page starts (``continue``) with how many objects remain after this one."""
+
+    __slots__ = ("items", "resource_version", "continue_token", "remaining")
+
+    def __init__(self, items: list[Obj], resource_version: int, continue_token: str = "",
+                 remaining: int | None = None) -> None:
+        self.items = items
+        self.resource_version = resource_version
+        self.continue_token = continue_token
+        self.remaining = remaining
 
 
 def list_page(store: Store, rt: ResourceType, namespace: str, options: ListOptions,

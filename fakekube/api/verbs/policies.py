@@ -15,7 +15,6 @@ fails follows the policy's ``failurePolicy``.
 from __future__ import annotations
 
 import threading
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable
 
 from fakekube.api.machinery.errors import ApiError
@@ -39,20 +38,26 @@ MAX_COMPILED = 4096
 REASON_CODES = {"Forbidden": 403, "Invalid": 422, "RequestEntityTooLarge": 413}
 
 
-@dataclass
 class Decision:
     """One violation (or failure) of a policy for one write."""
 
-    policy: str
-    binding: str
-    message: str
-    reason: str = ""
+    __slots__ = ("policy", "binding", "message", "reason")
+
+    def __init__(self, policy: str, binding: str, message: str, reason: str = "") -> None:
+        self.policy = policy
+        self.binding = binding
+        self.message = message
+        self.reason = reason
 
 
-@dataclass
 class PolicyOutcome:
-    denials: list[Decision] = field(default_factory=list)
-    warnings: list[str] = field(default_factory=list)
+    """What the bound policies made of one write: denials (the first one answers) and warnings."""
+
+    __slots__ = ("denials", "warnings")
+
+    def __init__(self, denials: list[Decision] | None = None, warnings: list[str] | None = None) -> None:
+        self.denials: list[Decision] = [] if denials is None else denials
+        self.warnings: list[str] = [] if warnings is None else warnings
 
 
 class PolicyAdmission:

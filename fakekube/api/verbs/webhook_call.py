@@ -14,8 +14,7 @@ The call's timeout (``timeoutSeconds``) is transport time: wall clock, on the co
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 from urllib.parse import urlsplit
 
 Obj = dict[str, Any]
@@ -31,8 +30,7 @@ class CallFailed(Exception):
     ``ErrCallingWebhook`` reason (after ``failed calling webhook "<name>": ``)."""
 
 
-@dataclass(frozen=True)
-class Endpoint:
+class Endpoint(NamedTuple):
     """Where a webhook is reached: the host name TLS verifies, the address dialled, the
     URL shown in errors (with upstream's ``?timeout=`` parameter)."""
 
@@ -50,12 +48,14 @@ def join_host(host: str, port: int) -> str:
     return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
 
 
-@dataclass
 class WebhookTransport:
     """Resolves and calls webhooks; :attr:`addresses` is the test's map of names to sockets."""
 
-    #: ``"host:port"`` as dialled (``hooks.default.svc:443``) → ``"127.0.0.1:8443"``.
-    addresses: dict[str, str] = field(default_factory=dict)
+    __slots__ = ("addresses",)
+
+    def __init__(self, addresses: dict[str, str] | None = None) -> None:
+        #: ``"host:port"`` as dialled (``hooks.default.svc:443``) → ``"127.0.0.1:8443"``.
+        self.addresses: dict[str, str] = {} if addresses is None else addresses
 
     def endpoint(self, client_config: Obj, service_exists: bool | None = None) -> Endpoint:
         """The endpoint of a ``clientConfig``; :class:`CallFailed` when a service has no address."""

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import base64
 import threading
-from dataclasses import dataclass
 from typing import Any, Callable, NamedTuple, TYPE_CHECKING
 
 from fakekube.api.machinery import errors
@@ -67,12 +66,14 @@ class Hook(NamedTuple):
         return self.spec.get("failurePolicy") == "Ignore"
 
 
-@dataclass
 class AdmissionResult:
     """What the mutating phase made of the object, and the warnings to send back."""
 
-    obj: Obj | None
-    warnings: list[str]
+    __slots__ = ("obj", "warnings")
+
+    def __init__(self, obj: Obj | None, warnings: list[str]) -> None:
+        self.obj = obj
+        self.warnings = warnings
 
 
 class WebhookAdmission:
