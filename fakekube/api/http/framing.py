@@ -18,7 +18,6 @@ raise :class:`Truncated` when the client goes away and :class:`Deadline` when it
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from typing import Protocol
 
 from fakekube.api.machinery import errors
@@ -77,19 +76,24 @@ class Source(Protocol):
     def read_exact(self, size: int) -> bytes: ...
 
 
-@dataclass
 class RequestHead:
     """The parsed request line and headers, and what they say about the body and connection."""
 
-    method: str
-    target: str
-    version: str
-    headers: list[tuple[str, str]] = field(default_factory=list)
-    #: The body's length when it has a Content-Length; None for chunked.
-    content_length: int | None = 0
-    chunked: bool = False
-    keep_alive: bool = True
-    expect_continue: bool = False
+    __slots__ = ("method", "target", "version", "headers", "content_length", "chunked", "keep_alive",
+                 "expect_continue")
+
+    def __init__(self, method: str, target: str, version: str, headers: list[tuple[str, str]] | None = None,
+                 content_length: int | None = 0, chunked: bool = False, keep_alive: bool = True,
+                 expect_continue: bool = False) -> None:
+        self.method = method
+        self.target = target
+        self.version = version
+        self.headers: list[tuple[str, str]] = [] if headers is None else headers
+        #: The body's length when it has a Content-Length; None for chunked.
+        self.content_length = content_length
+        self.chunked = chunked
+        self.keep_alive = keep_alive
+        self.expect_continue = expect_continue
 
     def header(self, name: str) -> str | None:
         lowered = name.lower()

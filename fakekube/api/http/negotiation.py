@@ -12,7 +12,7 @@ aggregated discovery — each with a plain ``application/json`` fallback. We ser
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from fakekube.api.machinery import errors
 
@@ -21,8 +21,9 @@ YAML = "application/yaml"
 PROTOBUF = "application/vnd.kubernetes.protobuf"
 
 
-@dataclass(frozen=True)
-class MediaRange:
+class MediaRange(NamedTuple):
+    """One entry of an ``Accept`` header: a media type and its parameters."""
+
     type: str
     params: dict[str, str]
 
@@ -44,8 +45,7 @@ def parse_accept(header: str | None) -> list[MediaRange]:
     return ranges or [MediaRange("*/*", {})]
 
 
-@dataclass(frozen=True)
-class Representation:
+class Representation(NamedTuple):
     """What to send: ``as_kind`` is "" for the plain object, else Table / PartialObjectMetadata(List)."""
 
     media_type: str
@@ -59,8 +59,7 @@ _BOOLS = {"true": True, "1": True, "t": True, "True": True, "TRUE": True, "T": T
           "false": False, "0": False, "f": False, "False": False, "FALSE": False, "F": False}
 
 
-@dataclass(frozen=True)
-class TableOptions:
+class TableOptions(NamedTuple):
     """``metav1.TableOptions`` from the query: what each Table row carries, and headers or not."""
 
     include_object: str = "Metadata"

@@ -9,7 +9,7 @@ and ``/apis/{group}/{version}/...``, with the namespace subresources ``status`` 
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass
+from typing import NamedTuple
 
 #: Subresources of a Namespace object itself, not resources inside a namespace.
 NAMESPACE_SUBRESOURCES = ("status", "finalize")
@@ -17,8 +17,7 @@ NAMESPACE_SUBRESOURCES = ("status", "finalize")
 PROXY = "proxy"
 
 
-@dataclass(frozen=True)
-class ResourcePath:
+class ResourcePath(NamedTuple):
     """A request for a resource collection, an object, or an object's subresource."""
 
     group: str
@@ -32,8 +31,7 @@ class ResourcePath:
     subpath: str = ""
 
 
-@dataclass(frozen=True)
-class DiscoveryPath:
+class DiscoveryPath(NamedTuple):
     """``/api``, ``/apis``, ``/apis/{group}`` or a group-version resource list."""
 
     core: bool

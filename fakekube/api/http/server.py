@@ -66,8 +66,7 @@ import sys
 import threading
 import time
 from collections import deque
-from dataclasses import dataclass
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, NamedTuple
 from urllib.parse import unquote_to_bytes
 
 from fakekube.api.auth.identity import UserInfo
@@ -472,8 +471,7 @@ class _Response:
         write(b"0\r\n\r\n")
 
 
-@dataclass(frozen=True)
-class Limits:
+class Limits(NamedTuple):
     """The transport's bounds (module docstring: what happens at each)."""
 
     max_body_bytes: int = MAX_BODY_BYTES

@@ -19,8 +19,7 @@ from __future__ import annotations
 
 import struct
 import zlib
-from dataclasses import dataclass
-from typing import Iterator
+from typing import Iterator, NamedTuple
 
 VERSION = 3
 SYN_STREAM = 1
@@ -66,8 +65,7 @@ class ProtocolError(Exception):
     """The client broke SPDY/3.1 (or a bound): the connection ends."""
 
 
-@dataclass(frozen=True)
-class Frame:
+class Frame(NamedTuple):
     """One frame: ``control`` frames have a ``kind`` (SYN_STREAM, ...); data frames a
     ``stream_id``. ``data`` is what follows the 8-byte frame header."""
 

@@ -13,8 +13,7 @@ from __future__ import annotations
 import json
 import threading
 import time
-from dataclasses import dataclass
-from typing import Any, Callable, Iterator
+from typing import Any, Callable, Iterator, NamedTuple
 
 from fakekube.api import table
 from fakekube.api.http.negotiation import JSON, Representation, TableOptions
@@ -42,8 +41,9 @@ DISCONNECTED = "fakekube.disconnected"
 DEFAULT_TIMEOUT_S = 1800.0
 
 
-@dataclass(frozen=True)
-class WatchRequest:
+class WatchRequest(NamedTuple):
+    """A watch's parameters, parsed and validated before its stream starts."""
+
     rt: ResourceType
     namespace: str
     matcher: Matcher

@@ -16,16 +16,14 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
-from typing import Any, Callable, Iterator
+from typing import Any, Callable, Iterator, NamedTuple
 
 Step = Callable[[Any], Iterator[Any]]
 _OPS = ("==", "!=", "<=", ">=", "<", ">")
 _LITERAL_NUMBER = re.compile(r"-?\d+(\.\d+)?([eE][-+]?\d+)?")
 
 
-@dataclass(frozen=True)
-class JSONPath:
+class JSONPath(NamedTuple):
     """A compiled path: ``find(obj)`` gives every value it reaches, in document order."""
 
     text: str

@@ -17,8 +17,7 @@ Discovery and OpenAPI list the subresources as upstream does, so clients find th
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any, Protocol, Sequence
+from typing import Any, NamedTuple, Protocol, Sequence
 
 from fakekube.api.machinery import errors
 from fakekube.api.registry import ATTACH, EXEC, PORTFORWARD, PROXY, ResourceType
@@ -102,8 +101,7 @@ class ExecOutcome(Protocol):
     def error(self) -> str | None: ...
 
 
-@dataclass(frozen=True)
-class ExecRequest:
+class ExecRequest(NamedTuple):
     """A ``pods/exec`` request's options (upstream's PodExecOptions, from the query)."""
 
     container: str
