@@ -31,6 +31,7 @@ import reprlib
 from typing import Any, Iterable, Mapping, NamedTuple, NoReturn, Sequence
 
 from fakekube.engine.timers import MAX_DELAY_S
+from fakekube.kubelet.segments import Segments
 from fakekube.kubelet.usage import UsageTimeline, parse_usage
 
 #: The pod annotation that overrides behaviour for a pod's containers.
@@ -75,7 +76,7 @@ def _is_number(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
-class Timeline:
+class Timeline(Segments[bool]):
     """A probe's outcome over time: ``(from_s, healthy)`` segments since container start.
 
     The outcome at ``t`` is that of the last segment starting at or before ``t``; before the
@@ -83,8 +84,7 @@ class Timeline:
     Immutable: one timeline is shared by every behaviour that names it.
     """
 
-    __slots__ = ("segments",)
-    segments: tuple[tuple[float, bool], ...]
+    __slots__ = ()
 
     def __init__(self, segments: tuple[tuple[float, bool], ...] = ()) -> None:
         previous = -math.inf
@@ -95,22 +95,7 @@ class Timeline:
             if from_s <= previous:
                 raise ValueError("timeline segments must start at strictly increasing times")
             previous = from_s
-        object.__setattr__(self, "segments", segments)
-
-    def __setattr__(self, name: str, value: Any) -> NoReturn:
-        raise AttributeError(f"a Timeline is immutable: cannot set {name}")
-
-    def __reduce__(self) -> tuple[type, tuple[Any, ...]]:
-        return Timeline, (self.segments,)  # copy and deepcopy rebuild it (setattr refuses)
-
-    def __eq__(self, other: object) -> bool:
-        return self.segments == other.segments if isinstance(other, Timeline) else NotImplemented
-
-    def __hash__(self) -> int:
-        return hash(self.segments)
-
-    def __repr__(self) -> str:
-        return f"Timeline(segments={self.segments!r})"
+        super().__init__(segments)
 
     def healthy_at(self, t_s: float) -> bool:
         """The outcome a probe sees at ``t_s`` seconds after container start."""

@@ -15,8 +15,9 @@ In YAML, JSON or the annotation a timeline is a number (constant), a quantity st
 from __future__ import annotations
 
 import math
-from typing import Any, Iterable, Mapping, NoReturn, Sequence
+from typing import Any, Iterable, Mapping, Sequence
 
+from fakekube.kubelet.segments import Segments
 from fakekube.objects.quantity import parse_quantity
 
 #: The largest figure a timeline may hold: int64, the range of a resource.Quantity's value.
@@ -25,12 +26,11 @@ MAX_USAGE = float(2**63 - 1)
 MAX_USAGE_SEGMENTS = 1000
 
 
-class UsageTimeline:
+class UsageTimeline(Segments[float]):
     """A usage figure over a container's life: ``(from_s, value)`` segments, rising starts.
     Immutable: the default timelines are shared by every behaviour."""
 
-    __slots__ = ("segments",)
-    segments: tuple[tuple[float, float], ...]
+    __slots__ = ()
 
     def __init__(self, segments: tuple[tuple[float, float], ...] = ((0.0, 0.0),)) -> None:
         if not segments:
@@ -44,22 +44,7 @@ class UsageTimeline:
             if from_s <= previous:
                 raise ValueError("usage segments must start at strictly increasing times")
             previous = from_s
-        object.__setattr__(self, "segments", segments)
-
-    def __setattr__(self, name: str, value: Any) -> NoReturn:
-        raise AttributeError(f"a UsageTimeline is immutable: cannot set {name}")
-
-    def __reduce__(self) -> tuple[type, tuple[Any, ...]]:
-        return UsageTimeline, (self.segments,)  # copy and deepcopy rebuild it (setattr refuses)
-
-    def __eq__(self, other: object) -> bool:
-        return self.segments == other.segments if isinstance(other, UsageTimeline) else NotImplemented
-
-    def __hash__(self) -> int:
-        return hash(self.segments)
-
-    def __repr__(self) -> str:
-        return f"UsageTimeline(segments={self.segments!r})"
+        super().__init__(segments)
 
     @classmethod
     def constant(cls, value: float) -> UsageTimeline:
