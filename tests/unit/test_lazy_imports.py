@@ -73,6 +73,21 @@ def test_cold_paths_load_no_heavy_library(code: str) -> None:
     assert sorted(loaded & (set(HEAVY) | {YAML})) == []
 
 
+#: What only a served cluster needs: werkzeug (and the standard library's HTTP client and
+#: server, email and ssl that it imports), fakekube's REST layer, the webhook transport and
+#: the TLS PKI. ``dataclasses`` (with inspect and ast) is gone from the import path: each
+#: ``@dataclass`` compiled generated source, and the module itself cost as much as 10 of them.
+SERVING_ONLY = ("werkzeug", "http.client", "http.server", "email", "ssl", "fakekube.api.http",
+                "fakekube.api.verbs.webhook_https", "fakekube.cluster.pki", "tempfile")
+
+
+def test_an_in_process_cluster_loads_no_http_layer_nor_dataclasses() -> None:
+    modules = modules_after("from fakekube import Cluster\ncluster = Cluster(nodes=2)\n"
+                            "cluster.create({'apiVersion': 'v1', 'kind': 'ConfigMap', 'metadata': {'name': 'x'}})")
+    assert sorted(m for m in modules if m.startswith(SERVING_ONLY)) == []
+    assert "dataclasses" not in modules
+
+
 def first_answer(path: str) -> str:
     """Code that starts a cluster with system pods and GETs ``path`` from it (a 200)."""
     return f"""

@@ -26,7 +26,6 @@ image rule of the config that matches one of them still applies, on top of that 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from typing import Any, NamedTuple, Sequence, TYPE_CHECKING
 
