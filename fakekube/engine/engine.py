@@ -25,13 +25,11 @@ from __future__ import annotations
 
 import contextlib
 import gc
-import logging
 import queue
 import threading
 from collections import Counter, OrderedDict, deque
-from concurrent.futures import Future
 from datetime import datetime, timedelta
-from typing import Callable, Iterator, NamedTuple, TypeVar
+from typing import Callable, Iterator, NamedTuple, TypeVar, cast
 
 from fakekube.api.verbs.apiserver import APIServer
 from fakekube.api.machinery.errors import ApiError
@@ -65,7 +63,22 @@ MAX_RETRIES_KEPT = 1_000
 MAX_LOGGED_KEYS = 10_000
 
 #: Where failing reconciles are reported (``fakekube serve`` sends it to stderr).
-log = logging.getLogger("fakekube.engine")
+#: The logger a controller's failures go to (``logging`` loads with the first failure).
+LOGGER_NAME = "fakekube.engine"
+
+
+
+class _Job:
+    """Work handed to the engine thread and the caller's wait for its outcome (what a
+    ``concurrent.futures.Future`` does; that module loads ``logging`` at import)."""
+
+    __slots__ = ("work", "done", "result", "error")
+
+    def __init__(self, work: Callable[[], object]) -> None:
+        self.work = work
+        self.done = threading.Event()
+        self.result: object = None
+        self.error: BaseException | None = None
 
 
 class EngineStuck(RuntimeError):
@@ -132,7 +145,7 @@ class Engine:
         self._rngs: dict[str, SeededRandom] = {}
         self._limiters: dict[str, ControllerRateLimiter] = {}
         self._owner_indexed: set[tuple[str, str]] = set()
-        self._jobs: queue.Queue[tuple[Callable[[], object], Future] | None] = queue.Queue()
+        self._jobs: queue.Queue[_Job | None] = queue.Queue()
         self._thread: threading.Thread | None = None
         #: True while the engine thread runs a job (read by :meth:`settle`'s quiet check).
         self._running_job = False
@@ -241,24 +254,24 @@ class Engine:
 
     def _serve(self) -> None:
         while (job := self._jobs.get()) is not None:
-            work, done = job
             self._running_job = True
             try:
-                result = work()
+                job.result = job.work()
             except BaseException as exc:  # handed to the waiting caller
-                self._running_job = False
-                done.set_exception(exc)
-            else:
-                self._running_job = False
-                done.set_result(result)
+                job.error = exc
+            self._running_job = False
+            job.done.set()
 
     def _on_engine_thread(self, work: Callable[[], T]) -> T:
         """Run ``work`` on the engine thread and wait; inline when there is no thread."""
         if self._thread is None or threading.current_thread() is self._thread:
             return work()
-        done: Future = Future()
-        self._jobs.put((work, done))
-        return done.result()
+        job = _Job(work)
+        self._jobs.put(job)
+        job.done.wait()
+        if job.error is not None:
+            raise job.error
+        return cast(T, job.result)  # what work returned
 
     def run(self, work: Callable[[], T]) -> T:
         """Run ``work`` on the engine thread (e.g. a fault that touches controller state)."""
@@ -373,7 +386,8 @@ class Engine:
         self._logged[item] = None
         if len(self._logged) > MAX_LOGGED_KEYS:
             self._logged.popitem(last=False)
-        log.error("controller %s failed reconciling %r at %s (seed %s): %s: %s; later failures of this key "
+        import logging  # not at import: an in-process cluster with no failure never logs
+        logging.getLogger(LOGGER_NAME).error("controller %s failed reconciling %r at %s (seed %s): %s: %s; later failures of this key "
                   "are not logged again (GET /fakekube/v1/errors lists them)",
                   error.controller, error.key, format_rfc3339(error.at), self.seed,
                   type(error.error).__name__, printable(str(error.error)), exc_info=error.error)

@@ -75,10 +75,13 @@ def test_cold_paths_load_no_heavy_library(code: str) -> None:
 
 #: What only a served cluster needs: werkzeug (and the standard library's HTTP client and
 #: server, email and ssl that it imports), fakekube's REST layer, the webhook transport and
-#: the TLS PKI. ``dataclasses`` (with inspect and ast) is gone from the import path: each
-#: ``@dataclass`` compiled generated source, and the module itself cost as much as 10 of them.
+#: the TLS PKI; ``logging`` (with traceback, linecache and tokenize) loads with a
+#: controller's first failure. ``dataclasses`` (with inspect and ast) is gone from the
+#: import path: each ``@dataclass`` compiled generated source, and the module itself cost
+#: as much as 10 of them.
 SERVING_ONLY = ("werkzeug", "http.client", "http.server", "email", "ssl", "fakekube.api.http",
-                "fakekube.api.verbs.webhook_https", "fakekube.cluster.pki", "tempfile")
+                "fakekube.api.verbs.webhook_https", "fakekube.cluster.pki", "tempfile", "logging",
+                "concurrent", "csv")
 
 
 def test_an_in_process_cluster_loads_no_http_layer_nor_dataclasses() -> None:

@@ -10,7 +10,6 @@ check out are a 401 ``Unauthorized``, never anonymous (``union.NewFailOnError``)
 
 from __future__ import annotations
 
-import csv
 import io
 from typing import Callable, Mapping
 
@@ -31,6 +30,7 @@ def parse_token_file(text: str) -> dict[str, UserInfo]:
     """``tokenfile.NewCSV``: one ``token,user,uid[,"group1,group2"]`` per line; ``#`` lines and
     blank ones skipped; a line with fewer than three fields is an error; a token given twice,
     the later line wins (upstream logs a warning)."""
+    import csv  # only a --token-auth-file needs it
     found: dict[str, UserInfo] = {}
     for number, record in enumerate(csv.reader(io.StringIO(text)), start=1):
         if not record or record[0].startswith("#") or (len(record) == 1 and not record[0].strip()):
