@@ -99,13 +99,8 @@ class ColdStart:
 def measure_cold_start(runs: int, nodes: int, bytecode_cache: bool) -> ColdStart:
     """``runs`` fresh interpreters; with ``bytecode_cache`` a first, discarded run fills
     a private cache (PYTHONPYCACHEPREFIX in a temp dir, so the repo gets no __pycache__)."""
-    env = dict(os.environ)
     cache_dir = tempfile.mkdtemp(prefix="fakekube-bench-pycache-")
-    if bytecode_cache:
-        env.pop("PYTHONDONTWRITEBYTECODE", None)
-        env["PYTHONPYCACHEPREFIX"] = cache_dir
-    else:
-        env["PYTHONDONTWRITEBYTECODE"] = "1"
+    env = child_env(cache_dir, cached=bytecode_cache)
     result = ColdStart()
     try:
         for run in range(runs + (1 if bytecode_cache else 0)):
@@ -196,16 +191,16 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def child_env(pycache: str | None) -> dict[str, str]:
+def child_env(pycache: str, cached: bool = True) -> dict[str, str]:
     """The children's environment: bytecode cached under ``pycache`` (as after a
-    ``pip install``, without writing into the repo), or never written when None."""
+    ``pip install``, without writing into the repo), or, not ``cached``, never written
+    there (``pycache`` then stays empty, so a ``__pycache__`` in the tree is not read either)."""
     env = dict(os.environ)
-    env.pop("PYTHONPYCACHEPREFIX", None)
-    if pycache is None:
-        env["PYTHONDONTWRITEBYTECODE"] = "1"
-    else:
+    env["PYTHONPYCACHEPREFIX"] = pycache
+    if cached:
         env.pop("PYTHONDONTWRITEBYTECODE", None)
-        env["PYTHONPYCACHEPREFIX"] = pycache
+    else:
+        env["PYTHONDONTWRITEBYTECODE"] = "1"
     return env
 
 
@@ -437,7 +432,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="fakekube-coldstart-") as tmp:
         env = child_env(str(Path(tmp) / "pycache"))
-        steps = scenarios(str(Path(tmp) / "kubeconfig"), env, child_env(None))
+        steps = scenarios(str(Path(tmp) / "kubeconfig"), env, child_env(str(Path(tmp) / "empty"), cached=False))
         if args.compare:
             compare_env = {**env, "PYTHONPATH": str(Path(args.compare).resolve())}
             steps += compared_scenarios(str(Path(tmp) / "kubeconfig"), compare_env)
