@@ -127,6 +127,7 @@ class Cluster:
             self.api.validating_admission.append(validating(self.config))
         self.api.pod_logs = self._pod_logs
         self.api.pod_exec = self._pod_exec
+        self.api.kubelet_unreachable = self._kubelet_unreachable
         self.api.webhooks.transport.addresses.update(self.config.webhook_addresses)
         bootstrap.populate(self.api, self._plan.node_specs, self.config.kubelet_version,
                            self.service_network.ip_range.first_address, self.service_network.cidr)
@@ -281,7 +282,7 @@ class Cluster:
             return self.log_streams.open(follow, self.clock.now, lambda: not store.closed,
                                          self._serving_errors.append)
         except LookupError:
-            return b""  # not run by a simulated kubelet (unscheduled, or its node is down)
+            return b""  # not run by a simulated kubelet (unscheduled)
         except ValueError as exc:
             raise ApiError(400, "BadRequest", str(exc)) from None
         except TooManyStreams as exc:
@@ -291,6 +292,19 @@ class Cluster:
         """pods/exec from the pod's simulated kubelet (kubelet/execs.py), on the engine thread;
         LookupError when the container is not running."""
         return self.engine.run(lambda: self.kubelets.pods.exec(pod, container, argv))
+
+    def _kubelet_unreachable(self, node_name: str) -> tuple[str, str] | None:
+        """The kubelet's address (InternalIP, as kubeadm's ``--kubelet-preferred-address-types``
+        puts first, and its daemon endpoint port) and Go's dial error when it cannot be reached."""
+        node = self.store.get(NODES, ("", node_name))
+        if node is None:
+            return None
+        status = node.get("status") or {}
+        ip = next((a.get("address", "") for a in status.get("addresses") or [] if a.get("type") == "InternalIP"), "")
+        port = ((status.get("daemonEndpoints") or {}).get("kubeletEndpoint") or {}).get("Port", 10250)
+        address = f"{ip or node_name}:{port}"
+        error = self.engine.run(lambda: self.kubelets.dial_error(node_name, address))
+        return (address, error) if error is not None else None
 
     # -- node faults ------------------------------------------------------------
     def fail_node(self, name: str) -> None:

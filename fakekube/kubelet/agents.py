@@ -74,6 +74,16 @@ class Kubelets:
         self.heartbeats.restart(node, engine)
         self._catch_up(node, engine)
 
+    def dial_error(self, node: str, address: str) -> str | None:
+        """Go's error for the apiserver dialing this node's kubelet at ``address`` (host:port),
+        or None when it answers: a stopped kubelet's machine is gone (no route to it), a
+        partitioned node's packets are lost (the dial times out)."""
+        if self.heartbeats.stopped(node):
+            return f"dial tcp {address}: connect: no route to host"
+        if self.heartbeats.partitioned(node):
+            return f"dial tcp {address}: i/o timeout"
+        return None
+
     def set_condition(self, node: str, condition_type: str, status: str, reason: str = "", message: str = "") -> None:
         self.heartbeats.set_condition(node, condition_type, status, reason, message)
 

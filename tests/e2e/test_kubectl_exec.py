@@ -104,6 +104,29 @@ def test_exec_of_a_completed_pod_is_refused_by_kubectl(any_kubectl: Kubectl, fak
 
 
 @pytest.mark.fakekube(nodes=1)
+def test_exec_and_logs_on_an_unreachable_node_fail_as_the_apiserver_dials(any_kubectl: Kubectl,
+                                                                           fakekube: Cluster) -> None:
+    """The apiserver dials the node's kubelet (InternalIP:10250) first: Go's dial error, a 500
+    without a reason, which kubectl prints as "Error from server: ..."."""
+    fakekube.create(_pod("web", [{"name": "app", "image": "example/app:1"}]))
+    fakekube.advance(5)
+    kubelet = "172.18.0.2:10250"
+    fakekube.fail_node("node-1")  # the machine is gone
+    assert any_kubectl("exec", "web", "--", "true") == (
+        1, "", f"Error from server: error dialing backend: dial tcp {kubelet}: connect: no route to host\n")
+    assert any_kubectl("logs", "web", "--tail=5") == (
+        1, "", f'Error from server: Get "https://{kubelet}/containerLogs/default/web/app?tailLines=5": '
+               f"dial tcp {kubelet}: connect: no route to host\n")
+    fakekube.recover_node("node-1")
+    fakekube.partition_node("node-1")  # packets to it are lost: the dial times out
+    assert any_kubectl("exec", "web", "--", "true")[2] == (
+        f"Error from server: error dialing backend: dial tcp {kubelet}: i/o timeout\n")
+    fakekube.heal_node("node-1")
+    assert any_kubectl("exec", "web", "--", "true") == (0, "", "")
+    assert any_kubectl("logs", "web")[0] == 0
+
+
+@pytest.mark.fakekube(nodes=1)
 def test_kubectl_cp_fails_with_a_clear_message(any_kubectl: Kubectl, fakekube: Cluster, tmp_path: Any) -> None:
     fakekube.create(_pod("web", [{"name": "app", "image": "example/app:1"}]))
     fakekube.advance(5)

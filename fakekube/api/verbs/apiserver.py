@@ -178,6 +178,9 @@ class APIServer:
         #: (fakekube.api.verbs.connect.ExecOutcome; LookupError: the container is not
         #: running) — the simulated kubelets, wired by the cluster. None: never running.
         self.pod_exec: Callable[[dict[str, Any], str, list[str]], Any] | None = None
+        #: Why the apiserver cannot reach a node's kubelet: ``node name -> (host:port, Go's
+        #: dial error)``, or None when it answers. pods/exec and pods/log dial it first.
+        self.kubelet_unreachable: Callable[[str], tuple[str, str] | None] = lambda node: None
         #: metrics.k8s.io reads (when the registry serves it); the cluster plugs in their source.
         self.metrics = MetricsReads(store, clock)
         #: Admission webhooks (fakekube.api.verbs.webhooks): called with the store lock released.

@@ -124,6 +124,9 @@ def check_exec(api: APIServer, rt: ResourceType, namespace: str, name: str, meth
         raise errors.bad_request(problem)
     container = query.get("container") or ((pod.get("spec") or {}).get("containers") or [{}])[0].get("name", "")
     flags = {key: query.get(key, "").lower() in ("true", "1") for key in ("stdin", "stdout", "stderr", "tty")}
+    unreachable = api.kubelet_unreachable((pod.get("spec") or {}).get("nodeName") or "")
+    if unreachable is not None:  # the upgrade-aware proxy's dial, before any stream opens
+        raise errors.unknown_error(500, f"error dialing backend: {unreachable[1]}")
     return pod, ExecRequest(container, tuple(command), **flags)
 
 

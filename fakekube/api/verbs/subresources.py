@@ -16,6 +16,7 @@ whose last finalizer goes is removed.
 from __future__ import annotations
 
 from typing import Any, Callable
+from urllib.parse import quote_plus
 
 from fakekube.api import selectors
 from fakekube.api.auth.identity import UserInfo
@@ -149,9 +150,30 @@ class Subresources:
                 f"a container name must be specified for pod {name}, choose one of: [{' '.join(containers)}]")
         if container and container not in containers:
             raise errors.bad_request(f"container {container} is not valid for pod {name}")
+        node = (pod.get("spec") or {}).get("nodeName") or ""
+        unreachable = self.api.kubelet_unreachable(node) if node else None
+        if unreachable is not None:
+            address, error = unreachable
+            url = f"https://{address}/containerLogs/{namespace}/{name}/{container or containers[0]}{_log_query(query)}"
+            raise errors.unknown_error(500, f'Get "{url}": {error}')  # Go's url.Error, as the streamer returns it
         if self.api.pod_logs is None:
             return ""
         return self.api.pod_logs(namespace, name, container or None, query)
+
+
+#: The PodLogOptions the apiserver passes on to the kubelet's containerLogs URL.
+_LOG_FLAGS = ("follow", "previous", "timestamps")
+_LOG_NUMBERS = ("limitBytes", "sinceSeconds", "tailLines")
+
+
+def _log_query(query: dict[str, str]) -> str:
+    """``LogLocation``'s query (Go's ``url.Values.Encode``: keys sorted): the options set."""
+    params = {key: "true" for key in _LOG_FLAGS if query.get(key, "").lower() in ("true", "1")}
+    params.update({key: query[key] for key in _LOG_NUMBERS if query.get(key)})
+    if query.get("sinceTime"):
+        params["sinceTime"] = query["sinceTime"]
+    encoded = "&".join(f"{key}={quote_plus(value, safe='')}" for key, value in sorted(params.items()))
+    return f"?{encoded}" if encoded else ""
 
 
 def _set_replicas(rt: ResourceType, obj: Obj, replicas: int) -> None:
