@@ -43,6 +43,8 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--auto-advance", action="store_true", default=None,
                        help="while no request is in flight, cluster time jumps to the next timer (for CI: idle "
                             "waits take no wall time); implies --time-scale 0 unless a scale is given")
+    serve.add_argument("--no-auto-advance", dest="auto_advance", action="store_false",
+                       help="no jumps over idle waits, even if the --config file's autoAdvance asks for them")
     serve.add_argument("--start-time", default=None, metavar="RFC3339|now",
                        help="where cluster time starts (default now, to the second, so the ages kubectl "
                             "computes itself, as in describe, read naturally); e.g. 2025-01-01T00:00:00Z "

@@ -148,6 +148,8 @@ def test_the_config_file_s_time_wins_over_serve_s_defaults_and_flags_over_the_fi
     assert (flags.time_scale, flags.start_time.isoformat()) == (5.0, "2031-02-03T04:05:06+00:00")
     config.write_text("autoAdvance: true\n")
     assert (config_of("--config", str(config)).time_scale, config_of("--config", str(config)).auto_advance) == (0, True)
+    no_jumps = config_of("--config", str(config), "--no-auto-advance")
+    assert (no_jumps.time_scale, no_jumps.auto_advance) == (1.0, False)  # serve's real time again
 
 
 @pytest.mark.parametrize(("argv", "line"), [
