@@ -14,8 +14,10 @@ output a user can predict from the pod alone:
 * ``tar``: what ``kubectl cp`` runs; fails with a message saying that a simulated container
   has no filesystem to copy from or to.
 
-Anything else is not found, with the message containerd and runc give for an executable
-missing from ``$PATH``. Built-ins are matched by the basename of ``argv[0]`` (``/bin/echo``
+``sh -c SCRIPT`` (also ``bash``, ``ash``, ``dash``) runs the script's simple commands the same
+way, chained by ``;``, ``&&`` and ``||``, with ``$VARIABLES`` from that environment
+(kubelet/shell.py says what is not simulated). Anything else is not found, with the message
+containerd and runc give for an executable missing from ``$PATH``. Built-ins are matched by the basename of ``argv[0]`` (``/bin/echo``
 is ``echo``). Everything here is pure: the same argv and pod give the same answer.
 """
 
@@ -25,6 +27,7 @@ import hashlib
 import posixpath
 from typing import Any, Callable, Mapping, NamedTuple, Sequence
 
+from fakekube.kubelet import shell
 from fakekube.kubelet.behaviour import ExecCommand
 
 Obj = dict[str, Any]
@@ -35,6 +38,14 @@ DEFAULT_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 TAR_MESSAGE = ("tar: fakekube does not simulate kubectl cp: a simulated container has no filesystem "
                "to copy files from or to\n")
 TAR_EXIT_CODE = 2
+#: Shells whose ``-c SCRIPT`` is interpreted (kubelet/shell.py); ``sh: 1: X: not found``
+#: exits 127 as in dash, and syntax not simulated exits 2, as a shell's syntax error does.
+SHELLS = frozenset({"sh", "bash", "ash", "dash"})
+NOT_FOUND_EXIT_CODE = 127
+#: A shell without ``-c``: its stdin would be the script, which an exec does not simulate.
+INTERACTIVE_SHELL_MESSAGE = ("{shell}: fakekube does not simulate an interactive shell (stdin is read and dropped); "
+                             "run commands with {shell} -c 'COMMAND'\n")
+SHELL_SYNTAX_EXIT_CODE = 2
 
 
 class ExecResult(NamedTuple):
@@ -66,10 +77,38 @@ def run(commands: Sequence[ExecCommand], argv: Sequence[str], pod: Mapping[str, 
     for command in commands:
         if command.matches(argv):
             return ExecResult(command.stdout.encode(), command.stderr.encode(), command.exit_code)
-    builtin = _BUILTINS.get(posixpath.basename(argv[0])) if argv else None
+    name = posixpath.basename(argv[0]) if argv else ""
+    if name in SHELLS:
+        if len(argv) >= 3 and argv[1] == "-c":
+            return _run_script(commands, argv[2], pod, container, exec_id_)
+        return ExecResult(stderr=INTERACTIVE_SHELL_MESSAGE.format(shell=name).encode(), exit_code=SHELL_SYNTAX_EXIT_CODE)
+    builtin = _BUILTINS.get(name)
     if builtin is None:
         return not_found(argv, exec_id_)
     return builtin(list(argv[1:]), pod, container)
+
+
+def _run_script(commands: Sequence[ExecCommand], script: str, pod: Mapping[str, Any],
+                container: Mapping[str, Any], exec_id_: str) -> ExecResult:
+    """``sh -c script`` (kubelet/shell.py): its simple commands in turn, outputs concatenated,
+    the exit code of the last one run; a command not found is dash's ``sh: 1: NAME: not found``."""
+    try:
+        steps = shell.parse(script)
+    except shell.ScriptError as exc:
+        return ExecResult(stderr=f"{exc}\n".encode(), exit_code=SHELL_SYNTAX_EXIT_CODE)
+    values = dict(environment(pod, container))
+    stdout, stderr, code = b"", b"", 0
+    for step in steps:
+        if (step.operator == shell.AND and code != 0) or (step.operator == shell.OR and code == 0):
+            continue
+        argv = shell.expand(step.words, lambda name: str(code) if name == "?" else values.get(name, ""))
+        if argv[0] == "exit":
+            return ExecResult(stdout, stderr, int(argv[1]) if len(argv) > 1 and argv[1].isdigit() else code)
+        result = run(commands, argv, pod, container, exec_id_)
+        if result.error is not None:
+            result = ExecResult(stderr=f"sh: 1: {argv[0]}: not found\n".encode(), exit_code=NOT_FOUND_EXIT_CODE)
+        stdout, stderr, code = stdout + result.stdout, stderr + result.stderr, result.exit_code
+    return ExecResult(stdout, stderr, code)
 
 
 def environment(pod: Mapping[str, Any], container: Mapping[str, Any]) -> list[tuple[str, str]]:

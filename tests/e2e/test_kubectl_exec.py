@@ -52,6 +52,9 @@ def test_exec_runs_declared_and_built_in_commands(any_kubectl: Kubectl, fakekube
     assert kubectl("exec", "web", "--", "printenv", "MODE", "NOPE") == (1, "prod\n", "command terminated with exit code 1\n")
     assert kubectl("exec", "web", "--", "migrate", "--all") == (
         3, "applied 3 migrations\n", "warning: slow\ncommand terminated with exit code 3\n")
+    assert kubectl("exec", "web", "--", "sh", "-c", "echo $MODE && migrate now || echo rc=$?") == (
+        0, "prod\napplied 3 migrations\nrc=3\n", "warning: slow\n")
+    assert kubectl("exec", "web", "--", "sh", "-c", "cat /etc/app.conf | grep port")[0] == 2
     # stdin is read and dropped (some kubectl versions log that the session closed before their stdin did)
     assert kubectl("exec", "-i", "web", "--", "true", stdin="ignored input\n")[:2] == (0, "")
 

@@ -42,6 +42,34 @@ def test_built_ins() -> None:
     assert run(["tar", "cf", "-", "/"]) == execs.ExecResult(stderr=execs.TAR_MESSAGE.encode(), exit_code=2)
 
 
+def test_sh_c_runs_the_scripts_simple_commands_in_turn() -> None:
+    commands = behaviour_from_dict({"exec_commands": [{"command": "migrate *", "stdout": "done\n", "exit_code": 3}]})
+    assert run(["sh", "-c", "echo $A ${HOME}x '$A' \"$A\""]).stdout == b"1 /rootx $A 1\n"
+    assert run(["/bin/bash", "-c", "migrate --all || echo failed $?"], commands.exec_commands) == (
+        execs.ExecResult(b"done\nfailed 3\n"))
+    assert run(["sh", "-c", "false && echo no; echo yes"]) == execs.ExecResult(b"yes\n")
+    assert run(["sh", "-c", "nope 1; hostname"]) == execs.ExecResult(b"web\n", b"sh: 1: nope: not found\n")
+    assert run(["sh", "-c", "nope"]).exit_code == 127
+    assert run(["sh", "-c", "echo a; exit 4; echo b"]) == execs.ExecResult(b"a\n", exit_code=4)
+    assert run(["sh", "-c", "sh -c 'printenv A'"]).stdout == b"1\n"
+    for argv in (["sh"], ["bash", "-i"], ["sh", "-c"]):  # stdin would be the script: not simulated
+        assert run(argv) == execs.ExecResult(stderr=execs.INTERACTIVE_SHELL_MESSAGE.format(shell=argv[0]).encode(),
+                                             exit_code=2)
+
+
+@pytest.mark.parametrize("script,stderr", [
+    ("cat /etc/hosts | grep x", "sh: fakekube does not simulate pipes in exec scripts: cat /etc/hosts | grep x"),
+    ("echo a > /tmp/x", "sh: fakekube does not simulate redirections in exec scripts: echo a > /tmp/x"),
+    ("echo $(hostname)", "sh: fakekube does not simulate command substitution in exec scripts: echo $(hostname)"),
+    ("sleep 1 &", "sh: fakekube does not simulate background jobs in exec scripts: sleep 1 &"),
+    ("echo 'open", "sh: 1: Syntax error: Unterminated quoted string"),
+    ("&& true", 'sh: 1: Syntax error: "&&" unexpected'),
+    ("true ||", "sh: 1: Syntax error: end of file unexpected"),
+])
+def test_sh_c_names_the_syntax_it_does_not_simulate(script: str, stderr: str) -> None:
+    assert run(["sh", "-c", script]) == execs.ExecResult(stderr=f"{stderr}\n".encode(), exit_code=2)
+
+
 def test_anything_else_is_not_found_as_containerd_says() -> None:
     assert run(["psql", "-c", "x"]).error == (
         'failed to exec in container: failed to start exec "id": OCI runtime exec failed: exec failed: unable to start '
