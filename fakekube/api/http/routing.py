@@ -17,18 +17,26 @@ NAMESPACE_SUBRESOURCES = ("status", "finalize")
 PROXY = "proxy"
 
 
-class ResourcePath(NamedTuple):
-    """A request for a resource collection, an object, or an object's subresource."""
+class ResourcePath:
+    """A request for a resource collection, an object, or an object's subresource.
 
-    group: str
-    version: str
-    plural: str
-    namespace: str = ""
-    name: str = ""
-    subresource: str = ""
-    legacy_watch: bool = False
-    #: What follows a ``proxy`` subresource (``/pods/web/proxy/healthz`` → ``healthz``).
-    subpath: str = ""
+    Shared from :func:`parse`'s cache, so never changed once made. A ``__slots__`` class,
+    not a NamedTuple: a request reads it dozens of times, and a slot is read several times
+    faster than a NamedTuple field."""
+
+    __slots__ = ("group", "version", "plural", "namespace", "name", "subresource", "legacy_watch", "subpath")
+
+    def __init__(self, group: str, version: str, plural: str, namespace: str = "", name: str = "",
+                 subresource: str = "", legacy_watch: bool = False, subpath: str = "") -> None:
+        self.group = group
+        self.version = version
+        self.plural = plural
+        self.namespace = namespace
+        self.name = name
+        self.subresource = subresource
+        self.legacy_watch = legacy_watch
+        #: What follows a ``proxy`` subresource (``/pods/web/proxy/healthz`` → ``healthz``).
+        self.subpath = subpath
 
 
 class DiscoveryPath(NamedTuple):

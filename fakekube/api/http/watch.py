@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import threading
 import time
-from typing import Any, Callable, Iterator, NamedTuple
+from typing import Any, Callable, Iterator
 
 from fakekube.api import table
 from fakekube.api.http.negotiation import JSON, Representation, TableOptions
@@ -41,20 +41,28 @@ DISCONNECTED = "fakekube.disconnected"
 DEFAULT_TIMEOUT_S = 1800.0
 
 
-class WatchRequest(NamedTuple):
-    """A watch's parameters, parsed and validated before its stream starts."""
+class WatchRequest:
+    """A watch's parameters, parsed and validated before its stream starts; read on every
+    store change while the watch lasts (a ``__slots__`` class: its reads are the cheapest)."""
 
-    rt: ResourceType
-    namespace: str
-    matcher: Matcher
-    resource_version: str
-    allow_bookmarks: bool
-    send_initial_events: bool
-    timeout_s: float
-    bookmark_interval_s: float = 10.0
-    #: "" for plain objects, else the ``as=`` kind each event's object is converted to.
-    as_kind: str = ""
-    table_options: TableOptions = TableOptions()
+    __slots__ = ("rt", "namespace", "matcher", "resource_version", "allow_bookmarks", "send_initial_events",
+                 "timeout_s", "bookmark_interval_s", "as_kind", "table_options")
+
+    def __init__(self, rt: ResourceType, namespace: str, matcher: Matcher, resource_version: str,
+                 allow_bookmarks: bool, send_initial_events: bool, timeout_s: float,
+                 bookmark_interval_s: float = 10.0, as_kind: str = "",
+                 table_options: TableOptions = TableOptions()) -> None:
+        self.rt = rt
+        self.namespace = namespace
+        self.matcher = matcher
+        self.resource_version = resource_version
+        self.allow_bookmarks = allow_bookmarks
+        self.send_initial_events = send_initial_events
+        self.timeout_s = timeout_s
+        self.bookmark_interval_s = bookmark_interval_s
+        #: "" for plain objects, else the ``as=`` kind each event's object is converted to.
+        self.as_kind = as_kind
+        self.table_options = table_options
 
     @classmethod
     def from_query(cls, rt: ResourceType, namespace: str, query: dict[str, str], name: str = "",

@@ -7,18 +7,22 @@ escapes. Which fields a type offers is :mod:`.fieldsets`' business.
 
 from __future__ import annotations
 
-from typing import Mapping, NamedTuple
+from typing import Mapping
 
 from fakekube.api.machinery.errors import bad_request
 from fakekube.api.selectors.selection import EQUALS, NOT_EQUALS, SelectorError
 
 
-class FieldRequirement(NamedTuple):
-    """``field=value`` (``==`` is the same) or ``field!=value``; value already unescaped."""
+class FieldRequirement:
+    """``field=value`` (``==`` is the same) or ``field!=value``; value already unescaped.
+    A ``__slots__`` class, not a NamedTuple: a list reads its attributes once per object."""
 
-    field: str
-    operator: str
-    value: str
+    __slots__ = ("field", "operator", "value")
+
+    def __init__(self, field: str, operator: str, value: str) -> None:
+        self.field = field
+        self.operator = operator
+        self.value = value
 
     def matches(self, fields: Mapping[str, str]) -> bool:
         # A field the object does not expose reads as "" (fields.Set.Get).
@@ -30,10 +34,13 @@ class FieldRequirement(NamedTuple):
         return f"{self.field}{symbol}{escape_field_value(self.value)}"
 
 
-class FieldSelector(NamedTuple):
+class FieldSelector:
     """A conjunction of field terms, in upstream's order (terms sorted as written)."""
 
-    requirements: tuple[FieldRequirement, ...] = ()
+    __slots__ = ("requirements",)
+
+    def __init__(self, requirements: tuple[FieldRequirement, ...] = ()) -> None:
+        self.requirements = requirements
 
     def matches(self, fields: Mapping[str, str]) -> bool:
         return all(r.matches(fields) for r in self.requirements)
