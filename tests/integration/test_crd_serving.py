@@ -12,6 +12,8 @@ import requests
 from kubernetes import client
 from kubernetes.client.rest import ApiException
 
+from fakekube.api.machinery.errors import ApiError
+
 Obj = dict[str, Any]
 GROUP = "stable.example.com"
 
@@ -359,3 +361,24 @@ def test_stored_versions_keep_the_storage_version(fakekube, ext) -> None:
                              headers={"Content-Type": "application/merge-patch+json"})
     assert emptied.status_code == 422
     assert emptied.json()["details"]["causes"][0]["message"].endswith("must have at least one stored version")
+
+
+def test_scale_paths_holding_another_type_are_refused_with_gos_formatting(fakekube) -> None:
+    """``NestedInt64``'s accessor error, with ``%v`` and ``%T`` of the decoded value."""
+    fakekube.create({"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+                     "metadata": {"name": f"widgets.{GROUP}"},
+                     "spec": {"group": GROUP, "scope": "Namespaced",
+                              "names": {"plural": "widgets", "singular": "widget", "kind": "Widget"},
+                              "versions": [{"name": "v1", "served": True, "storage": True,
+                                            "schema": {"openAPIV3Schema": {"type": "object",
+                                                                           "x-kubernetes-preserve-unknown-fields": True}},
+                                            "subresources": {"scale": {"specReplicasPath": ".spec.replicas",
+                                                                       "statusReplicasPath": ".status.replicas"}}}]}})
+    for replicas, shown in (({"b": [1, 2.5], "a": None}, "map[a:<nil> b:[1 2.5]] is of the type map[string]interface {}"),
+                            (None, "<nil> is of the type <nil>"), ("3", "3 is of the type string")):
+        with pytest.raises(ApiError) as refused:
+            fakekube.create({"apiVersion": f"{GROUP}/v1", "kind": "Widget",
+                             "metadata": {"name": "w", "namespace": "default"}, "spec": {"replicas": replicas}})
+        assert refused.value.status()["message"] == (
+            f'Widget.{GROUP} "w" is invalid: .spec.replicas: Invalid value: 0: .spec.replicas accessor error: '
+            f"{shown}, expected int64")

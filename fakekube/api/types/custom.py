@@ -33,6 +33,7 @@ from fakekube.api.types.apiextensions import (
     storage_version,
     versions_of,
 )
+from fakekube.api.wire.patch._gofmt import go_type, go_value
 from fakekube.api.wire.structural import CompiledSchema, compile_schema
 
 Obj = dict[str, Any]
@@ -99,7 +100,7 @@ class CustomResourceStrategy(Strategy):
             value, found = nested(obj, self.scale.label_selector_path)
             if found and not isinstance(value, str):
                 problems.append(errors.invalid(self.scale.label_selector_path, value,
-                                               f"{self.scale.label_selector_path} accessor error: {_go_value(value)} "
+                                               f"{self.scale.label_selector_path} accessor error: {go_value(value)} "
                                                f"is of the type {_go_type(value)}, expected string"))
         return problems
 
@@ -153,7 +154,7 @@ def _replicas_problems(obj: Obj, path: str) -> list[FieldError]:
     if not found:
         return []
     if not isinstance(value, int) or isinstance(value, bool):
-        return [errors.invalid(path, 0, f"{path} accessor error: {_go_value(value)} is of the type "
+        return [errors.invalid(path, 0, f"{path} accessor error: {go_value(value)} is of the type "
                                          f"{_go_type(value)}, expected int64")]
     if value < 0:
         return [errors.invalid(path, value, "should be a non-negative integer")]
@@ -173,29 +174,8 @@ def nested(obj: Any, path: str) -> tuple[Any, bool]:
 
 
 def _go_type(value: Any) -> str:
-    if isinstance(value, bool):
-        return "bool"
-    if isinstance(value, int):
-        return "int64"
-    if isinstance(value, float):
-        return "float64"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, dict):
-        return "map[string]interface {}"
-    if isinstance(value, list):
-        return "[]interface {}"
-    return "<nil>"
-
-
-def _go_value(value: Any) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, float):
-        return errors.go_float(value)
-    if value is None:
-        return "<nil>"
-    return str(value)
+    """``%T`` of a decoded JSON value (a nil interface prints ``<nil>``)."""
+    return "<nil>" if value is None else go_type(value)
 
 
 def _scale_paths(version: Obj) -> ScalePaths | None:
