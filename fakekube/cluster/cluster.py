@@ -211,11 +211,18 @@ class Cluster:
         self.stop()
 
     def reset(self) -> None:
-        """Back to the initial state, as if just created with the same config: ends open watches."""
+        """Back to the initial state, as if just created with the same config: ends open watches.
+
+        While time flows with the wall clock (``time_scale > 0``), "just created" means now:
+        the new cluster starts at the instant the old one had reached (to the second; it
+        becomes ``config.start_time``), so the ages kubectl computes keep matching its clock.
+        In manual time it starts at ``config.start_time`` again, the same on every run."""
         old_store, old_engine = self.store, self.engine
         running = self._server is not None
         self._stop_clock_modes()
         old_engine.stop()
+        if self.config.time_scale > 0:
+            self.config = self.config.replace(start_time=self.clock.now().replace(microsecond=0))
         self._build_state()
         if running:
             self.engine.start()

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import base64
 import ssl
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 
 import pytest
 import yaml
@@ -256,3 +256,20 @@ def test_system_pods_have_metrics_at_start_whatever_second_it_starts(start_s: in
     assert names(metrics) == pods
     apiserver = next(m for m in metrics if m["metadata"]["name"] == f"kube-apiserver-{CP}")
     assert apiserver["containers"][0]["usage"] == {"cpu": "40m", "memory": "220Mi"}
+
+
+def test_while_time_flows_a_reset_boots_a_fresh_cluster_at_the_instant_reached() -> None:
+    """serve's real time: a reset cluster is as if created now, so kubectl's ages (computed
+    from its own clock) stay right; a thousandth of real time keeps this test's instants exact."""
+    cluster = Cluster(nodes=1, system_pods=True, time_scale=0.001).start()
+    try:
+        cluster.advance(90.5)  # the control API's jump: 00:01:30.5 and a bit of flowing time
+        cluster.reset()
+        reached = datetime(2025, 1, 1, 0, 1, 30, tzinfo=timezone.utc)
+        assert cluster.config.start_time == reached
+        assert reached <= cluster.now < reached + timedelta(seconds=1)
+        apiserver = cluster.get("v1", "Pod", f"kube-apiserver-{CP}", "kube-system")
+        assert apiserver["metadata"]["creationTimestamp"] == "2025-01-01T00:01:00Z"  # booted 30 s before
+        assert cluster.list("v1", "ConfigMap", "default")[0]["metadata"]["creationTimestamp"].startswith("2025-01-01T00:01")
+    finally:
+        cluster.stop()
