@@ -28,7 +28,7 @@ import posixpath
 from typing import Any, Callable, Mapping, NamedTuple, Sequence
 
 from fakekube.kubelet import shell
-from fakekube.kubelet.behaviour import ExecCommand
+from fakekube.kubelet.behaviour import MAX_EXEC_OUTPUT_BYTES, ExecCommand
 
 Obj = dict[str, Any]
 
@@ -46,6 +46,8 @@ NOT_FOUND_EXIT_CODE = 127
 INTERACTIVE_SHELL_MESSAGE = ("{shell}: fakekube does not simulate an interactive shell (stdin is read and dropped); "
                              "run commands with {shell} -c 'COMMAND'\n")
 SHELL_SYNTAX_EXIT_CODE = 2
+#: How many ``sh -c`` may nest (a bound on the recursion a request can cause).
+MAX_SHELL_DEPTH = 16
 
 
 class ExecResult(NamedTuple):
@@ -74,13 +76,19 @@ def exec_id(container_id: str, sequence: int) -> str:
 def run(commands: Sequence[ExecCommand], argv: Sequence[str], pod: Mapping[str, Any],
         container: Mapping[str, Any], exec_id_: str) -> ExecResult:
     """The outcome of running ``argv`` in ``container`` of ``pod``."""
+    return _run(commands, argv, pod, container, exec_id_, 0)
+
+
+def _run(commands: Sequence[ExecCommand], argv: Sequence[str], pod: Mapping[str, Any],
+         container: Mapping[str, Any], exec_id_: str, depth: int) -> ExecResult:
+    """:func:`run` from within ``depth`` shells (``sh -c 'sh -c ...'``)."""
     for command in commands:
         if command.matches(argv):
             return ExecResult(command.stdout.encode(), command.stderr.encode(), command.exit_code)
     name = posixpath.basename(argv[0]) if argv else ""
     if name in SHELLS:
         if len(argv) >= 3 and argv[1] == "-c":
-            return _run_script(commands, argv[2], pod, container, exec_id_)
+            return _run_script(commands, argv[2], pod, container, exec_id_, depth + 1)
         return ExecResult(stderr=INTERACTIVE_SHELL_MESSAGE.format(shell=name).encode(), exit_code=SHELL_SYNTAX_EXIT_CODE)
     builtin = _BUILTINS.get(name)
     if builtin is None:
@@ -89,9 +97,13 @@ def run(commands: Sequence[ExecCommand], argv: Sequence[str], pod: Mapping[str, 
 
 
 def _run_script(commands: Sequence[ExecCommand], script: str, pod: Mapping[str, Any],
-                container: Mapping[str, Any], exec_id_: str) -> ExecResult:
-    """``sh -c script`` (kubelet/shell.py): its simple commands in turn, outputs concatenated,
-    the exit code of the last one run; a command not found is dash's ``sh: 1: NAME: not found``."""
+                container: Mapping[str, Any], exec_id_: str, depth: int) -> ExecResult:
+    """``sh -c script`` (kubelet/shell.py): its simple commands in turn, outputs concatenated
+    (each stream cut at :data:`MAX_EXEC_OUTPUT_BYTES`, as one declared command's), the exit
+    code of the last one run; a command not found is dash's ``sh: 1: NAME: not found``."""
+    if depth > MAX_SHELL_DEPTH:
+        return ExecResult(stderr=f"sh: fakekube does not simulate shells nested more than {MAX_SHELL_DEPTH} "
+                                 f"deep\n".encode(), exit_code=SHELL_SYNTAX_EXIT_CODE)
     try:
         steps = shell.parse(script)
     except shell.ScriptError as exc:
@@ -104,10 +116,12 @@ def _run_script(commands: Sequence[ExecCommand], script: str, pod: Mapping[str, 
         argv = shell.expand(step.words, lambda name: str(code) if name == "?" else values.get(name, ""))
         if argv[0] == "exit":
             return ExecResult(stdout, stderr, int(argv[1]) if len(argv) > 1 and argv[1].isdigit() else code)
-        result = run(commands, argv, pod, container, exec_id_)
+        result = _run(commands, argv, pod, container, exec_id_, depth)
         if result.error is not None:
             result = ExecResult(stderr=f"sh: 1: {argv[0]}: not found\n".encode(), exit_code=NOT_FOUND_EXIT_CODE)
-        stdout, stderr, code = stdout + result.stdout, stderr + result.stderr, result.exit_code
+        stdout = (stdout + result.stdout)[:MAX_EXEC_OUTPUT_BYTES]
+        stderr = (stderr + result.stderr)[:MAX_EXEC_OUTPUT_BYTES]
+        code = result.exit_code
     return ExecResult(stdout, stderr, code)
 
 

@@ -57,6 +57,16 @@ def test_sh_c_runs_the_scripts_simple_commands_in_turn() -> None:
                                              exit_code=2)
 
 
+def test_sh_c_is_bounded_in_depth_and_output(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(execs, "MAX_SHELL_DEPTH", 2)
+    assert run(["sh", "-c", "sh -c 'echo two'"]).stdout == b"two\n"
+    assert run(["sh", "-c", "sh -c 'sh -c \"echo three\"'"]) == execs.ExecResult(
+        stderr=b"sh: fakekube does not simulate shells nested more than 2 deep\n", exit_code=2)
+    big = behaviour_from_dict({"exec_commands": [{"command": "big", "stdout": "x" * MAX_EXEC_OUTPUT_BYTES}]})
+    assert run(["sh", "-c", "big; big; echo end"], big.exec_commands) == execs.ExecResult(
+        b"x" * MAX_EXEC_OUTPUT_BYTES)  # each stream stops at one command's limit
+
+
 @pytest.mark.parametrize("script,stderr", [
     ("cat /etc/hosts | grep x", "sh: fakekube does not simulate pipes in exec scripts: cat /etc/hosts | grep x"),
     ("echo a > /tmp/x", "sh: fakekube does not simulate redirections in exec scripts: echo a > /tmp/x"),
