@@ -1,6 +1,6 @@
 """:class:`ClusterConfig`: everything that decides a cluster's behaviour.
 
-A :class:`~fakekube.cluster.record.FrozenRecord` rather than a frozen dataclass (cheaper
+A :class:`~fakekube.record.FrozenRecord` rather than a frozen dataclass (cheaper
 to define on every cold start); it behaves as the dataclass did: keyword or positional
 arguments in the order below, equality and repr by value, attributes that cannot be set,
 and ``replace()`` for a changed copy.
@@ -17,7 +17,7 @@ from fakekube.api.types.service_alloc import DEFAULT_NODE_PORT_RANGE, DEFAULT_SE
 from fakekube.api.wire.schema import DEFAULT_KUBERNETES_VERSION
 from fakekube.clock import DEFAULT_EPOCH
 from fakekube.cluster.nodespec import NodeSpec
-from fakekube.cluster.record import FrozenRecord
+from fakekube.record import FrozenRecord
 from fakekube.cluster.system.config import SystemPods, as_system_pods
 from fakekube.controllers.nodeipam import DEFAULT_CLUSTER_CIDR, DEFAULT_NODE_CIDR_MASK_SIZE
 from fakekube.controllers.nodelifecycle.config import NodeLifecycleConfig

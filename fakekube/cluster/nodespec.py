@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from fakekube.cluster.record import FrozenRecord
+from fakekube.record import FrozenRecord
 
 Obj = dict[str, Any]
 

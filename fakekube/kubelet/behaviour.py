@@ -28,11 +28,12 @@ import fnmatch
 import functools
 import math
 import reprlib
-from typing import Any, Iterable, Mapping, NamedTuple, NoReturn, Sequence
+from typing import Any, Iterable, Mapping, NamedTuple, Sequence
 
 from fakekube.engine.timers import MAX_DELAY_S
 from fakekube.kubelet.segments import Segments
 from fakekube.kubelet.usage import UsageTimeline, parse_usage
+from fakekube.record import FrozenRecord
 
 #: The pod annotation that overrides behaviour for a pod's containers.
 BEHAVIOUR_ANNOTATION = "fakekube.io/behaviour"
@@ -136,7 +137,7 @@ DEFAULT_CPU_USAGE = UsageTimeline.constant(1.0)
 DEFAULT_MEMORY_USAGE = UsageTimeline.constant(4 * 1024 * 1024)
 
 
-class ExecCommand:
+class ExecCommand(FrozenRecord):
     """What one declared command does when run by ``kubectl exec``: its whole output, at once.
 
     ``command`` is an fnmatch glob over the argv joined by single spaces: ``"cat /etc/*"``
@@ -163,34 +164,16 @@ class ExecCommand:
         if isinstance(exit_code, bool) or not isinstance(exit_code, int) or not 0 <= exit_code <= 255:
             raise ValueError(f"exit_code: must be an integer from 0 to 255, got {brief(exit_code)}")
         for name, value in zip(self.__slots__, (command, stdout, stderr, exit_code)):
-            object.__setattr__(self, name, value)
-
-    def _values(self) -> tuple[str, str, str, int]:
-        return self.command, self.stdout, self.stderr, self.exit_code
-
-    def __setattr__(self, name: str, value: Any) -> NoReturn:
-        raise AttributeError(f"an ExecCommand is immutable: cannot set {name}")
-
-    def __reduce__(self) -> tuple[type, tuple[Any, ...]]:
-        return ExecCommand, self._values()  # copy and deepcopy rebuild it (setattr refuses)
-
-    def __eq__(self, other: object) -> bool:
-        return self._values() == other._values() if isinstance(other, ExecCommand) else NotImplemented
-
-    def __hash__(self) -> int:
-        return hash(self._values())
-
-    def __repr__(self) -> str:
-        return "ExecCommand(" + ", ".join(f"{name}={getattr(self, name)!r}" for name in self.__slots__) + ")"
+            self._set(name, value)
 
     def matches(self, argv: Sequence[str]) -> bool:
         return fnmatch.fnmatchcase(" ".join(argv), self.command)
 
 
-class ContainerBehaviour:
+class ContainerBehaviour(FrozenRecord):
     """What one container does. Defaults: starts in about a second, runs forever, healthy.
 
-    Immutable (:data:`DEFAULT_BEHAVIOUR` is shared by every container): :meth:`replace`
+    Immutable (:data:`DEFAULT_BEHAVIOUR` is shared by every container): ``replace()``
     makes a changed copy, checked as a new one is.
     """
 
@@ -237,7 +220,7 @@ class ContainerBehaviour:
         values = (pull_delay_s, start_delay_s, run_for_s, exit_code, stop_delay_s, readiness, liveness, startup,
                   log_lines, image_pull_error, image_pull_failures, exec_commands, cpu_usage_m, memory_usage_bytes)
         for name, value in zip(self.__slots__, values):
-            object.__setattr__(self, name, value)
+            self._set(name, value)
         self._check()
 
     def _check(self) -> None:
@@ -255,29 +238,6 @@ class ContainerBehaviour:
             raise ValueError("log_lines: lines must be in time order")
         if len(self.exec_commands) > MAX_EXEC_COMMANDS:
             raise ValueError(f"exec_commands: at most {MAX_EXEC_COMMANDS} commands")
-
-    def replace(self, **changes: Any) -> ContainerBehaviour:
-        """A copy with the named fields changed (TypeError for a name that is not a field)."""
-        return ContainerBehaviour(**{**self.fields(), **changes})
-
-    def fields(self) -> dict[str, Any]:
-        """Every field by name, in declaration order."""
-        return {name: getattr(self, name) for name in self.__slots__}
-
-    def __setattr__(self, name: str, value: Any) -> NoReturn:
-        raise AttributeError(f"a ContainerBehaviour is immutable: use replace({name}=...)")
-
-    def __reduce__(self) -> tuple[type, tuple[Any, ...]]:
-        return ContainerBehaviour, tuple(self.fields().values())  # copy and deepcopy rebuild it
-
-    def __eq__(self, other: object) -> bool:
-        return self.fields() == other.fields() if isinstance(other, ContainerBehaviour) else NotImplemented
-
-    def __hash__(self) -> int:
-        return hash(tuple(self.fields().values()))
-
-    def __repr__(self) -> str:
-        return "ContainerBehaviour(" + ", ".join(f"{name}={value!r}" for name, value in self.fields().items()) + ")"
 
     def pull_fails(self, attempt: int) -> bool:
         """Does pull attempt number ``attempt`` (1-based) fail?"""

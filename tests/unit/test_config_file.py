@@ -88,7 +88,7 @@ nodeLifecycle:
 
 
 def test_every_node_lifecycle_setting_has_a_yaml_key() -> None:
-    fields = set(NodeLifecycleConfig().settings())
+    fields = set(NodeLifecycleConfig().fields())
     assert {field for field, _ in NODE_LIFECYCLE_KEYS.values()} == fields
 
 

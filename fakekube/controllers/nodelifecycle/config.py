@@ -11,7 +11,7 @@ feed the DefaultTolerationSeconds admission plugin.
 
 from __future__ import annotations
 
-from typing import Any
+from fakekube.record import FrozenRecord
 
 #: Upstream's NodeEvictionPeriod: how often the NoExecute tainting pass runs (100 ms).
 NOEXECUTE_TAINTING_PERIOD_S = 0.1
@@ -36,7 +36,7 @@ def default_grace_period_s(kubernetes_version: str) -> float:
 MAX_QUEUED_NODES_PER_ZONE = 5_000
 
 
-class NodeLifecycleConfig:
+class NodeLifecycleConfig(FrozenRecord):
     """What the node lifecycle controller and the taint manager may be tuned by.
 
     Immutable (one config is shared by the cluster's config and its controller), compared
@@ -74,37 +74,14 @@ class NodeLifecycleConfig:
                   default_not_ready_toleration_s, default_unreachable_toleration_s, noexecute_tainting_period_s,
                   eviction_burst, max_queued_nodes_per_zone)
         for name, value in zip(self.__slots__, values, strict=True):
-            object.__setattr__(self, name, value)
+            self._set(name, value)
         self._check()
-
-    def settings(self) -> dict[str, Any]:
-        """Every setting by field name, in declaration order."""
-        return {name: getattr(self, name) for name in self.__slots__}
-
-    def __setattr__(self, name: str, value: object) -> None:
-        raise AttributeError(f"NodeLifecycleConfig is immutable: cannot set {name!r}")
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, NodeLifecycleConfig):
-            return NotImplemented
-        return self.settings() == other.settings()
-
-    def __hash__(self) -> int:
-        return hash(tuple(self.settings().values()))
-
-    def __repr__(self) -> str:
-        """By value: the pytest plugin tells cluster configs apart by their repr."""
-        return f"NodeLifecycleConfig({', '.join(f'{k}={v!r}' for k, v in self.settings().items())})"
-
-    def __reduce__(self) -> tuple[type[NodeLifecycleConfig], tuple[Any, ...]]:
-        """Copy and pickle through ``__init__`` (the default would set the slots one by one)."""
-        return NodeLifecycleConfig, tuple(self.settings().values())
 
     def for_version(self, kubernetes_version: str) -> "NodeLifecycleConfig":
         """This config with every version-dependent default filled in for ``kubernetes_version``."""
         if self.grace_period_s is not None:
             return self
-        return NodeLifecycleConfig(**{**self.settings(), "grace_period_s": default_grace_period_s(kubernetes_version)})
+        return self.replace(grace_period_s=default_grace_period_s(kubernetes_version))
 
     @property
     def grace_s(self) -> float:
