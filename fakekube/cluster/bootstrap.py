@@ -26,7 +26,7 @@ from fakekube.api.verbs import objectmeta
 from fakekube.api.verbs.apiserver import APIServer, WriteOptions
 from fakekube.cluster.nodespec import NodeSpec, expand_nodes
 from fakekube.controllers.nodelifecycle.zones import LABEL_REGION, LABEL_ZONE
-from fakekube.kubelet.heartbeat import healthy_conditions
+from fakekube.kubelet.heartbeat import KUBELET_PORT, healthy_conditions
 from fakekube.objects.constants import LABEL_ENDPOINTSLICE_SKIP_MIRROR, LABEL_NODE_ROLE_CONTROL_PLANE, LABEL_SERVICE_NAME
 from fakekube.objects.priority import SYSTEM_PRIORITY_CLASSES
 from fakekube.random import SeededRandom
@@ -171,7 +171,7 @@ def node_object(name: str, index: int, rng: SeededRandom, kubelet_version: str, 
             "allocatable": {**NODE_ALLOCATABLE, **spec.capacity, **spec.allocatable},
             "conditions": conditions,
             "addresses": [{"type": "InternalIP", "address": internal_ip}, {"type": "Hostname", "address": name}],
-            "daemonEndpoints": {"kubeletEndpoint": {"Port": 10250}},
+            "daemonEndpoints": {"kubeletEndpoint": {"Port": KUBELET_PORT}},
             "nodeInfo": _node_info(rng, kubelet_version),
         },
     }

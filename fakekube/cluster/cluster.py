@@ -301,17 +301,10 @@ class Cluster:
         return self.engine.run(lambda: self.kubelets.pods.exec(pod, container, argv))
 
     def _kubelet_unreachable(self, node_name: str) -> tuple[str, str] | None:
-        """The kubelet's address (InternalIP, as kubeadm's ``--kubelet-preferred-address-types``
-        puts first, and its daemon endpoint port) and Go's dial error when it cannot be reached."""
+        """The node's kubelet address and Go's dial error when it cannot be reached (see
+        ``Kubelets.unreachable``; its fault state is read on the engine thread)."""
         node = self.store.get(NODES, ("", node_name))
-        if node is None:
-            return None
-        status = node.get("status") or {}
-        ip = next((a.get("address", "") for a in status.get("addresses") or [] if a.get("type") == "InternalIP"), "")
-        port = ((status.get("daemonEndpoints") or {}).get("kubeletEndpoint") or {}).get("Port", 10250)
-        address = f"{ip or node_name}:{port}"
-        error = self.engine.run(lambda: self.kubelets.dial_error(node_name, address))
-        return (address, error) if error is not None else None
+        return None if node is None else self.engine.run(lambda: self.kubelets.unreachable(node))
 
     # -- node faults ------------------------------------------------------------
     def fail_node(self, name: str) -> None:

@@ -20,8 +20,8 @@ from typing import Any, NamedTuple, Sequence
 from fakekube.engine import Controller, Engine
 from fakekube.kubelet.backoff import INITIAL_BACKOFF_S, MAX_BACKOFF_S, ImagePullBackoff, RestartBackoff
 from fakekube.kubelet.behaviour import BehaviourCatalog
-from fakekube.kubelet.heartbeat import HeartbeatConfig, NodeHeartbeats
-from fakekube.kubelet.pods import NODE_KEY, PodRunner
+from fakekube.kubelet.heartbeat import KUBELET_PORT, HeartbeatConfig, NodeHeartbeats
+from fakekube.kubelet.pods import NODE_KEY, PodRunner, node_internal_ip
 from fakekube.kubelet.resourcemetrics import ResourceMetrics
 from fakekube.kubelet.staticpods import StaticPodController, StaticPodManifest
 
@@ -74,15 +74,19 @@ class Kubelets:
         self.heartbeats.restart(node, engine)
         self._catch_up(node, engine)
 
-    def dial_error(self, node: str, address: str) -> str | None:
-        """Go's error for the apiserver dialing this node's kubelet at ``address`` (host:port),
-        or None when it answers: a stopped kubelet's machine is gone (no route to it), a
-        partitioned node's packets are lost (the dial times out)."""
-        if self.heartbeats.stopped(node):
-            return f"dial tcp {address}: connect: no route to host"
-        if self.heartbeats.partitioned(node):
-            return f"dial tcp {address}: i/o timeout"
-        return None
+    def unreachable(self, node: dict[str, Any]) -> tuple[str, str] | None:
+        """Where the apiserver dials this node's kubelet (its InternalIP, which kubeadm's
+        ``--kubelet-preferred-address-types`` puts first, and the daemon endpoint's port) and
+        Go's error for the dial; None when it answers. A stopped kubelet's machine is gone (no
+        route to it), a partitioned node's packets are lost (the dial times out)."""
+        name = node["metadata"]["name"]
+        stopped, partitioned = self.heartbeats.stopped(name), self.heartbeats.partitioned(name)
+        if not stopped and not partitioned:
+            return None
+        endpoint = ((node.get("status") or {}).get("daemonEndpoints") or {}).get("kubeletEndpoint") or {}
+        address = f"{node_internal_ip(node) or name}:{endpoint.get('Port', KUBELET_PORT)}"
+        why = "connect: no route to host" if stopped else "i/o timeout"
+        return address, f"dial tcp {address}: {why}"
 
     def set_condition(self, node: str, condition_type: str, status: str, reason: str = "", message: str = "") -> None:
         self.heartbeats.set_condition(node, condition_type, status, reason, message)

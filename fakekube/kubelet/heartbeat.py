@@ -44,6 +44,8 @@ from fakekube.store import ADDED, DELETED, Change
 Obj = dict[str, Any]
 
 LEASE_NAMESPACE = "kube-node-lease"
+#: The kubelet's port (``--port``), which NodeStatus's ``daemonEndpoints`` publishes and the apiserver dials.
+KUBELET_PORT = 10250
 
 LEASE = "lease"
 STATUS_KEY = "status"
