@@ -62,10 +62,9 @@ MAX_RETRIES_KEPT = 1_000
 #: (so a key that failed long ago and fails again is logged again).
 MAX_LOGGED_KEYS = 10_000
 
-#: Where failing reconciles are reported (``fakekube serve`` sends it to stderr).
-#: The logger a controller's failures go to (``logging`` loads with the first failure).
+#: Where failing reconciles are reported (``fakekube serve`` sends it to stderr);
+#: ``logging`` loads with the first failure.
 LOGGER_NAME = "fakekube.engine"
-
 
 
 class _Job:
@@ -387,7 +386,8 @@ class Engine:
         if len(self._logged) > MAX_LOGGED_KEYS:
             self._logged.popitem(last=False)
         import logging  # not at import: an in-process cluster with no failure never logs
-        logging.getLogger(LOGGER_NAME).error("controller %s failed reconciling %r at %s (seed %s): %s: %s; later failures of this key "
+        log = logging.getLogger(LOGGER_NAME)
+        log.error("controller %s failed reconciling %r at %s (seed %s): %s: %s; later failures of this key "
                   "are not logged again (GET /fakekube/v1/errors lists them)",
                   error.controller, error.key, format_rfc3339(error.at), self.seed,
                   type(error.error).__name__, printable(str(error.error)), exc_info=error.error)

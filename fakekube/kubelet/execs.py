@@ -17,8 +17,9 @@ output a user can predict from the pod alone:
 ``sh -c SCRIPT`` (also ``bash``, ``ash``, ``dash``) runs the script's simple commands the same
 way, chained by ``;``, ``&&`` and ``||``, with ``$VARIABLES`` from that environment
 (kubelet/shell.py says what is not simulated). Anything else is not found, with the message
-containerd and runc give for an executable missing from ``$PATH``. Built-ins are matched by the basename of ``argv[0]`` (``/bin/echo``
-is ``echo``). Everything here is pure: the same argv and pod give the same answer.
+containerd and runc give for an executable missing from ``$PATH``. Built-ins and shells are
+matched by the basename of ``argv[0]`` (``/bin/echo`` is ``echo``). Everything here is pure:
+the same argv and pod give the same answer.
 """
 
 from __future__ import annotations
@@ -89,7 +90,8 @@ def _run(commands: Sequence[ExecCommand], argv: Sequence[str], pod: Mapping[str,
     if name in SHELLS:
         if len(argv) >= 3 and argv[1] == "-c":
             return _run_script(commands, argv[2], pod, container, exec_id_, depth + 1)
-        return ExecResult(stderr=INTERACTIVE_SHELL_MESSAGE.format(shell=name).encode(), exit_code=SHELL_SYNTAX_EXIT_CODE)
+        return ExecResult(stderr=INTERACTIVE_SHELL_MESSAGE.format(shell=name).encode(),
+                          exit_code=SHELL_SYNTAX_EXIT_CODE)
     builtin = _BUILTINS.get(name)
     if builtin is None:
         return not_found(argv, exec_id_)
