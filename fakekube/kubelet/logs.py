@@ -24,15 +24,23 @@ from datetime import datetime, timedelta, timezone
 from typing import Mapping, NamedTuple, Sequence
 
 from fakekube.kubelet.behaviour import LogLine
+from fakekube.record import FrozenRecord
 
 #: The kubelet's message when there is no previous instance (a 400 BadRequest).
 PREVIOUS_NOT_FOUND = 'previous terminated container "{container}" in pod "{pod}" not found'
 
 
-class PodLogOptions:
+class PodLogOptions(FrozenRecord):
     """The v1.PodLogOptions that change what is returned (container is chosen by the caller)."""
 
     __slots__ = ("follow", "previous", "timestamps", "tail_lines", "since_seconds", "since_time", "limit_bytes")
+    follow: bool
+    previous: bool
+    timestamps: bool
+    tail_lines: int | None
+    since_seconds: int | None
+    since_time: datetime | None
+    limit_bytes: int | None
 
     def __init__(self, follow: bool = False, previous: bool = False, timestamps: bool = False,
                  tail_lines: int | None = None, since_seconds: int | None = None, since_time: datetime | None = None,
@@ -47,18 +55,9 @@ class PodLogOptions:
             raise ValueError(f"sinceSeconds: Invalid value: {since_seconds}: must be greater than 0")
         if since_time is not None and since_time.tzinfo is None:
             raise ValueError("sinceTime: must be timezone-aware")
-        self.follow = follow
-        self.previous = previous
-        self.timestamps = timestamps
-        self.tail_lines = tail_lines
-        self.since_seconds = since_seconds
-        self.since_time = since_time
-        self.limit_bytes = limit_bytes
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, PodLogOptions):
-            return NotImplemented
-        return all(getattr(self, name) == getattr(other, name) for name in self.__slots__)
+        values = (follow, previous, timestamps, tail_lines, since_seconds, since_time, limit_bytes)
+        for name, value in zip(self.__slots__, values, strict=True):
+            self._set(name, value)
 
     @classmethod
     def from_query(cls, params: Mapping[str, str]) -> PodLogOptions:

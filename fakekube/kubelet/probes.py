@@ -31,6 +31,7 @@ import math
 from typing import Any, Iterator, Mapping, NamedTuple
 
 from fakekube.kubelet.behaviour import MAX_DURATION_S, ContainerBehaviour, Timeline
+from fakekube.record import FrozenRecord
 
 #: Upstream API defaults for a Probe (pkg/apis/core/v1/defaults.go).
 DEFAULT_PERIOD_S = 10.0
@@ -52,10 +53,15 @@ _K_INFINITY = 2**63
 _ROUNDING_STEPS = 4
 
 
-class ProbeSpec:
+class ProbeSpec(FrozenRecord):
     """The timing half of a v1.Probe; the handler (exec/http/tcp/grpc) is not simulated."""
 
     __slots__ = ("initial_delay_s", "period_s", "timeout_s", "success_threshold", "failure_threshold")
+    initial_delay_s: float
+    period_s: float
+    timeout_s: float
+    success_threshold: int
+    failure_threshold: int
 
     def __init__(self, initial_delay_s: float = 0.0, period_s: float = DEFAULT_PERIOD_S,
                  timeout_s: float = DEFAULT_TIMEOUT_S, success_threshold: int = DEFAULT_SUCCESS_THRESHOLD,
@@ -66,20 +72,9 @@ class ProbeSpec:
             raise ValueError("periodSeconds and timeoutSeconds must be > 0")
         if success_threshold < 1 or failure_threshold < 1:
             raise ValueError("successThreshold and failureThreshold must be >= 1")
-        self.initial_delay_s = initial_delay_s
-        self.period_s = period_s
-        self.timeout_s = timeout_s
-        self.success_threshold = success_threshold
-        self.failure_threshold = failure_threshold
-
-    def _values(self) -> tuple[float, float, float, int, int]:
-        return self.initial_delay_s, self.period_s, self.timeout_s, self.success_threshold, self.failure_threshold
-
-    def __eq__(self, other: object) -> bool:
-        return self._values() == other._values() if isinstance(other, ProbeSpec) else NotImplemented
-
-    def __hash__(self) -> int:
-        return hash(self._values())
+        values = (initial_delay_s, period_s, timeout_s, success_threshold, failure_threshold)
+        for name, value in zip(self.__slots__, values, strict=True):
+            self._set(name, value)
 
     @classmethod
     def from_k8s(cls, probe: Mapping[str, Any] | None) -> ProbeSpec | None:
