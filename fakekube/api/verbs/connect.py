@@ -74,16 +74,27 @@ def _pod_problem(pod: Obj, name: str, query: dict[str, str]) -> str | None:
     spec = pod.get("spec") or {}
     if not spec.get("nodeName"):
         return f"pod {name} does not have a host assigned"
-    containers = [c.get("name") for key in ("containers", "initContainers", "ephemeralContainers")
-                  for c in spec.get(key) or []]
-    container = query.get("container", "")
-    if container and container not in containers:
-        return f"container {container} is not valid for pod {name}"
-    if not container and len(spec.get("containers") or []) > 1:
-        names = " ".join(c.get("name", "") for c in spec.get("containers") or [])
-        return f"a container name must be specified for pod {name}, choose one of: [{names}]"
-    return None
+    return container_problem(pod, name, query.get("container", ""))
 
+
+def container_problem(pod: Obj, name: str, container: str) -> str | None:
+    """Why ``container`` cannot be streamed from (``streamLocation``, ``LogLocation``): a name
+    no container, init or ephemeral container of the pod has; or none given while the pod
+    has several containers (the message then lists them, then its init containers)."""
+    spec = pod.get("spec") or {}
+    if container:
+        names = [c.get("name") for key in ("initContainers", "containers", "ephemeralContainers")
+                 for c in spec.get(key) or []]
+        return None if container in names else f"container {container} is not valid for pod {name}"
+    containers = spec.get("containers") or []
+    if len(containers) <= 1:
+        return None
+    problem = (f"a container name must be specified for pod {name}, "
+               f"choose one of: [{' '.join(c.get('name', '') for c in containers)}]")
+    inits = spec.get("initContainers") or []
+    if inits:
+        problem += f" or one of the init containers: [{' '.join(c.get('name', '') for c in inits)}]"
+    return problem
 
 
 # -- pods/exec ------------------------------------------------------------------------------

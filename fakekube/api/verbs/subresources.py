@@ -39,6 +39,7 @@ from fakekube.api.verbs import binding as binding_rules
 from fakekube.api.verbs import eviction as eviction_rules
 from fakekube.api.verbs import tokenrequest
 from fakekube.api.verbs.apiserver import APIServer, WriteOptions, parse_json
+from fakekube.api.verbs.connect import container_problem
 from fakekube.api.wire import patch as patching
 
 Obj = dict[str, Any]
@@ -145,11 +146,9 @@ class Subresources:
         pod = self.api.get(rt, namespace, name)
         containers = [c.get("name") for c in (pod.get("spec") or {}).get("containers", [])]
         container = query.get("container", "")
-        if not container and len(containers) > 1:
-            raise errors.bad_request(
-                f"a container name must be specified for pod {name}, choose one of: [{' '.join(containers)}]")
-        if container and container not in containers:
-            raise errors.bad_request(f"container {container} is not valid for pod {name}")
+        problem = container_problem(pod, name, container)
+        if problem is not None:
+            raise errors.bad_request(problem)
         node = (pod.get("spec") or {}).get("nodeName") or ""
         unreachable = self.api.kubelet_unreachable(node) if node else None
         if unreachable is not None:
