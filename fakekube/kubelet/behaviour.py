@@ -9,9 +9,12 @@ store: times are seconds since the container started (or since the pull began).
 A :class:`BehaviourCatalog` picks the behaviour for one container, in layers, each layer
 overriding only the fields it names:
 
-1. :data:`DEFAULT_BEHAVIOUR` (or the catalog's own default),
-2. the first image rule whose glob matches the image (rules keep the order given),
-3. the pod annotation ``fakekube.io/behaviour`` — a YAML/JSON mapping. Keys that name
+1. :data:`DEFAULT_BEHAVIOUR` (or the catalog's own default); an init container that is not
+   a sidecar exits 0 as soon as it runs unless that default gives a ``run_for_s``,
+2. what the container's own command does, when kubelet/programs.py knows it (``echo``,
+   ``sleep``, ``sh -c`` scripts of such commands): its run time, exit code and log lines,
+3. the first image rule whose glob matches the image (rules keep the order given),
+4. the pod annotation ``fakekube.io/behaviour`` — a YAML/JSON mapping. Keys that name
    behaviour fields apply to every container; a key whose value is itself a mapping names
    a container and overrides fields for that container only::
 
@@ -447,15 +450,27 @@ class BehaviourCatalog(NamedTuple):
 
     def for_image(self, image: str) -> ContainerBehaviour:
         """The default with the first matching rule applied (rules are tried in the order given)."""
+        return self._with_rule(self.default, image)
+
+    def _with_rule(self, base: ContainerBehaviour, image: str) -> ContainerBehaviour:
         for rule in self.rules:
             if rule.matches(image):
-                return apply_overlay(self.default, rule.overlay, f"image rule {rule.pattern!r}")
-        return self.default
+                return apply_overlay(base, rule.overlay, f"image rule {rule.pattern!r}")
+        return base
 
-    def for_container(self, pod: Mapping[str, Any], container_name: str) -> ContainerBehaviour:
-        """The behaviour of one container of ``pod`` (init containers included)."""
-        container = _find_container(pod, container_name)
-        behaviour = self.for_image(str(container.get("image") or ""))
+    def for_container(self, pod: Mapping[str, Any], container_name: str, program: Overlay = ()) -> ContainerBehaviour:
+        """The behaviour of one container of ``pod`` (init containers included).
+
+        Layers: the default (for an init container that is not a sidecar, one that exits 0
+        as soon as it runs, unless the default says how long containers run: an init
+        container that never exits would hold its pod forever), then ``program`` — what
+        the container's own command does when that is known (kubelet/programs.py) — then
+        the first matching image rule, then the pod's annotation."""
+        container, init = _find_container(pod, container_name)
+        base = self.default
+        if init and container.get("restartPolicy") != "Always" and base.run_for_s is None:
+            base = base.replace(run_for_s=0.0)
+        behaviour = self._with_rule(apply_overlay(base, program, "command"), str(container.get("image") or ""))
         annotations = (pod.get("metadata") or {}).get("annotations") or {}
         raw = annotations.get(BEHAVIOUR_ANNOTATION)
         if raw is None:
@@ -478,12 +493,13 @@ def _overlay_of(behaviour: ContainerBehaviour) -> Overlay:
     return tuple(sorted(behaviour.fields().items()))
 
 
-def _find_container(pod: Mapping[str, Any], name: str) -> Mapping[str, Any]:
+def _find_container(pod: Mapping[str, Any], name: str) -> tuple[Mapping[str, Any], bool]:
+    """The named container of the pod, and whether it is an init container."""
     spec = pod.get("spec") or {}
     for key in ("containers", "initContainers", "ephemeralContainers"):
         for container in spec.get(key) or []:
             if container.get("name") == name:
-                return container
+                return container, key == "initContainers"
     raise KeyError(f"pod has no container named {name!r}")
 
 

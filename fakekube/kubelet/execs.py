@@ -100,12 +100,21 @@ def _run(commands: Sequence[ExecCommand], argv: Sequence[str], pod: Mapping[str,
 
 def _run_script(commands: Sequence[ExecCommand], script: str, pod: Mapping[str, Any],
                 container: Mapping[str, Any], exec_id_: str, depth: int) -> ExecResult:
-    """``sh -c script`` (kubelet/shell.py): its simple commands in turn, outputs concatenated
-    (each stream cut at :data:`MAX_EXEC_OUTPUT_BYTES`, as one declared command's), the exit
-    code of the last one run; a command not found is dash's ``sh: 1: NAME: not found``."""
+    """``sh -c script`` from within ``depth`` shells, its commands run by :func:`_run`."""
     if depth > MAX_SHELL_DEPTH:
         return ExecResult(stderr=f"sh: fakekube does not simulate shells nested more than {MAX_SHELL_DEPTH} "
                                  f"deep\n".encode(), exit_code=SHELL_SYNTAX_EXIT_CODE)
+    return run_script(script, pod, container,
+                      lambda argv: _run(commands, argv, pod, container, exec_id_, depth))
+
+
+def run_script(script: str, pod: Mapping[str, Any], container: Mapping[str, Any],
+               run_command: Callable[[list[str]], ExecResult]) -> ExecResult:
+    """``sh -c script`` (kubelet/shell.py) with each simple command, its words expanded, run by
+    ``run_command``: outputs concatenated (each stream cut at :data:`MAX_EXEC_OUTPUT_BYTES`, as
+    one declared command's), the exit code of the last one run; a command not found is dash's
+    ``sh: 1: NAME: not found``. The caller decides what a command does (an exec answers at
+    once; a container's own program, kubelet/programs.py, also keeps time)."""
     try:
         steps = shell.parse(script)
     except shell.ScriptError as exc:
@@ -118,7 +127,7 @@ def _run_script(commands: Sequence[ExecCommand], script: str, pod: Mapping[str, 
         argv = shell.expand(step.words, lambda name: str(code) if name == "?" else values.get(name, ""))
         if argv[0] == "exit":
             return ExecResult(stdout, stderr, int(argv[1]) if len(argv) > 1 and argv[1].isdigit() else code)
-        result = _run(commands, argv, pod, container, exec_id_, depth)
+        result = run_command(argv)
         if result.error is not None:
             result = ExecResult(stderr=f"sh: 1: {argv[0]}: not found\n".encode(), exit_code=NOT_FOUND_EXIT_CODE)
         stdout = (stdout + result.stdout)[:MAX_EXEC_OUTPUT_BYTES]
@@ -130,11 +139,19 @@ def _run_script(commands: Sequence[ExecCommand], script: str, pod: Mapping[str, 
 def environment(pod: Mapping[str, Any], container: Mapping[str, Any]) -> list[tuple[str, str]]:
     """The variables ``env`` prints (see the module docstring), later values replacing earlier."""
     values: dict[str, str] = {"PATH": DEFAULT_PATH, "HOSTNAME": _hostname(pod)}
+    values.update(spec_environment(container))
+    values.setdefault("HOME", "/root")
+    return list(values.items())
+
+
+def spec_environment(container: Mapping[str, Any]) -> dict[str, str]:
+    """The container's literal ``env`` values, later ones replacing earlier (``valueFrom`` and
+    ``envFrom`` are not simulated): what the kubelet expands ``$(VAR)`` in command and args from."""
+    values: dict[str, str] = {}
     for var in container.get("env") or []:
         if isinstance(var, Mapping) and isinstance(var.get("name"), str) and "valueFrom" not in var:
             values[var["name"]] = str(var.get("value") or "")
-    values.setdefault("HOME", "/root")
-    return list(values.items())
+    return values
 
 
 def _hostname(pod: Mapping[str, Any]) -> str:

@@ -56,6 +56,7 @@ from fakekube.kubelet.execs import ExecResult
 from fakekube.kubelet import events as texts
 from fakekube.kubelet.containers import RUNNING, SIGKILL_EXIT_CODE, ContainerRun, RunContext, after
 from fakekube.kubelet.events import KUBELET, EventText
+from fakekube.kubelet.programs import program_overlay
 from fakekube.kubelet.logs import PREVIOUS_NOT_FOUND, ContainerLog, LogCursor, PodLogOptions, read_logs
 from fakekube.kubelet.logstream import ContainerFollow
 from fakekube.kubelet.podstatus import (
@@ -235,7 +236,7 @@ class PodRunner:
         start = parse_time((pod.get("status") or {}).get("startTime")) or ctx.now
 
         def runs(kind: str, init: bool) -> list[ContainerRun]:
-            return [ContainerRun(c, self.catalog.for_container(pod, c["name"]), init, policy)
+            return [ContainerRun(c, self.catalog.for_container(pod, c["name"], program_overlay(pod, c)), init, policy)
                     for c in spec.get(kind) or []]
 
         return PodState(uid=pod_identity(pod), node=node_name,

@@ -90,3 +90,11 @@ def test_helm_install_wait_returns(kubectl: Kubectl, tmp_path: Path) -> None:
     assert "STATUS: deployed" in out
     ready = kubectl.ok("get", "deployment", "demo-web", "-o", "jsonpath={.status.availableReplicas}")
     assert ready == kubectl.ok("get", "deployment", "demo-web", "-o", "jsonpath={.spec.replicas}")
+
+
+def test_a_run_of_echo_succeeds_and_kubectl_logs_prints_it(kubectl: Kubectl) -> None:
+    kubectl.ok("run", "hi", "--image=busybox", "--restart=Never", "--", "sh", "-c", "echo hi from $HOSTNAME; sleep 1")
+    waited = kubectl("wait", "--for=jsonpath={.status.phase}=Succeeded", "pod/hi", "--timeout=60s", timeout_s=70)
+    assert (waited.rc, waited.stdout) == (0, "pod/hi condition met\n"), waited.stderr
+    assert kubectl.ok("logs", "hi") == "hi from hi\n"
+    assert kubectl.ok("get", "pod", "hi", "--no-headers").split()[1:4] == ["0/1", "Completed", "0"]

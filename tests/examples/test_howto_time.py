@@ -51,6 +51,22 @@ def test_howto_wait_for_a_condition_in_virtual_time(capsys: pytest.CaptureFixtur
 
 
 # -- "Containers are data" ----------------------------------------------------------------------
+def test_howto_a_command_runs_as_its_script_says(capsys: pytest.CaptureFixture[str]) -> None:
+    # docs:begin docs/time-and-faults.md#program
+    from fakekube import Cluster
+
+    cluster = Cluster(nodes=1)
+    cluster.create({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "once"},
+                    "spec": {"nodeName": "node-1", "restartPolicy": "Never", "containers": [
+                        {"name": "c", "image": "busybox", "command": ["sh", "-c", "echo start; sleep 5; exit 3"]}]}})
+    cluster.advance(10)
+    done = cluster.get("v1", "Pod", "once")["status"]["containerStatuses"][0]["state"]["terminated"]
+    print(done["exitCode"], done["startedAt"], done["finishedAt"])   # 3 2025-01-01T00:00:01Z 2025-01-01T00:00:06Z
+    # docs:end
+    assert capsys.readouterr().out == "3 2025-01-01T00:00:01Z 2025-01-01T00:00:06Z\n"
+    assert cluster.get("v1", "Pod", "once")["status"]["phase"] == "Failed"
+
+
 def test_howto_make_a_container_crash_loop(capsys: pytest.CaptureFixture[str]) -> None:
     # docs:begin docs/time-and-faults.md#crash-loop
     import json

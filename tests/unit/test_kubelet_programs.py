@@ -1,0 +1,63 @@
+"""kubelet/programs.py: what a container's own command does, when the pod alone says it."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import pytest
+
+from fakekube.kubelet.behaviour import LogLine
+from fakekube.kubelet.programs import expand_references, program_argv, program_overlay, sleep_seconds
+
+POD = {"metadata": {"name": "web-0"}, "spec": {}}
+
+
+def overlay(**container: Any) -> dict[str, Any]:
+    return dict(program_overlay(POD, {"name": "c", "image": "busybox", **container}))
+
+
+@pytest.mark.parametrize(("args", "seconds"), [
+    (["5"], 5.0), (["1.5"], 1.5), ([".5"], 0.5), (["2m"], 120.0), (["1h", "30s"], 3630.0), (["1d"], 86400.0),
+    (["infinity"], math.inf), (["inf"], math.inf), ([], None), (["soon"], None), (["-1"], None), (["5x"], None),
+])
+def test_sleep_reads_durations_as_coreutils_and_busybox_do(args: list[str], seconds: float | None) -> None:
+    assert sleep_seconds(args) == seconds
+
+
+def test_references_expand_from_defined_variables_only() -> None:
+    env = {"A": "1", "EMPTY": ""}
+    assert expand_references("$(A)-$(EMPTY)-$(B)-$$(A)-$$$(A)-$A-$(A", env) == "1--$(B)-$(A)-$1-$A-$(A"
+
+
+def test_args_alone_are_the_program_only_when_they_start_with_a_known_command() -> None:
+    assert program_argv({"args": ["echo", "$(X)"], "env": [{"name": "X", "value": "y"}]}) == ["echo", "y"]
+    assert program_argv({"args": ["-conf", "/etc/Corefile"]}) == []
+    assert program_argv({"command": ["/app/server"], "args": ["--port=1"]}) == ["/app/server", "--port=1"]
+    assert program_argv({"command": ["echo", 5]}) == []  # not a string: not a program this model reads
+
+
+def test_a_script_keeps_time_across_nested_shells_and_stops_at_exit() -> None:
+    script = "echo a; sh -c 'sleep 2; echo b; exit 4'; echo code $?; sleep 1; exit 7; echo never"
+    assert overlay(command=["/bin/sh", "-c", script]) == {
+        "exit_code": 7, "run_for_s": 3.0,
+        "log_lines": (LogLine(0.0, "a"), LogLine(2.0, "b"), LogLine(2.0, "code 4"))}
+
+
+def test_stderr_goes_to_the_log_and_a_program_past_the_duration_bound_runs_forever() -> None:
+    assert overlay(command=["printenv", "NOPE"]) == {"exit_code": 1, "run_for_s": 0.0, "log_lines": ()}
+    assert overlay(command=["sh", "-c", "echo x; sleep 1000000d"]) == {
+        "run_for_s": None, "log_lines": (LogLine(0.0, "x"),)}
+
+
+@pytest.mark.parametrize("command", [
+    ["sh", "-c", "echo x | cat"], ["sh", "-c", "echo x; tar cf - /data"], ["sh", "-c", "unknown"],
+    ["bash"], ["nginx"], ["sh", "-c", "echo $(date)"],
+])
+def test_anything_else_is_unknown(command: list[str]) -> None:
+    assert overlay(command=command) == {}
+
+
+def test_shells_nest() -> None:
+    nested = ["sh", "-c", "sh -c 'bash -c \"echo deep\"'"]
+    assert overlay(command=nested)["log_lines"] == (LogLine(0.0, "deep"),)
