@@ -23,6 +23,7 @@ from fakekube.controllers.disruption import DisruptionController
 from fakekube.controllers.endpoints import EndpointsController
 from fakekube.controllers.endpointslice import EndpointSliceController
 from fakekube.controllers.garbagecollector import GarbageCollectorController
+from fakekube.controllers.job import JobController
 from fakekube.controllers.namespace import NamespaceConfig, NamespaceController
 from fakekube.controllers.nodeipam import NodeIPAMController
 from fakekube.controllers.nodelifecycle.controller import NodeLifecycleController
@@ -79,6 +80,7 @@ CONTROLLERS: tuple[ControllerSpec, ...] = (
                    ("root-ca-cert-publisher",)),
     ControllerSpec("clusterrole-aggregation-controller", lambda c: ClusterRoleAggregationController(),
                    ("clusterrole-aggregation",)),
+    ControllerSpec("job-controller", lambda c: JobController(), ("job",)),
 )
 
 

@@ -98,3 +98,11 @@ def test_a_run_of_echo_succeeds_and_kubectl_logs_prints_it(kubectl: Kubectl) -> 
     assert (waited.rc, waited.stdout) == (0, "pod/hi condition met\n"), waited.stderr
     assert kubectl.ok("logs", "hi") == "hi from hi\n"
     assert kubectl.ok("get", "pod", "hi", "--no-headers").split()[1:4] == ["0/1", "Completed", "0"]
+
+
+def test_a_job_created_with_kubectl_completes_and_its_logs_are_read(kubectl: Kubectl) -> None:
+    kubectl.ok("create", "job", "hello", "--image=busybox", "--", "echo", "hello")
+    waited = kubectl("wait", "--for=condition=complete", "job/hello", "--timeout=60s", timeout_s=70)
+    assert (waited.rc, waited.stdout) == (0, "job.batch/hello condition met\n"), waited.stderr
+    assert kubectl.ok("logs", "job/hello") == "hello\n"
+    assert kubectl.ok("get", "job", "hello", "--no-headers").split()[1:3] == ["Complete", "1/1"]
