@@ -129,3 +129,24 @@ def test_a_failing_test_hook_fails_helm_test(fakekube: Cluster, helm: Helm) -> N
     assert "pod demo-test-greeting failed" in result.stderr
     assert fakekube.get("v1", "Pod", "demo-test-greeting")["status"]["containerStatuses"][0]["state"][
         "terminated"]["exitCode"] == 1
+
+
+@pytest.mark.fakekube(nodes=1, auto_advance=True)
+def test_a_hook_job_runs_to_completion_before_install_returns(fakekube: Cluster, helm: Helm) -> None:
+    out = helm.ok("install", "demo", CHART, *NO_CRDS, "--set", "replicas=1,migrate.enabled=true", "--wait",
+                  "--wait-for-jobs", "--timeout", "60s")
+    assert "STATUS: deployed" in out
+    # hook-succeeded: helm deleted the Job once it completed; its events stay
+    assert fakekube.list("batch/v1", "Job", "default") == []
+    assert [e["reason"] for e in fakekube.events(involved_name="demo-migrate")] == ["SuccessfulCreate", "Completed"]
+
+
+@pytest.mark.fakekube(nodes=1, auto_advance=True)
+def test_a_failing_hook_job_fails_the_install(fakekube: Cluster, helm: Helm) -> None:
+    result = helm("install", "demo", CHART, *NO_CRDS, "--set", "replicas=1,migrate.enabled=true,migrate.exitCode=3",
+                  "--wait", "--timeout", "60s")
+    assert result.rc == 1
+    assert "resource Job/default/demo-migrate not ready. status: Failed, message: Job Failed. failed: 2/1" \
+        in result.stderr, result.stderr
+    job = fakekube.get("batch/v1", "Job", "demo-migrate")
+    assert (job["status"]["failed"], job["status"]["conditions"][-1]["type"]) == (2, "Failed")
