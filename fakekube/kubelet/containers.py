@@ -8,6 +8,10 @@ go through, each with the instant of its next step (``due``)::
              pull fails▼  │retry              │   └─exit/kill─▶ BACKOFF ─▶ STARTING (restart)
                     PULL_ERROR ─▶ PULL_BACKOFF
 
+A sidecar (an init container with ``restartPolicy: Always``) restarts whenever it exits,
+whatever the pod's policy; :attr:`ContainerRun.first_started_at` tells the pod when its
+turn as an init container is over.
+
 The controller calls :meth:`ContainerRun.step` at (or after) ``due``; a step applies what
 happened *at* ``due`` (so timestamps are exact even when a stopped kubelet catches up).
 Nothing here reads a clock or the store; back-off curves come from
@@ -44,6 +48,7 @@ from fakekube.kubelet.behaviour import ERR_IMAGE_PULL, IMAGE_PULL_BACKOFF, Conta
 from fakekube.kubelet.events import POD_RESYNC_AFTER_ERROR_S, EventText
 from fakekube.kubelet.probefailures import EPSILON_S, ProbeFailures
 from fakekube.kubelet.probes import KILLED_BY_LIVENESS, ProbePlan, plan_probes
+from fakekube.objects.pods import is_restartable_init_container
 
 Obj = dict[str, Any]
 
@@ -138,8 +143,13 @@ class ContainerRun:
 
     def __init__(self, spec: Obj, behaviour: ContainerBehaviour, init: bool, restart_policy: str) -> None:
         self.spec = spec
+        #: A sidecar (an init container with its own ``restartPolicy: Always``, KEP-753) keeps
+        #: running beside the app containers and restarts whenever it exits.
+        self.sidecar = init and is_restartable_init_container(spec)
         #: Init containers restart only on failure, and not at all under the pod's ``Never``.
         self.restart_policy = restart_policy if not init else ("Never" if restart_policy == "Never" else "OnFailure")
+        if self.sidecar:
+            self.restart_policy = "Always"
         self.name: str = spec["name"]
         self.image: str = str(spec.get("image") or "")
         self.behaviour = behaviour
@@ -161,6 +171,9 @@ class ContainerRun:
         #: The running instance's failing probes, and the last probe instant already recorded.
         self._failures: ProbeFailures | None = None
         self._probed_s = -math.inf
+        #: When an instance of this container first counted as started (a sidecar's turn is
+        #: over then, and the next init container starts); None until it has.
+        self.first_started_at: datetime | None = None
 
     # -- what the pod needs to know ---------------------------------------------
     @property
@@ -261,7 +274,17 @@ class ContainerRun:
         self._failures = ProbeFailures(self.spec, self.behaviour, self.current.plan)
         self._probed_s = -math.inf
         self._record_probe_failures(at, ctx)
+        self._note_started(at)
         self._schedule_running(at)
+
+    def _note_started(self, at: datetime) -> None:
+        """Latch the instant the running instance became started (its startup probe passed, or
+        at once without one), if that is by ``at``."""
+        instance = self.current
+        if self.first_started_at is not None or instance is None or instance.plan.started_s is None:
+            return
+        if instance.at_s(at) >= instance.plan.started_s:
+            self.first_started_at = after(instance.started_at, instance.plan.started_s)
 
     def _record_probe_failures(self, at: datetime, ctx: RunContext) -> None:
         """An ``Unhealthy`` event for every probe that failed since the last call, up to ``at``."""
@@ -307,6 +330,7 @@ class ContainerRun:
         if exit_code is None or probe_kill:
             self._record_probe_failures(at, ctx)
         if exit_code is None:
+            self._note_started(at)
             self._schedule_running(at)  # a probe flip or failure: the status shows it, nothing else changes
             return
         if probe_kill:
@@ -338,6 +362,8 @@ class ContainerRun:
         the whole pod (no container left to keep) → "Stopping container"."""
         assert self.current is not None
         probe = "liveness" if self.current.plan.kill_reason == KILLED_BY_LIVENESS else "startup"
+        if self.sidecar:
+            return texts.init_probe_kill(self.name, probe)
         restart = self.restart_policy != "Never"
         if not restart and not ctx.others_running(self):
             return texts.stopping(self.name)

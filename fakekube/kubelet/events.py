@@ -88,6 +88,11 @@ def probe_kill(container: str, probe: str, restart: bool) -> EventText:
     return EventText(NORMAL, "Killing", f"{message}, will be restarted" if restart else message)
 
 
+def init_probe_kill(container: str, probe: str) -> EventText:
+    """``computeInitContainerActions``: a sidecar's liveness/startup failure (it always restarts)."""
+    return EventText(NORMAL, "Killing", f"Init container {container} failed {probe} probe")
+
+
 def restart_backoff(container: str, pod_label: str) -> EventText:
     """``doBackOff``, at every sync while CrashLoopBackOff holds the restart; ``pod_label`` is
     upstream's ``format.Pod``: ``name_namespace(uid)``."""

@@ -7,12 +7,15 @@ with behaviour as data (:class:`~fakekube.kubelet.behaviour.BehaviourCatalog`):
 * at the first sync: ``startTime``, ``hostIP``, a ``podIP`` from the node's ``podCIDR``
   (the next free address after the last one handed out, as CNI host-local does), the
   sandbox condition, every container waiting (``ContainerCreating`` / ``PodInitializing``);
-* init containers one at a time, in order, each to a zero exit; then every regular
+* init containers one at a time, in order, each to a zero exit — a sidecar (``restartPolicy:
+  Always``) only until it has started, then it keeps running and restarting beside the
+  others and is stopped last (:mod:`~fakekube.kubelet.sidecars`); then every regular
   container: pull (or ``ErrImagePull`` → ``ImagePullBackOff`` and retries), create/start,
   Running, Started/Ready from the probe plan, exit or probe kill, restarts by
   ``restartPolicy`` with CrashLoopBackOff (:mod:`~fakekube.kubelet.containers`);
 * the phase and conditions upstream computes (:mod:`~fakekube.kubelet.podstatus`);
 * graceful deletion: each running container stops after ``min(stop_delay_s, grace)``
+  (sidecars after the app containers)
   (a preStop hook's time belongs in ``stop_delay_s``), then the terminal status is written
   and the pod deleted with grace 0;
 * the kubelet's events (source ``kubelet``/node name, reportingInstance the node name,
@@ -65,6 +68,7 @@ from fakekube.kubelet.podstatus import (
     pod_conditions,
     pod_phase,
 )
+from fakekube.kubelet import sidecars
 from fakekube.kubelet.staticpods import pod_identity
 from fakekube.objects.indexes import POD_NODE_NAME, pod_node_name
 from fakekube.objects.kinds import NODES, PODS
@@ -76,6 +80,8 @@ NODE_KEY = "node/"
 
 #: Steps one pod may take in one reconcile before the runner calls it a loop (a bug, not a pod).
 MAX_STEPS_PER_SYNC = 10_000
+#: ``terminationGracePeriodSeconds`` when a pod spec has none (the API defaults it to this).
+DEFAULT_TERMINATION_GRACE_S = 30.0
 #: Pod IPs start after the network address and the bridge/gateway address (.0 and .1).
 FIRST_POD_HOST_INDEX = 1
 
@@ -248,7 +254,7 @@ class PodRunner:
     def _sync(self, key: str, pod: Obj, state: PodState, ctx: Context) -> None:
         run_ctx = self._run_context(pod, state, ctx)
         self._note_deletion(pod, state, ctx.now, run_ctx)
-        self._catch_up(state, ctx, run_ctx)
+        self._catch_up(pod, state, ctx, run_ctx)
         status = self._status(pod, state, ctx.now)
         if status != pod.get("status"):
             ctx.client.update_status(PODS, dict(pod, status=status))
@@ -274,23 +280,30 @@ class PodRunner:
                           image_pulled=lambda image: self._image_pulled(state.node, image))
 
     def _note_deletion(self, pod: Obj, state: PodState, now: datetime, run_ctx: RunContext) -> None:
-        """A deletionTimestamp stops every container by then (a shorter second delete moves it earlier);
-        the kubelet records ``Killing`` for each running one when it first asks it to stop."""
-        deadline = parse_time(pod["metadata"].get("deletionTimestamp"))
-        if deadline is None:
+        """A deletionTimestamp stops every container by then (a shorter second delete moves it earlier),
+        sidecars after the others (:mod:`~fakekube.kubelet.sidecars`); the kubelet records
+        ``Killing`` for each running one when it first asks it to stop."""
+        meta = pod["metadata"]
+        deletion = parse_time(meta.get("deletionTimestamp"))
+        if deletion is None:
             return
         state.terminating = True
-        deadline = max(deadline, now)
+        deadline = max(deletion, now)
         for run in state.all_runs:
+            if run.sidecar:
+                continue
             stopped = after(now, run.behaviour.stop_delay_s)
             first = run.stop(stopped, 0) if stopped <= deadline else run.stop(deadline, SIGKILL_EXIT_CODE)
             if first:
                 run_ctx.record(run, now, texts.stopping(run.name))
+        grace_s = float(meta.get("deletionGracePeriodSeconds") or 0)
+        for run in sidecars.stop_in_order(state.init_runs, state.runs, now, deletion, grace_s):
+            run_ctx.record(run, now, texts.stopping(run.name))
 
-    def _catch_up(self, state: PodState, ctx: Context, run_ctx: RunContext) -> None:
+    def _catch_up(self, pod: Obj, state: PodState, ctx: Context, run_ctx: RunContext) -> None:
         """Apply every step due by now, in time order (init containers first on ties)."""
         for _ in range(MAX_STEPS_PER_SYNC):
-            self._begin_next(state, run_ctx)
+            self._begin_next(pod, state, run_ctx)
             due = [(run.due, index) for index, run in enumerate(state.all_runs)
                    if run.due is not None and run.due <= ctx.now]
             if not due:
@@ -299,12 +312,21 @@ class PodRunner:
             state.all_runs[index].step(run_ctx)
         raise RuntimeError(f"pod {state.label} took {MAX_STEPS_PER_SYNC} steps at {ctx.now.isoformat()}")
 
-    def _begin_next(self, state: PodState, run_ctx: RunContext) -> None:
-        """Start whatever's turn came: the next init container, or all regular ones after the last."""
+    def _begin_next(self, pod: Obj, state: PodState, run_ctx: RunContext) -> None:
+        """Start whatever's turn came: the next init container once the one before completed (a
+        sidecar: started), or all regular ones after the last; stop the sidecars when nothing
+        else is left to run."""
         if state.terminating:
             return
+        self._stop_finished_sidecars(pod, state, run_ctx)
         turn_at = state.start_time
         for run in state.init_runs:
+            if run.sidecar:
+                run.begin(turn_at, run_ctx)
+                if run.first_started_at is None:
+                    return
+                turn_at = run.first_started_at
+                continue
             if not run.succeeded:
                 run.begin(turn_at, run_ctx)
                 return
@@ -313,9 +335,19 @@ class PodRunner:
         for run in state.runs:
             run.begin(turn_at, run_ctx)
 
+    def _stop_finished_sidecars(self, pod: Obj, state: PodState, run_ctx: RunContext) -> None:
+        """A pod whose app containers are done for good stops its sidecars, with the pod's grace."""
+        done_at = sidecars.finished_at(state.init_runs, state.runs)
+        if done_at is None:
+            return
+        grace = pod["spec"].get("terminationGracePeriodSeconds")
+        grace_s = DEFAULT_TERMINATION_GRACE_S if grace is None else float(grace)
+        for run in sidecars.stop_in_order(state.init_runs, state.runs, done_at, after(done_at, grace_s), grace_s):
+            run_ctx.record(run, done_at, texts.stopping(run.name))
+
     def _status(self, pod: Obj, state: PodState, now: datetime) -> Obj:
         current = pod.get("status") or {}
-        phase = pod_phase(state.init_runs, state.runs, state.restart_policy, state.finished_terminating())
+        phase = pod_phase(state.init_runs, state.runs, state.restart_policy, state.finished_terminating(), now)
         if current.get("phase") in TERMINAL_PHASES:
             phase = current["phase"]  # a terminal phase is final
         has_init = bool(state.init_runs)

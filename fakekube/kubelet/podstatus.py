@@ -4,8 +4,9 @@ Pure functions of the kubelet's container runs and an instant, following upstrea
 ``convertToAPIContainerStatuses`` and ``getPhase`` (``pkg/kubelet/kubelet_pods.go``) and the
 condition generators of ``pkg/kubelet/status/generate.go``: texts, reasons and the order
 of the kubelet-owned conditions (PodReadyToStartContainers, Initialized, Ready,
-ContainersReady, PodScheduled) are upstream's. Readiness gates and sidecar (restartable
-init) containers are not modelled.
+ContainersReady, PodScheduled) are upstream's, sidecars (restartable init containers)
+included: a sidecar counts for initialization once started, for readiness while it runs,
+and not at all for the phase once it has exited. Readiness gates are not modelled.
 """
 
 from __future__ import annotations
@@ -118,22 +119,48 @@ def _started(run: ContainerRun, now: datetime) -> bool:
 # -- phase ---------------------------------------------------------------------------------
 
 def pod_phase(init_runs: Sequence[ContainerRun], runs: Sequence[ContainerRun], restart_policy: str,
-              terminating_done: bool) -> str:
-    """Upstream's ``getPhase``; ``terminating_done``: the pod was deleted and every process stopped."""
-    if any(run.done and not run.succeeded for run in init_runs):
+              terminating_done: bool, now: datetime) -> str:
+    """Upstream's ``getPhase``; ``terminating_done``: the pod was deleted and every process stopped.
+
+    A sidecar keeps the pod Pending until it has started (unless an app container ran
+    already), counts as running while it runs, and is left out once it has exited: so a
+    pod whose app containers all succeeded is Succeeded once its sidecars are stopped."""
+    regular_inits = [run for run in init_runs if not run.sidecar]
+    if any(run.done and not run.succeeded for run in regular_inits):
         return FAILED  # an init container failed under restartPolicy Never
-    if not all(run.succeeded for run in init_runs):
-        return PENDING
+    pending_init = not all(run.succeeded for run in regular_inits)
     waiting = running = stopped = succeeded = 0
+    for run in init_runs:
+        if not run.sidecar:
+            continue
+        if run.stage == RUNNING:
+            running += 1
+            pending_init = pending_init or not _started(run, now)
+        elif not _has_exited(run):
+            waiting += 1
+            pending_init = True
     for run in runs:
         if run.stage == RUNNING:
             running += 1
-        elif run.current is not None and run.current.finished_at is not None:
+        elif _has_exited(run):
             stopped += 1
-            succeeded += run.stage == EXITED and run.current.exit_code == 0
+            succeeded += run.stage == EXITED and run.current is not None and run.current.exit_code == 0
         else:
             waiting += 1
+    if pending_init and not any_regular_started(runs):
+        return PENDING
     return _phase_from_counts(waiting, running, stopped, succeeded, restart_policy, terminating_done)
+
+
+def _has_exited(run: ContainerRun) -> bool:
+    """Has an instance of the container run and exited (its status shows a termination)?"""
+    return run.current is not None and run.current.finished_at is not None
+
+
+def any_regular_started(runs: Sequence[ContainerRun]) -> bool:
+    """``HasAnyRegularContainerStarted``: an app container's status shows it running or
+    terminated, so the pod was initialized even if a sidecar restarts now."""
+    return any(run.stage == RUNNING or (_has_exited(run) and run.crash_backoff_s is None) for run in runs)
 
 
 def _phase_from_counts(waiting: int, running: int, stopped: int, succeeded: int, restart_policy: str,
@@ -163,7 +190,7 @@ def pod_conditions(existing: Sequence[Obj], init_runs: Sequence[ContainerRun], r
     ready_status, ready_reason, ready_message = _containers_ready(init_runs, runs, phase, now)
     wanted = [
         ("PodReadyToStartContainers", "False" if phase in TERMINAL_PHASES else "True", "", ""),
-        ("Initialized",) + _initialized(init_runs, runs, phase),
+        ("Initialized",) + _initialized(init_runs, runs, phase, now),
         ("Ready", ready_status, ready_reason, ready_message),
         ("ContainersReady", ready_status, ready_reason, ready_message),
         ("PodScheduled", "True", "", ""),
@@ -185,13 +212,16 @@ def _condition(kind: str, status: str, reason: str, message: str, previous: Obj 
     return condition
 
 
-def _initialized(init_runs: Sequence[ContainerRun], runs: Sequence[ContainerRun], phase: str) -> tuple[str, str, str]:
+def _initialized(init_runs: Sequence[ContainerRun], runs: Sequence[ContainerRun], phase: str,
+                 now: datetime) -> tuple[str, str, str]:
+    """``GeneratePodInitializedCondition``: every regular init container completed and every
+    sidecar started (or an app container ran: the pod was initialized before)."""
     if not init_runs:
         return "True", "", ""
     if phase == SUCCEEDED and all(run.current is not None for run in init_runs):
         return "True", POD_COMPLETED, ""
-    incomplete = [run.name for run in init_runs if not run.succeeded]
-    if not incomplete or any(run.current is not None for run in runs):
+    incomplete = [run.name for run in init_runs if not (_started(run, now) if run.sidecar else run.succeeded)]
+    if not incomplete or any_regular_started(runs):
         return "True", "", ""
     return "False", CONTAINERS_NOT_INITIALIZED, f"containers with incomplete status: [{' '.join(incomplete)}]"
 
@@ -202,7 +232,8 @@ def _containers_ready(init_runs: Sequence[ContainerRun], runs: Sequence[Containe
         return "False", POD_COMPLETED, ""
     if phase == FAILED:
         return "False", POD_FAILED, ""
-    unready = [run.name for run in runs if not _ready(run, now)]
+    counted = [run for run in init_runs if run.sidecar] + list(runs)  # sidecars first, as upstream lists them
+    unready = [run.name for run in counted if not _ready(run, now)]
     if unready:
         return "False", CONTAINERS_NOT_READY, f"containers with unready status: [{' '.join(unready)}]"
     return "True", "", ""

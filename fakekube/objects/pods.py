@@ -29,6 +29,11 @@ PHASE_FAILED = "Failed"
 RESTART_POLICY_ALWAYS = "Always"
 
 
+def is_restartable_init_container(container: Mapping[str, Any]) -> bool:
+    """``IsRestartableInitContainer``: an init container with restartPolicy Always, a sidecar."""
+    return container.get("restartPolicy") == RESTART_POLICY_ALWAYS
+
+
 def pod_condition(pod: Mapping[str, Any], condition_type: str) -> Obj | None:
     """``GetPodCondition``: the first status condition of ``condition_type``, or None."""
     conditions = (pod.get("status") or {}).get("conditions") or []
@@ -147,7 +152,7 @@ def pod_requests(pod: Mapping[str, Any], include_overhead: bool = True) -> Resou
     init_peak: ResourceList = {}
     for container in spec.get("initContainers") or []:
         requests = _requests(container)
-        if container.get("restartPolicy") == RESTART_POLICY_ALWAYS:
+        if is_restartable_init_container(container):
             _add(total, requests)
             _add(sidecars, requests)
             running = dict(sidecars)
