@@ -52,8 +52,10 @@ def container_status(run: ContainerRun, pod_label: str, has_init: bool, now: dat
     """One entry of ``containerStatuses`` / ``initContainerStatuses`` at ``now``."""
     state, last = _states(run, pod_label, has_init)
     instance = run.current
+    # prober_manager's UpdatePodStatus: a regular init container is ready once it completed.
+    ready = run.succeeded if run.init and not run.sidecar else _ready(run, now)
     status: Obj = {"name": run.name, "state": state, "lastState": last,
-                   "ready": _ready(run, now), "restartCount": run.restart_count}
+                   "ready": ready, "restartCount": run.restart_count}
     if instance is None:
         status.update(image=run.image, imageID="", started=False)
         return status
