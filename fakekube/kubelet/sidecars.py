@@ -51,8 +51,8 @@ def stop_in_order(init_runs: Sequence[ContainerRun], runs: Sequence[ContainerRun
     ``now``: when the kubelet (re)considers stopping them; ``deadline``: when the grace
     period of ``grace_s`` that began the stop ends (with no grace there is no ordering:
     they stop as app containers do). Call it after the app containers were asked to stop.
-    Idempotent: a container keeps its earliest stop, and a later call never plans an
-    earlier one. Returns the sidecars asked to stop for the first time (the caller records
+    Idempotent: a container keeps its earliest stop, and a later call plans an earlier one
+    only when a container it waits for exited sooner than planned. Returns the sidecars asked to stop for the first time (the caller records
     their ``Killing`` at ``now``).
     """
     cap = max(deadline, now)  # a kubelet catching up stops nothing in the past
