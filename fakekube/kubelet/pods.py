@@ -15,9 +15,8 @@ with behaviour as data (:class:`~fakekube.kubelet.behaviour.BehaviourCatalog`):
   ``restartPolicy`` with CrashLoopBackOff (:mod:`~fakekube.kubelet.containers`);
 * the phase and conditions upstream computes (:mod:`~fakekube.kubelet.podstatus`);
 * graceful deletion: each running container stops after ``min(stop_delay_s, grace)``
-  (sidecars after the app containers)
-  (a preStop hook's time belongs in ``stop_delay_s``), then the terminal status is written
-  and the pod deleted with grace 0;
+  (a preStop hook's time belongs in ``stop_delay_s``), sidecars after the app containers,
+  then the terminal status is written and the pod deleted with grace 0;
 * the kubelet's events (source ``kubelet``/node name, reportingInstance the node name,
   ``involvedObject.fieldPath`` ``spec.containers{c}`` / ``spec.initContainers{c}``), with
   upstream's texts (:mod:`fakekube.kubelet.events`), stamped with the instant each step
