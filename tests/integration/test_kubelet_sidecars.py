@@ -91,7 +91,9 @@ def test_a_sidecar_runs_in_its_turn_and_the_next_container_starts_once_it_runs()
     proxy = init_status(cluster, "mesh", "proxy")
     assert proxy["state"] == {"running": {"startedAt": stamp(4)}}
     assert (proxy["started"], proxy["ready"], proxy["restartCount"]) == (True, True, 0)
-    assert init_status(cluster, "mesh", "init-b")["state"] == {"running": {"startedAt": stamp(5)}}
+    init_b = init_status(cluster, "mesh", "init-b")
+    assert init_b["state"] == {"running": {"startedAt": stamp(5)}}
+    assert (init_b["started"], init_b["ready"]) == (True, False)  # a regular init container is ready once done
     assert status(cluster, "mesh")["phase"] == "Pending"
     assert brief(condition(cluster, "mesh", "Initialized")) == (
         "False", "ContainersNotInitialized", "containers with incomplete status: [init-b]")
