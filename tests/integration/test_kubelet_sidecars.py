@@ -153,6 +153,21 @@ def test_a_sidecar_failing_its_startup_probe_is_killed_and_restarted() -> None:
     assert app_status(cluster, "stuck")["state"] == {"waiting": {"reason": "PodInitializing"}}
 
 
+def test_a_sidecar_failing_its_liveness_probe_is_killed_and_restarted_beside_the_app() -> None:
+    cluster = Cluster(nodes=1)
+    probe = {"exec": {"command": ["true"]}, "periodSeconds": 5, "failureThreshold": 2}
+    cluster.create(make_pod("sick", {"proxy": {"run_for_s": None, "liveness": [[5, False]]}, "app": FOREVER},
+                            [sidecar("proxy", livenessProbe=probe)], restartPolicy="Never"))
+    # proxy runs from 1 (the app from 2); probes at +5 and +10 fail: killed at 11, running again from 12.
+    at(cluster, 12)
+    proxy = init_status(cluster, "sick", "proxy")
+    assert proxy["state"] == {"running": {"startedAt": stamp(12)}} and proxy["restartCount"] == 1
+    assert ("spec.initContainers{proxy}", stamp(11), "Init container proxy failed liveness probe") in events(
+        cluster, "sick", "Killing")
+    assert app_status(cluster, "sick")["state"] == {"running": {"startedAt": stamp(2)}}
+    assert status(cluster, "sick")["phase"] == "Running"
+
+
 # -- restarts and readiness ----------------------------------------------------------------------
 
 def test_a_sidecar_restarts_whenever_it_exits_whatever_the_pod_restart_policy() -> None:
