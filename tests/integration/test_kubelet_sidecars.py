@@ -7,12 +7,13 @@ comments are seconds since the cluster's epoch; the pod is created at t=0.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
 
 from fakekube import Cluster
-from fakekube.cluster.wiring import CONTROLLERS
+from fakekube.kubelet.behaviour import BEHAVIOUR_ANNOTATION
 from fakekube.store import DELETED
 from tests.integration.support import pod
 from tests.integration.timeline import at
@@ -277,19 +278,24 @@ def test_a_failed_init_container_under_never_stops_the_sidecars_started_before_i
     assert app_status(cluster, "broken")["state"] == {"waiting": {"reason": "PodInitializing"}}
 
 
-@pytest.mark.skipif(not any(spec.name == "job-controller" for spec in CONTROLLERS),
-                    reason="this cluster has no Job controller yet")
-def test_a_job_whose_pod_has_a_sidecar_completes() -> None:
+def test_a_job_whose_pod_has_a_sidecar_completes_once_the_sidecar_is_stopped() -> None:
     cluster = Cluster(nodes=1)
-    behaviour = '{"pull_delay_s": 0, "start_delay_s": 1, "proxy": {"run_for_s": null}, "app": {"run_for_s": 5}}'
-    template = {"metadata": {"annotations": {"fakekube.io/behaviour": behaviour}},
+    behaviour = {**TIMING, "proxy": {"run_for_s": None, "stop_delay_s": 3}, "app": {"run_for_s": 5}}
+    template = {"metadata": {"annotations": {BEHAVIOUR_ANNOTATION: json.dumps(behaviour)}},
                 "spec": {"restartPolicy": "Never", "initContainers": [sidecar("proxy")], "containers": APP}}
     cluster.create({"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "once", "namespace": "default"},
                     "spec": {"template": template}})
-    cluster.advance(60)
+    # proxy from 1, the app 2..7; proxy is stopped 7..10, then the pod succeeds and the Job completes.
+    at(cluster, 9)
     job = cluster.get("batch/v1", "Job", "once")
-    assert any(c["type"] == "Complete" and c["status"] == "True" for c in job["status"].get("conditions") or [])
-    assert job["status"].get("succeeded") == 1
+    assert not job["status"].get("conditions") and job["status"]["active"] == 1
+    at(cluster, 10)
+    job = cluster.get("batch/v1", "Job", "once")
+    complete = next(c for c in job["status"]["conditions"] if c["type"] == "Complete")
+    assert (complete["status"], complete["lastTransitionTime"]) == ("True", stamp(10))
+    assert (job["status"]["succeeded"], job["status"]["completionTime"]) == (1, stamp(10))
+    [job_pod] = cluster.list("v1", "Pod", "default")
+    assert job_pod["status"]["phase"] == "Succeeded"
 
 
 # -- deletion ----------------------------------------------------------------------------------------
