@@ -24,6 +24,7 @@ from fakekube.controllers.endpoints import EndpointsController
 from fakekube.controllers.endpointslice import EndpointSliceController
 from fakekube.controllers.garbagecollector import GarbageCollectorController
 from fakekube.controllers.job import JobController
+from fakekube.controllers.podautoscaler import HorizontalController
 from fakekube.controllers.namespace import NamespaceConfig, NamespaceController
 from fakekube.controllers.nodeipam import NodeIPAMController
 from fakekube.controllers.nodelifecycle.controller import NodeLifecycleController
@@ -81,6 +82,8 @@ CONTROLLERS: tuple[ControllerSpec, ...] = (
     ControllerSpec("clusterrole-aggregation-controller", lambda c: ClusterRoleAggregationController(),
                    ("clusterrole-aggregation",)),
     ControllerSpec("job-controller", lambda c: JobController(), ("job",)),
+    ControllerSpec("horizontal-pod-autoscaler-controller", lambda c: HorizontalController(),
+                   ("horizontalpodautoscaling",)),
 )
 
 

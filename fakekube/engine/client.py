@@ -24,6 +24,7 @@ from typing import Any
 from fakekube.api.verbs.apiserver import APIServer, WriteOptions
 from fakekube.api.verbs.binding import bind_pod
 from fakekube.api.verbs.deletion import DeleteOptions
+from fakekube.api.verbs.subresources import scale_of, write_scale
 from fakekube.api.registry import STATUS, ResourceType
 from fakekube.objects import Resource
 from fakekube.objects.kinds import APIResource
@@ -120,6 +121,15 @@ class Client:
         binding = {"metadata": {"name": name, "namespace": namespace, "uid": uid or None},
                    "target": {"kind": "Node", "name": node_name}}
         return bind_pod(self.api, namespace, name, binding, INTERNAL)
+
+    def get_scale(self, rt: ResourceType, name: str, namespace: str) -> Obj:
+        """GET ``<resource>/scale``: the autoscaling/v1 Scale of a workload (spec.replicas,
+        status.replicas and the selector as a string), as the HPA's scale client reads it."""
+        return scale_of(rt, self.api.get(rt, namespace, name))
+
+    def update_scale(self, rt: ResourceType, name: str, namespace: str, replicas: int) -> Obj:
+        """PUT ``<resource>/scale`` with ``replicas``; returns the new Scale."""
+        return write_scale(self.api, rt, namespace, name, {"spec": {"replicas": replicas}}, INTERNAL)
 
     def replace_internal(self, resource: Resource, obj: Obj) -> Obj:
         """Store ``obj`` as the new version with no update checks (a Lease renewal: the hot

@@ -2,8 +2,8 @@
 
 The simulated kubelets produce these figures (``fakekube/kubelet/resourcemetrics.py``);
 the apiserver serves them as ``metrics.k8s.io`` (``kubectl top``), and the
-HorizontalPodAutoscaler will read them the same way: through a :class:`UsageReader`, so
-no reader imports the kubelet part. Pure data, no clock reads.
+HorizontalPodAutoscaler (controllers/podautoscaler/) reads them the same way: through a
+:class:`UsageReader`, so no reader imports the kubelet part. Pure data, no clock reads.
 
 metrics-server scrapes every kubelet each ``--metric-resolution`` (15 s in its published
 manifests) and answers with the last scrape: CPU as the rate between the last two

@@ -108,23 +108,7 @@ class Subresources:
         raise errors.ApiError(405, "MethodNotAllowed", "the server does not allow this method on the requested resource")
 
     def _write_scale(self, rt: ResourceType, namespace: str, name: str, scale: Any, options: WriteOptions) -> Obj:
-        if not isinstance(scale, dict):
-            raise errors.bad_request("the object provided is unrecognized or malformed")
-        replicas = (scale.get("spec") or {}).get("replicas", 0)
-        if not isinstance(replicas, int) or isinstance(replicas, bool) or replicas < 0:
-            problem = errors.invalid("spec.replicas", replicas, "must be greater than or equal to 0")
-            raise errors.invalid_object("autoscaling", "Scale", name, [problem])
-        with self.api.store.lock:
-            obj = deep_copy(self.api.get(rt, namespace, name))
-            wanted_rv = (scale.get("metadata") or {}).get("resourceVersion")
-            if wanted_rv and wanted_rv != obj["metadata"]["resourceVersion"]:
-                raise errors.conflict(rt.group, rt.plural, name, errors.STALE_OBJECT)
-            _set_replicas(rt, obj, replicas)
-            obj["metadata"].pop("resourceVersion", None)
-            scale_options = WriteOptions(dry_run=options.dry_run, field_manager=options.field_manager,
-                                         user_agent=options.user_agent, managed_subresource=SCALE)
-            updated = self.api.update(rt, namespace, name, obj, scale_options).obj
-        return scale_of(rt, updated)
+        return write_scale(self.api, rt, namespace, name, scale, options)
 
     # -- pods ----------------------------------------------------------------
     def bind(self, namespace: str, name: str, binding: Any, options: WriteOptions) -> Obj:
@@ -185,6 +169,28 @@ def _set_replicas(rt: ResourceType, obj: Obj, replicas: int) -> None:
             level[part] = {}
         level = level[part]
     level[parts[-1]] = replicas
+
+
+def write_scale(api: APIServer, rt: ResourceType, namespace: str, name: str, scale: Any, options: WriteOptions) -> Obj:
+    """PUT ``<resource>/scale``: the Scale's replicas written where the type keeps them (a
+    ``resourceVersion`` in the Scale is a precondition); returns the new Scale."""
+    if not isinstance(scale, dict):
+        raise errors.bad_request("the object provided is unrecognized or malformed")
+    replicas = (scale.get("spec") or {}).get("replicas", 0)
+    if not isinstance(replicas, int) or isinstance(replicas, bool) or replicas < 0:
+        problem = errors.invalid("spec.replicas", replicas, "must be greater than or equal to 0")
+        raise errors.invalid_object("autoscaling", "Scale", name, [problem])
+    with api.store.lock:
+        obj = deep_copy(api.get(rt, namespace, name))
+        wanted_rv = (scale.get("metadata") or {}).get("resourceVersion")
+        if wanted_rv and wanted_rv != obj["metadata"]["resourceVersion"]:
+            raise errors.conflict(rt.group, rt.plural, name, errors.STALE_OBJECT)
+        _set_replicas(rt, obj, replicas)
+        obj["metadata"].pop("resourceVersion", None)
+        scale_options = WriteOptions(dry_run=options.dry_run, field_manager=options.field_manager,
+                                     user_agent=options.user_agent, managed_subresource=SCALE)
+        updated = api.update(rt, namespace, name, obj, scale_options).obj
+    return scale_of(rt, updated)
 
 
 def _custom_scale(rt: ResourceType, obj: Obj, scale_meta: Obj) -> Obj:
