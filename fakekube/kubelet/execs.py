@@ -7,9 +7,10 @@ output a user can predict from the pod alone:
 * ``true`` / ``false``: exit 0 / 1;
 * ``echo [-n] ARGS...``: the arguments joined by spaces, then a newline (none with ``-n``);
 * ``hostname``: the pod's ``spec.hostname``, else its name;
-* ``env`` / ``printenv``: ``PATH``, ``HOSTNAME``, the container's literal ``env`` values (in
-  order; ``valueFrom``, ``envFrom``, ``$(VAR)`` references and the service link variables
-  are not simulated), ``HOME``; ``printenv NAME...`` prints those values, exit 1 if one is unset;
+* ``env`` / ``printenv``: ``PATH``, ``HOSTNAME``, the container's ``env`` (values with their
+  ``$(VAR)`` references expanded, and downward-API ``fieldRef`` values; ConfigMap, Secret and
+  resource references, ``envFrom`` and the service link variables are not simulated),
+  ``HOME``; ``printenv NAME...`` prints those values, exit 1 if one is unset;
 * ``sleep N``: exits 0 at once (exec output is instantaneous in cluster time);
 * ``tar``: what ``kubectl cp`` runs; fails with a message saying that a simulated container
   has no filesystem to copy from or to.
@@ -26,6 +27,7 @@ from __future__ import annotations
 
 import hashlib
 import posixpath
+import re
 from typing import Any, Callable, Mapping, NamedTuple, Sequence
 
 from fakekube.kubelet import shell
@@ -139,19 +141,64 @@ def run_script(script: str, pod: Mapping[str, Any], container: Mapping[str, Any]
 def environment(pod: Mapping[str, Any], container: Mapping[str, Any]) -> list[tuple[str, str]]:
     """The variables ``env`` prints (see the module docstring), later values replacing earlier."""
     values: dict[str, str] = {"PATH": DEFAULT_PATH, "HOSTNAME": _hostname(pod)}
-    values.update(spec_environment(container))
+    values.update(spec_environment(pod, container))
     values.setdefault("HOME", "/root")
     return list(values.items())
 
 
-def spec_environment(container: Mapping[str, Any]) -> dict[str, str]:
-    """The container's literal ``env`` values, later ones replacing earlier (``valueFrom`` and
-    ``envFrom`` are not simulated): what the kubelet expands ``$(VAR)`` in command and args from."""
+def spec_environment(pod: Mapping[str, Any], container: Mapping[str, Any]) -> dict[str, str]:
+    """The container's ``env`` as the kubelet resolves it (``makeEnvironmentVariables``), in
+    order, later ones replacing earlier: a ``value`` with its ``$(VAR)`` references expanded
+    from the variables before it, or a ``fieldRef`` of the pod (the downward API).
+    ``configMapKeyRef``, ``secretKeyRef``, ``resourceFieldRef`` and ``envFrom`` are not
+    simulated (such variables are left out)."""
     values: dict[str, str] = {}
     for var in container.get("env") or []:
-        if isinstance(var, Mapping) and isinstance(var.get("name"), str) and "valueFrom" not in var:
-            values[var["name"]] = str(var.get("value") or "")
+        if not isinstance(var, Mapping) or not isinstance(var.get("name"), str):
+            continue
+        source = var.get("valueFrom")
+        if source is None:
+            values[var["name"]] = expand_references(str(var.get("value") or ""), values)
+            continue
+        field = (source.get("fieldRef") or {}).get("fieldPath") if isinstance(source, Mapping) else None
+        found = field_value(pod, str(field)) if field else None
+        if found is not None:
+            values[var["name"]] = found
     return values
+
+
+#: The kubelet's ``$(VAR)`` references in command, args and env values (``$$`` escapes a ``$``).
+_REFERENCE = re.compile(r"\$\$|\$\(([^)]*)\)")
+
+
+def expand_references(word: str, env: Mapping[str, str]) -> str:
+    """Upstream's ``expansion.Expand``: ``$(NAME)`` becomes NAME's value when it is defined
+    and stays as written when not; ``$$`` is a literal ``$``."""
+    def replace(match: re.Match[str]) -> str:
+        if match.group(0) == "$$":
+            return "$"
+        return env.get(match.group(1), match.group(0))
+    return _REFERENCE.sub(replace, word)
+
+
+_LABEL_PATH = re.compile(r"metadata\.(labels|annotations)\['([^']*)'\]")
+_FIELD_PATHS = {"metadata.name": ("metadata", "name"), "metadata.namespace": ("metadata", "namespace"),
+                "metadata.uid": ("metadata", "uid"), "spec.nodeName": ("spec", "nodeName"),
+                "spec.serviceAccountName": ("spec", "serviceAccountName"), "status.hostIP": ("status", "hostIP"),
+                "status.podIP": ("status", "podIP")}
+
+
+def field_value(pod: Mapping[str, Any], path: str) -> str | None:
+    """A downward-API ``fieldRef`` of the pod, or None when the path is not one a container's
+    env may name or the pod does not have it yet."""
+    keyed = _LABEL_PATH.fullmatch(path)
+    if keyed is not None:
+        return str(((pod.get("metadata") or {}).get(keyed.group(1)) or {}).get(keyed.group(2), ""))
+    where = _FIELD_PATHS.get(path)
+    if where is None:
+        return None
+    value = (pod.get(where[0]) or {}).get(where[1])
+    return None if value is None else str(value)
 
 
 def _hostname(pod: Mapping[str, Any]) -> str:

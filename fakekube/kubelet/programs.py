@@ -11,7 +11,7 @@ is what makes ``kubectl run --restart=Never … -- echo hi`` succeed and
 :func:`program_overlay` reads the program from the container spec:
 
 * its argv is ``command`` + ``args``, with the kubelet's ``$(VAR)`` expansion from the
-  container's literal ``env`` (:func:`expand_references`); with ``args`` alone (the image's
+  container's ``env`` (execs.expand_references); with ``args`` alone (the image's
   entrypoint unknown) the args are the program when their first word is a known command, as
   in an image without an entrypoint (busybox, alpine) or whose entrypoint runs ``"$@"``;
 * the known commands are ``true``, ``false``, ``echo``, ``hostname``, ``env``, ``printenv``
@@ -49,9 +49,6 @@ _SLEEP_UNITS = {"": 1.0, "s": 1.0, "m": 60.0, "h": 3600.0, "d": 86400.0}
 _SLEEP_ARG = re.compile(r"(\d+(?:\.\d*)?|\.\d+)([smhd]?)")
 _INFINITY = frozenset({"inf", "infinity"})
 
-#: The kubelet's ``$(VAR)`` references in command and args (``$$`` escapes a ``$``).
-_REFERENCE = re.compile(r"\$\$|\$\(([^)]*)\)")
-
 
 class _Unknown(Exception):
     """The program does something this model does not simulate."""
@@ -64,7 +61,7 @@ class _Forever(Exception):
 def program_overlay(pod: Mapping[str, Any], container: Mapping[str, Any]) -> Overlay:
     """The behaviour fields the container's own program decides (``run_for_s``, ``exit_code``,
     ``log_lines``), or ``()`` when its program is not known."""
-    argv = program_argv(container)
+    argv = program_argv(pod, container)
     if not argv or _name(argv[0]) not in _FIRST_WORDS:
         return ()
     process = _Process(pod, container)
@@ -79,27 +76,17 @@ def program_overlay(pod: Mapping[str, Any], container: Mapping[str, Any]) -> Ove
     return (("exit_code", result.exit_code), ("log_lines", tuple(process.lines)), ("run_for_s", process.clock_s))
 
 
-def program_argv(container: Mapping[str, Any]) -> list[str]:
+def program_argv(pod: Mapping[str, Any], container: Mapping[str, Any]) -> list[str]:
     """``command`` + ``args`` after the kubelet's ``$(VAR)`` expansion; ``[]`` when the
     program is the image's (no command, and args whose first word is not a known command)."""
     command, args = container.get("command") or [], container.get("args") or []
     if not all(isinstance(word, str) for word in list(command) + list(args)):
         return []
-    env = execs.spec_environment(container)
-    argv = [expand_references(word, env) for word in list(command) + list(args)]
+    env = execs.spec_environment(pod, container)
+    argv = [execs.expand_references(word, env) for word in list(command) + list(args)]
     if not command and (not argv or _name(argv[0]) not in _FIRST_WORDS):
         return []
     return argv
-
-
-def expand_references(word: str, env: Mapping[str, str]) -> str:
-    """Upstream's ``expansion.Expand`` for command and args: ``$(NAME)`` becomes NAME's value
-    when the container defines it and stays as written when not; ``$$`` is a literal ``$``."""
-    def replace(match: re.Match[str]) -> str:
-        if match.group(0) == "$$":
-            return "$"
-        return env.get(match.group(1), match.group(0))
-    return _REFERENCE.sub(replace, word)
 
 
 def sleep_seconds(args: Sequence[str]) -> float | None:

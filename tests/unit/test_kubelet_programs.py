@@ -8,7 +8,8 @@ from typing import Any
 import pytest
 
 from fakekube.kubelet.behaviour import LogLine
-from fakekube.kubelet.programs import expand_references, program_argv, program_overlay, sleep_seconds
+from fakekube.kubelet.execs import expand_references, spec_environment
+from fakekube.kubelet.programs import program_argv, program_overlay, sleep_seconds
 
 POD = {"metadata": {"name": "web-0"}, "spec": {}}
 
@@ -31,10 +32,27 @@ def test_references_expand_from_defined_variables_only() -> None:
 
 
 def test_args_alone_are_the_program_only_when_they_start_with_a_known_command() -> None:
-    assert program_argv({"args": ["echo", "$(X)"], "env": [{"name": "X", "value": "y"}]}) == ["echo", "y"]
-    assert program_argv({"args": ["-conf", "/etc/Corefile"]}) == []
-    assert program_argv({"command": ["/app/server"], "args": ["--port=1"]}) == ["/app/server", "--port=1"]
-    assert program_argv({"command": ["echo", 5]}) == []  # not a string: not a program this model reads
+    assert program_argv(POD, {"args": ["echo", "$(X)"], "env": [{"name": "X", "value": "y"}]}) == ["echo", "y"]
+    assert program_argv(POD, {"args": ["-conf", "/etc/Corefile"]}) == []
+    assert program_argv(POD, {"command": ["/app/server"], "args": ["--port=1"]}) == ["/app/server", "--port=1"]
+    assert program_argv(POD, {"command": ["echo", 5]}) == []  # not a string: not a program this model reads
+
+
+def test_env_values_expand_earlier_variables_and_field_refs_read_the_pod() -> None:
+    pod = {"metadata": {"name": "web-0", "namespace": "shop", "labels": {"app": "web"},
+                        "annotations": {"batch.kubernetes.io/job-completion-index": "3"}},
+           "spec": {"nodeName": "node-1"}, "status": {}}
+    env = [{"name": "A", "value": "x"}, {"name": "B", "value": "$(A)-y-$(C)"}, {"name": "C", "value": "late"},
+           {"name": "POD", "valueFrom": {"fieldRef": {"fieldPath": "metadata.name"}}},
+           {"name": "NS", "valueFrom": {"fieldRef": {"fieldPath": "metadata.namespace"}}},
+           {"name": "APP", "valueFrom": {"fieldRef": {"fieldPath": "metadata.labels['app']"}}},
+           {"name": "INDEX", "valueFrom": {"fieldRef": {
+               "fieldPath": "metadata.annotations['batch.kubernetes.io/job-completion-index']"}}},
+           {"name": "NODE", "valueFrom": {"fieldRef": {"fieldPath": "spec.nodeName"}}},
+           {"name": "IP", "valueFrom": {"fieldRef": {"fieldPath": "status.podIP"}}},       # not known yet: left out
+           {"name": "CM", "valueFrom": {"configMapKeyRef": {"name": "c", "key": "k"}}}]     # not simulated
+    assert spec_environment(pod, {"env": env}) == {"A": "x", "B": "x-y-$(C)", "C": "late", "POD": "web-0", "NS": "shop",
+                                                   "APP": "web", "INDEX": "3", "NODE": "node-1"}
 
 
 def test_a_script_keeps_time_across_nested_shells_and_stops_at_exit() -> None:
