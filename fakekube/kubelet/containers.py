@@ -141,8 +141,11 @@ class RunContext:
 class ContainerRun:
     """The kubelet's view of one container of one pod (init or regular)."""
 
-    def __init__(self, spec: Obj, behaviour: ContainerBehaviour, init: bool, restart_policy: str) -> None:
+    def __init__(self, spec: Obj, behaviour: ContainerBehaviour, init: bool, restart_policy: str,
+                 ephemeral: bool = False) -> None:
         self.spec = spec
+        #: An ephemeral container (``kubectl debug``): runs once, never restarted.
+        self.ephemeral = ephemeral
         #: A sidecar (an init container with its own ``restartPolicy: Always``, KEP-753) keeps
         #: running beside the app containers and restarts whenever it exits.
         self.sidecar = init and is_restartable_init_container(spec)
@@ -195,7 +198,8 @@ class ContainerRun:
     @property
     def field_path(self) -> str:
         """Where the container sits in the pod spec, as event references name it."""
-        return f"spec.initContainers{{{self.name}}}" if self.init else f"spec.containers{{{self.name}}}"
+        kind = "initContainers" if self.init else "ephemeralContainers" if self.ephemeral else "containers"
+        return f"spec.{kind}{{{self.name}}}"
 
     # -- transitions --------------------------------------------------------------
     def begin(self, now: datetime, ctx: RunContext | None = None) -> None:

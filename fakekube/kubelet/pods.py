@@ -132,7 +132,7 @@ class PodState:
     """The kubelet's memory of one pod: its containers' runs and what it was given."""
 
     __slots__ = ("uid", "node", "label", "restart_policy", "start_time", "host_ip", "pod_ip", "owns_ip", "init_runs",
-                 "runs", "terminating")
+                 "runs", "terminating", "ephemeral_runs")
 
     def __init__(self, uid: str, node: str, label: str, restart_policy: str, start_time: datetime, host_ip: str,
                  pod_ip: str | None, owns_ip: bool, init_runs: list[ContainerRun], runs: list[ContainerRun],
@@ -148,10 +148,12 @@ class PodState:
         self.init_runs = init_runs
         self.runs = runs
         self.terminating = terminating
+        #: ``kubectl debug``'s containers, in the order they were added to the pod.
+        self.ephemeral_runs: list[ContainerRun] = []
 
     @property
     def all_runs(self) -> list[ContainerRun]:
-        return self.init_runs + self.runs
+        return self.init_runs + self.runs + self.ephemeral_runs
 
     def next_due(self) -> datetime | None:
         dues = [run.due for run in self.all_runs if run.due is not None]
@@ -253,6 +255,7 @@ class PodRunner:
     def _sync(self, key: str, pod: Obj, state: PodState, ctx: Context) -> None:
         run_ctx = self._run_context(pod, state, ctx)
         self._note_deletion(pod, state, ctx.now, run_ctx)
+        self._start_ephemeral(pod, state, ctx.now, run_ctx)
         self._catch_up(pod, state, ctx, run_ctx)
         status = self._status(pod, state, ctx.now)
         if status != pod.get("status"):
@@ -261,6 +264,21 @@ class PodRunner:
             self._delete(key, pod, state, ctx)
             return
         self._schedule(key, state, ctx)
+
+    def _start_ephemeral(self, pod: Obj, state: PodState, now: datetime, run_ctx: RunContext) -> None:
+        """``kubectl debug``: a container added to ``spec.ephemeralContainers`` starts at once
+        (SyncPod starts them before init containers, so a stuck init does not hold them),
+        runs once and is never restarted; none starts in a pod being deleted."""
+        if state.terminating or (pod.get("status") or {}).get("phase") in TERMINAL_PHASES:
+            return
+        known = {run.name for run in state.ephemeral_runs}
+        for spec in pod["spec"].get("ephemeralContainers") or []:
+            if spec.get("name") in known:
+                continue
+            behaviour = self.catalog.for_container(pod, spec["name"], program_overlay(pod, spec))
+            run = ContainerRun(spec, behaviour, False, "Never", ephemeral=True)
+            state.ephemeral_runs.append(run)
+            run.begin(now, run_ctx)
 
     def _run_context(self, pod: Obj, state: PodState, ctx: Context) -> RunContext:
         """What the pod's container steps use, with an event sink writing the kubelet's events."""
@@ -361,6 +379,9 @@ class PodRunner:
             status["initContainerStatuses"] = [container_status(run, state.label, has_init, now)
                                                for run in state.init_runs]
         status["containerStatuses"] = [container_status(run, state.label, has_init, now) for run in state.runs]
+        if state.ephemeral_runs:
+            status["ephemeralContainerStatuses"] = [container_status(run, state.label, False, now)
+                                                    for run in state.ephemeral_runs]
         for name, value in current.items():
             status.setdefault(name, value)  # qosClass and whatever else others own
         return status

@@ -158,3 +158,24 @@ def test_a_log_request_without_a_container_names_the_init_containers_too(cluster
     assert error.value.status == 400
     assert ('"a container name must be specified for pod multi, choose one of: [a b] or one of the init '
             'containers: [setup]"') in error.value.body
+
+
+# -- ephemeral containers (kubectl debug) ------------------------------------------------------
+
+def test_an_ephemeral_container_starts_runs_its_command_once_and_is_logged(cluster: Cluster) -> None:
+    cluster.create(pod("web", containers=[busybox("app", command=["sleep", "infinity"])]))
+    at(cluster, 10)
+    core = client.CoreV1Api(cluster.client())
+    core.patch_namespaced_pod_ephemeralcontainers("web", "default", {"spec": {"ephemeralContainers": [
+        {"name": "debugger", "image": "busybox", "command": ["sh", "-c", "echo debugging $HOSTNAME; sleep 3"]}]}})
+    at(cluster, 11)
+    statuses = cluster.get("v1", "Pod", "web")["status"]["ephemeralContainerStatuses"]
+    assert [(s["name"], s["state"], s["restartCount"]) for s in statuses] == [
+        ("debugger", {"running": {"startedAt": stamp(11)}}, 0)]
+    at(cluster, 30)
+    (status,) = cluster.get("v1", "Pod", "web")["status"]["ephemeralContainerStatuses"]
+    assert (status["state"]["terminated"]["finishedAt"], status["restartCount"]) == (stamp(14), 0)  # never restarted
+    assert logs(cluster, "web", container="debugger") == "debugging web\n"
+    assert phase(cluster, "web") == "Running"   # the phase is the app containers'
+    paths = {e["involvedObject"].get("fieldPath") for e in cluster.events(involved_name="web", reason="Started")}
+    assert paths == {"spec.containers{app}", "spec.ephemeralContainers{debugger}"}
