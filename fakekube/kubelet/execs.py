@@ -12,6 +12,9 @@ output a user can predict from the pod alone:
   resource references, ``envFrom`` and the service link variables are not simulated),
   ``HOME``; ``printenv NAME...`` prints those values, exit 1 if one is unset;
 * ``sleep N``: exits 0 at once (exec output is instantaneous in cluster time);
+* ``printf FORMAT ARGS...`` (kubelet/printf.py); ``pwd``: the container's ``workingDir``, else
+  ``/``; ``whoami`` / ``id``: root, or the ``runAsUser`` of the container's or pod's
+  securityContext (a uid the image's /etc/passwd would name is not known); ``uname``: ``Linux``;
 * ``tar``: what ``kubectl cp`` runs; fails with a message saying that a simulated container
   has no filesystem to copy from or to.
 
@@ -31,6 +34,7 @@ import re
 from typing import Any, Callable, Mapping, NamedTuple, Sequence
 
 from fakekube.kubelet import shell
+from fakekube.kubelet.printf import printf
 from fakekube.kubelet.behaviour import MAX_EXEC_OUTPUT_BYTES, ExecCommand
 
 Obj = dict[str, Any]
@@ -225,6 +229,38 @@ def _printenv(args: list[str], pod: Mapping[str, Any], container: Mapping[str, A
                       exit_code=0 if len(found) == len(args) else 1)
 
 
+def _printf(args: list[str], pod: Mapping[str, Any], container: Mapping[str, Any]) -> ExecResult:
+    printed = printf(args)
+    return ExecResult(printed.stdout.encode(), printed.stderr.encode(), printed.exit_code)
+
+
+def _user_id(container: Mapping[str, Any], pod: Mapping[str, Any]) -> int:
+    """The uid the process runs as: the container's ``securityContext.runAsUser``, else the
+    pod's, else root (the image's USER is not known)."""
+    for context in (container.get("securityContext"), (pod.get("spec") or {}).get("securityContext")):
+        if isinstance(context, Mapping) and isinstance(context.get("runAsUser"), int):
+            return int(context["runAsUser"])
+    return 0
+
+
+def _whoami(args: list[str], pod: Mapping[str, Any], container: Mapping[str, Any]) -> ExecResult:
+    uid = _user_id(container, pod)
+    if uid == 0:
+        return ExecResult(stdout=b"root\n")
+    return ExecResult(stderr=f"whoami: unknown uid {uid}\n".encode(), exit_code=1)
+
+
+def _id(args: list[str], pod: Mapping[str, Any], container: Mapping[str, Any]) -> ExecResult:
+    uid = _user_id(container, pod)
+    if uid == 0:
+        return ExecResult(stdout=b"uid=0(root) gid=0(root) groups=0(root),10(wheel)\n")
+    return ExecResult(stdout=f"uid={uid} gid=0(root) groups=0(root)\n".encode())
+
+
+def _pwd(args: list[str], pod: Mapping[str, Any], container: Mapping[str, Any]) -> ExecResult:
+    return ExecResult(stdout=f"{container.get('workingDir') or '/'}\n".encode())
+
+
 _BUILTINS: dict[str, Callable[[list[str], Mapping[str, Any], Mapping[str, Any]], ExecResult]] = {
     "true": lambda args, pod, container: ExecResult(),
     "false": lambda args, pod, container: ExecResult(exit_code=1),
@@ -234,4 +270,9 @@ _BUILTINS: dict[str, Callable[[list[str], Mapping[str, Any], Mapping[str, Any]],
     "printenv": _printenv,
     "sleep": lambda args, pod, container: ExecResult(),
     "tar": lambda args, pod, container: ExecResult(stderr=TAR_MESSAGE.encode(), exit_code=TAR_EXIT_CODE),
+    "printf": _printf,
+    "pwd": _pwd,
+    "whoami": _whoami,
+    "id": _id,
+    "uname": lambda args, pod, container: ExecResult(stdout=b"Linux\n"),
 }

@@ -14,9 +14,10 @@ is what makes ``kubectl run --restart=Never … -- echo hi`` succeed and
   container's ``env`` (execs.expand_references); with ``args`` alone (the image's
   entrypoint unknown) the args are the program when their first word is a known command, as
   in an image without an entrypoint (busybox, alpine) or whose entrypoint runs ``"$@"``;
-* the known commands are ``true``, ``false``, ``echo``, ``hostname``, ``env``, ``printenv``
-  (answered as an exec answers them, kubelet/execs.py), ``sleep`` (seconds with an optional
-  ``s``/``m``/``h``/``d`` suffix, several summed; ``infinity``: runs forever), and ``sh -c``
+* the known commands are ``true``, ``false``, ``echo``, ``printf``, ``hostname``, ``env``,
+  ``printenv``, ``pwd``, ``whoami``, ``id``, ``uname`` (answered as an exec answers them,
+  kubelet/execs.py), ``sleep`` (seconds with an optional ``s``/``m``/``h``/``d`` suffix,
+  several summed; ``infinity``: runs forever), and ``sh -c``
   (also bash, ash, dash) scripts of those, with ``;``, ``&&``, ``||``, ``$VARIABLES`` and
   ``exit N`` (kubelet/shell.py);
 * stdout and stderr lines go to the log at the second they are written (since the start).
@@ -40,7 +41,8 @@ from fakekube.kubelet.execs import ExecResult
 
 #: Commands a program may run besides ``sleep`` and the shells: their output depends only on
 #: the pod (``tar``, which only ``kubectl cp`` uses, is left out).
-PROGRAM_COMMANDS = frozenset({"true", "false", "echo", "hostname", "env", "printenv"})
+PROGRAM_COMMANDS = frozenset({"true", "false", "echo", "hostname", "env", "printenv", "printf", "pwd", "whoami", "id",
+                              "uname"})
 #: What a program's first word must name for the program to be simulated at all.
 _FIRST_WORDS = PROGRAM_COMMANDS | execs.SHELLS | {"sleep"}
 

@@ -40,6 +40,13 @@ def test_built_ins() -> None:
     assert run(["printenv", "A", "B"]) == execs.ExecResult(b"1\n", exit_code=1)
     assert run(["sleep", "3600"]) == execs.ExecResult()
     assert run(["tar", "cf", "-", "/"]) == execs.ExecResult(stderr=execs.TAR_MESSAGE.encode(), exit_code=2)
+    assert run(["printf", "%s=%03d\\n", "a", "7"]).stdout == b"a=007\n"
+    assert run(["sh", "-c", 'printf %s "$A"']).stdout == b"1"
+    assert (run(["pwd"]).stdout, run(["uname"]).stdout, run(["whoami"]).stdout) == (b"/\n", b"Linux\n", b"root\n")
+    assert run(["id"]).stdout == b"uid=0(root) gid=0(root) groups=0(root),10(wheel)\n"
+    as_user = {**POD, "spec": {"securityContext": {"runAsUser": 1000}}}
+    assert run(["whoami"], pod=as_user) == execs.ExecResult(stderr=b"whoami: unknown uid 1000\n", exit_code=1)
+    assert run(["id"], pod=as_user).stdout == b"uid=1000 gid=0(root) groups=0(root)\n"
 
 
 def test_sh_c_runs_the_scripts_simple_commands_in_turn() -> None:
