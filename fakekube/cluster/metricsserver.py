@@ -3,9 +3,10 @@
 With ``ClusterConfig.metrics_server`` on, the cluster serves ``metrics.k8s.io/v1beta1``
 (kind with metrics-server's published manifest installed): the registry holds its types,
 the APIService ``v1beta1.metrics.k8s.io`` exists and is Available, and reads get their
-figures from the simulated kubelets (:class:`EngineUsage`). Simplification: the APIService
-is a record only (deleting it does not stop the group being served) and no metrics-server
-Deployment or Service runs in ``kube-system``.
+figures from the simulated kubelets (:class:`EngineUsage`). With kind's add-ons on, the
+metrics-server Deployment and Service run in ``kube-system`` too
+(fakekube/cluster/system/metricsserver.py). Simplification: the APIService is a record
+only (deleting it, or the Deployment, does not stop the group being served).
 """
 
 from __future__ import annotations

@@ -273,3 +273,22 @@ def test_while_time_flows_a_reset_boots_a_fresh_cluster_at_the_instant_reached()
         assert cluster.list("v1", "ConfigMap", "default")[0]["metadata"]["creationTimestamp"].startswith("2025-01-01T00:01")
     finally:
         cluster.stop()
+
+
+def test_serving_metrics_with_the_add_ons_runs_metrics_servers_pod() -> None:
+    """As on kind after ``kubectl apply -f components.yaml`` (with ``--kubelet-insecure-tls``):
+    the Deployment is available at start, behind the Service the APIService names."""
+    cluster = Cluster(nodes=1, system_pods=True, metrics_server=True)
+    deployment = cluster.get("apps/v1", "Deployment", "metrics-server", "kube-system")
+    assert deployment["status"]["availableReplicas"] == 1
+    container = deployment["spec"]["template"]["spec"]["containers"][0]
+    assert container["image"] == "registry.k8s.io/metrics-server/metrics-server:v0.7.2"
+    assert "--kubelet-insecure-tls" in container["args"]
+    api_service = cluster.get("apiregistration.k8s.io/v1", "APIService", "v1beta1.metrics.k8s.io", "")
+    service = api_service["spec"]["service"]
+    assert cluster.get("v1", "Service", service["name"], service["namespace"])["spec"]["ports"][0]["port"] == 443
+    (pod,) = cluster.list("v1", "Pod", "kube-system", label_selector="k8s-app=metrics-server")
+    assert pod["spec"]["nodeName"] == "node-1" and pod["status"]["phase"] == "Running"  # not the tainted control plane
+    assert cluster.list("apps/v1", "Deployment", "kube-system", label_selector="k8s-app=metrics-server") != []
+    without = Cluster(nodes=1, system_pods=True)
+    assert without.list("apps/v1", "Deployment", "kube-system", label_selector="k8s-app=metrics-server") == []

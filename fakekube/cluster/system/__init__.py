@@ -33,7 +33,7 @@ from fakekube.api.verbs.apiserver import APIServer, WriteOptions
 from fakekube.cluster import bootstrap
 from fakekube.cluster.nodespec import NodeSpec, expand_nodes
 from fakekube.cluster.rootca import root_ca_pem
-from fakekube.cluster.system import controlplane, kind, kubeadm
+from fakekube.cluster.system import controlplane, kind, kubeadm, metricsserver
 from fakekube.cluster.system.config import SystemPods, as_system_pods
 from fakekube.cluster.system.controlplane import CONTROL_PLANE_NODE
 from fakekube.kubelet.behaviour import DEFAULT_BEHAVIOUR, BehaviourCatalog, ContainerBehaviour
@@ -70,6 +70,7 @@ def cluster_root_ca(config: "ClusterConfig") -> str:
 SYSTEM_USAGE = {
     "kube-apiserver": (40, 220), "etcd": (20, 30), "kube-controller-manager": (15, 45), "kube-scheduler": (3, 20),
     "coredns": (2, 13), "kindnetd": (1, 10), "kube-proxy": (1, 14), "local-path-provisioner": (1, 8),
+    "metrics-server": (4, 18),
 }
 
 
@@ -177,7 +178,14 @@ def _addons(config: "ClusterConfig", system: SystemPods) -> tuple[Obj, ...]:
         objects += kind.kindnet(config.cluster_cidr)
     if system.local_path_storage:
         objects += kind.local_path_storage()
+    if _runs_metrics_server(config, system):
+        objects += metricsserver.metrics_server()
     return tuple(objects)
+
+
+def _runs_metrics_server(config: "ClusterConfig", system: SystemPods) -> bool:
+    """A cluster serving metrics.k8s.io with kind's add-ons runs metrics-server's pod too."""
+    return bool(config.metrics_server) and system.control_plane
 
 
 def _images(config: "ClusterConfig", system: SystemPods) -> tuple[str, ...]:
@@ -185,7 +193,8 @@ def _images(config: "ClusterConfig", system: SystemPods) -> tuple[str, ...]:
              (system.core_dns, (kubeadm.COREDNS_IMAGE,)),
              (system.kube_proxy, (kubeadm.kube_proxy_image(config.kubelet_version),)),
              (system.kindnet, (kind.KINDNET_IMAGE,)),
-             (system.local_path_storage, (kind.LOCAL_PATH_PROVISIONER_IMAGE,)))
+             (system.local_path_storage, (kind.LOCAL_PATH_PROVISIONER_IMAGE,)),
+             (_runs_metrics_server(config, system), (metricsserver.METRICS_SERVER_IMAGE,)))
     return tuple(image for on, images in parts if on for image in images)
 
 
