@@ -33,6 +33,7 @@ from fakekube.controllers.replicaset import REPLICA_SET, REPLICATION_CONTROLLER,
 from fakekube.controllers.rootcacertpublisher import RootCACertPublisher
 from fakekube.controllers.serviceaccounts import ServiceAccountsController
 from fakekube.controllers.servicelb import ServiceLBController
+from fakekube.controllers.statefulset import StatefulSetController
 from fakekube.controllers.tainteviction import TaintEvictionController
 from fakekube.cluster.served import served_resources
 from fakekube.cluster.system import cluster_root_ca
@@ -84,6 +85,7 @@ CONTROLLERS: tuple[ControllerSpec, ...] = (
     ControllerSpec("job-controller", lambda c: JobController(), ("job",)),
     ControllerSpec("horizontal-pod-autoscaler-controller", lambda c: HorizontalController(),
                    ("horizontalpodautoscaling",)),
+    ControllerSpec("statefulset-controller", lambda c: StatefulSetController(), ("statefulset",)),
 )
 
 

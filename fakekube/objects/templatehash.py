@@ -34,6 +34,14 @@ def fnv32a(data: bytes, start: int = _FNV32_OFFSET) -> int:
     return value
 
 
+def fnv32(data: bytes, start: int = _FNV32_OFFSET) -> int:
+    """``hash/fnv``'s 32-bit FNV-1 (multiply, then xor): ``history.HashControllerRevision``'s."""
+    value = start
+    for byte in data:
+        value = ((value * _FNV32_PRIME) & 0xFFFFFFFF) ^ byte
+    return value
+
+
 def safe_encode_string(text: str) -> str:
     """``rand.SafeEncodeString``: each character mapped onto :data:`SAFE_ALPHABET` by its code."""
     return "".join(SAFE_ALPHABET[ord(char) % len(SAFE_ALPHABET)] for char in text)
