@@ -155,11 +155,10 @@ class StatefulSetSync:
                             "currentRevision": revisions.current_name, "updateRevision": revisions.update_name,
                             "collisionCount": revisions.collision_count}
         self.count(self.pods)
-        replicas, condemned = self.split(current_set, update_set, revisions)
+        replicas, condemned = self.split()
         self.replicas, self.condemned = replicas, condemned
-        unhealthy = [pod for pod in replicas if not identity.is_healthy(pod)]
-        unhealthy += [pod for pod in reversed(condemned) if not identity.is_healthy(pod)]
-        first_unhealthy = unhealthy[0] if unhealthy else None
+        self.plan = (current_set, update_set, revisions)
+        first_unhealthy = first_unhealthy_condemned(replicas, condemned)
         if self.sts["metadata"].get("deletionTimestamp"):
             return self.status
         steps: list[Callable[[], bool]] = [
@@ -186,8 +185,8 @@ class StatefulSetSync:
         """``ApplyRevision``: the set with a revision's template."""
         return dict(self.sts, spec=dict(self.spec, template=template))
 
-    def split(self, current_set: Obj, update_set: Obj, revisions: Revisions) -> tuple[list[Obj], list[Obj]]:
-        """Replicas by ordinal (missing ones planned) and condemned pods, highest ordinal first."""
+    def split(self) -> tuple[list[Obj | None], list[Obj]]:
+        """Replicas by ordinal (None: missing) and condemned pods, highest ordinal first."""
         start, count = identity.start_ordinal(self.sts), identity.replicas_of(self.sts)
         slots: list[Obj | None] = [None] * count
         condemned = []
@@ -197,13 +196,20 @@ class StatefulSetSync:
                 slots[ordinal - start] = pod
             elif ordinal >= 0:
                 condemned.append(pod)
-        replicas = [pod if pod is not None else self.planned(current_set, update_set, revisions, start + index)
-                    for index, pod in enumerate(slots)]
         condemned.sort(key=identity.ordinal_of, reverse=True)
-        return replicas, condemned
+        return slots, condemned
 
-    def planned(self, current_set: Obj, update_set: Obj, revisions: Revisions, ordinal: int) -> Obj:
+    def replica(self, index: int) -> Obj:
+        """The replica at ``index``; a missing one is planned when first needed (upstream plans
+        every missing one up front), so a sync that stops early builds no more than it uses."""
+        pod = self.replicas[index]
+        if pod is None:
+            pod = self.replicas[index] = self.planned(identity.start_ordinal(self.sts) + index)
+        return pod
+
+    def planned(self, ordinal: int) -> Obj:
         """``newVersionedStatefulSetPod``: below the partition at the current revision."""
+        current_set, update_set, revisions = self.plan
         strategy = self.spec.get("updateStrategy") or {}
         rolling = strategy.get("rollingUpdate")
         start = identity.start_ordinal(self.sts)
@@ -236,7 +242,7 @@ class StatefulSetSync:
 
     def process_replica(self, update_set: Obj, index: int) -> bool:
         """``processReplica``; True: OrderedReady waits here."""
-        pod = self.replicas[index]
+        pod = self.replica(index)
         if identity.is_finished(pod):
             if not identity.is_terminating(pod):
                 self.control.delete_pod(pod)
@@ -286,7 +292,7 @@ class StatefulSetSync:
         rolling = (self.spec.get("updateStrategy") or {}).get("rollingUpdate") or {}
         partition = int(rolling.get("partition") or 0)
         for index in range(len(self.replicas) - 1, partition - 1, -1):
-            pod = self.replicas[index]
+            pod = self.replica(index)
             if identity.pod_revision(pod) != revisions.update_name and not identity.is_terminating(pod):
                 self.control.delete_pod(pod)
                 self.status["currentReplicas"] -= 1
@@ -295,13 +301,15 @@ class StatefulSetSync:
                 return
 
     # -- status ---------------------------------------------------------------------
-    def count(self, *pod_lists: Sequence[Obj]) -> None:
+    def count(self, *pod_lists: Sequence[Obj | None]) -> None:
         """``updateStatus``: the counts over ``pod_lists`` (planned pods count nowhere)."""
         counts = dict.fromkeys(("replicas", "readyReplicas", "availableReplicas", "currentReplicas",
                                 "updatedReplicas"), 0)
         revisions = self.revisions_in_use
         for pods in pod_lists:
             for pod in pods:
+                if pod is None:
+                    continue
                 created = identity.is_created(pod)
                 counts["replicas"] += created
                 if identity.is_running_and_ready(pod):
@@ -347,6 +355,14 @@ class StatefulSetSync:
             since = parse_time((pod_condition(pod, POD_READY) or {}).get("lastTransitionTime"))
             if since is not None:
                 self.ctx.enqueue_at(self.ctx.key, since + timedelta(seconds=self.min_ready_s + AVAILABILITY_RECHECK_S))
+
+
+def first_unhealthy_condemned(replicas: Sequence[Obj | None], condemned: Sequence[Obj]) -> Obj | None:
+    """The condemned pod that is upstream's ``firstUnhealthyPod``: None when a replica (a
+    missing one included) is unhealthy first, else the lowest unhealthy condemned ordinal."""
+    if any(pod is None or not identity.is_healthy(pod) for pod in replicas):
+        return None
+    return next((pod for pod in reversed(condemned) if not identity.is_healthy(pod)), None)
 
 
 def wire_status(status: Mapping[str, Any]) -> Obj:
