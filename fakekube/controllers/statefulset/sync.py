@@ -75,6 +75,11 @@ class StatefulSetSync:
         self.control = PodControl(sts, ctx)
         self.min_ready_s = int(self.spec.get("minReadySeconds") or 0)
         self.monotonic = self.spec.get("podManagementPolicy") != PARALLEL
+        # Set by update(): the status as it goes, the pods by role, and what plans a missing pod.
+        self.status: Obj = {}
+        self.replicas: list[Obj | None] = []
+        self.condemned: list[Obj] = []
+        self.plan: tuple[Obj, Obj, Revisions] | None = None
 
     def run(self) -> None:
         failed = False
@@ -148,16 +153,15 @@ class StatefulSetSync:
     # -- pods -----------------------------------------------------------------------
     def update(self, revisions: Revisions) -> Obj:
         """``updateStatefulSet``: the status to write (``self.status`` as it goes)."""
-        self.revisions_in_use = revisions
         current_set = self.with_template(history.template_of(revisions.current))
         update_set = self.with_template(history.template_of(revisions.update))
-        self.status: Obj = {"observedGeneration": self.sts["metadata"].get("generation") or 0,
+        self.plan = (current_set, update_set, revisions)
+        self.status = {"observedGeneration": self.sts["metadata"].get("generation") or 0,
                             "currentRevision": revisions.current_name, "updateRevision": revisions.update_name,
                             "collisionCount": revisions.collision_count}
         self.count(self.pods)
         replicas, condemned = self.split()
         self.replicas, self.condemned = replicas, condemned
-        self.plan = (current_set, update_set, revisions)
         first_unhealthy = first_unhealthy_condemned(replicas, condemned)
         if self.sts["metadata"].get("deletionTimestamp"):
             return self.status
@@ -209,6 +213,7 @@ class StatefulSetSync:
 
     def planned(self, ordinal: int) -> Obj:
         """``newVersionedStatefulSetPod``: below the partition at the current revision."""
+        assert self.plan is not None, "planned only during update()"
         current_set, update_set, revisions = self.plan
         strategy = self.spec.get("updateStrategy") or {}
         rolling = strategy.get("rollingUpdate")
@@ -305,7 +310,8 @@ class StatefulSetSync:
         """``updateStatus``: the counts over ``pod_lists`` (planned pods count nowhere)."""
         counts = dict.fromkeys(("replicas", "readyReplicas", "availableReplicas", "currentReplicas",
                                 "updatedReplicas"), 0)
-        revisions = self.revisions_in_use
+        assert self.plan is not None, "counted only during update()"
+        revisions = self.plan[2]
         for pods in pod_lists:
             for pod in pods:
                 if pod is None:

@@ -2,13 +2,20 @@
 
 from __future__ import annotations
 
-from fakekube.objects.templatehash import SAFE_ALPHABET, compute_hash, fnv32a, safe_encode_string
+from fakekube.objects.templatehash import SAFE_ALPHABET, compute_hash, fnv32, fnv32a, safe_encode_string
 
 
 def test_fnv32a_matches_go_hash_fnv() -> None:
     assert fnv32a(b"") == 0x811C9DC5
     assert fnv32a(b"a") == 0xE40C292C
     assert fnv32a(b"foobar") == 0xBF9CF968
+
+
+def test_fnv32_matches_go_hash_fnv_new32() -> None:
+    """FNV-1 (multiply, then xor), which ``history.HashControllerRevision`` uses."""
+    assert fnv32(b"") == 0x811C9DC5
+    assert fnv32(b"a") == 0x050C5D7E
+    assert fnv32(b"foobar") == 0x31F0B262
 
 
 def test_safe_encoding_maps_digits_onto_the_alphabet() -> None:
