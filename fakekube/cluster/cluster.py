@@ -298,7 +298,7 @@ class Cluster:
     def _pod_exec(self, pod: dict[str, Any], container: str, argv: list[str]) -> ExecResult:
         """pods/exec from the pod's simulated kubelet (kubelet/execs.py), on the engine thread;
         LookupError when the container is not running."""
-        return self.engine.run(lambda: self.kubelets.pods.exec(pod, container, argv))
+        return self.engine.run(lambda: self.kubelets.pods.exec(pod, container, argv, self.clock.now()))
 
     def _kubelet_unreachable(self, node_name: str) -> tuple[str, str] | None:
         """The node's kubelet address and Go's dial error when it cannot be reached (see

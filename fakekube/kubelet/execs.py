@@ -15,6 +15,7 @@ output a user can predict from the pod alone:
 * ``printf FORMAT ARGS...`` (kubelet/printf.py); ``pwd``: the container's ``workingDir``, else
   ``/``; ``whoami`` / ``id``: root, or the ``runAsUser`` of the container's or pod's
   securityContext (a uid the image's /etc/passwd would name is not known); ``uname``: ``Linux``;
+* ``date [+FORMAT]``: the cluster's time (the one input that is not the pod's);
 * ``tar``: what ``kubectl cp`` runs; fails with a message saying that a simulated container
   has no filesystem to copy from or to.
 
@@ -23,7 +24,7 @@ way, chained by ``;``, ``&&`` and ``||``, with ``$VARIABLES`` from that environm
 (kubelet/shell.py says what is not simulated). Anything else is not found, with the message
 containerd and runc give for an executable missing from ``$PATH``. Built-ins and shells are
 matched by the basename of ``argv[0]`` (``/bin/echo`` is ``echo``). Everything here is pure:
-the same argv and pod give the same answer.
+the same argv, pod and instant give the same answer.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from __future__ import annotations
 import hashlib
 import posixpath
 import re
+from datetime import datetime, timezone
 from typing import Any, Callable, Mapping, NamedTuple, Sequence
 
 from fakekube.kubelet import shell
@@ -81,13 +83,14 @@ def exec_id(container_id: str, sequence: int) -> str:
 
 
 def run(commands: Sequence[ExecCommand], argv: Sequence[str], pod: Mapping[str, Any],
-        container: Mapping[str, Any], exec_id_: str) -> ExecResult:
-    """The outcome of running ``argv`` in ``container`` of ``pod``."""
-    return _run(commands, argv, pod, container, exec_id_, 0)
+        container: Mapping[str, Any], exec_id_: str, now: datetime | None = None) -> ExecResult:
+    """The outcome of running ``argv`` in ``container`` of ``pod`` at cluster time ``now``
+    (which only ``date`` reads; without it, ``date`` is not found)."""
+    return _run(commands, argv, pod, container, exec_id_, 0, now)
 
 
 def _run(commands: Sequence[ExecCommand], argv: Sequence[str], pod: Mapping[str, Any],
-         container: Mapping[str, Any], exec_id_: str, depth: int) -> ExecResult:
+         container: Mapping[str, Any], exec_id_: str, depth: int, now: datetime | None = None) -> ExecResult:
     """:func:`run` from within ``depth`` shells (``sh -c 'sh -c ...'``)."""
     for command in commands:
         if command.matches(argv):
@@ -95,9 +98,11 @@ def _run(commands: Sequence[ExecCommand], argv: Sequence[str], pod: Mapping[str,
     name = posixpath.basename(argv[0]) if argv else ""
     if name in SHELLS:
         if len(argv) >= 3 and argv[1] == "-c":
-            return _run_script(commands, argv[2], pod, container, exec_id_, depth + 1)
+            return _run_script(commands, argv[2], pod, container, exec_id_, depth + 1, now)
         return ExecResult(stderr=INTERACTIVE_SHELL_MESSAGE.format(shell=name).encode(),
                           exit_code=SHELL_SYNTAX_EXIT_CODE)
+    if name == "date" and now is not None:
+        return _date(list(argv[1:]), now)
     builtin = _BUILTINS.get(name)
     if builtin is None:
         return not_found(argv, exec_id_)
@@ -105,13 +110,13 @@ def _run(commands: Sequence[ExecCommand], argv: Sequence[str], pod: Mapping[str,
 
 
 def _run_script(commands: Sequence[ExecCommand], script: str, pod: Mapping[str, Any],
-                container: Mapping[str, Any], exec_id_: str, depth: int) -> ExecResult:
+                container: Mapping[str, Any], exec_id_: str, depth: int, now: datetime | None = None) -> ExecResult:
     """``sh -c script`` from within ``depth`` shells, its commands run by :func:`_run`."""
     if depth > MAX_SHELL_DEPTH:
         return ExecResult(stderr=f"sh: fakekube does not simulate shells nested more than {MAX_SHELL_DEPTH} "
                                  f"deep\n".encode(), exit_code=SHELL_SYNTAX_EXIT_CODE)
     return run_script(script, pod, container,
-                      lambda argv: _run(commands, argv, pod, container, exec_id_, depth))
+                      lambda argv: _run(commands, argv, pod, container, exec_id_, depth, now))
 
 
 def run_script(script: str, pod: Mapping[str, Any], container: Mapping[str, Any],
@@ -227,6 +232,28 @@ def _printenv(args: list[str], pod: Mapping[str, Any], container: Mapping[str, A
     found = [values[name] for name in args if name in values]
     return ExecResult(stdout="".join(f"{value}\n" for value in found).encode(),
                       exit_code=0 if len(found) == len(args) else 1)
+
+
+#: ``date``'s default output (coreutils and busybox in the C locale, UTC: a container's default zone).
+DATE_FORMAT = "%a %b %e %H:%M:%S UTC %Y"
+_DATE_OPTIONS = {"-R": "%a, %d %b %Y %H:%M:%S +0000", "-I": "%Y-%m-%d", "-Iseconds": "%Y-%m-%dT%H:%M:%S+00:00"}
+
+
+def _date(args: list[str], now: datetime) -> ExecResult:
+    """``date`` at cluster time: the default format, ``+FORMAT`` (strftime's conversions,
+    ``%s`` the Unix seconds), ``-u``, ``-R``, ``-I``/``-Iseconds``; anything else is an
+    invalid date, as coreutils says it."""
+    fmt = DATE_FORMAT
+    for arg in args:
+        if arg == "-u" or arg == "--utc":
+            continue
+        if arg.startswith("+"):
+            fmt = arg[1:].replace("%s", str(int(now.timestamp()))).replace("%N", f"{now.microsecond * 1000:09d}")
+        elif arg in _DATE_OPTIONS:
+            fmt = _DATE_OPTIONS[arg]
+        else:
+            return ExecResult(stderr=f"date: invalid date '{arg}'\n".encode(), exit_code=1)
+    return ExecResult(stdout=(now.astimezone(timezone.utc).strftime(fmt) + "\n").encode())
 
 
 def _printf(args: list[str], pod: Mapping[str, Any], container: Mapping[str, Any]) -> ExecResult:

@@ -462,7 +462,7 @@ class PodRunner:
         first = cursor.first(now)
         return ContainerFollow(run, followed, cursor, first, lambda: self._pods.get(key) is state)
 
-    def exec(self, pod: Obj, container: str, argv: Sequence[str]) -> ExecResult:
+    def exec(self, pod: Obj, container: str, argv: Sequence[str], now: datetime | None = None) -> ExecResult:
         """What ``pods/exec`` of ``argv`` in ``container`` answers (kubelet/execs.py). LookupError
         with the kubelet's text when the container is not running (its ``findContainer``
         sees running containers only). Call it on the engine thread, as :meth:`logs`."""
@@ -474,7 +474,7 @@ class PodRunner:
             raise LookupError(f'container not found ("{container}")')
         self._execs += 1
         return execs.run(run.behaviour.exec_commands, argv, pod, run.spec,
-                         execs.exec_id(run.current.container_id, self._execs))
+                         execs.exec_id(run.current.container_id, self._execs), now)
 
 
 def _pick_container(state: PodState, pod_name: str, container: str | None) -> ContainerRun:

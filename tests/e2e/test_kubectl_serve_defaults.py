@@ -10,6 +10,7 @@ second of wall time.
 from __future__ import annotations
 
 import re
+from datetime import datetime, timezone
 import subprocess
 import sys
 import time
@@ -106,3 +107,12 @@ def test_a_job_created_with_kubectl_completes_and_its_logs_are_read(kubectl: Kub
     assert (waited.rc, waited.stdout) == (0, "job.batch/hello condition met\n"), waited.stderr
     assert kubectl.ok("logs", "job/hello") == "hello\n"
     assert kubectl.ok("get", "job", "hello", "--no-headers").split()[1:3] == ["Complete", "1/1"]
+
+
+def test_exec_date_shows_the_clusters_time_which_is_now(kubectl: Kubectl) -> None:
+    kubectl.ok("run", "clock", "--image=busybox", "--", "sleep", "infinity")
+    kubectl.ok("wait", "--for=condition=Ready", "pod/clock", "--timeout=60s")
+    year = kubectl.ok("exec", "clock", "--", "date", "+%Y")
+    assert year == f"{datetime.now(timezone.utc).year}\n"  # serve's time starts at the wall clock's now
+    failed = kubectl("exec", "clock", "--", "date", "soon")
+    assert failed.rc == 1 and "date: invalid date 'soon'" in failed.stderr

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from datetime import datetime, timezone
+
 import pytest
 
 from fakekube.kubelet import execs
@@ -47,6 +49,20 @@ def test_built_ins() -> None:
     as_user = {**POD, "spec": {"securityContext": {"runAsUser": 1000}}}
     assert run(["whoami"], pod=as_user) == execs.ExecResult(stderr=b"whoami: unknown uid 1000\n", exit_code=1)
     assert run(["id"], pod=as_user).stdout == b"uid=1000 gid=0(root) groups=0(root)\n"
+
+
+def test_date_reads_the_cluster_time() -> None:
+    now = datetime(2025, 1, 1, 0, 0, 5, 250000, tzinfo=timezone.utc)
+
+    def date(*args: str) -> execs.ExecResult:
+        return execs.run((), ["date", *args], POD, CONTAINER, "id", now)
+
+    assert date().stdout == b"Wed Jan  1 00:00:05 UTC 2025\n"
+    assert date("-u", "+%Y-%m-%dT%H:%M:%S %s.%N").stdout == b"2025-01-01T00:00:05 1735689605.250000000\n"
+    assert date("-R").stdout == b"Wed, 01 Jan 2025 00:00:05 +0000\n"
+    assert date("foo") == execs.ExecResult(stderr=b"date: invalid date 'foo'\n", exit_code=1)
+    assert execs.run((), ["sh", "-c", "date +%H:%M"], POD, CONTAINER, "id", now).stdout == b"00:00\n"
+    assert run(["date"]).error is not None  # no instant given: not found, as before
 
 
 def test_sh_c_runs_the_scripts_simple_commands_in_turn() -> None:
