@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import re
 from typing import Any
 
 from fakekube.api.machinery import errors
@@ -23,12 +24,12 @@ from fakekube.api.types._util import (
     selector_mismatch,
 )
 from fakekube.api.types.core_pods import default_pod_template, validate_pod_template
+from fakekube.objects import cronschedule
 
 MAX_INT32 = 2**31 - 1
 JOB_RESTART_POLICIES = ["OnFailure", "Never"]
 CONCURRENCY_POLICIES = ["Allow", "Forbid", "Replace"]
 CRONJOB_NAME_MAX = 52
-_CRON_MACROS = {"@yearly", "@annually", "@monthly", "@weekly", "@daily", "@midnight", "@hourly"}
 # Template fields a suspended, never-started Job may still change (KEP-2926).
 _MUTABLE_WHILE_SUSPENDED_SPEC = ("nodeSelector", "affinity", "tolerations", "schedulingGates")
 
@@ -180,19 +181,49 @@ JOBS = ResourceType(
 )
 
 
-def _schedule_errors(schedule: Any) -> list[FieldError]:
+def _schedule_errors(schedule: Any, time_zone: Any, allow_tz: bool) -> list[FieldError]:
+    """validateScheduleFormat: robfig's ParseStandard, and no ``TZ``/``CRON_TZ`` in the schedule
+    (``allow_tz``: an update whose old schedule had one may keep it, without ``timeZone``)."""
     if not schedule:
         return [errors.required("spec.schedule")]
-    text = str(schedule).strip()
-    if text.startswith("TZ=") or text.startswith("CRON_TZ="):
-        return [errors.invalid("spec.schedule", schedule,
-                               "cannot use TZ or CRON_TZ in schedule, use timeZone field instead")]
-    if text in _CRON_MACROS or text.startswith("@every "):
+    text = str(schedule)
+    errs: list[FieldError] = []
+    try:
+        cronschedule.parse_standard(text)
+    except cronschedule.ScheduleError as error:
+        errs.append(errors.invalid("spec.schedule", schedule, str(error)))
+    if allow_tz and "TZ" in text and time_zone is not None:
+        errs.append(errors.invalid("spec.schedule", schedule,
+                                   "cannot use both timeZone field and TZ or CRON_TZ in schedule"))
+    elif not allow_tz and "TZ" in text:
+        errs.append(errors.invalid("spec.schedule", schedule,
+                                   "cannot use TZ or CRON_TZ in schedule, use timeZone field instead"))
+    return errs
+
+
+#: A part of an IANA zone name (upstream's validTimeZoneCharacters).
+_TIME_ZONE_PART = re.compile(r"[A-Za-z.\-_0-9+]{1,14}")
+
+
+def _time_zone_errors(time_zone: Any) -> list[FieldError]:
+    """validateTimeZone: a non-empty IANA name that is not ``Local`` and that loads."""
+    if time_zone is None:
         return []
-    if len(text.split()) != 5:
-        return [errors.invalid("spec.schedule", schedule,
-                               f"expected exactly 5 fields, found {len(text.split())}: {text}")]
-    return []
+    text = str(time_zone)
+    if not text:
+        return [errors.invalid("spec.timeZone", time_zone, "timeZone must be nil or non-empty string")]
+    for part in text.split("/"):
+        if part in (".", "..") or part.startswith("-") or not _TIME_ZONE_PART.fullmatch(part):
+            return [errors.invalid("spec.timeZone", time_zone, f"unknown time zone {text}")]
+    errs: list[FieldError] = []
+    if text.lower() == "local":
+        errs.append(errors.invalid("spec.timeZone", time_zone,
+                                   "timeZone must be an explicit time zone as defined in https://www.iana.org/time-zones"))
+    try:
+        cronschedule.load_location(text)
+    except cronschedule.ScheduleError as error:
+        errs.append(errors.invalid("spec.timeZone", time_zone, str(error)))
+    return errs
 
 
 class CronJobStrategy(Strategy):
@@ -219,12 +250,19 @@ class CronJobStrategy(Strategy):
         obj["status"] = {}
 
     def validate(self, obj: Obj) -> list[FieldError]:
+        return self._validate(obj, allow_tz=False)
+
+    def validate_update(self, new: Obj, old: Obj) -> list[FieldError]:
+        return self._validate(new, allow_tz="TZ" in str((old.get("spec") or {}).get("schedule") or ""))
+
+    def _validate(self, obj: Obj, allow_tz: bool) -> list[FieldError]:
         name = (obj.get("metadata") or {}).get("name") or ""
         errs: list[FieldError] = []
         if len(name) > CRONJOB_NAME_MAX:
             errs.append(errors.invalid("metadata.name", name, f"must be no more than {CRONJOB_NAME_MAX} characters"))
         spec = obj.get("spec") or {}
-        errs += _schedule_errors(spec.get("schedule"))
+        errs += _schedule_errors(spec.get("schedule"), spec.get("timeZone"), allow_tz)
+        errs += _time_zone_errors(spec.get("timeZone"))
         errs += required_one_of(spec.get("concurrencyPolicy"), "spec.concurrencyPolicy", CONCURRENCY_POLICIES)
         for limit in ("successfulJobsHistoryLimit", "failedJobsHistoryLimit", "startingDeadlineSeconds"):
             if spec.get(limit) is not None:
