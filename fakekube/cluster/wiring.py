@@ -17,6 +17,7 @@ from fakekube.api.registry import ResourceType
 from fakekube.api.registry.strategy import WriteContext
 from fakekube.controllers.apiextensions import CRDEstablishingController, CRDFinalizerController
 from fakekube.controllers.clusterroleaggregation import ClusterRoleAggregationController
+from fakekube.controllers.cronjob import CronJobController
 from fakekube.controllers.daemonset import DaemonSetController
 from fakekube.controllers.deployment import DeploymentController
 from fakekube.controllers.disruption import DisruptionController
@@ -86,6 +87,7 @@ CONTROLLERS: tuple[ControllerSpec, ...] = (
     ControllerSpec("horizontal-pod-autoscaler-controller", lambda c: HorizontalController(),
                    ("horizontalpodautoscaling",)),
     ControllerSpec("statefulset-controller", lambda c: StatefulSetController(), ("statefulset",)),
+    ControllerSpec("cronjob-controller", lambda c: CronJobController(), ("cronjob",)),
 )
 
 
