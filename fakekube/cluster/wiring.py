@@ -36,6 +36,7 @@ from fakekube.controllers.serviceaccounts import ServiceAccountsController
 from fakekube.controllers.servicelb import ServiceLBController
 from fakekube.controllers.statefulset import StatefulSetController
 from fakekube.controllers.tainteviction import TaintEvictionController
+from fakekube.controllers.ttlafterfinished import TTLAfterFinishedController
 from fakekube.cluster.served import served_resources
 from fakekube.cluster.system import cluster_root_ca
 from fakekube.engine import ControllerSpec
@@ -88,6 +89,7 @@ CONTROLLERS: tuple[ControllerSpec, ...] = (
                    ("horizontalpodautoscaling",)),
     ControllerSpec("statefulset-controller", lambda c: StatefulSetController(), ("statefulset",)),
     ControllerSpec("cronjob-controller", lambda c: CronJobController(), ("cronjob",)),
+    ControllerSpec("ttl-after-finished-controller", lambda c: TTLAfterFinishedController(), ("ttl-after-finished",)),
 )
 
 
