@@ -23,7 +23,7 @@ from fakekube.api.machinery.errors import ApiError
 from fakekube.clock import parse_time
 from fakekube.engine import Context
 from fakekube.objects.kinds import JOBS
-from fakekube.store import Change
+from fakekube.store import DELETED, Change
 
 Obj = dict[str, Any]
 
@@ -36,7 +36,7 @@ class TTLAfterFinishedController:
 
     def keys_for(self, change: Change) -> Iterable[str]:
         """Added or updated Jobs that need cleaning up and are not being deleted."""
-        if change.type == "DELETED" or (change.group, change.resource) != (JOBS.group, JOBS.plural):
+        if change.type == DELETED or (change.group, change.resource) != (JOBS.group, JOBS.plural):
             return []
         if change.obj["metadata"].get("deletionTimestamp") or expires_at(change.obj) is None:
             return []

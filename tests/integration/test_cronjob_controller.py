@@ -116,8 +116,8 @@ def test_forbid_holds_a_run_until_the_last_one_finishes() -> None:
                             startingDeadlineSeconds=10))
     at(cluster, 120.1)
     assert jobs(cluster) == [job_name("one", 1), job_name("strict", 1)]
-    assert events(cluster, "one")[-1] == (
-        "Normal", "JobAlreadyActive", "Not starting job because prior execution is running and concurrency policy is Forbid")
+    assert events(cluster, "one")[-1] == ("Normal", "JobAlreadyActive", "Not starting job because prior execution "
+                                          "is running and concurrency policy is Forbid")
     at(cluster, 151.2)  # the first runs finished at 151.1 s: minute 2's run starts late, unless past its deadline
     assert jobs(cluster) == [job_name("one", 1), job_name("one", 2), job_name("strict", 1)]
     assert cluster.get("batch/v1", "Job", job_name("one", 2))["metadata"]["creationTimestamp"] == stamp(151)
@@ -222,7 +222,8 @@ def test_a_job_it_did_not_create_is_reported(served) -> None:
 
 
 @pytest.mark.parametrize(("spec", "message"), [
-    ({"schedule": "61 * * * *"}, 'spec.schedule: Invalid value: "61 * * * *": end of range (61) above maximum (59): 61'),
+    ({"schedule": "61 * * * *"},
+     'spec.schedule: Invalid value: "61 * * * *": end of range (61) above maximum (59): 61'),
     ({"schedule": "* * * *"}, 'spec.schedule: Invalid value: "* * * *": expected exactly 5 fields, found 4: [* * * *]'),
     ({"schedule": "TZ=UTC * * * * *"}, 'spec.schedule: Invalid value: "TZ=UTC * * * * *": cannot use TZ or CRON_TZ '
                                        'in schedule, use timeZone field instead'),

@@ -1,4 +1,4 @@
-"""The CronJob controller (kube-controller-manager's ``cronjob-controller``): fakekube/controllers/cronjob/controller.py."""
+"""The CronJob controller (kube-controller-manager's ``cronjob-controller``): see controller.py."""
 
 from fakekube.controllers.cronjob.controller import CronJobController
 

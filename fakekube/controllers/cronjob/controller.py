@@ -36,13 +36,15 @@ from fakekube.engine.events import object_reference
 from fakekube.objects.cronschedule import Schedule, ScheduleError, load_location, parse_standard
 from fakekube.objects.kinds import CRON_JOBS, JOBS
 from fakekube.objects.owners import controller_of, is_controlled_by
-from fakekube.store import Change
+from fakekube.store import DELETED, Change
 
 Obj = dict[str, Any]
 
 COMPONENT = "cronjob-controller"
 RESCHEDULE_PREFIX = "schedule:"
 NAMESPACE_TERMINATING_CAUSE = "NamespaceTerminating"
+TOO_MANY_MISSED = ("too many missed start times. Set or decrease .spec.startingDeadlineSeconds "
+                   "or check clock skew")
 UNSUPPORTED_SCHEDULE = ("CRON_TZ or TZ used in schedule {} is not officially supported, see "
                         "https://kubernetes.io/docs/concepts/workloads/controllers/cron-jobs/ for more details")
 
@@ -57,7 +59,7 @@ class CronJobController:
     def keys_for(self, change: Change) -> Iterable[str]:
         if (change.group, change.resource) == (CRON_JOBS.group, CRON_JOBS.plural):
             key = f"{change.namespace}/{change.name}"
-            if change.prev is not None and change.type != "DELETED" and _schedule_changed(change.prev, change.obj):
+            if change.prev is not None and change.type != DELETED and _schedule_changed(change.prev, change.obj):
                 return [RESCHEDULE_PREFIX + key]
             return [key]
         if (change.group, change.resource) != (JOBS.group, JOBS.plural):
@@ -196,10 +198,11 @@ class _Sync:
                 self._drop_active(ref.get("uid"))
 
     def _saw_success(self, job: Mapping[str, Any]) -> None:
-        completed = (job.get("status") or {}).get("completionTime")
+        """``lastSuccessfulTime`` follows the newest completionTime of a succeeded Job."""
+        completed = parse_time((job.get("status") or {}).get("completionTime"))
         last = parse_time(self.last_successful)
-        if completed and (last is None or parse_time(completed) > last):  # type: ignore[operator]
-            self.last_successful = completed
+        if completed is not None and (last is None or completed > last):
+            self.last_successful = format_rfc3339(completed)
 
     def _zone(self) -> tzinfo | None:
         """The CronJob's time zone, or None (and UnknownTimeZone) when it cannot be loaded."""
@@ -219,8 +222,7 @@ class _Sync:
         if scheduled is None or scheduled > self.ctx.now:
             return None
         if missed is timing.Missed.MANY:
-            self._event("Warning", "TooManyMissedTimes",
-                        "too many missed start times. Set or decrease .spec.startingDeadlineSeconds or check clock skew")
+            self._event("Warning", "TooManyMissedTimes", TOO_MANY_MISSED)
         deadline_s = self.spec.get("startingDeadlineSeconds")
         if deadline_s is not None and scheduled + timedelta(seconds=int(deadline_s)) < self.ctx.now:
             self._event("Warning", "MissSchedule",
