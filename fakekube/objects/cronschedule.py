@@ -16,7 +16,8 @@ is ``*``/``?`` (cron's rule, robfig's star bit). :meth:`SpecSchedule.next` is ro
 ``Next``: field by field in the schedule's zone, giving up after five years (None, Go's
 zero time) — so an impossible date such as ``0 0 30 2 *`` parses but never runs.
 
-Pure: no clock reads; time zones come from the IANA database (``zoneinfo``).
+Pure: no clock reads; time zones come from the IANA database (``zoneinfo``, imported the
+first time a zone is named, so a cluster that schedules in UTC starts without it).
 """
 
 from __future__ import annotations
@@ -24,7 +25,6 @@ from __future__ import annotations
 import re
 from datetime import date, datetime, timezone, tzinfo
 from typing import Mapping, Union
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 #: robfig's starBit: the field was ``*`` or ``?`` (decides AND/OR of the two day fields).
 STAR_BIT = 1 << 63
@@ -236,6 +236,7 @@ def load_location(name: str) -> tzinfo:
         return timezone.utc
     if name.startswith("/") or ".." in name.split("/") or "\\" in name:
         raise ScheduleError(f"unknown time zone {name}")
+    from zoneinfo import ZoneInfo, ZoneInfoNotFoundError  # only when a zone is named: it imports sysconfig
     try:
         return ZoneInfo(name)
     except (ZoneInfoNotFoundError, ValueError, OSError):
