@@ -25,6 +25,7 @@ from fakekube.controllers.endpoints import EndpointsController
 from fakekube.controllers.endpointslice import EndpointSliceController
 from fakekube.controllers.garbagecollector import GarbageCollectorController
 from fakekube.controllers.job import JobController
+from fakekube.controllers.localpath import LocalPathProvisioner
 from fakekube.controllers.podautoscaler import HorizontalController
 from fakekube.controllers.namespace import NamespaceConfig, NamespaceController
 from fakekube.controllers.nodeipam import NodeIPAMController
@@ -37,12 +38,15 @@ from fakekube.controllers.servicelb import ServiceLBController
 from fakekube.controllers.statefulset import StatefulSetController
 from fakekube.controllers.tainteviction import TaintEvictionController
 from fakekube.controllers.ttlafterfinished import TTLAfterFinishedController
+from fakekube.controllers.volume import PersistentVolumeBinder, PVCProtectionController, PVProtectionController
 from fakekube.cluster.served import served_resources
 from fakekube.cluster.system import cluster_root_ca
 from fakekube.engine import ControllerSpec
 from fakekube.kubelet.behaviour import BEHAVIOUR_ANNOTATION, annotation_problem, brief
 from fakekube.objects import priority as pod_priority
-from fakekube.objects.kinds import PODS, PRIORITY_CLASSES
+from fakekube.objects.constants import FINALIZER_PV_PROTECTION, FINALIZER_PVC_PROTECTION
+from fakekube.objects.kinds import PERSISTENT_VOLUME_CLAIMS, PERSISTENT_VOLUMES, PODS, PRIORITY_CLASSES, STORAGE_CLASSES
+from fakekube.objects.volumes import claim_has_class, default_class
 from fakekube.objects.tolerations import default_tolerations
 
 if TYPE_CHECKING:
@@ -90,6 +94,15 @@ CONTROLLERS: tuple[ControllerSpec, ...] = (
     ControllerSpec("statefulset-controller", lambda c: StatefulSetController(), ("statefulset",)),
     ControllerSpec("cronjob-controller", lambda c: CronJobController(), ("cronjob",)),
     ControllerSpec("ttl-after-finished-controller", lambda c: TTLAfterFinishedController(), ("ttl-after-finished",)),
+    ControllerSpec("persistentvolume-binder-controller", lambda c: PersistentVolumeBinder(),
+                   ("persistentvolume-binder",)),
+    ControllerSpec("persistentvolumeclaim-protection-controller", lambda c: PVCProtectionController(),
+                   ("pvc-protection",)),
+    ControllerSpec("persistentvolume-protection-controller", lambda c: PVProtectionController(),
+                   ("pv-protection",)),
+    # Not kube-controller-manager's: kind's local-path provisioner, which acts only while
+    # its Deployment's pod runs (fakekube/controllers/localpath.py).
+    ControllerSpec("local-path-provisioner", lambda c: LocalPathProvisioner()),
 )
 
 
@@ -141,11 +154,43 @@ def default_toleration_seconds(config: "ClusterConfig") -> AdmissionPlugin:
     return admit
 
 
+def default_storage_class(config: "ClusterConfig") -> AdmissionPlugin:
+    """DefaultStorageClass: a new claim that names no class (neither ``storageClassName``,
+    even "", nor the beta annotation) gets the default StorageClass, if there is one
+    (the newest of several)."""
+    def admit(rt: ResourceType, obj: Obj, ctx: WriteContext) -> None:
+        if rt.key != PERSISTENT_VOLUME_CLAIMS or claim_has_class(obj):
+            return
+        group, resource = STORAGE_CLASSES
+        chosen = default_class(ctx.store.list_objects(group, resource))
+        if chosen is not None:
+            obj.setdefault("spec", {})["storageClassName"] = chosen["metadata"]["name"]
+    return admit
+
+
+def storage_object_in_use_protection(config: "ClusterConfig") -> AdmissionPlugin:
+    """StorageObjectInUseProtection: new claims and volumes carry the finalizer their
+    protection controller removes once nothing uses them."""
+    def admit(rt: ResourceType, obj: Obj, ctx: WriteContext) -> None:
+        if rt.key == PERSISTENT_VOLUME_CLAIMS:
+            finalizer = FINALIZER_PVC_PROTECTION
+        elif rt.key == PERSISTENT_VOLUMES:
+            finalizer = FINALIZER_PV_PROTECTION
+        else:
+            return
+        meta = obj.setdefault("metadata", {})
+        if finalizer not in (meta.get("finalizers") or []):
+            meta["finalizers"] = list(meta.get("finalizers") or []) + [finalizer]
+    return admit
+
+
 #: The mutating admission plugins fakekube adds to the apiserver's own (NamespaceLifecycle
 #: is built into the apiserver's create path), by upstream name, in the order they run.
 ADMISSION_PLUGINS: dict[str, Callable[["ClusterConfig"], AdmissionPlugin]] = {
     "Priority": priority,
     "DefaultTolerationSeconds": default_toleration_seconds,
+    "DefaultStorageClass": default_storage_class,
+    "StorageObjectInUseProtection": storage_object_in_use_protection,
 }
 
 

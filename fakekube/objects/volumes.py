@@ -15,6 +15,7 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 from fakekube.objects.labels import compile_selector
 from fakekube.objects.nodeselectors import NodeSelector
 from fakekube.objects.quantity import parse_quantity
+from fakekube.objects.syntax import go_quote
 
 Obj = dict[str, Any]
 
@@ -28,12 +29,31 @@ ANN_BOUND_BY_CONTROLLER = "pv.kubernetes.io/bound-by-controller"
 ANN_BETA_STORAGE_CLASS = "volume.beta.kubernetes.io/storage-class"
 #: A StorageClass provisioner meaning "no dynamic provisioning" (local volumes, say).
 NOT_SUPPORTED_PROVISIONER = "kubernetes.io/no-provisioner"
+#: Set on a claim by the PV controller: the external provisioner asked to provision it.
+ANN_STORAGE_PROVISIONER = "volume.kubernetes.io/storage-provisioner"
+ANN_BETA_STORAGE_PROVISIONER = "volume.beta.kubernetes.io/storage-provisioner"
+#: Set on a PV by whoever provisioned it (its value names the provisioner).
+ANN_DYNAMICALLY_PROVISIONED = "pv.kubernetes.io/provisioned-by"
+#: A StorageClass whose annotation is "true" is the default class (the beta one counts too).
+ANN_DEFAULT_CLASS = "storageclass.kubernetes.io/is-default-class"
+ANN_BETA_DEFAULT_CLASS = "storageclass.beta.kubernetes.io/is-default-class"
 
 WAIT_FOR_FIRST_CONSUMER = "WaitForFirstConsumer"
 READ_WRITE_ONCE_POD = "ReadWriteOncePod"
 FILESYSTEM = "Filesystem"
+VOLUME_PENDING = "Pending"
 VOLUME_AVAILABLE = "Available"
+VOLUME_BOUND = "Bound"
+VOLUME_RELEASED = "Released"
+VOLUME_FAILED = "Failed"
+CLAIM_PENDING = "Pending"
+CLAIM_BOUND = "Bound"
 CLAIM_LOST = "Lost"
+RECLAIM_RETAIN = "Retain"
+RECLAIM_DELETE = "Delete"
+RECLAIM_RECYCLE = "Recycle"
+#: Access modes in the order upstream spells an access-mode index key (GetAccessModesAsString).
+_ACCESS_MODE_ORDER = ("ReadWriteOnce", "ReadOnlyMany", "ReadWriteMany", "ReadWriteOncePod")
 
 
 def _annotations(obj: Mapping[str, Any]) -> Mapping[str, str]:
@@ -172,6 +192,66 @@ def find_matching_volume(pvc: Mapping[str, Any], volumes: Iterable[Mapping[str, 
         if best is None or best_size > size:
             best, best_size = pv, size
     return best
+
+
+def claim_has_class(pvc: Mapping[str, Any]) -> bool:
+    """PersistentVolumeClaimHasClass: the beta annotation or ``spec.storageClassName`` is set
+    (even to ""); a claim without either may still get the default class."""
+    return ANN_BETA_STORAGE_CLASS in _annotations(pvc) or \
+        (pvc.get("spec") or {}).get("storageClassName") is not None
+
+
+def is_default_class(storage_class: Mapping[str, Any]) -> bool:
+    annotations = _annotations(storage_class)
+    return annotations.get(ANN_DEFAULT_CLASS) == "true" or annotations.get(ANN_BETA_DEFAULT_CLASS) == "true"
+
+
+def default_class(classes: Iterable[Mapping[str, Any]]) -> Mapping[str, Any] | None:
+    """GetDefaultClass: of the classes marked default, the newest (ties: by name); None if none."""
+    marked = [c for c in classes if is_default_class(c)]
+    if not marked:
+        return None
+    marked.sort(key=lambda c: (c.get("metadata") or {}).get("name") or "")
+    return max(marked, key=lambda c: (c.get("metadata") or {}).get("creationTimestamp") or "")
+
+
+def access_modes_key(modes: Iterable[str]) -> tuple[str, ...]:
+    """The PV controller's access-mode index key: the distinct modes in upstream's order."""
+    present = set(modes)
+    return tuple(mode for mode in _ACCESS_MODE_ORDER if mode in present)
+
+
+def best_match_for_claim(pvc: Mapping[str, Any], volumes: Sequence[Mapping[str, Any]],
+                         delay_binding: bool) -> Mapping[str, Any] | None:
+    """The PV controller's findBestMatchForClaim (index.go): the volumes are grouped by their
+    access modes; groups offering every mode the claim asks for are tried fewest modes first
+    (ties by key), and the first group with a match (:func:`find_matching_volume`, no node)
+    wins — so an exact-mode PV beats a smaller one that offers more modes. Raises as
+    :func:`find_matching_volume`."""
+    groups: dict[tuple[str, ...], list[Mapping[str, Any]]] = {}
+    for pv in volumes:
+        groups.setdefault(access_modes_key((pv.get("spec") or {}).get("accessModes") or []), []).append(pv)
+    wanted = set((pvc.get("spec") or {}).get("accessModes") or [])
+    for key in sorted((k for k in groups if wanted <= set(k)), key=lambda k: (len(k), k)):
+        found = find_matching_volume(pvc, groups[key], None, (), delay_binding)
+        if found is not None:
+            return found
+    return None
+
+
+def volume_claim_mismatch(pv: Mapping[str, Any], pvc: Mapping[str, Any]) -> str:
+    """checkVolumeSatisfyClaim: why ``pv`` cannot serve ``pvc`` when the claim names it, or ""."""
+    if (pv.get("metadata") or {}).get("deletionTimestamp"):
+        return f"the volume is marked for deletion {go_quote((pv.get('metadata') or {}).get('name') or '')}"
+    if volume_capacity(pv) < claim_request(pvc):
+        return "requested PV is too small"
+    if volume_class(pv) != claim_class(pvc):
+        return "storageClassName does not match"
+    if volume_mode_mismatch(pvc, pv):
+        return "incompatible volumeMode"
+    if not access_modes_satisfied(pvc, pv):
+        return "incompatible accessMode"
+    return ""
 
 
 def claim_reference(pvc: Mapping[str, Any]) -> Obj:

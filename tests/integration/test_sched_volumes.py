@@ -1,6 +1,7 @@
 """Pods with PersistentVolumeClaims through the whole scheduler: upstream's FailedScheduling
 texts, pods waiting for claims that nobody binds, and the instant they are scheduled once
-a test binds the claim (fakekube has no PV controller: tests play its part)."""
+a test binds the claim. These clusters run without the PV binder (the tests play its part,
+step by step); tests/integration/test_volume_binding.py has it bind."""
 
 from __future__ import annotations
 
@@ -13,6 +14,8 @@ from fakekube import Cluster
 from fakekube.cluster.nodespec import NodeSpec
 
 Obj = dict[str, Any]
+#: Every controller but the PV binder, so that the tests decide when claims are bound.
+NO_BINDER = ("*", "-persistentvolume-binder-controller")
 MERGE = "application/merge-patch+json"
 
 
@@ -104,7 +107,7 @@ def stamp(cluster: Cluster, start: Any, seconds: float) -> str:
 
 
 def test_a_missing_claim_gives_upstreams_message() -> None:
-    cluster = Cluster(nodes=3)
+    cluster = Cluster(controllers=NO_BINDER, nodes=3)
     cluster.create(pod("web", "data"))
     cluster.advance(30)
     assert node_of(cluster, "web") is None
@@ -119,7 +122,7 @@ def test_a_missing_claim_gives_upstreams_message() -> None:
 def test_an_unbound_immediate_claim_waits_until_bound() -> None:
     """Rejected at t=0; the PV side of the binding at t=30 retries it (and fails again);
     the claim becomes fully bound at t=60, past the back-off: scheduled at that instant."""
-    cluster = Cluster(nodes=2)
+    cluster = Cluster(controllers=NO_BINDER, nodes=2)
     start = cluster.clock.now()
     cluster.create(claim("data"))
     cluster.create(volume("pv-1", on_node="node-2"))
@@ -136,7 +139,7 @@ def test_an_unbound_immediate_claim_waits_until_bound() -> None:
 
 
 def test_wait_for_first_consumer_provisioning_annotates_the_claim_and_waits() -> None:
-    cluster = Cluster(nodes=(NodeSpec(zone="a"), NodeSpec(zone="b")))
+    cluster = Cluster(controllers=NO_BINDER, nodes=(NodeSpec(zone="a"), NodeSpec(zone="b")))
     start = cluster.clock.now()
     cluster.create(storage_class("late", "WaitForFirstConsumer"))
     cluster.create(claim("data", "late"))
@@ -162,7 +165,7 @@ def test_wait_for_first_consumer_provisioning_annotates_the_claim_and_waits() ->
 
 
 def test_wait_for_first_consumer_picks_a_static_volume_on_its_node() -> None:
-    cluster = Cluster(nodes=3)
+    cluster = Cluster(controllers=NO_BINDER, nodes=3)
     cluster.create(storage_class("local", "WaitForFirstConsumer", provisioner="kubernetes.io/no-provisioner"))
     cluster.create(volume("local-3", "local", on_node="node-3"))
     patch(cluster, "PersistentVolume", "local-3", {"status": {"phase": "Available"}}, status=True)
@@ -182,7 +185,7 @@ def test_wait_for_first_consumer_picks_a_static_volume_on_its_node() -> None:
 
 
 def test_no_volume_anywhere_for_a_local_claim() -> None:
-    cluster = Cluster(nodes=2)
+    cluster = Cluster(controllers=NO_BINDER, nodes=2)
     cluster.create(storage_class("local", "WaitForFirstConsumer", provisioner="kubernetes.io/no-provisioner"))
     cluster.create(claim("data", "local"))
     cluster.create(pod("web", "data"))
@@ -191,7 +194,7 @@ def test_no_volume_anywhere_for_a_local_claim() -> None:
 
 
 def test_a_bound_zonal_volume_keeps_the_pod_in_its_zone() -> None:
-    cluster = Cluster(nodes=(NodeSpec(zone="a", count=2), NodeSpec(zone="b")))
+    cluster = Cluster(controllers=NO_BINDER, nodes=(NodeSpec(zone="a", count=2), NodeSpec(zone="b")))
     cluster.create(volume("pv-b", labels={"topology.kubernetes.io/zone": "b"}))
     cluster.create(claim("data"))
     bind(cluster, "data", "pv-b")
@@ -206,7 +209,7 @@ def test_a_bound_zonal_volume_keeps_the_pod_in_its_zone() -> None:
 
 
 def test_read_write_once_pod_claims_are_used_by_one_pod() -> None:
-    cluster = Cluster(nodes=2)
+    cluster = Cluster(controllers=NO_BINDER, nodes=2)
     solo = claim("solo")
     solo["spec"]["accessModes"] = ["ReadWriteOncePod"]
     cluster.create(solo)
@@ -228,7 +231,7 @@ def test_a_pod_waiting_in_prebind_is_scheduled_the_instant_its_claim_binds() -> 
     """PreBind's Pending (the claim is not bound yet) is retried by the claim's own update
     without the pod's back-off (upstream's queueImmediately for pending plugins): bound at
     t=0.3, not at the end of a 1-second back-off."""
-    cluster = Cluster(nodes=1)
+    cluster = Cluster(controllers=NO_BINDER, nodes=1)
     cluster.create(storage_class("late", "WaitForFirstConsumer"))
     cluster.create(claim("data", "late"))
     cluster.create(volume("pvc-data", "late", on_node="node-1"))

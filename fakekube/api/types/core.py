@@ -55,6 +55,7 @@ from fakekube.api.types._util import (
     selector_mismatch,
 )
 from fakekube.api.types.events import legacy_event_problems
+from fakekube.clock import format_rfc3339
 from fakekube.api.types.core_pods import default_pod_template, template_deadline_errors, validate_replicated_template
 
 MAX_SECRET_SIZE_BYTES = 1024 * 1024
@@ -340,6 +341,10 @@ class PersistentVolumeClaimStrategy(Strategy):
         if not old_spec.get("volumeName") and "volumeName" in new_spec:
             # Upstream lets spec.volumeName be set once: that is how a claim gets bound.
             old_spec = dict(old_spec, volumeName=new_spec["volumeName"])
+        if old_spec.get("storageClassName") is None and new_spec.get("storageClassName") is not None and \
+                "volume.beta.kubernetes.io/storage-class" not in ((old.get("metadata") or {}).get("annotations") or {}):
+            # RetroactiveDefaultStorageClass (GA): a claim with no class may be given one.
+            old_spec = dict(old_spec, storageClassName=new_spec["storageClassName"])
         if new_spec != old_spec:
             errs.append(errors.forbidden("spec", PVC_SPEC_IMMUTABLE))
         return errs
@@ -363,7 +368,16 @@ class PersistentVolumeStrategy(Strategy):
             host_path.setdefault("type", "")
 
     def prepare_for_create(self, obj: Obj, ctx: WriteContext) -> None:
-        obj["status"] = {"phase": "Pending"}
+        obj["status"] = {"phase": "Pending", "lastPhaseTransitionTime": format_rfc3339(ctx.now)}
+
+    def prepare_subresource(self, subresource: str, new: Obj, old: Obj, ctx: WriteContext) -> Obj:
+        """A status write that changes the phase stamps ``lastPhaseTransitionTime`` (unless
+        the writer set a new one), as upstream's PV status strategy."""
+        new_status, old_status = new.get("status") or {}, old.get("status") or {}
+        if subresource == STATUS and new_status.get("phase") != old_status.get("phase") and \
+                new_status.get("lastPhaseTransitionTime") in (None, old_status.get("lastPhaseTransitionTime")):
+            return dict(new, status=dict(new_status, lastPhaseTransitionTime=format_rfc3339(ctx.now)))
+        return new
 
     def validate(self, obj: Obj) -> list[FieldError]:
         spec = obj.get("spec") or {}
