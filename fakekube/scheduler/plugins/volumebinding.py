@@ -17,10 +17,10 @@ Upstream: ``pkg/scheduler/framework/plugins/volumebinding/volume_binding.go`` an
   binding, the claim's ``volume.kubernetes.io/selected-node`` annotation for provisioning.
 
 Upstream's PreBind then waits (up to ``bindTimeoutSeconds``) for the PV controller to
-finish the binding. fakekube has no PV controller and a binding cycle cannot block, so
-PreBind checks once: fully bound claims let the pod bind; otherwise the pod goes back to
-the queue (Pending, :data:`WAITING_FOR_BINDING`) and is retried when one of its claims changes —
-whoever binds the claim (a test, an operator) makes the pod schedulable again. Capacity
+finish the binding. A binding cycle cannot block here, so PreBind checks once: fully bound
+claims let the pod bind; otherwise the pod goes back to the queue (Pending,
+:data:`WAITING_FOR_BINDING`) and is retried when one of its claims changes — once the PV
+binder (fakekube/controllers/volume/), after a provisioner if need be, has bound the claim. Capacity
 scoring (an alpha feature in 1.33) and CSIStorageCapacity checks (no CSIDriver objects
 are served) are left out, as they are off or vacuous upstream in that setup.
 """
