@@ -325,3 +325,23 @@ def test_a_bound_claim_whose_volume_is_gone_is_lost() -> None:
     assert "accessModes" not in pvc(cluster, "a")["status"]
     assert events(cluster, "a") == [
         ("Warning", "ClaimLost", "Bound claim has lost its PersistentVolume. Data on the volume is lost!", 1)]
+
+
+def test_a_volume_pre_bound_to_a_claim_waits_for_the_claims_resync() -> None:
+    """A PV whose claimRef names a claim without its uid is reserved for it (Available);
+    the claim takes it at its next sync — the 15 s resync when nothing else changes it."""
+    cluster = Cluster(nodes=1)
+    cluster.create(volume("decoy", "1Gi"))
+    cluster.create(claim("data", storage="2Gi"))
+    at(cluster, 3)
+    reserved = volume("reserved", "4Gi")
+    reserved["spec"]["claimRef"] = {"namespace": "default", "name": "data"}
+    cluster.create(reserved)
+    assert pv(cluster, "reserved")["status"]["phase"] == "Available"
+    at(cluster, 14)
+    assert bound_to(cluster, "data") == ("Pending", None)
+    at(cluster, 15)
+    assert bound_to(cluster, "data") == ("Bound", "reserved")
+    bound = pv(cluster, "reserved")
+    assert bound["spec"]["claimRef"]["uid"] == pvc(cluster, "data")["metadata"]["uid"]
+    assert "annotations" not in bound["metadata"]  # the user chose the claim: not bound-by-controller

@@ -45,7 +45,7 @@ from fakekube.objects.volumes import (
     WAIT_FOR_FIRST_CONSUMER, best_match_for_claim, bind_volume_to_claim, claim_class, claim_has_class,
     default_class, is_volume_bound_to_claim, pod_uses_claim, volume_claim_mismatch, volume_mode_mismatch,
 )
-from fakekube.store import Change
+from fakekube.store import DELETED, Change
 
 Obj = dict[str, Any]
 
@@ -68,21 +68,23 @@ class PersistentVolumeBinder:
 
     # -- routing (pure) ------------------------------------------------------------------
     def keys_for(self, change: Change) -> Iterable[str]:
-        """A claim change syncs the claim and the volume it names (a deleted claim
-        releases it); a volume change syncs the volume and the claim it references."""
+        """As upstream's informer handlers: a claim change syncs the claim (a deleted one
+        also its volume, which is then released); a volume change syncs the volume (a
+        deleted one also its claim, which is then lost). The volume's sync enqueues its
+        claim when the claim has yet to finish the binding."""
         keys: list[str] = []
+        deleted = change.type == DELETED
         if (change.group, change.resource) == (PERSISTENT_VOLUME_CLAIMS.group, PERSISTENT_VOLUME_CLAIMS.plural):
             keys.append(f"{CLAIM_PREFIX}{change.namespace}/{change.name}")
-            for obj in (change.obj, change.prev):
-                volume = ((obj or {}).get("spec") or {}).get("volumeName")
-                if volume:
-                    keys.append(f"{VOLUME_PREFIX}{volume}")
+            volume = (change.obj.get("spec") or {}).get("volumeName")
+            if deleted and volume:
+                keys.append(f"{VOLUME_PREFIX}{volume}")
         elif (change.group, change.resource) == (PERSISTENT_VOLUMES.group, PERSISTENT_VOLUMES.plural):
             keys.append(f"{VOLUME_PREFIX}{change.name}")
-            ref = ((change.obj or {}).get("spec") or {}).get("claimRef") or {}
-            if ref.get("name"):
+            ref = (change.obj.get("spec") or {}).get("claimRef") or {}
+            if deleted and ref.get("name"):
                 keys.append(f"{CLAIM_PREFIX}{ref.get('namespace') or ''}/{ref['name']}")
-        return list(dict.fromkeys(keys))
+        return keys
 
     # -- work ----------------------------------------------------------------------------
     def reconcile(self, key: str, ctx: Context) -> None:
