@@ -202,7 +202,8 @@ def test_claims_are_created_before_each_pod_and_mounted() -> None:
     assert sts_events(cluster) == [
         ("Normal", "SuccessfulCreate", "create Claim www-web-0 Pod web-0 in StatefulSet web success"),
         ("Normal", "SuccessfulCreate", "create Pod web-0 in StatefulSet web successful")]
-    # Nothing binds the claim (no PV controller): web-0 stays Pending, and web-1 waits.
+    # No PV and no default class in a bare cluster: nothing binds the claim, web-0 stays
+    # Pending, and web-1 waits.
     at(cluster, 30)
     assert names(cluster) == ["web-0"] and pods(cluster)["web-0"]["status"]["phase"] == "Pending"
 

@@ -345,3 +345,32 @@ def test_a_volume_pre_bound_to_a_claim_waits_for_the_claims_resync() -> None:
     bound = pv(cluster, "reserved")
     assert bound["spec"]["claimRef"]["uid"] == pvc(cluster, "data")["metadata"]["uid"]
     assert "annotations" not in bound["metadata"]  # the user chose the claim: not bound-by-controller
+
+
+def test_a_statefulsets_claims_are_provisioned_one_ordinal_at_a_time() -> None:
+    """OrderedReady: each pod's claim (from volumeClaimTemplates, default class) is
+    provisioned 2 s after the pod is created, the pod runs a second later and is Ready at
+    once (a readiness probe that passes), and then the next ordinal starts."""
+    cluster = Cluster(nodes=2, system_pods=True)
+    template = {"metadata": {"name": "www"},
+                "spec": {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "1Gi"}}}}
+    container = {"name": "nginx", "image": "nginx:1.27", "readinessProbe": {"exec": {"command": ["true"]}}}
+    cluster.create({"apiVersion": "apps/v1", "kind": "StatefulSet", "metadata": {"name": "web", "namespace": "default"},
+                    "spec": {"replicas": 2, "serviceName": "web", "selector": {"matchLabels": {"app": "web"}},
+                             "volumeClaimTemplates": [template],
+                             "template": {"metadata": {"labels": {"app": "web"}}, "spec": {"containers": [container]}}}})
+    at(cluster, 1)
+    assert bound_to(cluster, "www-web-0") == ("Pending", None)
+    at(cluster, 2)
+    assert bound_to(cluster, "www-web-0")[0] == "Bound"
+    at(cluster, 3)
+    assert cluster.get("apps/v1", "StatefulSet", "web")["status"].get("readyReplicas") == 1
+    assert bound_to(cluster, "www-web-1") == ("Pending", None)
+    at(cluster, 5)
+    assert bound_to(cluster, "www-web-1")[0] == "Bound"
+    at(cluster, 6)
+    assert cluster.get("apps/v1", "StatefulSet", "web")["status"].get("readyReplicas") == 2
+    for ordinal in (0, 1):
+        node = cluster.get("v1", "Pod", f"web-{ordinal}")["spec"]["nodeName"]
+        volume_obj = pv(cluster, bound_to(cluster, f"www-web-{ordinal}")[1] or "")
+        assert volume_obj["metadata"]["annotations"]["local.path.provisioner/selected-node"] == node
