@@ -374,3 +374,24 @@ def test_a_statefulsets_claims_are_provisioned_one_ordinal_at_a_time() -> None:
         node = cluster.get("v1", "Pod", f"web-{ordinal}")["spec"]["nodeName"]
         volume_obj = pv(cluster, bound_to(cluster, f"www-web-{ordinal}")[1] or "")
         assert volume_obj["metadata"]["annotations"]["local.path.provisioner/selected-node"] == node
+
+
+def test_a_claim_made_before_any_default_class_gets_it_at_the_next_resync() -> None:
+    """RetroactiveDefaultStorageClass: the binder gives a class-less claim the default
+    class; that update makes it ask the class's provisioner at once."""
+    cluster = Cluster(nodes=1)
+    cluster.create(claim("data"))
+    assert "storageClassName" not in pvc(cluster, "data")["spec"]
+    at(cluster, 5)
+    default = storage_class("nfs", "example.com/nfs")
+    default["metadata"]["annotations"] = {"storageclass.kubernetes.io/is-default-class": "true"}
+    cluster.create(default)
+    at(cluster, 14)
+    assert "storageClassName" not in pvc(cluster, "data")["spec"]
+    at(cluster, 15)
+    updated = pvc(cluster, "data")
+    assert updated["spec"]["storageClassName"] == "nfs"
+    assert updated["metadata"]["annotations"]["volume.kubernetes.io/storage-provisioner"] == "example.com/nfs"
+    assert [reason for _, reason, _, _ in events(cluster, "data")] == ["FailedBinding", "ExternalProvisioning"]
+    cluster.create(claim("explicit", ""))  # "" is a choice: no default, static volumes only
+    assert pvc(cluster, "explicit")["spec"]["storageClassName"] == ""
