@@ -54,3 +54,23 @@ def compute_hash(template: Mapping[str, Any] | None, collision_count: int | None
     if collision_count is not None:
         value = fnv32a((collision_count & 0xFFFFFFFF).to_bytes(4, "little") + bytes(4), value)
     return safe_encode_string(str(value))
+
+
+def template_revision_patch(owner: Mapping[str, Any]) -> dict[str, Any]:
+    """``getPatch`` of the DaemonSet and StatefulSet controllers: the strategic merge patch
+    that puts the owner's pod template back (``{"spec": {"template": {..., "$patch":
+    "replace"}}}``), every object's keys sorted as Go marshals a map. A ControllerRevision
+    stores it as ``data``; ``kubectl rollout history`` and ``undo`` read and apply it."""
+    template = dict((owner.get("spec") or {}).get("template") or {})
+    template["$patch"] = "replace"
+    patch: dict[str, Any] = _sorted_json({"spec": {"template": template}})
+    return patch
+
+
+def _sorted_json(value: Any) -> Any:
+    """A JSON value with every object's keys in sorted order."""
+    if isinstance(value, Mapping):
+        return {key: _sorted_json(value[key]) for key in sorted(value)}
+    if isinstance(value, list):
+        return [_sorted_json(item) for item in value]
+    return value

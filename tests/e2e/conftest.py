@@ -14,14 +14,16 @@ the suite.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import queue
 import shutil
 import subprocess
+import sys
 import threading
 import time
 from pathlib import Path
-from typing import NamedTuple
+from typing import Iterator, NamedTuple
 
 import pytest
 
@@ -161,3 +163,31 @@ def kubectl_or_skip(version: str, cluster: Cluster, cache_dir: str) -> Kubectl:
                     f"(Google Cloud CLI package) nor .ci/cache/kubectl-{version}/kubectl (.ci/fetch-kubectl)")
     return Kubectl(binary, version, cluster.kubeconfig, cache_dir)
 
+
+
+class Served(NamedTuple):
+    """A ``fakekube serve`` subprocess for one test module: kubectl pointed at it, the URL it
+    printed and its banner lines."""
+
+    kubectl: Kubectl
+    url: str
+    banner: list[str]
+
+
+@contextlib.contextmanager
+def served(directory: Path, *serve_args: str, version: str = "1.33") -> Iterator[Served]:
+    """``fakekube serve SERVE_ARGS`` until the block ends, once its four-line banner is printed
+    (the server answers then); the test is skipped when kubectl ``version`` cannot be found."""
+    binary = find_kubectl(version)
+    if binary is None:
+        pytest.skip(f"kubectl {version} not found (.ci/fetch-kubectl)")
+    kubeconfig = directory / "kc"
+    proc = subprocess.Popen([sys.executable, "-m", "fakekube", "serve", *serve_args, "--kubeconfig", str(kubeconfig)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        banner = [proc.stdout.readline() for _ in range(4)] if proc.stdout else []
+        url = banner[0].split(" at ")[1].strip() if " at " in banner[0] else ""
+        yield Served(Kubectl(binary, version, str(kubeconfig), str(directory / "cache")), url, banner)
+    finally:
+        proc.terminate()
+        proc.communicate(timeout=10)

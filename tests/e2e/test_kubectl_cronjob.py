@@ -5,15 +5,13 @@ the control API as a test in any language would: the Job appears on the schedule
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 import urllib.request
 from pathlib import Path
 from typing import Iterator
 
 import pytest
 
-from tests.e2e.conftest import Kubectl, find_kubectl
+from tests.e2e.conftest import Kubectl, served
 
 VERSION = "1.33"
 #: serve's clock starts here; the first scheduled minute is 07:09, 31738029 minutes after the epoch.
@@ -21,22 +19,10 @@ START = "2030-05-06T07:08:00Z"
 
 
 @pytest.fixture
-def served(tmp_path: Path) -> Iterator[tuple[Kubectl, str]]:
+def served_cluster(tmp_path: Path) -> Iterator[tuple[Kubectl, str]]:
     """kubectl 1.33 and the control API's base URL of one manual-time ``fakekube serve``."""
-    binary = find_kubectl(VERSION)
-    if binary is None:
-        pytest.skip(f"kubectl {VERSION} not found (.ci/fetch-kubectl)")
-    kubeconfig = tmp_path / "kc"
-    proc = subprocess.Popen([sys.executable, "-m", "fakekube", "serve", "--nodes", "1", "--time-scale", "0",
-                             "--start-time", START, "--kubeconfig", str(kubeconfig)],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    try:
-        assert proc.stdout is not None
-        url = proc.stdout.readline().split(" at ")[1].strip()
-        yield Kubectl(binary, VERSION, str(kubeconfig), str(tmp_path / "cache")), url
-    finally:
-        proc.terminate()
-        proc.communicate(timeout=10)
+    with served(tmp_path, "--nodes", "1", "--time-scale", "0", "--start-time", START) as server:
+        yield server.kubectl, server.url
 
 
 def advance(url: str, seconds: float) -> None:
@@ -46,8 +32,8 @@ def advance(url: str, seconds: float) -> None:
     urllib.request.urlopen(request, timeout=10).read()
 
 
-def test_a_cron_job_created_with_kubectl_runs_on_its_schedule(served: tuple[Kubectl, str]) -> None:
-    kubectl, url = served
+def test_a_cron_job_created_with_kubectl_runs_on_its_schedule(served_cluster: tuple[Kubectl, str]) -> None:
+    kubectl, url = served_cluster
     kubectl.ok("create", "cronjob", "tick", "--image=busybox", "--schedule=* * * * *", "--", "echo", "hi")
     assert kubectl.ok("get", "jobs", "--no-headers") == ""
     advance(url, 62)  # 07:09:00 plus upstream's 100 ms, then a second to run

@@ -10,17 +10,15 @@ second of wall time.
 from __future__ import annotations
 
 import re
-from datetime import datetime, timezone
-import subprocess
-import sys
 import time
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Iterator
 
 import pytest
 
 from tests.clients.conftest import CHARTS, Helm, find_helm
-from tests.e2e.conftest import Kubectl, find_kubectl
+from tests.e2e.conftest import Kubectl, served
 
 VERSION = "1.33"
 
@@ -28,21 +26,10 @@ VERSION = "1.33"
 @pytest.fixture(scope="module")
 def kubectl(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Kubectl]:
     """kubectl 1.33 against one ``fakekube serve`` run with no time flags at all."""
-    binary = find_kubectl(VERSION)
-    if binary is None:
-        pytest.skip(f"kubectl {VERSION} not found (.ci/fetch-kubectl)")
-    directory = tmp_path_factory.mktemp("serve-defaults")
-    kubeconfig = directory / "kc"
-    proc = subprocess.Popen([sys.executable, "-m", "fakekube", "serve", "--nodes", "1",
-                             "--kubeconfig", str(kubeconfig)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    try:
-        banner = [proc.stdout.readline() for _ in range(4)] if proc.stdout else []
-        assert banner[3] == ("fakekube: time: real time (1x); --time-scale 0 for manual time, "
-                             "--auto-advance to skip idle waits\n"), banner
-        yield Kubectl(binary, VERSION, str(kubeconfig), str(directory / "cache"))
-    finally:
-        proc.terminate()
-        proc.communicate(timeout=10)
+    with served(tmp_path_factory.mktemp("serve-defaults"), "--nodes", "1") as server:
+        assert server.banner[3] == ("fakekube: time: real time (1x); --time-scale 0 for manual time, "
+                                    "--auto-advance to skip idle waits\n"), server.banner
+        yield server.kubectl
 
 
 def test_kubectl_wait_sees_a_run_pod_become_ready(kubectl: Kubectl) -> None:

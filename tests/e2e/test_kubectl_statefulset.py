@@ -9,13 +9,11 @@ few seconds of wall time (a pod is Ready a second after it is created).
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from typing import Iterator
 
 import pytest
 
-from tests.e2e.conftest import Kubectl, find_kubectl
+from tests.e2e.conftest import Kubectl, served
 
 VERSION = "1.33"
 
@@ -55,21 +53,8 @@ spec:
 @pytest.fixture(scope="module")
 def kubectl(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Kubectl]:
     """kubectl 1.33 against one ``fakekube serve`` run with no time flags at all."""
-    binary = find_kubectl(VERSION)
-    if binary is None:
-        pytest.skip(f"kubectl {VERSION} not found (.ci/fetch-kubectl)")
-    directory = tmp_path_factory.mktemp("serve-statefulset")
-    kubeconfig = directory / "kc"
-    proc = subprocess.Popen([sys.executable, "-m", "fakekube", "serve", "--nodes", "1",
-                             "--kubeconfig", str(kubeconfig)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    try:
-        banner = [proc.stdout.readline() for _ in range(4)] if proc.stdout else []
-        assert banner[3] == ("fakekube: time: real time (1x); --time-scale 0 for manual time, "
-                             "--auto-advance to skip idle waits\n"), banner
-        yield Kubectl(binary, VERSION, str(kubeconfig), str(directory / "cache"))
-    finally:
-        proc.terminate()
-        proc.communicate(timeout=10)
+    with served(tmp_path_factory.mktemp("serve-statefulset"), "--nodes", "1") as server:
+        yield server.kubectl
 
 
 def rollout_status(kubectl: Kubectl) -> list[str]:

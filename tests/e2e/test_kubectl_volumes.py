@@ -6,13 +6,11 @@ is bounded by kubectl's own ``--timeout``.
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from typing import Iterator
 
 import pytest
 
-from tests.e2e.conftest import Kubectl, find_kubectl
+from tests.e2e.conftest import Kubectl, served
 
 VERSION = "1.33"
 
@@ -48,21 +46,8 @@ spec:
 @pytest.fixture(scope="module")
 def kubectl(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Kubectl]:
     """kubectl 1.33 against one ``fakekube serve`` with its defaults (kind's system pods)."""
-    binary = find_kubectl(VERSION)
-    if binary is None:
-        pytest.skip(f"kubectl {VERSION} not found (.ci/fetch-kubectl)")
-    directory = tmp_path_factory.mktemp("serve-volumes")
-    kubeconfig = directory / "kc"
-    proc = subprocess.Popen([sys.executable, "-m", "fakekube", "serve", "--nodes", "2",
-                             "--kubeconfig", str(kubeconfig)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    try:
-        if proc.stdout:
-            for _ in range(4):  # the banner: the server is up once it is printed
-                proc.stdout.readline()
-        yield Kubectl(binary, VERSION, str(kubeconfig), str(directory / "cache"))
-    finally:
-        proc.terminate()
-        proc.communicate(timeout=10)
+    with served(tmp_path_factory.mktemp("serve-volumes"), "--nodes", "2") as server:
+        yield server.kubectl
 
 
 def test_a_pod_with_a_claim_becomes_ready_on_a_provisioned_volume(kubectl: Kubectl) -> None:

@@ -17,6 +17,7 @@ from typing import Any, Iterable, Mapping, Sequence
 
 from fakekube.objects.constants import LABEL_CONTROLLER_REVISION_HASH
 from fakekube.objects.owners import owner_reference
+from fakekube.objects.templatehash import template_revision_patch
 
 Obj = dict[str, Any]
 
@@ -24,21 +25,9 @@ DS_API_VERSION = "apps/v1"
 DS_KIND = "DaemonSet"
 
 
-def _sorted(value: Any) -> Any:
-    """A JSON value with every object's keys in sorted order (Go's encoding of a map)."""
-    if isinstance(value, Mapping):
-        return {key: _sorted(value[key]) for key in sorted(value)}
-    if isinstance(value, list):
-        return [_sorted(item) for item in value]
-    return value
-
-
 def revision_data(ds: Mapping[str, Any]) -> Obj:
-    """``getPatch``: the patch that puts this DaemonSet's template back."""
-    template = dict((ds.get("spec") or {}).get("template") or {})
-    template["$patch"] = "replace"
-    result: Obj = _sorted({"spec": {"template": template}})
-    return result
+    """``getPatch`` (fakekube/objects/templatehash.py)."""
+    return template_revision_patch(ds)
 
 
 def matches(ds: Mapping[str, Any], revision: Mapping[str, Any]) -> bool:

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import math
 from datetime import datetime, timedelta
-from typing import Any, Mapping, NamedTuple, Sequence
+from typing import Any, Callable, Mapping, NamedTuple, Sequence
 
 from fakekube.clock import parse_time
 from fakekube.objects.metrics import PodUsage
@@ -71,19 +71,9 @@ def resource_replicas(current: int, target_utilization: int | None, target_avera
 def _utilization_replicas(current: int, target: int, counted: dict[tuple[str, str], int],
                           requests: Mapping[tuple[str, str], int], unready: set[tuple[str, str]],
                           missing: set[tuple[str, str]]) -> Recommendation:
-    ratio, utilization, average = _utilization(counted, requests, target)
-    rebalance_unready = bool(unready) and ratio > 1.0
-    if not rebalance_unready and not missing:
-        if abs(1.0 - ratio) <= TOLERANCE:
-            return Recommendation(current, utilization, average)
-        return Recommendation(math.ceil(ratio * len(counted)), utilization, average)
-    filled = dict(counted)
-    for key in missing:
-        filled[key] = requests[key] if ratio < 1.0 else 0
-    if rebalance_unready:
-        filled.update({key: 0 for key in unready})
-    new_ratio, _, _ = _utilization(filled, requests, target)
-    replicas = _rebalanced(current, ratio, new_ratio, len(filled))
+    _, utilization, average = _utilization(counted, requests, target)
+    replicas = _replicas(current, counted, unready, missing, lambda usage: _utilization(usage, requests, target)[0],
+                         requests.__getitem__)
     return Recommendation(replicas, utilization, average)
 
 
@@ -91,20 +81,27 @@ def _raw_replicas(current: int, target_milli: int, counted: dict[tuple[str, str]
                   unready: set[tuple[str, str]], missing: set[tuple[str, str]]) -> Recommendation:
     if target_milli <= 0:
         raise MetricError("invalid target value: the averageValue must be positive")
-    average = sum(counted.values()) // len(counted)
-    ratio = sum(counted.values()) / (target_milli * len(counted))
+    replicas = _replicas(current, counted, unready, missing,
+                         lambda usage: sum(usage.values()) / (target_milli * len(usage)), lambda key: target_milli)
+    return Recommendation(replicas, None, sum(counted.values()) // len(counted))
+
+
+def _replicas(current: int, counted: dict[tuple[str, str], int], unready: set[tuple[str, str]],
+              missing: set[tuple[str, str]], ratio_of: Callable[[Mapping[tuple[str, str], int]], float],
+              full: Callable[[tuple[str, str]], int]) -> int:
+    """Upstream's two passes: the ratio of the pods with figures; then, when pods lack figures
+    or unready ones would change a scale-up, again with the missing ones assumed at ``full``
+    (scaling down) or 0 (up) and the unready ones at 0."""
+    ratio = ratio_of(counted)
     rebalance_unready = bool(unready) and ratio > 1.0
     if not rebalance_unready and not missing:
-        if abs(1.0 - ratio) <= TOLERANCE:
-            return Recommendation(current, None, average)
-        return Recommendation(math.ceil(ratio * len(counted)), None, average)
+        return current if abs(1.0 - ratio) <= TOLERANCE else math.ceil(ratio * len(counted))
     filled = dict(counted)
     for key in missing:
-        filled[key] = target_milli if ratio < 1.0 else 0
+        filled[key] = full(key) if ratio < 1.0 else 0
     if rebalance_unready:
         filled.update({key: 0 for key in unready})
-    new_ratio = sum(filled.values()) / (target_milli * len(filled))
-    return Recommendation(_rebalanced(current, ratio, new_ratio, len(filled)), None, average)
+    return _rebalanced(current, ratio, ratio_of(filled), len(filled))
 
 
 def _rebalanced(current: int, ratio: float, new_ratio: float, pods: int) -> int:

@@ -19,7 +19,7 @@ from typing import Any, Mapping, Sequence
 from fakekube.controllers.statefulset.identity import API_VERSION, KIND
 from fakekube.objects.constants import LABEL_CONTROLLER_REVISION_HASH
 from fakekube.objects.owners import owner_reference
-from fakekube.objects.templatehash import fnv32, safe_encode_string
+from fakekube.objects.templatehash import fnv32, safe_encode_string, template_revision_patch
 
 Obj = dict[str, Any]
 
@@ -27,21 +27,9 @@ Obj = dict[str, Any]
 MAX_PREFIX_CHARS = 223
 
 
-def _sorted(value: Any) -> Any:
-    """A JSON value with every object's keys sorted (Go's encoding of a map)."""
-    if isinstance(value, Mapping):
-        return {key: _sorted(value[key]) for key in sorted(value)}
-    if isinstance(value, list):
-        return [_sorted(item) for item in value]
-    return value
-
-
 def revision_data(sts: Mapping[str, Any]) -> Obj:
-    """``getPatch``: the patch that puts this set's template back."""
-    template = dict((sts.get("spec") or {}).get("template") or {})
-    template["$patch"] = "replace"
-    data: Obj = _sorted({"spec": {"template": template}})
-    return data
+    """``getPatch`` (fakekube/objects/templatehash.py)."""
+    return template_revision_patch(sts)
 
 
 def _go_json(value: Any) -> bytes:
