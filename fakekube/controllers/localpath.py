@@ -28,6 +28,7 @@ from datetime import datetime, timedelta
 from typing import Any, Iterable, Mapping
 
 from fakekube.api.machinery.errors import ApiError
+from fakekube.controllers.volume.binder import CLAIM_PREFIX, RESYNC, VOLUME_PREFIX, enqueue_every_claim_and_volume
 from fakekube.engine import Context
 from fakekube.objects.kinds import PERSISTENT_VOLUME_CLAIMS, PERSISTENT_VOLUMES, PODS, STORAGE_CLASSES
 from fakekube.objects.syntax import go_quote
@@ -51,9 +52,6 @@ HOSTNAME_LABEL = "kubernetes.io/hostname"
 #: second until it has Succeeded — its container starts about a second after creation,
 #: and the second poll sees it done.
 HELPER_POD_S = 2.0
-CLAIM_PREFIX = "claim:"
-VOLUME_PREFIX = "volume:"
-RESYNC = "resync"
 
 
 def _meta(obj: Mapping[str, Any]) -> Mapping[str, Any]:
@@ -142,10 +140,7 @@ class LocalPathProvisioner:
     # -- work ----------------------------------------------------------------------------
     def reconcile(self, key: str, ctx: Context) -> None:
         if key == RESYNC:
-            for pvc in ctx.list(PERSISTENT_VOLUME_CLAIMS):
-                ctx.enqueue(f"{CLAIM_PREFIX}{_meta(pvc).get('namespace', '')}/{_meta(pvc)['name']}")
-            for pv in ctx.list(PERSISTENT_VOLUMES):
-                ctx.enqueue(f"{VOLUME_PREFIX}{_meta(pv)['name']}")
+            enqueue_every_claim_and_volume(ctx)
             return
         source = self._source(ctx)
         if key.startswith(CLAIM_PREFIX):

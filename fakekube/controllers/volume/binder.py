@@ -59,6 +59,14 @@ RESYNC_PERIOD_S = 15.0
 _HOST_PATH_DELETABLE = re.compile(r"/tmp/.+")
 
 
+
+def enqueue_every_claim_and_volume(ctx: Context) -> None:
+    """A resync: every claim (``claim:<ns>/<name>``) and volume (``volume:<name>``) again."""
+    for pvc in ctx.list(PERSISTENT_VOLUME_CLAIMS):
+        ctx.enqueue(f"{CLAIM_PREFIX}{pvc['metadata'].get('namespace', '')}/{pvc['metadata']['name']}")
+    for pv in ctx.list(PERSISTENT_VOLUMES):
+        ctx.enqueue(f"{VOLUME_PREFIX}{pv['metadata']['name']}")
+
 class PersistentVolumeBinder:
     """Binds claims and volumes and reclaims released volumes (see the module docstring)."""
 
@@ -89,10 +97,7 @@ class PersistentVolumeBinder:
     # -- work ----------------------------------------------------------------------------
     def reconcile(self, key: str, ctx: Context) -> None:
         if key == RESYNC:
-            for pvc in ctx.list(PERSISTENT_VOLUME_CLAIMS):
-                ctx.enqueue(f"{CLAIM_PREFIX}{pvc['metadata'].get('namespace', '')}/{pvc['metadata']['name']}")
-            for pv in ctx.list(PERSISTENT_VOLUMES):
-                ctx.enqueue(f"{VOLUME_PREFIX}{pv['metadata']['name']}")
+            enqueue_every_claim_and_volume(ctx)
         elif key.startswith(CLAIM_PREFIX):
             namespace, name = key[len(CLAIM_PREFIX):].split("/", 1)
             claim = ctx.get(PERSISTENT_VOLUME_CLAIMS, name, namespace)
