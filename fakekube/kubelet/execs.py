@@ -30,6 +30,7 @@ the same argv, pod and instant give the same answer.
 from __future__ import annotations
 
 import hashlib
+import itertools
 import posixpath
 import re
 from datetime import datetime, timezone
@@ -120,31 +121,95 @@ def _run_script(commands: Sequence[ExecCommand], script: str, pod: Mapping[str, 
 
 
 def run_script(script: str, pod: Mapping[str, Any], container: Mapping[str, Any],
-               run_command: Callable[[list[str]], ExecResult]) -> ExecResult:
+               run_command: Callable[[list[str]], ExecResult],
+               endless_round: Callable[[int], None] | None = None) -> ExecResult:
     """``sh -c script`` (kubelet/shell.py) with each simple command, its words expanded, run by
     ``run_command``: outputs concatenated (each stream cut at :data:`MAX_EXEC_OUTPUT_BYTES`, as
     one declared command's), the exit code of the last one run; a command not found is dash's
     ``sh: 1: NAME: not found``. The caller decides what a command does (an exec answers at
-    once; a container's own program, kubelet/programs.py, also keeps time)."""
+    once; a container's own program, kubelet/programs.py, also keeps time). An endless loop
+    calls ``endless_round`` before each round (which stops it by raising); without one, an
+    endless loop is not simulated (an exec's output is whole when it answers)."""
     try:
-        steps = shell.parse(script)
+        commands = shell.parse(script)
     except shell.ScriptError as exc:
         return ExecResult(stderr=f"{exc}\n".encode(), exit_code=SHELL_SYNTAX_EXIT_CODE)
-    values = dict(environment(pod, container))
-    stdout, stderr, code = b"", b"", 0
-    for step in steps:
-        if (step.operator == shell.AND and code != 0) or (step.operator == shell.OR and code == 0):
-            continue
-        argv = shell.expand(step.words, lambda name: str(code) if name == "?" else values.get(name, ""))
+    state = _ScriptRun(dict(environment(pod, container)), run_command, endless_round)
+    try:
+        state.run(commands)
+    except _ScriptExit:
+        pass
+    except _NotSimulated as problem:
+        return ExecResult(state.stdout, state.stderr + f"{problem}\n".encode(), SHELL_SYNTAX_EXIT_CODE)
+    return ExecResult(state.stdout, state.stderr, state.code)
+
+
+#: The most simple commands one script runs (loops multiply them): past it the script stops
+#: with exit code 2, naming the limit.
+MAX_SCRIPT_COMMANDS = 100_000
+
+
+class _ScriptExit(Exception):
+    """``exit`` ran: the script ends with :attr:`_ScriptRun.code`."""
+
+
+class _NotSimulated(Exception):
+    """The script reached something not simulated at run time (an endless loop in an exec,
+    the command budget); ``str()`` is the message."""
+
+
+class _ScriptRun:
+    """One run of a parsed script: its variables, outputs, last exit code and command count."""
+
+    def __init__(self, values: dict[str, str], run_command: Callable[[list[str]], ExecResult],
+                 endless_round: Callable[[int], None] | None) -> None:
+        self.values, self.run_command, self.endless_round = values, run_command, endless_round
+        self.stdout, self.stderr, self.code, self.commands = b"", b"", 0, 0
+
+    def run(self, commands: Sequence[shell.Command]) -> None:
+        for command in commands:
+            if (command.operator == shell.AND and self.code != 0) or (command.operator == shell.OR and self.code == 0):
+                continue
+            if isinstance(command, shell.Loop):
+                self._loop(command)
+            else:
+                self._simple(command)
+
+    def _expand(self, words: tuple[str, ...]) -> list[str]:
+        return shell.expand(words, lambda name: str(self.code) if name == "?" else self.values.get(name, ""))
+
+    def _simple(self, step: shell.Step) -> None:
+        self.commands += 1
+        if self.commands > MAX_SCRIPT_COMMANDS:
+            raise _NotSimulated(f"sh: fakekube stops simulating a script after {MAX_SCRIPT_COMMANDS} commands")
+        argv = self._expand(step.words)
         if argv[0] == "exit":
-            return ExecResult(stdout, stderr, int(argv[1]) if len(argv) > 1 and argv[1].isdigit() else code)
-        result = run_command(argv)
+            self.code = int(argv[1]) if len(argv) > 1 and argv[1].isdigit() else self.code
+            raise _ScriptExit
+        result = self.run_command(argv)
         if result.error is not None:
             result = ExecResult(stderr=f"sh: 1: {argv[0]}: not found\n".encode(), exit_code=NOT_FOUND_EXIT_CODE)
-        stdout = (stdout + result.stdout)[:MAX_EXEC_OUTPUT_BYTES]
-        stderr = (stderr + result.stderr)[:MAX_EXEC_OUTPUT_BYTES]
-        code = result.exit_code
-    return ExecResult(stdout, stderr, code)
+        self.stdout = (self.stdout + result.stdout)[:MAX_EXEC_OUTPUT_BYTES]
+        self.stderr = (self.stderr + result.stderr)[:MAX_EXEC_OUTPUT_BYTES]
+        self.code = result.exit_code
+
+    def _loop(self, loop: shell.Loop) -> None:
+        if loop.items is None:
+            self._endless(loop.body)
+            return
+        self.code = 0
+        for item in self._expand(loop.items):
+            self.values[str(loop.variable)] = item
+            self.run(loop.body)
+
+    def _endless(self, body: Sequence[shell.Command]) -> None:
+        """``while true``: rounds until ``endless_round`` stops them by raising."""
+        if self.endless_round is None:
+            raise _NotSimulated("sh: fakekube does not simulate endless loops in exec scripts "
+                                "(an exec answers once its command has finished)")
+        for round_number in itertools.count():
+            self.endless_round(round_number)
+            self.run(body)
 
 
 def environment(pod: Mapping[str, Any], container: Mapping[str, Any]) -> list[tuple[str, str]]:

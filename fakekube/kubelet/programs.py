@@ -18,8 +18,9 @@ is what makes ``kubectl run --restart=Never … -- echo hi`` succeed and
   ``printenv``, ``pwd``, ``whoami``, ``id``, ``uname`` (answered as an exec answers them,
   kubelet/execs.py), ``sleep`` (seconds with an optional ``s``/``m``/``h``/``d`` suffix,
   several summed; ``infinity``: runs forever), and ``sh -c``
-  (also bash, ash, dash) scripts of those, with ``;``, ``&&``, ``||``, ``$VARIABLES`` and
-  ``exit N`` (kubelet/shell.py);
+  (also bash, ash, dash) scripts of those, with ``;``, ``&&``, ``||``, lines, ``$VARIABLES``,
+  ``exit N``, ``for NAME in WORDS`` loops and endless ``while true`` loops (their first
+  :data:`MAX_LOOP_ROUNDS` rounds; kubelet/shell.py);
 * stdout and stderr lines go to the log at the second they are written (since the start).
 
 Anything else — an unknown command anywhere in the script, syntax the shell model does not
@@ -43,6 +44,9 @@ from fakekube.kubelet.execs import ExecResult
 #: the pod (``tar``, which only ``kubectl cp`` uses, is left out).
 PROGRAM_COMMANDS = frozenset({"true", "false", "echo", "hostname", "env", "printenv", "printf", "pwd", "whoami", "id",
                               "uname"})
+#: How many rounds of an endless loop (``while true; do …; done``) are simulated: enough for
+#: hours of a periodic log line; after them the container runs on with no more output.
+MAX_LOOP_ROUNDS = 1000
 #: What a program's first word must name for the program to be simulated at all.
 _FIRST_WORDS = PROGRAM_COMMANDS | execs.SHELLS | {"sleep"}
 
@@ -147,9 +151,15 @@ class _Process:
         except shell.ScriptError:
             raise _Unknown from None  # syntax the shell model does not simulate
         self._depth += 1
-        result = execs.run_script(argv[2], self.pod, self.container, self.run)
+        result = execs.run_script(argv[2], self.pod, self.container, self.run, self._endless_round)
         self._depth -= 1
         return result
+
+    def _endless_round(self, round_number: int) -> None:
+        """``while true``: its first :data:`MAX_LOOP_ROUNDS` rounds are simulated (their
+        output logged at the times they reach); then it runs on silently."""
+        if round_number >= MAX_LOOP_ROUNDS:
+            raise _Forever
 
     def _log(self, output: bytes) -> None:
         text = output.decode("utf-8", "replace")

@@ -101,7 +101,7 @@ def test_a_sleep_under_restart_always_exits_and_restarts_and_sleep_infinity_runs
 
 
 @pytest.mark.parametrize("fields", [
-    {"command": ["sh", "-c", "while true; do sleep 1; done"]},   # loops are not simulated
+    {"command": ["sh", "-c", "until false; do sleep 1; done"]},  # until/if/case are not simulated
     {"command": ["sh", "-c", "echo starting; exec /app/server"]},  # an unknown command anywhere
     {"command": ["/app/server", "--port=8080"]},
     {"args": ["-conf", "/etc/coredns/Corefile"]},                   # args for the image's entrypoint
@@ -114,6 +114,25 @@ def test_any_other_program_keeps_the_default_and_runs_forever(cluster: Cluster, 
     at(cluster, 3600)
     assert state(cluster, "server") == {"running": {"startedAt": stamp(1)}}
     assert logs(cluster, "server") == ""
+
+
+def test_an_endless_loop_logs_each_round_at_its_time_and_runs_on(cluster: Cluster) -> None:
+    script = """
+        echo starting   # a comment
+        for n in 1 2; do echo "warm-up $n"; done
+        while true; do
+            echo tick
+            sleep 5
+        done
+    """
+    cluster.create(pod("ticker", containers=[busybox(command=["/bin/sh", "-c"], args=[script])]))
+    at(cluster, 12)
+    assert logs(cluster, "ticker", timestamps=True) == "".join(
+        f"2025-01-01T00:00:{second:02d}.000000000Z {text}\n"
+        for second, text in ((1, "starting"), (1, "warm-up 1"), (1, "warm-up 2"), (1, "tick"), (6, "tick"), (11, "tick")))
+    at(cluster, 3600)
+    assert state(cluster, "ticker") == {"running": {"startedAt": stamp(1)}}
+    assert logs(cluster, "ticker").count("tick") == 720
 
 
 def test_behaviour_data_overrides_what_the_command_says(cluster: Cluster) -> None:

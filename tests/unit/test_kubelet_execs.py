@@ -65,6 +65,19 @@ def test_date_reads_the_cluster_time() -> None:
     assert run(["date"]).error is not None  # no instant given: not found, as before
 
 
+def test_sh_c_runs_lines_comments_and_for_loops() -> None:
+    script = "echo start  # first\n\nfor n in a $A 'b c'; do\n  echo $n\ndone && echo after\nexit 3"
+    assert run(["sh", "-c", script]) == execs.ExecResult(b"start\na\n1\nb c\nafter\n", exit_code=3)
+    nested = "for a in 1 2; do for b in x y; do printf %s $a$b; done; done"
+    assert run(["sh", "-c", nested]).stdout == b"1x1y2x2y"
+
+
+def test_a_script_stops_after_its_command_budget(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(execs, "MAX_SCRIPT_COMMANDS", 5)
+    result = run(["sh", "-c", "for n in 1 2 3 4 5 6 7; do true; done"])
+    assert result == execs.ExecResult(stderr=b"sh: fakekube stops simulating a script after 5 commands\n", exit_code=2)
+
+
 def test_sh_c_runs_the_scripts_simple_commands_in_turn() -> None:
     commands = behaviour_from_dict({"exec_commands": [{"command": "migrate *", "stdout": "done\n", "exit_code": 3}]})
     assert run(["sh", "-c", "echo $A ${HOME}x '$A' \"$A\""]).stdout == b"1 /rootx $A 1\n"
@@ -98,6 +111,11 @@ def test_sh_c_is_bounded_in_depth_and_output(monkeypatch: pytest.MonkeyPatch) ->
     ("echo 'open", "sh: 1: Syntax error: Unterminated quoted string"),
     ("&& true", 'sh: 1: Syntax error: "&&" unexpected'),
     ("true ||", "sh: 1: Syntax error: end of file unexpected"),
+    ("if true; then echo y; fi", "sh: fakekube does not simulate 'if' compound commands (only `for ... in` and "
+                                 "`while true` loops) in exec scripts: if true; then echo y; fi"),
+    ("for i in 1; do echo", 'sh: 1: Syntax error: end of file unexpected (expecting "done")'),
+    ("while true; do sleep 1; done", "sh: fakekube does not simulate endless loops in exec scripts "
+                                     "(an exec answers once its command has finished)"),
 ])
 def test_sh_c_names_the_syntax_it_does_not_simulate(script: str, stderr: str) -> None:
     assert run(["sh", "-c", script]) == execs.ExecResult(stderr=f"{stderr}\n".encode(), exit_code=2)
