@@ -16,6 +16,8 @@ output a user can predict from the pod alone:
   ``/``; ``whoami`` / ``id``: root, or the ``runAsUser`` of the container's or pod's
   securityContext (a uid the image's /etc/passwd would name is not known); ``uname``: ``Linux``;
 * ``date [+FORMAT]``: the cluster's time (the one input that is not the pod's);
+* ``ls`` / ``ls /``: a typical image's top-level directories; any other path fails (exit 2)
+  saying the filesystem is not simulated;
 * ``tar``: what ``kubectl cp`` runs; fails with a message saying that a simulated container
   has no filesystem to copy from or to.
 
@@ -321,6 +323,24 @@ def _date(args: list[str], now: datetime) -> ExecResult:
     return ExecResult(stdout=(now.astimezone(timezone.utc).strftime(fmt) + "\n").encode())
 
 
+#: What ``ls /`` lists: the top of a typical image (busybox's; debian's adds boot, media,
+#: mnt, opt, run, sbin, srv). The one directory whose contents are assumed.
+ROOT_DIRECTORIES = ("bin", "dev", "etc", "home", "lib", "lib64", "proc", "root", "sys", "tmp", "usr", "var")
+#: ls's exit status for "serious trouble": a path the simulated container cannot show.
+LS_TROUBLE_EXIT_CODE = 2
+
+
+def _ls(args: list[str], pod: Mapping[str, Any], container: Mapping[str, Any]) -> ExecResult:
+    """``ls`` of the root (no path, ``/``; options ignored): the usual top-level directories,
+    one per line as ``ls`` writes to a pipe. Any other path fails, saying why."""
+    paths = [arg for arg in args if not arg.startswith("-")] or [str(container.get("workingDir") or "/")]
+    if all(path.rstrip("/") == "" for path in paths):
+        return ExecResult(stdout="".join(f"{name}\n" for name in ROOT_DIRECTORIES).encode())
+    shown = next(path for path in paths if path.rstrip("/") != "")
+    return ExecResult(stderr=f"ls: cannot access '{shown}': fakekube does not simulate a container's filesystem\n"
+                      .encode(), exit_code=LS_TROUBLE_EXIT_CODE)
+
+
 def _printf(args: list[str], pod: Mapping[str, Any], container: Mapping[str, Any]) -> ExecResult:
     printed = printf(args)
     return ExecResult(printed.stdout.encode(), printed.stderr.encode(), printed.exit_code)
@@ -363,6 +383,7 @@ _BUILTINS: dict[str, Callable[[list[str], Mapping[str, Any], Mapping[str, Any]],
     "sleep": lambda args, pod, container: ExecResult(),
     "tar": lambda args, pod, container: ExecResult(stderr=TAR_MESSAGE.encode(), exit_code=TAR_EXIT_CODE),
     "printf": _printf,
+    "ls": _ls,
     "pwd": _pwd,
     "whoami": _whoami,
     "id": _id,

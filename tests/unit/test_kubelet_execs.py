@@ -49,6 +49,9 @@ def test_built_ins() -> None:
     as_user = {**POD, "spec": {"securityContext": {"runAsUser": 1000}}}
     assert run(["whoami"], pod=as_user) == execs.ExecResult(stderr=b"whoami: unknown uid 1000\n", exit_code=1)
     assert run(["id"], pod=as_user).stdout == b"uid=1000 gid=0(root) groups=0(root)\n"
+    assert run(["sh", "-c", "ls /"]).stdout.split() == [name.encode() for name in execs.ROOT_DIRECTORIES]
+    assert run(["ls", "-la", "/etc"]) == execs.ExecResult(
+        stderr=b"ls: cannot access '/etc': fakekube does not simulate a container's filesystem\n", exit_code=2)
 
 
 def test_date_reads_the_cluster_time() -> None:
