@@ -31,7 +31,8 @@ from fakekube.cluster.metricsserver import EngineUsage, register_api_service
 from fakekube.cluster.system import SystemPlan, boot_start
 from fakekube.scheduler import Scheduler
 from fakekube.scheduler.explain import explain
-from fakekube.cluster.wiring import ADMISSION_PLUGINS, APISERVER_CONTROLLERS, CONTROLLERS, VALIDATING_ADMISSION_PLUGINS
+from fakekube.cluster.wiring import (ADMISSION_CHECKS, ADMISSION_PLUGINS, APISERVER_CONTROLLERS, CONTROLLERS,
+                                    VALIDATING_ADMISSION_PLUGINS)
 from fakekube.controllers.nodeipam import NodeIPAMController, check_node_room
 from fakekube.engine import Engine, enabled_controllers
 from fakekube.engine.autoadvance import AutoAdvance
@@ -125,6 +126,8 @@ class Cluster:
             self.api.mutating_admission.append(plugin(self.config))
         for name, validating in VALIDATING_ADMISSION_PLUGINS.items():
             self.api.validating_admission.append(validating(self.config))
+        for name, check in ADMISSION_CHECKS.items():
+            self.api.admission_checks.append(check(self.config))
         self.api.pod_logs = self._pod_logs
         self.api.pod_exec = self._pod_exec
         self.api.kubelet_unreachable = self._kubelet_unreachable

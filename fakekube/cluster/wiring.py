@@ -31,6 +31,7 @@ from fakekube.controllers.namespace import NamespaceConfig, NamespaceController
 from fakekube.controllers.nodeipam import NodeIPAMController
 from fakekube.controllers.nodelifecycle.controller import NodeLifecycleController
 from fakekube.controllers.podgc import PodGCController
+from fakekube.controllers.resourcequota import ResourceQuotaController
 from fakekube.controllers.replicaset import REPLICA_SET, REPLICATION_CONTROLLER, ReplicaSetController
 from fakekube.controllers.rootcacertpublisher import RootCACertPublisher
 from fakekube.controllers.serviceaccounts import ServiceAccountsController
@@ -39,6 +40,7 @@ from fakekube.controllers.statefulset import StatefulSetController
 from fakekube.controllers.tainteviction import TaintEvictionController
 from fakekube.controllers.ttlafterfinished import TTLAfterFinishedController
 from fakekube.controllers.volume import PersistentVolumeBinder, PVCProtectionController, PVProtectionController
+from fakekube.api.verbs import quotaadmission
 from fakekube.cluster.served import served_resources
 from fakekube.cluster.system import cluster_root_ca
 from fakekube.engine import ControllerSpec
@@ -103,6 +105,7 @@ CONTROLLERS: tuple[ControllerSpec, ...] = (
     # Not kube-controller-manager's: kind's local-path provisioner, which acts only while
     # its Deployment's pod runs (fakekube/controllers/localpath.py).
     ControllerSpec("local-path-provisioner", lambda c: LocalPathProvisioner()),
+    ControllerSpec("resourcequota-controller", lambda c: ResourceQuotaController(), ("resourcequota",)),
 )
 
 
@@ -187,6 +190,7 @@ def storage_object_in_use_protection(config: "ClusterConfig") -> AdmissionPlugin
 #: The mutating admission plugins fakekube adds to the apiserver's own (NamespaceLifecycle
 #: is built into the apiserver's create path), by upstream name, in the order they run.
 ADMISSION_PLUGINS: dict[str, Callable[["ClusterConfig"], AdmissionPlugin]] = {
+    "LimitRanger": lambda config: quotaadmission.limit_ranger_defaults,
     "Priority": priority,
     "DefaultTolerationSeconds": default_toleration_seconds,
     "DefaultStorageClass": default_storage_class,
@@ -223,4 +227,17 @@ def fakekube_behaviour(config: "ClusterConfig") -> ValidatingPlugin:
 #: apiserver's ``validating_admission``: after the type's own validation, in the same 422).
 VALIDATING_ADMISSION_PLUGINS: dict[str, Callable[["ClusterConfig"], ValidatingPlugin]] = {
     "FakekubeBehaviour": fakekube_behaviour,
+}
+
+
+#: A validating admission plugin that refuses with its own Status and may write what it
+#: admits against: ``(rt, obj, old or None, store, now, dry_run)`` (the apiserver's
+#: ``admission_checks``: after validation and the validating webhooks, before the write).
+AdmissionCheck = Callable[[ResourceType, Obj, "Obj | None", Any, Any, bool], None]
+
+#: Validating plugins with upstream's 403s, by name, in the order they run: LimitRanger's
+#: min/max/ratio checks, then ResourceQuota (upstream's last plugin: it charges the quotas).
+ADMISSION_CHECKS: dict[str, Callable[["ClusterConfig"], AdmissionCheck]] = {
+    "LimitRanger": lambda config: quotaadmission.limit_ranger_check,
+    "ResourceQuota": lambda config: quotaadmission.resource_quota_check,
 }

@@ -170,6 +170,12 @@ class APIServer:
         #: validation on every create, PUT and PATCH of a stored type's main resource (not on
         #: status writes); their problems join the same 422.
         self.validating_admission: list[Callable[[ResourceType, Obj], builtins.list[FieldError]]] = []
+        #: Validating admission plugins that refuse with their own Status (LimitRanger's 403,
+        #: ResourceQuota's) and may write what they admit against (quota usage):
+        #: ``(rt, obj, old or None, store, now, dry_run)``, run under the store lock on creates
+        #: and main-resource updates after validation and the validating webhooks, just
+        #: before the write (upstream runs ResourceQuota last).
+        self.admission_checks: list[Callable[[ResourceType, Obj, Obj | None, Store, Any, bool], None]] = []
         #: Where ``pods/log`` content comes from: ``(namespace, pod, container | None, query)
         #: -> bytes`` (or an iterable of chunks to stream, for ``follow``) — the simulated
         #: kubelets, wired by the cluster. None: empty logs.
@@ -328,6 +334,8 @@ class APIServer:
         key = (meta.get("namespace") or "", meta["name"])
         if self.store.get(rt.key, key) is not None:
             raise errors.already_exists(rt.group, rt.plural, meta["name"])
+        for check in self.admission_checks:
+            check(rt, obj, None, self.store, ctx.now, options.dry_run)
         if options.dry_run:
             return WriteResult(objectmeta.with_type_meta(rt, rt.view(obj)), True, warnings)
         stored = self.store.create(rt.key, obj)
@@ -428,6 +436,9 @@ class APIServer:
                 return None
         if objectmeta.is_noop(new, old):
             return WriteResult(objectmeta.with_type_meta(rt, rt.view(old)), warnings=warnings)
+        if not subresource:
+            for check in self.admission_checks:
+                check(rt, new, old, self.store, ctx.now, options.dry_run)
         if options.dry_run:
             return WriteResult(objectmeta.with_type_meta(rt, rt.view(new)), warnings=warnings)
         return WriteResult(objectmeta.with_type_meta(rt, rt.view(self._write_update(rt, new))), warnings=warnings)
