@@ -101,9 +101,10 @@ def is_pod_charged(pod: Mapping[str, Any], now: datetime) -> bool:
         return False
     meta = pod.get("metadata") or {}
     deleting, grace = meta.get("deletionTimestamp"), meta.get("deletionGracePeriodSeconds")
-    if deleting and grace is not None:
-        return now <= parse_time(deleting) + timedelta(seconds=grace)
-    return True
+    if not deleting or grace is None:
+        return True
+    deleted_at = parse_time(deleting)
+    return deleted_at is None or now <= deleted_at + timedelta(seconds=float(grace))
 
 
 def pod_usage(pod: Obj, now: datetime) -> ResourceList:
