@@ -4,7 +4,7 @@ namespace's objects cost (:func:`fakekube.objects.quota.calculate_used`), so ``k
 describe quota`` shows Used/Hard and quota admission (fakekube/api/verbs/quotaadmission.py)
 has a usage to charge against.
 
-A quota is synced when it is created or changed, when an object of a tracked resource in
+A quota is synced when it is created or its ``spec.hard`` changes, when an object of a tracked resource in
 its namespace is deleted or changes what it costs (a pod turning Succeeded/Failed or
 starting to terminate, a service's type or ports, a claim's size) — upstream's
 replenishment — and every 5 minutes (``--resource-quota-sync-period``). Creates are not
@@ -49,7 +49,9 @@ class ResourceQuotaController:
     def keys_for(self, change: Change) -> Iterable[str]:
         resource = Resource(change.group, change.resource)
         if resource == RESOURCE_QUOTAS:
-            return [f"{change.namespace}/{change.name}"] if change.type != "DELETED" else []
+            if change.type == "DELETED" or (change.prev is not None and _hard(change.prev) == _hard(change.obj)):
+                return []  # upstream's updateQuota: only a changed spec.hard (status writes are admission's)
+            return [f"{change.namespace}/{change.name}"]
         if change.type == "DELETED" or (change.prev is not None and _cost_changed(resource, change.prev, change.obj)):
             return [NAMESPACE_PREFIX + change.namespace]
         return []
@@ -78,6 +80,10 @@ def _cost_changed(resource: Resource, old: Obj, new: Obj) -> bool:
     if resource == PERSISTENT_VOLUME_CLAIMS:
         return quota.pvc_usage(old) != quota.pvc_usage(new)
     return False
+
+
+def _hard(resource_quota: Obj) -> Any:
+    return (resource_quota.get("spec") or {}).get("hard")
 
 
 def _terminal(pod: Obj) -> bool:

@@ -206,3 +206,16 @@ def test_a_replica_set_over_quota_reports_the_refusal() -> None:
     failed = [e["message"] for e in cluster.events() if e["reason"] == "FailedCreate"]
     assert failed and failed[0].startswith('Error creating: pods "web-') and failed[0].endswith(
         '" is forbidden: exceeded quota: pods, requested: pods=1, used: pods=2, limited: pods=2')
+
+
+def test_raising_spec_hard_updates_status_and_admits_again() -> None:
+    cluster = Cluster(nodes=1)
+    cluster.create(quota("cm", {"configmaps": "1"}))
+    assert refused(cluster, configmap("a"))[0] == 403
+    body = json.dumps({"spec": {"hard": {"configmaps": "2", "secrets": "1"}}}).encode()
+    cluster.api.patch(cluster.resource("v1", "ResourceQuota"), "default", "cm", "application/merge-patch+json", body)
+    cluster.settle()
+    assert status(cluster, "cm") == {"hard": {"configmaps": "2", "secrets": "1"},
+                                     "used": {"configmaps": "1", "secrets": "0"}}
+    cluster.create(configmap("a"))
+    assert status(cluster, "cm")["used"] == {"configmaps": "2", "secrets": "0"}
