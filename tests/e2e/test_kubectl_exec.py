@@ -75,16 +75,16 @@ def test_exec_of_an_undeclared_command_fails_as_containerd_does(any_kubectl: Kub
 
 @pytest.mark.fakekube(nodes=1)
 def test_exec_picks_the_container_and_refuses_one_not_running(any_kubectl: Kubectl, fakekube: Cluster) -> None:
-    behaviour = {"sidecar": {"exec_commands": [{"command": "whoami", "stdout": "sidecar\n"}]},
+    behaviour = {"sidecar": {"exec_commands": [{"command": "whichpod", "stdout": "sidecar\n"}]},
                  "slow": {"start_delay_s": 60}}
     containers = [{"name": "app", "image": "example/app:1"}, {"name": "sidecar", "image": "example/side:1"},
                   {"name": "slow", "image": "example/slow:1"}]
     fakekube.create(_pod("web", containers, behaviour))
     fakekube.advance(5)
     kubectl = any_kubectl
-    assert kubectl("exec", "web", "-c", "sidecar", "--", "whoami") == (0, "sidecar\n", "")
-    assert kubectl("exec", "web", "-c", "app", "--", "whoami").stderr.endswith(
-        'exec: "whoami": executable file not found in $PATH: unknown\n')
+    assert kubectl("exec", "web", "-c", "sidecar", "--", "whichpod") == (0, "sidecar\n", "")
+    assert kubectl("exec", "web", "-c", "app", "--", "whichpod").stderr.endswith(
+        'exec: "whichpod": executable file not found in $PATH: unknown\n')
     defaulted = kubectl("exec", "web", "--", "echo", "ok")
     assert defaulted.rc == 0 and defaulted.stdout == "ok\n"
     assert 'Defaulted container "app" out of: app, sidecar, slow' in defaulted.stderr
