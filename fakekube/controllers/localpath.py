@@ -30,6 +30,7 @@ from typing import Any, Iterable, Mapping
 from fakekube.api.machinery.errors import ApiError
 from fakekube.controllers.volume.binder import CLAIM_PREFIX, RESYNC, VOLUME_PREFIX, enqueue_every_claim_and_volume
 from fakekube.engine import Context
+from fakekube.objects.constants import LABEL_HOSTNAME
 from fakekube.objects.kinds import PERSISTENT_VOLUME_CLAIMS, PERSISTENT_VOLUMES, PODS, STORAGE_CLASSES
 from fakekube.objects.syntax import go_quote
 from fakekube.objects.volumes import (
@@ -46,7 +47,6 @@ APP_LABEL = ("app", "local-path-provisioner")
 #: The ``DEFAULT_PATH_FOR_NON_LISTED_NODES`` path of kind's ``local-path-config``.
 BASE_PATH = "/var/local-path-provisioner"
 ANN_NODE_NAME = "local.path.provisioner/selected-node"
-HOSTNAME_LABEL = "kubernetes.io/hostname"
 #: How long creating or removing a volume's directory takes: local-path runs a helper pod
 #: on the node (``helper-pod-create-…``/``helper-pod-delete-…``) and polls it once a
 #: second until it has Succeeded — its container starts about a second after creation,
@@ -98,7 +98,7 @@ def provisioned_volume(pvc: Mapping[str, Any], storage_class: Mapping[str, Any],
         "hostPath": {"path": f"{BASE_PATH}/{name}_{meta.get('namespace', '')}_{meta.get('name', '')}",
                      "type": "DirectoryOrCreate"},
         "nodeAffinity": {"required": {"nodeSelectorTerms": [{"matchExpressions": [
-            {"key": HOSTNAME_LABEL, "operator": "In", "values": [node]}]}]}},
+            {"key": LABEL_HOSTNAME, "operator": "In", "values": [node]}]}]}},
         "persistentVolumeReclaimPolicy": storage_class.get("reclaimPolicy") or RECLAIM_DELETE,
         "storageClassName": _meta(storage_class)["name"],
         "volumeMode": "Filesystem",

@@ -30,6 +30,7 @@ from fakekube.clock import format_rfc3339
 from fakekube.controllers.podautoscaler import behavior
 from fakekube.controllers.podautoscaler.replicas import MetricError, Recommendation, resource_replicas
 from fakekube.engine import Context
+from fakekube.objects.conditions import condition, set_condition
 from fakekube.objects.kinds import PODS, Resource
 from fakekube.objects.quantity import format_decimal_si, milli_value
 from fakekube.store import Change
@@ -256,16 +257,9 @@ class _Sync:
             self.metrics.append({"type": kind, "resource": {"name": resource, "current": current}})
 
     def _condition(self, kind: str, status: str, reason: str, message: str) -> None:
-        """``setCondition``: the transition time moves only when the status changes."""
-        stamp = format_rfc3339(self.ctx.now)
-        for condition in self.conditions:
-            if condition.get("type") == kind:
-                if condition.get("status") != status:
-                    condition["lastTransitionTime"] = stamp
-                condition.update(status=status, reason=reason, message=message)
-                return
-        self.conditions.append({"type": kind, "status": status, "lastTransitionTime": stamp, "reason": reason,
-                                "message": message})
+        """``setCondition``: the transition time moves only when the status changes (an HPA
+        condition is a metav1.Condition without observedGeneration)."""
+        self.conditions, _ = set_condition(self.conditions, condition(kind, status, reason, message), self.ctx.now)
 
     def _write(self, current: int, desired: int) -> None:
         status: Obj = {}
