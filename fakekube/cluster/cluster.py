@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
 from fakekube.api.auth.authn import Authenticator, parse_token_file
-from fakekube.api.auth.authorizer import parse_mode
+from fakekube.api.auth.authorizer import RBAC, parse_mode
 from fakekube.api.auth.identity import ADMIN_TOKEN, UserInfo
 from fakekube.api.verbs.apiserver import APIServer, WriteOptions
 from fakekube.api.verbs.deletion import DeleteOptions
@@ -134,7 +134,8 @@ class Cluster:
         self.api.webhooks.transport.addresses.update(self.config.webhook_addresses)
         bootstrap.populate(self.api, self._plan.node_specs, self.config.kubelet_version,
                            self.service_network.ip_range.first_address, self.service_network.cidr)
-        rbacpolicy.populate(self.store, self.registry, self.rng, self.api.now_rfc3339())
+        rbacpolicy.populate(self.store, self.registry, self.rng, self.api.now_rfc3339(),
+                            control=self.config.authorization_mode == RBAC)
         if self.config.metrics_server:
             self.api.metrics.source = EngineUsage(self.engine, self.kubelets.metrics)
             register_api_service(self.api)

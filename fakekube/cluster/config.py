@@ -48,8 +48,8 @@ class ClusterConfig(FrozenRecord):
         "controllers", "pod_gc", "scheduler", "kubelet", "rate_limits", "time_scale", "auto_advance",
         "cluster_cidr", "node_cidr_mask_size", "service_cidr", "service_node_port_range",
         "load_balancer_ip_pool", "behaviours", "static_pods", "static_pod_path", "immutability_guard",
-        "system_pods", "metrics_server", "webhook_addresses", "authorization_mode", "static_tokens",
-        "token_auth_file", "tls", "extra",
+        "system_pods", "metrics_server", "webhook_addresses", "remote_webhook_addresses", "authorization_mode",
+        "static_tokens", "token_auth_file", "tls", "extra",
     )
 
     seed: int
@@ -111,6 +111,10 @@ class ClusterConfig(FrozenRecord):
     #: (``<service>.<namespace>.svc:443``, or a webhook URL's host) → ``"127.0.0.1:PORT"``
     #: (docs/api.md "Admission webhooks and policies").
     webhook_addresses: dict[str, str]
+    #: May the control API (``PUT /fakekube/v1/webhook-addresses``) point webhooks at
+    #: anything but a loopback address? Off: whoever reaches the control API could otherwise
+    #: send every admission review (objects, Secrets included) to any host.
+    remote_webhook_addresses: bool
     #: kube-apiserver's ``--authorization-mode``: ``AlwaysAllow`` (every caller may do
     #: everything, the default) or ``RBAC`` (docs/api.md "Authentication and authorization").
     authorization_mode: str
@@ -140,6 +144,7 @@ class ClusterConfig(FrozenRecord):
                  static_pods: tuple[dict[str, Any], ...] = (), static_pod_path: str | None = None,
                  immutability_guard: bool | None = None, system_pods: SystemPods | bool | None = None,
                  metrics_server: bool | None = None, webhook_addresses: dict[str, str] | None = None,
+                 remote_webhook_addresses: bool = False,
                  authorization_mode: str = ALWAYS_ALLOW, static_tokens: Mapping[str, UserInfo] | None = None,
                  token_auth_file: str | None = None, tls: bool | None = None,
                  extra: dict[str, Any] | None = None) -> None:

@@ -357,6 +357,25 @@ def parse_webhook_addresses(raw: Any, path: str) -> dict[str, str]:
     return addresses
 
 
+def require_loopback_targets(addresses: dict[str, str], path: str) -> None:
+    """Refuse a webhook target that is not a loopback address (``127.0.0.0/8``, ``::1``,
+    ``localhost``): what a control API caller may set unless the config allows any host."""
+    for key, target in addresses.items():
+        host = target.rpartition(":")[0].strip("[]")
+        if host == "localhost" or _is_loopback_ip(host):
+            continue
+        raise ConfigError(f"{path}.{key}: {target!r} is not a loopback address (127.0.0.0/8, ::1, localhost); "
+                          "set remoteWebhookAddresses: true in the cluster config to allow other hosts")
+
+
+def _is_loopback_ip(host: str) -> bool:
+    import ipaddress  # only a control API write of webhook addresses needs it
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:  # a host name: it could resolve anywhere
+        return False
+
+
 def _authorization_mode(raw: Any, path: str) -> str:
     """kube-apiserver's ``--authorization-mode``: ``AlwaysAllow``, ``RBAC`` (or ``Node,RBAC``)."""
     try:
@@ -422,6 +441,7 @@ _TOP_LEVEL: tuple[tuple[str, str, Callable[[Any, str], Any]], ...] = (
     ("systemPods", "system_pods", _system_pods),
     ("metricsServer", "metrics_server", _flag),
     ("webhookAddresses", "webhook_addresses", parse_webhook_addresses),
+    ("remoteWebhookAddresses", "remote_webhook_addresses", _flag),
     ("authorizationMode", "authorization_mode", _authorization_mode),
     ("staticTokens", "static_tokens", _static_tokens),
     ("tls", "tls", _flag),

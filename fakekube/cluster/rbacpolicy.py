@@ -213,6 +213,12 @@ CLUSTER_ROLE_BINDINGS: tuple[tuple[str, list[Obj]], ...] = (
 )
 
 
+#: fakekube's own: who may use the control API (``/fakekube/v1/...``: move the clock, fail
+#: nodes, reset) when RBAC is on. Bound to ``system:masters``; bind it to anyone else who
+#: should drive the cluster. Created only with RBAC (with AlwaysAllow everyone may).
+CONTROL_ROLE = "fakekube:control"
+CONTROL_RULES = (urls("get post put delete", "/fakekube/*"),)
+
 #: kube-system's bootstrap Roles (``NamespaceRoles``) and their RoleBindings: who may read the
 #: front-proxy CA (extension apiservers such as metrics-server bind to the first).
 KUBE_SYSTEM_ROLES: tuple[tuple[str, list[Obj]], ...] = (
@@ -279,11 +285,26 @@ def namespace_role_bindings() -> tuple[Obj, ...]:
                   "subjects": copy.deepcopy(subjects)} for name, role, subjects in KUBE_SYSTEM_ROLE_BINDINGS)
 
 
-def populate(store: Store, registry: Registry, rng: SeededRandom, now_rfc3339: str) -> None:
-    """Store the bootstrap policy: known-good objects, written without the create path's checks."""
+@functools.lru_cache(maxsize=1)
+def control_policy() -> tuple[Obj, Obj]:
+    """The ``fakekube:control`` ClusterRole and its binding to ``system:masters``."""
+    meta = {"name": CONTROL_ROLE, "labels": {"app.kubernetes.io/managed-by": "fakekube"}}
+    role = {"metadata": meta, "rules": copy.deepcopy(list(CONTROL_RULES))}
+    binding = {"metadata": copy.deepcopy(meta), "roleRef": {"apiGroup": GROUP, "kind": "ClusterRole", "name": CONTROL_ROLE},
+               "subjects": [_group("system:masters")]}
+    return role, binding
+
+
+def populate(store: Store, registry: Registry, rng: SeededRandom, now_rfc3339: str, control: bool = False) -> None:
+    """Store the bootstrap policy: known-good objects, written without the create path's checks;
+    with ``control``, also fakekube's control API role (:func:`control_policy`)."""
     stream = rng.fork("rbac-bootstrap-policy")
-    for plural, objects in (("clusterroles", cluster_roles()), ("clusterrolebindings", cluster_role_bindings()),
-                            ("roles", namespace_roles()), ("rolebindings", namespace_role_bindings())):
+    groups = [("clusterroles", cluster_roles()), ("clusterrolebindings", cluster_role_bindings()),
+              ("roles", namespace_roles()), ("rolebindings", namespace_role_bindings())]
+    if control:  # last: the bootstrap objects keep the uids they have without it
+        role, binding = control_policy()
+        groups += [("clusterroles", (role,)), ("clusterrolebindings", (binding,))]
+    for plural, objects in groups:
         rt = registry.lookup(GROUP, "v1", plural)
         for template in objects:  # stored objects are never edited, so they may share the templates' rules
             meta = template["metadata"]

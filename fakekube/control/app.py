@@ -22,12 +22,18 @@ Endpoints (all JSON; errors are Kubernetes ``Status`` objects, like the rest of 
 * ``DELETE /fakekube/v1/nodes/<name>/conditions/<type>`` → reported healthy again
 * ``GET  /fakekube/v1/webhook-addresses`` → where admission webhooks are reached:
   ``{"hooks.default.svc:443": "127.0.0.1:8443", ...}``; ``PUT`` the same mapping to replace it
-  (both sides ``host:port``; docs/api.md "Admission webhooks and policies")
+  (both sides ``host:port``; targets must be loopback addresses unless the cluster config
+  sets ``remote_webhook_addresses``; docs/api.md "Admission webhooks and policies")
 * ``GET  /fakekube/v1/scheduling/<namespace>/<pod>`` → why the scheduler places the pod
   where it does: per node the filter that rejected it, or each score plugin's score
   (``Cluster.explain_scheduling``, fakekube/scheduler/explain.py)
 
 Every node endpoint answers with the node's kubelet state (as ``GET`` does).
+
+With RBAC on, every endpoint is authenticated and authorized like the Kubernetes API (a
+non-resource request: ``post`` on ``/fakekube/v1/clock/advance``): no or bad credentials
+are a 401, a user without the ``fakekube:control`` ClusterRole (bound to ``system:masters``)
+or another role granting ``/fakekube/*`` a 403 — the REST app checks before this app runs.
 
 Bodies are bounded: at most :data:`MAX_BODY_BYTES` (413 past it) and
 :data:`MAX_BODY_DEPTH` levels of nesting (400 past it); anything else that goes wrong
@@ -51,7 +57,7 @@ from fakekube.api.machinery import errors
 from fakekube.api.machinery.errors import ApiError
 from fakekube.api.http.response import JsonResponse
 from fakekube.clock import format_rfc3339
-from fakekube.cluster.configfile import ConfigError, parse_webhook_addresses
+from fakekube.cluster.configfile import ConfigError, parse_webhook_addresses, require_loopback_targets
 from fakekube.engine.engine import printable
 
 if TYPE_CHECKING:
@@ -186,6 +192,8 @@ class ControlApp:
     def _set_webhook_addresses(self, request: Request) -> dict[str, Any]:
         try:
             addresses = parse_webhook_addresses(_json_body(request), "body")
+            if not self.cluster.config.remote_webhook_addresses:
+                require_loopback_targets(addresses, "body")
         except ConfigError as exc:
             raise errors.bad_request(str(exc)) from None
         self.cluster.webhook_addresses.clear()

@@ -214,3 +214,104 @@ def test_the_api_survives_a_seeded_fuzz(target: tuple[Cluster, Client], request:
     assert not cluster.internal_errors, cluster.internal_errors[:5]
     status, _, data = client.send("GET", "/version", {"Accept": "application/json"}, b"")
     assert status == 200 and json.loads(data)["gitVersion"].startswith("v1.")
+
+
+# -- RBAC: the /watch/ prefix and the control API -------------------------------------------
+
+#: Credentials a caller may send: none, a token nobody issued, a watch-only ServiceAccount's,
+#: and a static user with no role at all. None of them may write, or use the control API.
+CREDENTIALS = ("none", "bad", "watcher", "alice")
+CONTROL_PATHS = (
+    "/fakekube/v1/clock", "/fakekube/v1/clock/advance", "/fakekube/v1/settle", "/fakekube/v1/reset",
+    "/fakekube/v1/errors", "/fakekube/v1/webhook-addresses", "/fakekube/v1/nodes/node-1",
+    "/fakekube/v1/nodes/node-1/fail", "/fakekube/v1/nodes/node-1/partition", "/fakekube/v1/nodes/node-1/restart",
+    "/fakekube/v1/nodes/node-1/conditions", "/fakekube/v1/nodes/node-1/conditions/MemoryPressure",
+    "/fakekube/v1/scheduling/default/web", "/fakekube/v1/", "/fakekube/v1/nope",
+)
+CONTROL_BODIES = (b"", b'{"seconds": 3600}', b'{"hooks.default.svc:443": "10.1.1.1:443"}',
+                  b'{"type": "MemoryPressure", "status": "True"}')
+
+
+def watch_prefix_paths(cluster: Cluster) -> list[str]:
+    """``/watch/`` paths to every subresource of every served type (and the connect
+    subresources' query), in namespace ``default`` for a namespaced type."""
+    paths = []
+    for rt in cluster.registry:
+        prefix = f"/apis/{rt.group}/{rt.version}" if rt.group else f"/api/{rt.version}"
+        scope = "/namespaces/default" if rt.namespaced else ""
+        name = "node-1" if rt.plural == "nodes" else ("default" if rt.plural == "namespaces" else "web")
+        for subresource in rt.subresources:
+            paths.append(f"{prefix}/watch{scope}/{rt.plural}/{name}/{subresource}")
+    return sorted(set(paths))
+
+
+@pytest.fixture(scope="module")
+def rbac_target() -> Iterator[tuple[Cluster, dict[str, str | None], list[str]]]:
+    from fakekube.api.auth import UserInfo
+    from fakekube.control import attach as attach_control
+    with Cluster(nodes=1, seed=5, authorization_mode="RBAC", tls=False,
+                 static_tokens={"alice-token": UserInfo("alice", (), "u-1")}) as cluster:
+        attach_control(cluster)
+        cluster.create(configmap("cm-1", "default", {"k": "v"}))
+        cluster.create({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "web", "namespace": "default"},
+                        "spec": {"nodeName": "node-1", "containers": [{"name": "c", "image": "nginx"}]}})
+        cluster.create({"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": "watcher"}})
+        cluster.create({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole",
+                        "metadata": {"name": "watch-all"}, "rules": [{"apiGroups": ["*"], "resources": ["*"],
+                                                                     "verbs": ["watch"]}]})
+        cluster.create({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRoleBinding",
+                        "metadata": {"name": "watcher"},
+                        "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "watch-all"},
+                        "subjects": [{"kind": "ServiceAccount", "name": "watcher", "namespace": "default"}]})
+        from kubernetes import client as k8s
+        token = k8s.CoreV1Api(cluster.client()).create_namespaced_service_account_token(
+            "watcher", "default", {"spec": {"audiences": []}}).status.token
+        tokens = {"none": None, "bad": "not-a-token", "watcher": token, "alice": "alice-token"}
+        yield cluster, tokens, watch_prefix_paths(cluster)
+
+
+@st.composite
+def rbac_requests(draw: st.DrawFn, watch_paths: list[str]) -> tuple[str, str, str, dict[str, str], bytes]:
+    credential = draw(st.sampled_from(CREDENTIALS))
+    method = draw(st.sampled_from(("GET", "POST", "PUT", "PATCH", "DELETE", "HEAD")))
+    if draw(st.booleans()):
+        path = draw(st.sampled_from(CONTROL_PATHS))
+        body = draw(st.sampled_from(CONTROL_BODIES))
+    else:
+        path = draw(st.sampled_from(watch_paths))
+        if path.endswith(("/exec", "/attach", "/portforward")):
+            path += "?command=id&stdout=1&ports=80"
+        body = draw(bodies()) if method in WRITES else b""
+    headers = {"Accept": "application/json", "Content-Type": draw(st.sampled_from(CONTENT_TYPES[:6]))}
+    return credential, method, path, headers, body
+
+
+def test_rbac_holds_under_a_seeded_fuzz_of_watch_paths_and_the_control_api(
+        rbac_target: tuple[Cluster, dict[str, str | None], list[str]], request: pytest.FixtureRequest) -> None:
+    """Nobody without a role gets anything: no write lands, the clock and the nodes stay put,
+    no credentials or bad ones are 401, a known user without the right is 403 or (a path
+    upstream routes nowhere) 404, and the server never answers 5xx."""
+    cluster, tokens, watch_paths = rbac_target
+    client = Client(cluster.url)
+    examples = max(200, int(request.config.getoption("--fakekube-fuzz-examples")) // 5)
+    before = (cluster.store.resource_version, cluster.now, cluster.kubelet_state("node-1")["heartbeats"])
+
+    @settings(max_examples=examples, derandomize=True, database=None, deadline=None,
+              suppress_health_check=list(HealthCheck))
+    @given(rbac_requests(watch_paths))
+    def fuzz(one: tuple[str, str, str, dict[str, str], bytes]) -> None:
+        credential, method, path, headers, body = one
+        token = tokens[credential]
+        sent = dict(headers, **({"Authorization": f"Bearer {token}"} if token else {}))
+        status, _, data = client.send(method, path, sent, body)
+        where = f"{credential} {method} {path} {body[:100]!r} → {status} {data[:300]!r}"
+        assert status < 500, where
+        if credential == "bad" or (credential == "none" and path.startswith("/fakekube/")):
+            assert status == 401, where
+        else:
+            assert status in (403, 404, 405) if credential != "none" else status == 403, where
+        state = (cluster.store.resource_version, cluster.now, cluster.kubelet_state("node-1")["heartbeats"])
+        assert state == before, f"a refused request changed the cluster: {where}"
+
+    fuzz()
+    assert not cluster.internal_errors, cluster.internal_errors[:5]

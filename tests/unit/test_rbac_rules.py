@@ -16,6 +16,16 @@ from fakekube.api.auth.rbac import aggregate, rule_allows
     ("GET", "/api/v1/namespaces/ns/pods", {"watch": "1"}, ("watch", "ns", "", "pods", "", "")),
     ("GET", "/api/v1/namespaces/ns/pods", {"watch": "false"}, ("list", "ns", "", "pods", "", "")),
     ("GET", "/api/v1/watch/namespaces/ns/pods/web", {}, ("watch", "ns", "", "pods", "", "web")),
+    # The watch prefix keeps the subresource (only proxy drops it), whatever the method.
+    ("POST", "/api/v1/watch/namespaces/ns/serviceaccounts/sa/token", {},
+     ("watch", "ns", "", "serviceaccounts", "token", "sa")),
+    ("GET", "/api/v1/watch/namespaces/ns/pods/web/log", {}, ("watch", "ns", "", "pods", "log", "web")),
+    ("GET", "/api/v1/watch/namespaces/ns/status", {}, ("watch", "ns", "", "namespaces", "status", "ns")),
+    ("GET", "/api/v1/proxy/namespaces/ns/pods/web/healthz", {}, ("proxy", "ns", "", "pods", "", "web")),
+    # watch= as Go's parameter codec reads it: EqualFold("falſe", "false"), anything else true.
+    ("GET", "/api/v1/namespaces/ns/pods", {"watch": "fal\u017fe"}, ("list", "ns", "", "pods", "", "")),
+    ("GET", "/api/v1/namespaces/ns/pods", {"watch": "FaLsE"}, ("list", "ns", "", "pods", "", "")),
+    ("GET", "/api/v1/namespaces/ns/pods", {"watch": ""}, ("watch", "ns", "", "pods", "", "")),
     ("GET", "/api/v1/namespaces/ns/pods/web/log", {}, ("get", "ns", "", "pods", "log", "web")),
     ("POST", "/apis/apps/v1/namespaces/ns/deployments", {}, ("create", "ns", "apps", "deployments", "", "")),
     ("PATCH", "/apis/apps/v1/namespaces/ns/deployments/web/scale", {}, ("patch", "ns", "apps", "deployments", "scale", "web")),

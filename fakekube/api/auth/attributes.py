@@ -13,13 +13,19 @@ names namespace ``foo`` in namespace ``foo``; a collection GET or DELETE with
 
 from __future__ import annotations
 
+from typing import Mapping
+
 from fakekube.api.auth.identity import UserInfo
+from fakekube.api.machinery.params import query_bool
 
 API_PREFIXES = ("api", "apis")
 SPECIAL_VERBS = ("proxy", "watch")
+#: The special verbs whose path carries no subresource (``specialVerbsNoSubresources``):
+#: only ``proxy``. A ``/watch/`` path keeps its subresource, so ``…/watch/…/pods/p/log``
+#: is authorized as watch of ``pods/log``, never as watch of ``pods``.
+SPECIAL_VERBS_NO_SUBRESOURCES = ("proxy",)
 NAMESPACE_SUBRESOURCES = ("status", "finalize")
 METHOD_VERBS = {"POST": "create", "GET": "get", "HEAD": "get", "PUT": "update", "PATCH": "patch", "DELETE": "delete"}
-_FALSE_WATCH = ("0", "false")
 
 
 class Attributes:
@@ -49,8 +55,11 @@ class Attributes:
         return f"{self.resource}/{self.subresource}" if self.subresource else self.resource
 
 
-def request_attributes(user: UserInfo, method: str, path: str, query: dict[str, str]) -> Attributes:
-    """The attributes of an HTTP request (``RequestInfoFactory.NewRequestInfo``)."""
+def request_attributes(user: UserInfo, method: str, path: str, query: Mapping[str, str]) -> Attributes:
+    """The attributes of an HTTP request (``RequestInfoFactory.NewRequestInfo``).
+
+    ``query`` is the request's parameters as the handlers read them (first value of each
+    name): the one parse both sides share."""
     parts = [part for part in path.strip("/").split("/") if part] if path.strip("/") else []
     non_resource = Attributes(user, method.lower(), resource_request=False, path=path)
     if len(parts) < 3 or parts[0] not in API_PREFIXES:
@@ -75,10 +84,9 @@ def request_attributes(user: UserInfo, method: str, path: str, query: dict[str, 
             rest = rest[2:]
     resource = rest[0] if rest else ""
     name = rest[1] if len(rest) > 1 else ""
-    subresource = rest[2] if len(rest) > 2 and verb not in SPECIAL_VERBS else ""
+    subresource = rest[2] if len(rest) > 2 and verb not in SPECIAL_VERBS_NO_SUBRESOURCES else ""
     if not name and verb == "get":
-        watch = query.get("watch")
-        verb = "watch" if watch is not None and watch.lower() not in _FALSE_WATCH else "list"
+        verb = "watch" if query_bool(query.get("watch")) else "list"
     if not name and verb in ("get", "list", "watch", "delete"):
         name = _exact_name(query.get("fieldSelector") or "")
     if not name and verb == "delete":

@@ -12,7 +12,7 @@ import threading
 from typing import Callable, Iterable, Iterator
 from urllib.parse import parse_qs
 
-from fakekube.api.verbs.listing import query_bool
+from fakekube.api.machinery.params import query_bool
 
 WSGIApp = Callable[[dict, Callable], Iterable[bytes]]
 

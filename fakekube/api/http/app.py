@@ -18,7 +18,7 @@ from werkzeug.wrappers import Request, Response
 from fakekube.api import table
 from fakekube.api.auth import tokens
 from fakekube.api.auth.attributes import request_attributes
-from fakekube.api.auth.authn import Authenticator
+from fakekube.api.auth.authn import Authenticator, unauthorized
 from fakekube.api.auth.authorizer import RBAC, authorize, forbidden
 from fakekube.api.auth.identity import ADMIN, ANONYMOUS, API_AUDIENCES, UserInfo
 from fakekube.api.auth import impersonation
@@ -30,11 +30,12 @@ from fakekube.api.http.server import CLIENT_CERT_USER, CLIENT_GONE
 from fakekube.api.http.watch import DISCONNECTED, POLL_INTERVAL_S, Watch, WatchRequest
 from fakekube.api.machinery import errors
 from fakekube.api.machinery.errors import ApiError
+from fakekube.api.machinery.params import query_bool
 from fakekube.api.registry import CONNECT_SUBRESOURCES, EXEC, Registry, ResourceType
 from fakekube.api.verbs import connect, discovery, encoding, objectmeta, openapi_v2
 from fakekube.api.verbs.apiserver import PATCH_TYPES, APIServer, WriteOptions, WriteResult
 from fakekube.api.verbs.deletion import DeleteOptions
-from fakekube.api.verbs.listing import ListOptions, query_bool
+from fakekube.api.verbs.listing import ListOptions
 from fakekube.api.verbs.openapi import OpenAPIV3
 from fakekube.api.verbs.openapi_custom import CustomDocuments
 from fakekube.api.verbs.subresources import Subresources
@@ -57,6 +58,8 @@ MAX_WATCHES = 1000
 BINDINGS = ("", "bindings")
 WRITE_VERBS = {"POST": "create", "PUT": "update", "PATCH": "patch", "DELETE": "delete"}
 HEALTH_PATHS = ("/healthz", "/readyz", "/livez")
+#: Where the control API (``fakekube/control``, mounted as the fallback app) is served.
+CONTROL_PREFIX = "/fakekube/"
 #: Where the request's user (after authentication and impersonation) waits for the handlers.
 USER_KEY = "fakekube.user"
 
@@ -103,8 +106,11 @@ class RestApp:
 
     def __call__(self, environ: dict, start_response: Callable) -> Iterable[bytes]:
         request = RequestView(environ)
-        if request.path.startswith("/fakekube/") and self.fallback is not None:
-            return self.fallback(environ, start_response)
+        if request.path.startswith(CONTROL_PREFIX) and self.fallback is not None:
+            refused = self._control_refusal(request)
+            if refused is None:
+                return self.fallback(environ, start_response)
+            return refused(environ, start_response)
         try:
             response = self.dispatch(request)
         except ApiError as exc:
@@ -126,13 +132,32 @@ class RestApp:
         except Exception as exc:  # e.g. EngineStuck: the test must hear of it; the request stands
             self.internal_errors.append(exc)
 
+    def _control_refusal(self, request: RequestView) -> AnyResponse | None:
+        """The answer refusing a control API request (``/fakekube/``), or None to serve it.
+
+        The control API moves the clock, fails nodes and deletes everything, so with RBAC on
+        it is authenticated and authorized like every other path (a non-resource request:
+        ``post`` on ``/fakekube/v1/clock/advance``), and anonymous callers are refused with
+        401 rather than judged: only ``system:masters`` and users bound to a role granting
+        those paths (``fakekube:control``, bound to admins by default) get through."""
+        try:
+            self.authenticated_user(request, anonymous_allowed=False)
+        except impersonation.ImpersonationError as exc:
+            return _plain(f"Internal Server Error: {request.full_path.rstrip('?')!r}: {exc}\n", 500)
+        except ApiError as exc:
+            response = status_response(exc)
+            _as_go_serves(response)
+            return response
+        return None
+
     # -- who asks -----------------------------------------------------------
-    def authenticated_user(self, request: RequestView) -> UserInfo:
+    def authenticated_user(self, request: RequestView, anonymous_allowed: bool = True) -> UserInfo:
         """Authentication, impersonation and authorization, in upstream's filter order.
 
         With authorization off (``AlwaysAllow``) a request without valid credentials is the
         admin, as it always was; a valid token or certificate still names its user (for
-        ``kubectl auth whoami`` and the users admission sees)."""
+        ``kubectl auth whoami`` and the users admission sees). With RBAC and
+        ``anonymous_allowed`` false, a request without credentials is a 401."""
         mode = self.api.authorization_mode
         cert_user = request.environ.get(CLIENT_CERT_USER)
         try:
@@ -149,8 +174,10 @@ class RestApp:
         if any(map(str.startswith, request.environ, repeat("HTTP_IMPERSONATE_"))):
             pairs = list(request.headers.items())
             user = impersonation.impersonate(user, pairs, self._authorizer(), forbidden)
+        if mode == RBAC and not anonymous_allowed and user.username == ANONYMOUS.username:
+            raise unauthorized()
         if mode == RBAC:
-            attrs = request_attributes(user, request.method, request.path, dict(request.args.items()))
+            attrs = request_attributes(user, request.method, request.path, request.query)
             decision = authorize(mode, self.api.view, attrs)
             if not decision.allowed:
                 raise forbidden(attrs, decision.reason)
@@ -303,11 +330,16 @@ class RestApp:
     def _serve_resource(self, request: RequestView, rt: ResourceType, target: routing.ResourcePath) -> AnyResponse:
         if rt.namespaced is False and target.namespace:
             raise _not_found_path()
-        query = {k: v for k, v in request.args.items()}
+        query = request.query
+        if target.legacy_watch:
+            # Upstream routes ``/watch/`` for GET of a collection or one object only: a
+            # subresource has no route there (404), another method is not allowed (405).
+            if target.subresource:
+                raise _not_found_path()
+            if request.method != "GET":
+                raise errors.method_not_allowed()
         if target.subresource:
             return self._subresource(request, rt, target, query)
-        if target.legacy_watch and request.method != "GET":
-            raise errors.method_not_allowed()  # upstream routes only GET on /watch/ paths
         # ``watch=`` turns a collection GET into a watch (upstream's RequestInfo and
         # ListResource); a named GET ignores it and returns the object, as GetResource does.
         if target.legacy_watch or (request.method == "GET" and not target.name and query_bool(query.get("watch"))):

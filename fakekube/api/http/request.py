@@ -57,7 +57,7 @@ class RequestHeaders:
 class RequestView:
     """The request as the REST handlers see it; each part is computed from the environ."""
 
-    __slots__ = ("environ", "method", "path", "headers", "_args", "_content_length")
+    __slots__ = ("environ", "method", "path", "headers", "_args", "_query", "_content_length")
 
     def __init__(self, environ: dict) -> None:
         self.environ = environ
@@ -66,6 +66,7 @@ class RequestView:
         self.path = "/" + (environ.get("PATH_INFO") or "").encode("latin1").decode(errors="replace").lstrip("/")
         self.headers = RequestHeaders(environ)
         self._args: ImmutableMultiDict[str, str] | None = None
+        self._query: dict[str, str] | None = None
         self._content_length: int | None = _UNREAD
 
     @property
@@ -85,6 +86,15 @@ class RequestView:
             self._args = (ImmutableMultiDict(parse_qsl(query, keep_blank_values=True, errors="werkzeug.url_quote"))
                           if query else _NO_ARGS)
         return self._args
+
+    @property
+    def query(self) -> dict[str, str]:
+        """Each parameter's first value (as upstream's parameter codec reads a single-valued
+        option), parsed once: the authorizer and the handlers read this same dict, so they
+        can never disagree about what the request asks for. Not to be edited."""
+        if self._query is None:
+            self._query = dict(self.args.items())
+        return self._query
 
     @property
     def content_length(self) -> int | None:

@@ -23,7 +23,8 @@ from fakekube.api.verbs import objectmeta
 from fakekube.api.verbs.apiserver import APIServer
 from fakekube.api.machinery.validation import go_quote
 from fakekube.api.verbs.deletion import parse_int64
-from fakekube.api.verbs.listing import NOT_OLDER_THAN, ListOptions, Matcher, parse_resource_version, query_bool
+from fakekube.api.machinery.params import query_bool
+from fakekube.api.verbs.listing import NOT_OLDER_THAN, ListOptions, Matcher, parse_resource_version
 from fakekube.store import ADDED, DELETED, MODIFIED, Change, TooOldResourceVersion
 
 Obj = dict[str, Any]

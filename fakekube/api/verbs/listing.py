@@ -86,22 +86,6 @@ def _parse_int(text: str) -> int:
     return parse_int64(text) if text else 0
 
 
-def query_bool(value: str | None) -> bool:
-    """A bool query parameter as upstream's parameter codec reads its first value
-    (``Convert_Slice_string_To_bool``): absent, ``0`` or ``false`` under Go's
-    ``strings.EqualFold`` is false; anything else — ``yes``, ``2``, even empty — is true."""
-    return value is not None and value != "0" and not _equal_fold_false(value)
-
-
-#: Each letter of "false" with everything Go's Unicode simple folding equates it with
-#: (``strings.EqualFold("falſe", "false")`` is true: U+017F LATIN SMALL LETTER LONG S folds to s).
-_FALSE_FOLDS = ("fF", "aA", "lL", "sS\u017f", "eE")
-
-
-def _equal_fold_false(value: str) -> bool:
-    return len(value) == len(_FALSE_FOLDS) and all(c in fold for c, fold in zip(value, _FALSE_FOLDS))
-
-
 def parse_resource_version(text: str) -> int:
     """A resourceVersion string as an int; upstream's storage rejects others with 400."""
     if not (text.isascii() and text.isdigit()):
