@@ -36,6 +36,8 @@ from fakekube.cluster.wiring import (ADMISSION_CHECKS, ADMISSION_PLUGINS, APISER
 from fakekube.controllers.nodeipam import NodeIPAMController, check_node_room
 from fakekube.engine import Engine, enabled_controllers
 from fakekube.engine.autoadvance import AutoAdvance
+from fakekube.engine.tickets import Ticket
+from fakekube.engine.ticker import Ticker
 from fakekube.engine.events import list_events
 from fakekube.engine.scaled import ScaledTime
 from fakekube.kubelet.agents import Kubelets
@@ -171,7 +173,7 @@ class Cluster:
             from fakekube.api.http import RestApp
             from fakekube.api.http.activity import ActivityMeter
             self._app = RestApp(self.api, self._mounted, max_body_bytes=self.config.max_body_bytes,
-                                after_write=self.settle)
+                                writes=self)
             self._app.authenticator = Authenticator(self._static_tokens)
             self._app.internal_errors = self._serving_errors
             self._activity = ActivityMeter(self._app)
@@ -180,12 +182,14 @@ class Cluster:
     def stop(self) -> None:
         if self._server is None:
             return
-        self._stop_clock_modes()
+        tickers = self._request_clock_modes_stop()
         self._rest_app()[0].stopping.set()
         self.store.close()
         self._server.stop()
         self._server = None
-        self.engine.stop()
+        self.engine.stop()  # ends running work, and so a tick waiting on it
+        for ticker in tickers:
+            ticker.join()
         if self._tempdir:
             import shutil  # with tempfile below: loaded only by a served cluster
             shutil.rmtree(self._tempdir, ignore_errors=True)
@@ -200,13 +204,14 @@ class Cluster:
             self.auto_advance = AutoAdvance(self.engine, self._rest_app()[1].snapshot)
             self.auto_advance.start()
 
-    def _stop_clock_modes(self) -> None:
-        if self.scaled_time is not None:
-            self.scaled_time.stop()
-            self.scaled_time = None
-        if self.auto_advance is not None:
-            self.auto_advance.stop()
-            self.auto_advance = None
+    def _request_clock_modes_stop(self) -> list[Ticker]:
+        """Tell the clock modes' tickers to stop (join them once the engine stopped: a
+        tick may be waiting for the engine's running work)."""
+        tickers: list[Ticker] = [t for t in (self.scaled_time, self.auto_advance) if t is not None]
+        for ticker in tickers:
+            ticker.request_stop()
+        self.scaled_time = self.auto_advance = None
+        return tickers
 
     def __enter__(self) -> "Cluster":
         return self.start()
@@ -223,8 +228,10 @@ class Cluster:
         In manual time it starts at ``config.start_time`` again, the same on every run."""
         old_store, old_engine = self.store, self.engine
         running = self._server is not None
-        self._stop_clock_modes()
+        tickers = self._request_clock_modes_stop()
         old_engine.stop()
+        for ticker in tickers:
+            ticker.join()
         if self.config.time_scale > 0:
             self.config = self.config.replace(start_time=self.clock.now().replace(microsecond=0))
         self._build_state()
@@ -280,6 +287,17 @@ class Cluster:
     def settle(self) -> int:
         """Run every reaction due at the current instant; returns how many reconciles ran."""
         return self.engine.settle()
+
+    def begin_write(self) -> tuple[Engine, Ticket]:
+        """A client write starts on this thread: what it changes is tracked to its
+        consequences (fakekube/engine/tickets.py). Pass the result to :meth:`end_write`."""
+        engine = self.engine  # a reset meanwhile swaps the engine: the write belongs to this one
+        return engine, engine.begin_write()
+
+    def end_write(self, write: tuple[Engine, Ticket]) -> None:
+        """The write is done: return once its consequences at this instant have run (bounded)."""
+        engine, ticket = write
+        engine.end_write(ticket)
 
     def _pod_logs(self, namespace: str, name: str, container: str | None, query: dict[str, str]) -> Any:
         """pods/log from the pod's simulated kubelet (read on the engine thread: a still state);
@@ -441,8 +459,11 @@ class Cluster:
     def create(self, obj: Obj) -> Obj:
         rt = self.resource(obj["apiVersion"], obj["kind"])
         namespace = (obj.get("metadata") or {}).get("namespace") or ("default" if rt.namespaced else "")
-        created = deep_copy(self.api.create(rt, namespace, deep_copy(obj), WriteOptions()).obj)
-        self.settle()
+        write = self.begin_write()
+        try:
+            created = deep_copy(self.api.create(rt, namespace, deep_copy(obj), WriteOptions()).obj)
+        finally:
+            self.end_write(write)
         return created
 
     def get(self, api_version: str, kind: str, name: str, namespace: str = "default") -> Obj:
@@ -456,8 +477,11 @@ class Cluster:
         return [deep_copy({"apiVersion": rt.api_version, "kind": rt.kind, **item}) for item in items]
 
     def delete(self, api_version: str, kind: str, name: str, namespace: str = "default") -> None:
-        self.api.delete(self.resource(api_version, kind), namespace, name, DeleteOptions())
-        self.settle()
+        write = self.begin_write()
+        try:
+            self.api.delete(self.resource(api_version, kind), namespace, name, DeleteOptions())
+        finally:
+            self.end_write(write)
 
     def explain_scheduling(self, pod: str | Obj, namespace: str = "default") -> Obj:
         """Why the scheduler puts ``pod`` (a name in ``namespace``, or a pod object not yet

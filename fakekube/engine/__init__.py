@@ -11,9 +11,9 @@ controller is and its :class:`Context`), :mod:`fakekube.engine.client` (the writ
 from fakekube.engine.client import Client
 from fakekube.engine.controller import Context, Controller
 from fakekube.engine.enablement import ControllerSpec, enabled_controllers, parse_enable_list
-from fakekube.engine.engine import ControllerError, Engine, EngineStuck, Retry, freeze_startup_heap
+from fakekube.engine.engine import ControllerError, Engine, EngineStopped, EngineStuck, Retry, freeze_startup_heap
 from fakekube.engine.ratelimit import RateLimits
 from fakekube.engine.workqueue import WorkQueue
 
-__all__ = ["Client", "Context", "Controller", "ControllerError", "ControllerSpec", "Engine", "EngineStuck",
-           "RateLimits", "Retry", "WorkQueue", "enabled_controllers", "freeze_startup_heap", "parse_enable_list"]
+__all__ = ["Client", "Context", "Controller", "ControllerError", "ControllerSpec", "Engine", "EngineStopped",
+           "EngineStuck", "RateLimits", "Retry", "WorkQueue", "enabled_controllers", "freeze_startup_heap", "parse_enable_list"]

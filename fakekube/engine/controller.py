@@ -138,7 +138,9 @@ class Context:
     @contextlib.contextmanager
     def atomically(self) -> Iterator[None]:
         """Hold the store's write lock across several reads and writes: no client writes in
-        between, and a batch (thousands of Lease renewals) takes the lock once."""
+        between, and a batch (thousands of Lease renewals) takes the lock once — except while
+        one of those writes calls an admission webhook, when the lock is released (so a
+        client may write meanwhile; the write re-reads its object after the call)."""
         with self._engine.store.lock:
             yield
 

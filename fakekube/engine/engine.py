@@ -16,9 +16,18 @@ the first :data:`MAX_ERRORS_KEPT`, later ones counted in ``errors_dropped``), lo
 per (controller, key) on the ``fakekube.engine`` logger, and does not stop the engine or
 the apiserver. A stuck instant is recorded and logged the same way before it raises.
 
-Callers on other threads hand their request to the engine thread and wait for it; the
-apiserver settles after every write it serves, so a client making sequential calls sees
-each call's consequences before its next call, in the same order on every run.
+Callers on other threads hand their request to the engine thread and wait for it. A
+client's write is answered once its own consequences at that instant are done
+(:mod:`fakekube.engine.tickets`), so a client making sequential calls sees each call's
+consequences before its next call, in the same order on every run — and a write nobody
+reacts to is answered at once, even while the engine is busy.
+
+Nobody is stalled by someone else: long work (an advance, a settle) stops at *safe
+points* — between reconciles, and between the instants of an advance — to run short
+requests that arrived meanwhile (a node fault, a pod's logs, an exec, a scheduling
+explanation) at the then-current instant; a client's write made during an advance has
+its consequences run at the advance's current instant; another advance waits for the
+running one to end. :meth:`Engine.stop` ends the running work at its next safe point.
 """
 
 from __future__ import annotations
@@ -39,8 +48,9 @@ from fakekube.engine.controller import OWNER_INDEX, Context, Controller
 from fakekube.engine.events import EventRecorder
 from fakekube.engine.eventsapi import EventsApiRecorder
 from fakekube.engine.ratelimit import ControllerRateLimiter, RateLimits
+from fakekube.engine.tickets import EXTERNAL_WAIT_PATIENCE_S, MAX_RECONCILES_PER_WRITE, Ticket, live_tickets
 from fakekube.engine.timers import KeyTimers
-from fakekube.engine.workqueue import WorkQueue
+from fakekube.engine.workqueue import NO_TICKETS, WorkQueue
 from fakekube.objects import Resource
 from fakekube.objects.owners import owner_uids
 from fakekube.random import SeededRandom
@@ -65,23 +75,50 @@ MAX_LOGGED_KEYS = 10_000
 #: Where failing reconciles are reported (``fakekube serve`` sends it to stderr);
 #: ``logging`` loads with the first failure.
 LOGGER_NAME = "fakekube.engine"
+#: How often (wall seconds) a waiting write re-checks the engine's state, a safety net
+#: behind the notifications that normally wake it.
+_RECHECK_S = 1.0
 
 
 class _Job:
     """Work handed to the engine thread and the caller's wait for its outcome (what a
-    ``concurrent.futures.Future`` does; that module loads ``logging`` at import)."""
+    ``concurrent.futures.Future`` does; that module loads ``logging`` at import).
 
-    __slots__ = ("work", "done", "result", "error")
+    ``interleave``: short work that may run at a safe point of long work (a fault, a read
+    of kubelet state). ``drain``: a waiting write's request to run queued work, which any
+    running settle or advance satisfies."""
 
-    def __init__(self, work: Callable[[], object]) -> None:
+    __slots__ = ("work", "done", "result", "error", "interleave", "drain")
+
+    def __init__(self, work: Callable[[], object], interleave: bool = False, drain: bool = False) -> None:
         self.work = work
         self.done = threading.Event()
         self.result: object = None
         self.error: BaseException | None = None
+        self.interleave = interleave
+        self.drain = drain
+
+    def run(self) -> None:
+        try:
+            self.result = self.work()
+        except _Stopped:
+            self.error = EngineStopped("the cluster stopped before this work finished")
+        except BaseException as exc:  # handed to the waiting caller
+            self.error = exc
+        finally:
+            self.done.set()
 
 
 class EngineStuck(RuntimeError):
     """Work at one instant did not run out: some controller keeps re-queueing itself."""
+
+
+class EngineStopped(RuntimeError):
+    """The engine was stopped (the cluster stopped or reset) while this work waited or ran."""
+
+
+class _Stopped(BaseException):
+    """Unwinds the engine thread's running work at a safe point when the engine stops."""
 
 
 class ControllerError(NamedTuple):
@@ -145,11 +182,31 @@ class Engine:
         self._limiters: dict[str, ControllerRateLimiter] = {}
         self._owner_indexed: set[tuple[str, str]] = set()
         self._jobs: queue.Queue[_Job | None] = queue.Queue()
+        #: Long jobs that arrived while another ran; they run next, in arrival order.
+        self._deferred: deque[_Job] = deque()
         self._thread: threading.Thread | None = None
-        #: True while the engine thread runs a job (read by :meth:`settle`'s quiet check).
-        self._running_job = False
+        #: The engine thread's ident while it serves (safe points act only there).
+        self._serving_ident: int | None = None
+        #: True while the engine thread runs a job (read by :meth:`settle`'s quiet check and
+        #: by waiting writes; changed under ``queue.condition``).
+        self._busy = False
+        #: A waiting write asked for a drain that has not started yet (under ``queue.condition``).
+        self._drain_requested = False
+        self._stopping = False
+        #: The most reconciles a client write's answer waits for (engine/tickets.py).
+        self.max_reconciles_per_write = MAX_RECONCILES_PER_WRITE
+        #: Tickets of the client write open on each thread (see :meth:`begin_write`).
+        self._local = threading.local()
+        #: The thread running a reconcile right now, and the tickets its new work carries.
+        self._reconcile_ident: int | None = None
+        self._reconciling: tuple[Ticket, ...] = NO_TICKETS
+        #: A reconcile is waiting on something outside the cluster (an admission webhook),
+        #: and how many such waits have begun (under ``queue.condition``).
+        self._external_waits = 0
+        self._external_seq = 0
         store.add_listener(self._on_change)
         api.custom_types.listeners.append(self._on_served_changed)
+        api.external_wait_listeners.append(self._on_external_wait)
 
     # -- wiring ---------------------------------------------------------------
     def register(self, controller: Controller) -> None:
@@ -196,14 +253,77 @@ class Engine:
         Every write passes here (an idle 5,000-node cluster makes 500 a second), so the
         routing is one dict lookup rather than a scan of every controller.
         """
-        for name, controller in self._routes.get((change.group, change.resource), ()):
+        routes = self._routes.get((change.group, change.resource))
+        if not routes:
+            return
+        tickets = self._current_tickets()
+        for name, controller in routes:
             for key in controller.keys_for(change):
-                self.queue.add((name, key))
+                self.queue.add((name, key), tickets)
+
+    def _current_tickets(self) -> tuple[Ticket, ...]:
+        """The tickets work queued now carries: a running reconcile's (when this thread runs
+        it), else the client write open on this thread, else none."""
+        if threading.get_ident() == self._reconcile_ident:
+            return self._reconciling
+        return getattr(self._local, "tickets", NO_TICKETS)
+
+    # -- client writes (see engine/tickets.py) ------------------------------------------
+    def begin_write(self) -> Ticket:
+        """Open a ticket for a client write on this thread: the work its store changes
+        queue (and all that work queues in turn) carries it. Close with :meth:`end_write`."""
+        ticket = Ticket(self.max_reconciles_per_write, urgent=self._busy)
+        if self._thread is not None:  # in-process (no engine thread), every write settles everything
+            self._local.tickets = (ticket,)
+        return ticket
+
+    def end_write(self, ticket: Ticket) -> None:
+        """The write is done: wait until its consequences at this instant are (bounded;
+        see engine/tickets.py), then let its ticket go."""
+        self._local.tickets = NO_TICKETS
+        if self._stopping:  # the cluster is stopping: nothing more runs for anyone
+            ticket.closed = True
+            return
+        try:
+            if self._thread is None or threading.current_thread() is self._thread:
+                self._settle()  # in-process, nobody else is waiting: everything due now runs
+            else:
+                self._await(ticket)
+        finally:
+            ticket.closed = True
+        if ticket.error is not None:
+            raise ticket.error
+
+    def _await(self, ticket: Ticket) -> None:
+        """Wait on another thread for ``ticket``'s work; ask for a drain when the engine is idle."""
+        condition = self.queue.condition
+        with condition:
+            while not ticket.settled and ticket.error is None and not self._stopping:
+                if self._external_waits:
+                    seen = self._external_seq
+                    condition.wait(EXTERNAL_WAIT_PATIENCE_S)
+                    if self._external_waits and self._external_seq == seen:
+                        return  # a controller's webhook call outlasted our patience
+                    continue
+                if not self._busy and not self._drain_requested:
+                    self._drain_requested = True
+                    self._jobs.put(_Job(self._settle, drain=True))
+                condition.wait(_RECHECK_S)
+
+    def _on_external_wait(self, waiting: bool) -> None:
+        """The apiserver's hook around an admission webhook call: note it when the caller is
+        the engine's running reconcile, so waiting writes do not wait on it for long."""
+        if threading.get_ident() != self._reconcile_ident:
+            return
+        with self.queue.condition:
+            self._external_waits += 1 if waiting else -1
+            self._external_seq += 1 if waiting else 0
+            self.queue.condition.notify_all()
 
     # -- the runtime's work queue (see engine/controller.py) ----------------------------
     def enqueue(self, controller: str, key: str) -> None:
         """Reconcile ``key`` at this instant, after the work already queued."""
-        self.queue.add((controller, key))
+        self.queue.add((controller, key), self._current_tickets())
 
     def enqueue_at(self, controller: str, key: str, when: datetime) -> None:
         """Reconcile ``key`` when cluster time reaches ``when`` (the earliest armed deadline wins)."""
@@ -242,30 +362,85 @@ class Engine:
     # -- the thread -------------------------------------------------------------
     def start(self) -> None:
         if self._thread is None:
+            self._stopping = False
             self._thread = threading.Thread(target=self._serve, name="fakekube-engine", daemon=True)
             self._thread.start()
 
     def stop(self) -> None:
+        """Stop the engine thread: running work ends at its next safe point, and work still
+        waiting fails with :class:`EngineStopped`."""
         if self._thread is not None:
+            self._stopping = True
             self._jobs.put(None)
+            with self.queue.condition:
+                self.queue.condition.notify_all()
             self._thread.join(timeout=5)
             self._thread = None
 
     def _serve(self) -> None:
-        while (job := self._jobs.get()) is not None:
-            self._running_job = True
+        self._serving_ident = threading.get_ident()
+        while not self._stopping and (job := self._next_job()) is not None:
+            with self.queue.condition:
+                self._busy = True
+                if job.drain:
+                    self._drain_requested = False
+            job.run()
+            with self.queue.condition:
+                self._busy = False
+                self.queue.condition.notify_all()
+        self._stopping = True
+        self._fail_waiting_jobs()
+
+    def _next_job(self) -> _Job | None:
+        return self._deferred.popleft() if self._deferred else self._jobs.get()
+
+    def _fail_waiting_jobs(self) -> None:
+        """Jobs nobody will run any more: their callers get :class:`EngineStopped`."""
+        waiting = list(self._deferred)
+        self._deferred.clear()
+        while True:
             try:
-                job.result = job.work()
-            except BaseException as exc:  # handed to the waiting caller
-                job.error = exc
-            self._running_job = False
+                job = self._jobs.get_nowait()
+            except queue.Empty:
+                break
+            if job is not None:
+                waiting.append(job)
+        for job in waiting:
+            job.error = EngineStopped("the cluster stopped before this work ran")
             job.done.set()
 
-    def _on_engine_thread(self, work: Callable[[], T]) -> T:
-        """Run ``work`` on the engine thread and wait; inline when there is no thread."""
+    def _safe_point(self) -> None:
+        """Between two reconciles: stop if asked, and run the short requests that arrived
+        (faults, kubelet reads, queries) at the current instant. A waiting write's drain is
+        satisfied by the work already running (it always ends with a settle); another long
+        job (an advance) waits for the running one."""
+        if self._stopping:
+            raise _Stopped()
+        if self._jobs.empty():
+            return
+        while True:
+            try:
+                job = self._jobs.get_nowait()
+            except queue.Empty:
+                return
+            if job is None:
+                self._stopping = True
+                raise _Stopped()
+            if job.drain:
+                with self.queue.condition:
+                    self._drain_requested = False
+                job.done.set()
+            elif job.interleave:
+                job.run()
+            else:
+                self._deferred.append(job)
+
+    def _on_engine_thread(self, work: Callable[[], T], interleave: bool = False) -> T:
+        """Run ``work`` on the engine thread and wait; inline when there is no thread.
+        ``interleave``: short work that may run at a safe point of long work."""
         if self._thread is None or threading.current_thread() is self._thread:
             return work()
-        job = _Job(work)
+        job = _Job(work, interleave=interleave)
         self._jobs.put(job)
         job.done.wait()
         if job.error is not None:
@@ -273,8 +448,9 @@ class Engine:
         return cast(T, job.result)  # what work returned
 
     def run(self, work: Callable[[], T]) -> T:
-        """Run ``work`` on the engine thread (e.g. a fault that touches controller state)."""
-        return self._on_engine_thread(work)
+        """Run ``work`` on the engine thread (e.g. a fault that touches controller state);
+        short work: it runs at the next safe point of an advance already running."""
+        return self._on_engine_thread(work, interleave=True)
 
     def query(self, controller: str, work: Callable[[Context], T]) -> T:
         """Run ``work(ctx)`` on the engine thread with a context of ``controller`` (a
@@ -283,7 +459,7 @@ class Engine:
         def run() -> T:
             rng = self._rngs[controller].fork(f"query/{self.reconciles}")
             return work(Context(self, controller, "~query", self.clock.now(), rng))
-        return self._on_engine_thread(run)
+        return self._on_engine_thread(run, interleave=True)
 
     # -- time and work ------------------------------------------------------------
     def settle(self) -> int:
@@ -294,7 +470,7 @@ class Engine:
         writes (a ConfigMap, a Secret) wake no controller. The queue is read before the
         running flag: work that a running job had already taken is done once no job runs.
         """
-        if not len(self.queue) and not self._running_job:
+        if not len(self.queue) and not self._busy:
             return 0
         return self._on_engine_thread(self._settle)
 
@@ -328,26 +504,49 @@ class Engine:
                 raise EngineStuck(f"timers keep firing at {deadline.isoformat()} without time moving "
                                   f"(seed {self.seed})")
             last = deadline
+            self._safe_point()
             self.clock.advance_to(deadline)
             self._settle()
         self.clock.advance_to(target)
         self._settle()
         return self.clock.now()
 
-    def _settle(self) -> int:
+    def _settle(self, until: Ticket | None = None) -> int:
+        """Reconcile queued work until none is left (or, with ``until``, until that write's
+        consequences are done); returns how many reconciles ran."""
         steps: Counter[WorkItem] = Counter()
         total = 0  # Counter.total() would re-sum every item on every step
-        while (item := self.queue.pop()) is not None:
-            steps[item] += 1
-            total += 1
-            self.reconciles += 1
-            if steps[item] > self.max_reconciles_per_key or total > self.max_steps_per_instant:
-                stuck = EngineStuck(self._stuck_message(steps))
-                (name, key), _ = steps.most_common(1)[0]
-                self._record(ControllerError(name, key, self.clock.now(), stuck))
-                raise stuck
-            self._reconcile(*item)
+        while until is None or not until.settled:
+            self._safe_point()
+            popped = self.queue.pop_with_tickets()
+            if popped is None:
+                break
+            item, tickets = popped
+            try:
+                steps[item] += 1
+                total += 1
+                self.reconciles += 1
+                if steps[item] > self.max_reconciles_per_key or total > self.max_steps_per_instant:
+                    stuck = EngineStuck(self._stuck_message(steps))
+                    (name, key), _ = steps.most_common(1)[0]
+                    self._record(ControllerError(name, key, self.clock.now(), stuck))
+                    for ticket in tickets:  # the writes waiting on this work hear of it
+                        ticket.error = stuck
+                    raise stuck
+                self._reconcile_carrying(item, tickets)
+            finally:
+                self.queue.done(tickets)
         return total
+
+    def _reconcile_carrying(self, item: WorkItem, tickets: tuple[Ticket, ...]) -> None:
+        """Reconcile ``item``; the work it queues carries its writes' live tickets."""
+        self._reconciling = live_tickets(tickets)
+        self._reconcile_ident = threading.get_ident()
+        try:
+            self._reconcile(*item)
+        finally:
+            self._reconcile_ident = None
+            self._reconciling = NO_TICKETS
 
     def _reconcile(self, name: str, key: str) -> None:
         controller = self._controllers[name]

@@ -29,7 +29,14 @@ class Ticker:
         self._thread.start()
 
     def stop(self) -> None:
+        self.request_stop()
+        self.join()
+
+    def request_stop(self) -> None:
+        """No more ticks after the one running (if any); :meth:`join` waits for it."""
         self._stop.set()
+
+    def join(self) -> None:
         if self._thread is not None:
             self._thread.join(timeout=5)
             self._thread = None
@@ -38,5 +45,9 @@ class Ticker:
         """Reset whatever ``tick`` measures from (called just before the thread starts)."""
 
     def _run(self) -> None:
+        from fakekube.engine.engine import EngineStopped  # the engine imports nothing of this module
         while not self._stop.wait(self._tick_s):
-            self.tick()
+            try:
+                self.tick()
+            except EngineStopped:  # the cluster is stopping: its tick's work was dropped
+                return

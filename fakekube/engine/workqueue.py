@@ -6,6 +6,15 @@ reconcile. Unlike client-go's it is *ordered*: items come out in the order they 
 first added, which is the order of the store changes that caused them — never an order
 that depends on hashing or thread timing. It is bounded: past ``limit`` waiting items an
 add raises, because a queue that grows without end is a controller loop gone wrong.
+
+Each waiting item also carries the :class:`Ticket` of every client write whose
+consequences it is part of (see :mod:`fakekube.engine.tickets`): the count of items a
+ticket is waiting on is kept here, under the queue's own lock, so that a write's
+consequences are never counted done while one of them is still being queued. Items of an
+*urgent* ticket — a write that came while the engine was busy with other work — come out
+first (in their own first-added order): a client's write is not kept waiting behind
+another's thousands of reactions or a long advance. A write to an idle engine is not
+urgent, so a single client's calls keep plain first in, first out order.
 """
 
 from __future__ import annotations
@@ -14,10 +23,13 @@ import threading
 from collections import OrderedDict
 from typing import Generic, Hashable, TypeVar
 
+from fakekube.engine.tickets import Ticket
+
 T = TypeVar("T", bound=Hashable)
 
 #: Waiting items allowed at once.
 DEFAULT_LIMIT = 1_000_000
+NO_TICKETS: tuple[Ticket, ...] = ()
 
 
 class QueueFull(RuntimeError):
@@ -25,29 +37,81 @@ class QueueFull(RuntimeError):
 
 
 class WorkQueue(Generic[T]):
-    """FIFO of distinct hashable items; thread-safe."""
+    """FIFO of distinct hashable items; thread-safe.
+
+    :attr:`condition` (over the queue's lock) is notified whenever a ticket's last item is
+    done; the engine also notifies it when its own state changes, so writers waiting for
+    their tickets need only this one condition."""
 
     def __init__(self, limit: int = DEFAULT_LIMIT) -> None:
         self.limit = limit
-        self._items: OrderedDict[T, None] = OrderedDict()
-        self._lock = threading.Lock()
+        #: Items carrying a live ticket (a write waits for them), then all others.
+        self._urgent: OrderedDict[T, tuple[Ticket, ...]] = OrderedDict()
+        self._items: OrderedDict[T, tuple[Ticket, ...]] = OrderedDict()
+        self.condition = threading.Condition(threading.Lock())
 
-    def add(self, item: T) -> None:
-        with self._lock:
-            if item in self._items:
-                return
-            if len(self._items) >= self.limit:
-                raise QueueFull(f"work queue holds {self.limit} items: {item!r} refused")
-            self._items[item] = None
+    def add(self, item: T, tickets: tuple[Ticket, ...] = NO_TICKETS) -> None:
+        """Queue ``item`` (or keep its place), counting it for each of ``tickets``."""
+        with self.condition:
+            held = self._urgent.get(item)
+            if held is None:
+                held = self._items.get(item)
+            if held is None:
+                if len(self._urgent) + len(self._items) >= self.limit:
+                    raise QueueFull(f"work queue holds {self.limit} items: {item!r} refused")
+                (self._urgent if _any_urgent(tickets) else self._items)[item] = tickets
+                for ticket in tickets:
+                    ticket.pending += 1
+            elif tickets:
+                added = tuple(ticket for ticket in tickets if ticket not in held)
+                if added:
+                    if _any_urgent(added) and self._items.pop(item, None) is not None:
+                        self._urgent[item] = held + added  # a busy engine's writer waits for it: it moves up
+                    elif item in self._urgent:
+                        self._urgent[item] = held + added
+                    else:
+                        self._items[item] = held + added
+                    for ticket in added:
+                        ticket.pending += 1
 
     def pop(self) -> T | None:
-        """The oldest waiting item, or None when empty."""
-        with self._lock:
+        """The oldest waiting item, or None when empty (its tickets count it as done)."""
+        popped = self.pop_with_tickets()
+        if popped is None:
+            return None
+        self.done(popped[1])
+        return popped[0]
+
+    def pop_with_tickets(self) -> tuple[T, tuple[Ticket, ...]] | None:
+        """The oldest waiting item and the tickets it counts for; call :meth:`done` with
+        those tickets once the item's work (and whatever it queued) is finished."""
+        with self.condition:
+            if self._urgent:
+                return self._urgent.popitem(last=False)
             if not self._items:
                 return None
-            item, _ = self._items.popitem(last=False)
-            return item
+            return self._items.popitem(last=False)
+
+    def done(self, tickets: tuple[Ticket, ...]) -> None:
+        """An item of these tickets is finished; wake the writers whose last item it was."""
+        if not tickets:
+            return
+        with self.condition:
+            finished = False
+            for ticket in tickets:
+                ticket.pending -= 1
+                ticket.reconciles += 1
+                finished = finished or ticket.pending == 0 or ticket.reconciles == ticket.budget
+            if finished:
+                self.condition.notify_all()
 
     def __len__(self) -> int:
-        with self._lock:
-            return len(self._items)
+        with self.condition:
+            return len(self._urgent) + len(self._items)
+
+
+def _any_urgent(tickets: tuple[Ticket, ...]) -> bool:
+    for ticket in tickets:
+        if ticket.urgent:
+            return True
+    return False

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import threading
 from itertools import repeat
-from typing import Any, Callable, Iterable, Iterator, Union
+from typing import Any, Callable, Iterable, Iterator, Protocol, Union
 
 from werkzeug.wrappers import Request, Response
 
@@ -44,6 +44,17 @@ from fakekube.api.wire.fieldvalidation import warning_header
 
 Obj = dict[str, Any]
 WSGIApp = Callable[[dict, Callable], Iterable[bytes]]
+
+
+class WriteTracker(Protocol):
+    """Who runs a write's consequences before it is answered (the cluster's engine: see
+    fakekube/engine/tickets.py). ``begin_write`` runs on the request's thread before the
+    write, ``end_write`` with what it returned after it, before the response leaves."""
+
+    def begin_write(self) -> object: ...
+
+    def end_write(self, write: Any) -> None: ...
+
 #: What handlers return: werkzeug's Response, or the lean one for finished JSON bytes.
 AnyResponse = Union[Response, JsonResponse]
 
@@ -73,13 +84,13 @@ class RestApp:
 
     def __init__(self, apiserver: APIServer, fallback: WSGIApp | None = None,
                  max_body_bytes: int = MAX_BODY_BYTES, max_watches: int = MAX_WATCHES,
-                 after_write: Callable[[], object] | None = None) -> None:
+                 writes: WriteTracker | None = None) -> None:
         self.api = apiserver
         self.registry = apiserver.registry
         self.fallback = fallback
-        #: Called after every write request, before its response leaves (the cluster
-        #: settles its engine here, so a client's next call sees this one's effects).
-        self.after_write = after_write
+        #: Opened before every write request and closed before its response leaves (the
+        #: cluster's engine runs the write's consequences, so a client's next call sees them).
+        self.writes = writes
         self.max_body_bytes = max_body_bytes
         self.stopping = threading.Event()
         self.internal_errors: list[BaseException] = []
@@ -111,6 +122,8 @@ class RestApp:
             if refused is None:
                 return self.fallback(environ, start_response)
             return refused(environ, start_response)
+        writes = self.writes if request.method in WRITE_VERBS else None
+        write = writes.begin_write() if writes is not None else None
         try:
             response = self.dispatch(request)
         except ApiError as exc:
@@ -118,17 +131,15 @@ class RestApp:
         except Exception as exc:  # a bug of ours: answer like upstream, never a traceback
             self.internal_errors.append(exc)
             response = status_response(errors.internal_error(f"{type(exc).__name__}: {exc}"))
-        if self.after_write is not None and request.method in WRITE_VERBS:
-            self._settle_after_write()
+        finally:
+            if writes is not None:
+                self._end_write(writes, write)
         _as_go_serves(response)
         return response(environ, start_response)
 
-    def _settle_after_write(self) -> None:
-        after_write = self.after_write
-        if after_write is None:
-            return
+    def _end_write(self, writes: WriteTracker, write: object) -> None:
         try:
-            after_write()
+            writes.end_write(write)
         except Exception as exc:  # e.g. EngineStuck: the test must hear of it; the request stands
             self.internal_errors.append(exc)
 

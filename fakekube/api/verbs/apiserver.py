@@ -191,6 +191,9 @@ class APIServer:
         self.metrics = MetricsReads(store, clock)
         #: Admission webhooks (fakekube.api.verbs.webhooks): called with the store lock released.
         self.webhooks = WebhookAdmission(store, rng.fork("admission"))
+        #: Told ``True`` before and ``False`` after every admission webhook call (made with the
+        #: store lock released): the engine uses it to not keep writes waiting on one.
+        self.external_wait_listeners: builtins.list[Callable[[bool], None]] = []
         #: ValidatingAdmissionPolicies (fakekube.api.verbs.policies), run before validating webhooks.
         self.policies = PolicyAdmission(store, lambda: self.registry)
         #: Whether any webhook configuration or policy binding exists: kept by a store listener,
@@ -681,14 +684,20 @@ class APIServer:
 
     @contextlib.contextmanager
     def _unlocked(self) -> Iterator[None]:
-        """Give up this request's hold on the store lock while webhooks are called, so a
-        webhook may read (or write) the apiserver. A caller that holds the lock more than
-        once (a batch) keeps it: its webhooks then run under it."""
-        self.store.lock.release()
+        """Give up this thread's whole hold on the store lock while webhooks are called — a
+        batch's outer holds too — so a webhook may read (or write) the apiserver and no other
+        writer waits on it; the caller checks afterwards whether the object changed
+        meanwhile (``_changed``). ``external_wait_listeners`` hear of the wait (the engine:
+        writes waiting on a controller's work do not wait on a hanging webhook for long)."""
+        held = self.store.lock._release_save()  # type: ignore[attr-defined]  # RLock: every level held
+        for listener in self.external_wait_listeners:
+            listener(True)
         try:
             yield
         finally:
-            self.store.lock.acquire()
+            for listener in self.external_wait_listeners:
+                listener(False)
+            self.store.lock._acquire_restore(held)  # type: ignore[attr-defined]
 
     def _changed(self, rt: ResourceType, old: Obj) -> bool:
         """Did another write replace ``old`` while the lock was released?"""
