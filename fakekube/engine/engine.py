@@ -48,7 +48,8 @@ from fakekube.engine.controller import OWNER_INDEX, Context, Controller
 from fakekube.engine.events import EventRecorder
 from fakekube.engine.eventsapi import EventsApiRecorder
 from fakekube.engine.ratelimit import ControllerRateLimiter, RateLimits
-from fakekube.engine.tickets import EXTERNAL_WAIT_PATIENCE_S, MAX_RECONCILES_PER_WRITE, Ticket, live_tickets
+from fakekube.engine.tickets import (EXTERNAL_WAIT_PATIENCE_S, MAX_RECONCILES_PER_BUSY_WRITE, MAX_RECONCILES_PER_WRITE,
+                                     Ticket, live_tickets)
 from fakekube.engine.timers import KeyTimers
 from fakekube.engine.workqueue import NO_TICKETS, WorkQueue
 from fakekube.objects import Resource
@@ -195,6 +196,8 @@ class Engine:
         self._stopping = False
         #: The most reconciles a client write's answer waits for (engine/tickets.py).
         self.max_reconciles_per_write = MAX_RECONCILES_PER_WRITE
+        #: The same for a write that comes while the engine is busy with other work.
+        self.max_reconciles_per_busy_write = MAX_RECONCILES_PER_BUSY_WRITE
         #: Tickets of the client write open on each thread (see :meth:`begin_write`).
         self._local = threading.local()
         #: The thread running a reconcile right now, and the tickets its new work carries.
@@ -272,7 +275,8 @@ class Engine:
     def begin_write(self) -> Ticket:
         """Open a ticket for a client write on this thread: the work its store changes
         queue (and all that work queues in turn) carries it. Close with :meth:`end_write`."""
-        ticket = Ticket(self.max_reconciles_per_write, urgent=self._busy)
+        busy = self._busy
+        ticket = Ticket(self.max_reconciles_per_busy_write if busy else self.max_reconciles_per_write, urgent=busy)
         if self._thread is not None:  # in-process (no engine thread), every write settles everything
             self._local.tickets = (ticket,)
         return ticket

@@ -13,8 +13,10 @@ is doing (a long clock advance, another client's work).
 
 Bounds, so that no write waits without end and nobody is stalled by someone else:
 
-* a ticket's **budget** (:data:`MAX_RECONCILES_PER_WRITE` reconciles): past it the write
-  is answered and the rest of its consequences go on in the engine without it (a
+* a ticket's **budget** (:data:`MAX_RECONCILES_PER_WRITE` reconciles; a write that finds
+  the engine busy with other work, :data:`MAX_RECONCILES_PER_BUSY_WRITE`, since its
+  reactions then mix with that work's — the scheduler's queue is shared): past it the
+  write is answered and the rest of its consequences go on in the engine without it (a
   Deployment of 2,147,483,647 replicas is answered after the first bursts of pods);
 * an **external wait**: while the engine waits on an admission webhook called by a
   controller, a waiting write waits for it at most :data:`EXTERNAL_WAIT_PATIENCE_S` of
@@ -31,6 +33,9 @@ from __future__ import annotations
 #: The most reconciles a write's answer waits for (its own consequences at its instant):
 #: a Deployment of about 450 replicas settles within it.
 MAX_RECONCILES_PER_WRITE = 5_000
+#: The same for a write that came while the engine was busy with other work (its items go
+#: first, but shared work such as the scheduler's queue is behind that work's).
+MAX_RECONCILES_PER_BUSY_WRITE = 1_000
 #: How long (wall seconds) a waiting write bears one admission webhook call made by a
 #: controller before it is answered without the rest of its consequences.
 EXTERNAL_WAIT_PATIENCE_S = 1.0

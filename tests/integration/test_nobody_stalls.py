@@ -107,6 +107,31 @@ def test_a_deployment_of_max_int32_replicas_is_answered_and_others_are_served(se
     assert send(served, "DELETE", "/apis/apps/v1/namespaces/default/deployments/big")[0] == 200
 
 
+def workload(kind: str) -> tuple[str, Obj]:
+    """(collection path, body) of a workload asking for 2,147,483,647 pods at once."""
+    template = {"metadata": {"labels": {"app": "many"}},
+                "spec": {"containers": [{"name": "c", "image": "nginx"}], "restartPolicy": "Never"}}
+    if kind == "StatefulSet":
+        template["spec"]["restartPolicy"] = "Always"
+        return "/apis/apps/v1/namespaces/default/statefulsets", {
+            "metadata": {"name": "many"}, "spec": {"replicas": 2**31 - 1, "podManagementPolicy": "Parallel",
+                                                   "serviceName": "many", "selector": {"matchLabels": {"app": "many"}},
+                                                   "template": template}}
+    return "/apis/batch/v1/namespaces/default/jobs", {
+        "metadata": {"name": "many"}, "spec": {"parallelism": 2**31 - 1, "completions": 2**31 - 1,
+                                               "template": template}}
+
+
+@pytest.mark.parametrize("kind", ["StatefulSet", "Job"])
+def test_other_workloads_of_max_int32_pods_create_in_bursts(served: Cluster, kind: str) -> None:
+    path, body = workload(kind)
+    assert Background(lambda: send(served, "POST", path, body)).join()[0] == 201
+    at_answer = pod_count(served)
+    assert 0 < at_answer < 100_000
+    assert send(served, "POST", "/api/v1/namespaces/default/configmaps", {"metadata": {"name": "x"}})[0] == 201
+    assert send(served, "DELETE", f"{path}/many")[0] == 200
+
+
 def test_a_write_during_a_long_advance_is_answered_at_the_advance_s_current_instant(served: Cluster) -> None:
     start = served.now
     an_hour_in = threading.Event()

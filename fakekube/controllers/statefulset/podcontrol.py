@@ -33,6 +33,8 @@ class PodControl:
     def __init__(self, sts: Obj, ctx: Context) -> None:
         self.sts = sts
         self.ctx = ctx
+        #: Pods created in this sync (a Parallel sync stops at a bound: sync.py).
+        self.creates = 0
         self.namespace: str = sts["metadata"]["namespace"]
 
     # -- events ---------------------------------------------------------------------
@@ -72,6 +74,7 @@ class PodControl:
                 raise SyncError(error.message) from None
             self.pod_event("create", pod, error.message)
             raise SyncError(error.message) from None
+        self.creates += 1
         self.fix_claims(pod, record_failure=True)
         self.pod_event("create", pod, None)
 

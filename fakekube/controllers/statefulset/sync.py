@@ -26,7 +26,7 @@ upstream's does; the status is still written and the set retried with back-off.
 from __future__ import annotations
 
 from datetime import timedelta
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 
 from fakekube.api.machinery.errors import ApiError
 from fakekube.clock import parse_time
@@ -43,6 +43,9 @@ ON_DELETE = "OnDelete"
 ROLLING_UPDATE = "RollingUpdate"
 #: ``MaxBatchSize``: the largest slow-start batch of a Parallel set.
 MAX_BATCH_SIZE = 500
+#: Pods a Parallel sync creates before it ends and queues the next sync at once (upstream
+#: creates every missing pod in one sync; ours stays one bounded step of the engine).
+MAX_CREATES_PER_SYNC = 500
 DEFAULT_REVISION_HISTORY_LIMIT = 10
 #: The second upstream's pod handler adds to minReadySeconds before it looks again.
 AVAILABILITY_RECHECK_S = 1
@@ -77,7 +80,7 @@ class StatefulSetSync:
         self.monotonic = self.spec.get("podManagementPolicy") != PARALLEL
         # Set by update(): the status as it goes, the pods by role, and what plans a missing pod.
         self.status: Obj = {}
-        self.replicas: list[Obj | None] = []
+        self.replicas = ReplicaSlots(0)
         self.condemned: list[Obj] = []
         self.plan: tuple[Obj, Obj, Revisions] | None = None
 
@@ -189,10 +192,10 @@ class StatefulSetSync:
         """``ApplyRevision``: the set with a revision's template."""
         return dict(self.sts, spec=dict(self.spec, template=template))
 
-    def split(self) -> tuple[list[Obj | None], list[Obj]]:
+    def split(self) -> tuple[ReplicaSlots, list[Obj]]:
         """Replicas by ordinal (None: missing) and condemned pods, highest ordinal first."""
         start, count = identity.start_ordinal(self.sts), identity.replicas_of(self.sts)
-        slots: list[Obj | None] = [None] * count
+        slots = ReplicaSlots(count)
         condemned = []
         for pod in self.pods:
             ordinal = identity.ordinal_of(pod)
@@ -242,6 +245,9 @@ class StatefulSetSync:
             if errors:
                 raise errors[0]
             done += batch
+            if self.control.creates >= MAX_CREATES_PER_SYNC:  # the rest in the next sync, at once
+                self.ctx.enqueue(self.ctx.key)
+                return True
             batch = min(2 * batch, count - done, MAX_BATCH_SIZE)
         return False
 
@@ -306,7 +312,7 @@ class StatefulSetSync:
                 return
 
     # -- status ---------------------------------------------------------------------
-    def count(self, *pod_lists: Sequence[Obj | None]) -> None:
+    def count(self, *pod_lists: Iterable[Obj | None]) -> None:
         """``updateStatus``: the counts over ``pod_lists`` (planned pods count nowhere)."""
         counts = dict.fromkeys(("replicas", "readyReplicas", "availableReplicas", "currentReplicas",
                                 "updatedReplicas"), 0)
@@ -363,10 +369,36 @@ class StatefulSetSync:
                 self.ctx.enqueue_at(self.ctx.key, since + timedelta(seconds=self.min_ready_s + AVAILABILITY_RECHECK_S))
 
 
-def first_unhealthy_condemned(replicas: Sequence[Obj | None], condemned: Sequence[Obj]) -> Obj | None:
+class ReplicaSlots:
+    """The replicas by ordinal index, ``None`` where no pod exists yet — kept sparse: a set of
+    2,147,483,647 replicas costs what its pods cost, not a slot per replica."""
+
+    def __init__(self, count: int) -> None:
+        self._count = count
+        self._pods: dict[int, Obj] = {}
+
+    def __len__(self) -> int:
+        return self._count
+
+    def __getitem__(self, index: int) -> Obj | None:
+        return self._pods.get(index)
+
+    def __setitem__(self, index: int, pod: Obj) -> None:
+        self._pods[index] = pod
+
+    def __iter__(self) -> Iterator[Obj]:
+        """The pods there are (created or planned), in ordinal order."""
+        return (self._pods[index] for index in sorted(self._pods))
+
+    @property
+    def any_missing(self) -> bool:
+        return len(self._pods) < self._count
+
+
+def first_unhealthy_condemned(replicas: ReplicaSlots, condemned: Sequence[Obj]) -> Obj | None:
     """The condemned pod that is upstream's ``firstUnhealthyPod``: None when a replica (a
     missing one included) is unhealthy first, else the lowest unhealthy condemned ordinal."""
-    if any(pod is None or not identity.is_healthy(pod) for pod in replicas):
+    if replicas.any_missing or any(not identity.is_healthy(pod) for pod in replicas):
         return None
     return next((pod for pod in reversed(condemned) if not identity.is_healthy(pod)), None)
 
