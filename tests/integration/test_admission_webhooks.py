@@ -16,7 +16,7 @@ from kubernetes.client.rest import ApiException
 
 from fakekube import Cluster
 from tests.integration.test_request_semantics import request
-from tests.integration.webhook_server import WebhookServer, json_patch
+from tests.integration.webhook_server import Answer, WebhookServer, json_patch
 
 Obj = dict[str, Any]
 GROUP = "/apis/admissionregistration.k8s.io/v1"
@@ -400,3 +400,86 @@ def test_server_side_apply_is_admitted_with_its_field_manager(
     assert [(r["request"]["operation"], r["request"]["options"]) for r in server.reviews] == [
         ("CREATE", {"kind": "CreateOptions", "apiVersion": "meta.k8s.io/v1", "fieldManager": "tester"}),
         ("UPDATE", {"kind": "UpdateOptions", "apiVersion": "meta.k8s.io/v1", "fieldManager": "tester"})]
+
+
+# -- issue 19: a webhook's deadline, undecodable answers and patches, warnings -----------
+
+def served_while_pending(cluster: Cluster, server: WebhookServer, call: Any) -> Obj:
+    """Run ``call`` (a write its webhook holds up) on a thread. Once the webhook has the
+    review, another client writes on its own connection: it must be answered while ``call``
+    still waits. Then ``call`` must end (30 s: a termination guard, far past any deadline
+    here); returns ``{"result": ...}`` or ``{"error": (code, status)}``."""
+    outcome: Obj = {}
+
+    def run() -> None:
+        try:
+            outcome["result"] = call()
+        except ApiException as exc:
+            outcome["error"] = (exc.status, json.loads(exc.body))
+    server.received.clear()
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    assert server.received.wait(30), "the webhook was never called"
+    code, made, _ = request(cluster, "POST", "/api/v1/namespaces/default/secrets",
+                            {"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "meanwhile"}})
+    assert code == 201, made
+    assert thread.is_alive(), "the slow write ended before another client was answered"
+    thread.join(30)
+    assert not thread.is_alive(), "the write still waits for its webhook"
+    return outcome
+
+
+def drip(server: WebhookServer, path: str, **options: Any) -> None:
+    """A webhook that allows everything, one byte of its answer a second."""
+    def answer(req: Obj) -> Answer:
+        body = json.dumps({"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview",
+                           "response": {"uid": req["uid"], "allowed": True}}).encode()
+        return Answer(raw=body, drip_s=1.0, **options)
+    server.handlers[path] = answer
+
+
+def test_a_dripping_webhook_fails_at_its_deadline_while_others_are_served(
+        cluster: Cluster, server: WebhookServer, core: client.CoreV1Api) -> None:
+    drip(server, "/drip")
+    register(cluster, "ValidatingWebhookConfiguration", hook(server, "drip.example.com", "/drip", timeoutSeconds=2))
+    outcome = served_while_pending(cluster, server, lambda: core.create_namespaced_config_map("default", configmap("late")))
+    assert outcome["error"] == (500, {
+        "kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure", "reason": "InternalError", "code": 500,
+        "message": 'Internal error occurred: failed calling webhook "drip.example.com": failed to call webhook: '
+                   "unexpected error when reading response body. Please retry. Original error: "
+                   "context deadline exceeded",
+        "details": {"causes": [{"message": 'failed calling webhook "drip.example.com": failed to call webhook: '
+                                           "unexpected error when reading response body. Please retry. Original "
+                                           "error: context deadline exceeded"}]}})
+    assert "late" not in [m.metadata.name for m in core.list_namespaced_config_map("default").items]
+
+
+def test_a_webhook_dripping_its_head_is_skipped_under_ignore(
+        cluster: Cluster, server: WebhookServer, core: client.CoreV1Api) -> None:
+    drip(server, "/drip", drip_head=True)
+    register(cluster, "MutatingWebhookConfiguration", hook(server, "drip.example.com", "/drip", timeoutSeconds=2,
+                                                           failurePolicy="Ignore"))
+    outcome = served_while_pending(cluster, server, lambda: core.create_namespaced_config_map("default", configmap("on")))
+    assert outcome["result"].metadata.name == "on" and outcome["result"].data == {"k": "v"}
+
+
+def deep_answer(uid: str, depth: int = 20_000) -> bytes:
+    """An allowing review with a field nested ``depth`` levels (upstream's scanner stops at 10,000)."""
+    head = json.dumps({"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview",
+                       "response": {"uid": uid, "allowed": True}})[:-2].encode()
+    return head + b', "deep": ' + b"[" * depth + b"]" * depth + b"}}"
+
+
+def test_a_deeply_nested_answer_is_a_failed_call(cluster: Cluster, server: WebhookServer,
+                                                 core: client.CoreV1Api) -> None:
+    server.handlers["/deep"] = lambda req: Answer(raw=deep_answer(req["uid"]))
+    register(cluster, "ValidatingWebhookConfiguration", hook(server, "deep.example.com", "/deep",
+                                                             failurePolicy="Ignore"))
+    assert core.create_namespaced_config_map("default", configmap("ignored")).metadata.name == "ignored"
+    request(cluster, "DELETE", f"{GROUP}/validatingwebhookconfigurations/hooks")
+    register(cluster, "ValidatingWebhookConfiguration", hook(server, "deep.example.com", "/deep"))
+    code, status = refusal(lambda: core.create_namespaced_config_map("default", configmap("refused")))
+    why = ('failed calling webhook "deep.example.com": failed to call webhook: couldn\'t get version/kind; '
+           "json parse error: invalid character '[' exceeded max depth")
+    assert (code, status["reason"], status["message"], status["details"]["causes"]) == (
+        500, "InternalError", f"Internal error occurred: {why}", [{"message": why}])
