@@ -483,3 +483,75 @@ def test_a_deeply_nested_answer_is_a_failed_call(cluster: Cluster, server: Webho
            "json parse error: invalid character '[' exceeded max depth")
     assert (code, status["reason"], status["message"], status["details"]["causes"]) == (
         500, "InternalError", f"Internal error occurred: {why}", [{"message": why}])
+
+
+def test_a_patched_object_is_decoded_into_its_type(cluster: Cluster, server: WebhookServer,
+                                                   core: client.CoreV1Api) -> None:
+    server.handlers["/number"] = lambda req: json_patch({"op": "add", "path": "/data/n", "value": 5})
+    server.handlers["/unknown"] = lambda req: json_patch({"op": "add", "path": "/data/m", "value": "x"},
+                                                         {"op": "add", "path": "/unknown", "value": 1})
+    register(cluster, "MutatingWebhookConfiguration",
+             hook(server, "number.example.com", "/number", failurePolicy="Ignore",
+                  objectSelector={"matchLabels": {"patch": "number"}}),
+             hook(server, "unknown.example.com", "/unknown", objectSelector={"matchLabels": {"patch": "unknown"}}))
+    code, status = refusal(lambda: core.create_namespaced_config_map("default", configmap("n", {"patch": "number"})))
+    why = "json: cannot unmarshal number into Go struct field ConfigMap.data of type string"
+    assert (code, status["reason"], status["message"], status["details"]["causes"]) == (
+        500, "InternalError", f"Internal error occurred: {why}", [{"message": why}])
+    code, answer, _ = request(cluster, "GET", "/api/v1/namespaces/default/configmaps/n")
+    assert code == 404, answer
+    code, made, _ = request(cluster, "POST", "/api/v1/namespaces/default/configmaps",
+                            {"metadata": {"name": "m", "labels": {"patch": "unknown"}}, "data": {"k": "v"}})
+    assert (code, made["data"], "unknown" in made) == (201, {"k": "v", "m": "x"}, False)
+    assert core.list_namespaced_config_map("default").items[-1].data == {"k": "v", "m": "x"}
+
+
+def nested(depth: int) -> Any:
+    value: Any = []
+    for _ in range(depth - 1):
+        value = [value]
+    return value
+
+
+def test_webhook_patches_are_bound_by_the_nesting_limit(cluster: Cluster, server: WebhookServer,
+                                                        core: client.CoreV1Api) -> None:
+    server.handlers["/deep-value"] = lambda req: json_patch({"op": "add", "path": "/data/deep", "value": nested(400)})
+    register(cluster, "MutatingWebhookConfiguration", hook(server, "deep.example.com", "/deep-value",
+                                                           failurePolicy="Ignore"))
+    made = core.create_namespaced_config_map("default", configmap("skipped"))
+    assert made.data == {"k": "v"}
+    request(cluster, "DELETE", f"{GROUP}/mutatingwebhookconfigurations/hooks")
+    register(cluster, "MutatingWebhookConfiguration", hook(server, "deep.example.com", "/deep-value"))
+    code, status = refusal(lambda: core.create_namespaced_config_map("default", configmap("refused")))
+    assert (code, status["message"]) == (500, (
+        'Internal error occurred: failed calling webhook "deep.example.com": received undecodable patch in webhook '
+        "response: invalid character '[' exceeded max depth"))
+    # Each operation nests 60 levels, their sum 122: the patch decodes, the patched object does not.
+    request(cluster, "DELETE", f"{GROUP}/mutatingwebhookconfigurations/hooks")
+    server.handlers["/stacked"] = lambda req: json_patch(
+        {"op": "add", "path": "/data/deep", "value": nested(60)},
+        {"op": "add", "path": "/data/deep" + "/0" * 59 + "/-", "value": nested(60)})
+    register(cluster, "MutatingWebhookConfiguration", hook(server, "stacked.example.com", "/stacked",
+                                                           failurePolicy="Ignore"))
+    code, status = refusal(lambda: core.create_namespaced_config_map("default", configmap("stacked")))
+    assert (code, status["reason"], status["message"]) == (500, "InternalError", (
+        "Internal error occurred: couldn't get version/kind; json parse error: invalid character '[' exceeded max depth"))
+    assert [m.metadata.name for m in core.list_namespaced_config_map("default").items
+            if m.metadata.name != "kube-root-ca.crt"] == ["skipped"]
+
+
+def test_a_webhook_may_not_move_an_object_to_another_namespace(cluster: Cluster, server: WebhookServer,
+                                                              core: client.CoreV1Api) -> None:
+    core.create_namespace(client.V1Namespace(metadata=client.V1ObjectMeta(name="other")))
+    core.create_namespaced_config_map("default", configmap("cm"))
+    server.handlers["/move"] = lambda req: json_patch({"op": "replace", "path": "/metadata/namespace", "value": "other"})
+    register(cluster, "MutatingWebhookConfiguration", hook(server, "move.example.com", "/move",
+                                                           operations=("CREATE", "UPDATE")))
+    message = "the namespace of the provided object does not match the namespace sent on the request"
+    code, status = refusal(lambda: core.create_namespaced_config_map("default", configmap("moved")))
+    assert (code, status["reason"], status["message"]) == (400, "BadRequest", message)
+    code, status = refusal(lambda: core.patch_namespaced_config_map("cm", "default", {"data": {"k": "w"}}))
+    assert (code, status["reason"], status["message"]) == (400, "BadRequest", message)
+    assert "moved" not in [m.metadata.name for m in core.list_namespaced_config_map("other").items]
+    assert "cm" not in [m.metadata.name for m in core.list_namespaced_config_map("other").items]
+    assert core.read_namespaced_config_map("cm", "default").data == {"k": "v"}

@@ -32,7 +32,7 @@ from fakekube.api.verbs.listing import ListOptions, Matcher, list_page
 from fakekube.api.verbs.metrics import MetricsReads
 from fakekube.api.types.metrics import METRICS_GROUP
 from fakekube.api.verbs.policies import BINDINGS, PolicyAdmission
-from fakekube.api.verbs.webhooks import MUTATING, VALIDATING, WebhookAdmission
+from fakekube.api.verbs.webhooks import MUTATING, VALIDATING, WebhookAdmission, check_request_namespace, decode_patched
 from fakekube.api.wire import decoding, fieldvalidation, patch
 from fakekube.api.wire import schema as schema_module
 from fakekube.clock import VirtualClock, format_rfc3339
@@ -701,9 +701,12 @@ class APIServer:
         if not hooks:
             return obj
         with self._unlocked():
-            result = self.webhooks.mutate(attrs, obj, hooks, lambda o: _after_webhook_patch(attrs.rt, o, ctx))
+            result = self.webhooks.mutate(attrs, obj, hooks,
+                                          lambda o: _after_webhook_patch(attrs.rt, o, ctx, self.schemas))
         warnings += [fieldvalidation.warning_header(w) for w in result.warnings]
-        return result.obj if result.obj is not None else obj
+        mutated = result.obj if result.obj is not None else obj
+        check_request_namespace(attrs.rt, mutated, attrs.namespace)
+        return mutated
 
     def _mutate_new(self, attrs: Attributes, obj: Obj, generated: bool, warnings: builtins.list[str],
                     ctx: WriteContext) -> Obj:
@@ -768,9 +771,10 @@ class APIServer:
             raise errors.invalid_object(rt.group, rt.kind, name, problems)
 
 
-def _after_webhook_patch(rt: ResourceType, obj: Obj, ctx: WriteContext) -> None:
-    """What upstream does to a webhook's patched object: a custom resource is pruned to its
-    schema, and the type's defaults run again."""
+def _after_webhook_patch(rt: ResourceType, obj: Obj, ctx: WriteContext, schemas: schema_module.SchemaSet) -> None:
+    """What upstream does to a webhook's patched object: decoded into its type (a mistyped
+    value is a 500), a custom resource pruned to its schema, the type's defaults run again."""
+    decode_patched(rt, obj, schemas)
     customresources.prune(rt, obj, copy=False)
     rt.strategy.default(obj, ctx)
 
