@@ -555,3 +555,20 @@ def test_a_webhook_may_not_move_an_object_to_another_namespace(cluster: Cluster,
     assert "moved" not in [m.metadata.name for m in core.list_namespaced_config_map("other").items]
     assert "cm" not in [m.metadata.name for m in core.list_namespaced_config_map("other").items]
     assert core.read_namespaced_config_map("cm", "default").data == {"k": "v"}
+
+
+def test_warnings_are_deduplicated_and_bounded_as_upstreams_recorder(
+        cluster: Cluster, server: WebhookServer) -> None:
+    long_ones = [f"{i:02d}" + "x" * 298 for i in range(20)]
+    server.handlers["/warn"] = lambda req: {
+        "allowed": True, "warnings": ["same"] * 20_000 + ["line\r\nX-Injected: yes", "naïve ☃"] + long_ones}
+    register(cluster, "ValidatingWebhookConfiguration", hook(server, "warn.example.com", "/warn"))
+    code, made, response = request(cluster, "POST", "/api/v1/namespaces/default/configmaps",
+                                   {"metadata": {"name": "warned"}, "data": {"k": "v"}})
+    assert code == 201, made
+    assert response.getheader("X-Injected") is None
+    # Go writes UTF-8; http.client reads header bytes as latin-1.
+    headers = [h.encode("latin-1").decode("utf-8") for h in response.headers.get_all("Warning")]
+    # "same" once, the text with control characters never; the long ones whole while they fit
+    # in 4,096 characters (13 of them), then every one cut to 256 until 4,096 are written.
+    assert headers == ['299 - "same"', '299 - "naïve ☃"'] + [f'299 - "{text[:256]}"' for text in long_ones[:16]]

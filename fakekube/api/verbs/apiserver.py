@@ -128,7 +128,8 @@ def _parse_bool(text: str) -> bool:
 
 class WriteResult:
     """What a write verb answers: the object as stored (or as it would be, for a dry run),
-    whether it was created, and the warnings the response carries."""
+    whether it was created, and the warning texts it earned, in order (the HTTP layer's
+    recorder turns them into bounded ``Warning`` headers)."""
 
     __slots__ = ("obj", "created", "warnings")
 
@@ -558,7 +559,7 @@ class APIServer:
             return []
         if options.field_validation == STRICT:
             raise errors.bad_request("error strict decoding YAML: " + "; ".join(duplicates))
-        return [fieldvalidation.warning_header(w) for w in fieldvalidation.warnings([], duplicates)]
+        return fieldvalidation.warnings([], duplicates)
 
     def _apply_patch(self, rt: ResourceType, existing: Obj, patch_type: str, document: Any) -> Obj:
         current = deep_copy(objectmeta.with_type_meta(rt, rt.view(existing)))
@@ -653,7 +654,7 @@ class APIServer:
                       unknown: builtins.list[str] | None = None) -> builtins.list[str]:
         """Server-side field validation: Strict rejects unknown/duplicate fields, Warn warns.
 
-        Returns ``Warning`` header values. A patch's strict failure is a 422 on the
+        Returns the warning texts. A patch's strict failure is a 422 on the
         ``patch`` field (upstream), a create/update's a 400 decoding error. ``unknown``
         is the unknown-field paths if decoding already found them.
         """
@@ -669,7 +670,7 @@ class APIServer:
             if patch_text is not None:
                 raise fieldvalidation.patch_strict_error(unknown, duplicates, patch_text)
             raise fieldvalidation.strict_error(unknown, duplicates, kind=rt.kind, version=rt.version)
-        return [fieldvalidation.warning_header(w) for w in fieldvalidation.warnings(unknown, duplicates)]
+        return fieldvalidation.warnings(unknown, duplicates)
 
     # -- admission webhooks (fakekube.api.verbs.webhooks) ---------------------
     def _attributes(self, operation: str, rt: ResourceType, obj: Obj, options: WriteOptions,
@@ -703,7 +704,7 @@ class APIServer:
         with self._unlocked():
             result = self.webhooks.mutate(attrs, obj, hooks,
                                           lambda o: _after_webhook_patch(attrs.rt, o, ctx, self.schemas))
-        warnings += [fieldvalidation.warning_header(w) for w in result.warnings]
+        warnings += result.warnings
         mutated = result.obj if result.obj is not None else obj
         check_request_namespace(attrs.rt, mutated, attrs.namespace)
         return mutated
@@ -745,7 +746,7 @@ class APIServer:
         with self._unlocked():
             found = self.policies.validate(attrs, obj, self.webhooks.review(attrs, obj)["request"]) if policies else []
             found += self.webhooks.validate(attrs, obj, hooks)
-        return [fieldvalidation.warning_header(w) for w in found]
+        return found
 
     def _admit_delete(self, rt: ResourceType, existing: Obj, options: DeleteOptions) -> bool:
         """DELETE through mutating then validating webhooks (both see only ``oldObject``);
