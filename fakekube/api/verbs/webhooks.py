@@ -216,7 +216,7 @@ class WebhookAdmission:
             response = _verified(answer, review["request"]["uid"], mutating)
         except CallFailed as failure:
             return self._failed(hook, failure)
-        warnings.extend(w for w in response.get("warnings") or [] if isinstance(w, str))
+        warnings.extend(response.get("warnings") or [])  # strings: _verified decoded them
         if not response.get("allowed"):
             raise denial(hook.name, response.get("status"))
         if not response.get("patch"):

@@ -82,9 +82,39 @@ def _apply_one(doc: Any, operation: dict) -> Any:
     import jsonpointer
     try:
         return jsonpatch.JsonPatch([operation]).apply(doc, in_place=True)
+    except jsonpatch.JsonPatchTestFailed:
+        raise JsonPatchFailure(f"testing value {operation.get('path')} failed: test failed") from None
     except (jsonpatch.JsonPatchException, jsonpointer.JsonPointerException, TypeError, KeyError,
-            IndexError, ValueError, AttributeError, RecursionError) as exc:  # deep: a test's ==, a copy
-        raise JsonPatchFailure(str(exc) or type(exc).__name__) from None
+            IndexError, ValueError, AttributeError, RecursionError):  # deep: a copy, a test's ==
+        raise JsonPatchFailure(_go_failure(doc, operation)) from None
+
+
+def _go_failure(doc: Any, operation: dict) -> str:
+    """json-patch's words for an operation that does not apply, by its kind and whether the
+    target's parent exists (the library's own would print the document as a Python repr)."""
+    op, path, source = operation.get("op"), operation.get("path"), operation.get("from")
+    if op in ("add", "remove", "replace") and _resolves(doc, str(path).rpartition("/")[0]):
+        if op == "replace":
+            return f"replace operation does not apply: doc is missing key: {path}: missing value"
+        return f"error in {op} for path: '{path}': missing value"
+    if op in ("add", "remove"):
+        return f'{op} operation does not apply: doc is missing path: "{path}": missing value'
+    if op == "replace":
+        return f"replace operation does not apply: doc is missing path: {path}: missing value"
+    if op in ("move", "copy"):
+        return f"{op} operation does not apply: doc is missing from path: {source}: missing value"
+    if op == "test":
+        return f"test operation does not apply: is missing path: {path}: missing value"
+    return f"Unexpected kind: {op if isinstance(op, str) else 'unknown'}"
+
+
+def _resolves(doc: Any, pointer: str) -> bool:
+    import jsonpointer  # with the first JSON patch, not with the package (cold start)
+    try:
+        jsonpointer.resolve_pointer(doc, pointer)
+        return True
+    except (jsonpointer.JsonPointerException, TypeError, KeyError, IndexError, ValueError, AttributeError):
+        return False
 
 
 def _copied_bytes(doc: Any, operation: dict) -> int:
