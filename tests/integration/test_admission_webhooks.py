@@ -16,7 +16,7 @@ from kubernetes.client.rest import ApiException
 
 from fakekube import Cluster
 from tests.integration.test_request_semantics import request
-from tests.integration.webhook_server import WebhookServer, json_patch
+from tests.integration.webhook_server import Answer, WebhookServer, json_patch
 
 Obj = dict[str, Any]
 GROUP = "/apis/admissionregistration.k8s.io/v1"
@@ -353,8 +353,8 @@ def test_a_bad_answer_is_a_call_failure_and_a_bad_patch_an_internal_error(
     register(cluster, "MutatingWebhookConfiguration", hook(server, "patch.example.com", "/bad-patch",
                                                            failurePolicy="Ignore"))
     code, status = refusal(lambda: core.create_namespaced_config_map("default", configmap("b")))
-    assert (code, status["reason"]) == (500, "InternalError")
-    assert status["message"].startswith("Internal error occurred: ")
+    assert (code, status["reason"], status["message"]) == (500, "InternalError", (
+        "Internal error occurred: replace operation does not apply: doc is missing path: /nowhere/x: missing value"))
 
 
 def test_the_control_api_routes_webhooks(cluster: Cluster, server: WebhookServer) -> None:
@@ -400,3 +400,175 @@ def test_server_side_apply_is_admitted_with_its_field_manager(
     assert [(r["request"]["operation"], r["request"]["options"]) for r in server.reviews] == [
         ("CREATE", {"kind": "CreateOptions", "apiVersion": "meta.k8s.io/v1", "fieldManager": "tester"}),
         ("UPDATE", {"kind": "UpdateOptions", "apiVersion": "meta.k8s.io/v1", "fieldManager": "tester"})]
+
+
+# -- issue 19: a webhook's deadline, undecodable answers and patches, warnings -----------
+
+def served_while_pending(cluster: Cluster, server: WebhookServer, call: Any) -> Obj:
+    """Run ``call`` (a write its webhook holds up) on a thread. Once the webhook has the
+    review, another client writes on its own connection: it must be answered while ``call``
+    still waits. Then ``call`` must end (30 s: a termination guard, far past any deadline
+    here); returns ``{"result": ...}`` or ``{"error": (code, status)}``."""
+    outcome: Obj = {}
+
+    def run() -> None:
+        try:
+            outcome["result"] = call()
+        except ApiException as exc:
+            outcome["error"] = (exc.status, json.loads(exc.body))
+    server.received.clear()
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    assert server.received.wait(30), "the webhook was never called"
+    code, made, _ = request(cluster, "POST", "/api/v1/namespaces/default/secrets",
+                            {"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "meanwhile"}})
+    assert code == 201, made
+    assert thread.is_alive(), "the slow write ended before another client was answered"
+    thread.join(30)
+    assert not thread.is_alive(), "the write still waits for its webhook"
+    return outcome
+
+
+def drip(server: WebhookServer, path: str, **options: Any) -> None:
+    """A webhook that allows everything, one byte of its answer a second."""
+    def answer(req: Obj) -> Answer:
+        body = json.dumps({"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview",
+                           "response": {"uid": req["uid"], "allowed": True}}).encode()
+        return Answer(raw=body, drip_s=1.0, **options)
+    server.handlers[path] = answer
+
+
+def test_a_dripping_webhook_fails_at_its_deadline_while_others_are_served(
+        cluster: Cluster, server: WebhookServer, core: client.CoreV1Api) -> None:
+    drip(server, "/drip")
+    register(cluster, "ValidatingWebhookConfiguration", hook(server, "drip.example.com", "/drip", timeoutSeconds=2))
+    outcome = served_while_pending(cluster, server, lambda: core.create_namespaced_config_map("default", configmap("late")))
+    assert outcome["error"] == (500, {
+        "kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure", "reason": "InternalError", "code": 500,
+        "message": 'Internal error occurred: failed calling webhook "drip.example.com": failed to call webhook: '
+                   "unexpected error when reading response body. Please retry. Original error: "
+                   "context deadline exceeded",
+        "details": {"causes": [{"message": 'failed calling webhook "drip.example.com": failed to call webhook: '
+                                           "unexpected error when reading response body. Please retry. Original "
+                                           "error: context deadline exceeded"}]}})
+    assert "late" not in [m.metadata.name for m in core.list_namespaced_config_map("default").items]
+
+
+def test_a_webhook_dripping_its_head_is_skipped_under_ignore(
+        cluster: Cluster, server: WebhookServer, core: client.CoreV1Api) -> None:
+    drip(server, "/drip", drip_head=True)
+    register(cluster, "MutatingWebhookConfiguration", hook(server, "drip.example.com", "/drip", timeoutSeconds=2,
+                                                           failurePolicy="Ignore"))
+    outcome = served_while_pending(cluster, server, lambda: core.create_namespaced_config_map("default", configmap("on")))
+    assert outcome["result"].metadata.name == "on" and outcome["result"].data == {"k": "v"}
+
+
+def deep_answer(uid: str, depth: int = 20_000) -> bytes:
+    """An allowing review with a field nested ``depth`` levels (upstream's scanner stops at 10,000)."""
+    head = json.dumps({"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview",
+                       "response": {"uid": uid, "allowed": True}})[:-2].encode()
+    return head + b', "deep": ' + b"[" * depth + b"]" * depth + b"}}"
+
+
+def test_a_deeply_nested_answer_is_a_failed_call(cluster: Cluster, server: WebhookServer,
+                                                 core: client.CoreV1Api) -> None:
+    server.handlers["/deep"] = lambda req: Answer(raw=deep_answer(req["uid"]))
+    register(cluster, "ValidatingWebhookConfiguration", hook(server, "deep.example.com", "/deep",
+                                                             failurePolicy="Ignore"))
+    assert core.create_namespaced_config_map("default", configmap("ignored")).metadata.name == "ignored"
+    request(cluster, "DELETE", f"{GROUP}/validatingwebhookconfigurations/hooks")
+    register(cluster, "ValidatingWebhookConfiguration", hook(server, "deep.example.com", "/deep"))
+    code, status = refusal(lambda: core.create_namespaced_config_map("default", configmap("refused")))
+    why = ('failed calling webhook "deep.example.com": failed to call webhook: couldn\'t get version/kind; '
+           "json parse error: invalid character '[' exceeded max depth")
+    assert (code, status["reason"], status["message"], status["details"]["causes"]) == (
+        500, "InternalError", f"Internal error occurred: {why}", [{"message": why}])
+
+
+def test_a_patched_object_is_decoded_into_its_type(cluster: Cluster, server: WebhookServer,
+                                                   core: client.CoreV1Api) -> None:
+    server.handlers["/number"] = lambda req: json_patch({"op": "add", "path": "/data/n", "value": 5})
+    server.handlers["/unknown"] = lambda req: json_patch({"op": "add", "path": "/data/m", "value": "x"},
+                                                         {"op": "add", "path": "/unknown", "value": 1})
+    register(cluster, "MutatingWebhookConfiguration",
+             hook(server, "number.example.com", "/number", failurePolicy="Ignore",
+                  objectSelector={"matchLabels": {"patch": "number"}}),
+             hook(server, "unknown.example.com", "/unknown", objectSelector={"matchLabels": {"patch": "unknown"}}))
+    code, status = refusal(lambda: core.create_namespaced_config_map("default", configmap("n", {"patch": "number"})))
+    why = "json: cannot unmarshal number into Go struct field ConfigMap.data of type string"
+    assert (code, status["reason"], status["message"], status["details"]["causes"]) == (
+        500, "InternalError", f"Internal error occurred: {why}", [{"message": why}])
+    code, answer, _ = request(cluster, "GET", "/api/v1/namespaces/default/configmaps/n")
+    assert code == 404, answer
+    code, made, _ = request(cluster, "POST", "/api/v1/namespaces/default/configmaps",
+                            {"metadata": {"name": "m", "labels": {"patch": "unknown"}}, "data": {"k": "v"}})
+    assert (code, made["data"], "unknown" in made) == (201, {"k": "v", "m": "x"}, False)
+    assert core.list_namespaced_config_map("default").items[-1].data == {"k": "v", "m": "x"}
+
+
+def nested(depth: int) -> Any:
+    value: Any = []
+    for _ in range(depth - 1):
+        value = [value]
+    return value
+
+
+def test_webhook_patches_are_bound_by_the_nesting_limit(cluster: Cluster, server: WebhookServer,
+                                                        core: client.CoreV1Api) -> None:
+    server.handlers["/deep-value"] = lambda req: json_patch({"op": "add", "path": "/data/deep", "value": nested(400)})
+    register(cluster, "MutatingWebhookConfiguration", hook(server, "deep.example.com", "/deep-value",
+                                                           failurePolicy="Ignore"))
+    made = core.create_namespaced_config_map("default", configmap("skipped"))
+    assert made.data == {"k": "v"}
+    request(cluster, "DELETE", f"{GROUP}/mutatingwebhookconfigurations/hooks")
+    register(cluster, "MutatingWebhookConfiguration", hook(server, "deep.example.com", "/deep-value"))
+    code, status = refusal(lambda: core.create_namespaced_config_map("default", configmap("refused")))
+    assert (code, status["message"]) == (500, (
+        'Internal error occurred: failed calling webhook "deep.example.com": received undecodable patch in webhook '
+        "response: invalid character '[' exceeded max depth"))
+    # Each operation nests 60 levels, their sum 122: the patch decodes, the patched object does not.
+    request(cluster, "DELETE", f"{GROUP}/mutatingwebhookconfigurations/hooks")
+    server.handlers["/stacked"] = lambda req: json_patch(
+        {"op": "add", "path": "/data/deep", "value": nested(60)},
+        {"op": "add", "path": "/data/deep" + "/0" * 59 + "/-", "value": nested(60)})
+    register(cluster, "MutatingWebhookConfiguration", hook(server, "stacked.example.com", "/stacked",
+                                                           failurePolicy="Ignore"))
+    code, status = refusal(lambda: core.create_namespaced_config_map("default", configmap("stacked")))
+    assert (code, status["reason"], status["message"]) == (500, "InternalError", (
+        "Internal error occurred: couldn't get version/kind; json parse error: invalid character '[' exceeded max depth"))
+    assert [m.metadata.name for m in core.list_namespaced_config_map("default").items
+            if m.metadata.name != "kube-root-ca.crt"] == ["skipped"]
+
+
+def test_a_webhook_may_not_move_an_object_to_another_namespace(cluster: Cluster, server: WebhookServer,
+                                                              core: client.CoreV1Api) -> None:
+    core.create_namespace(client.V1Namespace(metadata=client.V1ObjectMeta(name="other")))
+    core.create_namespaced_config_map("default", configmap("cm"))
+    server.handlers["/move"] = lambda req: json_patch({"op": "replace", "path": "/metadata/namespace", "value": "other"})
+    register(cluster, "MutatingWebhookConfiguration", hook(server, "move.example.com", "/move",
+                                                           operations=("CREATE", "UPDATE")))
+    message = "the namespace of the provided object does not match the namespace sent on the request"
+    code, status = refusal(lambda: core.create_namespaced_config_map("default", configmap("moved")))
+    assert (code, status["reason"], status["message"]) == (400, "BadRequest", message)
+    code, status = refusal(lambda: core.patch_namespaced_config_map("cm", "default", {"data": {"k": "w"}}))
+    assert (code, status["reason"], status["message"]) == (400, "BadRequest", message)
+    assert "moved" not in [m.metadata.name for m in core.list_namespaced_config_map("other").items]
+    assert "cm" not in [m.metadata.name for m in core.list_namespaced_config_map("other").items]
+    assert core.read_namespaced_config_map("cm", "default").data == {"k": "v"}
+
+
+def test_warnings_are_deduplicated_and_bounded_as_upstreams_recorder(
+        cluster: Cluster, server: WebhookServer) -> None:
+    long_ones = [f"{i:02d}" + "x" * 298 for i in range(20)]
+    server.handlers["/warn"] = lambda req: {
+        "allowed": True, "warnings": ["same"] * 20_000 + ["line\r\nX-Injected: yes", "naïve ☃"] + long_ones}
+    register(cluster, "ValidatingWebhookConfiguration", hook(server, "warn.example.com", "/warn"))
+    code, made, response = request(cluster, "POST", "/api/v1/namespaces/default/configmaps",
+                                   {"metadata": {"name": "warned"}, "data": {"k": "v"}})
+    assert code == 201, made
+    assert response.getheader("X-Injected") is None
+    # Go writes UTF-8; http.client reads header bytes as latin-1.
+    headers = [h.encode("latin-1").decode("utf-8") for h in response.headers.get_all("Warning")]
+    # "same" once, the text with control characters never; the long ones whole while they fit
+    # in 4,096 characters (13 of them), then every one cut to 256 until 4,096 are written.
+    assert headers == ['299 - "same"', '299 - "naïve ☃"'] + [f'299 - "{text[:256]}"' for text in long_ones[:16]]

@@ -141,6 +141,22 @@ def test_a_json_patch_that_nests_the_object_too_deep_is_a_422_on_patch(fakekube:
     assert snapshot(fakekube) == before
 
 
+def test_a_json_patch_nesting_past_the_encoders_recursion_is_a_422_too(fakekube: Cluster) -> None:
+    """Twenty values added each under the last nest about 2,000 levels: past what Python's
+    own JSON encoder can walk, still upstream's 422 (it was a 500 RecursionError)."""
+    fakekube.create(configmap("cm", data={"k": "v"}))
+    before = snapshot(fakekube)
+    ops, path = [{"op": "add", "path": "/x", "value": json.loads(nested(98))}], "/x"
+    for _ in range(20):
+        path += "/0" * 97
+        ops.append({"op": "add", "path": path + "/-", "value": json.loads(nested(98))})
+        path += "/0"
+    code, raw = request(fakekube, "PATCH", f"{CM}/cm", json.dumps(ops).encode(), JSON_PATCH)
+    answer = status_of(422, raw)
+    assert "couldn't get version/kind; json parse error: invalid character '[' exceeded max depth" in answer["message"]
+    assert snapshot(fakekube) == before
+
+
 @pytest.mark.parametrize("style", ["flow", "block"])
 def test_yaml_nested_too_deep_is_a_400(fakekube: Cluster, style: str) -> None:
     before = snapshot(fakekube)

@@ -14,7 +14,7 @@ from kubernetes import client
 from kubernetes.client.rest import ApiException
 
 from fakekube import Cluster
-from tests.integration.webhook_server import WebhookServer
+from tests.integration.webhook_server import Answer, WebhookServer
 
 Obj = dict[str, Any]
 GROUP = "stable.example.com"
@@ -137,6 +137,26 @@ def test_a_failing_webhook_is_upstreams_500(custom: client.CustomObjectsApi, ser
         f"conversion webhook for {GROUP}/v2, Kind=CronTab failed: cannot convert"
     assert custom.list_namespaced_custom_object(GROUP, "v1", "default", "crontabs")["items"][0]["metadata"]["name"] \
         == "nightly"
+
+
+def test_a_dripping_webhook_fails_at_the_conversion_deadline(fakekube: Cluster, custom: client.CustomObjectsApi,
+                                                             server: WebhookServer) -> None:
+    from tests.integration.test_admission_webhooks import served_while_pending
+    custom.create_namespaced_custom_object(GROUP, "v1", "default", "crontabs",
+                                           crontab("v1", "nightly", cronSpec="0 3 * * *"))
+    fakekube.api.conversion.timeout_s = 2  # upstream's 30 s, shortened for the test
+
+    def dripped(request: Obj) -> Answer:
+        body = {"apiVersion": "apiextensions.k8s.io/v1", "kind": "ConversionReview",
+                "response": {"uid": request["uid"], **convert(request)}}
+        return Answer(raw=json.dumps(body).encode(), drip_s=1.0)
+    server.handlers["/convert"] = dripped
+    outcome = served_while_pending(
+        fakekube, server, lambda: custom.get_namespaced_custom_object(GROUP, "v2", "default", "crontabs", "nightly"))
+    code, status = outcome["error"]
+    assert (code, status.get("reason", ""), status["message"]) == (500, "", (
+        f"conversion webhook for {GROUP}/v1, Kind=CronTab failed: unexpected error when reading response body. "
+        "Please retry. Original error: context deadline exceeded"))
 
 
 def test_a_webhook_changing_more_than_labels_is_refused(custom: client.CustomObjectsApi, server: WebhookServer) -> None:

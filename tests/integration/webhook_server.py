@@ -1,6 +1,7 @@
 """A real HTTPS admission webhook server for tests: a CA and a server certificate made on
 the spot (the ``cryptography`` package), ``http.server`` on 127.0.0.1 in a thread, and a
-handler per path that turns an AdmissionReview into a response."""
+handler per path that turns an AdmissionReview into a response — or, for a hostile
+webhook, into an :class:`Answer`: raw bytes, dripped a byte at a time."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ import tempfile
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, NamedTuple, Union
 
 from cryptography import x509
 from cryptography.hazmat.primitives import hashes, serialization
@@ -21,8 +22,22 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 
 Obj = dict[str, Any]
+
+
+class Answer(NamedTuple):
+    """A handler's answer when a review's fields are not enough: ``raw`` is the whole body
+    (else the review of ``fields``, uid filled in), sent one byte every ``drip_s`` seconds
+    after the head — the head too with ``drip_head`` — until done, the client hangs up or
+    the server closes."""
+
+    fields: Obj | None = None
+    raw: bytes | None = None
+    drip_s: float = 0.0
+    drip_head: bool = False
+
+
 #: A handler: the AdmissionReview's request → the response's fields (uid is filled in).
-Handler = Callable[[Obj], Obj]
+Handler = Callable[[Obj], Union[Obj, Answer]]
 START = datetime.datetime(2025, 1, 1, tzinfo=datetime.timezone.utc)
 
 
@@ -76,6 +91,10 @@ class WebhookServer:
         key, cert = make_server_cert(self.ca, dns_names or ["hooks.default.svc", "localhost"])
         self.handlers: dict[str, Handler] = {}
         self.reviews: list[Obj] = []
+        #: Set with each review received (a test waits on it to know a call is under way).
+        self.received = threading.Event()
+        #: Set by :meth:`close`: dripping answers stop.
+        self.stopping = threading.Event()
         self._dir = tempfile.TemporaryDirectory()
         cert_path, key_path = Path(self._dir.name, "tls.crt"), Path(self._dir.name, "tls.key")
         cert_path.write_bytes(pem(cert))
@@ -103,6 +122,7 @@ class WebhookServer:
         return base64.b64encode(pem(self.ca[1])).decode()
 
     def close(self) -> None:
+        self.stopping.set()
         self._server.shutdown()
         self._server.server_close()
         self._dir.cleanup()
@@ -117,19 +137,39 @@ class WebhookServer:
             def do_POST(self) -> None:
                 review = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
                 server.reviews.append(dict(review, path=self.path))
+                server.received.set()
                 handler = server.handlers.get(self.path.split("?")[0])
                 if handler is None:
                     self.send_response(404)
                     self.end_headers()
                     return
-                response = {"uid": review["request"]["uid"], **handler(review["request"])}
-                body = json.dumps({"apiVersion": server.review[0], "kind": server.review[1],
-                                   "response": response}).encode()
-                self.send_response(200)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
+                answer = handler(review["request"])
+                if not isinstance(answer, Answer):
+                    answer = Answer(fields=answer)
+                body = answer.raw
+                if body is None:
+                    response = {"uid": review["request"]["uid"], **(answer.fields or {})}
+                    body = json.dumps({"apiVersion": server.review[0], "kind": server.review[1],
+                                       "response": response}).encode()
+                head = (f"HTTP/1.0 200 OK\r\nContent-Type: application/json\r\n"
+                        f"Content-Length: {len(body)}\r\n\r\n").encode()
+                self.close_connection = True
+                if not answer.drip_s:
+                    self.wfile.write(head + body)
+                elif answer.drip_head:
+                    self._drip(head + body, answer.drip_s)
+                else:
+                    self.wfile.write(head)
+                    self._drip(body, answer.drip_s)
+
+            def _drip(self, data: bytes, pause_s: float) -> None:
+                for index in range(len(data)):
+                    if server.stopping.wait(pause_s):
+                        return
+                    try:
+                        self.wfile.write(data[index:index + 1])
+                    except OSError:  # the client hung up
+                        return
 
         return Handler
 

@@ -19,9 +19,9 @@ from fakekube.api.wire.fieldvalidation import (
     strict_error,
     strict_messages,
     unknown_fields,
-    warning_header,
     warnings,
 )
+from fakekube.api.machinery.warning import header as warning_header
 
 
 @pytest.fixture(scope="module")

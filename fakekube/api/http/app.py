@@ -31,6 +31,7 @@ from fakekube.api.http.watch import DISCONNECTED, POLL_INTERVAL_S, Watch, WatchR
 from fakekube.api.machinery import errors
 from fakekube.api.machinery.errors import ApiError
 from fakekube.api.machinery.params import query_bool
+from fakekube.api.machinery.warning import WarningRecorder
 from fakekube.api.registry import CONNECT_SUBRESOURCES, EXEC, Registry, ResourceType
 from fakekube.api.verbs import connect, discovery, encoding, objectmeta, openapi_v2
 from fakekube.api.verbs.apiserver import PATCH_TYPES, APIServer, WriteOptions, WriteResult
@@ -40,7 +41,6 @@ from fakekube.api.verbs.openapi import OpenAPIV3
 from fakekube.api.verbs.openapi_custom import CustomDocuments
 from fakekube.api.verbs.subresources import Subresources
 from fakekube.api.wire import decoding, fieldvalidation, schema
-from fakekube.api.wire.fieldvalidation import warning_header
 
 Obj = dict[str, Any]
 WSGIApp = Callable[[dict, Callable], Iterable[bytes]]
@@ -73,6 +73,9 @@ HEALTH_PATHS = ("/healthz", "/readyz", "/livez")
 CONTROL_PREFIX = "/fakekube/"
 #: Where the request's user (after authentication and impersonation) waits for the handlers.
 USER_KEY = "fakekube.user"
+#: The request's warning recorder, made by its first warning (upstream keeps one in each
+#: request's context): every warning passes it, so the headers are deduplicated and bounded.
+WARNINGS_KEY = "fakekube.warnings"
 
 #: The checks ``?verbose`` lists (a subset of upstream's: the ones that mean something here).
 HEALTH_CHECKS = {"healthz": ("ping", "log", "etcd"), "livez": ("ping", "log", "etcd"),
@@ -328,14 +331,19 @@ class RestApp:
             raise _not_found_path()
         warning = rt.deprecation_warning(self.api.kubernetes_version)
         if warning is None:
-            return self._serve_resource(request, rt, target)
-        # A deprecated type's warning goes with every answer, errors included (upstream
-        # records it before the handler runs).
-        try:
             response = self._serve_resource(request, rt, target)
-        except ApiError as exc:
-            response = status_response(exc)
-        response.headers.add("Warning", warning_header(warning))
+        else:
+            # A deprecated type's warning goes first, with every answer, errors included
+            # (upstream records it before the handler runs).
+            _record_warnings(request, [warning])
+            try:
+                response = self._serve_resource(request, rt, target)
+            except ApiError as exc:
+                response = status_response(exc)
+        recorder: WarningRecorder | None = request.environ.get(WARNINGS_KEY)
+        if recorder is not None:
+            for value in recorder.headers:
+                response.headers.add("Warning", value)
         return response
 
     def _serve_resource(self, request: RequestView, rt: ResourceType, target: routing.ResourcePath) -> AnyResponse:
@@ -413,21 +421,22 @@ class RestApp:
         if verb == "patch":
             options = WriteOptions.from_query(query, raw, "PatchOptions", _user_agent(request), user)
             result = self.api.patch(rt, target.namespace, target.name, _media(request), raw, options)
-            return self._written(representation, result.obj, 201 if result.created else 200, result.warnings,
-                                 _cacheable(rt, options))
+            _record_warnings(request, result.warnings)
+            return self._written(representation, result.obj, 201 if result.created else 200, _cacheable(rt, options))
         if verb in ("delete", "deletecollection"):
             return self._delete(request, representation, rt, target, query, raw, verb)
         if verb == "create":
             body, options = _decoded_write(request, rt, query, raw, "CreateOptions", user)
             if rt.key == BINDINGS:  # the pods/binding rule, for the pod the Binding names
                 name = (body.get("metadata") or {}).get("name") or ""
-                return self._written(representation, self._subresources.bind(target.namespace, name, body, options), 201, [])
+                return self._written(representation, self._subresources.bind(target.namespace, name, body, options), 201)
             result = self.api.create(rt, target.namespace, body, options)
-            return self._written(representation, result.obj, 201, result.warnings, _cacheable(rt, options))
+            _record_warnings(request, result.warnings)
+            return self._written(representation, result.obj, 201, _cacheable(rt, options))
         body, options = _decoded_write(request, rt, query, raw, "UpdateOptions", user)
         result = self.api.update(rt, target.namespace, target.name, body, options)
-        return self._written(representation, result.obj, 201 if result.created else 200, result.warnings,
-                             _cacheable(rt, options))
+        _record_warnings(request, result.warnings)
+        return self._written(representation, result.obj, 201 if result.created else 200, _cacheable(rt, options))
 
     def _delete(self, request: RequestView, representation: Representation, rt: ResourceType, target: routing.ResourcePath, query: dict[str, str],
                 raw: bytes, verb: str) -> AnyResponse:
@@ -435,22 +444,18 @@ class RestApp:
         options = parsed._replace(user=_user(request))
         if verb == "deletecollection":
             body = self.api.delete_collection(rt, target.namespace, ListOptions.from_query(query), options)
-            return self._written(representation, body, 200, [])
+            return self._written(representation, body, 200)
         body, code = self.api.delete(rt, target.namespace, target.name, options)
-        return self._written(representation, body, code, [])
+        return self._written(representation, body, code)
 
-    def _written(self, representation: Representation, obj: Obj, code: int, warnings: list[str],
+    def _written(self, representation: Representation, obj: Obj, code: int,
                  rt: ResourceType | None = None) -> AnyResponse:
         """The answer to a write; with ``rt``, ``obj`` is the version now stored (a dry run's
         result keeps the stored resourceVersion, so its bytes must not come from the cache)."""
         if rt is not None and obj.get("kind") == rt.kind and representation.media_type == negotiation.JSON:
             # The stored version's bytes: encoded once, then shared with every watcher.
-            response: AnyResponse = JsonResponse(self.api.encoded.typed(rt, obj) + b"\n", status=code)
-        else:
-            response = encode_response(obj, representation.media_type, code)
-        for warning in warnings:
-            response.headers.add("Warning", warning)
-        return response
+            return JsonResponse(self.api.encoded.typed(rt, obj) + b"\n", status=code)
+        return encode_response(obj, representation.media_type, code)
 
     def _subresource(self, request: RequestView, rt: ResourceType, target: routing.ResourcePath, query: dict[str, str]) -> AnyResponse:
         if target.subresource not in rt.subresources or not target.name:
@@ -470,10 +475,8 @@ class RestApp:
         body, code, content_type = self._subresources.handle(request.method, rt, target, query, raw, _media(request),
                                                              lambda: decode_body(request, raw), _user(request), _user_agent(request))
         if isinstance(body, WriteResult):  # a status write: its object, with its warnings
-            response = encode_response(body.obj, negotiation.choose(request.headers.get("Accept"), allow_as=False).media_type, code)
-            for warning in body.warnings:
-                response.headers.add("Warning", warning)
-            return response
+            _record_warnings(request, body.warnings)
+            return encode_response(body.obj, negotiation.choose(request.headers.get("Accept"), allow_as=False).media_type, code)
         if content_type != negotiation.JSON:
             if not isinstance(body, (bytes, str)):  # a stream (pods/log follow): chunked, until the client goes
                 return Response(_WhileConnected(body, request.environ.get(CLIENT_GONE)), status=code,
@@ -593,6 +596,16 @@ def _cacheable(rt: ResourceType, options: WriteOptions) -> ResourceType | None:
     """A dry run's answer keeps the stored resourceVersion but not its content: never
     answer it from (or put it in) the per-version encoding cache."""
     return None if options.dry_run else rt
+
+
+def _record_warnings(request: RequestView, texts: list[str]) -> None:
+    """Give a request's warnings to its recorder; ``_resource`` writes the headers."""
+    if not texts:
+        return
+    recorder = request.environ.get(WARNINGS_KEY)
+    if recorder is None:
+        recorder = request.environ[WARNINGS_KEY] = WarningRecorder()
+    recorder.add_all(texts)
 
 
 def _user(request: RequestView) -> UserInfo | None:

@@ -8,6 +8,7 @@ bottom layer of the api part: it imports nothing else from it.
 - :mod:`.errors`: :class:`ApiError` (a ``Status``), :class:`FieldError` and their constructors.
 - :mod:`.validation`: Go-style quoting, name/label validators, ObjectMeta validation.
 - :mod:`.jsonutil`: copying and walking JSON values.
+- :mod:`.warning`: ``Warning`` headers and the per-request recorder that deduplicates and bounds them.
 
 The main names are re-exported here; the modules hold the rest.
 """

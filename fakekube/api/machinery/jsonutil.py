@@ -57,6 +57,37 @@ def nests_deeper_than(value: Any, limit: int = MAX_NESTING_DEPTH) -> bool:
     return False
 
 
+class _Token(str):
+    """Literal JSON text queued by :func:`compact_json` between the values it encodes."""
+
+
+def compact_json(value: Any) -> str:
+    """``json.dumps(value, separators=(",", ":"))`` walked without recursion: the text of
+    a value nested past what the C encoder's recursion allows (a patch result being
+    refused for its depth shows it)."""
+    import json
+    out: list[str] = []
+    pending: list[Any] = [value]
+    while pending:
+        item = pending.pop()
+        if isinstance(item, _Token):
+            out.append(item)
+        elif isinstance(item, dict):
+            parts: list[Any] = []
+            for index, (key, child) in enumerate(item.items()):
+                parts += [_Token(("," if index else "") + json.dumps(key) + ":"), child]
+            pending += [_Token("}"), *reversed(parts), _Token("{")]
+        elif isinstance(item, list):
+            parts = []
+            for index, child in enumerate(item):
+                parts += [_Token(",")] if index else []
+                parts.append(child)
+            pending += [_Token("]"), *reversed(parts), _Token("[")]
+        else:
+            out.append(json.dumps(item))
+    return "".join(out)
+
+
 def replace_lone_surrogates(value: Any) -> Any:
     """``value`` with every unpaired UTF-16 surrogate (in keys and strings) made U+FFFD.
 

@@ -32,7 +32,7 @@ from fakekube.api.verbs.listing import ListOptions, Matcher, list_page
 from fakekube.api.verbs.metrics import MetricsReads
 from fakekube.api.types.metrics import METRICS_GROUP
 from fakekube.api.verbs.policies import BINDINGS, PolicyAdmission
-from fakekube.api.verbs.webhooks import MUTATING, VALIDATING, WebhookAdmission
+from fakekube.api.verbs.webhooks import MUTATING, VALIDATING, WebhookAdmission, check_request_namespace, decode_patched
 from fakekube.api.wire import decoding, fieldvalidation, patch
 from fakekube.api.wire import schema as schema_module
 from fakekube.clock import VirtualClock, format_rfc3339
@@ -128,7 +128,8 @@ def _parse_bool(text: str) -> bool:
 
 class WriteResult:
     """What a write verb answers: the object as stored (or as it would be, for a dry run),
-    whether it was created, and the warnings the response carries."""
+    whether it was created, and the warning texts it earned, in order (the HTTP layer's
+    recorder turns them into bounded ``Warning`` headers)."""
 
     __slots__ = ("obj", "created", "warnings")
 
@@ -561,7 +562,7 @@ class APIServer:
             return []
         if options.field_validation == STRICT:
             raise errors.bad_request("error strict decoding YAML: " + "; ".join(duplicates))
-        return [fieldvalidation.warning_header(w) for w in fieldvalidation.warnings([], duplicates)]
+        return fieldvalidation.warnings([], duplicates)
 
     def _apply_patch(self, rt: ResourceType, existing: Obj, patch_type: str, document: Any) -> Obj:
         current = deep_copy(objectmeta.with_type_meta(rt, rt.view(existing)))
@@ -656,7 +657,7 @@ class APIServer:
                       unknown: builtins.list[str] | None = None) -> builtins.list[str]:
         """Server-side field validation: Strict rejects unknown/duplicate fields, Warn warns.
 
-        Returns ``Warning`` header values. A patch's strict failure is a 422 on the
+        Returns the warning texts. A patch's strict failure is a 422 on the
         ``patch`` field (upstream), a create/update's a 400 decoding error. ``unknown``
         is the unknown-field paths if decoding already found them.
         """
@@ -672,7 +673,7 @@ class APIServer:
             if patch_text is not None:
                 raise fieldvalidation.patch_strict_error(unknown, duplicates, patch_text)
             raise fieldvalidation.strict_error(unknown, duplicates, kind=rt.kind, version=rt.version)
-        return [fieldvalidation.warning_header(w) for w in fieldvalidation.warnings(unknown, duplicates)]
+        return fieldvalidation.warnings(unknown, duplicates)
 
     # -- admission webhooks (fakekube.api.verbs.webhooks) ---------------------
     def _attributes(self, operation: str, rt: ResourceType, obj: Obj, options: WriteOptions,
@@ -710,9 +711,12 @@ class APIServer:
         if not hooks:
             return obj
         with self._unlocked():
-            result = self.webhooks.mutate(attrs, obj, hooks, lambda o: _after_webhook_patch(attrs.rt, o, ctx))
-        warnings += [fieldvalidation.warning_header(w) for w in result.warnings]
-        return result.obj if result.obj is not None else obj
+            result = self.webhooks.mutate(attrs, obj, hooks,
+                                          lambda o: _after_webhook_patch(attrs.rt, o, ctx, self.schemas))
+        warnings += result.warnings
+        mutated = result.obj if result.obj is not None else obj
+        check_request_namespace(attrs.rt, mutated, attrs.namespace)
+        return mutated
 
     def _mutate_new(self, attrs: Attributes, obj: Obj, generated: bool, warnings: builtins.list[str],
                     ctx: WriteContext) -> Obj:
@@ -751,7 +755,7 @@ class APIServer:
         with self._unlocked():
             found = self.policies.validate(attrs, obj, self.webhooks.review(attrs, obj)["request"]) if policies else []
             found += self.webhooks.validate(attrs, obj, hooks)
-        return [fieldvalidation.warning_header(w) for w in found]
+        return found
 
     def _admit_delete(self, rt: ResourceType, existing: Obj, options: DeleteOptions) -> bool:
         """DELETE through mutating then validating webhooks (both see only ``oldObject``);
@@ -777,9 +781,10 @@ class APIServer:
             raise errors.invalid_object(rt.group, rt.kind, name, problems)
 
 
-def _after_webhook_patch(rt: ResourceType, obj: Obj, ctx: WriteContext) -> None:
-    """What upstream does to a webhook's patched object: a custom resource is pruned to its
-    schema, and the type's defaults run again."""
+def _after_webhook_patch(rt: ResourceType, obj: Obj, ctx: WriteContext, schemas: schema_module.SchemaSet) -> None:
+    """What upstream does to a webhook's patched object: decoded into its type (a mistyped
+    value is a 500), a custom resource pruned to its schema, the type's defaults run again."""
+    decode_patched(rt, obj, schemas)
     customresources.prune(rt, obj, copy=False)
     rt.strategy.default(obj, ctx)
 

@@ -30,7 +30,8 @@ Obj = dict[str, Any]
 
 REVIEW_API_VERSION = "apiextensions.k8s.io/v1"
 REVIEW_GVK = "apiextensions.k8s.io/v1, Kind=ConversionReview"
-#: Upstream's conversion webhook client timeout (it has no timeoutSeconds field).
+#: Upstream's conversion webhook client timeout (it has no timeoutSeconds field): the
+#: deadline of the whole call, as every webhook client's ``rest.Config.Timeout``.
 CONVERSION_TIMEOUT_S = 30
 _CALL_PREFIX = "failed to call webhook: "
 
@@ -44,6 +45,8 @@ class WebhookConversion:
 
     def __init__(self, transport: WebhookTransport, rng: SeededRandom) -> None:
         self.transport = transport
+        #: The wall-clock deadline of each call (connect, send, read); tests may shorten it.
+        self.timeout_s = CONVERSION_TIMEOUT_S
         self._rng = rng
         self._rng_lock = threading.Lock()
 
@@ -73,7 +76,7 @@ class WebhookConversion:
         config = webhook.get("clientConfig") or {}
         try:
             endpoint = self.transport.endpoint(config)
-            answer = self.transport.post(endpoint, config.get("caBundle"), review, CONVERSION_TIMEOUT_S)
+            answer = self.transport.post(endpoint, config.get("caBundle"), review, self.timeout_s)
         except CallFailed as exc:
             raise ConversionError(f"failed: {str(exc).removeprefix(_CALL_PREFIX)}") from None
         converted = _converted_objects(answer, uid)

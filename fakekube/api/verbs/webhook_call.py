@@ -9,7 +9,9 @@ address to connect to (``127.0.0.1:8443``). TLS is verified as upstream does: th
 ``caBundle`` (PEM) is the only trust root when given (else the system's), and the server's
 certificate must name the host dialled (``<service>.<namespace>.svc`` for a service).
 
-The call's timeout (``timeoutSeconds``) is transport time: wall clock, on the connection.
+The call's timeout (``timeoutSeconds``; 30 s for a conversion webhook) is transport time:
+a wall-clock deadline for the whole call — connect, TLS handshake, send, read — as
+upstream's request context, so an answer dripped slowly is cut off at it, not at each read.
 """
 
 from __future__ import annotations

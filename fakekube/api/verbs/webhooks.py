@@ -8,12 +8,16 @@ the objectSelector (new or old object's labels); the matchConditions (CEL). A dr
 reaches only webhooks whose sideEffects are None or NoneOnDryRun (400 otherwise).
 
 Mutating webhooks run one after the other, configurations by name and webhooks in order;
-a JSONPatch answer is applied and the type's defaults run again; a webhook with
+a JSONPatch answer is applied, the patched object decoded into its type as upstream decodes
+it (a value of the wrong type, or nesting past the body bound, is a 500 InternalError
+whatever the failurePolicy) and the type's defaults run again; a webhook with
 ``reinvocationPolicy: IfNeeded`` is called once more when a later webhook changed the object.
 Validating webhooks run in the same order (upstream runs them in parallel; the first denial
-in order wins here). A call that fails follows ``failurePolicy``: Ignore skips it, Fail
-refuses the write with upstream's 500 ``failed calling webhook`` message. No store lock is
-held during a call (the apiserver releases it), so a webhook may read the apiserver.
+in order wins here). A call that fails — no answer within ``timeoutSeconds`` (a deadline
+for the whole call), an answer that does not decode, an undecodable patch — follows
+``failurePolicy``: Ignore skips it, Fail refuses the write with upstream's 500 ``failed
+calling webhook`` message. No store lock is held during a call (the apiserver releases
+it), so a webhook may read the apiserver.
 """
 
 from __future__ import annotations
@@ -24,8 +28,10 @@ from typing import Any, Callable, NamedTuple, TYPE_CHECKING
 
 from fakekube.api.machinery import errors
 from fakekube.api.machinery.errors import ApiError
-from fakekube.api.machinery.jsonutil import deep_copy
+from fakekube.api.machinery.jsonutil import deep_copy, nests_deeper_than
 from fakekube.api.registry import ResourceType
+from fakekube.api.wire import decoding, patch
+from fakekube.api.wire.schema import SchemaSet
 from fakekube.api.verbs.attributes import DELETE, Attributes
 from fakekube.api.verbs.webhook_call import CallFailed, WebhookTransport
 from fakekube.objects.labels import compile_selector
@@ -172,17 +178,15 @@ class WebhookAdmission:
 
     def _mutate_once(self, attrs: Attributes, obj: Obj, hook: Hook, warnings: list[str],
                      redefault: Callable[[Obj], None]) -> Obj:
-        response = self._call(attrs, obj, hook, warnings, mutating=True)
-        if response is None or not response.get("patch"):
+        operations = self._call(attrs, obj, hook, warnings, mutating=True)
+        if not operations:
             return obj
-        import jsonpatch  # only a mutating webhook's patch needs it: not loaded with the package (cold start)
-        try:
-            operations = jsonpatch.JsonPatch.from_string(base64.b64decode(response["patch"]).decode("utf-8"))
-            patched = operations.apply(_typed(attrs.rt, obj))
-        except Exception as exc:  # upstream: an InternalError whatever the failurePolicy
-            raise internal(str(exc) or type(exc).__name__) from None
-        if not isinstance(patched, dict):
-            raise internal("the patched object is not a JSON object")
+        try:  # upstream: an InternalError whatever the failurePolicy
+            patched = patch.apply_operations(_typed(attrs.rt, obj), operations)
+        except patch.JsonPatchFailure as exc:
+            raise internal(str(exc)) from None
+        _check_decodable(patched)
+        assert isinstance(patched, dict)
         patched.pop("apiVersion", None)
         patched.pop("kind", None)
         redefault(patched)
@@ -196,9 +200,10 @@ class WebhookAdmission:
         return warnings
 
     def _call(self, attrs: Attributes, obj: Obj | None, hook: Hook, warnings: list[str],
-              mutating: bool) -> Obj | None:
+              mutating: bool) -> list[Obj] | None:
         """Call one webhook: None when it was skipped (conditions, or Ignore after a failure);
-        else its response, once it allowed the write. A denial raises."""
+        else, once it allowed the write, the JSON patch operations of its answer (none for
+        a validating webhook). A denial raises."""
         if attrs.dry_run and hook.spec.get("sideEffects") not in ("None", "NoneOnDryRun"):
             raise errors.bad_request(f'admission webhook "{hook.name}" does not support dry run')
         review = self.review(attrs, obj)
@@ -210,13 +215,26 @@ class WebhookAdmission:
                                          int(hook.spec.get("timeoutSeconds") or 10))
             response = _verified(answer, review["request"]["uid"], mutating)
         except CallFailed as failure:
-            if hook.ignore_failures:
-                return None
-            raise calling_failed(hook.name, str(failure)) from None
-        warnings.extend(str(w) for w in response.get("warnings") or [])
+            return self._failed(hook, failure)
+        warnings.extend(response.get("warnings") or [])  # strings: _verified decoded them
         if not response.get("allowed"):
             raise denial(hook.name, response.get("status"))
-        return response
+        if not response.get("patch"):
+            return []
+        try:
+            operations = _patch_operations(response["patch"])
+            if operations and response.get("patchType") != "JSONPatch":
+                raise CallFailed(f'unsupported patch type "{response.get("patchType")}"')
+        except CallFailed as failure:
+            return self._failed(hook, failure)
+        return operations
+
+    @staticmethod
+    def _failed(hook: Hook, failure: CallFailed) -> None:
+        """A failed call: skipped under ``failurePolicy: Ignore``, else the write's 500."""
+        if hook.ignore_failures:
+            return None
+        raise calling_failed(hook.name, str(failure)) from None
 
     def _conditions_match(self, hook: Hook, review: Obj, attrs: Attributes) -> bool:
         """Upstream's match-condition matcher: any condition false skips the webhook; else
@@ -328,30 +346,127 @@ def _typed(rt: ResourceType, obj: Obj | None) -> Obj | None:
 
 
 def _verified(answer: Obj, uid: str, mutating: bool) -> Obj:
-    """Upstream's ``VerifyAdmissionResponse`` for v1 reviews."""
-    if answer.get("apiVersion") != REVIEW_API_VERSION or answer.get("kind") != "AdmissionReview":
-        raise CallFailed(f"received invalid webhook response: expected webhook response of "
-                         f"admission.k8s.io/v1, Kind=AdmissionReview, got {answer.get('apiVersion', '')}, "
-                         f"Kind={answer.get('kind', '')}")
+    """Upstream's ``VerifyAdmissionResponse`` for v1 reviews, after the answer decoded into
+    an AdmissionReview (:func:`_decode_problem`), in its order and words."""
     response = answer.get("response")
+    problem = _decode_problem(response) if isinstance(response, dict) else None
+    if problem is not None:
+        raise CallFailed(f"failed to call webhook: {problem}")
     if not isinstance(response, dict):
-        raise CallFailed("received invalid webhook response: webhook response was absent")
+        raise _invalid("webhook response was absent")
     if response.get("uid") != uid:
-        raise CallFailed(f'received invalid webhook response: expected response.uid="{uid}", '
-                         f'got "{response.get("uid", "")}"')
-    patch, patch_type = response.get("patch"), response.get("patchType")
-    if patch and not mutating:
-        raise CallFailed("received invalid webhook response: validating webhooks may not return patches")
-    if patch_type and not patch:
-        raise CallFailed("received invalid webhook response: webhook returned response.patchType but not "
-                         "response.patch")
-    if patch and not patch_type:
-        raise CallFailed("received invalid webhook response: webhook returned response.patch but not "
-                         "response.patchType")
-    if patch_type and patch_type != "JSONPatch":
-        raise CallFailed(f'received invalid webhook response: webhook returned invalid response.patchType of '
-                         f'"{patch_type}"')
+        raise _invalid(f'expected response.uid="{uid}", got "{response.get("uid") or ""}"')
+    api_version = str(answer.get("apiVersion") or "")
+    if api_version != REVIEW_API_VERSION or answer.get("kind") != "AdmissionReview":
+        shown = api_version if "/" in api_version else f"/{api_version}"  # Go's GroupVersionKind.String
+        raise _invalid(f"expected webhook response of admission.k8s.io/v1, Kind=AdmissionReview, "
+                       f"got {shown}, Kind={answer.get('kind') or ''}")
+    has_patch, patch_type = bool(response.get("patch")), response.get("patchType")
+    if not mutating:
+        if has_patch:
+            raise _invalid("validating webhook may not return response.patch")
+        if patch_type is not None:
+            raise _invalid("validating webhook may not return response.patchType")
+        return response
+    if has_patch and patch_type is None:
+        raise _invalid("webhook returned response.patch but not response.patchType")
+    if not has_patch and patch_type is not None:
+        raise _invalid("webhook returned response.patchType but not response.patch")
+    if patch_type == "":
+        raise _invalid('webhook returned invalid response.patchType of ""')
     return response
+
+
+def _invalid(why: str) -> CallFailed:
+    return CallFailed(f"received invalid webhook response: {why}")
+
+
+def _decode_problem(response: Obj) -> str | None:
+    """Go's first error decoding the response fields fakekube reads into the typed
+    AdmissionResponse (``allowed`` a bool, ``patch`` base64 bytes, ``warnings`` strings), in
+    the answer's order; None when they decode."""
+    for key, value in response.items():
+        if value is None:
+            continue
+        if key == "allowed" and not isinstance(value, bool):
+            return _mistyped(value, "allowed", "bool")
+        if key == "patchType" and not isinstance(value, str):
+            return _mistyped(value, "patchType", "v1.PatchType")
+        if key == "patch":
+            if not isinstance(value, str):
+                return _mistyped(value, "patch", "[]uint8")
+            problem = decoding.base64_problem(value)
+            if problem is not None:
+                return problem
+        if key == "warnings":
+            if not isinstance(value, list):
+                return _mistyped(value, "warnings", "[]string")
+            wrong = next((w for w in value if not isinstance(w, str)), None)
+            if wrong is not None:
+                return _mistyped(wrong, "warnings", "string")
+    return None
+
+
+def _mistyped(value: Any, field: str, go_type: str) -> str:
+    return (f"json: cannot unmarshal {decoding.json_kind(value)} into Go struct field "
+            f"AdmissionResponse.response.{field} of type {go_type}")
+
+
+def _patch_operations(encoded: str) -> list[Obj]:
+    """``jsonpatch.DecodePatch`` of an answer's patch (base64 checked when decoded); JSON
+    nested past the body bound or not a list of operations is a failed call."""
+    raw = base64.b64decode(encoded.replace("\r", "").replace("\n", ""))
+    try:
+        operations = decoding.parse_json(raw)
+    except decoding.SyntaxFailure as exc:
+        raise CallFailed(f"received undecodable patch in webhook response: {exc}") from None
+    if operations is None:  # Go decodes null into an empty patch
+        return []
+    problem = patch.operations_problem(operations)
+    if problem is not None:
+        raise CallFailed(f"received undecodable patch in webhook response: {problem}")
+    return list(operations)
+
+
+def _check_decodable(patched: Any) -> None:
+    """Upstream decodes the patched JSON back into the type: what its serializer refuses
+    before the typed step (nesting past the body bound, not an object, a mistyped
+    apiVersion or kind) is an InternalError in its words."""
+    why: str | None
+    if isinstance(patched, (dict, list)) and nests_deeper_than(patched):
+        why = decoding.too_deep_value_error(patched)
+    else:
+        why = decoding.interpret_problem(patched)
+    if why is not None:
+        raise internal(f"couldn't get version/kind; json parse error: {why}")
+
+
+def decode_patched(rt: ResourceType, patched: Obj, schemas: SchemaSet) -> None:
+    """Decode a webhook's patched object into the type's Go struct, in place, as upstream
+    does after each patch: unknown fields go, nulls become zero values, and a value of the
+    wrong type is an InternalError (``json: cannot unmarshal number into Go struct field
+    ConfigMap.data of type string``) whatever the failurePolicy. Custom resources decode
+    into unstructured objects, which take anything (their schema prunes and validates)."""
+    problem, _ = decoding.decode_and_find_unknown(patched, schemas, rt.group, rt.version, rt.kind)
+    if problem:
+        raise internal(problem)
+
+
+def check_request_namespace(rt: ResourceType, obj: Obj, request_namespace: str) -> None:
+    """``EnsureObjectNamespaceMatchesRequestNamespace`` after mutating admission: a webhook
+    may not move a namespaced object to another namespace (400); a namespace it removed is
+    the request's again, and one it gave a cluster-scoped object is dropped."""
+    meta = obj.setdefault("metadata", {})
+    expected = request_namespace if rt.namespaced else ""
+    found = meta.get("namespace") or ""
+    if found == expected:
+        return
+    if not expected:
+        meta.pop("namespace", None)
+    elif not found:
+        meta["namespace"] = expected
+    else:
+        raise errors.bad_request("the namespace of the provided object does not match the namespace sent on the request")
 
 
 def denial(webhook: str, status: Any) -> ApiError:

@@ -91,6 +91,19 @@ def too_deep_error(text: str) -> str:
     return "invalid character '[' exceeded max depth"
 
 
+def too_deep_value_error(value: Any) -> str:
+    """:func:`too_deep_error` for a parsed value, walked without recursion (any depth): Go's
+    scanner error for the first object or array, in document order, past the limit."""
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        current, depth = stack.pop()
+        if depth > MAX_NESTING_DEPTH:
+            return f"invalid character {_quote_char('[' if isinstance(current, list) else '{')} exceeded max depth"
+        children = current.values() if isinstance(current, dict) else current
+        stack.extend((child, depth + 1) for child in reversed(list(children)) if isinstance(child, (dict, list)))
+    return "invalid character '[' exceeded max depth"
+
+
 _BRACKETS_OUTSIDE_STRINGS = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]')
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
 
@@ -159,16 +172,23 @@ def decode_body(raw: bytes, body_format: str, kind: str, api_version: str = "") 
         raise errors.bad_request(f"{unrecognized}: {prefix}{exc} ({summarize(raw)})") from None
     if value is None:
         return {}
-    if not isinstance(value, dict):
-        why = f"json: cannot unmarshal {json_kind(value)} into Go value of type {_INTERPRET_STRUCT}"
+    why = interpret_problem(value)
+    if why is not None:
         raise errors.bad_request(f"{unrecognized}: couldn't get version/kind; json parse error: {why} ({summarize(raw)})")
+    return value
+
+
+def interpret_problem(value: Any) -> str | None:
+    """Why the serializer's first step — reading a document's apiVersion and kind into a
+    small struct (``SimpleMetaFactory.Interpret``) — refuses a parsed JSON value, in Go's
+    words; None for an object whose apiVersion and kind, where present, are strings."""
+    if not isinstance(value, dict):
+        return f"json: cannot unmarshal {json_kind(value)} into Go value of type {_INTERPRET_STRUCT}"
     for field_name in ("apiVersion", "kind"):
         field_value = value.get(field_name)
         if field_value is not None and not isinstance(field_value, str):
-            why = f"json: cannot unmarshal {json_kind(field_value)} into Go struct field .{field_name} of type string"
-            raise errors.bad_request(
-                f"{unrecognized}: couldn't get version/kind; json parse error: {why} ({summarize(raw)})")
-    return value
+            return f"json: cannot unmarshal {json_kind(field_value)} into Go struct field .{field_name} of type string"
+    return None
 
 
 def _decode_protobuf(raw: bytes, kind: str, api_version: str, unrecognized: str) -> dict[str, Any]:
@@ -414,7 +434,7 @@ class _Walk:
 
     def _bytes(self, value: Any, key: str | None) -> None:
         if isinstance(value, str):
-            problem = _base64_problem(value)
+            problem = base64_problem(value)
             if problem and self.saved is None:
                 self.saved = problem
         elif not isinstance(value, list):
@@ -544,7 +564,7 @@ def _check_int_or_string(value: Any) -> None:
         raise _Fatal(f"json: cannot unmarshal number {value!r} into Go value of type int32")
 
 
-def _base64_problem(text: str) -> str | None:
+def base64_problem(text: str) -> str | None:
     """``base64.StdEncoding.Decode``'s CorruptInputError text, or None if ``text`` decodes."""
     cleaned = text.replace("\r", "").replace("\n", "")
     try:

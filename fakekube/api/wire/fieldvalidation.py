@@ -184,13 +184,9 @@ def patch_strict_error(paths: list[str], dups: list[str], patch_text: str) -> Ap
 
 
 def warnings(paths: list[str], dups: list[str]) -> list[str]:
-    """The warning texts Warn adds, one per problem (see :func:`warning_header`)."""
+    """The warning texts Warn adds, one per problem (the HTTP layer's recorder,
+    :mod:`fakekube.api.machinery.warning`, makes them headers)."""
     return strict_messages(paths, dups)
-
-
-def warning_header(text: str) -> str:
-    """A ``Warning`` header value as upstream writes it: ``299 - "escaped text"``."""
-    return '299 - "' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
 def _go_quote(text: str) -> str:

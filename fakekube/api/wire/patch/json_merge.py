@@ -16,8 +16,8 @@ from typing import Any
 
 
 from fakekube.api.machinery.errors import ApiError, bad_request, invalid, invalid_object, request_entity_too_large
-from fakekube.api.machinery.jsonutil import deep_copy, nests_deeper_than
-from fakekube.api.wire.decoding import SyntaxFailure, json_kind, parse_json, too_deep_error
+from fakekube.api.machinery.jsonutil import compact_json, deep_copy, nests_deeper_than
+from fakekube.api.wire.decoding import SyntaxFailure, json_kind, parse_json, too_deep_value_error
 
 MAX_JSON_PATCH_OPERATIONS = 10000
 #: json-patch's AccumulatedCopySizeLimit as the apiserver sets it (JSONPatchMaxCopyBytes,
@@ -36,6 +36,11 @@ def parse_patch_body(raw: bytes) -> Any:
         raise bad_request("invalid JSON patch") from None
 
 
+class JsonPatchFailure(ValueError):
+    """An RFC 6902 patch that did not apply (the patch library's words), or whose ``copy``
+    operations went past :data:`MAX_JSON_PATCH_COPY_BYTES` (json-patch's words)."""
+
+
 def apply_json_patch(original: dict, patch: Any) -> dict:
     """Apply an RFC 6902 patch (a decoded list of operations) to a copy of ``original``.
 
@@ -45,46 +50,101 @@ def apply_json_patch(original: dict, patch: Any) -> dict:
     ``MAX_NESTING_DEPTH`` fails to decode (422 on ``patch``, as upstream's decoder).
     """
     _check_operations(patch)
-    import jsonpatch  # only JSON patches need it: not loaded with the package (cold start)
-    import jsonpointer
-    doc: Any = deep_copy(original)
-    copied_bytes = 0
     try:
-        for operation in patch:
-            if operation.get("op") == "copy":
-                copied_bytes += _copied_bytes(doc, operation)
-                if copied_bytes > MAX_JSON_PATCH_COPY_BYTES:
-                    raise ApiError(422, "Invalid", _GENERIC_422)
-            doc = jsonpatch.JsonPatch([operation]).apply(doc, in_place=True)
-    except (jsonpatch.JsonPatchException, jsonpointer.JsonPointerException, TypeError, KeyError,
-            IndexError, ValueError, AttributeError):
+        doc = apply_operations(original, patch)
+    except JsonPatchFailure:
         raise ApiError(422, "Invalid", _GENERIC_422) from None
     result = _require_object(doc)
-    if nests_deeper_than(result):
-        text = json.dumps(result, separators=(",", ":"))
-        detail = f"couldn't get version/kind; json parse error: {too_deep_error(text)}"
-        raise invalid_object("", "", "", [invalid("patch", text, detail)])
+    if nests_deeper_than(result):  # any depth: built by operations, not parsed
+        detail = f"couldn't get version/kind; json parse error: {too_deep_value_error(result)}"
+        raise invalid_object("", "", "", [invalid("patch", compact_json(result), detail)])
     return result
+
+
+def apply_operations(original: Any, operations: list[dict]) -> Any:
+    """``operations`` (a list of objects: see :func:`operations_problem`) applied to a copy
+    of ``original``; :class:`JsonPatchFailure` when one does not apply or the copies pass
+    their budget. The result may be any JSON value, nested any depth the operations make."""
+    doc: Any = deep_copy(original)
+    copied_bytes = 0
+    for operation in operations:
+        if operation.get("op") == "copy":
+            copied_bytes += _copied_bytes(doc, operation)
+            if copied_bytes > MAX_JSON_PATCH_COPY_BYTES:
+                raise JsonPatchFailure(f"Unable to complete the copy, the accumulated size increase of copy is "
+                                       f"{copied_bytes}, exceeding the limit {MAX_JSON_PATCH_COPY_BYTES}")
+        doc = _apply_one(doc, operation)
+    return doc
+
+
+def _apply_one(doc: Any, operation: dict) -> Any:
+    import jsonpatch  # only JSON patches need it: not loaded with the package (cold start)
+    import jsonpointer
+    try:
+        return jsonpatch.JsonPatch([operation]).apply(doc, in_place=True)
+    except jsonpatch.JsonPatchTestFailed:
+        raise JsonPatchFailure(f"testing value {operation.get('path')} failed: test failed") from None
+    except (jsonpatch.JsonPatchException, jsonpointer.JsonPointerException, TypeError, KeyError,
+            IndexError, ValueError, AttributeError, RecursionError):  # deep: a copy, a test's ==
+        raise JsonPatchFailure(_go_failure(doc, operation)) from None
+
+
+def _go_failure(doc: Any, operation: dict) -> str:
+    """json-patch's words for an operation that does not apply, by its kind and whether the
+    target's parent exists (the library's own would print the document as a Python repr)."""
+    op, path, source = operation.get("op"), operation.get("path"), operation.get("from")
+    if op in ("add", "remove", "replace") and _resolves(doc, str(path).rpartition("/")[0]):
+        if op == "replace":
+            return f"replace operation does not apply: doc is missing key: {path}: missing value"
+        return f"error in {op} for path: '{path}': missing value"
+    if op in ("add", "remove"):
+        return f'{op} operation does not apply: doc is missing path: "{path}": missing value'
+    if op == "replace":
+        return f"replace operation does not apply: doc is missing path: {path}: missing value"
+    if op in ("move", "copy"):
+        return f"{op} operation does not apply: doc is missing from path: {source}: missing value"
+    if op == "test":
+        return f"test operation does not apply: is missing path: {path}: missing value"
+    return f"Unexpected kind: {op if isinstance(op, str) else 'unknown'}"
+
+
+def _resolves(doc: Any, pointer: str) -> bool:
+    import jsonpointer  # with the first JSON patch, not with the package (cold start)
+    try:
+        jsonpointer.resolve_pointer(doc, pointer)
+        return True
+    except (jsonpointer.JsonPointerException, TypeError, KeyError, IndexError, ValueError, AttributeError):
+        return False
 
 
 def _copied_bytes(doc: Any, operation: dict) -> int:
     """What json-patch adds to its copy budget: the JSON size of the value copied (0 when
     ``from`` does not resolve: applying the operation then fails on its own)."""
-    import jsonpointer  # loaded by apply_json_patch, the only caller
+    import jsonpointer  # with the first JSON patch, not with the package (cold start)
     try:
         value = jsonpointer.resolve_pointer(doc, str(operation.get("from")))
-    except (jsonpointer.JsonPointerException, TypeError, KeyError, IndexError, ValueError, AttributeError):
+    except (jsonpointer.JsonPointerException, TypeError, KeyError, IndexError, ValueError, AttributeError,
+            RecursionError):
         return 0
     return len(json.dumps(value, separators=(",", ":"), ensure_ascii=False).encode())
 
 
-def _check_operations(patch: Any) -> None:
-    """Mirror jsonpatch.DecodePatch (a JSON array of objects) and the operation limit."""
+def operations_problem(patch: Any) -> str | None:
+    """Why a decoded patch is not a list of operations, in ``jsonpatch.DecodePatch``'s
+    words (Go's, unmarshalling into ``[]map[string]*json.RawMessage``); None when it is."""
     if not isinstance(patch, list):
-        raise bad_request(f"json: cannot unmarshal {json_kind(patch)} into Go value of type jsonpatch.Patch")
+        return f"json: cannot unmarshal {json_kind(patch)} into Go value of type jsonpatch.Patch"
     for op in patch:
         if not isinstance(op, dict):
-            raise bad_request(f"json: cannot unmarshal {json_kind(op)} into Go value of type jsonpatch.Operation")
+            return f"json: cannot unmarshal {json_kind(op)} into Go value of type jsonpatch.Operation"
+    return None
+
+
+def _check_operations(patch: Any) -> None:
+    """Mirror jsonpatch.DecodePatch (a JSON array of objects) and the operation limit."""
+    problem = operations_problem(patch)
+    if problem is not None:
+        raise bad_request(problem)
     if len(patch) > MAX_JSON_PATCH_OPERATIONS:
         raise request_entity_too_large(
             f"The allowed maximum operations in a JSON patch is "
