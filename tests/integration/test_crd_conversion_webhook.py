@@ -227,3 +227,30 @@ def test_a_watch_ends_when_an_event_cannot_be_converted(fakekube: Cluster, custo
     custom.create_namespaced_custom_object(GROUP, "v1", "default", "crontabs",
                                            crontab("v1", "nightly", cronSpec="0 3 * * *"))
     assert list(response.iter_lines()) == []  # the stream ends cleanly, as upstream's failed encode
+
+
+def test_a_conversion_webhook_holds_no_lock_while_it_answers(fakekube: Cluster, custom: client.CustomObjectsApi,
+                                                              server: WebhookServer) -> None:
+    """A write in v2 is answered in v2 (its stored v1 object converted back): while that
+    conversion waits on a slow webhook, other clients write."""
+    import threading
+    converting, release = threading.Event(), threading.Event()
+
+    def slow(request: Obj) -> Obj:
+        if request["desiredAPIVersion"].endswith("/v2"):  # the answer's conversion, after the write
+            converting.set()
+            release.wait(10)
+        return convert(request)
+    server.handlers["/convert"] = slow
+    fakekube.api.conversion.timeout_s = 5  # held under the lock, the other writes would wait past it
+    answer: dict[str, Any] = {}
+    create = threading.Thread(target=lambda: answer.setdefault("obj", custom.create_namespaced_custom_object(
+        GROUP, "v2", "default", "crontabs", crontab("v2", "slow", schedule="* * * * *"))))
+    create.start()
+    assert converting.wait(60)
+    core = client.CoreV1Api(fakekube.client())
+    core.create_namespaced_config_map("default", {"metadata": {"name": "meanwhile"}})  # not held up
+    custom.patch_namespaced_custom_object(GROUP, "v1", "default", "crontabs", "slow", {"spec": {"image": "x"}})
+    release.set()
+    create.join(60)
+    assert answer["obj"]["spec"] == {"schedule": "* * * * *"}

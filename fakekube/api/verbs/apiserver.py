@@ -207,7 +207,7 @@ class APIServer:
         #: The registry's custom types, kept equal to what this store's CRDs serve.
         #: CRD webhook conversion, over the admission webhooks' transport (and its addresses).
         self.conversion = WebhookConversion(self.webhooks.transport, rng.fork("conversion"))
-        self.custom_types = CustomTypes(registry, self.conversion.converter)
+        self.custom_types = CustomTypes(registry, self._unlocked_converter)
         store.add_listener(self.custom_types.on_change)
         #: kube-apiserver's ``--authorization-mode`` (``AlwaysAllow`` or ``RBAC``); the HTTP
         #: layer enforces it, the review APIs answer from it.
@@ -507,6 +507,8 @@ class APIServer:
         objectmeta.check_name(patched, name)
         objectmeta.check_namespace(rt, patched, namespace)
         patched = rt.storable(patched)
+        if rt.stored_as is not None and self._changed(rt, existing):
+            return None  # written meanwhile, while a conversion webhook ran unlocked: again
         self._check_resource_version(rt, patched, existing)
         result = self._finish_update(rt, existing, patched, options, subresource)
         if result is not None:
@@ -542,6 +544,8 @@ class APIServer:
         objectmeta.check_namespace(rt, merged, namespace)
         objectmeta.strip_type_meta(merged)
         merged = rt.storable(merged)
+        if existing is not None and rt.stored_as is not None and self._changed(rt, existing):
+            return None  # written meanwhile, while a conversion webhook ran unlocked: again
         if existing is None:
             if subresource:
                 raise errors.not_found(rt.group, rt.plural, name)
@@ -683,6 +687,16 @@ class APIServer:
         return Attributes(operation, rt, namespace_of(rt, obj, meta.get("namespace") or ""), meta.get("name") or "",
                           subresource, old, options.user, options.dry_run, sent)
 
+    def _unlocked_converter(self, webhook: Obj) -> Callable[[builtins.list[Obj], str, str], builtins.list[Obj]]:
+        """A CRD's conversion webhook, called with the store lock released (a write re-checks
+        its object after converting it; see ``_patch_once``)."""
+        convert = self.conversion.converter(webhook)
+
+        def unlocked(objects: builtins.list[Obj], desired: str, shown: str) -> builtins.list[Obj]:
+            with self._unlocked():
+                return convert(objects, desired, shown)
+        return unlocked
+
     @contextlib.contextmanager
     def _unlocked(self) -> Iterator[None]:
         """Give up this thread's whole hold on the store lock while webhooks are called — a
@@ -690,6 +704,9 @@ class APIServer:
         writer waits on it; the caller checks afterwards whether the object changed
         meanwhile (``_changed``). ``external_wait_listeners`` hear of the wait (the engine:
         writes waiting on a controller's work do not wait on a hanging webhook for long)."""
+        if not self.store.lock._is_owned():  # type: ignore[attr-defined]  # a read: nothing to give up
+            yield
+            return
         held = self.store.lock._release_save()  # type: ignore[attr-defined]  # RLock: every level held
         for listener in self.external_wait_listeners:
             listener(True)
