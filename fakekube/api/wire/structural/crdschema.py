@@ -18,7 +18,7 @@ from typing import Any
 from fakekube.api.machinery.errors import (FIELD_DUPLICATE, FIELD_FORBIDDEN, FIELD_INVALID, FIELD_REQUIRED,
                                            FieldError, forbidden, invalid, not_supported, required)
 from fakekube.api.machinery.validation import GoText, go_strings
-from fakekube.api.wire import cel
+from fakekube.api.wire import cel, regexp
 from fakekube.api.wire.structural.celrules import RuleValidator
 from fakekube.api.wire.structural.node import Node, Rule
 from fakekube.api.wire.structural.openapi import OpenAPIValidator
@@ -187,9 +187,9 @@ def _value_validation(s: Obj, level: str, path: str, skip_any_of: bool, skip_fir
     pattern = s.get("pattern")
     if isinstance(pattern, str) and pattern:
         try:
-            re.compile(pattern)
-        except re.error as exc:
-            errs.append(invalid(f"{path}.pattern", pattern, f"must be a valid regular expression, but isn't: error parsing regexp: {exc}"))
+            regexp.compile(pattern)
+        except regexp.RegexpError as exc:
+            errs.append(invalid(f"{path}.pattern", pattern, f"must be a valid regular expression, but isn't: {exc}"))
     return errs
 
 

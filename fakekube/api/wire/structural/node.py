@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from fakekube.api.wire import cel
+from fakekube.api.wire import cel, regexp
 
 Obj = dict[str, Any]
 
@@ -181,12 +181,12 @@ def _count(value: Any) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
-def _compile_pattern(text: str) -> re.Pattern[str] | None:
-    """An ECMA-262 ``pattern`` as Python's ``re`` (None if it does not compile: CRD
-    validation reports that)."""
+def _compile_pattern(text: str) -> regexp.Regexp | None:
+    """A ``pattern`` as kube-openapi compiles it: Go's regexp, RE2, linear in the text
+    (None if it does not compile: CRD validation reports that)."""
     if not text:
         return None
     try:
-        return re.compile(text)
-    except re.error:
+        return regexp.compile(text)
+    except regexp.RegexpError:
         return None
