@@ -11,6 +11,7 @@ Nodes are never changed after compilation, so concurrent writes share them.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 
 from fakekube.api.wire import cel, regexp
@@ -95,7 +96,8 @@ class Node:
                  "exclusive_minimum", "multiple_of", "max_length", "min_length", "pattern", "pattern_text",
                  "max_items", "min_items", "max_properties", "min_properties", "required",
                  "all_of", "any_of", "one_of", "not_", "rules", "has_rules", "has_defaults", "has_list_types",
-                 "has_embedded", "self_fields", "old_fields", "programs", "cel_names", "cel_convert")
+                 "has_embedded", "self_fields", "old_fields", "programs", "cel_names", "cel_convert", "_enum_keys",
+                 "_enum_text")
 
     def __init__(self, raw: Obj) -> None:
         self.raw = raw
@@ -117,6 +119,8 @@ class Node:
         self.map_type = _text(raw.get("x-kubernetes-map-type"))
         self.format = _text(raw.get("format"))
         self.enum = raw.get("enum") if isinstance(raw.get("enum"), list) else None
+        self._enum_keys: frozenset[Any] | None = None  # built on first use (enum_allows)
+        self._enum_text: str | None = None
         self.maximum = _number(raw.get("maximum"))
         self.exclusive_maximum = raw.get("exclusiveMaximum") is True
         self.minimum = _number(raw.get("minimum"))
@@ -157,10 +161,39 @@ class Node:
         self.cel_convert: bool = (self.type in ("number", "integer") or any(k != n for k, n in self.cel_names.items())
                                   or any(c.cel_convert for c in children))
 
+    def enum_allows(self, value: Any) -> bool:
+        """Is ``value`` one of ``enum``? One hash lookup: the values are kept as a set of
+        canonical keys, built on first use (a 100,000-value enum checked per list item was
+        100,000 comparisons each)."""
+        keys = self._enum_keys
+        if keys is None:
+            keys = self._enum_keys = frozenset(canonical(e) for e in self.enum or ())
+        return canonical(value) in keys
+
+    def enum_text(self, render: Callable[[list[Any]], str]) -> str:
+        """``render(enum)`` (the ``supported values`` of an error), made once per node."""
+        text = self._enum_text
+        if text is None:
+            text = self._enum_text = render(self.enum or [])
+        return text
+
     def child(self, key: str) -> Node | None:
         """The schema of field ``key`` of an object here (a property, else additionalProperties)."""
         found = self.properties.get(key)
         return found if found is not None else self.additional
+
+
+def canonical(value: Any) -> Any:
+    """A hashable stand-in for a JSON value, equal exactly when the values are: numbers by
+    value (``1`` is ``1.0``), booleans apart from numbers (``true`` is not ``1``, at any
+    depth), objects whatever their key order."""
+    if isinstance(value, bool):
+        return ("bool", value)
+    if isinstance(value, list):
+        return ("list", tuple(canonical(v) for v in value))
+    if isinstance(value, dict):
+        return ("object", tuple(sorted((str(k), canonical(v)) for k, v in value.items())))
+    return value
 
 
 # The schema reached us through typed decoding (JSONSchemaProps), so its keywords have
