@@ -16,6 +16,7 @@ from fractions import Fraction
 from typing import Any, Callable
 
 from fakekube.api.wire import regexp
+from fakekube.api.wire.cel.meter import MATCH_UNITS, charge
 from fakekube.objects.quantity import parse_quantity
 
 _URL, _QUANTITY, _IP, _CIDR = "__url__", "__quantity__", "__ip__", "__cidr__"
@@ -83,7 +84,11 @@ def _find(text: str, pattern: str) -> str:
 def _find_all(text: str, pattern: str, *limit: int) -> list[str]:
     if limit and (not isinstance(limit[0], int) or isinstance(limit[0], bool)):
         raise TypeError("no such overload")
-    return _regexp(text, pattern).find_all(text, limit[0] if limit else -1)
+    return _regexp(text, pattern).find_all(text, limit[0] if limit else -1, on_match=_charge_match)
+
+
+def _charge_match() -> None:
+    charge(MATCH_UNITS)
 
 
 # -- url ---------------------------------------------------------------------------------------

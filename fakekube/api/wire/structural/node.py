@@ -62,7 +62,7 @@ class Rule:
     """One ``x-kubernetes-validations`` entry, with its programs (None if it failed to compile)."""
 
     __slots__ = ("raw", "rule", "message", "message_expression", "reason", "field_path",
-                 "optional_old_self", "program", "message_program", "error", "uses_old_self")
+                 "optional_old_self", "program", "message_program", "error", "uses_old_self", "fixed_costs")
 
     def __init__(self, raw: Obj) -> None:
         self.raw = raw
@@ -85,6 +85,9 @@ class Rule:
             except cel.CelError:
                 self.message_program = None
         self.uses_old_self = self.program is not None and self.program.references("oldSelf")
+        #: What a run of the rule and of its messageExpression costs whatever the values'
+        #: sizes (cel.cost.UNBOUNDED when it depends on them); set with the schema's kinds.
+        self.fixed_costs: tuple[int, int] | None = None
 
 
 class Node:
