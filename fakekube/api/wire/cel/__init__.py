@@ -28,7 +28,8 @@ Interface (what CRD validation and admission policies call):
 - ``Program.references(name)``: does the expression use variable ``name`` (a transition
   rule is one that references ``oldSelf``)?
 
-Cost, as Kubernetes bounds it (:mod:`.cost`, :mod:`.meter`; docs/reliability.md):
+Cost, as Kubernetes bounds it (:mod:`.cost`, :mod:`.prices`, :mod:`.sizes`, :mod:`.meter`;
+docs/reliability.md):
 
 - ``Program.estimated_cost(sizes)``: cel-go's estimate with sizes from a :class:`Sizes`
   (a CRD schema's bounds as :class:`Decl` s in :class:`DeclSizes`). CRD validation
@@ -51,7 +52,7 @@ overload`` rather than at CRD creation), and the optional field syntax (``self.?
 
 from __future__ import annotations
 
-from fakekube.api.wire.cel.cost import Decl, DeclSizes, Sizes
+from fakekube.api.wire.cel.sizes import Decl, DeclSizes, Sizes
 from fakekube.api.wire.cel.errors import BudgetExhausted, CelError, CompileError, CostLimitExceeded, EvaluationError
 from fakekube.api.wire.cel.program import (MATCH_CONDITIONS_COST_BUDGET, PER_CALL_LIMIT, RUNTIME_COST_BUDGET, Activation,
                                           CostBudget, Program, compile, optional_none, optional_of)

@@ -21,6 +21,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any, Callable
 
 from fakekube.api.wire.cel import cost as costs
+from fakekube.api.wire.cel import sizes as sizing
 from fakekube.api.wire.cel import syntax
 from fakekube.api.wire.cel.formats import FUNCTIONS as FORMAT_FUNCTIONS
 from fakekube.api.wire.cel.library import FUNCTIONS as KUBERNETES_FUNCTIONS
@@ -110,7 +111,7 @@ class Program:
         self._fixed_cost = costs.fixed_cost(tree) if tree is not None else 0
         self._literal_size = costs.literal_size(tree) if tree is not None else 0
         self._budget: CostBudget | None = None
-        #: Run-time estimates by the sizes and kinds they were made from (see cost.Recording).
+        #: Run-time estimates by the sizes and kinds they were made from (see sizes.Recording).
         self._cost_questions: tuple[tuple[bool, tuple[str, ...]], ...] | None = None
         self._cost_cache: dict[tuple[Any, ...], int] = {}
 
@@ -118,7 +119,7 @@ class Program:
         """Does the expression use the variable ``name``?"""
         return name in self._variables
 
-    def estimated_cost(self, sizes: costs.Sizes) -> int:
+    def estimated_cost(self, sizes: sizing.Sizes) -> int:
         """The most one run can cost when values are as large as ``sizes`` says (0 when
         the expression cannot be read)."""
         return costs.estimate(self.tree, sizes) if self.tree is not None else 0
@@ -128,13 +129,13 @@ class Program:
         matter, else the estimate over the actual values."""
         if self._fixed_cost < costs.UNBOUNDED or self.tree is None:
             return self._fixed_cost
-        sizes = activation.sizes() if isinstance(activation, Activation) else costs.ValueSizes(activation)
+        sizes = activation.sizes() if isinstance(activation, Activation) else sizing.ValueSizes(activation)
         questions = self._cost_questions
         if questions is not None:
-            known = self._cost_cache.get(costs.answers(sizes, questions))
+            known = self._cost_cache.get(sizing.answers(sizes, questions))
             if known is not None:
                 return known
-        recording = costs.Recording(sizes)
+        recording = sizing.Recording(sizes)
         literals = self._literal_size
 
         def bound() -> int:
@@ -148,10 +149,10 @@ class Program:
         if asked == questions and not recording.bounded:
             if len(self._cost_cache) >= MAX_CACHED_COSTS:
                 self._cost_cache.clear()
-            self._cost_cache[costs.answers(sizes, asked)] = cost
+            self._cost_cache[sizing.answers(sizes, asked)] = cost
         return cost
 
-    def fixed_cost(self, kinds: costs.Sizes | None = None) -> int:
+    def fixed_cost(self, kinds: sizing.Sizes | None = None) -> int:
         """What every run costs when that does not depend on the values' sizes (``kinds``:
         what the values are, when known), else ``cost.UNBOUNDED``."""
         if self.tree is None:
@@ -233,11 +234,11 @@ class Activation:
             functions.update(program._functions)
         self.values = dict(variables)
         self.context = cel.Context(variables=self.values, functions=functions or None)
-        self._sizes: costs.ValueSizes | None = None
+        self._sizes: sizing.ValueSizes | None = None
 
-    def sizes(self) -> costs.ValueSizes:
+    def sizes(self) -> sizing.ValueSizes:
         if self._sizes is None:
-            self._sizes = costs.ValueSizes(self.values)
+            self._sizes = sizing.ValueSizes(self.values)
         return self._sizes
 
 

@@ -21,7 +21,7 @@ from typing import Any
 from fakekube.api.machinery.errors import (FIELD_DUPLICATE, FIELD_FORBIDDEN, FIELD_REQUIRED, FieldError, duplicate,
                                            forbidden, invalid, required)
 from fakekube.api.wire import cel
-from fakekube.api.wire.cel.cost import UNBOUNDED
+from fakekube.api.wire.cel.prices import UNBOUNDED
 from fakekube.api.wire.structural.celcost import Declarations
 from fakekube.api.wire.structural.node import Node, Rule
 from fakekube.objects.syntax import go_quote

@@ -86,7 +86,7 @@ class Rule:
                 self.message_program = None
         self.uses_old_self = self.program is not None and self.program.references("oldSelf")
         #: What a run of the rule and of its messageExpression costs whatever the values'
-        #: sizes (cel.cost.UNBOUNDED when it depends on them); set with the schema's kinds.
+        #: sizes (cel.prices.UNBOUNDED when it depends on them); set with the schema's kinds.
         self.fixed_costs: tuple[int, int] | None = None
 
 
