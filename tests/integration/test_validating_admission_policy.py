@@ -125,3 +125,31 @@ def test_failure_policy_decides_on_an_expression_error(fakekube: Cluster, core: 
                          "application/json-patch+json")
     assert code == 200
     assert core.create_namespaced_config_map("default", configmap("a", {"k": "v"})).metadata.name == "a"
+
+
+def test_an_expression_past_the_per_call_cost_limit_fails_as_upstream_s(fakekube: Cluster,
+                                                                         core: client.CoreV1Api) -> None:
+    """Three loops over 120 keys: about 12 million units, past the 1,000,000 of one call;
+    cancelled before it runs (it ran to the end before), and failurePolicy decides."""
+    expression = "object.data.all(a, object.data.all(b, object.data.all(c, a != '' || b != c)))"
+    policy(fakekube, "loops", [{"expression": expression}])
+    bind(fakekube, "loops", "loops")
+    data = {f"key-{i}": "v" for i in range(120)}
+    code, status = refusal(lambda: core.create_namespaced_config_map("default", configmap("big", data)))
+    assert (code, status["reason"]) == (422, "Invalid")
+    assert status["message"].endswith(f"denied request: expression '{expression}' resulted in error: "
+                                      "operation cancelled: actual cost limit exceeded")
+    assert core.create_namespaced_config_map("default", configmap("small", {"a": "v"})).metadata.name == "small"
+
+
+def test_a_binding_s_validations_share_one_cost_budget(fakekube: Cluster, core: client.CoreV1Api) -> None:
+    """Each validation runs two loops over 400 keys (about 800,000 units, within one call's
+    limit); the thirteenth would pass the 10 million of one evaluation."""
+    validations = [{"expression": f"object.data.all(a, object.data.all(b, a != '{i}'))"} for i in range(14)]
+    policy(fakekube, "many", validations)
+    bind(fakekube, "many", "many")
+    data = {f"key-{i}": "v" for i in range(400)}
+    code, status = refusal(lambda: core.create_namespaced_config_map("default", configmap("big", data)))
+    assert code == 422
+    assert status["message"].endswith("denied request: validation failed due to running out of cost budget, "
+                                      "no further validation rules will be run")

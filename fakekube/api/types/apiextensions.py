@@ -126,7 +126,7 @@ class CustomResourceDefinitionStrategy(Strategy):
 
     def validate_update(self, new: Obj, old: Obj) -> list[FieldError]:
         spec, old_spec = new.get("spec") or {}, old.get("spec") or {}
-        problems = validate_spec(spec)
+        problems = validate_spec(spec, old_spec)
         if condition_true(old, "Established"):
             problems += immutable(spec.get("scope"), old_spec.get("scope"), "spec.scope")
             problems += immutable(_names(spec).get("kind"), _names(old_spec).get("kind"), "spec.names.kind")
@@ -175,15 +175,18 @@ def _name_matches(obj: Obj) -> list[FieldError]:
     return [errors.invalid("metadata.name", name, 'must be spec.names.plural+"."+spec.group')]
 
 
-def validate_spec(spec: Obj) -> list[FieldError]:
-    """``ValidateCustomResourceDefinitionSpec`` (v1), in upstream's order."""
+def validate_spec(spec: Obj, old_spec: Obj | None = None) -> list[FieldError]:
+    """``ValidateCustomResourceDefinitionSpec`` (v1), in upstream's order; on update,
+    ``old_spec`` tells which versions keep their schema unchanged (their rules' cost is
+    not held against them one by one, as upstream's suppressPerExpressionCost)."""
     problems = _group_problems(spec.get("group") or "")
     scope = spec.get("scope") or ""
     if not scope:
         problems.append(errors.required("spec.scope"))
     elif scope not in (CLUSTER_SCOPED, NAMESPACE_SCOPED):
         problems.append(errors.not_supported("spec.scope", scope, [CLUSTER_SCOPED, NAMESPACE_SCOPED]))
-    problems += _versions_problems(versions_of({"spec": spec}))
+    old_schemas = {str(v.get("name")): v.get("schema") for v in versions_of({"spec": old_spec})} if old_spec else {}
+    problems += _versions_problems(versions_of({"spec": spec}), old_schemas)
     names = _names(spec)
     for field in ("plural", "singular", "kind", "listKind"):
         if not names.get(field):
@@ -207,7 +210,7 @@ def _group_problems(group: str) -> list[FieldError]:
     return []
 
 
-def _versions_problems(versions: list[Obj]) -> list[FieldError]:
+def _versions_problems(versions: list[Obj], old_schemas: dict[str, Any]) -> list[FieldError]:
     problems: list[FieldError] = []
     seen: set[str] = set()
     unique = True
@@ -219,7 +222,8 @@ def _versions_problems(versions: list[Obj]) -> list[FieldError]:
         why = is_dns1035_label(name)
         if why:
             problems.append(errors.invalid(f"{path}.name", name, ",".join(why)))
-        problems += _version_problems(version, path)
+        unchanged = name in old_schemas and old_schemas[name] == version.get("schema")
+        problems += _version_problems(version, path, unchanged)
     shown = GoLiteral(_go_versions(versions))
     if not unique:
         problems.append(errors.invalid("spec.versions", shown, "must contain unique version names"))
@@ -238,14 +242,14 @@ def _go_versions(versions: list[Obj]) -> str:
     return "[]apiextensions.CustomResourceDefinitionVersion{" + ", ".join(map(_go_version, versions)) + "}"
 
 
-def _version_problems(version: Obj, path: str) -> list[FieldError]:
+def _version_problems(version: Obj, path: str, unchanged: bool = False) -> list[FieldError]:
     problems: list[FieldError] = []
     schema = (version.get("schema") or {}).get("openAPIV3Schema") if isinstance(version.get("schema"), dict) else None
     if not isinstance(schema, dict):
         problems.append(errors.required(f"{path}.schema.openAPIV3Schema", "schemas are required"))
     else:
         from fakekube.api.wire import structural  # schema machinery loads with the first CRD (cold start)
-        problems += structural.validate_crd_schema(schema, f"{path}.schema.openAPIV3Schema")
+        problems += structural.validate_crd_schema(schema, f"{path}.schema.openAPIV3Schema", unchanged)
     problems += _subresources_problems(version.get("subresources"), f"{path}.subresources")
     for j, column in enumerate(version.get("additionalPrinterColumns") or []):
         problems += _column_problems(column if isinstance(column, dict) else {}, f"{path}.additionalPrinterColumns[{j}]")

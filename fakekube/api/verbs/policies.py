@@ -10,6 +10,13 @@ validation that is not true is a violation, acted on by the binding's ``validati
 Deny refuses the write (upstream's message and the validation's reason, Invalid by default),
 Warn adds a ``Warning``, Audit is dropped (fakekube has no audit log). An expression that
 fails follows the policy's ``failurePolicy``.
+
+Cost, as upstream bounds it: each expression run has the per-call limit (past it: the
+expression ``resulted in error: operation cancelled: actual cost limit exceeded``); the
+variables, validations and messages of one binding's evaluation (per params object)
+share a budget of 10,000,000 and its matchConditions one of 2,500,000; a run that would
+overdraw it fails the evaluation with ``validation failed due to running out of cost
+budget, no further validation rules will be run`` (then ``failurePolicy`` decides).
 """
 
 from __future__ import annotations
@@ -106,13 +113,16 @@ class PolicyAdmission:
             if fail:
                 outcome.denials.append(Decision(*names, str(failure)))
             return
+        from fakekube.api.wire import cel  # see _program
         for params in params_list:
             activation = dict(base, params=params)
+            budget = cel.CostBudget(cel.RUNTIME_COST_BUDGET)
             try:
-                if not self._conditions_hold(spec.get("matchConditions") or [], activation):
+                conditions_budget = cel.CostBudget(cel.MATCH_CONDITIONS_COST_BUDGET)
+                if not self._conditions_hold(spec.get("matchConditions") or [], activation, conditions_budget):
                     continue
-                activation["variables"] = self._variables(spec.get("variables") or [], activation)
-                violations = self._violations(spec.get("validations") or [], activation)
+                activation["variables"] = self._variables(spec.get("variables") or [], activation, budget)
+                violations = self._violations(spec.get("validations") or [], activation, budget)
             except _Failure as failure:
                 if fail:
                     outcome.denials.append(Decision(*names, str(failure)))
@@ -197,49 +207,56 @@ class PolicyAdmission:
             self._programs[expression] = program
         return program
 
-    def _evaluate(self, expression: str, activation: Obj) -> Any:
+    def _evaluate(self, expression: str, activation: Obj, budget: cel.CostBudget) -> Any:
         from fakekube.api.wire import cel  # see _program
         try:
-            return self._program(expression).evaluate(activation)
+            return self._program(expression).evaluate(activation, budget)
+        except cel.BudgetExhausted as exc:
+            raise _OutOfBudget(str(exc)) from None
         except cel.EvaluationError as exc:
             raise _Failure(f"expression '{expression}' resulted in error: {exc}") from None
 
-    def _conditions_hold(self, conditions: list[Obj], activation: Obj) -> bool:
+    def _conditions_hold(self, conditions: list[Obj], activation: Obj, budget: cel.CostBudget) -> bool:
         """Any condition false: no match; else errors are a failure (failurePolicy decides)."""
-        matches, problems = evaluate_conditions(conditions, activation, self._program)
+        matches, problems = evaluate_conditions(conditions, activation,
+                                                lambda expression: self._program(expression).with_budget(budget))
         if matches and problems:
             raise _Failure(problems[0] if len(problems) == 1 else "[" + ", ".join(problems) + "]")
         return matches
 
-    def _variables(self, variables: list[Obj], activation: Obj) -> Obj:
+    def _variables(self, variables: list[Obj], activation: Obj, budget: cel.CostBudget) -> Obj:
         """Each variable in order (later ones see earlier ones); one that fails is left out,
-        so only an expression that uses it fails."""
+        so only an expression that uses it fails (running out of budget fails them all)."""
         values: Obj = {}
         for variable in variables:
             try:
                 values[str(variable.get("name"))] = self._evaluate(str(variable.get("expression") or ""),
-                                                                   dict(activation, variables=values))
+                                                                   dict(activation, variables=values), budget)
+            except _OutOfBudget:
+                raise
             except _Failure:
                 continue
         return values
 
-    def _violations(self, validations: list[Obj], activation: Obj) -> list[tuple[str, str]]:
+    def _violations(self, validations: list[Obj], activation: Obj, budget: cel.CostBudget) -> list[tuple[str, str]]:
         found = []
         for validation in validations:
             expression = str(validation.get("expression") or "")
-            result = self._evaluate(expression, activation)
+            result = self._evaluate(expression, activation, budget)
             if result is True:
                 continue
             if result is not False:
                 raise _Failure(f"expression '{expression}' resulted in error: expected a boolean, got {result!r}")
-            found.append((self._message(validation, activation), str(validation.get("reason") or "")))
+            found.append((self._message(validation, activation, budget), str(validation.get("reason") or "")))
         return found
 
-    def _message(self, validation: Obj, activation: Obj) -> str:
+    def _message(self, validation: Obj, activation: Obj, budget: cel.CostBudget) -> str:
         """messageExpression's string if usable, else message, else ``failed expression: …``."""
         if validation.get("messageExpression"):
             try:
-                text = self._evaluate(str(validation["messageExpression"]), activation)
+                text = self._evaluate(str(validation["messageExpression"]), activation, budget)
+            except _OutOfBudget as exc:
+                raise _Failure(f"failed messageExpression: {exc}") from None
             except _Failure:
                 text = None
             if isinstance(text, str) and text.strip() and "\n" not in text.strip():
@@ -251,6 +268,10 @@ class PolicyAdmission:
 
 class _Failure(Exception):
     """An expression or configuration that failed; the policy's failurePolicy decides."""
+
+
+class _OutOfBudget(_Failure):
+    """The evaluation's cost budget is spent: nothing more of it runs."""
 
 
 def _named_rule_matches(rule: Obj, attrs: Attributes) -> bool:

@@ -28,16 +28,35 @@ Interface (what CRD validation and admission policies call):
 - ``Program.references(name)``: does the expression use variable ``name`` (a transition
   rule is one that references ``oldSelf``)?
 
-Not supported: static type checking against the schema (a rule comparing a string field
-to an int fails at run time with ``no such overload`` rather than at CRD creation), cost
-estimation and runtime cost limits, and the optional field syntax (``self.?foo``;
+Cost, as Kubernetes bounds it (:mod:`.cost`, :mod:`.prices`, :mod:`.sizes`, :mod:`.meter`;
+docs/reliability.md):
+
+- ``Program.estimated_cost(sizes)``: cel-go's estimate with sizes from a :class:`Sizes`
+  (a CRD schema's bounds as :class:`Decl` s in :class:`DeclSizes`). CRD validation
+  refuses rules over ``StaticEstimatedCostLimit`` with upstream's messages.
+- Every ``evaluate`` first estimates its cost from the actual values and is cancelled
+  past ``PER_CALL_LIMIT`` (1,000,000) with :class:`CostLimitExceeded` (``operation
+  cancelled: actual cost limit exceeded``); ``evaluate(activation, budget)`` also draws
+  on a :class:`CostBudget` (``RUNTIME_COST_BUDGET``, 10,000,000, per custom resource or
+  policy binding), raising :class:`BudgetExhausted` when a run would overdraw it.
+  ``program.with_budget(budget)`` gives a program that always draws on ``budget``.
+- Library functions written in Python meter their own work against the per-call limit.
+
+The engine counts no cost itself, so these are estimates from the expression's structure
+(``syntax``: a parse of the expression with cel-go's macro expansion): an upper bound of
+what cel-go would count, in the same units. Not supported: static type checking against
+the schema (a rule comparing a string field to an int fails at run time with ``no such
+overload`` rather than at CRD creation), and the optional field syntax (``self.?foo``;
 ``optional.of``/``hasValue``/``orValue`` work).
 """
 
 from __future__ import annotations
 
-from fakekube.api.wire.cel.program import (Activation, CelError, CompileError, EvaluationError, Program, compile,
-                                          optional_none, optional_of)
+from fakekube.api.wire.cel.sizes import Decl, DeclSizes, Sizes
+from fakekube.api.wire.cel.errors import BudgetExhausted, CelError, CompileError, CostLimitExceeded, EvaluationError
+from fakekube.api.wire.cel.program import (MATCH_CONDITIONS_COST_BUDGET, PER_CALL_LIMIT, RUNTIME_COST_BUDGET, Activation,
+                                          CostBudget, Program, compile, optional_none, optional_of)
 
-__all__ = ["Activation", "CelError", "CompileError", "EvaluationError", "Program", "compile", "optional_none",
-           "optional_of"]
+__all__ = ["Activation", "BudgetExhausted", "CelError", "CompileError", "CostBudget",
+           "CostLimitExceeded", "Decl", "DeclSizes", "EvaluationError", "MATCH_CONDITIONS_COST_BUDGET",
+           "PER_CALL_LIMIT", "Program", "RUNTIME_COST_BUDGET", "Sizes", "compile", "optional_none", "optional_of"]

@@ -11,11 +11,12 @@ A function given arguments it has no overload for raises ``TypeError`` (CEL's
 from __future__ import annotations
 
 import ipaddress
-import re
 import urllib.parse
 from fractions import Fraction
 from typing import Any, Callable
 
+from fakekube.api.wire import regexp
+from fakekube.api.wire.cel.meter import MATCH_UNITS, charge
 from fakekube.objects.quantity import parse_quantity
 
 _URL, _QUANTITY, _IP, _CIDR = "__url__", "__quantity__", "__ip__", "__cidr__"
@@ -66,14 +67,28 @@ def _same(a: Any, b: Any) -> bool:
 
 # -- regex -------------------------------------------------------------------------------------
 
+def _regexp(text: Any, pattern: Any) -> regexp.Regexp:
+    """The pattern compiled as Go's regexp (RE2: linear time), refused with upstream's text."""
+    if not isinstance(text, str) or not isinstance(pattern, str):
+        raise TypeError("no such overload")
+    try:
+        return regexp.compile(pattern)
+    except regexp.RegexpError as exc:
+        raise ValueError(f"Illegal regex: {exc}") from None
+
+
 def _find(text: str, pattern: str) -> str:
-    match = re.search(pattern, text)
-    return match.group(0) if match else ""
+    return _regexp(text, pattern).find(text)
 
 
 def _find_all(text: str, pattern: str, *limit: int) -> list[str]:
-    found = [m.group(0) for m in re.finditer(pattern, text)]
-    return found[: limit[0]] if limit and limit[0] >= 0 else found
+    if limit and (not isinstance(limit[0], int) or isinstance(limit[0], bool)):
+        raise TypeError("no such overload")
+    return _regexp(text, pattern).find_all(text, limit[0] if limit else -1, on_match=_charge_match)
+
+
+def _charge_match() -> None:
+    charge(MATCH_UNITS)
 
 
 # -- url ---------------------------------------------------------------------------------------

@@ -8,6 +8,10 @@ an old value exists (unless ``optionalOldSelf``). At a resource root and in embe
 resources ``self.metadata`` holds only ``name`` and ``generateName``, as upstream's.
 Ratcheting: on update, a failing rule that does not use ``oldSelf`` is forgiven where
 the value (or its nearest correlated parent) did not change — upstream sends a warning.
+
+Cost: one validation's rules share a budget (``RUNTIME_COST_BUDGET``, 10,000,000 units)
+and each run has the per-call limit (1,000,000); a rule that would pass either stops the
+validation with upstream's error on its node, and no further rule runs.
 """
 
 from __future__ import annotations
@@ -17,7 +21,10 @@ from typing import Any
 from fakekube.api.machinery.errors import (FIELD_DUPLICATE, FIELD_FORBIDDEN, FIELD_REQUIRED, FieldError, duplicate,
                                            forbidden, invalid, required)
 from fakekube.api.wire import cel
+from fakekube.api.wire.cel.prices import UNBOUNDED
+from fakekube.api.wire.structural.celcost import Declarations
 from fakekube.api.wire.structural.node import Node, Rule
+from fakekube.objects.syntax import go_quote
 
 #: CEL's limit on an evaluated messageExpression (celconfig.MaxEvaluatedMessageExpressionSizeBytes).
 MAX_MESSAGE_BYTES = 5 * 1024
@@ -29,25 +36,43 @@ def _child(path: str, key: str) -> str:
     return f"{path}.{key}" if path else key
 
 
+#: Upstream's errors when a validation runs out of cost.
+OUT_OF_BUDGET = "validation failed due to running out of cost budget, no further validation rules will be run"
+MESSAGE_OUT_OF_BUDGET = ("messageExpression evaluation failed due to running out of cost budget, "
+                         "no further validation rules will be run")
+
+
+class _Stop(Exception):
+    """The validation ran out of cost: no further rule runs."""
+
+
 class RuleValidator:
-    """One validation pass; ``update`` turns on transition rules and ratcheting."""
+    """One validation pass; ``update`` turns on transition rules and ratcheting. Its rules
+    draw on one cost budget; once it is spent (or a run passes the per-call limit) the
+    pass stops, with upstream's error."""
 
-    __slots__ = ("update", "errors")
+    __slots__ = ("update", "errors", "budget", "stopped")
 
-    def __init__(self, update: bool) -> None:
+    def __init__(self, update: bool, budget: int = cel.RUNTIME_COST_BUDGET) -> None:
         self.update = update
         self.errors: list[FieldError] = []
+        self.budget = cel.CostBudget(budget)
+        self.stopped = False
 
     def validate(self, value: Any, old: Any, node: Node, path: str, resource_root: bool,
                  parent_unchanged: bool) -> None:
-        if value is None or not node.has_rules:
+        if value is None or not node.has_rules or self.stopped:
             return
         unchanged = parent_unchanged if old is _ABSENT else value == old
-        if node.rules:
-            self._rules(value, old, node, path, resource_root, unchanged)
-        for sub in node.all_of:
-            if sub.rules:
-                self._rules(value, old, sub, path, resource_root, unchanged)
+        try:
+            if node.rules:
+                self._rules(value, old, node, path, resource_root, unchanged)
+            for sub in node.all_of:
+                if sub.rules:
+                    self._rules(value, old, sub, path, resource_root, unchanged)
+        except _Stop:
+            self.stopped = True
+            return
         if isinstance(value, dict):
             old_map = old if isinstance(old, dict) and node.map_type != "atomic" else {}
             if node.additional is not None and node.additional.has_rules:
@@ -65,6 +90,9 @@ class RuleValidator:
 
     def _rules(self, value: Any, old: Any, node: Node, path: str, resource_root: bool, unchanged: bool) -> None:
         here = path or "<nil>"
+        if self.budget.remaining <= 0 and any(rule.program is not None for rule in node.rules):
+            self.errors.append(invalid(here, node.type, OUT_OF_BUDGET))
+            raise _Stop()
         has_old = self.update and old is not _ABSENT and old is not None
         activations: dict[bool, cel.Activation] = {}  # by whether oldSelf is an optional
         for rule in node.rules:
@@ -78,8 +106,16 @@ class RuleValidator:
             if activation is None:
                 activation = activations[optional] = _activation(value, old if has_old else None, has_old, node,
                                                                  resource_root, optional)
+            fixed_rule, fixed_message = _fixed_costs(rule, node)
             try:
-                result = rule.program.evaluate(activation)
+                result = rule.program.evaluate(activation, self.budget, fixed_rule)
+            except cel.BudgetExhausted:
+                self.errors.append(invalid(here, node.type, OUT_OF_BUDGET))
+                raise _Stop() from None
+            except cel.CostLimitExceeded as exc:
+                self.errors.append(invalid(here, node.type, f"'{exc}': no further validation rules will be run due "
+                                                            f"to call cost exceeds limit for rule: {_rule_text(rule)}"))
+                raise _Stop() from None
             except cel.EvaluationError as exc:
                 text = str(exc)
                 if text.startswith("no such overload"):
@@ -91,20 +127,28 @@ class RuleValidator:
                 continue
             if result is True:
                 continue
-            if self.update and not rule.uses_old_self and unchanged:
-                continue  # ratcheting: upstream warns instead
+            ratcheted = self.update and not rule.uses_old_self and unchanged  # upstream warns instead
             target = _child(path, rule.field_path.lstrip(".")) if rule.field_path else path
-            detail = self._message(rule, activation) or _default_message(rule)
-            self.errors.append(_error_for_reason(target or "<nil>", node.type, detail, rule.reason))
+            detail = self._message(rule, activation, target or "<nil>", node.type, ratcheted,
+                                   fixed_message) or _default_message(rule)
+            if not ratcheted:
+                self.errors.append(_error_for_reason(target or "<nil>", node.type, detail, rule.reason))
 
-    @staticmethod
-    def _message(rule: Rule, activation: cel.Activation) -> str:
+    def _message(self, rule: Rule, activation: cel.Activation, target: str, type_name: str, ratcheted: bool,
+                 fixed_cost: int) -> str:
         """The evaluated messageExpression, or "" when it fails (upstream then logs and
-        falls back to ``message``)."""
+        falls back to ``message``); running out of cost stops the validation."""
         if rule.message_program is None:
             return ""
         try:
-            text = rule.message_program.evaluate(activation)
+            text = rule.message_program.evaluate(activation, self.budget, fixed_cost)
+        except (cel.BudgetExhausted, cel.CostLimitExceeded) as exc:
+            if not ratcheted:
+                detail = MESSAGE_OUT_OF_BUDGET if isinstance(exc, cel.BudgetExhausted) else (
+                    "no further validation rules will be run due to call cost exceeds limit for messageExpression: "
+                    + go_quote(rule.message_expression))
+                self.errors.append(invalid(target, type_name, detail))
+            raise _Stop() from None
         except cel.CelError:
             return ""
         if not isinstance(text, str):
@@ -113,6 +157,19 @@ class RuleValidator:
         if not text or "\n" in text or len(text.encode()) > MAX_MESSAGE_BYTES:
             return ""
         return text
+
+
+def _fixed_costs(rule: Rule, node: Node) -> tuple[int, int]:
+    """The rule's (and messageExpression's) cost when the values' sizes do not matter,
+    worked out once with the kinds the schema declares (``self.n >= 0`` compares numbers)."""
+    found = rule.fixed_costs
+    if found is None:
+        decl = Declarations().of(node.raw, node.embedded)
+        kinds = cel.DeclSizes(decl) if decl is not None else None
+        found = rule.fixed_costs = tuple(  # type: ignore[assignment]
+            program.fixed_cost(kinds) if program is not None else UNBOUNDED
+            for program in (rule.program, rule.message_program))
+    return found  # type: ignore[return-value]
 
 
 def _activation(value: Any, old: Any, has_old: bool, node: Node, resource_root: bool,

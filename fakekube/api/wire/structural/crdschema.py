@@ -13,12 +13,14 @@ from __future__ import annotations
 
 import copy
 import re
-from typing import Any
+from typing import Any, NamedTuple
 
 from fakekube.api.machinery.errors import (FIELD_DUPLICATE, FIELD_FORBIDDEN, FIELD_INVALID, FIELD_REQUIRED,
                                            FieldError, forbidden, invalid, not_supported, required)
 from fakekube.api.machinery.validation import GoText, go_strings
-from fakekube.api.wire import cel
+from fakekube.api.wire import cel, regexp
+from fakekube.api.wire.structural.celcost import (STATIC_COST_LIMIT, Declarations, TotalCost, child_cardinality,
+                                                  cost_message, rule_cost)
 from fakekube.api.wire.structural.celrules import RuleValidator
 from fakekube.api.wire.structural.node import Node, Rule
 from fakekube.api.wire.structural.openapi import OpenAPIValidator
@@ -54,8 +56,10 @@ def _key(path: str, key: str) -> str:
     return f"{path}[{key}]"
 
 
-def validate_crd_schema(schema: Obj, path: str) -> list[FieldError]:
-    """Upstream's errors for one version's ``openAPIV3Schema`` at ``path``."""
+def validate_crd_schema(schema: Obj, path: str, unchanged: bool = False) -> list[FieldError]:
+    """Upstream's errors for one version's ``openAPIV3Schema`` at ``path``; ``unchanged``
+    (an update that keeps this schema as it was) spares each rule its own cost limit, as
+    upstream does, but not the schema's total."""
     if not isinstance(schema, dict):
         return [invalid(path, GoText("nil"), "must be an object")]
     errs: list[FieldError] = []
@@ -71,9 +75,11 @@ def validate_crd_schema(schema: Obj, path: str) -> list[FieldError]:
             defaults = _defaults(schema, path, resource_root=True)
             errs += defaults
             structural_ok = not defaults
-    checks = _OpenAPIChecks(structural_ok)
-    checks.walk(schema, path, root=True, inside_meta=None, uncorrelatable=None)
+    checks = _OpenAPIChecks(structural_ok, unchanged)
+    checks.walk(schema, path, root=True, inside_meta=None, uncorrelatable=None, where=_Where(1, True, True))
     errs += checks.schema_errors + checks.cel_errors
+    if structural_ok:
+        errs += checks.total.errors(path)
     if not errs and init_error is not None:
         errs.append(invalid(path, "", init_error))
     return errs
@@ -187,9 +193,9 @@ def _value_validation(s: Obj, level: str, path: str, skip_any_of: bool, skip_fir
     pattern = s.get("pattern")
     if isinstance(pattern, str) and pattern:
         try:
-            re.compile(pattern)
-        except re.error as exc:
-            errs.append(invalid(f"{path}.pattern", pattern, f"must be a valid regular expression, but isn't: error parsing regexp: {exc}"))
+            regexp.compile(pattern)
+        except regexp.RegexpError as exc:
+            errs.append(invalid(f"{path}.pattern", pattern, f"must be a valid regular expression, but isn't: {exc}"))
     return errs
 
 
@@ -298,15 +304,35 @@ def _default_problems(s: Obj, path: str, embedded: bool) -> list[FieldError]:
 
 # -- per-position OpenAPI checks ------------------------------------------------------------------
 
-class _OpenAPIChecks:
-    """ValidateCustomResourceDefinitionOpenAPISchema: schema errors, then CEL errors."""
+class _Where(NamedTuple):
+    """What the cost of rules at a position depends on: how many times the position can
+    occur in one object (None: unbounded), whether it is on the structural spine (rules
+    under allOf/anyOf/oneOf/not are not costed upstream), and whether it is the root of
+    a resource (the root, or an embedded resource)."""
 
-    def __init__(self, compile_rules: bool) -> None:
+    cardinality: int | None
+    costed: bool
+    resource_root: bool
+
+    def child(self, parent: Obj, schema: Any, costed: bool = True) -> "_Where":
+        embedded = isinstance(schema, dict) and schema.get("x-kubernetes-embedded-resource") is True
+        return _Where(child_cardinality(parent, self.cardinality), self.costed and costed, embedded)
+
+
+class _OpenAPIChecks:
+    """ValidateCustomResourceDefinitionOpenAPISchema: schema errors, then CEL errors, and
+    the rules' estimated cost (:mod:`.celcost`)."""
+
+    def __init__(self, compile_rules: bool, unchanged: bool = False) -> None:
         self.compile_rules = compile_rules
+        self.unchanged = unchanged
         self.schema_errors: list[FieldError] = []
         self.cel_errors: list[FieldError] = []
+        self.declarations = Declarations()
+        self.total = TotalCost()
 
-    def walk(self, s: Any, path: str, root: bool, inside_meta: str | None, uncorrelatable: str | None) -> None:
+    def walk(self, s: Any, path: str, root: bool, inside_meta: str | None, uncorrelatable: str | None,
+             where: _Where) -> None:
         if not isinstance(s, dict):
             return
         before = len(self.schema_errors)
@@ -318,24 +344,25 @@ class _OpenAPIChecks:
         if extra is not None:
             if properties and (extra is False or isinstance(extra, dict)):
                 self.schema_errors.append(forbidden(f"{path}.additionalProperties", "additionalProperties and properties are mutual exclusive"))
-            self.walk(extra, f"{path}.additionalProperties", False, inside_meta, uncorrelatable)
+            self.walk(extra, f"{path}.additionalProperties", False, inside_meta, uncorrelatable, where.child(s, extra))
         atomic_map = s.get("x-kubernetes-map-type") == "atomic"
         for key in sorted(properties):
             sub_meta = inside_meta
             if (root or s.get("x-kubernetes-embedded-resource") is True) and key in META_FIELDS:
                 sub_meta = f"in top-level {key}" if root else (inside_meta or "")
             self.walk(properties[key], _key(f"{path}.properties", key), False, sub_meta,
-                      path if atomic_map and uncorrelatable is None else uncorrelatable)
-        self.walk(s.get("not"), f"{path}.not", False, inside_meta, uncorrelatable)
+                      path if atomic_map and uncorrelatable is None else uncorrelatable,
+                      where.child(s, properties[key]))
+        self.walk(s.get("not"), f"{path}.not", False, inside_meta, uncorrelatable, where.child(s, None, False))
         for keyword in ("allOf", "oneOf", "anyOf"):
             for i, sub in enumerate(_seq(s.get(keyword))):
-                self.walk(sub, f"{path}.{keyword}[{i}]", False, inside_meta, uncorrelatable)
+                self.walk(sub, f"{path}.{keyword}[{i}]", False, inside_meta, uncorrelatable, where.child(s, None, False))
         if isinstance(s.get("items"), dict):
             not_map = s.get("x-kubernetes-list-type") != "map"
             self.walk(s["items"], f"{path}.items", False, inside_meta,
-                      path if not_map and uncorrelatable is None else uncorrelatable)
+                      path if not_map and uncorrelatable is None else uncorrelatable, where.child(s, s["items"]))
         self._extensions(s, path)
-        self._rules(s, path, before, uncorrelatable)
+        self._rules(s, path, before, uncorrelatable, where)
 
     def _standard(self, s: Obj, path: str, inside_meta: str | None) -> None:
         errs = self.schema_errors
@@ -442,7 +469,7 @@ class _OpenAPIChecks:
                 errs.append(invalid(f"{path}.x-kubernetes-list-map-keys", go_strings(keys), "must not contain duplicate entries"))
             seen.add(key)
 
-    def _rules(self, s: Obj, path: str, errors_before: int, uncorrelatable: str | None) -> None:
+    def _rules(self, s: Obj, path: str, errors_before: int, uncorrelatable: str | None, where: _Where) -> None:
         raw_rules = _seq(s.get("x-kubernetes-validations"))
         if not raw_rules:
             return
@@ -473,17 +500,24 @@ class _OpenAPIChecks:
             if field_path.strip() and not _field_path_valid(s, field_path):
                 errs.append(invalid(f"{here}.fieldPath", field_path, "fieldPath must be a valid path"))
         if len(errs) == errors_before and self.compile_rules:
-            self._compile(raw_rules, path, uncorrelatable)
+            decl = self.declarations.of(s, where.resource_root) if where.costed else None
+            self._compile(raw_rules, path, uncorrelatable, decl, where.cardinality)
 
-    def _compile(self, raw_rules: list[Any], path: str, uncorrelatable: str | None) -> None:
+    def _compile(self, raw_rules: list[Any], path: str, uncorrelatable: str | None, decl: cel.Decl | None,
+                 cardinality: int | None) -> None:
         for i, raw in enumerate(raw_rules):
             here = f"{path}.x-kubernetes-validations[{i}]"
             rule = Rule(raw if isinstance(raw, dict) else {})
             if rule.program is None:
                 self.cel_errors.append(invalid(f"{here}.rule", _rule_struct(raw), rule.error))
+            elif decl is not None:
+                self._cost(f"{here}.rule", "estimated rule cost", rule_cost(rule.program, decl, cardinality))
             if rule.message_expression.strip() and rule.message_program is None:
                 self.cel_errors.append(invalid(f"{here}.messageExpression", _rule_struct(raw),
                                                "messageExpression compilation failed: " + _compile_text(rule.message_expression)))
+            elif rule.message_program is not None and decl is not None:
+                self._cost(f"{here}.messageExpression", "estimated messageExpression cost",
+                           rule.message_program.estimated_cost(cel.DeclSizes(decl)))
             if rule.uses_old_self:
                 if uncorrelatable is not None:
                     self.cel_errors.append(invalid(f"{here}.rule", rule.rule,
@@ -491,6 +525,14 @@ class _OpenAPIChecks:
             elif rule.program is not None and rule.optional_old_self is not None:
                 self.cel_errors.append(invalid(f"{here}.optionalOldSelf", rule.optional_old_self,
                                                "may not be set if oldSelf is not used in rule"))
+
+
+    def _cost(self, path: str, what: str, cost: int) -> None:
+        """A rule's (or messageExpression's) estimated cost: Forbidden past the limit
+        (unless the schema is unchanged), and counted in the schema's total."""
+        if cost > STATIC_COST_LIMIT and not self.unchanged:
+            self.cel_errors.append(forbidden(path, cost_message(what, cost, STATIC_COST_LIMIT)))
+        self.total.observe(path, cost)
 
 
 def _compile_text(source: str) -> str:

@@ -17,7 +17,7 @@ from fakekube.api.machinery.errors import (FIELD_INVALID, FIELD_NOT_SUPPORTED, F
                                            FIELD_TOO_MANY, FIELD_TYPE_INVALID, FieldError, go_float)
 from fakekube.objects.syntax import go_quote
 from fakekube.api.wire.structural.formats import format_ok
-from fakekube.api.wire.structural.node import Node
+from fakekube.api.wire.structural.node import Node, canonical
 
 #: No old value to compare with (a create, or an uncorrelatable position).
 ABSENT: Any = object()
@@ -34,14 +34,39 @@ def json_type(value: Any) -> str:
     return "null"
 
 
+#: Errors one validation collects; past it validation stops (fakekube's bound: a 400-item
+#: list of invalid values of a 100,000-value enum would otherwise answer with gigabytes).
+MAX_FIELD_ERRORS = 1_000
+#: Checks one validation makes (a value against a schema position: allOf, anyOf and oneOf
+#: check a value once per alternative, so schema size times data size); past it validation stops.
+MAX_CHECKS = 3_000_000
+#: The ``supported values`` of an enum error are cut after this many bytes.
+MAX_ENUM_TEXT_BYTES = 16 * 1024
+
+
+class _Work:
+    """What one validation (its trials of alternatives included) has done so far."""
+
+    __slots__ = ("checks", "stopped")
+
+    def __init__(self) -> None:
+        self.checks = 0
+        self.stopped = False
+
+
 class OpenAPIValidator:
-    """Validates values against nodes, collecting errors under a field path ``prefix``."""
+    """Validates values against nodes, collecting errors under a field path ``prefix``.
 
-    __slots__ = ("prefix", "errors")
+    Bounded: at most ``MAX_FIELD_ERRORS`` errors and ``MAX_CHECKS`` checks, after which it
+    stops with one more error saying so.
+    """
 
-    def __init__(self, prefix: str = "") -> None:
+    __slots__ = ("prefix", "errors", "_work")
+
+    def __init__(self, prefix: str = "", work: _Work | None = None) -> None:
         self.prefix = prefix
         self.errors: list[FieldError] = []
+        self._work = work if work is not None else _Work()
 
     def path(self, name: str) -> str:
         """``fldPath.Child(name)``: the field path of an error kube-openapi raised at ``name``."""
@@ -59,7 +84,12 @@ class OpenAPIValidator:
     def validate(self, value: Any, node: Node, name: str = "", old: Any = ABSENT) -> None:
         """Check ``value``; on update ``old`` is the correlated old value, and a value equal
         to it is not checked at all (ratcheting, as CRDValidationRatcheting does)."""
-        if old is not ABSENT and value == old:
+        work = self._work
+        work.checks += 1
+        if work.stopped or (old is not ABSENT and value == old):
+            return
+        if work.checks > MAX_CHECKS or len(self.errors) >= MAX_FIELD_ERRORS:
+            self._stop(MAX_CHECKS if work.checks > MAX_CHECKS else 0)
             return
         self._type(value, node, name)  # a wrong type does not stop the other validators
         if value is None:  # kube-openapi checks a null's type and enum only
@@ -77,10 +107,16 @@ class OpenAPIValidator:
         if isinstance(value, dict):
             self._object(value, node, name, old)
 
+    def _stop(self, checks: int) -> None:
+        """Stop validating, saying why (once; trials of alternatives stop with their caller)."""
+        self._work.stopped = True
+        why = f"{checks} checks" if checks else f"{MAX_FIELD_ERRORS} errors"
+        self.errors.append(FieldError(FIELD_TOO_MANY, self.prefix or "<nil>",
+                                      f"validation stopped after {why} (fakekube's bound)"))
+
     def _enum(self, value: Any, node: Node, name: str) -> None:
-        if node.enum is not None and not any(_equal(value, e) for e in node.enum):
-            self.errors.append(FieldError(FIELD_NOT_SUPPORTED, self.path(name),
-                                          "supported values: " + ", ".join(go_quote(_enum_text(e)) for e in node.enum),
+        if node.enum is not None and not node.enum_allows(value):
+            self.errors.append(FieldError(FIELD_NOT_SUPPORTED, self.path(name), node.enum_text(supported_values),
                                           value))
 
     def _type(self, value: Any, node: Node, name: str) -> bool:
@@ -179,8 +215,10 @@ class OpenAPIValidator:
             self._composite(f"{go_quote(name)} must not validate the schema (not)")
 
     def _trial(self, value: Any, node: Node, name: str) -> list[FieldError]:
-        trial = OpenAPIValidator(self.prefix)
+        trial = OpenAPIValidator(self.prefix, self._work)
         trial.validate(value, node, name)
+        if self._work.stopped and trial.errors and trial.errors[-1].type == FIELD_TOO_MANY:
+            self.errors.append(trial.errors.pop())  # the stop is this validation's, not the alternative's
         return trial.errors
 
     def _composite(self, text: str) -> None:
@@ -194,8 +232,9 @@ def correlate_items(value: list[Any], old: Any, node: Node) -> list[Any]:
     in a ``map`` list, an equal one in a ``set``; none in an atomic list."""
     if not isinstance(old, list) or node.list_type not in ("map", "set"):
         return [ABSENT] * len(value)
-    if node.list_type == "set":
-        return [element if element in old else ABSENT for element in value]
+    if node.list_type == "set":  # by canonical value: one hash lookup per item, not a scan of the old list
+        olds = {canonical(item) for item in old}
+        return [element if canonical(element) in olds else ABSENT for element in value]
     by_key: dict[str, Any] = {}
     for item in old:
         if isinstance(item, dict):
@@ -208,14 +247,17 @@ def _in_body(name: str, text: str) -> str:
     return f"{name.removeprefix('.')} in body {text}"
 
 
-def _equal(a: Any, b: Any) -> bool:
-    if isinstance(a, bool) or isinstance(b, bool):
-        return type(a) is type(b) and a == b
-    return bool(a == b)
-
-
-def _enum_text(value: Any) -> str:
-    return value if isinstance(value, str) else json.dumps(value, separators=(",", ":"))
+def supported_values(values: list[Any]) -> str:
+    """``field.NotSupported``'s detail: each value quoted, cut after MAX_ENUM_TEXT_BYTES."""
+    parts: list[str] = []
+    size = 0
+    for value in values:
+        part = go_quote(value if isinstance(value, str) else json.dumps(value, separators=(",", ":")))
+        size += len(part) + 2
+        if size > MAX_ENUM_TEXT_BYTES:
+            return "supported values: " + ", ".join(parts) + f", ... ({len(values)} values in all, truncated)"
+        parts.append(part)
+    return "supported values: " + ", ".join(parts)
 
 
 def _go_number(value: float) -> str:
