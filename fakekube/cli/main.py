@@ -58,6 +58,9 @@ def build_parser() -> argparse.ArgumentParser:
                        help="serve HTTPS with a generated cluster CA, written into the kubeconfig; client "
                             "certificates it signs authenticate (default: on with --authorization-mode RBAC)")
     serve.add_argument("--no-tls", dest="tls", action="store_false", help="serve plain HTTP even with RBAC")
+    serve.add_argument("--event-ttl", default=None, metavar="DURATION",
+                       help="kube-apiserver's flag: how long an Event lives after its last write, a Go duration "
+                            "such as 1h0m0s, 30m or 90s (default 1h; 0 keeps Events until deleted)")
     return parser
 
 
@@ -80,14 +83,21 @@ def parse_start_time(text: str) -> datetime:
     return moment
 
 
-def cluster_config(args: argparse.Namespace, start_time: datetime | None) -> ClusterConfig:
+def parse_event_ttl(text: str) -> float:
+    """``--event-ttl``: a Go duration (``1h0m0s``, ``30m``; ``0``), as kube-apiserver's flag takes."""
+    from fakekube.cluster.configfile import parse_duration_s
+    return parse_duration_s(text, "--event-ttl")
+
+
+def cluster_config(args: argparse.Namespace, start_time: datetime | None,
+                   event_ttl_s: float | None = None) -> ClusterConfig:
     """``serve``'s defaults, then the config file's values, then every flag that was given."""
     from fakekube.cluster.configfile import config_from_values, load_config_values
     from fakekube.engine import parse_enable_list
     chosen = load_config_values(args.config) if args.config else {}
     flags = {"seed": args.seed, "nodes": args.nodes, "time_scale": args.time_scale, "start_time": start_time,
              "auto_advance": args.auto_advance, "authorization_mode": args.authorization_mode,
-             "token_auth_file": args.token_auth_file, "tls": args.tls,
+             "token_auth_file": args.token_auth_file, "tls": args.tls, "event_ttl_s": event_ttl_s,
              "system_pods": False if args.system_pods is False else None,
              "metrics_server": False if args.metrics_server is False else None,
              "controllers": parse_enable_list(args.controllers) if args.controllers is not None else None}
@@ -180,7 +190,12 @@ def _serve(args: argparse.Namespace) -> int:
         print(f"fakekube: bad --start-time: {exc}", file=sys.stderr)
         return 2
     try:
-        config = cluster_config(args, start_time)
+        event_ttl_s = parse_event_ttl(args.event_ttl) if args.event_ttl is not None else None
+    except ValueError as exc:
+        print(f"fakekube: bad {exc}", file=sys.stderr)
+        return 2
+    try:
+        config = cluster_config(args, start_time, event_ttl_s)
         cluster = Cluster(config)  # reads the static pod manifests: their errors are config errors too
     except ValueError as exc:
         print(f"fakekube: bad --config {args.config}: {exc}" if args.config else f"fakekube: {exc}", file=sys.stderr)

@@ -121,7 +121,7 @@ class Cluster:
         self.kubelets = Kubelets(self.config.kubelet, self._plan.behaviours(self.config.behaviours),
                                  self._static_manifests)
         scheduler = (self.scheduler,) if self.scheduler is not None else ()
-        apiserver_controllers = tuple(factory() for factory in APISERVER_CONTROLLERS)
+        apiserver_controllers = tuple(factory(self.config) for factory in APISERVER_CONTROLLERS)
         for controller in (*self.controllers.values(), *scheduler, *self.kubelets.controllers(), *apiserver_controllers):
             self.engine.register(controller)
         for name, plugin in ADMISSION_PLUGINS.items():

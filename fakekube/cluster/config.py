@@ -21,9 +21,11 @@ from fakekube.record import FrozenRecord
 from fakekube.cluster.system.config import SystemPods, as_system_pods
 from fakekube.controllers.nodeipam import DEFAULT_CLUSTER_CIDR, DEFAULT_NODE_CIDR_MASK_SIZE
 from fakekube.controllers.nodelifecycle.config import NodeLifecycleConfig
+from fakekube.controllers.eventttl import DEFAULT_EVENT_TTL_S
 from fakekube.controllers.podgc import PodGCConfig
 from fakekube.controllers.servicelb import DEFAULT_LB_IP_POOL
 from fakekube.engine import RateLimits
+from fakekube.engine.timers import MAX_DELAY_S
 from fakekube.kubelet.agents import KubeletConfig
 from fakekube.kubelet.behaviour import BehaviourCatalog
 from fakekube.scheduler import SchedulerConfig
@@ -49,7 +51,7 @@ class ClusterConfig(FrozenRecord):
         "cluster_cidr", "node_cidr_mask_size", "service_cidr", "service_node_port_range",
         "load_balancer_ip_pool", "behaviours", "static_pods", "static_pod_path", "immutability_guard",
         "system_pods", "metrics_server", "webhook_addresses", "remote_webhook_addresses", "authorization_mode",
-        "static_tokens", "token_auth_file", "tls", "extra",
+        "static_tokens", "token_auth_file", "tls", "event_ttl_s", "extra",
     )
 
     seed: int
@@ -127,6 +129,10 @@ class ClusterConfig(FrozenRecord):
     #: None: on exactly when authorization is RBAC, since kubectl and client-go send no
     #: bearer token over plain HTTP.
     tls: bool | None
+    #: kube-apiserver's ``--event-ttl`` in seconds (whole seconds count, as upstream's): an
+    #: Event is deleted this long after its last write, and watchers see it DELETED. 0
+    #: keeps Events until deleted (``fakekube/controllers/eventttl.py``).
+    event_ttl_s: float
     extra: dict[str, Any]
 
     def __init__(self, seed: int = 0, nodes: int | tuple[NodeSpec, ...] = 0, host: str = "127.0.0.1",
@@ -147,7 +153,7 @@ class ClusterConfig(FrozenRecord):
                  remote_webhook_addresses: bool = False,
                  authorization_mode: str = ALWAYS_ALLOW, static_tokens: Mapping[str, UserInfo] | None = None,
                  token_auth_file: str | None = None, tls: bool | None = None,
-                 extra: dict[str, Any] | None = None) -> None:
+                 event_ttl_s: float = DEFAULT_EVENT_TTL_S, extra: dict[str, Any] | None = None) -> None:
         values = dict(locals())  # the arguments by name (each field is one)
         del values["self"]
         values["behaviours"] = behaviours if behaviours is not None else BehaviourCatalog()
@@ -155,6 +161,9 @@ class ClusterConfig(FrozenRecord):
         values["webhook_addresses"] = webhook_addresses if webhook_addresses is not None else {}
         values["static_tokens"] = static_tokens if static_tokens is not None else {}
         values["extra"] = extra if extra is not None else {}
+        if not 0 <= event_ttl_s <= MAX_DELAY_S:  # NaN too
+            raise ValueError(f"event_ttl_s must be between 0 and {MAX_DELAY_S:.0f} seconds (Go's Duration range), "
+                             f"got {event_ttl_s!r}")
         for name in self.__slots__:
             self._set(name, values[name])
 

@@ -153,6 +153,11 @@ def _time_scale(raw: Any, path: str) -> float:
     return _number(raw, path, minimum=0.0)
 
 
+def _event_ttl(raw: Any, path: str) -> float:
+    """kube-apiserver's ``--event-ttl``: a duration (``1h``) or seconds; 0 keeps Events."""
+    return parse_duration_s(raw, path)
+
+
 def _flag(raw: Any, path: str) -> bool:
     if not isinstance(raw, bool):
         raise ConfigError(f"{path}: must be true or false, got {_describe(raw)}")
@@ -445,6 +450,7 @@ _TOP_LEVEL: tuple[tuple[str, str, Callable[[Any, str], Any]], ...] = (
     ("authorizationMode", "authorization_mode", _authorization_mode),
     ("staticTokens", "static_tokens", _static_tokens),
     ("tls", "tls", _flag),
+    ("eventTTL", "event_ttl_s", _event_ttl),
 )
 
 

@@ -23,6 +23,7 @@ from fakekube.controllers.deployment import DeploymentController
 from fakekube.controllers.disruption import DisruptionController
 from fakekube.controllers.endpoints import EndpointsController
 from fakekube.controllers.endpointslice import EndpointSliceController
+from fakekube.controllers.eventttl import EventTTLController
 from fakekube.controllers.garbagecollector import GarbageCollectorController
 from fakekube.controllers.job import JobController
 from fakekube.controllers.localpath import LocalPathProvisioner
@@ -109,9 +110,14 @@ CONTROLLERS: tuple[ControllerSpec, ...] = (
 )
 
 
-#: Controllers of the apiserver itself (apiextensions-apiserver's), which every cluster runs
+#: Controllers of the apiserver itself (apiextensions-apiserver's, the Event TTL), which every cluster runs
 #: whatever its ``controllers`` list says: registered after the ones above.
-APISERVER_CONTROLLERS: tuple[Callable[[], Any], ...] = (CRDEstablishingController, CRDFinalizerController)
+APISERVER_CONTROLLERS: tuple[Callable[["ClusterConfig"], Any], ...] = (
+    lambda c: CRDEstablishingController(),
+    lambda c: CRDFinalizerController(),
+    # kube-apiserver's --event-ttl: the Event storage's etcd leases (fakekube/controllers/eventttl.py).
+    lambda c: EventTTLController(c.event_ttl_s),
+)
 
 
 def priority(config: "ClusterConfig") -> AdmissionPlugin:

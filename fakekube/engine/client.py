@@ -137,6 +137,12 @@ class Client:
         while holding ``ctx.atomically()``."""
         return self.api.write_internal(self.resource_type(resource), obj)
 
+    def expire(self, resource: Resource, name: str, namespace: str = "", *, resource_version: str) -> Obj | None:
+        """Remove an object whose storage lease ran out, as etcd deletes an expired key (an
+        Event past ``--event-ttl``): no admission, finalizers or grace period, and only while
+        it is still at ``resource_version``. Returns the removed object, or None."""
+        return self.api.expire(self.resource_type(resource), namespace, name, resource_version)
+
     def _stored(self, resource: Resource, answer: Obj) -> Obj:
         namespace, name = _place(answer)
         return self.api.store.get(resource, (namespace, name)) or answer

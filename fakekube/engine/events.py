@@ -34,9 +34,13 @@ Determinism: nothing reads a clock (``now`` is passed in) and every cache is ord
 use; where upstream pops an arbitrary member of a Go set (the aggregator's key set at
 its limit) we pop the oldest. Simplifications: an event whose name is taken (two events
 about one object at one instant; upstream's wall-clock nanoseconds never collide) is
-named after the next free nanosecond; events never expire (upstream's apiserver drops
-them after ``--event-ttl``, 1 h); a failed write (e.g. the namespace is terminating)
+named after the next free nanosecond; a failed write (e.g. the namespace is terminating)
 drops the event, as upstream's recorder does after its retries.
+
+Stored Events expire ``--event-ttl`` (1 h) after their last write
+(:mod:`fakekube.controllers.eventttl`); a repeat of an expired one finds no Event to
+update and creates it again with its count carried on, as upstream's recorder does when
+its update meets NotFound. The caches above hold keys and counts, never Events.
 """
 
 from __future__ import annotations

@@ -23,7 +23,7 @@ import bisect
 import builtins
 import threading
 from types import MappingProxyType
-from typing import Any, Callable, Iterable, Mapping
+from typing import Any, Callable, Iterable, Mapping, NamedTuple
 
 from fakekube.store.frozen import Origin, freeze, teach_yaml
 from fakekube.store.history import (ADDED, DEFAULT_HISTORY_BYTES, DEFAULT_HISTORY_LIMIT, DELETED, MODIFIED, Change,
@@ -107,16 +107,76 @@ class Store:
         """Objects of one resource in etcd key order ("namespace/name"), and the list's rv."""
         with self.lock:
             keys = self._keys(resource)
-            ordered = self._ordered.get(resource)
-            if ordered is None:
-                bucket = self._objects.get(resource, {})
-                ordered = self._ordered[resource] = [bucket[k[1]] for k in keys]
-            if namespace:
-                # Keys sort as strings, so one namespace's "ns/" prefix is a contiguous run.
-                lo = bisect.bisect_left(keys, (namespace + "/",))
-                hi = bisect.bisect_left(keys, (namespace + "0",))  # "0" follows "/"
-                return ordered[lo:hi], self._rv
-            return ordered[:], self._rv
+            lo, hi = _namespace_run(keys, namespace)
+            return self._ordered_objects(resource)[lo:hi], self._rv
+
+    def range_at(self, resource: ResourceKey, namespace: str, start: str = "", count: int | None = None,
+                 rv: int | None = None) -> KeyRange:
+        """Up to ``count`` objects (None: all) of one resource (in one namespace, or all) whose
+        etcd key ("namespace/name") is ``start`` or after, in key order, as they were at
+        resourceVersion ``rv`` (None: now) — etcd's range read at a revision, which a page
+        of a list is.
+
+        Costs the objects returned plus a binary search, plus the changes written since
+        ``rv`` (bounded by the history) when ``rv`` is not now: a page never walks the keys
+        before it. ValueError for an ``rv`` in the future; TooOldResourceVersion past the history.
+        """
+        with self.lock:
+            if rv is None:
+                rv = self._rv
+            elif rv > self._rv:
+                raise ValueError("resourceVersion is in the future")
+            if not self.history.covers(rv):
+                raise TooOldResourceVersion(rv)
+            keys = self._keys(resource)
+            lo, hi = _namespace_run(keys, namespace)
+            first = max(lo, bisect.bisect_left(keys, (start,))) if start else lo
+            rolled_back = self._rolled_back(resource, namespace, start, rv) if rv < self._rv else {}
+            if not rolled_back:  # nothing of this run changed since rv: a slice of the present
+                end = hi if count is None else min(hi, first + count)
+                return KeyRange(self._ordered_objects(resource)[first:end], rv, hi - end)
+            return self._merged_range(resource, keys, first, hi, rolled_back, count, rv)
+
+    def _rolled_back(self, resource: ResourceKey, namespace: str, start: str,
+                     rv: int) -> dict[tuple[str, ObjectKey], Obj | None]:
+        """Each key of the run (from ``start``) written after ``rv``: its state at ``rv`` (None: absent)."""
+        states: dict[tuple[str, ObjectKey], Obj | None] = {}
+        for change in self.history.since(rv):  # oldest first: a key's first change holds its state at rv
+            if change.resource != resource[1] or change.group != resource[0]:
+                continue
+            if namespace and change.namespace != namespace:
+                continue
+            key = (change.namespace, change.name)
+            entry = (sort_key(key), key)
+            if entry[0] >= start and entry not in states:
+                states[entry] = change.prev
+        return states
+
+    def _merged_range(self, resource: ResourceKey, keys: builtins.list[tuple[str, ObjectKey]], first: int, hi: int,
+                      rolled_back: dict[tuple[str, ObjectKey], Obj | None], count: int | None, rv: int) -> KeyRange:
+        """The present keys from ``first`` merged, in key order, with the rolled-back ones."""
+        bucket = self._objects.get(resource, {})
+        ordered = self._ordered_objects(resource)
+        changed = sorted(rolled_back)
+        total = hi - first  # keys at rv from the start: the present ones, corrected by the changed ones
+        for key in changed:
+            total += (rolled_back[key] is not None) - (key[1] in bucket)
+        wanted = total if count is None else min(count, total)
+        objects: builtins.list[Obj] = []
+        at, next_changed = first, 0
+        while len(objects) < wanted:
+            entry = changed[next_changed] if next_changed < len(changed) else None  # the next changed key
+            if entry is not None and (at >= hi or entry <= keys[at]):
+                if at < hi and entry == keys[at]:
+                    at += 1  # present now, but its state at rv is the rolled-back one
+                next_changed += 1
+                state = rolled_back[entry]
+                if state is not None:
+                    objects.append(state)
+            else:
+                objects.append(ordered[at])
+                at += 1
+        return KeyRange(objects, rv, total - len(objects))
 
     def by_index(self, resource: ResourceKey, name: str, value: str) -> builtins.list[Obj]:
         """Objects the index ``name`` files under ``value``, in key order (as :meth:`list`).
@@ -203,28 +263,12 @@ class Store:
         return updates
 
     def list_at(self, resource: ResourceKey, namespace: str, rv: int) -> builtins.list[Obj]:
-        """The objects as they were at resourceVersion ``rv`` (an exact snapshot).
+        """The objects as they were at resourceVersion ``rv`` (an exact snapshot), in key order.
 
-        Rolls the current state back through the history, which is how a paginated
-        list stays consistent while writes continue. Raises TooOldResourceVersion past
-        the history.
+        Rolls the current state back through the history (see :meth:`range_at`). Raises
+        TooOldResourceVersion past the history.
         """
-        with self.lock:
-            if rv > self._rv:
-                raise ValueError("resourceVersion is in the future")
-            if not self.history.covers(rv):
-                raise TooOldResourceVersion(rv)
-            state = dict(self._objects.get(resource, {}))
-            for change in self.history.newer_than(rv):
-                if (change.group, change.resource) != resource:
-                    continue
-                key = (change.namespace, change.name)
-                if change.prev is None:
-                    state.pop(key, None)
-                else:
-                    state[key] = change.prev
-        keys = sorted((sort_key(k), k) for k in state if not namespace or k[0] == namespace)
-        return [state[k[1]] for k in keys]
+        return self.range_at(resource, namespace, rv=rv).objects
 
     def count(self, resource: ResourceKey) -> int:
         with self.lock:
@@ -331,6 +375,14 @@ class Store:
             self._changed.notify_all()
 
     # -- internals -----------------------------------------------------------
+    def _ordered_objects(self, resource: ResourceKey) -> builtins.list[Obj]:
+        """The objects in the order of :meth:`_keys` (built on first use, then kept by every write)."""
+        ordered = self._ordered.get(resource)
+        if ordered is None:
+            bucket = self._objects.get(resource, {})
+            ordered = self._ordered[resource] = [bucket[k[1]] for k in self._keys(resource)]
+        return ordered
+
     def _keys(self, resource: ResourceKey) -> builtins.list[tuple[str, ObjectKey]]:
         keys = self._sorted_keys.get(resource)
         if keys is None:
@@ -362,6 +414,15 @@ class Store:
             listener(change)
         if self._waiting:
             self._changed.notify_all()
+
+
+class KeyRange(NamedTuple):
+    """A run of one resource's objects in key order, as they were at ``resource_version``,
+    and how many keys there were after it at that version (etcd's count, less the run)."""
+
+    objects: builtins.list[Obj]
+    resource_version: int
+    remaining: int
 
 
 class Index:
@@ -436,6 +497,14 @@ def _field(obj: Obj | None, path: FieldPath) -> str | None:
 def _object_key(obj: Obj) -> ObjectKey:
     meta = obj["metadata"]
     return (meta.get("namespace") or "", meta["name"])
+
+
+def _namespace_run(keys: builtins.list[tuple[str, ObjectKey]], namespace: str) -> tuple[int, int]:
+    """Where one namespace's keys lie in ``keys`` (all of them for "")."""
+    if not namespace:
+        return 0, len(keys)
+    # Keys sort as strings, so one namespace's "ns/" prefix is a contiguous run.
+    return bisect.bisect_left(keys, (namespace + "/",)), bisect.bisect_left(keys, (namespace + "0",))  # "0" follows "/"
 
 
 def sort_key(key: ObjectKey) -> str:

@@ -1,8 +1,11 @@
 """The store: resourceVersions, key order, snapshots and the bounded history."""
 
+import random
+
 import pytest
 
 from fakekube.store import ADDED, DELETED, MODIFIED, Store, TooOldResourceVersion
+from fakekube.store.memory import sort_key
 
 PODS = ("", "pods")
 
@@ -133,3 +136,40 @@ def test_lists_stay_exact_across_writes_between_them() -> None:
             namespace = rng.choice(["a", "a-b", "b", "c"])
             assert store.list(PODS, namespace)[0] == [o for o in expected if o["metadata"]["namespace"] == namespace]
             objects.clear()  # a caller's list is its own
+
+
+def test_a_range_at_a_past_version_is_that_snapshot_cut_at_its_start() -> None:
+    """Seeded writes (creates, updates, deletes, re-creates in three namespaces and another
+    resource); every range read at an earlier version equals the brute-force snapshot taken
+    then, cut from its start key, with etcd's count of the keys after it."""
+    rng = random.Random(7)
+    store = Store()
+    snapshots: dict[int, dict[tuple[str, str], dict]] = {0: {}}
+    live: dict[tuple[str, str], dict] = {}
+    for step in range(600):
+        key = (rng.choice(["a", "a-b", "b"]), f"p{rng.randrange(40):02d}")
+        if key in live and rng.random() < 0.4:
+            store.remove(PODS, key)
+            del live[key]
+        elif key in live:
+            live[key] = store.replace(PODS, dict(live[key], spec={"step": step}))
+        else:
+            live[key] = store.create(PODS, pod(*key, spec={"step": step}))
+        store.create(("", "configmaps"), pod("a", f"cm{step}"))  # another resource's changes interleave
+        if step % 50 == 0:
+            snapshots[store.resource_version] = dict(live)
+    snapshots[store.resource_version] = dict(live)  # now: no roll-back
+    for rv, snapshot in snapshots.items():
+        for namespace in ("", "a", "b"):
+            expected = [snapshot[k] for k in sorted(snapshot, key=sort_key) if not namespace or k[0] == namespace]
+            for start in ("", "a/p10", "a/p10\x00", "a-b/p39\x00", "b/p00", "z"):
+                first = next((i for i, o in enumerate(expected) if sort_key(key_of(o)) >= start), len(expected))
+                for count in (None, 1, 7, 1000):
+                    run = store.range_at(PODS, namespace, start, count, rv)
+                    end = len(expected) if count is None else min(len(expected), first + count)
+                    assert (run.objects, run.resource_version, run.remaining) == (
+                        expected[first:end], rv, len(expected) - end), (rv, namespace, start, count)
+
+
+def key_of(obj: dict) -> tuple[str, str]:
+    return obj["metadata"]["namespace"], obj["metadata"]["name"]

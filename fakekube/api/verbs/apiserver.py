@@ -236,6 +236,17 @@ class APIServer:
         """
         return self.store.replace(rt.key, objectmeta.strip_type_meta(obj), same_size=True)
 
+    def expire(self, rt: ResourceType, namespace: str, name: str, resource_version: str) -> Obj | None:
+        """Remove an object whose storage lease ran out (etcd deletes the key: no admission,
+        finalizers or grace period), if it is still at ``resource_version``; returns the
+        removed object (stamped with the deletion's resourceVersion), else None."""
+        key = (namespace if rt.namespaced else "", name)
+        with self.store.lock:
+            existing = self.store.get(rt.key, key)
+            if existing is None or existing["metadata"].get("resourceVersion") != resource_version:
+                return None
+            return self.store.remove(rt.key, key)
+
     def _context(self, user: UserInfo | None = None) -> WriteContext:
         return WriteContext(self.clock.now(), self.rng, self._view, user)
 

@@ -129,10 +129,15 @@ _RAW_URL_BASE64 = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxy
 #: A continue token's resourceVersion meaning "continue at the newest state" (upstream
 #: hands one out with an expired-list error; rv 0 is reserved for a broken token).
 LATEST_RV = -1
+#: The most keys one read of a list with a selector takes from the store: the first read
+#: takes ``limit`` keys, and each read that leaves the page short doubles it up to this
+#: (etcd3 store's ``maxLimit``), so a selective list costs the keys it walks, no more.
+MAX_KEYS_PER_READ = 10_000
 
 
 def encode_continue(rv: int, last_key: str) -> str:
-    """An opaque continue token shaped like upstream's (base64 JSON with rv and start key)."""
+    """An opaque continue token, upstream's: base64 JSON of the list's rv and the key after
+    ``last_key`` (relative to the list's key prefix: the namespace, for a namespaced list)."""
     return _encode_token(rv, last_key + "\x00")
 
 
@@ -142,7 +147,8 @@ def _encode_token(rv: int, start: str) -> str:
 
 
 def decode_continue(token: str) -> tuple[int, str]:
-    """(rv, start key) of a token; a bad one is upstream's 400 ``invalid continue token: ...``."""
+    """(rv, start key relative to the list's prefix) of a token; a bad one is upstream's 400
+    ``invalid continue token: ...``."""
     bad_byte = next((i for i, ch in enumerate(token) if ch not in _RAW_URL_BASE64), None)
     if bad_byte is None and len(token) % 4 == 1:
         bad_byte = len(token) - 1
@@ -161,7 +167,28 @@ def decode_continue(token: str) -> tuple[int, str]:
         raise _bad_continue("continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)")
     if not isinstance(start, str) or not start:
         raise _bad_continue("continue key is not valid: encoded start key empty (version meta.k8s.io/v1)")
-    return rv, start
+    return rv, _clean_start(start)
+
+
+def _clean_start(start: str) -> str:
+    """Upstream's guard against a start key that climbs out of the list's prefix: rooted at
+    "/", it must already be as Go's ``path.Clean`` leaves it; the key without that "/"."""
+    rooted = start if start.startswith("/") else "/" + start
+    if _go_clean_rooted(rooted) != rooted:
+        raise _bad_continue(f"continue key is not valid: {start}")
+    return rooted[1:]
+
+
+def _go_clean_rooted(path: str) -> str:
+    """Go's ``path.Clean`` of a path starting with "/": no empty, "." or ".." elements."""
+    parts: list[str] = []
+    for part in path.split("/"):
+        if part == "..":
+            if parts:
+                parts.pop()
+        elif part not in ("", "."):
+            parts.append(part)
+    return "/" + "/".join(parts)
 
 
 def _bad_continue(why: str) -> ApiError:
@@ -187,55 +214,101 @@ class Page:
         self.remaining = remaining
 
 
+class _Cut(NamedTuple):
+    """Where a page is cut from: the key range and the version it is read at."""
+
+    resource: tuple[str, str]
+    namespace: str
+    start: str  # the first etcd key ("namespace/name") the page may hold; "" from the beginning
+    rv: int | None  # None: the newest state
+    limit: int  # 0: no limit
+
+
 def list_page(store: Store, rt: ResourceType, namespace: str, options: ListOptions,
               match: Callable[[Obj], bool], filtered: bool) -> Page:
-    """One page of a list, applying every rule of ListOptions."""
-    snapshot_rv, start_key = 0, ""
+    """One page of a list, applying every rule of ListOptions.
+
+    A page costs the keys it walks (a selector may skip some) plus a binary search, and the
+    changes since the list's snapshot when writes came in between: a continue token resumes
+    at its key, as etcd's range read does, whatever the collection's size.
+    """
+    limit = 0 if options.resource_version == "0" else options.limit
     if options.continue_token:
-        snapshot_rv, start_key = decode_continue(options.continue_token)
+        token_rv, start = decode_continue(options.continue_token)
         if options.resource_version and options.resource_version != "0":
             raise errors.bad_request("specifying resource version is not allowed when using continue")
-        if snapshot_rv == LATEST_RV:
-            objects, snapshot_rv = store.list(rt.key, namespace)
-        else:
-            objects = _continued_snapshot(store, rt, namespace, snapshot_rv, start_key)
-    else:
-        objects, snapshot_rv = _select_version(store, rt, namespace, options)
-    limit = 0 if options.resource_version == "0" else options.limit
-    return _cut_page(objects, snapshot_rv, start_key, limit, match, filtered)
+        snapshot_rv = None if token_rv == LATEST_RV else token_rv
+        cut = _Cut(rt.key, namespace, _key_prefix(namespace) + start, snapshot_rv, limit)
+        try:
+            return _read_page(store, cut, match, filtered)
+        except TooOldResourceVersion:  # upstream's 410 carries a token that continues at the newest state
+            expired = errors.resource_expired(EXPIRED_CONTINUE)
+            expired.metadata["continue"] = _encode_token(LATEST_RV, start)
+            raise expired from None
+    cut = _Cut(rt.key, namespace, "", _chosen_version(store, options), limit)
+    try:
+        return _read_page(store, cut, match, filtered)
+    except TooOldResourceVersion:
+        raise errors.resource_expired(
+            f"too old resource version: {cut.rv} ({store.history.horizon_rv() + 1})") from None
 
 
-def _select_version(store: Store, rt: ResourceType, namespace: str, options: ListOptions) -> tuple[list[Obj], int]:
+def _key_prefix(namespace: str) -> str:
+    """What a list's keys share, which its continue tokens leave out (etcd's key prefix)."""
+    return namespace + "/" if namespace else ""
+
+
+def _chosen_version(store: Store, options: ListOptions) -> int | None:
+    """The version a list without a continue token is read at: an Exact one, else the newest."""
     rv_text = options.resource_version
     if not rv_text or rv_text == "0":
-        return store.list(rt.key, namespace)
+        return None
     rv = parse_resource_version(rv_text)
-    if options.resource_version_match == EXACT:
-        return _snapshot(store, rt, namespace, rv, expired=None), rv
     if rv > store.resource_version:
         raise _too_large_resource_version(rv, store.resource_version)
-    return store.list(rt.key, namespace)
+    return rv if options.resource_version_match == EXACT else None
 
 
-def _snapshot(store: Store, rt: ResourceType, namespace: str, rv: int, expired: str | None) -> list[Obj]:
-    if rv > store.resource_version:
-        raise _too_large_resource_version(rv, store.resource_version)
-    try:
-        return store.list_at(rt.key, namespace, rv)
-    except TooOldResourceVersion:
-        message = expired or f"too old resource version: {rv} ({store.history.horizon_rv() + 1})"
-        raise errors.resource_expired(message) from None
+def _read_page(store: Store, cut: _Cut, match: Callable[[Obj], bool], filtered: bool) -> Page:
+    """The page at ``cut`` (504 for a version not written yet; TooOldResourceVersion past the history)."""
+    if cut.rv is not None and cut.rv > store.resource_version:
+        raise _too_large_resource_version(cut.rv, store.resource_version)
+    if filtered and cut.limit:
+        return _selected_page(store, cut, match)
+    run = store.range_at(cut.resource, cut.namespace, cut.start, cut.limit or None, cut.rv)
+    if not cut.limit:
+        return Page([obj for obj in run.objects if match(obj)] if filtered else run.objects, run.resource_version)
+    page = Page(run.objects, run.resource_version)
+    if run.remaining and run.objects:
+        page.continue_token = _next_token(run.resource_version, cut.namespace, run.objects[-1])
+        page.remaining = run.remaining  # only without a selector: etcd's count covers every key
+    return page
 
 
-def _continued_snapshot(store: Store, rt: ResourceType, namespace: str, rv: int, start_key: str) -> list[Obj]:
-    """The snapshot a continue token points at; past the history, upstream's 410 carries a
-    fresh token that continues from the same key at the newest state."""
-    try:
-        return _snapshot(store, rt, namespace, rv, expired=EXPIRED_CONTINUE)
-    except ApiError as exc:
-        if exc.code == 410:
-            exc.metadata["continue"] = _encode_token(LATEST_RV, start_key)
-        raise
+def _selected_page(store: Store, cut: _Cut, match: Callable[[Obj], bool]) -> Page:
+    """A page under a selector: read ``limit`` keys, then twice as many (up to
+    :data:`MAX_KEYS_PER_READ`) while the page is short, as etcd3's store does; the token
+    resumes after the key that filled the page, and is handed out when keys follow it."""
+    items: list[Obj] = []
+    start, keys, rv = cut.start, cut.limit, cut.rv
+    while True:
+        run = store.range_at(cut.resource, cut.namespace, start, keys, rv)
+        rv = run.resource_version
+        for index, obj in enumerate(run.objects):
+            if not match(obj):
+                continue
+            items.append(obj)
+            if len(items) == cut.limit:
+                more = index + 1 < len(run.objects) or run.remaining > 0
+                return Page(items, rv, _next_token(rv, cut.namespace, obj) if more else "")
+        if not run.remaining or not run.objects:
+            return Page(items, rv)
+        start = object_sort_key(run.objects[-1]) + "\x00"
+        keys = keys if keys >= MAX_KEYS_PER_READ else min(2 * keys, MAX_KEYS_PER_READ)
+
+
+def _next_token(rv: int, namespace: str, last: Obj) -> str:
+    return encode_continue(rv, object_sort_key(last)[len(_key_prefix(namespace)):])
 
 
 def _too_large_resource_version(rv: int, current: int) -> ApiError:
@@ -245,43 +318,3 @@ def _too_large_resource_version(rv: int, current: int) -> ApiError:
         "causes": [{"reason": "ResourceVersionTooLarge", "message": "Too large resource version"}],
         "retryAfterSeconds": 1,
     })
-
-
-def _cut_page(objects: list[Obj], snapshot_rv: int, start_key: str, limit: int,
-              match: Callable[[Obj], bool], filtered: bool) -> Page:
-    index = 0
-    if start_key:
-        index = _first_at_or_after(objects, start_key)
-    items: list[Obj] = []
-    if not filtered:  # every object matches: a slice, with no call per object
-        items = objects[index:index + limit] if limit else objects[index:]
-        index += len(items)
-    while filtered and index < len(objects):
-        obj = objects[index]
-        index += 1
-        if match(obj):
-            items.append(obj)
-            if limit and len(items) == limit:
-                break
-    page = Page(items, snapshot_rv)
-    if limit and len(items) == limit and index < len(objects) and _any_match(objects, index, match, filtered):
-        page.continue_token = encode_continue(snapshot_rv, object_sort_key(items[-1]))
-        if not filtered:
-            page.remaining = len(objects) - index
-    return page
-
-
-def _any_match(objects: list[Obj], index: int, match: Callable[[Obj], bool], filtered: bool) -> bool:
-    """Upstream sets continue when etcd has more keys, even if none would match; so do we."""
-    return True if not filtered else index < len(objects)
-
-
-def _first_at_or_after(objects: list[Obj], start_key: str) -> int:
-    lo, hi = 0, len(objects)
-    while lo < hi:
-        mid = (lo + hi) // 2
-        if object_sort_key(objects[mid]) < start_key:
-            lo = mid + 1
-        else:
-            hi = mid
-    return lo
