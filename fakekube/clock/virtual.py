@@ -84,6 +84,8 @@ class VirtualClock:
         """Run ``callback`` when time reaches ``deadline`` (a past deadline: at the next advance)."""
         with self._lock:
             if len(self._timers) >= self._max_pending:
+                self._compact()
+            if len(self._timers) >= self._max_pending:
                 raise RuntimeError(f"more than {self._max_pending} timers pending: is a timer re-arming itself?")
             timer = Timer(max(deadline, self._now), next(self._sequence), callback)
             heapq.heappush(self._timers, timer)
@@ -141,6 +143,12 @@ class VirtualClock:
             timer = heapq.heappop(self._timers)
             self._now = max(self._now, timer.deadline)
             return timer
+
+    def _compact(self) -> None:
+        """Drop every cancelled timer, not only those at the top of the heap: the pending
+        limit counts live timers, however often timers are cancelled and set again."""
+        self._timers = [timer for timer in self._timers if not timer.cancelled]
+        heapq.heapify(self._timers)
 
     def _drop_cancelled(self) -> None:
         while self._timers and self._timers[0].cancelled:

@@ -94,6 +94,14 @@ def test_pending_timers_are_bounded() -> None:
         clock.call_later(-1, lambda: None)
 
 
+def test_cancelled_timers_do_not_count_against_the_bound() -> None:
+    clock = VirtualClock(max_pending=3)
+    keep = clock.call_later(5, lambda: None)
+    for delay_s in range(1, 100):  # set and cancel again and again, a later one each time
+        clock.call_later(10 + delay_s, lambda: None).cancel()
+    assert clock.pending() == 1 and not keep.cancelled
+
+
 def test_wire_formats_round_trip() -> None:
     from datetime import datetime, timezone
 
