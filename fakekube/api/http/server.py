@@ -357,25 +357,35 @@ def _disconnect_check(sock: socket.socket, reader: _Reader) -> Callable[[], bool
     through TLS without blocking: EOF means gone; any bytes join the reader's buffer."""
     poller = select.poll()
     poller.register(sock, select.POLLIN)
+    polling = threading.Lock()  # a poll object refuses concurrent poll() calls
 
     def disconnected() -> bool:
+        if not polling.acquire(blocking=False):
+            return False  # another thread is asking right now; it gets the answer
         try:
-            if sock.fileno() < 0:
-                return True
-            events = poller.poll(0)
-            if not events:
-                return False
-            if events[0][1] & (select.POLLERR | select.POLLNVAL):
-                return True
-            if isinstance(sock, ssl.SSLSocket):
-                return _tls_gone(sock, reader)
-            return sock.recv(1, socket.MSG_PEEK | socket.MSG_DONTWAIT) == b""
-        except BlockingIOError:
-            return False
-        except (OSError, ValueError):
-            return True
+            return _gone(sock, reader, poller)
+        finally:
+            polling.release()
 
     return disconnected
+
+
+def _gone(sock: socket.socket, reader: "_Reader", poller: "select.poll") -> bool:
+    try:
+        if sock.fileno() < 0:
+            return True
+        events = poller.poll(0)
+        if not events:
+            return False
+        if events[0][1] & (select.POLLERR | select.POLLNVAL):
+            return True
+        if isinstance(sock, ssl.SSLSocket):
+            return _tls_gone(sock, reader)
+        return sock.recv(1, socket.MSG_PEEK | socket.MSG_DONTWAIT) == b""
+    except BlockingIOError:
+        return False
+    except (OSError, ValueError):
+        return True
 
 
 def _tls_gone(sock: ssl.SSLSocket, reader: _Reader) -> bool:
