@@ -8,7 +8,6 @@ never a traceback — and it is recorded so the test that caused it can see it.
 
 from __future__ import annotations
 
-import json
 import threading
 from itertools import repeat
 from typing import Any, Callable, Iterable, Iterator, Union
@@ -87,6 +86,7 @@ class RestApp:
         self._watch_lock = threading.Lock()
         self._subresources = Subresources(apiserver)
         self._custom_openapi: CustomDocuments | None = None
+        self._aggregated_discovery = discovery.AggregatedDiscovery()
         #: Who requests are (docs/api.md "Authentication and authorization"); the cluster sets it.
         self.authenticator = Authenticator()
 
@@ -198,7 +198,7 @@ class RestApp:
         if target.core:
             return self._resource_list(target.group, target.version, "v1")
         if not target.group:
-            return json_response(discovery.api_group_list(self.registry))
+            return json_response(discovery.api_group_list(self.registry.pinned()))
         if not target.version:
             body = discovery.api_group(self.registry, target.group)
             if body is None:
@@ -208,9 +208,8 @@ class RestApp:
 
     def _aggregated(self, request: RequestView, core: bool, api_version: str) -> AnyResponse:
         """Aggregated discovery: the whole API surface in one document (kubectl's first call)."""
-        body = json.dumps(discovery.aggregated_discovery(self.registry, core, api_version),
-                          separators=(",", ":")).encode()
-        etag = f'"{discovery.discovery_etag(body)}"'
+        body, etag_value = self._aggregated_discovery.body(self.registry.pinned(), core, api_version)
+        etag = f'"{etag_value}"'
         headers = {"ETag": etag, "Vary": "Accept", "Cache-Control": "public"}
         if request.headers.get("If-None-Match") == etag:
             return Response(status=304, headers=headers)
