@@ -27,6 +27,13 @@ Obj = dict[str, Any]
 
 NAME = "crd-establishing-controller"
 _GROUP = "group:"
+#: CRDs by ``spec.group``: names conflict only within a group, so a CRD's naming pass reads
+#: its group's CRDs, never every CRD (a create costs the same with 10 CRDs or 1,000).
+BY_GROUP = "crd-group"
+
+
+def crd_group(crd: Obj) -> list[str]:
+    return [(crd.get("spec") or {}).get("group") or ""]
 
 
 class CRDEstablishingController:
@@ -34,6 +41,7 @@ class CRDEstablishingController:
 
     name = NAME
     resources = (CUSTOM_RESOURCE_DEFINITIONS,)
+    indexes = ((CUSTOM_RESOURCE_DEFINITIONS, BY_GROUP, crd_group),)
 
     def keys_for(self, change: Change) -> Iterable[str]:
         obj = change.obj if change.type != DELETED else change.prev
@@ -47,9 +55,8 @@ class CRDEstablishingController:
     def reconcile(self, key: str, ctx: Context) -> None:
         if key.startswith(_GROUP):
             group = key[len(_GROUP):]
-            for member in ctx.list(CUSTOM_RESOURCE_DEFINITIONS):
-                if (member.get("spec") or {}).get("group") == group:
-                    ctx.enqueue(member["metadata"]["name"])
+            for member in ctx.by_index(CUSTOM_RESOURCE_DEFINITIONS, BY_GROUP, group):
+                ctx.enqueue(member["metadata"]["name"])
             return
         crd = ctx.get(CUSTOM_RESOURCE_DEFINITIONS, key)
         if crd is None:
@@ -58,7 +65,7 @@ class CRDEstablishingController:
 
     def _accept_names(self, crd: Obj, ctx: Context) -> Obj:
         group = (crd.get("spec") or {}).get("group") or ""
-        naming = calculate_names(crd, *names_in_use(ctx.list(CUSTOM_RESOURCE_DEFINITIONS), group))
+        naming = calculate_names(crd, *names_in_use(ctx.by_index(CUSTOM_RESOURCE_DEFINITIONS, BY_GROUP, group), group))
         current = condition(crd, "NamesAccepted") or {}
         if naming.accepted == ((crd.get("status") or {}).get("acceptedNames") or {}) and \
                 (current.get("status"), current.get("reason"), current.get("message")) == \
