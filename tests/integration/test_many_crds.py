@@ -83,18 +83,25 @@ class Counter:
         monkeypatch.setattr(module, name, counted)
 
 
-def test_a_crd_change_describes_only_its_group_version_again(fakekube: Cluster,
-                                                              monkeypatch: pytest.MonkeyPatch) -> None:
-    for i in range(20):
+@pytest.mark.parametrize("group", ["new.example.com", "shared.example.com"])
+def test_a_crd_change_describes_only_its_own_types_again(fakekube: Cluster, monkeypatch: pytest.MonkeyPatch,
+                                                         group: str) -> None:
+    """A new CRD, in a group of its own or in a group of ten: its own v3 paths, v2
+    operations and the aggregated discovery of its group are built, nothing else."""
+    for i in range(10):
         create(fakekube, small_crd(f"g{i}.example.com", f"Widget{i}"))
+        create(fakekube, small_crd("shared.example.com", f"Gadget{i}"))
     read_everything(fakekube)
     resources = Counter(monkeypatch, openapi, "_resource_paths")  # a v3 document's paths, per type
     operations = Counter(monkeypatch, openapi_v2, "_operation")  # a v2 operation converted
     groups = Counter(monkeypatch, discovery, "_discovery_group")  # a group's aggregated discovery
-    create(fakekube, small_crd("new.example.com", "Gadget"))
+    create(fakekube, small_crd(group, "Sprocket"))
     read_everything(fakekube)
-    _, data, _ = call(fakekube, "GET", "/openapi/v3/apis/new.example.com/v1")
-    new_operations = sum(1 for item in json.loads(data)["paths"].values() for key in item if key in openapi_v2._METHODS)
+    _, data, _ = call(fakekube, "GET", f"/openapi/v3/apis/{group}/v1")
+    new_operations = sum(1 for path, item in json.loads(data)["paths"].items() if "sprockets" in path
+                         for key in item if key in openapi_v2._METHODS)
+    if group == "new.example.com":
+        new_operations += 1  # the group-version's own GET of its resource list
     assert (resources.calls, operations.calls, groups.calls) == (1, new_operations, 1)
 
 

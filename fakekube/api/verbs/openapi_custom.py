@@ -6,15 +6,15 @@ version's ``openAPIV3Schema`` is published under its REST-friendly name
 and its ``x-kubernetes-group-version-kind``, beside a ``<Kind>List`` schema, with the
 paths and operations every resource gets (so ``kubectl explain`` finds the schema and
 kubectl sees the PATCH operation's ``fieldValidation`` parameter). The documents follow
-the registry: :class:`CustomDocuments` builds a group-version's again when its types
-change, and keeps them in compact form up to :data:`MAX_ENCODED_BYTES`.
+the registry: :class:`CustomDocuments` splices a group-version's from its types' encoded
+parts, so a CRD change encodes only that CRD's types.
 """
 
 from __future__ import annotations
 
 import json
 import threading
-from typing import Any, Callable, NamedTuple
+from typing import Any, NamedTuple
 
 from fakekube.api.machinery.jsonutil import deep_copy
 from fakekube.api.machinery.sizedcache import SizedLRU
@@ -26,10 +26,10 @@ Doc = dict[str, Any]
 
 OBJECT_META = openapi.META + "ObjectMeta"
 LIST_META = openapi.META + "ListMeta"
-#: Custom documents kept in compact form, in bytes (a small CRD's is about 12 KB of its 80
-#: KB: the release's definitions are shared); past it the least recently served is encoded
-#: again when asked for.
-MAX_ENCODED_BYTES = 64 * 1024 * 1024
+#: Custom types' encoded parts kept, in bytes (a small CRD's are about 36 KB: its paths and
+#: schemas; the release's definitions, most of a document, are one shared table); past it
+#: the least recently used are encoded again when a document needs them.
+MAX_PARTS_BYTES = 64 * 1024 * 1024
 #: Definition closures kept (one per set of root definitions: a handful in practice).
 MAX_CLOSURES = 64
 _INFO = {"title": "Kubernetes CRD Swagger", "version": "v0.1.0"}
@@ -84,83 +84,71 @@ def list_schema(rt: ResourceType) -> Doc:
     return schema
 
 
-class _Parts(NamedTuple):
-    """A custom group-version document before encoding: its own schemas, the names of the
-    release's definitions it refers to, and its paths."""
-
-    own: dict[str, Doc]
-    shared: list[str]
-    paths: dict[str, Doc]
+def _root_path(ops: openapi._GVOps) -> dict[str, Doc]:
+    return {f"{ops.prefix}/": {"get": {
+        "description": "get available resources", "operationId": f"get{ops.op_prefix}APIResources",
+        "responses": openapi._responses(openapi.API_RESOURCE_LIST, [("200", "OK")]), "tags": [ops.tag]}}}
 
 
-def _parts(registry: RegistryView, schema_set: SchemaSet, group: str, version: str,
-           closures: dict[frozenset[str], list[str]] | None = None) -> _Parts | None:
-    resources = [rt for rt in sorted(registry.group_version_types(group, version), key=lambda rt: rt.plural)
-                 if rt.custom is not None]
+def _own_schemas(rt: ResourceType) -> dict[str, Doc]:
+    return {rest_friendly_name(rt.group, rt.version, rt.kind): object_schema(rt),
+            rest_friendly_name(rt.group, rt.version, rt.list_kind): list_schema(rt)}
+
+
+def _custom_resources(registry: RegistryView, group: str, version: str) -> list[ResourceType]:
+    return [rt for rt in sorted(registry.group_version_types(group, version), key=lambda rt: rt.plural)
+            if rt.custom is not None]
+
+
+def build_custom_document(registry: RegistryView, schema_set: SchemaSet, group: str, version: str,
+                          kubernetes_version: str) -> Doc | None:
+    """The v3 document of a custom group-version built from scratch, or None when none of
+    its types is custom: what :class:`CustomDocuments` splices from per-type parts (the
+    tests hold the two equal)."""
+    resources = _custom_resources(registry, group, version)
     if not resources:
         return None
     ops = openapi._GVOps(schema_set, group, version)
     own: dict[str, Doc] = {}
     for rt in resources:
-        own[rest_friendly_name(group, version, rt.kind)] = object_schema(rt)
-        own[rest_friendly_name(group, version, rt.list_kind)] = list_schema(rt)
-    ops.custom_names.update({(group, version, rt.kind): rest_friendly_name(group, version, rt.kind) for rt in resources})
-    ops.custom_names.update({(group, version, rt.list_kind): rest_friendly_name(group, version, rt.list_kind)
-                             for rt in resources})
-    paths: dict[str, Doc] = {f"{ops.prefix}/": {"get": {
-        "description": "get available resources", "operationId": f"get{ops.op_prefix}APIResources",
-        "responses": openapi._responses(openapi.API_RESOURCE_LIST, [("200", "OK")]), "tags": [ops.tag]}}}
+        own.update(_own_schemas(rt))
+        ops.custom_names.update({(group, version, rt.kind): rest_friendly_name(group, version, rt.kind),
+                                 (group, version, rt.list_kind): rest_friendly_name(group, version, rt.list_kind)})
+    paths = _root_path(ops)
     for rt in resources:
         paths.update(openapi._resource_paths(ops, rt))
-    roots = frozenset((ops.roots - set(own)) | {OBJECT_META, LIST_META})
-    shared = closures.get(roots) if closures is not None else None
-    if shared is None:
-        shared = openapi.referenced_definitions(schema_set, roots)
-        if closures is not None:
-            if len(closures) >= MAX_CLOSURES:
-                closures.clear()
-            closures[roots] = shared
-    return _Parts(own, shared, paths)
-
-
-def build_custom_document(registry: RegistryView, schema_set: SchemaSet, group: str, version: str,
-                          kubernetes_version: str) -> Doc | None:
-    """The v3 document of a custom group-version, or None when none of its types is custom."""
-    parts = _parts(registry, schema_set, group, version)
-    if parts is None:
-        return None
-    schemas = {name: openapi.convert_definition(name, schema_set.definitions[name]) for name in parts.shared}
-    schemas.update(parts.own)
+    roots = (ops.roots - set(own)) | {OBJECT_META, LIST_META}
+    schemas = {name: openapi.convert_definition(name, schema_set.definitions[name])
+               for name in openapi.referenced_definitions(schema_set, roots)}
+    schemas.update(own)
     return {
         "components": {"schemas": dict(sorted(schemas.items()))},
         "info": _INFO,
         "openapi": "3.0.0",
-        "paths": dict(sorted(parts.paths.items())),
+        "paths": dict(sorted(paths.items())),
     }
 
 
-class _Encoded(NamedTuple):
-    """A document's bytes, kept compact: its own schemas' members and the rest encoded, the
-    release's definitions (most of its bytes, the same in every custom document) named
-    only and spliced in from one shared table when the bytes are asked for."""
+class _TypeParts(NamedTuple):
+    """One custom type's share of its group-version's document, encoded: its paths and its
+    own schemas as members (``"name":{...}``), and the definitions its paths refer to."""
 
-    members: tuple[tuple[str, bytes | None], ...]  # by name; None: a release definition
-    rest: bytes
+    rt: ResourceType
+    paths: tuple[tuple[str, bytes], ...]
+    own: tuple[tuple[str, bytes], ...]
+    roots: frozenset[str]
     size_bytes: int
 
 
-def _encode(parts: _Parts) -> _Encoded:
-    members: dict[str, bytes | None] = {name: None for name in parts.shared}
-    members.update({name: _member(name, schema) for name, schema in parts.own.items()})
-    rest = openapi.encode({"info": _INFO, "openapi": "3.0.0", "paths": parts.paths})
-    ordered = tuple((name, members[name]) for name in sorted(members))
-    return _Encoded(ordered, rest, len(rest) + sum(len(member or b"") for _, member in ordered))
-
-
-def _join(encoded: _Encoded, shared_member: Callable[[str], bytes]) -> bytes:
-    """``openapi.encode(build_custom_document(...))``, spliced."""
-    members = [member if member is not None else shared_member(name) for name, member in encoded.members]
-    return b'{"components":{"schemas":{' + b",".join(members) + b"}}," + encoded.rest[1:]
+def _type_parts(rt: ResourceType, schema_set: SchemaSet) -> _TypeParts:
+    ops = openapi._GVOps(schema_set, rt.group, rt.version)
+    ops.custom_names.update({(rt.group, rt.version, rt.kind): rest_friendly_name(rt.group, rt.version, rt.kind),
+                             (rt.group, rt.version, rt.list_kind):
+                                 rest_friendly_name(rt.group, rt.version, rt.list_kind)})
+    paths = tuple((path, _member(path, item)) for path, item in openapi._resource_paths(ops, rt).items())
+    own = tuple((name, _member(name, schema)) for name, schema in _own_schemas(rt).items())
+    size = sum(len(member) for _, member in paths + own)
+    return _TypeParts(rt, paths, own, frozenset(ops.roots), size)
 
 
 def _member(name: str, schema: Doc) -> bytes:
@@ -168,24 +156,26 @@ def _member(name: str, schema: Doc) -> bytes:
 
 
 class CustomDocuments:
-    """Custom group-version documents of one registry, built when asked for and kept while
-    the group-version's types are unchanged (the registry shares a group's types tuple
-    across states until a change touches the group), so a CRD change builds only its own
-    group's documents again. Kept: every served custom group-version's ETag (forgotten when
-    it is no longer served), and documents in compact form (:class:`_Encoded`) up to
-    :data:`MAX_ENCODED_BYTES`."""
+    """Custom group-version documents of one registry, spliced from per-type parts: a
+    type's paths and schemas are encoded once (kept while it is the same type object,
+    which the registry keeps until its CRD changes) and a group-version's document is its
+    types' parts, the release's definitions (one shared table) and its root path joined in
+    order, byte for byte :func:`build_custom_document`'s. A CRD change encodes only its own
+    types, whatever the size of its group. Kept: every served custom group-version's ETag
+    (forgotten when it is no longer served) and type parts up to :data:`MAX_PARTS_BYTES`."""
 
     def __init__(self, schema_set: SchemaSet, kubernetes_version: str) -> None:
         self._schema_set = schema_set
         self._kubernetes_version = kubernetes_version
         self._lock = threading.Lock()
         self._etags: dict[str, tuple[tuple[ResourceType, ...], str]] = {}
-        self._encoded: SizedLRU[tuple[str, str], _Encoded] = SizedLRU(MAX_ENCODED_BYTES)
+        #: Type parts by id(type) (checked against the type itself: ids are reused).
+        self._types: SizedLRU[int, _TypeParts] = SizedLRU(MAX_PARTS_BYTES)
         #: The release's definitions as encoded members (at most all of the release's),
         #: and the closures of the definitions documents refer to (at most MAX_CLOSURES).
         self._shared: dict[str, bytes] = {}
         self._closures: dict[frozenset[str], list[str]] = {}
-        #: Documents built so far (tests read it: a CRD change builds its group's only).
+        #: Type parts encoded so far (tests read it: a CRD change encodes its own types).
         self.built = 0
 
     def custom_paths(self, registry: RegistryView) -> list[str]:
@@ -193,8 +183,8 @@ class CustomDocuments:
         return sorted(openapi.gv_path(group, version) for group, version in registry.custom_group_versions())
 
     def etags(self, registry: RegistryView) -> list[tuple[str, str]]:
-        """(path, ETag) of every custom group-version, sorted by path; builds the documents
-        of group-versions that changed, and forgets those no longer served."""
+        """(path, ETag) of every custom group-version, sorted by path; assembles the
+        documents of group-versions that changed, and forgets those no longer served."""
         paths = self.custom_paths(registry)
         found = [(path, self.document_etag(registry, path)) for path in paths]
         with self._lock:
@@ -204,7 +194,7 @@ class CustomDocuments:
         return [(path, etag) for path, etag in found if etag is not None]
 
     def document_etag(self, registry: RegistryView, path: str) -> str | None:
-        """The ETag of a custom group-version's document (built if its types changed)."""
+        """The ETag of a custom group-version's document (assembled if its types changed)."""
         types = _custom_types(registry, path)
         if types is None:
             return None
@@ -221,23 +211,48 @@ class CustomDocuments:
         types = _custom_types(registry, path)
         if types is None:
             return None
+        group, version = path.split("/")[1:]
+        data = self._join(group, version, [self._parts(rt) for rt in _custom_resources(registry, group, version)])
         with self._lock:
             entry = self._etags.get(path)
-            encoded = self._encoded.get((path, entry[1])) if entry is not None and entry[0] is types else None
-        if encoded is not None and entry is not None:
-            return _join(encoded, self._shared_member), entry[1]
-        group, version = path.split("/")[1:]
-        parts = _parts(registry, self._schema_set, group, version, self._closures)  # memo races are benign
-        if parts is None:
-            return None
-        encoded = _encode(parts)
-        data = _join(encoded, self._shared_member)
+        if entry is not None and entry[0] is types:
+            return data, entry[1]
         etag = openapi.etag(data)
         with self._lock:
-            self.built += 1
             self._etags[path] = (types, etag)
-            self._encoded.put((path, etag), encoded)
         return data, etag
+
+    def _parts(self, rt: ResourceType) -> _TypeParts:
+        with self._lock:
+            found = self._types.get(id(rt))
+        if found is not None and found.rt is rt:
+            return found
+        parts = _type_parts(rt, self._schema_set)
+        with self._lock:
+            self._types.put(id(rt), parts)
+            self.built += 1
+        return parts
+
+    def _join(self, group: str, version: str, parts: list[_TypeParts]) -> bytes:
+        ops = openapi._GVOps(self._schema_set, group, version)
+        own = {name: member for part in parts for name, member in part.own}
+        roots = frozenset(ops.roots.union(*(part.roots for part in parts)) - set(own) | {OBJECT_META, LIST_META})
+        members = {name: self._shared_member(name) for name in self._closure(roots)}
+        members.update(own)
+        paths = dict(path for part in parts for path in part.paths)
+        paths.update((path, _member(path, item)) for path, item in _root_path(ops).items())
+        return b"".join([b'{"components":{"schemas":{', b",".join([members[name] for name in sorted(members)]),
+                         b'}},"info":', openapi.encode(_INFO), b',"openapi":"3.0.0","paths":{',
+                         b",".join([paths[path] for path in sorted(paths)]), b"}}"])
+
+    def _closure(self, roots: frozenset[str]) -> list[str]:
+        found = self._closures.get(roots)  # memo races are benign
+        if found is None:
+            found = openapi.referenced_definitions(self._schema_set, roots)
+            if len(self._closures) >= MAX_CLOSURES:
+                self._closures.clear()
+            self._closures[roots] = found
+        return found
 
     def _shared_member(self, name: str) -> bytes:
         found = self._shared.get(name)

@@ -179,9 +179,9 @@ def _refs(node: Any) -> set[str]:
     return found
 
 
-#: A ``"$ref"`` member whose value names a definition, in compact JSON: a key is always
-#: just after ``{`` or ``,``, which inside a string would be followed by ``\"``, so only
-#: real keys match.
+#: A ``"$ref"`` member whose value names a definition, in compact JSON. A key's opening
+#: quote follows ``{`` or ``,``, and inside a string every quote is escaped (``\"``), so
+#: ``{"$ref":"`` and ``,"$ref":"`` are only ever real members.
 _REF_MEMBER = re.compile(rb'[{,]"\$ref":"#/definitions/((?:[^"\\]|\\.)*)"')
 
 
@@ -206,62 +206,55 @@ def served(document: Doc) -> tuple[bytes, bytes, str]:
 
 # ----------------------------------------------------------------- pieces and assembly
 
-class Definition:
-    """One definition in v2 form, shared by every group-version whose v3 document has the
-    same one (every custom resource's document carries ObjectMeta and its closure): its
-    JSON member (``"name":{...}``), the names it refers to, and its protobuf entry, made on
-    first use."""
+class Member:
+    """One member of the document in v2 form, a definition or a path, shared by every
+    piece whose v3 document has the same one (every custom resource's document carries
+    ObjectMeta and its closure; a group-version's unchanged paths stay the same when
+    another CRD of its group changes): its JSON (``"name":{...}``), the definition names
+    it refers to, and its protobuf entry, made on first use."""
 
-    __slots__ = ("name", "json", "refs", "_protobuf", "__weakref__")
+    __slots__ = ("name", "is_path", "json", "refs", "_protobuf", "__weakref__")
 
-    def __init__(self, name: str, v2: Doc) -> None:
+    def __init__(self, name: str, v2: Doc, is_path: bool) -> None:
         self.name = name
+        self.is_path = is_path
         self.json = _json(name) + b":" + _json(v2)
         self.refs = frozenset(_refs_in_json(self.json))
         self._protobuf: bytes | None = None
 
     def protobuf(self) -> bytes:
         if self._protobuf is None:
-            from fakekube.api.wire.protobuf.openapiv2 import definition_entry
-            self._protobuf = definition_entry(self.name, json.loads(self.json[len(_json(self.name)) + 1:]))
+            from fakekube.api.wire.protobuf.openapiv2 import definition_entry, path_entry
+            value = json.loads(self.json[len(_json(self.name)) + 1:])
+            self._protobuf = path_entry(self.name, value) if self.is_path else definition_entry(self.name, value)
         return self._protobuf
 
 
 class Piece:
-    """One group-version's share of the document: its paths in v2 form (JSON members in
-    path order, protobuf entries made on first use), the definitions its v3 document
-    has, and the definition names its paths refer to."""
+    """One group-version's share of the document: its paths (in path order) and the
+    definitions its v3 document has, as shared :class:`Member` s."""
 
-    __slots__ = ("paths", "definitions", "refs", "size_bytes", "_protobuf")
+    __slots__ = ("paths", "definitions", "refs", "size_bytes")
 
-    def __init__(self, paths: tuple[tuple[str, bytes], ...], definitions: tuple[Definition, ...],
-                 refs: frozenset[str], new_definition_bytes: int) -> None:
+    def __init__(self, paths: tuple[Member, ...], definitions: tuple[Member, ...], new_bytes: int) -> None:
         self.paths = paths
         self.definitions = definitions
-        self.refs = refs
-        #: What the cache charges for it: the JSON of its paths and of the definitions it
-        #: brought (not those it shares with pieces converted before it), and as much again
-        #: for the protobuf entries they may make (about three quarters of the JSON).
-        self.size_bytes = 2 * (sum(len(member) for _, member in paths) + new_definition_bytes)
-        self._protobuf: tuple[bytes, ...] | None = None
-
-    def protobuf(self) -> tuple[bytes, ...]:
-        """The paths' protobuf entries, in the order of :attr:`paths`."""
-        if self._protobuf is None:
-            from fakekube.api.wire.protobuf.openapiv2 import path_entry
-            self._protobuf = tuple(path_entry(path, json.loads(member[len(_json(path)) + 1:]))
-                                   for path, member in self.paths)
-        return self._protobuf
+        #: The definition names its paths refer to.
+        self.refs = frozenset().union(*(path.refs for path in paths))
+        #: What the cache charges for it: the JSON of the members it brought (not those it
+        #: shares with pieces converted before it), and as much again for the protobuf
+        #: entries they may make (about three quarters of the JSON).
+        self.size_bytes = 2 * new_bytes
 
 
 class Served:
-    """One state's document, as references to its pieces: the JSON and protobuf forms are
+    """One state's document, as references to its members: the JSON and protobuf forms are
     joined from them per request (the cost of the bytes sent), the ETag (upstream's:
     uppercase hex sha512 of the JSON, shared by both forms) computed once."""
 
     __slots__ = ("kubernetes_version", "etag", "size_bytes", "_definitions", "_paths")
 
-    def __init__(self, kubernetes_version: str, definitions: list[Definition], paths: list[tuple[Piece, int]]) -> None:
+    def __init__(self, kubernetes_version: str, definitions: list[Member], paths: list[Member]) -> None:
         self.kubernetes_version = kubernetes_version
         self._definitions = definitions
         self._paths = paths
@@ -271,14 +264,14 @@ class Served:
     def json(self) -> bytes:
         head, middle, tail = _frame(self.kubernetes_version)
         return b"".join([head, b",".join([d.json for d in self._definitions]), middle,
-                         b",".join([piece.paths[i][1] for piece, i in self._paths]), tail])
+                         b",".join([p.json for p in self._paths]), tail])
 
     def protobuf(self) -> bytes:
         from fakekube.api.wire.protobuf.openapiv2 import document_parts
         skeleton = {"swagger": "2.0", "info": _info(self.kubernetes_version), "security": _SECURITY,
                     "securityDefinitions": SECURITY_DEFINITIONS}
-        paths = [piece.protobuf()[i] for piece, i in self._paths]
-        return b"".join(document_parts(skeleton, paths, [d.protobuf() for d in self._definitions]))
+        return b"".join(document_parts(skeleton, [p.protobuf() for p in self._paths],
+                                       [d.protobuf() for d in self._definitions]))
 
 
 def _frame(kubernetes_version: str) -> tuple[bytes, bytes, bytes]:
@@ -289,28 +282,46 @@ def _frame(kubernetes_version: str) -> tuple[bytes, bytes, bytes]:
             + _json(SECURITY_DEFINITIONS) + b',"swagger":"2.0"}')
 
 
+#: A member of a v3 document: its name, its JSON text as served, and its value.
+Entry = tuple[str, str, Any]
 _DECODER = json.JSONDecoder()
-_SCHEMAS = '{"components":{"schemas":{'
+_SCHEMAS = '{"components":{"schemas":'
 
 
-def _split_v3(data: bytes) -> tuple[list[tuple[str, str]], Doc]:
-    """A v3 document's definitions as (name, JSON text) and the rest of it decoded. The
-    text is cut from the document as served (compact, keys sorted: ``components`` first),
-    so a definition every document shares is recognised by its text, never re-encoded;
-    a document in another layout is decoded whole and its definitions encoded."""
+def _split_v3(data: bytes) -> tuple[list[Entry], list[Entry]]:
+    """A v3 document's definitions and paths, each with its JSON text as cut from the
+    document as served (compact, keys sorted: ``components`` first, ``paths`` last), so a
+    member another document (or another state) has is recognised by its text without
+    being encoded again; a document in another layout is decoded whole and encoded."""
     text = data.decode()
-    if not text.startswith(_SCHEMAS):
-        doc = json.loads(text)
-        schemas = (doc.get("components") or {}).get("schemas") or {}
-        return [(name, _json(schema).decode()) for name, schema in schemas.items()], doc
-    found: list[tuple[str, str]] = []
-    at = len(_SCHEMAS)
+    if text.startswith(_SCHEMAS):
+        schemas, at = _object_entries(text, len(_SCHEMAS))
+        if text[at] == "}":  # components holds schemas only
+            paths: list[Entry] = []
+            at += 1
+            while text[at] == ",":  # the other top-level members: info, openapi, paths
+                name, at = json.decoder.scanstring(text, at + 2)  # type: ignore[attr-defined]
+                if name == "paths":
+                    paths, at = _object_entries(text, at + 1)
+                else:
+                    at = _DECODER.raw_decode(text, at + 1)[1]
+            return schemas, paths
+    doc = json.loads(text)
+    return ([(name, _json(value).decode(), value) for name, value in
+             ((doc.get("components") or {}).get("schemas") or {}).items()],
+            [(path, _json(value).decode(), value) for path, value in (doc.get("paths") or {}).items()])
+
+
+def _object_entries(text: str, at: int) -> tuple[list[Entry], int]:
+    """The members of the compact JSON object at ``text[at]``, and where it ends."""
+    entries: list[Entry] = []
+    at += 1
     while text[at] != "}":
         name, at = json.decoder.scanstring(text, at + 1)  # type: ignore[attr-defined]
-        _, end = _DECODER.raw_decode(text, at + 1)  # after the colon
-        found.append((name, text[at + 1:end]))
+        value, end = _DECODER.raw_decode(text, at + 1)  # after the colon
+        entries.append((name, text[at + 1:end], value))
         at = end + 1 if text[end] == "," else end
-    return found, json.loads("{" + text[at + 3:]) if text[at + 1:at + 3] == "}," else {}
+    return entries, at + 1
 
 
 #: A v3 group-version for the v2 document: (path, its v3 ETag, a function giving its
@@ -321,24 +332,25 @@ Source = tuple[str, str, Callable[[], bytes]]
 class OpenAPIV2:
     """``/openapi/v2`` assembled from per-group-version pieces, as kube-aggregator merges
     cached per-API specs: a piece is built once per v3 document (keyed by its ETag, so
-    clusters in one process share them), a definition once per content, and a state's
-    document is the cached pieces spliced. After a CRD change only that CRD's group-version
-    is converted; a GET costs the bytes it sends. Bounded: :data:`MAX_PIECE_BYTES` of
-    pieces (least recently used dropped, converted again when needed; a definition lives
-    while a kept piece or document refers to it) and :data:`MAX_DOCUMENTS` states
-    (:data:`MAX_DOCUMENT_BYTES` of their JSON; a kept state keeps its pieces alive). Nothing
-    is built under the lock, so one client's first build never holds up another's request."""
+    clusters in one process share them), a member (definition or path) converted once per
+    content, and a state's document is the cached members spliced. After a CRD change only
+    that CRD's members are converted; a GET costs the bytes it sends. Bounded:
+    :data:`MAX_PIECE_BYTES` of pieces (least recently used dropped, converted again when
+    needed; a member lives while a kept piece or document refers to it) and
+    :data:`MAX_DOCUMENTS` states (:data:`MAX_DOCUMENT_BYTES` of their JSON; a kept state
+    keeps its members alive). Nothing is built under the lock, so one client's first build
+    never holds up another's request."""
 
     def __init__(self, max_piece_bytes: int = 0, max_documents: int = 0, max_document_bytes: int = 0) -> None:
         self._lock = threading.Lock()
         self._pieces: SizedLRU[tuple[str, str], Piece] = SizedLRU(max_piece_bytes or MAX_PIECE_BYTES)
-        #: Definitions by (name, digest of their v3 form), kept while a piece refers to them.
-        self._definitions: weakref.WeakValueDictionary[tuple[str, bytes], Definition] = \
-            weakref.WeakValueDictionary()
+        #: Members by (is a path, name, digest of their v3 text), kept while a piece refers to them.
+        self._members: weakref.WeakValueDictionary[tuple[bool, str, bytes], Member] = weakref.WeakValueDictionary()
         self._built: SizedLRU[tuple[str, tuple[tuple[str, str], ...]], Served] = SizedLRU(
             max_document_bytes or MAX_DOCUMENT_BYTES, max_documents or MAX_DOCUMENTS)
-        #: Group-version pieces converted so far (tests read it: a change converts one).
+        #: Pieces and members converted so far (tests read them: a change converts its own).
         self.pieces_built = 0
+        self.members_built = 0
 
     def document(self, kubernetes_version: str, sources: Iterable[Source]) -> tuple[Served, bytes | None]:
         """The document made of ``sources`` (one per served group-version, any order), and
@@ -362,47 +374,38 @@ class OpenAPIV2:
             found = self._pieces.get((path, etag))
         if found is not None:
             return found
-        piece = self._convert(load())
+        schemas, paths = _split_v3(load())
+        converted = [self._member(entry, True) for entry in sorted(paths, key=lambda entry: entry[0])]
+        converted += [self._member(entry, False) for entry in schemas]
+        new_bytes = sum(len(member.json) for member, new in converted if new)
+        piece = Piece(tuple(m for m, _ in converted[:len(paths)]), tuple(m for m, _ in converted[len(paths):]),
+                      new_bytes)
         with self._lock:
             self._pieces.put((path, etag), piece)
             self.pieces_built += 1
         return piece
 
-    def _convert(self, data: bytes) -> Piece:
-        schemas, rest = _split_v3(data)
-        paths = []
-        refs: set[str] = set()
-        for path, item in sorted((rest.get("paths") or {}).items()):
-            member = _json(path) + b":" + _json(_path_item(item))
-            refs |= _refs_in_json(member)
-            paths.append((path, member))
-        definitions = []
-        new_bytes = 0
-        for name, text in schemas:
-            definition, new = self._definition(name, text)
-            definitions.append(definition)
-            new_bytes += len(definition.json) if new else 0
-        return Piece(tuple(paths), tuple(definitions), frozenset(refs), new_bytes)
-
-    def _definition(self, name: str, v3_text: str) -> tuple[Definition, bool]:
-        """The definition whose v3 form is ``v3_text`` (converted now when no kept piece has
-        it), and whether it was converted now."""
-        key = (name, hashlib.sha256(v3_text.encode()).digest())
+    def _member(self, entry: Entry, is_path: bool) -> tuple[Member, bool]:
+        """The member of this content (converted now when no kept piece has it), and
+        whether it was converted now."""
+        name, text, value = entry
+        key = (is_path, name, hashlib.sha256(text.encode()).digest())
         with self._lock:
-            found = self._definitions.get(key)
+            found = self._members.get(key)
         if found is not None:
             return found, False
-        definition = Definition(name, v2_schema(json.loads(v3_text)))
+        member = Member(name, _path_item(value) if is_path else v2_schema(value), is_path)
         with self._lock:
-            self._definitions[key] = definition
-        return definition, True
+            self._members[key] = member
+            self.members_built += 1
+        return member, True
 
     @staticmethod
     def _assemble(kubernetes_version: str, pieces: list[Piece]) -> Served:
         """``swagger``'s rules over pieces: a definition from the first group-version (in
         path order) that has it, an empty one for a name referred to but defined nowhere,
         paths in order (a later group-version's path replacing an earlier one)."""
-        chosen: dict[str, Definition] = {}
+        chosen: dict[str, Member] = {}
         refs: set[str] = set()
         for piece in pieces:
             for definition in piece.definitions:
@@ -411,13 +414,13 @@ class OpenAPIV2:
         for definition in chosen.values():
             refs |= definition.refs
         for name in sorted(refs - chosen.keys()):
-            chosen[name] = Definition(name, {})
-        placed: dict[str, tuple[Piece, int]] = {}
+            chosen[name] = Member(name, {}, False)
+        placed: dict[str, Member] = {}
         for piece in pieces:
-            for index, (path, _) in enumerate(piece.paths):
-                placed[path] = (piece, index)
+            for path in piece.paths:
+                placed[path.name] = path
         return Served(kubernetes_version, [chosen[name] for name in sorted(chosen)],
-                      [placed[path] for path in sorted(placed)])
+                      [placed[name] for name in sorted(placed)])
 
 
 def wants_protobuf(accept: str) -> bool:
