@@ -249,7 +249,7 @@ class RestApp:
                     custom: CustomDocuments) -> AnyResponse:
         """``/openapi/v2`` as kube-openapi serves it: protobuf when asked for first, else JSON;
         a quoted ETag and ``304`` for a matching ``If-None-Match``. The document is spliced
-        from per-group-version pieces (``openapi_v2.OpenAPIV2``)."""
+        from cached pieces (``openapi_v2.OpenAPIV2``: each path and definition converted once)."""
         if request.method != "GET":
             raise errors.method_not_allowed()
         served, data = _OPENAPI_V2.document(self.api.kubernetes_version, _v2_sources(registry, openapi, custom))
