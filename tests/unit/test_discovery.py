@@ -1,5 +1,7 @@
 """Discovery documents compared with upstream's 1.33 fixtures (api/discovery/*.json)."""
 
+import json
+
 import pytest
 
 from fakekube.api.verbs import discovery as d
@@ -115,3 +117,33 @@ def test_serviceaccount_token_and_reviews_in_discovery():
     assert authz["selfsubjectaccessreviews"] == {"name": "selfsubjectaccessreviews", "singularName": "selfsubjectaccessreview",
                                                  "namespaced": False, "kind": "SelfSubjectAccessReview", "verbs": ["create"]}
     assert authz["localsubjectaccessreviews"]["namespaced"] is True
+
+
+def test_aggregated_bodies_are_joined_from_per_group_pieces():
+    """The body equals the whole document encoded; after a CRD change only its group is
+    described again."""
+    from fakekube.api.registry import CustomResource, ResourceType
+
+    registry = builtin_registry()
+    cache = d.AggregatedDiscovery()
+
+    def body_is_whole(core: bool, version: str) -> None:
+        data, etag = cache.body(registry.pinned(), core, version)
+        assert data == json.dumps(d.aggregated_discovery(registry, core, version), separators=(",", ":")).encode()
+        assert etag == d.discovery_etag(data)
+
+    def widget(group: str) -> ResourceType:
+        return ResourceType(group, "v1", "Widget", "widgets", True,
+                            custom=CustomResource(f"widgets.{group}", "widget", "WidgetList", "v1"))
+
+    for version in d.AGGREGATED_VERSIONS:
+        body_is_whole(False, version)
+        body_is_whole(True, version)
+    for group in ("a.example.com", "b.example.com"):
+        registry.set_custom(f"widgets.{group}", [widget(group)])
+    body_is_whole(False, "v2")
+    described = cache.pieces_built
+    registry.set_custom("widgets.a.example.com", [])
+    registry.set_custom("widgets.c.example.com", [widget("c.example.com")])
+    body_is_whole(False, "v2")
+    assert cache.pieces_built == described + 1  # c.example.com; a's is gone, b's is kept

@@ -1,11 +1,18 @@
 """The ``/openapi/v2`` document: v3 → v2 conversion and gnostic's protobuf encoding, read
-back field by field with the wire reader (what kubectl 1.27/1.28 decode)."""
+back field by field with the wire reader (what kubectl 1.27/1.28 decode); documents
+spliced from cached pieces equal from-scratch ones, within their memory bounds."""
 
 from __future__ import annotations
 
+import functools
+import json
+from typing import Callable, NamedTuple
+
 import yaml
 
-from fakekube.api.verbs.openapi_v2 import swagger, v2_schema, wants_protobuf
+from fakekube.api.machinery import SizedLRU
+from fakekube.api.verbs import openapi, openapi_v2
+from fakekube.api.verbs.openapi_v2 import OpenAPIV2, swagger, v2_schema, wants_protobuf
 from fakekube.api.wire.protobuf.openapiv2 import encode_document
 from fakekube.api.wire.protobuf.wire import iter_fields
 
@@ -93,3 +100,61 @@ def test_protobuf_is_served_only_when_asked_for_first() -> None:
     assert wants_protobuf("application/com.github.proto-openapi.spec.v2.v1.0+protobuf, application/json")
     assert not wants_protobuf("application/json, application/com.github.proto-openapi.spec.v2@v1.0+protobuf")
     assert not wants_protobuf("")
+
+
+def documents_of(*docs: dict) -> list[tuple[str, str, Callable[[], bytes]]]:
+    """Sources for OpenAPIV2: a path, an ETag and the bytes of each v3 document."""
+    sources = []
+    for doc in docs:
+        data = openapi.encode(doc)
+        path = next(iter(doc["paths"])).split("/namespaces/")[0].strip("/")
+        sources.append((path, openapi.etag(data), functools.partial(bytes, data)))
+    return sources
+
+
+def with_kind(kind: str, group: str) -> dict:
+    """V3 with its Deployment renamed: another group-version's document."""
+    text = json.dumps(V3).replace("Deployment", kind).replace("apps", group)
+    return json.loads(text)
+
+
+def test_assembled_documents_equal_from_scratch_ones() -> None:
+    """Two group-versions share their IntOrString definition (converted once), refer to a
+    definition neither has (an empty one is added), and are spliced in path order."""
+    first, second = with_kind("Widget", "a.example.com"), with_kind("Gadget", "b.example.com")
+    v2 = OpenAPIV2()
+    served, data = v2.document("1.33", documents_of(second, first))
+    wanted_json, wanted_protobuf, wanted_etag = openapi_v2.served(swagger([first, second], "1.33"))
+    assert data == served.json() == wanted_json
+    assert served.protobuf() == wanted_protobuf and served.etag == wanted_etag
+    assert json.loads(wanted_json)["definitions"]["io.k8s.apimachinery.pkg.apis.meta.v1.Patch"] == {}
+    assert v2.document("1.33", documents_of(first, second)) == (served, None)  # kept: no assembly
+
+
+def test_pieces_past_the_budget_are_converted_again() -> None:
+    """At the limit the least recently used pieces and documents are dropped: documents
+    stay right, their pieces are converted again when needed."""
+    docs = [with_kind(f"Kind{i}", f"g{i}.example.com") for i in range(3)]
+    bounded, roomy = OpenAPIV2(max_piece_bytes=1, max_documents=1), OpenAPIV2()
+    for state in (docs[:2], docs[1:], docs[:2], docs[1:]):
+        wanted = openapi_v2.served(swagger(state, "1.33"))[0]
+        assert bounded.document("1.33", documents_of(*state))[0].json() == wanted
+        assert roomy.document("1.33", documents_of(*state))[0].json() == wanted
+    assert roomy.pieces_built == 3  # each group-version once
+    assert bounded.pieces_built == 6  # one piece is kept: only the last converted is found again
+
+
+def test_a_sized_cache_drops_the_least_recently_used() -> None:
+    class Value(NamedTuple):
+        size_bytes: int
+
+    cache: SizedLRU[str, Value] = SizedLRU(max_bytes=10, max_entries=3)
+    for key, size in (("a", 4), ("b", 4), ("c", 1)):
+        cache.put(key, Value(size))
+    assert cache.get("a") == Value(4)  # now the most recently used
+    cache.put("d", Value(4))  # 13 bytes: b goes
+    assert (cache.get("b"), len(cache), cache.bytes) == (None, 3, 9)
+    cache.put("e", Value(1))  # four entries: c, the least recently used, goes
+    assert cache.get("c") is None and cache.get("a") is not None
+    cache.put("huge", Value(100))  # larger than the budget: kept alone
+    assert (len(cache), cache.get("huge"), cache.bytes) == (1, Value(100), 100)

@@ -8,8 +8,8 @@ never a traceback — and it is recorded so the test that caused it can see it.
 
 from __future__ import annotations
 
-import json
 import threading
+from functools import partial
 from itertools import repeat
 from typing import Any, Callable, Iterable, Iterator, Protocol, Union
 
@@ -32,7 +32,7 @@ from fakekube.api.machinery import errors
 from fakekube.api.machinery.errors import ApiError
 from fakekube.api.machinery.params import query_bool
 from fakekube.api.machinery.warning import WarningRecorder
-from fakekube.api.registry import CONNECT_SUBRESOURCES, EXEC, Registry, ResourceType
+from fakekube.api.registry import CONNECT_SUBRESOURCES, EXEC, Registry, RegistryView, ResourceType
 from fakekube.api.verbs import connect, discovery, encoding, objectmeta, openapi_v2
 from fakekube.api.verbs.apiserver import PATCH_TYPES, APIServer, WriteOptions, WriteResult
 from fakekube.api.verbs.deletion import DeleteOptions
@@ -104,6 +104,7 @@ class RestApp:
         self._watch_lock = threading.Lock()
         self._subresources = Subresources(apiserver)
         self._custom_openapi: CustomDocuments | None = None
+        self._aggregated_discovery = discovery.AggregatedDiscovery()
         #: Who requests are (docs/api.md "Authentication and authorization"); the cluster sets it.
         self.authenticator = Authenticator()
 
@@ -239,7 +240,7 @@ class RestApp:
         if target.core:
             return self._resource_list(target.group, target.version, "v1")
         if not target.group:
-            return json_response(discovery.api_group_list(self.registry))
+            return json_response(discovery.api_group_list(self.registry.pinned()))
         if not target.version:
             body = discovery.api_group(self.registry, target.group)
             if body is None:
@@ -249,9 +250,8 @@ class RestApp:
 
     def _aggregated(self, request: RequestView, core: bool, api_version: str) -> AnyResponse:
         """Aggregated discovery: the whole API surface in one document (kubectl's first call)."""
-        body = json.dumps(discovery.aggregated_discovery(self.registry, core, api_version),
-                          separators=(",", ":")).encode()
-        etag = f'"{discovery.discovery_etag(body)}"'
+        body, etag_value = self._aggregated_discovery.body(self.registry.pinned(), core, api_version)
+        etag = f'"{etag_value}"'
         headers = {"ETag": etag, "Vary": "Accept", "Cache-Control": "public"}
         if request.headers.get("If-None-Match") == etag:
             return Response(status=304, headers=headers)
@@ -265,17 +265,17 @@ class RestApp:
 
     def _openapi_response(self, request: RequestView) -> AnyResponse:
         rest = request.path[len("/openapi/"):].strip("/")
+        registry = self.registry.pinned()
         openapi = shared_openapi(self.registry, self.api.kubernetes_version)
         custom = self._custom_documents()
         if rest == "v3":
-            return json_response(self._openapi_index(openapi, custom))
+            return json_response(self._openapi_index(registry, openapi, custom))
         if rest == "v2":
-            return self._openapi_v2(request, openapi, custom)
+            return self._openapi_v2(request, registry, openapi, custom)
         if not rest.startswith("v3/"):
             raise _not_found_path()
         path = rest[len("v3/"):].strip("/")
-        found = (custom.document(self.registry, path) if path in custom.custom_paths(self.registry)
-                 else openapi.document(path))
+        found = custom.document(registry, path) or openapi.document(path)
         if found is None:
             raise _not_found_path()
         body, etag = found
@@ -286,25 +286,22 @@ class RestApp:
         headers["Cache-Control"] = "public, immutable" if wanted_hash else "no-cache, private"
         return Response(body, content_type="application/json", headers=headers)
 
-    def _openapi_v2(self, request: RequestView, openapi: OpenAPIV3, custom: CustomDocuments) -> AnyResponse:
+    def _openapi_v2(self, request: RequestView, registry: RegistryView, openapi: OpenAPIV3,
+                    custom: CustomDocuments) -> AnyResponse:
         """``/openapi/v2`` as kube-openapi serves it: protobuf when asked for first, else JSON;
-        a quoted ETag and ``304`` for a matching ``If-None-Match``."""
+        a quoted ETag and ``304`` for a matching ``If-None-Match``. The document is spliced
+        from cached pieces (``openapi_v2.OpenAPIV2``: each path and definition converted once)."""
         if request.method != "GET":
             raise errors.method_not_allowed()
-        documents = []
-        for path in openapi.paths() + custom.custom_paths(self.registry):
-            built = (custom.document(self.registry, path) if path in custom.custom_paths(self.registry)
-                     else openapi.document(path))
-            if built is not None:
-                documents.append((path, built[0], built[1]))
-        served = _OPENAPI_V2.document(self.api.kubernetes_version, documents)
+        served, data = _OPENAPI_V2.document(self.api.kubernetes_version, _v2_sources(registry, openapi, custom))
         etag = f'"{served.etag}"'
         headers = {"ETag": etag, "Vary": "Accept", "Cache-Control": "no-cache, private"}
         if request.headers.get("If-None-Match") == etag:
             return Response(status=304, headers=headers)
         if openapi_v2.wants_protobuf(request.headers.get("Accept", "")):
-            return Response(served.protobuf, content_type=openapi_v2.PROTOBUF_CONTENT_TYPE, headers=headers)
-        return Response(served.json, content_type="application/json", headers=headers)
+            return JsonResponse(served.protobuf(), content_type=openapi_v2.PROTOBUF_CONTENT_TYPE, headers=headers)
+        return JsonResponse(data if data is not None else served.json(), content_type="application/json",
+                            headers=headers)
 
     def _custom_documents(self) -> CustomDocuments:
         if self._custom_openapi is None:
@@ -312,14 +309,11 @@ class RestApp:
             self._custom_openapi = CustomDocuments(schema.load(version), version)
         return self._custom_openapi
 
-    def _openapi_index(self, openapi: OpenAPIV3, custom: CustomDocuments) -> Obj:
+    def _openapi_index(self, registry: RegistryView, openapi: OpenAPIV3, custom: CustomDocuments) -> Obj:
         """The built-in group-versions' index with this cluster's custom ones added."""
         index = openapi.index()
-        extra = {}
-        for path in custom.custom_paths(self.registry):
-            built = custom.document(self.registry, path)
-            if built is not None:
-                extra[path] = {"serverRelativeURL": f"/openapi/v3/{path}?hash={built[1]}"}
+        extra = {path: {"serverRelativeURL": f"/openapi/v3/{path}?hash={etag}"}
+                 for path, etag in custom.etags(registry)}
         if not extra:
             return index
         return {"paths": dict(sorted({**index["paths"], **extra}.items()))}
@@ -527,6 +521,32 @@ _openapi_cache: dict[str, OpenAPIV3] = {}
 #: ``/openapi/v2`` documents, shared by every cluster in the process (keyed by content).
 _OPENAPI_V2 = openapi_v2.OpenAPIV2()
 _openapi_lock = threading.Lock()
+
+
+def _v2_sources(registry: RegistryView, openapi: OpenAPIV3, custom: CustomDocuments) -> list[openapi_v2.Source]:
+    """Every served group-version's v3 document as ``/openapi/v2`` is made of: (path, ETag,
+    its bytes when needed); a group-version with custom types is its custom document."""
+    sources: list[openapi_v2.Source] = []
+    custom_etags = custom.etags(registry)
+    custom_paths = {path for path, _ in custom_etags}
+    for path in openapi.paths():
+        built = openapi.document(path)
+        if path not in custom_paths and built is not None:
+            sources.append((path, built[1], partial(_bytes_of, built[0])))
+    for path, etag in custom_etags:
+        sources.append((path, etag, partial(_custom_bytes, custom, registry, path)))
+    return sources
+
+
+def _bytes_of(data: bytes) -> bytes:
+    return data
+
+
+def _custom_bytes(custom: CustomDocuments, registry: RegistryView, path: str) -> bytes:
+    built = custom.document(registry, path)
+    if built is None:  # the path came from this very registry state: it is served
+        raise RuntimeError(f"custom OpenAPI document {path} vanished")
+    return built[0]
 
 
 def shared_openapi(registry: Registry, kubernetes_version: str) -> OpenAPIV3:

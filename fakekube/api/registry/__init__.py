@@ -8,7 +8,8 @@ behaviour lives in its :class:`Strategy`. The built-in declarations are in
 :mod:`fakekube.api.types`.
 
 - :mod:`.strategy`: :class:`Strategy` and the :class:`WriteContext` it is handed.
-- :mod:`.resource`: :class:`ResourceType`, the verb and subresource names, :class:`Registry`.
+- :mod:`.resource`: :class:`ResourceType`, the verb and subresource names, :class:`Registry` (and
+  :class:`RegistryView`, one state of it).
 
 Everything public is re-exported here; import from ``fakekube.api.registry``.
 """
@@ -37,6 +38,7 @@ from fakekube.api.registry.resource import (
     TOKEN,
     CustomResource,
     Registry,
+    RegistryView,
     ResourceType,
     ScalePaths,
     kube_version_sort_key,
@@ -47,5 +49,5 @@ __all__ = [
     "ALL_VERBS", "APPROVAL", "ATTACH", "BINDING", "CONNECT_SUBRESOURCES", "CREATE_ONLY", "DEFAULT_STRATEGY",
     "EPHEMERAL_CONTAINERS", "EVICTION", "EXEC", "FINALIZE", "GET_LIST", "LOG", "NO_DELETECOLLECTION", "PORTFORWARD",
     "PROXY", "READ_VERBS", "RESIZE", "SCALE", "STATUS", "SUBRESOURCES", "TOKEN",
-    "CustomResource", "Obj", "Registry", "ResourceType", "ScalePaths", "kube_version_sort_key", "Rng", "StoreReader", "Strategy", "WriteContext",
+    "CustomResource", "Obj", "Registry", "RegistryView", "ResourceType", "ScalePaths", "kube_version_sort_key", "Rng", "StoreReader", "Strategy", "WriteContext",
 ]

@@ -11,6 +11,7 @@ the registry never see half of a change and never take a lock.
 
 from __future__ import annotations
 
+import bisect
 import re
 import threading
 from typing import Any, Iterable, Iterator, NamedTuple
@@ -214,35 +215,164 @@ def _release(version: str) -> tuple[int, ...]:
     return tuple(int(part) for part in version.lstrip("v").split(".")[:2] if part.isdigit())
 
 
-class _Snapshot:
-    """One immutable state of the registry: every type in serving order, and its indexes."""
+GroupVersion = tuple[str, str]
+#: A type's place in serving order: (0, i) the i-th built-in, (1, group, version order,
+#: plural) a custom type, (2, j) the j-th aggregated type.
+_Rank = tuple[Any, ...]
 
-    def __init__(self, builtin: tuple[ResourceType, ...], custom: dict[str, tuple[ResourceType, ...]],
-                 aggregated: tuple[ResourceType, ...] = ()) -> None:
-        self.custom = custom
-        self.all: tuple[ResourceType, ...] = builtin + _custom_in_serving_order(custom) + aggregated
+
+class _Snapshot:
+    """One immutable state of the registry: every type in serving order, and its indexes.
+
+    The next state after a CRD change is made from this one (:meth:`with_owner`): only the
+    CRD's groups are indexed again and every other group's entries are shared, so a change
+    costs the size of its groups plus C-speed copies of the top-level dicts, not a Python
+    pass over every type. Whole-registry lists (group-versions, groups, served kinds) are
+    computed on first use, once per state.
+    """
+
+    __slots__ = ("serial", "builtin", "aggregated", "fixed_rank", "custom", "custom_keys", "custom_types", "all",
+                 "by_path", "by_kind", "by_group_resource", "by_group", "by_group_version", "_group_versions",
+                 "_groups", "_served_kinds")
+
+    def __init__(self, serial: int, builtin: tuple[ResourceType, ...], aggregated: tuple[ResourceType, ...],
+                 fixed_rank: dict[int, _Rank]) -> None:
+        self.serial = serial
+        self.builtin = builtin
+        self.aggregated = aggregated
+        #: id(type) → rank of the built-in and aggregated types (alive as long as the registry).
+        self.fixed_rank = fixed_rank
+        #: CRD name → the types it serves.
+        self.custom: dict[str, tuple[ResourceType, ...]] = {}
+        #: Custom types in serving order, and their ranks' tails (group, version order, plural).
+        self.custom_keys: list[tuple[Any, ...]] = []
+        self.custom_types: list[ResourceType] = []
+        self.all: tuple[ResourceType, ...] = ()
         self.by_path: dict[tuple[str, str, str], ResourceType] = {}
         self.by_kind: dict[tuple[str, str], ResourceType] = {}
         self.by_group_resource: dict[tuple[str, str], ResourceType] = {}
-        group_versions: dict[tuple[str, str], None] = {}
-        for rt in self.all:
-            path_key = (rt.group, rt.version, rt.plural)
-            if path_key in self.by_path:
-                raise ValueError(f"resource declared twice: {path_key}")
-            self.by_path[path_key] = rt
-            self.by_kind.setdefault((rt.api_version, rt.kind), rt)
-            self.by_group_resource.setdefault((rt.group, rt.plural), rt)
-            group_versions.setdefault((rt.group, rt.version))
-        self.group_versions = tuple(group_versions)
-        self.served_kinds = frozenset(self.by_kind)
+        #: Group → its types in serving order; group-version → its types. A group's tuple is
+        #: the same object in every state until a change touches the group.
+        self.by_group: dict[str, tuple[ResourceType, ...]] = {}
+        self.by_group_version: dict[GroupVersion, tuple[ResourceType, ...]] = {}
+        self._group_versions: tuple[GroupVersion, ...] | None = None
+        self._groups: tuple[str, ...] | None = None
+        self._served_kinds: frozenset[tuple[str, str]] | None = None
+
+    @classmethod
+    def initial(cls, builtin: tuple[ResourceType, ...], aggregated: tuple[ResourceType, ...],
+                serial: int = 0) -> _Snapshot:
+        """Built-in and aggregated types alone (``ValueError`` if two share a URL)."""
+        rank: dict[int, _Rank] = {id(rt): (0, i) for i, rt in enumerate(builtin)}
+        rank.update({id(rt): (2, j) for j, rt in enumerate(aggregated)})
+        snap = cls(serial, builtin, aggregated, rank)
+        snap.all = builtin + aggregated
+        groups: dict[str, list[ResourceType]] = {}
+        for rt in snap.all:
+            _add_path(snap.by_path, rt)
+            groups.setdefault(rt.group, []).append(rt)
+        for group, types in groups.items():
+            snap.by_group[group] = tuple(types)
+            _index_group(snap.by_group[group], snap.by_kind, snap.by_group_resource, snap.by_group_version)
+        return snap
+
+    def with_owner(self, owner: str, wanted: tuple[ResourceType, ...]) -> _Snapshot:
+        """The next state: CRD ``owner`` serves ``wanted`` (``ValueError`` if a URL is taken)."""
+        old = self.custom.get(owner, ())
+        nxt = _Snapshot(self.serial + 1, self.builtin, self.aggregated, self.fixed_rank)
+        nxt.custom = {k: v for k, v in self.custom.items() if k != owner} if old else dict(self.custom)
+        if wanted:
+            nxt.custom[owner] = wanted
+        nxt.by_path = dict(self.by_path)
+        for rt in old:
+            del nxt.by_path[(rt.group, rt.version, rt.plural)]
+        for rt in wanted:
+            _add_path(nxt.by_path, rt)
+        nxt.custom_keys, nxt.custom_types = list(self.custom_keys), list(self.custom_types)
+        for rt in old:
+            where = bisect.bisect_left(nxt.custom_keys, _custom_key(rt))
+            del nxt.custom_keys[where], nxt.custom_types[where]
+        for rt in wanted:
+            key = _custom_key(rt)
+            where = bisect.bisect_left(nxt.custom_keys, key)
+            nxt.custom_keys.insert(where, key)
+            nxt.custom_types.insert(where, rt)
+        nxt.all = self.builtin + tuple(nxt.custom_types) + self.aggregated
+        nxt._regroup(self, old, wanted)
+        return nxt
+
+    def _regroup(self, prev: _Snapshot, old: tuple[ResourceType, ...], wanted: tuple[ResourceType, ...]) -> None:
+        """Index again the groups ``old`` and ``wanted`` belong to; share every other group's."""
+        self.by_group, self.by_group_version = dict(prev.by_group), dict(prev.by_group_version)
+        self.by_kind, self.by_group_resource = dict(prev.by_kind), dict(prev.by_group_resource)
+        gone = {id(rt) for rt in old}
+        for group in sorted({rt.group for rt in old} | {rt.group for rt in wanted}):
+            before = prev.by_group.get(group, ())
+            kept = [rt for rt in before if id(rt) not in gone] + [rt for rt in wanted if rt.group == group]
+            after = tuple(sorted(kept, key=self._rank))
+            _unindex_group(before, self.by_kind, self.by_group_resource, self.by_group_version)
+            _index_group(after, self.by_kind, self.by_group_resource, self.by_group_version)
+            if after:
+                self.by_group[group] = after
+            else:
+                self.by_group.pop(group, None)
+
+    def _rank(self, rt: ResourceType) -> _Rank:
+        fixed = self.fixed_rank.get(id(rt))
+        return fixed if fixed is not None else (1, *_custom_key(rt))
+
+    def group_versions(self) -> tuple[GroupVersion, ...]:
+        found = self._group_versions
+        if found is None:
+            found = self._group_versions = tuple(dict.fromkeys((rt.group, rt.version) for rt in self.all))
+        return found
+
+    def groups(self) -> tuple[str, ...]:
+        found = self._groups
+        if found is None:
+            found = self._groups = tuple(dict.fromkeys(group for group, _ in self.group_versions()))
+        return found
+
+    def served_kinds(self) -> frozenset[tuple[str, str]]:
+        found = self._served_kinds
+        if found is None:
+            found = self._served_kinds = frozenset(self.by_kind)
+        return found
 
 
-def _custom_in_serving_order(custom: dict[str, tuple[ResourceType, ...]]) -> tuple[ResourceType, ...]:
+def _custom_key(rt: ResourceType) -> tuple[str, tuple[int, int, int, str], str]:
     """Custom types after the built-ins: groups by name (every CRD group has upstream's
     group priority 1000, below every built-in group), versions by kube-aware version
     order (all CRD versions have version priority 100), types by plural."""
-    types = [rt for owned in custom.values() for rt in owned]
-    return tuple(sorted(types, key=lambda rt: (rt.group, kube_version_sort_key(rt.version), rt.plural)))
+    return (rt.group, kube_version_sort_key(rt.version), rt.plural)
+
+
+def _add_path(by_path: dict[tuple[str, str, str], ResourceType], rt: ResourceType) -> None:
+    path_key = (rt.group, rt.version, rt.plural)
+    if path_key in by_path:
+        raise ValueError(f"resource declared twice: {path_key}")
+    by_path[path_key] = rt
+
+
+def _unindex_group(types: tuple[ResourceType, ...], by_kind: dict, by_group_resource: dict,
+                   by_group_version: dict) -> None:
+    """Drop every entry of one group (the keys all name its group, so no other group's go)."""
+    for rt in types:
+        by_kind.pop((rt.api_version, rt.kind), None)
+        by_group_resource.pop((rt.group, rt.plural), None)
+        by_group_version.pop((rt.group, rt.version), None)
+
+
+def _index_group(types: tuple[ResourceType, ...], by_kind: dict, by_group_resource: dict,
+                 by_group_version: dict) -> None:
+    """Enter one group's types, in serving order: the first of a kind or resource wins."""
+    versions: dict[GroupVersion, list[ResourceType]] = {}
+    for rt in types:
+        by_kind.setdefault((rt.api_version, rt.kind), rt)
+        by_group_resource.setdefault((rt.group, rt.plural), rt)
+        versions.setdefault((rt.group, rt.version), []).append(rt)
+    for gv, members in versions.items():
+        by_group_version[gv] = tuple(members)
 
 
 def kube_version_sort_key(version: str) -> tuple[int, int, int, str]:
@@ -257,24 +387,13 @@ def kube_version_sort_key(version: str) -> tuple[int, int, int, str]:
     return (stage, -major, -minor, "")
 
 
-class Registry:
-    """All resource types served, looked up by URL path, by kind, or by short name.
+class RegistryView:
+    """Lookups in one state of a registry. :meth:`Registry.pinned` gives one that stays on
+    the state it was taken from, so a document built from many lookups (discovery,
+    OpenAPI) describes one state even while CRDs change."""
 
-    Iteration order is the serving order (built-ins in declaration order, then custom
-    types), so discovery and OpenAPI output are stable byte-for-byte. Custom types are
-    set per CRD (:meth:`set_custom`); ``generation`` counts the changes, so caches of
-    documents built from the registry know when to rebuild.
-    """
-
-    def __init__(self, resources: Iterable[ResourceType], aggregated: Iterable[ResourceType] = ()) -> None:
-        self._builtin: tuple[ResourceType, ...] = tuple(resources)
-        #: Types an add-on's APIService serves (metrics.k8s.io): served after every CRD
-        #: group, as their low group priority (100, below CRDs' 1000) orders them upstream.
-        self._aggregated: tuple[ResourceType, ...] = tuple(aggregated)
-        self._snap = _Snapshot(self._builtin, {}, self._aggregated)
-        self._write_lock = threading.Lock()
-        #: Changes to the custom types so far (0: only built-ins ever served).
-        self.generation = 0
+    def __init__(self, snapshot: _Snapshot) -> None:
+        self._snap = snapshot
 
     def __iter__(self) -> Iterator[ResourceType]:
         return iter(self._snap.all)
@@ -282,37 +401,15 @@ class Registry:
     def __len__(self) -> int:
         return len(self._snap.all)
 
-    # -- custom resource types ---------------------------------------------------------
-    def set_custom(self, owner: str, types: Iterable[ResourceType]) -> bool:
-        """Serve ``types`` for CRD ``owner`` from now on, replacing what it served before
-        (none: stop serving it). Returns whether anything changed. A type whose URL another
-        type already has is refused with ``ValueError`` and nothing changes. The caller
-        decides when a CRD changed; this swaps even equal declarations in."""
-        wanted = tuple(types)
-        with self._write_lock:
-            snap = self._snap
-            current = snap.custom.get(owner, ())
-            if not current and not wanted:
-                return False
-            custom = {k: v for k, v in snap.custom.items() if k != owner}
-            if wanted:
-                custom[owner] = wanted
-            self._snap = _Snapshot(self._builtin, dict(sorted(custom.items())), self._aggregated)
-            self.generation += 1
-            return True
+    @property
+    def generation(self) -> int:
+        """Changes to the custom types before this state (0: only built-ins ever served)."""
+        return self._snap.serial
 
     def custom_owners(self) -> list[str]:
         """The CRDs whose types are served, by name."""
-        return list(self._snap.custom)
+        return sorted(self._snap.custom)
 
-    def clear_custom(self) -> None:
-        """Back to the built-in types alone (a cluster reset)."""
-        with self._write_lock:
-            if self._snap.custom:
-                self._snap = _Snapshot(self._builtin, {}, self._aggregated)
-                self.generation += 1
-
-    # -- lookups ----------------------------------------------------------------------
     def find(self, group: str, version: str, plural: str) -> ResourceType | None:
         """The type served at a URL's (group, version, plural), or None (a 404)."""
         return self._snap.by_path.get((group, version, plural))
@@ -330,7 +427,7 @@ class Registry:
 
     def served_kinds(self) -> frozenset[tuple[str, str]]:
         """Every (apiVersion, kind) served now."""
-        return self._snap.served_kinds
+        return self._snap.served_kinds()
 
     def __getitem__(self, key: tuple[str, str]) -> ResourceType:
         """The type served as (group, plural); ``KeyError`` when there is none, so a
@@ -346,7 +443,66 @@ class Registry:
 
     def group_versions(self) -> list[tuple[str, str]]:
         """(group, version) pairs in serving order, core ("") first."""
-        return list(self._snap.group_versions)
+        return list(self._snap.group_versions())
+
+    def groups(self) -> tuple[str, ...]:
+        """Groups in serving order, core ("") first."""
+        return self._snap.groups()
+
+    def group_types(self, group: str) -> tuple[ResourceType, ...]:
+        """A group's types in serving order (empty: not served). The same tuple object in
+        every state until a change touches the group, so caches of per-group documents
+        check it by identity."""
+        return self._snap.by_group.get(group, ())
+
+    def group_version_types(self, group: str, version: str) -> tuple[ResourceType, ...]:
+        """A group-version's types in serving order; the same object while its group is unchanged."""
+        return self._snap.by_group_version.get((group, version), ())
 
     def in_group_version(self, group: str, version: str) -> list[ResourceType]:
-        return [rt for rt in self._snap.all if rt.group == group and rt.version == version]
+        return list(self._snap.by_group_version.get((group, version), ()))
+
+    def custom_group_versions(self) -> list[tuple[str, str]]:
+        """(group, version) of every custom type, sorted by group then version order."""
+        return list(dict.fromkeys((rt.group, rt.version) for rt in self._snap.custom_types))
+
+    def pinned(self) -> RegistryView:
+        """Lookups that stay on the current state."""
+        return RegistryView(self._snap)
+
+
+class Registry(RegistryView):
+    """All resource types served, looked up by URL path, by kind, or by short name.
+
+    Iteration order is the serving order (built-ins in declaration order, then custom
+    types), so discovery and OpenAPI output are stable byte-for-byte. Custom types are
+    set per CRD (:meth:`set_custom`); ``generation`` counts the changes, so caches of
+    documents built from the registry know when to rebuild.
+    """
+
+    def __init__(self, resources: Iterable[ResourceType], aggregated: Iterable[ResourceType] = ()) -> None:
+        """``aggregated``: types an add-on's APIService serves (metrics.k8s.io), served after
+        every CRD group, as their low group priority (100, below CRDs' 1000) orders them upstream."""
+        super().__init__(_Snapshot.initial(tuple(resources), tuple(aggregated)))
+        self._write_lock = threading.Lock()
+
+    # -- custom resource types ---------------------------------------------------------
+    def set_custom(self, owner: str, types: Iterable[ResourceType]) -> bool:
+        """Serve ``types`` for CRD ``owner`` from now on, replacing what it served before
+        (none: stop serving it). Returns whether anything changed. A type whose URL another
+        type already has is refused with ``ValueError`` and nothing changes. The caller
+        decides when a CRD changed; this swaps even equal declarations in."""
+        wanted = tuple(types)
+        with self._write_lock:
+            snap = self._snap
+            if not snap.custom.get(owner) and not wanted:
+                return False
+            self._snap = snap.with_owner(owner, wanted)
+            return True
+
+    def clear_custom(self) -> None:
+        """Back to the built-in types alone (a cluster reset)."""
+        with self._write_lock:
+            snap = self._snap
+            if snap.custom:
+                self._snap = _Snapshot.initial(snap.builtin, snap.aggregated, snap.serial + 1)

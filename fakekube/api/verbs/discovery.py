@@ -6,14 +6,19 @@ Clients build their REST mapping from these documents alone: kubectl turns ``po`
 every field follows upstream's 1.33 apiserver byte-for-byte where it can (order of
 resources, the storage version hash, the kinds of subresources such as ``Scale``).
 
-All functions are pure and deterministic; the REST layer serialises their result. The
-response headers the REST layer must add are described on :func:`negotiate_discovery`.
+All functions are pure and deterministic; the REST layer serialises their result, except
+the aggregated documents, which :class:`AggregatedDiscovery` serves as bytes joined from
+per-group pieces (a CRD change describes its group again, not every group). The response
+headers the REST layer must add are described on :func:`negotiate_discovery`.
 """
 
 from __future__ import annotations
 
 import base64
 import hashlib
+import json
+import threading
+from collections import OrderedDict
 from typing import Any
 
 from fakekube.api.registry import (
@@ -31,7 +36,7 @@ from fakekube.api.registry import (
     SCALE,
     STATUS,
     TOKEN,
-    Registry,
+    RegistryView,
     ResourceType,
 )
 
@@ -44,6 +49,8 @@ AGGREGATED_KIND = "APIGroupDiscoveryList"
 AGGREGATED_VERSIONS = ("v2", "v2beta1")
 
 DEFAULT_SERVER_ADDRESS = "127.0.0.1:6443"
+#: Aggregated discovery bodies kept per registry (states × /api or /apis × version).
+MAX_AGGREGATED_BODIES = 8
 
 _SUBRESOURCE_VERBS: dict[str, tuple[str, ...]] = {
     STATUS: ("get", "patch", "update"),
@@ -104,26 +111,22 @@ def core_api_versions(server_address: str = DEFAULT_SERVER_ADDRESS) -> Doc:
     }
 
 
-def _groups(registry: Registry) -> list[str]:
+def _groups(registry: RegistryView) -> list[str]:
     """Named groups in declaration order (the order /apis lists them)."""
-    groups: list[str] = []
-    for group, _ in registry.group_versions():
-        if group and group not in groups:
-            groups.append(group)
-    return groups
+    return [group for group in registry.groups() if group]
 
 
-def _versions(registry: Registry, group: str) -> list[str]:
+def _versions(registry: RegistryView, group: str) -> list[str]:
     """Versions of a group, preferred (first declared) first."""
-    return [v for g, v in registry.group_versions() if g == group]
+    return list(dict.fromkeys(rt.version for rt in registry.group_types(group)))
 
 
-def _api_group(registry: Registry, group: str) -> Doc:
+def _api_group(registry: RegistryView, group: str) -> Doc:
     versions = [{"groupVersion": f"{group}/{v}", "version": v} for v in _versions(registry, group)]
     return {"name": group, "versions": versions, "preferredVersion": versions[0]}
 
 
-def api_group_list(registry: Registry) -> Doc:
+def api_group_list(registry: RegistryView) -> Doc:
     """``/apis``: every named group with its versions and preferred version."""
     return {
         "kind": "APIGroupList",
@@ -132,9 +135,9 @@ def api_group_list(registry: Registry) -> Doc:
     }
 
 
-def api_group(registry: Registry, group: str) -> Doc | None:
+def api_group(registry: RegistryView, group: str) -> Doc | None:
     """``/apis/<group>``, or None when the group is not served (the caller answers 404)."""
-    if not group or group not in _groups(registry):
+    if not group or not registry.group_types(group):
         return None
     return {"kind": "APIGroup", "apiVersion": "v1", **_api_group(registry, group)}
 
@@ -185,8 +188,8 @@ def subresource_verbs(sub: str) -> list[str]:
     return list(_SUBRESOURCE_VERBS.get(sub, ("get",)))
 
 
-def _sorted_resources(registry: Registry, group: str, version: str) -> list[ResourceType]:
-    return sorted(registry.in_group_version(group, version), key=lambda rt: rt.plural)
+def _sorted_resources(registry: RegistryView, group: str, version: str) -> list[ResourceType]:
+    return sorted(registry.group_version_types(group, version), key=lambda rt: rt.plural)
 
 
 def _short_names_and_categories(rt: ResourceType) -> Doc:
@@ -202,7 +205,7 @@ def _short_names_and_categories(rt: ResourceType) -> Doc:
     return extra
 
 
-def _storage_type(registry: Registry, rt: ResourceType) -> ResourceType:
+def _storage_type(registry: RegistryView, rt: ResourceType) -> ResourceType:
     """The type whose version is stored: for another version of the same resource
     (autoscaling/v1 HPAs, stored as v2) the preferred one, whose hash every version shows."""
     if rt.stored_as is not None and rt.stored_as == (rt.group, rt.plural):
@@ -237,7 +240,7 @@ def _api_subresource(rt: ResourceType, sub: str) -> Doc:
     return entry
 
 
-def api_resource_list(registry: Registry, group: str, version: str) -> Doc | None:
+def api_resource_list(registry: RegistryView, group: str, version: str) -> Doc | None:
     """``/api/v1`` or ``/apis/<g>/<v>``: resources then their subresources, sorted by name."""
     resources = _sorted_resources(registry, group, version)
     if not resources:
@@ -277,7 +280,7 @@ def _discovery_resource(rt: ResourceType) -> Doc:
     return entry
 
 
-def _discovery_group(registry: Registry, group: str) -> Doc:
+def _discovery_group(registry: RegistryView, group: str) -> Doc:
     metadata: Doc = {"name": group, "creationTimestamp": None} if group else {"creationTimestamp": None}
     versions = [
         {
@@ -290,7 +293,7 @@ def _discovery_group(registry: Registry, group: str) -> Doc:
     return {"metadata": metadata, "versions": versions}
 
 
-def aggregated_discovery(registry: Registry, core: bool, api_version: str = "v2") -> Doc:
+def aggregated_discovery(registry: RegistryView, core: bool, api_version: str = "v2") -> Doc:
     """The APIGroupDiscoveryList for ``/api`` (``core=True``) or ``/apis``.
 
     ``api_version`` is ``"v2"`` or ``"v2beta1"``; 1.33 serves both with the same content
@@ -305,6 +308,60 @@ def aggregated_discovery(registry: Registry, core: bool, api_version: str = "v2"
         "metadata": {},
         "items": [_discovery_group(registry, g) for g in groups],
     }
+
+
+class AggregatedDiscovery:
+    """One registry's aggregated discovery bodies, joined from per-group JSON pieces.
+
+    A group's piece is kept while the group's types are the same tuple (the registry
+    shares it across states until a change touches the group), so after a CRD change only
+    that CRD's group is described again and the body costs its bytes, not a pass over every
+    type. The bytes are those of ``json.dumps`` of :func:`aggregated_discovery` with
+    compact separators; the last :data:`MAX_AGGREGATED_BODIES` bodies are kept whole.
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._pieces: dict[str, tuple[tuple[ResourceType, ...], bytes]] = {}
+        self._bodies: OrderedDict[tuple[int, bool, str], tuple[bytes, str]] = OrderedDict()
+        #: Group pieces described so far (a test reads it: only changed groups are described again).
+        self.pieces_built = 0
+
+    def body(self, registry: RegistryView, core: bool, api_version: str = "v2") -> tuple[bytes, str]:
+        """(JSON bytes, ETag value) of :func:`aggregated_discovery` for the registry's state."""
+        if api_version not in AGGREGATED_VERSIONS:
+            raise ValueError(f"unsupported aggregated discovery version {api_version!r}")
+        key = (registry.generation, core, api_version)
+        with self._lock:
+            found = self._bodies.get(key)
+            if found is not None:
+                self._bodies.move_to_end(key)
+                return found
+        groups = [""] if core else _groups(registry)
+        pieces = {group: self._piece(registry, group) for group in groups}
+        head = json.dumps({"kind": AGGREGATED_KIND, "apiVersion": f"{DISCOVERY_GROUP}/{api_version}",
+                           "metadata": {}}, separators=(",", ":"))
+        data = head[:-1].encode() + b',"items":[' + b",".join(piece for _, piece in pieces.values()) + b"]}"
+        built = (data, discovery_etag(data))
+        with self._lock:
+            if not core:  # forget the groups no longer served
+                core_piece = self._pieces.get("")
+                self._pieces = {**({"": core_piece} if core_piece else {}), **pieces}
+            else:
+                self._pieces.update(pieces)
+            self._bodies[key] = built
+            while len(self._bodies) > MAX_AGGREGATED_BODIES:
+                self._bodies.popitem(last=False)
+        return built
+
+    def _piece(self, registry: RegistryView, group: str) -> tuple[tuple[ResourceType, ...], bytes]:
+        types = registry.group_types(group)
+        with self._lock:
+            found = self._pieces.get(group)
+        if found is not None and found[0] is types:
+            return found
+        self.pieces_built += 1
+        return types, json.dumps(_discovery_group(registry, group), separators=(",", ":")).encode()
 
 
 def aggregated_content_type(api_version: str) -> str:

@@ -38,6 +38,7 @@ from fakekube.api.registry import (
     SCALE,
     TOKEN,
     Registry,
+    RegistryView,
     ResourceType,
 )
 from fakekube.api.verbs.discovery import subresource_kind
@@ -445,10 +446,10 @@ def gv_path(group: str, version: str) -> str:
     return f"apis/{group}/{version}" if group else f"api/{version}"
 
 
-def build_document(registry: Registry, schema_set: SchemaSet, group: str, version: str,
+def build_document(registry: RegistryView, schema_set: SchemaSet, group: str, version: str,
                    kubernetes_version: str = "1.33") -> Doc | None:
     """The v3 document of one group-version as a dict, or None if it is not served."""
-    resources = sorted((rt for rt in registry.in_group_version(group, version) if rt.custom is None),
+    resources = sorted((rt for rt in registry.group_version_types(group, version) if rt.custom is None),
                        key=lambda rt: rt.plural)
     if not resources:
         return None
@@ -483,13 +484,13 @@ def etag(data: bytes) -> str:
     return hashlib.sha512(data).hexdigest().upper()
 
 
-def openapi_v3_document(registry: Registry, schema_set: SchemaSet, group: str, version: str) -> bytes | None:
+def openapi_v3_document(registry: RegistryView, schema_set: SchemaSet, group: str, version: str) -> bytes | None:
     """The JSON bytes of one group-version document (None if not served)."""
     doc = build_document(registry, schema_set, group, version)
     return encode(doc) if doc is not None else None
 
 
-def openapi_v3_index(registry: Registry, base_documents: Mapping[str, bytes]) -> Doc:
+def openapi_v3_index(registry: RegistryView, base_documents: Mapping[str, bytes]) -> Doc:
     """``/openapi/v3``: each served path with its ``?hash=`` URL.
 
     ``base_documents`` maps a path (``api/v1``) to its document bytes; the hash in the
@@ -504,8 +505,8 @@ def openapi_v3_index(registry: Registry, base_documents: Mapping[str, bytes]) ->
 class OpenAPIV3:
     """Lazily built, cached OpenAPI v3 documents of one registry.
 
-    Building a document converts a few hundred schemas, so each is built at most once
-    and shared by every request; the lock makes concurrent first requests build it once.
+    Building a document converts a few hundred schemas, so each is built once and shared
+    by every request (two first requests at once may both build it; the first kept wins).
 
     Serving notes for the REST layer (what kube-openapi does):
     ``GET /openapi/v3`` → ``index()`` as ``application/json`` with ``ETag``.
@@ -523,23 +524,29 @@ class OpenAPIV3:
         self._lock = threading.Lock()
         self._documents: dict[str, tuple[bytes, str]] = {}
         self._index: Doc | None = None
+        self._paths: list[str] | None = None
 
     def paths(self) -> list[str]:
-        """The built-in group-versions (custom ones are per cluster: ``openapi_custom``)."""
-        return [gv_path(g, v) for g, v in self._registry.group_versions()
-                if any(rt.custom is None for rt in self._registry.in_group_version(g, v))]
+        """The built-in group-versions (custom ones are per cluster: ``openapi_custom``).
+        Built-in types never change, so they are listed once."""
+        if self._paths is None:
+            registry = self._registry.pinned()
+            self._paths = [gv_path(g, v) for g, v in registry.group_versions()
+                           if any(rt.custom is None for rt in registry.group_version_types(g, v))]
+        return list(self._paths)
 
     def document(self, path: str) -> tuple[bytes, str] | None:
         """(JSON bytes, etag) of ``api/v1``-style ``path``, or None when not served."""
         path = path.strip("/")
         with self._lock:
             cached = self._documents.get(path)
+        if cached is None:  # built outside the lock: another cluster's request never waits for it
+            cached = self._build(path)
             if cached is None:
-                cached = self._build(path)
-                if cached is None:
-                    return None
-                self._documents[path] = cached
-            return cached
+                return None
+            with self._lock:
+                cached = self._documents.setdefault(path, cached)
+        return cached
 
     def index(self) -> Doc:
         """The ``/openapi/v3`` document (builds every group-version document once)."""
@@ -553,11 +560,12 @@ class OpenAPIV3:
         return self._index
 
     def _build(self, path: str) -> tuple[bytes, str] | None:
-        for group, version in self._registry.group_versions():
-            if gv_path(group, version) == path:
-                doc = build_document(self._registry, self._schema_set, group, version, self._kubernetes_version)
-                if doc is None:
-                    return None
-                data = encode(doc)
-                return data, etag(data)
-        return None
+        if path not in self.paths():
+            return None
+        parts = path.split("/")
+        group, version = ("", parts[1]) if parts[0] == "api" else (parts[1], parts[2])
+        doc = build_document(self._registry.pinned(), self._schema_set, group, version, self._kubernetes_version)
+        if doc is None:
+            return None
+        data = encode(doc)
+        return data, etag(data)

@@ -6,18 +6,19 @@ version's ``openAPIV3Schema`` is published under its REST-friendly name
 and its ``x-kubernetes-group-version-kind``, beside a ``<Kind>List`` schema, with the
 paths and operations every resource gets (so ``kubectl explain`` finds the schema and
 kubectl sees the PATCH operation's ``fieldValidation`` parameter). The documents follow
-the registry: a change of custom types (``Registry.generation``) builds them afresh;
-:class:`CustomDocuments` keeps the last :data:`MAX_DOCUMENTS` built.
+the registry: :class:`CustomDocuments` splices a group-version's from its types' encoded
+parts, so a CRD change encodes only that CRD's types.
 """
 
 from __future__ import annotations
 
+import json
 import threading
-from collections import OrderedDict
-from typing import Any
+from typing import Any, NamedTuple
 
 from fakekube.api.machinery.jsonutil import deep_copy
-from fakekube.api.registry import Registry, ResourceType
+from fakekube.api.machinery.sizedcache import SizedLRU
+from fakekube.api.registry import RegistryView, ResourceType
 from fakekube.api.verbs import openapi
 from fakekube.api.wire.schema import SchemaSet
 
@@ -25,8 +26,13 @@ Doc = dict[str, Any]
 
 OBJECT_META = openapi.META + "ObjectMeta"
 LIST_META = openapi.META + "ListMeta"
-#: Custom documents kept (each a few KB); past it the least recently served is rebuilt on demand.
-MAX_DOCUMENTS = 256
+#: Custom types' encoded parts kept, in bytes (a small CRD's are about 36 KB: its paths and
+#: schemas; the release's definitions, most of a document, are one shared table); past it
+#: the least recently used are encoded again when a document needs them.
+MAX_PARTS_BYTES = 64 * 1024 * 1024
+#: Definition closures kept (one per set of root definitions: a handful in practice).
+MAX_CLOSURES = 64
+_INFO = {"title": "Kubernetes CRD Swagger", "version": "v0.1.0"}
 
 API_VERSION_DOC = ("APIVersion defines the versioned schema of this representation of an object. Servers should "
                    "convert recognized schemas to the latest internal value, and may reject unrecognized values. "
@@ -78,24 +84,37 @@ def list_schema(rt: ResourceType) -> Doc:
     return schema
 
 
-def build_custom_document(registry: Registry, schema_set: SchemaSet, group: str, version: str,
+def _root_path(ops: openapi._GVOps) -> dict[str, Doc]:
+    return {f"{ops.prefix}/": {"get": {
+        "description": "get available resources", "operationId": f"get{ops.op_prefix}APIResources",
+        "responses": openapi._responses(openapi.API_RESOURCE_LIST, [("200", "OK")]), "tags": [ops.tag]}}}
+
+
+def _own_schemas(rt: ResourceType) -> dict[str, Doc]:
+    return {rest_friendly_name(rt.group, rt.version, rt.kind): object_schema(rt),
+            rest_friendly_name(rt.group, rt.version, rt.list_kind): list_schema(rt)}
+
+
+def _custom_resources(registry: RegistryView, group: str, version: str) -> list[ResourceType]:
+    return [rt for rt in sorted(registry.group_version_types(group, version), key=lambda rt: rt.plural)
+            if rt.custom is not None]
+
+
+def build_custom_document(registry: RegistryView, schema_set: SchemaSet, group: str, version: str,
                           kubernetes_version: str) -> Doc | None:
-    """The v3 document of a custom group-version, or None when none of its types is custom."""
-    resources = [rt for rt in sorted(registry.in_group_version(group, version), key=lambda rt: rt.plural)
-                 if rt.custom is not None]
+    """The v3 document of a custom group-version built from scratch, or None when none of
+    its types is custom: what :class:`CustomDocuments` splices from per-type parts (the
+    tests hold the two equal)."""
+    resources = _custom_resources(registry, group, version)
     if not resources:
         return None
     ops = openapi._GVOps(schema_set, group, version)
     own: dict[str, Doc] = {}
     for rt in resources:
-        own[rest_friendly_name(group, version, rt.kind)] = object_schema(rt)
-        own[rest_friendly_name(group, version, rt.list_kind)] = list_schema(rt)
-    ops.custom_names.update({(group, version, rt.kind): rest_friendly_name(group, version, rt.kind) for rt in resources})
-    ops.custom_names.update({(group, version, rt.list_kind): rest_friendly_name(group, version, rt.list_kind)
-                             for rt in resources})
-    paths: dict[str, Doc] = {f"{ops.prefix}/": {"get": {
-        "description": "get available resources", "operationId": f"get{ops.op_prefix}APIResources",
-        "responses": openapi._responses(openapi.API_RESOURCE_LIST, [("200", "OK")]), "tags": [ops.tag]}}}
+        own.update(_own_schemas(rt))
+        ops.custom_names.update({(group, version, rt.kind): rest_friendly_name(group, version, rt.kind),
+                                 (group, version, rt.list_kind): rest_friendly_name(group, version, rt.list_kind)})
+    paths = _root_path(ops)
     for rt in resources:
         paths.update(openapi._resource_paths(ops, rt))
     roots = (ops.roots - set(own)) | {OBJECT_META, LIST_META}
@@ -104,45 +123,148 @@ def build_custom_document(registry: Registry, schema_set: SchemaSet, group: str,
     schemas.update(own)
     return {
         "components": {"schemas": dict(sorted(schemas.items()))},
-        "info": {"title": "Kubernetes CRD Swagger", "version": "v0.1.0"},
+        "info": _INFO,
         "openapi": "3.0.0",
         "paths": dict(sorted(paths.items())),
     }
 
 
+class _TypeParts(NamedTuple):
+    """One custom type's share of its group-version's document, encoded: its paths and its
+    own schemas as members (``"name":{...}``), and the definitions its paths refer to."""
+
+    rt: ResourceType
+    paths: tuple[tuple[str, bytes], ...]
+    own: tuple[tuple[str, bytes], ...]
+    roots: frozenset[str]
+    size_bytes: int
+
+
+def _type_parts(rt: ResourceType, schema_set: SchemaSet) -> _TypeParts:
+    ops = openapi._GVOps(schema_set, rt.group, rt.version)
+    ops.custom_names.update({(rt.group, rt.version, rt.kind): rest_friendly_name(rt.group, rt.version, rt.kind),
+                             (rt.group, rt.version, rt.list_kind):
+                                 rest_friendly_name(rt.group, rt.version, rt.list_kind)})
+    paths = tuple((path, _member(path, item)) for path, item in openapi._resource_paths(ops, rt).items())
+    own = tuple((name, _member(name, schema)) for name, schema in _own_schemas(rt).items())
+    size = sum(len(member) for _, member in paths + own)
+    return _TypeParts(rt, paths, own, frozenset(ops.roots), size)
+
+
+def _member(name: str, schema: Doc) -> bytes:
+    return json.dumps(name, ensure_ascii=False).encode() + b":" + openapi.encode(schema)
+
+
 class CustomDocuments:
-    """Custom group-version documents of one registry state, built on demand and kept
-    (bounded) until the registry's custom types change."""
+    """Custom group-version documents of one registry, spliced from per-type parts: a
+    type's paths and schemas are encoded once (kept while it is the same type object,
+    which the registry keeps until its CRD changes) and a group-version's document is its
+    types' parts, the release's definitions (one shared table) and its root path joined in
+    order, byte for byte :func:`build_custom_document`'s. A CRD change encodes only its own
+    types, whatever the size of its group. Kept: every served custom group-version's ETag
+    (forgotten when it is no longer served) and type parts up to :data:`MAX_PARTS_BYTES`."""
 
     def __init__(self, schema_set: SchemaSet, kubernetes_version: str) -> None:
         self._schema_set = schema_set
         self._kubernetes_version = kubernetes_version
         self._lock = threading.Lock()
-        self._built: OrderedDict[tuple[int, int, str], tuple[bytes, str] | None] = OrderedDict()
+        self._etags: dict[str, tuple[tuple[ResourceType, ...], str]] = {}
+        #: Type parts by id(type) (checked against the type itself: ids are reused).
+        self._types: SizedLRU[int, _TypeParts] = SizedLRU(MAX_PARTS_BYTES)
+        #: The release's definitions as encoded members (at most all of the release's),
+        #: and the closures of the definitions documents refer to (at most MAX_CLOSURES).
+        self._shared: dict[str, bytes] = {}
+        self._closures: dict[frozenset[str], list[str]] = {}
+        #: Type parts encoded so far (tests read it: a CRD change encodes its own types).
+        self.built = 0
 
-    def custom_paths(self, registry: Registry) -> list[str]:
-        """``apis/<group>/<version>`` of every group-version with custom types."""
-        return sorted({openapi.gv_path(rt.group, rt.version) for rt in registry if rt.custom is not None})
+    def custom_paths(self, registry: RegistryView) -> list[str]:
+        """``apis/<group>/<version>`` of every group-version with custom types, sorted."""
+        return sorted(openapi.gv_path(group, version) for group, version in registry.custom_group_versions())
 
-    def document(self, registry: Registry, path: str) -> tuple[bytes, str] | None:
-        key = (id(registry), registry.generation, path)
+    def etags(self, registry: RegistryView) -> list[tuple[str, str]]:
+        """(path, ETag) of every custom group-version, sorted by path; assembles the
+        documents of group-versions that changed, and forgets those no longer served."""
+        paths = self.custom_paths(registry)
+        found = [(path, self.document_etag(registry, path)) for path in paths]
         with self._lock:
-            if key in self._built:
-                self._built.move_to_end(key)
-                return self._built[key]
-        built = self._build(registry, path)
-        with self._lock:
-            self._built[key] = built
-            while len(self._built) > MAX_DOCUMENTS:
-                self._built.popitem(last=False)
-        return built
+            if len(self._etags) > len(paths):
+                served = set(paths)
+                self._etags = {path: entry for path, entry in self._etags.items() if path in served}
+        return [(path, etag) for path, etag in found if etag is not None]
 
-    def _build(self, registry: Registry, path: str) -> tuple[bytes, str] | None:
-        parts = path.split("/")
-        if len(parts) != 3 or parts[0] != "apis":
+    def document_etag(self, registry: RegistryView, path: str) -> str | None:
+        """The ETag of a custom group-version's document (assembled if its types changed)."""
+        types = _custom_types(registry, path)
+        if types is None:
             return None
-        doc = build_custom_document(registry, self._schema_set, parts[1], parts[2], self._kubernetes_version)
-        if doc is None:
+        with self._lock:
+            entry = self._etags.get(path)
+        if entry is not None and entry[0] is types:
+            return entry[1]
+        built = self.document(registry, path)
+        return built[1] if built is not None else None
+
+    def document(self, registry: RegistryView, path: str) -> tuple[bytes, str] | None:
+        """(JSON bytes, ETag) of a custom group-version's document, or None when none of
+        its types is custom."""
+        types = _custom_types(registry, path)
+        if types is None:
             return None
-        data = openapi.encode(doc)
-        return data, openapi.etag(data)
+        group, version = path.split("/")[1:]
+        data = self._join(group, version, [self._parts(rt) for rt in _custom_resources(registry, group, version)])
+        with self._lock:
+            entry = self._etags.get(path)
+        if entry is not None and entry[0] is types:
+            return data, entry[1]
+        etag = openapi.etag(data)
+        with self._lock:
+            self._etags[path] = (types, etag)
+        return data, etag
+
+    def _parts(self, rt: ResourceType) -> _TypeParts:
+        with self._lock:
+            found = self._types.get(id(rt))
+        if found is not None and found.rt is rt:
+            return found
+        parts = _type_parts(rt, self._schema_set)
+        with self._lock:
+            self._types.put(id(rt), parts)
+            self.built += 1
+        return parts
+
+    def _join(self, group: str, version: str, parts: list[_TypeParts]) -> bytes:
+        ops = openapi._GVOps(self._schema_set, group, version)
+        own = {name: member for part in parts for name, member in part.own}
+        roots = frozenset(ops.roots.union(*(part.roots for part in parts)) - set(own) | {OBJECT_META, LIST_META})
+        members = {name: self._shared_member(name) for name in self._closure(roots)}
+        members.update(own)
+        paths = dict(path for part in parts for path in part.paths)
+        paths.update((path, _member(path, item)) for path, item in _root_path(ops).items())
+        return b"".join([b'{"components":{"schemas":{', b",".join([members[name] for name in sorted(members)]),
+                         b'}},"info":', openapi.encode(_INFO), b',"openapi":"3.0.0","paths":{',
+                         b",".join([paths[path] for path in sorted(paths)]), b"}}"])
+
+    def _closure(self, roots: frozenset[str]) -> list[str]:
+        found = self._closures.get(roots)  # memo races are benign
+        if found is None:
+            found = openapi.referenced_definitions(self._schema_set, roots)
+            if len(self._closures) >= MAX_CLOSURES:
+                self._closures.clear()
+            self._closures[roots] = found
+        return found
+
+    def _shared_member(self, name: str) -> bytes:
+        found = self._shared.get(name)
+        if found is None:
+            found = self._shared[name] = _member(name, openapi.convert_definition(name, self._schema_set.definitions[name]))
+        return found
+
+
+def _custom_types(registry: RegistryView, path: str) -> tuple[ResourceType, ...] | None:
+    """The types of an ``apis/<group>/<version>`` path when one of them is custom."""
+    parts = path.split("/")
+    if len(parts) != 3 or parts[0] != "apis":
+        return None
+    types = registry.group_version_types(parts[1], parts[2])
+    return types if any(rt.custom is not None for rt in types) else None

@@ -5,9 +5,14 @@ Built from the OpenAPI v3 group-version documents (:mod:`.openapi`, and the cust
 resources' from :mod:`.openapi_custom`), so both versions describe the same operations and
 schemas: v3 refs (``#/components/schemas/X``) become ``#/definitions/X``, an ``allOf``
 wrapping one ref becomes the ref itself with its siblings (v2 allows them), request bodies
-become ``in: body`` parameters and response content types ``produces``. Built once per
-registry state (the built-in part once per process), then served from bytes with
-upstream's ETag (quoted uppercase hex sha512 of the JSON form).
+become ``in: body`` parameters and response content types ``produces``.
+
+Assembled as kube-aggregator merges its cached per-API specs: each group-version's v3
+document is converted once into a :class:`Piece` (its paths as JSON members and protobuf
+entries, its definitions shared by content), and a registry state's document is those
+pieces spliced in order, byte for byte what :func:`swagger` would build from scratch. A
+CRD change converts one group-version; a GET costs the bytes it sends. Served with
+upstream's ETag (quoted uppercase hex sha512 of the JSON form, the protobuf form's too).
 
 Simplified: parameters are written inline (upstream shares some under ``parameters`` and
 refers to them) and the document has no ``default``s (the schema source lacks them).
@@ -17,9 +22,12 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import threading
-from collections import OrderedDict
-from typing import Any, Iterable, NamedTuple
+import weakref
+from typing import Any, Callable, Iterable
+
+from fakekube.api.machinery.sizedcache import SizedLRU
 
 
 Doc = dict[str, Any]
@@ -33,19 +41,17 @@ PROTOBUF_OLD = PROTOBUF_CONTENT_TYPE
 _V3_REF = "#/components/schemas/"
 _V2_REF = "#/definitions/"
 _METHODS = ("get", "put", "post", "delete", "options", "head", "patch")
-#: Documents kept per process (one per registry state with custom types); past it the least
-#: recently served is rebuilt on demand.
+#: Documents kept per process (one per registry state), and their JSON bytes in all; past
+#: either the least recently served is assembled again on demand (the newest always stays).
 MAX_DOCUMENTS = 16
+MAX_DOCUMENT_BYTES = 256 * 1024 * 1024
+#: Pieces (group-versions) kept per process, each charged twice the JSON of its paths and
+#: of the definitions it brought (the protobuf form comes to about three quarters of the
+#: JSON); past it the least recently used are converted again when a document needs them.
+MAX_PIECE_BYTES = 256 * 1024 * 1024
 SECURITY_DEFINITIONS = {"BearerToken": {"description": "Bearer Token authentication", "in": "header",
                                         "name": "authorization", "type": "apiKey"}}
-
-
-class Served(NamedTuple):
-    """One state's document: JSON bytes, protobuf bytes and their ETag value (unquoted)."""
-
-    json: bytes
-    protobuf: bytes
-    etag: str
+_SECURITY: list[dict[str, list[str]]] = [{"BearerToken": []}]
 
 
 def v2_schema(schema: Any) -> Any:
@@ -111,41 +117,56 @@ def _operation(op: Doc) -> Doc:
     return dict(sorted(out.items()))
 
 
+def _path_item(item: Doc) -> Doc:
+    converted: Doc = {}
+    for key, value in item.items():
+        if key in _METHODS:
+            converted[key] = _operation(value)
+        elif key == "parameters":
+            converted[key] = [_parameter(p) for p in value]
+        else:
+            converted[key] = value
+    return converted
+
+
+def _info(kubernetes_version: str) -> Doc:
+    return {"title": "Kubernetes", "version": f"v{kubernetes_version}.0"}
+
+
 def swagger(documents: Iterable[Doc], kubernetes_version: str) -> Doc:
-    """One Swagger 2.0 document of every v3 group-version document given."""
+    """One Swagger 2.0 document of every v3 group-version document given, built from
+    scratch: what :class:`OpenAPIV2` assembles from cached pieces (the tests hold the two
+    equal)."""
     paths: Doc = {}
     definitions: Doc = {}
     for doc in documents:
         for name, schema in ((doc.get("components") or {}).get("schemas") or {}).items():
             definitions.setdefault(name, v2_schema(schema))
         for path, item in (doc.get("paths") or {}).items():
-            converted: Doc = {}
-            for key, value in item.items():
-                if key in _METHODS:
-                    converted[key] = _operation(value)
-                elif key == "parameters":
-                    converted[key] = [_parameter(p) for p in value]
-                else:
-                    converted[key] = value
-            paths[path] = converted
+            paths[path] = _path_item(item)
     for name in sorted(_dangling_refs(paths, definitions)):
         # A definition the schema source lacks (apiextensions' ``JSON``, any value): an
         # empty schema, which clients read as "arbitrary", rather than a ref nothing answers.
         definitions[name] = {}
     return {
         "swagger": "2.0",
-        "info": {"title": "Kubernetes", "version": f"v{kubernetes_version}.0"},
+        "info": _info(kubernetes_version),
         "paths": dict(sorted(paths.items())),
         "definitions": dict(sorted(definitions.items())),
         "securityDefinitions": SECURITY_DEFINITIONS,
-        "security": [{"BearerToken": []}],
+        "security": _SECURITY,
     }
 
 
 def _dangling_refs(*parts: Any) -> set[str]:
     """Definition names referred to in ``parts`` but missing from the last one (definitions)."""
+    return _refs(parts) - set(parts[-1])
+
+
+def _refs(node: Any) -> set[str]:
+    """Every definition name a ``$ref`` in ``node`` names, at any depth."""
     found: set[str] = set()
-    stack: list[Any] = list(parts)
+    stack: list[Any] = [node]
     while stack:
         node = stack.pop()
         if isinstance(node, dict):
@@ -153,41 +174,253 @@ def _dangling_refs(*parts: Any) -> set[str]:
             if isinstance(ref, str) and ref.startswith(_V2_REF):
                 found.add(ref[len(_V2_REF):])
             stack.extend(node.values())
-        elif isinstance(node, list):
+        elif isinstance(node, (list, tuple)):
             stack.extend(node)
-    return found - set(parts[-1])
+    return found
 
 
-def served(document: Doc) -> Served:
-    data = json.dumps(document, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
-    # The protobuf encoder loads with the first /openapi/v2 request (cold start).
+#: A ``"$ref"`` member whose value names a definition, in compact JSON. A key's opening
+#: quote follows ``{`` or ``,``, and inside a string every quote is escaped (``\"``), so
+#: ``{"$ref":"`` and ``,"$ref":"`` are only ever real members.
+_REF_MEMBER = re.compile(rb'[{,]"\$ref":"#/definitions/((?:[^"\\]|\\.)*)"')
+
+
+def _refs_in_json(data: bytes) -> set[str]:
+    """:func:`_refs` of a value, read from its JSON (:func:`_json`) without decoding it."""
+    return {json.loads(b'"' + found + b'"') for found in _REF_MEMBER.findall(data)}
+
+
+def _json(value: Any) -> bytes:
+    """The document's JSON form (Go's: sorted keys, compact, UTF-8); a value's bytes are the
+    same alone as inside the document, which is what lets pieces be spliced."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
+
+
+def served(document: Doc) -> tuple[bytes, bytes, str]:
+    """A from-scratch document's (JSON, protobuf, ETag value): the reference the tests
+    compare :class:`OpenAPIV2`'s spliced answers with."""
+    data = _json(document)
     from fakekube.api.wire.protobuf.openapiv2 import encode_document
-    return Served(data, encode_document(json.loads(data)), hashlib.sha512(data).hexdigest().upper())
+    return data, encode_document(json.loads(data)), hashlib.sha512(data).hexdigest().upper()
+
+
+# ----------------------------------------------------------------- pieces and assembly
+
+class Member:
+    """One member of the document in v2 form, a definition or a path, shared by every
+    piece whose v3 document has the same one (every custom resource's document carries
+    ObjectMeta and its closure; a group-version's unchanged paths stay the same when
+    another CRD of its group changes): its JSON (``"name":{...}``), the definition names
+    it refers to, and its protobuf entry, made on first use."""
+
+    __slots__ = ("name", "is_path", "json", "refs", "_protobuf", "__weakref__")
+
+    def __init__(self, name: str, v2: Doc, is_path: bool) -> None:
+        self.name = name
+        self.is_path = is_path
+        self.json = _json(name) + b":" + _json(v2)
+        self.refs = frozenset(_refs_in_json(self.json))
+        self._protobuf: bytes | None = None
+
+    def protobuf(self) -> bytes:
+        if self._protobuf is None:
+            from fakekube.api.wire.protobuf.openapiv2 import definition_entry, path_entry
+            value = json.loads(self.json[len(_json(self.name)) + 1:])
+            self._protobuf = path_entry(self.name, value) if self.is_path else definition_entry(self.name, value)
+        return self._protobuf
+
+
+class Piece:
+    """One group-version's share of the document: its paths (in path order) and the
+    definitions its v3 document has, as shared :class:`Member` s."""
+
+    __slots__ = ("paths", "definitions", "refs", "size_bytes")
+
+    def __init__(self, paths: tuple[Member, ...], definitions: tuple[Member, ...], new_bytes: int) -> None:
+        self.paths = paths
+        self.definitions = definitions
+        #: The definition names its paths refer to.
+        self.refs = frozenset().union(*(path.refs for path in paths))
+        #: What the cache charges for it: the JSON of the members it brought (not those it
+        #: shares with pieces converted before it), and as much again for the protobuf
+        #: entries they may make (about three quarters of the JSON).
+        self.size_bytes = 2 * new_bytes
+
+
+class Served:
+    """One state's document, as references to its members: the JSON and protobuf forms are
+    joined from them per request (the cost of the bytes sent), the ETag (upstream's:
+    uppercase hex sha512 of the JSON, shared by both forms) computed once."""
+
+    __slots__ = ("kubernetes_version", "etag", "size_bytes", "_definitions", "_paths")
+
+    def __init__(self, kubernetes_version: str, definitions: list[Member], paths: list[Member]) -> None:
+        self.kubernetes_version = kubernetes_version
+        self._definitions = definitions
+        self._paths = paths
+        self.etag = ""
+        self.size_bytes = 0
+
+    def json(self) -> bytes:
+        head, middle, tail = _frame(self.kubernetes_version)
+        return b"".join([head, b",".join([d.json for d in self._definitions]), middle,
+                         b",".join([p.json for p in self._paths]), tail])
+
+    def protobuf(self) -> bytes:
+        from fakekube.api.wire.protobuf.openapiv2 import document_parts
+        skeleton = {"swagger": "2.0", "info": _info(self.kubernetes_version), "security": _SECURITY,
+                    "securityDefinitions": SECURITY_DEFINITIONS}
+        return b"".join(document_parts(skeleton, [p.protobuf() for p in self._paths],
+                                       [d.protobuf() for d in self._definitions]))
+
+
+def _frame(kubernetes_version: str) -> tuple[bytes, bytes, bytes]:
+    """The JSON document around its definitions and its paths (keys in sorted order)."""
+    return (b'{"definitions":{',
+            b'},"info":' + _json(_info(kubernetes_version)) + b',"paths":{',
+            b'},"security":' + _json(_SECURITY) + b',"securityDefinitions":'
+            + _json(SECURITY_DEFINITIONS) + b',"swagger":"2.0"}')
+
+
+#: A member of a v3 document: its name, its JSON text as served, and its value.
+Entry = tuple[str, str, Any]
+_DECODER = json.JSONDecoder()
+_SCHEMAS = '{"components":{"schemas":'
+
+
+def _split_v3(data: bytes) -> tuple[list[Entry], list[Entry]]:
+    """A v3 document's definitions and paths, each with its JSON text as cut from the
+    document as served (compact, keys sorted: ``components`` first, ``paths`` last), so a
+    member another document (or another state) has is recognised by its text without
+    being encoded again; a document in another layout is decoded whole and encoded."""
+    text = data.decode()
+    if text.startswith(_SCHEMAS):
+        schemas, at = _object_entries(text, len(_SCHEMAS))
+        if text[at] == "}":  # components holds schemas only
+            paths: list[Entry] = []
+            at += 1
+            while text[at] == ",":  # the other top-level members: info, openapi, paths
+                name, at = json.decoder.scanstring(text, at + 2)  # type: ignore[attr-defined]
+                if name == "paths":
+                    paths, at = _object_entries(text, at + 1)
+                else:
+                    at = _DECODER.raw_decode(text, at + 1)[1]
+            return schemas, paths
+    doc = json.loads(text)
+    return ([(name, _json(value).decode(), value) for name, value in
+             ((doc.get("components") or {}).get("schemas") or {}).items()],
+            [(path, _json(value).decode(), value) for path, value in (doc.get("paths") or {}).items()])
+
+
+def _object_entries(text: str, at: int) -> tuple[list[Entry], int]:
+    """The members of the compact JSON object at ``text[at]``, and where it ends."""
+    entries: list[Entry] = []
+    at += 1
+    while text[at] != "}":
+        name, at = json.decoder.scanstring(text, at + 1)  # type: ignore[attr-defined]
+        value, end = _DECODER.raw_decode(text, at + 1)  # after the colon
+        entries.append((name, text[at + 1:end], value))
+        at = end + 1 if text[end] == "," else end
+    return entries, at + 1
+
+
+#: A v3 group-version for the v2 document: (path, its v3 ETag, a function giving its
+#: v3 JSON bytes, called only when its piece is not cached).
+Source = tuple[str, str, Callable[[], bytes]]
 
 
 class OpenAPIV2:
-    """The served document per set of v3 documents (identified by their ETags: a registry
-    state), built on first request and kept (bounded)."""
+    """``/openapi/v2`` assembled from per-group-version pieces, as kube-aggregator merges
+    cached per-API specs: a piece is built once per v3 document (keyed by its ETag, so
+    clusters in one process share them), a member (definition or path) converted once per
+    content, and a state's document is the cached members spliced. After a CRD change only
+    that CRD's members are converted; a GET costs the bytes it sends. Bounded:
+    :data:`MAX_PIECE_BYTES` of pieces (least recently used dropped, converted again when
+    needed; a member lives while a kept piece or document refers to it) and
+    :data:`MAX_DOCUMENTS` states (:data:`MAX_DOCUMENT_BYTES` of their JSON; a kept state
+    keeps its members alive). Nothing is built under the lock, so one client's first build
+    never holds up another's request."""
 
-    def __init__(self) -> None:
+    def __init__(self, max_piece_bytes: int = 0, max_documents: int = 0, max_document_bytes: int = 0) -> None:
         self._lock = threading.Lock()
-        self._built: OrderedDict[tuple[str, tuple[tuple[str, str], ...]], Served] = OrderedDict()
+        self._pieces: SizedLRU[tuple[str, str], Piece] = SizedLRU(max_piece_bytes or MAX_PIECE_BYTES)
+        #: Members by (is a path, name, digest of their v3 text), kept while a piece refers to them.
+        self._members: weakref.WeakValueDictionary[tuple[bool, str, bytes], Member] = weakref.WeakValueDictionary()
+        self._built: SizedLRU[tuple[str, tuple[tuple[str, str], ...]], Served] = SizedLRU(
+            max_document_bytes or MAX_DOCUMENT_BYTES, max_documents or MAX_DOCUMENTS)
+        #: Pieces and members converted so far (tests read them: a change converts its own).
+        self.pieces_built = 0
+        self.members_built = 0
 
-    def document(self, kubernetes_version: str, v3_documents: Iterable[tuple[str, bytes, str]]) -> Served:
-        """The document made of ``v3_documents``: (path, JSON bytes, ETag) of every served
-        group-version."""
-        documents = sorted(v3_documents)
-        key = (kubernetes_version, tuple((path, etag) for path, _, etag in documents))
+    def document(self, kubernetes_version: str, sources: Iterable[Source]) -> tuple[Served, bytes | None]:
+        """The document made of ``sources`` (one per served group-version, any order), and
+        its JSON bytes when this call assembled it (joined already: send them)."""
+        ordered = sorted(sources, key=lambda source: source[0])
+        key = (kubernetes_version, tuple((path, etag) for path, etag, _ in ordered))
         with self._lock:
             found = self._built.get(key)
-            if found is not None:
-                self._built.move_to_end(key)
-                return found
-            built = served(swagger((json.loads(data) for _, data, _ in documents), kubernetes_version))
-            self._built[key] = built
-            while len(self._built) > MAX_DOCUMENTS:
-                self._built.popitem(last=False)
-            return built
+        if found is not None:
+            return found, None
+        served_now = self._assemble(kubernetes_version, [self._piece(*source) for source in ordered])
+        data = served_now.json()
+        served_now.etag = hashlib.sha512(data).hexdigest().upper()
+        served_now.size_bytes = len(data)
+        with self._lock:
+            self._built.put(key, served_now)
+        return served_now, data
+
+    def _piece(self, path: str, etag: str, load: Callable[[], bytes]) -> Piece:
+        with self._lock:
+            found = self._pieces.get((path, etag))
+        if found is not None:
+            return found
+        schemas, paths = _split_v3(load())
+        converted = [self._member(entry, True) for entry in sorted(paths, key=lambda entry: entry[0])]
+        converted += [self._member(entry, False) for entry in schemas]
+        new_bytes = sum(len(member.json) for member, new in converted if new)
+        piece = Piece(tuple(m for m, _ in converted[:len(paths)]), tuple(m for m, _ in converted[len(paths):]),
+                      new_bytes)
+        with self._lock:
+            self._pieces.put((path, etag), piece)
+            self.pieces_built += 1
+        return piece
+
+    def _member(self, entry: Entry, is_path: bool) -> tuple[Member, bool]:
+        """The member of this content (converted now when no kept piece has it), and
+        whether it was converted now."""
+        name, text, value = entry
+        key = (is_path, name, hashlib.sha256(text.encode()).digest())
+        with self._lock:
+            found = self._members.get(key)
+        if found is not None:
+            return found, False
+        member = Member(name, _path_item(value) if is_path else v2_schema(value), is_path)
+        with self._lock:
+            self._members[key] = member
+            self.members_built += 1
+        return member, True
+
+    @staticmethod
+    def _assemble(kubernetes_version: str, pieces: list[Piece]) -> Served:
+        """``swagger``'s rules over pieces: a definition from the first group-version (in
+        path order) that has it, an empty one for a name referred to but defined nowhere,
+        paths in order (a later group-version's path replacing an earlier one)."""
+        chosen: dict[str, Member] = {}
+        refs: set[str] = set()
+        for piece in pieces:
+            for definition in piece.definitions:
+                chosen.setdefault(definition.name, definition)
+            refs |= piece.refs
+        for definition in chosen.values():
+            refs |= definition.refs
+        for name in sorted(refs - chosen.keys()):
+            chosen[name] = Member(name, {}, False)
+        placed: dict[str, Member] = {}
+        for piece in pieces:
+            for path in piece.paths:
+                placed[path.name] = path
+        return Served(kubernetes_version, [chosen[name] for name in sorted(chosen)],
+                      [placed[name] for name in sorted(placed)])
 
 
 def wants_protobuf(accept: str) -> bool:

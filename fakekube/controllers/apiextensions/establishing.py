@@ -9,7 +9,9 @@ Two status writes, as upstream makes them. The apiserver serves a CRD's types on
 established (``api/verbs/customresources.py``), and since the apiserver settles the engine
 after every write, a client's next request after ``kubectl apply -f crd.yaml`` finds them.
 A change of accepted names re-checks every CRD of the group (a released name may free
-another CRD's conflict).
+another CRD's conflict); a CRD whose requested names are all accepted is skipped at once,
+as upstream's sync does, so a group of many CRDs costs a comparison per CRD, not a
+naming pass over the group for each.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from typing import Any, Iterable
 
 from fakekube.api.types.apiextensions import condition, condition_true, set_condition
 from fakekube.clock import format_rfc3339
-from fakekube.controllers.apiextensions.naming import calculate_names, names_in_use
+from fakekube.controllers.apiextensions.naming import calculate_names, names_in_use, names_settled
 from fakekube.engine import Context
 from fakekube.objects.kinds import CUSTOM_RESOURCE_DEFINITIONS
 from fakekube.store import DELETED, Change
@@ -27,6 +29,13 @@ Obj = dict[str, Any]
 
 NAME = "crd-establishing-controller"
 _GROUP = "group:"
+#: CRDs by ``spec.group``: names conflict only within a group, so a CRD's naming pass reads
+#: its group's CRDs, never every CRD (a create costs the same with 10 CRDs or 1,000).
+BY_GROUP = "crd-group"
+
+
+def crd_group(crd: Obj) -> list[str]:
+    return [(crd.get("spec") or {}).get("group") or ""]
 
 
 class CRDEstablishingController:
@@ -34,6 +43,7 @@ class CRDEstablishingController:
 
     name = NAME
     resources = (CUSTOM_RESOURCE_DEFINITIONS,)
+    indexes = ((CUSTOM_RESOURCE_DEFINITIONS, BY_GROUP, crd_group),)
 
     def keys_for(self, change: Change) -> Iterable[str]:
         obj = change.obj if change.type != DELETED else change.prev
@@ -47,9 +57,8 @@ class CRDEstablishingController:
     def reconcile(self, key: str, ctx: Context) -> None:
         if key.startswith(_GROUP):
             group = key[len(_GROUP):]
-            for member in ctx.list(CUSTOM_RESOURCE_DEFINITIONS):
-                if (member.get("spec") or {}).get("group") == group:
-                    ctx.enqueue(member["metadata"]["name"])
+            for member in ctx.by_index(CUSTOM_RESOURCE_DEFINITIONS, BY_GROUP, group):
+                ctx.enqueue(member["metadata"]["name"])
             return
         crd = ctx.get(CUSTOM_RESOURCE_DEFINITIONS, key)
         if crd is None:
@@ -57,8 +66,10 @@ class CRDEstablishingController:
         self._establish(self._accept_names(crd, ctx), ctx)
 
     def _accept_names(self, crd: Obj, ctx: Context) -> Obj:
+        if names_settled(crd):
+            return crd
         group = (crd.get("spec") or {}).get("group") or ""
-        naming = calculate_names(crd, *names_in_use(ctx.list(CUSTOM_RESOURCE_DEFINITIONS), group))
+        naming = calculate_names(crd, *names_in_use(ctx.by_index(CUSTOM_RESOURCE_DEFINITIONS, BY_GROUP, group), group))
         current = condition(crd, "NamesAccepted") or {}
         if naming.accepted == ((crd.get("status") or {}).get("acceptedNames") or {}) and \
                 (current.get("status"), current.get("reason"), current.get("message")) == \

@@ -42,6 +42,18 @@ def names_in_use(crds: Iterable[Obj], group: str) -> tuple[set[str], set[str]]:
     return resources, kinds
 
 
+_NAME_FIELDS = ("plural", "singular", "shortNames", "kind", "listKind", "categories")
+
+
+def names_settled(crd: Obj) -> bool:
+    """The requested names are the accepted ones (upstream's first check in ``sync``:
+    ``Semantic.DeepEqual(Spec.Names, Status.AcceptedNames)``, missing and empty alike):
+    nothing to calculate, so re-checking a whole group costs a comparison per CRD."""
+    requested = (crd.get("spec") or {}).get("names") or {}
+    accepted = (crd.get("status") or {}).get("acceptedNames") or {}
+    return all((requested.get(field) or None) == (accepted.get(field) or None) for field in _NAME_FIELDS)
+
+
 def calculate_names(crd: Obj, resources: set[str], kinds: set[str]) -> Naming:
     requested = (crd.get("spec") or {}).get("names") or {}
     accepted = (crd.get("status") or {}).get("acceptedNames") or {}

@@ -16,6 +16,7 @@ depend on (the decoder in this package is hand-written for the same reason).
 
 from __future__ import annotations
 
+import functools
 import struct
 from collections.abc import Iterable, Mapping
 from typing import Any, Callable
@@ -28,7 +29,13 @@ _VARINT, _FIXED64, _BYTES = 0, 1, 2
 
 # ------------------------------------------------------------------------ wire primitives
 
+#: The one-byte varints (0 to 127): most keys and lengths.
+_ONE_BYTE = tuple(bytes((i,)) for i in range(0x80))
+
+
 def _varint(value: int) -> bytes:
+    if 0 <= value < 0x80:
+        return _ONE_BYTE[value]
     value &= 0xFFFFFFFFFFFFFFFF
     out = bytearray()
     while value >= 0x80:
@@ -38,6 +45,7 @@ def _varint(value: int) -> bytes:
     return bytes(out)
 
 
+@functools.lru_cache(maxsize=256)  # the message schema has a few dozen (number, type) pairs
 def _key(number: int, wire_type: int) -> bytes:
     return _varint((number << 3) | wire_type)
 
@@ -92,7 +100,34 @@ def _yaml_text(value: Any) -> str:
     return text[:-4] if text.endswith("\n...\n") else text
 
 
+#: Encodings already made, by the ``repr`` of what they encode (which tells apart every
+#: JSON value, key order included): the same values (an operation's x-kubernetes-action,
+#: a kind's group-version-kind, the list parameters) recur across thousands of operations,
+#: and PyYAML takes a millisecond a value. Values whose repr is longer than
+#: _MEMO_MAX_KEY are not kept; a table reaching _MEMO_MAX_ENTRIES is emptied.
+_ANY_MEMO: dict[str, bytes] = {}
+_PARAMETER_MEMO: dict[str, bytes] = {}
+_MEMO_MAX_ENTRIES = 4096
+_MEMO_MAX_KEY = 2048
+
+
+def _memoized(table: dict[str, bytes], value: Any, encode: Callable[[Any], bytes]) -> bytes:
+    key = repr(value)
+    found = table.get(key)
+    if found is None:
+        found = encode(value)
+        if len(key) <= _MEMO_MAX_KEY:
+            if len(table) >= _MEMO_MAX_ENTRIES:
+                table.clear()
+            table[key] = found
+    return found
+
+
 def _any(value: Any) -> bytes:
+    return _memoized(_ANY_MEMO, value, _encode_any)
+
+
+def _encode_any(value: Any) -> bytes:
     message = _Message()
     message.string(2, _yaml_text(value))
     return message.bytes()
@@ -191,6 +226,10 @@ _NON_BODY = {
 
 def parameter(p: Mapping[str, Any]) -> bytes:
     """``openapi.v2.ParametersItem``: an inline parameter, or a ``$ref`` to a shared one."""
+    return _memoized(_PARAMETER_MEMO, p, _encode_parameter)
+
+
+def _encode_parameter(p: Mapping[str, Any]) -> bytes:
     item = _Message()
     if "$ref" in p:
         reference = _Message()
@@ -307,26 +346,52 @@ def _security_requirement(requirement: Mapping[str, Any]) -> bytes:
     return m.bytes()
 
 
+def path_entry(path: str, item: Mapping[str, Any]) -> bytes:
+    """One path as it sits in the document's ``Paths`` message (a field-2 entry): that
+    message is these entries, in the document's order."""
+    return _entry(2, _named(path, path_item(item)))
+
+
+def definition_entry(name: str, s: Mapping[str, Any]) -> bytes:
+    """One definition as it sits in the ``Definitions`` message (a field-1 entry)."""
+    return _entry(1, _named(name, schema(s)))
+
+
+def _entry(number: int, data: bytes) -> bytes:
+    return _key(number, _BYTES) + _varint(len(data)) + data
+
+
 def encode_document(doc: Mapping[str, Any]) -> bytes:
     """``doc`` (a Swagger 2.0 document as JSON) as an ``openapi.v2.Document`` message."""
-    m = _Message()
-    m.string(1, doc.get("swagger"))
+    paths = [path_entry(path, item) for path, item in doc["paths"].items()] if "paths" in doc else None
+    definitions = ([definition_entry(name, s) for name, s in doc["definitions"].items()]
+                   if "definitions" in doc else None)
+    return b"".join(document_parts(doc, paths, definitions))
+
+
+def document_parts(doc: Mapping[str, Any], paths: list[bytes] | None,
+                   definitions: list[bytes] | None) -> list[bytes]:
+    """The ``Document`` message as parts to join, its paths and definitions given as their
+    entries (:func:`path_entry`, :func:`definition_entry`; None: the field is absent), so a
+    document assembled from cached entries is spliced, never encoded again. The other
+    fields come from ``doc``."""
+    head = _Message()
+    head.string(1, doc.get("swagger"))
     if "info" in doc:
-        m.message(2, _info(doc["info"]))
-    m.string(3, doc.get("host"))
-    m.string(4, doc.get("basePath"))
+        head.message(2, _info(doc["info"]))
+    head.string(3, doc.get("host"))
+    head.string(4, doc.get("basePath"))
     for number, name in ((5, "schemes"), (6, "consumes"), (7, "produces")):
-        m.strings(number, doc.get(name) or ())
-    if "paths" in doc:
-        paths = _Message()
-        paths.messages(2, _named_map(doc["paths"], path_item))
-        m.message(8, paths.bytes())
-    if "definitions" in doc:
-        definitions = _Message()
-        definitions.messages(1, _named_map(doc["definitions"], schema))
-        m.message(9, definitions.bytes())
-    m.messages(12, (_security_requirement(r) for r in doc.get("security") or ()))
+        head.strings(number, doc.get(name) or ())
+    parts = [head.bytes()]
+    for number, entries in ((8, paths), (9, definitions)):
+        if entries is not None:
+            parts.append(_key(number, _BYTES) + _varint(sum(len(entry) for entry in entries)))
+            parts += entries
+    tail = _Message()
+    tail.messages(12, (_security_requirement(r) for r in doc.get("security") or ()))
     if "securityDefinitions" in doc:
-        m.message(13, _security_definitions(doc["securityDefinitions"]))
-    m.messages(16, _extensions(doc))
-    return m.bytes()
+        tail.message(13, _security_definitions(doc["securityDefinitions"]))
+    tail.messages(16, _extensions(doc))
+    parts.append(tail.bytes())
+    return parts
