@@ -47,6 +47,8 @@ class Client:
         self.api = api
         self._types: dict[tuple[str, str], ResourceType] = {}
         self._lock = threading.Lock()
+        #: The last ``served_resources``, by type (identity): at most one entry per served type.
+        self._served: dict[ResourceType, APIResource] = {}
 
     def resource_type(self, resource: Resource | tuple[str, str]) -> ResourceType:
         """The served type of ``resource`` (its preferred version); LookupError if not served."""
@@ -64,10 +66,12 @@ class Client:
     def served_resources(self) -> tuple[APIResource, ...]:
         """Every stored resource served now, in discovery order (custom ones included, one entry
         per served version): what the controllers that walk every type (garbage collector,
-        namespace) work over."""
-        return tuple(APIResource(Resource(rt.group, rt.plural), rt.api_version, rt.kind, rt.namespaced, rt.verbs,
-                                 Resource(*rt.key))
-                     for rt in self.api.registry if rt.persisted)
+        namespace) work over. A type unchanged since the last call (registry snapshots share
+        them) keeps its entry, the very same object, so a CRD change costs a lookup per type."""
+        known = self._served
+        served = {rt: known.get(rt) or _api_resource(rt) for rt in self.api.registry if rt.persisted}
+        self._served = served
+        return tuple(served.values())
 
     def resource_for_kind(self, api_version: str, kind: str) -> ResourceType | None:
         """The served type of ``kind`` in ``api_version`` (a RESTMapper's mapping, e.g. for an
@@ -152,3 +156,7 @@ def _place(obj: Obj) -> tuple[str, str]:
     meta = obj.get("metadata") or {}
     return meta.get("namespace") or "", meta["name"]
 
+
+def _api_resource(rt: ResourceType) -> APIResource:
+    return APIResource(Resource(rt.group, rt.plural), rt.api_version, rt.kind, rt.namespaced, rt.verbs,
+                       Resource(*rt.key))

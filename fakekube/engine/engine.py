@@ -53,6 +53,7 @@ from fakekube.engine.tickets import (EXTERNAL_WAIT_PATIENCE_S, MAX_RECONCILES_PE
 from fakekube.engine.timers import KeyTimers
 from fakekube.engine.workqueue import NO_TICKETS, WorkQueue
 from fakekube.objects import Resource
+from fakekube.objects.kinds import APIResource
 from fakekube.objects.owners import owner_uids
 from fakekube.random import SeededRandom
 from fakekube.store import Change, Store
@@ -177,6 +178,8 @@ class Engine:
         #: Reconciles run since the engine was built (a work counter tests can bound).
         self.reconciles = 0
         self._controllers: dict[str, Controller] = {}
+        #: What the apiserver served at the last ``served_changed`` (None: not told yet).
+        self._served: tuple[APIResource, ...] | None = None
         #: (group, plural) → the controllers watching it, in registration order.
         self._routes: dict[tuple[str, str], list[tuple[str, Controller]]] = {}
         self._rngs: dict[str, SeededRandom] = {}
@@ -240,6 +243,9 @@ class Engine:
         under the store lock): controllers that walk every served type (``served_changed``)
         get the new set, and changes are routed by their new ``resources`` from now on."""
         served = self.client.served_resources()
+        if served == self._served:  # a CRD's status changed, not what is served
+            return
+        self._served = served
         for controller in self._controllers.values():
             hook = getattr(controller, "served_changed", None)
             if hook is not None:
