@@ -189,8 +189,9 @@ class Engine:
         #: Long jobs that arrived while another ran; they run next, in arrival order.
         self._deferred: deque[_Job] = deque()
         self._thread: threading.Thread | None = None
-        #: The engine thread's ident while it serves (safe points act only there).
-        self._serving_ident: int | None = None
+        #: The engine thread while it serves (safe points act only there; a thread object,
+        #: not an ident: idents of finished threads are reused).
+        self._serving: threading.Thread | None = None
         #: True while the engine thread runs a job (read by :meth:`settle`'s quiet check and
         #: by waiting writes; changed under ``queue.condition``).
         self._busy = False
@@ -291,9 +292,6 @@ class Engine:
         """The write is done: wait until its consequences at this instant are (bounded;
         see engine/tickets.py), then let its ticket go."""
         self._local.tickets = NO_TICKETS
-        if self._stopping:  # the cluster is stopping: nothing more runs for anyone
-            ticket.closed = True
-            return
         try:
             if self._thread is None or threading.current_thread() is self._thread:
                 self._settle()  # in-process, nobody else is waiting: everything due now runs
@@ -388,7 +386,13 @@ class Engine:
             self._thread = None
 
     def _serve(self) -> None:
-        self._serving_ident = threading.get_ident()
+        self._serving = threading.current_thread()
+        try:
+            self._serve_jobs()
+        finally:
+            self._serving = None
+
+    def _serve_jobs(self) -> None:
         while not self._stopping and (job := self._next_job()) is not None:
             with self.queue.condition:
                 self._busy = True
@@ -423,7 +427,10 @@ class Engine:
         """Between two reconciles: stop if asked, and run the short requests that arrived
         (faults, kubelet reads, queries) at the current instant. A waiting write's drain is
         satisfied by the work already running (it always ends with a settle); another long
-        job (an advance) waits for the running one."""
+        job (an advance) waits for the running one. Work running inline (no engine thread,
+        or after it stopped) has none."""
+        if threading.current_thread() is not self._serving:
+            return
         if self._stopping:
             raise _Stopped()
         if self._jobs.empty():

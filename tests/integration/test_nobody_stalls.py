@@ -235,3 +235,16 @@ def test_a_webhook_called_inside_a_controller_s_batch_holds_no_lock(served: Clus
     hanging.release.set()
     settling.join()
     assert served.store.get(PODS, ("default", "batched")) is not None
+
+
+def test_after_a_stop_the_cluster_works_in_process_again() -> None:
+    """A stopped cluster's engine runs work on the caller's thread, as before it started (a
+    clock-mode tick that races the stop does the same) — never the engine thread's stop."""
+    cluster = Cluster(nodes=2)
+    with cluster:
+        send(cluster, "POST", "/api/v1/namespaces/default/configmaps", {"metadata": {"name": "x"}})
+    start = cluster.now
+    assert cluster.advance(60) == start + timedelta(seconds=60)  # heartbeats, monitor passes: inline
+    cluster.create({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"},
+                    "spec": {"containers": [{"name": "c", "image": "nginx"}]}})
+    assert cluster.get("v1", "Pod", "p")["spec"].get("nodeName")
