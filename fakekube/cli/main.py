@@ -35,6 +35,9 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--controllers", default=None, metavar="LIST",
                        help="controllers to run, as kube-controller-manager's flag: '*' (default) is every "
                             "default controller, 'name' enables one, '-name' disables one (e.g. '*,-podgc')")
+    serve.add_argument("--kubernetes-version", default=None, metavar="1.XX",
+                       help="the Kubernetes release to emulate: 1.33, 1.34, 1.35 or 1.36 (default 1.36); "
+                            "/version, discovery, defaults, messages and feature gates follow it")
     serve.add_argument("--seed", type=int, default=None, help="seed for names, UIDs and IPs (default 0)")
     serve.add_argument("--time-scale", type=float, default=None, metavar="K",
                        help="cluster time runs K times as fast as the wall clock (default 1: real time, like a "
@@ -95,7 +98,7 @@ def cluster_config(args: argparse.Namespace, start_time: datetime | None,
     from fakekube.cluster.configfile import config_from_values, load_config_values
     from fakekube.engine import parse_enable_list
     chosen = load_config_values(args.config) if args.config else {}
-    flags = {"seed": args.seed, "nodes": args.nodes, "time_scale": args.time_scale, "start_time": start_time,
+    flags = {"seed": args.seed, "nodes": args.nodes, "kubernetes_version": args.kubernetes_version, "time_scale": args.time_scale, "start_time": start_time,
              "auto_advance": args.auto_advance, "authorization_mode": args.authorization_mode,
              "token_auth_file": args.token_auth_file, "tls": args.tls, "event_ttl_s": event_ttl_s,
              "system_pods": False if args.system_pods is False else None,
@@ -184,6 +187,13 @@ def _serve(args: argparse.Namespace) -> int:
     if args.time_scale is not None and args.time_scale < 0:
         print("fakekube: --time-scale must be >= 0", file=sys.stderr)
         return 2
+    if args.kubernetes_version is not None:
+        from fakekube.objects.versions import UnsupportedVersion, release
+        try:
+            release(args.kubernetes_version)
+        except UnsupportedVersion as exc:
+            print(f"fakekube: --kubernetes-version: {exc}", file=sys.stderr)
+            return 2
     try:
         start_time = parse_start_time(args.start_time) if args.start_time is not None else None
     except ValueError as exc:
@@ -206,7 +216,7 @@ def _serve(args: argparse.Namespace) -> int:
     with cluster:
         attach_control(cluster)
         freeze_startup_heap()
-        print(f"fakekube: serving Kubernetes v{config.kubernetes_version} at {cluster.url}", flush=True)
+        print(f"fakekube: serving Kubernetes {config.kubelet_version} at {cluster.url}", flush=True)
         print(f"fakekube: kubeconfig written to {cluster.kubeconfig}", flush=True)
         print(f"fakekube: try: kubectl --kubeconfig {cluster.kubeconfig} get nodes", flush=True)
         print(f"fakekube: time: {describe_time(config)}", flush=True)

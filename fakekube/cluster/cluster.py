@@ -65,7 +65,8 @@ class Cluster:
         self.config = self.config.replace(authorization_mode=parse_mode(self.config.authorization_mode))  # ValueError
         self._controller_specs = enabled_controllers(CONTROLLERS, self.config.controllers)  # ValueError: unknown name
         self.service_network = ServiceNetwork(self.config.service_cidr, self.config.service_node_port_range)
-        self.registry: Registry = builtin_registry(self.service_network, metrics_server=bool(self.config.metrics_server))
+        self.registry: Registry = builtin_registry(self.service_network, metrics_server=bool(self.config.metrics_server),
+                                                   release=self.config.release)
         self._time_observers: list[Callable[[datetime], None]] = []
         #: The nodes and system objects a new cluster gets (fakekube/cluster/system/).
         self._plan = SystemPlan.for_config(self.config)
@@ -109,7 +110,8 @@ class Cluster:
         self.rng = SeededRandom(self.config.seed)
         self.store = Store(self.config.history_limit, guard=self.config.immutability_guard,
                            history_max_bytes=self.config.history_max_bytes)
-        self.api = APIServer(self.registry, self.store, self.clock, self.rng, self.config.kubernetes_version)
+        self.api = APIServer(self.registry, self.store, self.clock, self.rng, self.config.kubernetes_version,
+                             self.config.patch_version)
         self.api.authorization_mode = self.config.authorization_mode
         self.api.static_tokens = self._static_tokens
         self.engine = Engine(self.store, self.clock, self.api, self.rng.fork("engine"),

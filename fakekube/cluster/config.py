@@ -14,7 +14,7 @@ from typing import Any, Mapping
 from fakekube.api.auth.authorizer import ALWAYS_ALLOW, RBAC
 from fakekube.api.auth.identity import UserInfo
 from fakekube.api.types.service_alloc import DEFAULT_NODE_PORT_RANGE, DEFAULT_SERVICE_CIDR
-from fakekube.api.wire.schema import DEFAULT_KUBERNETES_VERSION
+from fakekube.objects import versions
 from fakekube.clock import DEFAULT_EPOCH
 from fakekube.cluster.nodespec import NodeSpec
 from fakekube.record import FrozenRecord
@@ -60,7 +60,11 @@ class ClusterConfig(FrozenRecord):
     host: str
     port: int
     kubeconfig_path: str | None
+    #: The Kubernetes release emulated: "1.33" … "1.36" (default: the newest). Discovery,
+    #: ``/version``, defaults, messages, feature gates and timings follow it
+    #: (fakekube/objects/versions.py); "v1.34" is read as "1.34", anything else is refused.
     kubernetes_version: str
+    #: The patch ``/version`` and the nodes' kubelets report (``v1.36.<patch>``).
     patch_version: int
     history_limit: int
     #: The change log's byte budget (object versions, marshal-sized); past it older changes
@@ -137,7 +141,7 @@ class ClusterConfig(FrozenRecord):
 
     def __init__(self, seed: int = 0, nodes: int | tuple[NodeSpec, ...] = 0, host: str = "127.0.0.1",
                  port: int = 0, kubeconfig_path: str | None = None,
-                 kubernetes_version: str = DEFAULT_KUBERNETES_VERSION, patch_version: int = 0,
+                 kubernetes_version: str = versions.DEFAULT_VERSION, patch_version: int = 0,
                  history_limit: int = DEFAULT_HISTORY_LIMIT, history_max_bytes: int = DEFAULT_HISTORY_BYTES,
                  start_time: datetime = DEFAULT_EPOCH, max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
                  node_lifecycle: NodeLifecycleConfig = NodeLifecycleConfig(),
@@ -161,6 +165,9 @@ class ClusterConfig(FrozenRecord):
         values["webhook_addresses"] = webhook_addresses if webhook_addresses is not None else {}
         values["static_tokens"] = static_tokens if static_tokens is not None else {}
         values["extra"] = extra if extra is not None else {}
+        values["kubernetes_version"] = versions.release(kubernetes_version).version  # UnsupportedVersion (ValueError)
+        if isinstance(patch_version, bool) or not isinstance(patch_version, int) or patch_version < 0:
+            raise ValueError(f"patch_version must be a whole number >= 0, got {patch_version!r}")
         if not 0 <= event_ttl_s <= MAX_DELAY_S:  # NaN too
             raise ValueError(f"event_ttl_s must be between 0 and {MAX_DELAY_S:.0f} seconds (Go's Duration range), "
                              f"got {event_ttl_s!r}")
@@ -172,8 +179,14 @@ class ClusterConfig(FrozenRecord):
         return self.tls if self.tls is not None else self.authorization_mode == RBAC
 
     @property
+    def release(self) -> versions.Release:
+        """The emulated release's row of the version table."""
+        return versions.release(self.kubernetes_version)
+
+    @property
     def kubelet_version(self) -> str:
-        return f"v{self.kubernetes_version}.{self.patch_version}"
+        """What the nodes report (``status.nodeInfo.kubeletVersion``): /version's gitVersion."""
+        return self.release.git_version(self.patch_version)
 
     @property
     def system(self) -> SystemPods:

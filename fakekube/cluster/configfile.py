@@ -35,6 +35,7 @@ from fakekube.scheduler import Scheduler, SchedulerConfig
 from fakekube.kubelet.heartbeat import HeartbeatConfig
 from fakekube.kubelet.behaviour import BehaviourCatalog
 from fakekube.kubelet.staticpods import check_manifest
+from fakekube.objects.versions import UnsupportedVersion, release
 
 #: The optional header; a file that names another version is refused rather than misread.
 API_VERSION = "fakekube.io/v1alpha1"
@@ -133,6 +134,21 @@ def _header(root: Mapping[str, Any]) -> None:
 
 def _seed(raw: Any, path: str) -> int:
     return _integer(raw, path)
+
+
+def _kubernetes_version(raw: Any, path: str) -> str:
+    """A supported minor release, "1.34" (YAML reads an unquoted 1.30 as the number 1.3: it
+    must be quoted; a number is refused with that hint)."""
+    if isinstance(raw, (int, float)) and not isinstance(raw, bool):
+        raise ConfigError(f'{path}: must be a string such as "1.34" (quote it: YAML reads {raw!r} as a number)')
+    try:
+        return release(_string(raw, path)).version
+    except UnsupportedVersion as error:
+        raise ConfigError(f"{path}: {error}") from None
+
+
+def _patch_version(raw: Any, path: str) -> int:
+    return _integer(raw, path, minimum=0)
 
 
 def _start_time(raw: Any, path: str) -> datetime:
@@ -427,6 +443,8 @@ def _token_auth_file(raw: Any, base_dir: Path | None) -> str:
 #: (YAML key, ClusterConfig field, parser) for the plain top-level fields.
 _TOP_LEVEL: tuple[tuple[str, str, Callable[[Any, str], Any]], ...] = (
     ("seed", "seed", _seed),
+    ("kubernetesVersion", "kubernetes_version", _kubernetes_version),
+    ("patchVersion", "patch_version", _patch_version),
     ("startTime", "start_time", _start_time),
     ("timeScale", "time_scale", _time_scale),
     ("autoAdvance", "auto_advance", _flag),

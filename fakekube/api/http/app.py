@@ -129,7 +129,8 @@ class RestApp:
         writes = self.writes if request.method in WRITE_VERBS else None
         write = writes.begin_write() if writes is not None else None
         try:
-            response = self.dispatch(request)
+            with errors.emulating(self.api.release):
+                response = self.dispatch(request)
         except ApiError as exc:
             response = status_response(exc)
         except Exception as exc:  # a bug of ours: answer like upstream, never a traceback
@@ -217,7 +218,7 @@ class RestApp:
         if path == "/version" or path == "/version/":
             if request.method != "GET":  # a go-restful GET route, as discovery's
                 raise errors.method_not_allowed()
-            return json_response(discovery.version_info(self.api.kubernetes_version))
+            return json_response(discovery.version_info(self.api.release, self.api.patch_version))
         if path.split("/")[1:2] and "/" + path.split("/")[1] in HEALTH_PATHS:
             return _health(path, request.args)
         if path.startswith("/openapi/"):

@@ -11,7 +11,7 @@ from __future__ import annotations
 import ipaddress
 
 from fakekube.api.machinery import errors
-from fakekube.api.machinery.errors import FieldError
+from fakekube.api.machinery.errors import FieldError, go_json_struct
 from fakekube.api.machinery.validation import name_is_dns1035_label
 from fakekube.api.registry import PROXY, STATUS, ResourceType, Strategy, WriteContext
 from fakekube.api.selectors import SERVICE_FIELD_SET
@@ -207,7 +207,9 @@ def _validate_ports(spec: Obj) -> list[FieldError]:
         if port_key in seen:
             errs.append(errors.duplicate(p, GoLiteral(
                 f'core.ServicePort{{Name:"", Protocol:"{protocol}", AppProtocol:(*string)(nil), Port:{port.get("port")}, '
-                f'TargetPort:intstr.IntOrString{{Type:0, IntVal:0, StrVal:""}}, NodePort:0}}')))
+                f'TargetPort:intstr.IntOrString{{Type:0, IntVal:0, StrVal:""}}, NodePort:0}}',
+                go_json_struct([("Name", ""), ("Protocol", protocol), ("AppProtocol", None), ("Port", port.get("port")),
+                                ("TargetPort", 0), ("NodePort", 0)]))))
         seen.add(port_key)
     return errs
 

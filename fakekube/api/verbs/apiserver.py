@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import builtins
 import contextlib
+import functools
 import json
-from typing import Any, Callable, Iterator, NamedTuple
+from typing import Any, Callable, Iterator, NamedTuple, TypeVar, cast
 
 from fakekube.api.auth import escalation
 from fakekube.api.auth.identity import UserInfo
@@ -36,6 +37,7 @@ from fakekube.api.verbs.webhooks import MUTATING, VALIDATING, WebhookAdmission, 
 from fakekube.api.wire import decoding, fieldvalidation, patch
 from fakekube.api.wire import schema as schema_module
 from fakekube.clock import VirtualClock, format_rfc3339
+from fakekube.objects import versions
 from fakekube.random import SeededRandom
 from fakekube.store import Change, Store
 
@@ -152,16 +154,34 @@ class StoreView:
         return self._store.list((group, resource), namespace)[0]
 
 
+_Verb = TypeVar("_Verb", bound=Callable[..., Any])
+
+
+def _in_release_style(verb: _Verb) -> _Verb:
+    """Field errors raised inside ``verb`` show their values as the emulated release does
+    (``errors.emulating``): the apiserver's verbs are where in-process callers (the
+    controllers, ``Cluster``'s API) come in; the HTTP app sets the same around each request."""
+    @functools.wraps(verb)
+    def styled(self: "APIServer", *args: Any, **kwargs: Any) -> Any:
+        with errors.emulating(self.release):
+            return verb(self, *args, **kwargs)
+    return cast(_Verb, styled)
+
+
 class APIServer:
     """Kubernetes API semantics over a :class:`Store`."""
 
     def __init__(self, registry: Registry, store: Store, clock: VirtualClock, rng: SeededRandom,
-                 kubernetes_version: str = schema_module.DEFAULT_KUBERNETES_VERSION) -> None:
+                 kubernetes_version: str = schema_module.DEFAULT_KUBERNETES_VERSION, patch_version: int = 0) -> None:
         self.registry = registry
         self.store = store
         self.clock = clock
         self.rng = rng
-        self.kubernetes_version = kubernetes_version
+        #: The release emulated (fakekube/objects/versions.py: what differs by version) and
+        #: the patch ``/version`` reports (``v1.36.<patch>``).
+        self.release = versions.release(kubernetes_version)
+        self.kubernetes_version = self.release.version
+        self.patch_version = patch_version
         self._view = StoreView(store)
         #: Mutating admission hooks ``(rt, obj, ctx)`` run on every create after defaulting,
         #: before validation (upstream's mutating admission); ``ctx.store`` is their read view
@@ -248,15 +268,16 @@ class APIServer:
             return self.store.remove(rt.key, key)
 
     def _context(self, user: UserInfo | None = None) -> WriteContext:
-        return WriteContext(self.clock.now(), self.rng, self._view, user)
+        return WriteContext(self.clock.now(), self.rng, self._view, user, release=self.release)
 
     def write_context(self, rng: SeededRandom | None = None) -> WriteContext:
         """Time, randomness and a store view for server-side work outside the verbs
         (e.g. issuing a service-account token); take the store lock around its use.
         ``rng``: a stream of the caller's own (a fork), so its draws move no other identifier."""
-        return WriteContext(self.clock.now(), rng or self.rng, self._view)
+        return WriteContext(self.clock.now(), rng or self.rng, self._view, release=self.release)
 
     # -- reads ---------------------------------------------------------------
+    @_in_release_style
     def get(self, rt: ResourceType, namespace: str, name: str) -> Obj:
         if rt.group == METRICS_GROUP:  # metrics-server's figures
             return self.metrics.get(rt, namespace, name)
@@ -270,6 +291,7 @@ class APIServer:
             raise errors.not_found(rt.group, rt.plural, name)
         return objectmeta.with_type_meta(rt, rt.view(obj))
 
+    @_in_release_style
     def list(self, rt: ResourceType, namespace: str, options: ListOptions) -> Obj:
         """A ``<Kind>List``; items carry no apiVersion/kind, as upstream's."""
         if rt.group == METRICS_GROUP:  # metrics-server's figures and selector rules
@@ -290,6 +312,7 @@ class APIServer:
         return {"kind": rt.list_kind, "apiVersion": rt.api_version, "metadata": metadata, "items": items}
 
     # -- create --------------------------------------------------------------
+    @_in_release_style
     def create(self, rt: ResourceType, namespace: str, body: Obj, options: WriteOptions = WriteOptions()) -> WriteResult:
         customresources.check_create_allowed(rt, body)
         obj, unknown = self._decode(rt, body, namespace, typed=not options.internal, options=options)
@@ -311,7 +334,8 @@ class APIServer:
         problems = rt.strategy.validate(obj)
         if problems:
             raise errors.invalid_object(rt.group, rt.strategy.invalid_kind(rt.kind), "", problems)
-        ctx = WriteContext(self.clock.now(), self.rng, self._view, user, self.authorization_mode, self.static_tokens)
+        ctx = WriteContext(self.clock.now(), self.rng, self._view, user, self.authorization_mode, self.static_tokens,
+                           self.release)
         answer = rt.strategy.review(obj, ctx)
         return WriteResult(objectmeta.with_type_meta(rt, answer), True, warnings)
 
@@ -366,6 +390,7 @@ class APIServer:
         return name
 
     # -- update --------------------------------------------------------------
+    @_in_release_style
     def update(self, rt: ResourceType, namespace: str, name: str, body: Obj,
                options: WriteOptions = WriteOptions(), subresource: str = "") -> WriteResult:
         obj, unknown = self._decode(rt, body, namespace, typed=not options.internal, options=options)
@@ -470,6 +495,7 @@ class APIServer:
         return self.store.replace(rt.key, new)
 
     # -- patch ---------------------------------------------------------------
+    @_in_release_style
     def patch(self, rt: ResourceType, namespace: str, name: str, patch_type: str, patch_body: bytes,
               options: WriteOptions = WriteOptions(), subresource: str = "") -> WriteResult:
         if patch_type not in PATCH_TYPES:
@@ -588,6 +614,7 @@ class APIServer:
         return patch.apply_strategic_merge_patch(current, document, self.schemas, rt.group, rt.version, rt.kind)
 
     # -- delete --------------------------------------------------------------
+    @_in_release_style
     def delete(self, rt: ResourceType, namespace: str, name: str, options: DeleteOptions) -> tuple[Obj, int]:
         """Delete or mark for deletion; returns (response body, HTTP status)."""
         if rt.key == admission.NAMESPACES:
@@ -617,6 +644,7 @@ class APIServer:
             return objectmeta.with_type_meta(rt, rt.view(gone)), 200
         return deletion.success_status(rt, gone), 200
 
+    @_in_release_style
     def delete_collection(self, rt: ResourceType, namespace: str, list_options: ListOptions,
                           options: DeleteOptions) -> Obj:
         """Delete every matching object; answers with the list of what was deleted."""
