@@ -121,7 +121,8 @@ class Cluster:
         #: kube-scheduler (None when the config turns it off: pods then wait for a binding).
         self.scheduler = Scheduler(self.config.scheduler) if self.config.scheduler is not None else None
         self.kubelets = Kubelets(self.config.kubelet, self._plan.behaviours(self.config.behaviours),
-                                 self._static_manifests)
+                                 self._static_manifests,
+                                 observed_generation=self.config.release.enabled("PodObservedGenerationTracking"))
         scheduler = (self.scheduler,) if self.scheduler is not None else ()
         apiserver_controllers = tuple(factory(self.config) for factory in APISERVER_CONTROLLERS)
         for controller in (*self.controllers.values(), *scheduler, *self.kubelets.controllers(), *apiserver_controllers):

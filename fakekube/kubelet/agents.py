@@ -40,14 +40,16 @@ class Kubelets:
     """The simulated kubelets of every node (see the module docstring)."""
 
     def __init__(self, config: KubeletConfig = KubeletConfig(), behaviours: BehaviourCatalog = BehaviourCatalog(),
-                 manifests: Sequence[StaticPodManifest] = ()) -> None:
+                 manifests: Sequence[StaticPodManifest] = (), observed_generation: bool = True) -> None:
+        """``observed_generation``: the release's PodObservedGenerationTracking gate
+        (fakekube/objects/versions.py; off in 1.33): pod statuses carry the generation they show."""
         self.heartbeats = NodeHeartbeats(config.heartbeat)
         up = self.heartbeats.reaches_apiserver
         self.static_pods = StaticPodController(manifests, node_is_up=up)
         self.pods = PodRunner(behaviours, node_is_up=up,
                               restart_backoff=RestartBackoff(config.backoff_initial_s, config.backoff_max_s),
                               pull_backoff=ImagePullBackoff(config.backoff_initial_s, config.backoff_max_s),
-                              image_pulled=self.heartbeats.image_pulled)
+                              image_pulled=self.heartbeats.image_pulled, observed_generation=observed_generation)
         #: What metrics-server would report of these kubelets (metrics.k8s.io, kubectl top).
         self.metrics = ResourceMetrics(self.pods, node_is_up=up)
 

@@ -64,6 +64,7 @@ from fakekube.kubelet.logstream import ContainerFollow
 from fakekube.kubelet.podstatus import (
     TERMINAL_PHASES,
     container_status,
+    observed_generation,
     pod_conditions,
     pod_phase,
 )
@@ -174,8 +175,11 @@ class PodRunner:
                  node_is_up: Callable[[str], bool] = lambda node: True,
                  restart_backoff: RestartBackoff | None = None,
                  pull_backoff: ImagePullBackoff | None = None,
-                 image_pulled: Callable[[str, str], None] = lambda node, image: None) -> None:
+                 image_pulled: Callable[[str, str], None] = lambda node, image: None,
+                 observed_generation: bool = True) -> None:
         self.catalog = catalog
+        #: PodObservedGenerationTracking (on from 1.34): the status says which pod generation it shows.
+        self._observed_generation = observed_generation
         self._node_is_up = node_is_up
         #: (node, image): a container pulled an image there (the node's status lists it).
         self._image_pulled = image_pulled
@@ -368,10 +372,12 @@ class PodRunner:
         if current.get("phase") in TERMINAL_PHASES:
             phase = current["phase"]  # a terminal phase is final
         has_init = bool(state.init_runs)
-        status: Obj = {"phase": phase,
+        generation = observed_generation(pod, self._observed_generation)
+        status: Obj = {"observedGeneration": generation} if generation else {}
+        status.update({"phase": phase,
                        "conditions": pod_conditions(current.get("conditions") or [], state.init_runs,
-                                                    state.runs, phase, now),
-                       "hostIP": state.host_ip, "hostIPs": [{"ip": state.host_ip}]}
+                                                    state.runs, phase, now, generation),
+                       "hostIP": state.host_ip, "hostIPs": [{"ip": state.host_ip}]})
         if state.pod_ip:
             status.update(podIP=state.pod_ip, podIPs=[{"ip": state.pod_ip}])
         status["startTime"] = format_rfc3339(state.start_time)

@@ -185,9 +185,10 @@ def _phase_from_counts(waiting: int, running: int, stopped: int, succeeded: int,
 # -- conditions ----------------------------------------------------------------------------
 
 def pod_conditions(existing: Sequence[Obj], init_runs: Sequence[ContainerRun], runs: Sequence[ContainerRun],
-                   phase: str, now: datetime) -> list[Obj]:
+                   phase: str, now: datetime, generation: int = 0) -> list[Obj]:
     """Conditions others own first (unchanged), then the kubelet's, each keeping its
-    ``lastTransitionTime`` while its status does not change."""
+    ``lastTransitionTime`` while its status does not change; ``generation`` (non-zero with
+    PodObservedGenerationTracking) is the pod generation each of them observed."""
     before = {c.get("type"): c for c in existing}
     ready_status, ready_reason, ready_message = _containers_ready(init_runs, runs, phase, now)
     wanted = [
@@ -198,15 +199,26 @@ def pod_conditions(existing: Sequence[Obj], init_runs: Sequence[ContainerRun], r
         ("PodScheduled", "True", "", ""),
     ]
     others = [dict(c) for c in existing if c.get("type") not in KUBELET_CONDITIONS]
-    return others + [_condition(kind, status, reason, message, before.get(kind), now)
+    return others + [_condition(kind, status, reason, message, before.get(kind), now, generation)
                      for kind, status, reason, message in wanted]
 
 
-def _condition(kind: str, status: str, reason: str, message: str, previous: Obj | None, now: datetime) -> Obj:
+def observed_generation(pod: Obj, tracking: bool) -> int:
+    """``CalculatePodStatusObservedGeneration``: the pod's generation when the gate is on (or
+    the status already carries one), else 0 (not written)."""
+    if tracking or (pod.get("status") or {}).get("observedGeneration"):
+        return int((pod.get("metadata") or {}).get("generation") or 0)
+    return 0
+
+
+def _condition(kind: str, status: str, reason: str, message: str, previous: Obj | None, now: datetime,
+               generation: int = 0) -> Obj:
     unchanged = previous is not None and previous.get("status") == status
     transition = previous.get("lastTransitionTime") if unchanged and previous else None
-    condition: Obj = {"type": kind, "status": status, "lastProbeTime": None,
-                      "lastTransitionTime": transition or format_rfc3339(now)}
+    condition: Obj = {"type": kind}
+    if generation:  # PodCondition's field order: type, observedGeneration, status, …
+        condition["observedGeneration"] = generation
+    condition.update({"status": status, "lastProbeTime": None, "lastTransitionTime": transition or format_rfc3339(now)})
     if reason:
         condition["reason"] = reason
     if message:

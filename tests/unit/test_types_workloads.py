@@ -51,7 +51,10 @@ def test_deployment_defaults():
     assert spec["strategy"] == {"type": "RollingUpdate", "rollingUpdate": {"maxUnavailable": "25%", "maxSurge": "25%"}}
     assert spec["revisionHistoryLimit"] == 10 and spec["progressDeadlineSeconds"] == 600
     template = spec["template"]
-    assert template["metadata"]["creationTimestamp"] is None
+    assert "creationTimestamp" not in template["metadata"]  # Go's zero time: omitted from 1.34 (the reference)
+    in_1_33 = copy.deepcopy(_workload())
+    STRATEGIES["apps/deployments"].default(in_1_33, WriteContext(CTX.now, CTX.rng, CTX.store, release=release("1.33")))
+    assert in_1_33["spec"]["template"]["metadata"]["creationTimestamp"] is None  # null up to 1.33
     assert template["spec"]["restartPolicy"] == "Always"
     assert template["spec"]["containers"][0]["imagePullPolicy"] == "IfNotPresent"
     assert "enableServiceLinks" not in template["spec"]  # pod-only default

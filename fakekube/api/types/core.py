@@ -526,7 +526,7 @@ class ReplicationControllerStrategy(Strategy):
                 meta["labels"] = dict(labels)
         if spec.get("replicas") is None:
             spec["replicas"] = 1
-        default_pod_template(template)
+        default_pod_template(template, ctx.release)
 
     def prepare_for_create(self, obj: Obj, ctx: WriteContext) -> None:
         obj["status"] = {"replicas": 0}
