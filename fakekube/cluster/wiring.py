@@ -74,11 +74,13 @@ CONTROLLERS: tuple[ControllerSpec, ...] = (
     ControllerSpec("node-ipam-controller",
                    lambda c: NodeIPAMController(c.cluster_cidr, c.node_cidr_mask_size, c.service_cidr),
                    ("nodeipam",)),
-    ControllerSpec("replicaset-controller", lambda c: ReplicaSetController(REPLICA_SET), ("replicaset",)),
+    ControllerSpec("replicaset-controller", lambda c: ReplicaSetController(
+        REPLICA_SET, terminating_replicas=c.release.enabled("DeploymentReplicaSetTerminatingReplicas")), ("replicaset",)),
     ControllerSpec("replicationcontroller-controller", lambda c: ReplicaSetController(REPLICATION_CONTROLLER),
                    ("replicationcontroller",)),
     ControllerSpec("disruption-controller", lambda c: DisruptionController(), ("disruption",)),
-    ControllerSpec("deployment-controller", lambda c: DeploymentController(), ("deployment",)),
+    ControllerSpec("deployment-controller", lambda c: DeploymentController(
+        c.release.enabled("DeploymentReplicaSetTerminatingReplicas")), ("deployment",)),
     ControllerSpec("daemonset-controller", lambda c: DaemonSetController(), ("daemonset",)),
     ControllerSpec("garbage-collector-controller", lambda c: GarbageCollectorController(served_resources(c.release)),
                    ("garbagecollector",)),

@@ -144,15 +144,12 @@ _STORAGE_1_36 = {**_COMMON_STORAGE,
 #: - DeploymentReplicaSetTerminatingReplicas: on from 1.35: Deployments and ReplicaSets
 #:   report ``status.terminatingReplicas``.
 #: - OrderedNamespaceDeletion: on in every supported release (beta 1.33, GA 1.34).
-#: - VolumeAttributesClass: GA in 1.34 (off, beta, in 1.33): the API is served and a claim's
-#:   ``volumeAttributesClassName`` must match its volume's when binding.
-#: - MutatingAdmissionPolicy: on in 1.36 (GA).
+#: The gates of the APIs a release adds (DRA, VolumeAttributesClass, MutatingAdmissionPolicy)
+#: are :data:`SERVED_SINCE`: fakekube stores those objects and acts on none of them.
 _GATE_SINCE = {
     "PodObservedGenerationTracking": 34,
     "DeploymentReplicaSetTerminatingReplicas": 35,
     "OrderedNamespaceDeletion": 33,
-    "VolumeAttributesClass": 34,
-    "MutatingAdmissionPolicy": 36,
 }
 
 #: Message texts that changed (apimachinery's validation, read at each release's tag):
