@@ -165,7 +165,7 @@ _MESSAGE_SINCE: dict[str, tuple[tuple[int, str], ...]] = {
 #: ``--node-monitor-grace-period``'s default in every supported release.
 NODE_MONITOR_GRACE_PERIOD_S = 50.0
 
-#: v1.XX.0's release date and Go (each release's announcement and go.mod).
+#: v1.XX.0's release date, and a Go of the minor the release was built with (a stand-in, not a measured build).
 _BUILDS = {
     33: Build("2025-04-23T00:00:00Z", "go1.24.2"),
     34: Build("2025-08-27T00:00:00Z", "go1.24.6"),

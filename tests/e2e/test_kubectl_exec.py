@@ -158,7 +158,7 @@ def test_attach_and_port_forward_say_what_is_not_simulated(any_kubectl: Kubectl,
            "listens on no port)" in forward.stderr, forward.stderr
 
 
-@pytest.mark.fakekube(nodes=1)
+@pytest.mark.fakekube(nodes=1, kubernetes_version="1.33")
 def test_a_websocket_kubectl_told_to_use_spdy(fakekube: Cluster, kubectl_cache_dir: str) -> None:
     kubectl = kubectl_or_skip("1.33", fakekube, kubectl_cache_dir)
     kubectl._env["KUBECTL_REMOTE_COMMAND_WEBSOCKETS"] = "false"  # client-go's switch back to SPDY

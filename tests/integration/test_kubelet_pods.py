@@ -63,7 +63,7 @@ def test_default_pod_is_pending_then_running_and_ready_after_one_second() -> Non
     assert [c["type"] for c in pending["conditions"]] == [
         "PodReadyToStartContainers", "Initialized", "Ready", "ContainersReady", "PodScheduled"]
     assert condition(cluster, "web", "Ready") == {
-        "type": "Ready", "status": "False", "lastProbeTime": None, "lastTransitionTime": stamp(0),
+        "type": "Ready", "observedGeneration": 1, "status": "False", "lastProbeTime": None, "lastTransitionTime": stamp(0),
         "reason": "ContainersNotReady", "message": "containers with unready status: [c]"}
     assert pending["containerStatuses"][0]["state"] == {"waiting": {"reason": "ContainerCreating"}}
 
@@ -73,7 +73,7 @@ def test_default_pod_is_pending_then_running_and_ready_after_one_second() -> Non
     running = status(cluster, "web")
     assert running["phase"] == "Running"
     assert condition(cluster, "web", "Ready") == {
-        "type": "Ready", "status": "True", "lastProbeTime": None, "lastTransitionTime": stamp(1)}
+        "type": "Ready", "observedGeneration": 1, "status": "True", "lastProbeTime": None, "lastTransitionTime": stamp(1)}
     assert condition(cluster, "web", "PodScheduled")["lastTransitionTime"] == stamp(0)
     c = running["containerStatuses"][0]
     assert c["state"] == {"running": {"startedAt": stamp(1)}}
@@ -111,7 +111,7 @@ def test_init_containers_run_in_order_each_to_completion() -> None:
     assert container(cluster, "staged", 1, "initContainerStatuses")["state"] == {"waiting": {"reason": "PodInitializing"}}
     assert container(cluster, "staged")["state"] == {"waiting": {"reason": "PodInitializing"}}
     assert condition(cluster, "staged", "Initialized") == {
-        "type": "Initialized", "status": "False", "lastProbeTime": None, "lastTransitionTime": stamp(0),
+        "type": "Initialized", "observedGeneration": 1, "status": "False", "lastProbeTime": None, "lastTransitionTime": stamp(0),
         "reason": "ContainersNotInitialized", "message": "containers with incomplete status: [init-a init-b]"}
     at(cluster, 5)
     first = container(cluster, "staged", 0, "initContainerStatuses")["state"]["terminated"]
@@ -205,7 +205,7 @@ def test_readiness_follows_the_probe_timeline() -> None:
     at(cluster, 51)
     assert container(cluster, "flaky")["ready"] is False
     assert condition(cluster, "flaky", "Ready") == {
-        "type": "Ready", "status": "False", "lastProbeTime": None, "lastTransitionTime": stamp(51),
+        "type": "Ready", "observedGeneration": 1, "status": "False", "lastProbeTime": None, "lastTransitionTime": stamp(51),
         "reason": "ContainersNotReady", "message": "containers with unready status: [c]"}
     assert status(cluster, "flaky")["phase"] == "Running"
 

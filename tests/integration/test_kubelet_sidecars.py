@@ -217,7 +217,7 @@ def test_the_pod_is_ready_only_when_its_sidecars_are() -> None:
             "False", "ContainersNotReady", "containers with unready status: [proxy]")
     at(cluster, 16)
     assert condition(cluster, "gated", "Ready") == {
-        "type": "Ready", "status": "True", "lastProbeTime": None, "lastTransitionTime": stamp(16)}
+        "type": "Ready", "observedGeneration": 1, "status": "True", "lastProbeTime": None, "lastTransitionTime": stamp(16)}
 
 
 # -- the pod ends ------------------------------------------------------------------------------------
