@@ -216,3 +216,31 @@ def test_an_unsupported_release_never_builds_a_cluster() -> None:
         Cluster(kubernetes_version="1.30")
     with pytest.raises(ValueError, match=r"give the minor release; the patch is patch_version"):
         Cluster(kubernetes_version="v1.36.1")
+
+
+CLAIM = {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim", "metadata": {"name": "c", "namespace": NS},
+         "spec": {"devices": {"requests": [{"name": "r", "exactly": {"deviceClassName": "gpu"}}]}}}
+
+
+@pytest.mark.parametrize("version,served", [("1.33", False), ("1.34", True), ("1.36", True)])
+def test_the_types_a_release_adds_are_stored_with_upstreams_defaults(version: str, served: bool) -> None:
+    """resource.k8s.io/v1 from 1.34: the reference answers this claim with ExactCount, count 1
+    and an empty status; 1.33 does not serve the group (404)."""
+    with Cluster(kubernetes_version=version) as cluster:
+        code, body = _post(cluster, f"/apis/resource.k8s.io/v1/namespaces/{NS}/resourceclaims", CLAIM)
+        mutating = _post(cluster, "/apis/admissionregistration.k8s.io/v1/mutatingadmissionpolicies",
+                         {"metadata": {"name": "m"}, "spec": {}})
+    if not served:
+        assert (code, body["reason"]) == (404, "NotFound")
+        return
+    assert code == 201
+    assert body["spec"]["devices"]["requests"][0]["exactly"] == {"deviceClassName": "gpu", "allocationMode": "ExactCount",
+                                                                 "count": 1}
+    assert body["status"] == {}
+    if version == "1.36":  # MutatingAdmissionPolicy: GA in 1.36, validated as the reference does
+        assert mutating[0] == 422 and mutating[1]["message"] == (
+            'MutatingAdmissionPolicy.admissionregistration.k8s.io "m" is invalid: [spec.matchConstraints: Required '
+            "value, spec.mutations: Required value: mutations must contain at least one item, "
+            "spec.reinvocationPolicy: Required value]")
+    else:
+        assert mutating[0] == 404

@@ -9,6 +9,8 @@ allocates devices: no DRA driver or scheduler plugin acts on them (docs/api.md).
 
 from __future__ import annotations
 
+from typing import Any
+
 from fakekube.api.machinery import errors
 from fakekube.api.machinery.errors import FieldError
 from fakekube.api.registry import STATUS, ResourceType, Strategy, WriteContext
@@ -32,12 +34,29 @@ DEVICE_CLASSES = ResourceType(GROUP, "v1", "DeviceClass", "deviceclasses", names
                               strategy=DeviceClassStrategy(), table=DEVICE_CLASS_TABLE)
 
 
+def default_claim_spec(spec: Any) -> None:
+    """``SetDefaults_ExactDeviceRequest`` / ``SetDefaults_DeviceSubRequest``: a request (or
+    one of its ``firstAvailable`` alternatives) takes ExactCount devices, 1 unless it says."""
+    requests = ((spec or {}).get("devices") or {}).get("requests") if isinstance(spec, dict) else None
+    for request in requests if isinstance(requests, list) else []:
+        if not isinstance(request, dict):
+            continue
+        wanted = [request.get("exactly")] + list(request.get("firstAvailable") or [])
+        for one in (w for w in wanted if isinstance(w, dict)):
+            one.setdefault("allocationMode", "ExactCount")
+            if one["allocationMode"] == "ExactCount" and not one.get("count"):
+                one["count"] = 1
+
+
 class ResourceClaimStrategy(Strategy):
     """ResourceClaims: the spec is fixed once created (``ValidateResourceClaimUpdate``); the
     allocation lives in status, written by the scheduler and drivers through /status."""
 
+    def default(self, obj: Obj, ctx: WriteContext) -> None:
+        default_claim_spec(obj.get("spec"))
+
     def prepare_for_create(self, obj: Obj, ctx: WriteContext) -> None:
-        obj.pop("status", None)
+        obj["status"] = {}
 
     def validate_update(self, new: Obj, old: Obj) -> list[FieldError]:
         return immutable(new.get("spec"), old.get("spec"), "spec", GoLiteral("resource.ResourceClaimSpec{...}"))
@@ -50,6 +69,11 @@ RESOURCE_CLAIMS = ResourceType(GROUP, "v1", "ResourceClaim", "resourceclaims", n
 class ResourceClaimTemplateStrategy(Strategy):
     """ResourceClaimTemplates: the claim a pod's ``resourceClaims`` entry would create;
     its spec is fixed once created."""
+
+    def default(self, obj: Obj, ctx: WriteContext) -> None:
+        template = obj.get("spec")
+        if isinstance(template, dict):
+            default_claim_spec(template.get("spec"))
 
     def validate_update(self, new: Obj, old: Obj) -> list[FieldError]:
         return immutable(new.get("spec"), old.get("spec"), "spec",
@@ -108,6 +132,11 @@ class ResourceSliceStrategy(Strategy):
     """ResourceSlices (``validateResourceSliceSpec``): what a driver publishes of one pool."""
 
     tracks_generation = True
+
+    def default(self, obj: Obj, ctx: WriteContext) -> None:
+        pool = (obj.get("spec") or {}).get("pool") if isinstance(obj.get("spec"), dict) else None
+        if isinstance(pool, dict):
+            pool.setdefault("generation", 0)  # an int64 without omitempty: always written
 
     def validate(self, obj: Obj) -> list[FieldError]:
         raw = obj.get("spec")
