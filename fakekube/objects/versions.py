@@ -144,12 +144,15 @@ _STORAGE_1_36 = {**_COMMON_STORAGE,
 #: - DeploymentReplicaSetTerminatingReplicas: on from 1.35: Deployments and ReplicaSets
 #:   report ``status.terminatingReplicas``.
 #: - OrderedNamespaceDeletion: on in every supported release (beta 1.33, GA 1.34).
+#: - RelaxedServiceNameValidation: on from 1.36 (beta): a Service's name is a DNS-1123 label
+#:   (``must not contain dots`` for a dotted one), not a DNS-1035 label.
 #: The gates of the APIs a release adds (DRA, VolumeAttributesClass, MutatingAdmissionPolicy)
 #: are :data:`SERVED_SINCE`: fakekube stores those objects and acts on none of them.
 _GATE_SINCE = {
     "PodObservedGenerationTracking": 34,
     "DeploymentReplicaSetTerminatingReplicas": 35,
     "OrderedNamespaceDeletion": 33,
+    "RelaxedServiceNameValidation": 36,
 }
 
 #: Message texts that changed (apimachinery's validation, read at each release's tag):

@@ -244,3 +244,17 @@ def test_the_types_a_release_adds_are_stored_with_upstreams_defaults(version: st
             "spec.reinvocationPolicy: Required value]")
     else:
         assert mutating[0] == 404
+
+
+@pytest.mark.parametrize("version,dotted,digit_first", [
+    ("1.35", "a DNS-1035 label must consist of", 422),
+    ("1.36", "must not contain dots", 201),  # RelaxedServiceNameValidation (beta, on, from 1.36)
+])
+def test_service_names_are_dns_labels_from_1_36(version: str, dotted: str, digit_first: int) -> None:
+    """Both references (1.35 emulated, 1.36) answer exactly these."""
+    def service(name: str) -> Obj:
+        return {"apiVersion": "v1", "kind": "Service", "metadata": {"name": name}, "spec": {"ports": [{"port": 80}]}}
+    with Cluster(kubernetes_version=version) as cluster:
+        code, body = _post(cluster, f"/api/v1/namespaces/{NS}/services", service("a.b"))
+        assert code == 422 and body["message"].startswith(f'Service "a.b" is invalid: metadata.name: Invalid value: "a.b": {dotted}')
+        assert _post(cluster, f"/api/v1/namespaces/{NS}/services", service("1abc"))[0] == digit_first

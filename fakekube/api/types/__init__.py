@@ -147,9 +147,10 @@ def builtin_registry(service_network: ServiceNetwork | None = None, metrics_serv
     release = release if release is not None else versions.release(versions.DEFAULT_VERSION)
     aggregated = METRICS_TYPES if metrics_server else ()
     served = builtin_types(release)
-    if service_network is None:
+    relaxed_names = release.enabled("RelaxedServiceNameValidation")
+    if service_network is None and relaxed_names:  # SERVICES is the default release's declaration
         return Registry(served, aggregated, release)
-    services = services_type(service_network)
+    services = services_type(service_network, relaxed_names)
     return Registry((services if rt is SERVICES else rt for rt in served), aggregated, release)
 
 
