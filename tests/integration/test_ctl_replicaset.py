@@ -87,10 +87,11 @@ def test_pods_come_from_the_template_with_a_controller_reference() -> None:
                                             "uid": created["metadata"]["uid"], "controller": True,
                                             "blockOwnerDeletion": True}]
     assert sorted(m for m, _ in rs_events(cluster, "SuccessfulCreate")) == [f"Created pod: {n}" for n in names(cluster)]
-    assert status(cluster) == {"replicas": 3, "fullyLabeledReplicas": 3, "observedGeneration": 1}
+    # terminatingReplicas (a pointer, so 0 is written): DeploymentReplicaSetTerminatingReplicas, on from 1.35
+    assert status(cluster) == {"replicas": 3, "fullyLabeledReplicas": 3, "terminatingReplicas": 0, "observedGeneration": 1}
     at(cluster, 1)  # the default behaviour is Ready one second after binding
     assert status(cluster) == {"replicas": 3, "fullyLabeledReplicas": 3, "readyReplicas": 3,
-                               "availableReplicas": 3, "observedGeneration": 1}
+                               "availableReplicas": 3, "terminatingReplicas": 0, "observedGeneration": 1}
 
 
 def test_a_replication_controller_is_the_same_logic_over_a_map_selector() -> None:
