@@ -184,7 +184,7 @@ def test_path_segment_rule_on_prefix_only_checks_characters():
 
 
 @pytest.mark.parametrize("group,plural,name,ok", [
-    ("", "services", "1web", False),  # DNS-1035: must start with a letter
+    ("", "services", "1web", True),  # a DNS-1123 label from 1.36 (RelaxedServiceNameValidation; the reference)
     ("", "services", "web.a", False),
     ("", "pods", "web.a", True),  # subdomain allows dots
     ("", "namespaces", "team.a", False),  # DNS label
@@ -195,6 +195,11 @@ def test_path_segment_rule_on_prefix_only_checks_characters():
 ])
 def test_name_rules(group, plural, name, ok):
     assert (builtin_registry()[group, plural].name_rule(name) == []) == ok
+
+
+def test_service_names_are_dns1035_labels_up_to_1_35():
+    services = builtin_registry(release=release("1.35"))["", "services"]
+    assert services.name_rule("1web") and services.name_rule("web") == []
 
 
 def test_undeclared_name_rule_is_dns_subdomain():
