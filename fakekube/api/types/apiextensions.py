@@ -242,11 +242,12 @@ def _go_versions(versions: list[Obj]) -> str:
     return "[]apiextensions.CustomResourceDefinitionVersion{" + ", ".join(map(_go_version, versions)) + "}"
 
 
-def _json_version(version: Obj) -> str:
+def _json_version(version: Obj, shared: frozenset[str] = frozenset()) -> str:
     """The internal version as ``json.Marshal`` writes it (Go field names). A schema,
-    subresources or columns show as ``{...}``: fakekube does not rebuild their internal form."""
+    subresources or columns all versions share are hoisted to the internal spec (null here);
+    others show as ``{...}``: fakekube does not rebuild their internal form."""
     def given(name: str) -> Any:
-        return None if version.get(name) is None else Shown("{...}")
+        return None if version.get(name) is None or name in shared else Shown("{...}")
     return go_json_struct([
         ("Name", version.get("name") or ""), ("Served", bool(version.get("served"))),
         ("Storage", bool(version.get("storage"))), ("Deprecated", bool(version.get("deprecated"))),
@@ -256,7 +257,11 @@ def _json_version(version: Obj) -> str:
 
 
 def _shown_versions(versions: list[Obj]) -> GoLiteral:
-    return GoLiteral(_go_versions(versions), "[" + ",".join(map(_json_version, versions)) + "]")
+    """The versions as upstream shows them: its v1 → internal conversion moves a schema,
+    subresources or printer columns that every version has alike up to the spec."""
+    shared = frozenset(name for name in ("schema", "subresources", "additionalPrinterColumns")
+                       if len({repr(v.get(name)) for v in versions}) == 1)
+    return GoLiteral(_go_versions(versions), "[" + ",".join(_json_version(v, shared) for v in versions) + "]")
 
 
 def _version_problems(version: Obj, path: str, unchanged: bool = False) -> list[FieldError]:
@@ -376,8 +381,7 @@ def stored_versions_problems(stored: list[str] | None, versions: list[Obj]) -> l
     listed, and the storage version is stored."""
     path = "status.storedVersions"
     if not stored:
-        return [errors.invalid(path, GoLiteral("[]string{}", "null" if stored is None else "[]"),
-                               "must have at least one stored version")]
+        return [errors.invalid(path, GoLiteral("[]string{}", "null"), "must have at least one stored version")]
     problems: list[FieldError] = []
     remaining = {name: i for i, name in enumerate(stored)}
     for version in versions:

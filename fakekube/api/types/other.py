@@ -266,7 +266,7 @@ class NetworkPolicyStrategy(Strategy):
         errs: list[FieldError] = []
         if "podSelector" not in spec:
             errs.append(errors.required("spec.podSelector"))
-        allowed = ["Egress", "Ingress"]
+        allowed = ["Ingress", "Egress"]  # upstream's list, in its order (the reference)
         for i, policy_type in enumerate(spec.get("policyTypes") or []):
             if policy_type not in allowed:
                 errs.append(errors.not_supported(f"spec.policyTypes[{i}]", policy_type, allowed))
