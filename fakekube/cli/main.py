@@ -35,6 +35,13 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--controllers", default=None, metavar="LIST",
                        help="controllers to run, as kube-controller-manager's flag: '*' (default) is every "
                             "default controller, 'name' enables one, '-name' disables one (e.g. '*,-podgc')")
+    serve.add_argument("--enable-admission-plugins", default=None, metavar="LIST",
+                       help="kube-apiserver's flag: admission plugins to run besides the default ones, "
+                            "comma-separated (e.g. AlwaysPullImages,PodNodeSelector); they run in upstream's "
+                            "order whatever the order here (docs/config.md)")
+    serve.add_argument("--disable-admission-plugins", default=None, metavar="LIST",
+                       help="kube-apiserver's flag: default admission plugins not to run, comma-separated "
+                            "(e.g. ServiceAccount,ResourceQuota)")
     serve.add_argument("--seed", type=int, default=None, help="seed for names, UIDs and IPs (default 0)")
     serve.add_argument("--time-scale", type=float, default=None, metavar="K",
                        help="cluster time runs K times as fast as the wall clock (default 1: real time, like a "
@@ -100,10 +107,27 @@ def cluster_config(args: argparse.Namespace, start_time: datetime | None,
              "token_auth_file": args.token_auth_file, "tls": args.tls, "event_ttl_s": event_ttl_s,
              "system_pods": False if args.system_pods is False else None,
              "metrics_server": False if args.metrics_server is False else None,
-             "controllers": parse_enable_list(args.controllers) if args.controllers is not None else None}
+             "controllers": parse_enable_list(args.controllers) if args.controllers is not None else None,
+             "enable_admission_plugins": plugin_list(args.enable_admission_plugins),
+             "disable_admission_plugins": plugin_list(args.disable_admission_plugins)}
     chosen.update((name, value) for name, value in flags.items() if value is not None)
     listen = {"host": args.host, "port": args.port, "kubeconfig_path": args.kubeconfig}
     return config_from_values({**serve_defaults(chosen), **chosen, **listen})
+
+
+def plugin_list(text: str | None) -> tuple[str, ...] | None:
+    """An admission plugin flag's comma-separated names (None: not given)."""
+    return None if text is None else tuple(name.strip() for name in text.split(",") if name.strip())
+
+
+def check_plugin_flags(args: argparse.Namespace) -> str | None:
+    """kube-apiserver's complaint about the admission plugin flags, or None."""
+    from fakekube.api.admission import UnknownPlugins, check_names
+    try:
+        check_names(plugin_list(args.enable_admission_plugins) or (), plugin_list(args.disable_admission_plugins) or ())
+    except UnknownPlugins as error:
+        return str(error)
+    return None
 
 
 def serve_defaults(chosen: Mapping[str, Any]) -> dict[str, Any]:
@@ -193,6 +217,10 @@ def _serve(args: argparse.Namespace) -> int:
         event_ttl_s = parse_event_ttl(args.event_ttl) if args.event_ttl is not None else None
     except ValueError as exc:
         print(f"fakekube: bad {exc}", file=sys.stderr)
+        return 2
+    plugins_problem = check_plugin_flags(args)
+    if plugins_problem is not None:
+        print(f"fakekube: {plugins_problem}", file=sys.stderr)
         return 2
     try:
         config = cluster_config(args, start_time, event_ttl_s)

@@ -17,6 +17,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
+from fakekube.api.admission import UnknownPlugins, check_names
 from fakekube.api.auth.authorizer import parse_mode
 from fakekube.api.auth.identity import UserInfo
 from fakekube.api.types._util import parse_quantity
@@ -115,6 +116,10 @@ def parse_config_values(data: Any, base_dir: Path | None = None) -> dict[str, An
     for key, field, parse in _TOP_LEVEL:
         if key in root:
             values[field] = parse(root[key], key)
+    try:
+        check_names(values.get("enable_admission_plugins", ()), values.get("disable_admission_plugins", ()))
+    except UnknownPlugins as error:  # a name both enabled and disabled
+        raise ConfigError(f"enableAdmissionPlugins, disableAdmissionPlugins: {error}") from None
     if "staticPodPath" in root:
         values["static_pod_path"] = _static_pod_path(root["staticPodPath"], base_dir)
     if "tokenAuthFile" in root:
@@ -228,6 +233,23 @@ def _controllers(raw: Any, path: str) -> tuple[str, ...]:
         raise ConfigError(f"{path}: must be a list of controller names (or a comma-separated string), "
                           f"got {_describe(raw)}")
     return parse_enable_list([_string(item, f"{path}[{index}]") for index, item in enumerate(raw)])
+
+
+def _plugin_names(raw: Any, path: str) -> tuple[str, ...]:
+    """kube-apiserver's ``--enable-admission-plugins``/``--disable-admission-plugins``: a list
+    of plugin names or one comma-separated string; an unknown name is upstream's error."""
+    if isinstance(raw, str):
+        names = tuple(name.strip() for name in raw.split(",") if name.strip())
+    elif isinstance(raw, list):
+        names = tuple(_string(item, f"{path}[{index}]") for index, item in enumerate(raw))
+    else:
+        raise ConfigError(f"{path}: must be a list of admission plugin names (or a comma-separated string), "
+                          f"got {_describe(raw)}")
+    try:
+        check_names(names, ()) if path == "enableAdmissionPlugins" else check_names((), names)
+    except UnknownPlugins as error:
+        raise ConfigError(f"{path}: {error}") from None
+    return names
 
 
 #: podGC keys → PodGCConfig fields (upstream constants gcCheckPeriod and the quarantine;
@@ -433,6 +455,8 @@ _TOP_LEVEL: tuple[tuple[str, str, Callable[[Any, str], Any]], ...] = (
     ("nodes", "nodes", _nodes),
     ("nodeLifecycle", "node_lifecycle", _node_lifecycle),
     ("controllers", "controllers", _controllers),
+    ("enableAdmissionPlugins", "enable_admission_plugins", _plugin_names),
+    ("disableAdmissionPlugins", "disable_admission_plugins", _plugin_names),
     ("podGC", "pod_gc", _pod_gc),
     ("kubelet", "kubelet", _kubelet),
     ("scheduler", "scheduler", _scheduler),

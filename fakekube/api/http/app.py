@@ -460,9 +460,10 @@ class RestApp:
             if target.subresource == EXEC and rt.key == ("", "pods"):
                 # A rare, long request: the session reads the upgrade headers through werkzeug's.
                 from fakekube.api.http import execstream  # exec streams load with the first exec (cold start)
-                return execstream.exec_response(self.api, rt, target.namespace, target.name, Request(request.environ))
+                return execstream.exec_response(self.api, rt, target.namespace, target.name, Request(request.environ),
+                                                _user(request))
             raise connect.connect(self.api, rt, target.namespace, target.name, target.subresource, request.method,
-                                  query)
+                                  query, _user(request), target.subpath)
         if request.method != "GET":  # a write: refuse an unreadable answer before writing (upstream)
             negotiation.choose(request.headers.get("Accept"), allow_as=False)
         raw = self._body(request) if request.method in ("POST", "PUT", "PATCH") else b""

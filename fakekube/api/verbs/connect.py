@@ -9,6 +9,10 @@ answers the command from the container's behaviour data (``api.pod_exec``, wired
 cluster to kubelet/execs.py), and :func:`exec_status` words the outcome as the Status the
 error stream carries (fakekube.api.http.execstream speaks the stream protocols).
 
+Each request first goes through the admission chain as a CONNECT (webhooks and policies
+may match ``pods/exec``...), its options object (``PodExecOptions``...) standing for the
+object, as upstream's connect handler does before it looks the object up.
+
 The others, after upstream's own checks (the object exists; a pod is bound to a node; a
 named container is the pod's), are answered with a 400 ``BadRequest`` Status that says what
 is not simulated, which kubectl prints as ``Error from server (BadRequest): ...``.
@@ -19,6 +23,7 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple, Protocol, Sequence
 
+from fakekube.api.auth.identity import UserInfo
 from fakekube.api.machinery import errors
 from fakekube.api.registry import ATTACH, EXEC, PORTFORWARD, PROXY, ResourceType
 from fakekube.api.verbs.apiserver import APIServer
@@ -43,21 +48,26 @@ _POD_WHY = {
     PROXY: "a simulated container serves no traffic",
 }
 
+#: The options kind a connect request decodes into (the connect storages' ``NewConnectOptions``).
+OPTIONS_KINDS = {("pods", EXEC): "PodExecOptions", ("pods", ATTACH): "PodAttachOptions",
+                 ("pods", PORTFORWARD): "PodPortForwardOptions", ("pods", PROXY): "PodProxyOptions",
+                 ("nodes", PROXY): "NodeProxyOptions", ("services", PROXY): "ServiceProxyOptions"}
 #: The reason and cause type of a non-zero exit on the error stream (remotecommand constants).
 NON_ZERO_EXIT_CODE = "NonZeroExitCode"
 EXIT_CODE_CAUSE = "ExitCode"
 
 
 def connect(api: APIServer, rt: ResourceType, namespace: str, name: str, subresource: str, method: str,
-            query: dict[str, str]) -> errors.ApiError:
+            query: dict[str, str], user: UserInfo | None = None, subpath: str = "") -> errors.ApiError:
     """The error a connect request ends in (always raised by the caller: there is no success).
 
-    405 for a method upstream does not route; 404 when the object is missing; for pods,
-    upstream's 400s for an unbound pod or an unknown container; else 400 naming what is not
-    simulated."""
+    405 for a method upstream does not route; admission's refusal; 404 when the object is
+    missing; for pods, upstream's 400s for an unbound pod or an unknown container; else 400
+    naming what is not simulated."""
     allowed = PROXY_METHODS if subresource == PROXY else EXEC_METHODS
     if method not in allowed:
         return errors.method_not_allowed()
+    api.admit_connect(rt, namespace, name, subresource, connect_options(rt, subresource, query, subpath=subpath), user)
     obj = api.get(rt, namespace, name.split(":", 1)[0] if subresource == PROXY else name)
     if rt.key == ("", "pods") and subresource != PROXY:
         problem = _pod_problem(obj, name, query)
@@ -97,6 +107,27 @@ def container_problem(pod: Obj, name: str, container: str) -> str | None:
     return problem
 
 
+def connect_options(rt: ResourceType, subresource: str, query: dict[str, str], command: Sequence[str] = (),
+                    subpath: str = "") -> Obj:
+    """The request's options as admission sees them: its ``v1`` options kind, with the fields
+    its Go type would marshal (``omitempty``: unset flags and empty strings left out)."""
+    body: Obj = {"kind": OPTIONS_KINDS.get((rt.plural, subresource), "PodProxyOptions"), "apiVersion": "v1"}
+    if subresource in (EXEC, ATTACH):
+        body.update({key: True for key in ("stdin", "stdout", "stderr", "tty")
+                     if query.get(key, "").lower() in ("true", "1")})
+        if query.get("container"):
+            body["container"] = query["container"]
+        if subresource == EXEC:
+            body["command"] = list(command) or None
+    elif subresource == PORTFORWARD:
+        ports = [int(port) for port in query.get("ports", "").split(",") if port.strip().isdigit()]
+        if ports:
+            body["ports"] = ports
+    elif subpath or query.get("path"):
+        body["path"] = "/" + subpath if subpath else query["path"]
+    return body
+
+
 # -- pods/exec ------------------------------------------------------------------------------
 
 class ExecOutcome(Protocol):
@@ -124,11 +155,12 @@ class ExecRequest(NamedTuple):
 
 
 def check_exec(api: APIServer, rt: ResourceType, namespace: str, name: str, method: str, query: dict[str, str],
-               command: Sequence[str]) -> tuple[dict[str, Any], ExecRequest]:
-    """The pod and the request's options, after upstream's checks (405, 404, then the 400s of
-    :func:`connect`); ``command`` is the query's repeated ``command`` parameter."""
+               command: Sequence[str], user: UserInfo | None = None) -> tuple[dict[str, Any], ExecRequest]:
+    """The pod and the request's options, after upstream's checks (405, admission, 404, then
+    the 400s of :func:`connect`); ``command`` is the query's repeated ``command`` parameter."""
     if method not in EXEC_METHODS:
         raise errors.method_not_allowed()
+    api.admit_connect(rt, namespace, name, EXEC, connect_options(rt, EXEC, query, command), user)
     pod = api.get(rt, namespace, name)
     problem = _pod_problem(pod, name, query)
     if problem is not None:

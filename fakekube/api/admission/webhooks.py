@@ -32,8 +32,8 @@ from fakekube.api.machinery.jsonutil import deep_copy, nests_deeper_than
 from fakekube.api.registry import ResourceType
 from fakekube.api.wire import decoding, patch
 from fakekube.api.wire.schema import SchemaSet
-from fakekube.api.verbs.attributes import DELETE, Attributes
-from fakekube.api.verbs.webhook_call import CallFailed, WebhookTransport
+from fakekube.api.admission.attributes import DELETE, Attributes
+from fakekube.api.admission.webhook_call import CallFailed, WebhookTransport
 from fakekube.objects.labels import compile_selector
 from fakekube.random import SeededRandom
 from fakekube.store import Store
@@ -137,7 +137,7 @@ class WebhookAdmission:
     def review(self, attrs: Attributes, obj: Obj | None) -> Obj:
         """An ``admission.k8s.io/v1`` AdmissionReview of the write."""
         rt = attrs.rt
-        kind = {"group": rt.group, "version": rt.version, "kind": rt.kind}
+        kind = {"group": rt.group, "version": rt.version, "kind": attrs.kind}
         resource = {"group": rt.group, "version": rt.version, "resource": rt.plural}
         request: Obj = {"uid": self._uid(), "kind": kind, "resource": resource}
         if attrs.subresource:
@@ -150,7 +150,7 @@ class WebhookAdmission:
         if attrs.namespace:
             request["namespace"] = attrs.namespace
         request.update({"operation": attrs.operation, "userInfo": attrs.user_info.to_json(),
-                        "object": _typed(rt, obj), "oldObject": _typed(rt, attrs.old),
+                        "object": _typed(rt, obj, attrs.kind), "oldObject": _typed(rt, attrs.old),
                         "dryRun": attrs.dry_run, "options": attrs.options_object()})
         return {"kind": "AdmissionReview", "apiVersion": REVIEW_API_VERSION, "request": request}
 
@@ -339,10 +339,10 @@ def internal(message: str) -> ApiError:
     return ApiError(500, "InternalError", f"Internal error occurred: {message}", {"causes": [{"message": message}]})
 
 
-def _typed(rt: ResourceType, obj: Obj | None) -> Obj | None:
+def _typed(rt: ResourceType, obj: Obj | None, kind: str = "") -> Obj | None:
     if obj is None:
         return None
-    return {"apiVersion": rt.api_version, "kind": rt.kind, **deep_copy(obj)}
+    return {"apiVersion": rt.api_version, "kind": kind or rt.kind, **deep_copy(obj)}
 
 
 def _verified(answer: Obj, uid: str, mutating: bool) -> Obj:

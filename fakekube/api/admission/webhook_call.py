@@ -84,5 +84,5 @@ class WebhookTransport:
 
     def post(self, endpoint: Endpoint, ca_bundle: str | None, body: Obj, timeout_s: int) -> Obj:
         """POST an AdmissionReview and return the decoded answer (or raise :class:`CallFailed`)."""
-        from fakekube.api.verbs.webhook_https import post  # http.client and ssl: on the first call only
+        from fakekube.api.admission.webhook_https import post  # http.client and ssl: on the first call only
         return post(endpoint, ca_bundle, body, timeout_s)

@@ -1,6 +1,6 @@
 """A webhook call's transport: HTTPS with upstream's trust rules and Go's error wording.
 
-Kept apart from :mod:`fakekube.api.verbs.webhook_call` so that ``http.client`` and ``ssl``
+Kept apart from :mod:`fakekube.api.admission.webhook_call` so that ``http.client`` and ``ssl``
 (a fifth of a cold import) load when a cluster first calls a webhook, not at import.
 """
 
@@ -15,7 +15,7 @@ import ssl
 import time
 from typing import Any
 
-from fakekube.api.verbs.webhook_call import MAX_RESPONSE_BYTES, CONTENT_TYPE, CallFailed, Endpoint, join_host
+from fakekube.api.admission.webhook_call import MAX_RESPONSE_BYTES, CONTENT_TYPE, CallFailed, Endpoint, join_host
 from fakekube.api.wire import decoding
 
 Obj = dict[str, Any]

@@ -26,8 +26,8 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from fakekube.api.machinery.errors import ApiError
 from fakekube.api.registry import Registry
-from fakekube.api.verbs.attributes import DELETE, Attributes
-from fakekube.api.verbs.webhooks import EXEMPT_KINDS, GROUP, evaluate_conditions, object_matches, rule_matches
+from fakekube.api.admission.attributes import DELETE, Attributes
+from fakekube.api.admission.webhooks import EXEMPT_KINDS, GROUP, evaluate_conditions, object_matches, rule_matches
 from fakekube.objects.labels import compile_selector
 from fakekube.store import Store
 
@@ -282,7 +282,7 @@ def _named_rule_matches(rule: Obj, attrs: Attributes) -> bool:
 def _typed(attrs: Attributes, obj: Obj | None) -> Obj | None:
     if obj is None:
         return None
-    return {"apiVersion": attrs.rt.api_version, "kind": attrs.rt.kind, **obj}
+    return {"apiVersion": attrs.rt.api_version, "kind": attrs.kind, **obj}
 
 
 def denial(attrs: Attributes, obj: Obj | None, decision: Decision) -> ApiError:
