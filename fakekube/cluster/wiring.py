@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Callable
 
 from fakekube.api.admission import AdmissionOptions, enabled_plugins
+from fakekube.api.auth.tokens import signing_key
 from fakekube.controllers.apiextensions import CRDEstablishingController, CRDFinalizerController
 from fakekube.controllers.clusterroleaggregation import ClusterRoleAggregationController
 from fakekube.controllers.cronjob import CronJobController
@@ -34,6 +35,7 @@ from fakekube.controllers.resourcequota import ResourceQuotaController
 from fakekube.controllers.replicaset import REPLICA_SET, REPLICATION_CONTROLLER, ReplicaSetController
 from fakekube.controllers.rootcacertpublisher import RootCACertPublisher
 from fakekube.controllers.serviceaccounts import ServiceAccountsController
+from fakekube.controllers.serviceaccounttokens import ServiceAccountTokensController
 from fakekube.controllers.servicelb import ServiceLBController
 from fakekube.controllers.statefulset import StatefulSetController
 from fakekube.controllers.tainteviction import TaintEvictionController
@@ -93,6 +95,9 @@ CONTROLLERS: tuple[ControllerSpec, ...] = (
     # its Deployment's pod runs (fakekube/controllers/localpath.py).
     ControllerSpec("local-path-provisioner", lambda c: LocalPathProvisioner()),
     ControllerSpec("resourcequota-controller", lambda c: ResourceQuotaController(), ("resourcequota",)),
+    ControllerSpec("serviceaccount-token-controller",
+                   lambda c: ServiceAccountTokensController(cluster_root_ca(c), signing_key(c.seed)),
+                   ("serviceaccount-token",)),
 )
 
 
