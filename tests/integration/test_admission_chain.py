@@ -94,6 +94,19 @@ def test_the_yaml_config_names_plugins(tmp_path: Path) -> None:
         Cluster.from_config_file(path)
 
 
+def test_fakekube_serve_flags_name_plugins_over_the_config_file(tmp_path: Path) -> None:
+    from fakekube.cli.main import build_parser, cluster_config
+    path = tmp_path / "cluster.yaml"
+    path.write_text("disableAdmissionPlugins: [Priority]\n")
+    args = build_parser().parse_args(["serve", "--config", str(path), "--enable-admission-plugins", "AlwaysDeny",
+                                      "--disable-admission-plugins", "ServiceAccount, ResourceQuota"])
+    config = cluster_config(args, None)
+    assert (config.enable_admission_plugins, config.disable_admission_plugins) == (
+        ("AlwaysDeny",), ("ServiceAccount", "ResourceQuota"))
+    config = cluster_config(build_parser().parse_args(["serve", "--config", str(path)]), None)
+    assert (config.enable_admission_plugins, config.disable_admission_plugins) == ((), ("Priority",))
+
+
 def test_fakekube_serve_refuses_an_unknown_plugin_flag() -> None:
     done = subprocess.run([sys.executable, "-m", "fakekube", "serve", "--enable-admission-plugins", "Foo,AlwaysDeny"],
                           capture_output=True, text=True, timeout=60)
