@@ -52,6 +52,8 @@ class Server:
 
     url: str
     tokens: dict[str, str] = field(default_factory=dict)
+    #: How long a watch step waits for its events (the replay's fake answers at once).
+    watch_wait_s: float = WATCH_WAIT_S
 
     @classmethod
     def from_kubeconfig(cls, path: str, extra_tokens: dict[str, str]) -> "Server":
@@ -90,7 +92,7 @@ class Server:
     def send(self, method: str, path: str, headers: dict[str, Any], body: bytes | None, user: str = "admin",
              watch_events: int | None = None) -> RawResponse:
         """One request. With ``watch_events``, the answer is read as a watch stream: one event
-        per line until that many arrived, the server ended it, or :data:`WATCH_WAIT_S` passed."""
+        per line until that many arrived, the server ended it, or ``watch_wait_s`` passed."""
         conn = self._connection()
         try:
             conn.putrequest(method, path, skip_accept_encoding=True)
@@ -110,9 +112,9 @@ class Server:
     def _read_watch(self, conn: http.client.HTTPConnection, resp: http.client.HTTPResponse,
                     pairs: list[tuple[str, str]], count: int) -> RawResponse:
         events: list[bytes] = []
-        deadline = time.monotonic() + WATCH_WAIT_S
+        deadline = time.monotonic() + self.watch_wait_s
         if conn.sock is not None:
-            conn.sock.settimeout(WATCH_WAIT_S)
+            conn.sock.settimeout(self.watch_wait_s)
         timed_out = False
         while len(events) < count:
             if time.monotonic() > deadline:

@@ -29,8 +29,10 @@ TOKENS = {"admintoken": UserInfo("admin", ("system:masters",), "admin-uid"),
 USER_TOKENS = {"admin": "admintoken", "alice": "alicetoken"}
 #: The run token of every replay (the recorder's is random; both are masked as ``${tok}``).
 TOKEN = "zfake"
-#: fakekube answers at once: a poll that does not hold now will not hold later either.
+#: fakekube answers at once: a poll that does not hold now will not hold later either, and a
+#: watch's events from history arrive at once (the steps ending with timeoutSeconds=1 need 1 s).
 POLL_TIMEOUT_S = 1.0
+WATCH_WAIT_S = 1.5
 
 
 class Fakes:
@@ -59,7 +61,7 @@ class Fakes:
 
     def replay(self, scenario: Scenario, version: str) -> runner.Result:
         cluster = self.cluster(version, scenario.mode)
-        return runner.run(scenario, Server(cluster.url, dict(USER_TOKENS)), TOKEN,
+        return runner.run(scenario, Server(cluster.url, dict(USER_TOKENS), watch_wait_s=WATCH_WAIT_S), TOKEN,
                           self.webhook if scenario.webhook else None, cleanup=False, poll_timeout_s=POLL_TIMEOUT_S)
 
     def close(self) -> None:

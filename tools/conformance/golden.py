@@ -13,9 +13,9 @@ match:
 - ``tests/conformance/known_differences.yaml``: real differences not yet fixed. An entry that
   matches nothing any more fails the replay (a stale entry), so the list only shrinks.
 
-An entry: ``scenario`` (a name or a list), optionally ``step`` (an index, a list of indexes,
-or a glob over the step's name), ``path`` (a glob over the difference's path; ``*`` matches
-across dots), ``expected`` and ``got`` (regular expressions searched in the JSON of the
+An entry: ``scenario`` (a name or a list), optionally ``step`` (an exchange index, a glob
+over the step's name, or a list of these), ``path`` (a glob over the difference's path:
+:func:`glob_match`), ``except_path`` (a glob it must not match), ``expected`` and ``got`` (regular expressions searched in the JSON of the
 recorded and the replayed value: ``<absent>`` when there is none), ``versions``; and ``why``
 (ignore.yaml) or ``what`` (known_differences.yaml). ``request`` is for the reader (the
 request that shows it) and is not matched.
@@ -24,7 +24,6 @@ request that shows it) and is not matched.
 from __future__ import annotations
 
 import difflib
-import fnmatch
 import json
 import re
 from dataclasses import dataclass
@@ -104,13 +103,15 @@ class Entry:
     """One entry of ignore.yaml or known_differences.yaml."""
 
     scenarios: tuple[str, ...]
-    step: str | int | tuple[int, ...] | None
+    #: Indexes or globs over step names (any may match); None: every step.
+    step: tuple[int | str, ...] | None
     path: str | None
     versions: tuple[str, ...] | None
     text: str
     number: int
     expected: re.Pattern[str] | None = None
     got: re.Pattern[str] | None = None
+    except_path: str | None = None
 
     def applies(self, scenario: str, version: str) -> bool:
         return scenario in self.scenarios and (self.versions is None or version in self.versions)
@@ -118,21 +119,29 @@ class Entry:
     def matches(self, scenario: str, version: str, difference: Difference) -> bool:
         if not self.applies(scenario, version):
             return False
-        if isinstance(self.step, int) and difference.exchange != self.step:
+        if self.step is not None and not any(
+                difference.exchange == step if isinstance(step, int) else glob_match(step, difference.step_name)
+                for step in self.step):
             return False
-        if isinstance(self.step, tuple) and difference.exchange not in self.step:
+        if self.path is not None and not glob_match(self.path, difference.path):
             return False
-        if isinstance(self.step, str) and not fnmatch.fnmatchcase(difference.step_name, self.step):
-            return False
-        if self.path is not None and not fnmatch.fnmatchcase(difference.path, self.path):
+        if self.except_path is not None and glob_match(self.except_path, difference.path):
             return False
         if self.expected is not None and not self.expected.search(_shown(difference.expected)):
             return False
         return self.got is None or bool(self.got.search(_shown(difference.actual)))
 
     def describe(self) -> str:
-        where = f"{'/'.join(self.scenarios)} step {self.step if self.step is not None else '*'}"
+        steps = ", ".join(str(step) for step in self.step) if self.step is not None else "*"
+        where = f"{'/'.join(self.scenarios)} step {steps}"
         return f"entry #{self.number} ({where}, path {self.path or '*'}): {self.text}"
+
+
+def glob_match(pattern: str, text: str) -> bool:
+    """``*`` matches anything (dots and brackets included), ``[*]`` any list index; the rest
+    is literal (so ``["."]`` and ``[0]`` in a path mean themselves)."""
+    regex = re.escape(pattern).replace(re.escape("[*]"), r"\[\d+\]").replace(re.escape("*"), ".*")
+    return re.fullmatch(regex, text, re.DOTALL) is not None
 
 
 def load_entries(path: Path, text_key: str) -> list[Entry]:
@@ -144,11 +153,12 @@ def load_entries(path: Path, text_key: str) -> list[Entry]:
         if not item.get(text_key):
             raise ValueError(f"{path} entry #{number}: every entry says `{text_key}:`")
         versions = item.get("versions")
-        step = tuple(item["step"]) if isinstance(item.get("step"), list) else item.get("step")
+        raw_step = item.get("step")
+        step = None if raw_step is None else tuple(raw_step) if isinstance(raw_step, list) else (raw_step,)
         entries.append(Entry(tuple(scenarios), step, item.get("path"),
                              tuple(str(v) for v in versions) if versions else None, str(item[text_key]), number,
                              re.compile(item["expected"]) if "expected" in item else None,
-                             re.compile(item["got"]) if "got" in item else None))
+                             re.compile(item["got"]) if "got" in item else None, item.get("except_path")))
     return entries
 
 

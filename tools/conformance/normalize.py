@@ -22,8 +22,8 @@ Table age columns           ``<age>``                              the clock
 JWTs                        ``<jwt {header, claims}>``             keys, times, ids; claims are kept, masked
 PEM blocks, base64 PEM      ``<pem:TYPE>``, ``<base64-pem:TYPE>``  keys made per run
 ``caBundle``                ``<ca-bundle>``                        the webhook server's CA, made per run
-Service ``clusterIP(s)``    ``<ip:N>``                             random allocation upstream, seeded in fakekube
-``nodePort``s               ``<port:N>``                           random allocation
+Service ``clusterIP(s)``    ``<ip:NAME>`` (its Service's name)     random allocation upstream, seeded in fakekube
+``nodePort``s               ``<port:NAME:PORT>``                   random allocation
 OpenAPI ``?hash=``          ``hash=<hash>``                        a hash of the document
 ``serverAddress``           ``<server-address>``                   the server's own host:port (discovery)
 the run's literals          ``${tok}``, ``${webhook_host}``        the run token in names, the webhook's port
@@ -90,6 +90,8 @@ class Masker:
         self._object_rvs: dict[str, list[str]] = {}
         self._prefixes: list[str] = []
         self._generated: re.Pattern[str] | None = None
+        #: ("ip" | "port", value) → a placeholder named after the Service that holds it.
+        self._labels: dict[tuple[str, str], str] = {}
         #: The column names of the last Table seen (a watch of Tables sends them once).
         self._columns: list[Any] = []
         self.note_request({"generateName": SERVER_PREFIXES})
@@ -147,12 +149,13 @@ class Masker:
         if self._generated is not None:
             value = self._generated.sub(lambda m: m.group(1) + self.number(f"gen:{m.group(1)}", m.group(0))
                                         .replace(f"gen:{m.group(1)}:", "gen:"), value)
-        for actual in sorted(self._numbers.get("ip", {}), key=len, reverse=True):
+        known = {*self._numbers.get("ip", {}), *(address for kind, address in self._labels if kind == "ip")}
+        for actual in sorted(known, key=len, reverse=True):
             if actual in value:
-                value = re.sub(rf"(?<![0-9.]){re.escape(actual)}(?![0-9])", self.number("ip", actual), value)
+                value = re.sub(rf"(?<![0-9.]){re.escape(actual)}(?![0-9])", self._ip(actual), value)
         for pattern in _RV_MESSAGES:
             value = pattern.sub(self._rv_message, value)
-        value = _NODE_PORT_CELL.sub(lambda m: m.group(1) + self.number("port", m.group(2)) + m.group(3), value)
+        value = _NODE_PORT_CELL.sub(lambda m: m.group(1) + self._port(int(m.group(2))) + m.group(3), value)
         decoded = _base64_pem(value)
         return decoded if decoded is not None else value
 
@@ -176,13 +179,15 @@ class Masker:
         if isinstance(value, str):
             return self._string(value, key, parent)
         if key in _PORT_KEYS and isinstance(value, int) and value:
-            return self.number("port", str(value))
+            return self._port(value)
         return value
 
     def _dict(self, value: dict[str, Any]) -> dict[str, Any]:
         meta = value.get("metadata")
         if isinstance(meta, dict) and isinstance(meta.get("uid"), str) and isinstance(meta.get("name"), str):
             self.object_uid(meta["uid"], meta["name"])
+        if isinstance(meta, dict) and isinstance(meta.get("name"), str) and isinstance(value.get("spec"), dict):
+            self._service_addresses(self.text(meta["name"]), value["spec"])
         masked = {k: self._walk(value[k], k, value) for k in sorted(value)}
         if value.get("kind") == "Table":
             # a watch's later Table events carry no columnDefinitions: the first event's apply
@@ -211,7 +216,27 @@ class Masker:
     def _ip(self, value: Any) -> Any:
         if not isinstance(value, str) or value in ("", "None"):
             return value
-        return self.number("ip", value)
+        return self._labels.get(("ip", value)) or self.number("ip", value)
+
+    def _port(self, value: int) -> str:
+        return self._labels.get(("port", str(value))) or self.number("port", str(value))
+
+    def _service_addresses(self, name: str, spec: dict[str, Any]) -> None:
+        """A Service's allocated addresses and node ports are named after it (``<ip:NAME>``,
+        ``<port:NAME:80>``), so one extra allocation on one side shifts no other placeholder."""
+        addresses = [a for a in [spec.get("clusterIP"), *(spec.get("clusterIPs") or [])]
+                     if isinstance(a, str) and a not in ("", "None")]
+        for address in addresses:
+            if ("ip", address) not in self._labels and address not in self._numbers.get("ip", {}):
+                family = sum(1 for (kind, _), label in self._labels.items() if kind == "ip" and label.startswith(f"<ip:{name}"))
+                self._labels[("ip", address)] = f"<ip:{name}{'' if family == 0 else f'.{family + 1}'}>"
+        for port in spec.get("ports") or []:
+            node_port = port.get("nodePort") if isinstance(port, dict) else None
+            if isinstance(node_port, int) and node_port and ("port", str(node_port)) not in self._labels:
+                self._labels[("port", str(node_port))] = f"<port:{name}:{port.get('port')}>"
+        health = spec.get("healthCheckNodePort")
+        if isinstance(health, int) and health and ("port", str(health)) not in self._labels:
+            self._labels[("port", str(health))] = f"<port:{name}:health>"
 
     def _jwt(self, token: str) -> str:
         parts = token.split(".")

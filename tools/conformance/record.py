@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import fnmatch
 import sys
+import time
 from pathlib import Path
 
 if __package__ in (None, ""):  # run as a script: make the repository importable
@@ -35,6 +36,18 @@ def detect_mode(server: Server) -> str:
     """``RBAC`` when alice (a plain user) may not list namespaces, else ``AlwaysAllow``."""
     answer = server.send("GET", "/api/v1/namespaces?limit=1", {}, None, user="alice")
     return "RBAC" if answer.status == 403 else "AlwaysAllow"
+
+
+def wait_settled(server: Server, mode: str, timeout_s: float = 120.0) -> None:
+    """Wait until the server is ready and, with RBAC, its authorizer knows the bootstrap
+    policy (a just-started apiserver denies ``alice`` discovery until its caches sync)."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        ready = server.send("GET", "/readyz", {}, None).status == 200
+        if ready and (mode != "RBAC" or server.send("GET", "/api", {}, None, user="alice").status == 200):
+            return
+        time.sleep(1.0)
+    raise SystemExit(f"{server.url} did not settle in {timeout_s:.0f} s")
 
 
 def served_version(server: Server) -> str:
@@ -62,6 +75,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"the server behaves as {version}, not {args.version}", file=sys.stderr)
         return 2
     mode = args.mode or detect_mode(server)
+    wait_settled(server, mode)
     out = args.out or GOLDEN / args.version
     chosen = [s for s in load_all(SCENARIOS) if s.applies_to(args.version, mode)
               and (not args.scenario or any(fnmatch.fnmatchcase(s.name, g) for g in args.scenario))]

@@ -165,7 +165,9 @@ class Run:
         else:
             out["body"] = normalize.body(raw_body, media, self.masker, select)
         if reviews is not None:
-            out["reviews"] = [self.masker.value(_review(entry)) for entry in reviews]
+            # validating webhooks are called in parallel: the order they are reached in is not the
+            # API's, so they are sorted (by path, then content) before their uids are numbered
+            out["reviews"] = [self.masker.value(_review(entry)) for entry in sorted(reviews, key=_review_order)]
         return {"index": step.index, "request": step.describe(), "response": out}
 
     # -- plumbing (not recorded) ---------------------------------------------------------------
@@ -275,6 +277,12 @@ def _is_watch(path: str) -> bool:
     head, _, query = path.partition("?")
     return "/watch/" in head or any(p.split("=", 1)[0] == "watch" and p.split("=", 1)[-1].lower() in ("1", "true")
                                     for p in query.split("&"))
+
+
+def _review_order(entry: Obj) -> tuple[str, str]:
+    request = dict((entry.get("review") or {}).get("request") or {})
+    request.pop("uid", None)
+    return entry["path"], json.dumps(request, sort_keys=True)
 
 
 def _review(entry: Obj) -> Obj:
