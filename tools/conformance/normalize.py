@@ -33,7 +33,10 @@ Objects' uids and resourceVersions are named after the object (the name where th
 appears as ``metadata.uid``), not numbered in order of appearance: an extra object or an
 extra write on one side then changes that object's placeholders only, not every later one.
 
-Nothing else is masked: a difference anywhere else is a difference.
+Nothing else is masked: a difference anywhere else is a difference. Two orders are not
+compared: ``managedFields`` entries are sorted (by manager, operation, subresource), since
+upstream orders entries of the same second as a Go map iterates, and a
+SelfSubjectRulesReview's rules, which follow the order the authorizer visits bindings in.
 """
 
 from __future__ import annotations
@@ -57,6 +60,7 @@ _SUFFIX = "[bcdfghjklmnpqrstvwxz2456789]{5}"
 _RV_MESSAGES = (
     re.compile(r"(too old resource version: )(\d+)( \()(\d+)(\))"),
     re.compile(r"(ResourceVersion in (?:precondition|storage): )(\d+)"),
+    re.compile(r"(Too large resource version: )(\d+)(, current: )(\d+)"),
     re.compile(r"(ResourceVersion in (?:the )?(?:precondition|record) \()(\d+)(\))"),
     re.compile(r'(resourceVersion\\*"\s*:\s*\\*")(\d+)'),  # an object quoted in a message, escaped or not
 )
@@ -175,6 +179,8 @@ class Masker:
         if isinstance(value, list):
             if key in _IP_KEYS:
                 return [self._ip(v) for v in value]
+            if key == "managedFields":
+                value = sorted(value, key=_managed_fields_order)
             return [self._walk(v, None, None) for v in value]
         if isinstance(value, str):
             return self._string(value, key, parent)
@@ -189,6 +195,11 @@ class Masker:
         if isinstance(meta, dict) and isinstance(meta.get("name"), str) and isinstance(value.get("spec"), dict):
             self._service_addresses(self.text(meta["name"]), value["spec"])
         masked = {k: self._walk(value[k], k, value) for k in sorted(value)}
+        if value.get("kind") == "SelfSubjectRulesReview" and isinstance(masked.get("status"), dict):
+            # the rules come in the order the authorizer visits bindings: an informer's, unordered
+            for rules in ("resourceRules", "nonResourceRules"):
+                if isinstance(masked["status"].get(rules), list):
+                    masked["status"][rules] = sorted(masked["status"][rules], key=lambda r: json.dumps(r, sort_keys=True))
         if value.get("kind") == "Table":
             # a watch's later Table events carry no columnDefinitions: the first event's apply
             if value.get("columnDefinitions"):
@@ -255,6 +266,15 @@ class Masker:
         shown = {"header": self.value(header), "claims": self.value(claims),
                  "signatureBytes": len(_b64url(parts[2])) if len(parts) > 2 else 0}
         return "<jwt " + json.dumps(shown, sort_keys=True) + ">"
+
+
+def _managed_fields_order(entry: Any) -> tuple[str, ...]:
+    """managedFields are a set keyed by manager, operation and subresource: upstream orders
+    entries written in the same second as a Go map iterates, so both sides are sorted."""
+    if not isinstance(entry, dict):
+        return ("", "", "", "", json.dumps(entry, sort_keys=True))
+    return (str(entry.get("manager")), str(entry.get("operation")), str(entry.get("subresource", "")),
+            str(entry.get("apiVersion")), json.dumps(entry, sort_keys=True))
 
 
 def _time(match: re.Match[str]) -> str:

@@ -150,7 +150,8 @@ class Run:
 
     def _exchange(self, step: Step, response: RawResponse, reviews: list[Obj] | None) -> Obj:
         media = normalize.content_type(response.headers)
-        select = (lambda value: paths.select(value, step.select)) if step.select else None
+        chosen = step.select
+        select = (lambda value: paths.select(value, chosen)) if chosen else None
         raw_body = response.body
         if step.grep is not None:
             pattern = re.compile(step.grep)

@@ -77,9 +77,9 @@ def main(argv: list[str] | None = None) -> int:
             print("  " + diff.line())
     print(f"\n{total} differences in {len(groups)} groups")
     if args.suggest:
-        entries = suggest(left, args.version)
-        args.suggest.write_text(yaml.safe_dump(entries, sort_keys=False, width=120, allow_unicode=True))
-        print(f"{len(entries)} suggested entries in {args.suggest}")
+        suggested = suggest(left, args.version)
+        args.suggest.write_text(yaml.safe_dump(suggested, sort_keys=False, width=120, allow_unicode=True))
+        print(f"{len(suggested)} suggested entries in {args.suggest}")
     return 0
 
 
