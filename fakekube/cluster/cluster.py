@@ -119,7 +119,7 @@ class Cluster:
         #: kube-scheduler (None when the config turns it off: pods then wait for a binding).
         self.scheduler = Scheduler(self.config.scheduler) if self.config.scheduler is not None else None
         self.kubelets = Kubelets(self.config.kubelet, self._plan.behaviours(self.config.behaviours),
-                                 self._static_manifests)
+                                 self._static_manifests, self.config.image_policy.with_preloaded(self._plan.images))
         scheduler = (self.scheduler,) if self.scheduler is not None else ()
         apiserver_controllers = tuple(factory(self.config) for factory in APISERVER_CONTROLLERS)
         for controller in (*self.controllers.values(), *scheduler, *self.kubelets.controllers(), *apiserver_controllers):

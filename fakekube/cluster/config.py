@@ -28,6 +28,7 @@ from fakekube.engine import RateLimits
 from fakekube.engine.timers import MAX_DELAY_S
 from fakekube.kubelet.agents import KubeletConfig
 from fakekube.kubelet.behaviour import BehaviourCatalog
+from fakekube.kubelet.registry import ImageCatalog
 from fakekube.scheduler import SchedulerConfig
 from fakekube.store import DEFAULT_HISTORY_LIMIT
 from fakekube.store.frozen import guard_default
@@ -51,7 +52,7 @@ class ClusterConfig(FrozenRecord):
         "cluster_cidr", "node_cidr_mask_size", "service_cidr", "service_node_port_range",
         "load_balancer_ip_pool", "behaviours", "static_pods", "static_pod_path", "immutability_guard",
         "system_pods", "metrics_server", "webhook_addresses", "remote_webhook_addresses", "authorization_mode",
-        "static_tokens", "token_auth_file", "tls", "event_ttl_s", "extra",
+        "static_tokens", "token_auth_file", "tls", "event_ttl_s", "image_policy", "extra",
     )
 
     seed: int
@@ -133,6 +134,11 @@ class ClusterConfig(FrozenRecord):
     #: Event is deleted this long after its last write, and watchers see it DELETED. 0
     #: keeps Events until deleted (``fakekube/controllers/eventttl.py``).
     event_ttl_s: float
+    #: Which images pull (fakekube/kubelet/registry.py, docs/behaviour.md "Images"): a
+    #: policy name — ``plausible`` (the default: made-up names and tags no release has fail,
+    #: as on a real registry), ``exists`` (every image pulls) or ``missing`` (only known
+    #: images pull) — or an :class:`~fakekube.kubelet.registry.ImageCatalog` with lists.
+    image_policy: ImageCatalog
     extra: dict[str, Any]
 
     def __init__(self, seed: int = 0, nodes: int | tuple[NodeSpec, ...] = 0, host: str = "127.0.0.1",
@@ -153,7 +159,8 @@ class ClusterConfig(FrozenRecord):
                  remote_webhook_addresses: bool = False,
                  authorization_mode: str = ALWAYS_ALLOW, static_tokens: Mapping[str, UserInfo] | None = None,
                  token_auth_file: str | None = None, tls: bool | None = None,
-                 event_ttl_s: float = DEFAULT_EVENT_TTL_S, extra: dict[str, Any] | None = None) -> None:
+                 event_ttl_s: float = DEFAULT_EVENT_TTL_S, image_policy: ImageCatalog | str | None = None,
+                 extra: dict[str, Any] | None = None) -> None:
         values = dict(locals())  # the arguments by name (each field is one)
         del values["self"]
         values["behaviours"] = behaviours if behaviours is not None else BehaviourCatalog()
@@ -161,6 +168,8 @@ class ClusterConfig(FrozenRecord):
         values["webhook_addresses"] = webhook_addresses if webhook_addresses is not None else {}
         values["static_tokens"] = static_tokens if static_tokens is not None else {}
         values["extra"] = extra if extra is not None else {}
+        values["image_policy"] = (image_policy if isinstance(image_policy, ImageCatalog)
+                                  else ImageCatalog.from_config(image_policy))
         if not 0 <= event_ttl_s <= MAX_DELAY_S:  # NaN too
             raise ValueError(f"event_ttl_s must be between 0 and {MAX_DELAY_S:.0f} seconds (Go's Duration range), "
                              f"got {event_ttl_s!r}")

@@ -56,9 +56,19 @@ from fakekube.kubelet import execs
 from fakekube.kubelet.behaviour import BehaviourCatalog
 from fakekube.kubelet.execs import ExecResult
 from fakekube.kubelet import events as texts
-from fakekube.kubelet.containers import RUNNING, SIGKILL_EXIT_CODE, ContainerRun, RunContext, after
+from fakekube.kubelet import hooks, programs
+from fakekube.kubelet.behaviour import ContainerBehaviour, Overlay
+from fakekube.kubelet.containers import RUNNING, ContainerRun, RunContext
 from fakekube.kubelet.events import KUBELET, EventText
-from fakekube.kubelet.programs import program_overlay
+from fakekube.kubelet.programs import program_argv, program_overlay
+from fakekube.kubelet.registry import ImageCatalog, pull_error
+from fakekube.kubelet.termination import (
+    HookOutcome,
+    StopResponse,
+    container_shares_pid_namespace,
+    declared_response,
+    signal_overlay,
+)
 from fakekube.kubelet.logs import PREVIOUS_NOT_FOUND, ContainerLog, LogCursor, PodLogOptions, read_logs
 from fakekube.kubelet.logstream import ContainerFollow
 from fakekube.kubelet.podstatus import (
@@ -174,8 +184,13 @@ class PodRunner:
                  node_is_up: Callable[[str], bool] = lambda node: True,
                  restart_backoff: RestartBackoff | None = None,
                  pull_backoff: ImagePullBackoff | None = None,
-                 image_pulled: Callable[[str, str], None] = lambda node, image: None) -> None:
+                 image_pulled: Callable[[str, str], None] = lambda node, image: None,
+                 image_held: Callable[[str, str], bool] = lambda node, image: False,
+                 images: ImageCatalog = ImageCatalog()) -> None:
         self.catalog = catalog
+        #: Which images pull (kubelet/registry.py), and (node, image): does the node hold it?
+        self.images = images
+        self._image_held = image_held
         self._node_is_up = node_is_up
         #: (node, image): a container pulled an image there (the node's status lists it).
         self._image_pulled = image_pulled
@@ -185,6 +200,11 @@ class PodRunner:
         self._ips = PodIPs()
         #: Execs answered so far: each gets its own (derived) exec id.
         self._execs = 0
+
+    def _image_present(self, node: str, image: str) -> bool:
+        """Does ``node`` hold ``image``: pulled there, listed in its status, or preloaded by
+        kind's node image?"""
+        return self._image_held(node, image) or self.images.preloaded_image(image)
 
     def __len__(self) -> int:
         """Pods this runner currently remembers (the memory bound in the module docstring)."""
@@ -243,14 +263,31 @@ class PodRunner:
         start = parse_time((pod.get("status") or {}).get("startTime")) or ctx.now
 
         def runs(kind: str, init: bool) -> list[ContainerRun]:
-            return [ContainerRun(c, self.catalog.for_container(pod, c["name"], program_overlay(pod, c)), init, policy)
-                    for c in spec.get(kind) or []]
+            return [self._container_run(pod, c, init, policy, ctx.now) for c in spec.get(kind) or []]
 
         return PodState(uid=pod_identity(pod), node=node_name,
                         label=f"{meta['name']}_{meta['namespace']}({meta.get('uid', '')})",
                         restart_policy=policy, start_time=start, host_ip=host_ip, pod_ip=pod_ip,
                         owns_ip=not host_network and pod_ip is not None,
                         init_runs=runs("initContainers", True), runs=runs("containers", False))
+
+    def _container_run(self, pod: Obj, spec: Obj, init: bool, policy: str, now: datetime,
+                       ephemeral: bool = False) -> ContainerRun:
+        """A container's run, with the behaviour its program (as it would run now), image
+        rules and annotation give (the program is run again at each start: instance_behaviour)."""
+        program = program_layer(pod, spec, now)
+        run = ContainerRun(spec, self.catalog.for_container(pod, spec["name"], program), init, policy,
+                           ephemeral=ephemeral)
+        run.program = program
+        return run
+
+    def _instance_behaviour(self, pod: Obj, run: ContainerRun, at: datetime) -> ContainerBehaviour:
+        """What a run of the container's program starting at ``at`` does: the same as the
+        run's behaviour unless its output depends on when it runs (``date``)."""
+        program = program_layer(pod, run.spec, at)
+        if program == run.program:
+            return run.behaviour
+        return self.catalog.for_container(pod, run.name, program)
 
     def _sync(self, key: str, pod: Obj, state: PodState, ctx: Context) -> None:
         run_ctx = self._run_context(pod, state, ctx)
@@ -275,8 +312,7 @@ class PodRunner:
         for spec in pod["spec"].get("ephemeralContainers") or []:
             if spec.get("name") in known:
                 continue
-            behaviour = self.catalog.for_container(pod, spec["name"], program_overlay(pod, spec))
-            run = ContainerRun(spec, behaviour, False, "Never", ephemeral=True)
+            run = self._container_run(pod, spec, False, "Never", now, ephemeral=True)
             state.ephemeral_runs.append(run)
             run.begin(now, run_ctx)
 
@@ -291,30 +327,35 @@ class PodRunner:
         def others_running(run: ContainerRun) -> bool:
             return any(other is not run and other.stage == RUNNING for other in state.runs)
 
+        def prestop(run: ContainerRun, at: datetime) -> HookOutcome | None:
+            instance = run.current
+            behaviour = instance.behaviour if instance is not None and instance.behaviour else run.behaviour
+            return hooks.prestop_outcome(pod, run.spec, behaviour, at)
+
         return RunContext(state.uid, self._restart_backoff, self._pull_backoff, lambda: new_container_id(ctx),
                           DEFAULT_EPOCH, record=record_text, pod_label=state.label, pod_ip=state.pod_ip or "",
                           others_running=others_running,
-                          image_pulled=lambda image: self._image_pulled(state.node, image))
+                          image_pulled=lambda image: self._image_pulled(state.node, image),
+                          instance_behaviour=lambda run, at: self._instance_behaviour(pod, run, at),
+                          prestop=prestop, stop_response=lambda run, at: stop_response(pod, run, at),
+                          image_present=lambda image: self._image_present(state.node, image),
+                          pull_error=lambda image: pull_error(image, self.images))
 
     def _note_deletion(self, pod: Obj, state: PodState, now: datetime, run_ctx: RunContext) -> None:
-        """A deletionTimestamp stops every container by then (a shorter second delete moves it earlier),
-        sidecars after the others (:mod:`~fakekube.kubelet.sidecars`); the kubelet records
-        ``Killing`` for each running one when it first asks it to stop."""
+        """A deletionTimestamp stops every container with the pod's ``deletionGracePeriodSeconds``
+        from when the kubelet sees it (kubelet/termination.py: preStop hook, SIGTERM, SIGKILL
+        when the grace runs out; a shorter second delete kills sooner), sidecars after the
+        others (:mod:`~fakekube.kubelet.sidecars`); the kubelet records ``Killing`` for each
+        running one when it first asks it to stop."""
         meta = pod["metadata"]
-        deletion = parse_time(meta.get("deletionTimestamp"))
-        if deletion is None:
+        if parse_time(meta.get("deletionTimestamp")) is None:
             return
         state.terminating = True
-        deadline = max(deletion, now)
-        for run in state.all_runs:
-            if run.sidecar:
-                continue
-            stopped = after(now, run.behaviour.stop_delay_s)
-            first = run.stop(stopped, 0) if stopped <= deadline else run.stop(deadline, SIGKILL_EXIT_CODE)
-            if first:
-                run_ctx.record(run, now, texts.stopping(run.name))
         grace_s = float(meta.get("deletionGracePeriodSeconds") or 0)
-        for run in sidecars.stop_in_order(state.init_runs, state.runs, now, deletion, grace_s):
+        for run in state.all_runs:
+            if not run.sidecar and run.begin_stop(now, grace_s, run_ctx):
+                run_ctx.record(run, now, texts.stopping(run.name))
+        for run in sidecars.stop_in_order(state.init_runs, state.runs, now, grace_s, run_ctx):
             run_ctx.record(run, now, texts.stopping(run.name))
 
     def _catch_up(self, pod: Obj, state: PodState, ctx: Context, run_ctx: RunContext) -> None:
@@ -359,7 +400,7 @@ class PodRunner:
             return
         grace = pod["spec"].get("terminationGracePeriodSeconds")
         grace_s = DEFAULT_TERMINATION_GRACE_S if grace is None else float(grace)
-        for run in sidecars.stop_in_order(state.init_runs, state.runs, done_at, after(done_at, grace_s), grace_s):
+        for run in sidecars.stop_in_order(state.init_runs, state.runs, done_at, grace_s, run_ctx):
             run_ctx.record(run, done_at, texts.stopping(run.name))
 
     def _status(self, pod: Obj, state: PodState, now: datetime) -> Obj:
@@ -433,9 +474,8 @@ class PodRunner:
             raise LookupError(f'pods "{name}" not found')
         run = _pick_container(state, name, container)
         instance, previous = _log_instances(run, name)
-        lines = run.behaviour.log_lines
-        current = ContainerLog(lines, instance.started_at, instance.finished_at)
-        earlier = ContainerLog(lines, previous.started_at, previous.finished_at) if previous else None
+        current = ContainerLog(instance.log_lines, instance.started_at, instance.finished_at)
+        earlier = ContainerLog(previous.log_lines, previous.started_at, previous.finished_at) if previous else None
         try:
             return read_logs(current, options, now, earlier)
         except LookupError:
@@ -457,7 +497,7 @@ class PodRunner:
         followed = previous if options.previous else instance
         if followed is None:
             raise ValueError(PREVIOUS_NOT_FOUND.format(container=run.name, pod=name))
-        log = ContainerLog(run.behaviour.log_lines, followed.started_at, followed.finished_at)
+        log = ContainerLog(followed.log_lines, followed.started_at, followed.finished_at)
         cursor = LogCursor(log, options, now)
         first = cursor.first(now)
         return ContainerFollow(run, followed, cursor, first, lambda: self._pods.get(key) is state)
@@ -475,6 +515,29 @@ class PodRunner:
         self._execs += 1
         return execs.run(run.behaviour.exec_commands, argv, pod, run.spec,
                          execs.exec_id(run.current.container_id, self._execs), now)
+
+
+def program_layer(pod: Obj, spec: Obj, at: datetime) -> Overlay:
+    """The behaviour fields the container's own program decides, run as it would start at
+    ``at`` (kubelet/programs.py), and how it takes SIGTERM (kubelet/termination.py)."""
+    program = program_overlay(pod, spec, started_at=at)
+    signals = signal_overlay(program_argv(pod, spec), str(spec.get("image") or ""),
+                             container_shares_pid_namespace(pod))
+    if not signals:
+        return program
+    return tuple(sorted(dict(program + signals).items()))
+
+
+def stop_response(pod: Obj, run: ContainerRun, at: datetime) -> StopResponse:
+    """What the running container does with SIGTERM at ``at``: a script's ``trap`` answers for
+    itself (kubelet/programs.py), anything else as its behaviour declares."""
+    instance = run.current
+    behaviour = instance.behaviour if instance is not None and instance.behaviour else run.behaviour
+    if behaviour.handles_sigterm and instance is not None:
+        answer = programs.stop_response(pod, run.spec, instance.started_at, instance.at_s(at))
+        if answer is not None:
+            return answer
+    return declared_response(behaviour.handles_sigterm, behaviour.stop_delay_s, behaviour.stop_exit_code)
 
 
 def _pick_container(state: PodState, pod_name: str, container: str | None) -> ContainerRun:
@@ -501,7 +564,7 @@ def _log_instances(run: ContainerRun, pod_name: str) -> tuple[Any, Any]:
 def _waiting_reason(run: ContainerRun) -> str:
     if run.stage == "pull-error":
         return "image can't be pulled"
-    if run.stage == "pull-backoff" or run.pull_attempts > 1:
+    if run.stage == "pull-backoff" or run.pull_failing:
         return "trying and failing to pull image"
     return "ContainerCreating"
 
