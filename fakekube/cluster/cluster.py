@@ -28,6 +28,7 @@ from fakekube.cluster import bootstrap, rbacpolicy
 from fakekube.cluster.config import ClusterConfig
 from fakekube.cluster.kubeconfig import write_kubeconfig
 from fakekube.cluster.metricsserver import EngineUsage, register_api_service
+from fakekube.cluster.podstreams import KubeletStreams
 from fakekube.cluster.system import SystemPlan, boot_start
 from fakekube.scheduler import Scheduler
 from fakekube.scheduler.explain import explain
@@ -132,6 +133,8 @@ class Cluster:
             self.api.admission_checks.append(check(self.config))
         self.api.pod_logs = self._pod_logs
         self.api.pod_exec = self._pod_exec
+        streams = KubeletStreams(self.engine, self.kubelets, self.clock, self.store)
+        self.api.pod_streams, self.api.pod_http = streams, streams.answer
         self.api.kubelet_unreachable = self._kubelet_unreachable
         self.api.webhooks.transport.addresses.update(self.config.webhook_addresses)
         bootstrap.populate(self.api, self._plan.node_specs, self.config.kubelet_version,

@@ -43,6 +43,7 @@ from __future__ import annotations
 
 import functools
 import ipaddress
+import posixpath
 from datetime import datetime
 from typing import Any, Callable, Iterable, Sequence
 
@@ -56,13 +57,16 @@ from fakekube.kubelet import execs
 from fakekube.kubelet.behaviour import BehaviourCatalog
 from fakekube.kubelet.execs import ExecResult
 from fakekube.kubelet import events as texts
-from fakekube.kubelet import hooks, programs
+from fakekube.kubelet import hooks, httpmodel, programs
+from fakekube.kubelet.httpmodel import HttpAnswer, HttpRequest
+from fakekube.kubelet.imageref import familiar_repository
 from fakekube.kubelet.behaviour import ContainerBehaviour, Overlay
 from fakekube.kubelet.containers import RUNNING, ContainerRun, RunContext
 from fakekube.kubelet.events import KUBELET, EventText
 from fakekube.kubelet.programs import program_argv, program_overlay
 from fakekube.kubelet.registry import ImageCatalog, pull_error
 from fakekube.kubelet.termination import (
+    IMAGE_PROGRAMS,
     HookOutcome,
     StopResponse,
     container_shares_pid_namespace,
@@ -502,6 +506,47 @@ class PodRunner:
         first = cursor.first(now)
         return ContainerFollow(run, followed, cursor, first, lambda: self._pods.get(key) is state)
 
+    def http(self, namespace: str, name: str, port: int, request: HttpRequest) -> HttpAnswer | None:
+        """What pod ``namespace/name`` answers on ``port`` (kubelet/httpmodel.py): its
+        containers share one network namespace, so the first running one that listens there
+        answers; None when none does (the connection is refused). LookupError when this
+        runner does not run the pod. Call it on the engine thread, as :meth:`logs`."""
+        state = self._pods.get(f"{namespace}/{name}")
+        if state is None:
+            raise LookupError(f'pods "{name}" not found')
+        for run in state.all_runs:
+            instance = run.current
+            if run.stage != RUNNING or instance is None:
+                continue
+            behaviour = instance.behaviour or run.behaviour
+            answer = httpmodel.answer(behaviour.http, run.spec, run.image, port, request, _runs_own_program(run))
+            if answer is not None:
+                return answer
+        return None
+
+    def listens(self, namespace: str, name: str, port: int) -> bool:
+        """Does a running container of the pod listen on ``port`` (port-forward's dial)?"""
+        state = self._pods.get(f"{namespace}/{name}")
+        if state is None:
+            return False
+        return any(port in httpmodel.listening_ports((run.current.behaviour or run.behaviour).http, run.spec,
+                                                     run.image, _runs_own_program(run))
+                   for run in state.all_runs if run.stage == RUNNING and run.current is not None)
+
+    def pod_uid(self, namespace: str, name: str) -> str | None:
+        """The uid of the pod this runner runs as ``namespace/name`` (None: it runs none)."""
+        state = self._pods.get(f"{namespace}/{name}")
+        return state.uid if state is not None else None
+
+    def attach(self, namespace: str, name: str, container: str, now: datetime) -> ContainerFollow:
+        """``pods/attach``: the running container's output from ``now`` on (kubelet/logstream.py).
+        LookupError with the kubelet's text when it is not running. On the engine thread."""
+        state = self._pods.get(f"{namespace}/{name}")
+        run = next((r for r in state.all_runs if r.name == container), None) if state is not None else None
+        if run is None or run.stage != RUNNING or run.current is None:
+            raise LookupError(f'container not found ("{container}")')
+        return self.follow(namespace, name, container, PodLogOptions(follow=True, tail_lines=0), now)
+
     def exec(self, pod: Obj, container: str, argv: Sequence[str], now: datetime | None = None) -> ExecResult:
         """What ``pods/exec`` of ``argv`` in ``container`` answers (kubelet/execs.py). LookupError
         with the kubelet's text when the container is not running (its ``findContainer``
@@ -515,6 +560,16 @@ class PodRunner:
         self._execs += 1
         return execs.run(run.behaviour.exec_commands, argv, pod, run.spec,
                          execs.exec_id(run.current.container_id, self._execs), now)
+
+
+def _runs_own_program(run: ContainerRun) -> bool:
+    """Does the container run its image's program (so its image's server answers)? Yes
+    without a ``command``, or when the command is that program."""
+    command = run.spec.get("command") or []
+    if not command:
+        return True
+    own = IMAGE_PROGRAMS.get(familiar_repository(run.image), "")
+    return bool(own) and isinstance(command[0], str) and posixpath.basename(command[0]) == own
 
 
 def program_layer(pod: Obj, spec: Obj, at: datetime) -> Overlay:
