@@ -28,7 +28,7 @@ from fakekube.cluster import bootstrap, rbacpolicy
 from fakekube.cluster.config import ClusterConfig
 from fakekube.cluster.kubeconfig import write_kubeconfig
 from fakekube.cluster.metricsserver import EngineUsage, register_api_service
-from fakekube.cluster.podstreams import KubeletStreams
+from fakekube.cluster.podstreams import KubeletStreams, StoreReads
 from fakekube.cluster.system import SystemPlan, boot_start
 from fakekube.scheduler import Scheduler
 from fakekube.scheduler.explain import explain
@@ -135,6 +135,7 @@ class Cluster:
         self.api.pod_exec = self._pod_exec
         streams = KubeletStreams(self.engine, self.kubelets, self.clock, self.store)
         self.api.pod_streams, self.api.pod_http = streams, streams.answer
+        self.kubelets.pods.reads = StoreReads(self.store)
         self.api.kubelet_unreachable = self._kubelet_unreachable
         self.api.webhooks.transport.addresses.update(self.config.webhook_addresses)
         bootstrap.populate(self.api, self._plan.node_specs, self.config.kubelet_version,

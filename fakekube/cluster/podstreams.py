@@ -12,12 +12,13 @@ from __future__ import annotations
 
 import threading
 from datetime import datetime
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from fakekube.api.verbs.connect import ProxiedAnswer, ProxiedRequest
 from fakekube.kubelet.httpmodel import HttpRequest, http_date
 from fakekube.kubelet.logstream import ContainerFollow
 from fakekube.kubelet.network import forward_error
+from fakekube.objects.kinds import Resource
 
 if TYPE_CHECKING:
     from fakekube.clock import VirtualClock
@@ -93,3 +94,15 @@ class KubeletStreams:
     def open_sessions(self) -> int:
         return self._open
 
+
+class StoreReads:
+    """The kubelet's reads of Services and Endpoints for in-cluster requests (``PodRunner.reads``)."""
+
+    def __init__(self, store: "Store") -> None:
+        self._store = store
+
+    def get(self, resource: Resource, namespace: str, name: str) -> dict[str, Any] | None:
+        return self._store.get((resource.group, resource.plural), (namespace, name))
+
+    def list(self, resource: Resource) -> list[dict[str, Any]]:
+        return self._store.list((resource.group, resource.plural))[0]

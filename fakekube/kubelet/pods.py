@@ -45,7 +45,7 @@ import functools
 import ipaddress
 import posixpath
 from datetime import datetime
-from typing import Any, Callable, Iterable, Sequence
+from typing import Any, Callable, Iterable, Protocol, Sequence
 
 from fakekube.api.machinery.errors import ApiError
 from fakekube.clock import DEFAULT_EPOCH, format_rfc3339
@@ -84,7 +84,8 @@ from fakekube.kubelet.podstatus import (
 from fakekube.kubelet import sidecars
 from fakekube.kubelet.staticpods import pod_identity
 from fakekube.objects.indexes import POD_NODE_NAME, pod_node_name
-from fakekube.objects.kinds import NODES, PODS
+from fakekube.objects.kinds import ENDPOINTS, NODES, PODS, SERVICES, Resource
+from fakekube.objects.serviceroutes import Unreachable, resolve
 from fakekube.store import ADDED, DELETED, Change
 
 Obj = dict[str, Any]
@@ -177,6 +178,24 @@ class PodState:
         return self.terminating and not any(run.stage == RUNNING for run in self.all_runs)
 
 
+class ObjectReads(Protocol):
+    """Reads of stored objects, for requests that cross the cluster's network."""
+
+    def get(self, resource: Resource, namespace: str, name: str) -> Obj | None: ...
+    def list(self, resource: Resource) -> list[Obj]: ...
+
+
+class _NoObjects:
+    def get(self, resource: Resource, namespace: str, name: str) -> Obj | None:
+        return None
+
+    def list(self, resource: Resource) -> list[Obj]:
+        return []
+
+
+NO_OBJECTS = _NoObjects()
+
+
 class PodRunner:
     """Runs the pods of every simulated node (see the module docstring)."""
 
@@ -204,6 +223,9 @@ class PodRunner:
         self._ips = PodIPs()
         #: Execs answered so far: each gets its own (derived) exec id.
         self._execs = 0
+        #: The cluster's objects as in-cluster requests read them (:meth:`request`); the
+        #: cluster plugs in the store (none by default: no Service exists).
+        self.reads: ObjectReads = NO_OBJECTS
 
     def _image_present(self, node: str, image: str) -> bool:
         """Does ``node`` hold ``image``: pulled there, listed in its status, or preloaded by
@@ -523,6 +545,37 @@ class PodRunner:
             if answer is not None:
                 return answer
         return None
+
+    def request(self, client_namespace: str, host: str, port: int, request: HttpRequest) -> HttpAnswer | Unreachable:
+        """An HTTP request made from inside the cluster — ``curl``/``wget`` in a container of
+        ``client_namespace`` (the shell model's interface) — to ``host:port``: a Service by
+        DNS name or cluster IP through its ready endpoints to its ``targetPort``, or a pod by
+        IP (objects/serviceroutes.py), answered by that pod's containers (:meth:`http`).
+        :class:`~fakekube.objects.serviceroutes.Unreachable` says what the client prints
+        when nothing answers (name not resolved, connection refused). Reads the cluster's
+        Services and Endpoints through :attr:`reads` (the cluster wires the store in); on
+        the engine thread, as :meth:`exec`."""
+        reads = self.reads
+        by_ip = {state.pod_ip: key for key, state in self._pods.items() if state.pod_ip and state.owns_ip}
+
+        def pod_at(ip: str) -> Obj | None:
+            key = by_ip.get(ip)
+            if key is None:
+                return None
+            namespace, name = key.split("/", 1)
+            return {"metadata": {"namespace": namespace, "name": name}}
+
+        backend = resolve(host, port, client_namespace, lambda ns, name: reads.get(SERVICES, ns, name),
+                          lambda: reads.list(SERVICES), lambda ns, name: reads.get(ENDPOINTS, ns, name), pod_at)
+        if isinstance(backend, Unreachable):
+            return backend
+        try:
+            answer = self.http(backend.namespace, backend.pod, backend.port, request)
+        except LookupError:
+            answer = None
+        if answer is None:
+            return Unreachable(f"Failed to connect to {host} port {port}: Connection refused", 0)
+        return answer
 
     def listens(self, namespace: str, name: str, port: int) -> bool:
         """Does a running container of the pod listen on ``port`` (port-forward's dial)?"""

@@ -10,6 +10,7 @@ from kubernetes import client
 from kubernetes.stream import portforward
 
 from fakekube import Cluster
+from fakekube.kubelet.httpmodel import HttpAnswer, HttpRequest
 from fakekube.objects.serviceroutes import Backend, Unreachable, resolve, service_backend
 
 pytestmark = pytest.mark.fakekube(nodes=1)
@@ -67,3 +68,28 @@ def test_services_route_by_dns_name_and_port_to_a_ready_endpoint() -> None:
     assert service_backend(service, endpoints, "80") == expected
     assert service_backend(service, {"subsets": []}, "http") == Unreachable('no endpoints available for service "web"')
     assert service_backend(service, endpoints, "90") == Unreachable('no service port 90 found for service "web"')
+
+
+def test_a_request_from_inside_the_cluster_reaches_a_service_by_name(fakekube: Cluster) -> None:
+    """What a ``curl`` in a container gets (the shell model calls ``PodRunner.request``)."""
+    routes = {"http": [{"port": 8080, "path": "/", "body": "hello from web\n"}]}
+    fakekube.create({"apiVersion": "v1", "kind": "Pod",
+                     "metadata": {"name": "web-1", "namespace": "default", "labels": {"app": "web"},
+                                  "annotations": {"fakekube.io/behaviour": json.dumps(routes)}},
+                     "spec": {"containers": [{"name": "c", "image": "example/web:1", "ports": [{"containerPort": 8080}]}]}})
+    fakekube.create({"apiVersion": "v1", "kind": "Service", "metadata": {"name": "web", "namespace": "default"},
+                     "spec": {"selector": {"app": "web"}, "ports": [{"port": 80, "targetPort": 8080}]}})
+    fakekube.advance(2)
+    runner = fakekube.kubelets.pods
+
+    def curl(namespace: str, host: str, port: int) -> object:
+        return fakekube.engine.run(lambda: runner.request(namespace, host, port, HttpRequest("GET", "/")))
+
+    answer = curl("default", "web", 80)
+    assert isinstance(answer, HttpAnswer) and (answer.status, answer.body) == (200, b"hello from web\n")
+    cluster_ip = fakekube.get("v1", "Service", "web")["spec"]["clusterIP"]
+    assert isinstance(curl("kube-system", f"{cluster_ip}", 80), HttpAnswer)
+    assert isinstance(curl("kube-system", "web.default.svc.cluster.local", 80), HttpAnswer)
+    assert curl("kube-system", "web", 80) == Unreachable("Could not resolve host: web", 0)
+    assert curl("default", "10.224.0.2", 9999) == Unreachable("Failed to connect to 10.224.0.2 port 9999: "
+                                                              "Connection refused", 0)
