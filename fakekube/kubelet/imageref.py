@@ -16,6 +16,7 @@ component there is an official image under ``library/`` (``nginx`` →
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import NamedTuple
 
@@ -85,8 +86,28 @@ class ImageReference(NamedTuple):
             and "/" not in self.path[len(OFFICIAL_PREFIX):]
 
 
+#: Distinct references whose parse is kept (pods of one template share their images).
+PARSE_CACHE_SIZE = 4096
+
+
 def parse(image: str) -> ImageReference:
     """``ParseNormalizedNamed``; :class:`InvalidReference` with the library's message."""
+    parsed = _parse_cached(image)
+    if isinstance(parsed, str):
+        raise InvalidReference(parsed)
+    return parsed
+
+
+@functools.lru_cache(maxsize=PARSE_CACHE_SIZE)
+def _parse_cached(image: str) -> ImageReference | str:
+    """The parse, or its error's text (kept: every start of every container asks)."""
+    try:
+        return _parse(image)
+    except InvalidReference as error:
+        return str(error)
+
+
+def _parse(image: str) -> ImageReference:
     if _IDENTIFIER.match(image):
         raise InvalidReference(f"invalid repository name ({image}), cannot specify 64-byte hexadecimal strings")
     domain, remainder = _split_domain(image)
