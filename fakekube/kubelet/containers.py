@@ -25,8 +25,9 @@ Simplifications (one line each):
   then ``ImagePullBackOff`` until the pull back-off ends;
 * while a restart is being created the status keeps showing what it showed before
   (upstream's reason cache), and the restart counts once the new container runs;
-* a container killed by a probe or at the end of a grace period exits 137 (SIGKILL); one
-  that stops within its grace exits 0.
+* a container killed by a probe exits 137 (SIGKILL); a stop (:meth:`ContainerRun.begin_stop`)
+  follows kubelet/termination.py's plan: the program's own answer to SIGTERM, or 137 when
+  the grace runs out.
 
 Events (upstream's texts, :mod:`fakekube.kubelet.events`) are recorded through
 ``RunContext.record`` at the instant each step happens: Pulling/Pulled (a restart reuses

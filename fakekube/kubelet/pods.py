@@ -14,9 +14,15 @@ with behaviour as data (:class:`~fakekube.kubelet.behaviour.BehaviourCatalog`):
   Running, Started/Ready from the probe plan, exit or probe kill, restarts by
   ``restartPolicy`` with CrashLoopBackOff (:mod:`~fakekube.kubelet.containers`);
 * the phase and conditions upstream computes (:mod:`~fakekube.kubelet.podstatus`);
-* graceful deletion: each running container stops after ``min(stop_delay_s, grace)``
-  (a preStop hook's time belongs in ``stop_delay_s``), sidecars after the app containers,
-  then the terminal status is written and the pod deleted with grace 0;
+* graceful deletion: each running container is stopped as upstream's ``killContainer``
+  stops it — preStop hook, SIGTERM, SIGKILL when the grace runs out
+  (:mod:`~fakekube.kubelet.termination`) — sidecars after the app containers, then the
+  terminal status is written and the pod deleted with grace 0;
+* images as upstream's image manager gets them (``imagePullPolicy``, the node's images,
+  :mod:`~fakekube.kubelet.registry`), and each container's program run again at each start
+  (kubelet/programs.py: its output may depend on when it runs);
+* what a pod answers over HTTP (:meth:`PodRunner.http`, port-forward and the proxy) and
+  requests made from inside the cluster (:meth:`PodRunner.request`);
 * the kubelet's events (source ``kubelet``/node name, reportingInstance the node name,
   ``involvedObject.fieldPath`` ``spec.containers{c}`` / ``spec.initContainers{c}``), with
   upstream's texts (:mod:`fakekube.kubelet.events`), stamped with the instant each step
