@@ -25,6 +25,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("fakekube", "fake Kubernetes cluster")
     group.addoption("--fakekube-seed", type=int, default=None, help="seed for every fakekube cluster (default 0)")
     group.addoption("--fakekube-nodes", type=int, default=None, help="default number of nodes (default 0)")
+    group.addoption("--fakekube-image-policy", default=None, choices=("plausible", "exists", "missing"),
+                    help="which images pull in every cluster (default plausible; a test's marker may say "
+                         "image_policy=...)")
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -78,7 +81,8 @@ def fakekube(request: pytest.FixtureRequest, fakekube_pool: ClusterPool, fakekub
     # The immutability guard is on under test: an in-place edit of a stored object fails
     # the test where it happens. ``fakekube_config`` or the marker may switch it off.
     settings: dict[str, Any] = {"immutability_guard": True}
-    for option, field in (("--fakekube-seed", "seed"), ("--fakekube-nodes", "nodes")):
+    for option, field in (("--fakekube-seed", "seed"), ("--fakekube-nodes", "nodes"),
+                          ("--fakekube-image-policy", "image_policy")):
         value = request.config.getoption(option)
         if value is not None:
             settings[field] = value

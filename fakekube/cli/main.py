@@ -68,6 +68,10 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--event-ttl", default=None, metavar="DURATION",
                        help="kube-apiserver's flag: how long an Event lives after its last write, a Go duration "
                             "such as 1h0m0s, 30m or 90s (default 1h; 0 keeps Events until deleted)")
+    serve.add_argument("--image-policy", default=None, choices=("plausible", "exists", "missing"),
+                       help="which images pull: plausible (default: made-up names and impossible tags fail, as on "
+                            "a real registry), exists (every image pulls) or missing (only known images pull); "
+                            "the config file's imagePolicy lists stay (docs/behaviour.md)")
     return parser
 
 
@@ -111,6 +115,11 @@ def cluster_config(args: argparse.Namespace, start_time: datetime | None,
              "enable_admission_plugins": plugin_list(args.enable_admission_plugins),
              "disable_admission_plugins": plugin_list(args.disable_admission_plugins)}
     chosen.update((name, value) for name, value in flags.items() if value is not None)
+    if args.image_policy is not None:  # the flag names the policy; the file's lists stay
+        from fakekube.kubelet.registry import ImageCatalog
+        catalog = chosen.get("image_policy")
+        chosen["image_policy"] = (catalog.replace(policy=args.image_policy) if isinstance(catalog, ImageCatalog)
+                                  else args.image_policy)
     listen = {"host": args.host, "port": args.port, "kubeconfig_path": args.kubeconfig}
     return config_from_values({**serve_defaults(chosen), **chosen, **listen})
 

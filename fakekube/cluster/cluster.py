@@ -28,6 +28,7 @@ from fakekube.cluster import bootstrap, rbacpolicy
 from fakekube.cluster.config import ClusterConfig
 from fakekube.cluster.kubeconfig import write_kubeconfig
 from fakekube.cluster.metricsserver import EngineUsage, register_api_service
+from fakekube.cluster.podstreams import KubeletStreams, StoreReads
 from fakekube.cluster.system import SystemPlan, boot_start
 from fakekube.scheduler import Scheduler
 from fakekube.scheduler.explain import explain
@@ -118,13 +119,16 @@ class Cluster:
         #: kube-scheduler (None when the config turns it off: pods then wait for a binding).
         self.scheduler = Scheduler(self.config.scheduler) if self.config.scheduler is not None else None
         self.kubelets = Kubelets(self.config.kubelet, self._plan.behaviours(self.config.behaviours),
-                                 self._static_manifests)
+                                 self._static_manifests, self.config.image_policy.with_preloaded(self._plan.images))
         scheduler = (self.scheduler,) if self.scheduler is not None else ()
         apiserver_controllers = tuple(factory(self.config) for factory in APISERVER_CONTROLLERS)
         for controller in (*self.controllers.values(), *scheduler, *self.kubelets.controllers(), *apiserver_controllers):
             self.engine.register(controller)
         self.api.pod_logs = self._pod_logs
         self.api.pod_exec = self._pod_exec
+        streams = KubeletStreams(self.engine, self.kubelets, self.clock, self.store)
+        self.api.pod_streams, self.api.pod_http = streams, streams.answer
+        self.kubelets.pods.reads = StoreReads(self.store)
         self.api.kubelet_unreachable = self._kubelet_unreachable
         self.api.webhook_transport.addresses.update(self.config.webhook_addresses)
         bootstrap.populate(self.api, self._plan.node_specs, self.config.kubelet_version,

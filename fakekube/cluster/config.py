@@ -29,6 +29,7 @@ from fakekube.engine import RateLimits
 from fakekube.engine.timers import MAX_DELAY_S
 from fakekube.kubelet.agents import KubeletConfig
 from fakekube.kubelet.behaviour import BehaviourCatalog
+from fakekube.kubelet.registry import ImageCatalog
 from fakekube.scheduler import SchedulerConfig
 from fakekube.store import DEFAULT_HISTORY_LIMIT
 from fakekube.store.frozen import guard_default
@@ -53,7 +54,7 @@ class ClusterConfig(FrozenRecord):
         "load_balancer_ip_pool", "behaviours", "static_pods", "static_pod_path", "immutability_guard",
         "system_pods", "metrics_server", "webhook_addresses", "remote_webhook_addresses", "authorization_mode",
         "static_tokens", "token_auth_file", "tls", "event_ttl_s", "enable_admission_plugins",
-        "disable_admission_plugins", "extra",
+        "disable_admission_plugins", "image_policy", "extra",
     )
 
     seed: int
@@ -140,6 +141,11 @@ class ClusterConfig(FrozenRecord):
     #: "Admission plugins"); the order they run in is upstream's, whatever the order here.
     enable_admission_plugins: tuple[str, ...]
     disable_admission_plugins: tuple[str, ...]
+    #: Which images pull (fakekube/kubelet/registry.py, docs/behaviour.md "Images"): a
+    #: policy name — ``plausible`` (the default: made-up names and tags no release has fail,
+    #: as on a real registry), ``exists`` (every image pulls) or ``missing`` (only known
+    #: images pull) — or an :class:`~fakekube.kubelet.registry.ImageCatalog` with lists.
+    image_policy: ImageCatalog
     extra: dict[str, Any]
 
     def __init__(self, seed: int = 0, nodes: int | tuple[NodeSpec, ...] = 0, host: str = "127.0.0.1",
@@ -161,7 +167,8 @@ class ClusterConfig(FrozenRecord):
                  authorization_mode: str = ALWAYS_ALLOW, static_tokens: Mapping[str, UserInfo] | None = None,
                  token_auth_file: str | None = None, tls: bool | None = None,
                  event_ttl_s: float = DEFAULT_EVENT_TTL_S, enable_admission_plugins: tuple[str, ...] = (),
-                 disable_admission_plugins: tuple[str, ...] = (), extra: dict[str, Any] | None = None) -> None:
+                 disable_admission_plugins: tuple[str, ...] = (), image_policy: ImageCatalog | str | None = None,
+                 extra: dict[str, Any] | None = None) -> None:
         values = dict(locals())  # the arguments by name (each field is one)
         del values["self"]
         values["behaviours"] = behaviours if behaviours is not None else BehaviourCatalog()
@@ -172,6 +179,8 @@ class ClusterConfig(FrozenRecord):
         values["enable_admission_plugins"] = tuple(enable_admission_plugins)
         values["disable_admission_plugins"] = tuple(disable_admission_plugins)
         check_names(values["enable_admission_plugins"], values["disable_admission_plugins"])  # upstream's errors
+        values["image_policy"] = (image_policy if isinstance(image_policy, ImageCatalog)
+                                  else ImageCatalog.from_config(image_policy))
         if not 0 <= event_ttl_s <= MAX_DELAY_S:  # NaN too
             raise ValueError(f"event_ttl_s must be between 0 and {MAX_DELAY_S:.0f} seconds (Go's Duration range), "
                              f"got {event_ttl_s!r}")

@@ -35,6 +35,7 @@ from fakekube.kubelet.agents import KubeletConfig
 from fakekube.scheduler import Scheduler, SchedulerConfig
 from fakekube.kubelet.heartbeat import HeartbeatConfig
 from fakekube.kubelet.behaviour import BehaviourCatalog
+from fakekube.kubelet.registry import ImageCatalog
 from fakekube.kubelet.staticpods import check_manifest
 
 #: The optional header; a file that names another version is refused rather than misread.
@@ -334,6 +335,13 @@ def _behaviours(raw: Any, path: str) -> BehaviourCatalog:
         raise ConfigError(_one_line(error)) from None
 
 
+def _image_policy(raw: Any, path: str) -> ImageCatalog:
+    try:
+        return ImageCatalog.from_config(raw)
+    except ValueError as error:
+        raise ConfigError(_one_line(error)) from None
+
+
 def _static_pods(raw: Any, path: str) -> tuple[dict[str, Any], ...]:
     if not isinstance(raw, list):
         raise ConfigError(f"{path}: must be a list of Pod manifests, got {_describe(raw)}")
@@ -466,6 +474,7 @@ _TOP_LEVEL: tuple[tuple[str, str, Callable[[Any, str], Any]], ...] = (
     ("serviceNodePortRange", "service_node_port_range", _text),
     ("loadBalancerIPPool", "load_balancer_ip_pool", _text),
     ("behaviours", "behaviours", _behaviours),
+    ("imagePolicy", "image_policy", _image_policy),
     ("staticPods", "static_pods", _static_pods),
     ("systemPods", "system_pods", _system_pods),
     ("metricsServer", "metrics_server", _flag),

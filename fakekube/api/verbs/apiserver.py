@@ -169,6 +169,14 @@ class APIServer:
         #: (fakekube.api.verbs.connect.ExecOutcome; LookupError: the container is not
         #: running) — the simulated kubelets, wired by the cluster. None: never running.
         self.pod_exec: Callable[[dict[str, Any], str, list[str]], Any] | None = None
+        #: Where ``proxy`` and port-forward answers come from: ``(namespace, pod, port,
+        #: request) -> answer`` (fakekube.api.verbs.connect's ProxiedRequest/ProxiedAnswer;
+        #: None: nothing listens on the port; LookupError: no kubelet runs the pod) — the
+        #: simulated kubelets, wired by the cluster. None: nothing ever listens.
+        self.pod_http: Callable[[str, str, int, Any], Any] | None = None
+        #: ``pods/attach`` and ``pods/portforward`` reach the pod's kubelet through this
+        #: (kubelet-side sessions, fakekube.api.http.attach / portforward): the cluster wires it.
+        self.pod_streams: Any = None
         #: Why the apiserver cannot reach a node's kubelet: ``node name -> (host:port, Go's
         #: dial error)``, or None when it answers. pods/exec and pods/log dial it first.
         self.kubelet_unreachable: Callable[[str], tuple[str, str] | None] = lambda node: None
