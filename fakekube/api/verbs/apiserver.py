@@ -329,6 +329,7 @@ class APIServer:
         obj = _owned(obj, options)
         rt.strategy.default(obj, ctx)  # upstream defaults as it decodes
         if not tracked and not options.internal:
+            objectmeta.wipe_system_fields(obj.setdefault("metadata", {}))
             fieldmanager.track_create(rt, obj, self.schemas, options.manager(), self.now_rfc3339())
         # Mutating admission (upstream's create handler), then the storage's BeforeCreate: the
         # plugins see the object before its generated name, uid and creationTimestamp exist.
