@@ -28,6 +28,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--fakekube-kubernetes-version", default=None, metavar="1.XX",
                     help="the Kubernetes release every fakekube cluster emulates: 1.33, 1.34, 1.35 or 1.36 "
                          "(default 1.36); the marker's kubernetes_version= wins for its test")
+    group.addoption("--fakekube-image-policy", default=None, choices=("plausible", "exists", "missing"),
+                    help="which images pull in every cluster (default plausible; a test's marker may say "
+                         "image_policy=...)")
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -83,7 +86,8 @@ def fakekube(request: pytest.FixtureRequest, fakekube_pool: ClusterPool, fakekub
     # the test where it happens. ``fakekube_config`` or the marker may switch it off.
     settings: dict[str, Any] = {"immutability_guard": True}
     for option, field in (("--fakekube-seed", "seed"), ("--fakekube-nodes", "nodes"),
-                          ("--fakekube-kubernetes-version", "kubernetes_version")):
+                          ("--fakekube-kubernetes-version", "kubernetes_version"),
+                          ("--fakekube-image-policy", "image_policy")):
         value = request.config.getoption(option)
         if value is not None:
             settings[field] = value

@@ -6,6 +6,11 @@
 * :mod:`~fakekube.kubelet.logs` — what pods/log returns for a query.
 * :mod:`~fakekube.kubelet.events` — the events the kubelet records, upstream's texts;
   :mod:`~fakekube.kubelet.probefailures` — when a container's probes fail (its Unhealthy events).
+* :mod:`~fakekube.kubelet.termination` — how a container stops (preStop, SIGTERM, the grace);
+  :mod:`~fakekube.kubelet.hooks` — what a preStop hook takes.
+* :mod:`~fakekube.kubelet.imageref` and :mod:`~fakekube.kubelet.registry` — image references
+  as the runtime parses them, and which images pull.
+* :mod:`~fakekube.kubelet.httpmodel` — what a container answers over HTTP.
 
 None of them reads a clock or the store; times are passed in. (:mod:`~fakekube.kubelet.heartbeat`
 drives the engine and is imported on its own, not re-exported here.)

@@ -14,9 +14,15 @@ with behaviour as data (:class:`~fakekube.kubelet.behaviour.BehaviourCatalog`):
   Running, Started/Ready from the probe plan, exit or probe kill, restarts by
   ``restartPolicy`` with CrashLoopBackOff (:mod:`~fakekube.kubelet.containers`);
 * the phase and conditions upstream computes (:mod:`~fakekube.kubelet.podstatus`);
-* graceful deletion: each running container stops after ``min(stop_delay_s, grace)``
-  (a preStop hook's time belongs in ``stop_delay_s``), sidecars after the app containers,
-  then the terminal status is written and the pod deleted with grace 0;
+* graceful deletion: each running container is stopped as upstream's ``killContainer``
+  stops it — preStop hook, SIGTERM, SIGKILL when the grace runs out
+  (:mod:`~fakekube.kubelet.termination`) — sidecars after the app containers, then the
+  terminal status is written and the pod deleted with grace 0;
+* images as upstream's image manager gets them (``imagePullPolicy``, the node's images,
+  :mod:`~fakekube.kubelet.registry`), and each container's program run again at each start
+  (kubelet/programs.py: its output may depend on when it runs);
+* what a pod answers over HTTP (:meth:`PodRunner.http`, port-forward and the proxy) and
+  requests made from inside the cluster (:meth:`PodRunner.request`);
 * the kubelet's events (source ``kubelet``/node name, reportingInstance the node name,
   ``involvedObject.fieldPath`` ``spec.containers{c}`` / ``spec.initContainers{c}``), with
   upstream's texts (:mod:`fakekube.kubelet.events`), stamped with the instant each step
@@ -43,8 +49,9 @@ from __future__ import annotations
 
 import functools
 import ipaddress
+import posixpath
 from datetime import datetime
-from typing import Any, Callable, Iterable, Sequence
+from typing import Any, Callable, Iterable, Protocol, Sequence
 
 from fakekube.api.machinery.errors import ApiError
 from fakekube.clock import DEFAULT_EPOCH, format_rfc3339
@@ -56,9 +63,22 @@ from fakekube.kubelet import execs
 from fakekube.kubelet.behaviour import BehaviourCatalog
 from fakekube.kubelet.execs import ExecResult
 from fakekube.kubelet import events as texts
-from fakekube.kubelet.containers import RUNNING, SIGKILL_EXIT_CODE, ContainerRun, RunContext, after
+from fakekube.kubelet import hooks, httpmodel, programs
+from fakekube.kubelet.httpmodel import HttpAnswer, HttpRequest
+from fakekube.kubelet.imageref import familiar_repository
+from fakekube.kubelet.behaviour import ContainerBehaviour, Overlay
+from fakekube.kubelet.containers import RUNNING, ContainerRun, RunContext
 from fakekube.kubelet.events import KUBELET, EventText
-from fakekube.kubelet.programs import program_overlay
+from fakekube.kubelet.programs import program_argv, program_overlay
+from fakekube.kubelet.registry import ImageCatalog, pull_error
+from fakekube.kubelet.termination import (
+    IMAGE_PROGRAMS,
+    HookOutcome,
+    StopResponse,
+    container_shares_pid_namespace,
+    declared_response,
+    signal_overlay,
+)
 from fakekube.kubelet.logs import PREVIOUS_NOT_FOUND, ContainerLog, LogCursor, PodLogOptions, read_logs
 from fakekube.kubelet.logstream import ContainerFollow
 from fakekube.kubelet.podstatus import (
@@ -71,7 +91,8 @@ from fakekube.kubelet.podstatus import (
 from fakekube.kubelet import sidecars
 from fakekube.kubelet.staticpods import pod_identity
 from fakekube.objects.indexes import POD_NODE_NAME, pod_node_name
-from fakekube.objects.kinds import NODES, PODS
+from fakekube.objects.kinds import ENDPOINTS, NODES, PODS, SERVICES, Resource
+from fakekube.objects.serviceroutes import Unreachable, resolve
 from fakekube.store import ADDED, DELETED, Change
 
 Obj = dict[str, Any]
@@ -164,6 +185,24 @@ class PodState:
         return self.terminating and not any(run.stage == RUNNING for run in self.all_runs)
 
 
+class ObjectReads(Protocol):
+    """Reads of stored objects, for requests that cross the cluster's network."""
+
+    def get(self, resource: Resource, namespace: str, name: str) -> Obj | None: ...
+    def list(self, resource: Resource) -> list[Obj]: ...
+
+
+class _NoObjects:
+    def get(self, resource: Resource, namespace: str, name: str) -> Obj | None:
+        return None
+
+    def list(self, resource: Resource) -> list[Obj]:
+        return []
+
+
+NO_OBJECTS = _NoObjects()
+
+
 class PodRunner:
     """Runs the pods of every simulated node (see the module docstring)."""
 
@@ -176,8 +215,13 @@ class PodRunner:
                  restart_backoff: RestartBackoff | None = None,
                  pull_backoff: ImagePullBackoff | None = None,
                  image_pulled: Callable[[str, str], None] = lambda node, image: None,
+                 image_held: Callable[[str, str], bool] = lambda node, image: False,
+                 images: ImageCatalog = ImageCatalog(),
                  observed_generation: bool = True) -> None:
         self.catalog = catalog
+        #: Which images pull (kubelet/registry.py), and (node, image): does the node hold it?
+        self.images = images
+        self._image_held = image_held
         #: PodObservedGenerationTracking (on from 1.34): the status says which pod generation it shows.
         self._observed_generation = observed_generation
         self._node_is_up = node_is_up
@@ -189,6 +233,14 @@ class PodRunner:
         self._ips = PodIPs()
         #: Execs answered so far: each gets its own (derived) exec id.
         self._execs = 0
+        #: The cluster's objects as in-cluster requests read them (:meth:`request`); the
+        #: cluster plugs in the store (none by default: no Service exists).
+        self.reads: ObjectReads = NO_OBJECTS
+
+    def _image_present(self, node: str, image: str) -> bool:
+        """Does ``node`` hold ``image``: pulled there, listed in its status, or preloaded by
+        kind's node image?"""
+        return self._image_held(node, image) or self.images.preloaded_image(image)
 
     def __len__(self) -> int:
         """Pods this runner currently remembers (the memory bound in the module docstring)."""
@@ -247,14 +299,31 @@ class PodRunner:
         start = parse_time((pod.get("status") or {}).get("startTime")) or ctx.now
 
         def runs(kind: str, init: bool) -> list[ContainerRun]:
-            return [ContainerRun(c, self.catalog.for_container(pod, c["name"], program_overlay(pod, c)), init, policy)
-                    for c in spec.get(kind) or []]
+            return [self._container_run(pod, c, init, policy, ctx.now) for c in spec.get(kind) or []]
 
         return PodState(uid=pod_identity(pod), node=node_name,
                         label=f"{meta['name']}_{meta['namespace']}({meta.get('uid', '')})",
                         restart_policy=policy, start_time=start, host_ip=host_ip, pod_ip=pod_ip,
                         owns_ip=not host_network and pod_ip is not None,
                         init_runs=runs("initContainers", True), runs=runs("containers", False))
+
+    def _container_run(self, pod: Obj, spec: Obj, init: bool, policy: str, now: datetime,
+                       ephemeral: bool = False) -> ContainerRun:
+        """A container's run, with the behaviour its program (as it would run now), image
+        rules and annotation give (the program is run again at each start: instance_behaviour)."""
+        program = program_layer(pod, spec, now)
+        run = ContainerRun(spec, self.catalog.for_container(pod, spec["name"], program), init, policy,
+                           ephemeral=ephemeral)
+        run.program = program
+        return run
+
+    def _instance_behaviour(self, pod: Obj, run: ContainerRun, at: datetime) -> ContainerBehaviour:
+        """What a run of the container's program starting at ``at`` does: the same as the
+        run's behaviour unless its output depends on when it runs (``date``)."""
+        program = program_layer(pod, run.spec, at)
+        if program == run.program:
+            return run.behaviour
+        return self.catalog.for_container(pod, run.name, program)
 
     def _sync(self, key: str, pod: Obj, state: PodState, ctx: Context) -> None:
         run_ctx = self._run_context(pod, state, ctx)
@@ -279,8 +348,7 @@ class PodRunner:
         for spec in pod["spec"].get("ephemeralContainers") or []:
             if spec.get("name") in known:
                 continue
-            behaviour = self.catalog.for_container(pod, spec["name"], program_overlay(pod, spec))
-            run = ContainerRun(spec, behaviour, False, "Never", ephemeral=True)
+            run = self._container_run(pod, spec, False, "Never", now, ephemeral=True)
             state.ephemeral_runs.append(run)
             run.begin(now, run_ctx)
 
@@ -295,30 +363,35 @@ class PodRunner:
         def others_running(run: ContainerRun) -> bool:
             return any(other is not run and other.stage == RUNNING for other in state.runs)
 
+        def prestop(run: ContainerRun, at: datetime) -> HookOutcome | None:
+            instance = run.current
+            behaviour = instance.behaviour if instance is not None and instance.behaviour else run.behaviour
+            return hooks.prestop_outcome(pod, run.spec, behaviour, at)
+
         return RunContext(state.uid, self._restart_backoff, self._pull_backoff, lambda: new_container_id(ctx),
                           DEFAULT_EPOCH, record=record_text, pod_label=state.label, pod_ip=state.pod_ip or "",
                           others_running=others_running,
-                          image_pulled=lambda image: self._image_pulled(state.node, image))
+                          image_pulled=lambda image: self._image_pulled(state.node, image),
+                          instance_behaviour=lambda run, at: self._instance_behaviour(pod, run, at),
+                          prestop=prestop, stop_response=lambda run, at: stop_response(pod, run, at),
+                          image_present=lambda image: self._image_present(state.node, image),
+                          pull_error=lambda image: pull_error(image, self.images))
 
     def _note_deletion(self, pod: Obj, state: PodState, now: datetime, run_ctx: RunContext) -> None:
-        """A deletionTimestamp stops every container by then (a shorter second delete moves it earlier),
-        sidecars after the others (:mod:`~fakekube.kubelet.sidecars`); the kubelet records
-        ``Killing`` for each running one when it first asks it to stop."""
+        """A deletionTimestamp stops every container with the pod's ``deletionGracePeriodSeconds``
+        from when the kubelet sees it (kubelet/termination.py: preStop hook, SIGTERM, SIGKILL
+        when the grace runs out; a shorter second delete kills sooner), sidecars after the
+        others (:mod:`~fakekube.kubelet.sidecars`); the kubelet records ``Killing`` for each
+        running one when it first asks it to stop."""
         meta = pod["metadata"]
-        deletion = parse_time(meta.get("deletionTimestamp"))
-        if deletion is None:
+        if parse_time(meta.get("deletionTimestamp")) is None:
             return
         state.terminating = True
-        deadline = max(deletion, now)
-        for run in state.all_runs:
-            if run.sidecar:
-                continue
-            stopped = after(now, run.behaviour.stop_delay_s)
-            first = run.stop(stopped, 0) if stopped <= deadline else run.stop(deadline, SIGKILL_EXIT_CODE)
-            if first:
-                run_ctx.record(run, now, texts.stopping(run.name))
         grace_s = float(meta.get("deletionGracePeriodSeconds") or 0)
-        for run in sidecars.stop_in_order(state.init_runs, state.runs, now, deletion, grace_s):
+        for run in state.all_runs:
+            if not run.sidecar and run.begin_stop(now, grace_s, run_ctx):
+                run_ctx.record(run, now, texts.stopping(run.name))
+        for run in sidecars.stop_in_order(state.init_runs, state.runs, now, grace_s, run_ctx):
             run_ctx.record(run, now, texts.stopping(run.name))
 
     def _catch_up(self, pod: Obj, state: PodState, ctx: Context, run_ctx: RunContext) -> None:
@@ -363,7 +436,7 @@ class PodRunner:
             return
         grace = pod["spec"].get("terminationGracePeriodSeconds")
         grace_s = DEFAULT_TERMINATION_GRACE_S if grace is None else float(grace)
-        for run in sidecars.stop_in_order(state.init_runs, state.runs, done_at, after(done_at, grace_s), grace_s):
+        for run in sidecars.stop_in_order(state.init_runs, state.runs, done_at, grace_s, run_ctx):
             run_ctx.record(run, done_at, texts.stopping(run.name))
 
     def _status(self, pod: Obj, state: PodState, now: datetime) -> Obj:
@@ -439,9 +512,8 @@ class PodRunner:
             raise LookupError(f'pods "{name}" not found')
         run = _pick_container(state, name, container)
         instance, previous = _log_instances(run, name)
-        lines = run.behaviour.log_lines
-        current = ContainerLog(lines, instance.started_at, instance.finished_at)
-        earlier = ContainerLog(lines, previous.started_at, previous.finished_at) if previous else None
+        current = ContainerLog(instance.log_lines, instance.started_at, instance.finished_at)
+        earlier = ContainerLog(previous.log_lines, previous.started_at, previous.finished_at) if previous else None
         try:
             return read_logs(current, options, now, earlier)
         except LookupError:
@@ -463,10 +535,82 @@ class PodRunner:
         followed = previous if options.previous else instance
         if followed is None:
             raise ValueError(PREVIOUS_NOT_FOUND.format(container=run.name, pod=name))
-        log = ContainerLog(run.behaviour.log_lines, followed.started_at, followed.finished_at)
+        log = ContainerLog(followed.log_lines, followed.started_at, followed.finished_at)
         cursor = LogCursor(log, options, now)
         first = cursor.first(now)
         return ContainerFollow(run, followed, cursor, first, lambda: self._pods.get(key) is state)
+
+    def http(self, namespace: str, name: str, port: int, request: HttpRequest) -> HttpAnswer | None:
+        """What pod ``namespace/name`` answers on ``port`` (kubelet/httpmodel.py): its
+        containers share one network namespace, so the first running one that listens there
+        answers; None when none does (the connection is refused). LookupError when this
+        runner does not run the pod. Call it on the engine thread, as :meth:`logs`."""
+        state = self._pods.get(f"{namespace}/{name}")
+        if state is None:
+            raise LookupError(f'pods "{name}" not found')
+        for run in state.all_runs:
+            instance = run.current
+            if run.stage != RUNNING or instance is None:
+                continue
+            behaviour = instance.behaviour or run.behaviour
+            answer = httpmodel.answer(behaviour.http, run.spec, run.image, port, request, _runs_own_program(run))
+            if answer is not None:
+                return answer
+        return None
+
+    def request(self, client_namespace: str, host: str, port: int, request: HttpRequest) -> HttpAnswer | Unreachable:
+        """An HTTP request made from inside the cluster — ``curl``/``wget`` in a container of
+        ``client_namespace`` (the shell model's interface) — to ``host:port``: a Service by
+        DNS name or cluster IP through its ready endpoints to its ``targetPort``, or a pod by
+        IP (objects/serviceroutes.py), answered by that pod's containers (:meth:`http`).
+        :class:`~fakekube.objects.serviceroutes.Unreachable` says what the client prints
+        when nothing answers (name not resolved, connection refused). Reads the cluster's
+        Services and Endpoints through :attr:`reads` (the cluster wires the store in); on
+        the engine thread, as :meth:`exec`."""
+        reads = self.reads
+        by_ip = {state.pod_ip: key for key, state in self._pods.items() if state.pod_ip and state.owns_ip}
+
+        def pod_at(ip: str) -> Obj | None:
+            key = by_ip.get(ip)
+            if key is None:
+                return None
+            namespace, name = key.split("/", 1)
+            return {"metadata": {"namespace": namespace, "name": name}}
+
+        backend = resolve(host, port, client_namespace, lambda ns, name: reads.get(SERVICES, ns, name),
+                          lambda: reads.list(SERVICES), lambda ns, name: reads.get(ENDPOINTS, ns, name), pod_at)
+        if isinstance(backend, Unreachable):
+            return backend
+        try:
+            answer = self.http(backend.namespace, backend.pod, backend.port, request)
+        except LookupError:
+            answer = None
+        if answer is None:
+            return Unreachable(f"Failed to connect to {host} port {port}: Connection refused", 0)
+        return answer
+
+    def listens(self, namespace: str, name: str, port: int) -> bool:
+        """Does a running container of the pod listen on ``port`` (port-forward's dial)?"""
+        state = self._pods.get(f"{namespace}/{name}")
+        if state is None:
+            return False
+        return any(port in httpmodel.listening_ports((run.current.behaviour or run.behaviour).http, run.spec,
+                                                     run.image, _runs_own_program(run))
+                   for run in state.all_runs if run.stage == RUNNING and run.current is not None)
+
+    def pod_uid(self, namespace: str, name: str) -> str | None:
+        """The uid of the pod this runner runs as ``namespace/name`` (None: it runs none)."""
+        state = self._pods.get(f"{namespace}/{name}")
+        return state.uid if state is not None else None
+
+    def attach(self, namespace: str, name: str, container: str, now: datetime) -> ContainerFollow:
+        """``pods/attach``: the running container's output from ``now`` on (kubelet/logstream.py).
+        LookupError with the kubelet's text when it is not running. On the engine thread."""
+        state = self._pods.get(f"{namespace}/{name}")
+        run = next((r for r in state.all_runs if r.name == container), None) if state is not None else None
+        if run is None or run.stage != RUNNING or run.current is None:
+            raise LookupError(f'container not found ("{container}")')
+        return self.follow(namespace, name, container, PodLogOptions(follow=True, tail_lines=0), now)
 
     def exec(self, pod: Obj, container: str, argv: Sequence[str], now: datetime | None = None) -> ExecResult:
         """What ``pods/exec`` of ``argv`` in ``container`` answers (kubelet/execs.py). LookupError
@@ -481,6 +625,39 @@ class PodRunner:
         self._execs += 1
         return execs.run(run.behaviour.exec_commands, argv, pod, run.spec,
                          execs.exec_id(run.current.container_id, self._execs), now)
+
+
+def _runs_own_program(run: ContainerRun) -> bool:
+    """Does the container run its image's program (so its image's server answers)? Yes
+    without a ``command``, or when the command is that program."""
+    command = run.spec.get("command") or []
+    if not command:
+        return True
+    own = IMAGE_PROGRAMS.get(familiar_repository(run.image), "")
+    return bool(own) and isinstance(command[0], str) and posixpath.basename(command[0]) == own
+
+
+def program_layer(pod: Obj, spec: Obj, at: datetime) -> Overlay:
+    """The behaviour fields the container's own program decides, run as it would start at
+    ``at`` (kubelet/programs.py), and how it takes SIGTERM (kubelet/termination.py)."""
+    program = program_overlay(pod, spec, started_at=at)
+    signals = signal_overlay(program_argv(pod, spec), str(spec.get("image") or ""),
+                             container_shares_pid_namespace(pod))
+    if not signals:
+        return program
+    return tuple(sorted(dict(program + signals).items()))
+
+
+def stop_response(pod: Obj, run: ContainerRun, at: datetime) -> StopResponse:
+    """What the running container does with SIGTERM at ``at``: a script's ``trap`` answers for
+    itself (kubelet/programs.py), anything else as its behaviour declares."""
+    instance = run.current
+    behaviour = instance.behaviour if instance is not None and instance.behaviour else run.behaviour
+    if behaviour.handles_sigterm and instance is not None:
+        answer = programs.stop_response(pod, run.spec, instance.started_at, instance.at_s(at))
+        if answer is not None:
+            return answer
+    return declared_response(behaviour.handles_sigterm, behaviour.stop_delay_s, behaviour.stop_exit_code)
 
 
 def _pick_container(state: PodState, pod_name: str, container: str | None) -> ContainerRun:
@@ -507,7 +684,7 @@ def _log_instances(run: ContainerRun, pod_name: str) -> tuple[Any, Any]:
 def _waiting_reason(run: ContainerRun) -> str:
     if run.stage == "pull-error":
         return "image can't be pulled"
-    if run.stage == "pull-backoff" or run.pull_attempts > 1:
+    if run.stage == "pull-backoff" or run.pull_failing:
         return "trying and failing to pull image"
     return "ContainerCreating"
 

@@ -288,14 +288,17 @@ def test_the_pod_ip_is_released_with_the_pod() -> None:
 def test_a_failing_pull_shows_err_image_pull_then_image_pull_back_off() -> None:
     cluster, _ = make_cluster()
     cluster.create(pod("pull", {"image_pull_error": True, "image_pull_failures": 2},
-                       containers=[{"name": "c", "image": "nginx:bad"}]))
+                       containers=[{"name": "c", "image": "example/app:bad"}]))
     waiting = container(cluster, "pull")["state"]["waiting"]
     assert waiting["reason"] == "ErrImagePull"
-    assert waiting["message"] == ('rpc error: code = NotFound desc = failed to pull and unpack image '
-                                  '"nginx:bad": nginx:bad: not found')
+    reference = "docker.io/example/app:bad"
+    error = (f'rpc error: code = NotFound desc = failed to pull and unpack image "{reference}": '
+             f'failed to resolve reference "{reference}": {reference}: not found')
+    assert waiting["message"] == error
     at(cluster, 1)
     assert container(cluster, "pull")["state"] == {
-        "waiting": {"reason": "ImagePullBackOff", "message": 'Back-off pulling image "nginx:bad"'}}
+        "waiting": {"reason": "ImagePullBackOff",
+                    "message": f'Back-off pulling image "example/app:bad": ErrImagePull: {error}'}}
     assert status(cluster, "pull")["phase"] == "Pending"
     at(cluster, 10)  # retry after 10 s fails again; the next waits 20 s
     assert container(cluster, "pull")["state"]["waiting"]["reason"] == "ErrImagePull"
@@ -311,7 +314,8 @@ def test_back_off_names_the_image_as_the_spec_wrote_it() -> None:
     cluster, _ = make_cluster()
     cluster.create(pod("untagged", {"image_pull_error": True}, containers=[{"name": "c", "image": "nope"}]))
     at(cluster, 1)
-    assert container(cluster, "untagged")["state"]["waiting"]["message"] == 'Back-off pulling image "nope"'
+    message = container(cluster, "untagged")["state"]["waiting"]["message"]
+    assert message.startswith('Back-off pulling image "nope": ErrImagePull: ')  # then the last pull's error
 
 
 

@@ -25,7 +25,7 @@ TIMING = {"pull_delay_s": 0, "start_delay_s": 1}
 
 
 def sidecar(name: str, **fields: Any) -> Obj:
-    return {"name": name, "image": "envoy:1.30", "restartPolicy": "Always", **fields}
+    return {"name": name, "image": "envoyproxy/envoy:v1.30.0", "restartPolicy": "Always", **fields}
 
 
 def init(name: str) -> Obj:

@@ -8,7 +8,7 @@ port 443; a policy: failurePolicy Fail, its match resources like a webhook's; a 
 parameterNotFoundAction Deny), validation is upstream's ``ValidateValidatingWebhookConfiguration``
 and friends with their messages; CEL expressions must compile (no type checking, see
 docs/api.md "Admission webhooks and policies"). The apiserver calls what these declare:
-``fakekube.api.verbs.webhooks`` and ``fakekube.api.verbs.policies``.
+``fakekube.api.admission.webhooks`` and ``fakekube.api.admission.policies``.
 """
 
 from __future__ import annotations

@@ -83,6 +83,9 @@ class NamespaceStrategy(Strategy):
             ensure_dict(ensure_dict(obj, "metadata"), "labels")["kubernetes.io/metadata.name"] = name
 
     def prepare_for_create(self, obj: Obj, ctx: WriteContext) -> None:
+        """Also the name label again: a generated name is known only now (upstream's
+        Canonicalize sets it after generateName resolved)."""
+        self.default(obj, ctx)
         obj["status"] = {"phase": "Active"}
         finalizers = ensure_dict(obj, "spec").setdefault("finalizers", [])
         if "kubernetes" not in finalizers:

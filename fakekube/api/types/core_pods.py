@@ -141,6 +141,19 @@ def default_volume(volume: Obj) -> None:
                 token.setdefault("expirationSeconds", 3600)
 
 
+def mirror_service_account(spec: Obj) -> None:
+    """v1's deprecated ``serviceAccount`` is an alias of ``serviceAccountName`` (the v1
+    conversion): a spec naming only the old field names its account, and the name is
+    written to both (neither when none: the ServiceAccount admission plugin names
+    ``default`` for a pod)."""
+    name = spec.get("serviceAccountName") or spec.get("serviceAccount")
+    if name:
+        spec["serviceAccountName"] = spec["serviceAccount"] = name
+    else:
+        spec.pop("serviceAccountName", None)
+        spec.pop("serviceAccount", None)
+
+
 def default_pod_spec(spec: Obj) -> None:
     """SetDefaults_PodSpec: what every embedded pod spec (pods and templates) gets."""
     if not spec.get("dnsPolicy"):
@@ -153,6 +166,7 @@ def default_pod_spec(spec: Obj) -> None:
         spec["terminationGracePeriodSeconds"] = 30
     if not spec.get("schedulerName"):
         spec["schedulerName"] = "default-scheduler"
+    mirror_service_account(spec)
     for name in ("initContainers", "containers", "ephemeralContainers"):
         for container in spec.get(name) or []:
             if isinstance(container, dict):
@@ -207,11 +221,8 @@ def default_pod(pod: Obj) -> None:
                 for port in container.get("ports") or []:
                     if not port.get("hostPort"):
                         port["hostPort"] = port.get("containerPort")
-    # ServiceAccount admission; the deprecated serviceAccount field mirrors the name.
-    account = spec.get("serviceAccountName") or spec.get("serviceAccount") or "default"
-    spec["serviceAccountName"] = account
-    spec["serviceAccount"] = account
-    # spec.priority and spec.preemptionPolicy: the Priority admission plugin (cluster/wiring.py).
+    # serviceAccountName, spec.priority and spec.preemptionPolicy: the ServiceAccount and Priority
+    # admission plugins (fakekube/api/admission/).
 
 
 # --- QoS --------------------------------------------------------------------------
@@ -553,11 +564,6 @@ class PodStrategy(Strategy):
                     "type": "PodScheduled", "status": "False", "lastProbeTime": None,
                     "lastTransitionTime": format_rfc3339(ctx.now), "reason": "SchedulingGated",
                     "message": "Scheduling is blocked due to non-empty scheduling gates"}]
-
-    def prepare_for_update(self, new: Obj, old: Obj, ctx: WriteContext) -> None:
-        # The Priority admission plugin's update half: keep what it set at create.
-        if isinstance(new.get("spec"), dict) and isinstance(old.get("spec"), dict):
-            keep_on_update(new["spec"], old["spec"])
 
     def validate(self, obj: Obj) -> list[FieldError]:
         errs = validate_pod_spec(obj.get("spec"), "spec", is_pod=True)
