@@ -354,7 +354,7 @@ class PersistentVolumeClaimStrategy(Strategy):
 
 
 PERSISTENT_VOLUME_CLAIMS = ResourceType(
-    "", "v1", "PersistentVolumeClaim", "persistentvolumeclaims", namespaced=True, short_names=("pvc",),
+    "", "v1", "PersistentVolumeClaim", "persistentvolumeclaims", returns_deleted_object=True, namespaced=True, short_names=("pvc",),
     subresources=(STATUS,), strategy=PersistentVolumeClaimStrategy(), table=PERSISTENT_VOLUME_CLAIM_TABLE,
 )
 
@@ -401,7 +401,7 @@ class PersistentVolumeStrategy(Strategy):
 
 
 PERSISTENT_VOLUMES = ResourceType(
-    "", "v1", "PersistentVolume", "persistentvolumes", namespaced=False, short_names=("pv",), subresources=(STATUS,),
+    "", "v1", "PersistentVolume", "persistentvolumes", returns_deleted_object=True, namespaced=False, short_names=("pv",), subresources=(STATUS,),
     strategy=PersistentVolumeStrategy(), table=PERSISTENT_VOLUME_TABLE,
 )
 
@@ -471,7 +471,7 @@ class ResourceQuotaStrategy(Strategy):
 
 
 RESOURCE_QUOTAS = ResourceType(
-    "", "v1", "ResourceQuota", "resourcequotas", namespaced=True, short_names=("quota",), subresources=(STATUS,),
+    "", "v1", "ResourceQuota", "resourcequotas", returns_deleted_object=True, namespaced=True, short_names=("quota",), subresources=(STATUS,),
     strategy=ResourceQuotaStrategy(), table=RESOURCE_QUOTA_TABLE,
 )
 
@@ -563,6 +563,6 @@ class ServiceAccountStrategy(Strategy):
 
 
 SERVICE_ACCOUNTS = ResourceType(
-    "", "v1", "ServiceAccount", "serviceaccounts", namespaced=True, short_names=("sa",), subresources=(TOKEN,),
+    "", "v1", "ServiceAccount", "serviceaccounts", returns_deleted_object=True, namespaced=True, short_names=("sa",), subresources=(TOKEN,),
     strategy=ServiceAccountStrategy(), table=SERVICE_ACCOUNT_TABLE,
 )

@@ -49,5 +49,5 @@ class PodTemplateStrategy(Strategy):
 
 
 POD_TEMPLATES = ResourceType(
-    "", "v1", "PodTemplate", "podtemplates", namespaced=True, strategy=PodTemplateStrategy(), table=POD_TEMPLATE_TABLE,
+    "", "v1", "PodTemplate", "podtemplates", returns_deleted_object=True, namespaced=True, strategy=PodTemplateStrategy(), table=POD_TEMPLATE_TABLE,
 )

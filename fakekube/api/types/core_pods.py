@@ -50,7 +50,6 @@ from fakekube.api.types.pod_scheduling_validation import (
 )
 from fakekube.clock import format_rfc3339
 from fakekube.objects.podaffinity import merged_label_selector
-from fakekube.objects.priority import keep_on_update
 from fakekube.objects.versions import Release
 
 RESTART_POLICIES = ["Always", "OnFailure", "Never"]

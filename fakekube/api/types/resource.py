@@ -30,7 +30,7 @@ class DeviceClassStrategy(Strategy):
     tracks_generation = True
 
 
-DEVICE_CLASSES = ResourceType(GROUP, "v1", "DeviceClass", "deviceclasses", namespaced=False,
+DEVICE_CLASSES = ResourceType(GROUP, "v1", "DeviceClass", "deviceclasses", returns_deleted_object=True, namespaced=False,
                               strategy=DeviceClassStrategy(), table=DEVICE_CLASS_TABLE)
 
 
@@ -62,7 +62,7 @@ class ResourceClaimStrategy(Strategy):
         return immutable(new.get("spec"), old.get("spec"), "spec", GoLiteral("resource.ResourceClaimSpec{...}"))
 
 
-RESOURCE_CLAIMS = ResourceType(GROUP, "v1", "ResourceClaim", "resourceclaims", namespaced=True,
+RESOURCE_CLAIMS = ResourceType(GROUP, "v1", "ResourceClaim", "resourceclaims", returns_deleted_object=True, namespaced=True,
                                subresources=(STATUS,), strategy=ResourceClaimStrategy(), table=RESOURCE_CLAIM_TABLE)
 
 
@@ -81,7 +81,7 @@ class ResourceClaimTemplateStrategy(Strategy):
 
 
 RESOURCE_CLAIM_TEMPLATES = ResourceType(GROUP, "v1", "ResourceClaimTemplate", "resourceclaimtemplates",
-                                        namespaced=True, strategy=ResourceClaimTemplateStrategy(),
+                                        returns_deleted_object=True, namespaced=True, strategy=ResourceClaimTemplateStrategy(),
                                         table=RESOURCE_CLAIM_TEMPLATE_TABLE)
 
 
@@ -162,5 +162,5 @@ class ResourceSliceStrategy(Strategy):
         return errs + self.validate(new)
 
 
-RESOURCE_SLICES = ResourceType(GROUP, "v1", "ResourceSlice", "resourceslices", namespaced=False,
+RESOURCE_SLICES = ResourceType(GROUP, "v1", "ResourceSlice", "resourceslices", returns_deleted_object=True, namespaced=False,
                                strategy=ResourceSliceStrategy(), table=RESOURCE_SLICE_TABLE)

@@ -69,7 +69,7 @@ class CSIDriverStrategy(Strategy):
 
 
 CSI_DRIVERS = ResourceType(
-    "storage.k8s.io", "v1", "CSIDriver", "csidrivers", namespaced=False, strategy=CSIDriverStrategy(),
+    "storage.k8s.io", "v1", "CSIDriver", "csidrivers", returns_deleted_object=True, namespaced=False, strategy=CSIDriverStrategy(),
     table=CSI_DRIVER_TABLE,
 )
 
@@ -94,7 +94,7 @@ class CSINodeStrategy(Strategy):
 
 
 CSI_NODES = ResourceType(
-    "storage.k8s.io", "v1", "CSINode", "csinodes", namespaced=False, strategy=CSINodeStrategy(), table=CSI_NODE_TABLE,
+    "storage.k8s.io", "v1", "CSINode", "csinodes", returns_deleted_object=True, namespaced=False, strategy=CSINodeStrategy(), table=CSI_NODE_TABLE,
 )
 
 
@@ -128,7 +128,7 @@ class VolumeAttachmentStrategy(Strategy):
 
 
 VOLUME_ATTACHMENTS = ResourceType(
-    "storage.k8s.io", "v1", "VolumeAttachment", "volumeattachments", namespaced=False, subresources=(STATUS,),
+    "storage.k8s.io", "v1", "VolumeAttachment", "volumeattachments", returns_deleted_object=True, namespaced=False, subresources=(STATUS,),
     strategy=VolumeAttachmentStrategy(), table=VOLUME_ATTACHMENT_TABLE,
 )
 
@@ -170,6 +170,6 @@ class VolumeAttributesClassStrategy(Strategy):
 
 
 VOLUME_ATTRIBUTES_CLASSES = ResourceType(
-    "storage.k8s.io", "v1", "VolumeAttributesClass", "volumeattributesclasses", namespaced=False,
+    "storage.k8s.io", "v1", "VolumeAttributesClass", "volumeattributesclasses", returns_deleted_object=True, namespaced=False,
     short_names=("vac",), strategy=VolumeAttributesClassStrategy(), table=VOLUME_ATTRIBUTES_CLASS_TABLE,
 )
