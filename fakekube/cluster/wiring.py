@@ -94,7 +94,8 @@ CONTROLLERS: tuple[ControllerSpec, ...] = (
                    ("pvc-protection",)),
     ControllerSpec("persistentvolume-protection-controller", lambda c: PVProtectionController(),
                    ("pv-protection",)),
-    ControllerSpec("volumeattributesclass-protection-controller", lambda c: VACProtectionController()),
+    ControllerSpec("volumeattributesclass-protection-controller", lambda c: VACProtectionController(
+        c.release.serves("storage.k8s.io", "v1", "volumeattributesclasses"))),
     # Not kube-controller-manager's: kind's local-path provisioner, which acts only while
     # its Deployment's pod runs (fakekube/controllers/localpath.py).
     ControllerSpec("local-path-provisioner", lambda c: LocalPathProvisioner()),

@@ -148,7 +148,11 @@ class VACProtectionController:
     """Holds a deleted VolumeAttributesClass while a claim or volume names it."""
 
     name = "volumeattributesclass-protection-controller"
-    resources = (VOLUME_ATTRIBUTES_CLASSES, PERSISTENT_VOLUME_CLAIMS, PERSISTENT_VOLUMES)
+
+    def __init__(self, enabled: bool = True) -> None:
+        """``enabled``: the release serves VolumeAttributesClasses (from 1.34; upstream runs the
+        controller only under its feature gate). Off, it watches nothing."""
+        self.resources = (VOLUME_ATTRIBUTES_CLASSES, PERSISTENT_VOLUME_CLAIMS, PERSISTENT_VOLUMES) if enabled else ()
 
     def keys_for(self, change: Change) -> Iterable[str]:
         if (change.group, change.resource) == (VOLUME_ATTRIBUTES_CLASSES.group, VOLUME_ATTRIBUTES_CLASSES.plural):
