@@ -345,3 +345,23 @@ def test_a_token_bound_to_a_deleted_pod_is_refused(rbac: Cluster) -> None:
     assert raw(rbac, "GET", "/api/v1/namespaces/apps/configmaps", token=token)[0] == 200
     client.CoreV1Api(rbac.client()).delete_namespaced_pod("op", "apps", grace_period_seconds=0)
     assert raw(rbac, "GET", "/api/v1/namespaces/apps/configmaps", token=token)[0] == 401
+
+
+def test_always_allow_with_static_tokens_authenticates_as_kube_apiserver() -> None:
+    """With a token file, authentication is upstream's even under AlwaysAllow: a bad token is a
+    401 and so is no token (kube-apiserver turns anonymous authentication off with AlwaysAllow);
+    a good token is its user, who may do anything."""
+    with Cluster(tls=False, static_tokens={"alice-token": UserInfo("alice", ("devs",), "u-1")}) as strict:
+        unauthorized = {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
+                        "message": "Unauthorized", "reason": "Unauthorized", "code": 401}
+        for token in ("not-a-token", None):
+            code, body = raw(strict, "GET", "/api/v1/namespaces/default/configmaps", token=token)
+            assert (code, json.loads(body)) == (401, unauthorized)
+        assert raw(strict, "GET", "/api/v1/namespaces/default/secrets", token="alice-token")[0] == 200
+
+
+def test_always_allow_without_tokens_takes_any_request_as_the_admin() -> None:
+    """fakekube's convenience (docs/api.md): with no token file, no credential or a bad one is the admin."""
+    with Cluster(tls=False) as lenient:
+        for token in ("not-a-token", None):
+            assert raw(lenient, "GET", "/api/v1/namespaces/default/secrets", token=token)[0] == 200

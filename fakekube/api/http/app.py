@@ -179,20 +179,26 @@ class RestApp:
     def authenticated_user(self, request: RequestView, anonymous_allowed: bool = True) -> UserInfo:
         """Authentication, impersonation and authorization, in upstream's filter order.
 
-        With authorization off (``AlwaysAllow``) a request without valid credentials is the
-        admin, as it always was; a valid token or certificate still names its user (for
-        ``kubectl auth whoami`` and the users admission sees). With RBAC and
-        ``anonymous_allowed`` false, a request without credentials is a 401."""
+        With authorization off (``AlwaysAllow``) and no static tokens, a request without valid
+        credentials is the admin (fakekube's convenience, docs/api.md); a valid token or
+        certificate still names its user (for ``kubectl auth whoami`` and the users admission
+        sees). With static tokens (``--token-auth-file``) authentication is upstream's: bad
+        credentials are a 401, and so is no credential at all, since kube-apiserver turns
+        anonymous authentication off under AlwaysAllow. With RBAC and ``anonymous_allowed``
+        false, a request without credentials is a 401."""
         mode = self.api.authorization_mode
         cert_user = request.environ.get(CLIENT_CERT_USER)
+        strict = mode == RBAC or bool(self.authenticator.static_tokens)
         try:
             user = self.authenticator.authenticate(request.headers.get("Authorization"), cert_user,
                                                    self._service_account_user)
         except ApiError:
-            if mode == RBAC:
+            if strict:
                 raise
             user = ADMIN
         if mode != RBAC and user is ANONYMOUS:
+            if strict:
+                raise unauthorized()
             user = ADMIN
         # Impersonate-* headers (any of them: upstream refuses extras without a user); the
         # scan runs in C, as it runs on every request.
