@@ -70,6 +70,9 @@ class Release(NamedTuple):
     #: a 400 BadRequest from 1.35 (kubernetes/kubernetes#133358); before, the decoder's plain
     #: error went out as a 500 without reason.
     delete_options_bad_request: bool
+    #: Impersonation headers without a user are a 400 BadRequest from 1.35 (the filter's
+    #: rewrite into its own package, with constrained impersonation); before, a plain 500.
+    impersonation_bad_request: bool
 
     @property
     def major(self) -> int:
@@ -157,6 +160,7 @@ _GATE_SINCE = {
     "DeploymentReplicaSetTerminatingReplicas": 35,
     "OrderedNamespaceDeletion": 33,
     "RelaxedServiceNameValidation": 36,
+    "ConstrainedImpersonation": 36,
 }
 
 #: Message texts that changed (apimachinery's validation, read at each release's tag):
@@ -195,6 +199,7 @@ def _release(minor: int) -> Release:
         messages={name: _at(minor, since) for name, since in _MESSAGE_SINCE.items()},
         node_monitor_grace_period_s=NODE_MONITOR_GRACE_PERIOD_S,
         delete_options_bad_request=minor >= 35,
+        impersonation_bad_request=minor >= 35,
     )
 
 

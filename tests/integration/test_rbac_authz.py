@@ -365,3 +365,23 @@ def test_always_allow_without_tokens_takes_any_request_as_the_admin() -> None:
     with Cluster(tls=False) as lenient:
         for token in ("not-a-token", None):
             assert raw(lenient, "GET", "/api/v1/namespaces/default/secrets", token=token)[0] == 200
+
+
+@pytest.mark.parametrize(("version", "code", "message"), [
+    ("1.34", 500, 'Internal Server Error: "/api/v1/namespaces/default/configmaps": requested '
+                  '[{Group  team-a    } {UID  x  authentication.k8s.io/v1  }] without impersonating a user\n'),
+    ("1.35", 400, "requested [{Group  team-a    } {UID  x  authentication.k8s.io/v1  }] without impersonating a user"),
+    ("1.36", 400, 'requested &user.DefaultInfo{Name:"", UID:"x", Groups:[]string{"team-a"}, '
+                  'Extra:map[string][]string(nil)} without impersonating a user name'),
+])
+def test_impersonating_a_group_without_a_user_is_refused_as_the_release_does(version: str, code: int,
+                                                                             message: str) -> None:
+    headers = {"Impersonate-Group": "team-a", "Impersonate-Uid": "x"}
+    with Cluster(tls=False, kubernetes_version=version) as cluster:
+        status, body = raw(cluster, "GET", "/api/v1/namespaces/default/configmaps", headers=headers)
+    assert status == code
+    if code == 500:
+        assert body.decode() == message
+    else:
+        assert json.loads(body) == {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
+                                    "message": message, "reason": "BadRequest", "code": 400}

@@ -86,7 +86,8 @@ def test_null_creation_timestamp_only_up_to_1_33(version: str) -> None:
 @pytest.mark.parametrize("gate,first", [("PodObservedGenerationTracking", "1.34"),
                                         ("DeploymentReplicaSetTerminatingReplicas", "1.35"),
                                         ("OrderedNamespaceDeletion", "1.33"),
-                                        ("RelaxedServiceNameValidation", "1.36")])
+                                        ("RelaxedServiceNameValidation", "1.36"),
+                                        ("ConstrainedImpersonation", "1.36")])
 def test_feature_gates_at_each_releases_default(gate: str, first: str) -> None:
     """Upstream's versioned feature specs (pkg/features/kube_features.go, 1.36)."""
     assert [release(v).enabled(gate) for v in SUPPORTED_VERSIONS] == [v >= first for v in SUPPORTED_VERSIONS]
@@ -118,3 +119,9 @@ def test_builds_and_the_patch_every_node_reports(version: str, date: str, go: st
     assert versions.git_commit(version, 4) == versions.git_commit(version, 4) != versions.git_commit(version, 5)
     with pytest.raises(ValueError, match="patch_version"):
         ClusterConfig(patch_version=-1)
+
+
+def test_bad_request_rows_start_at_1_35() -> None:
+    """kubernetes#133358 (DeleteOptions) and the impersonation filter's rewrite, both in 1.35."""
+    assert [release(v).delete_options_bad_request for v in SUPPORTED_VERSIONS] == [False, False, True, True]
+    assert [release(v).impersonation_bad_request for v in SUPPORTED_VERSIONS] == [False, False, True, True]

@@ -26,7 +26,9 @@ from fakekube.api.auth.identity import (
     service_account_username,
 )
 from fakekube.api.auth.rbac import Decision
+from fakekube.api.machinery import errors
 from fakekube.api.machinery.errors import ApiError
+from fakekube.objects.syntax import go_quote
 
 USER = "Impersonate-User"
 GROUP = "Impersonate-Group"
@@ -52,9 +54,7 @@ def impersonate(requestor: UserInfo, headers: Iterable[tuple[str, str]],
     if not user_names and not groups_asked and not extras and not uids:
         return requestor
     if not user_names:
-        asked = ", ".join([*(f"group {g}" for g in groups_asked), *(f"extra {k}={v}" for k, v in extras),
-                           *(f"uid {u}" for u in uids)])
-        raise ImpersonationError(f"requested [{asked}] without impersonating a user")
+        raise _without_user(groups_asked, extras, uids[0] if uids else "")
     checks: list[Attributes] = []
     username = user_names[0]
     groups: list[str] = []
@@ -109,3 +109,30 @@ def _with_default_group(username: str, groups: list[str]) -> list[str]:
             return [*groups, ALL_AUTHENTICATED]
         return groups
     return groups if ALL_UNAUTHENTICATED in groups else [*groups, ALL_UNAUTHENTICATED]
+
+
+def _without_user(groups: list[str], extras: list[tuple[str, str]], uid: str) -> Exception:
+    """Groups, extras or a uid asked for without a user, as the release words it: a plain 500
+    up to 1.34, a 400 BadRequest from 1.35, and from 1.36 (ConstrainedImpersonation) naming
+    the wanted ``user.DefaultInfo`` as ``%#v`` prints it."""
+    release = errors.emulated()
+    if release.enabled("ConstrainedImpersonation"):
+        return errors.bad_request(f"requested {_go_default_info(groups, extras, uid)} without impersonating a user name")
+    # []v1.ObjectReference as %v prints it: {Kind Namespace Name UID APIVersion ResourceVersion FieldPath}
+    references = [*(f"{{Group  {g}    }}" for g in groups),
+                  *(f"{{UserExtra  {v}  {AUTHENTICATION_GROUP}/v1  {k}}}" for k, v in extras),
+                  *([f"{{UID  {uid}  {AUTHENTICATION_GROUP}/v1  }}"] if uid else [])]
+    message = f"requested [{' '.join(references)}] without impersonating a user"
+    return errors.bad_request(message) if release.impersonation_bad_request else ImpersonationError(message)
+
+
+def _go_default_info(groups: list[str], extras: list[tuple[str, str]], uid: str) -> str:
+    """``%#v`` of a ``*user.DefaultInfo`` without a name (nil slices and maps print as such)."""
+    group_text = "[]string{" + ", ".join(map(go_quote, groups)) + "}" if groups else "[]string(nil)"
+    by_key: dict[str, list[str]] = {}
+    for key, value in extras:
+        by_key.setdefault(key, []).append(value)
+    extra_text = ("map[string][]string{" + ", ".join(
+        f"{go_quote(key)}:[]string{{{', '.join(map(go_quote, values))}}}" for key, values in sorted(by_key.items()))
+        + "}") if by_key else "map[string][]string(nil)"
+    return f'&user.DefaultInfo{{Name:"", UID:{go_quote(uid)}, Groups:{group_text}, Extra:{extra_text}}}'

@@ -45,6 +45,7 @@ from fakekube.api.registry import (
 from fakekube.api.verbs import connect, discovery, encoding, objectmeta, openapi_v2
 from fakekube.api.verbs.apiserver import PATCH_TYPES, APIServer, WriteOptions, WriteResult
 from fakekube.api.verbs.deletion import DeleteOptions
+from fakekube.objects.syntax import go_quote
 from fakekube.api.verbs.listing import ListOptions
 from fakekube.api.verbs.openapi import OpenAPIV3
 from fakekube.api.verbs.openapi_custom import CustomDocuments
@@ -168,7 +169,7 @@ class RestApp:
         try:
             self.authenticated_user(request, anonymous_allowed=False)
         except impersonation.ImpersonationError as exc:
-            return _plain(f"Internal Server Error: {request.full_path.rstrip('?')!r}: {exc}\n", 500)
+            return _internal_error_text(request, exc)
         except ApiError as exc:
             response = status_response(exc)
             _as_go_serves(response)
@@ -228,7 +229,7 @@ class RestApp:
         try:
             request.environ[USER_KEY] = self.authenticated_user(request)
         except impersonation.ImpersonationError as exc:
-            return _plain(f"Internal Server Error: {request.full_path.rstrip('?')!r}: {exc}\n", 500)
+            return _internal_error_text(request, exc)
         path = request.path
         if path == "/version" or path == "/version/":
             if request.method != "GET":  # a go-restful GET route, as discovery's
@@ -732,6 +733,11 @@ def _health(path: str, args: Any) -> AnyResponse:
     if "verbose" not in args:
         return _plain("ok")
     return _plain("\n".join(lines + [f"{endpoint} check passed"]) + "\n")
+
+
+def _internal_error_text(request: RequestView, exc: Exception) -> AnyResponse:
+    """``responsewriters.InternalError``'s plain text: ``Internal Server Error: %q: %v``."""
+    return _plain(f"Internal Server Error: {go_quote(request.full_path.rstrip('?'))}: {exc}\n", 500)
 
 
 def _plain(text: str, code: int = 200) -> AnyResponse:
