@@ -84,7 +84,7 @@ def test_a_crd_whose_schema_is_not_structural_is_refused(fakekube) -> None:
                                             "tags": {"type": "array", "items": {"type": "string"}, "uniqueItems": True}}}
     code, _, status = server.send("POST", CRDS, crd(bad))
     assert code == 422
-    p = "spec.versions[0].schema.openAPIV3Schema"
+    p = "spec.validation.openAPIV3Schema"
     assert causes(status) == [
         ("FieldValueRequired", f"{p}.properties[spec].type", "Required value: must not be empty for specified object fields"),
         ("FieldValueForbidden", f"{p}.properties[tags].uniqueItems",
@@ -98,7 +98,7 @@ def test_a_crd_with_a_rule_that_does_not_compile_is_refused(fakekube) -> None:
     code, _, status = Http(fakekube.url).send("POST", CRDS, crd(schema))
     assert code == 422
     ((reason, field, message),) = causes(status)
-    assert (reason, field) == ("FieldValueInvalid", "spec.versions[0].schema.openAPIV3Schema.properties[spec].x-kubernetes-validations[0].rule")
+    assert (reason, field) == ("FieldValueInvalid", "spec.validation.openAPIV3Schema.properties[spec].x-kubernetes-validations[0].rule")
     assert message.startswith('Invalid value: apiextensions.ValidationRule{Rule:"self.size >", ')
     assert "compilation failed: ERROR: <input>:1:12: Syntax error:" in message
 

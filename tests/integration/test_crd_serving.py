@@ -262,6 +262,30 @@ def test_openapi_v3_publishes_the_schema_and_follows_the_crd(fakekube, ext) -> N
     assert requests.get(fakekube.url + url).status_code == 404
 
 
+def test_openapi_documents_give_embedded_resources_their_type_meta(fakekube, ext) -> None:
+    """apiextensions' builder adds apiVersion, kind and metadata to every embedded resource
+    (and requires the first two); /openapi/v2 leaves them out where unknown fields are kept."""
+    body = crd_body()
+    spec_props = body["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]["properties"]
+    spec_props["template"] = {"type": "object", "x-kubernetes-embedded-resource": True,
+                              "properties": {"spec": {"type": "object"}}}
+    spec_props["raw"] = {"type": "object", "x-kubernetes-embedded-resource": True,
+                         "x-kubernetes-preserve-unknown-fields": True}
+    ext.create_custom_resource_definition(body)
+    v3 = requests.get(f"{fakekube.url}/openapi/v3/apis/{GROUP}/v1").json()["components"]["schemas"]
+    template = v3["com.example.stable.v1.CronTab"]["properties"]["spec"]["properties"]["template"]
+    assert sorted(template["properties"]) == ["apiVersion", "kind", "metadata", "spec"]
+    assert template["required"] == ["kind", "apiVersion"]
+    assert template["properties"]["metadata"] == {
+        "allOf": [{"$ref": "#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"}],
+        "description": "Standard object's metadata. More info: "
+                       "https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata"}
+    v2 = requests.get(f"{fakekube.url}/openapi/v2").json()["definitions"]["com.example.stable.v1.CronTab"]
+    assert v2["properties"]["spec"]["properties"]["raw"] == {"x-kubernetes-embedded-resource": True,
+                                                             "x-kubernetes-preserve-unknown-fields": True}
+    assert v2["properties"]["spec"]["properties"]["template"]["required"] == ["kind", "apiVersion"]
+
+
 def test_several_versions_share_one_storage(fakekube, ext, custom) -> None:
     body = crd_body()
     v1 = body["spec"]["versions"][0]

@@ -161,7 +161,8 @@ cluster.create({"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResource
                          "names": {"plural": "widgets", "singular": "widget", "kind": "Widget"},
                          "versions": [{"name": "v1", "served": True, "storage": True,
                                        "schema": {"openAPIV3Schema": {"type": "object", "x-kubernetes-validations":
-                                                  [{"rule": "has(self.spec)"}]}}}]}})
+                                                  [{"rule": "has(self.spec)"}],
+                                                  "properties": {"spec": {"type": "object"}}}}}]}})
 """
     modules = modules_after(code)
     assert {"fakekube.api.wire.cel", "fakekube.api.wire.structural", "fakekube.api.types.custom"} <= modules
