@@ -180,6 +180,9 @@ def test_printer_columns_make_the_table(fakekube, ext) -> None:
                          headers={"Accept": "application/json;as=Table;v=v1;g=meta.k8s.io"}).json()
     assert [c["name"] for c in table["columnDefinitions"]] == ["Name", "Spec", "Replicas", "Age"]
     assert [c["type"] for c in table["columnDefinitions"]] == ["string", "string", "integer", "date"]
+    assert [c["description"] for c in table["columnDefinitions"][1:]] == [
+        f"Custom resource definition column (in JSONPath format): {path}"
+        for path in (".spec.cronSpec", ".spec.replicas", ".metadata.creationTimestamp")]
     assert table["rows"][0]["cells"] == ["one", "* * * * */5", 3, "90s"]
 
 

@@ -379,9 +379,10 @@ class RestApp:
                 objects = [objectmeta.with_type_meta(rt, obj) for obj in objects]
             elif listing is not None and representation.media_type == negotiation.JSON:  # kubectl get: rows reused
                 return JsonResponse(self.api.encoded.table_parts(rt, objects, listing["metadata"], self.api.clock.now(),
-                                                                 options.include_object, options.no_headers) + [b"\n"])
+                                                                 options.include_object, options.no_headers,
+                                                                 self.api.kubernetes_version) + [b"\n"])
             body = table.to_table(rt, objects, self.api.clock.now(), options.include_object,
-                                  (listing or {}).get("metadata"), options.no_headers)
+                                  (listing or {}).get("metadata"), options.no_headers, self.api.kubernetes_version)
         elif as_kind.startswith("PartialObjectMetadata"):
             body = _partial_metadata(rt, objects, single is not None, listing)
         elif representation.media_type == negotiation.JSON:

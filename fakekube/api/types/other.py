@@ -12,8 +12,8 @@ from fakekube.api.machinery.validation import name_is_path_segment
 from fakekube.api.registry import STATUS, ResourceType, Strategy, WriteContext
 from fakekube.api.table import (
     API_SERVICE_TABLE,
-    CSI_STORAGE_CAPACITY_TABLE,
-    BINDING_TABLE,
+    CLUSTER_ROLE_BINDING_TABLE,
+    ROLE_BINDING_TABLE,
     ENDPOINT_SLICE_TABLE,
     HORIZONTAL_POD_AUTOSCALER_TABLE,
     INGRESS_TABLE,
@@ -423,13 +423,13 @@ class RoleBindingStrategy(Strategy):
 
 CLUSTER_ROLE_BINDINGS = ResourceType(
     "rbac.authorization.k8s.io", "v1", "ClusterRoleBinding", "clusterrolebindings", namespaced=False,
-    strategy=RoleBindingStrategy(namespaced=False), table=BINDING_TABLE, name_rule=name_is_path_segment,
+    strategy=RoleBindingStrategy(namespaced=False), table=CLUSTER_ROLE_BINDING_TABLE, name_rule=name_is_path_segment,
     create_on_update=True,
 )
 
 ROLE_BINDINGS = ResourceType(
     "rbac.authorization.k8s.io", "v1", "RoleBinding", "rolebindings", namespaced=True,
-    strategy=RoleBindingStrategy(namespaced=True), table=BINDING_TABLE, name_rule=name_is_path_segment,
+    strategy=RoleBindingStrategy(namespaced=True), table=ROLE_BINDING_TABLE, name_rule=name_is_path_segment,
     create_on_update=True,
 )
 
@@ -482,7 +482,7 @@ class CSIStorageCapacityStrategy(Strategy):
 
 CSI_STORAGE_CAPACITIES = ResourceType(
     "storage.k8s.io", "v1", "CSIStorageCapacity", "csistoragecapacities", namespaced=True,
-    strategy=CSIStorageCapacityStrategy(), table=CSI_STORAGE_CAPACITY_TABLE,
+    strategy=CSIStorageCapacityStrategy(),  # upstream registers the default table convertor
 )
 
 
