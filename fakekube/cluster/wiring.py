@@ -16,6 +16,7 @@ from fakekube.api.machinery.errors import FieldError
 from fakekube.api.registry import ResourceType
 from fakekube.api.registry.strategy import WriteContext
 from fakekube.controllers.apiextensions import CRDEstablishingController, CRDFinalizerController
+from fakekube.controllers.apiservices import CRDAPIServiceController
 from fakekube.controllers.clusterroleaggregation import ClusterRoleAggregationController
 from fakekube.controllers.cronjob import CronJobController
 from fakekube.controllers.daemonset import DaemonSetController
@@ -115,6 +116,8 @@ CONTROLLERS: tuple[ControllerSpec, ...] = (
 APISERVER_CONTROLLERS: tuple[Callable[["ClusterConfig"], Any], ...] = (
     lambda c: CRDEstablishingController(),
     lambda c: CRDFinalizerController(),
+    # kube-aggregator's crdregistration: an APIService per group-version CRDs serve.
+    lambda c: CRDAPIServiceController(),
     # kube-apiserver's --event-ttl: the Event storage's etcd leases (fakekube/controllers/eventttl.py).
     lambda c: EventTTLController(c.event_ttl_s),
 )

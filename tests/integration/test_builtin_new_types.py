@@ -42,7 +42,9 @@ def test_api_service_status_is_a_subresource_and_table(fakekube: Cluster) -> Non
     assert code == 200 and updated["status"]["conditions"][0]["reason"] == "MissingEndpoints"
     code, table, _ = request(fakekube, "GET", APISVC, accept=TABLE)
     assert [c["name"] for c in table["columnDefinitions"]] == ["Name", "Service", "Available", "Age"]
-    assert table["rows"][0]["cells"][:3] == ["v1.example.io", "default/ext", "False (MissingEndpoints)"]
+    rows = {row["cells"][0]: row["cells"][:3] for row in table["rows"]}
+    assert rows["v1.example.io"] == ["v1.example.io", "default/ext", "False (MissingEndpoints)"]
+    assert rows["v1.apps"] == ["v1.apps", "Local", "True"]  # kube-aggregator's own
     code, bad, _ = request(fakekube, "POST", APISVC, {**body, "metadata": {"name": "v2.example.io"},
                                                       "spec": {**body["spec"], "versionPriority": 0}})
     assert code == 422
