@@ -85,7 +85,7 @@ def managed_fields(obj: Obj, manager: str, now: str) -> Obj:
     """The managedFields entry of a registered APIService as upstream records it (its
     labels and spec fields; written out here rather than computed: the field manager's
     walk would cost every cluster's start ~2 ms for twenty fixed objects)."""
-    spec = {f"f:{field}": {} for field in sorted(obj["spec"])}
+    spec: Obj = {f"f:{field}": {} for field in sorted(obj["spec"])}
     return {"manager": manager, "operation": "Update", "apiVersion": "apiregistration.k8s.io/v1", "time": now,
             "fieldsType": "FieldsV1",
             "fieldsV1": {"f:metadata": {"f:labels": {".": {}, f"f:{AUTOMANAGED}": {}}}, "f:spec": spec}}
