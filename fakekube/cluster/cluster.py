@@ -176,6 +176,7 @@ class Cluster:
             self._app = RestApp(self.api, self._mounted, max_body_bytes=self.config.max_body_bytes,
                                 writes=self)
             self._app.authenticator = Authenticator(self._static_tokens)
+            self._app.server_metrics.queues = lambda: self.engine.queue_stats()  # the current engine's
             self._app.internal_errors = self._serving_errors
             self._activity = ActivityMeter(self._app)
         return self._app, self._activity

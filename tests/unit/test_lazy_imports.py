@@ -28,6 +28,7 @@ HEAVY = {
     "jsonpointer": "JSON patches",
     "kubernetes": "the official client (Cluster.client())",
     "freezegun": "frozen wall clock helpers",
+    "prometheus_client": "a GET /metrics scrape",
 }
 
 #: Loaded only by a YAML body, a YAML answer, a config file or the guard.
