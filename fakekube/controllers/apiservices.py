@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import Any, Iterable
 
+from fakekube.api.types.other import local_available_status
 from fakekube.clock import format_rfc3339
 from fakekube.engine import Context
 from fakekube.objects import Resource
@@ -93,8 +94,7 @@ def managed_fields(obj: Obj, manager: str, now: str) -> Obj:
 
 def available(now: str) -> Obj:
     """The status every local APIService gets (the aggregator's availability check)."""
-    return {"conditions": [{"type": "Available", "status": "True", "lastTransitionTime": now, "reason": "Local",
-                            "message": "Local APIServices are always available"}]}
+    return local_available_status(now)
 
 
 def _crd_group_versions(crd: Obj | None) -> list[tuple[str, str]]:

@@ -64,3 +64,21 @@ def test_a_crds_group_versions_are_registered_while_served(fakekube: Cluster) ->
     fakekube.delete("apiextensions.k8s.io/v1", "CustomResourceDefinition", "widgets.shop.example.com")
     fakekube.settle()
     assert not {"v1.shop.example.com", "v2beta1.shop.example.com"} & names(fakekube)
+
+
+def test_an_api_service_without_a_service_is_available_when_created(fakekube: Cluster) -> None:
+    """kube-aggregator's strategy marks a local APIService Available on create (the answer
+    to the POST already says so); one naming a service starts without conditions."""
+    local = fakekube.create({"apiVersion": APISERVICE, "kind": "APIService", "metadata": {"name": "v1.toys.example.com"},
+                             "spec": {"group": "toys.example.com", "version": "v1", "groupPriorityMinimum": 100,
+                                      "versionPriority": 10}, "status": {"conditions": []}})
+    assert local["status"]["conditions"] == LOCAL
+    registration = client.ApiregistrationV1Api(fakekube.client())  # an update keeps the status
+    replaced = registration.patch_api_service("v1.toys.example.com", {"metadata": {"labels": {"a": "b"}},
+                                                                      "status": {"conditions": None}})
+    assert replaced.status.conditions[0].reason == "Local"
+    remote = fakekube.create({"apiVersion": APISERVICE, "kind": "APIService", "metadata": {"name": "v1.games.example.com"},
+                              "spec": {"group": "games.example.com", "version": "v1", "groupPriorityMinimum": 100,
+                                       "versionPriority": 10, "insecureSkipTLSVerify": True,
+                                       "service": {"namespace": "default", "name": "games"}}})
+    assert remote["status"] == {}

@@ -32,6 +32,7 @@ from fakekube.api.types._util import (
     non_negative,
     required_one_of,
 )
+from fakekube.clock import format_rfc3339
 
 RBAC_GROUP = "rbac.authorization.k8s.io"
 MAX_USER_PRIORITY = 1_000_000_000
@@ -486,14 +487,24 @@ CSI_STORAGE_CAPACITIES = ResourceType(
 )
 
 
+def local_available_status(now: str) -> Obj:
+    """The status of a local APIService (no ``spec.service``): kube-aggregator marks it
+    Available at once and its availability controller keeps it so."""
+    return {"conditions": [{"type": "Available", "status": "True", "lastTransitionTime": now, "reason": "Local",
+                            "message": "Local APIServices are always available"}]}
+
+
 class APIServiceStrategy(Strategy):
     """APIServices (kube-aggregator's): spec with a status subresource; both priorities positive.
 
-    fakekube serves every group itself, so nothing sets an APIService's Available condition."""
+    fakekube serves every group itself, so nothing sets the Available condition of an
+    APIService that names a service (it stays without conditions)."""
 
     def prepare_for_create(self, obj: Obj, ctx: WriteContext) -> None:
-        """As upstream's strategy: a new APIService starts with an empty status."""
-        obj["status"] = {}
+        """As upstream's strategy: a new APIService starts with an empty status, and a local
+        one (no ``spec.service``) is Available on create."""
+        service = (obj.get("spec") or {}).get("service") if isinstance(obj.get("spec"), dict) else None
+        obj["status"] = {} if service is not None else local_available_status(format_rfc3339(ctx.now))
 
     def validate(self, obj: Obj) -> list[FieldError]:
         spec = obj.get("spec") or {}
