@@ -25,6 +25,7 @@ from fakekube.api.types.service_alloc import DEFAULT_SERVICE_CIDR
 from fakekube.api.verbs import objectmeta
 from fakekube.api.verbs.apiserver import APIServer, WriteOptions
 from fakekube.cluster.nodespec import NodeSpec, expand_nodes
+from fakekube.controllers import apiservices
 from fakekube.controllers.nodelifecycle.zones import LABEL_REGION, LABEL_ZONE
 from fakekube.kubelet.heartbeat import KUBELET_PORT, healthy_conditions
 from fakekube.objects.constants import LABEL_ENDPOINTSLICE_SKIP_MIRROR, LABEL_NODE_ROLE_CONTROL_PLANE, LABEL_SERVICE_NAME
@@ -94,6 +95,26 @@ def populate_api_server_objects(api: APIServer, service_cidr: str) -> None:
         _store_known_good(api, ctx, schema_type, dict(schema, metadata=dict(schema["metadata"]), status=status))
     cidrs = api.registry.lookup("networking.k8s.io", "v1", "servicecidrs")
     _store_known_good(api, ctx, cidrs, default_service_cidr(service_cidr, now))
+    register_local_api_services(api, now)
+
+
+#: Who kube-aggregator's writes are attributed to in managedFields (it runs in kube-apiserver).
+AGGREGATOR_MANAGER = "kube-apiserver"
+
+
+def register_local_api_services(api: APIServer, now: str) -> None:
+    """kube-aggregator's on-start APIServices, one per built-in group-version served
+    (``v1.``, ``v1.apps``, ``v2.autoscaling``...), Available (Local); uids from a stream of
+    their own. metrics.k8s.io is metrics-server's (fakekube/cluster/metricsserver.py)."""
+    ctx = api.write_context(api.rng.fork("kube-aggregator"))
+    rt = api.registry.lookup("apiregistration.k8s.io", "v1", "apiservices")
+    served = [(t.group, t.version) for t in api.registry if t.custom is None and t.group != "metrics.k8s.io"]
+    for obj in apiservices.on_start_api_services(served):
+        stamped = dict(obj, metadata=dict(obj["metadata"]))
+        objectmeta.stamp_new(rt, stamped, ctx)
+        stamped["metadata"]["managedFields"] = [apiservices.managed_fields(stamped, AGGREGATOR_MANAGER, now)]
+        stamped["status"] = apiservices.available(now)
+        api.store.create(rt.key, stamped)
 
 
 @functools.cache

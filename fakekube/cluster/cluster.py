@@ -30,6 +30,7 @@ from fakekube.cluster.kubeconfig import write_kubeconfig
 from fakekube.cluster.metricsserver import EngineUsage, register_api_service
 from fakekube.cluster.podstreams import KubeletStreams, StoreReads
 from fakekube.cluster.system import SystemPlan, boot_start
+from fakekube.cluster.system.kubeadm import ADMIN_USER, CLUSTER_ADMINS_GROUP
 from fakekube.scheduler import Scheduler
 from fakekube.scheduler.explain import explain
 from fakekube.cluster.wiring import APISERVER_CONTROLLERS, CONTROLLERS, admission_options, admission_plugins
@@ -178,6 +179,7 @@ class Cluster:
             self._app = RestApp(self.api, self._mounted, max_body_bytes=self.config.max_body_bytes,
                                 writes=self)
             self._app.authenticator = Authenticator(self._static_tokens)
+            self._app.server_metrics.queues = lambda: self.engine.queue_stats()  # the current engine's
             self._app.internal_errors = self._serving_errors
             self._activity = ActivityMeter(self._app)
         return self._app, self._activity
@@ -417,7 +419,18 @@ class Cluster:
             path = Path(self.config.kubeconfig_path)
         else:
             path = Path(self._tempdir) / "kubeconfig"
-        return write_kubeconfig(path, self.url, self.pki.ca_pem if self.pki is not None else None)
+        if self.pki is None:
+            return write_kubeconfig(path, self.url)
+        return write_kubeconfig(path, self.url, self.pki.ca_pem, self.pki.client(*self.admin_identity()))
+
+    def admin_identity(self) -> tuple[str, tuple[str, ...]]:
+        """Who the kubeconfig's client certificate names (TLS): kubeadm's admin.conf user in
+        ``kubeadm:cluster-admins`` where kubeadm ran (the control plane is on: its
+        ClusterRoleBinding makes the group cluster-admin), else ``system:masters``, as a bare
+        apiserver's admin."""
+        if self._plan.system.control_plane:
+            return ADMIN_USER, (CLUSTER_ADMINS_GROUP,)
+        return ADMIN_USER, ("system:masters",)
 
     def client_certificate(self, user: str, groups: tuple[str, ...] = ()) -> KeyPair:
         """A client certificate (and key, PEM) the cluster authenticates as ``user`` in ``groups``

@@ -38,6 +38,7 @@ import queue
 import threading
 from collections import Counter, OrderedDict, deque
 from datetime import datetime, timedelta
+from operator import itemgetter
 from typing import Callable, Iterator, NamedTuple, TypeVar, cast
 
 from fakekube.api.verbs.apiserver import APIServer
@@ -164,7 +165,7 @@ class Engine:
         self.recorder = EventRecorder()
         #: kube-scheduler's recorder (events.k8s.io/v1, client-go tools/events), swept from now.
         self.events_api = EventsApiRecorder(api, clock.call_at, clock.now(), rng.fork("events-api").uid)
-        self.queue: WorkQueue[WorkItem] = WorkQueue()
+        self.queue: WorkQueue[WorkItem] = WorkQueue(name_of=itemgetter(0))
         self._timers = KeyTimers(clock, self.queue.add)
         self.errors: list[ControllerError] = []
         self.errors_dropped = 0
@@ -238,6 +239,12 @@ class Engine:
             self.store.add_index(resource, index, values)
         for key, period_s in getattr(controller, "periodic", ()):
             self._start_periodic(name, key, period_s)
+
+    def queue_stats(self) -> list[tuple[str, int, int]]:
+        """Each controller's (name, items waiting, items added so far): its workqueue's
+        ``workqueue_depth`` and ``workqueue_adds_total`` (``/metrics``)."""
+        depths, adds = self.queue.stats()
+        return [(name, depths.get(name, 0), adds.get(name, 0)) for name in self._controllers]
 
     def _on_served_changed(self) -> None:
         """The apiserver's types changed (a CRD was established, changed or removed; called

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from typing import Generic, Hashable, TypeVar
+from typing import Callable, Generic, Hashable, TypeVar
 
 from fakekube.engine.tickets import Ticket
 
@@ -43,8 +43,13 @@ class WorkQueue(Generic[T]):
     done; the engine also notifies it when its own state changes, so writers waiting for
     their tickets need only this one condition."""
 
-    def __init__(self, limit: int = DEFAULT_LIMIT) -> None:
+    def __init__(self, limit: int = DEFAULT_LIMIT, name_of: Callable[[T], Hashable] | None = None) -> None:
         self.limit = limit
+        #: Which queue an item is counted in for ``/metrics`` (client-go's queue name; the
+        #: engine's items name their controller); None: all in one, ``None``.
+        self._name_of = name_of
+        #: Items added (not already waiting) per name, client-go's ``workqueue_adds_total``.
+        self._adds: dict[Hashable, int] = {}
         #: Items carrying a live ticket (a write waits for them), then all others.
         self._urgent: OrderedDict[T, tuple[Ticket, ...]] = OrderedDict()
         self._items: OrderedDict[T, tuple[Ticket, ...]] = OrderedDict()
@@ -60,6 +65,8 @@ class WorkQueue(Generic[T]):
                 if len(self._urgent) + len(self._items) >= self.limit:
                     raise QueueFull(f"work queue holds {self.limit} items: {item!r} refused")
                 (self._urgent if _any_urgent(tickets) else self._items)[item] = tickets
+                name = self._name_of(item) if self._name_of is not None else None
+                self._adds[name] = self._adds.get(name, 0) + 1
                 for ticket in tickets:
                     ticket.pending += 1
             elif tickets:
@@ -104,6 +111,19 @@ class WorkQueue(Generic[T]):
                 finished = finished or ticket.pending == 0 or ticket.reconciles == ticket.budget
             if finished:
                 self.condition.notify_all()
+
+    def stats(self) -> tuple[dict[Hashable, int], dict[Hashable, int]]:
+        """Waiting items per name (client-go's ``workqueue_depth``) and items added per name
+        (``workqueue_adds_total``), read together; O(items), for a scrape."""
+        name_of = self._name_of
+        with self.condition:
+            items = list(self._urgent) + list(self._items)
+            adds = dict(self._adds)
+        depths: dict[Hashable, int] = {}
+        for item in items:
+            name = name_of(item) if name_of is not None else None
+            depths[name] = depths.get(name, 0) + 1
+        return depths, adds
 
     def __len__(self) -> int:
         with self.condition:

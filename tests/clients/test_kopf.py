@@ -161,7 +161,8 @@ def service_account_kubeconfig(cluster: Cluster, namespace: str, name: str, path
     core = client.CoreV1Api(cluster.client())
     token = core.create_namespaced_service_account_token(name, namespace, {"spec": {}}).status.token
     config = yaml.safe_load(Path(cluster.kubeconfig).read_text())
-    config["users"] = [{"name": "fakekube", "user": {"token": token}}]
+    user = config["contexts"][0]["context"]["user"]  # kind-fakekube over TLS
+    config["users"] = [{"name": user, "user": {"token": token}}]
     path.write_text(yaml.safe_dump(config))
     return path
 

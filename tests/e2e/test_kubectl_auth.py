@@ -8,9 +8,11 @@ discovery and public-info rules included, duplicates and all), whoami's attribut
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Iterator
 
 import pytest
+import yaml
 
 from fakekube import Cluster
 from fakekube.api.auth import UserInfo
@@ -89,6 +91,18 @@ def kubectl(request: pytest.FixtureRequest, rbac_clusters: dict[str, Cluster], k
     return Kubectl(binary, request.param, rbac_cluster.kubeconfig, kubectl_cache_dir)
 
 
+def with_token(kubectl: Kubectl, token: str, folder: Path) -> Kubectl:
+    """kubectl with the kubeconfig's user holding only ``token``: with the kubeconfig's
+    client certificate also sent (as ``--token`` would leave it), a real apiserver
+    authenticates the certificate first, and so does fakekube."""
+    config = yaml.safe_load(Path(kubectl.kubeconfig).read_text())
+    user = config["contexts"][0]["context"]["user"]
+    config["users"] = [{"name": user, "user": {"token": token}}]
+    path = folder / f"kubeconfig-{token}"
+    path.write_text(yaml.safe_dump(config))
+    return Kubectl(kubectl.binary, kubectl.version, str(path), kubectl._env["KUBECACHEDIR"])
+
+
 def grant_configmaps(kubectl: Kubectl) -> None:
     kubectl.ok("create", "namespace", "apps")
     kubectl.ok("create", "serviceaccount", "operator", "-n", "apps")
@@ -118,24 +132,27 @@ def test_can_i_list(kubectl: Kubectl) -> None:
     assert kubectl.ok("auth", "can-i", "--list", "--as=bob") == HEADER + PUBLIC_RULES
 
 
-def test_whoami(kubectl: Kubectl) -> None:
-    assert kubectl.ok("auth", "whoami") == ("ATTRIBUTE   VALUE\nUsername    fakekube-admin\n"
+def test_whoami(kubectl: Kubectl, tmp_path: Path) -> None:
+    # the kubeconfig's client certificate (TLS: kind's admin; no kubeadm here, so system:masters)
+    assert kubectl.ok("auth", "whoami") == ("ATTRIBUTE   VALUE\nUsername    kubernetes-admin\n"
                                             "Groups      [system:masters system:authenticated]\n")
-    assert kubectl.ok("auth", "whoami", "--token=alice-token") == (
+    assert kubectl.ok("auth", "whoami", "--token=alice-token") == kubectl.ok("auth", "whoami")  # the certificate wins
+    assert with_token(kubectl, "alice-token", tmp_path).ok("auth", "whoami") == (
         "ATTRIBUTE   VALUE\nUsername    alice\nUID         a-1\nGroups      [devs system:authenticated]\n")
     assert kubectl.ok("auth", "whoami", "--as=system:serviceaccount:apps:operator") == (
         "ATTRIBUTE   VALUE\nUsername    system:serviceaccount:apps:operator\n"
         "Groups      [system:serviceaccounts system:serviceaccounts:apps system:authenticated]\n")
 
 
-def test_forbidden_and_unauthorized_as_kubectl_prints_them(kubectl: Kubectl) -> None:
-    assert kubectl("get", "pods", "--token=alice-token") == (
+def test_forbidden_and_unauthorized_as_kubectl_prints_them(kubectl: Kubectl, tmp_path: Path) -> None:
+    alice = with_token(kubectl, "alice-token", tmp_path)
+    assert alice("get", "pods") == (
         1, "", 'Error from server (Forbidden): pods is forbidden: User "alice" cannot list resource "pods" '
                'in API group "" in the namespace "default"\n')
-    result = kubectl("get", "pods", "--as=bob", "--token=alice-token")
+    result = alice("get", "pods", "--as=bob")
     assert result.rc == 1 and result.stderr.endswith(
         'Error from server (Forbidden): users "bob" is forbidden: User "alice" cannot impersonate resource "users" '
         'in API group "" at the cluster scope\n')
-    result = kubectl("get", "pods", "--token=wrong")
+    result = with_token(kubectl, "wrong", tmp_path)("get", "pods")
     assert result.rc == 1 and result.stderr.endswith(
         "error: You must be logged in to the server (Unauthorized)\n")

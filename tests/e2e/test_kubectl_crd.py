@@ -99,3 +99,40 @@ def test_kubectl_apply_refuses_unknown_fields(kubectl: Kubectl) -> None:
     result = kubectl("apply", "-f", "-", stdin=CRONTAB + "  extra: 1\n")
     assert result.rc != 0
     assert 'unknown field "spec.extra"' in result.stderr
+
+
+LOOSE_CRD = """
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: looses.loose.example.com}
+spec:
+  group: loose.example.com
+  scope: Namespaced
+  names: {plural: looses, singular: loose, kind: Loose}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}
+"""
+
+LOOSE_LIST = """
+apiVersion: v1
+kind: List
+items:
+- apiVersion: loose.example.com/v1
+  kind: Loose
+  metadata: {name: one}
+  spec: {anything: 1}
+  data: {color: blue}
+"""
+
+
+def test_a_list_of_objects_whose_root_preserves_unknown_fields_is_applied(kubectl: Kubectl, fakekube: Cluster) -> None:
+    """kubectl validates a ``kind: List``'s items against ``/openapi/v2``: a root that keeps
+    unknown fields is published as a bare object there (apiextensions' v2 builder), not as
+    apiVersion/kind/metadata only, which would refuse every other field."""
+    kubectl.ok("apply", "-f", "-", stdin=LOOSE_CRD)
+    assert kubectl.ok("apply", "-f", "-", stdin=LOOSE_LIST) == "loose.loose.example.com/one created\n"
+    assert fakekube.get("loose.example.com/v1", "Loose", "one")["data"] == {"color": "blue"}

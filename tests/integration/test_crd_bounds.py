@@ -168,7 +168,7 @@ def test_an_invalid_pattern_is_refused_with_go_s_message(server: Server) -> None
         "foo": {"type": "string", "pattern": "+"}}}))
     assert code == 422, answer
     assert causes(answer) == [(
-        "spec.versions[0].schema.openAPIV3Schema.properties[spec].properties[foo].pattern",
+        "spec.validation.openAPIV3Schema.properties[spec].properties[foo].pattern",
         'Invalid value: "+": must be a valid regular expression, but isn\'t: error parsing regexp: '
         "missing argument to repetition operator: `+`")]
 
@@ -176,7 +176,7 @@ def test_an_invalid_pattern_is_refused_with_go_s_message(server: Server) -> None
 # -- CEL cost ---------------------------------------------------------------------------------
 
 TRIPLE = "self.items.all(a, self.items.all(b, self.items.all(c, a + b + c >= 0)))"
-RULE_PATH = "spec.versions[0].schema.openAPIV3Schema.properties[spec].x-kubernetes-validations[0].rule"
+RULE_PATH = "spec.validation.openAPIV3Schema.properties[spec].x-kubernetes-validations[0].rule"
 BUDGET_ADVICE = ("(try simplifying the rule, or adding maxItems, maxProperties, and maxLength where arrays, maps, "
                  "and strings are declared)")
 
@@ -192,7 +192,7 @@ def test_a_rule_nesting_three_loops_over_an_unbounded_list_is_refused(server: Se
     assert causes(answer) == [
         (RULE_PATH, f"Forbidden: estimated rule cost exceeds budget by factor of more than 100x {BUDGET_ADVICE}"),
         (RULE_PATH, "Forbidden: contributed to estimated rule cost total exceeding cost limit for entire OpenAPIv3 schema"),
-        ("spec.versions[0].schema.openAPIV3Schema", "Forbidden: x-kubernetes-validations estimated rule cost total "
+        ("spec.validation.openAPIV3Schema", "Forbidden: x-kubernetes-validations estimated rule cost total "
                                                     f"for entire OpenAPIv3 schema exceeds budget by factor of more than "
                                                     f"100x {BUDGET_ADVICE}"),
     ]

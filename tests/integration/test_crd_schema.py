@@ -84,7 +84,7 @@ def test_a_crd_whose_schema_is_not_structural_is_refused(fakekube) -> None:
                                             "tags": {"type": "array", "items": {"type": "string"}, "uniqueItems": True}}}
     code, _, status = server.send("POST", CRDS, crd(bad))
     assert code == 422
-    p = "spec.versions[0].schema.openAPIV3Schema"
+    p = "spec.validation.openAPIV3Schema"
     assert causes(status) == [
         ("FieldValueRequired", f"{p}.properties[spec].type", "Required value: must not be empty for specified object fields"),
         ("FieldValueForbidden", f"{p}.properties[tags].uniqueItems",
@@ -98,7 +98,7 @@ def test_a_crd_with_a_rule_that_does_not_compile_is_refused(fakekube) -> None:
     code, _, status = Http(fakekube.url).send("POST", CRDS, crd(schema))
     assert code == 422
     ((reason, field, message),) = causes(status)
-    assert (reason, field) == ("FieldValueInvalid", "spec.versions[0].schema.openAPIV3Schema.properties[spec].x-kubernetes-validations[0].rule")
+    assert (reason, field) == ("FieldValueInvalid", "spec.validation.openAPIV3Schema.properties[spec].x-kubernetes-validations[0].rule")
     assert message.startswith('Invalid value: apiextensions.ValidationRule{Rule:"self.size >", ')
     assert "compilation failed: ERROR: <input>:1:12: Syntax error:" in message
 
@@ -166,3 +166,58 @@ def test_map_lists_refuse_duplicate_keys(http: Http) -> None:
     code, _, status = http.send("POST", WIDGETS, widget(ports=[{"name": "http"}, {"name": "http", "port": 81}]))
     assert code == 422
     assert causes(status) == [("FieldValueDuplicate", "spec.ports[1]", 'Duplicate value: {"name":"http"}')]
+
+
+def test_what_every_version_shares_is_validated_at_the_top_as_upstream_converts_it(fakekube) -> None:
+    """v1's conversion moves a schema, subresources or columns every version sets alike to
+    spec.validation, spec.subresources, spec.additionalPrinterColumns: errors carry those
+    paths, once; parts that differ by version keep theirs (recorded against 1.36)."""
+    server = Http(fakekube.url)
+    bad = {"openAPIV3Schema": {"type": "object", "properties": {"a": {"type": "foo"}}}}
+    good = {"openAPIV3Schema": {"type": "object", "properties": {"a": {"type": "string"}}}}
+    columns = [{"name": "A", "type": "bogus", "jsonPath": ".a"}]
+    scale = {"scale": {"specReplicasPath": "spec.x", "statusReplicasPath": ".status.x"}}
+
+    def version(name: str, schema: Obj, **extra: Any) -> Obj:
+        return {"name": name, "served": True, "storage": name == "v1", "schema": schema, **extra}
+
+    def refused(*versions: Obj) -> list[tuple[str, str, str]]:
+        body = crd(SCHEMA)
+        body["spec"]["versions"] = list(versions)
+        code, _, status = server.send("POST", CRDS, body)
+        assert code == 422, status
+        return [(field, message) for _, field, message in causes(status)]
+
+    unsupported = 'Unsupported value: "foo": supported values: "array", "boolean", "integer", "number", "object", "string"'
+    assert refused(version("v1", bad), version("v2", bad)) == [
+        ("spec.validation.openAPIV3Schema.properties[a].type", unsupported)]
+    assert refused(version("v1", bad), version("v2", good)) == [
+        ("spec.versions[0].schema.openAPIV3Schema.properties[a].type", unsupported)]
+    assert refused(version("v1", good, additionalPrinterColumns=columns),
+                   version("v2", good, additionalPrinterColumns=columns)) == [
+        ("spec.additionalPrinterColumns[0].type", 'Invalid value: "bogus": must be one of boolean,date,integer,number,string')]
+    assert refused(version("v1", good, subresources=scale)) == [
+        ("spec.subresources.scale.specReplicasPath", 'Invalid value: "spec.x": must be a simple json path starting with .')]
+
+
+def test_a_custom_resources_causes_come_schema_then_scale_paths_then_list_types_then_rules(fakekube) -> None:
+    """Upstream's order (the customresource strategy): the OpenAPI errors, the scale
+    subresource's accessor errors, embedded resources and list types, then the rules —
+    or, after a blocking error, the cause saying they were not checked."""
+    server = Http(fakekube.url)
+    schema = {"type": "object", "properties": {
+        "spec": {"type": "object", "x-kubernetes-validations": [{"rule": "self.label != 'bad'"}], "properties": {
+            "replicas": {"type": "integer"}, "label": {"type": "string", "maxLength": 3},
+            "tags": {"type": "array", "x-kubernetes-list-type": "set", "items": {"type": "string"}}}},
+        "status": {"type": "object", "properties": {"replicas": {"type": "integer"}}}}}
+    body = crd(schema)
+    body["spec"]["versions"][0]["subresources"] = {
+        "status": {}, "scale": {"specReplicasPath": ".spec.replicas", "statusReplicasPath": ".status.replicas"}}
+    assert server.send("POST", CRDS, body)[0] == 201
+    code, _, status = server.send("POST", WIDGETS, widget(replicas=-1, label="bad", tags=["a", "a"]))
+    assert code == 422
+    assert [(field, reason) for reason, field, _ in causes(status)] == [
+        (".spec.replicas", "FieldValueInvalid"), ("spec.tags[1]", "FieldValueDuplicate"), ("spec", "FieldValueInvalid")]
+    code, _, status = server.send("POST", WIDGETS, widget(replicas=-1, label="toolong"))
+    assert [(field, reason) for reason, field, _ in causes(status)] == [
+        ("spec.label", "FieldValueTooLong"), (".spec.replicas", "FieldValueInvalid"), ("<nil>", "FieldValueInvalid")]

@@ -180,6 +180,9 @@ def test_printer_columns_make_the_table(fakekube, ext) -> None:
                          headers={"Accept": "application/json;as=Table;v=v1;g=meta.k8s.io"}).json()
     assert [c["name"] for c in table["columnDefinitions"]] == ["Name", "Spec", "Replicas", "Age"]
     assert [c["type"] for c in table["columnDefinitions"]] == ["string", "string", "integer", "date"]
+    assert [c["description"] for c in table["columnDefinitions"][1:]] == [
+        f"Custom resource definition column (in JSONPath format): {path}"
+        for path in (".spec.cronSpec", ".spec.replicas", ".metadata.creationTimestamp")]
     assert table["rows"][0]["cells"] == ["one", "* * * * */5", 3, "90s"]
 
 
@@ -260,6 +263,30 @@ def test_openapi_v3_publishes_the_schema_and_follows_the_crd(fakekube, ext) -> N
     ext.delete_custom_resource_definition(f"crontabs.{GROUP}")
     assert f"apis/{GROUP}/v1" not in requests.get(f"{fakekube.url}/openapi/v3").json()["paths"]
     assert requests.get(fakekube.url + url).status_code == 404
+
+
+def test_openapi_documents_give_embedded_resources_their_type_meta(fakekube, ext) -> None:
+    """apiextensions' builder adds apiVersion, kind and metadata to every embedded resource
+    (and requires the first two); /openapi/v2 leaves them out where unknown fields are kept."""
+    body = crd_body()
+    spec_props = body["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]["properties"]
+    spec_props["template"] = {"type": "object", "x-kubernetes-embedded-resource": True,
+                              "properties": {"spec": {"type": "object"}}}
+    spec_props["raw"] = {"type": "object", "x-kubernetes-embedded-resource": True,
+                         "x-kubernetes-preserve-unknown-fields": True}
+    ext.create_custom_resource_definition(body)
+    v3 = requests.get(f"{fakekube.url}/openapi/v3/apis/{GROUP}/v1").json()["components"]["schemas"]
+    template = v3["com.example.stable.v1.CronTab"]["properties"]["spec"]["properties"]["template"]
+    assert sorted(template["properties"]) == ["apiVersion", "kind", "metadata", "spec"]
+    assert template["required"] == ["kind", "apiVersion"]
+    assert template["properties"]["metadata"] == {
+        "allOf": [{"$ref": "#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"}],
+        "description": "Standard object's metadata. More info: "
+                       "https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata"}
+    v2 = requests.get(f"{fakekube.url}/openapi/v2").json()["definitions"]["com.example.stable.v1.CronTab"]
+    assert v2["properties"]["spec"]["properties"]["raw"] == {"x-kubernetes-embedded-resource": True,
+                                                             "x-kubernetes-preserve-unknown-fields": True}
+    assert v2["properties"]["spec"]["properties"]["template"]["required"] == ["kind", "apiVersion"]
 
 
 def test_several_versions_share_one_storage(fakekube, ext, custom) -> None:

@@ -86,3 +86,42 @@ def test_tls_can_be_on_without_rbac() -> None:
         assert cluster.url.startswith("https://")
         code, body = call(cluster, context(cluster), "GET", "/api/v1/namespaces/default")
         assert (code, body["metadata"]["name"]) == (200, "default")  # authorization off: the admin
+
+
+def kubeconfig_whoami(cluster: Cluster) -> tuple[str, Any]:
+    """Who the written kubeconfig authenticates as, through the official client reading it
+    (the user's name, the review's userInfo)."""
+    from kubernetes import config as kube_config
+    document = yaml.safe_load(Path(cluster.kubeconfig).read_text())
+    api = kube_config.new_client_from_config(cluster.kubeconfig)
+    review = client.AuthenticationV1Api(api).create_self_subject_review({"apiVersion": "authentication.k8s.io/v1",
+                                                                          "kind": "SelfSubjectReview"})
+    return document["users"][0]["name"], review.status.user_info
+
+
+def test_over_tls_the_kubeconfig_holds_a_client_certificate_as_kinds_does(tls_cluster: Cluster) -> None:
+    user = yaml.safe_load(Path(tls_cluster.kubeconfig).read_text())["users"][0]["user"]
+    assert sorted(user) == ["client-certificate-data", "client-key-data"]
+    name, info = kubeconfig_whoami(tls_cluster)  # no kubeadm here: the admin is in system:masters
+    assert (name, info.username, info.groups) == ("kind-fakekube", "kubernetes-admin",
+                                                  ["system:masters", "system:authenticated"])
+
+
+def test_with_kubeadm_the_admin_is_a_cluster_admin_through_kubeadms_binding() -> None:
+    with Cluster(authorization_mode="RBAC", system_pods=True) as cluster:
+        name, info = kubeconfig_whoami(cluster)
+        assert (name, info.username, info.groups) == ("kind-fakekube", "kubernetes-admin",
+                                                      ["kubeadm:cluster-admins", "system:authenticated"])
+        binding = cluster.get("rbac.authorization.k8s.io/v1", "ClusterRoleBinding", "kubeadm:cluster-admins")
+        assert binding["roleRef"]["name"] == "cluster-admin"
+        assert binding["subjects"] == [{"apiGroup": "rbac.authorization.k8s.io", "kind": "Group",
+                                        "name": "kubeadm:cluster-admins"}]
+        from kubernetes import config as kube_config
+        nodes = client.CoreV1Api(kube_config.new_client_from_config(cluster.kubeconfig)).list_node()
+        assert [n.metadata.name for n in nodes.items] == ["fakekube-control-plane"]
+
+
+def test_over_http_the_kubeconfig_keeps_a_token() -> None:
+    with Cluster() as cluster:
+        document = yaml.safe_load(Path(cluster.kubeconfig).read_text())
+        assert document["users"] == [{"name": "fakekube", "user": {"token": "fakekube"}}]

@@ -209,7 +209,10 @@ def test_off_by_default_in_process(fakekube: Cluster) -> None:
     code, status = request(fakekube, "GET", "/apis/metrics.k8s.io/v1beta1")
     assert (code, status["reason"]) == (404, "NotFound")
     assert "metrics.k8s.io" not in [g["name"] for g in request(fakekube, "GET", "/apis")[1]["groups"]]
-    assert client.ApiregistrationV1Api(fakekube.client()).list_api_service().items == []
+    # Only the apiserver's own local APIServices (kube-aggregator's); none for metrics-server.
+    services = client.ApiregistrationV1Api(fakekube.client()).list_api_service().items
+    assert "v1beta1.metrics.k8s.io" not in [s.metadata.name for s in services]
+    assert all(s.spec.service is None for s in services)
     assert fakekube.engine.query("kubelet-pods", lambda ctx: ctx.usage) is None  # an HPA would find no metrics
 
 

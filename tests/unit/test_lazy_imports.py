@@ -28,6 +28,7 @@ HEAVY = {
     "jsonpointer": "JSON patches",
     "kubernetes": "the official client (Cluster.client())",
     "freezegun": "frozen wall clock helpers",
+    "prometheus_client": "a GET /metrics scrape",
 }
 
 #: Loaded only by a YAML body, a YAML answer, a config file or the guard.
@@ -161,7 +162,8 @@ cluster.create({"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResource
                          "names": {"plural": "widgets", "singular": "widget", "kind": "Widget"},
                          "versions": [{"name": "v1", "served": True, "storage": True,
                                        "schema": {"openAPIV3Schema": {"type": "object", "x-kubernetes-validations":
-                                                  [{"rule": "has(self.spec)"}]}}}]}})
+                                                  [{"rule": "has(self.spec)"}],
+                                                  "properties": {"spec": {"type": "object"}}}}}]}})
 """
     modules = modules_after(code)
     assert {"fakekube.api.wire.cel", "fakekube.api.wire.structural", "fakekube.api.types.custom"} <= modules

@@ -158,3 +158,39 @@ def test_a_sized_cache_drops_the_least_recently_used() -> None:
     assert cache.get("c") is None and cache.get("a") is not None
     cache.put("huge", Value(100))  # larger than the budget: kept alone
     assert (len(cache), cache.get("huge"), cache.bytes) == (1, Value(100), 100)
+
+
+#: A custom resource's v3 spec schema, and what kube-apiserver 1.36 publishes of it in
+#: /openapi/v2 (recorded): what v2 cannot say is left out, as apiextensions'
+#: ToStructuralOpenAPIV2 leaves it out.
+CUSTOM_SPEC_V3 = {"type": "object", "required": ["n", "a"], "properties": {
+    "n": {"type": "string", "nullable": True}, "a": {"type": "string"},
+    "ios": {"x-kubernetes-int-or-string": True, "anyOf": [{"type": "integer"}, {"type": "string"}]},
+    "arr": {"type": "array", "items": {"type": "object", "nullable": True, "properties": {"x": {"type": "string"}}}},
+    "one": {"type": "object", "properties": {"x": {"type": "string"}}, "oneOf": [{"required": ["x"]}],
+            "not": {"required": ["y"]}},
+    "m": {"type": "object", "additionalProperties": {"type": "string", "nullable": True}, "required": ["k"]},
+    "loose": {"type": "object", "x-kubernetes-preserve-unknown-fields": True, "properties": {"a": {"type": "string"}}},
+    "embp": {"type": "object", "x-kubernetes-embedded-resource": True, "x-kubernetes-preserve-unknown-fields": True,
+             "properties": {"kind": {"type": "string"}}, "required": ["kind", "apiVersion"]},
+}}
+CUSTOM_SPEC_V2 = {"type": "object", "required": ["a"], "properties": {
+    "n": {}, "a": {"type": "string"}, "ios": {"x-kubernetes-int-or-string": True},
+    "arr": {"type": "array", "items": {}},
+    "one": {"type": "object", "properties": {"x": {"type": "string"}}},
+    "m": {"type": "object", "additionalProperties": {}},
+    "loose": {"x-kubernetes-preserve-unknown-fields": True},
+    "embp": {"x-kubernetes-embedded-resource": True, "x-kubernetes-preserve-unknown-fields": True},
+}}
+
+
+def test_a_custom_resource_schema_keeps_in_v2_only_what_v2_can_say() -> None:
+    assert v2_schema(CUSTOM_SPEC_V3) == CUSTOM_SPEC_V2
+
+
+def test_a_custom_resource_whose_root_preserves_unknown_fields_is_an_open_object_in_v2() -> None:
+    gvk = [{"group": "p.example.com", "kind": "Loose", "version": "v1"}]
+    root = {"type": "object", "x-kubernetes-preserve-unknown-fields": True, "x-kubernetes-group-version-kind": gvk,
+            "properties": {"apiVersion": {"type": "string"}, "spec": {"type": "object"}}}
+    document = swagger([{"components": {"schemas": {"com.example.p.v1.Loose": root}}}], "1.36")
+    assert document["definitions"]["com.example.p.v1.Loose"] == {"type": "object", "x-kubernetes-group-version-kind": gvk}

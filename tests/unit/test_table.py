@@ -225,3 +225,50 @@ def test_missing_creation_timestamp_is_unknown():
 def test_bad_include_object_rejected():
     with pytest.raises(ValueError):
         to_table(rt("", "pods"), [], NOW, "Everything")
+
+
+def test_every_printers_columns_are_upstreams() -> None:
+    """Names, types (several counts are ``string`` upstream), formats and priorities, for
+    every built-in type kube-apiserver 1.36 serves that fakekube serves too."""
+    from tests.unit.table_reference import UPSTREAM_1_36_COLUMNS
+    registry = builtin_registry()
+    compared = 0
+    for key, wanted in UPSTREAM_1_36_COLUMNS.items():
+        *group_version, plural = key.split("/")
+        group, version = ("", "v1") if group_version == ["v1"] else tuple(group_version)
+        try:
+            rt = registry.lookup(group, version, plural)
+        except KeyError:
+            continue  # not served by this release
+        columns = to_table(rt, [], NOW, kubernetes_version="1.36")["columnDefinitions"]
+        assert [[c["name"], c["type"], c["format"], c["priority"]] for c in columns] == wanted, key
+        compared += 1
+    assert compared >= 50
+
+
+def test_column_descriptions_are_the_fields_documentation_of_the_version() -> None:
+    registry = builtin_registry()
+    configmaps = to_table(registry.lookup("", "v1", "configmaps"), [], NOW, kubernetes_version="1.36")
+    data = configmaps["columnDefinitions"][1]
+    assert (data["type"], data["description"]) == ("string", (
+        "Data contains the configuration data. Each key must consist of alphanumeric characters, '-', '_' or '.'. "
+        "Values with non-UTF-8 byte sequences must use the BinaryData field. The keys stored in Data must not "
+        "overlap with the keys in the BinaryData field, this is enforced during validation process."))
+    ip = to_table(registry.lookup("", "v1", "pods"), [], NOW, kubernetes_version="1.36")["columnDefinitions"][5]
+    assert ip["description"] == ("podIP address allocated to the pod. Routable at least within the cluster. "
+                                 "Empty if not yet allocated.")
+    policies = registry.lookup("networking.k8s.io", "v1", "networkpolicies")
+    selector = {v: to_table(policies, [], NOW, kubernetes_version=v)["columnDefinitions"][1]["description"]
+                for v in ("1.33", "1.36")}
+    assert selector["1.33"].startswith("podSelector selects the pods to which this NetworkPolicy object applies. "
+                                       "The array of ingress rules is applied")
+    assert selector["1.36"].startswith("podSelector selects the pods to which this NetworkPolicy object applies. "
+                                       "The array of rules is applied")
+
+
+def test_a_printer_follows_the_version() -> None:
+    """The ServiceAccount printer lost its Secrets count in 1.35 (kubernetes#117160)."""
+    accounts = builtin_registry().lookup("", "v1", "serviceaccounts")
+    names = {v: [c["name"] for c in to_table(accounts, [], NOW, kubernetes_version=v)["columnDefinitions"]]
+             for v in ("1.34", "1.35")}
+    assert names == {"1.34": ["Name", "Secrets", "Age"], "1.35": ["Name", "Age"]}

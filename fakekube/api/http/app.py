@@ -9,6 +9,7 @@ never a traceback — and it is recorded so the test that caused it can see it.
 from __future__ import annotations
 
 import threading
+import time
 from functools import partial
 from itertools import repeat
 from typing import Any, Callable, Iterable, Iterator, Protocol, Union
@@ -22,6 +23,7 @@ from fakekube.api.auth.authn import Authenticator, unauthorized
 from fakekube.api.auth.authorizer import RBAC, authorize, forbidden
 from fakekube.api.auth.identity import ADMIN, ANONYMOUS, API_AUDIENCES, UserInfo
 from fakekube.api.auth import impersonation
+from fakekube.api.http import metrics as server_metrics
 from fakekube.api.http import negotiation, routing
 from fakekube.api.http.negotiation import Representation
 from fakekube.api.http.request import RequestView
@@ -86,6 +88,9 @@ USER_KEY = "fakekube.user"
 #: The request's warning recorder, made by its first warning (upstream keeps one in each
 #: request's context): every warning passes it, so the headers are deduplicated and bounded.
 WARNINGS_KEY = "fakekube.warnings"
+#: How ``/metrics`` counts the request (a :class:`server_metrics.RequestInfo`), set by the
+#: handler upstream instruments; absent: not counted (unknown paths, refused requests).
+METRICS_KEY = "fakekube.metrics"
 
 #: The checks ``?verbose`` lists (a subset of upstream's: the ones that mean something here).
 HEALTH_CHECKS = {"healthz": ("ping", "log", "etcd"), "livez": ("ping", "log", "etcd"),
@@ -117,6 +122,9 @@ class RestApp:
         self._aggregated_discovery = discovery.AggregatedDiscovery()
         #: Who requests are (docs/api.md "Authentication and authorization"); the cluster sets it.
         self.authenticator = Authenticator()
+        #: ``GET /metrics``'s series (the cluster adds its engine's queues).
+        self.server_metrics = server_metrics.ServerMetrics(lambda: self.api.kubernetes_version,
+                                                           lambda: self.registry.pinned(), lambda: self.api.store)
 
     @property
     def watches_open(self) -> int:
@@ -128,6 +136,7 @@ class RestApp:
         """Serve another APIServer from now on (a cluster reset builds a fresh one)."""
         self.api = apiserver
         self._subresources = Subresources(apiserver)
+        self.server_metrics.reset()
 
     def __call__(self, environ: dict, start_response: Callable) -> Iterable[bytes]:
         request = RequestView(environ)
@@ -137,6 +146,9 @@ class RestApp:
                 return self.fallback(environ, start_response)
             return refused(environ, start_response)
         writes = self.writes if request.method in WRITE_VERBS else None
+        metrics = self.server_metrics
+        inflight = metrics.begin(request.method)
+        started = time.perf_counter()
         write = writes.begin_write() if writes is not None else None
         try:
             with errors.emulating(self.api.release):
@@ -149,6 +161,10 @@ class RestApp:
         finally:
             if writes is not None:
                 self._end_write(writes, write)
+            metrics.end(inflight)
+        info = environ.get(METRICS_KEY)
+        if info is not None:
+            metrics.observe(info, response.status_code, time.perf_counter() - started)
         _as_go_serves(response)
         return response(environ, start_response)
 
@@ -236,9 +252,13 @@ class RestApp:
                 raise errors.method_not_allowed()
             return json_response(discovery.version_info(self.api.release, self.api.patch_version))
         if path.split("/")[1:2] and "/" + path.split("/")[1] in HEALTH_PATHS:
+            if path in HEALTH_PATHS:  # upstream instruments the endpoints, not each check
+                request.environ[METRICS_KEY] = server_metrics.path_info(request, path, "")
             return _health(path, request.args)
         if path.startswith("/openapi/"):
             return self._openapi_response(request)
+        if path == "/metrics":  # any method, as upstream's handler
+            return Response(self.server_metrics.render(), content_type=server_metrics.CONTENT_TYPE)
         target = routing.parse(path)
         if isinstance(target, routing.DiscoveryPath):
             return self._discovery(request, target)
@@ -251,6 +271,8 @@ class RestApp:
             raise errors.ApiError(405, "MethodNotAllowed", "the server does not allow this method on the requested resource")
         aggregated = discovery.negotiate_discovery(request.headers.get("Accept", ""))
         if aggregated and not target.group and not target.version:
+            request.environ[METRICS_KEY] = server_metrics.path_info(request, "api" if target.core else "apis",
+                                                                    "apiserver")
             return self._aggregated(request, target.core, aggregated)
         if target.core and not target.version:
             return json_response(discovery.core_api_versions())
@@ -282,10 +304,12 @@ class RestApp:
 
     def _openapi_response(self, request: RequestView) -> AnyResponse:
         rest = request.path[len("/openapi/"):].strip("/")
+        if request.path == "/openapi/v3" or request.path.startswith("/openapi/v3/"):  # kube-aggregator's handlers
+            request.environ[METRICS_KEY] = server_metrics.path_info(request, request.path[1:12], "")
         registry = self.registry.pinned()
         openapi = shared_openapi(self.registry, self.api.kubernetes_version)
         custom = self._custom_documents()
-        if rest == "v3":
+        if rest == "v3" and request.path != "/openapi/v3/":  # that is the prefix of a group-version, none named
             return json_response(self._openapi_index(registry, openapi, custom))
         if rest == "v2":
             return self._openapi_v2(request, registry, openapi, custom)
@@ -340,6 +364,7 @@ class RestApp:
         rt = self.registry.find(target.group, target.version, target.plural)
         if rt is None:
             raise _not_found_path()
+        request.environ[METRICS_KEY] = server_metrics.resource_info(request, rt, target)
         warning = rt.deprecation_warning(self.api.kubernetes_version)
         if warning is None:
             response = self._serve_resource(request, rt, target)
@@ -396,9 +421,10 @@ class RestApp:
                 objects = [objectmeta.with_type_meta(rt, obj) for obj in objects]
             elif listing is not None and representation.media_type == negotiation.JSON:  # kubectl get: rows reused
                 return JsonResponse(self.api.encoded.table_parts(rt, objects, listing["metadata"], self.api.clock.now(),
-                                                                 options.include_object, options.no_headers) + [b"\n"])
+                                                                 options.include_object, options.no_headers,
+                                                                 self.api.kubernetes_version) + [b"\n"])
             body = table.to_table(rt, objects, self.api.clock.now(), options.include_object,
-                                  (listing or {}).get("metadata"), options.no_headers)
+                                  (listing or {}).get("metadata"), options.no_headers, self.api.kubernetes_version)
         elif as_kind.startswith("PartialObjectMetadata"):
             body = _partial_metadata(rt, objects, single is not None, listing)
         elif representation.media_type == negotiation.JSON:
@@ -513,12 +539,19 @@ class RestApp:
                 raise errors.too_many_requests("too many watches open; limit is reached")
             self._watches_open += 1
         stream = Watch(self.api, watch_request, self.stopping, disconnected, self.watch_check_interval_s)
-        return Response(_SlotHeld(iter(stream), self._release_watch), status=200,
+        # Counted when it ends, as upstream counts a watch; open, it is a long-running request.
+        info = request.environ.pop(METRICS_KEY, None)
+        if info is not None:
+            self.server_metrics.watch_started(info)
+        release = partial(self._release_watch, info, time.perf_counter())
+        return Response(_SlotHeld(iter(stream), release), status=200,
                         content_type="application/json", direct_passthrough=True)
 
-    def _release_watch(self) -> None:
+    def _release_watch(self, info: server_metrics.RequestInfo | None = None, started: float = 0.0) -> None:
         with self._watch_lock:
             self._watches_open -= 1
+        if info is not None:
+            self.server_metrics.watch_ended(info, time.perf_counter() - started)
 
     def _require_verb(self, rt: ResourceType, verb: str) -> None:
         if not rt.supports(verb):

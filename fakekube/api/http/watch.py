@@ -242,7 +242,8 @@ class Watch:
         if self._req.as_kind == "Table":
             options = self._req.table_options
             shaped = table.to_table(self._req.rt, [obj], self._api.clock.now(), options.include_object,
-                                    no_headers=self._table_headers_sent)
+                                    no_headers=self._table_headers_sent,
+                                    kubernetes_version=self._api.kubernetes_version)
             self._table_headers_sent = True
             return shaped
         if self._req.as_kind == "PartialObjectMetadata":

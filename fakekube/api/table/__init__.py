@@ -14,7 +14,6 @@ convertor (Name + "Created At").
 - :mod:`.columns`: ``Column``, ``TableSpec`` and the shared columns.
 - :mod:`.cells`: lookups and label formats every printer uses.
 - :mod:`.duration`: ``human_duration`` and ages.
-- :mod:`.docs`: columns described by a field's documentation (upstream's ``SwaggerDoc``).
 - one module per family of printers: :mod:`.pods`, :mod:`.nodes`, :mod:`.workloads`,
   :mod:`.jobs`, :mod:`.network`, :mod:`.storage`, :mod:`.events`, :mod:`.config`,
   :mod:`.other`, :mod:`.admission`, :mod:`.admin`, :mod:`.metrics`, :mod:`.dra`; each declares its ``*_TABLE`` specs next to its cell functions, and a type's declaration
@@ -37,11 +36,9 @@ from fakekube.api.table.columns import (
     AGE,
     CONTAINERS,
     CREATED_AT,
-    CREATED_DOC,
     IMAGES,
     NAME,
-    NAME_DOC,
-    SELECTOR,
+    OBJECT_META,
     Cells,
     Column,
     Obj,
@@ -83,11 +80,12 @@ from fakekube.api.table.metrics import NODE_METRICS_TABLE, POD_METRICS_TABLE
 from fakekube.api.table.nodes import NODE_TABLE, node_cells, node_roles
 from fakekube.api.table.other import (
     API_SERVICE_TABLE,
-    BINDING_TABLE,
+    CLUSTER_ROLE_BINDING_TABLE,
     HORIZONTAL_POD_AUTOSCALER_TABLE,
     LEASE_TABLE,
     POD_DISRUPTION_BUDGET_TABLE,
     PRIORITY_CLASS_TABLE,
+    ROLE_BINDING_TABLE,
     ROLE_TABLE,
     hpa_targets,
 )
@@ -95,7 +93,6 @@ from fakekube.api.table.pods import NODE_UNREACHABLE_REASON, POD_TABLE, pod_cell
 from fakekube.api.table.storage import (
     CSI_DRIVER_TABLE,
     CSI_NODE_TABLE,
-    CSI_STORAGE_CAPACITY_TABLE,
     PERSISTENT_VOLUME_CLAIM_TABLE,
     PERSISTENT_VOLUME_TABLE,
     STORAGE_CLASS_TABLE,
@@ -113,10 +110,10 @@ from fakekube.api.table.workloads import (
 )
 
 __all__ = [
-    "AGE", "CONTAINERS", "CREATED_AT", "CREATED_DOC", "DEFAULT_TABLE", "IMAGES", "NAME", "NAME_DOC",
-    "NODE_UNREACHABLE_REASON", "NONE", "SELECTOR", "UNKNOWN", "UNSET",
+    "AGE", "CONTAINERS", "CREATED_AT", "DEFAULT_TABLE", "IMAGES", "NAME", "OBJECT_META",
+    "NODE_UNREACHABLE_REASON", "NONE", "UNKNOWN", "UNSET",
     # the printers, one per type (or shared by a pair), named by each type's declaration
-    "API_SERVICE_TABLE", "BINDING_TABLE", "CONFIG_MAP_TABLE", "CSI_STORAGE_CAPACITY_TABLE", "CONTROLLER_REVISION_TABLE", "CRON_JOB_TABLE", "DAEMON_SET_TABLE",
+    "API_SERVICE_TABLE", "CLUSTER_ROLE_BINDING_TABLE", "ROLE_BINDING_TABLE", "CONFIG_MAP_TABLE", "CONTROLLER_REVISION_TABLE", "CRON_JOB_TABLE", "DAEMON_SET_TABLE",
     "DEPLOYMENT_TABLE", "ENDPOINTS_TABLE", "ENDPOINT_SLICE_TABLE", "EVENT_TABLE", "HORIZONTAL_POD_AUTOSCALER_TABLE",
     "INGRESS_TABLE", "JOB_TABLE", "LEASE_TABLE", "LIMIT_RANGE_TABLE", "NAMESPACE_TABLE", "NETWORK_POLICY_TABLE",
     "NODE_TABLE", "PERSISTENT_VOLUME_CLAIM_TABLE", "PERSISTENT_VOLUME_TABLE", "POD_DISRUPTION_BUDGET_TABLE",

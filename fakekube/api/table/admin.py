@@ -10,8 +10,7 @@ from datetime import datetime
 from typing import Any
 
 from fakekube.api.table.cells import NONE, age_cell, container_cells, format_labels, get, meta
-from fakekube.api.table.columns import AGE, NAME, Cells, Column, Obj, TableSpec, col
-from fakekube.api.table.docs import doc_col
+from fakekube.api.table.columns import AGE, NAME, Cells, Column, Obj, TableSpec, col, doc
 from fakekube.api.table.duration import human_duration
 
 
@@ -39,13 +38,21 @@ def _csr_cells(csr: Obj, now: datetime) -> Cells:
             requested, csr_condition(csr)]
 
 
+_V1BETA1_SIGNER_NAME_DOC = (
+    "Requested signer for the request. It is a qualified name in the form: `scope-hostname.io/name`. If empty, it "
+    "will be defaulted:\n 1. If it's a kubelet client certificate, it is assigned\n    "
+    "\"kubernetes.io/kube-apiserver-client-kubelet\".\n 2. If it's a kubelet serving certificate, it is assigned\n"
+    "    \"kubernetes.io/kubelet-serving\".\n 3. Otherwise, it is assigned \"kubernetes.io/legacy-unknown\".\n"
+    "Distribution of trust for signers happens out of band. You can select on this field using `spec.signerName`.")
+
 CERTIFICATE_SIGNING_REQUEST_TABLE = TableSpec((
     NAME,
     AGE,
-    doc_col("SignerName", "string", "certificates.v1.CertificateSigningRequestSpec", "signerName"),
-    doc_col("Requestor", "string", "certificates.v1.CertificateSigningRequestSpec", "request"),
-    doc_col("RequestedDuration", "string", "certificates.v1.CertificateSigningRequestSpec", "expirationSeconds"),
-    doc_col("Condition", "string", "certificates.v1.CertificateSigningRequestStatus", "conditions"),
+    # upstream describes these with certificates/v1beta1's docs (served no more: their text is here)
+    col("SignerName", description=_V1BETA1_SIGNER_NAME_DOC),
+    col("Requestor", description="Base64-encoded PKCS#10 CSR data"),
+    doc("RequestedDuration", "certificates.v1.CertificateSigningRequestSpec", "expirationSeconds"),
+    col("Condition", description="Conditions applied to the request, such as approval or denial."),
 ), _csr_cells)
 
 
@@ -60,9 +67,9 @@ def _flow_schema_cells(fs: Obj, now: datetime) -> Cells:
 
 FLOW_SCHEMA_TABLE = TableSpec((
     NAME,
-    doc_col("PriorityLevel", "string", "flowcontrol.v1.PriorityLevelConfigurationReference", "name"),
-    doc_col("MatchingPrecedence", "string", "flowcontrol.v1.FlowSchemaSpec", "matchingPrecedence"),
-    doc_col("DistinguisherMethod", "string", "flowcontrol.v1.FlowSchemaSpec", "distinguisherMethod"),
+    doc("PriorityLevel", "flowcontrol.v1.PriorityLevelConfigurationReference", "name"),
+    doc("MatchingPrecedence", "flowcontrol.v1.FlowSchemaSpec", "matchingPrecedence"),
+    doc("DistinguisherMethod", "flowcontrol.v1.FlowSchemaSpec", "distinguisherMethod"),
     AGE,
     col("MissingPL", description="references a broken or non-existent PriorityLevelConfiguration"),
 ), _flow_schema_cells)
@@ -86,12 +93,12 @@ def _priority_level_cells(pl: Obj, now: datetime) -> Cells:
 
 PRIORITY_LEVEL_CONFIGURATION_TABLE = TableSpec((
     NAME,
-    doc_col("Type", "string", "flowcontrol.v1.PriorityLevelConfigurationSpec", "type"),
-    doc_col("NominalConcurrencyShares", "string", "flowcontrol.v1.LimitedPriorityLevelConfiguration",
+    doc("Type", "flowcontrol.v1.PriorityLevelConfigurationSpec", "type"),
+    doc("NominalConcurrencyShares", "flowcontrol.v1.LimitedPriorityLevelConfiguration",
             "nominalConcurrencyShares"),
-    doc_col("Queues", "string", "flowcontrol.v1.QueuingConfiguration", "queues"),
-    doc_col("HandSize", "string", "flowcontrol.v1.QueuingConfiguration", "handSize"),
-    doc_col("QueueLengthLimit", "string", "flowcontrol.v1.QueuingConfiguration", "queueLengthLimit"),
+    doc("Queues", "flowcontrol.v1.QueuingConfiguration", "queues"),
+    doc("HandSize", "flowcontrol.v1.QueuingConfiguration", "handSize"),
+    doc("QueueLengthLimit", "flowcontrol.v1.QueuingConfiguration", "queueLengthLimit"),
     AGE,
 ), _priority_level_cells)
 

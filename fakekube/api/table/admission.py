@@ -53,12 +53,20 @@ POLICY_TABLE = TableSpec((
     AGE,
 ), simple(name_cell, lambda o, n: len(get(o, "spec", "validations", default=[])), _param_kind, age_cell))
 
+_POLICY_BINDING_CELLS = simple(name_cell, lambda o, n: get(o, "spec", "policyName", default=""), _param_ref, age_cell)
+_POLICY_NAME = col("PolicyName", description="PolicyName indicates the policy definition which the policy binding binded to")
+#: 1.36 fixed the ParamRef description's typo ("configration").
 POLICY_BINDING_TABLE = TableSpec((
     NAME,
-    col("PolicyName", description="PolicyName indicates the policy definition which the policy binding binded to"),
+    _POLICY_NAME,
     col("ParamRef", description="ParamRef indicates the param resource which sets the configration param"),
     AGE,
-), simple(name_cell, lambda o, n: get(o, "spec", "policyName", default=""), _param_ref, age_cell))
+), _POLICY_BINDING_CELLS, since=((36, TableSpec((
+    NAME,
+    _POLICY_NAME,
+    col("ParamRef", description="ParamRef indicates the param resource which sets the configuration param"),
+    AGE,
+), _POLICY_BINDING_CELLS)),))
 
 MUTATING_POLICY_TABLE = TableSpec((
     NAME,
@@ -69,7 +77,7 @@ MUTATING_POLICY_TABLE = TableSpec((
 
 MUTATING_POLICY_BINDING_TABLE = TableSpec((
     NAME,
-    col("PolicyName", description="PolicyName indicates the policy definition which the policy binding binded to"),
+    _POLICY_NAME,
     col("ParamRef", description="ParamRef indicates the param resource which sets the configuration param"),
     AGE,
-), simple(name_cell, lambda o, n: get(o, "spec", "policyName", default=""), _param_ref, age_cell))
+), _POLICY_BINDING_CELLS)

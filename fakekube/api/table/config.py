@@ -7,7 +7,7 @@ from __future__ import annotations
 from datetime import datetime
 
 from fakekube.api.table.cells import age_cell, created_at_cell, get, meta, name_cell, simple
-from fakekube.api.table.columns import AGE, CREATED_AT, NAME, Cells, Obj, TableSpec, col
+from fakekube.api.table.columns import AGE, CREATED_AT, NAME, Cells, Obj, TableSpec, col, doc
 
 
 def _quota_cells(quota: Obj, now: datetime) -> Cells:
@@ -19,7 +19,7 @@ def _quota_cells(quota: Obj, now: datetime) -> Cells:
     for resource in sorted(hard):
         target = limits if resource.split(".")[0] == "limits" and "." in resource else requests
         target.append(f"{resource}: {used.get(resource, '0')}/{hard[resource]}")
-    return [meta(quota, "name", ""), age_cell(quota, now), ", ".join(requests), ", ".join(limits)]
+    return [meta(quota, "name", ""), ", ".join(requests), ", ".join(limits), age_cell(quota, now)]
 
 
 NAMESPACE_TABLE = TableSpec((
@@ -27,30 +27,31 @@ NAMESPACE_TABLE = TableSpec((
 ), simple(name_cell, lambda o, n: get(o, "status", "phase", default=""), age_cell))
 
 CONFIG_MAP_TABLE = TableSpec((
-    NAME, col("Data", "integer", "Data contains the configuration data."), AGE,
+    NAME, doc("Data", "core.v1.ConfigMap", "data"), AGE,
 ), simple(name_cell, lambda o, n: len(o.get("data") or {}) + len(o.get("binaryData") or {}), age_cell))
 
 SECRET_TABLE = TableSpec((
     NAME,
-    col("Type", description="Used to facilitate programmatic handling of secret data."),
-    col("Data", "integer", "Data contains the secret data."),
+    doc("Type", "core.v1.Secret", "type"),
+    doc("Data", "core.v1.Secret", "data"),
     AGE,
 ), simple(name_cell, lambda o, n: o.get("type", ""),
           lambda o, n: len(o.get("data") or {}) + len(o.get("stringData") or {}), age_cell))
 
+#: Up to 1.34 with the count of ``secrets``; from 1.35 without it (kubernetes#117160).
 SERVICE_ACCOUNT_TABLE = TableSpec((
     NAME,
-    col("Secrets", "string", "Secrets is a list of the secrets in the same namespace that pods running using this "
-                             "ServiceAccount are allowed to use."),
+    doc("Secrets", "core.v1.ServiceAccount", "secrets"),
     AGE,
-), simple(name_cell, lambda o, n: len(o.get("secrets") or []), age_cell))
+), simple(name_cell, lambda o, n: len(o.get("secrets") or []), age_cell),
+    since=((35, TableSpec((NAME, AGE), simple(name_cell, age_cell))),))
 
 LIMIT_RANGE_TABLE = TableSpec((NAME, CREATED_AT), simple(name_cell, created_at_cell))
 
 RESOURCE_QUOTA_TABLE = TableSpec((
     NAME,
-    AGE,
     col("Request", description="Request represents a minimum amount of cpu/memory that a container may consume."),
     col("Limit", description="Limits control the maximum amount of cpu/memory that a container may use "
                              "independent of contention on the node."),
+    AGE,
 ), _quota_cells)

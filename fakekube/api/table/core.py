@@ -12,6 +12,7 @@ from typing import Protocol
 
 from fakekube.api.table.cells import created_at_cell, meta, name_cell, simple
 from fakekube.api.table.columns import CREATED_AT, NAME, Obj, TableSpec
+from fakekube.api.wire.schema import DEFAULT_KUBERNETES_VERSION
 
 DEFAULT_TABLE = TableSpec((NAME, CREATED_AT), simple(name_cell, created_at_cell))
 
@@ -26,9 +27,10 @@ class Printable(Protocol):
     def table(self) -> TableSpec | None: ...
 
 
-def table_spec(resource: Printable) -> TableSpec:
-    """The printer of a resource type, or upstream's default convertor's Name/Created At."""
-    return resource.table or DEFAULT_TABLE
+def table_spec(resource: Printable, kubernetes_version: str = DEFAULT_KUBERNETES_VERSION) -> TableSpec:
+    """The printer of a resource type in ``kubernetes_version``, or upstream's default
+    convertor's Name/Created At."""
+    return (resource.table or DEFAULT_TABLE).for_version(kubernetes_version)
 
 
 def partial_object_metadata(obj: Obj) -> Obj:
@@ -58,36 +60,39 @@ def _table_metadata(objects: list[Obj], list_meta: Obj | None) -> Obj:
 
 
 def to_table(resource: Printable, objects: list[Obj], now: datetime, include_object: str = "Metadata",
-             list_meta: Obj | None = None, no_headers: bool = False) -> Obj:
+             list_meta: Obj | None = None, no_headers: bool = False,
+             kubernetes_version: str = DEFAULT_KUBERNETES_VERSION) -> Obj:
     """A ``meta.k8s.io/v1`` Table of ``objects`` (one object for a GET, many for a LIST).
 
     ``include_object`` is the request's ``includeObject``: ``Metadata`` (default) puts a
     PartialObjectMetadata in each row, ``Object`` the full object, ``None`` nothing.
     ``list_meta`` is the list's metadata; for a single object the table carries its
     resourceVersion, as upstream does. ``no_headers`` (``TableOptions.noHeaders``, which a
-    watch sets after its first event) leaves out the column definitions (JSON null).
+    watch sets after its first event) leaves out the column definitions (JSON null). The
+    printer and the columns' descriptions are ``kubernetes_version``'s.
     """
     if include_object not in _INCLUDE_OBJECT:
         raise ValueError(f"includeObject must be None, Metadata or Object, not {include_object!r}")
-    spec = table_spec(resource)
-    table = table_head(resource, objects, list_meta, no_headers)
+    spec = table_spec(resource, kubernetes_version)
+    table = table_head(resource, objects, list_meta, no_headers, kubernetes_version)
     table["rows"] = [_row(spec, obj, now, include_object) for obj in objects]
     return table
 
 
 def table_head(resource: Printable, objects: list[Obj], list_meta: Obj | None = None,
-               no_headers: bool = False) -> Obj:
+               no_headers: bool = False, kubernetes_version: str = DEFAULT_KUBERNETES_VERSION) -> Obj:
     """A Table without its rows (the key ``rows`` comes last, and is left to the caller)."""
-    spec = table_spec(resource)
+    spec = table_spec(resource, kubernetes_version)
     return {
         "kind": "Table",
         "apiVersion": "meta.k8s.io/v1",
         "metadata": _table_metadata(objects, list_meta),
-        "columnDefinitions": None if no_headers else [c.to_dict() for c in spec.columns],
+        "columnDefinitions": None if no_headers else [c.to_dict(kubernetes_version) for c in spec.columns],
     }
 
 
-def table_rows(resource: Printable, objects: list[Obj], now: datetime, include_object: str = "Metadata") -> list[Obj]:
+def table_rows(resource: Printable, objects: list[Obj], now: datetime, include_object: str = "Metadata",
+               kubernetes_version: str = DEFAULT_KUBERNETES_VERSION) -> list[Obj]:
     """The rows of ``objects``' Table: what :func:`to_table` puts under ``rows``."""
-    spec = table_spec(resource)
+    spec = table_spec(resource, kubernetes_version)
     return [_row(spec, obj, now, include_object) for obj in objects]

@@ -17,21 +17,30 @@ from typing import Any
 
 from fakekube.api.machinery.errors import go_float
 from fakekube.api.table.cells import name_cell
-from fakekube.api.table.columns import CREATED_DOC, NAME, Column, Obj, TableSpec
+from fakekube.api.table.columns import NAME, OBJECT_META, Column, Obj, TableSpec
 from fakekube.api.table.duration import UNKNOWN, age, parse_time
 from fakekube.api.table.jsonpath import JSONPath, compile_path
 
 #: ``serveDefaultColumnsIfEmpty``: what a version without printer columns shows.
-DEFAULT_COLUMNS: tuple[Obj, ...] = (
-    {"name": "Age", "type": "date", "description": CREATED_DOC, "jsonPath": ".metadata.creationTimestamp"},
-)
+DEFAULT_COLUMNS: tuple[Obj, ...] = ({"name": "Age", "type": "date", "jsonPath": ".metadata.creationTimestamp"},)
+_DEFAULT_AGE = Column("Age", "date", doc=(OBJECT_META, "creationTimestamp"))
+
+
+def _column(declared: Obj) -> Column:
+    """A printer column as the CRD declares it; without a description, upstream's
+    ``Custom resource definition column (in JSONPath format): <path>``."""
+    if declared is DEFAULT_COLUMNS[0]:
+        return _DEFAULT_AGE
+    description = str(declared.get("description") or "") or \
+        f"Custom resource definition column (in JSONPath format): {declared.get('jsonPath') or ''}"
+    return Column(str(declared.get("name") or ""), str(declared.get("type") or "string"), description,
+                  int(declared.get("priority") or 0), str(declared.get("format") or ""))
 
 
 def custom_table(printer_columns: list[Obj] | None) -> TableSpec:
     """The TableSpec of a CRD version; a column whose path does not compile prints empty."""
     declared = [c for c in (printer_columns or []) if isinstance(c, dict)] or list(DEFAULT_COLUMNS)
-    columns = tuple(Column(str(c.get("name") or ""), str(c.get("type") or "string"), str(c.get("description") or ""),
-                           int(c.get("priority") or 0), str(c.get("format") or "")) for c in declared)
+    columns = tuple(_column(c) for c in declared)
     paths = [_compiled(str(c.get("jsonPath") or "")) for c in declared]
     kinds = [column.type for column in columns]
 

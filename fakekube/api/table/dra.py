@@ -6,8 +6,7 @@ from __future__ import annotations
 from datetime import datetime
 
 from fakekube.api.table.cells import age_cell, get, meta
-from fakekube.api.table.columns import AGE, NAME, Cells, Column, Obj, TableSpec
-from fakekube.api.table.docs import doc_col
+from fakekube.api.table.columns import AGE, NAME, Cells, Column, Obj, TableSpec, doc
 
 DEVICE_CLASS_TABLE = TableSpec((NAME, AGE), lambda dc, now: [meta(dc, "name", ""), age_cell(dc, now)])
 RESOURCE_CLAIM_TEMPLATE_TABLE = TableSpec((NAME, AGE), lambda t, now: [meta(t, "name", ""), age_cell(t, now)])
@@ -44,8 +43,8 @@ def _slice_cells(rs: Obj, now: datetime) -> Cells:
 _SLICE_SPEC = "resource.v1.ResourceSliceSpec"
 RESOURCE_SLICE_TABLE = TableSpec((
     NAME,
-    doc_col("Node", "string", _SLICE_SPEC, "nodeName"),
-    doc_col("Driver", "string", _SLICE_SPEC, "driver"),
-    doc_col("Pool", "string", "resource.v1.ResourcePool", "name"),
+    doc("Node", _SLICE_SPEC, "nodeName"),
+    doc("Driver", _SLICE_SPEC, "driver"),
+    doc("Pool", "resource.v1.ResourcePool", "name"),
     AGE,
 ), _slice_cells)

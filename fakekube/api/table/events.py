@@ -9,7 +9,7 @@ from __future__ import annotations
 from datetime import datetime
 
 from fakekube.api.table.cells import meta
-from fakekube.api.table.columns import NAME_DOC, Cells, Column, Obj, TableSpec, col
+from fakekube.api.table.columns import OBJECT_META, Cells, Column, Obj, TableSpec, doc
 from fakekube.api.table.duration import age
 
 
@@ -49,18 +49,14 @@ def _event_cells(raw: Obj, now: datetime) -> Cells:
 
 
 EVENT_TABLE = TableSpec((
-    col("Last Seen", description="The time at which the most recent occurrence of this event was recorded."),
-    col("Type", description="Type of this event (Normal, Warning), new types could be added in the future"),
-    col("Reason", description="This should be a short, machine understandable string that gives the reason for the "
-                              "transition into the object's current status."),
-    col("Object", description="The object that this event is about."),
-    col("Subobject", description="If referring to a piece of an object instead of an entire object, this string "
-                                 "should contain a valid JSON/Go field access statement.", priority=1),
-    col("Source", description="The component reporting this event. Should be a short machine understandable string.",
-        priority=1),
-    col("Message", description="A human-readable description of the status of this operation."),
-    col("First Seen", description="The time at which the event was first recorded. (Time of server receipt is in "
-                                  "TypeMeta.)", priority=1),
-    col("Count", description="The number of times this event has occurred.", priority=1),
-    Column("Name", "string", NAME_DOC, 1, "name"),
+    doc("Last Seen", "core.v1.Event", "lastTimestamp"),
+    doc("Type", "core.v1.Event", "type"),
+    doc("Reason", "core.v1.Event", "reason"),
+    doc("Object", "core.v1.Event", "involvedObject"),
+    doc("Subobject", "core.v1.ObjectReference", "fieldPath", priority=1),
+    doc("Source", "core.v1.Event", "source", priority=1),
+    doc("Message", "core.v1.Event", "message"),
+    doc("First Seen", "core.v1.Event", "firstTimestamp", priority=1),
+    doc("Count", "core.v1.Event", "count", priority=1),
+    Column("Name", priority=1, format="name", doc=(OBJECT_META, "name")),
 ), _event_cells)

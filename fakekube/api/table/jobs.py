@@ -15,7 +15,7 @@ from fakekube.api.table.cells import (
     meta,
     workload_wide,
 )
-from fakekube.api.table.columns import AGE, CONTAINERS, IMAGES, NAME, SELECTOR, Cells, Obj, TableSpec, col
+from fakekube.api.table.columns import AGE, CONTAINERS, IMAGES, NAME, Cells, Obj, TableSpec, col, doc
 from fakekube.api.table.duration import age, human_duration, parse_time
 
 
@@ -69,17 +69,17 @@ def _cronjob_cells(cj: Obj, now: datetime) -> Cells:
 JOB_TABLE = TableSpec((
     NAME,
     col("Status", description="Status of the job."),
-    col("Completions", description="The completion status of the job."),
+    doc("Completions", "batch.v1.JobStatus", "succeeded"),
     col("Duration", description="Time required to complete the job."),
-    AGE, CONTAINERS, IMAGES, SELECTOR,
+    AGE, CONTAINERS, IMAGES, doc("Selector", "batch.v1.JobSpec", "selector", priority=1),
 ), _job_cells)
 
 CRON_JOB_TABLE = TableSpec((
     NAME,
-    col("Schedule", description="The schedule in Cron format, see https://en.wikipedia.org/wiki/Cron."),
-    col("Timezone", description="The time zone name for the given schedule."),
-    col("Suspend", "boolean", "This flag tells the controller to suspend subsequent executions."),
-    col("Active", "integer", "A list of pointers to currently running jobs."),
-    col("Last Schedule", description="Information when was the last time the job was successfully scheduled."),
-    AGE, CONTAINERS, IMAGES, SELECTOR,
+    doc("Schedule", "batch.v1.CronJobSpec", "schedule"),
+    doc("Timezone", "batch.v1.CronJobSpec", "timeZone"),
+    doc("Suspend", "batch.v1.CronJobSpec", "suspend", "boolean"),
+    doc("Active", "batch.v1.CronJobStatus", "active", "integer"),
+    doc("Last Schedule", "batch.v1.CronJobStatus", "lastScheduleTime"),
+    AGE, CONTAINERS, IMAGES, doc("Selector", "batch.v1.JobSpec", "selector", priority=1),
 ), _cronjob_cells)

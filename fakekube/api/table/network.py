@@ -19,8 +19,7 @@ from fakekube.api.table.cells import (
     name_cell,
     simple,
 )
-from fakekube.api.table.columns import AGE, NAME, Cells, Obj, TableSpec, col
-from fakekube.api.table.docs import doc_col
+from fakekube.api.table.columns import AGE, NAME, Cells, Obj, TableSpec, col, doc
 from fakekube.api.table.duration import UNKNOWN, age
 
 
@@ -113,33 +112,32 @@ def _ingress_cells(ing: Obj, now: datetime) -> Cells:
 
 SERVICE_TABLE = TableSpec((
     NAME,
-    col("Type", description="type determines how the Service is exposed."),
-    col("Cluster-IP", description="clusterIP is the IP address of the service and is usually assigned randomly."),
-    col("External-IP", description="externalIPs is a list of IP addresses for which nodes in the cluster will "
-                                   "also accept traffic for this service."),
-    col("Port(s)", description="The list of ports that are exposed by this service."),
+    doc("Type", "core.v1.ServiceSpec", "type"),
+    doc("Cluster-IP", "core.v1.ServiceSpec", "clusterIP"),
+    doc("External-IP", "core.v1.ServiceSpec", "externalIPs"),
+    doc("Port(s)", "core.v1.ServiceSpec", "ports"),
     AGE,
-    col("Selector", description="Route service traffic to pods with label keys and values matching this "
-                                "selector.", priority=1),
+    doc("Selector", "core.v1.ServiceSpec", "selector", priority=1),
 ), _service_cells)
 
 ENDPOINTS_TABLE = TableSpec((
     NAME,
-    col("Endpoints", description="The set of all endpoints is the union of all subsets."),
+    doc("Endpoints", "core.v1.Endpoints", "subsets"),
     AGE,
 ), _endpoints_cells)
 
 ENDPOINT_SLICE_TABLE = TableSpec((
     NAME,
-    col("AddressType", description="addressType specifies the type of address carried by this EndpointSlice."),
-    col("Ports", description="ports specifies the list of network ports exposed by each endpoint in this slice."),
-    col("Endpoints", description="endpoints is a list of unique endpoints in this slice."),
+    doc("AddressType", "discovery.v1.EndpointSlice", "addressType"),
+    doc("Ports", "discovery.v1.EndpointSlice", "ports"),
+    doc("Endpoints", "discovery.v1.EndpointSlice", "endpoints"),
     AGE,
 ), _endpointslice_cells)
 
 INGRESS_TABLE = TableSpec((
     NAME,
-    col("Class", description="The name of the IngressClass resource."),
+    col("Class", description="The name of the IngressClass resource that should be used for additional "
+                             "configuration"),
     col("Hosts", description="Hosts that incoming requests are matched against before the ingress rule"),
     col("Address", description="Address is a list containing ingress points for the load-balancer"),
     col("Ports", description="Ports of TLS configurations that open"),
@@ -148,7 +146,7 @@ INGRESS_TABLE = TableSpec((
 
 NETWORK_POLICY_TABLE = TableSpec((
     NAME,
-    col("Pod-Selector", description="podSelector selects the pods to which this NetworkPolicy object applies."),
+    doc("Pod-Selector", "networking.v1.NetworkPolicySpec", "podSelector"),
     AGE,
 ), simple(name_cell, lambda o, n: format_label_selector(get(o, "spec", "podSelector", default={})), age_cell))
 
@@ -172,7 +170,7 @@ INGRESS_CLASS_TABLE = TableSpec((
 
 SERVICE_CIDR_TABLE = TableSpec((
     NAME,
-    doc_col("CIDRs", "string", "networking.v1.ServiceCIDRSpec", "cidrs"),
+    doc("CIDRs", "networking.v1.ServiceCIDRSpec", "cidrs"),
     AGE,
 ), lambda o, now: [meta(o, "name", ""), ",".join(get(o, "spec", "cidrs", default=[]) or []), age_cell(o, now)])
 
@@ -191,5 +189,5 @@ def _ip_address_parent(ip: Obj) -> str:
 
 IP_ADDRESS_TABLE = TableSpec((
     NAME,
-    doc_col("ParentRef", "string", "networking.v1.IPAddressSpec", "parentRef"),
+    doc("ParentRef", "networking.v1.IPAddressSpec", "parentRef"),
 ), lambda o, now: [meta(o, "name", ""), _ip_address_parent(o)])

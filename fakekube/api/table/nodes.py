@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 
 from fakekube.api.table.cells import NONE, get, meta
-from fakekube.api.table.columns import AGE, NAME, Cells, Obj, TableSpec, col
+from fakekube.api.table.columns import AGE, NAME, Cells, Obj, TableSpec, col, doc
 from fakekube.api.table.duration import UNKNOWN, age
 
 _ROLE_PREFIX = "node-role.kubernetes.io/"
@@ -52,13 +52,10 @@ NODE_TABLE = TableSpec((
     col("Status", description="The status of the node"),
     col("Roles", description="The roles of the node"),
     AGE,
-    col("Version", description="Kubelet Version reported by the node."),
-    col("Internal-IP", description="List of addresses reachable to the node.", priority=1),
-    col("External-IP", description="List of addresses reachable to the node.", priority=1),
-    col("OS-Image", description="OS Image reported by the node from /etc/os-release (e.g. Debian GNU/Linux 7 "
-                                "(wheezy)).", priority=1),
-    col("Kernel-Version", description="Kernel Version reported by the node from 'uname -r' (e.g. "
-                                      "3.16.0-0.bpo.4-amd64).", priority=1),
-    col("Container-Runtime", description="ContainerRuntime Version reported by the node through runtime remote "
-                                         "API (e.g. containerd://1.4.2).", priority=1),
+    doc("Version", "core.v1.NodeSystemInfo", "kubeletVersion"),
+    doc("Internal-IP", "core.v1.NodeStatus", "addresses", priority=1),
+    doc("External-IP", "core.v1.NodeStatus", "addresses", priority=1),
+    doc("OS-Image", "core.v1.NodeSystemInfo", "osImage", priority=1),
+    doc("Kernel-Version", "core.v1.NodeSystemInfo", "kernelVersion", priority=1),
+    doc("Container-Runtime", "core.v1.NodeSystemInfo", "containerRuntimeVersion", priority=1),
 ), node_cells)

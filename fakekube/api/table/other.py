@@ -6,7 +6,7 @@ from datetime import datetime
 from typing import Any
 
 from fakekube.api.table.cells import NONE, UNSET, age_cell, created_at_cell, get, meta, name_cell, simple
-from fakekube.api.table.columns import AGE, CREATED_AT, NAME, Cells, Obj, TableSpec, col
+from fakekube.api.table.columns import AGE, CREATED_AT, NAME, Cells, Obj, TableSpec, col, doc
 from fakekube.api.table.duration import UNKNOWN
 
 
@@ -71,26 +71,33 @@ def hpa_targets(hpa: Obj) -> str:
     return text + (f" + {len(specs) - 3} more..." if len(specs) > 3 else "")
 
 
-BINDING_TABLE = TableSpec((
+ROLE_BINDING_TABLE = TableSpec((
     NAME,
-    col("Role", description="Role referenced by this binding"),
+    col("Role", description="RoleRef can reference a Role in the current namespace or a ClusterRole in the global "
+                            "namespace. If the RoleRef cannot be resolved, the Authorizer must return an error."),
     AGE,
     col("Users", description="Users in the roleBinding", priority=1),
     col("Groups", description="Groups in the roleBinding", priority=1),
     col("ServiceAccounts", description="ServiceAccounts in the roleBinding", priority=1),
 ), _binding_cells)
+CLUSTER_ROLE_BINDING_TABLE = TableSpec((
+    NAME,
+    col("Role", description="RoleRef can only reference a ClusterRole in the global namespace. If the RoleRef "
+                            "cannot be resolved, the Authorizer must return an error."),
+    AGE,
+    col("Users", description="Users in the clusterRoleBinding", priority=1),
+    col("Groups", description="Groups in the clusterRoleBinding", priority=1),
+    col("ServiceAccounts", description="ServiceAccounts in the clusterRoleBinding", priority=1),
+), _binding_cells)
 ROLE_TABLE = TableSpec((NAME, CREATED_AT), simple(name_cell, created_at_cell))
 
 HORIZONTAL_POD_AUTOSCALER_TABLE = TableSpec((
     NAME,
-    col("Reference", description="Reference to target resource"),
-    col("Targets", description="Current and target metrics"),
-    col("MinPods", "integer", "minReplicas is the lower limit for the number of replicas to which the autoscaler "
-                              "can scale down."),
-    col("MaxPods", "integer", "maxReplicas is the upper limit for the number of replicas to which the autoscaler "
-                              "can scale up."),
-    col("Replicas", "integer", "currentReplicas is current number of replicas of pods managed by this "
-                               "autoscaler."),
+    doc("Reference", "autoscaling.v2.HorizontalPodAutoscalerSpec", "scaleTargetRef"),
+    doc("Targets", "autoscaling.v2.HorizontalPodAutoscalerSpec", "metrics"),
+    doc("MinPods", "autoscaling.v2.HorizontalPodAutoscalerSpec", "minReplicas"),
+    doc("MaxPods", "autoscaling.v2.HorizontalPodAutoscalerSpec", "maxReplicas"),
+    doc("Replicas", "autoscaling.v2.HorizontalPodAutoscalerStatus", "currentReplicas"),
     AGE,
 ), _hpa_cells)
 
@@ -106,17 +113,16 @@ POD_DISRUPTION_BUDGET_TABLE = TableSpec((
 
 PRIORITY_CLASS_TABLE = TableSpec((
     NAME,
-    col("Value", "integer", "value represents the integer value of this priority class."),
-    col("Global-Default", "boolean", "globalDefault specifies whether this PriorityClass should be considered as "
-                                     "the default priority for pods that do not have any priority class."),
+    doc("Value", "scheduling.v1.PriorityClass", "value", "integer"),
+    doc("Global-Default", "scheduling.v1.PriorityClass", "globalDefault", "boolean"),
     AGE,
-    col("PreemptionPolicy", description="preemptionPolicy is the Policy for preempting pods with lower priority."),
+    doc("PreemptionPolicy", "scheduling.v1.PriorityClass", "preemptionPolicy"),
 ), simple(name_cell, lambda o, n: o.get("value", 0), lambda o, n: bool(o.get("globalDefault")), age_cell,
           lambda o, n: o.get("preemptionPolicy") or UNSET))
 
 LEASE_TABLE = TableSpec((
     NAME,
-    col("Holder", description="holderIdentity contains the identity of the holder of a current lease."),
+    doc("Holder", "coordination.v1.LeaseSpec", "holderIdentity"),
     AGE,
 ), simple(name_cell, lambda o, n: get(o, "spec", "holderIdentity", default=""), age_cell))
 

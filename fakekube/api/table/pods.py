@@ -13,7 +13,7 @@ from datetime import datetime
 from typing import Any
 
 from fakekube.api.table.cells import NONE, condition_true, get, meta
-from fakekube.api.table.columns import AGE, NAME, Cells, Obj, TableSpec, col
+from fakekube.api.table.columns import AGE, NAME, Cells, Obj, TableSpec, col, doc
 from fakekube.api.table.duration import age, human_duration, parse_time
 
 NODE_UNREACHABLE_REASON = "NodeLost"
@@ -179,12 +179,8 @@ POD_TABLE = TableSpec((
     col("Restarts", description="The number of times the containers in this pod have been restarted and when the "
                                 "last container in this pod has restarted."),
     AGE,
-    col("IP", description="IP address allocated to the pod. Routable at least within the cluster. Empty if not yet "
-                          "allocated.", priority=1),
-    col("Node", description="NodeName indicates in which node this pod is scheduled.", priority=1),
-    col("Nominated Node", description="nominatedNodeName is set only when this pod preempts other pods on the "
-                                      "node, but it cannot be scheduled right away as preemption victims receive "
-                                      "their graceful termination periods.", priority=1),
-    col("Readiness Gates", description="If specified, all readiness gates will be evaluated for pod readiness.",
-        priority=1),
+    doc("IP", "core.v1.PodStatus", "podIP", priority=1),
+    doc("Node", "core.v1.PodSpec", "nodeName", priority=1),
+    doc("Nominated Node", "core.v1.PodStatus", "nominatedNodeName", priority=1),
+    doc("Readiness Gates", "core.v1.PodSpec", "readinessGates", priority=1),
 ), pod_cells, pod_row_conditions)

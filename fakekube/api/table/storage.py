@@ -6,8 +6,7 @@ from __future__ import annotations
 from datetime import datetime
 
 from fakekube.api.table.cells import UNSET, age_cell, get, meta
-from fakekube.api.table.columns import AGE, NAME, Cells, Obj, TableSpec, col
-from fakekube.api.table.docs import doc_col
+from fakekube.api.table.columns import AGE, NAME, Cells, Obj, TableSpec, col, doc
 
 _ACCESS_MODES = (("ReadWriteOnce", "RWO"), ("ReadOnlyMany", "ROX"), ("ReadWriteMany", "RWX"),
                  ("ReadWriteOncePod", "RWOP"))
@@ -63,56 +62,38 @@ def _storageclass_cells(sc: Obj, now: datetime) -> Cells:
 
 PERSISTENT_VOLUME_CLAIM_TABLE = TableSpec((
     NAME,
-    col("Status", description="phase represents the current phase of PersistentVolumeClaim."),
-    col("Volume", description="volumeName is the binding reference to the PersistentVolume backing this claim."),
-    col("Capacity", description="capacity represents the actual resources of the underlying volume."),
-    col("Access Modes", description="accessModes contains the desired access modes the volume should have."),
+    doc("Status", "core.v1.PersistentVolumeClaimStatus", "phase"),
+    doc("Volume", "core.v1.PersistentVolumeClaimSpec", "volumeName"),
+    doc("Capacity", "core.v1.PersistentVolumeClaimStatus", "capacity"),
+    doc("Access Modes", "core.v1.PersistentVolumeClaimStatus", "accessModes"),
     col("StorageClass", description="StorageClass of the pvc"),
     col("VolumeAttributesClass", description="VolumeAttributesClass of the pvc"),
     AGE,
-    col("VolumeMode", description="volumeMode defines what type of volume is required by the claim.", priority=1),
+    doc("VolumeMode", "core.v1.PersistentVolumeClaimSpec", "volumeMode", priority=1),
 ), _pvc_cells)
 
 PERSISTENT_VOLUME_TABLE = TableSpec((
     NAME,
-    col("Capacity", description="capacity is the description of the persistent volume's resources and "
-                                "capacity."),
-    col("Access Modes", description="accessModes contains all ways the volume can be mounted."),
-    col("Reclaim Policy", description="persistentVolumeReclaimPolicy defines what happens to a persistent volume "
-                                      "when released from its claim."),
-    col("Status", description="phase indicates if a volume is available, bound to a claim, or released by a "
-                              "claim."),
-    col("Claim", description="claimRef is part of a bi-directional binding between PersistentVolume and "
-                             "PersistentVolumeClaim."),
+    doc("Capacity", "core.v1.PersistentVolumeSpec", "capacity"),
+    doc("Access Modes", "core.v1.PersistentVolumeSpec", "accessModes"),
+    doc("Reclaim Policy", "core.v1.PersistentVolumeSpec", "persistentVolumeReclaimPolicy"),
+    doc("Status", "core.v1.PersistentVolumeStatus", "phase"),
+    doc("Claim", "core.v1.PersistentVolumeSpec", "claimRef"),
     col("StorageClass", description="StorageClass of the pv"),
     col("VolumeAttributesClass", description="VolumeAttributesClass of the pv"),
-    col("Reason", description="reason is a brief CamelCase string that describes any failure and is meant for "
-                              "machine parsing and tidy display in the CLI."),
+    doc("Reason", "core.v1.PersistentVolumeStatus", "reason"),
     AGE,
-    col("VolumeMode", description="volumeMode defines if a volume is intended to be used with a formatted "
-                                  "filesystem or to remain in raw block state.", priority=1),
+    doc("VolumeMode", "core.v1.PersistentVolumeSpec", "volumeMode", priority=1),
 ), _pv_cells)
 
 STORAGE_CLASS_TABLE = TableSpec((
     NAME,
-    col("Provisioner", description="provisioner indicates the type of the provisioner."),
-    col("ReclaimPolicy", description="reclaimPolicy controls the reclaimPolicy for dynamically provisioned "
-                                     "PersistentVolumes of this storage class."),
-    col("VolumeBindingMode", description="volumeBindingMode indicates how PersistentVolumeClaims should be "
-                                         "provisioned and bound."),
-    col("AllowVolumeExpansion", "boolean", "allowVolumeExpansion shows whether the storage class allow volume "
-                                           "expand."),
+    doc("Provisioner", "storage.v1.StorageClass", "provisioner"),
+    doc("ReclaimPolicy", "storage.v1.StorageClass", "reclaimPolicy"),
+    doc("VolumeBindingMode", "storage.v1.StorageClass", "volumeBindingMode"),
+    doc("AllowVolumeExpansion", "storage.v1.StorageClass", "allowVolumeExpansion"),
     AGE,
 ), _storageclass_cells)
-
-
-CSI_STORAGE_CAPACITY_TABLE = TableSpec((
-    NAME,
-    col("StorageClassName", description="storageClassName represents the name of the StorageClass that the reported "
-                                         "capacity applies to."),
-    col("Capacity", description="capacity is the value reported by the CSI driver in its GetCapacityResponse for a "
-                                "GetCapacityRequest with topology and parameters that match the previous fields."),
-), lambda o, now: [meta(o, "name", ""), o.get("storageClassName", ""), o.get("capacity") or UNSET])
 
 
 def _volume_attachment_cells(va: Obj, now: datetime) -> Cells:
@@ -123,10 +104,10 @@ def _volume_attachment_cells(va: Obj, now: datetime) -> Cells:
 
 VOLUME_ATTACHMENT_TABLE = TableSpec((
     NAME,
-    doc_col("Attacher", "string", "storage.v1.VolumeAttachmentSpec", "attacher", fmt="name"),
-    doc_col("PV", "string", "storage.v1.VolumeAttachmentSource", "persistentVolumeName"),
-    doc_col("Node", "string", "storage.v1.VolumeAttachmentSpec", "nodeName"),
-    doc_col("Attached", "boolean", "storage.v1.VolumeAttachmentStatus", "attached"),
+    doc("Attacher", "storage.v1.VolumeAttachmentSpec", "attacher", fmt="name"),
+    doc("PV", "storage.v1.VolumeAttachmentSource", "persistentVolumeName"),
+    doc("Node", "storage.v1.VolumeAttachmentSpec", "nodeName"),
+    doc("Attached", "storage.v1.VolumeAttachmentStatus", "attached", "boolean"),
     AGE,
 ), _volume_attachment_cells)
 
@@ -151,18 +132,18 @@ def _csi_driver_cells(driver: Obj, now: datetime) -> Cells:
 _CSI_DRIVER_SPEC = "storage.v1.CSIDriverSpec"
 CSI_DRIVER_TABLE = TableSpec((
     NAME,
-    doc_col("AttachRequired", "boolean", _CSI_DRIVER_SPEC, "attachRequired"),
-    doc_col("PodInfoOnMount", "boolean", _CSI_DRIVER_SPEC, "podInfoOnMount"),
-    doc_col("StorageCapacity", "boolean", _CSI_DRIVER_SPEC, "storageCapacity"),
-    doc_col("TokenRequests", "string", _CSI_DRIVER_SPEC, "tokenRequests"),
-    doc_col("RequiresRepublish", "boolean", _CSI_DRIVER_SPEC, "requiresRepublish"),
-    doc_col("Modes", "string", _CSI_DRIVER_SPEC, "volumeLifecycleModes"),
+    doc("AttachRequired", _CSI_DRIVER_SPEC, "attachRequired", "boolean"),
+    doc("PodInfoOnMount", _CSI_DRIVER_SPEC, "podInfoOnMount", "boolean"),
+    doc("StorageCapacity", _CSI_DRIVER_SPEC, "storageCapacity", "boolean"),
+    doc("TokenRequests", _CSI_DRIVER_SPEC, "tokenRequests"),
+    doc("RequiresRepublish", _CSI_DRIVER_SPEC, "requiresRepublish", "boolean"),
+    doc("Modes", _CSI_DRIVER_SPEC, "volumeLifecycleModes"),
     AGE,
 ), _csi_driver_cells)
 
 
 VOLUME_ATTRIBUTES_CLASS_TABLE = TableSpec((
     NAME,
-    doc_col("DriverName", "string", "storage.v1.VolumeAttributesClass", "driverName"),
+    doc("DriverName", "storage.v1.VolumeAttributesClass", "driverName"),
     AGE,
 ), lambda vac, now: [meta(vac, "name", ""), vac.get("driverName", ""), age_cell(vac, now)])

@@ -22,7 +22,7 @@ from fakekube.api.table.cells import (
     simple,
     workload_wide,
 )
-from fakekube.api.table.columns import AGE, CONTAINERS, IMAGES, NAME, SELECTOR, Cells, Obj, TableSpec, col
+from fakekube.api.table.columns import AGE, CONTAINERS, IMAGES, NAME, Cells, Obj, TableSpec, col, doc
 from fakekube.api.table.duration import age
 
 
@@ -78,52 +78,44 @@ _READY = col("Ready", description="Number of the pod with ready state")
 
 REPLICATION_CONTROLLER_TABLE = TableSpec((
     NAME,
-    col("Desired", "integer", "Replicas is the number of desired replicas."),
-    col("Current", "integer", "Replicas is the most recently observed number of replicas."),
-    col("Ready", "integer", "The number of ready replicas for this replication controller."),
-    AGE, CONTAINERS, IMAGES, SELECTOR,
+    doc("Desired", "core.v1.ReplicationControllerSpec", "replicas", "integer"),
+    doc("Current", "core.v1.ReplicationControllerStatus", "replicas", "integer"),
+    doc("Ready", "core.v1.ReplicationControllerStatus", "readyReplicas", "integer"),
+    AGE, CONTAINERS, IMAGES, doc("Selector", "core.v1.ReplicationControllerSpec", "selector", priority=1),
 ), _rc_cells)
 
 DEPLOYMENT_TABLE = TableSpec((
     NAME,
     _READY,
-    col("Up-to-date", "integer", "Total number of non-terminating pods targeted by this deployment that have the "
-                                 "desired template spec."),
-    col("Available", "integer", "Total number of available non-terminating pods (ready for at least "
-                                "minReadySeconds) targeted by this deployment."),
-    AGE, CONTAINERS, IMAGES, SELECTOR,
+    doc("Up-to-date", "apps.v1.DeploymentStatus", "updatedReplicas"),
+    doc("Available", "apps.v1.DeploymentStatus", "availableReplicas"),
+    AGE, CONTAINERS, IMAGES, doc("Selector", "apps.v1.DeploymentSpec", "selector", priority=1),
 ), _deployment_cells)
 
 REPLICA_SET_TABLE = TableSpec((
     NAME,
-    col("Desired", "integer", "Replicas is the number of desired pods."),
-    col("Current", "integer", "Replicas is the most recently observed number of non-terminating pods."),
-    col("Ready", "integer", "The number of non-terminating pods targeted by this ReplicaSet with a Ready "
-                            "Condition."),
-    AGE, CONTAINERS, IMAGES, SELECTOR,
+    doc("Desired", "apps.v1.ReplicaSetSpec", "replicas", "integer"),
+    doc("Current", "apps.v1.ReplicaSetStatus", "replicas", "integer"),
+    doc("Ready", "apps.v1.ReplicaSetStatus", "readyReplicas", "integer"),
+    AGE, CONTAINERS, IMAGES, doc("Selector", "apps.v1.ReplicaSetSpec", "selector", priority=1),
 ), _replicaset_cells)
 
 STATEFUL_SET_TABLE = TableSpec((NAME, _READY, AGE, CONTAINERS, IMAGES), _statefulset_cells)
 
 DAEMON_SET_TABLE = TableSpec((
     NAME,
-    col("Desired", "integer", "The total number of nodes that should be running the daemon pod."),
-    col("Current", "integer", "The number of nodes that are running at least 1 daemon pod and are supposed to "
-                              "run the daemon pod."),
-    col("Ready", "integer", "numberReady is the number of nodes that should be running the daemon pod and have "
-                            "one or more of the daemon pod running with a Ready Condition."),
-    col("Up-to-date", "integer", "The total number of nodes that are running updated daemon pod"),
-    col("Available", "integer", "The number of nodes that should be running the daemon pod and have one or more "
-                                "of the daemon pod running and available (ready for at least "
-                                "spec.minReadySeconds)"),
-    col("Node Selector", description="NodeSelector is a selector which must be true for the pod to fit on a "
-                                     "node."),
-    AGE, CONTAINERS, IMAGES, SELECTOR,
+    doc("Desired", "apps.v1.DaemonSetStatus", "desiredNumberScheduled", "integer"),
+    doc("Current", "apps.v1.DaemonSetStatus", "currentNumberScheduled", "integer"),
+    doc("Ready", "apps.v1.DaemonSetStatus", "numberReady", "integer"),
+    doc("Up-to-date", "apps.v1.DaemonSetStatus", "updatedNumberScheduled", "integer"),
+    doc("Available", "apps.v1.DaemonSetStatus", "numberAvailable", "integer"),
+    doc("Node Selector", "core.v1.PodSpec", "nodeSelector"),
+    AGE, CONTAINERS, IMAGES, doc("Selector", "apps.v1.DaemonSetSpec", "selector", priority=1),
 ), _daemonset_cells)
 
 CONTROLLER_REVISION_TABLE = TableSpec((
     NAME,
     col("Controller", description="Controller of the object"),
-    col("Revision", "integer", "Revision indicates the revision of the state represented by Data."),
+    doc("Revision", "apps.v1.ControllerRevision", "revision"),
     AGE,
 ), simple(name_cell, lambda o, n: _controller_name(o), lambda o, n: o.get("revision", 0), age_cell))

@@ -11,7 +11,7 @@ create, ``storedVersions`` kept, generation) and ``pkg/apis/apiextensions/valida
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 from urllib.parse import urlparse
 
 from fakekube.api.machinery import errors
@@ -186,12 +186,15 @@ def validate_spec(spec: Obj, old_spec: Obj | None = None) -> list[FieldError]:
     elif scope not in (CLUSTER_SCOPED, NAMESPACE_SCOPED):
         problems.append(errors.not_supported("spec.scope", scope, [CLUSTER_SCOPED, NAMESPACE_SCOPED]))
     old_schemas = {str(v.get("name")): v.get("schema") for v in versions_of({"spec": old_spec})} if old_spec else {}
-    problems += _versions_problems(versions_of({"spec": spec}), old_schemas)
+    versions = versions_of({"spec": spec})
+    shared = SharedParts.of(versions)
+    problems += _versions_problems(versions, old_schemas, shared)
     names = _names(spec)
     for field in ("plural", "singular", "kind", "listKind"):
         if not names.get(field):
             problems.append(errors.required(f"spec.names.{field}"))
     problems += validate_names(names, "spec.names")
+    problems += _shared_problems(shared, SharedParts.of(versions_of({"spec": old_spec})) if old_spec else None)
     problems += _conversion_problems(spec.get("conversion"))
     if spec.get("preserveUnknownFields") is True:
         problems.append(errors.invalid("spec.preserveUnknownFields", True, "cannot set to true, set "
@@ -210,7 +213,41 @@ def _group_problems(group: str) -> list[FieldError]:
     return []
 
 
-def _versions_problems(versions: list[Obj], old_schemas: dict[str, Any]) -> list[FieldError]:
+class SharedParts(NamedTuple):
+    """What every version sets identically: v1's conversion to the internal version moves
+    it to the top (``spec.validation``, ``spec.subresources``, ``spec.additionalPrinterColumns``),
+    so upstream validates it once there and its errors carry those paths."""
+
+    schema: Obj | None
+    subresources: Obj | None
+    columns: list[Any] | None
+
+    @classmethod
+    def of(cls, versions: list[Obj]) -> "SharedParts":
+        def shared(key: str) -> Any:
+            values = [version.get(key) for version in versions]
+            return values[0] if values and values[0] and all(v == values[0] for v in values) else None
+        schema, subresources, columns = shared("schema"), shared("subresources"), shared("additionalPrinterColumns")
+        return cls(schema if isinstance(schema, dict) and isinstance(schema.get("openAPIV3Schema"), dict) else None,
+                   subresources if isinstance(subresources, dict) else None,
+                   columns if isinstance(columns, list) else None)
+
+
+def _shared_problems(shared: SharedParts, old: SharedParts | None) -> list[FieldError]:
+    """The top-level schema, subresources and columns (after the names, in upstream's order)."""
+    problems: list[FieldError] = []
+    if shared.schema is not None:
+        from fakekube.api.wire import structural  # schema machinery loads with the first CRD (cold start)
+        unchanged = old is not None and old.schema == shared.schema
+        problems += structural.validate_crd_schema(shared.schema["openAPIV3Schema"], "spec.validation.openAPIV3Schema",
+                                                   unchanged)
+    problems += _subresources_problems(shared.subresources, "spec.subresources")
+    for j, column in enumerate(shared.columns or []):
+        problems += _column_problems(column if isinstance(column, dict) else {}, f"spec.additionalPrinterColumns[{j}]")
+    return problems
+
+
+def _versions_problems(versions: list[Obj], old_schemas: dict[str, Any], shared: SharedParts) -> list[FieldError]:
     problems: list[FieldError] = []
     seen: set[str] = set()
     unique = True
@@ -223,7 +260,7 @@ def _versions_problems(versions: list[Obj], old_schemas: dict[str, Any]) -> list
         if why:
             problems.append(errors.invalid(f"{path}.name", name, ",".join(why)))
         unchanged = name in old_schemas and old_schemas[name] == version.get("schema")
-        problems += _version_problems(version, path, unchanged)
+        problems += _version_problems(version, path, unchanged, shared)
     shown = _shown_versions(versions)
     if not unique:
         problems.append(errors.invalid("spec.versions", shown, "must contain unique version names"))
@@ -264,16 +301,19 @@ def _shown_versions(versions: list[Obj]) -> GoLiteral:
     return GoLiteral(_go_versions(versions), "[" + ",".join(_json_version(v, shared) for v in versions) + "]")
 
 
-def _version_problems(version: Obj, path: str, unchanged: bool = False) -> list[FieldError]:
+def _version_problems(version: Obj, path: str, unchanged: bool, shared: SharedParts) -> list[FieldError]:
+    """One version's own parts (what all versions share is checked at the top instead)."""
     problems: list[FieldError] = []
     schema = (version.get("schema") or {}).get("openAPIV3Schema") if isinstance(version.get("schema"), dict) else None
     if not isinstance(schema, dict):
         problems.append(errors.required(f"{path}.schema.openAPIV3Schema", "schemas are required"))
-    else:
+    elif shared.schema is None:
         from fakekube.api.wire import structural  # schema machinery loads with the first CRD (cold start)
         problems += structural.validate_crd_schema(schema, f"{path}.schema.openAPIV3Schema", unchanged)
-    problems += _subresources_problems(version.get("subresources"), f"{path}.subresources")
-    for j, column in enumerate(version.get("additionalPrinterColumns") or []):
+    if shared.subresources is None:
+        problems += _subresources_problems(version.get("subresources"), f"{path}.subresources")
+    own_columns = version.get("additionalPrinterColumns") if shared.columns is None else None
+    for j, column in enumerate(own_columns or []):
         problems += _column_problems(column if isinstance(column, dict) else {}, f"{path}.additionalPrinterColumns[{j}]")
     return problems
 

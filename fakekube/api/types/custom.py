@@ -80,21 +80,23 @@ class CustomResourceStrategy(Strategy):
             obj.pop("status", None)
 
     def validate(self, obj: Obj) -> list[FieldError]:
-        return self.compiled.validate(self._typed(obj)) + self._scale_problems(obj)
+        return self.compiled.validate(self._typed(obj), self._scale_problems(obj))
 
     def validate_update(self, new: Obj, old: Obj) -> list[FieldError]:
-        return self.compiled.validate_update(self._typed(new), self._typed(old)) + self._scale_problems(new)
+        return self.compiled.validate_update(self._typed(new), self._typed(old), self._scale_problems(new))
 
     def validate_status_update(self, new: Obj, old: Obj) -> list[FieldError]:
-        return self.compiled.validate_update(self._typed(new), self._typed(old)) + self._scale_problems(new)
+        return self.compiled.validate_update(self._typed(new), self._typed(old), self._scale_problems(new, spec=False))
 
-    def _scale_problems(self, obj: Obj) -> list[FieldError]:
-        """``ValidateScaleSpec``/``ValidateScaleStatus``: replicas are non-negative int32s,
-        the label selector a string, wherever the scale paths point."""
+    def _scale_problems(self, obj: Obj, spec: bool = True) -> list[FieldError]:
+        """``ValidateScaleSpec`` (unless ``spec`` is False: a status write checks only the
+        status) and ``ValidateScaleStatus``: replicas are non-negative int32s, the label
+        selector a string, wherever the scale paths point."""
         if self.scale is None:
             return []
         problems: list[FieldError] = []
-        for path in (self.scale.spec_replicas_path, self.scale.status_replicas_path):
+        paths = (self.scale.spec_replicas_path, self.scale.status_replicas_path)
+        for path in paths if spec else paths[1:]:
             problems += _replicas_problems(obj, path)
         if self.scale.label_selector_path:
             value, found = nested(obj, self.scale.label_selector_path)

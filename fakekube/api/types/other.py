@@ -12,8 +12,8 @@ from fakekube.api.machinery.validation import name_is_path_segment
 from fakekube.api.registry import STATUS, ResourceType, Strategy, WriteContext
 from fakekube.api.table import (
     API_SERVICE_TABLE,
-    CSI_STORAGE_CAPACITY_TABLE,
-    BINDING_TABLE,
+    CLUSTER_ROLE_BINDING_TABLE,
+    ROLE_BINDING_TABLE,
     ENDPOINT_SLICE_TABLE,
     HORIZONTAL_POD_AUTOSCALER_TABLE,
     INGRESS_TABLE,
@@ -33,6 +33,7 @@ from fakekube.api.types._util import (
     non_negative,
     required_one_of,
 )
+from fakekube.clock import format_rfc3339
 
 RBAC_GROUP = "rbac.authorization.k8s.io"
 MAX_USER_PRIORITY = 1_000_000_000
@@ -436,13 +437,13 @@ class RoleBindingStrategy(Strategy):
 
 CLUSTER_ROLE_BINDINGS = ResourceType(
     "rbac.authorization.k8s.io", "v1", "ClusterRoleBinding", "clusterrolebindings", namespaced=False,
-    strategy=RoleBindingStrategy(namespaced=False), table=BINDING_TABLE, name_rule=name_is_path_segment,
+    strategy=RoleBindingStrategy(namespaced=False), table=CLUSTER_ROLE_BINDING_TABLE, name_rule=name_is_path_segment,
     create_on_update=True,
 )
 
 ROLE_BINDINGS = ResourceType(
     "rbac.authorization.k8s.io", "v1", "RoleBinding", "rolebindings", namespaced=True,
-    strategy=RoleBindingStrategy(namespaced=True), table=BINDING_TABLE, name_rule=name_is_path_segment,
+    strategy=RoleBindingStrategy(namespaced=True), table=ROLE_BINDING_TABLE, name_rule=name_is_path_segment,
     create_on_update=True,
 )
 
@@ -495,18 +496,28 @@ class CSIStorageCapacityStrategy(Strategy):
 
 CSI_STORAGE_CAPACITIES = ResourceType(
     "storage.k8s.io", "v1", "CSIStorageCapacity", "csistoragecapacities", namespaced=True,
-    strategy=CSIStorageCapacityStrategy(), table=CSI_STORAGE_CAPACITY_TABLE,
+    strategy=CSIStorageCapacityStrategy(),  # upstream registers the default table convertor
 )
+
+
+def local_available_status(now: str) -> Obj:
+    """The status of a local APIService (no ``spec.service``): kube-aggregator marks it
+    Available at once and its availability controller keeps it so."""
+    return {"conditions": [{"type": "Available", "status": "True", "lastTransitionTime": now, "reason": "Local",
+                            "message": "Local APIServices are always available"}]}
 
 
 class APIServiceStrategy(Strategy):
     """APIServices (kube-aggregator's): spec with a status subresource; both priorities positive.
 
-    fakekube serves every group itself, so nothing sets an APIService's Available condition."""
+    fakekube serves every group itself, so nothing sets the Available condition of an
+    APIService that names a service (it stays without conditions)."""
 
     def prepare_for_create(self, obj: Obj, ctx: WriteContext) -> None:
-        """As upstream's strategy: a new APIService starts with an empty status."""
-        obj["status"] = {}
+        """As upstream's strategy: a new APIService starts with an empty status, and a local
+        one (no ``spec.service``) is Available on create."""
+        service = (obj.get("spec") or {}).get("service") if isinstance(obj.get("spec"), dict) else None
+        obj["status"] = {} if service is not None else local_available_status(format_rfc3339(ctx.now))
 
     def validate(self, obj: Obj) -> list[FieldError]:
         spec = obj.get("spec") or {}

@@ -132,15 +132,16 @@ class EncodedObjects:
         return self._joined(key, items, None, lambda: b",".join([encode(rt, item) for item in items]))
 
     def table_parts(self, rt: ResourceType, items: list[Obj], list_meta: Obj, now: datetime,
-                    include_object: str, no_headers: bool) -> list[bytes]:
+                    include_object: str, no_headers: bool, kubernetes_version: str) -> list[bytes]:
         """A LIST's Table as parts: its head, the rows joined, the tail. The joined rows are
         reused while the same versions are listed at the same cluster time (an Age cell
         moves with it) with the same ``includeObject`` and the same printer."""
-        head = dumps(table.table_head(rt, items, list_meta, no_headers))[:-1] + b',"rows":['
-        spec = table.table_spec(rt)
+        head = dumps(table.table_head(rt, items, list_meta, no_headers, kubernetes_version))[:-1] + b',"rows":['
+        spec = table.table_spec(rt, kubernetes_version)
 
         def rows() -> bytes:
-            return b",".join([dumps(row) for row in table.table_rows(rt, items, now, include_object)])
+            return b",".join([dumps(row) for row in table.table_rows(rt, items, now, include_object,
+                                                                      kubernetes_version)])
         if len(items) < MIN_LIST_CACHED or include_object == "Object" or rt.stored_as is not None:
             # Object rows carry objects made per request, as a view's items are: nothing to reuse.
             return [head, rows(), b"]}"]

@@ -62,10 +62,41 @@ def _type_meta(schema: Doc) -> Doc:
     return props
 
 
+EMBEDDED_API_VERSION_DOC = ("apiVersion defines the versioned schema of this representation of an object. More info: "
+                            "https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources")
+EMBEDDED_KIND_DOC = ("kind is a string value representing the type of this object. In CamelCase. More info: "
+                     "https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds")
+
+
+def _embedded_properties(schema: Any) -> None:
+    """addEmbeddedProperties: every ``x-kubernetes-embedded-resource`` object in the schema
+    gets ``apiVersion``, ``kind`` and ``metadata`` properties and requires the first two
+    (in place; the schema is a copy)."""
+    if not isinstance(schema, dict):
+        return
+    for prop in (schema.get("properties") or {}).values() if isinstance(schema.get("properties"), dict) else ():
+        _embedded_properties(prop)
+    _embedded_properties(schema.get("items"))
+    _embedded_properties(schema.get("additionalProperties"))
+    if schema.get("x-kubernetes-embedded-resource") is not True:
+        return
+    props = schema.setdefault("properties", {})
+    props["apiVersion"] = {"description": EMBEDDED_API_VERSION_DOC, "type": "string"}
+    props["kind"] = {"description": EMBEDDED_KIND_DOC, "type": "string"}
+    props["metadata"] = {"allOf": [_ref(OBJECT_META)], "description": METADATA_DOC}
+    schema["properties"] = dict(sorted(props.items()))
+    required = schema.setdefault("required", [])
+    for name in ("kind", "apiVersion"):
+        if name not in required:
+            required.append(name)
+
+
 def object_schema(rt: ResourceType) -> Doc:
-    """The version's schema as published: type meta and ObjectMeta added, GVK tagged."""
+    """The version's schema as published: type meta and ObjectMeta added (to embedded
+    resources too), GVK tagged."""
     schema: Doc = deep_copy(rt.schema or {"type": "object"})
     schema.setdefault("type", "object")
+    _embedded_properties(schema)
     props = _type_meta(schema)
     props["metadata"] = {"allOf": [_ref(OBJECT_META)], "default": {}, "description": METADATA_DOC}
     schema["x-kubernetes-group-version-kind"] = [{"group": rt.group, "kind": rt.kind, "version": rt.version}]

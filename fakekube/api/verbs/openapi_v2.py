@@ -55,7 +55,9 @@ _SECURITY: list[dict[str, list[str]]] = [{"BearerToken": []}]
 
 
 def v2_schema(schema: Any) -> Any:
-    """A v3 schema in v2 form (refs into ``#/definitions/``, no allOf around one ref)."""
+    """A v3 schema in v2 form (refs into ``#/definitions/``, no allOf around one ref), with
+    what v2 cannot say of a custom resource's schema left out as apiextensions'
+    ToStructuralOpenAPIV2 leaves it out (:func:`_structural_v2`)."""
     if isinstance(schema, list):
         return [v2_schema(item) for item in schema]
     if not isinstance(schema, dict):
@@ -74,10 +76,61 @@ def v2_schema(schema: Any) -> Any:
     if isinstance(parts, list) and len(parts) == 1 and isinstance(parts[0], dict) and set(parts[0]) == {"$ref"}:
         del out["allOf"]
         out = {"$ref": parts[0]["$ref"], **out}
-    if "oneOf" in out and "type" not in out:  # IntOrString, Quantity: v2 has no oneOf
-        out.pop("oneOf")
+    choices = out.get("oneOf")
+    if isinstance(choices, list) and "type" not in out and all(isinstance(c, dict) and "type" in c for c in choices):
+        out.pop("oneOf")  # IntOrString, Quantity: v2 has no oneOf
         out.setdefault("type", "string")
+    return _structural_v2(out, schema)
+
+
+def _structural_v2(out: Doc, source: Doc) -> Doc:
+    """ToStructuralOpenAPIV2 on one node of a custom resource's schema: no value
+    validations under allOf/anyOf/oneOf/not; a ``nullable`` node untyped and open; a node
+    preserving unknown fields without properties or items (nor ``type: object``); an array
+    without items untyped; nullable properties not required. Built-in schemas have none of
+    these keywords (a single-ref allOf, IntOrString's oneOf are converted above), so they
+    pass unchanged."""
+    for key in ("allOf", "anyOf", "oneOf", "not"):
+        out.pop(key, None)
+    if out.get("nullable") is True:
+        for key in ("type", "nullable", "items", "properties"):
+            out.pop(key, None)
+    if out.get("x-kubernetes-preserve-unknown-fields") is True:
+        out.pop("items", None)
+        out.pop("properties", None)
+        if out.get("type") == "object":
+            del out["type"]
+        if out.get("x-kubernetes-embedded-resource") is True and isinstance(out.get("required"), list):
+            # v2 adds an embedded resource's type meta only where it keeps properties
+            out["required"] = [name for name in out["required"] if name not in ("kind", "apiVersion")]
+            if not out["required"]:
+                del out["required"]
+    if out.get("type") == "array" and "items" not in out:
+        del out["type"]
+    required = out.get("required")
+    if isinstance(required, list):
+        props: Doc = source["properties"] if isinstance(source.get("properties"), dict) else {}
+        extra = source.get("additionalProperties")
+        if isinstance(extra, dict) and extra.get("nullable") is True:
+            del out["required"]
+        else:
+            kept = [name for name in required if not (isinstance(props.get(name), dict) and props[name].get("nullable") is True)]
+            if len(kept) != len(required):
+                if kept:
+                    out["required"] = kept
+                else:
+                    del out["required"]
     return out
+
+
+def v2_definition(schema: Any) -> Any:
+    """A definition in v2 form: a custom resource whose root preserves unknown fields is an
+    object and nothing more (apiextensions' v2 builder: any property listed would make
+    kubectl refuse every other field, as in a ``kind: List`` of them)."""
+    if isinstance(schema, dict) and schema.get("x-kubernetes-preserve-unknown-fields") is True \
+            and "x-kubernetes-group-version-kind" in schema:
+        return {"type": "object", **{k: v for k, v in schema.items() if k.startswith("x-kubernetes-group-version-kind")}}
+    return v2_schema(schema)
 
 
 def _parameter(p: Doc) -> Doc:
@@ -141,7 +194,7 @@ def swagger(documents: Iterable[Doc], kubernetes_version: str) -> Doc:
     definitions: Doc = {}
     for doc in documents:
         for name, schema in ((doc.get("components") or {}).get("schemas") or {}).items():
-            definitions.setdefault(name, v2_schema(schema))
+            definitions.setdefault(name, v2_definition(schema))
         for path, item in (doc.get("paths") or {}).items():
             paths[path] = _path_item(item)
     for name in sorted(_dangling_refs(paths, definitions)):
@@ -394,7 +447,7 @@ class OpenAPIV2:
             found = self._members.get(key)
         if found is not None:
             return found, False
-        member = Member(name, _path_item(value) if is_path else v2_schema(value), is_path)
+        member = Member(name, _path_item(value) if is_path else v2_definition(value), is_path)
         with self._lock:
             self._members[key] = member
             self.members_built += 1

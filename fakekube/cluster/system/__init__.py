@@ -110,8 +110,9 @@ class SystemPlan(NamedTuple):
         manifests = controlplane.static_pods(node_ip, config.kubelet_version, _service_cidr(config),
                                              config.cluster_cidr, config.controllers)
         expanded = expand_nodes((controlplane.control_plane_node(tainted, manifests), *workers))
-        objects = tuple(kubeadm.kubeadm_config_maps(config.kubelet_version, _service_cidr(config),
-                                                    config.cluster_cidr, cluster_root_ca(config)))
+        objects = (kubeadm.admin_cluster_role_binding(),
+                   *kubeadm.kubeadm_config_maps(config.kubelet_version, _service_cidr(config), config.cluster_cidr,
+                                                cluster_root_ca(config)))
         return cls(system, tuple(expanded[:1]), tuple(expanded[1:]), objects + _addons(config, system),
                    _images(config, system))
 

@@ -1,5 +1,8 @@
 """What ``kubeadm init`` 1.33 writes through the API besides static pods, as kind runs it.
 
+* ClusterRoleBinding ``kubeadm:cluster-admins`` (group ``kubeadm:cluster-admins`` to
+  ``cluster-admin``: kubeadm 1.29+ puts admin.conf's user, ``kubernetes-admin``, in that
+  group rather than ``system:masters``; phases/kubeconfig EnsureAdminClusterRoleBinding);
 * ConfigMaps ``kube-system/kubeadm-config`` (the ClusterConfiguration), ``kube-system/
   kubelet-config`` (the KubeletConfiguration every node joins with) and ``kube-public/
   cluster-info`` (a kubeconfig with the CA and the control-plane endpoint, readable by
@@ -42,6 +45,20 @@ CONTROL_PLANE_TAINT_KEY = "node-role.kubernetes.io/control-plane"
 def dns_ip(service_cidr: str) -> str:
     """kubeadm's ``GetDNSIP``: the tenth address of the service CIDR (10.96.0.10 for kind's)."""
     return str(ipaddress.ip_network(service_cidr, strict=False)[DNS_IP_INDEX])
+
+
+#: admin.conf's client certificate: CN and O (kubeadm constants.KubernetesAdmin and
+#: ClusterAdminsGroupAndClusterRoleBinding), as kind's kubeconfig carries it.
+ADMIN_USER = "kubernetes-admin"
+CLUSTER_ADMINS_GROUP = "kubeadm:cluster-admins"
+
+
+def admin_cluster_role_binding() -> Obj:
+    """What lets admin.conf's group act as cluster-admin; kubeadm creates it first, as
+    soon as the apiserver answers."""
+    return _cluster_role_binding(CLUSTER_ADMINS_GROUP, "cluster-admin",
+                                 [{"apiGroup": "rbac.authorization.k8s.io", "kind": "Group",
+                                   "name": CLUSTER_ADMINS_GROUP}])
 
 
 def kubeadm_config_maps(version: str, service_cidr: str, cluster_cidr: str, root_ca_pem: str) -> list[Obj]:

@@ -31,6 +31,11 @@ from fakekube.api.wire.cel.syntax import (ACCUMULATOR, Call, Comprehension, Expr
 
 #: Kinds a field selection costs one unit on (cel-go: map, struct, type parameter).
 _SELECTABLE = frozenset(("map", "struct"))
+#: Type names, read as values (``type(x) == int``): one unit. Their size is the rule's
+#: root's, as Kubernetes' size estimator answers for any path of one name (it skips the
+#: variable), so ``type(self.n) == int`` costs nothing on an object and
+#: ``type(self.s) == type(1)`` is unbounded, as upstream estimates them.
+TYPE_NAMES = frozenset(("int", "uint", "double", "bool", "string", "bytes", "list", "map", "null_type", "type"))
 #: Namespaces whose functions read as ``ns.f(...)``.
 NAMESPACES = frozenset(("math", "sets", "base64", "lists", "strings", "optional", "format", "cel"))
 
@@ -115,6 +120,8 @@ class _Coster:
 
     def ident(self, e: Ident) -> Estimate:
         var = self.local(e.name)
+        if var is None and e.name in TYPE_NAMES and self.sizes.kind((e.name,)) == "dyn":
+            return Estimate(1, self.sizes.size(("self",)), "type")
         if var is None:
             path = (e.name,)
             kind = self.sizes.kind(path)
@@ -204,7 +211,8 @@ class _Coster:
         elif function in ARITHMETIC and args:
             kind = args[0].kind if args[0].kind != "dyn" or len(args) == 1 else args[1].kind
             entry = union(args[0].entry, args[1].entry) if kind == "list" and len(args) == 2 else None
-            result = result._replace(kind=kind, entry=entry, elem=args[0].elem)
+            result = result._replace(kind=kind, entry=entry, elem=args[0].elem,
+                                     size=1 if kind in SCALARS and result.size is None else result.size)
         return result._replace(cost=add(base, add(own, arg_cost)))
 
     def index(self, container: Estimate) -> Estimate:

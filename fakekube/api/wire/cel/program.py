@@ -53,6 +53,9 @@ _NATIVE = frozenset((
 #: ``greatest`` to the engine's reference lists.
 _NAMESPACES = frozenset(("math", "sets", "base64", "lists", "strings", "optional", "format"))
 
+#: Type names, usable as values (``type(x) == int``).
+_TYPE_NAMES = frozenset(("int", "uint", "double", "bool", "string", "bytes", "list", "map", "null_type", "type"))
+
 #: Names a comprehension macro binds (``x`` in ``self.all(x, x > 0)``): not free variables.
 _MACRO_VARIABLE = re.compile(r"\.\s*(?:all|exists|exists_one|map|filter|sortBy)\s*\(\s*([A-Za-z_][A-Za-z0-9_]*)\s*,")
 _PARSE_PREFIX = re.compile(r"^Failed to parse expression .*?: (?=ERROR:)", re.DOTALL)
@@ -277,7 +280,7 @@ def compile(source: str, variables: Iterable[str]) -> Program:  # noqa: A001 - C
     bound = set(_MACRO_VARIABLE.findall(source))
     used = frozenset(program.variables())
     namespaces = used & _NAMESPACES - declared
-    for name in sorted(used - declared - bound - namespaces):
+    for name in sorted(used - declared - bound - namespaces - _TYPE_NAMES):
         raise CompileError(_undeclared(source, name))
     library = _library()
     needed: dict[str, Callable[..., Any]] = {}

@@ -29,38 +29,54 @@ class SyntaxProblem(ValueError):
     """The parser cannot read the expression (or it nests too deep)."""
 
 
+# Every node keeps ``pos``, the offset (in characters) cel-go locates it at: a literal or
+# name at its first character, an operator at the operator, a field selection at its
+# ``.``, a call at its ``(``, an index at its ``[``, a literal list or map at its bracket;
+# what a macro expands to at the macro call's ``(``. The type checker's errors point there.
+
 class Lit(NamedTuple):
     kind: str  # int, uint, double, string, bytes, bool, null
     value: Any
+    pos: int = -1
 
 
 class Ident(NamedTuple):
     name: str
+    pos: int = -1
 
 
 class Select(NamedTuple):
     operand: "Expr"
     field: str
     test_only: bool = False
+    pos: int = -1
 
 
 class Call(NamedTuple):
     function: str
     target: "Expr | None"
     args: tuple["Expr", ...]
+    pos: int = -1
 
 
 class ListLit(NamedTuple):
     elements: tuple["Expr", ...]
+    pos: int = -1
+    #: The indexes of optional elements (``[?x]``: added only when ``x`` has a value).
+    optional: tuple[int, ...] = ()
 
 
 class MapLit(NamedTuple):
     entries: tuple[tuple["Expr", "Expr"], ...]
+    pos: int = -1
+    #: The indexes of optional entries (``{?k: v}``).
+    optional: tuple[int, ...] = ()
 
 
 class StructLit(NamedTuple):
     type_name: str
     fields: tuple[tuple[str, "Expr"], ...]
+    pos: int = -1
 
 
 class Comprehension(NamedTuple):
@@ -72,6 +88,9 @@ class Comprehension(NamedTuple):
     loop_condition: "Expr"
     loop_step: "Expr"
     result: "Expr"
+    pos: int = -1
+    #: The macro it expands ("all", "map", "sortBy", "bind", ...).
+    macro: str = ""
 
 
 Expr = Union[Lit, Ident, Select, Call, ListLit, MapLit, StructLit, Comprehension]
@@ -95,6 +114,7 @@ class _Token(NamedTuple):
     kind: str  # double, hex, number, string, ident, quoted, op, end
     text: str
     value: Any = None
+    pos: int = 0
 
 
 def _string_end(source: str, start: int, quote: str, raw: bool) -> int:
@@ -160,13 +180,13 @@ def tokenize(source: str) -> list[_Token]:
             end = _string_end(source, match.end(), quote, "r" in prefix.lower())
             body = source[match.end():end - len(quote)]
             value = body if "r" in prefix.lower() else _unescape(body)
-            tokens.append(_Token("bytes" if "b" in prefix.lower() else "string", source[position:end], value))
+            tokens.append(_Token("bytes" if "b" in prefix.lower() else "string", source[position:end], value, position))
             position = end
             continue
         if kind != "space":
-            tokens.append(_Token(kind, match.group()))
+            tokens.append(_Token(kind, match.group(), None, position))
         position = match.end()
-    tokens.append(_Token("end", ""))
+    tokens.append(_Token("end", "", None, len(source)))
     return tokens
 
 
@@ -206,24 +226,28 @@ class _Parser:
 
     def expr(self) -> Expr:
         condition = self.logical("||")
+        at = self.peek().pos
         if self.accept("?"):
             when_true = self.logical("||")
             self.expect(":")
-            condition = Call("_?_:_", None, (condition, when_true, self.expr()))
+            condition = Call("_?_:_", None, (condition, when_true, self.expr()), at)
         return condition
 
     def logical(self, operator: str) -> Expr:
         """``||`` over ``&&`` over relations; each chain balanced as cel-go's balancer builds it."""
         operands = [self.logical("&&") if operator == "||" else self.relation()]
-        while self.accept(operator):
+        positions: list[int] = []
+        while self.peek().text == operator and self.peek().kind == "op":
+            positions.append(self.take().pos)
             operands.append(self.logical("&&") if operator == "||" else self.relation())
-        return _balanced(f"_{operator}_", operands)
+        return _balanced(f"_{operator}_", operands, positions)
 
     def relation(self) -> Expr:
         left = self.calc(0)
         while self.peek().text in ("<", "<=", ">", ">=", "==", "!=", "in") and self.peek().kind in ("op", "ident"):
-            operator = self.take().text
-            left = Call("@in" if operator == "in" else f"_{operator}_", None, (left, self.calc(0)))
+            token = self.take()
+            operator = token.text
+            left = Call("@in" if operator == "in" else f"_{operator}_", None, (left, self.calc(0)), token.pos)
         return left
 
     _LEVELS = (("+", "-"), ("*", "/", "%"))
@@ -233,34 +257,39 @@ class _Parser:
             return self.unary()
         left = self.calc(level + 1)
         while self.peek().kind == "op" and self.peek().text in self._LEVELS[level]:
-            operator = self.take().text
-            left = Call(f"_{operator}_", None, (left, self.calc(level + 1)))
+            token = self.take()
+            left = Call(f"_{token.text}_", None, (left, self.calc(level + 1)), token.pos)
         return left
 
     def unary(self) -> Expr:
         if self.peek().kind == "op" and self.peek().text in ("!", "-"):
-            operator = self.take().text
+            token = self.take()
+            operator = token.text
             operand = self.unary()
             if operator == "-" and isinstance(operand, Lit) and operand.kind in ("int", "double"):
-                return Lit(operand.kind, -operand.value)
-            return Call("!_" if operator == "!" else "-_", None, (operand,))
+                return Lit(operand.kind, -operand.value, token.pos)
+            return Call("!_" if operator == "!" else "-_", None, (operand,), token.pos)
         return self.member()
 
     def member(self) -> Expr:
         expr = self.primary()
         while True:
+            at = self.peek().pos
             if self.accept(".") or self.accept(".?"):
                 optional = self.tokens[self.position - 1].text == ".?"
+                name_at = self.peek().pos
                 name = self.field_name()
+                call_at = self.peek().pos
                 if not optional and self.accept("("):
-                    expr = self.call(name, expr, self.arguments(")"))
+                    expr = self.call(name, expr, self.arguments(")"), call_at)
                 else:
-                    expr = Call("_?._", None, (expr, Lit("string", name))) if optional else Select(expr, name)
+                    expr = Call("_?._", None, (expr, Lit("string", name, name_at)), at) if optional else \
+                        Select(expr, name, False, at)
             elif self.accept("[") or self.accept("[?"):
                 optional = self.tokens[self.position - 1].text == "[?"
                 index = self.expr()
                 self.expect("]")
-                expr = Call("_[?_]" if optional else "_[_]", None, (expr, index))
+                expr = Call("_[?_]" if optional else "_[_]", None, (expr, index), at)
             else:
                 return expr
 
@@ -277,47 +306,55 @@ class _Parser:
         if token.kind in ("double", "hex", "number"):
             return _number(token)
         if token.kind in ("string", "bytes"):
-            return Lit(token.kind, token.value)
+            return Lit(token.kind, token.value, token.pos)
         if token.kind == "ident":
-            return self.name(token.text)
+            return self.name(token.text, token.pos)
         if token.text == "." and self.peek().kind == "ident":
-            return self.name("." + self.take().text)
+            return self.name("." + self.take().text, token.pos)
         if token.text == "(":
             inner = self.expr()
             self.expect(")")
             return inner
-        if token.text == "[":
-            return ListLit(tuple(self.arguments("]")))
+        if token.text in ("[", "[?"):  # "[?": the tokenizer's optional index, here a first optional element
+            optional: list[int] = [0] if token.text == "[?" else []
+            return ListLit(tuple(self.arguments("]", optional, token.text == "[?")), token.pos, tuple(optional))
         if token.text == "{":
-            return MapLit(tuple(self.entries()))
+            optional = []
+            return MapLit(tuple(self.entries(optional)), token.pos, tuple(optional))
         raise SyntaxProblem(f"unexpected {token.text!r}")
 
-    def name(self, text: str) -> Expr:
+    def name(self, text: str, at: int) -> Expr:
         if text in ("true", "false"):
-            return Lit("bool", text == "true")
+            return Lit("bool", text == "true", at)
         if text == "null":
-            return Lit("null", None)
+            return Lit("null", None, at)
+        call_at = self.peek().pos
         if self.accept("("):
-            return self.call(text.lstrip("."), None, self.arguments(")"))
+            return self.call(text.lstrip("."), None, self.arguments(")"), call_at)
         if self.peek().text == "{" and text.lstrip(".")[:1].isupper():  # a message: Type{field: value}
             self.take()
-            return StructLit(text.lstrip("."), tuple(self.field_inits()))
-        return Ident(text.lstrip("."))
+            return StructLit(text.lstrip("."), tuple(self.field_inits()), call_at)
+        return Ident(text.lstrip("."), at)
 
-    def arguments(self, closing: str) -> list[Expr]:
+    def arguments(self, closing: str, optional: list[int] | None = None, started: bool = False) -> list[Expr]:
+        """Call arguments or list elements (``optional`` collects the indexes of ``?x`` ones;
+        ``started``: the first one's ``?`` was read already)."""
         args: list[Expr] = []
-        while not self.accept(closing):
-            self.accept("?")  # an optional list element ([?x]) costs as the element
+        while started or not self.accept(closing):
+            started = False
+            if self.accept("?") and optional is not None:  # an optional element costs as the element
+                optional.append(len(args))
             args.append(self.expr())
             if not self.accept(","):
                 self.expect(closing)
                 break
         return args
 
-    def entries(self) -> list[tuple[Expr, Expr]]:
+    def entries(self, optional: list[int]) -> list[tuple[Expr, Expr]]:
         entries: list[tuple[Expr, Expr]] = []
         while not self.accept("}"):
-            self.accept("?")
+            if self.accept("?"):
+                optional.append(len(entries))
             key = self.expr()
             self.expect(":")
             entries.append((key, self.expr()))
@@ -339,19 +376,21 @@ class _Parser:
         return fields
 
     # -- macros ----------------------------------------------------------------
-    def call(self, function: str, target: Expr | None, args: list[Expr]) -> Expr:
+    def call(self, function: str, target: Expr | None, args: list[Expr], at: int) -> Expr:
         if target is None and function == "has" and len(args) == 1 and isinstance(args[0], Select):
-            return Select(args[0].operand, args[0].field, test_only=True)
+            return Select(args[0].operand, args[0].field, True, at)
         if target is not None and _is_variable(target, "cel") and function == "bind" and len(args) == 3:
             name = _variable_name(args[0])
-            return Comprehension("#unused", "", ListLit(()), name, args[1], Lit("bool", False), Ident(name), args[2])
+            return Comprehension("#unused", "", ListLit((), at), name, args[1], Lit("bool", False, at), Ident(name, at),
+                                 args[2], at, "bind")
         if target is not None and function in _MACROS and len(args) in _MACROS[function]:
-            return self.comprehension(function, target, args)
-        return Call(function, target, tuple(args))
+            return self.comprehension(function, target, args, at)
+        return Call(function, target, tuple(args), at)
 
-    def comprehension(self, function: str, target: Expr, args: list[Expr]) -> Expr:
-        """cel-go's expansion of a comprehension macro over ``target``."""
-        accu = Ident(ACCUMULATOR)
+    def comprehension(self, function: str, target: Expr, args: list[Expr], at: int) -> Expr:
+        """cel-go's expansion of a comprehension macro over ``target`` (every node it makes
+        located at the call's ``(``)."""
+        accu = Ident(ACCUMULATOR, at)
         two = function in ("all", "exists", "existsOne", "exists_one") and len(args) == 3 or \
             function in ("transformList", "transformMap") and len(args) >= 3 or function == "transformMapEntry"
         names = [_variable_name(a) for a in args[:2 if two else 1]]
@@ -359,28 +398,34 @@ class _Parser:
         body = args[len(names):]
         kind = "exists_one" if function == "existsOne" else function
         parts: tuple[Expr, Expr, Expr, Expr]
+
+        def call(name: str, *operands: Expr) -> Call:
+            return Call(name, None, operands, at)
+
         if kind == "all":
-            parts = (Lit("bool", True), Call("@not_strictly_false", None, (accu,)), Call("_&&_", None, (accu, body[0])), accu)
+            parts = (Lit("bool", True, at), call("@not_strictly_false", accu), call("_&&_", accu, body[0]), accu)
         elif kind == "exists":
-            parts = (Lit("bool", False), Call("@not_strictly_false", None, (Call("!_", None, (accu,)),)),
-                     Call("_||_", None, (accu, body[0])), accu)
+            parts = (Lit("bool", False, at), call("@not_strictly_false", call("!_", accu)), call("_||_", accu, body[0]),
+                     accu)
         elif kind == "exists_one":
-            step = Call("_?_:_", None, (body[0], Call("_+_", None, (accu, Lit("int", 1))), accu))
-            parts = (Lit("int", 0), Lit("bool", True), step, Call("_==_", None, (accu, Lit("int", 1))))
+            step = call("_?_:_", body[0], call("_+_", accu, Lit("int", 1, at)), accu)
+            parts = (Lit("int", 0, at), Lit("bool", True, at), step, call("_==_", accu, Lit("int", 1, at)))
         elif kind in ("map", "transformList", "sortBy"):
-            step = Call("_+_", None, (accu, ListLit((body[-1],))))
+            step = call("_+_", accu, ListLit((body[-1],), at))
             if len(body) == 2:
-                step = Call("_?_:_", None, (body[0], step, accu))
-            parts = (ListLit(()), Lit("bool", True), step, accu)
+                step = call("_?_:_", body[0], step, accu)
+            parts = (ListLit((), at), Lit("bool", True, at), step, accu)
         elif kind == "filter":
-            step = Call("_?_:_", None, (body[0], Call("_+_", None, (accu, ListLit((Ident(first),)))), accu))
-            parts = (ListLit(()), Lit("bool", True), step, accu)
-        else:  # transformMap, transformMapEntry, optMap, optFlatMap: a map or value built per element
-            step = Call("cel.@mapInsert", None, (accu, Ident(first), body[-1]))
+            step = call("_?_:_", body[0], call("_+_", accu, ListLit((Ident(first, at),), at)), accu)
+            parts = (ListLit((), at), Lit("bool", True, at), step, accu)
+        else:  # transformMap (key, value), transformMapEntry (a map per element): a map built per element
+            step = call("cel.@mapInsert", accu, body[-1]) if kind == "transformMapEntry" else \
+                call("cel.@mapInsert", accu, Ident(first, at), body[-1])
             if len(body) == 2:
-                step = Call("_?_:_", None, (body[0], step, accu))
-            parts = (MapLit(()), Lit("bool", True), step, accu)
-        return Comprehension(first, second, target, ACCUMULATOR, *parts)
+                step = call("_?_:_", body[0], step, accu)
+            parts = (MapLit((), at), Lit("bool", True, at), step, accu)
+        init, condition, step, result = parts
+        return Comprehension(first, second, target, ACCUMULATOR, init, condition, step, result, at, function)
 
 
 #: Receiver-style macros and their argument counts (variables included).
@@ -389,12 +434,17 @@ _MACROS = {"all": (2, 3), "exists": (2, 3), "exists_one": (2,), "existsOne": (2,
            "sortBy": (2,)}
 
 
-def _balanced(function: str, operands: list[Expr]) -> Expr:
-    """cel-go's balancer: ``a && b && c && d`` as ``(a && b) && (c && d)``."""
-    while len(operands) > 1:
-        paired = [Call(function, None, (operands[i], operands[i + 1])) for i in range(0, len(operands) - 1, 2)]
-        operands = paired + ([operands[-1]] if len(operands) % 2 else [])
-    return operands[0]
+def _balanced(function: str, operands: list[Expr], positions: list[int]) -> Expr:
+    """cel-go's balancer: ``a && b && c && d`` as ``(a && b) && (c && d)``, each call at
+    its operator (``positions[i]`` joins operands i and i+1)."""
+
+    def tree(low: int, high: int) -> Expr:  # over operators low..high; depth log2 of the chain
+        middle = (low + high + 1) // 2
+        left = operands[middle] if middle == low else tree(low, middle - 1)
+        right = operands[middle + 1] if middle == high else tree(middle + 1, high)
+        return Call(function, None, (left, right), positions[middle])
+
+    return operands[0] if len(operands) == 1 else tree(0, len(operands) - 2)
 
 
 def _number(token: _Token) -> Lit:
@@ -402,9 +452,9 @@ def _number(token: _Token) -> Lit:
     unsigned = text[-1:] in ("u", "U") and token.kind != "double"
     digits = text[:-1] if unsigned else text
     if token.kind == "double":
-        return Lit("double", float(text))
+        return Lit("double", float(text), token.pos)
     value = int(digits, 16) if token.kind == "hex" else int(digits)
-    return Lit("uint" if unsigned else "int", value)
+    return Lit("uint" if unsigned else "int", value, token.pos)
 
 
 def _is_variable(expr: Expr, name: str) -> bool:

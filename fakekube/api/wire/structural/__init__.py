@@ -60,19 +60,21 @@ class CompiledSchema:
         """Fill the schema's ``default`` values in place."""
         apply_defaults(obj, self.root)
 
-    def validate(self, obj: Obj) -> list[FieldError]:
-        """The schema's checks and ``x-kubernetes-validations`` rules of a new object."""
-        return self._validate(obj, ABSENT)
+    def validate(self, obj: Obj, accessors: list[FieldError] | None = None) -> list[FieldError]:
+        """The schema's checks and ``x-kubernetes-validations`` rules of a new object.
+        ``accessors``: the caller's errors of the object's scale paths, which upstream puts
+        after the schema's and before the embedded-resource, list and rule ones."""
+        return self._validate(obj, ABSENT, accessors or [])
 
-    def validate_update(self, new: Obj, old: Obj) -> list[FieldError]:
+    def validate_update(self, new: Obj, old: Obj, accessors: list[FieldError] | None = None) -> list[FieldError]:
         """``validate`` plus the transition rules (``oldSelf``) between ``old`` and ``new``;
         what did not change is not held against the update (validation ratcheting)."""
-        return self._validate(new, old)
+        return self._validate(new, old, accessors or [])
 
-    def _validate(self, obj: Obj, old: Any) -> list[FieldError]:
+    def _validate(self, obj: Obj, old: Any, accessors: list[FieldError]) -> list[FieldError]:
         checker = OpenAPIValidator()
         checker.validate(obj, self.root, "", old)
-        errs = checker.errors
+        errs = checker.errors + accessors
         errs += embedded_resources(obj, self.root)
         if old is ABSENT or not list_sets_and_maps(old, self.root):
             errs += list_sets_and_maps(obj, self.root)

@@ -19,9 +19,12 @@ from fakekube.api.machinery.errors import (FIELD_DUPLICATE, FIELD_FORBIDDEN, FIE
                                            FieldError, forbidden, invalid, not_supported, required)
 from fakekube.api.machinery.validation import GoText, go_strings
 from fakekube.api.wire import cel, regexp
+from fakekube.api.wire.cel.types import BOOL_T, STRING_T
+from fakekube.api.wire.schema import DEFAULT_KUBERNETES_VERSION
 from fakekube.api.wire.structural.celcost import (STATIC_COST_LIMIT, Declarations, TotalCost, child_cardinality,
                                                   cost_message, rule_cost)
 from fakekube.api.wire.structural.celrules import RuleValidator
+from fakekube.api.wire.structural.celtypes import check_rule
 from fakekube.api.wire.structural.node import Node, Rule
 from fakekube.api.wire.structural.openapi import OpenAPIValidator
 from fakekube.api.wire.structural.pruning import _prune
@@ -39,6 +42,8 @@ _UNSUPPORTED_STRUCTURAL = (("id", "id"), ("$schema", "schema"), ("$ref", "$ref")
                            ("dependencies", "dependencies"), ("additionalItems", "additionalItems"),
                            ("definitions", "definitions"))
 _INT_OR_STRING_ANY_OF = [{"type": "integer"}, {"type": "string"}]
+#: The CEL environment of stored expressions: every library.
+STORED_EXPRESSIONS_MINOR = 99
 
 
 def _props(schema: Obj) -> Obj:
@@ -56,10 +61,13 @@ def _key(path: str, key: str) -> str:
     return f"{path}[{key}]"
 
 
-def validate_crd_schema(schema: Obj, path: str, unchanged: bool = False) -> list[FieldError]:
+def validate_crd_schema(schema: Obj, path: str, unchanged: bool = False,
+                        kubernetes_version: str = DEFAULT_KUBERNETES_VERSION) -> list[FieldError]:
     """Upstream's errors for one version's ``openAPIV3Schema`` at ``path``; ``unchanged``
     (an update that keeps this schema as it was) spares each rule its own cost limit, as
-    upstream does, but not the schema's total."""
+    upstream does, but not the schema's total. Rules are type-checked in the CEL
+    environment of ``kubernetes_version``'s compatibility version (the minor before it),
+    as new expressions are; an unchanged schema's in every library's (stored expressions)."""
     if not isinstance(schema, dict):
         return [invalid(path, GoText("nil", "null"), "must be an object")]
     errs: list[FieldError] = []
@@ -75,7 +83,8 @@ def validate_crd_schema(schema: Obj, path: str, unchanged: bool = False) -> list
             defaults = _defaults(schema, path, resource_root=True)
             errs += defaults
             structural_ok = not defaults
-    checks = _OpenAPIChecks(structural_ok, unchanged)
+    minor = int(kubernetes_version.split(".")[1])
+    checks = _OpenAPIChecks(structural_ok, unchanged, STORED_EXPRESSIONS_MINOR if unchanged else minor - 1)
     checks.walk(schema, path, root=True, inside_meta=None, uncorrelatable=None, where=_Where(1, True, True))
     errs += checks.schema_errors + checks.cel_errors
     if structural_ok:
@@ -323,9 +332,12 @@ class _OpenAPIChecks:
     """ValidateCustomResourceDefinitionOpenAPISchema: schema errors, then CEL errors, and
     the rules' estimated cost (:mod:`.celcost`)."""
 
-    def __init__(self, compile_rules: bool, unchanged: bool = False) -> None:
+    def __init__(self, compile_rules: bool, unchanged: bool = False, cel_minor: int = 0) -> None:
         self.compile_rules = compile_rules
         self.unchanged = unchanged
+        #: The CEL environment's version: new rules get the compatibility version's
+        #: (one minor before the server's), unchanged ones every library (stored expressions).
+        self.cel_minor = cel_minor
         self.schema_errors: list[FieldError] = []
         self.cel_errors: list[FieldError] = []
         self.declarations = Declarations()
@@ -508,24 +520,49 @@ class _OpenAPIChecks:
         for i, raw in enumerate(raw_rules):
             here = f"{path}.x-kubernetes-validations[{i}]"
             rule = Rule(raw if isinstance(raw, dict) else {})
-            if rule.program is None:
-                self.cel_errors.append(invalid(f"{here}.rule", _rule_struct(raw), rule.error))
-            elif decl is not None:
-                self._cost(f"{here}.rule", "estimated rule cost", rule_cost(rule.program, decl, cardinality))
-            if rule.message_expression.strip() and rule.message_program is None:
-                self.cel_errors.append(invalid(f"{here}.messageExpression", _rule_struct(raw),
-                                               "messageExpression compilation failed: " + _compile_text(rule.message_expression)))
-            elif rule.message_program is not None and decl is not None:
-                self._cost(f"{here}.messageExpression", "estimated messageExpression cost",
-                           rule.message_program.estimated_cost(cel.DeclSizes(decl)))
-            if rule.uses_old_self:
+            problem = self._rule_problem(rule, decl)
+            if problem:
+                self.cel_errors.append(invalid(f"{here}.rule", _rule_struct(raw), problem))
+            else:
+                if rule.program is not None and decl is not None:
+                    self._cost(f"{here}.rule", "estimated rule cost", rule_cost(rule.program, decl, cardinality))
+                self._message_expression(rule, raw, here, decl)
+            if rule.uses_old_self and not problem:
                 if uncorrelatable is not None:
                     self.cel_errors.append(invalid(f"{here}.rule", rule.rule,
                                                    f"oldSelf cannot be used on the uncorrelatable portion of the schema within {uncorrelatable}"))
-            elif rule.program is not None and rule.optional_old_self is not None:
+            elif rule.optional_old_self is not None:
                 self.cel_errors.append(invalid(f"{here}.optionalOldSelf", rule.optional_old_self,
                                                "may not be set if oldSelf is not used in rule"))
 
+    def _rule_problem(self, rule: Rule, decl: cel.Decl | None) -> str:
+        """Why the rule does not compile (compileRule's detail), "" if it does: it parses,
+        names only what is declared, type-checks against the schema and is a bool."""
+        if rule.program is None:
+            return rule.error
+        if decl is None:
+            return ""
+        why = check_rule(rule.program, decl, rule.optional_old_self is True, self.cel_minor, BOOL_T)
+        if why == "type":
+            return "cel expression must evaluate to a bool"
+        return f"compilation failed: {why}" if why else ""
+
+    def _message_expression(self, rule: Rule, raw: Any, here: str, decl: cel.Decl | None) -> None:
+        """A compiled rule's messageExpression: compiles, type-checks to a string, and its cost."""
+        problem = ""
+        if rule.message_expression.strip() and rule.message_program is None:
+            problem = "messageExpression compilation failed: " + _compile_text(rule.message_expression)
+        elif rule.message_program is not None and decl is not None:
+            why = check_rule(rule.message_program, decl, rule.optional_old_self is True, self.cel_minor, STRING_T)
+            if why == "type":
+                problem = "messageExpression must evaluate to a string"
+            elif why:
+                problem = f"messageExpression compilation failed: {why}"
+        if problem:
+            self.cel_errors.append(invalid(f"{here}.messageExpression", _rule_struct(raw), problem))
+        elif rule.message_program is not None and decl is not None:
+            self._cost(f"{here}.messageExpression", "estimated messageExpression cost",
+                       rule.message_program.estimated_cost(cel.DeclSizes(decl)))
 
     def _cost(self, path: str, what: str, cost: int) -> None:
         """A rule's (or messageExpression's) estimated cost: Forbidden past the limit
