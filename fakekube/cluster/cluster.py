@@ -317,10 +317,12 @@ class Cluster:
         except TooManyStreams as exc:
             raise ApiError(429, "TooManyRequests", str(exc)) from None
 
-    def _pod_exec(self, pod: dict[str, Any], container: str, argv: list[str]) -> ExecResult:
-        """pods/exec from the pod's simulated kubelet (kubelet/execs.py), on the engine thread;
-        LookupError when the container is not running."""
-        return self.engine.run(lambda: self.kubelets.pods.exec(pod, container, argv, self.clock.now()))
+    def _pod_exec(self, pod: dict[str, Any], container: str, argv: list[str], stdin: bytes = b"") -> ExecResult:
+        """pods/exec from the pod's simulated kubelet (kubelet/execs.py), on the engine thread with
+        the kubelet's read view (the container's files, volumes and network); LookupError when the
+        container is not running."""
+        pods = self.kubelets.pods
+        return self.engine.query(pods.name, lambda ctx: pods.exec(pod, container, argv, ctx.now, ctx, stdin))
 
     def _kubelet_unreachable(self, node_name: str) -> tuple[str, str] | None:
         """The node's kubelet address and Go's dial error when it cannot be reached (see

@@ -113,13 +113,15 @@ class RunContext:
     """What a step may use besides the container itself: the pod's identity and the node's state."""
 
     __slots__ = ("pod_uid", "restart_backoff", "pull_backoff", "new_container_id", "epoch", "record", "pod_label",
-                 "pod_ip", "others_running", "image_pulled")
+                 "pod_ip", "others_running", "image_pulled", "program_started")
 
     def __init__(self, pod_uid: str, restart_backoff: RestartBackoff, pull_backoff: ImagePullBackoff,
                  new_container_id: Callable[[], str], epoch: datetime,
                  record: Callable[["ContainerRun", datetime, EventText], None] = _no_events, pod_label: str = "",
                  pod_ip: str = "", others_running: Callable[["ContainerRun"], bool] = lambda run: False,
-                 image_pulled: Callable[[str], None] = lambda image: None) -> None:
+                 image_pulled: Callable[[str], None] = lambda image: None,
+                 program_started: Callable[["ContainerRun", datetime, str], ContainerBehaviour | None] =
+                 lambda run, at, container_id: None) -> None:
         self.pod_uid = pod_uid
         self.restart_backoff = restart_backoff
         self.pull_backoff = pull_backoff
@@ -136,6 +138,9 @@ class RunContext:
         self.others_running = others_running
         #: The node now holds this image (it shows in the node's ``status.images``).
         self.image_pulled = image_pulled
+        #: A new instance (its container id) starts: the behaviour its own program gives it
+        #: (kubelet/programs.py, run on its filesystem now), or None to keep the one it has.
+        self.program_started = program_started
 
 
 class ContainerRun:
@@ -174,6 +179,8 @@ class ContainerRun:
         #: The running instance's failing probes, and the last probe instant already recorded.
         self._failures: ProbeFailures | None = None
         self._probed_s = -math.inf
+        #: What the running instance's own program does (kubelet/programs.py), when it runs one.
+        self.program: Any = None
         #: When an instance of this container first counted as started (a sidecar's turn is
         #: over then, and the next init container starts); None until it has.
         self.first_started_at: datetime | None = None
@@ -271,7 +278,9 @@ class ContainerRun:
             self.previous = self.current
         self.instances += 1
         self.crash_backoff_s = None
-        self.current = Instance(ctx.new_container_id(), at, plan_probes(self.spec, self.behaviour))
+        container_id = ctx.new_container_id()
+        self.behaviour = ctx.program_started(self, at, container_id) or self.behaviour
+        self.current = Instance(container_id, at, plan_probes(self.spec, self.behaviour))
         self.stage, self.due = RUNNING, None
         ctx.record(self, at, texts.created(self.name))
         ctx.record(self, at, texts.started(self.name))

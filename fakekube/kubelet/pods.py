@@ -58,7 +58,11 @@ from fakekube.kubelet.execs import ExecResult
 from fakekube.kubelet import events as texts
 from fakekube.kubelet.containers import RUNNING, SIGKILL_EXIT_CODE, ContainerRun, RunContext, after
 from fakekube.kubelet.events import KUBELET, EventText
-from fakekube.kubelet.programs import program_overlay
+from fakekube.kubelet import programs
+from fakekube.kubelet.behaviour import ContainerBehaviour
+from fakekube.kubelet.network import ClusterNetwork
+from fakekube.kubelet.netutils import HttpResponder
+from fakekube.kubelet.podfs import Filesystems, Sources
 from fakekube.kubelet.logs import PREVIOUS_NOT_FOUND, ContainerLog, LogCursor, PodLogOptions, read_logs
 from fakekube.kubelet.logstream import ContainerFollow
 from fakekube.kubelet.podstatus import (
@@ -70,12 +74,17 @@ from fakekube.kubelet.podstatus import (
 from fakekube.kubelet import sidecars
 from fakekube.kubelet.staticpods import pod_identity
 from fakekube.objects.indexes import POD_NODE_NAME, pod_node_name
-from fakekube.objects.kinds import NODES, PODS
+from fakekube.objects.kinds import (
+    CONFIGMAPS, ENDPOINTS, NODES, PERSISTENT_VOLUME_CLAIMS, PODS, SECRETS, SERVICES)
 from fakekube.store import ADDED, DELETED, Change
 
 Obj = dict[str, Any]
 #: Key prefix that wakes every pod on one node (``node/<name>``).
 NODE_KEY = "node/"
+#: Key prefix of a ConfigMap or Secret change (``source/<plural>/<namespace>/<name>``): mounted files follow it.
+SOURCE_KEY = "source/"
+_READABLE = {"configmaps": CONFIGMAPS, "secrets": SECRETS, "persistentvolumeclaims": PERSISTENT_VOLUME_CLAIMS,
+             "services": SERVICES, "endpoints": ENDPOINTS, "pods": PODS}
 
 #: Steps one pod may take in one reconcile before the runner calls it a loop (a bug, not a pod).
 MAX_STEPS_PER_SYNC = 10_000
@@ -167,14 +176,15 @@ class PodRunner:
     """Runs the pods of every simulated node (see the module docstring)."""
 
     name = "kubelet-pods"
-    resources = (PODS, NODES)
+    resources = (PODS, NODES, CONFIGMAPS, SECRETS)
     indexes = ((PODS, POD_NODE_NAME, pod_node_name),)
 
     def __init__(self, catalog: BehaviourCatalog = BehaviourCatalog(),
                  node_is_up: Callable[[str], bool] = lambda node: True,
                  restart_backoff: RestartBackoff | None = None,
                  pull_backoff: ImagePullBackoff | None = None,
-                 image_pulled: Callable[[str, str], None] = lambda node, image: None) -> None:
+                 image_pulled: Callable[[str, str], None] = lambda node, image: None,
+                 http_responder: HttpResponder | None = None) -> None:
         self.catalog = catalog
         self._node_is_up = node_is_up
         #: (node, image): a container pulled an image there (the node's status lists it).
@@ -185,6 +195,10 @@ class PodRunner:
         self._ips = PodIPs()
         #: Execs answered so far: each gets its own (derived) exec id.
         self._execs = 0
+        #: Every container's files (kubelet/podfs.py): plain data, like the rest of this state.
+        self.filesystems = Filesystems()
+        #: What pods answer over HTTP to ``wget``/``curl`` from a container (None: nothing listens).
+        self.http_responder = http_responder
 
     def __len__(self) -> int:
         """Pods this runner currently remembers (the memory bound in the module docstring)."""
@@ -193,6 +207,8 @@ class PodRunner:
     # -- engine interface -------------------------------------------------------
     def keys_for(self, change: Change) -> Iterable[str]:
         """A bound pod; a node that just got its podCIDR (its waiting pods may start)."""
+        if change.resource in (CONFIGMAPS.plural, SECRETS.plural):
+            return [f"{SOURCE_KEY}{change.resource}/{change.namespace}/{change.name}"]
         if change.resource == NODES.plural:
             gets_network = change.type not in (ADDED, DELETED) and _pod_cidr(change.obj) and not _pod_cidr(change.prev)
             return [NODE_KEY + change.name] if gets_network else []
@@ -203,6 +219,9 @@ class PodRunner:
     def reconcile(self, key: str, ctx: Context) -> None:
         if key.startswith(NODE_KEY):
             self._wake_node(key[len(NODE_KEY):], ctx)
+            return
+        if key.startswith(SOURCE_KEY):
+            self._source_changed(key[len(SOURCE_KEY):], ctx)
             return
         namespace, name = key.split("/", 1)
         pod = ctx.get(PODS, name, namespace)
@@ -222,6 +241,9 @@ class PodRunner:
             if not network_ready(pod, node):
                 return  # no podCIDR yet: the sandbox waits for the node's network (node/<name> wakes it)
             state = self._pods[key] = self._admit(pod, node, ctx)
+            self.filesystems.admit(key, pod, ctx.now.timestamp(), self._sources(ctx, state.node))
+        elif key in self.filesystems.pods:
+            self.filesystems.metadata_changed(key, pod, ctx.now.timestamp())
         self._sync(key, pod, state, ctx)
 
     def _wake_node(self, node: str, ctx: Context) -> None:
@@ -243,7 +265,8 @@ class PodRunner:
         start = parse_time((pod.get("status") or {}).get("startTime")) or ctx.now
 
         def runs(kind: str, init: bool) -> list[ContainerRun]:
-            return [ContainerRun(c, self.catalog.for_container(pod, c["name"], program_overlay(pod, c)), init, policy)
+            # A container's own program runs when it starts (``_program_started``), on its filesystem.
+            return [ContainerRun(c, self.catalog.for_container(pod, c["name"]), init, policy)
                     for c in spec.get(kind) or []]
 
         return PodState(uid=pod_identity(pod), node=node_name,
@@ -275,7 +298,7 @@ class PodRunner:
         for spec in pod["spec"].get("ephemeralContainers") or []:
             if spec.get("name") in known:
                 continue
-            behaviour = self.catalog.for_container(pod, spec["name"], program_overlay(pod, spec))
+            behaviour = self.catalog.for_container(pod, spec["name"])
             run = ContainerRun(spec, behaviour, False, "Never", ephemeral=True)
             state.ephemeral_runs.append(run)
             run.begin(now, run_ctx)
@@ -291,10 +314,14 @@ class PodRunner:
         def others_running(run: ContainerRun) -> bool:
             return any(other is not run and other.stage == RUNNING for other in state.runs)
 
+        def program_started(run: ContainerRun, at: datetime, container_id: str) -> ContainerBehaviour | None:
+            return self._program_started(ctx, pod, state, run, at, container_id)
+
         return RunContext(state.uid, self._restart_backoff, self._pull_backoff, lambda: new_container_id(ctx),
                           DEFAULT_EPOCH, record=record_text, pod_label=state.label, pod_ip=state.pod_ip or "",
                           others_running=others_running,
-                          image_pulled=lambda image: self._image_pulled(state.node, image))
+                          image_pulled=lambda image: self._image_pulled(state.node, image),
+                          program_started=program_started)
 
     def _note_deletion(self, pod: Obj, state: PodState, now: datetime, run_ctx: RunContext) -> None:
         """A deletionTimestamp stops every container by then (a shorter second delete moves it earlier),
@@ -404,6 +431,7 @@ class PodRunner:
 
     def _forget(self, key: str, state: PodState, ctx: Context) -> None:
         self._pods.pop(key, None)
+        self.filesystems.forget(key)
         ctx.cancel(key)
         if state.owns_ip and state.pod_ip:
             self._ips.release(state.node, state.pod_ip)
@@ -462,19 +490,116 @@ class PodRunner:
         first = cursor.first(now)
         return ContainerFollow(run, followed, cursor, first, lambda: self._pods.get(key) is state)
 
-    def exec(self, pod: Obj, container: str, argv: Sequence[str], now: datetime | None = None) -> ExecResult:
-        """What ``pods/exec`` of ``argv`` in ``container`` answers (kubelet/execs.py). LookupError
-        with the kubelet's text when the container is not running (its ``findContainer``
-        sees running containers only). Call it on the engine thread, as :meth:`logs`."""
+    def exec(self, pod: Obj, container: str, argv: Sequence[str], now: datetime | None = None,
+             ctx: Context | None = None, stdin: bytes = b"") -> ExecResult:
+        """What ``pods/exec`` of ``argv`` in ``container`` answers (kubelet/execs.py), on the
+        container's filesystem when ``ctx`` (the runner's read view) is given. LookupError with
+        the kubelet's text when the container is not running (its ``findContainer`` sees running
+        containers only). Call it on the engine thread, as :meth:`logs`."""
+        key, state, run = self._running(pod, container)
+        self._execs += 1
+        exec_id = execs.exec_id(run.current.container_id, self._execs)  # type: ignore[union-attr]
+        if ctx is None or state is None:
+            return execs.run(run.behaviour.exec_commands, argv, pod, run.spec, exec_id, now)
+        fs = self.container_filesystem(ctx, pod, container)
+        return execs.run(run.behaviour.exec_commands, argv, pod, run.spec, exec_id, ctx.now, fs, stdin,
+                         self.network(ctx))
+
+    def _running(self, pod: Obj, container: str) -> tuple[str, PodState | None, ContainerRun]:
         meta = pod.get("metadata") or {}
-        state = self._pods.get(f"{meta.get('namespace')}/{meta.get('name')}")
+        key = f"{meta.get('namespace')}/{meta.get('name')}"
+        state = self._pods.get(key)
         runs = state.all_runs if state is not None and state.uid == meta.get("uid") else []
         run = next((candidate for candidate in runs if candidate.name == container), None)
         if run is None or run.stage != RUNNING or run.current is None:
             raise LookupError(f'container not found ("{container}")')
-        self._execs += 1
-        return execs.run(run.behaviour.exec_commands, argv, pod, run.spec,
-                         execs.exec_id(run.current.container_id, self._execs), now)
+        return key, state, run
+
+    # -- files (kubelet/podfs.py) --------------------------------------------------------------
+    def container_filesystem(self, ctx: Context, pod: Obj, container: str, overlay: bool = False) -> Any:
+        """The running ``container``'s filesystem now, its pending writes applied (LookupError
+        when it is not running)."""
+        key, state, run = self._running(pod, container)
+        assert state is not None and run.current is not None
+        now_s = ctx.now.timestamp()
+        self.filesystems.flush(now_s, self._ended)
+        argv = programs.program_argv(pod, run.spec) or rootfs_default_argv(run.spec)
+        return self.filesystems.view(key, pod, run.spec, run.current.container_id, now_s,
+                                     self._sources(ctx, state.node), argv, overlay)
+
+    def _program_started(self, ctx: Context, pod: Obj, state: PodState, run: ContainerRun, at: datetime,
+                         container_id: str) -> ContainerBehaviour | None:
+        """A container instance starts at ``at``: its program runs on its filesystem (kubelet/programs.py)."""
+        key = f"{pod['metadata']['namespace']}/{pod['metadata']['name']}"
+        at_s = at.timestamp()
+        self.filesystems.flush(at_s, self._ended)
+        argv = programs.program_argv(pod, run.spec)
+        fs = self.filesystems.view(key, pod, run.spec, container_id, at_s, self._sources(ctx, state.node),
+                                   argv or rootfs_default_argv(run.spec), overlay=True)
+        result = programs.run_program(pod, run.spec, fs, at, run.behaviour.exec_commands, self.network(ctx))
+        self.filesystems.push(key, run.name, container_id, at_s, fs.access.operations)
+        run.program = result
+        overlay = result.overlay() if result is not None else ()
+        return self.catalog.for_container(pod, run.name, overlay)
+
+    def _ended(self, container_id: str) -> float | None:
+        """When an instance stopped (None: it still runs; -inf: it is no longer known)."""
+        owner = self.filesystems.owners.get(container_id)
+        state = self._pods.get(owner[0]) if owner is not None else None
+        if state is None:
+            return float("-inf")
+        for run in state.all_runs:
+            for instance in (run.current, run.previous):
+                if instance is None or instance.container_id != container_id:
+                    continue
+                if instance.finished_at is not None:
+                    return instance.finished_at.timestamp()
+                if run.stop_at is not None and run.current is instance:
+                    return run.stop_at.timestamp()
+                return None
+        return float("-inf")
+
+    def _sources(self, ctx: Context, node: str) -> Sources:
+        def get(kind: str, namespace: str, name: str) -> Obj | None:
+            return ctx.get(_READABLE[kind], name, namespace)
+
+        def token(pod: Obj, service_account: str, audience: str, expiration_s: int) -> str:
+            return issue_token(ctx, pod, service_account, audience, expiration_s)
+
+        return Sources(get, token, node)
+
+    def network(self, ctx: Context) -> ClusterNetwork:
+        """The cluster as a container's network clients see it now (kubelet/network.py)."""
+        return ClusterNetwork(lambda plural, namespace, name: ctx.get(_READABLE[plural], name, namespace),
+                              lambda plural: ctx.list(_READABLE[plural]), self.http_responder)
+
+    def _source_changed(self, rest: str, ctx: Context) -> None:
+        plural, namespace, name = rest.split("/", 2)
+        if self.filesystems.watched(plural, namespace, name):
+            self.filesystems.source_changed(plural, namespace, name, ctx.get(_READABLE[plural], name, namespace),
+                                            ctx.now.timestamp())
+
+
+def rootfs_default_argv(container: Obj) -> list[str]:
+    from fakekube.kubelet.rootfs import default_argv
+    return default_argv(str(container.get("image") or ""))
+
+
+def issue_token(ctx: Context, pod: Obj, service_account: str, audience: str, expiration_s: int) -> str:
+    """A TokenRequest for the pod's ServiceAccount, bound to the pod, as the kubelet's token manager
+    makes one for a projected ``serviceAccountToken``; "" when it is refused (no such account)."""
+    from fakekube.api.verbs.subresources import Subresources
+    meta = pod.get("metadata") or {}
+    request = {"apiVersion": "authentication.k8s.io/v1", "kind": "TokenRequest",
+               "spec": {"audiences": [audience] if audience else None, "expirationSeconds": expiration_s,
+                        "boundObjectRef": {"kind": "Pod", "apiVersion": "v1", "name": meta.get("name"),
+                                           "uid": meta.get("uid")}}}
+    try:
+        answer = Subresources(ctx.client.api).create_token(meta.get("namespace") or "default", service_account,
+                                                            request)
+    except ApiError:
+        return ""
+    return str((answer.get("status") or {}).get("token") or "")
 
 
 def _pick_container(state: PodState, pod_name: str, container: str | None) -> ContainerRun:

@@ -1,85 +1,92 @@
-"""A container's own program, when the kubelet can tell what it does from the pod alone.
+"""A container's own program: what its ``command``/``args`` do, run when the container starts.
 
-A simulated container runs no process: its behaviour is data (behaviour.py), and an image
-the data does not name runs forever. But a container whose ``command``/``args`` is a short
-script of commands whose effect is known — ``echo hello``, ``sleep 30``, ``sh -c 'echo start;
-sleep 5; exit 3'`` — should do what that script does, as it would in a real cluster: write
-its output to the log, take the time its ``sleep``\\ s take, and exit with its exit code. That
-is what makes ``kubectl run --restart=Never … -- echo hi`` succeed and
-``kubectl create job … -- echo hello`` complete.
+A simulated container runs no process, but a program the model can run — ``echo hello``,
+``sleep 30``, ``sh -c 'for i in $(seq 0 9); do echo $i; done'``, a script from a ConfigMap —
+does what it would in a real cluster: its output goes to the log at the second it is written,
+``sleep`` takes its time, files it writes appear when it writes them (kubelet/podfs.py), and it
+exits with its exit code. That is what makes ``kubectl run --restart=Never … -- echo hi``
+succeed and a Job's script complete.
 
-:func:`program_overlay` reads the program from the container spec:
+:func:`run_program` runs it once, at the container's start, against the container's
+filesystem as it is then (what an init container wrote is there), on its own clock, bounded
+(kubelet/shell.py's limits: :data:`PROGRAM_LIMITS`). Its argv is ``command`` + ``args`` with
+the kubelet's ``$(VAR)`` expansion (kubelet/execs.py); with ``args`` alone (the image's
+entrypoint unknown) the args are the program when their first word is a known command, as in
+an image whose entrypoint runs ``"$@"``. What it cannot tell:
 
-* its argv is ``command`` + ``args``, with the kubelet's ``$(VAR)`` expansion from the
-  container's ``env`` (execs.expand_references); with ``args`` alone (the image's
-  entrypoint unknown) the args are the program when their first word is a known command, as
-  in an image without an entrypoint (busybox, alpine) or whose entrypoint runs ``"$@"``;
-* the known commands are ``true``, ``false``, ``echo``, ``printf``, ``hostname``, ``env``,
-  ``printenv``, ``pwd``, ``whoami``, ``id``, ``uname`` (answered as an exec answers them,
-  kubelet/execs.py), ``sleep`` (seconds with an optional ``s``/``m``/``h``/``d`` suffix,
-  several summed; ``infinity``: runs forever), and ``sh -c``
-  (also bash, ash, dash) scripts of those, with ``;``, ``&&``, ``||``, lines, ``$VARIABLES``,
-  ``exit N``, ``for NAME in WORDS`` loops and endless ``while true`` loops (their first
-  :data:`MAX_LOOP_ROUNDS` rounds; kubelet/shell.py);
-* stdout and stderr lines go to the log at the second they are written (since the start).
+* a command the model does not know in an application image (``nginx``, ``python app.py``): the
+  image's own software takes over there (:attr:`ProgramRun.handed_over`) and the container's
+  behaviour (image rules, annotation; by default: runs forever) decides the rest; its log so
+  far is kept. In a base image (busybox, alpine, debian…) such a command is not found (127);
+* a program that never ends (``sleep infinity``, ``tail -f``, an endless loop, past the
+  limits): it runs on, writing nothing more (``run_for_s`` None).
 
-Anything else — an unknown command anywhere in the script, syntax the shell model does not
-simulate, a shell without ``-c`` — makes the program unknown, and the container keeps the
-behaviour its image and annotations give (by default: runs forever), as before. Pure: the
-same pod gives the same answer.
+SIGTERM (kubelet-life's part: when a pod is deleted): :func:`on_sigterm` says what the program
+does with it — nothing, as PID 1 without a ``trap`` (``sleep``, loops: killed at the end of
+the grace period), or run its ``trap … TERM`` action once the foreground command it waits on
+ends (a shell runs traps between commands).
 """
 
 from __future__ import annotations
 
 import math
 import posixpath
-import re
-from typing import Any, Mapping, Sequence
+from datetime import datetime
+from typing import Any, Mapping, NamedTuple, Sequence
 
-from fakekube.kubelet import execs, shell
-from fakekube.kubelet.behaviour import MAX_DURATION_S, LogLine, Overlay
-from fakekube.kubelet.execs import ExecResult
+from fakekube.kubelet import coreutils, execs, shellsyntax
+from fakekube.kubelet.behaviour import MAX_DURATION_S, ExecCommand, LogLine, Overlay
+from fakekube.kubelet.fs import FileSystem
+from fakekube.kubelet.shell import (
+    Environment, Forever, HandOver, Limits, LogSink, NotSimulated, Process, Run, Shell, ShellExit, Source, Streams,
+    _Fatal, run_shell)
 
-#: Commands a program may run besides ``sleep`` and the shells: their output depends only on
-#: the pod (``tar``, which only ``kubectl cp`` uses, is left out).
-PROGRAM_COMMANDS = frozenset({"true", "false", "echo", "hostname", "env", "printenv", "printf", "pwd", "whoami", "id",
-                              "uname"})
-#: How many rounds of an endless loop (``while true; do …; done``) are simulated: enough for
-#: hours of a periodic log line; after them the container runs on with no more output.
-MAX_LOOP_ROUNDS = 1000
-#: What a program's first word must name for the program to be simulated at all.
-_FIRST_WORDS = PROGRAM_COMMANDS | execs.SHELLS | {"sleep"}
-
-#: ``sleep`` suffixes (GNU coreutils and busybox): seconds per unit.
-_SLEEP_UNITS = {"": 1.0, "s": 1.0, "m": 60.0, "h": 3600.0, "d": 86400.0}
-_SLEEP_ARG = re.compile(r"(\d+(?:\.\d*)?|\.\d+)([smhd]?)")
-_INFINITY = frozenset({"inf", "infinity"})
+#: A program's bounds: simple commands (a `date; sleep 5` loop: 10,000 rounds, 14 hours of log)
+#: and log bytes; past either it runs on without writing more.
+PROGRAM_LIMITS = Limits(commands=20_000, output_bytes=1024 * 1024)
+#: The first words that make ``args`` alone a program (the image's entrypoint unknown).
+_FIRST_WORDS = frozenset(coreutils.COMMANDS) | coreutils.SHELLS
 
 
-class _Unknown(Exception):
-    """The program does something this model does not simulate."""
+class SignalOutcome(NamedTuple):
+    """What SIGTERM does: the program stops ``delay_s`` after it (None: it goes on until killed)
+    with ``exit_code``, writing ``log_lines`` (times since the container started)."""
+
+    delay_s: float
+    exit_code: int | None
+    log_lines: tuple[LogLine, ...] = ()
 
 
-class _Forever(Exception):
-    """The program reached ``sleep infinity``: it runs until stopped."""
+class TermPlan(NamedTuple):
+    """A program's ``trap … TERM``: what the action writes (seconds after it starts), whether it
+    ends the program and how, and the foreground waits during which it is deferred."""
+
+    log_lines: tuple[LogLine, ...]
+    exits: bool
+    exit_code: int
+    duration_s: float
+    waits: tuple[tuple[float, float], ...]
 
 
-def program_overlay(pod: Mapping[str, Any], container: Mapping[str, Any]) -> Overlay:
-    """The behaviour fields the container's own program decides (``run_for_s``, ``exit_code``,
-    ``log_lines``), or ``()`` when its program is not known."""
-    argv = program_argv(pod, container)
-    if not argv or _name(argv[0]) not in _FIRST_WORDS:
-        return ()
-    process = _Process(pod, container)
-    try:
-        result = process.run(argv)
-    except _Unknown:
-        return ()
-    except _Forever:
-        return (("log_lines", tuple(process.lines)), ("run_for_s", None))
-    if process.clock_s > MAX_DURATION_S:
-        return (("log_lines", tuple(process.lines)), ("run_for_s", None))
-    return (("exit_code", result.exit_code), ("log_lines", tuple(process.lines)), ("run_for_s", process.clock_s))
+class ProgramRun(NamedTuple):
+    """What a container's program does (plain data; see the module docstring)."""
+
+    log_lines: tuple[LogLine, ...] = ()
+    #: Seconds until it exits by itself; None: it runs until stopped (or the image decides).
+    run_for_s: float | None = None
+    exit_code: int = 0
+    #: The image's own software runs from the end of the log on.
+    handed_over: bool = False
+    #: Its ``trap … TERM`` (None: SIGTERM is ignored, as PID 1 without a handler ignores it).
+    term: TermPlan | None = None
+
+    def overlay(self) -> Overlay:
+        """The behaviour fields the program decides (kubelet/behaviour.py's layer 2)."""
+        if self.handed_over:
+            return (("log_lines", self.log_lines),) if self.log_lines else ()
+        if self.run_for_s is None:
+            return (("log_lines", self.log_lines), ("run_for_s", None))
+        return (("exit_code", self.exit_code), ("log_lines", self.log_lines), ("run_for_s", self.run_for_s))
 
 
 def program_argv(pod: Mapping[str, Any], container: Mapping[str, Any]) -> list[str]:
@@ -90,78 +97,117 @@ def program_argv(pod: Mapping[str, Any], container: Mapping[str, Any]) -> list[s
         return []
     env = execs.spec_environment(pod, container)
     argv = [execs.expand_references(word, env) for word in list(command) + list(args)]
-    if not command and (not argv or _name(argv[0]) not in _FIRST_WORDS):
+    if not command and (not argv or posixpath.basename(argv[0]) not in _FIRST_WORDS):
         return []
     return argv
 
 
 def sleep_seconds(args: Sequence[str]) -> float | None:
-    """How long ``sleep ARGS`` sleeps (``math.inf`` for ``infinity``); None when an argument
-    is not a duration (the real ``sleep`` would fail: not simulated)."""
-    if not args:
+    """How long ``sleep ARGS`` sleeps (kubelet/coreutils.py)."""
+    return coreutils.sleep_seconds(args)
+
+
+def run_program(pod: Mapping[str, Any], container: Mapping[str, Any], fs: FileSystem, started: datetime,
+                commands: Sequence[ExecCommand] = (), network: object | None = None) -> ProgramRun | None:
+    """Run the container's program from ``started`` on ``fs`` (an overlay: its writes are
+    recorded with their times); None when the program is the image's own (nothing to run)."""
+    argv = program_argv(pod, container)
+    if not argv:
         return None
-    total = 0.0
-    for arg in args:
-        if arg.lower() in _INFINITY:
-            return math.inf
-        match = _SLEEP_ARG.fullmatch(arg)
-        if match is None:
-            return None
-        total += float(match.group(1)) * _SLEEP_UNITS[match.group(2)]
-    return total
+    from fakekube.kubelet import rootfs
+    family = rootfs.family(str(container.get("image") or ""))
+    toolbox = coreutils.Toolbox(tuple(commands), family.missing, network, family.bin_dir)
+    environment = Environment(pod, container, started, coreutils.dispatcher(toolbox),
+                              unknown_is_missing=family.base)
+    run = Run(environment, fs, PROGRAM_LIMITS, program=True)
+    out = LogSink(run)
+    shell = Shell(run, dict(execs.environment_of(pod, container)), Streams(Source(), out, out))
+    outcome = _execute(shell, environment, argv)
+    out.close()
+    return _result(run, shell, outcome)
 
 
-def _name(word: str) -> str:
-    return posixpath.basename(word)
+def _execute(shell: Shell, environment: Environment, argv: list[str]) -> tuple[str, int]:
+    """("exit", status) | ("forever", 0) | ("handover", 0) | ("unknown", 0)."""
+    try:
+        status = environment.command(Process(shell, argv, shell.streams))
+    except Forever:
+        return "forever", 0
+    except HandOver:
+        return "handover", 0
+    except ShellExit as done:
+        return "exit", done.status
+    except (NotSimulated, _Fatal) as problem:
+        shell.streams.stderr.write(f"{problem}\n".encode())
+        return "exit", 2
+    if status is None:
+        return "unknown", 0  # the first word names the image's own software
+    return "exit", status
 
 
-class _Process:
-    """One run of a program: a clock (seconds since the container started) and its log."""
+def _result(run: Run, shell: Shell, outcome: tuple[str, int]) -> ProgramRun | None:
+    kind, status = outcome
+    lines = tuple(LogLine(at_s, text) for at_s, _, text in sorted(run.log))
+    if kind == "unknown" and not lines:
+        return None
+    term = _term_plan(run, shell)
+    if kind in ("handover", "unknown"):
+        return ProgramRun(lines, None, 0, handed_over=True, term=term)
+    if kind == "forever" or run.clock_s > MAX_DURATION_S:
+        return ProgramRun(lines, None, 0, term=term)
+    return ProgramRun(lines, run.clock_s, status & 0xFF, term=term)
 
-    def __init__(self, pod: Mapping[str, Any], container: Mapping[str, Any]) -> None:
-        self.pod, self.container = pod, container
-        self.clock_s = 0.0
-        self.lines: list[LogLine] = []
-        self._depth = 0
 
-    def run(self, argv: list[str]) -> ExecResult:
-        """Run one command (the program itself, or a command of a script)."""
-        name = _name(argv[0]) if argv else ""
-        if name in execs.SHELLS:
-            return self._shell(argv)
-        if name == "sleep":
-            seconds = sleep_seconds(argv[1:])
-            if seconds is None:
-                raise _Unknown
-            if math.isinf(seconds):
-                raise _Forever
-            self.clock_s += seconds
-            return ExecResult()
-        if name not in PROGRAM_COMMANDS:
-            raise _Unknown
-        result = execs.run((), argv, self.pod, self.container, exec_id_="")
-        self._log(result.stdout + result.stderr)
-        return result
+def _term_plan(run: Run, shell: Shell) -> TermPlan | None:
+    """The ``trap … TERM`` in force when the simulation ended, run once to see what it writes."""
+    action = _term_action(shell)
+    if not action:
+        return None
+    handler_run = Run(run.environment, run.fs, Limits(1000, 64 * 1024), program=True)
+    sink = LogSink(handler_run)
+    handler = Shell(handler_run, shell.variables, Streams(Source(), sink, sink))
+    handler.functions = dict(shell.functions)
+    exits, code = False, 0
+    try:
+        handler.sequence(shellsyntax.parse(action), handler.streams)
+    except ShellExit as done:
+        exits, code = True, done.status
+    except (Forever, HandOver, NotSimulated, _Fatal, shellsyntax.ScriptError):
+        pass
+    sink.close()
+    lines = tuple(LogLine(at_s, text) for at_s, _, text in sorted(handler_run.log))
+    return TermPlan(lines, exits, code & 0xFF, handler_run.clock_s, tuple(run.waits))
 
-    def _shell(self, argv: list[str]) -> ExecResult:
-        if len(argv) < 3 or argv[1] != "-c" or self._depth >= execs.MAX_SHELL_DEPTH:
-            raise _Unknown  # a shell reading stdin, or nested past the exec model's bound
-        try:
-            shell.parse(argv[2])
-        except shell.ScriptError:
-            raise _Unknown from None  # syntax the shell model does not simulate
-        self._depth += 1
-        result = execs.run_script(argv[2], self.pod, self.container, self.run, self._endless_round)
-        self._depth -= 1
-        return result
 
-    def _endless_round(self, round_number: int) -> None:
-        """``while true``: its first :data:`MAX_LOOP_ROUNDS` rounds are simulated (their
-        output logged at the times they reach); then it runs on silently."""
-        if round_number >= MAX_LOOP_ROUNDS:
-            raise _Forever
+def _term_action(shell: Shell) -> str | None:
+    return shell.traps.get("TERM") or None
 
-    def _log(self, output: bytes) -> None:
-        text = output.decode("utf-8", "replace")
-        for line in text.splitlines():
-            self.lines.append(LogLine(self.clock_s, line))
+
+def on_sigterm(program: ProgramRun | None, at_s: float) -> SignalOutcome | None:
+    """What SIGTERM ``at_s`` seconds after the container started does to its program: None when
+    it is ignored (no ``trap``: PID 1 ignores signals it does not handle; killed at the end of the
+    grace period); else the trap's action runs once the foreground command in progress ends."""
+    if program is None or program.term is None:
+        return None
+    plan = program.term
+    delay_s = 0.0
+    for start_s, end_s in plan.waits:
+        if start_s <= at_s < end_s:
+            delay_s = end_s - at_s
+            break
+    if math.isinf(delay_s):
+        return SignalOutcome(math.inf, None, ())
+    begins_s = at_s + delay_s
+    lines = tuple(LogLine(begins_s + line.at_s, line.text) for line in plan.log_lines)
+    if not plan.exits:
+        return SignalOutcome(delay_s + plan.duration_s, None, lines)
+    return SignalOutcome(delay_s + plan.duration_s, plan.exit_code, lines)
+
+
+def program_overlay(pod: Mapping[str, Any], container: Mapping[str, Any],
+                    started: datetime | None = None) -> Overlay:
+    """The behaviour fields the program decides, run on a scratch copy of the image's files
+    (no volumes): for callers without a kubelet (admission-time checks, unit tests)."""
+    fs = execs.scratch_filesystem(pod, container)
+    result = run_program(pod, container, fs, started or execs.EPOCH)
+    return result.overlay() if result is not None else ()
