@@ -27,7 +27,7 @@ from fakekube.kubelet import coreutils
 from fakekube.kubelet.behaviour import ExecCommand
 from fakekube.kubelet.fs import FileSystem, Mount, new_store
 from fakekube.kubelet.shell import (
-    MAX_DEPTH, NOT_FOUND_EXIT_CODE, SHELLS, Capture, Environment, HandOver, Limits, NotSimulated, Process, Run, Shell, Source,
+    MAX_DEPTH, NOT_FOUND_EXIT_CODE, SHELLS, Capture, Environment, Forever, HandOver, Limits, NotSimulated, Process, Run, Shell, Source,
     Streams, _Fatal)
 
 Obj = dict[str, Any]
@@ -41,6 +41,9 @@ MAX_SHELL_DEPTH = MAX_DEPTH
 MAX_EXEC_STREAM_BYTES = 512 * 1024 * 1024
 #: Simple commands one exec runs (loops multiply them): past it the exec stops with exit 2.
 MAX_SCRIPT_COMMANDS = 100_000
+#: What an exec whose command never ends answers (after the output it wrote): exit 2.
+FOREVER_MESSAGE = ("fakekube: this command would run until stopped (sleep infinity, tail -f, an endless loop); "
+                   "an exec answers once its command has finished")
 #: When an exec is answered without a cluster instant (unit tests), ``date`` reads this.
 EPOCH = datetime(2025, 1, 1, tzinfo=timezone.utc)
 
@@ -101,6 +104,8 @@ def run(commands: Sequence[ExecCommand], argv: Sequence[str], pod: Mapping[str, 
         status = environment.command(process)
     except (NotSimulated, _Fatal) as error:
         problem, status = f"{error}\n".encode(), SHELL_SYNTAX_EXIT_CODE
+    except Forever:
+        problem, status = f"{FOREVER_MESSAGE}\n".encode(), SHELL_SYNTAX_EXIT_CODE
     except HandOver:
         status = None
     if status is None:

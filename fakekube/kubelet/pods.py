@@ -55,6 +55,7 @@ from fakekube.kubelet.backoff import ImagePullBackoff, RestartBackoff
 from fakekube.kubelet import execs
 from fakekube.kubelet.behaviour import BehaviourCatalog
 from fakekube.kubelet.execs import ExecResult
+from fakekube.kubelet.execsession import ExecSession
 from fakekube.kubelet import events as texts
 from fakekube.kubelet.containers import RUNNING, SIGKILL_EXIT_CODE, ContainerRun, RunContext, after
 from fakekube.kubelet.events import KUBELET, EventText
@@ -504,6 +505,24 @@ class PodRunner:
         fs = self.container_filesystem(ctx, pod, container)
         return execs.run(run.behaviour.exec_commands, argv, pod, run.spec, exec_id, ctx.now, fs, stdin,
                          self.network(ctx))
+
+    def open_exec(self, ctx: Context, pod: Obj, container: str, argv: Sequence[str]) -> ExecSession:
+        """A ``pods/exec`` whose stdin will arrive while it runs (kubelet/execsession.py); its
+        steps run with a read view of this runner, each on the engine thread. LookupError as
+        :meth:`exec`."""
+        _, _, run = self._running(pod, container)
+        self._execs += 1
+        exec_id = execs.exec_id(run.current.container_id, self._execs)  # type: ignore[union-attr]
+
+        def open_fs(step: Context) -> Any:
+            return self.container_filesystem(step, pod, container)
+
+        def context(step: Context) -> dict[str, Any]:
+            _, _, current = self._running(pod, container)
+            return {"pod": pod, "container": current.spec, "commands": current.behaviour.exec_commands,
+                    "network": self.network(step)}
+
+        return ExecSession(list(argv), open_fs, context, exec_id)
 
     def _running(self, pod: Obj, container: str) -> tuple[str, PodState | None, ContainerRun]:
         meta = pod.get("metadata") or {}

@@ -243,13 +243,13 @@ class Extractor:
                 return
             size = member.size if member.isfile() else 0
             end = member.offset_data + ((size + BLOCK - 1) // BLOCK) * BLOCK
-            if available < member.offset_data + size:
+            if available < end:  # the member's data and padding have not all arrived
                 if final:
                     self._fail("tar: Unexpected EOF in archive\n")
                 return
             start = self.offset + member.offset_data
             self._write(member, bytes(self.buffer[start:start + size]))
-            self.offset += min(end, available)
+            self.offset += end
             if self.offset > COMPACT_BYTES:
                 del self.buffer[:self.offset]
                 self.offset = 0
