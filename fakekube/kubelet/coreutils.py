@@ -117,6 +117,8 @@ def _interpreter(text: bytes) -> str | None:
 def _new_shell(process: Process, arg0: str, positional: Sequence[str]) -> Shell:
     parent = process.shell
     shell = Shell(parent.run, process.env, process.streams, arg0, positional, parent.depth + 1)
+    if parent.depth == 0 and parent.run.main_shell is None:
+        parent.run.main_shell = shell  # the container's PID 1: its traps are what SIGTERM meets
     return shell
 
 
@@ -765,23 +767,27 @@ def _long_listing(entry: Entry, name: str, now_s: float) -> str:
 
 @command("ls")
 def _ls(p: Process) -> int:
-    flags, paths = _flags(p.args, "lahAdR1FtrSi")
+    flags, paths = _flags(p.args, "lahAdR1FtrSiL")
     show_all, almost = bool(flags & {"a", "--all"}), bool(flags & {"A", "--almost-all"})
-    long, directory = "l" in flags, "d" in flags
+    long, directory = "l" in flags and "L" not in flags, "d" in flags
+    dereference = "L" in flags
+    long = long or ("l" in flags and dereference)
     paths = paths or ["."]
     status = 0
     files: list[str] = []
     dirs: list[str] = []
     for path in paths:
-        entry = p.fs.lookup(path, follow=not long or path.endswith("/"))
+        entry = p.fs.lookup(path, follow=dereference or not long or path.endswith("/"))
         if entry is None:
             status = 2
             p.err(f"ls: cannot access '{path}': No such file or directory\n")
             continue
         (dirs if entry[0] == DIR and not directory else files).append(path)
     now_s = p.fs.mtime_s
+    files.sort()
+    dirs.sort()
     for path in files:
-        entry = p.fs.stat(path, follow=not long)
+        entry = p.fs.stat(path, follow=dereference or not long)
         p.out((_long_listing(entry, path, now_s) if long else path) + "\n")
     for index, path in enumerate(dirs):
         if len(paths) > 1:
@@ -797,6 +803,8 @@ def _ls(p: Process) -> int:
         if long:
             p.out(f"total {sum((len(e[3]) if e[0] == FILE else 0) // 1024 + 4 for _, e in names)}\n")
         for name, entry in names:
+            if dereference and entry[0] == LINK:
+                entry = p.fs.lookup(posixpath.join(path, name)) or entry
             p.out((_long_listing(entry, name, now_s) if long else name) + "\n")
     return status
 

@@ -176,9 +176,11 @@ def _wget(p: Process) -> int:
         elif arg in ("-S", "--server-response"):
             headers = True
         elif arg.startswith("-") and len(arg) > 1 and not arg.startswith("--"):
-            quiet = quiet or "q" in arg
-            if "O" in arg and args:
-                output = args.pop(0)
+            letters = arg[1:]
+            quiet = quiet or "q" in letters.split("O")[0]
+            if "O" in letters:
+                attached = letters[letters.index("O") + 1:]
+                output = attached if attached else (args.pop(0) if args else None)
         elif arg.startswith("--"):
             quiet = quiet or arg == "--quiet"
         else:

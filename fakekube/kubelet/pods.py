@@ -431,6 +431,7 @@ class PodRunner:
                 raise  # gone already, or replaced by a new pod of the same name: nothing to do
 
     def _forget(self, key: str, state: PodState, ctx: Context) -> None:
+        self.filesystems.flush(ctx.now.timestamp(), self._ended)  # what its programs wrote on volumes stays
         self._pods.pop(key, None)
         self.filesystems.forget(key)
         ctx.cancel(key)

@@ -150,7 +150,7 @@ def _result(run: Run, shell: Shell, outcome: tuple[str, int]) -> ProgramRun | No
     lines = tuple(LogLine(at_s, text) for at_s, _, text in sorted(run.log))
     if kind == "unknown" and not lines:
         return None
-    term = _term_plan(run, shell)
+    term = _term_plan(run, run.main_shell or shell)
     if kind in ("handover", "unknown"):
         return ProgramRun(lines, None, 0, handed_over=True, term=term)
     if kind == "forever" or run.clock_s > MAX_DURATION_S:

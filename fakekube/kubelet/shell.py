@@ -239,6 +239,8 @@ class Run:
         self.next_pid = 7
         self.last_background = 0
         self.random_state = 1
+        #: The shell the run's program is (its traps answer SIGTERM), once one started.
+        self.main_shell: "Shell | None" = None
 
     @property
     def now(self) -> datetime:

@@ -867,7 +867,8 @@ _TR_CLASSES = {"[:upper:]": "ABCDEFGHIJKLMNOPQRSTUVWXYZ", "[:lower:]": "abcdefgh
 def _tr_set(text: str) -> str:
     for name, members in _TR_CLASSES.items():
         text = text.replace(name, members)
-    text = re.sub(r"\\(.)", lambda m: {"n": "\n", "t": "\t", "r": "\r", "\\": "\\"}.get(m.group(1), m.group(1)), text)
+    text = re.sub(r"\\([0-7]{1,3}|.)", lambda m: chr(int(m.group(1), 8)) if m.group(1)[0] in "01234567" else
+                  {"n": "\n", "t": "\t", "r": "\r", "\\": "\\"}.get(m.group(1), m.group(1)), text)
     out: list[str] = []
     index = 0
     while index < len(text):
