@@ -117,8 +117,8 @@ def _declaration(shell: Shell, process: Process) -> int:
     for arg in process.args:
         if arg.startswith("-"):
             continue
-        name, equals, value = arg.partition("=")
-        pairs.append((name, value if equals else None))
+        name, equals, raw = arg.partition("=")
+        pairs.append((name, raw if equals else None))
     return declare(shell, process.name, flags, pairs, process.streams)
 
 
@@ -146,11 +146,11 @@ def _set(shell: Shell, process: Process) -> int:
             (shell.options.add if arg == "-o" else shell.options.discard)(option)
         elif arg[:1] in ("-", "+") and len(arg) > 1:
             for flag in arg[1:]:
-                option = _OPTIONS.get(flag)
-                if option is None:
+                named = _OPTIONS.get(flag)
+                if named is None:
                     process.err(f"sh: {shell.line}: set: Illegal option {arg[0]}{flag}\n")
                     return 2
-                (shell.options.add if arg[0] == "-" else shell.options.discard)(option)
+                (shell.options.add if arg[0] == "-" else shell.options.discard)(named)
         else:
             shell.positional = [arg] + args
             return 0
@@ -257,12 +257,13 @@ def _trap(shell: Shell, process: Process) -> int:
     if args and args[0] == "--":
         args = args[1:]
     if not args or args == ["-p"]:
-        for name, action in sorted(shell.traps.items()):
-            quoted = action.replace("'", "'\\''")
-            process.out(f"trap -- '{quoted}' {name}\n")
+        for signal, text in sorted(shell.traps.items()):
+            quoted = text.replace("'", "'\\''")
+            process.out(f"trap -- '{quoted}' {signal}\n")
         return 0
+    action: str | None
     if len(args) == 1 or args[0] == "-" or (signal_name(args[0]) is not None and args[0].isdigit()):
-        action, signals = (None, args[1:] if args[0] == "-" else args)
+        action, signals = None, (args[1:] if args[0] == "-" else args)
     else:
         action, signals = args[0], args[1:]
     for raw in signals:

@@ -63,6 +63,7 @@ from fakekube.kubelet import programs
 from fakekube.kubelet.behaviour import ContainerBehaviour
 from fakekube.kubelet.network import ClusterNetwork
 from fakekube.kubelet.netutils import HttpResponder
+from fakekube.kubelet.fs import Overlay
 from fakekube.kubelet.podfs import Filesystems, Sources
 from fakekube.kubelet.logs import PREVIOUS_NOT_FOUND, ContainerLog, LogCursor, PodLogOptions, read_logs
 from fakekube.kubelet.logstream import ContainerFollow
@@ -557,7 +558,8 @@ class PodRunner:
         fs = self.filesystems.view(key, pod, run.spec, container_id, at_s, self._sources(ctx, state.node),
                                    argv or rootfs_default_argv(run.spec), overlay=True)
         result = programs.run_program(pod, run.spec, fs, at, run.behaviour.exec_commands, self.network(ctx))
-        self.filesystems.push(key, run.name, container_id, at_s, fs.access.operations)
+        operations = fs.access.operations if isinstance(fs.access, Overlay) else []
+        self.filesystems.push(key, run.name, container_id, at_s, operations)
         run.program = result
         overlay = result.overlay() if result is not None else ()
         return self.catalog.for_container(pod, run.name, overlay)

@@ -174,7 +174,7 @@ def _base_layout(name: str) -> Store:
 def _entry_dir(store: Store, path: str) -> dict[str, Entry]:
     entry = store_get(store, split(path))
     assert entry is not None and entry[0] == DIR
-    return entry[3]  # type: ignore[no-any-return]
+    return entry[3]
 
 
 def _mkdirs(store: Store, path: str) -> None:
@@ -286,9 +286,8 @@ def resolv_conf(pod: Mapping[str, Any]) -> str:
 
 def _merge_options(options: list[str], extra: list[Mapping[str, Any]]) -> list[str]:
     merged: dict[str, str] = {}
-    for option in options:
-        name, _, value = option.partition(":")
-        merged[name] = option
+    for text in options:
+        merged[text.partition(":")[0]] = text
     for option in extra:
         name = str(option.get("name") or "")
         value = option.get("value")

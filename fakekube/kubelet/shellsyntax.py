@@ -360,7 +360,7 @@ class _Converter:
         kind = node.type
         handler = getattr(self, "_simple" if kind == "command" else "_" + kind, None) if kind in _STATEMENTS else None
         if handler is not None:
-            return handler(node)  # type: ignore[no-any-return]
+            return handler(node)
         if kind in _WORDS:  # a lone word where a command was expected (e.g. after a redirect)
             return Simple((), (self.word(node),))
         return Unsupported(_what(kind))
