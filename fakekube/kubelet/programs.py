@@ -41,9 +41,9 @@ from fakekube.kubelet.shell import (
     Environment, Forever, HandOver, Limits, LogSink, NotSimulated, Process, Run, Shell, ShellExit, Source, Streams,
     _Fatal, run_shell)
 
-#: A program's bounds: simple commands (a `date; sleep 5` loop: 10,000 rounds, 14 hours of log)
-#: and log bytes; past either it runs on without writing more.
-PROGRAM_LIMITS = Limits(commands=20_000, output_bytes=1024 * 1024)
+#: A program's bounds: simple commands (a `while true; do date; sleep 5; done` loop: 2,000 rounds,
+#: 2.8 hours of log) and log bytes; past either it runs on without writing more.
+PROGRAM_LIMITS = Limits(commands=6_000, output_bytes=1024 * 1024)
 #: The first words that make ``args`` alone a program (the image's entrypoint unknown).
 _FIRST_WORDS = frozenset(coreutils.COMMANDS) | coreutils.SHELLS
 

@@ -239,11 +239,14 @@ class Run:
         self.next_pid = 7
         self.last_background = 0
         self.random_state = 1
+        #: How often the run read its clock (a loop that does is not in a steady state).
+        self.clock_reads = 0
         #: The shell the run's program is (its traps answer SIGTERM), once one started.
         self.main_shell: "Shell | None" = None
 
     @property
     def now(self) -> datetime:
+        self.clock_reads += 1
         try:
             return self.environment.started + timedelta(seconds=self.clock_s)
         except OverflowError:
@@ -453,6 +456,10 @@ class Shell:
             status = self.substitution_status or 0
             self.check_errexit(status)
             return status
+        if not node.assigns and not node.redirects and "xtrace" not in self.options:
+            status = self.execute(argv, streams)
+            self.check_errexit(status)
+            return status
         saved: dict[str, str | None] = {}
         for assign in node.assigns:
             saved.setdefault(assign.name, self.variables.get(assign.name))
@@ -619,6 +626,7 @@ class Shell:
             self.run.random_state = (self.run.random_state * 1103515245 + 12345) % (1 << 31)
             return str(self.run.random_state % 32768)
         if name == "SECONDS" and name not in self.variables:
+            self.run.clock_reads += 1
             return str(int(self.run.clock_s))
         return self.variables.get(name)
 
@@ -648,7 +656,10 @@ class Shell:
     def expand_words(self, words: Iterable[ast.Word]) -> list[str]:
         fields: list[str] = []
         for word in words:
-            fields.extend(self.expand_word(word))
+            if word.literal is not None:
+                fields.append(word.literal)
+            else:
+                fields.extend(self.expand_word(word))
         return fields
 
     def expand_word_single(self, word: ast.Word | None, tilde_after_colon: bool = False) -> str:
@@ -1037,22 +1048,37 @@ def _loop_body(shell: Shell, body: ast.Seq, streams: Streams) -> str | None:
 
 
 def _run_loop(shell: Shell, node: ast.Loop, streams: Streams) -> int:
+    """``while``/``until``. A round that wrote nothing, changed no file or variable and read no
+    clock will repeat forever the same way: such a loop (``while true; do sleep 30; done``) is
+    known to never end without running its every round."""
     status = 0
+    previous: tuple[Any, ...] | None = None
     while True:
-        shell.run.spend_command()
         if (shell.quietly(node.condition, streams) == 0) == node.until:
             return status
         control = _loop_body(shell, node.body, streams)
         status = shell.status
         if control == "break":
             return status
+        state = _round_state(shell, streams)
+        if state == previous:
+            raise Forever
+        previous = state
+
+
+def _round_state(shell: Shell, streams: Streams) -> tuple[Any, ...]:
+    """What a loop round could have changed that the next round might see."""
+    run = shell.run
+    operations = getattr(run.fs.access, "operations", None)
+    written = len(operations) if operations is not None else run.commands  # an exec's writes are not recorded
+    return (run.output_bytes, len(run.log), run.clock_reads, written, len(run.jobs), streams.stdin.position,
+            shell.status, tuple(shell.variables.items()))
 
 
 def _run_for(shell: Shell, node: ast.For, streams: Streams) -> int:
     items = shell.expand_words(node.items) if node.items is not None else list(shell.positional)
     status = 0
     for item in items:
-        shell.run.spend_command()
         shell.assign(node.variable, item)
         control = _loop_body(shell, node.body, streams)
         status = shell.status

@@ -90,6 +90,21 @@ Template = tuple[Union[str, Part], ...]
 
 class Word(NamedTuple):
     parts: tuple[Part, ...]
+    #: The word's text when it is plain literal text (no expansion, glob or ``~``): the common
+    #: case, which the shell then takes as it is.
+    literal: str | None = None
+
+
+def word(parts: tuple[Part, ...]) -> Word:
+    """A word, with :attr:`Word.literal` worked out once here."""
+    literal: str | None = None
+    if all(isinstance(part, Lit) for part in parts):
+        texts = [part.text for part in parts if isinstance(part, Lit)]
+        plain = all(part.quoted or not any(c in part.text for c in "*?[") for part in parts if isinstance(part, Lit))
+        tilde = bool(parts) and isinstance(parts[0], Lit) and not parts[0].quoted and parts[0].text.startswith("~")
+        if plain and not tilde and (texts and "".join(texts) or any(p.quoted for p in parts if isinstance(p, Lit))):
+            literal = "".join(texts)
+    return Word(parts, literal)
 
 
 # -- commands ------------------------------------------------------------------------------
@@ -376,7 +391,7 @@ class _Converter:
                     return assignment
                 assigns.append(assignment)
             elif child.type == "command_name":
-                words.append(self.word(child.children[0]) if child.children else Word((Lit(self.text(child), False),)))
+                words.append(self.word(child.children[0]) if child.children else word((Lit(self.text(child), False),)))
             elif child.type in _REDIRECTS:
                 redirect, extra = self.redirect(child)
                 redirects.append(redirect)
@@ -613,7 +628,7 @@ class _Converter:
 
     def _test_words(self, node: Any, words: list[Word]) -> None:
         if node.type in _WORDS or (not node.is_named and not node.children):
-            words.append(self.word(node) if node.is_named else Word((Lit(node.type, False),)))
+            words.append(self.word(node) if node.is_named else word((Lit(node.type, False),)))
             return
         for child in node.children:
             self._test_words(child, words)
@@ -623,7 +638,7 @@ class _Converter:
 
     # -- words ---------------------------------------------------------------------------------
     def word(self, node: Any) -> Word:
-        return Word(tuple(self.parts(node, quoted=False)))
+        return word(tuple(self.parts(node, quoted=False)))
 
     def parts(self, node: Any, quoted: bool) -> list[Part]:
         kind = node.type
@@ -691,11 +706,11 @@ class _Converter:
         current: list[Part] = []
         for child in rest[1:]:
             if child.type == "/" and op in ("/", "//", "/#", "/%"):
-                args.append(Word(tuple(current)))
+                args.append(word(tuple(current)))
                 current = []
             else:
                 current.extend(self.parts(child, quoted=child.type not in ("word", "regex") and quoted))
-        args.append(Word(tuple(current)))
+        args.append(word(tuple(current)))
         return Param(name, op, tuple(args), quoted)
 
     def substitution(self, node: Any, quoted: bool) -> Part:
@@ -757,7 +772,7 @@ class _Converter:
 
 def _with_stderr(command: Command) -> Command:
     """``a |& b``: a's standard error goes down the pipe too (``2>&1``)."""
-    return Redirected(command, (Redirect(2, ">&", Word((Lit("1", False),))),))
+    return Redirected(command, (Redirect(2, ">&", word((Lit("1", False),))),))
 
 
 def _strip_tabs(text: str) -> str:
