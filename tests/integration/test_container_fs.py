@@ -158,3 +158,24 @@ def test_host_path_and_persistent_volumes_outlive_their_pods(cluster: Cluster) -
     cluster.create(pod("second", containers=[busybox(volumeMounts=mounts)], volumes=volumes))
     at(cluster, 45)
     assert exec_(cluster, "second", ["cat", "/host/f", "/data/f"]) == (0, "node\nvolume\n", "")
+
+
+def test_the_service_account_volume_serves_a_token_the_apiserver_accepts(cluster: Cluster) -> None:
+    """The projected volume the ServiceAccount admission plugin adds: token, ca.crt, namespace."""
+    volume = {"name": "kube-api-access-x1y2z", "projected": {"defaultMode": 0o644, "sources": [
+        {"serviceAccountToken": {"expirationSeconds": 3607, "path": "token"}},
+        {"configMap": {"name": "kube-root-ca.crt", "items": [{"key": "ca.crt", "path": "ca.crt"}]}},
+        {"downwardAPI": {"items": [{"path": "namespace", "fieldRef": {"fieldPath": "metadata.namespace"}}]}}]}}
+    mount = {"name": volume["name"], "mountPath": "/var/run/secrets/kubernetes.io/serviceaccount", "readOnly": True}
+    at(cluster, 2)  # the default ServiceAccount exists
+    cluster.create(pod("app", containers=[busybox(volumeMounts=[mount])], volumes=[volume]))
+    at(cluster, 4)
+    directory = "/var/run/secrets/kubernetes.io/serviceaccount"
+    assert exec_(cluster, "app", ["ls", directory]) == (0, "ca.crt\nnamespace\ntoken\n", "")
+    assert exec_(cluster, "app", ["cat", f"{directory}/namespace"]) == (0, "default", "")
+    assert exec_(cluster, "app", ["head", "-n", "1", f"{directory}/ca.crt"])[1] == "-----BEGIN CERTIFICATE-----\n"
+    token = exec_(cluster, "app", ["cat", f"{directory}/token"])[1]
+    review = client.AuthenticationV1Api(cluster.client()).create_token_review({"spec": {"token": token}})
+    assert review.status.authenticated and review.status.user.username == "system:serviceaccount:default:default"
+    at(cluster, 3000)  # past 80 % of its hour the kubelet asks for a new one
+    assert exec_(cluster, "app", ["cat", f"{directory}/token"])[1] != token
