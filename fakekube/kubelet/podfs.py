@@ -84,8 +84,8 @@ class Filesystems:
             for kind, name in volumes.sources(volume):
                 source = f"{kind}/{namespace}/{name}"
                 if source not in state["versions"]:
+                    self.watchers.setdefault(source, []).append(key)  # first: a write from now on is seen
                     state["versions"][source] = [[now_s, sources.get(kind, namespace, name)]]
-                    self.watchers.setdefault(source, []).append(key)
         self.pods[key] = state
 
     def watched(self, kind: str, namespace: str, name: str) -> bool:

@@ -210,6 +210,9 @@ class PodRunner:
     def keys_for(self, change: Change) -> Iterable[str]:
         """A bound pod; a node that just got its podCIDR (its waiting pods may start)."""
         if change.resource in (CONFIGMAPS.plural, SECRETS.plural):
+            # Only a mounted one matters (a membership test of the runner's map: it names keys, keeps nothing).
+            if not self.filesystems.watched(change.resource, change.namespace, change.name):
+                return []
             return [f"{SOURCE_KEY}{change.resource}/{change.namespace}/{change.name}"]
         if change.resource == NODES.plural:
             gets_network = change.type not in (ADDED, DELETED) and _pod_cidr(change.obj) and not _pod_cidr(change.prev)
