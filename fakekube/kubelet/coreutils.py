@@ -20,12 +20,11 @@ import re
 from datetime import datetime, timezone
 from typing import Callable, Iterable, NamedTuple, Sequence
 
-from fakekube.kubelet import shellsyntax
 from fakekube.kubelet.behaviour import ExecCommand
 from fakekube.kubelet.fs import DIR, FILE, LINK, Entry, FsError, mode_string
 from fakekube.kubelet.printf import printf
 from fakekube.kubelet.shell import (
-    NOT_EXECUTABLE_EXIT_CODE, NOT_FOUND_EXIT_CODE, SHELLS, Forever, Process, Shell, ShellExit, Source, Streams,
+    NOT_EXECUTABLE_EXIT_CODE, SHELLS, Forever, Process, Shell, Source, Streams,
     pattern_match, run_shell)
 
 Command = Callable[[Process], int]
@@ -1254,13 +1253,4 @@ def _register_others() -> None:
     from fakekube.kubelet import builtins, netutils, tarcmd, textutils  # noqa: F401
 
 
-def _quiet(error: ShellExit) -> int:
-    return error.status
-
-
-def parse_script(script: str) -> shellsyntax.Seq:
-    return shellsyntax.parse(script)
-
-
-NOT_FOUND = NOT_FOUND_EXIT_CODE
 _register_others()

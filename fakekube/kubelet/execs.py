@@ -25,7 +25,7 @@ from typing import Any, Mapping, NamedTuple, Sequence
 
 from fakekube.kubelet import coreutils
 from fakekube.kubelet.behaviour import ExecCommand
-from fakekube.kubelet.fs import FileSystem, Mount, new_store
+from fakekube.kubelet.fs import FileSystem, Mount
 from fakekube.kubelet.shell import (
     MAX_DEPTH, NOT_FOUND_EXIT_CODE, SHELLS, Capture, Environment, Forever, HandOver, Limits, NotSimulated, Process, Run, Shell, Source,
     Streams, _Fatal)

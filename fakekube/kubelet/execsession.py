@@ -27,7 +27,7 @@ from fakekube.kubelet import coreutils, execs, shellsyntax, tarcmd
 from fakekube.kubelet.execs import ExecResult
 from fakekube.kubelet.shell import (
     Capture, Environment, Forever, Limits, NotSimulated, Run, Shell, ShellExit, Source, Streams, _Fatal, _LoopControl,
-    _Return, run_shell)
+    _Return)
 
 #: The most stdin one session takes (a ``kubectl cp`` of a large file); past it the command
 #: gets no more and ends with exit 1, naming the limit.
@@ -231,5 +231,3 @@ class Bound:
     def close(self) -> Chunk:
         return self.on_engine(self.session.close)
 
-
-__all__ = ["Bound", "Chunk", "ExecSession", "MAX_STDIN_BYTES", "mode_of", "run_shell"]

@@ -151,6 +151,8 @@ class Filesystems:
             state["roots"][name] = container_id
             self.stores[root_id] = rootfs.root_store(pod, container, argv, [m.path for m in mounts],
                                                      sources.node or state["node"])
+        root = self.stores[root_id]
+        mounts = [mount._replace(path=rootfs.canonical(root, mount.path)) for mount in mounts]
         access: dict[str, Store] | Overlay = Overlay(self.stores) if overlay else self.stores
         working_dir = str(container.get("workingDir") or "/")
         return FileSystem(access, (Mount("/", root_id),) + tuple(mounts), now_s, working_dir)

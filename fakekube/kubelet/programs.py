@@ -39,7 +39,7 @@ from fakekube.kubelet.behaviour import MAX_DURATION_S, ExecCommand, LogLine, Ove
 from fakekube.kubelet.fs import FileSystem
 from fakekube.kubelet.shell import (
     Environment, Forever, HandOver, Limits, LogSink, NotSimulated, Process, Run, Shell, ShellExit, Source, Streams,
-    _Fatal, run_shell)
+    _Fatal)
 
 #: A program's bounds: simple commands (a `while true; do date; sleep 5; done` loop: 2,000 rounds,
 #: 2.8 hours of log) and log bytes; past either it runs on without writing more.

@@ -38,7 +38,7 @@ import functools
 import posixpath
 from typing import Any, Mapping, NamedTuple
 
-from fakekube.kubelet.fs import DIR, FILE, LINK, Entry, Store, new_store, split, store_get
+from fakekube.kubelet.fs import DIR, FILE, LINK, MAX_SYMLINKS, Entry, Store, new_store, normalize, split, store_get
 
 #: When the base layouts' files were written (2024-10-01T00:00:00Z): an image's build time.
 IMAGE_BUILT_S = 1727740800.0
@@ -177,12 +177,24 @@ def _entry_dir(store: Store, path: str) -> dict[str, Entry]:
     return entry[3]
 
 
-def _mkdirs(store: Store, path: str) -> None:
-    children = store["root"][3]
-    for name in split(path):
-        if name not in children:
-            children[name] = [DIR, 0o755, IMAGE_BUILT_S, {}]
-        children = children[name][3]
+def _mkdirs(store: Store, path: str, hops: int = 0) -> None:
+    """Make the directories of ``path`` in the store, following its links (a mount point under
+    Debian's ``/lib -> usr/lib`` is made in ``/usr/lib``); a file on the way leaves it as it is."""
+    done: list[str] = []
+    parts = split(path)
+    for index, name in enumerate(parts):
+        parent = store_get(store, done)
+        if parent is None or parent[0] != DIR:
+            return
+        entry = parent[3].setdefault(name, [DIR, 0o755, IMAGE_BUILT_S, {}])
+        if entry[0] == LINK:
+            if hops < MAX_SYMLINKS:
+                target = normalize(posixpath.join("/" + "/".join(done), str(entry[3])))
+                _mkdirs(store, posixpath.join(target, *parts[index + 1:]), hops + 1)
+            return
+        if entry[0] != DIR:
+            return
+        done.append(name)
 
 
 def root_store(pod: Mapping[str, Any], container: Mapping[str, Any], argv: list[str], mount_points: list[str],
@@ -200,16 +212,33 @@ def root_store(pod: Mapping[str, Any], container: Mapping[str, Any], argv: list[
                                                        for word in argv)]
     _entry_dir(store, "proc")["self"] = [LINK, 0o777, IMAGE_BUILT_S, "1"]
     for point in mount_points:
-        existing = store_get(store, split(point))
-        if existing is None:
-            _mkdirs(store, point)
-        elif existing[0] == LINK:
-            continue
+        _mkdirs(store, point)
     working_dir = container.get("workingDir")
     if isinstance(working_dir, str) and working_dir.startswith("/") and store_get(store, split(working_dir)) is None:
         _mkdirs(store, working_dir)
     store["used"] = 0
     return store
+
+
+def canonical(store: Store, path: str) -> str:
+    """``path`` with the root store's links followed, as runc resolves a mount's destination
+    (a volume mounted at ``/lib/x`` in a Debian image lands in ``/usr/lib/x``)."""
+    done: list[str] = []
+    pending = split(path)
+    hops = 0
+    while pending:
+        name = pending.pop(0)
+        entry = store_get(store, done + [name])
+        if entry is not None and entry[0] == LINK and hops < MAX_SYMLINKS:
+            hops += 1
+            target = str(entry[3])
+            done = [] if target.startswith("/") else done
+            pending = split(target) + pending
+        elif name == "..":
+            done = done[:-1]
+        elif name != ".":
+            done.append(name)
+    return "/" + "/".join(done)
 
 
 def hostname(pod: Mapping[str, Any], node_name: str = "") -> str:

@@ -38,7 +38,6 @@ instant give the same result.
 
 from __future__ import annotations
 
-import fnmatch
 import math
 import posixpath
 import re
@@ -1218,10 +1217,6 @@ _HANDLERS: dict[type, Callable[[Shell, Any, Streams], int]] = {
 _BUILTINS: dict[str, Callable[[Shell, Process], int]] = {}
 
 
-def fatal_message(error: BaseException) -> str:
-    return str(error)
-
-
 def run_shell(shell: Shell, tree_or_script: ast.Seq | str) -> int:
     """Run a script (or a parsed tree) in ``shell`` and return its status; fatal expansion errors
     and what is not simulated end it with exit 2 and their message on stderr."""
@@ -1240,7 +1235,3 @@ def run_shell(shell: Shell, tree_or_script: ast.Seq | str) -> int:
         shell.status = SYNTAX_EXIT_CODE
     return shell.status
 
-
-def glob_match(pattern: str, name: str) -> bool:
-    """fnmatch as ``find -name`` uses it."""
-    return fnmatch.fnmatchcase(name, pattern)

@@ -24,7 +24,7 @@ import zlib
 from typing import Callable, NamedTuple
 
 from fakekube.kubelet.coreutils import command
-from fakekube.kubelet.fs import DIR, FILE, LINK, FileSystem, FsError
+from fakekube.kubelet.fs import DIR, LINK, FileSystem, FsError
 from fakekube.kubelet.shell import Process
 
 BLOCK = 512
@@ -386,5 +386,3 @@ def is_extract(argv: list[str]) -> TarOptions | None:
         return None
     return options if options.operation == "x" and options.archive == "-" else None
 
-
-__all__ = ["Extractor", "TarOptions", "create", "is_extract", "parse_options", "FILE"]

@@ -160,6 +160,16 @@ def test_host_path_and_persistent_volumes_outlive_their_pods(cluster: Cluster) -
     assert exec_(cluster, "second", ["cat", "/host/f", "/data/f"]) == (0, "node\nvolume\n", "")
 
 
+def test_a_volume_mounted_through_a_merged_usr_link_is_seen_at_both_paths(cluster: Cluster) -> None:
+    """Debian's /lib is a link to usr/lib: runc mounts at the resolved /usr/lib/app/conf."""
+    cluster.create(config_map("conf", key="v1"))
+    container = {"name": "c", "image": "debian:12", "command": ["sleep", "infinity"],
+                 "volumeMounts": [{"name": "conf", "mountPath": "/lib/app/conf"}]}
+    cluster.create(pod("deb", containers=[container], volumes=[{"name": "conf", "configMap": {"name": "conf"}}]))
+    at(cluster, 2)
+    assert exec_(cluster, "deb", ["cat", "/lib/app/conf/key", "/usr/lib/app/conf/key"]) == (0, "v1v1", "")
+
+
 def test_the_service_account_volume_serves_a_token_the_apiserver_accepts(cluster: Cluster) -> None:
     """The projected volume the ServiceAccount admission plugin adds: token, ca.crt, namespace."""
     volume = {"name": "kube-api-access-x1y2z", "projected": {"defaultMode": 0o644, "sources": [
