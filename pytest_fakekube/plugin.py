@@ -25,10 +25,17 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("fakekube", "fake Kubernetes cluster")
     group.addoption("--fakekube-seed", type=int, default=None, help="seed for every fakekube cluster (default 0)")
     group.addoption("--fakekube-nodes", type=int, default=None, help="default number of nodes (default 0)")
+    group.addoption("--fakekube-kubernetes-version", default=None, metavar="1.XX",
+                    help="the Kubernetes release every fakekube cluster emulates: 1.33, 1.34, 1.35 or 1.36 "
+                         "(default 1.36); the marker's kubernetes_version= wins for its test")
+    group.addoption("--fakekube-image-policy", default=None, choices=("plausible", "exists", "missing"),
+                    help="which images pull in every cluster (default plausible; a test's marker may say "
+                         "image_policy=...)")
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    config.addinivalue_line("markers", "fakekube(**config): settings (nodes=, seed=, ...) for this test's fake cluster")
+    config.addinivalue_line("markers", "fakekube(**config): settings (nodes=, seed=, kubernetes_version=, ...) "
+                                       "for this test's fake cluster")
 
 
 class ClusterPool:
@@ -78,7 +85,9 @@ def fakekube(request: pytest.FixtureRequest, fakekube_pool: ClusterPool, fakekub
     # The immutability guard is on under test: an in-place edit of a stored object fails
     # the test where it happens. ``fakekube_config`` or the marker may switch it off.
     settings: dict[str, Any] = {"immutability_guard": True}
-    for option, field in (("--fakekube-seed", "seed"), ("--fakekube-nodes", "nodes")):
+    for option, field in (("--fakekube-seed", "seed"), ("--fakekube-nodes", "nodes"),
+                          ("--fakekube-kubernetes-version", "kubernetes_version"),
+                          ("--fakekube-image-policy", "image_policy")):
         value = request.config.getoption(option)
         if value is not None:
             settings[field] = value

@@ -12,9 +12,11 @@ Its sub-packages are layers; each imports only the ones listed before it
 5. :mod:`.registry` — :class:`~fakekube.api.registry.ResourceType`, ``Strategy``, ``Registry``.
 6. :mod:`.auth` — identities and service-account tokens.
 7. :mod:`.types` — the built-in types, one declaration each, next to its strategy.
-8. :mod:`.verbs` — ``APIServer`` (the verbs over the store), admission, listing,
-   deletion, subresources, discovery and OpenAPI.
-9. :mod:`.http` — the werkzeug WSGI app, routing, negotiation, watch streams, server.
+8. :mod:`.admission` — the admission chain: one plugin protocol, the plugins by upstream
+   name in kube-apiserver's order, webhooks and policies.
+9. :mod:`.verbs` — ``APIServer`` (the verbs over the store), listing, deletion,
+   subresources, discovery and OpenAPI; it runs the admission chain.
+10. :mod:`.http` — the werkzeug WSGI app, routing, negotiation, watch streams, server.
 
 ``events`` (the event recorder) still lives here, above the verbs, until it moves to
 the engine.

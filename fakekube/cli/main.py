@@ -35,6 +35,16 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--controllers", default=None, metavar="LIST",
                        help="controllers to run, as kube-controller-manager's flag: '*' (default) is every "
                             "default controller, 'name' enables one, '-name' disables one (e.g. '*,-podgc')")
+    serve.add_argument("--kubernetes-version", default=None, metavar="1.XX",
+                       help="the Kubernetes release to emulate: 1.33, 1.34, 1.35 or 1.36 (default 1.36); "
+                            "/version, discovery, defaults, messages and feature gates follow it")
+    serve.add_argument("--enable-admission-plugins", default=None, metavar="LIST",
+                       help="kube-apiserver's flag: admission plugins to run besides the default ones, "
+                            "comma-separated (e.g. AlwaysPullImages,PodNodeSelector); they run in upstream's "
+                            "order whatever the order here (docs/config.md)")
+    serve.add_argument("--disable-admission-plugins", default=None, metavar="LIST",
+                       help="kube-apiserver's flag: default admission plugins not to run, comma-separated "
+                            "(e.g. ServiceAccount,ResourceQuota)")
     serve.add_argument("--seed", type=int, default=None, help="seed for names, UIDs and IPs (default 0)")
     serve.add_argument("--time-scale", type=float, default=None, metavar="K",
                        help="cluster time runs K times as fast as the wall clock (default 1: real time, like a "
@@ -61,6 +71,10 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--event-ttl", default=None, metavar="DURATION",
                        help="kube-apiserver's flag: how long an Event lives after its last write, a Go duration "
                             "such as 1h0m0s, 30m or 90s (default 1h; 0 keeps Events until deleted)")
+    serve.add_argument("--image-policy", default=None, choices=("plausible", "exists", "missing"),
+                       help="which images pull: plausible (default: made-up names and impossible tags fail, as on "
+                            "a real registry), exists (every image pulls) or missing (only known images pull); "
+                            "the config file's imagePolicy lists stay (docs/behaviour.md)")
     return parser
 
 
@@ -95,15 +109,37 @@ def cluster_config(args: argparse.Namespace, start_time: datetime | None,
     from fakekube.cluster.configfile import config_from_values, load_config_values
     from fakekube.engine import parse_enable_list
     chosen = load_config_values(args.config) if args.config else {}
-    flags = {"seed": args.seed, "nodes": args.nodes, "time_scale": args.time_scale, "start_time": start_time,
+    flags = {"seed": args.seed, "nodes": args.nodes, "kubernetes_version": args.kubernetes_version, "time_scale": args.time_scale, "start_time": start_time,
              "auto_advance": args.auto_advance, "authorization_mode": args.authorization_mode,
              "token_auth_file": args.token_auth_file, "tls": args.tls, "event_ttl_s": event_ttl_s,
              "system_pods": False if args.system_pods is False else None,
              "metrics_server": False if args.metrics_server is False else None,
-             "controllers": parse_enable_list(args.controllers) if args.controllers is not None else None}
+             "controllers": parse_enable_list(args.controllers) if args.controllers is not None else None,
+             "enable_admission_plugins": plugin_list(args.enable_admission_plugins),
+             "disable_admission_plugins": plugin_list(args.disable_admission_plugins)}
     chosen.update((name, value) for name, value in flags.items() if value is not None)
+    if args.image_policy is not None:  # the flag names the policy; the file's lists stay
+        from fakekube.kubelet.registry import ImageCatalog
+        catalog = chosen.get("image_policy")
+        chosen["image_policy"] = (catalog.replace(policy=args.image_policy) if isinstance(catalog, ImageCatalog)
+                                  else args.image_policy)
     listen = {"host": args.host, "port": args.port, "kubeconfig_path": args.kubeconfig}
     return config_from_values({**serve_defaults(chosen), **chosen, **listen})
+
+
+def plugin_list(text: str | None) -> tuple[str, ...] | None:
+    """An admission plugin flag's comma-separated names (None: not given)."""
+    return None if text is None else tuple(name.strip() for name in text.split(",") if name.strip())
+
+
+def check_plugin_flags(args: argparse.Namespace) -> str | None:
+    """kube-apiserver's complaint about the admission plugin flags, or None."""
+    from fakekube.api.admission import UnknownPlugins, check_names
+    try:
+        check_names(plugin_list(args.enable_admission_plugins) or (), plugin_list(args.disable_admission_plugins) or ())
+    except UnknownPlugins as error:
+        return str(error)
+    return None
 
 
 def serve_defaults(chosen: Mapping[str, Any]) -> dict[str, Any]:
@@ -184,6 +220,13 @@ def _serve(args: argparse.Namespace) -> int:
     if args.time_scale is not None and args.time_scale < 0:
         print("fakekube: --time-scale must be >= 0", file=sys.stderr)
         return 2
+    if args.kubernetes_version is not None:
+        from fakekube.objects.versions import UnsupportedVersion, release
+        try:
+            release(args.kubernetes_version)
+        except UnsupportedVersion as exc:
+            print(f"fakekube: --kubernetes-version: {exc}", file=sys.stderr)
+            return 2
     try:
         start_time = parse_start_time(args.start_time) if args.start_time is not None else None
     except ValueError as exc:
@@ -193,6 +236,10 @@ def _serve(args: argparse.Namespace) -> int:
         event_ttl_s = parse_event_ttl(args.event_ttl) if args.event_ttl is not None else None
     except ValueError as exc:
         print(f"fakekube: bad {exc}", file=sys.stderr)
+        return 2
+    plugins_problem = check_plugin_flags(args)
+    if plugins_problem is not None:
+        print(f"fakekube: {plugins_problem}", file=sys.stderr)
         return 2
     try:
         config = cluster_config(args, start_time, event_ttl_s)
@@ -206,7 +253,7 @@ def _serve(args: argparse.Namespace) -> int:
     with cluster:
         attach_control(cluster)
         freeze_startup_heap()
-        print(f"fakekube: serving Kubernetes v{config.kubernetes_version} at {cluster.url}", flush=True)
+        print(f"fakekube: serving Kubernetes {config.kubelet_version} at {cluster.url}", flush=True)
         print(f"fakekube: kubeconfig written to {cluster.kubeconfig}", flush=True)
         print(f"fakekube: try: kubectl --kubeconfig {cluster.kubeconfig} get nodes", flush=True)
         print(f"fakekube: time: {describe_time(config)}", flush=True)

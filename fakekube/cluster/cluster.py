@@ -28,11 +28,11 @@ from fakekube.cluster import bootstrap, rbacpolicy
 from fakekube.cluster.config import ClusterConfig
 from fakekube.cluster.kubeconfig import write_kubeconfig
 from fakekube.cluster.metricsserver import EngineUsage, register_api_service
+from fakekube.cluster.podstreams import KubeletStreams, StoreReads
 from fakekube.cluster.system import SystemPlan, boot_start
 from fakekube.scheduler import Scheduler
 from fakekube.scheduler.explain import explain
-from fakekube.cluster.wiring import (ADMISSION_CHECKS, ADMISSION_PLUGINS, APISERVER_CONTROLLERS, CONTROLLERS,
-                                    VALIDATING_ADMISSION_PLUGINS)
+from fakekube.cluster.wiring import APISERVER_CONTROLLERS, CONTROLLERS, admission_options, admission_plugins
 from fakekube.controllers.nodeipam import NodeIPAMController, check_node_room
 from fakekube.engine import Engine, enabled_controllers
 from fakekube.engine.autoadvance import AutoAdvance
@@ -64,7 +64,8 @@ class Cluster:
         self.config = self.config.replace(authorization_mode=parse_mode(self.config.authorization_mode))  # ValueError
         self._controller_specs = enabled_controllers(CONTROLLERS, self.config.controllers)  # ValueError: unknown name
         self.service_network = ServiceNetwork(self.config.service_cidr, self.config.service_node_port_range)
-        self.registry: Registry = builtin_registry(self.service_network, metrics_server=bool(self.config.metrics_server))
+        self.registry: Registry = builtin_registry(self.service_network, metrics_server=bool(self.config.metrics_server),
+                                                   release=self.config.release)
         self._time_observers: list[Callable[[datetime], None]] = []
         #: The nodes and system objects a new cluster gets (fakekube/cluster/system/).
         self._plan = SystemPlan.for_config(self.config)
@@ -108,7 +109,8 @@ class Cluster:
         self.rng = SeededRandom(self.config.seed)
         self.store = Store(self.config.history_limit, guard=self.config.immutability_guard,
                            history_max_bytes=self.config.history_max_bytes)
-        self.api = APIServer(self.registry, self.store, self.clock, self.rng, self.config.kubernetes_version)
+        self.api = APIServer(self.registry, self.store, self.clock, self.rng, self.config.kubernetes_version,
+                             self.config.patch_version)
         self.api.authorization_mode = self.config.authorization_mode
         self.api.static_tokens = self._static_tokens
         self.engine = Engine(self.store, self.clock, self.api, self.rng.fork("engine"),
@@ -118,23 +120,24 @@ class Cluster:
         #: kube-scheduler (None when the config turns it off: pods then wait for a binding).
         self.scheduler = Scheduler(self.config.scheduler) if self.config.scheduler is not None else None
         self.kubelets = Kubelets(self.config.kubelet, self._plan.behaviours(self.config.behaviours),
-                                 self._static_manifests)
+                                 self._static_manifests, self.config.image_policy.with_preloaded(self._plan.images),
+                                 observed_generation=self.config.release.enabled("PodObservedGenerationTracking"))
         scheduler = (self.scheduler,) if self.scheduler is not None else ()
         apiserver_controllers = tuple(factory(self.config) for factory in APISERVER_CONTROLLERS)
         for controller in (*self.controllers.values(), *scheduler, *self.kubelets.controllers(), *apiserver_controllers):
             self.engine.register(controller)
-        for name, plugin in ADMISSION_PLUGINS.items():
-            self.api.mutating_admission.append(plugin(self.config))
-        for name, validating in VALIDATING_ADMISSION_PLUGINS.items():
-            self.api.validating_admission.append(validating(self.config))
-        for name, check in ADMISSION_CHECKS.items():
-            self.api.admission_checks.append(check(self.config))
         self.api.pod_logs = self._pod_logs
         self.api.pod_exec = self._pod_exec
+        streams = KubeletStreams(self.engine, self.kubelets, self.clock, self.store)
+        self.api.pod_streams, self.api.pod_http = streams, streams.answer
+        self.kubelets.pods.reads = StoreReads(self.store)
         self.api.kubelet_unreachable = self._kubelet_unreachable
-        self.api.webhooks.transport.addresses.update(self.config.webhook_addresses)
+        self.api.webhook_transport.addresses.update(self.config.webhook_addresses)
         bootstrap.populate(self.api, self._plan.node_specs, self.config.kubelet_version,
                            self.service_network.ip_range.first_address, self.service_network.cidr)
+        # The config's admission chain from here on: the apiserver's own initial objects above
+        # went through upstream's default one (a chain refusing them leaves no cluster to run).
+        self.api.configure_admission(admission_plugins(self.config), admission_options(self.config))
         rbacpolicy.populate(self.store, self.registry, self.rng, self.api.now_rfc3339(),
                             control=self.config.authorization_mode == RBAC)
         if self.config.metrics_server:
@@ -402,7 +405,7 @@ class Cluster:
         (``hooks.default.svc:443``, or a webhook URL's) → the socket (``127.0.0.1:8443``).
         Edit it to route a webhook a test serves; a reset restores
         ``ClusterConfig.webhook_addresses``."""
-        return self.api.webhooks.transport.addresses
+        return self.api.webhook_transport.addresses
 
     @property
     def kubeconfig(self) -> str:

@@ -11,10 +11,11 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any, Mapping
 
+from fakekube.api.admission import check_names
 from fakekube.api.auth.authorizer import ALWAYS_ALLOW, RBAC
 from fakekube.api.auth.identity import UserInfo
 from fakekube.api.types.service_alloc import DEFAULT_NODE_PORT_RANGE, DEFAULT_SERVICE_CIDR
-from fakekube.api.wire.schema import DEFAULT_KUBERNETES_VERSION
+from fakekube.objects import versions
 from fakekube.clock import DEFAULT_EPOCH
 from fakekube.cluster.nodespec import NodeSpec
 from fakekube.record import FrozenRecord
@@ -28,6 +29,7 @@ from fakekube.engine import RateLimits
 from fakekube.engine.timers import MAX_DELAY_S
 from fakekube.kubelet.agents import KubeletConfig
 from fakekube.kubelet.behaviour import BehaviourCatalog
+from fakekube.kubelet.registry import ImageCatalog
 from fakekube.scheduler import SchedulerConfig
 from fakekube.store import DEFAULT_HISTORY_LIMIT
 from fakekube.store.frozen import guard_default
@@ -51,7 +53,8 @@ class ClusterConfig(FrozenRecord):
         "cluster_cidr", "node_cidr_mask_size", "service_cidr", "service_node_port_range",
         "load_balancer_ip_pool", "behaviours", "static_pods", "static_pod_path", "immutability_guard",
         "system_pods", "metrics_server", "webhook_addresses", "remote_webhook_addresses", "authorization_mode",
-        "static_tokens", "token_auth_file", "tls", "event_ttl_s", "extra",
+        "static_tokens", "token_auth_file", "tls", "event_ttl_s", "enable_admission_plugins",
+        "disable_admission_plugins", "image_policy", "extra",
     )
 
     seed: int
@@ -60,7 +63,11 @@ class ClusterConfig(FrozenRecord):
     host: str
     port: int
     kubeconfig_path: str | None
+    #: The Kubernetes release emulated: "1.33" … "1.36" (default: the newest). Discovery,
+    #: ``/version``, defaults, messages, feature gates and timings follow it
+    #: (fakekube/objects/versions.py); "v1.34" is read as "1.34", anything else is refused.
     kubernetes_version: str
+    #: The patch ``/version`` and the nodes' kubelets report (``v1.36.<patch>``).
     patch_version: int
     history_limit: int
     #: The change log's byte budget (object versions, marshal-sized); past it older changes
@@ -133,11 +140,21 @@ class ClusterConfig(FrozenRecord):
     #: Event is deleted this long after its last write, and watchers see it DELETED. 0
     #: keeps Events until deleted (``fakekube/controllers/eventttl.py``).
     event_ttl_s: float
+    #: kube-apiserver's ``--enable-admission-plugins`` and ``--disable-admission-plugins``:
+    #: plugin names added to or taken from upstream's default set (docs/config.md
+    #: "Admission plugins"); the order they run in is upstream's, whatever the order here.
+    enable_admission_plugins: tuple[str, ...]
+    disable_admission_plugins: tuple[str, ...]
+    #: Which images pull (fakekube/kubelet/registry.py, docs/behaviour.md "Images"): a
+    #: policy name — ``plausible`` (the default: made-up names and tags no release has fail,
+    #: as on a real registry), ``exists`` (every image pulls) or ``missing`` (only known
+    #: images pull) — or an :class:`~fakekube.kubelet.registry.ImageCatalog` with lists.
+    image_policy: ImageCatalog
     extra: dict[str, Any]
 
     def __init__(self, seed: int = 0, nodes: int | tuple[NodeSpec, ...] = 0, host: str = "127.0.0.1",
                  port: int = 0, kubeconfig_path: str | None = None,
-                 kubernetes_version: str = DEFAULT_KUBERNETES_VERSION, patch_version: int = 0,
+                 kubernetes_version: str = versions.DEFAULT_VERSION, patch_version: int = 0,
                  history_limit: int = DEFAULT_HISTORY_LIMIT, history_max_bytes: int = DEFAULT_HISTORY_BYTES,
                  start_time: datetime = DEFAULT_EPOCH, max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
                  node_lifecycle: NodeLifecycleConfig = NodeLifecycleConfig(),
@@ -153,7 +170,9 @@ class ClusterConfig(FrozenRecord):
                  remote_webhook_addresses: bool = False,
                  authorization_mode: str = ALWAYS_ALLOW, static_tokens: Mapping[str, UserInfo] | None = None,
                  token_auth_file: str | None = None, tls: bool | None = None,
-                 event_ttl_s: float = DEFAULT_EVENT_TTL_S, extra: dict[str, Any] | None = None) -> None:
+                 event_ttl_s: float = DEFAULT_EVENT_TTL_S, enable_admission_plugins: tuple[str, ...] = (),
+                 disable_admission_plugins: tuple[str, ...] = (), image_policy: ImageCatalog | str | None = None,
+                 extra: dict[str, Any] | None = None) -> None:
         values = dict(locals())  # the arguments by name (each field is one)
         del values["self"]
         values["behaviours"] = behaviours if behaviours is not None else BehaviourCatalog()
@@ -161,6 +180,14 @@ class ClusterConfig(FrozenRecord):
         values["webhook_addresses"] = webhook_addresses if webhook_addresses is not None else {}
         values["static_tokens"] = static_tokens if static_tokens is not None else {}
         values["extra"] = extra if extra is not None else {}
+        values["kubernetes_version"] = versions.release(kubernetes_version).version  # UnsupportedVersion (ValueError)
+        if isinstance(patch_version, bool) or not isinstance(patch_version, int) or patch_version < 0:
+            raise ValueError(f"patch_version must be a whole number >= 0, got {patch_version!r}")
+        values["enable_admission_plugins"] = tuple(enable_admission_plugins)
+        values["disable_admission_plugins"] = tuple(disable_admission_plugins)
+        check_names(values["enable_admission_plugins"], values["disable_admission_plugins"])  # upstream's errors
+        values["image_policy"] = (image_policy if isinstance(image_policy, ImageCatalog)
+                                  else ImageCatalog.from_config(image_policy))
         if not 0 <= event_ttl_s <= MAX_DELAY_S:  # NaN too
             raise ValueError(f"event_ttl_s must be between 0 and {MAX_DELAY_S:.0f} seconds (Go's Duration range), "
                              f"got {event_ttl_s!r}")
@@ -172,8 +199,14 @@ class ClusterConfig(FrozenRecord):
         return self.tls if self.tls is not None else self.authorization_mode == RBAC
 
     @property
+    def release(self) -> versions.Release:
+        """The emulated release's row of the version table."""
+        return versions.release(self.kubernetes_version)
+
+    @property
     def kubelet_version(self) -> str:
-        return f"v{self.kubernetes_version}.{self.patch_version}"
+        """What the nodes report (``status.nodeInfo.kubeletVersion``): /version's gitVersion."""
+        return self.release.git_version(self.patch_version)
 
     @property
     def system(self) -> SystemPods:

@@ -17,6 +17,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
+from fakekube.api.admission import UnknownPlugins, check_names
 from fakekube.api.auth.authorizer import parse_mode
 from fakekube.api.auth.identity import UserInfo
 from fakekube.api.types._util import parse_quantity
@@ -34,7 +35,9 @@ from fakekube.kubelet.agents import KubeletConfig
 from fakekube.scheduler import Scheduler, SchedulerConfig
 from fakekube.kubelet.heartbeat import HeartbeatConfig
 from fakekube.kubelet.behaviour import BehaviourCatalog
+from fakekube.kubelet.registry import ImageCatalog
 from fakekube.kubelet.staticpods import check_manifest
+from fakekube.objects.versions import UnsupportedVersion, release
 
 #: The optional header; a file that names another version is refused rather than misread.
 API_VERSION = "fakekube.io/v1alpha1"
@@ -115,6 +118,10 @@ def parse_config_values(data: Any, base_dir: Path | None = None) -> dict[str, An
     for key, field, parse in _TOP_LEVEL:
         if key in root:
             values[field] = parse(root[key], key)
+    try:
+        check_names(values.get("enable_admission_plugins", ()), values.get("disable_admission_plugins", ()))
+    except UnknownPlugins as error:  # a name both enabled and disabled
+        raise ConfigError(f"enableAdmissionPlugins, disableAdmissionPlugins: {error}") from None
     if "staticPodPath" in root:
         values["static_pod_path"] = _static_pod_path(root["staticPodPath"], base_dir)
     if "tokenAuthFile" in root:
@@ -133,6 +140,21 @@ def _header(root: Mapping[str, Any]) -> None:
 
 def _seed(raw: Any, path: str) -> int:
     return _integer(raw, path)
+
+
+def _kubernetes_version(raw: Any, path: str) -> str:
+    """A supported minor release, "1.34" (YAML reads an unquoted 1.30 as the number 1.3: it
+    must be quoted; a number is refused with that hint)."""
+    if isinstance(raw, (int, float)) and not isinstance(raw, bool):
+        raise ConfigError(f'{path}: must be a string such as "1.34" (quote it: YAML reads {raw!r} as a number)')
+    try:
+        return release(_string(raw, path)).version
+    except UnsupportedVersion as error:
+        raise ConfigError(f"{path}: {error}") from None
+
+
+def _patch_version(raw: Any, path: str) -> int:
+    return _integer(raw, path, minimum=0)
 
 
 def _start_time(raw: Any, path: str) -> datetime:
@@ -230,6 +252,23 @@ def _controllers(raw: Any, path: str) -> tuple[str, ...]:
     return parse_enable_list([_string(item, f"{path}[{index}]") for index, item in enumerate(raw)])
 
 
+def _plugin_names(raw: Any, path: str) -> tuple[str, ...]:
+    """kube-apiserver's ``--enable-admission-plugins``/``--disable-admission-plugins``: a list
+    of plugin names or one comma-separated string; an unknown name is upstream's error."""
+    if isinstance(raw, str):
+        names = tuple(name.strip() for name in raw.split(",") if name.strip())
+    elif isinstance(raw, list):
+        names = tuple(_string(item, f"{path}[{index}]") for index, item in enumerate(raw))
+    else:
+        raise ConfigError(f"{path}: must be a list of admission plugin names (or a comma-separated string), "
+                          f"got {_describe(raw)}")
+    try:
+        check_names(names, ()) if path == "enableAdmissionPlugins" else check_names((), names)
+    except UnknownPlugins as error:
+        raise ConfigError(f"{path}: {error}") from None
+    return names
+
+
 #: podGC keys → PodGCConfig fields (upstream constants gcCheckPeriod and the quarantine;
 #: terminatedPodGCThreshold as KubeControllerManagerConfiguration's PodGCController names it).
 POD_GC_KEYS = {"checkPeriod": "period_s", "quarantinePeriod": "quarantine_s",
@@ -308,6 +347,13 @@ def _behaviours(raw: Any, path: str) -> BehaviourCatalog:
         return BehaviourCatalog.from_config(_mapping(raw, path))
     except ConfigError:
         raise
+    except ValueError as error:
+        raise ConfigError(_one_line(error)) from None
+
+
+def _image_policy(raw: Any, path: str) -> ImageCatalog:
+    try:
+        return ImageCatalog.from_config(raw)
     except ValueError as error:
         raise ConfigError(_one_line(error)) from None
 
@@ -427,12 +473,16 @@ def _token_auth_file(raw: Any, base_dir: Path | None) -> str:
 #: (YAML key, ClusterConfig field, parser) for the plain top-level fields.
 _TOP_LEVEL: tuple[tuple[str, str, Callable[[Any, str], Any]], ...] = (
     ("seed", "seed", _seed),
+    ("kubernetesVersion", "kubernetes_version", _kubernetes_version),
+    ("patchVersion", "patch_version", _patch_version),
     ("startTime", "start_time", _start_time),
     ("timeScale", "time_scale", _time_scale),
     ("autoAdvance", "auto_advance", _flag),
     ("nodes", "nodes", _nodes),
     ("nodeLifecycle", "node_lifecycle", _node_lifecycle),
     ("controllers", "controllers", _controllers),
+    ("enableAdmissionPlugins", "enable_admission_plugins", _plugin_names),
+    ("disableAdmissionPlugins", "disable_admission_plugins", _plugin_names),
     ("podGC", "pod_gc", _pod_gc),
     ("kubelet", "kubelet", _kubelet),
     ("scheduler", "scheduler", _scheduler),
@@ -442,6 +492,7 @@ _TOP_LEVEL: tuple[tuple[str, str, Callable[[Any, str], Any]], ...] = (
     ("serviceNodePortRange", "service_node_port_range", _text),
     ("loadBalancerIPPool", "load_balancer_ip_pool", _text),
     ("behaviours", "behaviours", _behaviours),
+    ("imagePolicy", "image_policy", _image_policy),
     ("staticPods", "static_pods", _static_pods),
     ("systemPods", "system_pods", _system_pods),
     ("metricsServer", "metrics_server", _flag),

@@ -4,13 +4,14 @@ they get it once, when the cluster builds them."""
 
 from __future__ import annotations
 
-from fakekube.api.types import builtin_registry
+from fakekube.api.types import builtin_types
 from fakekube.objects import Resource
 from fakekube.objects.kinds import APIResource
+from fakekube.objects.versions import Release
 
 
-def served_resources() -> tuple[APIResource, ...]:
-    """Every persisted type (reviews are never stored), in discovery order."""
+def served_resources(release: Release) -> tuple[APIResource, ...]:
+    """Every persisted type ``release`` serves (reviews are never stored), in discovery order."""
     return tuple(APIResource(Resource(rt.group, rt.plural), rt.api_version, rt.kind, rt.namespaced, rt.verbs,
                              Resource(*rt.key))
-                 for rt in builtin_registry() if rt.persisted)
+                 for rt in builtin_types(release) if rt.persisted)

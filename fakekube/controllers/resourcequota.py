@@ -1,7 +1,7 @@
 """The ResourceQuota controller (upstream ``pkg/controller/resourcequota``, 1.33): keeps each
 quota's ``status.hard`` equal to ``spec.hard`` and ``status.used`` equal to what the
 namespace's objects cost (:func:`fakekube.objects.quota.calculate_used`), so ``kubectl
-describe quota`` shows Used/Hard and quota admission (fakekube/api/verbs/quotaadmission.py)
+describe quota`` shows Used/Hard and quota admission (fakekube/api/admission/resourcequota.py)
 has a usage to charge against.
 
 A quota is synced when it is created or its ``spec.hard`` changes, when an object of a tracked resource in

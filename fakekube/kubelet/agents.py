@@ -22,6 +22,7 @@ from fakekube.kubelet.backoff import INITIAL_BACKOFF_S, MAX_BACKOFF_S, ImagePull
 from fakekube.kubelet.behaviour import BehaviourCatalog
 from fakekube.kubelet.heartbeat import KUBELET_PORT, HeartbeatConfig, NodeHeartbeats
 from fakekube.kubelet.pods import NODE_KEY, PodRunner, node_internal_ip
+from fakekube.kubelet.registry import ImageCatalog
 from fakekube.kubelet.resourcemetrics import ResourceMetrics
 from fakekube.kubelet.staticpods import StaticPodController, StaticPodManifest
 
@@ -40,14 +41,18 @@ class Kubelets:
     """The simulated kubelets of every node (see the module docstring)."""
 
     def __init__(self, config: KubeletConfig = KubeletConfig(), behaviours: BehaviourCatalog = BehaviourCatalog(),
-                 manifests: Sequence[StaticPodManifest] = ()) -> None:
+                 manifests: Sequence[StaticPodManifest] = (), images: ImageCatalog = ImageCatalog(),
+                 observed_generation: bool = True) -> None:
+        """``observed_generation``: the release's PodObservedGenerationTracking gate
+        (fakekube/objects/versions.py; off in 1.33): pod statuses carry the generation they show."""
         self.heartbeats = NodeHeartbeats(config.heartbeat)
         up = self.heartbeats.reaches_apiserver
         self.static_pods = StaticPodController(manifests, node_is_up=up)
         self.pods = PodRunner(behaviours, node_is_up=up,
                               restart_backoff=RestartBackoff(config.backoff_initial_s, config.backoff_max_s),
                               pull_backoff=ImagePullBackoff(config.backoff_initial_s, config.backoff_max_s),
-                              image_pulled=self.heartbeats.image_pulled)
+                              image_pulled=self.heartbeats.image_pulled, image_held=self.heartbeats.image_held,
+                              images=images, observed_generation=observed_generation)
         #: What metrics-server would report of these kubelets (metrics.k8s.io, kubectl top).
         self.metrics = ResourceMetrics(self.pods, node_is_up=up)
 

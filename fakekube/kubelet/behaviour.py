@@ -34,6 +34,7 @@ import reprlib
 from typing import Any, Iterable, Mapping, NamedTuple, Sequence
 
 from fakekube.engine.timers import MAX_DELAY_S
+from fakekube.kubelet.httpmodel import HttpRoute, routes_from
 from fakekube.kubelet.segments import Segments
 from fakekube.kubelet.usage import UsageTimeline, parse_usage
 from fakekube.record import FrozenRecord
@@ -45,9 +46,10 @@ BEHAVIOUR_ANNOTATION = "fakekube.io/behaviour"
 ERR_IMAGE_PULL = "ErrImagePull"
 IMAGE_PULL_BACKOFF = "ImagePullBackOff"
 
-#: The pull error message used when config says only ``image_pull_error: true``.
-DEFAULT_PULL_ERROR = ('rpc error: code = NotFound desc = failed to pull and unpack image "{image}": '
-                      '{image}: not found')
+#: The pull error message used when config says only ``image_pull_error: true``: containerd's
+#: for a tag the registry does not have (``{reference}``: the normalized reference).
+DEFAULT_PULL_ERROR = ('rpc error: code = NotFound desc = failed to pull and unpack image "{reference}": '
+                      'failed to resolve reference "{reference}": {reference}: not found')
 
 #: The longest delay a behaviour may give, in seconds: Go's time.Duration range (int64
 #: nanoseconds, about 292 years), the bound on every upstream timer. Past it: refused.
@@ -182,7 +184,7 @@ class ContainerBehaviour(FrozenRecord):
 
     __slots__ = ("pull_delay_s", "start_delay_s", "run_for_s", "exit_code", "stop_delay_s", "readiness", "liveness",
                  "startup", "log_lines", "image_pull_error", "image_pull_failures", "exec_commands", "cpu_usage_m",
-                 "memory_usage_bytes")
+                 "memory_usage_bytes", "handles_sigterm", "stop_exit_code", "http")
 
     #: Seconds the image pull takes (the Pulling → Pulled events), each attempt.
     pull_delay_s: float
@@ -192,7 +194,8 @@ class ContainerBehaviour(FrozenRecord):
     run_for_s: float | None
     #: The exit code when it exits by itself.
     exit_code: int
-    #: Seconds the process takes to exit once asked to stop (capped by the grace period).
+    #: Seconds the process takes to exit once it got SIGTERM, when it handles it (capped by
+    #: the grace period; kubelet/termination.py).
     stop_delay_s: float
     #: What a readinessProbe / livenessProbe / startupProbe would see over time.
     readiness: Timeline
@@ -212,6 +215,17 @@ class ContainerBehaviour(FrozenRecord):
     #: Default: an idle nginx's 1m and 4 MiB.
     cpu_usage_m: UsageTimeline
     memory_usage_bytes: UsageTimeline
+    #: Does the process stop on SIGTERM? False: it ignores it (a program without a handler
+    #: running as PID 1: ``sleep``, ``tail -f``, a shell loop) and is killed (SIGKILL, exit
+    #: 137) when the grace period ends. Default True (servers handle it); a command the
+    #: kubelet knows sets its own (kubelet/termination.py's table).
+    handles_sigterm: bool
+    #: The exit code of a process that stops on SIGTERM: 0 (a clean shutdown), or 143 for
+    #: one the signal's default action ends (128 + 15).
+    stop_exit_code: int
+    #: What the container answers over HTTP, per port and path (port-forward, the
+    #: apiserver's proxy, HTTP preStop hooks, ``curl`` from other pods: kubelet/httpmodel.py).
+    http: tuple[HttpRoute, ...]
 
     def __init__(self, pull_delay_s: float = 0.0, start_delay_s: float = 1.0, run_for_s: float | None = None,
                  exit_code: int = 0, stop_delay_s: float = 0.0, readiness: Timeline = ALWAYS_HEALTHY,
@@ -219,9 +233,11 @@ class ContainerBehaviour(FrozenRecord):
                  log_lines: tuple[LogLine, ...] = (), image_pull_error: str | None = None,
                  image_pull_failures: int | None = None, exec_commands: tuple[ExecCommand, ...] = (),
                  cpu_usage_m: UsageTimeline = DEFAULT_CPU_USAGE,
-                 memory_usage_bytes: UsageTimeline = DEFAULT_MEMORY_USAGE) -> None:
+                 memory_usage_bytes: UsageTimeline = DEFAULT_MEMORY_USAGE, handles_sigterm: bool = True,
+                 stop_exit_code: int = 0, http: tuple[HttpRoute, ...] = ()) -> None:
         values = (pull_delay_s, start_delay_s, run_for_s, exit_code, stop_delay_s, readiness, liveness, startup,
-                  log_lines, image_pull_error, image_pull_failures, exec_commands, cpu_usage_m, memory_usage_bytes)
+                  log_lines, image_pull_error, image_pull_failures, exec_commands, cpu_usage_m, memory_usage_bytes,
+                  handles_sigterm, stop_exit_code, http)
         for name, value in zip(self.__slots__, values):
             self._set(name, value)
         self._check()
@@ -231,8 +247,12 @@ class ContainerBehaviour(FrozenRecord):
             _require_seconds(name, getattr(self, name))
         if self.run_for_s is not None:
             _require_seconds("run_for_s", self.run_for_s)
-        if isinstance(self.exit_code, bool) or not isinstance(self.exit_code, int):
-            raise ValueError(f"exit_code: must be an integer, got {self.exit_code!r}")
+        for name in ("exit_code", "stop_exit_code"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int):
+                raise ValueError(f"{name}: must be an integer, got {value!r}")
+        if not isinstance(self.handles_sigterm, bool):
+            raise ValueError(f"handles_sigterm: must be true or false, got {self.handles_sigterm!r}")
         if self.image_pull_failures is not None and (
                 isinstance(self.image_pull_failures, bool) or not isinstance(self.image_pull_failures, int)
                 or self.image_pull_failures < 0):
@@ -249,7 +269,9 @@ class ContainerBehaviour(FrozenRecord):
         return self.image_pull_failures is None or attempt <= self.image_pull_failures
 
     def pull_error_message(self, image: str) -> str:
-        return (self.image_pull_error or "").replace("{image}", image)
+        """The declared error, ``{image}`` replaced by the image as written and ``{reference}``
+        by its normalized reference (``docker.io/library/nginx:1.27``)."""
+        return (self.image_pull_error or "").replace("{image}", image).replace("{reference}", normalize_image(image))
 
 
 DEFAULT_BEHAVIOUR = ContainerBehaviour()
@@ -282,6 +304,8 @@ def behaviour_overlay(data: Mapping[str, Any], where: str = "behaviour") -> Over
         except (TypeError, ValueError) as error:
             raise ValueError(f"{where}.{name}: {error}") from None
         values[parsed_name] = value
+    if "stop_delay_s" in values and "handles_sigterm" not in values:
+        values["handles_sigterm"] = True  # a declared stop delay says the process stops on SIGTERM
     overlay = tuple(sorted(values.items()))
     apply_overlay(DEFAULT_BEHAVIOUR, overlay, where)  # cross-field checks, once
     return overlay
@@ -310,11 +334,17 @@ def _parse_field(name: str, raw: Any) -> tuple[str, Any]:
         return name, _log_lines(raw)
     if name == "exec_commands":
         return name, _exec_commands(raw)
+    if name == "http":
+        return name, routes_from(raw)
     if name in _USAGE_UNITS:
         return name, parse_usage(raw, _USAGE_UNITS[name])
     if name == "run_for_s":
         return name, None if raw is None else _seconds(raw)
-    if name in ("exit_code", "image_pull_failures"):
+    if name == "handles_sigterm":
+        if not isinstance(raw, bool):
+            raise ValueError(f"must be true or false, got {brief(raw)}")
+        return name, raw
+    if name in ("exit_code", "stop_exit_code", "image_pull_failures"):
         if raw is None and name == "image_pull_failures":
             return name, None
         if isinstance(raw, bool) or not isinstance(raw, int):

@@ -62,6 +62,20 @@ def pull_backoff(image: str) -> EventText:
     return EventText(NORMAL, "BackOff", f'Back-off pulling image "{image}"')
 
 
+def inspect_failed(message: str) -> EventText:
+    """``EnsureImageExists``: the reference did not parse (reason ``InspectFailed``)."""
+    return EventText(WARNING, "InspectFailed", message)
+
+
+def never_pull_message(image: str) -> str:
+    return f'Container image "{image}" is not present with pull policy of Never'
+
+
+def never_pull(message: str) -> EventText:
+    """``imageNotPresentOnNeverPolicyError``."""
+    return EventText(WARNING, "ErrImageNeverPull", message)
+
+
 def start_error(reason: str) -> EventText:
     """``startContainer``'s "Error: %v" after EnsureImageExists failed (ErrImagePull, ImagePullBackOff)."""
     return EventText(WARNING, "Failed", f"Error: {reason}")
@@ -80,6 +94,11 @@ def started(container: str) -> EventText:
 def stopping(container: str) -> EventText:
     """``killContainer`` with no message: the pod is being deleted (or killed as a whole)."""
     return EventText(NORMAL, "Killing", f"Stopping container {container}")
+
+
+def prestop_failed() -> EventText:
+    """``executePreStopHook``: the hook failed (the message is fixed so no secret leaks)."""
+    return EventText(WARNING, "FailedPreStopHook", "PreStopHook failed")
 
 
 def probe_kill(container: str, probe: str, restart: bool) -> EventText:

@@ -157,6 +157,10 @@ class NodeHeartbeats:
         self._overrides.get(node, {}).pop(condition_type, None)
         self._verified.pop(node, None)
 
+    def image_held(self, node: str, image: str) -> bool:
+        """Does ``node`` hold ``image`` (its kubelet pulled it, or its status listed it)?"""
+        return self.images.holds(node, image)
+
     def image_pulled(self, node: str, image: str) -> None:
         """A container on ``node`` pulled ``image``: a new one is reported at the next status check."""
         if self.images.pulled(node, image):

@@ -69,6 +69,15 @@ class NodeImages:
         self._reported.pop(node, None)
         return True
 
+    def holds(self, node: str, image: str) -> bool:
+        """Does ``node`` hold ``image`` (pulled there, or listed in its status as on disk)?"""
+        held = self._held.get(node)
+        if not held:
+            return False
+        normalized = normalize_image(image)
+        return normalized in held or any(normalized in entry.names or image in entry.names
+                                          for entry in held.values())
+
     def reported(self, node: str) -> list[Obj] | None:
         """``status.images`` as the node's kubelet writes it; None when it holds nothing."""
         held = self._held.get(node)

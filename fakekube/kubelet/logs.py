@@ -117,6 +117,12 @@ class LogCursor:
         self._remaining = options.limit_bytes
         self._seen = 0
 
+    def relog(self, log: ContainerLog) -> None:
+        """Read ``log`` from now on: the same instance whose lines from some instant on were
+        rewritten (a SIGTERM handler's output replacing the program's); the lines already
+        returned are earlier than any rewritten one, so the count of lines seen still holds."""
+        self._log = log
+
     @property
     def exhausted(self) -> bool:
         """The byte limit is used up: the response ends."""

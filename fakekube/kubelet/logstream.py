@@ -36,7 +36,7 @@ from datetime import datetime
 from typing import Callable, Iterator, NamedTuple
 
 from fakekube.kubelet.containers import ContainerRun, Instance, after
-from fakekube.kubelet.logs import LogCursor
+from fakekube.kubelet.logs import ContainerLog, LogCursor
 
 #: How often an idle stream wakes (wall seconds) to notice what no clock move announces.
 POLL_INTERVAL_S = 0.2
@@ -74,6 +74,7 @@ class ContainerFollow:
                  pod_known: Callable[[], bool]) -> None:
         self._run = run
         self._instance = instance
+        self._stop_from_s = instance.stop_from_s
         self._cursor = cursor
         self.first = first
         self._pod_known = pod_known
@@ -81,6 +82,9 @@ class ContainerFollow:
     def poll(self, now: datetime, max_bytes: int = MAX_CHUNK_BYTES) -> Poll:
         """The lines written since the last poll, up to ``now``, and whether the stream is over."""
         instance = self._latest()
+        if instance.stop_from_s != self._stop_from_s:  # a stop's handler rewrote what comes from the signal on
+            self._stop_from_s = instance.stop_from_s
+            self._cursor.relog(ContainerLog(instance.log_lines, instance.started_at, instance.finished_at))
         end = self._end(instance)
         if end is None and (not self._pod_known() or not self._is_current(instance)):
             end = now  # the pod is gone, or the instance was replaced: it stopped by now
@@ -102,7 +106,7 @@ class ContainerFollow:
         """When the instance ended or is bound to end: its exit, a probe kill, a stop — or None."""
         if instance.finished_at is not None:
             return instance.finished_at
-        ends = [after(instance.started_at, end_s) for end_s in (self._run.behaviour.run_for_s, instance.plan.kill_s)
+        ends = [after(instance.started_at, end_s) for end_s in (instance.run_for_s, instance.plan.kill_s)
                 if end_s is not None]
         stop_at = self._run.stop_at
         if stop_at is not None and self._is_current(instance):

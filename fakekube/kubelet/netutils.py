@@ -7,49 +7,35 @@ IP, ``HOSTNAME.SUBDOMAIN.NAMESPACE.svc.cluster.local`` to a pod of a headless Se
 names through the search list of the container's ``/etc/resolv.conf``. Other names do not
 resolve (a simulated cluster reaches no network outside it).
 
-HTTP goes to the pod behind the address (a Service's port to its ``targetPort`` on a ready
-endpoint, the first by address); what the pod answers is asked of an :class:`HttpResponder`
-(the behaviour model of what containers serve). With none, or none declared for that port,
-the connection is refused, as it is to a port nobody listens on. ``https`` is not simulated.
+HTTP goes where a client in the cluster reaches (objects/serviceroutes.py: a Service's port to
+its ``targetPort`` on a ready endpoint, a pod IP to that pod) and is answered by that pod's HTTP
+behaviour (kubelet/httpmodel.py: declared routes, the image's own server, a declared port's
+empty 200); a port nothing listens on refuses the connection. ``https`` is not simulated.
 """
 
 from __future__ import annotations
 
-import http
 import re
-from typing import NamedTuple, Protocol, Sequence
+from typing import Protocol, Sequence
 from urllib.parse import urlsplit
 
 from fakekube.kubelet.coreutils import command
 from fakekube.kubelet.fs import FsError
+from fakekube.kubelet.httpmodel import HttpAnswer
 from fakekube.kubelet.shell import Process
-
-
-class HttpAnswer(NamedTuple):
-    status: int
-    headers: tuple[tuple[str, str], ...] = ()
-    body: bytes = b""
-
-
-class HttpResponder(Protocol):
-    """What a pod answers on a port (the behaviour model of HTTP servers; kubelet-life's part)."""
-
-    def answer(self, pod: dict, container_port: int, method: str, path: str) -> HttpAnswer | None: ...
+from fakekube.objects.serviceroutes import Unreachable
 
 
 class Network(Protocol):
-    """What a container's network clients reach (kubelet/network.py builds one per exec or run)."""
+    """What a container's network clients reach (kubelet/clusternet.py builds one per exec or run)."""
 
     dns_server: str
 
     def resolve(self, name: str, search: Sequence[str], ndots: int) -> tuple[str, list[str]] | None:
         """(the fully qualified name found, its addresses), or None (NXDOMAIN)."""
 
-    def connect(self, address: str, port: int) -> tuple[dict, int] | None:
-        """The pod and container port behind ``address:port``, or None when nothing listens."""
-
-    def answer(self, pod: dict, container_port: int, method: str, path: str) -> HttpAnswer | None:
-        ...
+    def request(self, address: str, port: int, method: str, target: str) -> HttpAnswer | Unreachable:
+        """What ``address:port`` answers, or why nothing does."""
 
 
 def _network(p: Process) -> Network | None:
@@ -113,19 +99,8 @@ def _nslookup(p: Process) -> int:
     return 0
 
 
-class _Request(NamedTuple):
-    url: str
-    method: str
-    output: str | None
-    quiet: bool
-    fail: bool
-    head: bool
-    include: bool
-    write_out: str | None
-
-
 def _fetch(p: Process, url: str, method: str) -> tuple[str, str, int, HttpAnswer | None, str]:
-    """(host, address, port, answer, problem): problem is "resolve", "refused", "tls" or ""."""
+    """(host, address, port, answer, problem): problem is "resolve", "refused", "timeout", "tls" or ""."""
     if "://" not in url:
         url = "http://" + url
     parts = urlsplit(url)
@@ -138,23 +113,13 @@ def _fetch(p: Process, url: str, method: str) -> tuple[str, str, int, HttpAnswer
         return host, "", port, None, "resolve"
     address = found[1][0] if found[1] else ""
     network = _network(p)
-    target = network.connect(address, port) if network is not None else None
-    if target is None or network is None:
+    if network is None:
         return host, address, port, None, "refused"
-    path = parts.path or "/"
-    if parts.query:
-        path += "?" + parts.query
-    answer = network.answer(target[0], target[1], method, path)
-    if answer is None:
-        return host, address, port, None, "refused"
+    target = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+    answer = network.request(address, port, method, target)
+    if isinstance(answer, Unreachable):
+        return host, address, port, None, "timeout" if "timed out" in answer.message else "refused"
     return host, address, port, answer, ""
-
-
-def _reason(status: int) -> str:
-    try:
-        return http.HTTPStatus(status).phrase
-    except ValueError:
-        return ""
 
 
 @command("wget")
@@ -196,13 +161,15 @@ def _wget(p: Process) -> int:
             return p.fail("fakekube does not simulate https")
         if not quiet:
             p.err(f"Connecting to {host}{f':{port}' if port != 80 else ''} ({address}:{port})\n")
+        if problem == "timeout":
+            return p.fail("download timed out")
         if answer is None:
             return p.fail(f"can't connect to remote host ({address}): Connection refused")
         if headers:
-            p.err(f"  HTTP/1.1 {answer.status} {_reason(answer.status)}\n" +
+            p.err(f"  HTTP/1.1 {answer.status} {answer.reason}\n" +
                   "".join(f"  {name}: {value}\n" for name, value in answer.headers))
         if answer.status >= 400:
-            return p.fail(f"server returned error: HTTP/1.1 {answer.status} {_reason(answer.status)}")
+            return p.fail(f"server returned error: HTTP/1.1 {answer.status} {answer.reason}")
         if spider:
             if not quiet:
                 p.err("remote file exists\n")
@@ -284,6 +251,11 @@ def _curl(p: Process) -> int:
             if not quiet_errors:
                 p.err("curl: (35) fakekube does not simulate https\n")
             return 35
+        if problem == "timeout":
+            if not quiet_errors:
+                p.err(f"curl: (28) Failed to connect to {host} port {port}: Connection timed out\n")
+            _write_out(p, write_out, 0)
+            return 28
         if answer is None:
             if not quiet_errors:
                 p.err(f"curl: (7) Failed to connect to {host} port {port} after 0 ms: Couldn't connect to server\n")
@@ -294,7 +266,7 @@ def _curl(p: Process) -> int:
                 p.err(f"curl: (22) The requested URL returned error: {answer.status}\n")
             _write_out(p, write_out, answer.status)
             return 22
-        header_text = f"HTTP/1.1 {answer.status} {_reason(answer.status)}\r\n" + "".join(
+        header_text = f"HTTP/1.1 {answer.status} {answer.reason}\r\n" + "".join(
             f"{name}: {value}\r\n" for name, value in answer.headers) + "\r\n"
         data = (header_text.encode() if head or include else b"") + (b"" if head else answer.body)
         if output is not None and output != "-":

@@ -14,9 +14,15 @@ with behaviour as data (:class:`~fakekube.kubelet.behaviour.BehaviourCatalog`):
   Running, Started/Ready from the probe plan, exit or probe kill, restarts by
   ``restartPolicy`` with CrashLoopBackOff (:mod:`~fakekube.kubelet.containers`);
 * the phase and conditions upstream computes (:mod:`~fakekube.kubelet.podstatus`);
-* graceful deletion: each running container stops after ``min(stop_delay_s, grace)``
-  (a preStop hook's time belongs in ``stop_delay_s``), sidecars after the app containers,
-  then the terminal status is written and the pod deleted with grace 0;
+* graceful deletion: each running container is stopped as upstream's ``killContainer``
+  stops it — preStop hook, SIGTERM, SIGKILL when the grace runs out
+  (:mod:`~fakekube.kubelet.termination`) — sidecars after the app containers, then the
+  terminal status is written and the pod deleted with grace 0;
+* images as upstream's image manager gets them (``imagePullPolicy``, the node's images,
+  :mod:`~fakekube.kubelet.registry`), and each container's program run again at each start
+  (kubelet/programs.py: its output may depend on when it runs);
+* what a pod answers over HTTP (:meth:`PodRunner.http`, port-forward and the proxy) and
+  requests made from inside the cluster (:meth:`PodRunner.request`);
 * the kubelet's events (source ``kubelet``/node name, reportingInstance the node name,
   ``involvedObject.fieldPath`` ``spec.containers{c}`` / ``spec.initContainers{c}``), with
   upstream's texts (:mod:`fakekube.kubelet.events`), stamped with the instant each step
@@ -43,8 +49,9 @@ from __future__ import annotations
 
 import functools
 import ipaddress
+import posixpath
 from datetime import datetime
-from typing import Any, Callable, Iterable, Sequence
+from typing import Any, Callable, Iterable, Protocol, Sequence
 
 from fakekube.api.machinery.errors import ApiError
 from fakekube.clock import DEFAULT_EPOCH, format_rfc3339
@@ -57,19 +64,31 @@ from fakekube.kubelet.behaviour import BehaviourCatalog
 from fakekube.kubelet.execs import ExecResult
 from fakekube.kubelet.execsession import ExecSession
 from fakekube.kubelet import events as texts
-from fakekube.kubelet.containers import RUNNING, SIGKILL_EXIT_CODE, ContainerRun, RunContext, after
+from fakekube.kubelet import hooks, httpmodel, programs
+from fakekube.kubelet.httpmodel import HttpAnswer, HttpRequest
+from fakekube.kubelet.imageref import familiar_repository
+from fakekube.kubelet.behaviour import ContainerBehaviour, Overlay
+from fakekube.kubelet.containers import RUNNING, ContainerRun, RunContext
 from fakekube.kubelet.events import KUBELET, EventText
-from fakekube.kubelet import programs
-from fakekube.kubelet.behaviour import ContainerBehaviour
-from fakekube.kubelet.network import ClusterNetwork
-from fakekube.kubelet.netutils import HttpResponder
-from fakekube.kubelet.fs import Overlay
+from fakekube.kubelet.clusternet import ClusterNetwork
+from fakekube.kubelet.fs import Overlay as FsOverlay
 from fakekube.kubelet.podfs import Filesystems, Sources
+from fakekube.kubelet.programs import program_argv
+from fakekube.kubelet.registry import ImageCatalog, pull_error
+from fakekube.kubelet.termination import (
+    IMAGE_PROGRAMS,
+    HookOutcome,
+    StopResponse,
+    container_shares_pid_namespace,
+    declared_response,
+    signal_overlay,
+)
 from fakekube.kubelet.logs import PREVIOUS_NOT_FOUND, ContainerLog, LogCursor, PodLogOptions, read_logs
 from fakekube.kubelet.logstream import ContainerFollow
 from fakekube.kubelet.podstatus import (
     TERMINAL_PHASES,
     container_status,
+    observed_generation,
     pod_conditions,
     pod_phase,
 )
@@ -77,7 +96,8 @@ from fakekube.kubelet import sidecars
 from fakekube.kubelet.staticpods import pod_identity
 from fakekube.objects.indexes import POD_NODE_NAME, pod_node_name
 from fakekube.objects.kinds import (
-    CONFIGMAPS, ENDPOINTS, NODES, PERSISTENT_VOLUME_CLAIMS, PODS, SECRETS, SERVICES)
+    CONFIGMAPS, ENDPOINTS, NODES, PERSISTENT_VOLUME_CLAIMS, PODS, SECRETS, SERVICES, Resource)
+from fakekube.objects.serviceroutes import Unreachable, resolve
 from fakekube.store import ADDED, DELETED, Change
 
 Obj = dict[str, Any]
@@ -174,6 +194,24 @@ class PodState:
         return self.terminating and not any(run.stage == RUNNING for run in self.all_runs)
 
 
+class ObjectReads(Protocol):
+    """Reads of stored objects, for requests that cross the cluster's network."""
+
+    def get(self, resource: Resource, namespace: str, name: str) -> Obj | None: ...
+    def list(self, resource: Resource) -> list[Obj]: ...
+
+
+class _NoObjects:
+    def get(self, resource: Resource, namespace: str, name: str) -> Obj | None:
+        return None
+
+    def list(self, resource: Resource) -> list[Obj]:
+        return []
+
+
+NO_OBJECTS = _NoObjects()
+
+
 class PodRunner:
     """Runs the pods of every simulated node (see the module docstring)."""
 
@@ -186,8 +224,15 @@ class PodRunner:
                  restart_backoff: RestartBackoff | None = None,
                  pull_backoff: ImagePullBackoff | None = None,
                  image_pulled: Callable[[str, str], None] = lambda node, image: None,
-                 http_responder: HttpResponder | None = None) -> None:
+                 image_held: Callable[[str, str], bool] = lambda node, image: False,
+                 images: ImageCatalog = ImageCatalog(),
+                 observed_generation: bool = True) -> None:
         self.catalog = catalog
+        #: Which images pull (kubelet/registry.py), and (node, image): does the node hold it?
+        self.images = images
+        self._image_held = image_held
+        #: PodObservedGenerationTracking (on from 1.34): the status says which pod generation it shows.
+        self._observed_generation = observed_generation
         self._node_is_up = node_is_up
         #: (node, image): a container pulled an image there (the node's status lists it).
         self._image_pulled = image_pulled
@@ -199,8 +244,14 @@ class PodRunner:
         self._execs = 0
         #: Every container's files (kubelet/podfs.py): plain data, like the rest of this state.
         self.filesystems = Filesystems()
-        #: What pods answer over HTTP to ``wget``/``curl`` from a container (None: nothing listens).
-        self.http_responder = http_responder
+        #: The cluster's objects as in-cluster requests read them (:meth:`request`); the
+        #: cluster plugs in the store (none by default: no Service exists).
+        self.reads: ObjectReads = NO_OBJECTS
+
+    def _image_present(self, node: str, image: str) -> bool:
+        """Does ``node`` hold ``image``: pulled there, listed in its status, or preloaded by
+        kind's node image?"""
+        return self._image_held(node, image) or self.images.preloaded_image(image)
 
     def __len__(self) -> int:
         """Pods this runner currently remembers (the memory bound in the module docstring)."""
@@ -270,15 +321,19 @@ class PodRunner:
         start = parse_time((pod.get("status") or {}).get("startTime")) or ctx.now
 
         def runs(kind: str, init: bool) -> list[ContainerRun]:
-            # A container's own program runs when it starts (``_program_started``), on its filesystem.
-            return [ContainerRun(c, self.catalog.for_container(pod, c["name"]), init, policy)
-                    for c in spec.get(kind) or []]
+            return [self._container_run(pod, c, init, policy, ctx.now) for c in spec.get(kind) or []]
 
         return PodState(uid=pod_identity(pod), node=node_name,
                         label=f"{meta['name']}_{meta['namespace']}({meta.get('uid', '')})",
                         restart_policy=policy, start_time=start, host_ip=host_ip, pod_ip=pod_ip,
                         owns_ip=not host_network and pod_ip is not None,
                         init_runs=runs("initContainers", True), runs=runs("containers", False))
+
+    def _container_run(self, pod: Obj, spec: Obj, init: bool, policy: str, now: datetime,
+                       ephemeral: bool = False) -> ContainerRun:
+        """A container's run, with the behaviour its image rules and annotation give; its own
+        program runs when an instance starts (:meth:`_program_started`), on its filesystem."""
+        return ContainerRun(spec, self.catalog.for_container(pod, spec["name"]), init, policy, ephemeral=ephemeral)
 
     def _sync(self, key: str, pod: Obj, state: PodState, ctx: Context) -> None:
         run_ctx = self._run_context(pod, state, ctx)
@@ -303,8 +358,7 @@ class PodRunner:
         for spec in pod["spec"].get("ephemeralContainers") or []:
             if spec.get("name") in known:
                 continue
-            behaviour = self.catalog.for_container(pod, spec["name"])
-            run = ContainerRun(spec, behaviour, False, "Never", ephemeral=True)
+            run = self._container_run(pod, spec, False, "Never", now, ephemeral=True)
             state.ephemeral_runs.append(run)
             run.begin(now, run_ctx)
 
@@ -319,34 +373,36 @@ class PodRunner:
         def others_running(run: ContainerRun) -> bool:
             return any(other is not run and other.stage == RUNNING for other in state.runs)
 
-        def program_started(run: ContainerRun, at: datetime, container_id: str) -> ContainerBehaviour | None:
-            return self._program_started(ctx, pod, state, run, at, container_id)
+        def prestop(run: ContainerRun, at: datetime) -> HookOutcome | None:
+            instance = run.current
+            behaviour = instance.behaviour if instance is not None and instance.behaviour else run.behaviour
+            return hooks.prestop_outcome(pod, run.spec, behaviour, at)
 
         return RunContext(state.uid, self._restart_backoff, self._pull_backoff, lambda: new_container_id(ctx),
                           DEFAULT_EPOCH, record=record_text, pod_label=state.label, pod_ip=state.pod_ip or "",
                           others_running=others_running,
                           image_pulled=lambda image: self._image_pulled(state.node, image),
-                          program_started=program_started)
+                          instance_behaviour=lambda run, at, container_id: self._program_started(
+                              ctx, pod, state, run, at, container_id),
+                          prestop=prestop, stop_response=lambda run, at: stop_response(run, at),
+                          image_present=lambda image: self._image_present(state.node, image),
+                          pull_error=lambda image: pull_error(image, self.images))
 
     def _note_deletion(self, pod: Obj, state: PodState, now: datetime, run_ctx: RunContext) -> None:
-        """A deletionTimestamp stops every container by then (a shorter second delete moves it earlier),
-        sidecars after the others (:mod:`~fakekube.kubelet.sidecars`); the kubelet records
-        ``Killing`` for each running one when it first asks it to stop."""
+        """A deletionTimestamp stops every container with the pod's ``deletionGracePeriodSeconds``
+        from when the kubelet sees it (kubelet/termination.py: preStop hook, SIGTERM, SIGKILL
+        when the grace runs out; a shorter second delete kills sooner), sidecars after the
+        others (:mod:`~fakekube.kubelet.sidecars`); the kubelet records ``Killing`` for each
+        running one when it first asks it to stop."""
         meta = pod["metadata"]
-        deletion = parse_time(meta.get("deletionTimestamp"))
-        if deletion is None:
+        if parse_time(meta.get("deletionTimestamp")) is None:
             return
         state.terminating = True
-        deadline = max(deletion, now)
-        for run in state.all_runs:
-            if run.sidecar:
-                continue
-            stopped = after(now, run.behaviour.stop_delay_s)
-            first = run.stop(stopped, 0) if stopped <= deadline else run.stop(deadline, SIGKILL_EXIT_CODE)
-            if first:
-                run_ctx.record(run, now, texts.stopping(run.name))
         grace_s = float(meta.get("deletionGracePeriodSeconds") or 0)
-        for run in sidecars.stop_in_order(state.init_runs, state.runs, now, deletion, grace_s):
+        for run in state.all_runs:
+            if not run.sidecar and run.begin_stop(now, grace_s, run_ctx):
+                run_ctx.record(run, now, texts.stopping(run.name))
+        for run in sidecars.stop_in_order(state.init_runs, state.runs, now, grace_s, run_ctx):
             run_ctx.record(run, now, texts.stopping(run.name))
 
     def _catch_up(self, pod: Obj, state: PodState, ctx: Context, run_ctx: RunContext) -> None:
@@ -391,7 +447,7 @@ class PodRunner:
             return
         grace = pod["spec"].get("terminationGracePeriodSeconds")
         grace_s = DEFAULT_TERMINATION_GRACE_S if grace is None else float(grace)
-        for run in sidecars.stop_in_order(state.init_runs, state.runs, done_at, after(done_at, grace_s), grace_s):
+        for run in sidecars.stop_in_order(state.init_runs, state.runs, done_at, grace_s, run_ctx):
             run_ctx.record(run, done_at, texts.stopping(run.name))
 
     def _status(self, pod: Obj, state: PodState, now: datetime) -> Obj:
@@ -400,10 +456,12 @@ class PodRunner:
         if current.get("phase") in TERMINAL_PHASES:
             phase = current["phase"]  # a terminal phase is final
         has_init = bool(state.init_runs)
-        status: Obj = {"phase": phase,
+        generation = observed_generation(pod, self._observed_generation)
+        status: Obj = {"observedGeneration": generation} if generation else {}
+        status.update({"phase": phase,
                        "conditions": pod_conditions(current.get("conditions") or [], state.init_runs,
-                                                    state.runs, phase, now),
-                       "hostIP": state.host_ip, "hostIPs": [{"ip": state.host_ip}]}
+                                                    state.runs, phase, now, generation),
+                       "hostIP": state.host_ip, "hostIPs": [{"ip": state.host_ip}]})
         if state.pod_ip:
             status.update(podIP=state.pod_ip, podIPs=[{"ip": state.pod_ip}])
         status["startTime"] = format_rfc3339(state.start_time)
@@ -467,9 +525,8 @@ class PodRunner:
             raise LookupError(f'pods "{name}" not found')
         run = _pick_container(state, name, container)
         instance, previous = _log_instances(run, name)
-        lines = run.behaviour.log_lines
-        current = ContainerLog(lines, instance.started_at, instance.finished_at)
-        earlier = ContainerLog(lines, previous.started_at, previous.finished_at) if previous else None
+        current = ContainerLog(instance.log_lines, instance.started_at, instance.finished_at)
+        earlier = ContainerLog(previous.log_lines, previous.started_at, previous.finished_at) if previous else None
         try:
             return read_logs(current, options, now, earlier)
         except LookupError:
@@ -491,10 +548,82 @@ class PodRunner:
         followed = previous if options.previous else instance
         if followed is None:
             raise ValueError(PREVIOUS_NOT_FOUND.format(container=run.name, pod=name))
-        log = ContainerLog(run.behaviour.log_lines, followed.started_at, followed.finished_at)
+        log = ContainerLog(followed.log_lines, followed.started_at, followed.finished_at)
         cursor = LogCursor(log, options, now)
         first = cursor.first(now)
         return ContainerFollow(run, followed, cursor, first, lambda: self._pods.get(key) is state)
+
+    def http(self, namespace: str, name: str, port: int, request: HttpRequest) -> HttpAnswer | None:
+        """What pod ``namespace/name`` answers on ``port`` (kubelet/httpmodel.py): its
+        containers share one network namespace, so the first running one that listens there
+        answers; None when none does (the connection is refused). LookupError when this
+        runner does not run the pod. Call it on the engine thread, as :meth:`logs`."""
+        state = self._pods.get(f"{namespace}/{name}")
+        if state is None:
+            raise LookupError(f'pods "{name}" not found')
+        for run in state.all_runs:
+            instance = run.current
+            if run.stage != RUNNING or instance is None:
+                continue
+            behaviour = instance.behaviour or run.behaviour
+            answer = httpmodel.answer(behaviour.http, run.spec, run.image, port, request, _runs_own_program(run))
+            if answer is not None:
+                return answer
+        return None
+
+    def request(self, client_namespace: str, host: str, port: int, request: HttpRequest) -> HttpAnswer | Unreachable:
+        """An HTTP request made from inside the cluster — ``curl``/``wget`` in a container of
+        ``client_namespace`` (the shell model's interface) — to ``host:port``: a Service by
+        DNS name or cluster IP through its ready endpoints to its ``targetPort``, or a pod by
+        IP (objects/serviceroutes.py), answered by that pod's containers (:meth:`http`).
+        :class:`~fakekube.objects.serviceroutes.Unreachable` says what the client prints
+        when nothing answers (name not resolved, connection refused). Reads the cluster's
+        Services and Endpoints through :attr:`reads` (the cluster wires the store in); on
+        the engine thread, as :meth:`exec`."""
+        reads = self.reads
+        by_ip = {state.pod_ip: key for key, state in self._pods.items() if state.pod_ip and state.owns_ip}
+
+        def pod_at(ip: str) -> Obj | None:
+            key = by_ip.get(ip)
+            if key is None:
+                return None
+            namespace, name = key.split("/", 1)
+            return {"metadata": {"namespace": namespace, "name": name}}
+
+        backend = resolve(host, port, client_namespace, lambda ns, name: reads.get(SERVICES, ns, name),
+                          lambda: reads.list(SERVICES), lambda ns, name: reads.get(ENDPOINTS, ns, name), pod_at)
+        if isinstance(backend, Unreachable):
+            return backend
+        try:
+            answer = self.http(backend.namespace, backend.pod, backend.port, request)
+        except LookupError:
+            answer = None
+        if answer is None:
+            return Unreachable(f"Failed to connect to {host} port {port}: Connection refused", 0)
+        return answer
+
+    def listens(self, namespace: str, name: str, port: int) -> bool:
+        """Does a running container of the pod listen on ``port`` (port-forward's dial)?"""
+        state = self._pods.get(f"{namespace}/{name}")
+        if state is None:
+            return False
+        return any(port in httpmodel.listening_ports((run.current.behaviour or run.behaviour).http, run.spec,
+                                                     run.image, _runs_own_program(run))
+                   for run in state.all_runs if run.stage == RUNNING and run.current is not None)
+
+    def pod_uid(self, namespace: str, name: str) -> str | None:
+        """The uid of the pod this runner runs as ``namespace/name`` (None: it runs none)."""
+        state = self._pods.get(f"{namespace}/{name}")
+        return state.uid if state is not None else None
+
+    def attach(self, namespace: str, name: str, container: str, now: datetime) -> ContainerFollow:
+        """``pods/attach``: the running container's output from ``now`` on (kubelet/logstream.py).
+        LookupError with the kubelet's text when it is not running. On the engine thread."""
+        state = self._pods.get(f"{namespace}/{name}")
+        run = next((r for r in state.all_runs if r.name == container), None) if state is not None else None
+        if run is None or run.stage != RUNNING or run.current is None:
+            raise LookupError(f'container not found ("{container}")')
+        return self.follow(namespace, name, container, PodLogOptions(follow=True, tail_lines=0), now)
 
     def exec(self, pod: Obj, container: str, argv: Sequence[str], now: datetime | None = None,
              ctx: Context | None = None, stdin: bytes = b"") -> ExecResult:
@@ -509,7 +638,7 @@ class PodRunner:
             return execs.run(run.behaviour.exec_commands, argv, pod, run.spec, exec_id, now)
         fs = self.container_filesystem(ctx, pod, container)
         return execs.run(run.behaviour.exec_commands, argv, pod, run.spec, exec_id, ctx.now, fs, stdin,
-                         self.network(ctx))
+                         self.network(ctx, pod))
 
     def open_exec(self, ctx: Context, pod: Obj, container: str, argv: Sequence[str]) -> ExecSession:
         """A ``pods/exec`` whose stdin will arrive while it runs (kubelet/execsession.py); its
@@ -525,7 +654,7 @@ class PodRunner:
         def context(step: Context) -> dict[str, Any]:
             _, _, current = self._running(pod, container)
             return {"pod": pod, "container": current.spec, "commands": current.behaviour.exec_commands,
-                    "network": self.network(step)}
+                    "network": self.network(step, pod)}
 
         return ExecSession(list(argv), open_fs, context, exec_id)
 
@@ -552,20 +681,21 @@ class PodRunner:
                                      self._sources(ctx, state.node), argv, overlay)
 
     def _program_started(self, ctx: Context, pod: Obj, state: PodState, run: ContainerRun, at: datetime,
-                         container_id: str) -> ContainerBehaviour | None:
-        """A container instance starts at ``at``: its program runs on its filesystem (kubelet/programs.py)."""
+                         container_id: str) -> ContainerBehaviour:
+        """A container instance starts at ``at``: its program runs on its filesystem
+        (kubelet/programs.py; its writes land at their times), and the behaviour this instance
+        has follows from it and from how the program takes SIGTERM (kubelet/termination.py)."""
         key = f"{pod['metadata']['namespace']}/{pod['metadata']['name']}"
         at_s = at.timestamp()
         self.filesystems.flush(at_s, self._ended)
-        argv = programs.program_argv(pod, run.spec)
+        argv = program_argv(pod, run.spec)
         fs = self.filesystems.view(key, pod, run.spec, container_id, at_s, self._sources(ctx, state.node),
                                    argv or rootfs_default_argv(run.spec), overlay=True)
-        result = programs.run_program(pod, run.spec, fs, at, run.behaviour.exec_commands, self.network(ctx))
-        operations = fs.access.operations if isinstance(fs.access, Overlay) else []
+        result = programs.run_program(pod, run.spec, fs, at, run.behaviour.exec_commands, self.network(ctx, pod))
+        operations = fs.access.operations if isinstance(fs.access, FsOverlay) else []
         self.filesystems.push(key, run.name, container_id, at_s, operations)
         run.program = result
-        overlay = result.overlay() if result is not None else ()
-        return self.catalog.for_container(pod, run.name, overlay)
+        return self.catalog.for_container(pod, run.name, program_layer(pod, run.spec, result))
 
     def _ended(self, container_id: str) -> float | None:
         """When an instance stopped (None: it still runs; -inf: it is no longer known)."""
@@ -593,10 +723,11 @@ class PodRunner:
 
         return Sources(get, token, node)
 
-    def network(self, ctx: Context) -> ClusterNetwork:
-        """The cluster as a container's network clients see it now (kubelet/network.py)."""
-        return ClusterNetwork(lambda plural, namespace, name: ctx.get(_READABLE[plural], name, namespace),
-                              lambda plural: ctx.list(_READABLE[plural]), self.http_responder)
+    def network(self, ctx: Context, pod: Obj) -> ClusterNetwork:
+        """The cluster as ``pod``'s network clients see it now (kubelet/clusternet.py): DNS from
+        the read view, connections through :meth:`request`."""
+        namespace = str((pod.get("metadata") or {}).get("namespace") or "default")
+        return ClusterNetwork(lambda plural, ns, name: ctx.get(_READABLE[plural], name, ns), namespace, self.request)
 
     def _source_changed(self, rest: str, ctx: Context) -> None:
         plural, namespace, name = rest.split("/", 2)
@@ -627,6 +758,39 @@ def issue_token(ctx: Context, pod: Obj, service_account: str, audience: str, exp
     return str((answer.get("status") or {}).get("token") or "")
 
 
+def _runs_own_program(run: ContainerRun) -> bool:
+    """Does the container run its image's program (so its image's server answers)? Yes
+    without a ``command``, or when the command is that program."""
+    command = run.spec.get("command") or []
+    if not command:
+        return True
+    own = IMAGE_PROGRAMS.get(familiar_repository(run.image), "")
+    return bool(own) and isinstance(command[0], str) and posixpath.basename(command[0]) == own
+
+
+def program_layer(pod: Obj, spec: Obj, program: programs.ProgramRun | None) -> Overlay:
+    """The behaviour fields the container's own program decided (``program``: its run, None
+    when it runs the image's own) and how it takes SIGTERM (kubelet/termination.py)."""
+    fields = program.overlay() if program is not None else ()
+    signals = signal_overlay(program_argv(pod, spec), str(spec.get("image") or ""),
+                             container_shares_pid_namespace(pod))
+    if not signals:
+        return fields
+    return tuple(sorted(dict(fields + signals).items()))
+
+
+def stop_response(run: ContainerRun, at: datetime) -> StopResponse:
+    """What the running container does with SIGTERM at ``at``: a script's ``trap`` answers for
+    itself (kubelet/programs.py), anything else as its behaviour declares."""
+    instance = run.current
+    behaviour = instance.behaviour if instance is not None and instance.behaviour else run.behaviour
+    if instance is not None:
+        answer = programs.stop_response(run.program, instance.at_s(at))
+        if answer is not None:
+            return answer
+    return declared_response(behaviour.handles_sigterm, behaviour.stop_delay_s, behaviour.stop_exit_code)
+
+
 def _pick_container(state: PodState, pod_name: str, container: str | None) -> ContainerRun:
     runs = {run.name: run for run in state.all_runs}
     if container is None:
@@ -651,7 +815,7 @@ def _log_instances(run: ContainerRun, pod_name: str) -> tuple[Any, Any]:
 def _waiting_reason(run: ContainerRun) -> str:
     if run.stage == "pull-error":
         return "image can't be pulled"
-    if run.stage == "pull-backoff" or run.pull_attempts > 1:
+    if run.stage == "pull-backoff" or run.pull_failing:
         return "trying and failing to pull image"
     return "ContainerCreating"
 

@@ -19,9 +19,14 @@ from fakekube.kubelet.backoff import CRASH_LOOP_BACK_OFF, format_go_duration
 from fakekube.kubelet.behaviour import ERR_IMAGE_PULL, IMAGE_PULL_BACKOFF, normalize_image
 from fakekube.kubelet.containers import (
     BACKOFF,
+    ERR_IMAGE_NEVER_PULL,
     EXITED,
+    INVALID_IMAGE,
+    INVALID_IMAGE_NAME,
+    NEVER_PULL,
     PULL_BACKOFF,
     PULL_ERROR,
+    PULLING,
     RUNNING,
     STARTING,
     ContainerRun,
@@ -74,17 +79,22 @@ def _states(run: ContainerRun, pod_label: str, has_init: bool) -> tuple[Obj, Obj
         message = (f"back-off {format_go_duration(run.crash_backoff_s)} restarting failed "
                    f"container={run.name} pod={pod_label}")
         return _waiting(CRASH_LOOP_BACK_OFF, message), terminated(current)
-    if current is not None and current.finished_at is not None and run.stage in (EXITED, STARTING, BACKOFF):
+    restarting = run.stage in (EXITED, STARTING, BACKOFF) or run.stage == PULLING and not run.pull_failing
+    if current is not None and current.finished_at is not None and restarting:
         return terminated(current), _terminated_or_empty(previous)
-    return _waiting_before_start(run, has_init), {}
+    last = _terminated_or_empty(current)  # a restart that cannot get its image shows the run before
+    return _waiting_before_start(run, has_init), last
 
 
 def _waiting_before_start(run: ContainerRun, has_init: bool) -> Obj:
     if run.stage == PULL_ERROR:
         return _waiting(ERR_IMAGE_PULL, run.pull_message)
-    if run.stage == PULL_BACKOFF or run.pull_attempts > 1:
-        # The image as written in the spec (upstream image_manager.go names imgRef, not the tagged form).
-        return _waiting(IMAGE_PULL_BACKOFF, f'Back-off pulling image "{run.image}"')
+    if run.stage in (INVALID_IMAGE, NEVER_PULL):
+        return _waiting(INVALID_IMAGE_NAME if run.stage == INVALID_IMAGE else ERR_IMAGE_NEVER_PULL, run.pull_message)
+    if run.stage == PULL_BACKOFF or run.pull_failing:
+        # The image as written in the spec (upstream image_manager.go names imgRef, not the
+        # tagged form), then the last pull's error (1.32+: "<reason>: <message>").
+        return _waiting(IMAGE_PULL_BACKOFF, f'Back-off pulling image "{run.image}": {ERR_IMAGE_PULL}: {run.pull_message}')
     return _waiting(POD_INITIALIZING if has_init else CONTAINER_CREATING)
 
 
@@ -185,9 +195,10 @@ def _phase_from_counts(waiting: int, running: int, stopped: int, succeeded: int,
 # -- conditions ----------------------------------------------------------------------------
 
 def pod_conditions(existing: Sequence[Obj], init_runs: Sequence[ContainerRun], runs: Sequence[ContainerRun],
-                   phase: str, now: datetime) -> list[Obj]:
+                   phase: str, now: datetime, generation: int = 0) -> list[Obj]:
     """Conditions others own first (unchanged), then the kubelet's, each keeping its
-    ``lastTransitionTime`` while its status does not change."""
+    ``lastTransitionTime`` while its status does not change; ``generation`` (non-zero with
+    PodObservedGenerationTracking) is the pod generation each of them observed."""
     before = {c.get("type"): c for c in existing}
     ready_status, ready_reason, ready_message = _containers_ready(init_runs, runs, phase, now)
     wanted = [
@@ -198,15 +209,26 @@ def pod_conditions(existing: Sequence[Obj], init_runs: Sequence[ContainerRun], r
         ("PodScheduled", "True", "", ""),
     ]
     others = [dict(c) for c in existing if c.get("type") not in KUBELET_CONDITIONS]
-    return others + [_condition(kind, status, reason, message, before.get(kind), now)
+    return others + [_condition(kind, status, reason, message, before.get(kind), now, generation)
                      for kind, status, reason, message in wanted]
 
 
-def _condition(kind: str, status: str, reason: str, message: str, previous: Obj | None, now: datetime) -> Obj:
+def observed_generation(pod: Obj, tracking: bool) -> int:
+    """``CalculatePodStatusObservedGeneration``: the pod's generation when the gate is on (or
+    the status already carries one), else 0 (not written)."""
+    if tracking or (pod.get("status") or {}).get("observedGeneration"):
+        return int((pod.get("metadata") or {}).get("generation") or 0)
+    return 0
+
+
+def _condition(kind: str, status: str, reason: str, message: str, previous: Obj | None, now: datetime,
+               generation: int = 0) -> Obj:
     unchanged = previous is not None and previous.get("status") == status
     transition = previous.get("lastTransitionTime") if unchanged and previous else None
-    condition: Obj = {"type": kind, "status": status, "lastProbeTime": None,
-                      "lastTransitionTime": transition or format_rfc3339(now)}
+    condition: Obj = {"type": kind}
+    if generation:  # PodCondition's field order: type, observedGeneration, status, …
+        condition["observedGeneration"] = generation
+    condition.update({"status": status, "lastProbeTime": None, "lastTransitionTime": transition or format_rfc3339(now)})
     if reason:
         condition["reason"] = reason
     if message:

@@ -21,10 +21,10 @@ an image whose entrypoint runs ``"$@"``. What it cannot tell:
 * a program that never ends (``sleep infinity``, ``tail -f``, an endless loop, past the
   limits): it runs on, writing nothing more (``run_for_s`` None).
 
-SIGTERM (kubelet-life's part: when a pod is deleted): :func:`on_sigterm` says what the program
-does with it — nothing, as PID 1 without a ``trap`` (``sleep``, loops: killed at the end of
-the grace period), or run its ``trap … TERM`` action once the foreground command it waits on
-ends (a shell runs traps between commands).
+SIGTERM (when the kubelet stops the container: kubelet/termination.py): :func:`stop_response`
+says what the program does with it — nothing, as PID 1 without a ``trap`` (``sleep``, loops:
+killed at the end of the grace period), or run its ``trap … TERM`` action once the foreground
+command it waits on ends (a shell runs traps between commands).
 """
 
 from __future__ import annotations
@@ -37,6 +37,7 @@ from typing import Any, Mapping, NamedTuple, Sequence
 from fakekube.kubelet import coreutils, execs, shellsyntax
 from fakekube.kubelet.behaviour import MAX_DURATION_S, ExecCommand, LogLine, Overlay
 from fakekube.kubelet.fs import FileSystem
+from fakekube.kubelet.termination import StopResponse
 from fakekube.kubelet.shell import (
     Environment, Forever, HandOver, Limits, LogSink, NotSimulated, Process, Run, Shell, ShellExit, Source, Streams,
     _Fatal)
@@ -46,15 +47,6 @@ from fakekube.kubelet.shell import (
 PROGRAM_LIMITS = Limits(commands=6_000, output_bytes=1024 * 1024)
 #: The first words that make ``args`` alone a program (the image's entrypoint unknown).
 _FIRST_WORDS = frozenset(coreutils.COMMANDS) | coreutils.SHELLS
-
-
-class SignalOutcome(NamedTuple):
-    """What SIGTERM does: the program stops ``delay_s`` after it (None: it goes on until killed)
-    with ``exit_code``, writing ``log_lines`` (times since the container started)."""
-
-    delay_s: float
-    exit_code: int | None
-    log_lines: tuple[LogLine, ...] = ()
 
 
 class TermPlan(NamedTuple):
@@ -183,31 +175,61 @@ def _term_action(shell: Shell) -> str | None:
     return shell.traps.get("TERM") or None
 
 
-def on_sigterm(program: ProgramRun | None, at_s: float) -> SignalOutcome | None:
-    """What SIGTERM ``at_s`` seconds after the container started does to its program: None when
-    it is ignored (no ``trap``: PID 1 ignores signals it does not handle; killed at the end of the
-    grace period); else the trap's action runs once the foreground command in progress ends."""
+def stop_response(program: ProgramRun | None, signal_s: float) -> StopResponse | None:
+    """What the container's program does with SIGTERM arriving ``signal_s`` seconds after it
+    started (kubelet/termination.py's interface to the shell model): None when it has no
+    ``trap … TERM`` (the program table then decides: PID 1 ignores a signal it has no handler
+    for). Else, as ``sh`` does, the trap runs once the foreground command in progress has
+    finished (a ``sleep 600`` finishes first; ``sleep infinity`` never does); its ``exit N``
+    ends the program with N, a trap that does not exit lets the script go on to its own end.
+    ``log_lines``: the program's log from the signal on, which replaces what it would have
+    written from then on."""
     if program is None or program.term is None:
         return None
     plan = program.term
-    delay_s = 0.0
-    for start_s, end_s in plan.waits:
-        if start_s <= at_s < end_s:
-            delay_s = end_s - at_s
-            break
-    if math.isinf(delay_s):
-        return SignalOutcome(math.inf, None, ())
-    begins_s = at_s + delay_s
-    lines = tuple(LogLine(begins_s + line.at_s, line.text) for line in plan.log_lines)
-    if not plan.exits:
-        return SignalOutcome(delay_s + plan.duration_s, None, lines)
-    return SignalOutcome(delay_s + plan.duration_s, plan.exit_code, lines)
+    wait_end_s = _foreground_end(plan.waits, signal_s, program.run_for_s is None)
+    before = tuple(line for line in program.log_lines if signal_s <= line.at_s < wait_end_s)
+    if math.isinf(wait_end_s):
+        return StopResponse(None, 0, before)
+    trap_lines = tuple(LogLine(wait_end_s + line.at_s, line.text) for line in plan.log_lines)
+    if plan.exits:
+        return StopResponse(wait_end_s - signal_s + plan.duration_s, plan.exit_code, before + trap_lines)
+    after = tuple(LogLine(line.at_s + plan.duration_s, line.text) for line in program.log_lines
+                  if line.at_s >= wait_end_s)
+    lines = before + trap_lines + after
+    if program.run_for_s is None or program.handed_over:
+        return StopResponse(None, 0, lines)
+    return StopResponse(max(program.run_for_s, wait_end_s) + plan.duration_s - signal_s, program.exit_code, lines)
+
+
+def _foreground_end(waits: Sequence[tuple[float, float]], at_s: float, endless: bool) -> float:
+    """When the foreground wait in progress at ``at_s`` ends (``at_s`` when none is). Past the
+    simulated part of an endless program whose last waits repeat with one period (a
+    ``while true; do …; sleep 5; done`` loop), the waits are taken to go on repeating."""
+    found = next((end_s for start_s, end_s in waits if start_s <= at_s < end_s), None)
+    if found is not None:
+        return found
+    if endless and len(waits) >= 3 and at_s >= waits[-1][1]:
+        (start_a, end_a), (start_b, end_b), (start_c, end_c) = waits[-3:]
+        period_s = start_c - start_b
+        if period_s > 0 and start_b - start_a == period_s and end_c - start_c == end_b - start_b:
+            rounds = math.floor((at_s - start_c) / period_s)
+            start_s, end_s = start_c + rounds * period_s, end_c + rounds * period_s
+            if start_s <= at_s < end_s:
+                return end_s
+    return at_s
+
+
+def scratch_run(pod: Mapping[str, Any], container: Mapping[str, Any], started: datetime | None = None) -> ProgramRun | None:
+    """The program run on a scratch copy of the image's files (no volumes, no network): for
+    callers without a kubelet's filesystems (a preStop hook's command, unit tests)."""
+    fs = execs.scratch_filesystem(pod, container)
+    return run_program(pod, container, fs, started or execs.EPOCH)
 
 
 def program_overlay(pod: Mapping[str, Any], container: Mapping[str, Any],
-                    started: datetime | None = None) -> Overlay:
-    """The behaviour fields the program decides, run on a scratch copy of the image's files
-    (no volumes): for callers without a kubelet (admission-time checks, unit tests)."""
-    fs = execs.scratch_filesystem(pod, container)
-    result = run_program(pod, container, fs, started or execs.EPOCH)
+                    started_at: datetime | None = None) -> Overlay:
+    """The behaviour fields the program decides, run from ``started_at`` on a scratch copy of
+    the image's files (:func:`scratch_run`); ``()`` when it is the image's own."""
+    result = scratch_run(pod, container, started_at)
     return result.overlay() if result is not None else ()

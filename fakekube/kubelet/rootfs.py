@@ -39,12 +39,13 @@ import posixpath
 from typing import Any, Mapping, NamedTuple
 
 from fakekube.kubelet.fs import DIR, FILE, LINK, MAX_SYMLINKS, Entry, Store, new_store, normalize, split, store_get
+from fakekube.objects import serviceroutes
 
 #: When the base layouts' files were written (2024-10-01T00:00:00Z): an image's build time.
 IMAGE_BUILT_S = 1727740800.0
 #: The cluster DNS Service (kind's kube-dns: the service CIDR's tenth address) and domain.
 CLUSTER_DNS = "10.96.0.10"
-CLUSTER_DOMAIN = "cluster.local"
+CLUSTER_DOMAIN = serviceroutes.CLUSTER_DOMAIN
 #: What ``dnsPolicy: Default`` gives (the node's resolver in kind: Docker's embedded DNS).
 NODE_RESOLV_CONF = "nameserver 172.18.0.1\noptions ndots:0\n"
 

@@ -10,12 +10,12 @@ upstream 1.33's kubelet:
   ``kuberuntime_termination_order.go``).
 
 Either way each sidecar waits for every app container and for the sidecars declared after
-it to exit, so they stop in reverse order; a wait ends at the grace period's end at the
-latest, and a sidecar then still gets :data:`MIN_GRACE_S` (``killContainer``'s
-``minimumGracePeriodInSeconds``). The ``Killing`` events are recorded at the start, for
-every sidecar at once, as upstream's parallel ``killContainer`` calls record them before
-waiting. Simplification: upstream truncates the wait to whole seconds before taking it
-from the grace, so a sidecar may get up to a second more there.
+it to exit, so they stop in reverse order: its preStop hook runs at once, then it waits for
+its turn, at most what is left of the grace period (taken in whole seconds, as upstream's
+``waitForTurn`` result is truncated), and still gets :data:`MIN_GRACE_S` after it
+(``killContainer``'s ``minimumGracePeriodInSeconds``; kubelet/termination.py plans it). The
+``Killing`` events are recorded at the start, for every sidecar at once, as upstream's
+parallel ``killContainer`` calls record them before waiting.
 """
 
 from __future__ import annotations
@@ -23,10 +23,10 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Sequence
 
-from fakekube.kubelet.containers import RUNNING, SIGKILL_EXIT_CODE, ContainerRun, after
+from fakekube.kubelet.containers import RUNNING, ContainerRun, RunContext
+from fakekube.kubelet.termination import MIN_GRACE_S
 
-#: ``minimumGracePeriodInSeconds``: what a container gets however long it waited for its turn.
-MIN_GRACE_S = 2.0
+__all__ = ["MIN_GRACE_S", "finished_at", "stop_in_order"]
 
 
 def finished_at(init_runs: Sequence[ContainerRun], runs: Sequence[ContainerRun]) -> datetime | None:
@@ -45,26 +45,20 @@ def finished_at(init_runs: Sequence[ContainerRun], runs: Sequence[ContainerRun])
 
 
 def stop_in_order(init_runs: Sequence[ContainerRun], runs: Sequence[ContainerRun], now: datetime,
-                  deadline: datetime, grace_s: float) -> list[ContainerRun]:
-    """Ask the running sidecars to stop after the app containers, last declared first.
+                  grace_s: float, ctx: RunContext) -> list[ContainerRun]:
+    """Stop the running sidecars after the app containers, last declared first.
 
-    ``now``: when the kubelet (re)considers stopping them; ``deadline``: when the grace
-    period of ``grace_s`` that began the stop ends (with no grace there is no ordering:
-    they stop as app containers do). Call it after the app containers were asked to stop.
-    Idempotent: a container keeps its earliest stop, and a later call plans an earlier one
-    only when a container it waits for exited sooner than planned. Returns the sidecars asked to stop for the first time (the caller records
-    their ``Killing`` at ``now``).
+    ``now``: when the kubelet (re)considers stopping them, with ``grace_s`` of grace (with
+    none there is no ordering: they stop as app containers do). Call it after the app
+    containers' stops began. Idempotent (a container keeps the stop it began). Returns the
+    sidecars asked to stop for the first time (the caller records their ``Killing`` at ``now``).
     """
-    cap = max(deadline, now)  # a kubelet catching up stops nothing in the past
-    turn = _last_exit(runs, now) if grace_s > 0 else now
+    turn: datetime | None = _last_exit(runs, now) if grace_s > 0 else None
     first: list[ContainerRun] = []
     for run in reversed([run for run in init_runs if run.sidecar]):
-        turn = min(turn, cap)  # waitForTurn gives up when the grace period ends
-        kill_at = max(cap, after(turn, MIN_GRACE_S)) if grace_s > 0 else cap
-        stopped = after(turn, run.behaviour.stop_delay_s)
-        if run.stop(stopped, 0) if stopped <= kill_at else run.stop(kill_at, SIGKILL_EXIT_CODE):
+        if run.begin_stop(now, grace_s, ctx, turn_at=turn):
             first.append(run)
-        if grace_s > 0:
+        if turn is not None:
             turn = _last_exit([run], turn)
     return first
 
@@ -74,8 +68,8 @@ def _last_exit(runs: Sequence[ContainerRun], since: datetime) -> datetime:
     moments = [since]
     for run in runs:
         if run.stage == RUNNING:
-            if run.stop_at is not None:
-                moments.append(run.stop_at)
+            if (expected := run.expected_exit_at) is not None:
+                moments.append(expected)
         elif (exited := _exited_at(run)) is not None:
             moments.append(exited)
     return max(moments)

@@ -129,9 +129,11 @@ def deployment_timed_out(deployment: Mapping[str, Any], status: Mapping[str, Any
 
 
 def calculate_status(all_rss: Sequence[Obj | None], new_rs: Obj | None, deployment: Mapping[str, Any],
-                     now: datetime) -> Obj:
+                     now: datetime, terminating_replicas: bool = False) -> Obj:
     """``calculateStatus``: counts from the ReplicaSets, conditions carried over, and
-    Available set from the minimum availability (replicas - maxUnavailable)."""
+    Available set from the minimum availability (replicas - maxUnavailable).
+    ``terminating_replicas``: DeploymentReplicaSetTerminatingReplicas (on from 1.35) adds
+    the ReplicaSets' ``terminatingReplicas`` sum."""
     old = deployment.get("status") or {}
     available = available_replica_count(all_rss)
     status: Obj = {
@@ -143,6 +145,9 @@ def calculate_status(all_rss: Sequence[Obj | None], new_rs: Obj | None, deployme
         "unavailableReplicas": max(0, replica_count(all_rss) - available),
     }
     status = {key: value for key, value in status.items() if value}  # omitempty, as the API returns it
+    terminating = terminating_replica_count(all_rss) if terminating_replicas else None
+    if terminating is not None:  # a pointer: 0 is written
+        status["terminatingReplicas"] = terminating
     if old.get("conditions"):
         status["conditions"] = [dict(c) for c in old["conditions"]]
     if old.get("collisionCount") is not None:
@@ -153,6 +158,22 @@ def calculate_status(all_rss: Sequence[Obj | None], new_rs: Obj | None, deployme
         condition = new_condition(AVAILABLE, "False", MINIMUM_REPLICAS_UNAVAILABLE, MINIMUM_UNAVAILABLE_MESSAGE, now)
     set_condition(status, condition)
     return status
+
+
+def terminating_replica_count(all_rss: Sequence[Obj | None]) -> int | None:
+    """``GetTerminatingReplicaCountForReplicaSets``: the ReplicaSets' sum, unknown (None) while a
+    ReplicaSet its controller synced has not reported one; never-synced ones do not count."""
+    total = 0
+    for rs in all_rss:
+        if rs is None:
+            continue
+        status = rs.get("status") or {}
+        if status.get("terminatingReplicas") is None:
+            if not status.get("observedGeneration"):
+                continue
+            return None
+        total += int(status["terminatingReplicas"])
+    return total
 
 
 def replica_set_failure(rs_condition: Mapping[str, Any]) -> Obj:

@@ -68,11 +68,13 @@ def _byte_len(text: str) -> int:
     return len(text.encode("utf-8"))
 
 
-def qualified_name_errors(value: str) -> list[str]:
-    """``validation.IsQualifiedName``: ``[prefix/]name``, prefix a DNS subdomain."""
+def qualified_name_errors(value: str, noun: str = "a qualified name") -> list[str]:
+    """``validation.IsQualifiedName``: ``[prefix/]name``, prefix a DNS subdomain. ``noun``
+    starts the message for too many slashes: "a valid label key" from 1.35 (the release's
+    ``label_key_noun``, fakekube/objects/versions.py)."""
     parts = value.split("/")
     if len(parts) > 2:
-        return ["a qualified name " + _regex_error(_NAME_MSG, _NAME_FMT, "MyName", "my.name", "123-abc")
+        return [noun + " " + _regex_error(_NAME_MSG, _NAME_FMT, "MyName", "my.name", "123-abc")
                 + " with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')"]
     errors: list[str] = []
     if len(parts) == 2:

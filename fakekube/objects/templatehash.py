@@ -48,12 +48,23 @@ def safe_encode_string(text: str) -> str:
 
 
 def compute_hash(template: Mapping[str, Any] | None, collision_count: int | None = None) -> str:
-    """``controller.ComputeHash(template, collisionCount)``: e.g. ``"5d8f7b9c6"``."""
-    canonical = json.dumps(template or {}, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    """``controller.ComputeHash(template, collisionCount)``: e.g. ``"5d8f7b9c6"``.
+
+    Upstream hashes the Go struct, where an unset ``creationTimestamp`` is the zero time
+    whether a release serialises it as ``null`` (up to 1.33) or leaves it out (from 1.34):
+    the template is hashed as 1.33 wrote it, so a template hashes alike in every release."""
+    canonical = json.dumps(_as_struct(template or {}), sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     value = fnv32a(canonical.encode())
     if collision_count is not None:
         value = fnv32a((collision_count & 0xFFFFFFFF).to_bytes(4, "little") + bytes(4), value)
     return safe_encode_string(str(value))
+
+
+def _as_struct(template: Mapping[str, Any]) -> Mapping[str, Any]:
+    meta = template.get("metadata")
+    if isinstance(meta, dict) and "creationTimestamp" not in meta:
+        return {**template, "metadata": {**meta, "creationTimestamp": None}}
+    return template
 
 
 def template_revision_patch(owner: Mapping[str, Any]) -> dict[str, Any]:

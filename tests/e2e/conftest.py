@@ -6,6 +6,10 @@ binary is found where the machine's Google Cloud CLI package keeps them (next to
 (``.ci/cache/kubectl-<version>/kubectl``). A version that truly cannot be found is
 skipped with that reason; nothing else is skipped.
 
+Each kubectl 1.33–1.35 talks to a cluster emulating its own minor release (the skew kubectl
+supports is ±1 minor); older ones talk to the default release (1.36), outside that skew, as
+long as they work (:func:`server_version`; docs/api.md "Kubernetes versions").
+
 kubectl runs with default flags except ``--kubeconfig``; its discovery and HTTP caches
 go to a directory of this session (``KUBECACHEDIR``), so a run never sees another
 run's cache. Every call has a wall-clock timeout, so a hang fails the test instead of
@@ -28,6 +32,7 @@ from typing import Iterator, NamedTuple
 import pytest
 
 from fakekube import Cluster
+from fakekube.objects.versions import DEFAULT_VERSION, SUPPORTED_VERSIONS
 
 VERSIONS = ("1.29", "1.31", "1.33", "1.35")
 #: Wall-clock limit of one kubectl call; they take ~50–150 ms against fakekube.
@@ -35,6 +40,21 @@ CALL_TIMEOUT_S = 30.0
 #: How long a test waits for a streaming kubectl (``get -w``) to print what it expects.
 STREAM_WAIT_S = 10.0
 REPO_ROOT = Path(__file__).resolve().parents[2]
+
+
+def server_version(kubectl_version: str) -> str:
+    """The release a kubectl of ``kubectl_version`` is tested against: its own when fakekube
+    emulates it, else the default."""
+    return kubectl_version if kubectl_version in SUPPORTED_VERSIONS else DEFAULT_VERSION
+
+
+@pytest.fixture
+def fakekube_config(request: pytest.FixtureRequest) -> dict[str, object]:
+    """The ``fakekube`` cluster of a test parametrized by kubectl version emulates
+    :func:`server_version` of it (a test's ``fakekube`` marker still wins)."""
+    callspec = getattr(request.node, "callspec", None)
+    version = callspec.params.get("kubectl") if callspec is not None else None
+    return {"kubernetes_version": server_version(version)} if isinstance(version, str) else {}
 
 
 def find_kubectl(version: str) -> str | None:
@@ -182,6 +202,8 @@ def served(directory: Path, *serve_args: str, version: str = "1.33") -> Iterator
     if binary is None:
         pytest.skip(f"kubectl {version} not found (.ci/fetch-kubectl)")
     kubeconfig = directory / "kc"
+    if "--kubernetes-version" not in serve_args:
+        serve_args = (*serve_args, "--kubernetes-version", server_version(version))
     proc = subprocess.Popen([sys.executable, "-m", "fakekube", "serve", *serve_args, "--kubeconfig", str(kubeconfig)],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:

@@ -20,7 +20,7 @@ import yaml
 from fakekube import Cluster
 from fakekube.api.verbs.apiserver import MERGE_PATCH
 
-from .conftest import Kubectl, find_kubectl
+from .conftest import Kubectl, find_kubectl, server_version
 
 pytestmark = pytest.mark.fakekube(nodes=2)
 
@@ -127,16 +127,18 @@ def write(path: Path, *documents: Obj) -> str:
 
 # ------------------------------------------------------------------ version, discovery
 
-def test_version_reports_server_1_33(kubectl: Kubectl, fakekube: Cluster) -> None:
+def test_version_reports_the_release_the_server_emulates(kubectl: Kubectl, fakekube: Cluster) -> None:
+    """kubectl 1.33–1.35 against their own release; older ones against the default (1.36),
+    outside the ±1 skew kubectl supports, which it says (1.34+: with "Warning:")."""
+    release = server_version(kubectl.version)
     result = kubectl("version")
     assert result.rc == 0, result.stderr
     assert f"Client Version: v{kubectl.version}." in result.stdout
-    assert "Server Version: v1.33.0" in result.stdout.splitlines()
-    if kubectl.version != "1.33":  # kubectl compares the server's version with its own (1.34+: "Warning:")
-        assert (f"version difference between client ({kubectl.version}) and server (1.33) exceeds "
-                f"the supported minor version skew of +/-1") in result.stderr
+    assert f"Server Version: v{release}.0" in result.stdout.splitlines()
+    skew = f"version difference between client ({kubectl.version}) and server ({release}) exceeds"
+    assert (skew in result.stderr) is (kubectl.version != release)
     server = json.loads(kubectl.ok("version", "-o", "json"))["serverVersion"]
-    assert (server["major"], server["minor"], server["gitVersion"]) == ("1", "33", "v1.33.0")
+    assert (server["major"], server["minor"], server["gitVersion"]) == ("1", release.split(".")[1], f"v{release}.0")
     info = re.sub(r"\x1b\[[0-9;]*m", "", kubectl.ok("cluster-info"))  # kubectl < 1.33 colours it even for a pipe
     assert info.splitlines()[0] == f"Kubernetes control plane is running at {fakekube.url}"
     assert kubectl.ok("get", "--raw", "/readyz?verbose").splitlines()[-1] == "readyz check passed"
@@ -252,7 +254,7 @@ def test_get_tables_selectors_and_formats(kubectl: Kubectl, fakekube: Cluster) -
     nodes = by_name(columns(kubectl.ok("get", "nodes")))
     assert set(nodes) == {"node-1", "node-2"}
     assert (nodes["node-1"]["STATUS"], nodes["node-1"]["ROLES"], nodes["node-1"]["VERSION"]) == \
-        ("Ready", "<none>", "v1.33.0")
+        ("Ready", "<none>", f"v{server_version(kubectl.version)}.0")
 
     missing = kubectl("get", "pod", "nope")
     assert missing.rc == 1

@@ -15,7 +15,7 @@ import pytest
 from fakekube import Cluster
 from fakekube.api.auth import UserInfo
 
-from .conftest import VERSIONS, Kubectl, find_kubectl
+from .conftest import VERSIONS, Kubectl, find_kubectl, server_version
 
 PUBLIC_RULES = """\
 selfsubjectreviews.authentication.k8s.io        []                  []               [create]
@@ -67,16 +67,24 @@ HEADER = "Resources                                       Non-Resource URLs   Re
 
 
 @pytest.fixture(scope="module")
-def rbac_cluster() -> Iterator[Cluster]:
-    with Cluster(authorization_mode="RBAC", static_tokens={"alice-token": UserInfo("alice", ("devs",), "a-1")}) as cluster:
-        yield cluster
+def rbac_clusters() -> Iterator[dict[str, Cluster]]:
+    """One RBAC cluster per release, started when a kubectl first needs it (server_version)."""
+    started: dict[str, Cluster] = {}
+    yield started
+    for cluster in started.values():
+        cluster.stop()
 
 
 @pytest.fixture(params=VERSIONS, ids=lambda v: f"kubectl{v}")
-def kubectl(request: pytest.FixtureRequest, rbac_cluster: Cluster, kubectl_cache_dir: str) -> Kubectl:
+def kubectl(request: pytest.FixtureRequest, rbac_clusters: dict[str, Cluster], kubectl_cache_dir: str) -> Kubectl:
     binary = find_kubectl(request.param)
     if binary is None:
         pytest.skip(f"kubectl {request.param} not found (.ci/fetch-kubectl)")
+    release = server_version(request.param)
+    if release not in rbac_clusters:
+        rbac_clusters[release] = Cluster(authorization_mode="RBAC", kubernetes_version=release,
+                                         static_tokens={"alice-token": UserInfo("alice", ("devs",), "a-1")}).start()
+    rbac_cluster = rbac_clusters[release]
     rbac_cluster.reset()
     return Kubectl(binary, request.param, rbac_cluster.kubeconfig, kubectl_cache_dir)
 

@@ -11,7 +11,7 @@ from fakekube import Cluster
 
 from .conftest import Kubectl, kubectl_or_skip
 
-pytestmark = pytest.mark.fakekube(nodes=2, metrics_server=True)
+pytestmark = pytest.mark.fakekube(nodes=2, metrics_server=True, kubernetes_version="1.33")  # kubectl 1.33's
 
 
 @pytest.fixture

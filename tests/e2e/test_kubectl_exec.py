@@ -157,22 +157,7 @@ def test_kubectl_cp_copies_into_and_out_of_a_container(any_kubectl: Kubectl, fak
     assert not (tmp_path / "nope").exists()
 
 
-@pytest.mark.fakekube(nodes=1)
-def test_attach_and_port_forward_say_what_is_not_simulated(any_kubectl: Kubectl, fakekube: Cluster) -> None:
-    fakekube.create(_pod("web", [{"name": "app", "image": "example/app:1"}]))
-    fakekube.advance(5)
-    attach = any_kubectl("attach", "web")
-    assert attach.rc == 1
-    assert attach.stderr.endswith('pods/attach is not simulated by fakekube: pod "web" cannot be connected to (a '
-                                  "simulated container has no running process to attach to (kubectl exec of a command "
-                                  "declared in the container's behaviour works))\n"), attach.stderr
-    forward = any_kubectl("port-forward", "pod/web", "18080:80", timeout_s=20)
-    assert forward.rc == 1
-    assert 'pods/portforward is not simulated by fakekube: pod "web" cannot be connected to (a simulated container ' \
-           "listens on no port)" in forward.stderr, forward.stderr
-
-
-@pytest.mark.fakekube(nodes=1)
+@pytest.mark.fakekube(nodes=1, kubernetes_version="1.33")
 def test_a_websocket_kubectl_told_to_use_spdy(fakekube: Cluster, kubectl_cache_dir: str) -> None:
     kubectl = kubectl_or_skip("1.33", fakekube, kubectl_cache_dir)
     kubectl._env["KUBECTL_REMOTE_COMMAND_WEBSOCKETS"] = "false"  # client-go's switch back to SPDY

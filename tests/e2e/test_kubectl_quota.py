@@ -8,7 +8,7 @@ from fakekube import Cluster
 
 from .conftest import Kubectl, kubectl_or_skip
 
-pytestmark = pytest.mark.fakekube(nodes=1)
+pytestmark = pytest.mark.fakekube(nodes=1, kubernetes_version="1.33")  # kubectl 1.33's release
 
 
 @pytest.fixture

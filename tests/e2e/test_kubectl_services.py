@@ -11,7 +11,7 @@ import pytest
 
 from fakekube import Cluster
 
-from .conftest import Kubectl
+from .conftest import Kubectl, server_version
 
 pytestmark = pytest.mark.fakekube(nodes=2)
 #: What kubectl prints for every request of the Endpoints API to a 1.33 apiserver.
@@ -88,9 +88,10 @@ def test_an_explicit_cluster_ip_in_use_is_refused(kubectl: Kubectl, fakekube: Cl
     assert out == "service/dns created\n"
     refused = kubectl("create", "service", "clusterip", "dns2", "--clusterip=10.96.0.10", "--tcp=53:53")
     assert refused.rc == 1
+    shown = '[]string{"10.96.0.10"}' if server_version(kubectl.version) == "1.33" else '["10.96.0.10"]'  # JSON from 1.34
     assert refused.stderr.strip() == (
         'error: failed to create ClusterIP service: Service "dns2" is invalid: spec.clusterIPs: Invalid value: '
-        '[]string{"10.96.0.10"}: failed to allocate IP 10.96.0.10: provided IP is already allocated')
+        f"{shown}: failed to allocate IP 10.96.0.10: provided IP is already allocated")
     headless = kubectl.ok("create", "service", "clusterip", "db", "--clusterip=None")
     assert headless == "service/db created\n"
     assert rows(kubectl, "svc", "db")[1][:5] == ["db", "ClusterIP", "None", "<none>", "<none>"]

@@ -9,7 +9,7 @@ import pytest
 
 from fakekube import Cluster
 
-from .conftest import Kubectl
+from .conftest import Kubectl, server_version
 
 pytestmark = pytest.mark.fakekube(nodes=1, system_pods=True)
 
@@ -23,8 +23,9 @@ def rows(text: str) -> list[list[str]]:
 def test_get_nodes_shows_the_control_plane_role(kubectl: Kubectl, fakekube: Cluster) -> None:
     text = kubectl.ok("get", "nodes")
     assert text.splitlines()[0].split() == ["NAME", "STATUS", "ROLES", "AGE", "VERSION"]
-    assert rows(text) == [["fakekube-control-plane", "Ready", "control-plane", "30s", "v1.33.0"],
-                          ["node-1", "Ready", "<none>", "30s", "v1.33.0"]]
+    release = f"v{server_version(kubectl.version)}.0"
+    assert rows(text) == [["fakekube-control-plane", "Ready", "control-plane", "30s", release],
+                          ["node-1", "Ready", "<none>", "30s", release]]
 
 
 def test_get_pods_all_namespaces_lists_kube_system_running(kubectl: Kubectl, fakekube: Cluster) -> None:

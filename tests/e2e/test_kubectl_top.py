@@ -100,12 +100,13 @@ def test_without_metrics_server_the_api_is_not_available(kubectl: Kubectl) -> No
 
 @pytest.fixture(scope="module")
 def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Kubectl]:
-    """kubectl 1.33 against a ``fakekube serve`` run with no flags but its kubeconfig."""
+    """kubectl 1.33 against a ``fakekube serve`` run with no flags but its kubeconfig and release."""
     binary = find_kubectl("1.33")
     if binary is None:
         pytest.skip("kubectl 1.33 not found (.ci/fetch-kubectl)")
     directory = Path(tmp_path_factory.mktemp("top-serve"))
-    proc = subprocess.Popen([sys.executable, "-m", "fakekube", "serve", "--kubeconfig", str(directory / "kc")],
+    proc = subprocess.Popen([sys.executable, "-m", "fakekube", "serve", "--kubernetes-version", "1.33",
+                             "--kubeconfig", str(directory / "kc")],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         assert proc.stdout is not None and " at " in proc.stdout.readline()

@@ -18,7 +18,7 @@ from pathlib import Path
 
 #: Wall-clock limit for ``fakekube serve`` to print its banner (it takes well under a second).
 BANNER_TIMEOUT_S = 30.0
-#: The banner line that names the URL: "fakekube: serving Kubernetes v1.33.0 at http://...".
+#: The banner line that names the URL: "fakekube: serving Kubernetes v1.36.0 at http://...".
 BANNER = "fakekube: serving "
 
 

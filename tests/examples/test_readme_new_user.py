@@ -30,7 +30,7 @@ from tests.examples.shell import Background, BANNER, run
 #: kubernetes client (3,900 files, 74 MB).
 INSTALL_TIMEOUT_S = 900.0
 KUBECONFIG = "/tmp/fakekube.kubeconfig"
-KUBECTL_VERSION = "1.33"
+KUBECTL_VERSION = "1.35"  # within the ±1 skew of the default release (1.36)
 
 
 def test_ci_runs_the_readme_test_command_verbatim() -> None:

@@ -1,11 +1,13 @@
-"""fakekube's discovery against the list a real Kubernetes 1.33 apiserver serves.
+"""fakekube's discovery against the list a real apiserver of each supported release serves.
 
-The expected list is built from ``lightkube-models`` 1.33 (generated from upstream's
+The expected list is built from ``lightkube-models`` 1.36 (generated from upstream's
 OpenAPI: every group/version/resource, its scope, verbs and subresources) plus what
 OpenAPI does not carry and upstream's REST storage declares in code: short names,
 categories, the connect subresources (exec, attach, port-forward, proxy) and the
-verbs discovery lists where they differ from OpenAPI's paths. Only APIs a 1.33
-apiserver enables by default are expected (GA versions; alpha and beta ones are off).
+verbs discovery lists where they differ from OpenAPI's paths. Only APIs an apiserver
+enables by default are expected (GA versions; alpha and beta ones are off). An older
+release serves 1.36's list less :data:`ADDED_IN` (measured at a real kube-apiserver
+emulating 1.33, 1.34 and 1.35: nothing 1.33 serves is gone by 1.36).
 
 :data:`NOT_SERVED_YET` names, explicitly, what fakekube still lacks. The test fails
 when a served resource goes missing, when anything served differs from upstream, and
@@ -21,9 +23,23 @@ import urllib.request
 from pathlib import Path
 from typing import Any, NamedTuple
 
+import pytest
+
 from fakekube import Cluster
 
-#: Resources and subresources a 1.33 apiserver serves that fakekube does not yet
+#: The release each resource first appears in, where that is after 1.33 (the references'
+#: /apis: resource.k8s.io/v1 and VolumeAttributesClass are GA in 1.34, MutatingAdmissionPolicy
+#: in 1.36). Written here from the measurement, apart from fakekube's own table.
+ADDED_IN: dict[str, str] = {
+    **{f"resource.k8s.io/v1/{r}": "1.34"
+       for r in ("deviceclasses", "resourceclaims", "resourceclaimtemplates", "resourceslices")},
+    "storage.k8s.io/v1/volumeattributesclasses": "1.34",
+    "admissionregistration.k8s.io/v1/mutatingadmissionpolicies": "1.36",
+    "admissionregistration.k8s.io/v1/mutatingadmissionpolicybindings": "1.36",
+}
+RELEASES = ("1.33", "1.34", "1.35", "1.36")
+
+#: Resources and subresources an apiserver serves that fakekube does not yet
 #: ("group/version/resource[/subresource]", core group as "v1/..."). Issue 10.
 NOT_SERVED_YET = frozenset({
 })
@@ -46,7 +62,7 @@ SHORT_NAMES: dict[tuple[str, str], tuple[str, ...]] = {
     ("networking.k8s.io", "networkpolicies"): ("netpol",),
     ("policy", "poddisruptionbudgets"): ("pdb",),
     ("scheduling.k8s.io", "priorityclasses"): ("pc",),
-    ("storage.k8s.io", "storageclasses"): ("sc",),
+    ("storage.k8s.io", "storageclasses"): ("sc",), ("storage.k8s.io", "volumeattributesclasses"): ("vac",),
 }
 
 #: Categories by (group, resource), from each type's REST storage (Categories()).
@@ -57,6 +73,8 @@ CATEGORIES: dict[tuple[str, str], tuple[str, ...]] = {
     ("apps", "daemonsets"): _ALL, ("apps", "deployments"): _ALL, ("apps", "replicasets"): _ALL,
     ("apps", "statefulsets"): _ALL, ("autoscaling", "horizontalpodautoscalers"): _ALL,
     ("batch", "cronjobs"): _ALL, ("batch", "jobs"): _ALL,
+    ("admissionregistration.k8s.io", "mutatingadmissionpolicies"): _EXT,
+    ("admissionregistration.k8s.io", "mutatingadmissionpolicybindings"): _EXT,
     ("admissionregistration.k8s.io", "mutatingwebhookconfigurations"): _EXT,
     ("admissionregistration.k8s.io", "validatingadmissionpolicies"): _EXT,
     ("admissionregistration.k8s.io", "validatingadmissionpolicybindings"): _EXT,
@@ -130,8 +148,8 @@ def _lightkube_entries() -> list[dict[str, Any]]:
     return entries
 
 
-def upstream_resources() -> dict[str, Resource]:
-    """"group/version/resource" → Resource, as a 1.33 apiserver's discovery lists it."""
+def upstream_resources(release: str = "1.36") -> dict[str, Resource]:
+    """"group/version/resource" → Resource, as ``release``'s apiserver's discovery lists it."""
     entries = _lightkube_entries()
     subs: dict[tuple[str, str, str], list[tuple[str, str, tuple[str, ...]]]] = {}
     for e in entries:
@@ -154,7 +172,11 @@ def upstream_resources() -> dict[str, Resource]:
             short_names=SHORT_NAMES.get((group, plural), ()), categories=CATEGORIES.get((group, plural), ()),
             subresources=tuple(sorted(own)),
         )
-    return result
+    return {key: resource for key, resource in result.items() if _minor(ADDED_IN.get(key, "1.33")) <= _minor(release)}
+
+
+def _minor(release: str) -> int:
+    return int(release.split(".")[1])
 
 
 def _get(cluster: Cluster, path: str) -> Any:
@@ -192,21 +214,25 @@ def _without_missing(key: str, resource: Resource) -> Resource:
 def test_the_expected_list_is_upstreams() -> None:
     """A sanity check of the expected list itself, so a change of lightkube-models shows."""
     upstream = upstream_resources()
-    assert len(upstream) == 61
+    assert len(upstream) == 68
+    assert [len(upstream_resources(release)) for release in RELEASES] == [61, 66, 66, 68]
+    assert set(ADDED_IN) <= set(upstream)
     assert upstream["v1/pods"].subresources[0] == ("attach", "v1/PodAttachOptions", ("create", "get"))
     assert ("scale", "autoscaling/v1/Scale", ("get", "patch", "update")) in upstream["apps/v1/deployments"].subresources
     assert not any("alpha" in key or "beta" in key for key in upstream)
     assert NOT_SERVED_YET <= set(upstream) | {f"{k}/{s[0]}" for k, r in upstream.items() for s in r.subresources}
 
 
-def test_discovery_serves_what_a_133_apiserver_serves(fakekube: Cluster) -> None:
-    upstream = upstream_resources()
-    served = served_resources(fakekube)
+@pytest.mark.parametrize("release", RELEASES)
+def test_discovery_serves_what_the_releases_apiserver_serves(release: str) -> None:
+    upstream = upstream_resources(release)
+    with Cluster(kubernetes_version=release) as cluster:
+        served = served_resources(cluster)
     expected = {k: _without_missing(k, r) for k, r in upstream.items() if k not in NOT_SERVED_YET}
     missing = sorted(set(expected) - set(served))
-    assert not missing, f"served by 1.33 but not by fakekube (and not in NOT_SERVED_YET): {missing}"
+    assert not missing, f"served by {release} but not by fakekube (and not in NOT_SERVED_YET): {missing}"
     extra = sorted(set(served) - set(upstream))
-    assert not extra, f"served by fakekube but not by a 1.33 apiserver: {extra}"
+    assert not extra, f"served by fakekube but not by a {release} apiserver: {extra}"
     differ = {k: (served[k], expected[k]) for k in expected if served.get(k) != expected[k]}
     assert not differ, "served (left) differs from upstream (right):\n" + "\n".join(
         f"{k}:\n  {s}\n  {u}" for k, (s, u) in differ.items())

@@ -83,7 +83,7 @@ def test_validation_of_a_new_request(fakekube: Cluster) -> None:
                                                             expirationSeconds=60, usages=["client auth", "bogus"]))
     assert code == 422
     assert bad["message"].startswith('CertificateSigningRequest.certificates.k8s.io "alice" is invalid: [spec.request: '
-                                     'Invalid value: []byte{0x6e, 0x6f, 0x70, 0x65}: PEM block type must be CERTIFICATE '
+                                     'Invalid value: "bm9wZQ==": PEM block type must be CERTIFICATE '
                                      'REQUEST, spec.signerName: Required value, spec.expirationSeconds: Invalid value: 60: '
                                      'may not specify a duration less than 600 seconds (10 minutes), spec.usages[1]: '
                                      'Unsupported value: "bogus": supported values: "signing"')

@@ -184,3 +184,14 @@ def test_serve_time_flows_without_any_control_api_call(tmp_path: Path) -> None:
     finally:
         proc.terminate()
         proc.communicate(timeout=10)
+
+
+def test_serve_image_policy_flag_names_the_policy_and_keeps_the_files_lists(tmp_path: Path) -> None:
+    from fakekube.kubelet.registry import ImageCatalog
+
+    assert config_of().image_policy == ImageCatalog()
+    assert config_of("--image-policy", "missing").image_policy.policy == "missing"
+    config = tmp_path / "cluster.yaml"
+    config.write_text("imagePolicy: {policy: plausible, images: ['registry.internal/*'], missing: ['nginx:1.26*']}\n")
+    chosen = config_of("--config", str(config), "--image-policy", "exists").image_policy
+    assert (chosen.policy, chosen.images, chosen.missing) == ("exists", ("registry.internal/*",), ("nginx:1.26*",))

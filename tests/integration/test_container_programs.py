@@ -115,7 +115,7 @@ def test_any_other_program_keeps_the_default_and_runs_forever(cluster: Cluster, 
 
 
 def test_an_application_images_own_command_takes_over_after_the_script_so_far(cluster: Cluster) -> None:
-    cluster.create(pod("app", containers=[{"name": "c", "image": "myapp:1",
+    cluster.create(pod("app", containers=[{"name": "c", "image": "example/myapp:1",
                                             "command": ["sh", "-c", "echo starting; exec /app/server"]}]))
     at(cluster, 3600)
     assert state(cluster, "app") == {"running": {"startedAt": stamp(1)}}

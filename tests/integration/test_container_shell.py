@@ -20,7 +20,8 @@ from kubernetes.stream.ws_client import ERROR_CHANNEL
 
 from fakekube import Cluster
 from fakekube.kubelet.behaviour import LogLine
-from fakekube.kubelet.programs import on_sigterm
+from fakekube.kubelet.programs import stop_response
+from fakekube.kubelet.termination import StopResponse
 from tests.integration.support import pod
 from tests.integration.timeline import at
 
@@ -149,5 +150,5 @@ def test_sigterm_runs_the_trap_after_the_foreground_sleep_and_is_ignored_without
     at(cluster, 5)
     runs = {state.label.split("_")[0]: state.runs[0] for state in cluster.kubelets.pods.states()}
     # TERM at 14 s into the container's life: the sleep in progress (10 → 20) ends first.
-    assert on_sigterm(runs["trapped"].program, 14.0) == (6.0, 0, (LogLine(20.0, "caught"),))
-    assert on_sigterm(runs["plain"].program, 14.0) is None
+    assert stop_response(runs["trapped"].program, 14.0) == StopResponse(6.0, 0, (LogLine(20.0, "caught"),))
+    assert stop_response(runs["plain"].program, 14.0) is None

@@ -165,5 +165,4 @@ def test_transition_rules_and_ratcheting_on_update(http: Http) -> None:
 def test_map_lists_refuse_duplicate_keys(http: Http) -> None:
     code, _, status = http.send("POST", WIDGETS, widget(ports=[{"name": "http"}, {"name": "http", "port": 81}]))
     assert code == 422
-    assert causes(status) == [("FieldValueDuplicate", "spec.ports[1]",
-                               'Duplicate value: map[string]interface {}{"name":"http"}')]
+    assert causes(status) == [("FieldValueDuplicate", "spec.ports[1]", 'Duplicate value: {"name":"http"}')]

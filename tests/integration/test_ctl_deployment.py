@@ -13,7 +13,7 @@ import json
 from typing import Any, Iterator
 
 from fakekube import Cluster
-from fakekube.api.machinery import errors
+from fakekube.api.admission import CREATE, Attributes, Chain, Handler
 from fakekube.kubelet.behaviour import BEHAVIOUR_ANNOTATION
 from fakekube.objects.deployments import ANNOTATIONS_TO_SKIP, POD_TEMPLATE_HASH_LABEL, without_hash_label
 from fakekube.objects.pods import is_pod_ready
@@ -375,11 +375,16 @@ def test_a_refused_replica_set_create_is_a_progressing_false_condition_and_a_war
     cluster = Cluster(nodes=1)
     refusals: list[str] = []
 
-    def no_replica_sets(rt: Any, obj: Obj, ctx: Any) -> None:
-        if rt.key == ("apps", "replicasets"):
-            refusals.append(obj["metadata"]["name"])
-            raise errors.forbidden_error("apps", "replicasets", obj["metadata"]["name"], "exceeded quota: rs")
-    cluster.api.mutating_admission.append(no_replica_sets)
+    class NoReplicaSets(Handler):
+        name = "NoReplicaSets"
+        operations = frozenset((CREATE,))
+
+        def admit(self, a: Attributes) -> None:
+            if a.rt.key == ("apps", "replicasets"):
+                refusals.append(a.name)
+                raise a.forbidden("exceeded quota: rs")
+    everything = cluster.api.admission
+    cluster.api.admission = Chain(everything.plugins + (NoReplicaSets(),))
     cluster.create(deployment(replicas=2))
     name = refusals[0]
     message = (f'Failed to create new replica set "{name}": replicasets.apps "{name}" is forbidden: '
@@ -388,7 +393,7 @@ def test_a_refused_replica_set_create_is_a_progressing_false_condition_and_a_war
     assert (progressing["status"], progressing["reason"], progressing["message"]) == (
         "False", "ReplicaSetCreateError", message)
     assert ("00:00:00", "ReplicaSetCreateError", message) in messages(cluster)
-    cluster.api.mutating_admission.remove(no_replica_sets)
+    cluster.api.admission = everything
     at(cluster, 5)  # the retries back off from 5 ms; the next one creates it
     assert sizes(cluster) == {name: 2}
     assert condition(cluster, "Progressing")["reason"] == "NewReplicaSetAvailable"

@@ -159,7 +159,12 @@ def test_expected_pods_come_from_the_controllers_scale_not_the_pod_count(fakekub
     assert numbers(fakekube, "web") == (4, 3, 4, 1)
 
 
-@pytest.mark.fakekube(nodes=1, controllers=("disruption", "nodeipam"))
+#: Only the disruption controller acts on the workloads; node IPAM and the service accounts
+#: (a pod needs its namespace's ``default`` account: ServiceAccount admission) run too.
+INERT = ("disruption", "nodeipam", "serviceaccount")
+
+
+@pytest.mark.fakekube(nodes=1, controllers=INERT)
 def test_each_kind_of_controller_gives_its_scale(fakekube: Cluster) -> None:
     """Nothing but the disruption controller runs: the workloads are inert objects and the
     pods name them as their controllers; expectedPods is the sum of their scales."""
@@ -189,7 +194,7 @@ def test_each_kind_of_controller_gives_its_scale(fakekube: Cluster) -> None:
     assert numbers(fakekube, "all") == (5, 23, 26, 0)
 
 
-@pytest.mark.fakekube(nodes=1, controllers=("disruption", "nodeipam"))
+@pytest.mark.fakekube(nodes=1, controllers=INERT)
 def test_a_pod_whose_controller_has_no_scale_fails_the_sync_safely(fakekube: Cluster) -> None:
     job = fakekube.create({"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "j", "namespace": "default"},
                            "spec": {"template": {"spec": {"restartPolicy": "Never",
@@ -212,7 +217,7 @@ def test_a_pod_whose_controller_has_no_scale_fails_the_sync_safely(fakekube: Clu
         "retryAfterSeconds": 10}, "10")
 
 
-@pytest.mark.fakekube(nodes=1, controllers=("disruption", "nodeipam"))
+@pytest.mark.fakekube(nodes=1, controllers=INERT)
 def test_unmanaged_and_unknown_controllers(fakekube: Cluster) -> None:
     fakekube.create(pod("bare", "bare"))
     fakekube.create(budget("bare", "bare", maxUnavailable=1))

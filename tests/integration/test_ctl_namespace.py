@@ -180,23 +180,6 @@ def test_pods_go_first_and_others_wait_for_their_graceful_termination() -> None:
     assert namespace(cluster) is None
 
 
-def test_before_1_33_everything_is_deleted_at_once_and_pods_are_counted() -> None:
-    cluster = Cluster(nodes=1, kubernetes_version="1.32")
-    cluster.create({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": NS}})
-    cluster.create(deployment("slow", replicas=2, stop_delay_s=20))
-    cluster.create(configmap("settings"))
-    at(cluster, 5)
-    cluster.delete("v1", "Namespace", NS, "")
-    at(cluster, 10)
-    assert content(cluster) == {"Pod": 2}
-    assert conditions(cluster)["NamespaceContentRemaining"] == (
-        "True", "SomeResourcesRemain", "Some resources are remaining: pods. has 2 resource instances", "00:00:10")
-    at(cluster, 30)
-    assert namespace(cluster) is not None
-    at(cluster, 31)  # 15 (status write) → 15 + 16 = 31
-    assert namespace(cluster) is None
-
-
 def test_pods_that_never_stop_are_an_error_retried_with_the_controllers_back_off() -> None:
     cluster = Cluster(nodes=1)
     cluster.create({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": NS}})

@@ -14,9 +14,8 @@ from datetime import datetime, timezone
 from typing import Any
 
 from fakekube import Cluster
+from fakekube.api.admission import CREATE, Attributes, Chain, Handler
 from fakekube.api.machinery import errors
-from fakekube.api.registry import ResourceType
-from fakekube.api.registry.strategy import WriteContext
 from fakekube.kubelet.behaviour import BEHAVIOUR_ANNOTATION
 from fakekube.objects.kinds import PODS
 from tests.integration.timeline import at
@@ -87,10 +86,11 @@ def test_pods_come_from_the_template_with_a_controller_reference() -> None:
                                             "uid": created["metadata"]["uid"], "controller": True,
                                             "blockOwnerDeletion": True}]
     assert sorted(m for m, _ in rs_events(cluster, "SuccessfulCreate")) == [f"Created pod: {n}" for n in names(cluster)]
-    assert status(cluster) == {"replicas": 3, "fullyLabeledReplicas": 3, "observedGeneration": 1}
+    # terminatingReplicas (a pointer, so 0 is written): DeploymentReplicaSetTerminatingReplicas, on from 1.35
+    assert status(cluster) == {"replicas": 3, "fullyLabeledReplicas": 3, "terminatingReplicas": 0, "observedGeneration": 1}
     at(cluster, 1)  # the default behaviour is Ready one second after binding
     assert status(cluster) == {"replicas": 3, "fullyLabeledReplicas": 3, "readyReplicas": 3,
-                               "availableReplicas": 3, "observedGeneration": 1}
+                               "availableReplicas": 3, "terminatingReplicas": 0, "observedGeneration": 1}
 
 
 def test_a_replication_controller_is_the_same_logic_over_a_map_selector() -> None:
@@ -114,20 +114,24 @@ def test_a_replication_controller_is_the_same_logic_over_a_map_selector() -> Non
 
 # -- slow start and ReplicaFailure ------------------------------------------------------------
 
-class PodQuota:
+class PodQuota(Handler):
     """A test stand-in for ResourceQuota admission: at most ``limit`` pods in the namespace,
     refused with upstream's 403 text."""
 
-    def __init__(self, limit: int) -> None:
+    name = "PodQuota"
+    operations = frozenset((CREATE,))
+
+    def __init__(self, cluster: Cluster, limit: int) -> None:
+        self.cluster = cluster
         self.limit = limit
         #: (seconds since the start, accepted) for every pod create.
         self.attempts: list[tuple[float, bool]] = []
 
-    def __call__(self, rt: ResourceType, obj: Obj, ctx: WriteContext) -> None:
-        if rt.key != PODS:
+    def admit(self, a: Attributes) -> None:
+        if a.rt.key != PODS:
             return
-        used = len(ctx.store.list_objects("", "pods", "default"))
-        self.attempts.append((round((ctx.now - START).total_seconds(), 6), used < self.limit))
+        used = len(self.cluster.store.list(PODS, "default")[0])
+        self.attempts.append((round((self.cluster.now - START).total_seconds(), 6), used < self.limit))
         if used >= self.limit:
             raise errors.forbidden_error("", "pods", "web-", f"exceeded quota: pods, requested: pods=1, "
                                          f"used: pods={used}, limited: pods={self.limit}")
@@ -138,8 +142,8 @@ QUOTA_MESSAGE = 'pods "web-" is forbidden: exceeded quota: pods, requested: pods
 
 def test_slow_start_stops_at_the_first_failing_batch_and_backs_off() -> None:
     cluster = Cluster(nodes=3)
-    quota = PodQuota(3)
-    cluster.api.mutating_admission.append(quota)
+    quota = PodQuota(cluster, 3)
+    cluster.api.admission = Chain(cluster.api.admission.plugins + (quota,))
     cluster.create(replica_set(replicas=10))
     # Batches of 1 and 2 succeed (3 pods); the batch of 4 is made whole and fails.
     assert quota.attempts[:7] == [(0.0, True)] * 3 + [(0.0, False)] * 4

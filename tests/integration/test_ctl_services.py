@@ -68,10 +68,10 @@ def test_an_address_in_use_is_refused_with_upstreams_message() -> None:
     cluster.create(service("dns", clusterIP="10.96.0.10"))
     error = refused(cluster, service("x", clusterIP="10.96.0.10"))
     assert (error.code, error.reason) == (422, "Invalid")
-    assert error.message == ('Service "x" is invalid: spec.clusterIPs: Invalid value: []string{"10.96.0.10"}: '
+    assert error.message == ('Service "x" is invalid: spec.clusterIPs: Invalid value: ["10.96.0.10"]: '
                              'failed to allocate IP 10.96.0.10: provided IP is already allocated')
     assert error.details["causes"] == [{"reason": "FieldValueInvalid", "field": "spec.clusterIPs",
-                                        "message": 'Invalid value: []string{"10.96.0.10"}: failed to allocate IP '
+                                        "message": 'Invalid value: ["10.96.0.10"]: failed to allocate IP '
                                                    '10.96.0.10: provided IP is already allocated'}]
     assert refused(cluster, service("k", clusterIP="10.96.0.1")).message.endswith("provided IP is already allocated")
     outside = refused(cluster, service("y", clusterIP="10.0.0.5"))

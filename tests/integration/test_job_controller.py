@@ -122,13 +122,18 @@ def test_an_indexed_job_gives_each_pod_its_index() -> None:
 
 
 def test_a_job_past_its_active_deadline_fails_and_its_pods_are_deleted() -> None:
+    """The pod is deleted at the deadline; its ``sleep`` ignores SIGTERM and is killed when the
+    30 s grace ends, and the Job is Failed once no pod is terminating (upstream 1.31+)."""
     cluster = Cluster(nodes=1)
     cluster.create(job("slow", "sleep 100", activeDeadlineSeconds=30))
     at(cluster, 30)
     assert conditions(cluster, "slow")[0] == ("FailureTarget", "True", "DeadlineExceeded", stamp(30))
     assert status(cluster, "slow")["conditions"][0]["message"] == "Job was active longer than specified deadline"
-    at(cluster, 31)
-    assert [c[0] for c in conditions(cluster, "slow")] == ["FailureTarget", "Failed"]
+    at(cluster, 59)
+    assert [c[0] for c in conditions(cluster, "slow")] == ["FailureTarget"]
+    assert status(cluster, "slow")["terminating"] == 1
+    at(cluster, 60)
+    assert conditions(cluster, "slow")[1] == ("Failed", "True", "DeadlineExceeded", stamp(60))
     assert pods(cluster, "slow") == []  # deleted, terminated, released and gone
     assert ("Warning", "DeadlineExceeded", "Job was active longer than specified deadline") in job_events(cluster, "slow")
 

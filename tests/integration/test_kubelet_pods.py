@@ -63,7 +63,7 @@ def test_default_pod_is_pending_then_running_and_ready_after_one_second() -> Non
     assert [c["type"] for c in pending["conditions"]] == [
         "PodReadyToStartContainers", "Initialized", "Ready", "ContainersReady", "PodScheduled"]
     assert condition(cluster, "web", "Ready") == {
-        "type": "Ready", "status": "False", "lastProbeTime": None, "lastTransitionTime": stamp(0),
+        "type": "Ready", "observedGeneration": 1, "status": "False", "lastProbeTime": None, "lastTransitionTime": stamp(0),
         "reason": "ContainersNotReady", "message": "containers with unready status: [c]"}
     assert pending["containerStatuses"][0]["state"] == {"waiting": {"reason": "ContainerCreating"}}
 
@@ -73,7 +73,7 @@ def test_default_pod_is_pending_then_running_and_ready_after_one_second() -> Non
     running = status(cluster, "web")
     assert running["phase"] == "Running"
     assert condition(cluster, "web", "Ready") == {
-        "type": "Ready", "status": "True", "lastProbeTime": None, "lastTransitionTime": stamp(1)}
+        "type": "Ready", "observedGeneration": 1, "status": "True", "lastProbeTime": None, "lastTransitionTime": stamp(1)}
     assert condition(cluster, "web", "PodScheduled")["lastTransitionTime"] == stamp(0)
     c = running["containerStatuses"][0]
     assert c["state"] == {"running": {"startedAt": stamp(1)}}
@@ -111,7 +111,7 @@ def test_init_containers_run_in_order_each_to_completion() -> None:
     assert container(cluster, "staged", 1, "initContainerStatuses")["state"] == {"waiting": {"reason": "PodInitializing"}}
     assert container(cluster, "staged")["state"] == {"waiting": {"reason": "PodInitializing"}}
     assert condition(cluster, "staged", "Initialized") == {
-        "type": "Initialized", "status": "False", "lastProbeTime": None, "lastTransitionTime": stamp(0),
+        "type": "Initialized", "observedGeneration": 1, "status": "False", "lastProbeTime": None, "lastTransitionTime": stamp(0),
         "reason": "ContainersNotInitialized", "message": "containers with incomplete status: [init-a init-b]"}
     at(cluster, 5)
     first = container(cluster, "staged", 0, "initContainerStatuses")["state"]["terminated"]
@@ -205,7 +205,7 @@ def test_readiness_follows_the_probe_timeline() -> None:
     at(cluster, 51)
     assert container(cluster, "flaky")["ready"] is False
     assert condition(cluster, "flaky", "Ready") == {
-        "type": "Ready", "status": "False", "lastProbeTime": None, "lastTransitionTime": stamp(51),
+        "type": "Ready", "observedGeneration": 1, "status": "False", "lastProbeTime": None, "lastTransitionTime": stamp(51),
         "reason": "ContainersNotReady", "message": "containers with unready status: [c]"}
     assert status(cluster, "flaky")["phase"] == "Running"
 
@@ -288,14 +288,17 @@ def test_the_pod_ip_is_released_with_the_pod() -> None:
 def test_a_failing_pull_shows_err_image_pull_then_image_pull_back_off() -> None:
     cluster, _ = make_cluster()
     cluster.create(pod("pull", {"image_pull_error": True, "image_pull_failures": 2},
-                       containers=[{"name": "c", "image": "nginx:bad"}]))
+                       containers=[{"name": "c", "image": "example/app:bad"}]))
     waiting = container(cluster, "pull")["state"]["waiting"]
     assert waiting["reason"] == "ErrImagePull"
-    assert waiting["message"] == ('rpc error: code = NotFound desc = failed to pull and unpack image '
-                                  '"nginx:bad": nginx:bad: not found')
+    reference = "docker.io/example/app:bad"
+    error = (f'rpc error: code = NotFound desc = failed to pull and unpack image "{reference}": '
+             f'failed to resolve reference "{reference}": {reference}: not found')
+    assert waiting["message"] == error
     at(cluster, 1)
     assert container(cluster, "pull")["state"] == {
-        "waiting": {"reason": "ImagePullBackOff", "message": 'Back-off pulling image "nginx:bad"'}}
+        "waiting": {"reason": "ImagePullBackOff",
+                    "message": f'Back-off pulling image "example/app:bad": ErrImagePull: {error}'}}
     assert status(cluster, "pull")["phase"] == "Pending"
     at(cluster, 10)  # retry after 10 s fails again; the next waits 20 s
     assert container(cluster, "pull")["state"]["waiting"]["reason"] == "ErrImagePull"
@@ -311,7 +314,8 @@ def test_back_off_names_the_image_as_the_spec_wrote_it() -> None:
     cluster, _ = make_cluster()
     cluster.create(pod("untagged", {"image_pull_error": True}, containers=[{"name": "c", "image": "nope"}]))
     at(cluster, 1)
-    assert container(cluster, "untagged")["state"]["waiting"]["message"] == 'Back-off pulling image "nope"'
+    message = container(cluster, "untagged")["state"]["waiting"]["message"]
+    assert message.startswith('Back-off pulling image "nope": ErrImagePull: ')  # then the last pull's error
 
 
 

@@ -25,7 +25,7 @@ TIMING = {"pull_delay_s": 0, "start_delay_s": 1}
 
 
 def sidecar(name: str, **fields: Any) -> Obj:
-    return {"name": name, "image": "envoy:1.30", "restartPolicy": "Always", **fields}
+    return {"name": name, "image": "envoyproxy/envoy:v1.30.0", "restartPolicy": "Always", **fields}
 
 
 def init(name: str) -> Obj:
@@ -217,7 +217,7 @@ def test_the_pod_is_ready_only_when_its_sidecars_are() -> None:
             "False", "ContainersNotReady", "containers with unready status: [proxy]")
     at(cluster, 16)
     assert condition(cluster, "gated", "Ready") == {
-        "type": "Ready", "status": "True", "lastProbeTime": None, "lastTransitionTime": stamp(16)}
+        "type": "Ready", "observedGeneration": 1, "status": "True", "lastProbeTime": None, "lastTransitionTime": stamp(16)}
 
 
 # -- the pod ends ------------------------------------------------------------------------------------

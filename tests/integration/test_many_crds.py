@@ -150,10 +150,11 @@ def assert_like_from_scratch(cluster: Cluster) -> None:
         documents.append((path, data))
         group_version = path.split("/")[1:]
         if path.startswith("apis/") and any(rt.custom is not None for rt in registry.in_group_version(*group_version)):
-            scratch = build_custom_document(registry, schema.load("1.33"), *group_version, "1.33")
+            version = cluster.api.kubernetes_version
+            scratch = build_custom_document(registry, schema.load(version), *group_version, version)
             assert data == openapi.encode(scratch), path
     wanted_json, wanted_protobuf, wanted_etag = openapi_v2.served(
-        openapi_v2.swagger([json.loads(data) for _, data in sorted(documents)], "1.33"))
+        openapi_v2.swagger([json.loads(data) for _, data in sorted(documents)], cluster.api.kubernetes_version))
     _, served_json, headers = call(cluster, "GET", "/openapi/v2")
     _, served_protobuf, pb_headers = call(cluster, "GET", "/openapi/v2", accept=PROTOBUF)
     assert served_json == wanted_json

@@ -50,7 +50,7 @@ def test_service_cidr_validation_and_the_dual_stack_upgrade(fakekube: Cluster) -
     assert dual.spec.cidrs == ["10.0.0.0/24", "fd00::/108"]
     with pytest.raises(ApiException) as changed:
         api.patch_service_cidr("extra", {"spec": {"cidrs": ["10.1.0.0/24"]}})
-    assert message(changed.value).endswith('spec.cidrs: Invalid value: []string{"10.1.0.0/24"}: field is immutable')
+    assert message(changed.value).endswith('spec.cidrs: Invalid value: ["10.1.0.0/24"]: field is immutable')
 
 
 def test_ip_addresses_are_named_by_their_address(fakekube: Cluster) -> None:

@@ -44,7 +44,7 @@ def test_json_and_protobuf_with_etag(fakekube: Cluster) -> None:
     code, data, headers = get(fakekube, Accept="application/json")
     assert code == 200 and headers["Content-Type"] == "application/json"
     doc = json.loads(data)
-    assert doc["swagger"] == "2.0" and doc["info"] == {"title": "Kubernetes", "version": "v1.33.0"}
+    assert doc["swagger"] == "2.0" and doc["info"] == {"title": "Kubernetes", "version": "v1.36.0"}
     assert headers["ETag"] == '"' + hashlib.sha512(data).hexdigest().upper() + '"'
     patch = doc["paths"]["/apis/apps/v1/namespaces/{namespace}/deployments/{name}"]["patch"]
     assert "fieldValidation" in [p["name"] for p in patch["parameters"]]

@@ -235,7 +235,8 @@ def test_invalid_scheduling_fields_are_refused_like_upstream(fakekube: Cluster, 
 
 def test_a_template_reports_them_in_upstreams_order(fakekube: Cluster) -> None:
     """nodeSelector, affinity, schedulingGates, topologySpreadConstraints, then (after
-    nodeName and activeDeadlineSeconds) tolerations and priorityClassName."""
+    nodeName and activeDeadlineSeconds) tolerations and priorityClassName (the reference, 1.36,
+    answers exactly this)."""
     body = deployment(
         priorityClassName="High_Priority", tolerations=[{"key": "k", "operator": "Exists", "value": "v"}],
         topologySpreadConstraints=[{"maxSkew": 1, "topologyKey": ZONE, "whenUnsatisfiable": "Never"}],
@@ -245,7 +246,7 @@ def test_a_template_reports_them_in_upstreams_order(fakekube: Cluster) -> None:
     expect_invalid(fakekube, DEPLOYMENTS, body, "Deployment.apps", [
         (INVALID, f"{spec}.nodeSelector", f'Invalid value: "a b": {LABEL_VALUE}'),
         (INVALID, f"{spec}.affinity.podAffinity.requiredDuringSchedulingIgnoredDuringExecution[0].topologyKey",
-         f'Invalid value: "{ZONE}/x": a qualified name must consist of alphanumeric characters, \'-\', \'_\' or \'.\', '
+         f'Invalid value: "{ZONE}/x": a valid label key must consist of alphanumeric characters, \'-\', \'_\' or \'.\', '
          "and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex "
          "used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]') with an optional DNS subdomain prefix "
          "and '/' (e.g. 'example.com/MyName')"),

@@ -121,11 +121,35 @@ def test_the_global_default_class_names_and_prioritises_pods_that_name_none() ->
 
 def test_of_two_global_defaults_the_lowest_value_wins() -> None:
     cluster = Cluster()
-    # Upstream refuses a second default at PriorityClass admission; a race can still leave two.
-    for name, value in (("b-high", 7), ("a-low", 3)):
-        rt = cluster.resource("scheduling.k8s.io/v1", "PriorityClass")
-        cluster.api.create(rt, "", priority_class(name, value, globalDefault=True), WriteOptions())
+    # Upstream refuses a second default at PriorityClass admission; a race can still leave two
+    # (two apiservers each admitting one): the second is written past admission here.
+    rt = cluster.resource("scheduling.k8s.io/v1", "PriorityClass")
+    cluster.api.create(rt, "", priority_class("b-high", 7, globalDefault=True), WriteOptions())
+    low = cluster.api.create(rt, "", priority_class("a-low", 3), WriteOptions()).obj
+    with cluster.store.lock:
+        cluster.api.write_internal(rt, dict(low, globalDefault=True))
     assert priority_fields(cluster.create(pod())) == ("a-low", 3, "PreemptLowerPriority")
+
+
+def test_a_second_global_default_is_refused() -> None:
+    # validatePriorityClass, measured on kube-apiserver 1.36: creating a second default, or
+    # making another class the default, is a 403 naming the default there is.
+    cluster = Cluster()
+    cluster.create(priority_class("d1", 5, globalDefault=True))
+    message = ('priorityclasses.scheduling.k8s.io "d2" is forbidden: PriorityClass d1 is already marked as '
+               "default. Only one default can exist")
+    with pytest.raises(ApiError) as refused:
+        cluster.create(priority_class("d2", 5, globalDefault=True))
+    assert (refused.value.code, refused.value.reason, refused.value.message) == (403, "Forbidden", message)
+    plain = cluster.create(priority_class("d2", 5))
+    with pytest.raises(ApiError, match="PriorityClass d1 is already marked as default"):
+        cluster.api.update(rt_of(cluster), "", "d2", dict(plain, globalDefault=True), WriteOptions())
+    current = cluster.get("scheduling.k8s.io/v1", "PriorityClass", "d1", namespace="")
+    cluster.api.update(rt_of(cluster), "", "d1", dict(current, description="still the default"), WriteOptions())
+
+
+def rt_of(cluster: Cluster) -> Any:
+    return cluster.resource("scheduling.k8s.io/v1", "PriorityClass")
 
 
 def test_system_classes_may_be_named_in_any_namespace() -> None:

@@ -62,6 +62,20 @@ def test_command_line_seed_reaches_the_cluster(pytester: pytest.Pytester) -> Non
     result.assert_outcomes(passed=1)
 
 
+def test_the_image_policy_comes_from_the_command_line_and_a_marker_overrides_it(pytester: pytest.Pytester) -> None:
+    result = run(pytester, """
+        import pytest
+
+        def test_option(fakekube):
+            assert fakekube.config.image_policy.policy == "missing"
+
+        @pytest.mark.fakekube(image_policy="exists")
+        def test_marker(fakekube):
+            assert fakekube.config.image_policy.policy == "exists"
+    """, "--fakekube-image-policy", "missing")
+    result.assert_outcomes(passed=2)
+
+
 def test_config_fixture_can_be_overridden(pytester: pytest.Pytester) -> None:
     pytester.makeconftest("""
         import pytest

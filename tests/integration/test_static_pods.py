@@ -21,7 +21,7 @@ def manifest(name: str, namespace: str | None = "kube-system", **spec: Any) -> O
     if namespace:
         meta["namespace"] = namespace
     return {"apiVersion": "v1", "kind": "Pod", "metadata": meta,
-            "spec": {"containers": [{"name": "main", "image": f"{name}:1"}], **spec}}
+            "spec": {"containers": [{"name": "main", "image": f"example/{name}:1"}], **spec}}
 
 
 def mirror(cluster: Cluster, name: str, namespace: str = "kube-system") -> Obj | None:

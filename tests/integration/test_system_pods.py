@@ -92,7 +92,7 @@ def test_the_add_ons_are_kubeadm_s_and_kind_s_objects() -> None:
     corefile = cluster.get("v1", "ConfigMap", "coredns", "kube-system")["data"]["Corefile"]
     assert "kubernetes cluster.local in-addr.arpa ip6.arpa {" in corefile
     proxy = cluster.get("apps/v1", "DaemonSet", "kube-proxy", "kube-system")
-    assert proxy["spec"]["template"]["spec"]["containers"][0]["image"] == "registry.k8s.io/kube-proxy:v1.33.0"
+    assert proxy["spec"]["template"]["spec"]["containers"][0]["image"] == "registry.k8s.io/kube-proxy:v1.36.0"
     assert (proxy["status"]["desiredNumberScheduled"], proxy["status"]["numberReady"]) == (2, 2)
     proxy_config = yaml.safe_load(cluster.get("v1", "ConfigMap", "kube-proxy", "kube-system")["data"]["config.conf"])
     assert (proxy_config["mode"], proxy_config["clusterCIDR"]) == ("iptables", "10.224.0.0/11")
@@ -102,7 +102,7 @@ def test_the_add_ons_are_kubeadm_s_and_kind_s_objects() -> None:
     assert standard["metadata"]["annotations"] == {"storageclass.kubernetes.io/is-default-class": "true"}
     assert (standard["provisioner"], standard["volumeBindingMode"]) == ("rancher.io/local-path", "WaitForFirstConsumer")
     kubeadm = yaml.safe_load(cluster.get("v1", "ConfigMap", "kubeadm-config", "kube-system")["data"]["ClusterConfiguration"])
-    assert (kubeadm["kubernetesVersion"], kubeadm["networking"]["serviceSubnet"]) == ("v1.33.0", "10.96.0.0/16")
+    assert (kubeadm["kubernetesVersion"], kubeadm["networking"]["serviceSubnet"]) == ("v1.36.0", "10.96.0.0/16")
     assert set(names(cluster.list("v1", "ServiceAccount", "kube-system"))) >= {"coredns", "kube-proxy", "kindnet"}
 
 

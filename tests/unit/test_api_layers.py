@@ -15,7 +15,7 @@ import pytest
 import fakekube.api
 
 #: Bottom up: a module in one of these may import from its own sub-package or an earlier one.
-LAYERS = ("machinery", "wire", "selectors", "table", "registry", "auth", "types", "verbs", "http")
+LAYERS = ("machinery", "wire", "selectors", "table", "registry", "auth", "types", "admission", "verbs", "http")
 
 API_DIR = pathlib.Path(fakekube.api.__file__).parent
 

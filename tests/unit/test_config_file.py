@@ -210,3 +210,15 @@ def test_an_unknown_controller_in_the_config_is_refused_when_the_cluster_is_buil
 
     with pytest.raises(ValueError, match='"replicaset-controlr" is not in the list of known controllers'):
         Cluster(load("controllers: [replicaset-controlr]\n", tmp_path))
+
+
+def test_image_policy_is_a_name_or_lists_and_a_bad_one_is_refused(tmp_path: Path) -> None:
+    from fakekube.kubelet.registry import ImageCatalog
+
+    assert load("imagePolicy: missing\n", tmp_path).image_policy == ImageCatalog("missing")
+    listed = load("imagePolicy: {images: [example/*], digests: ['sha256:" + "a" * 64 + "']}\n", tmp_path)
+    assert (listed.image_policy.policy, listed.image_policy.images) == ("plausible", ("example/*",))
+    with pytest.raises(ConfigError, match="imagePolicy: must be one of plausible, exists, missing, got 'maybe'"):
+        load("imagePolicy: maybe\n", tmp_path)
+    with pytest.raises(ConfigError, match="imagePolicy: unknown key"):
+        load("imagePolicy: {allow: [x]}\n", tmp_path)

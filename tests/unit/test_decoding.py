@@ -33,6 +33,17 @@ def test_yaml_keeps_timestamps_as_strings_and_reads_the_first_document() -> None
     assert decoding.parse_yaml(b"a: 2024-01-01T00:00:00Z\n---\nb: [\n") == {"a": "2024-01-01T00:00:00Z"}
 
 
+@pytest.mark.parametrize("raw, message", [
+    (b"\x00", "yaml: control characters are not allowed"),
+    (b"a: 1\nb: \x01", "yaml: control characters are not allowed"),
+    (b"a: \xff\xfe", "yaml: invalid leading UTF-8 octet"),
+])
+def test_yaml_the_reader_refuses_is_a_syntax_failure_in_go_yamls_words(raw: bytes, message: str) -> None:
+    with pytest.raises(decoding.SyntaxFailure) as info:
+        decoding.parse_yaml(raw)
+    assert str(info.value) == message
+
+
 def test_a_body_that_is_not_an_object_names_the_interpret_struct_and_quotes_the_bytes() -> None:
     with pytest.raises(ApiError) as info:
         decoding.decode_body(b"[1,2]", "json", "ConfigMap")

@@ -1,4 +1,5 @@
-"""Discovery documents compared with upstream's 1.33 fixtures (api/discovery/*.json)."""
+"""Discovery documents compared with upstream's fixtures (api/discovery/*.json) and what
+a real kube-apiserver answers (1.36 native; 1.33–1.35 emulated)."""
 
 import json
 
@@ -6,17 +7,23 @@ import pytest
 
 from fakekube.api.verbs import discovery as d
 from fakekube.api.types import builtin_registry
+from fakekube.objects.versions import SUPPORTED_VERSIONS, release
 
 REG = builtin_registry()
 CLIENT_GO_ACCEPT = ("application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,"
                     "application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList,application/json")
 
 
-def test_version_info_is_fixed_and_1_33():
-    info = d.version_info()
-    assert (info["major"], info["minor"], info["emulationMinor"]) == ("1", "33", "33")
-    assert info["gitVersion"].startswith("v1.33.")
-    assert info == d.version_info()
+@pytest.mark.parametrize("version", SUPPORTED_VERSIONS)
+def test_version_info_is_fixed_and_the_releases(version):
+    """What a native binary of the release answers: its minor as the emulated one too, and
+    the minor below as the oldest it stays compatible with."""
+    minor = version.split(".")[1]
+    info = d.version_info(release(version), 3)
+    assert (info["major"], info["minor"], info["emulationMajor"], info["emulationMinor"]) == ("1", minor, "1", minor)
+    assert (info["minCompatibilityMajor"], info["minCompatibilityMinor"]) == ("1", str(int(minor) - 1))
+    assert info["gitVersion"] == f"v1.{minor}.3" and len(info["gitCommit"]) == 40
+    assert info == d.version_info(release(version), 3)
 
 
 def test_core_api_versions():
@@ -36,8 +43,30 @@ def test_api_group_list_and_group():
 
 def test_storage_version_hash_matches_upstream():
     # Values from upstream's api/discovery fixtures.
-    assert d.storage_version_hash(REG.lookup("", "v1", "pods")) == "xPOwRZ+Yhw8="
-    assert d.storage_version_hash(REG.lookup("apps", "v1", "deployments")) == "8aSe+NMegvE="
+    assert d.storage_version_hash(REG.lookup("", "v1", "pods"), REG.release) == "xPOwRZ+Yhw8="
+    assert d.storage_version_hash(REG.lookup("apps", "v1", "deployments"), REG.release) == "8aSe+NMegvE="
+
+
+@pytest.mark.parametrize("version,group,plural,want", [
+    # the reference's answers: CRDs are stored as apiextensions v1beta1, events.k8s.io Events
+    # as core Events, in every release; a new version is stored from the release after.
+    ("1.33", "apiextensions.k8s.io", "customresourcedefinitions", "jfWCUB31mvA="),
+    ("1.36", "apiextensions.k8s.io", "customresourcedefinitions", "jfWCUB31mvA="),
+    ("1.33", "events.k8s.io", "events", "r2yiGXH7wu8="),
+    ("1.36", "events.k8s.io", "events", "r2yiGXH7wu8="),
+    ("1.34", "resource.k8s.io", "resourceclaims", "EJAWH5WrAYg="),
+    ("1.34", "resource.k8s.io", "deviceclasses", "weQRMT6DeYM="),
+    ("1.35", "resource.k8s.io", "deviceclasses", "Yk2PTc1Ybxk="),
+    ("1.36", "resource.k8s.io", "resourceslices", "KsC072WgaEY="),
+    ("1.34", "storage.k8s.io", "volumeattributesclasses", "Bl3MtjZ/n/s="),
+    ("1.35", "storage.k8s.io", "volumeattributesclasses", "tIjydgKBC5w="),
+    ("1.36", "storage.k8s.io", "volumeattributesclasses", "tIjydgKBC5w="),
+    ("1.36", "admissionregistration.k8s.io", "mutatingadmissionpolicies", "LYmCf+UMVdg="),
+])
+def test_storage_version_hashes_follow_the_release(version, group, plural, want):
+    registry = builtin_registry(release=release(version))
+    listed = {r["name"]: r for r in d.api_resource_list(registry, group, "v1")["resources"]}
+    assert listed[plural]["storageVersionHash"] == want
 
 
 def test_apps_resource_list_like_upstream():
@@ -60,7 +89,7 @@ def test_pod_subresources_in_core_list():
     assert res["namespaces"]["namespaced"] is False
 
 
-@pytest.mark.parametrize("version", ["v2", "v2beta1"])
+@pytest.mark.parametrize("version", ["v2"])
 def test_aggregated_discovery(version):
     doc = d.aggregated_discovery(REG, core=False, api_version=version)
     assert doc["apiVersion"] == f"apidiscovery.k8s.io/{version}" and doc["kind"] == "APIGroupDiscoveryList"
@@ -81,15 +110,25 @@ def test_aggregated_core():
     assert nodes["scope"] == "Cluster" and nodes["shortNames"] == ["no"]
     with pytest.raises(ValueError):
         d.aggregated_discovery(REG, core=True, api_version="v1")
+    with pytest.raises(ValueError):  # AggregatedDiscoveryRemoveBetaType: gone in every supported release
+        d.aggregated_discovery(REG, core=True, api_version="v2beta1")
+
+
+@pytest.mark.parametrize("version,null", [("1.33", True), ("1.34", False), ("1.36", False)])
+def test_aggregated_group_metadata_has_a_null_creation_timestamp_up_to_1_33(version, null):
+    """Go's zero ObjectMeta time is ``null`` up to 1.33, omitted from 1.34 (``omitzero``)."""
+    doc = d.aggregated_discovery(builtin_registry(release=release(version)), core=False)
+    apps = next(i for i in doc["items"] if i["metadata"]["name"] == "apps")
+    assert apps["metadata"] == ({"name": "apps", "creationTimestamp": None} if null else {"name": "apps"})
 
 
 @pytest.mark.parametrize("accept,want", [
     (CLIENT_GO_ACCEPT, "v2"),
-    ("application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList,application/json", "v2beta1"),
+    ("application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList,application/json", None),
     ("application/json", None),
     ("", None),
     ("application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList;q=0.5,"
-     "application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList", "v2beta1"),
+     "application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList", "v2"),
     ("application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList;q=0", None),
     ("application/yaml;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList", None),
 ])

@@ -130,7 +130,8 @@ def run_until(run: ContainerRun, until_s: float, **context: Any) -> Recorder:
 
 
 def test_a_crash_looping_container_records_the_back_off_at_every_resync() -> None:
-    run = ContainerRun({"name": "c", "image": "busybox"}, ContainerBehaviour(run_for_s=5, exit_code=1), False, "Always")
+    run = ContainerRun({"name": "c", "image": "busybox", "imagePullPolicy": "IfNotPresent"},
+                       ContainerBehaviour(run_for_s=5, exit_code=1), False, "Always")
     events = run_until(run, 53).events
     assert [(t, reason) for t, _, reason, _ in events] == [
         (0, "Pulling"), (0, "Pulled"), (1, "Created"), (1, "Started"),   # runs 1..6, crashes

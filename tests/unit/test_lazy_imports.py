@@ -80,7 +80,7 @@ def test_cold_paths_load_no_heavy_library(code: str) -> None:
 #: import path: each ``@dataclass`` compiled generated source, and the module itself cost
 #: as much as 10 of them.
 SERVING_ONLY = ("werkzeug", "http.client", "http.server", "email", "ssl", "fakekube.api.http",
-                "fakekube.api.verbs.webhook_https", "fakekube.cluster.pki", "tempfile", "logging",
+                "fakekube.api.admission.webhook_https", "fakekube.cluster.pki", "tempfile", "logging",
                 "concurrent", "csv")
 
 

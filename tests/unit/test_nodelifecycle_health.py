@@ -9,8 +9,9 @@ import pytest
 from fakekube.clock import DEFAULT_EPOCH, format_rfc3339
 from fakekube.controllers.nodelifecycle import NodeLifecycleConfig, check_node_health, pod_conditions_not_ready
 from fakekube.controllers.nodelifecycle.health import find_condition
+from fakekube.objects.versions import SUPPORTED_VERSIONS, release
 
-CONFIG = NodeLifecycleConfig().for_version("1.33")
+CONFIG = NodeLifecycleConfig().for_release(release("1.33"))
 
 
 def at(seconds: float):
@@ -53,12 +54,12 @@ def test_defaults_are_upstream() -> None:
     assert CONFIG.eviction_burst == 1
 
 
-def test_the_grace_period_default_follows_the_reported_version() -> None:
-    """kubernetes/kubernetes PR 126287 raised node-monitor-grace-period from 40 s to 50 s in 1.32."""
-    assert NodeLifecycleConfig().grace_period_s is None  # the reported version decides
-    assert [NodeLifecycleConfig().for_version(v).grace_period_s for v in ("1.30", "1.31", "1.32", "1.33")] == [
-        40, 40, 50, 50]
-    assert NodeLifecycleConfig(grace_period_s=40).for_version("1.33").grace_period_s == 40
+def test_the_grace_period_default_follows_the_emulated_release() -> None:
+    """kubernetes/kubernetes PR 126287 raised node-monitor-grace-period from 40 s to 50 s in
+    1.32; every supported release (1.33–1.36) keeps 50 s, and a configured value wins."""
+    assert NodeLifecycleConfig().grace_period_s is None  # the emulated release decides
+    assert [NodeLifecycleConfig().for_release(release(v)).grace_period_s for v in SUPPORTED_VERSIONS] == [50] * 4
+    assert NodeLifecycleConfig(grace_period_s=40).for_release(release("1.36")).grace_period_s == 40
 
 
 def test_a_node_lifecycle_config_is_an_immutable_checked_value() -> None:

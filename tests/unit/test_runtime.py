@@ -217,6 +217,9 @@ def _container_ids(controllers: tuple[str, ...], extra: bool) -> list[str]:
     cluster = Cluster(nodes=1, seed=3, controllers=controllers)
     if extra:
         cluster.engine.register(Greedy())
+    if "-serviceaccount" in controllers:  # pods need their account (ServiceAccount admission)
+        cluster.create({"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": "default",
+                                                                                   "namespace": "default"}})
     for index in range(3):
         cluster.create({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": f"p{index}", "namespace": "default"},
                         "spec": {"nodeName": "node-1", "containers": [{"name": "c", "image": "nginx"}]}})

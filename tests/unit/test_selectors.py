@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from fakekube.api.machinery.errors import emulating
+from fakekube.objects.versions import release
+
 from fakekube.api.machinery.errors import ApiError
 from fakekube.api.types import builtin_registry
 from fakekube.api.selectors import (
@@ -166,9 +169,14 @@ def test_parse_error_messages(text, message):
     assert parse_error(text) == message
 
 
-def test_invalid_key_message_uses_nil_path():
-    assert parse_error("x/y/z=a") == (
-        'unable to parse requirement: <nil>: Invalid value: "x/y/z": a qualified name must consist of '
+@pytest.mark.parametrize("version,noun", [("1.34", "a qualified name"), ("1.35", "a valid label key"),
+                                           ("1.36", "a valid label key")])
+def test_invalid_key_message_uses_nil_path(version, noun):
+    """The reference (1.36) says "a valid label key"; apimachinery said "a qualified name" up to v0.34."""
+    with emulating(release(version)):
+        message = parse_error("x/y/z=a")
+    assert message == (
+        f'unable to parse requirement: <nil>: Invalid value: "x/y/z": {noun} must consist of '
         "alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character "
         "(e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is "
         "'([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]') with an optional DNS subdomain prefix and '/' "

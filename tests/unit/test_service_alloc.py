@@ -7,7 +7,8 @@ from typing import Any
 
 import pytest
 
-from fakekube.api.machinery.errors import ApiError
+from fakekube.api.machinery.errors import ApiError, emulating
+from fakekube.objects.versions import release
 from fakekube.api.types.service_alloc import (
     IPRange,
     PortRange,
@@ -113,7 +114,11 @@ def test_an_explicit_ip_in_use_is_refused_with_the_whole_cluster_ips_list() -> N
     with pytest.raises(ApiError) as refused:
         allocate_cluster_ips("dns", spec, ServiceNetwork(), {"10.96.0.10"}, Scripted())
     assert refused.value.code == 422
-    assert _message(refused.value) == ('Service "dns" is invalid: spec.clusterIPs: Invalid value: []string{"10.96.0.10"}: '
+    assert _message(refused.value) == ('Service "dns" is invalid: spec.clusterIPs: Invalid value: ["10.96.0.10"]: '
+                                       'failed to allocate IP 10.96.0.10: provided IP is already allocated')
+    with emulating(release("1.33")), pytest.raises(ApiError) as in_1_33:  # Go's %#v up to 1.33
+        allocate_cluster_ips("dns", spec, ServiceNetwork(), {"10.96.0.10"}, Scripted())
+    assert _message(in_1_33.value) == ('Service "dns" is invalid: spec.clusterIPs: Invalid value: []string{"10.96.0.10"}: '
                                        'failed to allocate IP 10.96.0.10: provided IP is already allocated')
 
 

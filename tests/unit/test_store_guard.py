@@ -188,6 +188,8 @@ def make_api(guard: bool):  # type: ignore[no-untyped-def]
     internal = WriteOptions(internal=True)
     namespaces = api.registry.lookup("", "v1", "namespaces")
     api.create(namespaces, "", {"metadata": {"name": "default"}}, internal)
+    accounts = api.registry.lookup("", "v1", "serviceaccounts")  # no controller makes it here
+    api.create(accounts, "default", {"metadata": {"name": "default", "namespace": "default"}}, internal)
     return api, internal
 
 

@@ -9,6 +9,8 @@ from datetime import datetime, timezone
 
 from fakekube.api.registry import WriteContext
 from fakekube.api.types import BUILTIN_TYPES
+from fakekube.api.machinery.errors import emulating
+from fakekube.objects.versions import release
 
 STRATEGIES = {f"{rt.group}/{rt.plural}": rt.strategy for rt in BUILTIN_TYPES}
 
@@ -116,9 +118,13 @@ def test_rbac_rules_and_role_ref():
     assert binding["subjects"][0]["apiGroup"] == "rbac.authorization.k8s.io"
     changed = copy.deepcopy(binding)
     changed["roleRef"]["name"] = "other"
-    assert _messages("rbac.authorization.k8s.io/rolebindings", changed, binding) == [
-        'roleRef: Invalid value: rbac.RoleRef{APIGroup:"rbac.authorization.k8s.io", Kind:"Role", Name:"other"}: '
+    assert _messages("rbac.authorization.k8s.io/rolebindings", changed, binding) == [  # the reference, 1.36
+        'roleRef: Invalid value: {"APIGroup":"rbac.authorization.k8s.io","Kind":"Role","Name":"other"}: '
         "cannot change roleRef"]
+    with emulating(release("1.33")):
+        assert _messages("rbac.authorization.k8s.io/rolebindings", changed, binding) == [
+            'roleRef: Invalid value: rbac.RoleRef{APIGroup:"rbac.authorization.k8s.io", Kind:"Role", Name:"other"}: '
+            "cannot change roleRef"]
 
 
 def test_pdb_priorityclass_storageclass():

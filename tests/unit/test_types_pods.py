@@ -45,8 +45,9 @@ def test_minimal_pod_gets_upstream_defaults():
     assert spec["schedulerName"] == "default-scheduler"
     assert spec["securityContext"] == {}
     assert spec["enableServiceLinks"] is True
-    assert spec["serviceAccountName"] == "default" and spec["serviceAccount"] == "default"
-    # Not defaulting: the Priority admission plugin sets these (tests/integration/test_priority.py).
+    # Not defaulting: the ServiceAccount and Priority admission plugins set these
+    # (tests/integration/test_admission_serviceaccount.py, test_priority.py).
+    assert "serviceAccountName" not in spec and "serviceAccount" not in spec
     assert "priority" not in spec and "preemptionPolicy" not in spec
     assert spec["containers"][0] == {
         "name": "nginx", "image": "nginx", "ports": [{"containerPort": 80, "protocol": "TCP"}],
@@ -55,6 +56,14 @@ def test_minimal_pod_gets_upstream_defaults():
     }
     assert pod["status"] == {"phase": "Pending", "qosClass": "BestEffort"}
     assert PODS.validate(pod) == []
+
+
+def test_the_deprecated_service_account_field_mirrors_the_name():
+    # v1's conversion: the old field alone names the account; the new one wins; both are written.
+    assert _create({**_minimal(), "spec": {**_minimal()["spec"], "serviceAccount": "old"}})["spec"][
+        "serviceAccountName"] == "old"
+    both = _create({**_minimal(), "spec": {**_minimal()["spec"], "serviceAccount": "old", "serviceAccountName": "new"}})
+    assert (both["spec"]["serviceAccountName"], both["spec"]["serviceAccount"]) == ("new", "new")
 
 
 def test_image_pull_policy_follows_the_tag():

@@ -8,6 +8,8 @@ from datetime import datetime, timezone
 
 import pytest
 
+from fakekube.api.machinery.errors import emulating
+from fakekube.objects.versions import release
 from fakekube import Cluster
 from fakekube.api.registry import WriteContext
 from fakekube.api.types import BUILTIN_TYPES
@@ -49,7 +51,10 @@ def test_deployment_defaults():
     assert spec["strategy"] == {"type": "RollingUpdate", "rollingUpdate": {"maxUnavailable": "25%", "maxSurge": "25%"}}
     assert spec["revisionHistoryLimit"] == 10 and spec["progressDeadlineSeconds"] == 600
     template = spec["template"]
-    assert template["metadata"]["creationTimestamp"] is None
+    assert "creationTimestamp" not in template["metadata"]  # Go's zero time: omitted from 1.34 (the reference)
+    in_1_33 = copy.deepcopy(_workload())
+    STRATEGIES["apps/deployments"].default(in_1_33, WriteContext(CTX.now, CTX.rng, CTX.store, release=release("1.33")))
+    assert in_1_33["spec"]["template"]["metadata"]["creationTimestamp"] is None  # null up to 1.33
     assert template["spec"]["restartPolicy"] == "Always"
     assert template["spec"]["containers"][0]["imagePullPolicy"] == "IfNotPresent"
     assert "enableServiceLinks" not in template["spec"]  # pod-only default
@@ -61,9 +66,12 @@ def test_deployment_defaults():
 
 def test_selector_must_match_template_labels():
     dep = _create("apps/deployments", _workload(labels={"app": "other"}))
-    assert [e.message() for e in STRATEGIES["apps/deployments"].validate(dep)] == [
-        'spec.template.metadata.labels: Invalid value: map[string]string{"app":"other"}: '
-        "`selector` does not match template `labels`"]
+    assert [e.message() for e in STRATEGIES["apps/deployments"].validate(dep)] == [  # the reference, 1.36
+        'spec.template.metadata.labels: Invalid value: {"app":"other"}: `selector` does not match template `labels`']
+    with emulating(release("1.33")):  # Go's %#v of the map
+        assert [e.message() for e in STRATEGIES["apps/deployments"].validate(dep)] == [
+            'spec.template.metadata.labels: Invalid value: map[string]string{"app":"other"}: '
+            "`selector` does not match template `labels`"]
     missing = _workload()
     del missing["spec"]["selector"]
     missing = _create("apps/deployments", missing)
@@ -75,9 +83,12 @@ def test_deployment_selector_is_immutable():
     new = copy.deepcopy(old)
     new["spec"]["selector"] = {"matchLabels": {"app": "web2"}}
     new["spec"]["template"]["metadata"]["labels"] = {"app": "web2"}
-    assert [e.message() for e in STRATEGIES["apps/deployments"].validate_update(new, old)] == [
-        'spec.selector: Invalid value: v1.LabelSelector{MatchLabels:map[string]string{"app":"web2"}, '
-        "MatchExpressions:[]v1.LabelSelectorRequirement(nil)}: field is immutable"]
+    assert [e.message() for e in STRATEGIES["apps/deployments"].validate_update(new, old)] == [  # the reference
+        'spec.selector: Invalid value: {"matchLabels":{"app":"web2"}}: field is immutable']
+    with emulating(release("1.33")):
+        assert [e.message() for e in STRATEGIES["apps/deployments"].validate_update(new, old)] == [
+            'spec.selector: Invalid value: v1.LabelSelector{MatchLabels:map[string]string{"app":"web2"}, '
+            "MatchExpressions:[]v1.LabelSelectorRequirement(nil)}: field is immutable"]
 
 
 def test_negative_replicas_and_restart_policy():

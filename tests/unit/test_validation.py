@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from fakekube.api.machinery.errors import emulating
+from fakekube.objects.versions import release
 from fakekube.api.machinery.errors import FIELD_FORBIDDEN, FIELD_INVALID, FIELD_REQUIRED, FIELD_TOO_LONG
 from fakekube.api.registry import ResourceType
 from fakekube.api.types import builtin_registry
@@ -182,7 +184,7 @@ def test_path_segment_rule_on_prefix_only_checks_characters():
 
 
 @pytest.mark.parametrize("group,plural,name,ok", [
-    ("", "services", "1web", False),  # DNS-1035: must start with a letter
+    ("", "services", "1web", True),  # a DNS-1123 label from 1.36 (RelaxedServiceNameValidation; the reference)
     ("", "services", "web.a", False),
     ("", "pods", "web.a", True),  # subdomain allows dots
     ("", "namespaces", "team.a", False),  # DNS label
@@ -193,6 +195,11 @@ def test_path_segment_rule_on_prefix_only_checks_characters():
 ])
 def test_name_rules(group, plural, name, ok):
     assert (builtin_registry()[group, plural].name_rule(name) == []) == ok
+
+
+def test_service_names_are_dns1035_labels_up_to_1_35():
+    services = builtin_registry(release=release("1.35"))["", "services"]
+    assert services.name_rule("1web") and services.name_rule("web") == []
 
 
 def test_undeclared_name_rule_is_dns_subdomain():
@@ -253,6 +260,10 @@ def test_label_key_and_value_errors_use_the_labels_path():
 
 def test_annotation_keys_are_checked_case_insensitively_but_reported_as_written():
     errors = validate_object_meta({"name": "a", "annotations": {"a/b/c": "x"}}, False, name_is_dns_subdomain)
+    assert errors[0].message().startswith('metadata.annotations: Invalid value: "a/b/c": a valid label key must')
+    with emulating(release("1.34")):  # "a qualified name" up to 1.34
+        assert errors[0].message().startswith('metadata.annotations: Invalid value: "a/b/c": a valid label key must')
+        errors = validate_object_meta({"name": "a", "annotations": {"a/b/c": "x"}}, False, name_is_dns_subdomain)
     assert errors[0].message().startswith('metadata.annotations: Invalid value: "a/b/c": a qualified name must')
 
 
@@ -268,15 +279,28 @@ def test_annotations_total_size_limit():
 def test_finalizer_names_and_conflict():
     errors = validate_object_meta({"name": "a", "finalizers": ["bad/name/x", "orphan", "foregroundDeletion"]},
                                   False, name_is_dns_subdomain)
-    assert errors[0].message().startswith('metadata.finalizers: Invalid value: "bad/name/x": a qualified name')
-    assert errors[1].message() == (
-        'metadata.finalizers: Invalid value: []string{"bad/name/x", "orphan", "foregroundDeletion"}: '
+    assert errors[0].message().startswith('metadata.finalizers: Invalid value: "bad/name/x": a valid label key')
+    assert errors[1].message() == (  # the reference, 1.36
+        'metadata.finalizers: Invalid value: ["bad/name/x","orphan","foregroundDeletion"]: '
         "finalizer orphan and foregroundDeletion cannot be both set")
+    with emulating(release("1.33")):
+        assert errors[1].message() == (
+            'metadata.finalizers: Invalid value: []string{"bad/name/x", "orphan", "foregroundDeletion"}: '
+            "finalizer orphan and foregroundDeletion cannot be both set")
 
 
 def test_owner_reference_required_parts():
+    """The reference (1.36) says ``must not be empty``; up to 1.33 the message named the field again."""
     refs = [{"apiVersion": "apps/", "kind": "", "name": "", "uid": ""}]
     errors = validate_object_meta({"name": "a", "ownerReferences": refs}, False, name_is_dns_subdomain)
+    assert messages(errors) == [
+        'metadata.ownerReferences.apiVersion: Invalid value: "apps/": version must not be empty',
+        'metadata.ownerReferences.kind: Invalid value: "": must not be empty',
+        'metadata.ownerReferences.name: Invalid value: "": must not be empty',
+        'metadata.ownerReferences.uid: Invalid value: "": must not be empty',
+    ]
+    with emulating(release("1.33")):
+        errors = validate_object_meta({"name": "a", "ownerReferences": refs}, False, name_is_dns_subdomain)
     assert messages(errors) == [
         'metadata.ownerReferences.apiVersion: Invalid value: "apps/": version must not be empty',
         'metadata.ownerReferences.kind: Invalid value: "": kind must not be empty',

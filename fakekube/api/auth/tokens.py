@@ -6,6 +6,11 @@ sub) and the private ``kubernetes.io`` claim naming the namespace, the service a
 and the object the token is bound to. Claims are JSON with sorted keys, as go-jose
 encodes its merged claim map.
 
+A *legacy* token (``pkg/serviceaccount/legacy.go``) is what the token controller writes
+into a ``kubernetes.io/service-account-token`` Secret: issuer ``kubernetes/serviceaccount``,
+no audience, no expiry, claims naming the namespace, the Secret and the service account.
+It authenticates while the Secret still holds it and the service account (same uid) exists.
+
 Simplification: the 256 signature bytes are not RSA; they are SHAKE-256 of the signing
 input under a key derived from the cluster seed. That keeps tokens deterministic (same
 seed, same calls, same token) and lets TokenReview verify a token without storing it.
@@ -23,6 +28,7 @@ from typing import Any, NamedTuple
 
 from fakekube.api.auth import identity
 from fakekube.api.registry import WriteContext
+from fakekube.random import SeededRandom
 
 Obj = dict[str, Any]
 
@@ -60,6 +66,12 @@ def _signer_key(ctx: WriteContext) -> bytes:
     return ctx.rng.secret(_SIGNER_LABEL)
 
 
+def signing_key(seed: int) -> bytes:
+    """The cluster's token signing key, from its seed (what ``_signer_key`` reads through the
+    apiserver's random source): the token controller signs with it."""
+    return SeededRandom(seed).secret(_SIGNER_LABEL)
+
+
 def _sign(key: bytes, signing_input: bytes) -> bytes:
     return hashlib.shake_256(key + signing_input).digest(_SIGNATURE_BYTES)
 
@@ -93,6 +105,27 @@ def issue(ctx: WriteContext, sa: Obj, expiration_s: int, audiences: list[str], b
     return f"{signing_input.decode()}.{b64url(_sign(key, signing_input))}"
 
 
+#: ``serviceaccount.LegacyIssuer`` and the legacy claims' keys.
+LEGACY_ISSUER = "kubernetes/serviceaccount"
+LEGACY_NAMESPACE = "kubernetes.io/serviceaccount/namespace"
+LEGACY_SECRET = "kubernetes.io/serviceaccount/secret.name"
+LEGACY_NAME = "kubernetes.io/serviceaccount/service-account.name"
+LEGACY_UID = "kubernetes.io/serviceaccount/service-account.uid"
+#: A Secret labelled so refuses its legacy token (upstream's legacy token cleaner marks them).
+INVALID_SINCE_LABEL = "kubernetes.io/legacy-token-invalid-since"
+
+
+def issue_legacy(key: bytes, sa: Obj, secret_name: str) -> str:
+    """``LegacyClaims`` signed with the cluster's key: the same for the same account and
+    Secret, so the token controller writes the same token on every run."""
+    meta = sa["metadata"]
+    payload = {"iss": LEGACY_ISSUER, LEGACY_NAMESPACE: meta["namespace"], LEGACY_SECRET: secret_name,
+               LEGACY_NAME: meta["name"], LEGACY_UID: meta["uid"],
+               "sub": identity.service_account_username(meta["namespace"], meta["name"])}
+    signing_input = f"{b64url(_json(_header(key)))}.{b64url(_json(payload))}".encode()
+    return f"{signing_input.decode()}.{b64url(_sign(key, signing_input))}"
+
+
 def verified_claims(ctx: WriteContext, token: str) -> Obj | None:
     """The claims of a token this cluster issued (signature intact), else None."""
     parts = token.split(".")
@@ -120,6 +153,8 @@ def authenticate(ctx: WriteContext, token: str, audiences: list[str]) -> tuple[O
     if token == identity.ADMIN_TOKEN:
         return identity.admin_user_info(), list(audiences)
     payload = verified_claims(ctx, token)
+    if payload is not None and payload.get("iss") == LEGACY_ISSUER:
+        return _legacy_user(ctx, token, payload, audiences)
     if payload is None or payload.get("iss") != identity.ISSUER or not _in_time(payload, ctx.now):
         return None
     valid_for = [a for a in audiences if a in (payload.get("aud") or [])]
@@ -127,6 +162,34 @@ def authenticate(ctx: WriteContext, token: str, audiences: list[str]) -> tuple[O
         return None
     user = _service_account_user(ctx, payload)
     return (user, valid_for) if user is not None else None
+
+
+def _legacy_user(ctx: WriteContext, token: str, payload: Obj, audiences: list[str]) -> tuple[Obj, list[str]] | None:
+    """``legacyValidator.Validate``: a legacy token is for the apiserver's own audiences, and
+    valid while its Secret holds it (not deleting, not marked invalid) and its service
+    account, same uid, exists (not deleting). Its user has no extra."""
+    valid_for = [a for a in audiences if a in identity.API_AUDIENCES]
+    namespace, secret_name = payload.get(LEGACY_NAMESPACE) or "", payload.get(LEGACY_SECRET) or ""
+    name, uid = payload.get(LEGACY_NAME) or "", payload.get(LEGACY_UID) or ""
+    if not valid_for or not (namespace and secret_name and name and uid) or \
+            payload.get("sub") != identity.service_account_username(namespace, name):
+        return None
+    secret = ctx.store.get_object("", "secrets", namespace, secret_name)
+    if secret is None or secret["metadata"].get("deletionTimestamp") or \
+            ((secret["metadata"].get("labels") or {}).get(INVALID_SINCE_LABEL)):
+        return None
+    try:
+        held = base64.b64decode((secret.get("data") or {}).get("token") or "").decode()
+    except (ValueError, binascii.Error):
+        return None
+    if not hmac.compare_digest(held.encode(), token.encode()):
+        return None
+    account = ctx.store.get_object("", "serviceaccounts", namespace, name)
+    if account is None or account["metadata"].get("deletionTimestamp") or account["metadata"].get("uid") != uid:
+        return None
+    user = {"username": identity.service_account_username(namespace, name), "uid": uid,
+            "groups": identity.service_account_groups(namespace)}
+    return user, valid_for
 
 
 def _in_time(payload: Obj, now: datetime) -> bool:

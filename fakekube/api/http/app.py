@@ -32,7 +32,16 @@ from fakekube.api.machinery import errors
 from fakekube.api.machinery.errors import ApiError
 from fakekube.api.machinery.params import query_bool
 from fakekube.api.machinery.warning import WarningRecorder
-from fakekube.api.registry import CONNECT_SUBRESOURCES, EXEC, Registry, RegistryView, ResourceType
+from fakekube.api.registry import (
+    ATTACH,
+    CONNECT_SUBRESOURCES,
+    EXEC,
+    PORTFORWARD,
+    PROXY,
+    Registry,
+    RegistryView,
+    ResourceType,
+)
 from fakekube.api.verbs import connect, discovery, encoding, objectmeta, openapi_v2
 from fakekube.api.verbs.apiserver import PATCH_TYPES, APIServer, WriteOptions, WriteResult
 from fakekube.api.verbs.deletion import DeleteOptions
@@ -129,7 +138,8 @@ class RestApp:
         writes = self.writes if request.method in WRITE_VERBS else None
         write = writes.begin_write() if writes is not None else None
         try:
-            response = self.dispatch(request)
+            with errors.emulating(self.api.release):
+                response = self.dispatch(request)
         except ApiError as exc:
             response = status_response(exc)
         except Exception as exc:  # a bug of ours: answer like upstream, never a traceback
@@ -217,7 +227,7 @@ class RestApp:
         if path == "/version" or path == "/version/":
             if request.method != "GET":  # a go-restful GET route, as discovery's
                 raise errors.method_not_allowed()
-            return json_response(discovery.version_info(self.api.kubernetes_version))
+            return json_response(discovery.version_info(self.api.release, self.api.patch_version))
         if path.split("/")[1:2] and "/" + path.split("/")[1] in HEALTH_PATHS:
             return _health(path, request.args)
         if path.startswith("/openapi/"):
@@ -455,14 +465,22 @@ class RestApp:
         if target.subresource not in rt.subresources or not target.name:
             raise _not_found_path()
         if target.subresource in CONNECT_SUBRESOURCES:  # exec, attach, portforward, proxy
-            if request.content_length:
-                self._body(request)
+            raw = self._body(request) if request.content_length else b""
             if target.subresource == EXEC and rt.key == ("", "pods"):
                 # A rare, long request: the session reads the upgrade headers through werkzeug's.
                 from fakekube.api.http import execstream  # exec streams load with the first exec (cold start)
-                return execstream.exec_response(self.api, rt, target.namespace, target.name, Request(request.environ))
+                return execstream.exec_response(self.api, rt, target.namespace, target.name, Request(request.environ),
+                                                _user(request))
+            if target.subresource in (PORTFORWARD, ATTACH) and rt.key == ("", "pods"):
+                from fakekube.api.http import attach, portforward  # loaded with the first such session
+                handler = portforward.portforward_response if target.subresource == PORTFORWARD else attach.attach_response
+                return handler(self.api, rt, target.namespace, target.name, Request(request.environ), _user(request))
+            if target.subresource == PROXY and rt.key in (("", "pods"), ("", "services")):
+                answer = connect.proxy(self.api, rt, target.namespace, target.name, request.method, target.subpath,
+                                       request.query_string, _proxied_headers(request.environ), raw, _user(request))
+                return Response(answer.body, status=answer.status, headers=list(answer.headers))
             raise connect.connect(self.api, rt, target.namespace, target.name, target.subresource, request.method,
-                                  query)
+                                  query, _user(request), target.subpath)
         if request.method != "GET":  # a write: refuse an unreadable answer before writing (upstream)
             negotiation.choose(request.headers.get("Accept"), allow_as=False)
         raw = self._body(request) if request.method in ("POST", "PUT", "PATCH") else b""
@@ -727,6 +745,15 @@ def _as_go_serves(response: AnyResponse) -> None:
     if isinstance(response, Response):  # a JsonResponse writes its status line itself
         response.status = status_line(response.status_code)
     response.headers.setdefault("Cache-Control", "no-cache, private")
+
+
+def _proxied_headers(environ: dict[str, Any]) -> list[tuple[str, str]]:
+    """The request's headers as the proxy sends them on (WSGI's ``HTTP_X_Y`` as ``X-Y``)."""
+    headers = [(key[5:].replace("_", "-").title(), str(value)) for key, value in environ.items()
+               if key.startswith("HTTP_")]
+    if environ.get("CONTENT_TYPE"):
+        headers.append(("Content-Type", str(environ["CONTENT_TYPE"])))
+    return headers
 
 
 def _not_found_path() -> ApiError:

@@ -36,6 +36,7 @@ from typing import Any, Callable
 
 from werkzeug.wrappers import Request, Response
 
+from fakekube.api.auth.identity import UserInfo
 from fakekube.api.http import spdy, websocket
 from fakekube.api.http.server import UPGRADE, Upgraded
 from fakekube.api.registry import ResourceType
@@ -70,11 +71,12 @@ SPDY_PROTOCOLS = (V4, "v3.channel.k8s.io", "v2.channel.k8s.io", V1)
 STREAMS_WAIT_S = 30.0
 
 
-def exec_response(api: APIServer, rt: ResourceType, namespace: str, name: str, request: Request) -> Response:
+def exec_response(api: APIServer, rt: ResourceType, namespace: str, name: str, request: Request,
+                  user: UserInfo | None = None) -> Response:
     """The answer to a ``pods/exec`` request: a 101 whose handler runs the session, or an error."""
     query = {key: request.args.get(key, "") for key in request.args}
     pod, options = connect.check_exec(api, rt, namespace, name, request.method, query,
-                                      request.args.getlist("command"))
+                                      request.args.getlist("command"), user)
     headers = request.headers
     if (headers.get("Upgrade") or "").strip().lower() == "spdy/3.1":
         return _spdy_response(api, pod, options, request)

@@ -124,6 +124,18 @@ class Upgraded:
                 return b""
         return self._reader.take(len(self._reader.buffer))
 
+    def receive(self, timeout_s: float) -> bytes | None:
+        """As :meth:`read`, for a long session that must tell the two apart: None when nothing
+        came within ``timeout_s``, b"" once the client has closed."""
+        if not self._reader.buffer:
+            try:
+                self._reader.fill(max(timeout_s, 0.001))
+            except Deadline:
+                return None
+            except Truncated:
+                return b""
+        return self._reader.take(len(self._reader.buffer))
+
     def write(self, data: bytes) -> None:
         self._sock.sendall(data)
 

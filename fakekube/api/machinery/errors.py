@@ -9,9 +9,12 @@ against a real cluster. Helper constructors mirror apimachinery's
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+import contextlib
+from contextvars import ContextVar
+from typing import Any, Iterator, NamedTuple
 
 from fakekube.objects.syntax import go_quote
+from fakekube.objects.versions import DEFAULT_VERSION, JSON_VALUES, RELEASES, Release
 
 # Field error types, as apimachinery's field.ErrorType renders them in causes.
 FIELD_REQUIRED = "FieldValueRequired"
@@ -83,9 +86,62 @@ class FieldError(NamedTuple):
 MAX_SHOWN_VALUE_BYTES = 16 * 1024
 
 
+#: The release whose rules word and render errors: the one switch, set around each
+#: apiserver call (:func:`emulating`) from the cluster's release (fakekube/objects/versions.py):
+#: how a bad value shows (``field_error_values``) and the texts that changed (``messages``).
+#: A context variable, so concurrent requests to clusters of different releases each get
+#: their own; outside any call, the default release.
+_RELEASE: ContextVar[Release] = ContextVar("emulated_release", default=RELEASES[DEFAULT_VERSION])
+
+
+@contextlib.contextmanager
+def emulating(release: Release) -> Iterator[None]:
+    """Word and render errors raised inside as ``release`` does."""
+    token = _RELEASE.set(release)
+    try:
+        yield
+    finally:
+        _RELEASE.reset(token)
+
+
+def emulated() -> Release:
+    """The release errors are worded for now (see :func:`emulating`)."""
+    return _RELEASE.get()
+
+
+class Shown:
+    """A bad value already rendered the way upstream shows it: ``go`` as Go's ``%#v`` (up to
+    1.33), ``json`` as ``json.Marshal`` (from 1.34; None: the same text as ``go``). For the
+    values validation holds as Go structs (``rbac.RoleRef{...}``), which a decoded body cannot
+    render by itself."""
+
+    __slots__ = ("go", "json")
+
+    def __init__(self, go: str, json: str | None = None) -> None:
+        self.go = go
+        self.json = json
+
+    def text(self, style: str) -> str:
+        return self.json if style == JSON_VALUES and self.json is not None else self.go
+
+    def __str__(self) -> str:
+        return self.text(_RELEASE.get().field_error_values)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.go!r}, {self.json!r})"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Shown) and (other.go, other.json) == (self.go, self.json)
+
+    def __hash__(self) -> int:
+        return hash((self.go, self.json))
+
+
 def _render_value(value: Any) -> str:
-    """``ErrorBody``'s value: a string as ``%q``, a number or bool as ``%v``, nil as
-    ``null``, a decoded JSON object or array as ``%#v`` — cut after MAX_SHOWN_VALUE_BYTES."""
+    """``ErrorBody``'s value: a string as ``%q``, a number or bool as ``%v``; anything else
+    as the release renders it (:func:`emulated`): up to 1.33 nil as the quoted string
+    ``"null"`` and a decoded JSON object or array as ``%#v``, from 1.34 as JSON (``null``,
+    ``{"a":1}``) — cut after MAX_SHOWN_VALUE_BYTES."""
     if isinstance(value, str):
         size = len(value.encode("utf-8", errors="replace"))
         if size <= MAX_SHOWN_VALUE_BYTES:
@@ -94,12 +150,62 @@ def _render_value(value: Any) -> str:
         return '"' + head.replace('"', '\\"') + f'"... ({size} bytes in all, truncated)'
     if isinstance(value, bool):
         return "true" if value else "false"
+    style = _RELEASE.get().field_error_values
     if value is None:
-        return "null"
-    text = go_sharp(value) if isinstance(value, (dict, list)) else str(value)
+        return "null" if style == JSON_VALUES else '"null"'
+    if isinstance(value, Shown):
+        text = value.text(style)
+    elif isinstance(value, (dict, list)):
+        text = go_json(value) if style == JSON_VALUES else go_sharp(value)
+    else:
+        text = go_float(value) if isinstance(value, float) else str(value)
     if len(text) > MAX_SHOWN_VALUE_BYTES:
         return text[:MAX_SHOWN_VALUE_BYTES] + f"... ({len(text)} bytes in all, truncated)"
     return text
+
+
+def go_json(value: Any) -> str:
+    """Go's ``json.Marshal`` of a value decoded from JSON into ``interface{}``: compact,
+    map keys sorted, ``<``, ``>`` and ``&`` escaped, whole floats without a fraction."""
+    if isinstance(value, dict):
+        return "{" + ",".join(f"{_json_string(str(k))}:{go_json(value[k])}" for k in sorted(value)) + "}"
+    if isinstance(value, list):
+        return "[" + ",".join(go_json(v) for v in value) + "]"
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return _json_string(value)
+    if isinstance(value, float):
+        return _json_float(value)
+    return str(value)
+
+
+def go_json_struct(fields: list[tuple[str, Any]]) -> str:
+    """``json.Marshal`` of a Go struct: its fields in declaration order (internal types have
+    no JSON tags, so the names are Go's: ``{"APIGroup":"…","Kind":"…"}``)."""
+    return "{" + ",".join(f"{_json_string(name)}:{go_json(value)}" for name, value in fields) + "}"
+
+
+def _json_string(text: str) -> str:
+    """encoding/json's string: HTML-safe escapes and U+2028/U+2029 escaped, UTF-8 kept."""
+    import json
+    out = json.dumps(text, ensure_ascii=False)
+    for raw, escaped in (("<", "\\u003c"), (">", "\\u003e"), ("&", "\\u0026"), ("\u2028", "\\u2028"),
+                         ("\u2029", "\\u2029")):
+        out = out.replace(raw, escaped)
+    return out
+
+
+def _json_float(value: float) -> str:
+    """encoding/json's float64: the shortest digits, %e form below 1e-6 or from 1e21."""
+    if value == int(value) and abs(value) < 1e21:
+        return str(int(value))
+    if abs(value) < 1e-6 or abs(value) >= 1e21:
+        head, _, exponent = repr(value).partition("e")
+        return f"{head}e{int(exponent):+03d}".replace("e+0", "e+").replace("e-0", "e-")
+    return repr(value)
 
 
 def go_sharp(value: Any) -> str:

@@ -15,35 +15,32 @@ import re
 from datetime import datetime, timezone
 from typing import Any, Callable, Mapping
 
-from fakekube.api.machinery.errors import FIELD_TOO_LONG, FieldError, forbidden, invalid, required
+from fakekube.api.machinery.errors import (
+    FIELD_TOO_LONG,
+    FieldError,
+    Shown,
+    emulated,
+    forbidden,
+    go_json,
+    invalid,
+    required,
+)
 from fakekube.objects.syntax import go_quote, label_value_errors, qualified_name_errors
 
 # ---------------------------------------------------------------------------
 # Go-style rendering used inside messages (``go_quote`` is the objects layer's: one %q)
 
 
-class GoText:
-    """A value that a :class:`FieldError` prints verbatim (Go's ``%v`` of a non-string)."""
+class GoText(Shown):
+    """A value that a :class:`FieldError` prints verbatim: Go's ``%#v`` of a non-string (up
+    to 1.33) and, when it differs, its ``json.Marshal`` (from 1.34)."""
 
-    def __init__(self, text: str) -> None:
-        self.text = text
-
-    def __str__(self) -> str:
-        return self.text
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, GoText) and other.text == self.text
-
-    def __hash__(self) -> int:
-        return hash(self.text)
-
-    def __repr__(self) -> str:
-        return f"GoText({self.text!r})"
+    __slots__ = ()
 
 
 def go_strings(values: list[str]) -> GoText:
-    """A ``[]string`` as ``%#v`` prints it: ``[]string{"a", "b"}``."""
-    return GoText("[]string{" + ", ".join(go_quote(v) for v in values) + "}")
+    """A ``[]string`` as ``%#v`` prints it: ``[]string{"a", "b"}`` (JSON: ``["a","b"]``)."""
+    return GoText("[]string{" + ", ".join(go_quote(v) for v in values) + "}", go_json(list(values)))
 
 
 # ---------------------------------------------------------------------------
@@ -128,7 +125,7 @@ def is_dns1035_label(value: str) -> list[str]:
 def is_qualified_name(value: str) -> list[str]:
     """A label/annotation key: ``[prefix/]name``, prefix a DNS subdomain, name ≤ 63 (the
     objects layer's check, which selectors use too: one wording)."""
-    return qualified_name_errors(value)
+    return qualified_name_errors(value, emulated().message("label_key_noun"))
 
 
 def is_valid_label_value(value: str) -> list[str]:
@@ -285,11 +282,12 @@ def _validate_owner_reference(ref: Meta, path: str) -> list[FieldError]:
     group, version = _group_version(api_version)
     if not version:
         errors.append(invalid(f"{path}.apiVersion", api_version, "version must not be empty"))
+    empty = emulated().message("owner_reference_empty")  # "kind must not be empty" up to 1.33
     if not kind:
-        errors.append(invalid(f"{path}.kind", kind, "kind must not be empty"))
+        errors.append(invalid(f"{path}.kind", kind, empty.format(field="kind")))
     for key in ("name", "uid"):
         if not ref.get(key):
-            errors.append(invalid(f"{path}.{key}", str(ref.get(key) or ""), f"{key} must not be empty"))
+            errors.append(invalid(f"{path}.{key}", str(ref.get(key) or ""), empty.format(field=key)))
     if (group, version, kind) == ("", "v1", "Event"):
         errors.append(invalid(path, GoText(str(dict(ref))), "/v1, Kind=Event is disallowed from being an owner"))
     return errors
@@ -431,7 +429,7 @@ def _no_new_finalizers(new: Meta, old: Meta) -> list[FieldError]:
         return []
     return [forbidden("metadata.finalizers",
                       f"no new finalizers can be added if the object is being deleted, found new finalizers "
-                      f"{go_strings(extra)}")]
+                      f"{go_strings(extra).go}")]
 
 
 def validate_object_meta_update(new_meta: Meta, old_meta: Meta) -> list[FieldError]:

@@ -20,6 +20,7 @@ from fakekube.api.machinery.validation import NameRule, name_is_dns_subdomain
 from fakekube.api.registry.strategy import DEFAULT_STRATEGY, Strategy
 from fakekube.api.selectors.fieldsets import FieldSet
 from fakekube.api.table.columns import TableSpec
+from fakekube.objects.versions import DEFAULT_VERSION, Release, release as release_of
 
 Obj = dict[str, Any]
 
@@ -392,8 +393,11 @@ class RegistryView:
     the state it was taken from, so a document built from many lookups (discovery,
     OpenAPI) describes one state even while CRDs change."""
 
-    def __init__(self, snapshot: _Snapshot) -> None:
+    def __init__(self, snapshot: _Snapshot, release: Release) -> None:
         self._snap = snapshot
+        #: The Kubernetes release this registry serves (fakekube/objects/versions.py): which
+        #: built-in types it has, and what discovery says of them.
+        self.release = release
 
     def __iter__(self) -> Iterator[ResourceType]:
         return iter(self._snap.all)
@@ -468,7 +472,7 @@ class RegistryView:
 
     def pinned(self) -> RegistryView:
         """Lookups that stay on the current state."""
-        return RegistryView(self._snap)
+        return RegistryView(self._snap, self.release)
 
 
 class Registry(RegistryView):
@@ -480,10 +484,13 @@ class Registry(RegistryView):
     documents built from the registry know when to rebuild.
     """
 
-    def __init__(self, resources: Iterable[ResourceType], aggregated: Iterable[ResourceType] = ()) -> None:
+    def __init__(self, resources: Iterable[ResourceType], aggregated: Iterable[ResourceType] = (),
+                 release: Release | None = None) -> None:
         """``aggregated``: types an add-on's APIService serves (metrics.k8s.io), served after
-        every CRD group, as their low group priority (100, below CRDs' 1000) orders them upstream."""
-        super().__init__(_Snapshot.initial(tuple(resources), tuple(aggregated)))
+        every CRD group, as their low group priority (100, below CRDs' 1000) orders them upstream.
+        ``release``: the Kubernetes release served (default: fakekube's default release)."""
+        super().__init__(_Snapshot.initial(tuple(resources), tuple(aggregated)),
+                         release if release is not None else release_of(DEFAULT_VERSION))
         self._write_lock = threading.Lock()
 
     # -- custom resource types ---------------------------------------------------------

@@ -11,6 +11,8 @@ from datetime import datetime
 from typing import Any, Callable, Mapping, Protocol
 
 from fakekube.api.machinery.errors import FieldError
+from fakekube.objects import versions
+from fakekube.objects.versions import Release
 
 Obj = dict[str, Any]
 
@@ -44,10 +46,11 @@ class WriteContext:
     (seed, calls) — the determinism contract in DESIGN.md. One per write.
     """
 
-    __slots__ = ("now", "rng", "store", "user", "authorization_mode", "static_tokens")
+    __slots__ = ("now", "rng", "store", "user", "authorization_mode", "static_tokens", "release")
 
     def __init__(self, now: datetime, rng: Rng, store: StoreReader, user: Any = None,
-                 authorization_mode: str = "AlwaysAllow", static_tokens: Mapping[str, Any] | None = None) -> None:
+                 authorization_mode: str = "AlwaysAllow", static_tokens: Mapping[str, Any] | None = None,
+                 release: Release | None = None) -> None:
         self.now = now
         self.rng = rng
         self.store = store
@@ -57,6 +60,8 @@ class WriteContext:
         self.authorization_mode = authorization_mode
         #: The static bearer tokens (token → ``UserInfo``) a TokenReview also accepts.
         self.static_tokens: Mapping[str, Any] = {} if static_tokens is None else static_tokens
+        #: The Kubernetes release the apiserver emulates (its defaults and gates differ).
+        self.release = release if release is not None else versions.release(versions.DEFAULT_VERSION)
 
 
 class Strategy:

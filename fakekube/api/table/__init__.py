@@ -17,7 +17,7 @@ convertor (Name + "Created At").
 - :mod:`.docs`: columns described by a field's documentation (upstream's ``SwaggerDoc``).
 - one module per family of printers: :mod:`.pods`, :mod:`.nodes`, :mod:`.workloads`,
   :mod:`.jobs`, :mod:`.network`, :mod:`.storage`, :mod:`.events`, :mod:`.config`,
-  :mod:`.other`, :mod:`.admission`, :mod:`.admin`, :mod:`.metrics`; each declares its ``*_TABLE`` specs next to its cell functions, and a type's declaration
+  :mod:`.other`, :mod:`.admission`, :mod:`.admin`, :mod:`.metrics`, :mod:`.dra`; each declares its ``*_TABLE`` specs next to its cell functions, and a type's declaration
   (``ResourceType.table``) names the one it prints with.
 
 Everything public is re-exported here; import from ``fakekube.api.table``.
@@ -73,6 +73,12 @@ from fakekube.api.table.network import (
     service_external_ip,
     service_ports,
 )
+from fakekube.api.table.dra import (
+    DEVICE_CLASS_TABLE,
+    RESOURCE_CLAIM_TABLE,
+    RESOURCE_CLAIM_TEMPLATE_TABLE,
+    RESOURCE_SLICE_TABLE,
+)
 from fakekube.api.table.metrics import NODE_METRICS_TABLE, POD_METRICS_TABLE
 from fakekube.api.table.nodes import NODE_TABLE, node_cells, node_roles
 from fakekube.api.table.other import (
@@ -94,6 +100,7 @@ from fakekube.api.table.storage import (
     PERSISTENT_VOLUME_TABLE,
     STORAGE_CLASS_TABLE,
     VOLUME_ATTACHMENT_TABLE,
+    VOLUME_ATTRIBUTES_CLASS_TABLE,
     access_modes,
 )
 from fakekube.api.table.workloads import (
@@ -117,7 +124,9 @@ __all__ = [
     "ROLE_TABLE", "SECRET_TABLE", "SERVICE_ACCOUNT_TABLE", "SERVICE_TABLE", "STATEFUL_SET_TABLE",
     "STORAGE_CLASS_TABLE", "CERTIFICATE_SIGNING_REQUEST_TABLE", "COMPONENT_STATUS_TABLE", "CSI_DRIVER_TABLE",
     "CSI_NODE_TABLE", "FLOW_SCHEMA_TABLE", "NODE_METRICS_TABLE", "POD_METRICS_TABLE", "INGRESS_CLASS_TABLE", "IP_ADDRESS_TABLE", "POD_TEMPLATE_TABLE",
-    "PRIORITY_LEVEL_CONFIGURATION_TABLE", "RUNTIME_CLASS_TABLE", "SERVICE_CIDR_TABLE", "VOLUME_ATTACHMENT_TABLE",
+    "PRIORITY_LEVEL_CONFIGURATION_TABLE", "RUNTIME_CLASS_TABLE", "DEVICE_CLASS_TABLE", "RESOURCE_CLAIM_TABLE",
+    "RESOURCE_CLAIM_TEMPLATE_TABLE", "RESOURCE_SLICE_TABLE", "VOLUME_ATTRIBUTES_CLASS_TABLE",
+    "SERVICE_CIDR_TABLE", "VOLUME_ATTACHMENT_TABLE",
     "Cells", "Column", "Obj", "Printable", "Printer", "TableSpec",
     "access_modes", "age", "csr_condition", "format_label_selector", "format_labels", "hpa_targets", "human_duration", "job_status",
     "node_cells", "node_roles", "parse_time", "partial_object_metadata", "pod_cells", "pod_row_conditions",

@@ -59,3 +59,17 @@ POLICY_BINDING_TABLE = TableSpec((
     col("ParamRef", description="ParamRef indicates the param resource which sets the configration param"),
     AGE,
 ), simple(name_cell, lambda o, n: get(o, "spec", "policyName", default=""), _param_ref, age_cell))
+
+MUTATING_POLICY_TABLE = TableSpec((
+    NAME,
+    col("Mutations", "integer", "Mutation indicates the number of mutations rules defined in this configuration"),
+    col("ParamKind", description="ParamKind specifies the kind of resources used to parameterize this policy"),
+    AGE,
+), simple(name_cell, lambda o, n: len(get(o, "spec", "mutations", default=[])), _param_kind, age_cell))
+
+MUTATING_POLICY_BINDING_TABLE = TableSpec((
+    NAME,
+    col("PolicyName", description="PolicyName indicates the policy definition which the policy binding binded to"),
+    col("ParamRef", description="ParamRef indicates the param resource which sets the configuration param"),
+    AGE,
+), simple(name_cell, lambda o, n: get(o, "spec", "policyName", default=""), _param_ref, age_cell))

@@ -159,3 +159,10 @@ CSI_DRIVER_TABLE = TableSpec((
     doc_col("Modes", "string", _CSI_DRIVER_SPEC, "volumeLifecycleModes"),
     AGE,
 ), _csi_driver_cells)
+
+
+VOLUME_ATTRIBUTES_CLASS_TABLE = TableSpec((
+    NAME,
+    doc_col("DriverName", "string", "storage.v1.VolumeAttributesClass", "driverName"),
+    AGE,
+), lambda vac, now: [meta(vac, "name", ""), vac.get("driverName", ""), age_cell(vac, now)])

@@ -4,7 +4,7 @@ Each module declares, for every type it holds, a :class:`~fakekube.api.registry.
 right after the type's :class:`~fakekube.api.registry.Strategy`: its names, scope, verbs,
 subresources, strategy, printer columns, field selectors, name rule and special cases,
 all in one place. :data:`BUILTIN_TYPES` lists them in the order upstream's discovery
-documents for Kubernetes 1.33 do (core first, then by group), which is the order
+documents do (core first, then by group), which is the order
 discovery and OpenAPI are served in.
 
 Adding a type: declare it next to its strategy, then add it to :data:`BUILTIN_TYPES`
@@ -24,7 +24,8 @@ Adding a type: declare it next to its strategy, then add it to :data:`BUILTIN_TY
 - :mod:`.autoscaling`: autoscaling/v1 HPAs, a view of the v2 ones (one store).
 - :mod:`.certificates`, :mod:`.flowcontrol`, :mod:`.networking` (IngressClass, ServiceCIDR,
   IPAddress), :mod:`.node` (RuntimeClass), :mod:`.storage` (CSIDriver, CSINode,
-  VolumeAttachment): one module per group for the rest of 1.33's built-in API.
+  VolumeAttachment, VolumeAttributesClass), :mod:`.resource` (DRA, from 1.34): one module
+  per group for the rest of the built-in API.
 - :mod:`.metrics`: metrics-server's ``metrics.k8s.io`` (:data:`METRICS_TYPES`), an add-on
   a registry serves only when asked (``builtin_registry(metrics_server=True)``).
 """
@@ -32,7 +33,11 @@ Adding a type: declare it next to its strategy, then add it to :data:`BUILTIN_TY
 from __future__ import annotations
 
 from fakekube.api.registry import Registry, ResourceType
+from fakekube.objects import versions
+from fakekube.objects.versions import Release
 from fakekube.api.types.admissionregistration import (
+    MUTATING_ADMISSION_POLICIES,
+    MUTATING_ADMISSION_POLICY_BINDINGS,
     MUTATING_WEBHOOK_CONFIGURATIONS,
     VALIDATING_ADMISSION_POLICIES,
     VALIDATING_ADMISSION_POLICY_BINDINGS,
@@ -45,7 +50,8 @@ from fakekube.api.types.core_misc import BINDINGS, COMPONENT_STATUSES, POD_TEMPL
 from fakekube.api.types.flowcontrol import FLOW_SCHEMAS, PRIORITY_LEVEL_CONFIGURATIONS
 from fakekube.api.types.networking import INGRESS_CLASSES, IP_ADDRESSES, SERVICE_CIDRS
 from fakekube.api.types.node import RUNTIME_CLASSES
-from fakekube.api.types.storage import CSI_DRIVERS, CSI_NODES, VOLUME_ATTACHMENTS
+from fakekube.api.types.resource import DEVICE_CLASSES, RESOURCE_CLAIMS, RESOURCE_CLAIM_TEMPLATES, RESOURCE_SLICES
+from fakekube.api.types.storage import CSI_DRIVERS, CSI_NODES, VOLUME_ATTACHMENTS, VOLUME_ATTRIBUTES_CLASSES
 from fakekube.api.types.apps import CONTROLLER_REVISIONS, DAEMON_SETS, DEPLOYMENTS, REPLICA_SETS, STATEFUL_SETS
 from fakekube.api.types.batch import CRON_JOBS, JOBS
 from fakekube.api.types.core import (
@@ -92,7 +98,8 @@ from fakekube.api.types.reviews import (
     TOKEN_REVIEWS,
 )
 
-#: Every built-in type, in upstream's discovery order.
+#: Every built-in type of every supported release, in upstream's discovery order; a
+#: release serves those its row of fakekube/objects/versions.py lists (``builtin_registry``).
 BUILTIN_TYPES: tuple[ResourceType, ...] = (
     # core/v1, alphabetical by plural as upstream's discovery lists them
     BINDINGS, COMPONENT_STATUSES, CONFIG_MAPS, ENDPOINTS, CORE_EVENTS, LIMIT_RANGES, NAMESPACES, NODES,
@@ -115,30 +122,45 @@ BUILTIN_TYPES: tuple[ResourceType, ...] = (
     # storage.k8s.io (after the webhooks' group and apiextensions in upstream's order, kept together here),
     # admissionregistration.k8s.io/v1, apiextensions.k8s.io/v1, scheduling.k8s.io, coordination.k8s.io,
     # node.k8s.io, discovery.k8s.io, flowcontrol.apiserver.k8s.io (all v1)
-    CSI_DRIVERS, CSI_NODES, CSI_STORAGE_CAPACITIES, STORAGE_CLASSES, VOLUME_ATTACHMENTS,
+    CSI_DRIVERS, CSI_NODES, CSI_STORAGE_CAPACITIES, STORAGE_CLASSES, VOLUME_ATTACHMENTS, VOLUME_ATTRIBUTES_CLASSES,
+    MUTATING_ADMISSION_POLICIES, MUTATING_ADMISSION_POLICY_BINDINGS,
     MUTATING_WEBHOOK_CONFIGURATIONS, VALIDATING_ADMISSION_POLICIES, VALIDATING_ADMISSION_POLICY_BINDINGS,
     VALIDATING_WEBHOOK_CONFIGURATIONS,
-    CUSTOM_RESOURCE_DEFINITIONS, PRIORITY_CLASSES, LEASES, RUNTIME_CLASSES, ENDPOINT_SLICES, FLOW_SCHEMAS,
-    PRIORITY_LEVEL_CONFIGURATIONS,
+    CUSTOM_RESOURCE_DEFINITIONS, PRIORITY_CLASSES, LEASES, RUNTIME_CLASSES, ENDPOINT_SLICES,
+    # resource.k8s.io/v1 (from 1.34), then flowcontrol.apiserver.k8s.io/v1
+    DEVICE_CLASSES, RESOURCE_CLAIMS, RESOURCE_CLAIM_TEMPLATES, RESOURCE_SLICES,
+    FLOW_SCHEMAS, PRIORITY_LEVEL_CONFIGURATIONS,
 )
 
 
-def builtin_registry(service_network: ServiceNetwork | None = None, metrics_server: bool = False) -> Registry:
-    """The registry of every built-in type; Services allocate from ``service_network``
-    (default: kind's 10.96.0.0/16 and node ports 30000-32767). ``metrics_server`` adds
-    metrics-server's ``metrics.k8s.io`` types, served after every other group."""
+def builtin_types(release: Release) -> tuple[ResourceType, ...]:
+    """The built-in types a kube-apiserver of ``release`` serves by default, in discovery order."""
+    return tuple(rt for rt in BUILTIN_TYPES if release.serves(rt.group, rt.version, rt.plural))
+
+
+def builtin_registry(service_network: ServiceNetwork | None = None, metrics_server: bool = False,
+                     release: Release | None = None) -> Registry:
+    """The registry of every built-in type ``release`` serves (default: fakekube's default
+    release); Services allocate from ``service_network`` (default: kind's 10.96.0.0/16 and
+    node ports 30000-32767). ``metrics_server`` adds metrics-server's ``metrics.k8s.io``
+    types, served after every other group."""
+    release = release if release is not None else versions.release(versions.DEFAULT_VERSION)
     aggregated = METRICS_TYPES if metrics_server else ()
-    if service_network is None:
-        return Registry(BUILTIN_TYPES, aggregated)
-    services = services_type(service_network)
-    return Registry((services if rt is SERVICES else rt for rt in BUILTIN_TYPES), aggregated)
+    served = builtin_types(release)
+    relaxed_names = release.enabled("RelaxedServiceNameValidation")
+    if service_network is None and relaxed_names:  # SERVICES is the default release's declaration
+        return Registry(served, aggregated, release)
+    services = services_type(service_network, relaxed_names)
+    return Registry((services if rt is SERVICES else rt for rt in served), aggregated, release)
 
 
 __all__ = [
     "BINDINGS", "CERTIFICATE_SIGNING_REQUESTS", "COMPONENT_STATUSES", "CSI_DRIVERS", "CSI_NODES", "FLOW_SCHEMAS",
     "HORIZONTAL_POD_AUTOSCALERS_V1", "INGRESS_CLASSES", "IP_ADDRESSES", "POD_TEMPLATES", "PRIORITY_LEVEL_CONFIGURATIONS",
     "RUNTIME_CLASSES", "SERVICE_CIDRS", "VOLUME_ATTACHMENTS",
-    "BUILTIN_TYPES", "ServiceNetwork", "builtin_registry", "METRICS_GROUP", "METRICS_TYPES", "NODE_METRICS", "POD_METRICS", "API_SERVICES", "CSI_STORAGE_CAPACITIES",
+    "BUILTIN_TYPES", "ServiceNetwork", "builtin_registry", "builtin_types", "DEVICE_CLASSES", "RESOURCE_CLAIMS",
+    "RESOURCE_CLAIM_TEMPLATES", "RESOURCE_SLICES", "VOLUME_ATTRIBUTES_CLASSES", "MUTATING_ADMISSION_POLICIES",
+    "MUTATING_ADMISSION_POLICY_BINDINGS", "METRICS_GROUP", "METRICS_TYPES", "NODE_METRICS", "POD_METRICS", "API_SERVICES", "CSI_STORAGE_CAPACITIES",
     "CLUSTER_ROLES", "CLUSTER_ROLE_BINDINGS", "CONFIG_MAPS", "CONTROLLER_REVISIONS", "CUSTOM_RESOURCE_DEFINITIONS", "CORE_EVENTS", "CRON_JOBS",
     "DAEMON_SETS", "DEPLOYMENTS", "ENDPOINTS", "ENDPOINT_SLICES", "EVENTS_V1", "HORIZONTAL_POD_AUTOSCALERS",
     "INGRESSES", "JOBS", "LEASES", "LIMIT_RANGES", "LOCAL_SUBJECT_ACCESS_REVIEWS", "NAMESPACES", "NETWORK_POLICIES",

@@ -33,44 +33,38 @@ DNS1123_SUBDOMAIN_MSG = ("a lowercase RFC 1123 subdomain must consist of lower c
 PORT_RANGE_MSG = "must be between 1 and 65535, inclusive"
 
 
-class GoLiteral:
-    """A value already rendered the way Go's ``%#v`` shows it in a field error.
+class GoLiteral(errors.Shown):
+    """A value already rendered the way upstream shows it in a field error: Go's ``%#v`` text
+    (up to 1.33) and, when it differs, ``json.Marshal``'s (from 1.34; fakekube/objects/versions.py).
 
-    ``FieldError`` renders other values with ``str()``, so wrapping the Go text in this
-    class makes the message read exactly as upstream's (no quotes added).
-    """
+    ``FieldError`` renders other values itself; wrapping the text in this class makes the
+    message read exactly as upstream's (no quotes added)."""
 
-    def __init__(self, text: str) -> None:
-        self.text = text
+    __slots__ = ()
 
-    def __str__(self) -> str:
-        return self.text
-
-    def __repr__(self) -> str:
-        return f"GoLiteral({self.text!r})"
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, GoLiteral) and other.text == self.text
+    def __init__(self, text: str, json: str | None = None) -> None:
+        super().__init__(text, json)
 
 
 def go_string_map(value: dict[str, str] | None) -> GoLiteral:
-    """``map[string]string{"a":"b"}`` with sorted keys, as Go's fmt prints maps."""
+    """``map[string]string{"a":"b"}`` with sorted keys, as Go's fmt prints maps (JSON: ``{"a":"b"}``)."""
     if value is None:
-        return GoLiteral("map[string]string(nil)")
+        return GoLiteral("map[string]string(nil)", "null")
     items = ", ".join(f'"{k}":"{value[k]}"' for k in sorted(value))
-    return GoLiteral("map[string]string{" + items + "}")
+    return GoLiteral("map[string]string{" + items + "}", errors.go_json(value))
 
 
 def go_string_slice(value: list[str] | None) -> GoLiteral:
     if value is None:
-        return GoLiteral("[]string(nil)")
-    return GoLiteral("[]string{" + ", ".join(f'"{v}"' for v in value) + "}")
+        return GoLiteral("[]string(nil)", "null")
+    return GoLiteral("[]string{" + ", ".join(f'"{v}"' for v in value) + "}", errors.go_json(value))
 
 
 def go_label_selector(selector: Obj | None) -> GoLiteral:
-    """A ``metav1.LabelSelector`` the way ``field is immutable`` errors print it."""
+    """A ``metav1.LabelSelector`` the way ``field is immutable`` errors print it (JSON: the
+    external type's fields, empty ones omitted)."""
     if selector is None:
-        return GoLiteral("null")
+        return GoLiteral('"null"', "null")
     labels = go_string_map(selector.get("matchLabels"))
     exprs = selector.get("matchExpressions")
     if not exprs:
@@ -82,7 +76,21 @@ def go_label_selector(selector: Obj | None) -> GoLiteral:
             parts.append(f'v1.LabelSelectorRequirement{{Key:"{e.get("key", "")}", '
                          f'Operator:"{e.get("operator", "")}", Values:{values}}}')
         expr_text = "[]v1.LabelSelectorRequirement{" + ", ".join(parts) + "}"
-    return GoLiteral(f"v1.LabelSelector{{MatchLabels:{labels}, MatchExpressions:{expr_text}}}")
+    return GoLiteral(f"v1.LabelSelector{{MatchLabels:{labels}, MatchExpressions:{expr_text}}}",
+                     errors.go_json(label_selector_json(selector)))
+
+
+def label_selector_json(selector: Obj) -> Obj:
+    """A LabelSelector as its Go type marshals: ``matchLabels``, then ``matchExpressions``
+    (key, operator, values), empty fields left out."""
+    out: Obj = {}
+    if selector.get("matchLabels"):
+        out["matchLabels"] = selector["matchLabels"]
+    exprs = [{k: e[k] for k in ("key", "operator", "values") if e.get(k)} for e in selector.get("matchExpressions") or []
+             if isinstance(e, dict)]
+    if exprs:
+        out["matchExpressions"] = exprs
+    return out
 
 
 def child(path: str, name: str) -> str:
@@ -155,13 +163,13 @@ def immutable(new: Any, old: Any, path: str, shown: Any = None) -> list[FieldErr
 def _plain(value: Any) -> Any:
     """Render containers Go-style enough; scalars pass through to FieldError."""
     if value is None:
-        return GoLiteral("null")
+        return None  # a nil pointer: "null" (1.33, quoted) or null
     if isinstance(value, dict) and all(isinstance(v, str) for v in value.values()):
         return go_string_map(value)
     if isinstance(value, list) and all(isinstance(v, str) for v in value):
         return go_string_slice(value)
     if isinstance(value, (dict, list)):
-        return GoLiteral(errors.go_sharp(value))
+        return GoLiteral(errors.go_sharp(value), errors.go_json(value))
     return value
 
 

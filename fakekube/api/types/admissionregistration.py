@@ -1,13 +1,14 @@
-"""admissionregistration.k8s.io/v1: webhook configurations and ValidatingAdmissionPolicies.
+"""admissionregistration.k8s.io/v1: webhook configurations, ValidatingAdmissionPolicies and (1.36)
+MutatingAdmissionPolicies.
 
-All four types are cluster-scoped and in the ``api-extensions`` category. Defaults are
+All six types are cluster-scoped and in the ``api-extensions`` category. Defaults are
 upstream's ``SetDefaults_*`` (a webhook: failurePolicy Fail, matchPolicy Equivalent, empty
 selectors, timeoutSeconds 10, reinvocationPolicy Never; a rule's scope ``*``; a service's
 port 443; a policy: failurePolicy Fail, its match resources like a webhook's; a paramRef:
 parameterNotFoundAction Deny), validation is upstream's ``ValidateValidatingWebhookConfiguration``
 and friends with their messages; CEL expressions must compile (no type checking, see
 docs/api.md "Admission webhooks and policies"). The apiserver calls what these declare:
-``fakekube.api.verbs.webhooks`` and ``fakekube.api.verbs.policies``.
+``fakekube.api.admission.webhooks`` and ``fakekube.api.admission.policies``.
 """
 
 from __future__ import annotations
@@ -27,7 +28,13 @@ from fakekube.api.machinery.validation import (
     validate_label_selector,
 )
 from fakekube.api.registry import STATUS, ResourceType, Strategy, WriteContext
-from fakekube.api.table.admission import POLICY_BINDING_TABLE, POLICY_TABLE, WEBHOOK_TABLE
+from fakekube.api.table.admission import (
+    MUTATING_POLICY_BINDING_TABLE,
+    MUTATING_POLICY_TABLE,
+    POLICY_BINDING_TABLE,
+    POLICY_TABLE,
+    WEBHOOK_TABLE,
+)
 
 Obj = dict[str, Any]
 
@@ -556,4 +563,128 @@ class ValidatingAdmissionPolicyBindingStrategy(Strategy):
 VALIDATING_ADMISSION_POLICY_BINDINGS = ResourceType(
     GROUP, "v1", "ValidatingAdmissionPolicyBinding", "validatingadmissionpolicybindings", namespaced=False,
     categories=CATEGORIES, strategy=ValidatingAdmissionPolicyBindingStrategy(), table=POLICY_BINDING_TABLE,
+)
+
+
+# -- MutatingAdmissionPolicies (GA in 1.36): stored and validated; fakekube applies no mutation
+MUTATING_OPERATIONS = ["*", "CREATE", "UPDATE"]
+PATCH_TYPES = ("ApplyConfiguration", "JSONPatch")
+
+
+def _mutating_operations_errors(match: Obj, path: str) -> list[FieldError]:
+    """Only creates and updates can be mutated (``supportedMutatingOperations``)."""
+    errs: list[FieldError] = []
+    for rule in match.get("resourceRules") or []:
+        for op in _dict(rule).get("operations") or []:
+            if op not in MUTATING_OPERATIONS:
+                errs.append(errors.not_supported(f"{path}.resourceRules.operations", op, MUTATING_OPERATIONS))
+    return errs
+
+
+def mutation_errors(mutation: Obj, path: str, variables: tuple[str, ...]) -> list[FieldError]:
+    """``validateMutation``: a patch type and the one expression it names (which must compile)."""
+    patch_type = mutation.get("patchType")
+    if not patch_type:
+        return [errors.required(f"{path}.patchType")]
+    if patch_type not in PATCH_TYPES:
+        return [errors.not_supported(f"{path}.patchType", patch_type, list(PATCH_TYPES))]
+    own, other = ("jsonPatch", "applyConfiguration") if patch_type == "JSONPatch" else ("applyConfiguration", "jsonPatch")
+    errs: list[FieldError] = []
+    body = mutation.get(own)
+    if not isinstance(body, dict):
+        errs.append(errors.required(f"{path}.{own}", f"must be specified when patchType is {patch_type}"))
+    elif not str(body.get("expression") or "").strip():
+        errs.append(errors.required(f"{path}.{own}.expression", ""))
+    else:
+        errs += cel_errors(str(body["expression"]), f"{path}.{own}.expression", variables)
+    if mutation.get(other) is not None:
+        errs.append(errors.invalid(f"{path}.{other}", "{" + other + "}", f"must not be specified when patchType is {patch_type}"))
+    return errs
+
+
+class MutatingAdmissionPolicyStrategy(Strategy):
+    """MutatingAdmissionPolicies (``ValidateMutatingAdmissionPolicy``): stored with upstream's
+    defaults and validation; the apiserver does not apply their mutations (docs/api.md)."""
+
+    tracks_generation = True
+
+    def default(self, obj: Obj, ctx: WriteContext) -> None:
+        spec = obj.get("spec")
+        if not isinstance(spec, dict):
+            return
+        spec.setdefault("failurePolicy", FAIL)
+        if isinstance(spec.get("matchConstraints"), dict):
+            default_match_resources(spec["matchConstraints"])
+
+    def validate(self, obj: Obj) -> list[FieldError]:
+        spec = _dict(obj.get("spec"))
+        errs: list[FieldError] = []
+        if spec.get("failurePolicy") not in FAILURE_POLICIES:
+            errs.append(errors.not_supported("spec.failurePolicy", spec.get("failurePolicy"), FAILURE_POLICIES))
+        if isinstance(spec.get("paramKind"), dict):
+            errs += param_kind_errors(spec["paramKind"], "spec.paramKind")
+        match = spec.get("matchConstraints")
+        if not isinstance(match, dict):
+            errs.append(errors.required("spec.matchConstraints"))
+        else:
+            errs += match_resources_errors(match, "spec.matchConstraints")
+            if not match.get("resourceRules"):
+                errs.append(errors.required("spec.matchConstraints.resourceRules"))
+            errs += _mutating_operations_errors(match, "spec.matchConstraints")
+        variables = POLICY_VARIABLES + (("params",) if isinstance(spec.get("paramKind"), dict) else ())
+        errs += match_condition_errors(spec.get("matchConditions"), "spec.matchConditions",
+                                       tuple(v for v in variables if v != "variables"))
+        mutations = spec.get("mutations") or []
+        if not mutations:
+            errs.append(errors.required("spec.mutations", "mutations must contain at least one item"))
+        for i, mutation in enumerate(mutations):
+            errs += mutation_errors(_dict(mutation), f"spec.mutations[{i}]", variables)
+        reinvocation = spec.get("reinvocationPolicy")
+        if not reinvocation:
+            errs.append(errors.required("spec.reinvocationPolicy"))
+        elif reinvocation not in REINVOCATION_POLICIES:
+            errs.append(errors.not_supported("spec.reinvocationPolicy", reinvocation, REINVOCATION_POLICIES))
+        return errs
+
+
+MUTATING_ADMISSION_POLICIES = ResourceType(
+    GROUP, "v1", "MutatingAdmissionPolicy", "mutatingadmissionpolicies", namespaced=False,
+    categories=CATEGORIES, strategy=MutatingAdmissionPolicyStrategy(), table=MUTATING_POLICY_TABLE,
+)
+
+
+class MutatingAdmissionPolicyBindingStrategy(Strategy):
+    """MutatingAdmissionPolicyBindings (``validateMutatingAdmissionPolicyBindingSpec``)."""
+
+    tracks_generation = True
+
+    def default(self, obj: Obj, ctx: WriteContext) -> None:
+        spec = obj.get("spec")
+        if not isinstance(spec, dict):
+            return
+        if isinstance(spec.get("matchResources"), dict):
+            default_match_resources(spec["matchResources"])
+        ref = spec.get("paramRef")
+        if isinstance(ref, dict) and ref.get("parameterNotFoundAction") is None:
+            ref["parameterNotFoundAction"] = "Deny"
+
+    def validate(self, obj: Obj) -> list[FieldError]:
+        spec = _dict(obj.get("spec"))
+        errs: list[FieldError] = []
+        policy = str(spec.get("policyName") or "")
+        if not policy:
+            errs.append(errors.required("spec.policyName"))
+        else:
+            errs += [errors.invalid("spec.policyName", policy, m) for m in name_is_dns_subdomain(policy)]
+        if isinstance(spec.get("paramRef"), dict):
+            errs += param_ref_errors(spec["paramRef"], "spec.paramRef")
+        if isinstance(spec.get("matchResources"), dict):
+            errs += match_resources_errors(spec["matchResources"], "spec.matchResources")
+            errs += _mutating_operations_errors(spec["matchResources"], "spec.matchResources")
+        return errs
+
+
+MUTATING_ADMISSION_POLICY_BINDINGS = ResourceType(
+    GROUP, "v1", "MutatingAdmissionPolicyBinding", "mutatingadmissionpolicybindings", namespaced=False,
+    categories=CATEGORIES, strategy=MutatingAdmissionPolicyBindingStrategy(), table=MUTATING_POLICY_BINDING_TABLE,
 )

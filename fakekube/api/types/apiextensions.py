@@ -15,7 +15,7 @@ from typing import Any
 from urllib.parse import urlparse
 
 from fakekube.api.machinery import errors
-from fakekube.api.machinery.errors import FieldError
+from fakekube.api.machinery.errors import FieldError, Shown, go_json_struct
 from fakekube.api.machinery.jsonutil import deep_copy
 from fakekube.api.machinery.validation import is_dns1035_label, is_dns1123_subdomain
 from fakekube.api.registry import STATUS, ResourceType, Strategy, WriteContext
@@ -224,7 +224,7 @@ def _versions_problems(versions: list[Obj], old_schemas: dict[str, Any]) -> list
             problems.append(errors.invalid(f"{path}.name", name, ",".join(why)))
         unchanged = name in old_schemas and old_schemas[name] == version.get("schema")
         problems += _version_problems(version, path, unchanged)
-    shown = GoLiteral(_go_versions(versions))
+    shown = _shown_versions(versions)
     if not unique:
         problems.append(errors.invalid("spec.versions", shown, "must contain unique version names"))
     if sum(1 for v in versions if v.get("storage")) != 1:
@@ -240,6 +240,28 @@ def _go_version(version: Obj) -> str:
 
 def _go_versions(versions: list[Obj]) -> str:
     return "[]apiextensions.CustomResourceDefinitionVersion{" + ", ".join(map(_go_version, versions)) + "}"
+
+
+def _json_version(version: Obj, shared: frozenset[str] = frozenset()) -> str:
+    """The internal version as ``json.Marshal`` writes it (Go field names). A schema,
+    subresources or columns all versions share are hoisted to the internal spec (null here);
+    others show as ``{...}``: fakekube does not rebuild their internal form."""
+    def given(name: str) -> Any:
+        return None if version.get(name) is None or name in shared else Shown("{...}")
+    return go_json_struct([
+        ("Name", version.get("name") or ""), ("Served", bool(version.get("served"))),
+        ("Storage", bool(version.get("storage"))), ("Deprecated", bool(version.get("deprecated"))),
+        ("DeprecationWarning", version.get("deprecationWarning")), ("Schema", given("schema")),
+        ("Subresources", given("subresources")), ("AdditionalPrinterColumns", given("additionalPrinterColumns")),
+        ("SelectableFields", given("selectableFields"))])
+
+
+def _shown_versions(versions: list[Obj]) -> GoLiteral:
+    """The versions as upstream shows them: its v1 → internal conversion moves a schema,
+    subresources or printer columns that every version has alike up to the spec."""
+    shared = frozenset(name for name in ("schema", "subresources", "additionalPrinterColumns")
+                       if len({repr(v.get(name)) for v in versions}) == 1)
+    return GoLiteral(_go_versions(versions), "[" + ",".join(_json_version(v, shared) for v in versions) + "]")
 
 
 def _version_problems(version: Obj, path: str, unchanged: bool = False) -> list[FieldError]:
@@ -351,21 +373,21 @@ def _conversion_problems(conversion: Any) -> list[FieldError]:
 def _status_problems(obj: Obj) -> list[FieldError]:
     status = obj.get("status") or {}
     problems = validate_names(status.get("acceptedNames") or {}, "status.acceptedNames")
-    return problems + stored_versions_problems(status.get("storedVersions") or [], versions_of(obj))
+    return problems + stored_versions_problems(status.get("storedVersions"), versions_of(obj))
 
 
-def stored_versions_problems(stored: list[str], versions: list[Obj]) -> list[FieldError]:
+def stored_versions_problems(stored: list[str] | None, versions: list[Obj]) -> list[FieldError]:
     """``ValidateCustomResourceDefinitionStoredVersions``: every stored version is still
     listed, and the storage version is stored."""
     path = "status.storedVersions"
     if not stored:
-        return [errors.invalid(path, GoLiteral("[]string{}"), "must have at least one stored version")]
+        return [errors.invalid(path, GoLiteral("[]string{}", "null"), "must have at least one stored version")]
     problems: list[FieldError] = []
     remaining = {name: i for i, name in enumerate(stored)}
     for version in versions:
         name = version.get("name") or ""
         if version.get("storage") and name not in remaining:
-            problems.append(errors.invalid(path, GoLiteral(_go_version(version)),
+            problems.append(errors.invalid(path, GoLiteral(_go_version(version), _json_version(version)),
                                            f"must have the storage version {name}"))
         remaining.pop(name, None)
     for name, i in sorted(remaining.items(), key=lambda item: item[1]):

@@ -28,7 +28,13 @@ from fakekube.api.types._util import (
     selector_mismatch,
 )
 from fakekube.api.types.core import default_pvc_spec
-from fakekube.api.types.core_pods import default_pod_template, template_deadline_errors, validate_replicated_template
+from fakekube.api.types.core_pods import (
+    default_pod_template,
+    template_deadline_errors,
+    validate_replicated_template,
+    zero_creation_timestamp,
+)
+from fakekube.objects.versions import Release
 from fakekube.objects.constants import ANNOTATION_DAEMONSET_TEMPLATE_GENERATION
 
 STATEFULSET_FORBIDDEN_UPDATE = (
@@ -145,7 +151,7 @@ class DeploymentStrategy(_WorkloadStrategy):
             spec["revisionHistoryLimit"] = 10
         if spec.get("progressDeadlineSeconds") is None:
             spec["progressDeadlineSeconds"] = 600
-        default_pod_template(spec.get("template"))
+        default_pod_template(spec.get("template"), ctx.release)
 
     def validate(self, obj: Obj) -> list[FieldError]:
         spec = obj.get("spec") or {}
@@ -185,7 +191,7 @@ class ReplicaSetStrategy(_WorkloadStrategy):
         spec = ensure_dict(obj, "spec")
         if spec.get("replicas") is None:
             spec["replicas"] = 1
-        default_pod_template(spec.get("template"))
+        default_pod_template(spec.get("template"), ctx.release)
 
     def validate(self, obj: Obj) -> list[FieldError]:
         spec = obj.get("spec") or {}
@@ -201,11 +207,11 @@ REPLICA_SETS = ResourceType(
 )
 
 
-def _default_claim_template(claim: Any) -> None:
+def _default_claim_template(claim: Any, release: Release) -> None:
     """volumeClaimTemplates are PVC objects, so they get the PVC defaults and status."""
     if not isinstance(claim, dict):
         return
-    ensure_dict(claim, "metadata").setdefault("creationTimestamp", None)
+    zero_creation_timestamp(ensure_dict(claim, "metadata"), release)
     default_pvc_spec(ensure_dict(claim, "spec"))
     status = ensure_dict(claim, "status")
     status.setdefault("phase", "Pending")
@@ -230,9 +236,9 @@ class StatefulSetStrategy(_WorkloadStrategy):
             spec["replicas"] = 1
         if spec.get("revisionHistoryLimit") is None:
             spec["revisionHistoryLimit"] = 10
-        default_pod_template(spec.get("template"))
+        default_pod_template(spec.get("template"), ctx.release)
         for claim in spec.get("volumeClaimTemplates") or []:
-            _default_claim_template(claim)
+            _default_claim_template(claim, ctx.release)
 
     def validate(self, obj: Obj) -> list[FieldError]:
         spec = obj.get("spec") or {}
@@ -301,7 +307,7 @@ class DaemonSetStrategy(_WorkloadStrategy):
             _default_unset(rolling, maxUnavailable=1, maxSurge=0)
         if spec.get("revisionHistoryLimit") is None:
             spec["revisionHistoryLimit"] = 10
-        default_pod_template(spec.get("template"))
+        default_pod_template(spec.get("template"), ctx.release)
 
     def validate(self, obj: Obj) -> list[FieldError]:
         spec = obj.get("spec") or {}

@@ -23,7 +23,7 @@ from fakekube.api.types._util import (
     selector_matches,
     selector_mismatch,
 )
-from fakekube.api.types.core_pods import default_pod_template, validate_pod_template
+from fakekube.api.types.core_pods import default_pod_template, validate_pod_template, zero_creation_timestamp
 from fakekube.objects import cronschedule
 
 MAX_INT32 = 2**31 - 1
@@ -139,7 +139,7 @@ class JobStrategy(Strategy):
     def default(self, obj: Obj, ctx: WriteContext) -> None:
         spec = ensure_dict(obj, "spec")
         default_job_spec(spec)
-        default_pod_template(spec.get("template"))
+        default_pod_template(spec.get("template"), ctx.release)
         _copy_template_labels(obj)
 
     def prepare_for_create(self, obj: Obj, ctx: WriteContext) -> None:
@@ -243,8 +243,8 @@ class CronJobStrategy(Strategy):
             spec["failedJobsHistoryLimit"] = 1
         job_template = spec.get("jobTemplate")
         if isinstance(job_template, dict):
-            ensure_dict(job_template, "metadata").setdefault("creationTimestamp", None)
-            default_pod_template(ensure_dict(job_template, "spec").get("template"))
+            zero_creation_timestamp(ensure_dict(job_template, "metadata"), ctx.release)
+            default_pod_template(ensure_dict(job_template, "spec").get("template"), ctx.release)
 
     def prepare_for_create(self, obj: Obj, ctx: WriteContext) -> None:
         obj["status"] = {}

@@ -40,8 +40,9 @@ _PEM_BEGIN = b"-----BEGIN CERTIFICATE REQUEST-----"
 
 
 def _go_bytes(data: bytes) -> GoLiteral:
-    """A ``[]byte`` as Go's ``%#v`` prints it in a field error."""
-    return GoLiteral("[]byte{" + ", ".join(f"0x{b:x}" for b in data) + "}")
+    """A ``[]byte`` as Go's ``%#v`` prints it in a field error (JSON: base64 in a string)."""
+    return GoLiteral("[]byte{" + ", ".join(f"0x{b:x}" for b in data) + "}",
+                     '"' + base64.b64encode(data).decode() + '"')
 
 
 def _request_problems(request: Any) -> list[FieldError]:
@@ -52,7 +53,7 @@ def _request_problems(request: Any) -> list[FieldError]:
     try:
         data = base64.b64decode(str(request), validate=True)
     except (binascii.Error, ValueError):
-        return [errors.invalid("spec.request", GoLiteral("[]byte{}"), PEM_PROBLEM)]
+        return [errors.invalid("spec.request", GoLiteral("[]byte{}", '""'), PEM_PROBLEM)]
     begin = data.find(_PEM_BEGIN)
     if begin < 0 or b"-----END CERTIFICATE REQUEST-----" not in data[begin:]:
         return [errors.invalid("spec.request", _go_bytes(data), PEM_PROBLEM)]

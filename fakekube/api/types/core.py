@@ -83,6 +83,9 @@ class NamespaceStrategy(Strategy):
             ensure_dict(ensure_dict(obj, "metadata"), "labels")["kubernetes.io/metadata.name"] = name
 
     def prepare_for_create(self, obj: Obj, ctx: WriteContext) -> None:
+        """Also the name label again: a generated name is known only now (upstream's
+        Canonicalize sets it after generateName resolved)."""
+        self.default(obj, ctx)
         obj["status"] = {"phase": "Active"}
         finalizers = ensure_dict(obj, "spec").setdefault("finalizers", [])
         if "kubernetes" not in finalizers:
@@ -351,7 +354,7 @@ class PersistentVolumeClaimStrategy(Strategy):
 
 
 PERSISTENT_VOLUME_CLAIMS = ResourceType(
-    "", "v1", "PersistentVolumeClaim", "persistentvolumeclaims", namespaced=True, short_names=("pvc",),
+    "", "v1", "PersistentVolumeClaim", "persistentvolumeclaims", returns_deleted_object=True, namespaced=True, short_names=("pvc",),
     subresources=(STATUS,), strategy=PersistentVolumeClaimStrategy(), table=PERSISTENT_VOLUME_CLAIM_TABLE,
 )
 
@@ -398,7 +401,7 @@ class PersistentVolumeStrategy(Strategy):
 
 
 PERSISTENT_VOLUMES = ResourceType(
-    "", "v1", "PersistentVolume", "persistentvolumes", namespaced=False, short_names=("pv",), subresources=(STATUS,),
+    "", "v1", "PersistentVolume", "persistentvolumes", returns_deleted_object=True, namespaced=False, short_names=("pv",), subresources=(STATUS,),
     strategy=PersistentVolumeStrategy(), table=PERSISTENT_VOLUME_TABLE,
 )
 
@@ -468,7 +471,7 @@ class ResourceQuotaStrategy(Strategy):
 
 
 RESOURCE_QUOTAS = ResourceType(
-    "", "v1", "ResourceQuota", "resourcequotas", namespaced=True, short_names=("quota",), subresources=(STATUS,),
+    "", "v1", "ResourceQuota", "resourcequotas", returns_deleted_object=True, namespaced=True, short_names=("quota",), subresources=(STATUS,),
     strategy=ResourceQuotaStrategy(), table=RESOURCE_QUOTA_TABLE,
 )
 
@@ -526,7 +529,7 @@ class ReplicationControllerStrategy(Strategy):
                 meta["labels"] = dict(labels)
         if spec.get("replicas") is None:
             spec["replicas"] = 1
-        default_pod_template(template)
+        default_pod_template(template, ctx.release)
 
     def prepare_for_create(self, obj: Obj, ctx: WriteContext) -> None:
         obj["status"] = {"replicas": 0}
@@ -560,6 +563,6 @@ class ServiceAccountStrategy(Strategy):
 
 
 SERVICE_ACCOUNTS = ResourceType(
-    "", "v1", "ServiceAccount", "serviceaccounts", namespaced=True, short_names=("sa",), subresources=(TOKEN,),
+    "", "v1", "ServiceAccount", "serviceaccounts", returns_deleted_object=True, namespaced=True, short_names=("sa",), subresources=(TOKEN,),
     strategy=ServiceAccountStrategy(), table=SERVICE_ACCOUNT_TABLE,
 )

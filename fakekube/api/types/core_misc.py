@@ -27,7 +27,7 @@ class ComponentStatusStrategy(Strategy):
     """Every component healthy, with the probe's ``ok``."""
 
     def computed(self, ctx: WriteContext) -> list[Obj]:
-        return [{"metadata": {"name": name, "creationTimestamp": None},
+        return [{"metadata": {"name": name, **({"creationTimestamp": None} if ctx.release.null_creation_timestamp else {})},
                  "conditions": [{"type": "Healthy", "status": "True", "message": "ok"}]} for name in COMPONENTS]
 
 
@@ -42,12 +42,12 @@ class PodTemplateStrategy(Strategy):
     """PodTemplates: a pod template, defaulted and validated as a workload's."""
 
     def default(self, obj: Obj, ctx: WriteContext) -> None:
-        default_pod_template(obj.get("template"))
+        default_pod_template(obj.get("template"), ctx.release)
 
     def validate(self, obj: Obj) -> list[FieldError]:
         return validate_pod_template(obj.get("template"), "template")
 
 
 POD_TEMPLATES = ResourceType(
-    "", "v1", "PodTemplate", "podtemplates", namespaced=True, strategy=PodTemplateStrategy(), table=POD_TEMPLATE_TABLE,
+    "", "v1", "PodTemplate", "podtemplates", returns_deleted_object=True, namespaced=True, strategy=PodTemplateStrategy(), table=POD_TEMPLATE_TABLE,
 )

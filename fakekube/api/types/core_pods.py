@@ -50,7 +50,7 @@ from fakekube.api.types.pod_scheduling_validation import (
 )
 from fakekube.clock import format_rfc3339
 from fakekube.objects.podaffinity import merged_label_selector
-from fakekube.objects.priority import keep_on_update
+from fakekube.objects.versions import Release
 
 RESTART_POLICIES = ["Always", "OnFailure", "Never"]
 DNS_POLICIES = ["ClusterFirstWithHostNet", "ClusterFirst", "Default", "None"]
@@ -140,6 +140,19 @@ def default_volume(volume: Obj) -> None:
                 token.setdefault("expirationSeconds", 3600)
 
 
+def mirror_service_account(spec: Obj) -> None:
+    """v1's deprecated ``serviceAccount`` is an alias of ``serviceAccountName`` (the v1
+    conversion): a spec naming only the old field names its account, and the name is
+    written to both (neither when none: the ServiceAccount admission plugin names
+    ``default`` for a pod)."""
+    name = spec.get("serviceAccountName") or spec.get("serviceAccount")
+    if name:
+        spec["serviceAccountName"] = spec["serviceAccount"] = name
+    else:
+        spec.pop("serviceAccountName", None)
+        spec.pop("serviceAccount", None)
+
+
 def default_pod_spec(spec: Obj) -> None:
     """SetDefaults_PodSpec: what every embedded pod spec (pods and templates) gets."""
     if not spec.get("dnsPolicy"):
@@ -152,6 +165,7 @@ def default_pod_spec(spec: Obj) -> None:
         spec["terminationGracePeriodSeconds"] = 30
     if not spec.get("schedulerName"):
         spec["schedulerName"] = "default-scheduler"
+    mirror_service_account(spec)
     for name in ("initContainers", "containers", "ephemeralContainers"):
         for container in spec.get(name) or []:
             if isinstance(container, dict):
@@ -161,16 +175,22 @@ def default_pod_spec(spec: Obj) -> None:
             default_volume(volume)
 
 
-def default_pod_template(template: Any) -> None:
-    """Defaults for a ``PodTemplateSpec`` embedded in a workload.
+def zero_creation_timestamp(meta: Obj, release: Release) -> None:
+    """An embedded ObjectMeta's unset ``creationTimestamp`` as ``release`` serialises it: Go's
+    zero time is ``null`` through 1.33, left out from 1.34 (``omitzero``; a client's ``null``
+    decodes to the zero time, so it goes too)."""
+    if release.null_creation_timestamp:
+        meta.setdefault("creationTimestamp", None)
+    elif "creationTimestamp" in meta and meta["creationTimestamp"] is None:
+        del meta["creationTimestamp"]
 
-    ``creationTimestamp: null`` is what a Go apiserver (through 1.33) serialises for the
-    empty ObjectMeta timestamp of a template; clients see it on every workload.
-    """
+
+def default_pod_template(template: Any, release: Release) -> None:
+    """Defaults for a ``PodTemplateSpec`` embedded in a workload; clients see its metadata's
+    zero ``creationTimestamp`` as ``release`` writes it (:func:`zero_creation_timestamp`)."""
     if not isinstance(template, dict):
         return
-    meta = ensure_dict(template, "metadata")
-    meta.setdefault("creationTimestamp", None)
+    zero_creation_timestamp(ensure_dict(template, "metadata"), release)
     default_pod_spec(ensure_dict(template, "spec"))
 
 
@@ -200,11 +220,8 @@ def default_pod(pod: Obj) -> None:
                 for port in container.get("ports") or []:
                     if not port.get("hostPort"):
                         port["hostPort"] = port.get("containerPort")
-    # ServiceAccount admission; the deprecated serviceAccount field mirrors the name.
-    account = spec.get("serviceAccountName") or spec.get("serviceAccount") or "default"
-    spec["serviceAccountName"] = account
-    spec["serviceAccount"] = account
-    # spec.priority and spec.preemptionPolicy: the Priority admission plugin (cluster/wiring.py).
+    # serviceAccountName, spec.priority and spec.preemptionPolicy: the ServiceAccount and Priority
+    # admission plugins (fakekube/api/admission/).
 
 
 # --- QoS --------------------------------------------------------------------------
@@ -523,7 +540,15 @@ def merge_affinity_label_keys(spec: Obj, labels: Mapping[str, str]) -> None:
 
 
 class PodStrategy(Strategy):
-    """Pods: defaults, Pending status with QoS class, and the narrow update rules."""
+    """Pods: defaults, Pending status with QoS class, and the narrow update rules.
+
+    ``metadata.generation`` is 1 at create and grows with every change of the spec (also
+    through ``ephemeralcontainers`` and ``resize``) and at graceful deletion, in every
+    supported release (set unconditionally since 1.33, kubernetes/kubernetes#130181). A
+    status write keeps ``status.observedGeneration`` and the conditions' when it leaves them
+    out; with PodObservedGenerationTracking off (1.33) a client cannot start setting them."""
+
+    tracks_generation = True
 
     def default(self, obj: Obj, ctx: WriteContext) -> None:
         default_pod(obj)
@@ -538,11 +563,6 @@ class PodStrategy(Strategy):
                     "type": "PodScheduled", "status": "False", "lastProbeTime": None,
                     "lastTransitionTime": format_rfc3339(ctx.now), "reason": "SchedulingGated",
                     "message": "Scheduling is blocked due to non-empty scheduling gates"}]
-
-    def prepare_for_update(self, new: Obj, old: Obj, ctx: WriteContext) -> None:
-        # The Priority admission plugin's update half: keep what it set at create.
-        if isinstance(new.get("spec"), dict) and isinstance(old.get("spec"), dict):
-            keep_on_update(new["spec"], old["spec"])
 
     def validate(self, obj: Obj) -> list[FieldError]:
         errs = validate_pod_spec(obj.get("spec"), "spec", is_pod=True)
@@ -570,6 +590,8 @@ class PodStrategy(Strategy):
             return merged
         if subresource == RESIZE:
             return pod_subresources.resize_update(new, old)
+        if subresource == STATUS:
+            observed_generation_on_status_write(new, old, ctx.release.enabled("PodObservedGenerationTracking"))
         return new
 
     def validate_subresource(self, subresource: str, new: Obj, old: Obj) -> list[FieldError]:
@@ -580,6 +602,43 @@ class PodStrategy(Strategy):
             return errs + pod_subresources.resize_problems(compute_qos_class(new.get("spec") or {}),
                                                            compute_qos_class(old.get("spec") or {}))
         return []
+
+
+def observed_generation_on_status_write(new: Obj, old: Obj, tracking: bool) -> None:
+    """A pod status write's ``observedGeneration`` fields (upstream's ``dropDisabledPodStatusFields``
+    and ``preserveOldObservedGeneration``): with the gate off, a client may not start using
+    them; a write that leaves one out (0) keeps the stored value."""
+    sent, old_status = new.get("status"), old.get("status") or {}
+    if not isinstance(sent, dict):
+        return
+    status = new["status"] = dict(sent)  # the caller's dicts (a controller's) may be stored ones: never edited
+    old_conditions = [c for c in old_status.get("conditions") or [] if isinstance(c, dict)]
+    in_use = bool(old_status.get("observedGeneration")) or any(c.get("observedGeneration") for c in old_conditions)
+    if not tracking and not in_use:
+        status.pop("observedGeneration", None)
+        if isinstance(status.get("conditions"), list):
+            status["conditions"] = [{k: v for k, v in c.items() if k != "observedGeneration"} if isinstance(c, dict)
+                                    else c for c in status["conditions"]]
+        return
+    if not status.get("observedGeneration") and old_status.get("observedGeneration"):
+        status["observedGeneration"] = old_status["observedGeneration"]
+    remembered: dict[Any, list[Any]] = {}
+    for condition in old_conditions:
+        remembered.setdefault(condition.get("type"), []).append(condition.get("observedGeneration"))
+    if isinstance(status.get("conditions"), list):
+        status["conditions"] = [_keep_condition_generation(c, remembered) for c in status["conditions"]]
+
+
+def _keep_condition_generation(condition: Any, remembered: dict[Any, list[Any]]) -> Any:
+    """The condition, with the stored one's ``observedGeneration`` (of its type, in order) when it has none."""
+    if not isinstance(condition, dict):
+        return condition
+    before = remembered.get(condition.get("type")) or [None]
+    kept = before.pop(0)
+    if condition.get("observedGeneration") or not kept:
+        return condition
+    return {"type": condition.get("type"), "observedGeneration": kept,
+            **{k: v for k, v in condition.items() if k != "type"}}
 
 
 PODS = ResourceType(

@@ -11,8 +11,8 @@ from __future__ import annotations
 import ipaddress
 
 from fakekube.api.machinery import errors
-from fakekube.api.machinery.errors import FieldError
-from fakekube.api.machinery.validation import name_is_dns1035_label
+from fakekube.api.machinery.errors import FieldError, go_json_struct
+from fakekube.api.machinery.validation import NameRule, name_is_dns1035_label, name_is_dns_label
 from fakekube.api.registry import PROXY, STATUS, ResourceType, Strategy, WriteContext
 from fakekube.api.selectors import SERVICE_FIELD_SET
 from fakekube.api.table import SERVICE_TABLE
@@ -207,7 +207,9 @@ def _validate_ports(spec: Obj) -> list[FieldError]:
         if port_key in seen:
             errs.append(errors.duplicate(p, GoLiteral(
                 f'core.ServicePort{{Name:"", Protocol:"{protocol}", AppProtocol:(*string)(nil), Port:{port.get("port")}, '
-                f'TargetPort:intstr.IntOrString{{Type:0, IntVal:0, StrVal:""}}, NodePort:0}}')))
+                f'TargetPort:intstr.IntOrString{{Type:0, IntVal:0, StrVal:""}}, NodePort:0}}',
+                go_json_struct([("Name", ""), ("Protocol", protocol), ("AppProtocol", None), ("Port", port.get("port")),
+                                ("TargetPort", 0), ("NodePort", 0)]))))
         seen.add(port_key)
     return errs
 
@@ -337,17 +339,21 @@ class ServiceStrategy(Strategy):
         return errs + validate_service(new)
 
 
-def _services(strategy: ServiceStrategy) -> ResourceType:
+def _services(strategy: ServiceStrategy, name_rule: NameRule = name_is_dns1035_label) -> ResourceType:
     return ResourceType(
         "", "v1", "Service", "services", namespaced=True, short_names=("svc",), categories=("all",),
         subresources=(STATUS, PROXY), strategy=strategy, table=SERVICE_TABLE, field_set=SERVICE_FIELD_SET,
-        name_rule=name_is_dns1035_label, create_on_update=True, returns_deleted_object=True,
+        name_rule=name_rule, create_on_update=True, returns_deleted_object=True,
     )
 
 
-SERVICES = _services(ServiceStrategy())
+#: The default release's (1.36) declaration: names are DNS-1123 labels.
+SERVICES = _services(ServiceStrategy(), name_is_dns_label)
 
 
-def services_type(network: ServiceNetwork) -> ResourceType:
-    """The Services declaration of a cluster whose Service ranges are ``network``."""
-    return _services(ServiceStrategy(network))
+def services_type(network: ServiceNetwork | None = None, relaxed_names: bool = True) -> ResourceType:
+    """The Services declaration of a cluster whose Service ranges are ``network`` (None: kind's).
+    ``relaxed_names``: RelaxedServiceNameValidation (on from 1.36): a name is a DNS-1123 label
+    (it may start with a digit; a dotted one is told ``must not contain dots``), not DNS-1035."""
+    strategy = ServiceStrategy(network) if network is not None else ServiceStrategy()
+    return _services(strategy, name_is_dns_label if relaxed_names else name_is_dns1035_label)

@@ -7,7 +7,7 @@ import re
 from typing import Any
 
 from fakekube.api.machinery import errors
-from fakekube.api.machinery.errors import FieldError
+from fakekube.api.machinery.errors import FieldError, go_json_struct
 from fakekube.api.machinery.validation import name_is_path_segment
 from fakekube.api.registry import STATUS, ResourceType, Strategy, WriteContext
 from fakekube.api.table import (
@@ -29,6 +29,7 @@ from fakekube.api.types._util import (
     Obj,
     ensure_dict,
     immutable,
+    label_selector_json,
     non_negative,
     required_one_of,
 )
@@ -81,8 +82,7 @@ class PodDisruptionBudgetStrategy(Strategy):
         spec = obj.get("spec") or {}
         errs: list[FieldError] = []
         if spec.get("minAvailable") is not None and spec.get("maxUnavailable") is not None:
-            errs.append(errors.invalid("spec", GoLiteral("policy.PodDisruptionBudgetSpec{...}"),
-                                       "minAvailable and maxUnavailable cannot be both set"))
+            errs.append(errors.invalid("spec", _pdb_spec(spec), "minAvailable and maxUnavailable cannot be both set"))
         for name in ("minAvailable", "maxUnavailable"):
             if spec.get(name) is not None:
                 errs += _int_or_percent_errors(spec[name], f"spec.{name}")
@@ -171,7 +171,7 @@ class StorageClassStrategy(Strategy):
 
 
 STORAGE_CLASSES = ResourceType(
-    "storage.k8s.io", "v1", "StorageClass", "storageclasses", namespaced=False, short_names=("sc",),
+    "storage.k8s.io", "v1", "StorageClass", "storageclasses", returns_deleted_object=True, namespaced=False, short_names=("sc",),
     strategy=StorageClassStrategy(), table=STORAGE_CLASS_TABLE,
 )
 
@@ -211,7 +211,7 @@ class IngressStrategy(Strategy):
         spec = obj.get("spec") or {}
         errs: list[FieldError] = []
         if not spec.get("rules") and not spec.get("defaultBackend"):
-            errs.append(errors.invalid("spec.rules", GoLiteral("[]networking.IngressRule(nil)"),
+            errs.append(errors.invalid("spec", GoLiteral("[]networking.IngressRule(nil)", "null"),
                                        "either `defaultBackend` or `rules` must be specified"))
         if spec.get("defaultBackend"):
             errs += _backend_errors(spec["defaultBackend"], "spec.defaultBackend")
@@ -266,7 +266,7 @@ class NetworkPolicyStrategy(Strategy):
         errs: list[FieldError] = []
         if "podSelector" not in spec:
             errs.append(errors.required("spec.podSelector"))
-        allowed = ["Egress", "Ingress"]
+        allowed = ["Ingress", "Egress"]  # upstream's list, in its order (the reference)
         for i, policy_type in enumerate(spec.get("policyTypes") or []):
             if policy_type not in allowed:
                 errs.append(errors.not_supported(f"spec.policyTypes[{i}]", policy_type, allowed))
@@ -364,8 +364,21 @@ ROLES = ResourceType(
 
 
 def _go_role_ref(ref: Obj) -> GoLiteral:
-    return GoLiteral(f'rbac.RoleRef{{APIGroup:"{ref.get("apiGroup", "")}", Kind:"{ref.get("kind", "")}", '
-                     f'Name:"{ref.get("name", "")}"}}')
+    """The internal ``rbac.RoleRef`` (no JSON tags: its Go field names from 1.34)."""
+    group, kind, name = (str(ref.get(k, "")) for k in ("apiGroup", "kind", "name"))
+    return GoLiteral(f'rbac.RoleRef{{APIGroup:"{group}", Kind:"{kind}", Name:"{name}"}}',
+                     go_json_struct([("APIGroup", group), ("Kind", kind), ("Name", name)]))
+
+
+def _pdb_spec(spec: Obj) -> GoLiteral:
+    """The internal ``policy.PodDisruptionBudgetSpec`` (an IntOrString marshals as its number or
+    string; the selector is the external LabelSelector)."""
+    selector = spec.get("selector")
+    return GoLiteral("policy.PodDisruptionBudgetSpec{...}", go_json_struct([
+        ("MinAvailable", spec.get("minAvailable")),
+        ("Selector", label_selector_json(selector) if isinstance(selector, dict) else None),
+        ("MaxUnavailable", spec.get("maxUnavailable")),
+        ("UnhealthyPodEvictionPolicy", spec.get("unhealthyPodEvictionPolicy"))]))
 
 
 class RoleBindingStrategy(Strategy):

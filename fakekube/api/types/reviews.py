@@ -23,6 +23,7 @@ from fakekube.api.machinery import errors
 from fakekube.api.machinery.errors import FieldError
 from fakekube.api.registry import CREATE_ONLY, ResourceType, Strategy, WriteContext
 from fakekube.api.types._util import GoLiteral
+from fakekube.api.types.core_pods import zero_creation_timestamp
 from fakekube.clock import format_rfc3339
 
 Obj = dict[str, Any]
@@ -84,9 +85,10 @@ def subject_errors(spec: Obj) -> list[FieldError]:
     return []
 
 
-def _echo(obj: Obj) -> Obj:
-    """Upstream returns the decoded request; its zero creationTimestamp encodes as null (1.33)."""
-    obj.setdefault("metadata", {}).setdefault("creationTimestamp", None)
+def _echo(obj: Obj, ctx: WriteContext) -> Obj:
+    """Upstream returns the decoded request; its zero creationTimestamp encodes as null up
+    to 1.33 and is left out from 1.34."""
+    zero_creation_timestamp(obj.setdefault("metadata", {}), ctx.release)
     return obj
 
 
@@ -128,7 +130,7 @@ class _AccessReviewStrategy(Strategy):
         if decision.reason:
             status["reason"] = decision.reason
         obj["status"] = status
-        return _echo(obj)
+        return _echo(obj, ctx)
 
 
 class SelfSubjectAccessReviewStrategy(_AccessReviewStrategy):
@@ -198,7 +200,8 @@ class SelfSubjectRulesReviewStrategy(Strategy):
                        "incomplete": False}
         if ctx.authorization_mode == RBAC:
             status = rules_status(*RuleResolver(ctx.store).rules_for(asker(ctx), namespace))
-        return {"metadata": {"creationTimestamp": None}, "spec": {}, "status": status}
+        return {"metadata": {"creationTimestamp": None} if ctx.release.null_creation_timestamp else {}, "spec": {},
+                "status": status}
 
 
 def rules_status(rules: list[Obj], problems: list[str]) -> Obj:
@@ -258,7 +261,7 @@ class TokenReviewStrategy(Strategy):
         else:
             user, valid_for = found
             obj["status"] = {"authenticated": True, "user": user, "audiences": valid_for}
-        return _echo(obj)
+        return _echo(obj, ctx)
 
 
 TOKEN_REVIEWS = ResourceType(

@@ -1,4 +1,4 @@
-"""storage.k8s.io/v1 CSIDrivers, CSINodes and VolumeAttachments.
+"""storage.k8s.io/v1 CSIDrivers, CSINodes, VolumeAttachments and (from 1.34) VolumeAttributesClasses.
 
 (StorageClasses and CSIStorageCapacities are declared in :mod:`.other`.) Nothing in fakekube
 acts on them — there is no CSI driver or attach/detach controller — so they are what a CSI
@@ -13,7 +13,8 @@ from typing import Any
 from fakekube.api.machinery import errors
 from fakekube.api.machinery.errors import FieldError
 from fakekube.api.registry import STATUS, ResourceType, Strategy, WriteContext
-from fakekube.api.table import CSI_DRIVER_TABLE, CSI_NODE_TABLE, VOLUME_ATTACHMENT_TABLE
+from fakekube.api.machinery.validation import is_qualified_name
+from fakekube.api.table import CSI_DRIVER_TABLE, CSI_NODE_TABLE, VOLUME_ATTACHMENT_TABLE, VOLUME_ATTRIBUTES_CLASS_TABLE
 from fakekube.api.types._util import GoLiteral, Obj, ensure_dict, immutable
 
 LIFECYCLE_MODES = ["Ephemeral", "Persistent"]
@@ -68,7 +69,7 @@ class CSIDriverStrategy(Strategy):
 
 
 CSI_DRIVERS = ResourceType(
-    "storage.k8s.io", "v1", "CSIDriver", "csidrivers", namespaced=False, strategy=CSIDriverStrategy(),
+    "storage.k8s.io", "v1", "CSIDriver", "csidrivers", returns_deleted_object=True, namespaced=False, strategy=CSIDriverStrategy(),
     table=CSI_DRIVER_TABLE,
 )
 
@@ -93,7 +94,7 @@ class CSINodeStrategy(Strategy):
 
 
 CSI_NODES = ResourceType(
-    "storage.k8s.io", "v1", "CSINode", "csinodes", namespaced=False, strategy=CSINodeStrategy(), table=CSI_NODE_TABLE,
+    "storage.k8s.io", "v1", "CSINode", "csinodes", returns_deleted_object=True, namespaced=False, strategy=CSINodeStrategy(), table=CSI_NODE_TABLE,
 )
 
 
@@ -127,6 +128,48 @@ class VolumeAttachmentStrategy(Strategy):
 
 
 VOLUME_ATTACHMENTS = ResourceType(
-    "storage.k8s.io", "v1", "VolumeAttachment", "volumeattachments", namespaced=False, subresources=(STATUS,),
+    "storage.k8s.io", "v1", "VolumeAttachment", "volumeattachments", returns_deleted_object=True, namespaced=False, subresources=(STATUS,),
     strategy=VolumeAttachmentStrategy(), table=VOLUME_ATTACHMENT_TABLE,
+)
+
+
+#: ``maxProvisionerParameterSize`` / ``maxProvisionerParameterLen``.
+MAX_PARAMETERS_BYTES = 256 * 1024
+MAX_PARAMETERS = 512
+
+
+class VolumeAttributesClassStrategy(Strategy):
+    """VolumeAttributesClasses (GA in 1.34; ``ValidateVolumeAttributesClass``): a driver name
+    (a qualified name) and at least one parameter, both fixed once created. Stored and
+    validated: no CSI driver acts on them."""
+
+    def validate(self, obj: Obj) -> list[FieldError]:
+        problems: list[FieldError] = []
+        driver = str(obj.get("driverName") or "")
+        if not driver:
+            problems.append(errors.required("driverName"))
+        else:
+            problems += [errors.invalid("driverName", driver.lower(), m) for m in is_qualified_name(driver.lower())]
+        params = obj.get("parameters") or {}
+        if len(params) > MAX_PARAMETERS:
+            return problems + [errors.too_long("parameters", "", MAX_PARAMETERS)]
+        problems += [errors.invalid("parameters", key, "field can not be empty.") for key in params if not key]
+        if sum(len(k) + len(str(v)) for k, v in params.items()) > MAX_PARAMETERS_BYTES:
+            problems.append(errors.too_long("parameters", "", MAX_PARAMETERS_BYTES))
+        if not params:
+            problems.append(errors.required("parameters", "must contain at least one key/value pair"))
+        return problems
+
+    def validate_update(self, new: Obj, old: Obj) -> list[FieldError]:
+        problems: list[FieldError] = []
+        if new.get("driverName") != old.get("driverName"):
+            problems.append(errors.forbidden("driverName", "updates to driverName are forbidden."))
+        if (new.get("parameters") or {}) != (old.get("parameters") or {}):
+            problems.append(errors.forbidden("parameters", "updates to parameters are forbidden."))
+        return problems + self.validate(new)
+
+
+VOLUME_ATTRIBUTES_CLASSES = ResourceType(
+    "storage.k8s.io", "v1", "VolumeAttributesClass", "volumeattributesclasses", returns_deleted_object=True, namespaced=False,
+    short_names=("vac",), strategy=VolumeAttributesClassStrategy(), table=VOLUME_ATTRIBUTES_CLASS_TABLE,
 )

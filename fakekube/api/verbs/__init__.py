@@ -2,13 +2,13 @@
 
 :class:`APIServer` is what the REST layer (:mod:`fakekube.api.http`) and the Python API
 call: it applies a type's declaration (strategy, name rule, special cases) and the
-generic rules every write keeps (ObjectMeta, admission, optimistic concurrency,
-graceful deletion), so handlers stay the same for every type. Discovery and OpenAPI
+generic rules every write keeps (ObjectMeta, the admission chain of
+:mod:`fakekube.api.admission`, optimistic concurrency, graceful deletion), so handlers
+stay the same for every type. Discovery and OpenAPI
 documents describe the registry the verbs serve.
 
 - :mod:`.apiserver`: :class:`APIServer`, the verbs themselves.
 - :mod:`.objectmeta`: server-owned metadata on create and update.
-- :mod:`.admission`: namespace lifecycle admission.
 - :mod:`.listing`: list options, selectors, pages and continue tokens.
 - :mod:`.deletion`: delete options, preconditions, graceful deletion and finalizers.
 - :mod:`.subresources`: status, scale, binding, eviction, log and token.

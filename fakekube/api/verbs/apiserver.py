@@ -12,9 +12,14 @@ from __future__ import annotations
 
 import builtins
 import contextlib
+import functools
 import json
-from typing import Any, Callable, Iterator, NamedTuple
+from typing import Any, Callable, Iterator, NamedTuple, TypeVar, cast
 
+from fakekube.api import admission
+from fakekube.api.admission import CONNECT, CREATE, DELETE, UPDATE, AdmissionOptions, Attributes, namespace_of
+from fakekube.api.admission.policies import BINDINGS
+from fakekube.api.admission.webhooks import MUTATING, VALIDATING, WebhookAdmission, decode_patched
 from fakekube.api.auth import escalation
 from fakekube.api.auth.identity import UserInfo
 from fakekube.api.machinery import errors, validation
@@ -22,8 +27,7 @@ from fakekube.api.machinery.errors import FieldError
 from fakekube.api.machinery.jsonutil import deep_copy
 from fakekube.api.machinery.validation import go_strings
 from fakekube.api.registry import FINALIZE, STATUS, Registry, ResourceType, WriteContext
-from fakekube.api.verbs import admission, customresources, deletion, fieldmanager, objectmeta
-from fakekube.api.verbs.attributes import CREATE, DELETE, UPDATE, Attributes, namespace_of
+from fakekube.api.verbs import customresources, deletion, fieldmanager, objectmeta
 from fakekube.api.verbs.customresources import CustomTypes
 from fakekube.api.verbs.conversion import WebhookConversion
 from fakekube.api.verbs.deletion import DeleteOptions
@@ -31,11 +35,10 @@ from fakekube.api.verbs.encoding import EncodedObjects
 from fakekube.api.verbs.listing import ListOptions, Matcher, list_page
 from fakekube.api.verbs.metrics import MetricsReads
 from fakekube.api.types.metrics import METRICS_GROUP
-from fakekube.api.verbs.policies import BINDINGS, PolicyAdmission
-from fakekube.api.verbs.webhooks import MUTATING, VALIDATING, WebhookAdmission, check_request_namespace, decode_patched
 from fakekube.api.wire import decoding, fieldvalidation, patch
 from fakekube.api.wire import schema as schema_module
 from fakekube.clock import VirtualClock, format_rfc3339
+from fakekube.objects import versions
 from fakekube.random import SeededRandom
 from fakekube.store import Change, Store
 
@@ -50,9 +53,6 @@ PATCH_TYPES = (JSON_PATCH, MERGE_PATCH, STRATEGIC_MERGE_PATCH, APPLY_PATCH)
 #: How often an update is recomputed when the object changed while its admission webhooks
 #: were called (upstream's GuaranteedUpdate retries; past this the write is a 409).
 MAX_ADMISSION_RETRIES = 10
-#: Fields a new object's mutating webhooks do not see yet: upstream fills them after mutating
-#: admission (BeforeCreate), so a webhook is shown the object without them.
-_SET_AFTER_MUTATION = ("uid", "creationTimestamp")
 
 #: The resources whose objects turn admission webhooks and policies on.
 _ADMISSION_RESOURCES = frozenset((MUTATING, VALIDATING, BINDINGS))
@@ -152,31 +152,35 @@ class StoreView:
         return self._store.list((group, resource), namespace)[0]
 
 
+_Verb = TypeVar("_Verb", bound=Callable[..., Any])
+
+
+def _in_release_style(verb: _Verb) -> _Verb:
+    """Field errors raised inside ``verb`` show their values as the emulated release does
+    (``errors.emulating``): the apiserver's verbs are where in-process callers (the
+    controllers, ``Cluster``'s API) come in; the HTTP app sets the same around each request."""
+    @functools.wraps(verb)
+    def styled(self: "APIServer", *args: Any, **kwargs: Any) -> Any:
+        with errors.emulating(self.release):
+            return verb(self, *args, **kwargs)
+    return cast(_Verb, styled)
+
+
 class APIServer:
     """Kubernetes API semantics over a :class:`Store`."""
 
     def __init__(self, registry: Registry, store: Store, clock: VirtualClock, rng: SeededRandom,
-                 kubernetes_version: str = schema_module.DEFAULT_KUBERNETES_VERSION) -> None:
+                 kubernetes_version: str = schema_module.DEFAULT_KUBERNETES_VERSION, patch_version: int = 0) -> None:
         self.registry = registry
         self.store = store
         self.clock = clock
         self.rng = rng
-        self.kubernetes_version = kubernetes_version
+        #: The release emulated (fakekube/objects/versions.py: what differs by version) and
+        #: the patch ``/version`` reports (``v1.36.<patch>``).
+        self.release = versions.release(kubernetes_version)
+        self.kubernetes_version = self.release.version
+        self.patch_version = patch_version
         self._view = StoreView(store)
-        #: Mutating admission hooks ``(rt, obj, ctx)`` run on every create after defaulting,
-        #: before validation (upstream's mutating admission); ``ctx.store`` is their read view
-        #: (under the store lock). Layers above the api plug in here (cluster/wiring.py).
-        self.mutating_admission: list[Callable[[ResourceType, Obj, WriteContext], None]] = []
-        #: Validating admission hooks ``(rt, obj) -> field errors``, run with the type's own
-        #: validation on every create, PUT and PATCH of a stored type's main resource (not on
-        #: status writes); their problems join the same 422.
-        self.validating_admission: list[Callable[[ResourceType, Obj], builtins.list[FieldError]]] = []
-        #: Validating admission plugins that refuse with their own Status (LimitRanger's 403,
-        #: ResourceQuota's) and may write what they admit against (quota usage):
-        #: ``(rt, obj, old or None, store, now, dry_run)``, run under the store lock on creates
-        #: and main-resource updates after validation and the validating webhooks, just
-        #: before the write (upstream runs ResourceQuota last).
-        self.admission_checks: list[Callable[[ResourceType, Obj, Obj | None, Store, Any, bool], None]] = []
         #: Where ``pods/log`` content comes from: ``(namespace, pod, container | None, query)
         #: -> bytes`` (or an iterable of chunks to stream, for ``follow``) — the simulated
         #: kubelets, wired by the cluster. None: empty logs.
@@ -185,28 +189,41 @@ class APIServer:
         #: (fakekube.api.verbs.connect.ExecOutcome; LookupError: the container is not
         #: running) — the simulated kubelets, wired by the cluster. None: never running.
         self.pod_exec: Callable[[dict[str, Any], str, list[str]], Any] | None = None
+        #: Where ``proxy`` and port-forward answers come from: ``(namespace, pod, port,
+        #: request) -> answer`` (fakekube.api.verbs.connect's ProxiedRequest/ProxiedAnswer;
+        #: None: nothing listens on the port; LookupError: no kubelet runs the pod) — the
+        #: simulated kubelets, wired by the cluster. None: nothing ever listens.
+        self.pod_http: Callable[[str, str, int, Any], Any] | None = None
+        #: ``pods/attach`` and ``pods/portforward`` reach the pod's kubelet through this
+        #: (kubelet-side sessions, fakekube.api.http.attach / portforward): the cluster wires it.
+        self.pod_streams: Any = None
         #: Why the apiserver cannot reach a node's kubelet: ``node name -> (host:port, Go's
         #: dial error)``, or None when it answers. pods/exec and pods/log dial it first.
         self.kubelet_unreachable: Callable[[str], tuple[str, str] | None] = lambda node: None
         #: metrics.k8s.io reads (when the registry serves it); the cluster plugs in their source.
         self.metrics = MetricsReads(store, clock)
-        #: Admission webhooks (fakekube.api.verbs.webhooks): called with the store lock released.
-        self.webhooks = WebhookAdmission(store, rng.fork("admission"))
+        #: Where admission webhooks (and CRD conversion webhooks) are reached.
+        self.webhook_transport = admission.WebhookTransport()
+        #: The admission webhooks' dispatcher (fakekube.api.admission.webhooks), shared by the
+        #: webhook and policy plugins: called with the store lock released.
+        self.webhooks = WebhookAdmission(store, rng.fork("admission"), self.webhook_transport)
         #: Told ``True`` before and ``False`` after every admission webhook call (made with the
         #: store lock released): the engine uses it to not keep writes waiting on one.
         self.external_wait_listeners: builtins.list[Callable[[bool], None]] = []
-        #: ValidatingAdmissionPolicies (fakekube.api.verbs.policies), run before validating webhooks.
-        self.policies = PolicyAdmission(store, lambda: self.registry)
         #: Whether any webhook configuration or policy binding exists: kept by a store listener,
-        #: so a write without them pays one attribute read for admission.
+        #: so a write without them skips the copy a retry after a webhook call needs.
         self._admission_on = False
         store.add_listener(self._note_admission_change)
         self._note_admission_change(None)
+        #: The admission chain (fakekube.api.admission): kube-apiserver's default plugins until
+        #: the cluster configures its own (``configure_admission``).
+        self.admission = admission.Chain()
+        self.configure_admission(admission.DEFAULT_PLUGINS)
         #: Encoded JSON of stored versions, shared by lists, GETs and every watcher.
         self.encoded = EncodedObjects()
         #: The registry's custom types, kept equal to what this store's CRDs serve.
         #: CRD webhook conversion, over the admission webhooks' transport (and its addresses).
-        self.conversion = WebhookConversion(self.webhooks.transport, rng.fork("conversion"))
+        self.conversion = WebhookConversion(self.webhook_transport, rng.fork("conversion"))
         self.custom_types = CustomTypes(registry, self._unlocked_converter)
         store.add_listener(self.custom_types.on_change)
         #: kube-apiserver's ``--authorization-mode`` (``AlwaysAllow`` or ``RBAC``); the HTTP
@@ -214,6 +231,16 @@ class APIServer:
         self.authorization_mode = "AlwaysAllow"
         #: Static bearer tokens (token → UserInfo): TokenReview accepts them too.
         self.static_tokens: dict[str, UserInfo] = {}
+
+    def configure_admission(self, plugins: builtins.list[str] | tuple[str, ...],
+                            options: AdmissionOptions = AdmissionOptions()) -> None:
+        """Run the named admission plugins (kube-apiserver's ``--enable-admission-plugins``
+        result, fakekube.api.admission.enabled_plugins), built with this apiserver's store,
+        clock, random source and webhook dispatcher and the cluster's ``options``."""
+        context = admission.PluginContext(self.store, self.clock, self.rng, lambda: self.registry,
+                                          lambda: self.schemas, options, self.webhook_transport, self.webhooks,
+                                          self._unlocked, self._after_webhook_patch)
+        self.admission = admission.build_chain(plugins, context)
 
     @property
     def view(self) -> StoreView:
@@ -248,15 +275,16 @@ class APIServer:
             return self.store.remove(rt.key, key)
 
     def _context(self, user: UserInfo | None = None) -> WriteContext:
-        return WriteContext(self.clock.now(), self.rng, self._view, user)
+        return WriteContext(self.clock.now(), self.rng, self._view, user, release=self.release)
 
     def write_context(self, rng: SeededRandom | None = None) -> WriteContext:
         """Time, randomness and a store view for server-side work outside the verbs
         (e.g. issuing a service-account token); take the store lock around its use.
         ``rng``: a stream of the caller's own (a fork), so its draws move no other identifier."""
-        return WriteContext(self.clock.now(), rng or self.rng, self._view)
+        return WriteContext(self.clock.now(), rng or self.rng, self._view, release=self.release)
 
     # -- reads ---------------------------------------------------------------
+    @_in_release_style
     def get(self, rt: ResourceType, namespace: str, name: str) -> Obj:
         if rt.group == METRICS_GROUP:  # metrics-server's figures
             return self.metrics.get(rt, namespace, name)
@@ -270,6 +298,7 @@ class APIServer:
             raise errors.not_found(rt.group, rt.plural, name)
         return objectmeta.with_type_meta(rt, rt.view(obj))
 
+    @_in_release_style
     def list(self, rt: ResourceType, namespace: str, options: ListOptions) -> Obj:
         """A ``<Kind>List``; items carry no apiVersion/kind, as upstream's."""
         if rt.group == METRICS_GROUP:  # metrics-server's figures and selector rules
@@ -290,6 +319,7 @@ class APIServer:
         return {"kind": rt.list_kind, "apiVersion": rt.api_version, "metadata": metadata, "items": items}
 
     # -- create --------------------------------------------------------------
+    @_in_release_style
     def create(self, rt: ResourceType, namespace: str, body: Obj, options: WriteOptions = WriteOptions()) -> WriteResult:
         customresources.check_create_allowed(rt, body)
         obj, unknown = self._decode(rt, body, namespace, typed=not options.internal, options=options)
@@ -311,7 +341,8 @@ class APIServer:
         problems = rt.strategy.validate(obj)
         if problems:
             raise errors.invalid_object(rt.group, rt.strategy.invalid_kind(rt.kind), "", problems)
-        ctx = WriteContext(self.clock.now(), self.rng, self._view, user, self.authorization_mode, self.static_tokens)
+        ctx = WriteContext(self.clock.now(), self.rng, self._view, user, self.authorization_mode, self.static_tokens,
+                           self.release)
         answer = rt.strategy.review(obj, ctx)
         return WriteResult(objectmeta.with_type_meta(rt, answer), True, warnings)
 
@@ -320,37 +351,32 @@ class APIServer:
         """``tracked``: the object's managedFields are already set (an apply that creates)."""
         ctx = self._context(options.user)  # who asks (a CSR records its requester)
         obj = _owned(obj, options)
+        rt.strategy.default(obj, ctx)  # upstream defaults as it decodes
+        if not tracked and not options.internal:
+            objectmeta.wipe_system_fields(obj.setdefault("metadata", {}))
+            fieldmanager.track_create(rt, obj, self.schemas, options.manager(), self.now_rfc3339())
+        # Mutating admission (upstream's create handler), then the storage's BeforeCreate: the
+        # plugins see the object before its generated name, uid and creationTimestamp exist.
+        attrs = self._attributes(CREATE, rt, obj, options)
+        obj = self._admitted(attrs)
         meta = obj["metadata"]
-        # Admission runs before the name is generated, so it names the object as upstream's does.
-        admission.check_namespace_for_create(self.store, rt, meta.get("namespace") or "",
-                                             meta.get("name") or meta.get("generateName") or "Unknown")
+        # The RBAC types' storage refuses escalation after mutating admission (policybased storage).
         escalation.check_write(self.authorization_mode, self._view, rt.group, rt.plural, obj, None, options.user)
-        generated = not meta.get("name") and bool(meta.get("generateName"))
-        if generated:
+        if not meta.get("name") and meta.get("generateName"):
             meta["name"] = self._free_generated_name(rt, meta, ctx)
         objectmeta.stamp_new(rt, obj, ctx)
         objectmeta.omit_empty(meta)
-        rt.strategy.default(obj, ctx)
-        if not tracked and not options.internal:
-            fieldmanager.track_create(rt, obj, self.schemas, options.manager(), self.now_rfc3339())
         rt.strategy.prepare_for_create(obj, ctx)
-        for admit in self.mutating_admission:
-            admit(rt, obj, ctx)
-        attrs = self._attributes(CREATE, rt, obj, options) if self._admission_active() else None
-        if attrs is not None:
-            obj = self._mutate_new(attrs, obj, generated, warnings, ctx)
-            meta = obj["metadata"]
         self._validate(rt, obj, validation.validate_object_meta(meta, rt.namespaced, rt.name_rule)
-                       + rt.strategy.validate(obj) + self._admission_problems(rt, obj))
-        if attrs is not None:
-            warnings += self._call_validating(attrs, obj)
+                       + rt.strategy.validate(obj))
+        attrs.name = meta["name"]  # validating admission knows the generated name
+        self.admission.validate(attrs)
+        warnings += attrs.warnings
         if not options.dry_run:  # upstream's dry-run storage never looks at it
             objectmeta.check_no_resource_version(obj)
         key = (meta.get("namespace") or "", meta["name"])
         if self.store.get(rt.key, key) is not None:
             raise errors.already_exists(rt.group, rt.plural, meta["name"])
-        for check in self.admission_checks:
-            check(rt, obj, None, self.store, ctx.now, options.dry_run)
         if options.dry_run:
             return WriteResult(objectmeta.with_type_meta(rt, rt.view(obj)), True, warnings)
         stored = self.store.create(rt.key, obj)
@@ -366,6 +392,7 @@ class APIServer:
         return name
 
     # -- update --------------------------------------------------------------
+    @_in_release_style
     def update(self, rt: ResourceType, namespace: str, name: str, body: Obj,
                options: WriteOptions = WriteOptions(), subresource: str = "") -> WriteResult:
         obj, unknown = self._decode(rt, body, namespace, typed=not options.internal, options=options)
@@ -408,7 +435,6 @@ class APIServer:
         elif subresource:  # the type's own: approval, ephemeralcontainers, resize
             new = rt.strategy.prepare_subresource(subresource, new, old, ctx)
         else:
-            escalation.check_write(self.authorization_mode, self._view, rt.group, rt.plural, new, old, options.user)
             new = _owned(new, options)
             objectmeta.carry_over(new, old)
             objectmeta.omit_empty(new["metadata"])
@@ -426,13 +452,13 @@ class APIServer:
         objectmeta.omit_empty(new["metadata"])
         objectmeta.bump_generation(rt, new, old)
         new["metadata"].setdefault("resourceVersion", old["metadata"]["resourceVersion"])
-        warnings: builtins.list[str] = []
-        attrs = self._attributes(UPDATE, rt, new, options, old, subresource) if self._admission_active() else None
-        if attrs is not None:
-            new = self._call_mutating(attrs, new, warnings, ctx)
-            if self._changed(rt, old):
-                return None
-            objectmeta.bump_generation(rt, new, old)
+        attrs = self._attributes(UPDATE, rt, new, options, old, subresource)
+        new = self._admitted(attrs)
+        if self._changed(rt, old):
+            return None
+        if not subresource:  # the RBAC types' storage, after mutating admission (policybased storage)
+            escalation.check_write(self.authorization_mode, self._view, rt.group, rt.plural, new, old, options.user)
+        objectmeta.bump_generation(rt, new, old)
         problems = validation.validate_object_meta_update(new["metadata"], old.get("metadata") or {})
         problems += validation.validate_object_meta(new["metadata"], rt.namespaced, rt.name_rule)
         problems += _finalizer_rules(new, old)
@@ -442,18 +468,13 @@ class APIServer:
             problems += rt.strategy.validate_subresource(subresource, new, old)
         else:
             problems += rt.strategy.validate_update(new, old)
-        if subresource != STATUS:
-            problems += self._admission_problems(rt, new)
         self._validate(rt, new, problems)
-        if attrs is not None:
-            warnings += self._call_validating(attrs, new)
-            if self._changed(rt, old):
-                return None
+        self.admission.validate(attrs)
+        if self._changed(rt, old):
+            return None
+        warnings = attrs.warnings
         if objectmeta.is_noop(new, old):
             return WriteResult(objectmeta.with_type_meta(rt, rt.view(old)), warnings=warnings)
-        if not subresource:
-            for check in self.admission_checks:
-                check(rt, new, old, self.store, ctx.now, options.dry_run)
         if options.dry_run:
             return WriteResult(objectmeta.with_type_meta(rt, rt.view(new)), warnings=warnings)
         return WriteResult(objectmeta.with_type_meta(rt, rt.view(self._write_update(rt, new))), warnings=warnings)
@@ -470,6 +491,7 @@ class APIServer:
         return self.store.replace(rt.key, new)
 
     # -- patch ---------------------------------------------------------------
+    @_in_release_style
     def patch(self, rt: ResourceType, namespace: str, name: str, patch_type: str, patch_body: bytes,
               options: WriteOptions = WriteOptions(), subresource: str = "") -> WriteResult:
         if patch_type not in PATCH_TYPES:
@@ -588,10 +610,9 @@ class APIServer:
         return patch.apply_strategic_merge_patch(current, document, self.schemas, rt.group, rt.version, rt.kind)
 
     # -- delete --------------------------------------------------------------
+    @_in_release_style
     def delete(self, rt: ResourceType, namespace: str, name: str, options: DeleteOptions) -> tuple[Obj, int]:
         """Delete or mark for deletion; returns (response body, HTTP status)."""
-        if rt.key == admission.NAMESPACES:
-            admission.check_namespace_delete(name)
         with self.store.lock:
             for _ in range(MAX_ADMISSION_RETRIES):
                 existing = self.store.get(rt.key, (namespace if rt.namespaced else "", name))
@@ -617,6 +638,7 @@ class APIServer:
             return objectmeta.with_type_meta(rt, rt.view(gone)), 200
         return deletion.success_status(rt, gone), 200
 
+    @_in_release_style
     def delete_collection(self, rt: ResourceType, namespace: str, list_options: ListOptions,
                           options: DeleteOptions) -> Obj:
         """Delete every matching object; answers with the list of what was deleted."""
@@ -690,13 +712,13 @@ class APIServer:
             raise fieldvalidation.strict_error(unknown, duplicates, kind=rt.kind, version=rt.version)
         return fieldvalidation.warnings(unknown, duplicates)
 
-    # -- admission webhooks (fakekube.api.verbs.webhooks) ---------------------
+    # -- admission (fakekube.api.admission) -----------------------------------
     def _attributes(self, operation: str, rt: ResourceType, obj: Obj, options: WriteOptions,
                     old: Obj | None = None, subresource: str = "") -> Attributes:
         meta = obj.get("metadata") or {}
         sent = {"fieldManager": options.field_manager} if options.field_manager else {}
         return Attributes(operation, rt, namespace_of(rt, obj, meta.get("namespace") or ""), meta.get("name") or "",
-                          subresource, old, options.user, options.dry_run, sent)
+                          subresource, obj, old, options.user, options.dry_run, sent)
 
     def _unlocked_converter(self, webhook: Obj) -> Callable[[builtins.list[Obj], str, str], builtins.list[Obj]]:
         """A CRD's conversion webhook, called with the store lock released (a write re-checks
@@ -734,74 +756,50 @@ class APIServer:
         current = self.store.get(rt.key, (meta.get("namespace") or "", meta["name"]))
         return current is None or current["metadata"]["resourceVersion"] != meta["resourceVersion"]
 
-    def _call_mutating(self, attrs: Attributes, obj: Obj, warnings: builtins.list[str], ctx: WriteContext) -> Obj:
-        hooks = self.webhooks.matching(MUTATING, attrs, obj)
-        if not hooks:
-            return obj
-        with self._unlocked():
-            result = self.webhooks.mutate(attrs, obj, hooks,
-                                          lambda o: _after_webhook_patch(attrs.rt, o, ctx, self.schemas))
-        warnings += result.warnings
-        mutated = result.obj if result.obj is not None else obj
-        check_request_namespace(attrs.rt, mutated, attrs.namespace)
-        return mutated
+    def _admitted(self, attrs: Attributes) -> Obj:
+        """The mutating phase of a create or update: the object as the plugins left it."""
+        self.admission.admit(attrs)
+        assert attrs.obj is not None, "a mutating plugin dropped the object"
+        return attrs.obj
 
-    def _mutate_new(self, attrs: Attributes, obj: Obj, generated: bool, warnings: builtins.list[str],
-                    ctx: WriteContext) -> Obj:
-        """A new object through mutating webhooks, shown as upstream shows it: before its uid,
-        creationTimestamp and generated name exist (they are put back after)."""
-        meta = obj["metadata"]
-        hidden = {k: meta[k] for k in _SET_AFTER_MUTATION if k in meta}
-        shown_meta = {k: v for k, v in meta.items() if k not in hidden and not (generated and k == "name")}
-        shown = dict(obj, metadata=shown_meta)
-        if generated:
-            attrs = attrs._replace(name="")
-        mutated = self._call_mutating(attrs, shown, warnings, ctx)
-        if mutated is shown:
-            return obj
-        mutated_meta = mutated.setdefault("metadata", {})
-        mutated_meta.update(hidden)
-        if not mutated_meta.get("name"):
-            mutated_meta["name"] = meta["name"]
-        return mutated
+    def _after_webhook_patch(self, rt: ResourceType, obj: Obj) -> None:
+        """What follows a mutating webhook's patch (the webhook plugin calls it)."""
+        _after_webhook_patch(rt, obj, self._context(), self.schemas)
 
     def _admission_active(self) -> bool:
-        """Any webhook configuration or policy binding at all (else admission costs nothing)."""
+        """Any webhook configuration or policy binding at all: else no admission plugin gives
+        up the store lock, and a write need not keep its body for a retry."""
         return self._admission_on
 
     def _note_admission_change(self, change: Change | None) -> None:
         """Store listener (under the store lock): recount when an admission object changed."""
         if change is None or (change.group, change.resource) in _ADMISSION_RESOURCES:
-            self._admission_on = self.webhooks.active() or self.policies.active()
-
-    def _call_validating(self, attrs: Attributes, obj: Obj | None) -> builtins.list[str]:
-        """ValidatingAdmissionPolicies, then validating webhooks (upstream's plugin order)."""
-        hooks = self.webhooks.matching(VALIDATING, attrs, obj)
-        policies = self.policies.active()
-        if not hooks and not policies:
-            return []
-        with self._unlocked():
-            found = self.policies.validate(attrs, obj, self.webhooks.review(attrs, obj)["request"]) if policies else []
-            found += self.webhooks.validate(attrs, obj, hooks)
-        return found
+            self._admission_on = any(self.store.count(resource) for resource in sorted(_ADMISSION_RESOURCES))
 
     def _admit_delete(self, rt: ResourceType, existing: Obj, options: DeleteOptions) -> bool:
-        """DELETE through mutating then validating webhooks (both see only ``oldObject``);
-        False when the object changed meanwhile (the caller reads it again)."""
-        if not self._admission_active():
-            return True
+        """DELETE through the admission chain (mutating then validating; plugins see only the
+        stored object, ``old``); False when the object changed while a webhook was called
+        (the caller reads it again)."""
         meta = existing["metadata"]
         attrs = Attributes(DELETE, rt, namespace_of(rt, existing, meta.get("namespace") or ""), meta["name"],
-                           "", existing, options.user, options.dry_run, deletion.options_object(options))
-        hooks = self.webhooks.matching(MUTATING, attrs, None)
-        if hooks:
-            with self._unlocked():
-                self.webhooks.mutate(attrs, {}, hooks, lambda o: None)
-        self._call_validating(attrs, None)
+                           old=existing, user=options.user, dry_run=options.dry_run,
+                           options=deletion.options_object(options))
+        self.admission.admit(attrs)
+        self.admission.validate(attrs)
         return not self._changed(rt, existing)
 
-    def _admission_problems(self, rt: ResourceType, obj: Obj) -> builtins.list[FieldError]:
-        return [problem for admit in self.validating_admission for problem in admit(rt, obj)]
+    def admit_connect(self, rt: ResourceType, namespace: str, name: str, subresource: str, options: Obj,
+                      user: UserInfo | None) -> None:
+        """A CONNECT (exec, attach, port-forward, proxy) through the admission chain, before the
+        object is looked up, as upstream's connect handler: ``options`` is the request's
+        options object (``PodExecOptions``...), which webhooks and policies see as the object."""
+        if not self.admission.handles(CONNECT):
+            return
+        attrs = Attributes(CONNECT, rt, namespace if rt.namespaced else "", name, subresource, obj=options,
+                           user=user, kind=str(options.get("kind") or rt.kind))
+        with self.store.lock:  # plugins read under it; webhook calls give it up
+            self.admission.admit(attrs)
+            self.admission.validate(attrs)
 
     def _validate(self, rt: ResourceType, obj: Obj, problems: builtins.list[FieldError]) -> None:
         if problems:

@@ -6,7 +6,7 @@ Webhook`` a request in another served version converts at the API's edge (the ty
 ``stored_as``: ``Strategy.to_storage``/``from_storage``): a create or update body to the
 storage version, a stored object to the requested version for reads, lists and watch
 events (a list's items in one call, as upstream converts a list). Calls go over the admission webhooks'
-transport (:mod:`fakekube.api.verbs.webhook_call`: caBundle trust, ``webhook_addresses``).
+transport (:mod:`fakekube.api.admission.webhook_call`: caBundle trust, ``webhook_addresses``).
 
 Failures are upstream's plain errors: a 500 with no reason whose message is
 ``conversion webhook for <group>/<version>, Kind=<Kind> failed: <why>`` (or ``returned
@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 from fakekube.api.machinery import errors
 from fakekube.api.machinery.jsonutil import deep_copy
 from fakekube.random import SeededRandom
-from fakekube.api.verbs.webhook_call import CallFailed, WebhookTransport
+from fakekube.api.admission.webhook_call import CallFailed, WebhookTransport
 
 if TYPE_CHECKING:
     from fakekube.api.types.custom import Converter

@@ -317,6 +317,10 @@ def mark_for_deletion(rt: ResourceType, obj: Obj, options: DeleteOptions, now) -
         return _shorten_grace(obj, meta, grace_s, now, finalizers)
     meta["deletionTimestamp"] = format_rfc3339(go_add_seconds(now, grace_s))
     meta["deletionGracePeriodSeconds"] = grace_s
+    # rest.BeforeDelete and the store's finalizer path: marking is a new generation (a CRD's own
+    # REST Delete only sets the timestamp and its cleanup finalizer)
+    if meta.get("generation") and rt.key != ("apiextensions.k8s.io", "customresourcedefinitions"):
+        meta["generation"] = int(meta["generation"]) + 1
     _set_finalizers(meta, finalizers)
     marked = dict(obj, metadata=meta)
     if rt.key == ("", "namespaces"):

@@ -3,7 +3,7 @@ resource lists, and the aggregated (``apidiscovery.k8s.io``) documents.
 
 Clients build their REST mapping from these documents alone: kubectl turns ``po`` into
 ``pods``, decides whether a kind is namespaced, and learns which subresources exist. So
-every field follows upstream's 1.33 apiserver byte-for-byte where it can (order of
+every field follows upstream's apiserver of the emulated release byte-for-byte where it can (order of
 resources, the storage version hash, the kinds of subresources such as ``Scale``).
 
 All functions are pure and deterministic; the REST layer serialises their result, except
@@ -21,6 +21,7 @@ import threading
 from collections import OrderedDict
 from typing import Any
 
+from fakekube.objects.versions import Release, git_commit
 from fakekube.api.registry import (
     APPROVAL,
     ATTACH,
@@ -44,9 +45,11 @@ Doc = dict[str, Any]
 
 DISCOVERY_GROUP = "apidiscovery.k8s.io"
 AGGREGATED_KIND = "APIGroupDiscoveryList"
-#: Aggregated discovery versions 1.33 serves, most preferred first (v2beta1 is still
-#: served in 1.33; it is deprecated and goes away behind a gate in later releases).
-AGGREGATED_VERSIONS = ("v2", "v2beta1")
+#: Aggregated discovery versions served, most preferred first: v2 alone in every supported
+#: release (AggregatedDiscoveryRemoveBetaType is on by default from 1.33, locked from 1.35;
+#: reference: an ``Accept`` of v2beta1 alone is a 406, with ``application/json`` after it the
+#: legacy document).
+AGGREGATED_VERSIONS = ("v2",)
 
 DEFAULT_SERVER_ADDRESS = "127.0.0.1:6443"
 #: Aggregated discovery bodies kept per registry (states × /api or /apis × version).
@@ -75,26 +78,27 @@ _CONNECT_OPTIONS = {ATTACH: "AttachOptions", EXEC: "ExecOptions", PORTFORWARD: "
 
 # --------------------------------------------------------------------------- /version
 
-def version_info(kubernetes_version: str = "1.33") -> Doc:
-    """The ``/version`` document of a 1.33 apiserver.
+def version_info(release: Release, patch: int = 0) -> Doc:
+    """The ``/version`` document of a kube-apiserver of ``release`` (``v1.36.<patch>``).
 
-    Fixed strings, so two clusters answer identically. 1.33 added the ``emulation*`` and
-    ``minCompatibility*`` fields (compatibility versions, KEP-4330); kubectl ignores what
-    it does not know, so older clients are unaffected.
+    What a native binary of that release answers: its major and minor, ``emulation*`` the
+    same (no ``--emulated-version``), ``minCompatibility*`` one minor below (KEP-4330's
+    default). Build fields are fixed (:mod:`fakekube.objects.versions`), so two clusters
+    answer identically; kubectl ignores what it does not know.
     """
-    major, minor = kubernetes_version.split(".")[:2]
+    major, minor = str(release.major), str(release.minor)
     return {
         "major": major,
         "minor": minor,
         "emulationMajor": major,
         "emulationMinor": minor,
         "minCompatibilityMajor": major,
-        "minCompatibilityMinor": str(int(minor) - 1),
-        "gitVersion": f"v{major}.{minor}.0",
-        "gitCommit": "fa4ec0f0a2cbf9a3fd3bba7f1e0c7c22bf7de1f0",
+        "minCompatibilityMinor": str(release.minor - 1),
+        "gitVersion": release.git_version(patch),
+        "gitCommit": git_commit(release.version, patch),
         "gitTreeState": "clean",
-        "buildDate": "2025-04-23T00:00:00Z",
-        "goVersion": "go1.24.2",
+        "buildDate": release.build.build_date,
+        "goVersion": release.build.go_version,
         "compiler": "gc",
         "platform": "linux/amd64",
     }
@@ -153,11 +157,16 @@ def discovery_verbs(rt: ResourceType) -> list[str]:
     return list(TERMINATING_VERBS if rt.custom.terminating else rt.verbs)
 
 
-def storage_version_hash(rt: ResourceType) -> str:
+def storage_version_hash(rt: ResourceType, release: Release) -> str:
     """Upstream's hash: base64 of the first 8 bytes of sha256("group/version/kind"), of the
-    storage version (a CRD's versions all share its storage version's hash)."""
-    version = rt.custom.storage_version if rt.custom is not None else rt.version
-    digest = hashlib.sha256(f"{rt.group}/{version}/{rt.kind}".encode()).digest()
+    storage version (a CRD's versions all share its storage version's hash; a built-in's is
+    the release's, fakekube/objects/versions.py: CRDs are stored as v1beta1, events.k8s.io
+    Events as core Events, a newly GA version only from the release after)."""
+    if rt.custom is not None:
+        group, version = rt.group, rt.custom.storage_version
+    else:
+        group, version = release.storage_group_version(rt.group, rt.plural, rt.version)
+    digest = hashlib.sha256(f"{group}/{version}/{rt.kind}".encode()).digest()
     return base64.b64encode(digest[:8]).decode()
 
 
@@ -213,7 +222,7 @@ def _storage_type(registry: RegistryView, rt: ResourceType) -> ResourceType:
     return rt
 
 
-def _api_resource(rt: ResourceType, storage: ResourceType | None = None) -> Doc:
+def _api_resource(rt: ResourceType, release: Release, storage: ResourceType | None = None) -> Doc:
     entry: Doc = {
         "name": rt.plural,
         "singularName": rt.singular,
@@ -223,7 +232,7 @@ def _api_resource(rt: ResourceType, storage: ResourceType | None = None) -> Doc:
         **_short_names_and_categories(rt),
     }
     if rt.persisted:  # upstream lists a hash only for resources with a storage version
-        entry["storageVersionHash"] = storage_version_hash(storage or rt)
+        entry["storageVersionHash"] = storage_version_hash(storage or rt, release)
     return entry
 
 
@@ -247,7 +256,7 @@ def api_resource_list(registry: RegistryView, group: str, version: str) -> Doc |
         return None
     entries: list[Doc] = []
     for rt in resources:
-        entries.append(_api_resource(rt, _storage_type(registry, rt)))
+        entries.append(_api_resource(rt, registry.release, _storage_type(registry, rt)))
         entries.extend(_api_subresource(rt, sub) for sub in sorted(rt.subresources))
     return {
         "kind": "APIResourceList",
@@ -281,7 +290,9 @@ def _discovery_resource(rt: ResourceType) -> Doc:
 
 
 def _discovery_group(registry: RegistryView, group: str) -> Doc:
-    metadata: Doc = {"name": group, "creationTimestamp": None} if group else {"creationTimestamp": None}
+    metadata: Doc = {"name": group} if group else {}
+    if registry.release.null_creation_timestamp:  # ObjectMeta's zero time, until 1.34's omitzero
+        metadata["creationTimestamp"] = None
     versions = [
         {
             "version": v,
@@ -296,8 +307,7 @@ def _discovery_group(registry: RegistryView, group: str) -> Doc:
 def aggregated_discovery(registry: RegistryView, core: bool, api_version: str = "v2") -> Doc:
     """The APIGroupDiscoveryList for ``/api`` (``core=True``) or ``/apis``.
 
-    ``api_version`` is ``"v2"`` or ``"v2beta1"``; 1.33 serves both with the same content
-    and only the apiVersion differs (as upstream's fixtures show).
+    ``api_version`` is one of :data:`AGGREGATED_VERSIONS` (``"v2"``).
     """
     if api_version not in AGGREGATED_VERSIONS:
         raise ValueError(f"unsupported aggregated discovery version {api_version!r}")
@@ -394,7 +404,7 @@ def _quality(params: dict[str, str]) -> float:
 def negotiate_discovery(accept_header: str, served: tuple[str, ...] = AGGREGATED_VERSIONS) -> str | None:
     """Which aggregated discovery version to answer ``/api`` or ``/apis`` with, if any.
 
-    Returns ``"v2"``/``"v2beta1"`` for the client's most preferred (highest q, then
+    Returns the version (``"v2"``) of the client's most preferred (highest q, then
     first listed) ``application/json;g=apidiscovery.k8s.io;v=…;as=APIGroupDiscoveryList``
     clause we serve, or None to answer with the legacy APIVersions/APIGroupList.
 

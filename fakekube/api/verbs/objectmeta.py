@@ -26,6 +26,16 @@ NON_SPEC_FIELDS = ("metadata", "status", "apiVersion", "kind")
 GENERATE_NAME_ATTEMPTS = 8
 
 
+def wipe_system_fields(meta: Obj) -> None:
+    """Erase what the system sets, before the field manager sees a new object.
+
+    Upstream's create handler does this (``rest.WipeObjectMetaSystemFields``) ahead of
+    managedFields tracking, so a client's deletionTimestamp is never recorded as owned.
+    """
+    for field in ("creationTimestamp", "uid", "deletionTimestamp", "deletionGracePeriodSeconds", "selfLink"):
+        meta.pop(field, None)
+
+
 def stamp_new(rt: ResourceType, obj: Obj, ctx: WriteContext) -> None:
     """Set the fields the server owns on a new object (the resourceVersion is checked by
     :func:`check_no_resource_version` after validation, as upstream's storage does)."""

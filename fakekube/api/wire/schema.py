@@ -16,9 +16,11 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from fakekube.objects import versions
+
 Schema = dict[str, Any]
 
-DEFAULT_KUBERNETES_VERSION = "1.33"
+DEFAULT_KUBERNETES_VERSION = versions.DEFAULT_VERSION
 _REF_PREFIX = "#/$defs/"
 
 _cache: dict[str, "SchemaSet"] = {}

@@ -35,7 +35,10 @@ def parse_yaml(raw: bytes, max_expanded_bytes: int = MAX_EXPANDED_BYTES) -> Any:
     ``max_expanded_bytes`` of JSON (the body limit, 3 MiB by default) are a 413, since the
     expansion is a body past the limit. Nothing is expanded before it is measured.
     """
-    loader = _BoundedYamlLoader(raw)
+    try:
+        loader = _BoundedYamlLoader(raw)  # its reader checks the first characters at once
+    except yaml.YAMLError as exc:
+        raise SyntaxFailure(_yaml_error_text(exc)) from None
     try:
         node = loader.get_node() if loader.check_node() else None
         if node is None:
@@ -174,6 +177,10 @@ def _check_expansion(root: yaml.Node, anchors: dict[str, yaml.Node], max_bytes: 
 
 
 def _yaml_error_text(exc: yaml.YAMLError) -> str:
+    if isinstance(exc, yaml.reader.ReaderError):  # go-yaml's reader words these
+        if exc.encoding == "unicode":  # PyYAML's check of printable characters
+            return "yaml: control characters are not allowed"
+        return "yaml: invalid leading UTF-8 octet"
     mark = getattr(exc, "problem_mark", None)
     problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
     if mark is not None:

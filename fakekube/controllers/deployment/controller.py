@@ -48,6 +48,10 @@ class DeploymentController:
     resources = (DEPLOYMENTS, REPLICA_SETS, PODS)
     indexes = ((REPLICA_SETS, ORPHANS_BY_NAMESPACE, orphan_namespace),)
 
+    def __init__(self, terminating_replicas: bool = False) -> None:
+        """``terminating_replicas``: the release's DeploymentReplicaSetTerminatingReplicas gate."""
+        self.terminating_replicas = terminating_replicas
+
     # -- routing (pure) ------------------------------------------------------------------
     def keys_for(self, change: Change) -> Iterable[str]:
         if change.group != "apps" and change.resource != PODS.plural:
@@ -72,10 +76,10 @@ class DeploymentController:
             namespace, name = key.split("/", 1)
             deployment = ctx.get(DEPLOYMENTS, name, namespace)
             if deployment is not None:
-                sync_deployment(deployment, ctx)
+                sync_deployment(deployment, ctx, self.terminating_replicas)
 
 
-def sync_deployment(deployment: Obj, ctx: Context) -> None:
+def sync_deployment(deployment: Obj, ctx: Context, terminating_replicas: bool = False) -> None:
     """``syncDeployment``: one step toward the Deployment's spec."""
     spec = deployment.get("spec") or {}
     selector = spec.get("selector")
@@ -86,7 +90,7 @@ def sync_deployment(deployment: Obj, ctx: Context) -> None:
         matcher = compile_selector(selector)
     except ValueError:
         return  # an invalid selector: upstream's claim fails and it waits for a change
-    sync = Sync(ctx, deployment, claim_replica_sets(deployment, matcher, ctx))
+    sync = Sync(ctx, deployment, claim_replica_sets(deployment, matcher, ctx), terminating_replicas)
     if deployment["metadata"].get("deletionTimestamp"):
         sync.sync_status_only()
         return

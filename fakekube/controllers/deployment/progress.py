@@ -42,7 +42,7 @@ def sync_rollout_status(sync: Sync, all_rss: Sequence[Obj | None], new_rs: Obj |
     """``syncRolloutStatus``: status with Progressing and ReplicaFailure conditions; when
     nothing changed, a timer for the progress check."""
     d = sync.d
-    status = calculate_status(all_rss, new_rs, d, sync.ctx.now)
+    status = calculate_status(all_rss, new_rs, d, sync.ctx.now, sync.terminating_replicas)
     if not has_progress_deadline(d):
         remove_condition(status, PROGRESSING)
     current = get_condition(d.get("status") or {}, PROGRESSING)

@@ -80,8 +80,10 @@ def working_copy(obj: Obj) -> Obj:
 class Sync:
     """The state of one Deployment's sync: ``d`` is the working copy, ``rss`` its ReplicaSets."""
 
-    def __init__(self, ctx: Context, deployment: Obj, rss: list[Obj]) -> None:
+    def __init__(self, ctx: Context, deployment: Obj, rss: list[Obj], terminating_replicas: bool = False) -> None:
         self.ctx = ctx
+        #: DeploymentReplicaSetTerminatingReplicas: the status counts terminating pods too.
+        self.terminating_replicas = terminating_replicas
         self.d: Obj = working_copy(deployment)
         self.rss = rss
 
@@ -304,7 +306,7 @@ class Sync:
 
     def sync_deployment_status(self, all_rss: Sequence[Obj | None], new_rs: Obj | None) -> None:
         """``syncDeploymentStatus``: counts and Available, written when they changed."""
-        status = calculate_status(all_rss, new_rs, self.d, self.ctx.now)
+        status = calculate_status(all_rss, new_rs, self.d, self.ctx.now, self.terminating_replicas)
         if status != self.status:
             self.d["status"] = status
             self.write_status()

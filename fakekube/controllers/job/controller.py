@@ -147,7 +147,9 @@ class _Sync:
         terminating = [pod for pod in self.pods if not jobpods.finished(pod) and jobpods.is_deleting(pod)]
         target = self._finish_target(succeeded, failed, indexes)
         if target is not None:
-            active = self._delete(active)
+            left = self._delete(active)
+            terminating += [pod for pod in active if not any(pod is other for other in left)]  # upstream: += deleted
+            active = left
             if not active and not terminating:
                 self._finish(target)
         elif self.spec.get("suspend"):

@@ -30,6 +30,7 @@ from fakekube.engine import Context
 from fakekube.engine.ratelimit import ControllerRateLimiter, RateLimits
 from fakekube.objects import Resource
 from fakekube.objects.kinds import NAMESPACES, APIResource
+from fakekube.objects.versions import Release
 from fakekube.store import DELETED, Change
 
 Obj = dict[str, Any]
@@ -50,16 +51,15 @@ class NamespaceConfig(NamedTuple):
     deletion_grace_period_s: float = 5.0
     #: ``--namespace-sync-period``: every namespace is looked at again this often.
     sync_period_s: float = 300.0
-    #: OrderedNamespaceDeletion (beta, on by default in 1.33): pods go before anything else.
+    #: OrderedNamespaceDeletion (on in every supported release): pods go before anything else.
     ordered_deletion: bool = True
     #: ``nsControllerRateLimiter``: failures retry after 5 ms doubling, at most 60 s.
     max_retry_delay_s: float = 60.0
 
     @classmethod
-    def for_version(cls, kubernetes_version: str) -> "NamespaceConfig":
-        """Upstream's defaults for a minor version: the ordered deletion gate is on from 1.33."""
-        major, _, minor = kubernetes_version.partition(".")
-        return cls(ordered_deletion=(int(major), int(minor.split(".")[0])) >= (1, 33))
+    def for_release(cls, release: Release) -> "NamespaceConfig":
+        """Upstream's defaults in ``release``: its OrderedNamespaceDeletion gate."""
+        return cls(ordered_deletion=release.enabled("OrderedNamespaceDeletion"))
 
 
 class NamespaceController:

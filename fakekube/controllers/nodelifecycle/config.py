@@ -11,6 +11,7 @@ feed the DefaultTolerationSeconds admission plugin.
 
 from __future__ import annotations
 
+from fakekube.objects.versions import NODE_MONITOR_GRACE_PERIOD_S, Release
 from fakekube.record import FrozenRecord
 
 #: Upstream's NodeEvictionPeriod: how often the NoExecute tainting pass runs (100 ms).
@@ -19,16 +20,9 @@ NOEXECUTE_TAINTING_PERIOD_S = 0.1
 #: Upstream's EvictionRateLimiterBurst: every zone's limiter has a bucket of one token.
 EVICTION_BURST = 1
 
-#: ``--node-monitor-grace-period``: 50 s since Kubernetes 1.32 (kubernetes/kubernetes PR
-#: 126287), 40 s before. The default follows the version the cluster reports.
-GRACE_PERIOD_S = 50.0
-GRACE_PERIOD_BEFORE_1_32_S = 40.0
-
-
-def default_grace_period_s(kubernetes_version: str) -> float:
-    """Upstream's default ``node-monitor-grace-period`` for ``kubernetes_version`` ("1.33")."""
-    major, minor = (int(part) for part in kubernetes_version.split(".")[:2])
-    return GRACE_PERIOD_S if (major, minor) >= (1, 32) else GRACE_PERIOD_BEFORE_1_32_S
+#: ``--node-monitor-grace-period``: the release's default (fakekube/objects/versions.py,
+#: 50 s in every supported release); this one until :meth:`NodeLifecycleConfig.for_release`.
+GRACE_PERIOD_S = NODE_MONITOR_GRACE_PERIOD_S
 
 
 #: Nodes one zone's tainting queue holds at most: upstream's largest supported cluster
@@ -48,7 +42,7 @@ class NodeLifecycleConfig(FrozenRecord):
                  "noexecute_tainting_period_s", "eviction_burst", "max_queued_nodes_per_zone")
 
     monitor_period_s: float
-    #: None: the default of the Kubernetes version the cluster reports (see :meth:`for_version`).
+    #: None: the default of the Kubernetes release the cluster emulates (see :meth:`for_release`).
     grace_period_s: float | None
     startup_grace_period_s: float
     eviction_rate_per_s: float
@@ -77,15 +71,15 @@ class NodeLifecycleConfig(FrozenRecord):
             self._set(name, value)
         self._check()
 
-    def for_version(self, kubernetes_version: str) -> "NodeLifecycleConfig":
-        """This config with every version-dependent default filled in for ``kubernetes_version``."""
+    def for_release(self, release: Release) -> "NodeLifecycleConfig":
+        """This config with every release-dependent default filled in from ``release``'s row."""
         if self.grace_period_s is not None:
             return self
-        return self.replace(grace_period_s=default_grace_period_s(kubernetes_version))
+        return self.replace(grace_period_s=release.node_monitor_grace_period_s)
 
     @property
     def grace_s(self) -> float:
-        """The grace period in force (the 1.33 default until :meth:`for_version` resolved it)."""
+        """The grace period in force (the default until :meth:`for_release` resolved it)."""
         return self.grace_period_s if self.grace_period_s is not None else GRACE_PERIOD_S
 
     def _check(self) -> None:

@@ -33,7 +33,7 @@ from fakekube.objects.indexes import ORPHANS_BY_NAMESPACE, orphan_namespace
 from fakekube.objects.kinds import PODS
 from fakekube.objects.labels import LabelMatcher, compile_selector
 from fakekube.objects.owners import controller_of
-from fakekube.objects.pods import is_pod_active
+from fakekube.objects.pods import is_pod_active, is_pod_terminal
 from fakekube.store import ADDED, DELETED, Change
 from fakekube.controllers.replicaset import claim, manage, status
 from fakekube.controllers.replicaset.workload import Workload
@@ -46,8 +46,11 @@ ORPHAN_KEY_PREFIX = "pod:"
 class ReplicaSetController:
     """Creates, adopts, releases and deletes pods so each ReplicaSet (or RC) has its replicas."""
 
-    def __init__(self, workload: Workload) -> None:
+    def __init__(self, workload: Workload, terminating_replicas: bool = False) -> None:
+        """``terminating_replicas``: report ``status.terminatingReplicas`` (ReplicaSets, with the
+        release's DeploymentReplicaSetTerminatingReplicas gate; never ReplicationControllers)."""
         self.workload = workload
+        self.terminating_replicas = terminating_replicas
         self.name = workload.controller_name
         self.resources = (workload.resource, PODS)
         self.indexes = ((PODS, ORPHANS_BY_NAMESPACE, orphan_namespace),)
@@ -120,7 +123,7 @@ class ReplicaSetController:
             ctx.requeue_rate_limited()
             return
         error = None if rs["metadata"].get("deletionTimestamp") else self._manage(rs, pods, ctx)
-        self._write_status(rs, pods, error, ctx)
+        self._write_status(rs, pods, error, ctx, self._terminating(rs, matcher, ctx))
         if error is not None:
             ctx.requeue_rate_limited()
             return
@@ -175,8 +178,19 @@ class ReplicaSetController:
         return [pod for pod in pods
                 if pod["metadata"].get("namespace") == meta["namespace"] and matcher.matches(_labels(pod))]
 
-    def _write_status(self, rs: Obj, pods: list[Obj], error: str | None, ctx: Context) -> None:
-        new = status.with_observed_generation(rs, status.calculate_status(rs, pods, error, ctx.now))
+    def _terminating(self, rs: Obj, matcher: LabelMatcher, ctx: Context) -> int | None:
+        """``FilterTerminatingPods`` of its claimed pods: controlled by ``rs``, selected, being
+        deleted and not finished (None when not reported)."""
+        if not self.terminating_replicas:
+            return None
+        meta = rs["metadata"]
+        return sum(1 for pod in ctx.owned_by(PODS, meta["uid"])
+                   if (controller_of(pod) or {}).get("uid") == meta["uid"] and matcher.matches(_labels(pod))
+                   and pod["metadata"].get("deletionTimestamp") and not is_pod_terminal(pod))
+
+    def _write_status(self, rs: Obj, pods: list[Obj], error: str | None, ctx: Context,
+                      terminating: int | None = None) -> None:
+        new = status.with_observed_generation(rs, status.calculate_status(rs, pods, error, ctx.now, terminating))
         if new is not None:
             ctx.client.update_status(self.workload.resource, dict(rs, status=new))
 

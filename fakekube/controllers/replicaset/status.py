@@ -1,8 +1,9 @@
 """A ReplicaSet's status from its pods (upstream's ``calculateStatus`` and
 ``updateReplicaSetStatus``, ``pkg/controller/replicaset/replica_set_utils.go``, 1.33).
 
-``status.terminatingReplicas`` is not written: it belongs to the
-DeploymentReplicaSetTerminatingReplicas feature, alpha (off) in 1.33.
+``status.terminatingReplicas`` (the claimed pods being deleted that have not finished) is
+written by ReplicaSets, not ReplicationControllers, when DeploymentReplicaSetTerminatingReplicas
+is on (from 1.35; fakekube/objects/versions.py).
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ REPLICA_FAILURE = "ReplicaFailure"
 FAILED_CREATE = "FailedCreate"
 FAILED_DELETE = "FailedDelete"
 #: The counted status fields, in Go's field order.
-COUNTS = ("replicas", "fullyLabeledReplicas", "readyReplicas", "availableReplicas")
+COUNTS = ("replicas", "fullyLabeledReplicas", "readyReplicas", "availableReplicas", "terminatingReplicas")
 
 #: The clock's resolution: a pod ready since ``t`` with ``minReadySeconds`` m is available
 #: strictly after ``t + m`` (1.33's IsPodAvailable), so its ReplicaSet is looked at again
@@ -28,10 +29,12 @@ AVAILABILITY_STEP = timedelta(microseconds=1)
 
 
 def calculate_status(rs: Mapping[str, Any], pods: Sequence[Mapping[str, Any]], manage_error: str | None,
-                     now: datetime) -> Obj:
+                     now: datetime, terminating: int | None = None) -> Obj:
     """The status ``rs`` should have with its claimed active ``pods``; ``manage_error`` is the
-    message of this sync's failed create or delete, if any. Fields in Go's order, zero
-    counts left out as ``omitempty`` does (``replicas`` is always written)."""
+    message of this sync's failed create or delete, if any; ``terminating`` the count of its
+    terminating pods (None: not reported). Fields in Go's order, zero counts left out as
+    ``omitempty`` does (``replicas`` is always written, and ``terminatingReplicas``, a pointer,
+    whenever it is reported)."""
     spec = rs.get("spec") or {}
     template_labels = ((spec.get("template") or {}).get("metadata") or {}).get("labels") or {}
     min_ready_s = int(spec.get("minReadySeconds") or 0)
@@ -41,6 +44,8 @@ def calculate_status(rs: Mapping[str, Any], pods: Sequence[Mapping[str, Any]], m
     counts = {"replicas": len(pods), "fullyLabeledReplicas": labelled, "readyReplicas": len(ready),
               "availableReplicas": available}
     status: Obj = {key: value for key, value in counts.items() if value or key == "replicas"}
+    if terminating is not None:
+        status["terminatingReplicas"] = terminating
     conditions = _conditions(rs, len(pods), manage_error, now)
     if conditions:
         status["conditions"] = conditions
@@ -53,7 +58,8 @@ def with_observed_generation(rs: Mapping[str, Any], status: Obj) -> Obj | None:
     already observed."""
     current = rs.get("status") or {}
     generation = (rs.get("metadata") or {}).get("generation") or 0
-    same = all((current.get(key) or 0) == (status.get(key) or 0) for key in COUNTS)
+    same = all((current.get(key) or 0) == (status.get(key) or 0) for key in COUNTS[:-1]) \
+        and current.get("terminatingReplicas") == status.get("terminatingReplicas")
     if same and current.get("observedGeneration", 0) == generation and \
             (current.get("conditions") or []) == (status.get("conditions") or []):
         return None

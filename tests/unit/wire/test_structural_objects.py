@@ -8,6 +8,8 @@ from typing import Any
 
 import pytest
 
+from fakekube.api.machinery.errors import emulating
+from fakekube.objects.versions import release
 from fakekube.api.wire.structural import compile_schema
 
 SCHEMA: dict[str, Any] = {"type": "object", "properties": {
@@ -145,8 +147,10 @@ def test_an_integral_float_is_an_integer() -> None:
 
 def test_sets_and_map_lists_refuse_duplicates() -> None:
     obj = cr(tags=["a", "b", "a"], ports=[{"name": "http"}, {"name": "http", "port": 1}])
-    assert messages(obj) == ['spec.tags[2]: Duplicate value: "a"',
-                             'spec.ports[1]: Duplicate value: map[string]interface {}{"name":"http"}']
+    assert messages(obj) == ['spec.tags[2]: Duplicate value: "a"', 'spec.ports[1]: Duplicate value: {"name":"http"}']
+    with emulating(release("1.33")):
+        assert messages(obj) == ['spec.tags[2]: Duplicate value: "a"',
+                                 'spec.ports[1]: Duplicate value: map[string]interface {}{"name":"http"}']
 
 
 def test_embedded_resources_need_api_version_and_kind() -> None:

@@ -61,7 +61,7 @@ def validate_crd_schema(schema: Obj, path: str, unchanged: bool = False) -> list
     (an update that keeps this schema as it was) spares each rule its own cost limit, as
     upstream does, but not the schema's total."""
     if not isinstance(schema, dict):
-        return [invalid(path, GoText("nil"), "must be an object")]
+        return [invalid(path, GoText("nil", "null"), "must be an object")]
     errs: list[FieldError] = []
     if schema.get("nullable") is True:
         errs.append(forbidden(f"{path}.nullable", "nullable cannot be true at the root"))
@@ -409,7 +409,7 @@ class _OpenAPIChecks:
                 errs.append(invalid(f"{path}.items.x-kubernetes-list-type", items.get("x-kubernetes-list-type"),
                                     "must be atomic as item of a list with x-kubernetes-list-type=set"))
             if items.get("type") == "object" and items.get("x-kubernetes-map-type") != "atomic":
-                errs.append(invalid(f"{path}.items.x-kubernetes-map-type", items.get("x-kubernetes-list-type") or GoText("nil"),
+                errs.append(invalid(f"{path}.items.x-kubernetes-map-type", items.get("x-kubernetes-list-type") or GoText("nil", "null"),
                                     "must be atomic as item of a list with x-kubernetes-list-type=set"))
         if list_type is not None and list_type not in ("atomic", "set", "map"):
             errs.append(not_supported(f"{path}.x-kubernetes-list-type", list_type, ["atomic", "set", "map"]))
