@@ -40,7 +40,8 @@ from fakekube.controllers.servicelb import ServiceLBController
 from fakekube.controllers.statefulset import StatefulSetController
 from fakekube.controllers.tainteviction import TaintEvictionController
 from fakekube.controllers.ttlafterfinished import TTLAfterFinishedController
-from fakekube.controllers.volume import PersistentVolumeBinder, PVCProtectionController, PVProtectionController
+from fakekube.controllers.volume import (
+    PersistentVolumeBinder, PVCProtectionController, PVProtectionController, VACProtectionController)
 from fakekube.cluster.served import served_resources
 from fakekube.cluster.system import cluster_root_ca
 from fakekube.engine import ControllerSpec
@@ -93,6 +94,8 @@ CONTROLLERS: tuple[ControllerSpec, ...] = (
                    ("pvc-protection",)),
     ControllerSpec("persistentvolume-protection-controller", lambda c: PVProtectionController(),
                    ("pv-protection",)),
+    ControllerSpec("volumeattributesclass-protection-controller", lambda c: VACProtectionController(
+        c.release.serves("storage.k8s.io", "v1", "volumeattributesclasses"))),
     # Not kube-controller-manager's: kind's local-path provisioner, which acts only while
     # its Deployment's pod runs (fakekube/controllers/localpath.py).
     ControllerSpec("local-path-provisioner", lambda c: LocalPathProvisioner()),

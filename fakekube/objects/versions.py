@@ -66,6 +66,10 @@ class Release(NamedTuple):
     #: kube-controller-manager's ``--node-monitor-grace-period`` default: 50 s since 1.32
     #: (kubernetes/kubernetes#126287; 40 s before), unchanged through 1.36.
     node_monitor_grace_period_s: float
+    #: A DELETE body that does not decode as DeleteOptions (a wrong kind, a mistyped field) is
+    #: a 400 BadRequest from 1.35 (kubernetes/kubernetes#133358); before, the decoder's plain
+    #: error went out as a 500 without reason.
+    delete_options_bad_request: bool
 
     @property
     def major(self) -> int:
@@ -190,6 +194,7 @@ def _release(minor: int) -> Release:
         storage_versions=_STORAGE_1_36 if minor >= 36 else _STORAGE_1_34 if minor == 34 else _COMMON_STORAGE,
         messages={name: _at(minor, since) for name, since in _MESSAGE_SINCE.items()},
         node_monitor_grace_period_s=NODE_MONITOR_GRACE_PERIOD_S,
+        delete_options_bad_request=minor >= 35,
     )
 
 

@@ -35,7 +35,7 @@ UPSTREAM_500_MESSAGES = (
     "unknown patch directive",
     "unrecognized $patch",
     "couldn't get version/kind; json parse error",
-    "is registered for version",      # a DELETE body of another kind (the meta scheme's decode error)
+    "is registered for version",      # a DELETE body of another kind, up to 1.34 (the meta scheme's decode error)
     "unknown conversion",             # a DELETE body of another meta kind
     "resourceVersion: Invalid value:",  # a watch from an unparsable resourceVersion (kubernetes#139485)
     "Too large resource version",     # a read at a resourceVersion the store has not reached (504, as upstream)

@@ -395,3 +395,34 @@ def test_a_claim_made_before_any_default_class_gets_it_at_the_next_resync() -> N
     assert [reason for _, reason, _, _ in events(cluster, "data")] == ["FailedBinding", "ExternalProvisioning"]
     cluster.create(claim("explicit", ""))  # "" is a choice: no default, static volumes only
     assert pvc(cluster, "explicit")["spec"]["storageClassName"] == ""
+
+
+def _vac(cluster: Cluster, name: str) -> Obj | None:
+    try:
+        return cluster.get("storage.k8s.io/v1", "VolumeAttributesClass", name)
+    except ApiError as err:
+        assert err.code == 404
+        return None
+
+
+def test_a_volume_attributes_class_a_claim_names_is_deleted_once_no_claim_names_it() -> None:
+    cluster = Cluster(nodes=1)
+    cluster.create({"apiVersion": "storage.k8s.io/v1", "kind": "VolumeAttributesClass", "metadata": {"name": "gold"},
+                    "driverName": "example.com/csi", "parameters": {"iops": "100"}})
+    created = _vac(cluster, "gold")
+    assert created is not None and created["metadata"]["finalizers"] == ["kubernetes.io/vac-protection"]
+    cluster.create(claim("a", volumeAttributesClassName="gold"))
+    cluster.delete("storage.k8s.io/v1", "VolumeAttributesClass", "gold")
+    at(cluster, 30)
+    held = _vac(cluster, "gold")
+    assert held is not None and held["metadata"]["deletionTimestamp"] == stamp(0)
+    cluster.delete("v1", "PersistentVolumeClaim", "a")
+    assert _vac(cluster, "gold") is None
+
+
+def test_a_volume_attributes_class_nothing_names_goes_at_once() -> None:
+    cluster = Cluster(nodes=1)
+    cluster.create({"apiVersion": "storage.k8s.io/v1", "kind": "VolumeAttributesClass", "metadata": {"name": "idle"},
+                    "driverName": "example.com/csi", "parameters": {"iops": "50"}})
+    cluster.delete("storage.k8s.io/v1", "VolumeAttributesClass", "idle")
+    assert _vac(cluster, "idle") is None

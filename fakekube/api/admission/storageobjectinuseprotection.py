@@ -1,17 +1,20 @@
 """StorageObjectInUseProtection (plugin/pkg/admission/storage/storageobjectinuseprotection).
 
-New claims and volumes carry the finalizer their protection controller removes once
-nothing uses them (fakekube/controllers/volume/protection.py).
+New claims, volumes and VolumeAttributesClasses (served from 1.34, where the feature is GA)
+carry the finalizer their protection controller removes once nothing uses them
+(fakekube/controllers/volume/protection.py).
 """
 
 from __future__ import annotations
 
 from fakekube.api.admission.attributes import CREATE, Attributes
 from fakekube.api.admission.interfaces import Handler, PluginContext
-from fakekube.objects.constants import FINALIZER_PV_PROTECTION, FINALIZER_PVC_PROTECTION
-from fakekube.objects.kinds import PERSISTENT_VOLUME_CLAIMS, PERSISTENT_VOLUMES
+from fakekube.objects.constants import FINALIZER_PV_PROTECTION, FINALIZER_PVC_PROTECTION, FINALIZER_VAC_PROTECTION
+from fakekube.objects.kinds import PERSISTENT_VOLUME_CLAIMS, PERSISTENT_VOLUMES, VOLUME_ATTRIBUTES_CLASSES
 
-FINALIZERS: dict[tuple[str, str], str] = {PERSISTENT_VOLUME_CLAIMS: FINALIZER_PVC_PROTECTION, PERSISTENT_VOLUMES: FINALIZER_PV_PROTECTION}
+FINALIZERS: dict[tuple[str, str], str] = {PERSISTENT_VOLUME_CLAIMS: FINALIZER_PVC_PROTECTION,
+                                          PERSISTENT_VOLUMES: FINALIZER_PV_PROTECTION,
+                                          VOLUME_ATTRIBUTES_CLASSES: FINALIZER_VAC_PROTECTION}
 
 
 class StorageObjectInUseProtection(Handler):

@@ -181,22 +181,21 @@ def options_object(options: DeleteOptions) -> Obj:
 def check_body_kind(body: Obj) -> None:
     """A DELETE body must decode as DeleteOptions, in any apiVersion (delete.go: "for backwards
     compatibility ... per group DeleteOptions"); a missing kind or version defaults to
-    meta.k8s.io/v1 DeleteOptions. Anything else is the decoder's or converter's plain error,
-    which delete.go hands on unconverted: a 500 without reason, as upstream answers.
+    meta.k8s.io/v1 DeleteOptions. Anything else is the decoder's or converter's error
+    (:func:`_undecodable_body`).
     """
     kind = body.get("kind") or "DeleteOptions"
     api_version = body.get("apiVersion") or META_V1
     if not isinstance(kind, str) or not isinstance(api_version, str) or kind == "DeleteOptions":
         return  # a mistyped kind/apiVersion is reported by the field checks
     if kind in _UNVERSIONED_KINDS or kind in _META_KINDS.get(api_version, ()):
-        raise errors.unknown_error(500, f"converting (v1.{kind}) to (v1.DeleteOptions): unknown conversion")
-    raise errors.unknown_error(
-        500, f"no kind {go_quote(kind)} is registered for version {go_quote(api_version)} in scheme \"{META_SCHEME}\"")
+        raise _undecodable_body(f"converting (v1.{kind}) to (v1.DeleteOptions): unknown conversion")
+    raise _undecodable_body(
+        f"no kind {go_quote(kind)} is registered for version {go_quote(api_version)} in scheme \"{META_SCHEME}\"")
 
 
 def _check_body_types(body: Obj) -> None:
-    """A DeleteOptions body that does not decode: upstream hands the decoder's plain error to
-    the client, so it is a 500 with no reason (delete.go passes it through unconverted)."""
+    """A DeleteOptions body that does not decode: the decoder's error (:func:`_undecodable_body`)."""
     for name, (python_type, go_type) in _BODY_FIELDS.items():
         value = body.get(name)
         wrong_int = python_type is int and (isinstance(value, bool) or
@@ -216,7 +215,15 @@ def _check_body_types(body: Obj) -> None:
 def _undecodable(value: Any, field_path: str, go_type: str) -> errors.ApiError:
     # encoding/json names the literal of a number that overflows its Go type.
     what = f"number {value}" if type(value) is int else decoding.json_kind(value)
-    return errors.unknown_error(500, f"json: cannot unmarshal {what} into Go struct field {field_path} of type {go_type}")
+    return _undecodable_body(f"json: cannot unmarshal {what} into Go struct field {field_path} of type {go_type}")
+
+
+def _undecodable_body(message: str) -> errors.ApiError:
+    """A 400 BadRequest from 1.35; before, delete.go handed the decoder's plain error on
+    unconverted: a 500 without reason (the release table's ``delete_options_bad_request``)."""
+    if errors.emulated().delete_options_bad_request:
+        return errors.bad_request(message)
+    return errors.unknown_error(500, message)
 
 
 def _int_or_none(value: Any) -> int | None:

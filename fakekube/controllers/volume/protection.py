@@ -1,5 +1,5 @@
 """The storage object in-use protection controllers (upstream ``pkg/controller/volume/
-pvcprotection`` and ``pvprotection``, 1.33).
+pvcprotection``, ``pvprotection`` and ``vacprotection``).
 
 The apiserver's StorageObjectInUseProtection admission gives every new claim the
 ``kubernetes.io/pvc-protection`` finalizer and every new volume ``kubernetes.io/pv-protection``.
@@ -10,7 +10,9 @@ deleted, remove them when nothing uses it any more:
   still have it mounted) names it — or, for a generic ephemeral volume, while the pod
   that owns the claim is not shut down (deleted with grace 0); a pod that is deleted,
   finishes or is not yet scheduled re-checks its claims;
-* a volume is in use while its phase is Bound.
+* a volume is in use while its phase is Bound;
+* a VolumeAttributesClass is in use while a PV names it, or a claim names it in its spec,
+  its status's current class or its pending modification's target.
 """
 
 from __future__ import annotations
@@ -18,8 +20,8 @@ from __future__ import annotations
 from typing import Any, Iterable, Mapping
 
 from fakekube.engine import Context
-from fakekube.objects.constants import FINALIZER_PV_PROTECTION, FINALIZER_PVC_PROTECTION
-from fakekube.objects.kinds import PERSISTENT_VOLUME_CLAIMS, PERSISTENT_VOLUMES, PODS
+from fakekube.objects.constants import FINALIZER_PV_PROTECTION, FINALIZER_PVC_PROTECTION, FINALIZER_VAC_PROTECTION
+from fakekube.objects.kinds import PERSISTENT_VOLUME_CLAIMS, PERSISTENT_VOLUMES, PODS, VOLUME_ATTRIBUTES_CLASSES
 from fakekube.objects.volumes import VOLUME_BOUND, ephemeral_claim_error, pod_claims
 from fakekube.store import DELETED, Change
 
@@ -132,3 +134,52 @@ class PVProtectionController:
                     pv, [f for f in finalizers if f != FINALIZER_PV_PROTECTION]))
         elif _needs_finalizer(pv, FINALIZER_PV_PROTECTION):
             ctx.client.update(PERSISTENT_VOLUMES, _with_finalizers(pv, finalizers + [FINALIZER_PV_PROTECTION]))
+
+
+def classes_named(obj: Mapping[str, Any]) -> list[str]:
+    """The VolumeAttributesClasses a claim or volume names (the controller's index keys)."""
+    spec, status = obj.get("spec") or {}, obj.get("status") or {}
+    names = [spec.get("volumeAttributesClassName"), status.get("currentVolumeAttributesClassName"),
+             (status.get("modifyVolumeStatus") or {}).get("targetVolumeAttributesClassName")]
+    return list(dict.fromkeys(name for name in names if name))
+
+
+class VACProtectionController:
+    """Holds a deleted VolumeAttributesClass while a claim or volume names it."""
+
+    name = "volumeattributesclass-protection-controller"
+
+    def __init__(self, enabled: bool = True) -> None:
+        """``enabled``: the release serves VolumeAttributesClasses (from 1.34; upstream runs the
+        controller only under its feature gate). Off, it watches nothing."""
+        self.resources = (VOLUME_ATTRIBUTES_CLASSES, PERSISTENT_VOLUME_CLAIMS, PERSISTENT_VOLUMES) if enabled else ()
+
+    def keys_for(self, change: Change) -> Iterable[str]:
+        if (change.group, change.resource) == (VOLUME_ATTRIBUTES_CLASSES.group, VOLUME_ATTRIBUTES_CLASSES.plural):
+            vac = change.obj
+            if change.type != DELETED and (_needs_finalizer(vac, FINALIZER_VAC_PROTECTION)
+                                             or _deletion_candidate(vac, FINALIZER_VAC_PROTECTION)):
+                return [change.name]
+            return []
+        # A claim or volume that stops naming a class (or goes) may free it.
+        before = classes_named(change.prev) if change.prev is not None else []
+        after = [] if change.type == DELETED else classes_named(change.obj)
+        return [name for name in before if name not in after]
+
+    def reconcile(self, key: str, ctx: Context) -> None:
+        vac = ctx.get(VOLUME_ATTRIBUTES_CLASSES, key)
+        if vac is None:
+            return
+        finalizers = list(_meta(vac).get("finalizers") or [])
+        if _deletion_candidate(vac, FINALIZER_VAC_PROTECTION):
+            if not self._in_use(key, ctx):
+                ctx.client.update(VOLUME_ATTRIBUTES_CLASSES, _with_finalizers(
+                    vac, [f for f in finalizers if f != FINALIZER_VAC_PROTECTION]))
+        elif _needs_finalizer(vac, FINALIZER_VAC_PROTECTION):
+            ctx.client.update(VOLUME_ATTRIBUTES_CLASSES, _with_finalizers(vac, finalizers + [FINALIZER_VAC_PROTECTION]))
+
+    @staticmethod
+    def _in_use(name: str, ctx: Context) -> bool:
+        """isBeingUsed: volumes first, then claims in every namespace."""
+        return any(name in classes_named(obj) for kind in (PERSISTENT_VOLUMES, PERSISTENT_VOLUME_CLAIMS)
+                   for obj in ctx.list(kind))
