@@ -126,13 +126,9 @@ def test_nslookup_answers_from_services_and_wget_is_refused_without_a_declared_s
     cluster.create(pod("bb", containers=[busybox(command=["sleep", "infinity"])]))
     at(cluster, 2)
     cluster_ip = cluster.get("v1", "Service", "web")["spec"]["clusterIP"]
-    core = client.CoreV1Api(cluster.client())
 
     def run(command: list[str]) -> Any:
-        session = stream(core.connect_get_namespaced_pod_exec, "bb", "default", command=command, stderr=True,
-                         stdin=False, stdout=True, tty=False, _preload_content=False)
-        session.run_forever(timeout=10)
-        return session.returncode, session.read_stdout(), session.read_stderr()
+        return exec_(cluster, "bb", command)
 
     assert run(["nslookup", "web"]) == (0, (
         f"Server:\t\t10.96.0.10\nAddress:\t10.96.0.10:53\n\nName:\tweb.default.svc.cluster.local\n"
@@ -141,6 +137,44 @@ def test_nslookup_answers_from_services_and_wget_is_refused_without_a_declared_s
     assert run(["wget", "-qO-", "http://web/"]) == (
         1, "", f"wget: can't connect to remote host ({cluster_ip}): Connection refused\n")
     assert run(["wget", "-qO-", "http://example.com/"]) == (1, "", "wget: bad address 'example.com'\n")
+
+
+def exec_(cluster: Cluster, name: str, command: list[str]) -> tuple[int, str, str]:
+    """(exit code, stdout, stderr) of ``kubectl exec`` through the official client's stream()."""
+    session = stream(client.CoreV1Api(cluster.client()).connect_get_namespaced_pod_exec, name, "default",
+                     command=command, stderr=True, stdin=False, stdout=True, tty=False, _preload_content=False)
+    session.run_forever(timeout=10)
+    return session.returncode, session.read_stdout(), session.read_stderr()
+
+
+def test_wget_and_curl_reach_a_services_pods_and_their_http_behaviour(cluster: Cluster) -> None:
+    """The shell's clients go where kube-proxy sends them (a Service's targetPort on a ready
+    endpoint, a pod IP) and get what that pod's HTTP behaviour answers (kubelet/httpmodel.py)."""
+    routes: Obj = {"http": [{"port": 8080, "path": "/healthz", "body": "ok\n"}]}
+    web = pod("web", containers=[{"name": "nginx", "image": "nginx:1.27"}])
+    api = pod("api", routes, containers=[{"name": "c", "image": "example/api:1", "ports": [{"containerPort": 8080}]}])
+    for server in (web, api):
+        server["metadata"]["labels"] = {"app": server["metadata"]["name"]}
+        cluster.create(server)
+    for name, port, target in (("web", 80, 80), ("api", 80, 8080)):
+        cluster.create({"apiVersion": "v1", "kind": "Service", "metadata": {"name": name, "namespace": "default"},
+                        "spec": {"selector": {"app": name}, "ports": [{"port": port, "targetPort": target}]}})
+    cluster.create(pod("bb", containers=[busybox(command=["sleep", "infinity"])]))
+    at(cluster, 3)
+    code, page, _ = exec_(cluster, "bb", ["wget", "-qO-", "http://web/"])
+    assert code == 0 and "<title>Welcome to nginx!</title>" in page
+    assert exec_(cluster, "bb", ["wget", "-q", "-O", "-", "http://web.default.svc.cluster.local/nope"]) == (
+        1, "", "wget: server returned error: HTTP/1.1 404 Not Found\n")
+    api_ip = cluster.get("v1", "Pod", "api")["status"]["podIP"]
+    assert exec_(cluster, "bb", ["wget", "-qO-", f"http://{api_ip}:8080/healthz"]) == (0, "ok\n", "")
+    assert exec_(cluster, "bb", ["wget", "-qO-", f"http://{api_ip}:9090/"]) == (
+        1, "", f"wget: can't connect to remote host ({api_ip}): Connection refused\n")
+    # A container's program asks when it starts (4 s), once the Services have ready endpoints.
+    cluster.create(pod("probe", restartPolicy="Never", containers=[busybox(
+        command=["sh", "-c", "wget -qO- http://api/healthz; curl -s -o /dev/null -w '%{http_code}\\n' http://api/x"],
+        image="example/tools:1")]))
+    at(cluster, 5)
+    assert logs(cluster, "probe") == "ok\n404\n"
 
 
 def test_sigterm_runs_the_trap_after_the_foreground_sleep_and_is_ignored_without_one(cluster: Cluster) -> None:
