@@ -176,12 +176,15 @@ def _spdy_session(connection: Upgraded, wanted: set[str], outputs: dict[str, byt
 
 
 def _spdy_frames(connection: Upgraded, codec: spdy.HeaderCodec, parser: spdy.FrameParser, data: bytes,
-                 streams: dict[str, int]) -> bool:
+                 streams: dict[str, int], stdin: list[tuple[bytes, bool]] | None = None) -> bool:
     """Handle the frames in ``data``: record and reply to new streams, answer pings; False
-    when the client says goodbye or breaks the protocol. Data (stdin) is dropped."""
+    when the client says goodbye or breaks the protocol. Stdin's data (and its FIN) is
+    collected in ``stdin``, or dropped without it."""
     try:
         for frame in parser.feed(data):
             if not frame.control:
+                if stdin is not None and frame.stream_id == streams.get("stdin"):
+                    stdin.append((frame.data, bool(frame.flags & spdy.FLAG_FIN)))
                 continue
             if frame.kind == spdy.GOAWAY:
                 return False
@@ -191,6 +194,8 @@ def _spdy_frames(connection: Upgraded, codec: spdy.HeaderCodec, parser: spdy.Fra
                 kind = spdy.syn_stream_headers(frame, codec).get("streamtype", "")
                 streams.setdefault(kind, frame.stream_id)
                 connection.write(spdy.syn_reply(frame.stream_id, codec))
+                if stdin is not None and kind == "stdin" and frame.flags & spdy.FLAG_FIN:
+                    stdin.append((b"", True))
     except spdy.ProtocolError:
         return False
     return True
@@ -239,7 +244,11 @@ def _session(connection: Upgraded, frames: list[bytes], pause_s: float) -> None:
     if pause_s > 0:
         time.sleep(pause_s)
     connection.write(b"".join(frames) + websocket.close_frame())
-    parser = websocket.FrameParser()
+    _drain_frames(connection, websocket.FrameParser())
+
+
+def _drain_frames(connection: Upgraded, parser: websocket.FrameParser) -> None:
+    """Drain the client's WebSocket frames (:func:`_drain`): pings answered, until its close."""
 
     def handle(data: bytes) -> bool:
         try:
@@ -347,20 +356,7 @@ def _send_chunk(connection: Upgraded, protocol: str, options: connect.ExecReques
 def _end(connection: Upgraded) -> None:
     """The close frame, then what the client still sends is drained (bounded, as after any exec)."""
     connection.write(websocket.close_frame())
-    parser = websocket.FrameParser(STDIN_MESSAGE_BYTES)
-
-    def handle(data: bytes) -> bool:
-        try:
-            for opcode, payload in parser.feed(data):
-                if opcode == websocket.CLOSE:
-                    return False
-                if opcode == websocket.PING:
-                    connection.write(websocket.encode_frame(websocket.PONG, payload))
-        except websocket.ProtocolError:
-            return False
-        return True
-
-    _drain(connection, handle)
+    _drain_frames(connection, websocket.FrameParser(STDIN_MESSAGE_BYTES))
 
 
 def _spdy_stdin_session(connection: Upgraded, wanted: set[str], options: connect.ExecRequest,
@@ -373,7 +369,7 @@ def _spdy_stdin_session(connection: Upgraded, wanted: set[str], options: connect
     deadline = time.monotonic() + STREAMS_WAIT_S
     while not wanted <= set(streams):
         data = connection.read(deadline - time.monotonic()) if time.monotonic() < deadline else b""
-        if not data or not _spdy_stdin_frames(connection, codec, parser, data, streams, pending):
+        if not data or not _spdy_frames(connection, codec, parser, data, streams, pending):
             stream.close()
             return
     done = _spdy_send(connection, streams, options, stream.start(), protocol)
@@ -387,35 +383,10 @@ def _spdy_stdin_session(connection: Upgraded, wanted: set[str], options: connect
         if done:
             break
         data = connection.read(STDIN_IDLE_S)
-        if not data or not _spdy_stdin_frames(connection, codec, parser, data, streams, pending):
+        if not data or not _spdy_frames(connection, codec, parser, data, streams, pending):
             stream.close()
             return
     _drain(connection, lambda data: _spdy_frames(connection, codec, parser, data, streams))
-
-
-def _spdy_stdin_frames(connection: Upgraded, codec: spdy.HeaderCodec, parser: spdy.FrameParser, data: bytes,
-                       streams: dict[str, int], stdin: list[tuple[bytes, bool]]) -> bool:
-    """Control frames as :func:`_spdy_frames` handles them; stdin's data (and its FIN) collected.
-    False when the client says goodbye or breaks the protocol."""
-    try:
-        for frame in parser.feed(data):
-            if not frame.control:
-                if frame.stream_id == streams.get("stdin"):
-                    stdin.append((frame.data, bool(frame.flags & spdy.FLAG_FIN)))
-                continue
-            if frame.kind == spdy.GOAWAY:
-                return False
-            if frame.kind == spdy.PING:
-                connection.write(spdy.encode_control(spdy.PING, frame.data))
-            elif frame.kind == spdy.SYN_STREAM:
-                kind = spdy.syn_stream_headers(frame, codec).get("streamtype", "")
-                streams.setdefault(kind, frame.stream_id)
-                connection.write(spdy.syn_reply(frame.stream_id, codec))
-                if kind == "stdin" and frame.flags & spdy.FLAG_FIN:
-                    stdin.append((b"", True))
-    except spdy.ProtocolError:
-        return False
-    return True
 
 
 def _spdy_send(connection: Upgraded, streams: dict[str, int], options: connect.ExecRequest,
