@@ -80,6 +80,8 @@ def test_a_trap_runs_after_the_foreground_command_and_its_exit_ends_the_script()
     assert stop_response(scratch_run(pod, loop, T0), 12) == StopResponse(3, 3, (LogLine(15, "bye"),))
     # an hour in: the rounds before it are skipped, the trap still waits for the sleep to end
     assert stop_response(scratch_run(pod, loop, T0), 3600 + 2) == StopResponse(3, 3, (LogLine(3605, "bye"),))
+    # ten hours in, past the simulated rounds (2.8 hours): the loop's period carries on
+    assert stop_response(scratch_run(pod, loop, T0), 36000 + 2) == StopResponse(3, 3, (LogLine(36005, "bye"),))
     long_sleep = {"name": "c", "command": ["sh", "-c", "trap 'exit 0' TERM; sleep 600"]}
     assert stop_response(scratch_run(pod, long_sleep, T0), 10) == StopResponse(590, 0, ())
     forever = {"name": "c", "command": ["sh", "-c", "trap 'exit 0' TERM; sleep infinity"]}
