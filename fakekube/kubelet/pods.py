@@ -19,8 +19,11 @@ with behaviour as data (:class:`~fakekube.kubelet.behaviour.BehaviourCatalog`):
   (:mod:`~fakekube.kubelet.termination`) — sidecars after the app containers, then the
   terminal status is written and the pod deleted with grace 0;
 * images as upstream's image manager gets them (``imagePullPolicy``, the node's images,
-  :mod:`~fakekube.kubelet.registry`), and each container's program run again at each start
-  (kubelet/programs.py: its output may depend on when it runs);
+  :mod:`~fakekube.kubelet.registry`), and each container's program run at each start on
+  that instance's filesystem (kubelet/programs.py, kubelet/podfs.py: what earlier init
+  containers wrote is there, its own writes land at their times);
+* ``pods/exec`` on the container's files, with stdin as a session (kubelet/execs.py,
+  kubelet/execsession.py), and mounted ConfigMaps and Secrets followed at the pod's sync;
 * what a pod answers over HTTP (:meth:`PodRunner.http`, port-forward and the proxy) and
   requests made from inside the cluster (:meth:`PodRunner.request`);
 * the kubelet's events (source ``kubelet``/node name, reportingInstance the node name,
