@@ -42,7 +42,6 @@ from fakekube.engine.ticker import Ticker
 from fakekube.engine.events import list_events
 from fakekube.engine.scaled import ScaledTime
 from fakekube.kubelet.agents import Kubelets
-from fakekube.kubelet.execs import ExecResult
 from fakekube.kubelet.logs import PodLogOptions
 from fakekube.kubelet.logstream import LogStreams, TooManyStreams
 from fakekube.kubelet.staticpods import StaticPodManifest, build_manifests
@@ -322,10 +321,17 @@ class Cluster:
         except TooManyStreams as exc:
             raise ApiError(429, "TooManyRequests", str(exc)) from None
 
-    def _pod_exec(self, pod: dict[str, Any], container: str, argv: list[str]) -> ExecResult:
-        """pods/exec from the pod's simulated kubelet (kubelet/execs.py), on the engine thread;
-        LookupError when the container is not running."""
-        return self.engine.run(lambda: self.kubelets.pods.exec(pod, container, argv, self.clock.now()))
+    def _pod_exec(self, pod: dict[str, Any], container: str, argv: list[str], stream: bool = False) -> Any:
+        """pods/exec from the pod's simulated kubelet (kubelet/execs.py), on the engine thread with
+        the kubelet's read view (the container's files, volumes and network); with ``stream``, a
+        session its stdin is fed to (kubelet/execsession.py). LookupError when the container is
+        not running."""
+        pods = self.kubelets.pods
+        if stream:
+            from fakekube.kubelet.execsession import Bound
+            session = self.engine.query(pods.name, lambda ctx: pods.open_exec(ctx, pod, container, argv))
+            return Bound(session, lambda work: self.engine.query(pods.name, work))
+        return self.engine.query(pods.name, lambda ctx: pods.exec(pod, container, argv, ctx.now, ctx))
 
     def _kubelet_unreachable(self, node_name: str) -> tuple[str, str] | None:
         """The node's kubelet address and Go's dial error when it cannot be reached (see

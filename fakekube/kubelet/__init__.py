@@ -11,6 +11,14 @@
 * :mod:`~fakekube.kubelet.imageref` and :mod:`~fakekube.kubelet.registry` — image references
   as the runtime parses them, and which images pull.
 * :mod:`~fakekube.kubelet.httpmodel` — what a container answers over HTTP.
+* What runs inside a container (docs/behaviour.md): its files (:mod:`~fakekube.kubelet.fs`,
+  :mod:`~fakekube.kubelet.rootfs`, :mod:`~fakekube.kubelet.volumes`, :mod:`~fakekube.kubelet.podfs`),
+  the shell (:mod:`~fakekube.kubelet.shellsyntax`, :mod:`~fakekube.kubelet.shell`,
+  :mod:`~fakekube.kubelet.builtins`, :mod:`~fakekube.kubelet.arith`), its commands
+  (:mod:`~fakekube.kubelet.coreutils`, :mod:`~fakekube.kubelet.textutils`, :mod:`~fakekube.kubelet.tarcmd`,
+  :mod:`~fakekube.kubelet.netutils` over :mod:`~fakekube.kubelet.clusternet`), a container's own
+  program (:mod:`~fakekube.kubelet.programs`) and exec (:mod:`~fakekube.kubelet.execs`,
+  :mod:`~fakekube.kubelet.execsession`).
 
 None of them reads a clock or the store; times are passed in. (:mod:`~fakekube.kubelet.heartbeat`
 drives the engine and is imported on its own, not re-exported here.)

@@ -154,7 +154,7 @@ class RunContext:
                  record: Callable[["ContainerRun", datetime, EventText], None] = _no_events, pod_label: str = "",
                  pod_ip: str = "", others_running: Callable[["ContainerRun"], bool] = lambda run: False,
                  image_pulled: Callable[[str], None] = lambda image: None,
-                 instance_behaviour: Callable[["ContainerRun", datetime], ContainerBehaviour] | None = None,
+                 instance_behaviour: Callable[["ContainerRun", datetime, str], ContainerBehaviour] | None = None,
                  prestop: Callable[["ContainerRun", datetime], HookOutcome | None] = lambda run, at: None,
                  stop_response: Callable[["ContainerRun", datetime], StopResponse] | None = None,
                  image_present: Callable[[str], bool] = lambda image: False,
@@ -175,9 +175,10 @@ class RunContext:
         self.others_running = others_running
         #: The node now holds this image (it shows in the node's ``status.images``).
         self.image_pulled = image_pulled
-        #: What a run of the container's program that starts at an instant does (its
-        #: program may print the time); default: the run's behaviour as it is.
-        self.instance_behaviour = instance_behaviour or (lambda run, at: run.behaviour)
+        #: What the run of the container's program that starts at an instant as a new
+        #: instance (its container id) does: the runner runs it then, on the instance's
+        #: filesystem (kubelet/programs.py); default: the run's behaviour as it is.
+        self.instance_behaviour = instance_behaviour or (lambda run, at, container_id: run.behaviour)
         #: How the container's preStop hook runs when the kubelet stops it at an instant
         #: (None: it has none; kubelet/hooks.py).
         self.prestop = prestop
@@ -202,9 +203,6 @@ class ContainerRun:
     def __init__(self, spec: Obj, behaviour: ContainerBehaviour, init: bool, restart_policy: str,
                  ephemeral: bool = False) -> None:
         self.spec = spec
-        #: The behaviour fields its own program gave when the pod was admitted (the pod
-        #: runner compares a later start's against it: kubelet/pods.py).
-        self.program: tuple[tuple[str, Any], ...] = ()
         #: An ephemeral container (``kubectl debug``): runs once, never restarted.
         self.ephemeral = ephemeral
         #: A sidecar (an init container with its own ``restartPolicy: Always``, KEP-753) keeps
@@ -243,6 +241,10 @@ class ContainerRun:
         #: The running instance's failing probes, and the last probe instant already recorded.
         self._failures: ProbeFailures | None = None
         self._probed_s = -math.inf
+        #: What the latest instance's own program does (a ``programs.ProgramRun``, set by the
+        #: runner when the instance starts; None: it runs the image's program): its SIGTERM
+        #: ``trap`` answers for it when the kubelet stops it (kubelet/pods.py).
+        self.program: Any = None
         #: When an instance of this container first counted as started (a sidecar's turn is
         #: over then, and the next init container starts); None until it has.
         self.first_started_at: datetime | None = None
@@ -431,8 +433,9 @@ class ContainerRun:
         self.instances += 1
         self.crash_backoff_s = None
         self.pull_failing = False
-        behaviour = ctx.instance_behaviour(self, at)
-        self.current = Instance(ctx.new_container_id(), at, plan_probes(self.spec, behaviour), behaviour=behaviour)
+        container_id = ctx.new_container_id()
+        behaviour = ctx.instance_behaviour(self, at, container_id)
+        self.current = Instance(container_id, at, plan_probes(self.spec, behaviour), behaviour=behaviour)
         self.stage, self.due = RUNNING, None
         ctx.record(self, at, texts.created(self.name))
         ctx.record(self, at, texts.started(self.name))

@@ -19,8 +19,11 @@ with behaviour as data (:class:`~fakekube.kubelet.behaviour.BehaviourCatalog`):
   (:mod:`~fakekube.kubelet.termination`) — sidecars after the app containers, then the
   terminal status is written and the pod deleted with grace 0;
 * images as upstream's image manager gets them (``imagePullPolicy``, the node's images,
-  :mod:`~fakekube.kubelet.registry`), and each container's program run again at each start
-  (kubelet/programs.py: its output may depend on when it runs);
+  :mod:`~fakekube.kubelet.registry`), and each container's program run at each start on
+  that instance's filesystem (kubelet/programs.py, kubelet/podfs.py: what earlier init
+  containers wrote is there, its own writes land at their times);
+* ``pods/exec`` on the container's files, with stdin as a session (kubelet/execs.py,
+  kubelet/execsession.py), and mounted ConfigMaps and Secrets followed at the pod's sync;
 * what a pod answers over HTTP (:meth:`PodRunner.http`, port-forward and the proxy) and
   requests made from inside the cluster (:meth:`PodRunner.request`);
 * the kubelet's events (source ``kubelet``/node name, reportingInstance the node name,
@@ -62,6 +65,7 @@ from fakekube.kubelet.backoff import ImagePullBackoff, RestartBackoff
 from fakekube.kubelet import execs
 from fakekube.kubelet.behaviour import BehaviourCatalog
 from fakekube.kubelet.execs import ExecResult
+from fakekube.kubelet.execsession import ExecSession
 from fakekube.kubelet import events as texts
 from fakekube.kubelet import hooks, httpmodel, programs
 from fakekube.kubelet.httpmodel import HttpAnswer, HttpRequest
@@ -69,7 +73,10 @@ from fakekube.kubelet.imageref import familiar_repository
 from fakekube.kubelet.behaviour import ContainerBehaviour, Overlay
 from fakekube.kubelet.containers import RUNNING, ContainerRun, RunContext
 from fakekube.kubelet.events import KUBELET, EventText
-from fakekube.kubelet.programs import program_argv, program_overlay
+from fakekube.kubelet.clusternet import ClusterNetwork
+from fakekube.kubelet.fs import Overlay as FsOverlay
+from fakekube.kubelet.podfs import Filesystems, Sources
+from fakekube.kubelet.programs import program_argv
 from fakekube.kubelet.registry import ImageCatalog, pull_error
 from fakekube.kubelet.termination import (
     IMAGE_PROGRAMS,
@@ -91,13 +98,18 @@ from fakekube.kubelet.podstatus import (
 from fakekube.kubelet import sidecars
 from fakekube.kubelet.staticpods import pod_identity
 from fakekube.objects.indexes import POD_NODE_NAME, pod_node_name
-from fakekube.objects.kinds import ENDPOINTS, NODES, PODS, SERVICES, Resource
+from fakekube.objects.kinds import (
+    CONFIGMAPS, ENDPOINTS, NODES, PERSISTENT_VOLUME_CLAIMS, PODS, SECRETS, SERVICES, Resource)
 from fakekube.objects.serviceroutes import Unreachable, resolve
 from fakekube.store import ADDED, DELETED, Change
 
 Obj = dict[str, Any]
 #: Key prefix that wakes every pod on one node (``node/<name>``).
 NODE_KEY = "node/"
+#: Key prefix of a ConfigMap or Secret change (``source/<plural>/<namespace>/<name>``): mounted files follow it.
+SOURCE_KEY = "source/"
+_READABLE = {"configmaps": CONFIGMAPS, "secrets": SECRETS, "persistentvolumeclaims": PERSISTENT_VOLUME_CLAIMS,
+             "services": SERVICES, "endpoints": ENDPOINTS, "pods": PODS}
 
 #: Steps one pod may take in one reconcile before the runner calls it a loop (a bug, not a pod).
 MAX_STEPS_PER_SYNC = 10_000
@@ -207,7 +219,7 @@ class PodRunner:
     """Runs the pods of every simulated node (see the module docstring)."""
 
     name = "kubelet-pods"
-    resources = (PODS, NODES)
+    resources = (PODS, NODES, CONFIGMAPS, SECRETS)
     indexes = ((PODS, POD_NODE_NAME, pod_node_name),)
 
     def __init__(self, catalog: BehaviourCatalog = BehaviourCatalog(),
@@ -233,6 +245,8 @@ class PodRunner:
         self._ips = PodIPs()
         #: Execs answered so far: each gets its own (derived) exec id.
         self._execs = 0
+        #: Every container's files (kubelet/podfs.py): plain data, like the rest of this state.
+        self.filesystems = Filesystems()
         #: The cluster's objects as in-cluster requests read them (:meth:`request`); the
         #: cluster plugs in the store (none by default: no Service exists).
         self.reads: ObjectReads = NO_OBJECTS
@@ -249,6 +263,11 @@ class PodRunner:
     # -- engine interface -------------------------------------------------------
     def keys_for(self, change: Change) -> Iterable[str]:
         """A bound pod; a node that just got its podCIDR (its waiting pods may start)."""
+        if change.resource in (CONFIGMAPS.plural, SECRETS.plural):
+            # Only a mounted one matters (a membership test of the runner's map: it names keys, keeps nothing).
+            if not self.filesystems.watched(change.resource, change.namespace, change.name):
+                return []
+            return [f"{SOURCE_KEY}{change.resource}/{change.namespace}/{change.name}"]
         if change.resource == NODES.plural:
             gets_network = change.type not in (ADDED, DELETED) and _pod_cidr(change.obj) and not _pod_cidr(change.prev)
             return [NODE_KEY + change.name] if gets_network else []
@@ -259,6 +278,9 @@ class PodRunner:
     def reconcile(self, key: str, ctx: Context) -> None:
         if key.startswith(NODE_KEY):
             self._wake_node(key[len(NODE_KEY):], ctx)
+            return
+        if key.startswith(SOURCE_KEY):
+            self._source_changed(key[len(SOURCE_KEY):], ctx)
             return
         namespace, name = key.split("/", 1)
         pod = ctx.get(PODS, name, namespace)
@@ -278,6 +300,9 @@ class PodRunner:
             if not network_ready(pod, node):
                 return  # no podCIDR yet: the sandbox waits for the node's network (node/<name> wakes it)
             state = self._pods[key] = self._admit(pod, node, ctx)
+            self.filesystems.admit(key, pod, ctx.now.timestamp(), self._sources(ctx, state.node))
+        elif key in self.filesystems.pods:
+            self.filesystems.metadata_changed(key, pod, ctx.now.timestamp())
         self._sync(key, pod, state, ctx)
 
     def _wake_node(self, node: str, ctx: Context) -> None:
@@ -309,21 +334,9 @@ class PodRunner:
 
     def _container_run(self, pod: Obj, spec: Obj, init: bool, policy: str, now: datetime,
                        ephemeral: bool = False) -> ContainerRun:
-        """A container's run, with the behaviour its program (as it would run now), image
-        rules and annotation give (the program is run again at each start: instance_behaviour)."""
-        program = program_layer(pod, spec, now)
-        run = ContainerRun(spec, self.catalog.for_container(pod, spec["name"], program), init, policy,
-                           ephemeral=ephemeral)
-        run.program = program
-        return run
-
-    def _instance_behaviour(self, pod: Obj, run: ContainerRun, at: datetime) -> ContainerBehaviour:
-        """What a run of the container's program starting at ``at`` does: the same as the
-        run's behaviour unless its output depends on when it runs (``date``)."""
-        program = program_layer(pod, run.spec, at)
-        if program == run.program:
-            return run.behaviour
-        return self.catalog.for_container(pod, run.name, program)
+        """A container's run, with the behaviour its image rules and annotation give; its own
+        program runs when an instance starts (:meth:`_program_started`), on its filesystem."""
+        return ContainerRun(spec, self.catalog.for_container(pod, spec["name"]), init, policy, ephemeral=ephemeral)
 
     def _sync(self, key: str, pod: Obj, state: PodState, ctx: Context) -> None:
         run_ctx = self._run_context(pod, state, ctx)
@@ -372,8 +385,9 @@ class PodRunner:
                           DEFAULT_EPOCH, record=record_text, pod_label=state.label, pod_ip=state.pod_ip or "",
                           others_running=others_running,
                           image_pulled=lambda image: self._image_pulled(state.node, image),
-                          instance_behaviour=lambda run, at: self._instance_behaviour(pod, run, at),
-                          prestop=prestop, stop_response=lambda run, at: stop_response(pod, run, at),
+                          instance_behaviour=lambda run, at, container_id: self._program_started(
+                              ctx, pod, state, run, at, container_id),
+                          prestop=prestop, stop_response=lambda run, at: stop_response(run, at),
                           image_present=lambda image: self._image_present(state.node, image),
                           pull_error=lambda image: pull_error(image, self.images))
 
@@ -482,7 +496,9 @@ class PodRunner:
                 raise  # gone already, or replaced by a new pod of the same name: nothing to do
 
     def _forget(self, key: str, state: PodState, ctx: Context) -> None:
+        self.filesystems.flush(ctx.now.timestamp(), self._ended)  # what its programs wrote on volumes stays
         self._pods.pop(key, None)
+        self.filesystems.forget(key)
         ctx.cancel(key)
         if state.owns_ip and state.pod_ip:
             self._ips.release(state.node, state.pod_ip)
@@ -612,19 +628,137 @@ class PodRunner:
             raise LookupError(f'container not found ("{container}")')
         return self.follow(namespace, name, container, PodLogOptions(follow=True, tail_lines=0), now)
 
-    def exec(self, pod: Obj, container: str, argv: Sequence[str], now: datetime | None = None) -> ExecResult:
-        """What ``pods/exec`` of ``argv`` in ``container`` answers (kubelet/execs.py). LookupError
-        with the kubelet's text when the container is not running (its ``findContainer``
-        sees running containers only). Call it on the engine thread, as :meth:`logs`."""
+    def exec(self, pod: Obj, container: str, argv: Sequence[str], now: datetime | None = None,
+             ctx: Context | None = None, stdin: bytes = b"") -> ExecResult:
+        """What ``pods/exec`` of ``argv`` in ``container`` answers (kubelet/execs.py), on the
+        container's filesystem when ``ctx`` (the runner's read view) is given. LookupError with
+        the kubelet's text when the container is not running (its ``findContainer`` sees running
+        containers only). Call it on the engine thread, as :meth:`logs`."""
+        key, state, run = self._running(pod, container)
+        self._execs += 1
+        exec_id = execs.exec_id(run.current.container_id, self._execs)  # type: ignore[union-attr]
+        if ctx is None or state is None:
+            return execs.run(run.behaviour.exec_commands, argv, pod, run.spec, exec_id, now)
+        fs = self.container_filesystem(ctx, pod, container)
+        return execs.run(run.behaviour.exec_commands, argv, pod, run.spec, exec_id, ctx.now, fs, stdin,
+                         self.network(ctx, pod))
+
+    def open_exec(self, ctx: Context, pod: Obj, container: str, argv: Sequence[str]) -> ExecSession:
+        """A ``pods/exec`` whose stdin will arrive while it runs (kubelet/execsession.py); its
+        steps run with a read view of this runner, each on the engine thread. LookupError as
+        :meth:`exec`."""
+        _, _, run = self._running(pod, container)
+        self._execs += 1
+        exec_id = execs.exec_id(run.current.container_id, self._execs)  # type: ignore[union-attr]
+
+        def open_fs(step: Context) -> Any:
+            return self.container_filesystem(step, pod, container)
+
+        def context(step: Context) -> dict[str, Any]:
+            _, _, current = self._running(pod, container)
+            return {"pod": pod, "container": current.spec, "commands": current.behaviour.exec_commands,
+                    "network": self.network(step, pod)}
+
+        return ExecSession(list(argv), open_fs, context, exec_id)
+
+    def _running(self, pod: Obj, container: str) -> tuple[str, PodState | None, ContainerRun]:
         meta = pod.get("metadata") or {}
-        state = self._pods.get(f"{meta.get('namespace')}/{meta.get('name')}")
+        key = f"{meta.get('namespace')}/{meta.get('name')}"
+        state = self._pods.get(key)
         runs = state.all_runs if state is not None and state.uid == meta.get("uid") else []
         run = next((candidate for candidate in runs if candidate.name == container), None)
         if run is None or run.stage != RUNNING or run.current is None:
             raise LookupError(f'container not found ("{container}")')
-        self._execs += 1
-        return execs.run(run.behaviour.exec_commands, argv, pod, run.spec,
-                         execs.exec_id(run.current.container_id, self._execs), now)
+        return key, state, run
+
+    # -- files (kubelet/podfs.py) --------------------------------------------------------------
+    def container_filesystem(self, ctx: Context, pod: Obj, container: str, overlay: bool = False) -> Any:
+        """The running ``container``'s filesystem now, its pending writes applied (LookupError
+        when it is not running)."""
+        key, state, run = self._running(pod, container)
+        assert state is not None and run.current is not None
+        now_s = ctx.now.timestamp()
+        self.filesystems.flush(now_s, self._ended)
+        argv = programs.program_argv(pod, run.spec) or rootfs_default_argv(run.spec)
+        return self.filesystems.view(key, pod, run.spec, run.current.container_id, now_s,
+                                     self._sources(ctx, state.node), argv, overlay)
+
+    def _program_started(self, ctx: Context, pod: Obj, state: PodState, run: ContainerRun, at: datetime,
+                         container_id: str) -> ContainerBehaviour:
+        """A container instance starts at ``at``: its program runs on its filesystem
+        (kubelet/programs.py; its writes land at their times), and the behaviour this instance
+        has follows from it and from how the program takes SIGTERM (kubelet/termination.py)."""
+        key = f"{pod['metadata']['namespace']}/{pod['metadata']['name']}"
+        at_s = at.timestamp()
+        self.filesystems.flush(at_s, self._ended)
+        argv = program_argv(pod, run.spec)
+        fs = self.filesystems.view(key, pod, run.spec, container_id, at_s, self._sources(ctx, state.node),
+                                   argv or rootfs_default_argv(run.spec), overlay=True)
+        result = programs.run_program(pod, run.spec, fs, at, run.behaviour.exec_commands, self.network(ctx, pod))
+        operations = fs.access.operations if isinstance(fs.access, FsOverlay) else []
+        self.filesystems.push(key, run.name, container_id, at_s, operations)
+        run.program = result
+        return self.catalog.for_container(pod, run.name, program_layer(pod, run.spec, result))
+
+    def _ended(self, container_id: str) -> float | None:
+        """When an instance stopped (None: it still runs; -inf: it is no longer known)."""
+        owner = self.filesystems.owners.get(container_id)
+        state = self._pods.get(owner[0]) if owner is not None else None
+        if state is None:
+            return float("-inf")
+        for run in state.all_runs:
+            for instance in (run.current, run.previous):
+                if instance is None or instance.container_id != container_id:
+                    continue
+                if instance.finished_at is not None:
+                    return instance.finished_at.timestamp()
+                if run.stop_at is not None and run.current is instance:
+                    return run.stop_at.timestamp()
+                return None
+        return float("-inf")
+
+    def _sources(self, ctx: Context, node: str) -> Sources:
+        def get(kind: str, namespace: str, name: str) -> Obj | None:
+            return ctx.get(_READABLE[kind], name, namespace)
+
+        def token(pod: Obj, service_account: str, audience: str, expiration_s: int) -> str:
+            return issue_token(ctx, pod, service_account, audience, expiration_s)
+
+        return Sources(get, token, node)
+
+    def network(self, ctx: Context, pod: Obj) -> ClusterNetwork:
+        """The cluster as ``pod``'s network clients see it now (kubelet/clusternet.py): DNS from
+        the read view, connections through :meth:`request`."""
+        namespace = str((pod.get("metadata") or {}).get("namespace") or "default")
+        return ClusterNetwork(lambda plural, ns, name: ctx.get(_READABLE[plural], name, ns), namespace, self.request)
+
+    def _source_changed(self, rest: str, ctx: Context) -> None:
+        plural, namespace, name = rest.split("/", 2)
+        if self.filesystems.watched(plural, namespace, name):
+            self.filesystems.source_changed(plural, namespace, name, ctx.get(_READABLE[plural], name, namespace),
+                                            ctx.now.timestamp())
+
+
+def rootfs_default_argv(container: Obj) -> list[str]:
+    from fakekube.kubelet.rootfs import default_argv
+    return default_argv(str(container.get("image") or ""))
+
+
+def issue_token(ctx: Context, pod: Obj, service_account: str, audience: str, expiration_s: int) -> str:
+    """A TokenRequest for the pod's ServiceAccount, bound to the pod, as the kubelet's token manager
+    makes one for a projected ``serviceAccountToken``; "" when it is refused (no such account)."""
+    from fakekube.api.verbs.subresources import Subresources
+    meta = pod.get("metadata") or {}
+    request = {"apiVersion": "authentication.k8s.io/v1", "kind": "TokenRequest",
+               "spec": {"audiences": [audience] if audience else None, "expirationSeconds": expiration_s,
+                        "boundObjectRef": {"kind": "Pod", "apiVersion": "v1", "name": meta.get("name"),
+                                           "uid": meta.get("uid")}}}
+    try:
+        answer = Subresources(ctx.client.api).create_token(meta.get("namespace") or "default", service_account,
+                                                            request)
+    except ApiError:
+        return ""
+    return str((answer.get("status") or {}).get("token") or "")
 
 
 def _runs_own_program(run: ContainerRun) -> bool:
@@ -637,24 +771,24 @@ def _runs_own_program(run: ContainerRun) -> bool:
     return bool(own) and isinstance(command[0], str) and posixpath.basename(command[0]) == own
 
 
-def program_layer(pod: Obj, spec: Obj, at: datetime) -> Overlay:
-    """The behaviour fields the container's own program decides, run as it would start at
-    ``at`` (kubelet/programs.py), and how it takes SIGTERM (kubelet/termination.py)."""
-    program = program_overlay(pod, spec, started_at=at)
+def program_layer(pod: Obj, spec: Obj, program: programs.ProgramRun | None) -> Overlay:
+    """The behaviour fields the container's own program decided (``program``: its run, None
+    when it runs the image's own) and how it takes SIGTERM (kubelet/termination.py)."""
+    fields = program.overlay() if program is not None else ()
     signals = signal_overlay(program_argv(pod, spec), str(spec.get("image") or ""),
                              container_shares_pid_namespace(pod))
     if not signals:
-        return program
-    return tuple(sorted(dict(program + signals).items()))
+        return fields
+    return tuple(sorted(dict(fields + signals).items()))
 
 
-def stop_response(pod: Obj, run: ContainerRun, at: datetime) -> StopResponse:
+def stop_response(run: ContainerRun, at: datetime) -> StopResponse:
     """What the running container does with SIGTERM at ``at``: a script's ``trap`` answers for
     itself (kubelet/programs.py), anything else as its behaviour declares."""
     instance = run.current
     behaviour = instance.behaviour if instance is not None and instance.behaviour else run.behaviour
-    if behaviour.handles_sigterm and instance is not None:
-        answer = programs.stop_response(pod, run.spec, instance.started_at, instance.at_s(at))
+    if instance is not None:
+        answer = programs.stop_response(run.program, instance.at_s(at))
         if answer is not None:
             return answer
     return declared_response(behaviour.handles_sigterm, behaviour.stop_delay_s, behaviour.stop_exit_code)

@@ -1,94 +1,84 @@
-"""A container's own program, when the kubelet can tell what it does from the pod alone.
+"""A container's own program: what its ``command``/``args`` do, run when the container starts.
 
-A simulated container runs no process: its behaviour is data (behaviour.py), and an image
-the data does not name runs forever. But a container whose ``command``/``args`` is a short
-script of commands whose effect is known — ``echo hello``, ``sleep 30``, ``sh -c 'echo start;
-sleep 5; exit 3'`` — should do what that script does, as it would in a real cluster: write
-its output to the log, take the time its ``sleep``\\ s take, and exit with its exit code. That
-is what makes ``kubectl run --restart=Never … -- echo hi`` succeed and
-``kubectl create job … -- echo hello`` complete.
+A simulated container runs no process, but a program the model can run — ``echo hello``,
+``sleep 30``, ``sh -c 'for i in $(seq 0 9); do echo $i; done'``, a script from a ConfigMap —
+does what it would in a real cluster: its output goes to the log at the second it is written,
+``sleep`` takes its time, files it writes appear when it writes them (kubelet/podfs.py), and it
+exits with its exit code. That is what makes ``kubectl run --restart=Never … -- echo hi``
+succeed and a Job's script complete.
 
-:func:`program_overlay` reads the program from the container spec:
+:func:`run_program` runs it once, at the container's start, against the container's
+filesystem as it is then (what an init container wrote is there), on its own clock, bounded
+(kubelet/shell.py's limits: :data:`PROGRAM_LIMITS`). Its argv is ``command`` + ``args`` with
+the kubelet's ``$(VAR)`` expansion (kubelet/execs.py); with ``args`` alone (the image's
+entrypoint unknown) the args are the program when their first word is a known command, as in
+an image whose entrypoint runs ``"$@"``. What it cannot tell:
 
-* its argv is ``command`` + ``args``, with the kubelet's ``$(VAR)`` expansion from the
-  container's ``env`` (execs.expand_references); with ``args`` alone (the image's
-  entrypoint unknown) the args are the program when their first word is a known command, as
-  in an image without an entrypoint (busybox, alpine) or whose entrypoint runs ``"$@"``;
-* the known commands are ``true``, ``false``, ``echo``, ``printf``, ``hostname``, ``env``,
-  ``printenv``, ``pwd``, ``whoami``, ``id``, ``uname`` (answered as an exec answers them,
-  kubelet/execs.py), ``sleep`` (seconds with an optional ``s``/``m``/``h``/``d`` suffix,
-  several summed; ``infinity``: runs forever), and ``sh -c``
-  (also bash, ash, dash) scripts of those, with ``;``, ``&&``, ``||``, lines, ``$VARIABLES``,
-  ``exit N``, ``for NAME in WORDS`` loops and endless ``while true`` loops (their first
-  :data:`MAX_LOOP_ROUNDS` rounds; kubelet/shell.py);
-* stdout and stderr lines go to the log at the second they are written (since the start).
+* a command the model does not know in an application image (``nginx``, ``python app.py``): the
+  image's own software takes over there (:attr:`ProgramRun.handed_over`) and the container's
+  behaviour (image rules, annotation; by default: runs forever) decides the rest; its log so
+  far is kept. In a base image (busybox, alpine, debian…) such a command is not found (127);
+* a program that never ends (``sleep infinity``, ``tail -f``, an endless loop, past the
+  limits): it runs on, writing nothing more (``run_for_s`` None).
 
-Anything else — an unknown command anywhere in the script, syntax the shell model does not
-simulate, a shell without ``-c`` — makes the program unknown, and the container keeps the
-behaviour its image and annotations give (by default: runs forever), as before. Pure: the
-same pod gives the same answer.
+SIGTERM (when the kubelet stops the container: kubelet/termination.py): :func:`stop_response`
+says what the program does with it — nothing, as PID 1 without a ``trap`` (``sleep``, loops:
+killed at the end of the grace period), or run its ``trap … TERM`` action once the foreground
+command it waits on ends (a shell runs traps between commands).
 """
 
 from __future__ import annotations
 
 import math
 import posixpath
-import re
-from datetime import datetime, timedelta
-from typing import Any, Mapping, Sequence
+from datetime import datetime
+from typing import Any, Mapping, NamedTuple, Sequence
 
-from fakekube.kubelet import execs, shell
-from fakekube.kubelet.behaviour import MAX_DURATION_S, LogLine, Overlay
-from fakekube.kubelet.execs import ExecResult
+from fakekube.kubelet import coreutils, execs, shellsyntax
+from fakekube.kubelet.behaviour import MAX_DURATION_S, ExecCommand, LogLine, Overlay
+from fakekube.kubelet.fs import FileSystem
 from fakekube.kubelet.termination import StopResponse
+from fakekube.kubelet.shell import (
+    Environment, Forever, HandOver, Limits, LogSink, NotSimulated, Process, Run, Shell, ShellExit, Source, Streams,
+    _Fatal)
 
-#: Commands a program may run besides ``sleep`` and the shells: their output depends only on
-#: the pod, and ``date``'s on when the program runs (``tar``, which only ``kubectl cp`` uses,
-#: is left out).
-PROGRAM_COMMANDS = frozenset({"true", "false", "echo", "hostname", "env", "printenv", "printf", "pwd", "whoami", "id",
-                              "uname", "date"})
-#: The signal names a ``trap`` may name for SIGTERM.
-_TERM = frozenset({"TERM", "SIGTERM", "15"})
-#: How many rounds of an endless loop (``while true; do …; done``) are simulated: enough for
-#: hours of a periodic log line; after them the container runs on with no more output.
-MAX_LOOP_ROUNDS = 1000
-#: What a program's first word must name for the program to be simulated at all.
-_FIRST_WORDS = PROGRAM_COMMANDS | execs.SHELLS | {"sleep"}
-
-#: ``sleep`` suffixes (GNU coreutils and busybox): seconds per unit.
-_SLEEP_UNITS = {"": 1.0, "s": 1.0, "m": 60.0, "h": 3600.0, "d": 86400.0}
-_SLEEP_ARG = re.compile(r"(\d+(?:\.\d*)?|\.\d+)([smhd]?)")
-_INFINITY = frozenset({"inf", "infinity"})
-#: Does a trap's action end the program?
-_EXITS = re.compile(r"(?:^|[;&|\s])exit(?:\s|$|;)")
+#: A program's bounds: simple commands (a `while true; do date; sleep 5; done` loop: 2,000 rounds,
+#: 2.8 hours of log) and log bytes; past either it runs on without writing more.
+PROGRAM_LIMITS = Limits(commands=6_000, output_bytes=1024 * 1024)
+#: The first words that make ``args`` alone a program (the image's entrypoint unknown).
+_FIRST_WORDS = frozenset(coreutils.COMMANDS) | coreutils.SHELLS
 
 
-class _Unknown(Exception):
-    """The program does something this model does not simulate."""
+class TermPlan(NamedTuple):
+    """A program's ``trap … TERM``: what the action writes (seconds after it starts), whether it
+    ends the program and how, and the foreground waits during which it is deferred."""
+
+    log_lines: tuple[LogLine, ...]
+    exits: bool
+    exit_code: int
+    duration_s: float
+    waits: tuple[tuple[float, float], ...]
 
 
-class _Forever(Exception):
-    """The program reached ``sleep infinity``: it runs until stopped."""
+class ProgramRun(NamedTuple):
+    """What a container's program does (plain data; see the module docstring)."""
 
+    log_lines: tuple[LogLine, ...] = ()
+    #: Seconds until it exits by itself; None: it runs until stopped (or the image decides).
+    run_for_s: float | None = None
+    exit_code: int = 0
+    #: The image's own software runs from the end of the log on.
+    handed_over: bool = False
+    #: Its ``trap … TERM`` (None: SIGTERM is ignored, as PID 1 without a handler ignores it).
+    term: TermPlan | None = None
 
-def program_overlay(pod: Mapping[str, Any], container: Mapping[str, Any],
-                    started_at: datetime | None = None) -> Overlay:
-    """The behaviour fields the container's own program decides (``run_for_s``, ``exit_code``,
-    ``log_lines``), or ``()`` when its program is not known. ``started_at``: when this run
-    starts (``date`` prints the time; without it, a program that runs ``date`` is not known)."""
-    argv = program_argv(pod, container)
-    if not argv or _name(argv[0]) not in _FIRST_WORDS:
-        return ()
-    process = _Process(pod, container, started_at)
-    try:
-        result = process.run(argv)
-    except _Unknown:
-        return ()
-    except _Forever:
-        return (("log_lines", tuple(process.lines)), ("run_for_s", None))
-    if process.clock_s > MAX_DURATION_S:
-        return (("log_lines", tuple(process.lines)), ("run_for_s", None))
-    return (("exit_code", result.exit_code), ("log_lines", tuple(process.lines)), ("run_for_s", process.clock_s))
+    def overlay(self) -> Overlay:
+        """The behaviour fields the program decides (kubelet/behaviour.py's layer 2)."""
+        if self.handed_over:
+            return (("log_lines", self.log_lines),) if self.log_lines else ()
+        if self.run_for_s is None:
+            return (("log_lines", self.log_lines), ("run_for_s", None))
+        return (("exit_code", self.exit_code), ("log_lines", self.log_lines), ("run_for_s", self.run_for_s))
 
 
 def program_argv(pod: Mapping[str, Any], container: Mapping[str, Any]) -> list[str]:
@@ -99,165 +89,147 @@ def program_argv(pod: Mapping[str, Any], container: Mapping[str, Any]) -> list[s
         return []
     env = execs.spec_environment(pod, container)
     argv = [execs.expand_references(word, env) for word in list(command) + list(args)]
-    if not command and (not argv or _name(argv[0]) not in _FIRST_WORDS):
+    if not command and (not argv or posixpath.basename(argv[0]) not in _FIRST_WORDS):
         return []
     return argv
 
 
 def sleep_seconds(args: Sequence[str]) -> float | None:
-    """How long ``sleep ARGS`` sleeps (``math.inf`` for ``infinity``); None when an argument
-    is not a duration (the real ``sleep`` would fail: not simulated)."""
-    if not args:
-        return None
-    total = 0.0
-    for arg in args:
-        if arg.lower() in _INFINITY:
-            return math.inf
-        match = _SLEEP_ARG.fullmatch(arg)
-        if match is None:
-            return None
-        total += float(match.group(1)) * _SLEEP_UNITS[match.group(2)]
-    return total
+    """How long ``sleep ARGS`` sleeps (kubelet/coreutils.py)."""
+    return coreutils.sleep_seconds(args)
 
 
-def _name(word: str) -> str:
-    return posixpath.basename(word)
-
-
-def stop_response(pod: Mapping[str, Any], container: Mapping[str, Any], started_at: datetime,
-                  signal_s: float) -> StopResponse | None:
-    """What the container's program does when SIGTERM arrives ``signal_s`` seconds after it
-    started, when its script installed a ``trap`` for TERM; None otherwise (its behaviour's
-    ``handles_sigterm`` then decides). The kubelet's interface to the shell model
-    (kubelet/termination.py): the program is run again with the signal arriving at that
-    instant. As in ``sh``, the trap runs once the foreground command has finished (a ``sleep
-    600`` finishes first); its output is logged then, its ``exit N`` ends the program with N,
-    and a trap that does not exit lets the script go on."""
+def run_program(pod: Mapping[str, Any], container: Mapping[str, Any], fs: FileSystem, started: datetime,
+                commands: Sequence[ExecCommand] = (), network: object | None = None) -> ProgramRun | None:
+    """Run the container's program from ``started`` on ``fs`` (an overlay: its writes are
+    recorded with their times); None when the program is the image's own (nothing to run)."""
     argv = program_argv(pod, container)
-    if not argv or _name(argv[0]) not in execs.SHELLS:
+    if not argv:
         return None
-    process = _Process(pod, container, started_at, signal_s)
+    from fakekube.kubelet import rootfs
+    family = rootfs.family(str(container.get("image") or ""))
+    toolbox = coreutils.Toolbox(tuple(commands), family.missing, network, family.bin_dir)
+    environment = Environment(pod, container, started, coreutils.dispatcher(toolbox),
+                              unknown_is_missing=family.base)
+    run = Run(environment, fs, PROGRAM_LIMITS, program=True)
+    out = LogSink(run)
+    shell = Shell(run, dict(execs.environment_of(pod, container)), Streams(Source(), out, out))
+    outcome = _execute(shell, environment, argv)
+    out.close()
+    return _result(run, shell, outcome)
+
+
+def _execute(shell: Shell, environment: Environment, argv: list[str]) -> tuple[str, int]:
+    """("exit", status) | ("forever", 0) | ("handover", 0) | ("unknown", 0)."""
     try:
-        result = process.run(argv)
-        process.take_signal()  # the script's last command finished: a pending trap runs now
-    except _Signalled as signalled:
-        return StopResponse(max(process.clock_s - signal_s, 0.0), signalled.code, process.stop_lines())
-    except (_Unknown, _Forever):
-        return None if process.trap is None else StopResponse(None, 0, process.stop_lines())
-    if process.trap is None:
+        status = environment.command(Process(shell, argv, shell.streams))
+    except Forever:
+        return "forever", 0
+    except HandOver:
+        return "handover", 0
+    except ShellExit as done:
+        return "exit", done.status
+    except (NotSimulated, _Fatal) as problem:
+        shell.streams.stderr.write(f"{problem}\n".encode())
+        return "exit", 2
+    if status is None:
+        return "unknown", 0  # the first word names the image's own software
+    return "exit", status
+
+
+def _result(run: Run, shell: Shell, outcome: tuple[str, int]) -> ProgramRun | None:
+    kind, status = outcome
+    lines = tuple(LogLine(at_s, text) for at_s, _, text in sorted(run.log))
+    if kind == "unknown" and not lines:
         return None
-    return StopResponse(max(process.clock_s - signal_s, 0.0), result.exit_code, process.stop_lines())
+    term = _term_plan(run, run.main_shell or shell)
+    if kind in ("handover", "unknown"):
+        return ProgramRun(lines, None, 0, handed_over=True, term=term)
+    if kind == "forever" or run.clock_s > MAX_DURATION_S:
+        return ProgramRun(lines, None, 0, term=term)
+    return ProgramRun(lines, run.clock_s, status & 0xFF, term=term)
 
 
-class _Signalled(Exception):
-    """The TERM trap ran ``exit``: the program ends with ``code``."""
+def _term_plan(run: Run, shell: Shell) -> TermPlan | None:
+    """The ``trap … TERM`` in force when the simulation ended, run once to see what it writes."""
+    action = _term_action(shell)
+    if not action:
+        return None
+    handler_run = Run(run.environment, run.fs, Limits(1000, 64 * 1024), program=True)
+    sink = LogSink(handler_run)
+    handler = Shell(handler_run, shell.variables, Streams(Source(), sink, sink))
+    handler.functions = dict(shell.functions)
+    exits, code = False, 0
+    try:
+        handler.sequence(shellsyntax.parse(action), handler.streams)
+    except ShellExit as done:
+        exits, code = True, done.status
+    except (Forever, HandOver, NotSimulated, _Fatal, shellsyntax.ScriptError):
+        pass
+    sink.close()
+    lines = tuple(LogLine(at_s, text) for at_s, _, text in sorted(handler_run.log))
+    return TermPlan(lines, exits, code & 0xFF, handler_run.clock_s, tuple(run.waits))
 
-    def __init__(self, code: int) -> None:
-        super().__init__(code)
-        self.code = code
+
+def _term_action(shell: Shell) -> str | None:
+    return shell.traps.get("TERM") or None
 
 
-class _Process:
-    """One run of a program: a clock (seconds since the container started) and its log;
-    with ``signal_s``, SIGTERM arrives then (see :func:`stop_response`)."""
+def stop_response(program: ProgramRun | None, signal_s: float) -> StopResponse | None:
+    """What the container's program does with SIGTERM arriving ``signal_s`` seconds after it
+    started (kubelet/termination.py's interface to the shell model): None when it has no
+    ``trap … TERM`` (the program table then decides: PID 1 ignores a signal it has no handler
+    for). Else, as ``sh`` does, the trap runs once the foreground command in progress has
+    finished (a ``sleep 600`` finishes first; ``sleep infinity`` never does); its ``exit N``
+    ends the program with N, a trap that does not exit lets the script go on to its own end.
+    ``log_lines``: the program's log from the signal on, which replaces what it would have
+    written from then on."""
+    if program is None or program.term is None:
+        return None
+    plan = program.term
+    wait_end_s = _foreground_end(plan.waits, signal_s, program.run_for_s is None)
+    before = tuple(line for line in program.log_lines if signal_s <= line.at_s < wait_end_s)
+    if math.isinf(wait_end_s):
+        return StopResponse(None, 0, before)
+    trap_lines = tuple(LogLine(wait_end_s + line.at_s, line.text) for line in plan.log_lines)
+    if plan.exits:
+        return StopResponse(wait_end_s - signal_s + plan.duration_s, plan.exit_code, before + trap_lines)
+    after = tuple(LogLine(line.at_s + plan.duration_s, line.text) for line in program.log_lines
+                  if line.at_s >= wait_end_s)
+    lines = before + trap_lines + after
+    if program.run_for_s is None or program.handed_over:
+        return StopResponse(None, 0, lines)
+    return StopResponse(max(program.run_for_s, wait_end_s) + plan.duration_s - signal_s, program.exit_code, lines)
 
-    def __init__(self, pod: Mapping[str, Any], container: Mapping[str, Any], started_at: datetime | None = None,
-                 signal_s: float | None = None) -> None:
-        self.pod, self.container = pod, container
-        self.started_at = started_at
-        self.clock_s = 0.0
-        self.lines: list[LogLine] = []
-        self._depth = 0
-        self.signal_s = signal_s
-        self._round_starts: list[float] = []
-        #: The TERM trap's action (None: no trap), and whether it has run.
-        self.trap: str | None = None
-        self._trapped = False
 
-    def stop_lines(self) -> tuple[LogLine, ...]:
-        """What the program wrote from the signal on (it replaces, in the log, what the
-        program would have written from then on had no signal come)."""
-        assert self.signal_s is not None
-        return tuple(line for line in self.lines if line.at_s >= self.signal_s)
+def _foreground_end(waits: Sequence[tuple[float, float]], at_s: float, endless: bool) -> float:
+    """When the foreground wait in progress at ``at_s`` ends (``at_s`` when none is). Past the
+    simulated part of an endless program whose last waits repeat with one period (a
+    ``while true; do …; sleep 5; done`` loop), the waits are taken to go on repeating."""
+    found = next((end_s for start_s, end_s in waits if start_s <= at_s < end_s), None)
+    if found is not None:
+        return found
+    if endless and len(waits) >= 3 and at_s >= waits[-1][1]:
+        (start_a, end_a), (start_b, end_b), (start_c, end_c) = waits[-3:]
+        period_s = start_c - start_b
+        if period_s > 0 and start_b - start_a == period_s and end_c - start_c == end_b - start_b:
+            rounds = math.floor((at_s - start_c) / period_s)
+            start_s, end_s = start_c + rounds * period_s, end_c + rounds * period_s
+            if start_s <= at_s < end_s:
+                return end_s
+    return at_s
 
-    def run(self, argv: list[str]) -> ExecResult:
-        """Run one command (the program itself, or a command of a script)."""
-        name = _name(argv[0]) if argv else ""
-        if name in execs.SHELLS:
-            return self._shell(argv)
-        self.take_signal()
-        if name == "trap":
-            return self._set_trap(argv[1:])
-        if name == "sleep":
-            seconds = sleep_seconds(argv[1:])
-            if seconds is None:
-                raise _Unknown
-            if math.isinf(seconds):
-                if self.signal_s is not None and self.trap is not None:
-                    self.clock_s = max(self.clock_s, self.signal_s)
-                raise _Forever
-            self.clock_s += seconds
-            return ExecResult()
-        if name not in PROGRAM_COMMANDS or (name == "date" and self.started_at is None):
-            raise _Unknown
-        now = self.started_at + timedelta(seconds=self.clock_s) if self.started_at is not None else None
-        result = execs.run((), argv, self.pod, self.container, exec_id_="", now=now)
-        self._log(result.stdout + result.stderr)
-        return result
 
-    def _set_trap(self, args: list[str]) -> ExecResult:
-        """``trap ACTION SIGNAL...``: only TERM's action matters to the kubelet; ``trap - TERM``
-        or an empty action resets or ignores it."""
-        if len(args) >= 2 and _TERM & set(args[1:]):
-            self.trap = args[0] if args[0] not in ("-", "") else None
-        return ExecResult()
+def scratch_run(pod: Mapping[str, Any], container: Mapping[str, Any], started: datetime | None = None) -> ProgramRun | None:
+    """The program run on a scratch copy of the image's files (no volumes, no network): for
+    callers without a kubelet's filesystems (a preStop hook's command, unit tests)."""
+    fs = execs.scratch_filesystem(pod, container)
+    return run_program(pod, container, fs, started or execs.EPOCH)
 
-    def take_signal(self) -> None:
-        """Between two commands: a SIGTERM that arrived meanwhile runs the trap now."""
-        if self.signal_s is None or self._trapped or self.trap is None or self.clock_s < self.signal_s:
-            return
-        self._trapped = True
-        result = execs.run_script(self.trap, self.pod, self.container, self.run)
-        if _EXITS.search(self.trap):
-            raise _Signalled(result.exit_code)
 
-    def _shell(self, argv: list[str]) -> ExecResult:
-        if len(argv) < 3 or argv[1] != "-c" or self._depth >= execs.MAX_SHELL_DEPTH:
-            raise _Unknown  # a shell reading stdin, or nested past the exec model's bound
-        try:
-            shell.parse(argv[2])
-        except shell.ScriptError:
-            raise _Unknown from None  # syntax the shell model does not simulate
-        self._depth += 1
-        result = execs.run_script(argv[2], self.pod, self.container, self.run, self._endless_round)
-        self._depth -= 1
-        return result
-
-    def _endless_round(self, round_number: int) -> None:
-        """``while true``: its first :data:`MAX_LOOP_ROUNDS` rounds are simulated (their
-        output logged at the times they reach); then it runs on silently. Waiting for a
-        signal, whole rounds before it are skipped once two rounds took the same time (a
-        loop's rounds repeat), so a trap at hour ten costs two rounds, not thirty thousand."""
-        self.take_signal()
-        if self.signal_s is not None and not self._trapped and self.trap is not None:
-            self._skip_rounds(round_number)
-            return
-        if round_number >= MAX_LOOP_ROUNDS:
-            raise _Forever
-
-    def _skip_rounds(self, round_number: int) -> None:
-        starts = self._round_starts
-        starts.append(self.clock_s)
-        if len(starts) >= 3 and self.signal_s is not None:
-            period = starts[-1] - starts[-2]
-            if period > 0 and period == starts[-2] - starts[-3] and self.clock_s + period <= self.signal_s:
-                skipped = math.floor((self.signal_s - self.clock_s) / period)
-                self.clock_s += skipped * period
-                starts.clear()
-        if len(starts) > MAX_LOOP_ROUNDS:
-            raise _Forever  # rounds that never repeat nor reach the signal: not simulated
-
-    def _log(self, output: bytes) -> None:
-        text = output.decode("utf-8", "replace")
-        for line in text.splitlines():
-            self.lines.append(LogLine(self.clock_s, line))
+def program_overlay(pod: Mapping[str, Any], container: Mapping[str, Any],
+                    started_at: datetime | None = None) -> Overlay:
+    """The behaviour fields the program decides, run from ``started_at`` on a scratch copy of
+    the image's files (:func:`scratch_run`); ``()`` when it is the image's own."""
+    result = scratch_run(pod, container, started_at)
+    return result.overlay() if result is not None else ()

@@ -149,8 +149,8 @@ _IGNORES_AS_PID1 = Signals(False)
 _CLEAN_EXIT = Signals(True, 0)
 
 #: What a known program does with SIGTERM as PID 1, by the basename of its executable
-#: (docs/behaviour.md "Termination" lists it). Shells are decided by their script (a
-#: ``trap`` on TERM handles it); anything not listed keeps its behaviour's declaration
+#: (docs/behaviour.md "Termination" lists it). A shell script's ``trap`` on TERM answers
+#: for itself (``programs.stop_response``, before this table); anything not listed keeps its behaviour's declaration
 #: (``handles_sigterm``, default True: an image's own server).
 PROGRAM_SIGNALS: Mapping[str, Signals] = {
     **dict.fromkeys(("sleep", "tail", "cat", "yes", "python", "python3", "node", "ping", "watch",
@@ -166,14 +166,7 @@ IMAGE_PROGRAMS: Mapping[str, str] = {
     "registry.k8s.io/e2e-test-images/agnhost": "agnhost",
 }
 _SHELLS = frozenset({"sh", "bash", "ash", "dash"})
-_TERM_TRAP = re.compile(r"(?:^|[\s;&|(])trap\s+(?:--\s+)?(?:'[^']*'|\"[^\"]*\"|\S+)((?:\s+[A-Za-z0-9+]+)+)")
-_TERM_NAMES = frozenset({"TERM", "SIGTERM", "15"})
 _EXEC = re.compile(r"(?:^|[;&|\n])\s*exec\s+([^\s;&|]+)")
-
-
-def traps_term(script: str) -> bool:
-    """Does the shell script install a ``trap`` for TERM (``trap 'exit 0' TERM``, ``SIGTERM``, 15)?"""
-    return any(_TERM_NAMES & set(match.group(1).split()) for match in _TERM_TRAP.finditer(script))
 
 
 def signal_overlay(argv: Sequence[str], image: str, share_process_namespace: bool = False) -> Overlay:
@@ -184,9 +177,7 @@ def signal_overlay(argv: Sequence[str], image: str, share_process_namespace: boo
     signals = PROGRAM_SIGNALS.get(name)
     if name in _SHELLS and len(argv) >= 3 and argv[1] == "-c":
         replaced = _EXEC.findall(argv[2])
-        if traps_term(argv[2]):
-            signals = Signals(True, 0)  # the trap decides when (programs.stop_response)
-        elif replaced:  # ``exec PROGRAM``: the shell becomes that program
+        if replaced:  # ``exec PROGRAM``: the shell becomes that program
             signals = PROGRAM_SIGNALS.get(posixpath.basename(replaced[-1]))
     if signals is None:
         return ()

@@ -101,19 +101,38 @@ def test_a_sleep_under_restart_always_exits_and_restarts_and_sleep_infinity_runs
 
 
 @pytest.mark.parametrize("fields", [
-    {"command": ["sh", "-c", "until false; do sleep 1; done"]},  # until/if/case are not simulated
-    {"command": ["sh", "-c", "echo starting; exec /app/server"]},  # an unknown command anywhere
+    {"command": ["sh", "-c", "until false; do sleep 1; done"]},      # an endless loop
     {"command": ["/app/server", "--port=8080"]},
     {"args": ["-conf", "/etc/coredns/Corefile"]},                   # args for the image's entrypoint
-    {"command": ["sh"]},                                           # a shell reading its stdin
-    {"command": ["sleep", "soon"]},
+    {"command": ["sh", "-c", "tail -f /dev/null"]},
     {},
-], ids=["loop", "unknown-in-script", "server", "entrypoint-args", "bare-shell", "bad-sleep", "image-default"])
+], ids=["loop", "server", "entrypoint-args", "tail-f", "image-default"])
 def test_any_other_program_keeps_the_default_and_runs_forever(cluster: Cluster, fields: Obj) -> None:
     cluster.create(pod("server", containers=[busybox(**fields)]))
     at(cluster, 3600)
     assert state(cluster, "server") == {"running": {"startedAt": stamp(1)}}
     assert logs(cluster, "server") == ""
+
+
+def test_an_application_images_own_command_takes_over_after_the_script_so_far(cluster: Cluster) -> None:
+    cluster.create(pod("app", containers=[{"name": "c", "image": "example/myapp:1",
+                                            "command": ["sh", "-c", "echo starting; exec /app/server"]}]))
+    at(cluster, 3600)
+    assert state(cluster, "app") == {"running": {"startedAt": stamp(1)}}
+    assert logs(cluster, "app") == "starting\n"
+
+
+@pytest.mark.parametrize(("fields", "exit_code", "log"), [
+    ({"command": ["sh", "-c", "echo starting; exec /app/server"]}, 127, "starting\nsh: 1: /app/server: not found\n"),
+    ({"command": ["sh"]}, 0, ""),                                   # a shell whose stdin (its script) is empty
+    ({"command": ["sleep", "soon"]}, 1, "sleep: invalid number 'soon'\n"),
+], ids=["unknown-in-busybox", "bare-shell", "bad-sleep"])
+def test_a_program_a_base_image_cannot_run_fails_as_it_would(cluster: Cluster, fields: Obj, exit_code: int,
+                                                             log: str) -> None:
+    cluster.create(pod("broken", restartPolicy="Never", containers=[busybox(**fields)]))
+    at(cluster, 5)
+    assert state(cluster, "broken")["terminated"]["exitCode"] == exit_code
+    assert logs(cluster, "broken") == log
 
 
 def test_an_endless_loop_logs_each_round_at_its_time_and_runs_on(cluster: Cluster) -> None:

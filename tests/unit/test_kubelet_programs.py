@@ -68,14 +68,26 @@ def test_stderr_goes_to_the_log_and_a_program_past_the_duration_bound_runs_forev
         "run_for_s": None, "log_lines": (LogLine(0.0, "x"),)}
 
 
-@pytest.mark.parametrize("command", [
-    ["sh", "-c", "echo x | cat"], ["sh", "-c", "echo x; tar cf - /data"], ["sh", "-c", "unknown"],
-    ["bash"], ["nginx"], ["sh", "-c", "echo $(date)"],
-])
-def test_anything_else_is_unknown(command: list[str]) -> None:
-    assert overlay(command=command) == {}
+def test_pipes_substitutions_and_files_run_like_a_shell() -> None:
+    assert overlay(command=["sh", "-c", "echo x | tr x y; echo $(echo sub); echo hi > /tmp/f; cat /tmp/f"]) == {
+        "exit_code": 0, "run_for_s": 0.0,
+        "log_lines": (LogLine(0.0, "y"), LogLine(0.0, "sub"), LogLine(0.0, "hi"))}
+    assert overlay(command=["sh", "-c", "tar cf - /data > /dev/null"]) == {
+        "exit_code": 2, "run_for_s": 0.0,
+        "log_lines": (LogLine(0.0, "tar: Removing leading `/' from member names"),
+                      LogLine(0.0, "tar: /data: Cannot stat: No such file or directory"),
+                      LogLine(0.0, "tar: Exiting with failure status due to previous errors"))}
+
+
+def test_an_unknown_command_is_missing_from_a_base_image_and_the_software_of_an_application_image() -> None:
+    assert overlay(command=["sh", "-c", "echo starting; unknown"]) == {
+        "exit_code": 127, "run_for_s": 0.0, "log_lines": (LogLine(0.0, "starting"), LogLine(0.0, "sh: 1: unknown: not found"))}
+    assert overlay(command=["bash"]) == {}  # busybox has no bash: the image's default program runs
+    assert overlay(command=["nginx"], image="nginx:1.27") == {}
+    assert overlay(command=["sh", "-c", "echo starting; exec nginx -g 'daemon off;'"], image="nginx:1.27") == {
+        "log_lines": (LogLine(0.0, "starting"),)}  # from there on the image's behaviour decides
 
 
 def test_shells_nest() -> None:
-    nested = ["sh", "-c", "sh -c 'bash -c \"echo deep\"'"]
+    nested = ["sh", "-c", "sh -c 'ash -c \"echo deep\"'"]
     assert overlay(command=nested)["log_lines"] == (LogLine(0.0, "deep"),)

@@ -91,7 +91,12 @@ def exec_response(api: APIServer, rt: ResourceType, namespace: str, name: str, r
     if problem is not None or upgrade is None:
         return _plain(400, problem or "websocket: this server cannot upgrade connections")
     assert protocol is not None
+    pause_s = V5_STREAMS_PAUSE_S if protocol == V5 else 0.0
     try:
+        if options.stdin:
+            stream = connect.open_exec(api, pod, options)
+            upgrade(lambda connection: _stdin_session(connection, protocol, options, stream, pause_s))
+            return _switching(protocol, headers.get("Sec-WebSocket-Key", ""))
         outcome = connect.run_exec(api, pod, options)
         messages = _messages(protocol, options, outcome.stdout, outcome.stderr,
                              connect.exec_status(outcome, options.command, protocol == V5))
@@ -100,12 +105,16 @@ def exec_response(api: APIServer, rt: ResourceType, namespace: str, name: str, r
             return _plain(500, str(exc))
         status = connect.internal_error_status(f"unable to upgrade connection: {exc}")
         messages = _messages(protocol, options, b"", b"", status)
-    pause_s = V5_STREAMS_PAUSE_S if protocol == V5 else 0.0
     upgrade(lambda connection: _session(connection, messages, pause_s))
+    return _switching(protocol, headers.get("Sec-WebSocket-Key", ""))
+
+
+def _switching(protocol: str, key: str) -> Response:
+    """The WebSocket 101 that hands the connection to the session."""
     response = Response(status=101)
     response.headers["Upgrade"] = "websocket"
     response.headers["Connection"] = "Upgrade"
-    response.headers["Sec-WebSocket-Accept"] = websocket.accept_key(headers.get("Sec-WebSocket-Key", ""))
+    response.headers["Sec-WebSocket-Accept"] = websocket.accept_key(key)
     if protocol:
         response.headers["Sec-WebSocket-Protocol"] = protocol
     return response
@@ -120,17 +129,26 @@ def _spdy_response(api: APIServer, pod: dict[str, Any], options: connect.ExecReq
     if protocol is None or upgrade is None:
         return _plain(403, f"unable to upgrade: unable to negotiate protocol: client supports {offered}, "
                            f"server accepts {list(SPDY_PROTOCOLS)}")
+    wanted = {"error"} | {name for name in ("stdin", "stdout", "stderr") if getattr(options, name)}
+    if options.tty and protocol != V1 and protocol != "v2.channel.k8s.io":
+        wanted.add("resize")
     try:
+        if options.stdin:
+            stream = connect.open_exec(api, pod, options)
+            chosen = protocol
+            upgrade(lambda connection: _spdy_stdin_session(connection, wanted, options, stream, chosen))
+            return _spdy_switching(protocol)
         outcome = connect.run_exec(api, pod, options)
     except LookupError as exc:
         return _plain(500, str(exc))
     status = _status_bytes(protocol, connect.exec_status(outcome, options.command, translated=False))
     outputs = {"stdout": outcome.stdout if options.stdout else b"", "stderr": outcome.stderr if options.stderr else b"",
                "error": status}
-    wanted = {"error"} | {name for name in ("stdin", "stdout", "stderr") if getattr(options, name)}
-    if options.tty and protocol != V1 and protocol != "v2.channel.k8s.io":
-        wanted.add("resize")
     upgrade(lambda connection: _spdy_session(connection, wanted, outputs))
+    return _spdy_switching(protocol)
+
+
+def _spdy_switching(protocol: str) -> Response:
     response = Response(status=101)
     response.headers["Connection"] = "Upgrade"
     response.headers["Upgrade"] = "SPDY/3.1"
@@ -158,12 +176,15 @@ def _spdy_session(connection: Upgraded, wanted: set[str], outputs: dict[str, byt
 
 
 def _spdy_frames(connection: Upgraded, codec: spdy.HeaderCodec, parser: spdy.FrameParser, data: bytes,
-                 streams: dict[str, int]) -> bool:
+                 streams: dict[str, int], stdin: list[tuple[bytes, bool]] | None = None) -> bool:
     """Handle the frames in ``data``: record and reply to new streams, answer pings; False
-    when the client says goodbye or breaks the protocol. Data (stdin) is dropped."""
+    when the client says goodbye or breaks the protocol. Stdin's data (and its FIN) is
+    collected in ``stdin``, or dropped without it."""
     try:
         for frame in parser.feed(data):
             if not frame.control:
+                if stdin is not None and frame.stream_id == streams.get("stdin"):
+                    stdin.append((frame.data, bool(frame.flags & spdy.FLAG_FIN)))
                 continue
             if frame.kind == spdy.GOAWAY:
                 return False
@@ -173,6 +194,8 @@ def _spdy_frames(connection: Upgraded, codec: spdy.HeaderCodec, parser: spdy.Fra
                 kind = spdy.syn_stream_headers(frame, codec).get("streamtype", "")
                 streams.setdefault(kind, frame.stream_id)
                 connection.write(spdy.syn_reply(frame.stream_id, codec))
+                if stdin is not None and kind == "stdin" and frame.flags & spdy.FLAG_FIN:
+                    stdin.append((b"", True))
     except spdy.ProtocolError:
         return False
     return True
@@ -221,7 +244,11 @@ def _session(connection: Upgraded, frames: list[bytes], pause_s: float) -> None:
     if pause_s > 0:
         time.sleep(pause_s)
     connection.write(b"".join(frames) + websocket.close_frame())
-    parser = websocket.FrameParser()
+    _drain_frames(connection, websocket.FrameParser())
+
+
+def _drain_frames(connection: Upgraded, parser: websocket.FrameParser) -> None:
+    """Drain the client's WebSocket frames (:func:`_drain`): pings answered, until its close."""
 
     def handle(data: bytes) -> bool:
         try:
@@ -251,3 +278,133 @@ def _drain(connection: Upgraded, handle: Callable[[bytes], bool]) -> None:
 def _plain(code: int, message: str) -> Response:
     """A plain-text answer, as the kubelet and Go's websocket server give."""
     return Response(message + "\n", status=code, content_type="text/plain; charset=utf-8")
+
+
+# -- exec with stdin ----------------------------------------------------------------------------
+
+#: How long a session with stdin waits for its client's next message (the kubelet's
+#: ``streamingConnectionIdleTimeout``, 4 hours); then it ends as if the client had gone.
+STDIN_IDLE_S = 4 * 3600.0
+#: The largest stdin message taken (clients send up to 1 MiB at a time).
+STDIN_MESSAGE_BYTES = 16 * 1024 * 1024
+#: v5.channel.k8s.io's channel for closing a stream (its data: the stream's channel, 0 = stdin).
+CLOSE_CHANNEL = 255
+
+
+def _stdin_session(connection: Upgraded, protocol: str, options: connect.ExecRequest, stream: connect.ExecStream,
+                   pause_s: float) -> None:
+    """A WebSocket exec whose stdin is fed to the command as it arrives (kubelet/execsession.py):
+    what the command writes goes out at once, the Status once it is done. A client that goes
+    away (or stays silent for :data:`STDIN_IDLE_S`) ends stdin."""
+    if pause_s > 0:
+        time.sleep(pause_s)
+    first = STDOUT if options.stdout else STDERR if options.stderr else ERROR
+    connection.write(_frame(protocol, first, b""))
+    if _send_chunk(connection, protocol, options, stream.start()):
+        return _end(connection)
+    parser = websocket.FrameParser(STDIN_MESSAGE_BYTES)
+    while True:
+        data = connection.read(STDIN_IDLE_S)
+        try:
+            messages = list(parser.feed(data)) if data else [(websocket.CLOSE, b"")]
+        except websocket.ProtocolError:
+            messages = [(websocket.CLOSE, b"")]
+        for opcode, payload in messages:
+            if opcode == websocket.CLOSE:
+                stream.close()  # the client went away: stdin ends, nobody reads the rest
+                connection.write(websocket.close_frame())
+                return
+            if opcode == websocket.PING:
+                connection.write(websocket.encode_frame(websocket.PONG, payload))
+                continue
+            chunk = _stdin_message(protocol, payload, stream) if opcode in (websocket.BINARY, websocket.TEXT) else None
+            if chunk is not None and _send_chunk(connection, protocol, options, chunk):
+                return _end(connection)
+
+
+def _stdin_message(protocol: str, payload: bytes, stream: connect.ExecStream) -> connect.ExecChunk | None:
+    """Feed one client message: stdin data, or v5's close of stdin; anything else is ignored."""
+    if not payload:
+        return None
+    if protocol == BASE64:
+        digit = chr(payload[0])
+        channel, body = (int(digit) if digit.isdigit() else -1), base64.b64decode(payload[1:])
+    else:
+        channel, body = payload[0], payload[1:]
+    if channel == STDIN:
+        return stream.feed(body) if body else None
+    if channel == CLOSE_CHANNEL and protocol == V5 and body[:1] == bytes([STDIN]):
+        return stream.close()
+    return None
+
+
+def _send_chunk(connection: Upgraded, protocol: str, options: connect.ExecRequest, chunk: connect.ExecChunk) -> bool:
+    """Write what a step produced; True when the command is done (its Status went out too)."""
+    frames: list[bytes] = []
+    for channel, data, wanted in ((STDOUT, chunk.stdout, options.stdout), (STDERR, chunk.stderr, options.stderr)):
+        if wanted:
+            frames += [_frame(protocol, channel, data[at:at + CHUNK_BYTES]) for at in range(0, len(data), CHUNK_BYTES)]
+    if chunk.result is not None:
+        error = _status_bytes(protocol, connect.exec_status(chunk.result, options.command, protocol == V5))
+        if error:
+            frames.append(_frame(protocol, ERROR, error))
+    for at in range(0, len(frames), 64):
+        connection.write(b"".join(frames[at:at + 64]))
+    return chunk.result is not None
+
+
+def _end(connection: Upgraded) -> None:
+    """The close frame, then what the client still sends is drained (bounded, as after any exec)."""
+    connection.write(websocket.close_frame())
+    _drain_frames(connection, websocket.FrameParser(STDIN_MESSAGE_BYTES))
+
+
+def _spdy_stdin_session(connection: Upgraded, wanted: set[str], options: connect.ExecRequest,
+                        stream: connect.ExecStream, protocol: str) -> None:
+    """SPDY with stdin: once the streams are open, stdin's data frames are fed as they come and
+    its FIN ends stdin; output goes out on its streams at once, the Status and FINs at the end."""
+    codec, parser = spdy.HeaderCodec(), spdy.FrameParser(STDIN_MESSAGE_BYTES)
+    streams: dict[str, int] = {}
+    pending: list[tuple[bytes, bool]] = []
+    deadline = time.monotonic() + STREAMS_WAIT_S
+    while not wanted <= set(streams):
+        data = connection.read(deadline - time.monotonic()) if time.monotonic() < deadline else b""
+        if not data or not _spdy_frames(connection, codec, parser, data, streams, pending):
+            stream.close()
+            return
+    done = _spdy_send(connection, streams, options, stream.start(), protocol)
+    while not done:
+        for body, fin in pending:
+            if body and not done:
+                done = _spdy_send(connection, streams, options, stream.feed(body), protocol)
+            if fin and not done:
+                done = _spdy_send(connection, streams, options, stream.close(), protocol)
+        pending = []
+        if done:
+            break
+        data = connection.read(STDIN_IDLE_S)
+        if not data or not _spdy_frames(connection, codec, parser, data, streams, pending):
+            stream.close()
+            return
+    _drain(connection, lambda data: _spdy_frames(connection, codec, parser, data, streams))
+
+
+def _spdy_send(connection: Upgraded, streams: dict[str, int], options: connect.ExecRequest,
+               chunk: connect.ExecChunk, protocol: str) -> bool:
+    """Write a step's output on its streams; at the end the Status and every stream's FIN."""
+    frames: list[bytes] = []
+    for name, data in (("stdout", chunk.stdout), ("stderr", chunk.stderr)):
+        stream_id = streams.get(name)
+        if stream_id is not None and getattr(options, name):
+            frames += [spdy.encode_data(stream_id, data[at:at + spdy.DATA_CHUNK_BYTES])
+                       for at in range(0, len(data), spdy.DATA_CHUNK_BYTES)]
+    if chunk.result is not None:
+        status = _status_bytes(protocol, connect.exec_status(chunk.result, options.command, translated=False))
+        if status and "error" in streams:
+            frames.append(spdy.encode_data(streams["error"], status))
+        for name, stream_id in sorted(streams.items(), key=lambda item: item[1]):
+            if name != "stdin":
+                frames.append(spdy.encode_data(stream_id, b"", spdy.FLAG_FIN))
+    for at in range(0, len(frames), 64):
+        connection.write(b"".join(frames[at:at + 64]))
+    return chunk.result is not None

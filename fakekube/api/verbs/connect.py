@@ -5,9 +5,10 @@ Upstream's apiserver answers them by opening a stream to the node's kubelet (or 
 a pod, node or service). fakekube's kubelets run no processes and listen on no port.
 
 ``pods/exec`` is simulated: after upstream's checks (:func:`check_exec`) the pod's kubelet
-answers the command from the container's behaviour data (``api.pod_exec``, wired by the
-cluster to kubelet/execs.py), and :func:`exec_status` words the outcome as the Status the
-error stream carries (fakekube.api.http.execstream speaks the stream protocols).
+runs the command in the container model (``api.pod_exec``, wired by the cluster to
+kubelet/execs.py; with stdin, a session fed as it arrives: :func:`open_exec`), and
+:func:`exec_status` words the outcome as the Status the error stream carries
+(fakekube.api.http.execstream speaks the stream protocols).
 
 Each request first goes through the admission chain as a CONNECT (webhooks and policies
 may match ``pods/exec``...), its options object (``PodExecOptions``...) standing for the
@@ -28,7 +29,7 @@ Status that says it is not simulated, which kubectl prints as ``Error from serve
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple, Protocol, Sequence
+from typing import Any, Callable, NamedTuple, Protocol, Sequence, cast
 
 from fakekube.api.auth.identity import UserInfo
 from fakekube.api.machinery import errors
@@ -299,6 +300,34 @@ def run_exec(api: APIServer, pod: dict[str, Any], request: ExecRequest) -> ExecO
         raise LookupError(f'container not found ("{request.container}")')
     outcome: ExecOutcome = api.pod_exec(pod, request.container, list(request.command))
     return outcome
+
+
+class ExecChunk(Protocol):
+    """What one step of a streamed exec wrote, and its outcome once it is done."""
+
+    @property
+    def stdout(self) -> bytes: ...
+    @property
+    def stderr(self) -> bytes: ...
+    @property
+    def result(self) -> ExecOutcome | None: ...
+
+
+class ExecStream(Protocol):
+    """An exec whose stdin is fed while it runs (kubelet/execsession.py, bound to the engine)."""
+
+    def start(self) -> ExecChunk: ...
+    def feed(self, data: bytes) -> ExecChunk: ...
+    def close(self) -> ExecChunk: ...
+
+
+def open_exec(api: APIServer, pod: dict[str, Any], request: ExecRequest) -> ExecStream:
+    """The kubelet's session for an exec with stdin; LookupError as :func:`run_exec`."""
+    if api.pod_exec is None:
+        raise LookupError(f'container not found ("{request.container}")')
+    pod_exec = cast(Callable[..., Any], api.pod_exec)
+    stream: ExecStream = pod_exec(pod, request.container, list(request.command), stream=True)
+    return stream
 
 
 def exec_status(outcome: ExecOutcome, command: Sequence[str], translated: bool) -> dict[str, Any]:
