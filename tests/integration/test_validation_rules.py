@@ -14,6 +14,8 @@ from fakekube import Cluster
 from tests.integration.test_request_semantics import request
 
 NS = "/api/v1/namespaces/default"
+NET = "/apis/networking.k8s.io/v1/namespaces/default"
+HPA = "/apis/autoscaling/v2/namespaces/default/horizontalpodautoscalers"
 QUALIFIED = ("name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an "
              "alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is "
              "'([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')")
@@ -22,6 +24,15 @@ QUALIFIED = ("name part must consist of alphanumeric characters, '-', '_' or '.'
 def _pod(name: str, container: dict[str, Any] | None = None, **spec: Any) -> dict[str, Any]:
     return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name},
             "spec": {"containers": [{"name": "c", "image": "nginx", **(container or {})}], **spec}}
+
+
+def _policy(name: str, rule: dict[str, Any]) -> dict[str, Any]:
+    return {"metadata": {"name": name}, "spec": {"podSelector": {}, "ingress": [rule]}}
+
+
+def _hpa(name: str, **spec: Any) -> dict[str, Any]:
+    return {"metadata": {"name": name}, "spec": {
+        "scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "d"}, "maxReplicas": 3, **spec}}
 
 
 def _limit_range(name: str, *limits: dict[str, Any]) -> dict[str, Any]:
@@ -103,6 +114,65 @@ CASES: list[tuple[str, str, dict[str, Any], int, str | None]] = [
      {"metadata": {"name": "bad2"}, "template": {"metadata": {"labels": {"a b": "c"}},
                                                  "spec": {"containers": [{"name": "c", "image": "nginx"}]}}}, 422,
      f'PodTemplate "bad2" is invalid: template.labels: Invalid value: "a b": {QUALIFIED}'),
+    ("ingress-bad-wildcard-host", f"{NET}/ingresses",
+     {"metadata": {"name": "bad4"}, "spec": {"defaultBackend": {"service": {"name": "s", "port": {"number": 80}}},
+                                             "rules": [{"host": "*.*.example.com"}]}}, 422,
+     'Ingress.networking.k8s.io "bad4" is invalid: spec.rules[0].host: Invalid value: "*.*.example.com": a wildcard '
+     "DNS-1123 subdomain must start with '*.', followed by a valid DNS subdomain, which must consist of lower case "
+     "alphanumeric characters, '-' or '.' and end with an alphanumeric character (e.g. '*.example.com', regex used "
+     "for validation is '\\*\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')"),
+    ("networkpolicy-bad-cidr", f"{NET}/networkpolicies",
+     _policy("bad2", {"from": [{"ipBlock": {"cidr": "10.0.0.0/33"}}]}), 422,
+     'NetworkPolicy.networking.k8s.io "bad2" is invalid: spec.ingress[0].from[0].ipBlock.cidr: Invalid value: '
+     '"10.0.0.0/33": must be a valid CIDR value, (e.g. 10.9.8.0/24 or 2001:db8::/64)'),
+    ("networkpolicy-except-outside-cidr", f"{NET}/networkpolicies",
+     _policy("bad3", {"from": [{"ipBlock": {"cidr": "10.0.0.0/16", "except": ["10.1.0.0/24"]}}]}), 422,
+     'NetworkPolicy.networking.k8s.io "bad3" is invalid: spec.ingress[0].from[0].ipBlock.except[0]: Invalid value: '
+     '"10.1.0.0/24": must be a strict subset of `cidr`'),
+    ("networkpolicy-except-inside-cidr", f"{NET}/networkpolicies",
+     _policy("ok3", {"from": [{"ipBlock": {"cidr": "10.0.0.0/16", "except": ["10.0.1.0/24"]}}]}), 201, None),
+    ("networkpolicy-bad-port-protocol", f"{NET}/networkpolicies",
+     _policy("bad4", {"ports": [{"protocol": "ICMP", "port": 80}]}), 422,
+     'NetworkPolicy.networking.k8s.io "bad4" is invalid: spec.ingress[0].ports[0].protocol: Unsupported value: '
+     '"ICMP": supported values: "TCP", "UDP", "SCTP"'),
+    ("endpointslice-bad-address", "/apis/discovery.k8s.io/v1/namespaces/default/endpointslices",
+     {"metadata": {"name": "bad2"}, "addressType": "IPv4", "endpoints": [{"addresses": ["not-an-ip"]}]}, 422,
+     'EndpointSlice.discovery.k8s.io "bad2" is invalid: endpoints[0].addresses[0]: Invalid value: "not-an-ip": '
+     "must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)"),
+    ("hpa-zero-max", HPA, _hpa("bad2", maxReplicas=0), 422,
+     'HorizontalPodAutoscaler.autoscaling "bad2" is invalid: [spec.maxReplicas: Required value: must be set and '
+     "greater than 0, spec.maxReplicas: Invalid value: 0: must be greater than or equal to `minReplicas`]"),
+    ("hpa-metric-without-target-value", HPA,
+     _hpa("bad4", metrics=[{"type": "Resource", "resource": {"name": "cpu", "target": {"type": "Utilization"}}}]),
+     422, 'HorizontalPodAutoscaler.autoscaling "bad4" is invalid: spec.metrics[0].resource.target.averageUtilization: '
+     "Required value: must set either a target raw value or a target utilization"),
+    ("hpa-bad-select-policy", HPA, _hpa("bad5", behavior={"scaleUp": {"selectPolicy": "Sideways"}}), 422,
+     'HorizontalPodAutoscaler.autoscaling "bad5" is invalid: spec.behavior.scaleUp.selectPolicy: Unsupported value: '
+     '"Sideways": supported values: "Disabled", "Max", "Min"'),
+    ("hpa-behavior-defaulted", HPA, _hpa("ok5", behavior={"scaleDown": {"stabilizationWindowSeconds": 60}}),
+     201, None),
+    ("clusterrole-bad-aggregation-selector", "/apis/rbac.authorization.k8s.io/v1/clusterroles",
+     {"metadata": {"name": "bad3"}, "aggregationRule": {"clusterRoleSelectors": [{"matchLabels": {"a b": "c"}}]}},
+     422, 'ClusterRole.rbac.authorization.k8s.io "bad3" is invalid: [aggregationRule.clusterRoleSelectors[0].'
+     f'matchLabels: Invalid value: "a b": {QUALIFIED}, aggregationRule.clusterRoleSelectors[0]: Invalid value: '
+     "null: invalid label selector.]"),
+    ("storageclass-topology-without-values", "/apis/storage.k8s.io/v1/storageclasses",
+     {"metadata": {"name": "bad4"}, "provisioner": "example.com/p",
+      "allowedTopologies": [{"matchLabelExpressions": [{"key": "zone", "values": []}]}]}, 422,
+     'StorageClass.storage.k8s.io "bad4" is invalid: allowedTopologies[0].matchLabelExpressions[0].values: '
+     "Required value"),
+    ("runtimeclass-negative-overhead", "/apis/node.k8s.io/v1/runtimeclasses",
+     {"metadata": {"name": "bad2"}, "handler": "runc", "overhead": {"podFixed": {"cpu": "-1"}}}, 422,
+     'RuntimeClass.node.k8s.io "bad2" is invalid: overhead.limits[cpu]: Invalid value: "-1": must be greater than '
+     "or equal to 0"),
+    ("runtimeclass-bad-toleration", "/apis/node.k8s.io/v1/runtimeclasses",
+     {"metadata": {"name": "bad3"}, "handler": "runc",
+      "scheduling": {"tolerations": [{"key": "a", "operator": "Exists", "value": "b"}]}}, 422,
+     'RuntimeClass.node.k8s.io "bad3" is invalid: scheduling.tolerations[0].operator: Invalid value: "b": value '
+     "must be empty when `operator` is 'Exists'"),
+    ("job-zero-active-deadline", "/apis/batch/v1/namespaces/default/jobs",
+     {"metadata": {"name": "bad8"}, "spec": {"activeDeadlineSeconds": 0, "template": {"spec": {
+         "restartPolicy": "Never", "containers": [{"name": "c", "image": "perl"}]}}}}, 201, None),
 ]
 
 
@@ -127,6 +197,15 @@ def test_duplicate_taint_shows_the_taint_as_the_release_renders_it(version: str,
     assert status == 422
     assert answer["message"] == (f'Node "dup" is invalid: metadata.taints[1]: Duplicate value: {shown}: '
                                  "taints must be unique by key and effect pair")
+
+
+def test_hpa_behavior_gets_upstream_defaults(fakekube: Cluster) -> None:
+    _, hpa, _ = request(fakekube, "POST", HPA, _hpa("h", behavior={"scaleDown": {"stabilizationWindowSeconds": 60}}))
+    assert hpa["spec"]["behavior"] == {
+        "scaleUp": {"stabilizationWindowSeconds": 0, "selectPolicy": "Max", "policies": [
+            {"type": "Pods", "value": 4, "periodSeconds": 15}, {"type": "Percent", "value": 100, "periodSeconds": 15}]},
+        "scaleDown": {"stabilizationWindowSeconds": 60, "selectPolicy": "Max",
+                      "policies": [{"type": "Percent", "value": 100, "periodSeconds": 15}]}}
 
 
 def test_node_pod_cidr_cannot_change_through_the_legacy_field(fakekube: Cluster) -> None:

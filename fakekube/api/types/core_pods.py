@@ -281,7 +281,7 @@ def _not_found(path: str, value: str) -> FieldError:
     return FieldError(FIELD_NOT_FOUND, path, json.dumps(value))
 
 
-def _port_name_errors(name: str, path: str) -> list[FieldError]:
+def port_name_errors(name: str, path: str) -> list[FieldError]:
     """``IsValidPortName`` (an IANA service name), with upstream's messages."""
     messages = []
     if len(name) > 15:
@@ -302,7 +302,7 @@ def _validate_container_ports(ports: Any, path: str) -> list[FieldError]:
     for i, port in enumerate(ports or []):
         p = index(path, i)
         if port.get("name"):
-            errs += _port_name_errors(str(port["name"]), child(p, "name"))
+            errs += port_name_errors(str(port["name"]), child(p, "name"))
         container_port = port.get("containerPort")
         if not container_port:
             errs.append(errors.required(child(p, "containerPort")))
@@ -336,7 +336,7 @@ def _validate_container(container: Obj, path: str, volumes: set[str], image_requ
             errs.append(_not_found(child(mp, "name"), name))
         if not mount.get("mountPath"):
             errs.append(errors.required(child(mp, "mountPath")))
-    errs += _resource_requirement_errors(container.get("resources") or {}, child(path, "resources"))
+    errs += resource_requirement_errors(container.get("resources") or {}, child(path, "resources"))
     return errs
 
 
@@ -358,7 +358,7 @@ def _env_errors(env: list[Any], path: str) -> list[FieldError]:
     return errs
 
 
-def _resource_requirement_errors(resources: Obj, path: str) -> list[FieldError]:
+def resource_requirement_errors(resources: Obj, path: str) -> list[FieldError]:
     """``validateResourceRequirements`` for a container: resource names, quantities not
     negative, and each request at most its limit (equal to it for resources that cannot be
     overcommitted: hugepages and extended resources)."""
