@@ -160,4 +160,4 @@ def test_endpointslice_and_hpa():
     assert hpa["spec"]["metrics"][0]["resource"]["target"] == {"type": "Utilization", "averageUtilization": 80}
     messages = _messages("autoscaling/horizontalpodautoscalers", hpa)
     assert "spec.scaleTargetRef.kind: Required value" in messages
-    assert "spec.maxReplicas: Invalid value: 0: must be greater than or equal to 1" in messages
+    assert "spec.maxReplicas: Required value: must be set and greater than 0" in messages

@@ -101,6 +101,23 @@ def is_dns1123_subdomain(value: str) -> list[str]:
     return errors
 
 
+_WILDCARD_DNS1123_SUBDOMAIN_FMT = "\\*\\." + _DNS1123_SUBDOMAIN_FMT
+_WILDCARD_DNS1123_SUBDOMAIN_RE = _full(_WILDCARD_DNS1123_SUBDOMAIN_FMT)
+_WILDCARD_DNS1123_SUBDOMAIN_ERR = ("a wildcard DNS-1123 subdomain must start with '*.', followed by a valid DNS "
+                                   "subdomain, which must consist of lower case alphanumeric characters, '-' or '.' "
+                                   "and end with an alphanumeric character")
+
+
+def is_wildcard_dns1123_subdomain(value: str) -> list[str]:
+    """``IsWildcardDNS1123Subdomain``: ``*.`` and a DNS-1123 subdomain (an Ingress host)."""
+    errors = []
+    if _byte_len(value) > DNS1123_SUBDOMAIN_MAX_LENGTH:
+        errors.append(max_len_error(DNS1123_SUBDOMAIN_MAX_LENGTH))
+    if not _WILDCARD_DNS1123_SUBDOMAIN_RE.match(value):
+        errors.append(regex_error(_WILDCARD_DNS1123_SUBDOMAIN_ERR, _WILDCARD_DNS1123_SUBDOMAIN_FMT, "*.example.com"))
+    return errors
+
+
 def is_dns1123_label(value: str) -> list[str]:
     errors = []
     if _byte_len(value) > DNS1123_LABEL_MAX_LENGTH:

@@ -87,9 +87,8 @@ def validate_job_spec(spec: Obj, prefix: str, *, selector_required: bool) -> lis
     for name in ("parallelism", "completions", "backoffLimit", "ttlSecondsAfterFinished", "backoffLimitPerIndex"):
         if spec.get(name) is not None:
             errs += non_negative(spec[name], f"{prefix}.{name}")
-    deadline = spec.get("activeDeadlineSeconds")
-    if deadline is not None and deadline <= 0:
-        errs.append(errors.invalid(f"{prefix}.activeDeadlineSeconds", deadline, "must be greater than or equal to 1"))
+    if spec.get("activeDeadlineSeconds") is not None:  # zero is allowed: the Job fails at once
+        errs += non_negative(spec["activeDeadlineSeconds"], f"{prefix}.activeDeadlineSeconds")
     mode = spec.get("completionMode")
     if mode not in (None, "NonIndexed", "Indexed"):
         errs.append(errors.not_supported(f"{prefix}.completionMode", mode, ["NonIndexed", "Indexed"]))

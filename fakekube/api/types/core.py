@@ -10,7 +10,13 @@ from typing import Any
 
 from fakekube.api.machinery import errors
 from fakekube.api.machinery.errors import FieldError
-from fakekube.api.machinery.validation import is_qualified_name, name_is_dns_label, name_is_path_segment
+from fakekube.api.machinery.validation import (
+    is_qualified_name,
+    is_valid_label_value,
+    name_is_dns_label,
+    name_is_path_segment,
+    validate_label_name,
+)
 from fakekube.api.registry import (
     FINALIZE,
     NO_DELETECOLLECTION,
@@ -43,7 +49,15 @@ from fakekube.api.table import (
     SECRET_TABLE,
     SERVICE_ACCOUNT_TABLE,
 )
+from fakekube.api.types._net import endpoint_ip_errors, legacy_cidr_errors, legacy_ip_errors
+from fakekube.api.types._resources import (
+    container_resource_name_errors,
+    nonnegative_quantity,
+    quota_resource_name_errors,
+    resource_name_errors,
+)
 from fakekube.api.types._util import (
+    GoLiteral,
     Obj,
     child,
     ensure_dict,
@@ -56,6 +70,8 @@ from fakekube.api.types._util import (
 )
 from fakekube.api.types.events import legacy_event_problems
 from fakekube.clock import format_rfc3339
+from fakekube.objects.resourcelist import canonical
+from fakekube.objects.syntax import go_quote
 from fakekube.api.types.core_pods import default_pod_template, template_deadline_errors, validate_replicated_template
 
 MAX_SECRET_SIZE_BYTES = 1024 * 1024
@@ -64,6 +80,16 @@ _CONFIG_KEY_RE = re.compile(r"^[-._a-zA-Z0-9]+$")
 CONFIG_KEY_MSG = ("a valid config key must consist of alphanumeric characters, '-', '_' or '.' "
                   "(e.g. 'key.name',  or 'KEY_NAME',  or 'key-name', regex used for validation is '[-._a-zA-Z0-9]+')")
 ACCESS_MODES = ["ReadOnlyMany", "ReadWriteMany", "ReadWriteOnce", "ReadWriteOncePod"]
+VOLUME_MODES = ["Block", "Filesystem"]
+#: A PersistentVolume's sources, in the order ``ValidatePersistentVolumeSpec`` counts them
+#: (JSON field, the name its "more than 1 volume type" error uses).
+PV_SOURCES = (("hostPath", "hostPath"), ("gcePersistentDisk", "gcePersistentDisk"),
+              ("awsElasticBlockStore", "awsElasticBlockStore"), ("glusterfs", "glusterfs"), ("flocker", "flocker"),
+              ("nfs", "nfs"), ("rbd", "rbd"), ("quobyte", "quobyte"), ("cephfs", "cephFS"), ("iscsi", "iscsi"),
+              ("cinder", "cinder"), ("fc", "fc"), ("flexVolume", "flexVolume"), ("azureFile", "azureFile"),
+              ("vsphereVolume", "vsphereVolume"), ("photonPersistentDisk", "photonPersistentDisk"),
+              ("portworxVolume", "portworxVolume"), ("azureDisk", "azureDisk"), ("scaleIO", "scaleIO"),
+              ("local", "local"), ("storageos", "storageos"), ("csi", "csi"))
 
 
 #: Finalizer names a namespace's ``spec.finalizers`` may hold without a domain (upstream's
@@ -212,6 +238,9 @@ class SecretStrategy(Strategy):
         for required_key in _REQUIRED_SECRET_KEYS.get(secret_type or "", []):
             if required_key not in data:
                 errs.append(errors.required(key("data", required_key)))
+        if secret_type == "kubernetes.io/basic-auth" and "username" not in data and "password" not in data:
+            # either key may be empty, but one must be there
+            errs += [errors.required("data[username]"), errors.required("data[password]")]
         if secret_type == "kubernetes.io/service-account-token":
             annotations = (obj.get("metadata") or {}).get("annotations") or {}
             if not annotations.get("kubernetes.io/service-account.name"):
@@ -247,22 +276,20 @@ def _docker_config_json_errors(encoded: str) -> list[FieldError]:
 # --- Nodes, volumes ---------------------------------------------------------------
 
 class NodeStrategy(Strategy):
-    """Nodes: podCIDR/providerID may only go from unset to set; taints are checked."""
+    """Nodes: podCIDR/providerID may only go from unset to set; taints, pod CIDRs and
+    resource quantities are checked (``ValidateNode``)."""
+
+    def default(self, obj: Obj, ctx: WriteContext) -> None:
+        _convert_pod_cidrs(obj.get("spec"))
+        status = obj.get("status")
+        if isinstance(status, dict) and status.get("capacity") is not None and status.get("allocatable") is None:
+            status["allocatable"] = dict(status["capacity"])  # SetDefaults_NodeStatus
 
     def validate(self, obj: Obj) -> list[FieldError]:
-        errs: list[FieldError] = []
-        effects = ["NoExecute", "NoSchedule", "PreferNoSchedule"]
-        seen: set[tuple] = set()
-        for i, taint in enumerate((obj.get("spec") or {}).get("taints") or []):
-            path = f"spec.taints[{i}]"
-            if not taint.get("key"):
-                errs.append(errors.required(child(path, "key")))
-            effect = taint.get("effect")
-            errs += required_one_of(effect, child(path, "effect"), effects)
-            pair = (taint.get("key"), effect)
-            if pair in seen:
-                errs.append(errors.FieldError(errors.FIELD_DUPLICATE, path, "taints must be unique by key and effect pair"))
-            seen.add(pair)
+        spec = obj.get("spec") or {}
+        errs = _taint_errors(spec.get("taints") or [], "metadata.taints") + _node_resource_errors(obj)
+        for i, cidr in enumerate(spec.get("podCIDRs") or []):
+            errs += legacy_cidr_errors(cidr, f"spec.podCIDRs[{i}]")
         return errs
 
     def validate_update(self, new: Obj, old: Obj) -> list[FieldError]:
@@ -274,10 +301,58 @@ class NodeStrategy(Strategy):
             errs.append(errors.forbidden("spec.providerID", "node updates may not change providerID except from \"\" to valid"))
         return errs + self.validate(new)
 
-    def prepare_for_update(self, new: Obj, old: Obj, ctx: WriteContext) -> None:
-        spec = new.get("spec") or {}
-        if spec.get("podCIDR") and not spec.get("podCIDRs"):
-            spec["podCIDRs"] = [spec["podCIDR"]]
+
+def _convert_pod_cidrs(spec: Any) -> None:
+    """v1 → internal conversion of the two CIDR fields: ``podCIDR`` wins over a
+    ``podCIDRs`` whose first entry differs, and fills an empty ``podCIDRs``."""
+    if not isinstance(spec, dict) or not spec.get("podCIDR"):
+        return
+    cidrs = spec.get("podCIDRs") or []
+    if not cidrs or cidrs[0] != spec["podCIDR"]:
+        spec["podCIDRs"] = [spec["podCIDR"]]
+
+
+_TAINT_EFFECTS = ["NoSchedule", "PreferNoSchedule", "NoExecute"]
+
+
+def _taint_errors(taints: list[Any], path: str) -> list[FieldError]:
+    """``validateNodeTaints`` (upstream reports them under ``metadata.taints``)."""
+    errs: list[FieldError] = []
+    seen: set[tuple[Any, Any]] = set()
+    for i, taint in enumerate(taints):
+        at = f"{path}[{i}]"
+        errs += validate_label_name(taint.get("key") or "", child(at, "key"))
+        value = taint.get("value") or ""
+        if problems := is_valid_label_value(value):
+            errs.append(errors.invalid(child(at, "value"), value, ";".join(problems)))
+        errs += required_one_of(taint.get("effect"), child(at, "effect"), _TAINT_EFFECTS)
+        pair = (taint.get("effect"), taint.get("key"))
+        if pair in seen:
+            errs.append(errors.FieldError(errors.FIELD_DUPLICATE, at, "taints must be unique by key and effect pair",
+                                          _shown_taint(taint)))
+            continue
+        seen.add(pair)
+    return errs
+
+
+def _shown_taint(taint: Obj) -> GoLiteral:
+    """A ``core.Taint`` as a field error shows it (%#v up to 1.33, JSON after)."""
+    key_, value, effect, added = (taint.get("key") or "", taint.get("value") or "", taint.get("effect") or "",
+                                  taint.get("timeAdded"))
+    go = (f"core.Taint{{Key:{go_quote(key_)}, Value:{go_quote(value)}, Effect:{go_quote(effect)}, "
+          f"TimeAdded:{'<nil>' if added is None else '(*v1.Time)(...)'}}}")
+    return GoLiteral(go, errors.go_json_struct([("Key", key_), ("Value", value), ("Effect", effect),
+                                                ("TimeAdded", added)]))
+
+
+def _node_resource_errors(node: Obj) -> list[FieldError]:
+    """``ValidateNodeResources``: capacity and allocatable quantities are not negative."""
+    status = node.get("status") or {}
+    errs: list[FieldError] = []
+    for field_name in ("capacity", "allocatable"):
+        for name, value in (status.get(field_name) or {}).items():
+            errs += nonnegative_quantity(value, f"status.{field_name}.{name}")
+    return errs
 
 
 NODES = ResourceType(
@@ -323,7 +398,10 @@ class PersistentVolumeClaimStrategy(Strategy):
         if storage is None and not spec.get("dataSourceRef"):
             errs.append(errors.required("spec.resources[storage]"))
         elif storage is not None and not parse_quantity(storage):
-            errs.append(errors.invalid("spec.resources.requests[storage]", str(storage), "must be greater than zero"))
+            errs.append(errors.invalid("spec.resources[storage]", str(storage), "must be greater than zero"))
+        mode = spec.get("volumeMode")
+        if mode is not None and mode not in VOLUME_MODES:
+            errs.append(errors.not_supported("spec.volumeMode", mode, VOLUME_MODES))
         return errs
 
     def validate_update(self, new: Obj, old: Obj) -> list[FieldError]:
@@ -385,12 +463,15 @@ class PersistentVolumeStrategy(Strategy):
     def validate(self, obj: Obj) -> list[FieldError]:
         spec = obj.get("spec") or {}
         errs = _access_mode_errors(spec.get("accessModes"), "spec.accessModes")
-        if not (spec.get("capacity") or {}).get("storage"):
+        capacity = spec.get("capacity") or {}
+        if not capacity:
             errs.append(errors.required("spec.capacity"))
+        if "storage" not in capacity or len(capacity) > 1:
+            errs.append(errors.not_supported("spec.capacity", _shown_resource_list(capacity), ["storage"]))
         policy = spec.get("persistentVolumeReclaimPolicy")
         if policy not in ("Delete", "Recycle", "Retain"):
             errs.append(errors.not_supported("spec.persistentVolumeReclaimPolicy", policy, ["Delete", "Recycle", "Retain"]))
-        return errs
+        return errs + _pv_source_errors(spec)
 
     def validate_update(self, new: Obj, old: Obj) -> list[FieldError]:
         errs = self.validate(new)
@@ -398,6 +479,21 @@ class PersistentVolumeStrategy(Strategy):
         if old_spec.get("volumeMode") != new_spec.get("volumeMode"):
             errs += immutable(new_spec.get("volumeMode"), old_spec.get("volumeMode"), "spec.volumeMode")
         return errs
+
+
+def _shown_resource_list(values: Obj) -> GoLiteral:
+    """A ``core.ResourceList`` in a field error (its quantities as their text)."""
+    if not values:
+        return GoLiteral("core.ResourceList(nil)", "null")
+    return GoLiteral("core.ResourceList{...}", errors.go_json({k: canonical(v) for k, v in values.items()}))
+
+
+def _pv_source_errors(spec: Obj) -> list[FieldError]:
+    """Exactly one volume source: Forbidden on each after the first, Required with none."""
+    given = [name for field_name, name in PV_SOURCES if spec.get(field_name) is not None]
+    if not given:
+        return [errors.required("spec", "must specify a volume type")]
+    return [errors.forbidden(f"spec.{name}", "may not specify more than 1 volume type") for name in given[1:]]
 
 
 PERSISTENT_VOLUMES = ResourceType(
@@ -418,17 +514,26 @@ class EndpointsStrategy(Strategy):
                     port["protocol"] = "TCP"
 
     def validate(self, obj: Obj) -> list[FieldError]:
+        """``validateEndpointSubsets``: each subset's addresses, then its ports."""
         errs: list[FieldError] = []
         for i, subset in enumerate(obj.get("subsets") or []):
+            if not subset.get("addresses") and not subset.get("notReadyAddresses"):
+                errs.append(errors.required(f"subsets[{i}]", "must specify `addresses` or `notReadyAddresses`"))
+            for field_name in ("addresses", "notReadyAddresses"):
+                for j, address in enumerate(subset.get(field_name) or []):
+                    errs += _endpoint_address_errors(address, f"subsets[{i}].{field_name}[{j}]")
             for j, port in enumerate(subset.get("ports") or []):
                 p = f"subsets[{i}].ports[{j}]"
                 value = port.get("port")
                 if not isinstance(value, int) or not 1 <= value <= 65535:
                     errs.append(errors.invalid(child(p, "port"), value, "must be between 1 and 65535, inclusive"))
-            for j, address in enumerate(subset.get("addresses") or []):
-                if not address.get("ip"):
-                    errs.append(errors.required(f"subsets[{i}].addresses[{j}].ip"))
         return errs
+
+
+def _endpoint_address_errors(address: Obj, path: str) -> list[FieldError]:
+    """``validateEndpointAddress``: a parseable IP, then the routable-address rules."""
+    ip = address.get("ip") or ""
+    return legacy_ip_errors(ip, child(path, "ip")) + endpoint_ip_errors(ip, child(path, "ip"))
 
 
 ENDPOINTS = ResourceType(
@@ -462,11 +567,12 @@ class ResourceQuotaStrategy(Strategy):
     def validate(self, obj: Obj) -> list[FieldError]:
         errs: list[FieldError] = []
         for name, value in ((obj.get("spec") or {}).get("hard") or {}).items():
+            errs += quota_resource_name_errors(name, key("spec.hard", name))
             quantity = parse_quantity(value)
             if quantity is None:
                 errs.append(errors.invalid(key("spec.hard", name), value, "must be a valid quantity"))
-            elif quantity < 0:
-                errs.append(errors.invalid(key("spec.hard", name), value, "must be greater than or equal to 0"))
+            else:
+                errs += nonnegative_quantity(value, key("spec.hard", name))
         return errs
 
 
@@ -497,11 +603,77 @@ class LimitRangeStrategy(Strategy):
                 item.pop("defaultRequest")
 
     def validate(self, obj: Obj) -> list[FieldError]:
+        """``ValidateLimitRange``: known types once each, resource names, and the bounds in order
+        (min ≤ default request ≤ default ≤ max)."""
         errs: list[FieldError] = []
+        seen_types: set[str] = set()
         for i, item in enumerate((obj.get("spec") or {}).get("limits") or []):
-            if not item.get("type"):
-                errs.append(errors.required(f"spec.limits[{i}].type"))
+            path = f"spec.limits[{i}]"
+            limit_type = item.get("type") or ""
+            errs += _limit_type_errors(limit_type, child(path, "type"))
+            if limit_type in seen_types:
+                errs.append(errors.duplicate(child(path, "type"), limit_type))
+            seen_types.add(limit_type)
+            errs += _limit_item_errors(item, limit_type, path)
         return errs
+
+
+_LIMIT_TYPES = ("Pod", "Container", "PersistentVolumeClaim")
+
+
+def _limit_type_errors(limit_type: str, path: str) -> list[FieldError]:
+    """``validateLimitRangeTypeName``."""
+    problems = [errors.invalid(path, limit_type, m) for m in is_qualified_name(limit_type)]
+    if not problems and "/" not in limit_type and limit_type not in _LIMIT_TYPES:
+        problems.append(errors.invalid(path, limit_type, "must be a standard limit type or fully qualified"))
+    return problems
+
+
+def _limit_item_errors(item: Obj, limit_type: str, path: str) -> list[FieldError]:
+    """One ``spec.limits`` entry: its resource names, what a Pod limit may not have, then
+    every resource's bounds (upstream walks a set; here in the order the names appear)."""
+    names = container_resource_name_errors if limit_type in ("Pod", "Container") else resource_name_errors
+    errs: list[FieldError] = []
+    amounts: dict[str, dict[str, Any]] = {}
+    fields = ["max", "min"] + ([] if limit_type == "Pod" else ["default", "defaultRequest"])
+    if limit_type == "Pod":
+        errs += [errors.forbidden(child(path, f), "may not be specified when `type` is 'Pod'")
+                 for f in ("default", "defaultRequest") if item.get(f)]
+    if limit_type == "PersistentVolumeClaim" and "storage" not in (item.get("min") or {}) \
+            and "storage" not in (item.get("max") or {}):
+        errs.append(errors.required(child(path, "limits"),
+                                    "either minimum or maximum storage value is required, but neither was provided"))
+    for field_name in fields + ["maxLimitRequestRatio"]:
+        for name, value in (item.get(field_name) or {}).items():
+            errs += names(name, key(child(path, field_name), name))
+            amounts.setdefault(name, {})[field_name] = value
+    for name, found in amounts.items():
+        errs += _limit_bound_errors(found, name, path)
+    return errs
+
+
+def _limit_bound_errors(found: dict[str, Any], name: str, path: str) -> list[FieldError]:
+    """The pairwise comparisons of one resource's min, max, default and default request."""
+    value = {f: parse_quantity(v) for f, v in found.items()}
+    text = {f: canonical(v) for f, v in found.items()}
+    errs: list[FieldError] = []
+
+    def over(low: str, high: str, at: str, shown: str, what: str) -> None:
+        if value.get(low) is not None and value.get(high) is not None and value[low] > value[high]:  # type: ignore[operator]
+            errs.append(errors.invalid(key(child(path, at), name), text[shown], what.format(low=text[low], high=text[high])))
+
+    over("min", "max", "min", "min", "min value {low} is greater than max value {high}")
+    over("min", "defaultRequest", "defaultRequest", "defaultRequest", "min value {low} is greater than default request value {high}")
+    over("defaultRequest", "max", "defaultRequest", "defaultRequest", "default request value {low} is greater than max value {high}")
+    over("defaultRequest", "default", "defaultRequest", "defaultRequest",
+         "default request value {low} is greater than default limit value {high}")
+    over("min", "default", "default", "min", "min value {low} is greater than default value {high}")
+    over("default", "max", "default", "max", "default value {low} is greater than max value {high}")
+    ratio = value.get("maxLimitRequestRatio")
+    if ratio is not None and ratio < 1:
+        errs.append(errors.invalid(key(child(path, "maxLimitRequestRatio"), name), text["maxLimitRequestRatio"],
+                                   f"ratio {text['maxLimitRequestRatio']} is less than 1"))
+    return errs
 
 
 LIMIT_RANGES = ResourceType(

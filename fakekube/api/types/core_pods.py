@@ -31,6 +31,8 @@ from fakekube.api.registry import (
 )
 from fakekube.api.selectors import POD_FIELD_SET
 from fakekube.api.table import POD_TABLE
+from fakekube.api.machinery.validation import validate_annotations, validate_labels
+from fakekube.api.types._resources import HUGE_PAGES_PREFIX, container_resource_name_errors, nonnegative_quantity
 from fakekube.api.types._util import (
     Obj,
     child,
@@ -38,6 +40,7 @@ from fakekube.api.types._util import (
     dns1123_subdomain_errors,
     ensure_dict,
     index,
+    key,
     parse_quantity,
     port_errors,
     required_one_of,
@@ -49,6 +52,7 @@ from fakekube.api.types.pod_scheduling_validation import (
     toleration_errors,
 )
 from fakekube.clock import format_rfc3339
+from fakekube.objects.resourcelist import canonical
 from fakekube.objects.podaffinity import merged_label_selector
 from fakekube.objects.versions import Release
 
@@ -277,7 +281,7 @@ def _not_found(path: str, value: str) -> FieldError:
     return FieldError(FIELD_NOT_FOUND, path, json.dumps(value))
 
 
-def _port_name_errors(name: str, path: str) -> list[FieldError]:
+def port_name_errors(name: str, path: str) -> list[FieldError]:
     """``IsValidPortName`` (an IANA service name), with upstream's messages."""
     messages = []
     if len(name) > 15:
@@ -298,7 +302,7 @@ def _validate_container_ports(ports: Any, path: str) -> list[FieldError]:
     for i, port in enumerate(ports or []):
         p = index(path, i)
         if port.get("name"):
-            errs += _port_name_errors(str(port["name"]), child(p, "name"))
+            errs += port_name_errors(str(port["name"]), child(p, "name"))
         container_port = port.get("containerPort")
         if not container_port:
             errs.append(errors.required(child(p, "containerPort")))
@@ -322,6 +326,7 @@ def _validate_container(container: Obj, path: str, volumes: set[str], image_requ
     if tmp and tmp not in TERMINATION_MESSAGE_POLICIES:
         errs.append(errors.not_supported(child(path, "terminationMessagePolicy"), tmp, TERMINATION_MESSAGE_POLICIES))
     errs += _validate_container_ports(container.get("ports"), child(path, "ports"))
+    errs += _env_errors(container.get("env") or [], child(path, "env"))
     for i, mount in enumerate(container.get("volumeMounts") or []):
         mp = index(child(path, "volumeMounts"), i)
         name = mount.get("name", "")
@@ -331,6 +336,70 @@ def _validate_container(container: Obj, path: str, volumes: set[str], image_requ
             errs.append(_not_found(child(mp, "name"), name))
         if not mount.get("mountPath"):
             errs.append(errors.required(child(mp, "mountPath")))
+    errs += resource_requirement_errors(container.get("resources") or {}, child(path, "resources"))
+    return errs
+
+
+#: ``IsRelaxedEnvVarName``'s message (RelaxedEnvironmentVariableValidation is on in every
+#: supported release).
+ENV_NAME_MSG = "a valid environment variable name must consist only of printable ASCII characters other than '='"
+
+
+def _env_errors(env: list[Any], path: str) -> list[FieldError]:
+    """``validateEnv``: each variable's name is present and printable ASCII without '='."""
+    errs: list[FieldError] = []
+    for i, variable in enumerate(env):
+        name_path = child(index(path, i), "name")
+        name = variable.get("name") or ""
+        if not name:
+            errs.append(errors.required(name_path))
+        elif any(not " " <= c <= "~" or c == "=" for c in name):
+            errs.append(errors.invalid(name_path, name, ENV_NAME_MSG))
+    return errs
+
+
+def resource_requirement_errors(resources: Obj, path: str) -> list[FieldError]:
+    """``validateResourceRequirements`` for a container: resource names, quantities not
+    negative, and each request at most its limit (equal to it for resources that cannot be
+    overcommitted: hugepages and extended resources)."""
+    errs: list[FieldError] = []
+    limits, requests = resources.get("limits") or {}, resources.get("requests") or {}
+    for name, value in limits.items():
+        errs += container_resource_name_errors(name, key(child(path, "limits"), name))
+        errs += nonnegative_quantity(value, key(child(path, "limits"), name))
+    for name, value in requests.items():
+        errs += container_resource_name_errors(name, key(child(path, "requests"), name))
+        errs += nonnegative_quantity(value, key(child(path, "requests"), name))
+        overcommit = "/" not in name or "kubernetes.io/" in name
+        overcommit = overcommit and not name.startswith(HUGE_PAGES_PREFIX)
+        request, limit = parse_quantity(value), parse_quantity(limits.get(name))
+        if name in limits and request is not None and limit is not None:
+            if request != limit and not overcommit:
+                errs.append(errors.invalid(child(path, "requests"), canonical(value),
+                                           f"must be equal to {name} limit of {canonical(limits[name])}"))
+            elif request > limit:
+                errs.append(errors.invalid(child(path, "requests"), canonical(value),
+                                           f"must be less than or equal to {name} limit of {canonical(limits[name])}"))
+        elif name not in limits and not overcommit:
+            errs.append(errors.required(child(path, "limits"), "Limit must be set for non overcommitable resources"))
+    return errs
+
+
+_HANDLERS = ("exec", "httpGet", "tcpSocket", "grpc")
+
+
+def _probe_errors(container: Obj, path: str) -> list[FieldError]:
+    """``validateProbe`` for the three probes: exactly one handler each."""
+    errs: list[FieldError] = []
+    for probe_name in ("livenessProbe", "readinessProbe", "startupProbe"):
+        probe = container.get(probe_name)
+        if not isinstance(probe, dict):
+            continue
+        given = [h for h in _HANDLERS if probe.get(h) is not None]
+        probe_path = child(path, probe_name)
+        if not given:
+            errs.append(errors.required(probe_path, "must specify a handler type"))
+        errs += [errors.forbidden(child(probe_path, h), "may not specify more than 1 handler type") for h in given[1:]]
     return errs
 
 
@@ -352,6 +421,8 @@ def _validate_containers(spec: Obj, path: str, volumes: set[str], image_required
                     errs.append(errors.duplicate(child(cpath, "name"), name))
                 seen.add(name)
             errs += _validate_container(container, cpath, volumes, image_required)
+            if field_name == "containers":
+                errs += _probe_errors(container, cpath)
     return errs
 
 
@@ -361,14 +432,41 @@ def _validate_volumes(spec: Obj, path: str) -> tuple[set[str], list[FieldError]]
     for i, volume in enumerate(spec.get("volumes") or []):
         vp = index(child(path, "volumes"), i)
         name = volume.get("name") or ""
+        problems = _volume_source_errors(volume, vp)
         if not name:
-            errs.append(errors.required(child(vp, "name")))
-            continue
-        errs += dns1123_label_errors(name, child(vp, "name"))
+            problems.append(errors.required(child(vp, "name")))
+        else:
+            problems += dns1123_label_errors(name, child(vp, "name"))
         if name in names:
-            errs.append(errors.duplicate(child(vp, "name"), name))
-        names.add(name)
+            problems.append(errors.duplicate(child(vp, "name"), name))
+        if problems:  # upstream keeps a volume with errors out of the names mounts may use
+            errs += problems
+        else:
+            names.add(name)
     return names, errs
+
+
+#: A pod volume's sources in the order ``validateVolumeSource`` counts them: (JSON field,
+#: the path its "more than 1 volume type" error names — upstream's own spelling).
+_VOLUME_SOURCES = (
+    ("emptyDir", "emptyDir"), ("hostPath", "hostPath"), ("gitRepo", "gitRepo"),
+    ("gcePersistentDisk", "gcePersistentDisk"), ("awsElasticBlockStore", "awsElasticBlockStore"),
+    ("secret", "secret"), ("nfs", "nfs"), ("iscsi", "iscsi"), ("glusterfs", "glusterfs"), ("flocker", "flocker"),
+    ("persistentVolumeClaim", "persistentVolumeClaim"), ("rbd", "rbd"), ("cinder", "cinder"), ("cephfs", "cephFS"),
+    ("quobyte", "quobyte"), ("downwardAPI", "downwarAPI"), ("fc", "fc"), ("flexVolume", "flexVolume"),
+    ("configMap", "configMap"), ("azureFile", "azureFile"), ("vsphereVolume", "vsphereVolume"),
+    ("photonPersistentDisk", "photonPersistentDisk"), ("portworxVolume", "portworxVolume"),
+    ("azureDisk", "azureDisk"), ("storageos", "storageos"), ("projected", "projected"), ("scaleIO", "scaleIO"),
+    ("csi", "csi"), ("ephemeral", "ephemeral"), ("image", "image"),
+)
+
+
+def _volume_source_errors(volume: Obj, path: str) -> list[FieldError]:
+    """One source per volume (defaulting gave a volume without one an emptyDir)."""
+    given = [name for field_name, name in _VOLUME_SOURCES if volume.get(field_name) is not None]
+    if not given:
+        return [errors.required(path, "must specify a volume type")]
+    return [errors.forbidden(child(path, name), "may not specify more than 1 volume type") for name in given[1:]]
 
 
 def validate_pod_spec(spec: Any, path: str, *, is_pod: bool) -> list[FieldError]:
@@ -396,7 +494,10 @@ def validate_pod_template(template: Any, path: str) -> list[FieldError]:
     """``ValidatePodTemplateSpec``: the embedded spec (no pod-only image whitespace check)."""
     if not isinstance(template, dict):
         return [errors.required(path)]
-    errs = validate_pod_spec(template.get("spec"), child(path, "spec"), is_pod=False)
+    meta = template.get("metadata") or {}
+    errs = validate_labels(meta.get("labels"), child(path, "labels"))
+    errs += validate_annotations(meta.get("annotations"), child(path, "annotations"))
+    errs += validate_pod_spec(template.get("spec"), child(path, "spec"), is_pod=False)
     if (template.get("spec") or {}).get("ephemeralContainers"):
         errs.append(errors.forbidden(child(path, "spec.ephemeralContainers"),
                                      "ephemeral containers not allowed in pod template"))

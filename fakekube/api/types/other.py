@@ -8,7 +8,13 @@ from typing import Any
 
 from fakekube.api.machinery import errors
 from fakekube.api.machinery.errors import FieldError, go_json_struct
-from fakekube.api.machinery.validation import name_is_path_segment
+from fakekube.api.machinery.validation import (
+    is_dns1123_subdomain,
+    validate_label_name,
+    is_wildcard_dns1123_subdomain,
+    name_is_path_segment,
+    validate_label_selector,
+)
 from fakekube.api.registry import STATUS, ResourceType, Strategy, WriteContext
 from fakekube.api.table import (
     API_SERVICE_TABLE,
@@ -24,6 +30,14 @@ from fakekube.api.table import (
     ROLE_TABLE,
     STORAGE_CLASS_TABLE,
 )
+from fakekube.api.types._net import (
+    endpoint_ip_errors,
+    legacy_cidr_errors,
+    legacy_ip_errors,
+    parse_cidr_sloppy,
+    parse_ip_sloppy,
+)
+from fakekube.api.types._resources import nonnegative_quantity
 from fakekube.api.types._util import (
     GoLiteral,
     Obj,
@@ -31,9 +45,13 @@ from fakekube.api.types._util import (
     immutable,
     label_selector_json,
     non_negative,
+    parse_quantity,
+    port_errors,
     required_one_of,
 )
 from fakekube.clock import format_rfc3339
+from fakekube.api.types.core_pods import port_name_errors
+from fakekube.objects.resourcelist import canonical
 
 RBAC_GROUP = "rbac.authorization.k8s.io"
 MAX_USER_PRIORITY = 1_000_000_000
@@ -157,7 +175,7 @@ class StorageClassStrategy(Strategy):
         mode = obj.get("volumeBindingMode")
         if mode not in ("Immediate", "WaitForFirstConsumer"):
             errs.append(errors.not_supported("volumeBindingMode", mode, ["Immediate", "WaitForFirstConsumer"]))
-        return errs
+        return errs + _allowed_topology_errors(obj.get("allowedTopologies") or [])
 
     def validate_update(self, new: Obj, old: Obj) -> list[FieldError]:
         errs: list[FieldError] = []
@@ -169,6 +187,30 @@ class StorageClassStrategy(Strategy):
             errs.append(errors.forbidden("reclaimPolicy", "updates to reclaimPolicy are forbidden."))
         errs += immutable(new.get("volumeBindingMode"), old.get("volumeBindingMode"), "volumeBindingMode")
         return errs + self.validate(new)
+
+
+def _allowed_topology_errors(terms: list[Any]) -> list[FieldError]:
+    """``validateAllowedTopologies``: each requirement has values (no repeats) and a label key;
+    keys are unique within a term and no two terms are the same."""
+    errs: list[FieldError] = []
+    seen_terms: list[dict[str, frozenset[str]]] = []
+    for i, term in enumerate(terms):
+        expressions: dict[str, frozenset[str]] = {}
+        for j, requirement in enumerate(term.get("matchLabelExpressions") or []):
+            path = f"allowedTopologies[{i}].matchLabelExpressions[{j}]"
+            values = [str(v) for v in requirement.get("values") or []]
+            if not values:
+                errs.append(errors.required(f"{path}.values"))
+            errs += [errors.duplicate(f"{path}.values[{k}]", v) for k, v in enumerate(values) if v in values[:k]]
+            key = str(requirement.get("key") or "")
+            errs += validate_label_name(key, f"{path}.key")
+            if key in expressions:
+                errs.append(errors.duplicate(f"{path}.key", key))
+            expressions[key] = frozenset(values)
+        if expressions in seen_terms:
+            errs.append(errors.duplicate(f"allowedTopologies[{i}].matchLabelExpressions", ""))
+        seen_terms.append(expressions)
+    return errs
 
 
 STORAGE_CLASSES = ResourceType(
@@ -200,6 +242,17 @@ def _backend_errors(backend: Any, path: str) -> list[FieldError]:
     return errs
 
 
+def _ingress_host_errors(host: str, path: str) -> list[FieldError]:
+    """``validateIngressRules``' host: a DNS name (``*.`` first for a wildcard), not an IP."""
+    if not host:
+        return []
+    errs = []
+    if parse_ip_sloppy(host) is not None:
+        errs.append(errors.invalid(path, host, "must be a DNS name, not an IP address"))
+    check = is_wildcard_dns1123_subdomain if "*" in host else is_dns1123_subdomain
+    return errs + [errors.invalid(path, host, m) for m in check(host)]
+
+
 class IngressStrategy(Strategy):
     """Ingresses: every path needs a pathType and a backend; absolute paths."""
 
@@ -217,6 +270,7 @@ class IngressStrategy(Strategy):
         if spec.get("defaultBackend"):
             errs += _backend_errors(spec["defaultBackend"], "spec.defaultBackend")
         for i, rule in enumerate(spec.get("rules") or []):
+            errs += _ingress_host_errors(rule.get("host") or "", f"spec.rules[{i}].host")
             paths = (rule.get("http") or {}).get("paths")
             if rule.get("http") is not None and not paths:
                 errs.append(errors.required(f"spec.rules[{i}].http.paths"))
@@ -267,6 +321,12 @@ class NetworkPolicyStrategy(Strategy):
         errs: list[FieldError] = []
         if "podSelector" not in spec:
             errs.append(errors.required("spec.podSelector"))
+        for direction, peers in (("ingress", "from"), ("egress", "to")):
+            for i, rule in enumerate(spec.get(direction) or []):
+                for j, port in enumerate(rule.get("ports") or []):
+                    errs += _network_policy_port_errors(port, f"spec.{direction}[{i}].ports[{j}]")
+                for j, peer in enumerate(rule.get(peers) or []):
+                    errs += _network_policy_peer_errors(peer, f"spec.{direction}[{i}].{peers}[{j}]")
         allowed = ["Ingress", "Egress"]  # upstream's list, in its order (the reference)
         for i, policy_type in enumerate(spec.get("policyTypes") or []):
             if policy_type not in allowed:
@@ -274,10 +334,191 @@ class NetworkPolicyStrategy(Strategy):
         return errs
 
 
+_POLICY_PROTOCOLS = ["TCP", "UDP", "SCTP"]
+
+
+def _network_policy_port_errors(port: Obj, path: str) -> list[FieldError]:
+    """``ValidateNetworkPolicyPort``: a known protocol; a port number or name; an end port
+    only after a numeric port, not below it."""
+    errs: list[FieldError] = []
+    protocol = port.get("protocol")
+    if protocol is not None and protocol not in _POLICY_PROTOCOLS:
+        errs.append(errors.not_supported(f"{path}.protocol", protocol, _POLICY_PROTOCOLS))
+    number, end = port.get("port"), port.get("endPort")
+    if isinstance(number, int):
+        errs += port_errors(number, f"{path}.port")
+        if end is not None:
+            if end < number:
+                errs.append(errors.invalid(f"{path}.endPort", number, "must be greater than or equal to `port`"))
+            errs += port_errors(end, f"{path}.endPort")
+    elif number is not None:
+        if end is not None:
+            errs.append(errors.invalid(f"{path}.endPort", end, "may not be specified when `port` is non-numeric"))
+        errs += port_name_errors(str(number), f"{path}.port")
+    elif end is not None:
+        errs.append(errors.invalid(f"{path}.endPort", end, "may not be specified when `port` is not specified"))
+    return errs
+
+
+def _network_policy_peer_errors(peer: Obj, path: str) -> list[FieldError]:
+    """``ValidateNetworkPolicyPeer``: selectors, or one IP block alone."""
+    errs: list[FieldError] = []
+    given = 0
+    for selector in ("podSelector", "namespaceSelector"):
+        if peer.get(selector) is not None:
+            given += 1
+            errs += validate_label_selector(peer[selector], f"{path}.{selector}")
+    block = peer.get("ipBlock")
+    if block is not None:
+        given += 1
+        errs += _ip_block_errors(block, f"{path}.ipBlock")
+    if not given:
+        errs.append(errors.required(path, "must specify a peer"))
+    elif given > 1 and block is not None:
+        errs.append(errors.forbidden(path, "may not specify both ipBlock and another peer"))
+    return errs
+
+
+def _ip_block_errors(block: Obj, path: str) -> list[FieldError]:
+    """``ValidateIPBlock``: a CIDR, and exceptions strictly inside it."""
+    cidr = block.get("cidr") or ""
+    if not cidr:
+        return [errors.required(f"{path}.cidr")]
+    errs = legacy_cidr_errors(cidr, f"{path}.cidr")
+    network = parse_cidr_sloppy(cidr)
+    if network is None:
+        return errs
+    for i, text in enumerate(block.get("except") or []):
+        errs += legacy_cidr_errors(text, f"{path}.except[{i}]")
+        excepted = parse_cidr_sloppy(text)
+        if excepted is None:
+            continue
+        if excepted.version != network.version or excepted.network_address not in network \
+                or network.prefixlen >= excepted.prefixlen:
+            errs.append(errors.invalid(f"{path}.except[{i}]", text, "must be a strict subset of `cidr`"))
+    return errs
+
+
 NETWORK_POLICIES = ResourceType(
     "networking.k8s.io", "v1", "NetworkPolicy", "networkpolicies", namespaced=True, short_names=("netpol",),
     strategy=NetworkPolicyStrategy(), table=NETWORK_POLICY_TABLE,
 )
+
+
+#: ``SetDefaults_HorizontalPodAutoscalerBehavior``: a given behavior's missing rule fields.
+_DEFAULT_SCALING_RULES: dict[str, Obj] = {
+    "scaleUp": {"stabilizationWindowSeconds": 0, "selectPolicy": "Max", "policies": [
+        {"type": "Pods", "value": 4, "periodSeconds": 15}, {"type": "Percent", "value": 100, "periodSeconds": 15}]},
+    "scaleDown": {"selectPolicy": "Max", "policies": [{"type": "Percent", "value": 100, "periodSeconds": 15}]},
+}
+_METRIC_SOURCES = ["ContainerResource", "External", "Object", "Pods", "Resource"]
+_METRIC_FIELDS = {"Object": "object", "External": "external", "Pods": "pods", "Resource": "resource",
+                  "ContainerResource": "containerResource"}
+_SELECT_POLICIES = ["Disabled", "Max", "Min"]
+MAX_HPA_PERIOD_S = 1800
+MAX_HPA_STABILIZATION_WINDOW_S = 3600
+
+
+def _metric_errors(metric: Obj, path: str) -> list[FieldError]:
+    """``validateMetricSpec``: a known type whose source (and only it) is filled in."""
+    errs: list[FieldError] = []
+    kind = metric.get("type") or ""
+    if not kind:
+        errs.append(errors.required(f"{path}.type", "must specify a metric source type"))
+    if kind not in _METRIC_SOURCES:
+        errs.append(errors.not_supported(f"{path}.type", kind, _METRIC_SOURCES))
+    present = [f for f in ("object", "external", "pods", "resource", "containerResource") if metric.get(f) is not None]
+    if present:
+        errs += _metric_source_errors(present[0], metric[present[0]], f"{path}.{present[0]}")
+    expected = _METRIC_FIELDS.get(kind)
+    if expected is None:
+        errs.append(errors.not_supported(f"{path}.type", kind, _METRIC_SOURCES))
+    elif metric.get(expected) is None:
+        errs.append(errors.required(f"{path}.{expected}", "must populate information for the given metric source"))
+    if len(present) != 1:
+        errs += [errors.forbidden(f"{path}.{f}", "must populate the given metric source only")
+                 for f in sorted(present) if f != expected]
+    return errs
+
+
+def _metric_source_errors(kind: str, source: Obj, path: str) -> list[FieldError]:
+    """The source's name or metric, its target, and the target values the source needs."""
+    target = source.get("target") or {}
+    errs: list[FieldError] = []
+    if kind in ("resource", "containerResource") and not source.get("name"):
+        errs.append(errors.required(f"{path}.name", "must specify a resource name"))
+    if kind == "containerResource" and not source.get("container"):
+        errs.append(errors.required(f"{path}.container", "must specify a container"))
+    if kind in ("object", "external", "pods"):
+        if not (source.get("metric") or {}).get("name"):
+            errs.append(errors.required(f"{path}.metric.name", "must specify a metric name"))
+    errs += _metric_target_errors(target, f"{path}.target")
+    value, average, utilization = target.get("value"), target.get("averageValue"), target.get("averageUtilization")
+    if kind in ("resource", "containerResource"):
+        if utilization is None and average is None:
+            errs.append(errors.required(f"{path}.target.averageUtilization",
+                                        "must set either a target raw value or a target utilization"))
+        if utilization is not None and average is not None:
+            errs.append(errors.forbidden(f"{path}.target.averageValue",
+                                         "may not set both a target raw value and a target utilization"))
+    elif kind == "pods" and average is None:
+        errs.append(errors.required(f"{path}.target.averageValue", "must specify a positive target averageValue"))
+    elif kind == "object" and value is None and average is None:
+        errs.append(errors.required(f"{path}.target.averageValue", "must set either a target value or averageValue"))
+    elif kind == "external":
+        if value is None and average is None:
+            errs.append(errors.required(f"{path}.target.averageValue",
+                                        "must set either a target value for metric or a per-pod target"))
+        if value is not None and average is not None:
+            errs.append(errors.forbidden(f"{path}.target.value",
+                                         "may not set both a target value for metric and a per-pod target"))
+    return errs
+
+
+def _metric_target_errors(target: Obj, path: str) -> list[FieldError]:
+    """``validateMetricTarget``."""
+    errs: list[FieldError] = []
+    kind = target.get("type") or ""
+    if not kind:
+        errs.append(errors.required(f"{path}.type", "must specify a metric target type"))
+    if kind not in ("Utilization", "Value", "AverageValue"):
+        errs.append(errors.invalid(f"{path}.type", kind, "must be either Utilization, Value, or AverageValue"))
+    for name in ("value", "averageValue"):
+        quantity = parse_quantity(target.get(name)) if target.get(name) is not None else None
+        if target.get(name) is not None and (quantity is None or quantity <= 0):
+            errs.append(errors.invalid(f"{path}.{name}", canonical(target[name]), "must be positive"))
+    utilization = target.get("averageUtilization")
+    if utilization is not None and utilization < 1:
+        errs.append(errors.invalid(f"{path}.averageUtilization", utilization, "must be greater than 0"))
+    return errs
+
+
+def _scaling_rule_errors(rules: Obj, path: str) -> list[FieldError]:
+    """``validateScalingRules`` on defaulted rules."""
+    errs: list[FieldError] = []
+    window = rules.get("stabilizationWindowSeconds")
+    if window is not None and window < 0:
+        errs.append(errors.invalid(f"{path}.stabilizationWindowSeconds", window, "must be greater than or equal to zero"))
+    if window is not None and window > MAX_HPA_STABILIZATION_WINDOW_S:
+        errs.append(errors.invalid(f"{path}.stabilizationWindowSeconds", window,
+                                   f"must be less than or equal to {MAX_HPA_STABILIZATION_WINDOW_S}"))
+    select = rules.get("selectPolicy")
+    if select is not None and select not in _SELECT_POLICIES:
+        errs.append(errors.not_supported(f"{path}.selectPolicy", select, _SELECT_POLICIES))
+    if not rules.get("policies"):
+        errs.append(errors.required(f"{path}.policies", "must specify at least one Policy"))
+    for i, policy in enumerate(rules.get("policies") or []):
+        at = f"{path}.policies[{i}]"
+        if policy.get("type") not in ("Pods", "Percent"):
+            errs.append(errors.not_supported(f"{at}.type", policy.get("type") or "", ["Percent", "Pods"]))
+        for name in ("value", "periodSeconds"):
+            if (policy.get(name) or 0) <= 0:
+                errs.append(errors.invalid(f"{at}.{name}", policy.get(name) or 0, "must be greater than zero"))
+            if name == "periodSeconds" and (policy.get(name) or 0) > MAX_HPA_PERIOD_S:
+                errs.append(errors.invalid(f"{at}.{name}", policy[name], f"must be less than or equal to {MAX_HPA_PERIOD_S}"))
+    if rules.get("tolerance") is not None:
+        errs += nonnegative_quantity(rules["tolerance"], f"{path}.tolerance")
+    return errs
 
 
 class HorizontalPodAutoscalerStrategy(Strategy):
@@ -290,6 +531,10 @@ class HorizontalPodAutoscalerStrategy(Strategy):
         if not spec.get("metrics"):
             spec["metrics"] = [{"type": "Resource", "resource": {
                 "name": "cpu", "target": {"type": "Utilization", "averageUtilization": 80}}}]
+        behavior = spec.get("behavior")
+        if isinstance(behavior, dict):
+            for direction, defaults in _DEFAULT_SCALING_RULES.items():
+                behavior[direction] = {**defaults, **(behavior.get(direction) or {})}
 
     def prepare_for_create(self, obj: Obj, ctx: WriteContext) -> None:
         obj["status"] = {"desiredReplicas": 0}
@@ -306,10 +551,18 @@ class HorizontalPodAutoscalerStrategy(Strategy):
         max_replicas = spec.get("maxReplicas", 0)
         if min_replicas is not None and min_replicas < 1:
             errs.append(errors.invalid("spec.minReplicas", min_replicas, "must be greater than or equal to 1"))
-        if max_replicas < 1:
+        if max_replicas == 0:
+            errs.append(errors.required("spec.maxReplicas", "must be set and greater than 0"))
+        elif max_replicas < 0:
             errs.append(errors.invalid("spec.maxReplicas", max_replicas, "must be greater than or equal to 1"))
         if min_replicas is not None and max_replicas < min_replicas:
             errs.append(errors.invalid("spec.maxReplicas", max_replicas, "must be greater than or equal to `minReplicas`"))
+        for i, metric in enumerate(spec.get("metrics") or []):
+            errs += _metric_errors(metric, f"spec.metrics[{i}]")
+        behavior = spec.get("behavior")
+        for direction in ("scaleUp", "scaleDown"):
+            if isinstance(behavior, dict) and isinstance(behavior.get(direction), dict):
+                errs += _scaling_rule_errors(behavior[direction], f"spec.behavior.{direction}")
         return errs
 
 
@@ -350,7 +603,25 @@ class RoleStrategy(Strategy):
         self.namespaced = namespaced
 
     def validate(self, obj: Obj) -> list[FieldError]:
-        return _rule_errors(obj.get("rules"), self.namespaced)
+        errs = _rule_errors(obj.get("rules"), self.namespaced)
+        rule = obj.get("aggregationRule")
+        if not self.namespaced and isinstance(rule, dict):
+            errs += _aggregation_rule_errors(rule)
+        return errs
+
+
+def _aggregation_rule_errors(rule: Obj) -> list[FieldError]:
+    """``ValidateClusterRole``'s aggregation rule: selectors, each valid and convertible."""
+    path = "aggregationRule.clusterRoleSelectors"
+    selectors = rule.get("clusterRoleSelectors") or []
+    errs: list[FieldError] = []
+    if not selectors:
+        errs.append(errors.required(path, "at least one clusterRoleSelector required if aggregationRule is non-nil"))
+    for i, selector in enumerate(selectors):
+        problems = validate_label_selector(selector, f"{path}[{i}]")
+        if problems:  # LabelSelectorAsSelector refuses what validation refused; its nil result is shown
+            errs += problems + [errors.invalid(f"{path}[{i}]", None, "invalid label selector.")]
+    return errs
 
 
 CLUSTER_ROLES = ResourceType(
@@ -453,6 +724,20 @@ ROLE_BINDINGS = ResourceType(
 ADDRESS_TYPES = ["FQDN", "IPv4", "IPv6"]
 
 
+def _slice_address_errors(address: str, address_type: Any, path: str, i: int) -> list[FieldError]:
+    """``validateEndpoints``' addresses of the IP types (strict parsing for IPv6, as upstream's
+    ``IsValidIP``, is not modelled: its sloppy parse is used for both families)."""
+    if address_type not in ("IPv4", "IPv6"):
+        return []
+    problems = legacy_ip_errors(address, f"{path}[{i}]")
+    if problems:
+        return problems
+    ip = parse_ip_sloppy(address)
+    if ip is not None and ip.version != int(address_type[-1]):
+        problems.append(errors.invalid(path, address, f"must be an {address_type} address"))
+    return problems + endpoint_ip_errors(address, f"{path}[{i}]")
+
+
 class EndpointSliceStrategy(Strategy):
     """EndpointSlices: addressType required and fixed; ports named "" and TCP by default;
     a generation that grows when the endpoints, ports or address type change (upstream
@@ -471,8 +756,11 @@ class EndpointSliceStrategy(Strategy):
         errs: list[FieldError] = []
         errs += required_one_of(obj.get("addressType"), "addressType", ADDRESS_TYPES)
         for i, endpoint in enumerate(obj.get("endpoints") or []):
+            path = f"endpoints[{i}].addresses"
             if not endpoint.get("addresses"):
-                errs.append(errors.required(f"endpoints[{i}].addresses", "must contain at least 1 address"))
+                errs.append(errors.required(path, "must contain at least 1 address"))
+            for j, address in enumerate(endpoint.get("addresses") or []):
+                errs += _slice_address_errors(str(address), obj.get("addressType"), path, j)
         return errs
 
     def validate_update(self, new: Obj, old: Obj) -> list[FieldError]:

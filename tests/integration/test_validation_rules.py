@@ -1,0 +1,219 @@
+"""Validation rules a real kube-apiserver applies and fakekube once let through (or refused
+when upstream accepts): each case is one create, with the status and message a Kubernetes
+1.36.2 apiserver answered (tests/conformance/golden/1.36; the rules are
+``pkg/apis/*/validation``). Values that render differently by release are checked for both.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from fakekube import Cluster
+from tests.integration.test_request_semantics import request
+
+NS = "/api/v1/namespaces/default"
+NET = "/apis/networking.k8s.io/v1/namespaces/default"
+HPA = "/apis/autoscaling/v2/namespaces/default/horizontalpodautoscalers"
+QUALIFIED = ("name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an "
+             "alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is "
+             "'([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')")
+
+
+def _pod(name: str, container: dict[str, Any] | None = None, **spec: Any) -> dict[str, Any]:
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name},
+            "spec": {"containers": [{"name": "c", "image": "nginx", **(container or {})}], **spec}}
+
+
+def _policy(name: str, rule: dict[str, Any]) -> dict[str, Any]:
+    return {"metadata": {"name": name}, "spec": {"podSelector": {}, "ingress": [rule]}}
+
+
+def _hpa(name: str, **spec: Any) -> dict[str, Any]:
+    return {"metadata": {"name": name}, "spec": {
+        "scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "d"}, "maxReplicas": 3, **spec}}
+
+
+def _limit_range(name: str, *limits: dict[str, Any]) -> dict[str, Any]:
+    return {"apiVersion": "v1", "kind": "LimitRange", "metadata": {"name": name}, "spec": {"limits": list(limits)}}
+
+
+#: (test id, path, body, expected status, expected message or None for a create that succeeds)
+CASES: list[tuple[str, str, dict[str, Any], int, str | None]] = [
+    ("node-bad-pod-cidr", "/api/v1/nodes",
+     {"metadata": {"name": "bad2"}, "spec": {"podCIDR": "not-a-cidr"}}, 422,
+     'Node "bad2" is invalid: spec.podCIDRs[0]: Invalid value: "not-a-cidr": must be a valid CIDR value, '
+     "(e.g. 10.9.8.0/24 or 2001:db8::/64)"),
+    ("node-bad-taint-key", "/api/v1/nodes",
+     {"metadata": {"name": "bad3"}, "spec": {"taints": [{"key": "a b", "effect": "NoSchedule"}]}}, 422,
+     f'Node "bad3" is invalid: metadata.taints[0].key: Invalid value: "a b": {QUALIFIED}'),
+    ("node-bad-taint-effect", "/api/v1/nodes",
+     {"metadata": {"name": "bad4"}, "spec": {"taints": [{"key": "a", "effect": "Sometimes"}]}}, 422,
+     'Node "bad4" is invalid: metadata.taints[0].effect: Unsupported value: "Sometimes": supported values: '
+     '"NoSchedule", "PreferNoSchedule", "NoExecute"'),
+    ("node-negative-capacity", "/api/v1/nodes",
+     {"metadata": {"name": "bad5"}, "status": {"capacity": {"cpu": "-1"}}}, 422,
+     'Node "bad5" is invalid: [status.capacity.cpu: Invalid value: "-1": must be greater than or equal to 0, '
+     'status.allocatable.cpu: Invalid value: "-1": must be greater than or equal to 0]'),
+    ("pod-request-above-limit", f"{NS}/pods",
+     _pod("bad7", {"resources": {"requests": {"cpu": "2"}, "limits": {"cpu": "1"}}}), 422,
+     'Pod "bad7" is invalid: spec.containers[0].resources.requests: Invalid value: "2": '
+     "must be less than or equal to cpu limit of 1"),
+    ("pod-bad-env-name", f"{NS}/pods", _pod("bad11", {"env": [{"name": "1bad=", "value": "x"}]}), 422,
+     'Pod "bad11" is invalid: spec.containers[0].env[0].name: Invalid value: "1bad=": a valid environment '
+     "variable name must consist only of printable ASCII characters other than '='"),
+    ("pod-two-volume-sources", f"{NS}/pods",
+     _pod("bad14", volumes=[{"name": "v", "emptyDir": {}, "hostPath": {"path": "/x"}}]), 422,
+     'Pod "bad14" is invalid: spec.volumes[0].hostPath: Forbidden: may not specify more than 1 volume type'),
+    ("pod-probe-without-handler", f"{NS}/pods", _pod("bad15", {"readinessProbe": {"periodSeconds": 5}}), 422,
+     'Pod "bad15" is invalid: spec.containers[0].readinessProbe: Required value: must specify a handler type'),
+    ("endpoints-bad-address", f"{NS}/endpoints",
+     {"metadata": {"name": "bad1"}, "subsets": [{"addresses": [{"ip": "not-an-ip"}], "ports": [{"port": 80}]}]}, 422,
+     'Endpoints "bad1" is invalid: [subsets[0].addresses[0].ip: Invalid value: "not-an-ip": must be a valid IP '
+     'address, (e.g. 10.9.8.7 or 2001:db8::ffff), subsets[0].addresses[0].ip: Invalid value: "not-an-ip": '
+     "must be a valid IP address]"),
+    ("endpoints-loopback-address", f"{NS}/endpoints",
+     {"metadata": {"name": "bad3"}, "subsets": [{"addresses": [{"ip": "127.0.0.1"}], "ports": [{"port": 80}]}]}, 422,
+     'Endpoints "bad3" is invalid: subsets[0].addresses[0].ip: Invalid value: "127.0.0.1": may not be in the '
+     "loopback range (127.0.0.0/8, ::1/128)"),
+    ("pv-without-source", "/api/v1/persistentvolumes",
+     {"metadata": {"name": "bad1"}, "spec": {"capacity": {"storage": "1Gi"}, "accessModes": ["ReadWriteOnce"]}}, 422,
+     'PersistentVolume "bad1" is invalid: spec: Required value: must specify a volume type'),
+    ("pvc-bad-volume-mode", f"{NS}/persistentvolumeclaims",
+     {"metadata": {"name": "bad3"}, "spec": {"accessModes": ["ReadWriteOnce"], "volumeMode": "Sideways",
+                                             "resources": {"requests": {"storage": "1Gi"}}}}, 422,
+     'PersistentVolumeClaim "bad3" is invalid: spec.volumeMode: Unsupported value: "Sideways": supported values: '
+     '"Block", "Filesystem"'),
+    ("secret-basic-auth-without-keys", f"{NS}/secrets",
+     {"metadata": {"name": "bad3"}, "type": "kubernetes.io/basic-auth", "data": {}}, 422,
+     'Secret "bad3" is invalid: [data[username]: Required value, data[password]: Required value]'),
+    ("secret-basic-auth-password-only", f"{NS}/secrets",
+     {"metadata": {"name": "ok3"}, "type": "kubernetes.io/basic-auth", "data": {"password": ""}}, 201, None),
+    ("limitrange-bad-type", f"{NS}/limitranges", _limit_range("bad1", {"type": "Node"}), 422,
+     'LimitRange "bad1" is invalid: spec.limits[0].type: Invalid value: "Node": must be a standard limit type or '
+     "fully qualified"),
+    ("limitrange-min-above-max", f"{NS}/limitranges",
+     _limit_range("bad2", {"type": "Container", "min": {"cpu": "2"}, "max": {"cpu": "1"}}), 422,
+     'LimitRange "bad2" is invalid: [spec.limits[0].min[cpu]: Invalid value: "2": min value 2 is greater than max '
+     'value 1, spec.limits[0].defaultRequest[cpu]: Invalid value: "1": min value 2 is greater than default request '
+     'value 1, spec.limits[0].default[cpu]: Invalid value: "2": min value 2 is greater than default value 1]'),
+    ("limitrange-default-on-pod-limit", f"{NS}/limitranges",
+     _limit_range("bad3", {"type": "Pod", "default": {"cpu": "1"}}), 422,
+     "LimitRange \"bad3\" is invalid: spec.limits[0].default: Forbidden: may not be specified when `type` is 'Pod'"),
+    ("limitrange-default-above-max", f"{NS}/limitranges",
+     _limit_range("bad4", {"type": "Container", "default": {"cpu": "3"}, "max": {"cpu": "2"}}), 422,
+     'LimitRange "bad4" is invalid: [spec.limits[0].defaultRequest[cpu]: Invalid value: "3": default request value 3 '
+     'is greater than max value 2, spec.limits[0].default[cpu]: Invalid value: "2": default value 3 is greater '
+     "than max value 2]"),
+    ("resourcequota-bad-resource-name", f"{NS}/resourcequotas",
+     {"metadata": {"name": "bad"}, "spec": {"hard": {"not a resource": "1"}}}, 422,
+     f'ResourceQuota "bad" is invalid: [spec.hard[not a resource]: Invalid value: "not a resource": {QUALIFIED}, '
+     'spec.hard[not a resource]: Invalid value: "not a resource": must be a standard resource for quota]'),
+    ("podtemplate-bad-label", f"{NS}/podtemplates",
+     {"metadata": {"name": "bad2"}, "template": {"metadata": {"labels": {"a b": "c"}},
+                                                 "spec": {"containers": [{"name": "c", "image": "nginx"}]}}}, 422,
+     f'PodTemplate "bad2" is invalid: template.labels: Invalid value: "a b": {QUALIFIED}'),
+    ("ingress-bad-wildcard-host", f"{NET}/ingresses",
+     {"metadata": {"name": "bad4"}, "spec": {"defaultBackend": {"service": {"name": "s", "port": {"number": 80}}},
+                                             "rules": [{"host": "*.*.example.com"}]}}, 422,
+     'Ingress.networking.k8s.io "bad4" is invalid: spec.rules[0].host: Invalid value: "*.*.example.com": a wildcard '
+     "DNS-1123 subdomain must start with '*.', followed by a valid DNS subdomain, which must consist of lower case "
+     "alphanumeric characters, '-' or '.' and end with an alphanumeric character (e.g. '*.example.com', regex used "
+     "for validation is '\\*\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')"),
+    ("networkpolicy-bad-cidr", f"{NET}/networkpolicies",
+     _policy("bad2", {"from": [{"ipBlock": {"cidr": "10.0.0.0/33"}}]}), 422,
+     'NetworkPolicy.networking.k8s.io "bad2" is invalid: spec.ingress[0].from[0].ipBlock.cidr: Invalid value: '
+     '"10.0.0.0/33": must be a valid CIDR value, (e.g. 10.9.8.0/24 or 2001:db8::/64)'),
+    ("networkpolicy-except-outside-cidr", f"{NET}/networkpolicies",
+     _policy("bad3", {"from": [{"ipBlock": {"cidr": "10.0.0.0/16", "except": ["10.1.0.0/24"]}}]}), 422,
+     'NetworkPolicy.networking.k8s.io "bad3" is invalid: spec.ingress[0].from[0].ipBlock.except[0]: Invalid value: '
+     '"10.1.0.0/24": must be a strict subset of `cidr`'),
+    ("networkpolicy-except-inside-cidr", f"{NET}/networkpolicies",
+     _policy("ok3", {"from": [{"ipBlock": {"cidr": "10.0.0.0/16", "except": ["10.0.1.0/24"]}}]}), 201, None),
+    ("networkpolicy-bad-port-protocol", f"{NET}/networkpolicies",
+     _policy("bad4", {"ports": [{"protocol": "ICMP", "port": 80}]}), 422,
+     'NetworkPolicy.networking.k8s.io "bad4" is invalid: spec.ingress[0].ports[0].protocol: Unsupported value: '
+     '"ICMP": supported values: "TCP", "UDP", "SCTP"'),
+    ("endpointslice-bad-address", "/apis/discovery.k8s.io/v1/namespaces/default/endpointslices",
+     {"metadata": {"name": "bad2"}, "addressType": "IPv4", "endpoints": [{"addresses": ["not-an-ip"]}]}, 422,
+     'EndpointSlice.discovery.k8s.io "bad2" is invalid: endpoints[0].addresses[0]: Invalid value: "not-an-ip": '
+     "must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)"),
+    ("hpa-zero-max", HPA, _hpa("bad2", maxReplicas=0), 422,
+     'HorizontalPodAutoscaler.autoscaling "bad2" is invalid: [spec.maxReplicas: Required value: must be set and '
+     "greater than 0, spec.maxReplicas: Invalid value: 0: must be greater than or equal to `minReplicas`]"),
+    ("hpa-metric-without-target-value", HPA,
+     _hpa("bad4", metrics=[{"type": "Resource", "resource": {"name": "cpu", "target": {"type": "Utilization"}}}]),
+     422, 'HorizontalPodAutoscaler.autoscaling "bad4" is invalid: spec.metrics[0].resource.target.averageUtilization: '
+     "Required value: must set either a target raw value or a target utilization"),
+    ("hpa-bad-select-policy", HPA, _hpa("bad5", behavior={"scaleUp": {"selectPolicy": "Sideways"}}), 422,
+     'HorizontalPodAutoscaler.autoscaling "bad5" is invalid: spec.behavior.scaleUp.selectPolicy: Unsupported value: '
+     '"Sideways": supported values: "Disabled", "Max", "Min"'),
+    ("hpa-behavior-defaulted", HPA, _hpa("ok5", behavior={"scaleDown": {"stabilizationWindowSeconds": 60}}),
+     201, None),
+    ("clusterrole-bad-aggregation-selector", "/apis/rbac.authorization.k8s.io/v1/clusterroles",
+     {"metadata": {"name": "bad3"}, "aggregationRule": {"clusterRoleSelectors": [{"matchLabels": {"a b": "c"}}]}},
+     422, 'ClusterRole.rbac.authorization.k8s.io "bad3" is invalid: [aggregationRule.clusterRoleSelectors[0].'
+     f'matchLabels: Invalid value: "a b": {QUALIFIED}, aggregationRule.clusterRoleSelectors[0]: Invalid value: '
+     "null: invalid label selector.]"),
+    ("storageclass-topology-without-values", "/apis/storage.k8s.io/v1/storageclasses",
+     {"metadata": {"name": "bad4"}, "provisioner": "example.com/p",
+      "allowedTopologies": [{"matchLabelExpressions": [{"key": "zone", "values": []}]}]}, 422,
+     'StorageClass.storage.k8s.io "bad4" is invalid: allowedTopologies[0].matchLabelExpressions[0].values: '
+     "Required value"),
+    ("runtimeclass-negative-overhead", "/apis/node.k8s.io/v1/runtimeclasses",
+     {"metadata": {"name": "bad2"}, "handler": "runc", "overhead": {"podFixed": {"cpu": "-1"}}}, 422,
+     'RuntimeClass.node.k8s.io "bad2" is invalid: overhead.limits[cpu]: Invalid value: "-1": must be greater than '
+     "or equal to 0"),
+    ("runtimeclass-bad-toleration", "/apis/node.k8s.io/v1/runtimeclasses",
+     {"metadata": {"name": "bad3"}, "handler": "runc",
+      "scheduling": {"tolerations": [{"key": "a", "operator": "Exists", "value": "b"}]}}, 422,
+     'RuntimeClass.node.k8s.io "bad3" is invalid: scheduling.tolerations[0].operator: Invalid value: "b": value '
+     "must be empty when `operator` is 'Exists'"),
+    ("job-zero-active-deadline", "/apis/batch/v1/namespaces/default/jobs",
+     {"metadata": {"name": "bad8"}, "spec": {"activeDeadlineSeconds": 0, "template": {"spec": {
+         "restartPolicy": "Never", "containers": [{"name": "c", "image": "perl"}]}}}}, 201, None),
+]
+
+
+@pytest.mark.parametrize(("path", "body", "code", "message"), [c[1:] for c in CASES], ids=[c[0] for c in CASES])
+def test_create_is_validated_as_upstream(fakekube: Cluster, path: str, body: dict[str, Any], code: int,
+                                         message: str | None) -> None:
+    status, answer, _ = request(fakekube, "POST", path, body)
+    assert status == code, answer
+    if message is not None:
+        assert (answer["reason"], answer["message"]) == ("Invalid", message)
+
+
+@pytest.mark.parametrize(("version", "shown"), [
+    ("1.33", 'core.Taint{Key:"a", Value:"", Effect:"NoSchedule", TimeAdded:<nil>}'),
+    ("1.36", '{"Key":"a","Value":"","Effect":"NoSchedule","TimeAdded":null}'),
+])
+def test_duplicate_taint_shows_the_taint_as_the_release_renders_it(version: str, shown: str) -> None:
+    taint = {"key": "a", "effect": "NoSchedule"}
+    with Cluster(kubernetes_version=version) as cluster:
+        status, answer, _ = request(cluster, "POST", "/api/v1/nodes",
+                                    {"metadata": {"name": "dup"}, "spec": {"taints": [taint, taint]}})
+    assert status == 422
+    assert answer["message"] == (f'Node "dup" is invalid: metadata.taints[1]: Duplicate value: {shown}: '
+                                 "taints must be unique by key and effect pair")
+
+
+def test_hpa_behavior_gets_upstream_defaults(fakekube: Cluster) -> None:
+    _, hpa, _ = request(fakekube, "POST", HPA, _hpa("h", behavior={"scaleDown": {"stabilizationWindowSeconds": 60}}))
+    assert hpa["spec"]["behavior"] == {
+        "scaleUp": {"stabilizationWindowSeconds": 0, "selectPolicy": "Max", "policies": [
+            {"type": "Pods", "value": 4, "periodSeconds": 15}, {"type": "Percent", "value": 100, "periodSeconds": 15}]},
+        "scaleDown": {"stabilizationWindowSeconds": 60, "selectPolicy": "Max",
+                      "policies": [{"type": "Percent", "value": 100, "periodSeconds": 15}]}}
+
+
+def test_node_pod_cidr_cannot_change_through_the_legacy_field(fakekube: Cluster) -> None:
+    """``podCIDR`` wins over a differing ``podCIDRs[0]`` (v1 conversion), so changing it alone
+    is a change of ``podCIDRs``."""
+    request(fakekube, "POST", "/api/v1/nodes", {"metadata": {"name": "n"}, "spec": {"podCIDR": "10.244.7.0/24"}})
+    status, answer, _ = request(fakekube, "PATCH", "/api/v1/nodes/n", {"spec": {"podCIDR": "10.244.8.0/24"}},
+                                content_type="application/strategic-merge-patch+json")
+    assert status == 422, answer
+    assert answer["message"] == ('Node "n" is invalid: spec.podCIDRs: Forbidden: node updates may not change '
+                                 'podCIDR except from "" to valid')
