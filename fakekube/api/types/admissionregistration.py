@@ -530,10 +530,13 @@ def validation_actions_errors(actions: list[str], path: str) -> list[FieldError]
     return errs
 
 
-class ValidatingAdmissionPolicyBindingStrategy(Strategy):
-    """ValidatingAdmissionPolicyBindings: which policy, with which params, for what."""
+class _PolicyBindingStrategy(Strategy):
+    """What validating and mutating policy bindings share: which policy, with which params,
+    for what. ``match_path`` is where match-resource errors point (the validating binding's
+    keeps upstream's typo)."""
 
     tracks_generation = True
+    match_path = "spec.matchResources"
 
     def default(self, obj: Obj, ctx: WriteContext) -> None:
         spec = obj.get("spec")
@@ -545,8 +548,7 @@ class ValidatingAdmissionPolicyBindingStrategy(Strategy):
         if isinstance(ref, dict) and ref.get("parameterNotFoundAction") is None:
             ref["parameterNotFoundAction"] = "Deny"
 
-    def validate(self, obj: Obj) -> list[FieldError]:
-        spec = _dict(obj.get("spec"))
+    def _binding_errors(self, spec: Obj) -> list[FieldError]:
         errs: list[FieldError] = []
         policy = str(spec.get("policyName") or "")
         if not policy:
@@ -555,9 +557,20 @@ class ValidatingAdmissionPolicyBindingStrategy(Strategy):
             errs += [errors.invalid("spec.policyName", policy, m) for m in name_is_dns_subdomain(policy)]
         if isinstance(spec.get("paramRef"), dict):
             errs += param_ref_errors(spec["paramRef"], "spec.paramRef")
-        if isinstance(spec.get("matchResources"), dict):  # upstream's path has its typo
-            errs += match_resources_errors(spec["matchResources"], "spec.matchResouces")
-        return errs + validation_actions_errors(_strings(spec.get("validationActions")), "spec.validationActions")
+        if isinstance(spec.get("matchResources"), dict):
+            errs += match_resources_errors(spec["matchResources"], self.match_path)
+        return errs
+
+
+class ValidatingAdmissionPolicyBindingStrategy(_PolicyBindingStrategy):
+    """ValidatingAdmissionPolicyBindings, and the actions a failed check takes."""
+
+    match_path = "spec.matchResouces"  # upstream's path has its typo
+
+    def validate(self, obj: Obj) -> list[FieldError]:
+        spec = _dict(obj.get("spec"))
+        return self._binding_errors(spec) + validation_actions_errors(_strings(spec.get("validationActions")),
+                                                                      "spec.validationActions")
 
 
 VALIDATING_ADMISSION_POLICY_BINDINGS = ResourceType(
@@ -653,33 +666,13 @@ MUTATING_ADMISSION_POLICIES = ResourceType(
 )
 
 
-class MutatingAdmissionPolicyBindingStrategy(Strategy):
+class MutatingAdmissionPolicyBindingStrategy(_PolicyBindingStrategy):
     """MutatingAdmissionPolicyBindings (``validateMutatingAdmissionPolicyBindingSpec``)."""
-
-    tracks_generation = True
-
-    def default(self, obj: Obj, ctx: WriteContext) -> None:
-        spec = obj.get("spec")
-        if not isinstance(spec, dict):
-            return
-        if isinstance(spec.get("matchResources"), dict):
-            default_match_resources(spec["matchResources"])
-        ref = spec.get("paramRef")
-        if isinstance(ref, dict) and ref.get("parameterNotFoundAction") is None:
-            ref["parameterNotFoundAction"] = "Deny"
 
     def validate(self, obj: Obj) -> list[FieldError]:
         spec = _dict(obj.get("spec"))
-        errs: list[FieldError] = []
-        policy = str(spec.get("policyName") or "")
-        if not policy:
-            errs.append(errors.required("spec.policyName"))
-        else:
-            errs += [errors.invalid("spec.policyName", policy, m) for m in name_is_dns_subdomain(policy)]
-        if isinstance(spec.get("paramRef"), dict):
-            errs += param_ref_errors(spec["paramRef"], "spec.paramRef")
+        errs = self._binding_errors(spec)
         if isinstance(spec.get("matchResources"), dict):
-            errs += match_resources_errors(spec["matchResources"], "spec.matchResources")
             errs += _mutating_operations_errors(spec["matchResources"], "spec.matchResources")
         return errs
 
