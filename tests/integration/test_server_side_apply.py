@@ -77,6 +77,22 @@ def test_a_long_or_odd_user_agent_names_a_valid_manager(fakekube) -> None:
     assert entry["manager"] == "tool-" + "é" * 61  # 5 + 122 bytes: one more would pass 128
 
 
+def test_a_crd_spec_s_struct_fields_have_no_dot_entry(fakekube) -> None:
+    """A field the type's empty value already holds (a non-pointer struct: a CRD's spec and
+    names) is only new below; a pointer (conversion) is new itself: ``"."`` (1.36's answer)."""
+    crd = {"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+           "metadata": {"name": "widgets.example.com"},
+           "spec": {"group": "example.com", "scope": "Namespaced", "names": {"plural": "widgets", "kind": "Widget"},
+                    "versions": [{"name": "v1", "served": True, "storage": True,
+                                  "schema": {"openAPIV3Schema": {"type": "object"}}}]}}
+    created = requests.post(fakekube.url + "/apis/apiextensions.k8s.io/v1/customresourcedefinitions?fieldManager=me",
+                            data=json.dumps(crd), headers={"Content-Type": "application/json"})
+    assert created.status_code == 201, created.text
+    (entry,) = created.json()["metadata"]["managedFields"]
+    spec = entry["fieldsV1"]["f:spec"]
+    assert "." not in spec and "." not in spec["f:names"] and "." in spec["f:conversion"]
+
+
 def test_consecutive_updates_merge_into_one_entry(fakekube) -> None:
     url = fakekube.url + CONFIGMAPS
     requests.post(url, data=configmap({"a": "1"}, "cm"), params={"fieldManager": "editor"})

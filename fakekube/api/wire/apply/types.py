@@ -181,9 +181,10 @@ def _copy(node: TypeNode) -> TypeNode:
 def _go_zero_fields(definition: str) -> dict[str, Any]:
     """The fields Go's zero value of a built-in struct writes (``{}`` or ``null``), read off
     the protobuf field table's Go tags (a non-``omitempty`` field, or a struct value)."""
+    from fakekube.api.wire.gostructs import message_of
     from fakekube.api.wire.protobuf import decoder
 
-    proto = "k8s.io." + definition[len("io.k8s."):] if definition.startswith("io.k8s.") else definition
+    proto = message_of(definition) or definition
     if decoder.message(proto) is None:
         return {}
     try:
