@@ -33,7 +33,7 @@ from fakekube.api.verbs.metrics import MetricsReads
 from fakekube.api.types.metrics import METRICS_GROUP
 from fakekube.api.verbs.policies import BINDINGS, PolicyAdmission
 from fakekube.api.verbs.webhooks import MUTATING, VALIDATING, WebhookAdmission, check_request_namespace, decode_patched
-from fakekube.api.wire import decoding, fieldvalidation, patch
+from fakekube.api.wire import decoding, fieldvalidation, gojson, patch
 from fakekube.api.wire import schema as schema_module
 from fakekube.clock import VirtualClock, format_rfc3339
 from fakekube.random import SeededRandom
@@ -56,6 +56,9 @@ _SET_AFTER_MUTATION = ("uid", "creationTimestamp")
 
 #: The resources whose objects turn admission webhooks and policies on.
 _ADMISSION_RESOURCES = frozenset((MUTATING, VALIDATING, BINDINGS))
+
+#: A cache's "not looked up yet".
+_UNKNOWN = object()
 
 STRICT = "Strict"
 WARN = "Warn"
@@ -214,6 +217,10 @@ class APIServer:
         self.authorization_mode = "AlwaysAllow"
         #: Static bearer tokens (token → UserInfo): TokenReview accepts them too.
         self.static_tokens: dict[str, UserInfo] = {}
+        #: The Go JSON rules of the served release, and each built-in type's proto message
+        #: (one entry per served type and version; custom resources have none).
+        self._go_json = gojson.for_version(kubernetes_version)
+        self._go_messages: dict[tuple[str, str, str], str | None] = {}
 
     @property
     def view(self) -> StoreView:
@@ -332,6 +339,8 @@ class APIServer:
         objectmeta.omit_empty(meta)
         rt.strategy.default(obj, ctx)
         if not tracked and not options.internal:
+            obj = self._go_typed(rt, obj)
+            meta = obj["metadata"]
             fieldmanager.track_create(rt, obj, self.schemas, options.manager(), self.now_rfc3339())
         rt.strategy.prepare_for_create(obj, ctx)
         for admit in self.mutating_admission:
@@ -351,6 +360,7 @@ class APIServer:
             raise errors.already_exists(rt.group, rt.plural, meta["name"])
         for check in self.admission_checks:
             check(rt, obj, None, self.store, ctx.now, options.dry_run)
+        obj = self._go_stored(rt, obj)
         if options.dry_run:
             return WriteResult(objectmeta.with_type_meta(rt, rt.view(obj)), True, warnings)
         stored = self.store.create(rt.key, obj)
@@ -421,6 +431,7 @@ class APIServer:
         elif options.internal:
             fieldmanager.keep_managed_fields(old, new)
         else:
+            new = self._go_typed(rt, new)
             fieldmanager.track_update(rt, old, new, self.schemas, options.manager(),
                                       subresource or options.managed_subresource, self.now_rfc3339())
         objectmeta.omit_empty(new["metadata"])
@@ -449,6 +460,7 @@ class APIServer:
             warnings += self._call_validating(attrs, new)
             if self._changed(rt, old):
                 return None
+        new = self._go_stored(rt, new)
         if objectmeta.is_noop(new, old):
             return WriteResult(objectmeta.with_type_meta(rt, rt.view(old)), warnings=warnings)
         if not subresource:
@@ -632,6 +644,30 @@ class APIServer:
         items = [{k: v for k, v in o.items() if k not in ("apiVersion", "kind")} for o in deleted]
         return {"kind": rt.list_kind, "apiVersion": rt.api_version,
                 "metadata": {"resourceVersion": str(self.store.resource_version)}, "items": items}
+
+    # -- Go's JSON rules (fakekube.api.wire.gojson) ---------------------------
+    def _go_typed(self, rt: ResourceType, obj: Obj) -> Obj:
+        """``obj`` as the type's decoded Go struct writes it: what upstream's field manager
+        reads (omitempty zero values gone, non-omitempty ones and structs present)."""
+        message = self._go_message(rt)
+        return obj if message is None else self._go_json.typed(message, obj)
+
+    def _go_stored(self, rt: ResourceType, obj: Obj) -> Obj:
+        """``obj`` as upstream's storage holds and answers it (the typed form, and what
+        protobuf cannot keep: an empty list where Go writes ``null``)."""
+        message = self._go_message(rt)
+        return obj if message is None else self._go_json.stored(message, obj)
+
+    def _go_message(self, rt: ResourceType) -> str | None:
+        """The proto message of ``rt``'s stored form (a custom resource: none)."""
+        key = (rt.group, rt.version, rt.kind)
+        found = self._go_messages.get(key, _UNKNOWN)
+        if found is _UNKNOWN:
+            stored = self.registry.by_group_resource(*rt.stored_as) if rt.stored_as is not None else rt
+            found = None if rt.custom is not None or stored is None else \
+                gojson.message_name(stored.group, stored.version, stored.kind)
+            self._go_messages[key] = found
+        return found  # type: ignore[return-value]
 
     # -- shared --------------------------------------------------------------
     def _decode(self, rt: ResourceType, body: Any, namespace: str, typed: bool = True,
