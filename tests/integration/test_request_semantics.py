@@ -383,3 +383,81 @@ def test_version_is_a_get_route() -> None:
             if expected == 405:
                 assert (body["kind"], body["reason"]) == ("Status", "MethodNotAllowed")
             conn.close()
+
+
+# --- 12: paths no group serves, and the Status bodies of routing errors (kube-apiserver 1.36) ----------------
+
+@pytest.mark.parametrize("path", ["/foo", "/apis/nope.example.com", "/apis/nope.example.com/v1/widgets",
+                                  "/apis/nope.example.com/v1/namespaces/default/widgets/x"])
+def test_a_path_outside_every_api_group_is_go_s_plain_not_found(fakekube: Cluster, path: str) -> None:
+    status, answer, response = request(fakekube, "GET", path)
+    assert (status, answer, response.getheader("Content-Type")) == (404, "404 page not found\n",
+                                                                   "text/plain; charset=utf-8")
+
+
+@pytest.mark.parametrize(("method", "path", "code", "reason"), [
+    ("GET", "/apis/apps/v1/widgets", 404, "NotFound"),  # a served group: go-restful's Status
+    ("GET", "/api/v2/pods", 404, "NotFound"),
+    ("PUT", PODS, 405, "MethodNotAllowed"),
+    ("DELETE", "/api/v1/componentstatuses/etcd-0", 405, "MethodNotAllowed"),
+])
+def test_routing_errors_carry_an_empty_details(fakekube: Cluster, method: str, path: str, code: int,
+                                               reason: str) -> None:
+    """``NewGenericServerResponse`` sets a details pointer with nothing in it: ``"details":{}``."""
+    status, answer, _ = request(fakekube, method, path, {} if method == "PUT" else None)
+    assert status == code and answer["reason"] == reason and answer["details"] == {}
+    assert list(answer) == ["kind", "apiVersion", "metadata", "status", "message", "reason", "details", "code"]
+
+
+def test_a_json_patch_that_does_not_apply_has_an_empty_details(seeded: Cluster) -> None:
+    status, answer, _ = request(seeded, "PATCH", f"{CM}/cm", [{"op": "test", "path": "/data/k", "value": "other"}],
+                                content_type="application/json-patch+json")
+    assert (status, answer["message"], answer["details"]) == (
+        422, "the server rejected our request due to an error in our request", {})
+
+
+# --- 13: resourceVersion preconditions of PUT and PATCH (upstream's Store.Update) ---------------------------
+
+def test_resource_version_0_is_an_unconditional_update_where_the_kind_allows_it(seeded: Cluster) -> None:
+    node = request(seeded, "GET", "/api/v1/nodes/node-1")[1]
+    node["metadata"]["resourceVersion"] = "0"
+    node["metadata"].setdefault("labels", {})["zero"] = "yes"
+    status, updated, _ = request(seeded, "PUT", "/api/v1/nodes/node-1", node)
+    assert status == 200 and updated["metadata"]["labels"]["zero"] == "yes"
+    assert updated["metadata"]["resourceVersion"] not in ("0", node["metadata"]["resourceVersion"])
+    status, _, _ = request(seeded, "PUT", f"{CM}/cm", configmap("cm", data={"k": "v2"},
+                                                              metadata={"name": "cm", "resourceVersion": "00"}))
+    assert status == 200
+    # A resourceVersion that is not a number is a plain Go error.
+    status, answer, _ = request(seeded, "PUT", f"{CM}/cm", configmap("cm", metadata={"name": "cm", "resourceVersion": "x1"}))
+    assert_status(answer, 500, "", 'strconv.ParseUint: parsing "x1": invalid syntax')
+
+
+def test_a_kind_that_refuses_unconditional_updates_needs_a_resource_version(seeded: Cluster) -> None:
+    leases = "/apis/coordination.k8s.io/v1/namespaces/default/leases"
+    assert request(seeded, "POST", leases, {"metadata": {"name": "l"}, "spec": {"holderIdentity": "a"}})[0] == 201
+    invalid = ('leases.coordination.k8s.io "l" is invalid: metadata.resourceVersion: Invalid value: 0: '
+               'must be specified for an update')
+    for meta in ({"name": "l"}, {"name": "l", "resourceVersion": "0"}):
+        status, answer, _ = request(seeded, "PUT", f"{leases}/l", {"metadata": meta, "spec": {"holderIdentity": "b"}})
+        assert_status(answer, 422, "Invalid", invalid)
+        assert answer["details"]["kind"] == "leases" and answer["details"]["group"] == "coordination.k8s.io"
+    status, answer, _ = request(seeded, "PATCH", f"{leases}/l", {"metadata": {"resourceVersion": "0"}},
+                                content_type=MERGE)
+    assert_status(answer, 422, "Invalid", invalid)
+    # A Lease is created on update: "0" there means "none".
+    status, _, _ = request(seeded, "PUT", f"{leases}/m", {"metadata": {"name": "m", "resourceVersion": "0"}})
+    assert status == 201
+
+
+# --- 14: request bodies in a media type no decoder reads (NegotiateInputSerializer) -------------------------
+
+@pytest.mark.parametrize("content_type", ["text/plain", "text/plain; charset=utf-8", "*/*", "application/x-yaml",
+                                          "text/yaml", ";"])
+def test_a_body_in_a_media_type_the_server_does_not_decode_is_415(fakekube: Cluster, content_type: str) -> None:
+    for method, path in (("POST", CM), ("PUT", f"{CM}/x")):
+        status, answer, _ = request(fakekube, method, path, b'{"metadata":{"name":"x"}}', content_type=content_type)
+        assert_status(answer, 415, "UnsupportedMediaType",
+                      "the body of the request was in an unknown format - accepted media types include: "
+                      "application/json, application/yaml, application/vnd.kubernetes.protobuf")
+    assert request(fakekube, "POST", CM, b'{"metadata":{"name":"x"}}', content_type="application/JSON;")[0] == 201

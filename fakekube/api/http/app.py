@@ -227,11 +227,13 @@ class RestApp:
             return self._discovery(request, target)
         if isinstance(target, routing.ResourcePath):
             return self._resource(request, target)
-        raise ApiError(404, "NotFound", "the server could not find the requested resource", {})
+        if path.startswith("/api/"):  # under the core group's routes: go-restful's Status
+            raise _not_found_path()
+        return _not_found_page()
 
     def _discovery(self, request: RequestView, target: routing.DiscoveryPath) -> AnyResponse:
         if request.method != "GET":
-            raise errors.ApiError(405, "MethodNotAllowed", "the server does not allow this method on the requested resource")
+            raise errors.method_not_allowed()
         aggregated = discovery.negotiate_discovery(request.headers.get("Accept", ""))
         if aggregated and not target.group and not target.version:
             return self._aggregated(request, target.core, aggregated)
@@ -241,6 +243,8 @@ class RestApp:
             return self._resource_list(target.group, target.version, "v1")
         if not target.group:
             return json_response(discovery.api_group_list(self.registry.pinned()))
+        if not self.registry.group_types(target.group):
+            return _not_found_page()  # no group's routes: the apiserver's NotFoundHandler
         if not target.version:
             body = discovery.api_group(self.registry, target.group)
             if body is None:
@@ -322,6 +326,8 @@ class RestApp:
     def _resource(self, request: RequestView, target: routing.ResourcePath) -> AnyResponse:
         rt = self.registry.find(target.group, target.version, target.plural)
         if rt is None:
+            if target.group and not self.registry.group_types(target.group):
+                return _not_found_page()  # no group's routes: the apiserver's NotFoundHandler
             raise _not_found_path()
         warning = rt.deprecation_warning(self.api.kubernetes_version)
         if warning is None:
@@ -730,7 +736,14 @@ def _as_go_serves(response: AnyResponse) -> None:
 
 
 def _not_found_path() -> ApiError:
+    """go-restful's 404 under a served group: ``NewGenericServerResponse``, ``"details":{}``."""
     return ApiError(404, "NotFound", "the server could not find the requested resource", {})
+
+
+def _not_found_page() -> AnyResponse:
+    """A path outside every API group's routes (``/foo``, ``/apis/<group nobody serves>``):
+    the apiserver's NotFoundHandler answers Go's ``http.NotFound``, plain text."""
+    return _plain("404 page not found\n", 404)
 
 
 def json_response(body: Obj, code: int = 200, content_type: str = "application/json",

@@ -104,11 +104,17 @@ BODY_MEDIA_TYPES = (JSON, YAML, PROTOBUF)
 
 
 def body_format(content_type: str | None) -> str:
-    """``json``, ``yaml`` or ``protobuf`` for a request body; 415 for anything else."""
-    media = (content_type or JSON).split(";")[0].strip().lower()
-    if media in (JSON, "", "*/*", "text/plain"):
+    """``json``, ``yaml`` or ``protobuf`` for a request body; 415 for anything else.
+
+    As ``NegotiateInputSerializerForMediaType``: no Content-Type means JSON; otherwise
+    its media type (parameters aside, any case) must be exactly one of the three
+    (``text/plain``, ``*/*``, ``application/x-yaml``: 415)."""
+    if not content_type:
         return "json"
-    if media in (YAML, "application/x-yaml", "text/yaml"):
+    media = content_type.split(";")[0].strip().lower()
+    if media == JSON:
+        return "json"
+    if media == YAML:
         return "yaml"
     if media == PROTOBUF:
         return "protobuf"

@@ -177,6 +177,9 @@ class ApiError(Exception):
         self.reason = reason
         self.message = message
         self.details: dict[str, Any] = {} if details is None else details
+        #: Whether upstream's Status has a details pointer (its constructors with a resource,
+        #: ``NewGenericServerResponse``...): then ``details`` is sent even when empty, ``{}``.
+        self.has_details = details is not None
         #: Response headers the Status is sent with (``Retry-After``).
         self.headers: dict[str, str] = {} if headers is None else headers
         #: The Status's ListMeta (an expired list's fresh ``continue`` token).
@@ -200,7 +203,7 @@ class ApiError(Exception):
         if self.reason:  # Go omits an empty reason (e.g. some 500s from patching)
             body["reason"] = self.reason
         details = status_details(self.details)
-        if details:
+        if details or self.has_details:
             body["details"] = details
         if self.code:
             body["code"] = self.code
@@ -298,8 +301,9 @@ def method_not_supported(group: str, resource: str, verb: str) -> ApiError:
 
 
 def method_not_allowed() -> ApiError:
-    """No route for this method on this path: go-restful's 405, as the apiserver words it."""
-    return ApiError(405, "MethodNotAllowed", "the server does not allow this method on the requested resource")
+    """No route for this method on this path: go-restful's 405, as the apiserver words it
+    (``NewGenericServerResponse``: an empty details pointer, ``"details":{}``)."""
+    return ApiError(405, "MethodNotAllowed", "the server does not allow this method on the requested resource", {})
 
 
 def unknown_error(code: int, message: str) -> ApiError:
@@ -351,4 +355,5 @@ def too_many_requests(message: str, retry_after_s: int = 1) -> ApiError:
 
 
 def internal_error(message: str) -> ApiError:
-    return ApiError(500, "InternalError", f"Internal error occurred: {message}")
+    """``NewInternalError``: the error's text again as the one cause."""
+    return ApiError(500, "InternalError", f"Internal error occurred: {message}", {"causes": [{"message": message}]})

@@ -41,6 +41,8 @@ _PERCENT_RE = re.compile(r"^[0-9]+%$")
 class LeaseStrategy(Strategy):
     """Leases: positive durations, non-negative transitions."""
 
+    allow_unconditional_update = False  # AllowUnconditionalUpdate: a PUT needs a resourceVersion
+
     def validate(self, obj: Obj) -> list[FieldError]:
         spec = obj.get("spec") or {}
         errs: list[FieldError] = []
@@ -72,6 +74,7 @@ def _int_or_percent_errors(value: Any, path: str) -> list[FieldError]:
 class PodDisruptionBudgetStrategy(Strategy):
     """PDBs: minAvailable xor maxUnavailable; status counters start at zero."""
 
+    allow_unconditional_update = False  # AllowUnconditionalUpdate: a PUT needs a resourceVersion
     tracks_generation = True
 
     def prepare_for_create(self, obj: Obj, ctx: WriteContext) -> None:
@@ -474,6 +477,8 @@ ENDPOINT_SLICES = ResourceType(
 class CSIStorageCapacityStrategy(Strategy):
     """CSIStorageCapacities: a storage class name is required; the rest is the driver's."""
 
+    allow_unconditional_update = False  # AllowUnconditionalUpdate: a PUT needs a resourceVersion
+
     def validate(self, obj: Obj) -> list[FieldError]:
         if not obj.get("storageClassName"):
             return [errors.required("storageClassName")]
@@ -490,6 +495,8 @@ class APIServiceStrategy(Strategy):
     """APIServices (kube-aggregator's): spec with a status subresource; both priorities positive.
 
     fakekube serves every group itself, so nothing sets an APIService's Available condition."""
+
+    allow_unconditional_update = False  # AllowUnconditionalUpdate: a PUT needs a resourceVersion
 
     def prepare_for_create(self, obj: Obj, ctx: WriteContext) -> None:
         """As upstream's strategy: a new APIService starts with an empty status."""

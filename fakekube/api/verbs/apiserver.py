@@ -386,10 +386,10 @@ class APIServer:
             for _ in range(MAX_ADMISSION_RETRIES):
                 existing = self.store.get(rt.key, (namespace if rt.namespaced else "", name))
                 if existing is None:
-                    if rt.create_on_update and not subresource and not obj["metadata"].get("resourceVersion"):
+                    if rt.create_on_update and not subresource and not _resource_version_number(obj):
                         return self._create_locked(rt, obj, options, warnings)
                     raise errors.not_found(rt.group, rt.plural, name)
-                self._check_resource_version(rt, obj, existing)
+                self._check_resource_version(rt, obj, existing, options)
                 new = deep_copy(obj) if self._admission_active() else obj  # a retry starts again from the body
                 result = self._finish_update(rt, existing, new, options, subresource)
                 if result is not None:
@@ -397,10 +397,19 @@ class APIServer:
                     return result
             raise _changed_during_admission(rt, name)
 
-    def _check_resource_version(self, rt: ResourceType, new: Obj, existing: Obj) -> None:
-        wanted = (new.get("metadata") or {}).get("resourceVersion")
-        if wanted and wanted != existing["metadata"]["resourceVersion"]:
-            raise errors.conflict(rt.group, rt.plural, existing["metadata"]["name"], errors.STALE_OBJECT)
+    def _check_resource_version(self, rt: ResourceType, new: Obj, existing: Obj, options: WriteOptions) -> None:
+        """The store's precondition (``Store.Update``): a resourceVersion must be the stored
+        one; none (or ``"0"``) is an unconditional update where the type allows it, else a
+        422 (Leases, CRDs, custom resources, webhook configurations...: the strategies whose
+        ``AllowUnconditionalUpdate`` is false). Internal writes are never refused for it."""
+        wanted = _resource_version_number(new)
+        name = existing["metadata"]["name"]
+        if wanted == 0:
+            if not rt.strategy.allow_unconditional_update and not options.internal:
+                raise errors.invalid_object(rt.group, rt.plural, name, [
+                    errors.invalid("metadata.resourceVersion", 0, "must be specified for an update")])
+        elif wanted != int(existing["metadata"]["resourceVersion"]):
+            raise errors.conflict(rt.group, rt.plural, name, errors.STALE_OBJECT)
 
     def _finish_update(self, rt: ResourceType, existing: Obj, new: Obj, options: WriteOptions,
                        subresource: str, tracked: bool = False) -> WriteResult | None:
@@ -436,7 +445,7 @@ class APIServer:
                                       subresource or options.managed_subresource, self.now_rfc3339())
         objectmeta.omit_empty(new["metadata"])
         objectmeta.bump_generation(rt, new, old)
-        new["metadata"].setdefault("resourceVersion", old["metadata"]["resourceVersion"])
+        new["metadata"]["resourceVersion"] = old["metadata"]["resourceVersion"]  # checked: equal, or unconditional
         warnings: builtins.list[str] = []
         attrs = self._attributes(UPDATE, rt, new, options, old, subresource) if self._admission_active() else None
         if attrs is not None:
@@ -532,7 +541,7 @@ class APIServer:
         patched = rt.storable(patched)
         if rt.stored_as is not None and self._changed(rt, existing):
             return None  # written meanwhile, while a conversion webhook ran unlocked: again
-        self._check_resource_version(rt, patched, existing)
+        self._check_resource_version(rt, patched, existing, options)
         result = self._finish_update(rt, existing, patched, options, subresource)
         if result is not None:
             result.warnings = warnings + result.warnings
@@ -575,7 +584,7 @@ class APIServer:
             merged["metadata"].pop("resourceVersion", None)
             customresources.check_create_allowed(rt, merged)
             return self._create_locked(rt, merged, options, [], tracked=True)
-        self._check_resource_version(rt, merged, existing)
+        self._check_resource_version(rt, merged, existing, options)
         return self._finish_update(rt, existing, merged, options, subresource, tracked=True)
 
     def _apply_field_warnings(self, options: WriteOptions, body: bytes) -> builtins.list[str]:
@@ -851,6 +860,21 @@ def _after_webhook_patch(rt: ResourceType, obj: Obj, ctx: WriteContext, schemas:
     decode_patched(rt, obj, schemas)
     customresources.prune(rt, obj, copy=False)
     rt.strategy.default(obj, ctx)
+
+
+def _resource_version_number(obj: Obj) -> int:
+    """``APIObjectVersioner.ObjectResourceVersion``: 0 for none, ``""`` or ``"0"``; a
+    resourceVersion that is not a decimal uint64 is a plain Go error, a 500."""
+    text = (obj.get("metadata") or {}).get("resourceVersion") or ""
+    if not isinstance(text, str):
+        text = str(text)
+    if text in ("", "0"):
+        return 0
+    if not (text.isascii() and text.isdigit()):
+        raise errors.unknown_error(500, f'strconv.ParseUint: parsing "{text}": invalid syntax')
+    if int(text) >= 2**64:
+        raise errors.unknown_error(500, f'strconv.ParseUint: parsing "{text}": value out of range')
+    return int(text)
 
 
 def _changed_during_admission(rt: ResourceType, name: str) -> errors.ApiError:

@@ -73,7 +73,7 @@ class Subresources:
             return self.api.update(rt, namespace, name, decode(), options, FINALIZE).obj, 200, JSON
         if sub == LOG and method == "GET":
             return self.log(namespace, name, query), 200, "text/plain"
-        raise errors.ApiError(405, "MethodNotAllowed", "the server does not allow this method on the requested resource")
+        raise errors.method_not_allowed()
 
     def _status(self, method: str, rt: ResourceType, namespace: str, name: str, raw: bytes, media: str,
                 decode: Callable[[], Any], options: WriteOptions, sub: str = STATUS) -> tuple[Any, int, str]:
@@ -86,7 +86,7 @@ class Subresources:
             return self.api.update(rt, namespace, name, decode(), options, sub), 200, JSON
         if method == "PATCH":
             return self.api.patch(rt, namespace, name, media, raw, options, sub), 200, JSON
-        raise errors.ApiError(405, "MethodNotAllowed", "the server does not allow this method on the requested resource")
+        raise errors.method_not_allowed()
 
     # -- scale --------------------------------------------------------------
     def _scale(self, method: str, rt: ResourceType, namespace: str, name: str, raw: bytes, media: str,
@@ -105,7 +105,7 @@ class Subresources:
             else:
                 raise errors.unsupported_media_type(media)
             return self._write_scale(rt, namespace, name, patched, options), 200, JSON
-        raise errors.ApiError(405, "MethodNotAllowed", "the server does not allow this method on the requested resource")
+        raise errors.method_not_allowed()
 
     def _write_scale(self, rt: ResourceType, namespace: str, name: str, scale: Any, options: WriteOptions) -> Obj:
         return write_scale(self.api, rt, namespace, name, scale, options)

@@ -53,7 +53,7 @@ def apply_json_patch(original: dict, patch: Any) -> dict:
     try:
         doc = apply_operations(original, patch)
     except JsonPatchFailure:
-        raise ApiError(422, "Invalid", _GENERIC_422) from None
+        raise ApiError(422, "Invalid", _GENERIC_422, {}) from None  # NewGenericServerResponse: "details":{}
     result = _require_object(doc)
     if nests_deeper_than(result):  # any depth: built by operations, not parsed
         detail = f"couldn't get version/kind; json parse error: {too_deep_value_error(result)}"
