@@ -259,6 +259,27 @@ def test_impersonated_whoami(rbac: Cluster) -> None:
     assert review.status.user_info.groups == ["system:serviceaccounts", "system:serviceaccounts:apps", "system:authenticated"]
 
 
+def test_each_impersonate_group_header_line_is_one_group(rbac: Cluster) -> None:
+    """Go reads each header line as one value, commas and all (kube-apiserver 1.36 answers
+    the groups ``g1`` and ``g2,g3``); WSGI would join repeated lines with commas."""
+    url = urlsplit(rbac.url)
+    connection = http.client.HTTPConnection(url.hostname, url.port, timeout=30)
+    body = b'{"apiVersion":"authentication.k8s.io/v1","kind":"SelfSubjectReview"}'
+    try:
+        connection.putrequest("POST", "/apis/authentication.k8s.io/v1/selfsubjectreviews")
+        for name, value in (("Authorization", "Bearer fakekube"), ("Impersonate-User", "bob"),
+                            ("Impersonate-Group", "g1"), ("Impersonate-Group", "g2,g3"),
+                            ("Content-Type", "application/json"), ("Content-Length", str(len(body)))):
+            connection.putheader(name, value)
+        connection.endheaders(body)
+        response = connection.getresponse()
+        review = json.loads(response.read())
+    finally:
+        connection.close()
+    assert response.status == 201
+    assert review["status"]["userInfo"] == {"username": "bob", "groups": ["g1", "g2,g3", "system:authenticated"]}
+
+
 def test_access_reviews_answer_from_rbac(rbac: Cluster) -> None:
     token = setup_operator(rbac, CONFIGMAP_RULES)
     authz = client.AuthorizationV1Api(rbac.client(token))

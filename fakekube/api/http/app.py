@@ -26,7 +26,7 @@ from fakekube.api.http import negotiation, routing
 from fakekube.api.http.negotiation import Representation
 from fakekube.api.http.request import RequestView
 from fakekube.api.http.response import JsonResponse, status_line
-from fakekube.api.http.server import CLIENT_CERT_USER, CLIENT_GONE
+from fakekube.api.http.server import CLIENT_CERT_USER, CLIENT_GONE, HEADER_LINES
 from fakekube.api.http.watch import DISCONNECTED, POLL_INTERVAL_S, Watch, WatchRequest
 from fakekube.api.machinery import errors
 from fakekube.api.machinery.errors import ApiError
@@ -187,7 +187,9 @@ class RestApp:
         # Impersonate-* headers (any of them: upstream refuses extras without a user); the
         # scan runs in C, as it runs on every request.
         if any(map(str.startswith, request.environ, repeat("HTTP_IMPERSONATE_"))):
-            pairs = list(request.headers.items())
+            # Each header line is one value: fakekube's server keeps them apart (another WSGI
+            # server has joined repeated ones with commas, as WSGI does).
+            pairs = request.environ.get(HEADER_LINES) or list(request.headers.items())
             user = impersonation.impersonate(user, pairs, self._authorizer(), forbidden)
         if mode == RBAC and not anonymous_allowed and user.username == ANONYMOUS.username:
             raise unauthorized()
