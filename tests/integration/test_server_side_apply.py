@@ -77,6 +77,19 @@ def test_a_long_or_odd_user_agent_names_a_valid_manager(fakekube) -> None:
     assert entry["manager"] == "tool-" + "é" * 61  # 5 + 122 bytes: one more would pass 128
 
 
+def test_what_the_rest_layer_sets_after_the_field_manager_is_nobodys(fakekube) -> None:
+    """The field manager runs before the Service REST's normalizeClusterIPs: a headless
+    Service's ``clusterIPs: [None]`` is not the creator's field (kube-apiserver 1.36)."""
+    service = {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "headless"},
+               "spec": {"clusterIP": "None", "selector": {"app": "web"}, "ports": [{"port": 80}]}}
+    created = requests.post(fakekube.url + "/api/v1/namespaces/default/services?fieldManager=me",
+                            data=json.dumps(service), headers={"Content-Type": "application/json"})
+    assert created.status_code == 201, created.text
+    assert created.json()["spec"]["clusterIPs"] == ["None"]
+    (entry,) = created.json()["metadata"]["managedFields"]
+    assert "f:clusterIP" in entry["fieldsV1"]["f:spec"] and "f:clusterIPs" not in entry["fieldsV1"]["f:spec"]
+
+
 def test_a_crd_spec_s_struct_fields_have_no_dot_entry(fakekube) -> None:
     """A field the type's empty value already holds (a non-pointer struct: a CRD's spec and
     names) is only new below; a pointer (conversion) is new itself: ``"."`` (1.36's answer)."""

@@ -110,6 +110,22 @@ def test_update_keeps_allocated_values_and_rejects_ip_changes():
         'spec.clusterIPs[0]: Invalid value: []string{"10.96.0.99"}: may not change once set']
 
 
+def test_an_update_of_cluster_ip_alone_is_carried_into_cluster_ips():
+    """``normalizeClusterIPs`` runs before validation: a client that changed only clusterIP
+    is told ``clusterIPs[0]`` may not change (kube-apiserver 1.36's answer), not that the
+    two disagree."""
+    ctx = _ctx()
+    old = _create(_svc(), ctx)
+    new = copy.deepcopy(old)
+    new["spec"]["clusterIP"] = "10.96.0.99"
+    SERVICES.default(new, ctx)
+    SERVICES.prepare_for_update(new, old, ctx)
+    assert new["spec"]["clusterIPs"] == ["10.96.0.99"]
+    causes = [e.cause() for e in SERVICES.validate_update(new, old)]
+    assert [c["field"] for c in causes] == ["spec.clusterIPs[0]"]
+    assert causes[0]["message"].endswith("may not change once set")
+
+
 def test_switch_from_nodeport_to_clusterip_drops_node_ports():
     ctx = _ctx()
     old = _create(_svc(type="NodePort"), ctx)
