@@ -19,7 +19,7 @@ from fakekube.api.auth import escalation
 from fakekube.api.auth.identity import UserInfo
 from fakekube.api.machinery import errors, validation
 from fakekube.api.machinery.errors import FieldError
-from fakekube.api.machinery.jsonutil import deep_copy
+from fakekube.api.machinery.jsonutil import deep_copy, go_marshal
 from fakekube.api.machinery.validation import go_strings
 from fakekube.api.registry import FINALIZE, STATUS, Registry, ResourceType, WriteContext
 from fakekube.api.verbs import admission, customresources, deletion, fieldmanager, objectmeta
@@ -520,15 +520,20 @@ class APIServer:
         if not isinstance(patched, dict):
             raise errors.bad_request("the patched object is not a JSON object")
         # Upstream's "patch: Invalid value:" shows the patched object for JSON and merge
-        # patches, but the patch itself (Go's %+v of the map) for a strategic merge patch.
-        patch_text = (patch.go_value(document) if patch_type == STRATEGIC_MERGE_PATCH
-                      else json.dumps(patched, separators=(",", ":")))
+        # patches (json.Marshal of the map: keys sorted), but the patch itself (Go's %+v of
+        # the map) for a strategic merge patch.
+        patch_text = (patch.go_value(document) if patch_type == STRATEGIC_MERGE_PATCH else go_marshal(patched))
         unknown: builtins.list[str] | None
         if rt.custom is not None:
             customresources.check_type_meta(rt, patched, None, self.registry)
             patched, unknown = customresources.prune(rt, patched, copy=False)
         else:
-            type_problem, unknown = decoding.decode_and_find_unknown(patched, self.schemas, rt.group, rt.version, rt.kind)
+            type_problem = None
+            if patch_type == STRATEGIC_MERGE_PATCH:  # converted, not decoded: the converter's words
+                type_problem = decoding.converter_error(patched, self.schemas, rt.group, rt.version, rt.kind)
+            if type_problem is None:
+                type_problem, unknown = decoding.decode_and_find_unknown(patched, self.schemas, rt.group, rt.version,
+                                                                         rt.kind)
             if type_problem:
                 raise errors.invalid_object("", "", "", [errors.invalid("patch", patch_text, type_problem)])
         raw_options = WriteOptions(options.dry_run, options.field_validation, None)
