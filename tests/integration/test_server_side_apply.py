@@ -77,6 +77,14 @@ def test_a_long_or_odd_user_agent_names_a_valid_manager(fakekube) -> None:
     assert entry["manager"] == "tool-" + "é" * 61  # 5 + 122 bytes: one more would pass 128
 
 
+def test_a_write_without_user_agent_or_field_manager_is_managed_by_unknown(fakekube) -> None:
+    """``buildManagerInfo`` names an empty manager ``unknown`` (kube-apiserver 1.36)."""
+    created = requests.post(fakekube.url + CONFIGMAPS, data=configmap({"a": "1"}, "anonymous"),
+                            headers={"Content-Type": "application/json", "User-Agent": ""})
+    assert created.status_code == 201, created.text
+    assert [e["manager"] for e in created.json()["metadata"]["managedFields"]] == ["unknown"]
+
+
 def test_what_the_rest_layer_sets_after_the_field_manager_is_nobodys(fakekube) -> None:
     """The field manager runs before the Service REST's normalizeClusterIPs: a headless
     Service's ``clusterIPs: [None]`` is not the creator's field (kube-apiserver 1.36)."""

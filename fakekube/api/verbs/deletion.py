@@ -316,7 +316,8 @@ def mark_for_deletion(rt: ResourceType, obj: Obj, options: DeleteOptions, now) -
     if meta.get("deletionTimestamp"):
         return _shorten_grace(obj, meta, grace_s, now, finalizers)
     meta["deletionTimestamp"] = format_rfc3339(go_add_seconds(now, grace_s))
-    meta["deletionGracePeriodSeconds"] = grace_s
+    if rt.key != ("", "namespaces"):  # the namespace REST's own Delete sets only the timestamp
+        meta["deletionGracePeriodSeconds"] = grace_s
     _set_finalizers(meta, finalizers)
     marked = dict(obj, metadata=meta)
     if rt.key == ("", "namespaces"):
