@@ -253,3 +253,26 @@ def test_custom_resources_merge_by_their_schema_list_types(fakekube) -> None:
     assert unknown.status_code == 500
     assert unknown.json()["message"] == ("failed to create typed patch object (default/b; example.com/v1, Kind=Box): "
                                          ".spec.color: field not declared in schema")
+
+
+def test_managed_fields_of_a_type_stored_in_another_version_name_the_version_written(fakekube) -> None:
+    """An autoscaling/v1 HPA is stored as v2 and an events.k8s.io Event as a core Event; the
+    field manager still reads the object as the client wrote it (kube-apiserver 1.36)."""
+    hpa = {"apiVersion": "autoscaling/v1", "kind": "HorizontalPodAutoscaler", "metadata": {"name": "web"},
+           "spec": {"scaleTargetRef": {"kind": "Deployment", "name": "web", "apiVersion": "apps/v1"}, "maxReplicas": 3}}
+    created = requests.post(fakekube.url + "/apis/autoscaling/v1/namespaces/default/horizontalpodautoscalers",
+                            data=json.dumps(hpa), headers={"Content-Type": "application/json", "User-Agent": "me"})
+    assert created.status_code == 201, created.text
+    (entry,) = created.json()["metadata"]["managedFields"]
+    assert entry["fieldsV1"] == {"f:spec": {"f:maxReplicas": {}, "f:minReplicas": {}, "f:scaleTargetRef": {},
+                                            "f:targetCPUUtilizationPercentage": {}}}
+    event = {"apiVersion": "events.k8s.io/v1", "kind": "Event", "metadata": {"name": "e"},
+             "eventTime": "2025-01-01T00:00:00.000000Z", "reportingController": "example.com/c", "reportingInstance": "i",
+             "action": "A", "reason": "R", "type": "Normal", "regarding": {"kind": "Pod", "name": "p", "namespace": "default"}}
+    created = requests.post(fakekube.url + "/apis/events.k8s.io/v1/namespaces/default/events",
+                            data=json.dumps(event), headers={"Content-Type": "application/json", "User-Agent": "me"})
+    assert created.status_code == 201, created.text
+    (entry,) = created.json()["metadata"]["managedFields"]
+    assert (entry["apiVersion"], entry["fieldsV1"]) == ("events.k8s.io/v1", {
+        "f:action": {}, "f:eventTime": {}, "f:reason": {}, "f:regarding": {}, "f:reportingController": {},
+        "f:reportingInstance": {}, "f:type": {}})

@@ -304,22 +304,28 @@ class APIServer:
         obj = rt.storable(obj)
         with self.store.lock:
             if not rt.persisted:
-                return self._review(rt, obj, warnings, options.user)
+                return self._review(rt, obj, warnings, options)
             return self._create_locked(rt, obj, options, warnings)
 
-    def _review(self, rt: ResourceType, obj: Obj, warnings: builtins.list[str], user: UserInfo | None) -> WriteResult:
+    def _review(self, rt: ResourceType, obj: Obj, warnings: builtins.list[str], options: WriteOptions) -> WriteResult:
         """Answer a create of a never-stored type (an access or token review).
 
         Upstream's review storages validate, compute and return; they skip the generic
         create path (no uid, name, admission or storage), so a dry run answers the same
-        and no resourceVersion is consumed. Runs under the store lock so a TokenReview
+        and no resourceVersion is consumed. The create handler's field manager still runs
+        first, so a review that echoes the request carries its managedFields; the answer is
+        the typed object, written by Go's rules. Runs under the store lock so a TokenReview
         reads one consistent snapshot.
         """
+        obj = self._go_typed(rt, obj)
+        if not options.internal:
+            fieldmanager.track_create(rt, obj, self.schemas, options.manager(), self.now_rfc3339())
         problems = rt.strategy.validate(obj)
         if problems:
             raise errors.invalid_object(rt.group, rt.strategy.invalid_kind(rt.kind), "", problems)
-        ctx = WriteContext(self.clock.now(), self.rng, self._view, user, self.authorization_mode, self.static_tokens)
-        answer = rt.strategy.review(obj, ctx)
+        ctx = WriteContext(self.clock.now(), self.rng, self._view, options.user, self.authorization_mode,
+                           self.static_tokens)
+        answer = self._go_typed(rt, rt.strategy.review(obj, ctx))
         return WriteResult(objectmeta.with_type_meta(rt, answer), True, warnings)
 
     def _create_locked(self, rt: ResourceType, obj: Obj, options: WriteOptions, warnings: builtins.list[str],
@@ -341,7 +347,7 @@ class APIServer:
         if not tracked and not options.internal:
             obj = self._go_typed(rt, obj)
             meta = obj["metadata"]
-            fieldmanager.track_create(rt, obj, self.schemas, options.manager(), self.now_rfc3339())
+            self._track_create(rt, obj, options)
         rt.strategy.prepare_for_create(obj, ctx)
         for admit in self.mutating_admission:
             admit(rt, obj, ctx)
@@ -441,8 +447,7 @@ class APIServer:
             fieldmanager.keep_managed_fields(old, new)
         else:
             new = self._go_typed(rt, new)
-            fieldmanager.track_update(rt, old, new, self.schemas, options.manager(),
-                                      subresource or options.managed_subresource, self.now_rfc3339())
+            self._track_update(rt, old, new, options, subresource or options.managed_subresource)
         objectmeta.omit_empty(new["metadata"])
         objectmeta.bump_generation(rt, new, old)
         new["metadata"]["resourceVersion"] = old["metadata"]["resourceVersion"]  # checked: equal, or unconditional
@@ -659,6 +664,27 @@ class APIServer:
         return {"kind": rt.list_kind, "apiVersion": rt.api_version,
                 "metadata": {"resourceVersion": str(self.store.resource_version)}, "items": items}
 
+    # -- managedFields, in the request's version ------------------------------
+    def _track_create(self, rt: ResourceType, obj: Obj, options: WriteOptions) -> None:
+        """A new object's managedFields, computed on the version the client wrote (an
+        events.k8s.io Event, an autoscaling/v1 HPA), not on the shape storage keeps."""
+        if rt.stored_as is None:
+            fieldmanager.track_create(rt, obj, self.schemas, options.manager(), self.now_rfc3339())
+            return
+        shown = _own_metadata(rt.view(obj))
+        fieldmanager.track_create(rt, shown, self.schemas, options.manager(), self.now_rfc3339())
+        _carry_managed_fields(shown, obj)
+
+    def _track_update(self, rt: ResourceType, old: Obj, new: Obj, options: WriteOptions, subresource: str) -> None:
+        """:meth:`_track_create` for a write over ``old``."""
+        if rt.stored_as is None:
+            fieldmanager.track_update(rt, old, new, self.schemas, options.manager(), subresource, self.now_rfc3339())
+            return
+        shown = _own_metadata(rt.view(new))
+        fieldmanager.track_update(rt, rt.view(old), shown, self.schemas, options.manager(), subresource,
+                                  self.now_rfc3339())
+        _carry_managed_fields(shown, new)
+
     # -- Go's JSON rules (fakekube.api.wire.gojson) ---------------------------
     def _go_typed(self, rt: ResourceType, obj: Obj) -> Obj:
         """``obj`` as the type's decoded Go struct writes it: what upstream's field manager
@@ -856,7 +882,10 @@ class APIServer:
     def _validate(self, rt: ResourceType, obj: Obj, problems: builtins.list[FieldError]) -> None:
         if problems:
             name = (obj.get("metadata") or {}).get("name") or ""
-            raise errors.invalid_object(rt.group, rt.kind, name, problems)
+            # A type kept in another group's storage is validated there (an events.k8s.io
+            # Event is a core Event: 'Event "x" is invalid').
+            group = rt.stored_as[0] if rt.stored_as is not None else rt.group
+            raise errors.invalid_object(group, rt.kind, name, problems)
 
 
 def _after_webhook_patch(rt: ResourceType, obj: Obj, ctx: WriteContext, schemas: schema_module.SchemaSet) -> None:
@@ -865,6 +894,20 @@ def _after_webhook_patch(rt: ResourceType, obj: Obj, ctx: WriteContext, schemas:
     decode_patched(rt, obj, schemas)
     customresources.prune(rt, obj, copy=False)
     rt.strategy.default(obj, ctx)
+
+
+def _own_metadata(obj: Obj) -> Obj:
+    """A shallow copy of ``obj`` with a metadata dict of its own (the field manager edits it)."""
+    return dict(obj, metadata=dict(obj.get("metadata") or {}))
+
+
+def _carry_managed_fields(source: Obj, target: Obj) -> None:
+    """``source``'s managedFields (or their absence) onto ``target``'s private metadata."""
+    entries = source["metadata"].get("managedFields")
+    if entries:
+        target["metadata"]["managedFields"] = entries
+    else:
+        target["metadata"].pop("managedFields", None)
 
 
 def _resource_version_number(obj: Obj) -> int:
