@@ -446,7 +446,7 @@ class APIServer:
         elif options.internal:
             fieldmanager.keep_managed_fields(old, new)
         else:
-            new = self._go_typed(rt, new)
+            new = self._go_typed(rt, new, old)
             self._track_update(rt, old, new, options, subresource or options.managed_subresource)
         objectmeta.omit_empty(new["metadata"])
         objectmeta.bump_generation(rt, new, old)
@@ -474,7 +474,7 @@ class APIServer:
             warnings += self._call_validating(attrs, new)
             if self._changed(rt, old):
                 return None
-        new = self._go_stored(rt, new)
+        new = self._go_stored(rt, new, old)
         if objectmeta.is_noop(new, old):
             return WriteResult(objectmeta.with_type_meta(rt, rt.view(old)), warnings=warnings)
         if not subresource:
@@ -686,17 +686,18 @@ class APIServer:
         _carry_managed_fields(shown, new)
 
     # -- Go's JSON rules (fakekube.api.wire.gojson) ---------------------------
-    def _go_typed(self, rt: ResourceType, obj: Obj) -> Obj:
+    def _go_typed(self, rt: ResourceType, obj: Obj, old: Obj | None = None) -> Obj:
         """``obj`` as the type's decoded Go struct writes it: what upstream's field manager
-        reads (omitempty zero values gone, non-omitempty ones and structs present)."""
+        reads (omitempty zero values gone, non-omitempty ones and structs present). ``old``:
+        the stored version an update replaces (what it did not change is not walked)."""
         message = self._go_message(rt)
-        return obj if message is None else self._go_json.typed(message, obj)
+        return obj if message is None else self._go_json.typed(message, obj, old)
 
-    def _go_stored(self, rt: ResourceType, obj: Obj) -> Obj:
+    def _go_stored(self, rt: ResourceType, obj: Obj, old: Obj | None = None) -> Obj:
         """``obj`` as upstream's storage holds and answers it (the typed form, and what
         protobuf cannot keep: an empty list where Go writes ``null``)."""
         message = self._go_message(rt)
-        return obj if message is None else self._go_json.stored(message, obj)
+        return obj if message is None else self._go_json.stored(message, obj, old)
 
     def _go_message(self, rt: ResourceType) -> str | None:
         """The proto message of ``rt``'s stored form (a custom resource: none)."""

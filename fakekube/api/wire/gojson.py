@@ -128,26 +128,36 @@ class RoundTrip:
     def __init__(self, minor: int, schemas: SchemaSet | None = None) -> None:
         self.omit_zero_creation = minor >= OMITZERO_SINCE_MINOR
         self._schemas = schemas
+        #: Finished plans only: a walk on another thread never meets one half built.
         self._plans: dict[str, Plan] = {}
+        #: Plans being built (under the lock), published into ``_plans`` when the root is done.
+        self._building: dict[str, Plan] = {}
         self._lock = threading.Lock()
 
-    def stored(self, message_type: str, obj: Obj) -> Obj:
-        """``obj`` as storage gives it back (``obj`` itself when nothing changes)."""
-        return self._struct(self.plan(message_type), obj, True)
+    def stored(self, message_type: str, obj: Obj, like: Obj | None = None) -> Obj:
+        """``obj`` as storage gives it back (``obj`` itself when nothing changes).
 
-    def typed(self, message_type: str, obj: Obj) -> Obj:
-        """``obj`` as the decoded Go struct writes it, before storage (empty lists stay)."""
-        return self._struct(self.plan(message_type), obj, False)
+        ``like``: the version stored before this write (written by these rules already): a
+        field whose value equals its value there is known to be written right and is not
+        walked — an update walks what it changed (the comparison runs in C)."""
+        return self._struct(self.plan(message_type), obj, True, like)
+
+    def typed(self, message_type: str, obj: Obj, like: Obj | None = None) -> Obj:
+        """``obj`` as the decoded Go struct writes it, before storage (empty lists stay);
+        ``like`` as for :meth:`stored` (a stored value is its own typed form)."""
+        return self._struct(self.plan(message_type), obj, False, like)
 
     def plan(self, message_type: str) -> Plan:
         plan = self._plans.get(message_type)
         if plan is None:
             with self._lock:
                 plan = self._compiled(message_type)
+                self._plans.update(self._building)
+                self._building.clear()
         return plan
 
     # -- the walk ------------------------------------------------------------------------
-    def _struct(self, plan: Plan, obj: Obj, stored: bool) -> Obj:
+    def _struct(self, plan: Plan, obj: Obj, stored: bool, like: Obj | None = None) -> Obj:
         out: Obj | None = None
         fields = plan.fields
         for key, value in obj.items():
@@ -163,10 +173,15 @@ class RoundTrip:
                 new = _GONE
             elif code == KEEP or (code == SCALAR and value is not None):
                 continue
-            elif STRUCT <= code <= STRUCT_PTR and isinstance(value, dict):
-                new = self._struct(rule.plan, value, stored)  # type: ignore[arg-type]
             else:
-                new = self._value(rule, value, stored)
+                before = _GONE if like is None else like.get(key, _GONE)
+                if before is value or before == value:
+                    continue  # as stored before: already written by these rules
+                if STRUCT <= code <= STRUCT_PTR and isinstance(value, dict):
+                    new = self._struct(rule.plan, value, stored,  # type: ignore[arg-type]
+                                       before if isinstance(before, dict) else None)
+                else:
+                    new = self._value(rule, value, stored)
             if new is not value:
                 if out is None:
                     out = dict(obj)
@@ -239,10 +254,10 @@ class RoundTrip:
 
     # -- compiling -----------------------------------------------------------------------
     def _compiled(self, message_type: str) -> Plan:
-        plan = self._plans.get(message_type)
+        plan = self._plans.get(message_type) or self._building.get(message_type)
         if plan is not None:
             return plan
-        plan = self._plans[message_type] = Plan()  # registered first: messages recurse
+        plan = self._building[message_type] = Plan()  # registered first: messages recurse
         spec = message(message_type)
         declared = self._declared(message_type)
         always: list[tuple[str, Callable[[], Any]]] = []

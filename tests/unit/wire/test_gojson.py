@@ -110,3 +110,14 @@ def test_keys_the_table_does_not_know_are_left_alone() -> None:
     obj = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c"}, "data": {"a": "b"}, "future": 0}
     assert V136.stored(message("", "ConfigMap"), obj) is obj
     assert gojson.message_name("example.com", "v1", "Widget") is None
+
+
+def test_an_update_walks_only_what_differs_from_the_stored_version() -> None:
+    stored = V136.stored(message("", "Pod"), {"metadata": {"name": "p"}, "spec": {"containers": [{"name": "c"}]},
+                                               "status": {"phase": "Pending"}})
+    update = copy.deepcopy(stored)
+    update["status"]["conditions"] = [{"type": "PodScheduled", "status": "False"}]
+    with_like = V136.stored(message("", "Pod"), update, like=stored)
+    assert with_like == V136.stored(message("", "Pod"), update)
+    assert with_like["spec"] is update["spec"]  # equal to the stored spec: not walked, not copied
+    assert with_like["status"]["conditions"][0]["lastProbeTime"] is None
