@@ -667,8 +667,10 @@ class APIServer:
     # -- managedFields, in the request's version ------------------------------
     def _track_create(self, rt: ResourceType, obj: Obj, options: WriteOptions) -> None:
         """A new object's managedFields, computed on the version the client wrote (an
-        events.k8s.io Event, an autoscaling/v1 HPA), not on the shape storage keeps."""
-        if rt.stored_as is None:
+        events.k8s.io Event, an autoscaling/v1 HPA), not on the shape storage keeps. A custom
+        resource's stay on the stored version: its conversion may be a webhook, not called
+        under the store lock for this."""
+        if rt.stored_as is None or rt.custom is not None:
             fieldmanager.track_create(rt, obj, self.schemas, options.manager(), self.now_rfc3339())
             return
         shown = _own_metadata(rt.view(obj))
@@ -677,7 +679,7 @@ class APIServer:
 
     def _track_update(self, rt: ResourceType, old: Obj, new: Obj, options: WriteOptions, subresource: str) -> None:
         """:meth:`_track_create` for a write over ``old``."""
-        if rt.stored_as is None:
+        if rt.stored_as is None or rt.custom is not None:
             fieldmanager.track_update(rt, old, new, self.schemas, options.manager(), subresource, self.now_rfc3339())
             return
         shown = _own_metadata(rt.view(new))

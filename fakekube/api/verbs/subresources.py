@@ -185,8 +185,7 @@ def write_scale(api: APIServer, rt: ResourceType, namespace: str, name: str, sca
         wanted_rv = (scale.get("metadata") or {}).get("resourceVersion")
         if wanted_rv and wanted_rv != obj["metadata"]["resourceVersion"]:
             raise errors.conflict(rt.group, rt.plural, name, errors.STALE_OBJECT)
-        _set_replicas(rt, obj, replicas)
-        obj["metadata"].pop("resourceVersion", None)
+        _set_replicas(rt, obj, replicas)  # keeps the object's resourceVersion: a custom resource needs one
         scale_options = WriteOptions(dry_run=options.dry_run, field_manager=options.field_manager,
                                      user_agent=options.user_agent, managed_subresource=SCALE)
         updated = api.update(rt, namespace, name, obj, scale_options).obj
