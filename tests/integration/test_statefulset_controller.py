@@ -221,6 +221,10 @@ def test_a_container_may_mount_a_volume_claim_template_by_name() -> None:
     web["spec"]["template"]["spec"]["hostname"] = "Not_A_Hostname"
     created = cluster.create(web)
     assert "volumes" not in created["spec"]["template"]["spec"]  # checked as if there, not added
+    # apps/v1's conversion writes each claim template as a typed PersistentVolumeClaim.
+    template = created["spec"]["volumeClaimTemplates"][0]
+    assert (template["apiVersion"], template["kind"], template["status"]) == ("v1", "PersistentVolumeClaim",
+                                                                            {"phase": "Pending"})
     assert pods(cluster)["web-0"]["spec"]["containers"][0]["volumeMounts"][0]["name"] == "www"
 
 

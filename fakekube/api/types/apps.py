@@ -202,9 +202,14 @@ REPLICA_SETS = ResourceType(
 
 
 def _default_claim_template(claim: Any) -> None:
-    """volumeClaimTemplates are PVC objects, so they get the PVC defaults and status."""
+    """volumeClaimTemplates are PVC objects, so they get the PVC defaults and status, and
+    apps/v1's conversion writes each with ``apiVersion: v1`` and ``kind:
+    PersistentVolumeClaim`` whatever the client sent (as reflective conversion did before
+    1.17, kubernetes#87583)."""
     if not isinstance(claim, dict):
         return
+    claim["apiVersion"] = "v1"
+    claim["kind"] = "PersistentVolumeClaim"
     ensure_dict(claim, "metadata").setdefault("creationTimestamp", None)
     default_pvc_spec(ensure_dict(claim, "spec"))
     status = ensure_dict(claim, "status")
