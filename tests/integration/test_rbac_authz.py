@@ -261,7 +261,8 @@ def test_impersonated_whoami(rbac: Cluster) -> None:
 
 def test_each_impersonate_group_header_line_is_one_group(rbac: Cluster) -> None:
     """Go reads each header line as one value, commas and all (kube-apiserver 1.36 answers
-    the groups ``g1`` and ``g2,g3``); WSGI would join repeated lines with commas."""
+    the groups ``g1`` and ``g2,g3``); WSGI would join repeated lines with commas. An extra's
+    values keep the order of their lines (``scopes: [view, edit]``)."""
     url = urlsplit(rbac.url)
     connection = http.client.HTTPConnection(url.hostname, url.port, timeout=30)
     body = b'{"apiVersion":"authentication.k8s.io/v1","kind":"SelfSubjectReview"}'
@@ -269,6 +270,7 @@ def test_each_impersonate_group_header_line_is_one_group(rbac: Cluster) -> None:
         connection.putrequest("POST", "/apis/authentication.k8s.io/v1/selfsubjectreviews")
         for name, value in (("Authorization", "Bearer fakekube"), ("Impersonate-User", "bob"),
                             ("Impersonate-Group", "g1"), ("Impersonate-Group", "g2,g3"),
+                            ("Impersonate-Extra-Scopes", "view"), ("Impersonate-Extra-Scopes", "edit"),
                             ("Content-Type", "application/json"), ("Content-Length", str(len(body)))):
             connection.putheader(name, value)
         connection.endheaders(body)
@@ -277,7 +279,8 @@ def test_each_impersonate_group_header_line_is_one_group(rbac: Cluster) -> None:
     finally:
         connection.close()
     assert response.status == 201
-    assert review["status"]["userInfo"] == {"username": "bob", "groups": ["g1", "g2,g3", "system:authenticated"]}
+    assert review["status"]["userInfo"] == {"username": "bob", "groups": ["g1", "g2,g3", "system:authenticated"],
+                                            "extra": {"scopes": ["view", "edit"]}}
 
 
 def test_access_reviews_answer_from_rbac(rbac: Cluster) -> None:
