@@ -416,6 +416,16 @@ def test_a_json_patch_that_does_not_apply_has_an_empty_details(seeded: Cluster) 
         422, "the server rejected our request due to an error in our request", {})
 
 
+def test_a_json_patch_copy_from_a_missing_key_adds_null(seeded: Cluster) -> None:
+    """json-patch v4 reads a missing key as a nil node: the copy adds null, which decodes as a
+    string's Go zero value "" (kube-apiserver 1.36 answers 200 with ``copied: ""``)."""
+    status, patched, _ = request(seeded, "PATCH", f"{CM}/cm",
+                                 [{"op": "copy", "from": "/data/absent", "path": "/data/copied"},
+                                  {"op": "test", "path": "/data/missing", "value": None}],
+                                 content_type="application/json-patch+json")
+    assert (status, patched["data"]) == (200, {"k": "v", "copied": ""})
+
+
 # --- 13: resourceVersion preconditions of PUT and PATCH (upstream's Store.Update) ---------------------------
 
 def test_resource_version_0_is_an_unconditional_update_where_the_kind_allows_it(seeded: Cluster) -> None:
