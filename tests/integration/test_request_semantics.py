@@ -121,15 +121,57 @@ WRITES = [
 ]
 
 
-@pytest.mark.parametrize("accept", ["text/html", "garbage", "application/vnd.kubernetes.protobuf"])
+@pytest.mark.parametrize("accept", ["text/html", "garbage", "application/*", "application/vnd.kubernetes.protobuf"])
 @pytest.mark.parametrize(("method", "path", "body", "content_type"), WRITES)
 def test_a_write_the_client_cannot_read_is_refused_before_anything_is_written(
         seeded: Cluster, method: str, path: str, body: Any, content_type: str | None, accept: str) -> None:
+    """go-restful's router refuses an Accept no route produces (kube-apiserver 1.36: its
+    "Available representations" and ``"details":{}``); fakekube writes no protobuf, so its
+    handler refuses that one, as upstream's refuses a representation it cannot write."""
     before = snapshot(seeded)
     status, answer, _ = request(seeded, method, path, body, content_type, accept=accept)
     assert status == 406
-    assert_status(answer, 406, "NotAcceptable", "only the following media types are accepted: ")
+    if accept == "application/vnd.kubernetes.protobuf":
+        assert_status(answer, 406, "NotAcceptable", "only the following media types are accepted: ")
+    else:
+        assert_status(answer, 406, "NotAcceptable", "406: Not Acceptable\n\nAvailable representations: "
+                      "application/json, application/yaml, application/vnd.kubernetes.protobuf")
+        assert answer["details"] == {}
     assert snapshot(seeded) == before
+
+
+@pytest.mark.parametrize(("method", "path", "accept", "produces"), [
+    ("GET", f"{CM}/cm", "application/xml", "application/json, application/yaml, application/vnd.kubernetes.protobuf"),
+    ("GET", CM, "text/html", "application/json, application/yaml, application/vnd.kubernetes.protobuf, "
+     "application/json;stream=watch, application/vnd.kubernetes.protobuf;stream=watch"),
+    ("GET", "/api/v1/watch/namespaces/default/configmaps", "application/xml",
+     "application/json, application/yaml, application/vnd.kubernetes.protobuf, "
+     "application/json;stream=watch, application/vnd.kubernetes.protobuf;stream=watch"),
+    ("GET", f"{PODS}/bound/log", "text/html",
+     "text/plain, application/json, application/yaml, application/vnd.kubernetes.protobuf"),
+    ("GET", "/api/v1", "application/xml", "application/json, application/yaml, application/vnd.kubernetes.protobuf"),
+    ("GET", "/version", "application/xml", "application/json"),
+])
+def test_an_accept_no_route_produces_is_the_router_s_406(seeded: Cluster, method: str, path: str, accept: str,
+                                                          produces: str) -> None:
+    status, answer, _ = request(seeded, method, path, accept=accept)
+    assert_status(answer, 406, "NotAcceptable", f"406: Not Acceptable\n\nAvailable representations: {produces}")
+    assert answer["message"].endswith(produces) and answer["details"] == {}
+    # A media type the route produces, with parameters its handler does not know: the handler's 406.
+    status, answer, _ = request(seeded, "GET", f"{CM}/cm", accept="application/json;as=Table;v=v9;g=meta.k8s.io")
+    assert_status(answer, 406, "NotAcceptable", "only the following media types are accepted: ")
+    assert "details" not in answer
+
+
+@pytest.mark.parametrize("content_type", ["application/json", "application/foo", None])
+def test_a_built_in_patch_in_no_patch_type_is_the_router_s_415(seeded: Cluster, content_type: str | None) -> None:
+    """go-restful checks what the PATCH route consumes before the Accept header and whatever
+    the body (kube-apiserver 1.36: ``415: Unsupported Media Type``, ``"details":{}``)."""
+    for path in (f"{CM}/cm", f"{DEPLOYMENTS}/web/status"):
+        for body in (b'{"data":{"k":"x"}}', b""):
+            status, answer, _ = request(seeded, "PATCH", path, body, content_type, accept="text/html")
+            assert (status, answer["message"], answer["details"]) == (415, "415: Unsupported Media Type", {})
+    assert snapshot(seeded) == snapshot(seeded)
 
 
 # --- 4: a DELETE body is DeleteOptions, and dryRun holds everywhere ----------------------------------------

@@ -32,7 +32,8 @@ from fakekube.api.machinery import errors
 from fakekube.api.machinery.errors import ApiError
 from fakekube.api.machinery.params import query_bool
 from fakekube.api.machinery.warning import WarningRecorder
-from fakekube.api.registry import CONNECT_SUBRESOURCES, EXEC, Registry, RegistryView, ResourceType
+from fakekube.api.registry import (APPROVAL, BINDING, CONNECT_SUBRESOURCES, EPHEMERAL_CONTAINERS, EVICTION, EXEC,
+                                    FINALIZE, LOG, RESIZE, SCALE, STATUS, TOKEN, Registry, RegistryView, ResourceType)
 from fakekube.api.verbs import connect, discovery, encoding, objectmeta, openapi_v2
 from fakekube.api.verbs.apiserver import PATCH_TYPES, APIServer, WriteOptions, WriteResult
 from fakekube.api.verbs.deletion import DeleteOptions
@@ -68,6 +69,12 @@ MAX_WATCHES = 1000
 #: The core ``bindings`` resource: a POST binds the pod the Binding names (upstream's BindingREST).
 BINDINGS = ("", "bindings")
 WRITE_VERBS = {"POST": "create", "PUT": "update", "PATCH": "patch", "DELETE": "delete"}
+#: The methods of each built-in subresource's routes (no route for another: 405).
+_SUBRESOURCE_METHODS = {
+    STATUS: ("GET", "PUT", "PATCH"), SCALE: ("GET", "PUT", "PATCH"), APPROVAL: ("GET", "PUT", "PATCH"),
+    EPHEMERAL_CONTAINERS: ("GET", "PUT", "PATCH"), RESIZE: ("GET", "PUT", "PATCH"), FINALIZE: ("PUT",),
+    BINDING: ("POST",), EVICTION: ("POST",), TOKEN: ("POST",), LOG: ("GET",),
+}
 HEALTH_PATHS = ("/healthz", "/readyz", "/livez")
 #: Where the control API (``fakekube/control``, mounted as the fallback app) is served.
 CONTROL_PREFIX = "/fakekube/"
@@ -219,6 +226,7 @@ class RestApp:
         if path == "/version" or path == "/version/":
             if request.method != "GET":  # a go-restful GET route, as discovery's
                 raise errors.method_not_allowed()
+            negotiation.check_route_accepts(request.headers.get("Accept"), (negotiation.JSON,))
             return json_response(discovery.version_info(self.api.kubernetes_version))
         if path.split("/")[1:2] and "/" + path.split("/")[1] in HEALTH_PATHS:
             return _health(path, request.args)
@@ -236,6 +244,8 @@ class RestApp:
     def _discovery(self, request: RequestView, target: routing.DiscoveryPath) -> AnyResponse:
         if request.method != "GET":
             raise errors.method_not_allowed()
+        if target.core or target.version:  # go-restful's routes (/apis and a group's are plain handlers)
+            negotiation.check_route_accepts(request.headers.get("Accept"), negotiation.ROUTE_MEDIA_TYPES)
         aggregated = discovery.negotiate_discovery(request.headers.get("Accept", ""))
         if aggregated and not target.group and not target.version:
             return self._aggregated(request, target.core, aggregated)
@@ -370,6 +380,7 @@ class RestApp:
         return self._write(request, rt, target, query)
 
     def _read(self, request: RequestView, rt: ResourceType, target: routing.ResourcePath, query: dict[str, str]) -> AnyResponse:
+        _check_route(request, rt, negotiation.ROUTE_MEDIA_TYPES if target.name else negotiation.LIST_MEDIA_TYPES)
         representation = negotiation.choose(request.headers.get("Accept"))
         if target.name:
             obj = self.api.get(rt, target.namespace, target.name)
@@ -412,10 +423,9 @@ class RestApp:
         if (verb == "create" and target.name) or (verb in ("update", "patch") and not target.name):
             raise errors.method_not_allowed()  # no such route, as go-restful answers
         self._require_verb(rt, verb)
+        _check_route(request, rt, negotiation.ROUTE_MEDIA_TYPES, consumes=PATCH_TYPES if verb == "patch" else None)
         # Upstream's handlers negotiate the answer's type before reading or writing anything.
         representation = negotiation.choose(request.headers.get("Accept"), allow_as=False)
-        if verb == "patch" and _media(request) not in PATCH_TYPES and (request.content_length or 0) > 0:
-            raise errors.unsupported_media_type_route()
         if verb == "create":
             negotiation.body_format(request.headers.get("Content-Type"))  # upstream's 415 precedes its 413
         raw = self._body(request)
@@ -471,6 +481,11 @@ class RestApp:
                 return execstream.exec_response(self.api, rt, target.namespace, target.name, Request(request.environ))
             raise connect.connect(self.api, rt, target.namespace, target.name, target.subresource, request.method,
                                   query)
+        if rt.custom is None:  # a built-in subresource's go-restful routes
+            if request.method not in _SUBRESOURCE_METHODS.get(target.subresource, ()):
+                raise errors.method_not_allowed()
+            produces = (("text/plain",) if target.subresource == LOG else ()) + negotiation.ROUTE_MEDIA_TYPES
+            _check_route(request, rt, produces, consumes=PATCH_TYPES if request.method == "PATCH" else None)
         if request.method != "GET":  # a write: refuse an unreadable answer before writing (upstream)
             negotiation.choose(request.headers.get("Accept"), allow_as=False)
         raw = self._body(request) if request.method in ("POST", "PUT", "PATCH") else b""
@@ -488,6 +503,7 @@ class RestApp:
 
     def _watch(self, request: RequestView, rt: ResourceType, target: routing.ResourcePath, query: dict[str, str]) -> AnyResponse:
         self._require_verb(rt, "watch")
+        _check_route(request, rt, negotiation.LIST_MEDIA_TYPES)
         representation = negotiation.choose(request.headers.get("Accept"))
         watch_request = WatchRequest.from_query(rt, target.namespace, query, target.name, representation)
         disconnected = request.environ.get(DISCONNECTED) or request.environ.get(CLIENT_GONE)
@@ -649,6 +665,18 @@ def _user_agent(request: RequestView) -> str:
         return value.encode("latin-1").decode("utf-8", errors="replace")
     except UnicodeEncodeError:  # not from a server's bytes (a hand-built environ): as given
         return value
+
+
+def _check_route(request: RequestView, rt: ResourceType, produces: tuple[str, ...],
+                 consumes: tuple[str, ...] | None = None) -> None:
+    """What go-restful checks of a built-in type's route before its handler runs: the
+    Content-Type of a route that declares what it consumes (415), then the Accept header
+    (406). A custom resource's requests go to a plain handler, which checks neither."""
+    if rt.custom is not None:
+        return
+    if consumes is not None:
+        negotiation.check_route_consumes(request.headers.get("Content-Type"), consumes)
+    negotiation.check_route_accepts(request.headers.get("Accept"), produces)
 
 
 def _media(request: RequestView) -> str:

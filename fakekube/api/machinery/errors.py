@@ -339,9 +339,16 @@ def unsupported_media_type(content_type: str = "", accepted: tuple[str, ...] = P
 
 
 def unsupported_media_type_route() -> ApiError:
-    """415 from go-restful's router: a body whose Content-Type the route does not consume
-    (a PATCH with an unknown patch type and a non-empty body never reaches the handler)."""
-    return ApiError(415, "UnsupportedMediaType", "415: Unsupported Media Type")
+    """415 from go-restful's router: a body whose Content-Type the route does not consume (a
+    built-in type's PATCH with no patch type never reaches the handler), as the apiserver
+    words it (``NewGenericServerResponse``: ``"details":{}``)."""
+    return ApiError(415, "UnsupportedMediaType", "415: Unsupported Media Type", {})
+
+
+def not_acceptable_route(produces: tuple[str, ...]) -> ApiError:
+    """406 from go-restful's router: no media type of the Accept header is one the route
+    produces (``"details":{}``, as :func:`unsupported_media_type_route`)."""
+    return ApiError(406, "NotAcceptable", "406: Not Acceptable\n\nAvailable representations: " + ", ".join(produces), {})
 
 
 def forbidden_error(group: str, resource: str, name: str, why: str) -> ApiError:

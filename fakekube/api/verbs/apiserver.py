@@ -498,10 +498,10 @@ class APIServer:
     # -- patch ---------------------------------------------------------------
     def patch(self, rt: ResourceType, namespace: str, name: str, patch_type: str, patch_body: bytes,
               options: WriteOptions = WriteOptions(), subresource: str = "") -> WriteResult:
+        if rt.custom is not None:  # the crdHandler's own list (no strategic merge patch)
+            customresources.check_patch_type(rt, patch_type)
         if patch_type not in PATCH_TYPES:
             raise errors.unsupported_media_type(patch_type)
-        if rt.custom is not None:
-            customresources.check_patch_type(rt, patch_type)
         fieldmanager.check_patch_options(patch_type, options.field_manager, options.force)
         if patch_type == APPLY_PATCH:
             return self._apply(rt, namespace, name, patch_body, options, subresource)

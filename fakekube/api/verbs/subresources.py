@@ -37,7 +37,7 @@ from fakekube.api.registry import (
 )
 from fakekube.api.verbs import binding as binding_rules
 from fakekube.api.verbs import eviction as eviction_rules
-from fakekube.api.verbs import tokenrequest
+from fakekube.api.verbs import customresources, tokenrequest
 from fakekube.api.verbs.apiserver import APIServer, WriteOptions, parse_json
 from fakekube.api.verbs.connect import container_problem
 from fakekube.api.wire import patch as patching
@@ -96,6 +96,8 @@ class Subresources:
         if method == "PUT":
             return self._write_scale(rt, namespace, name, decode(), options), 200, JSON
         if method == "PATCH":
+            if rt.custom is not None:  # the crdHandler's patch types (no strategic merge patch)
+                customresources.check_patch_type(rt, media)
             current = scale_of(rt, self.api.get(rt, namespace, name))
             document = parse_json(raw)
             if media == "application/json-patch+json":
