@@ -262,7 +262,16 @@ class RestApp:
             if body is None:
                 raise _not_found_path()
             return json_response(body)
+        if self._custom_group(target.group) and not self.registry.group_version_types(target.group, target.version):
+            return _not_found_page()  # the crdHandler hands a version it does not serve on
         return self._resource_list(target.group, target.version, target.version)
+
+    def _custom_group(self, group: str) -> bool:
+        """Whether only CRDs serve ``group``: its paths go to the crdHandler, which hands what
+        it does not serve (a version, a resource, a path of the wrong scope) to the
+        apiserver's NotFoundHandler, Go's plain ``404 page not found``."""
+        types = self.registry.group_types(group)
+        return bool(types) and all(t.custom is not None for t in types)
 
     def _aggregated(self, request: RequestView, core: bool, api_version: str) -> AnyResponse:
         """Aggregated discovery: the whole API surface in one document (kubectl's first call)."""
@@ -338,9 +347,11 @@ class RestApp:
     def _resource(self, request: RequestView, target: routing.ResourcePath) -> AnyResponse:
         rt = self.registry.find(target.group, target.version, target.plural)
         if rt is None:
-            if target.group and not self.registry.group_types(target.group):
+            if target.group and (not self.registry.group_types(target.group) or self._custom_group(target.group)):
                 return _not_found_page()  # no group's routes: the apiserver's NotFoundHandler
             raise _not_found_path()
+        if rt.custom is not None and (target.namespace if not rt.namespaced else target.name and not target.namespace):
+            return _not_found_page()  # a path of the other scope: the crdHandler finds no resource
         warning = rt.deprecation_warning(self.api.kubernetes_version)
         if warning is None:
             response = self._serve_resource(request, rt, target)
