@@ -338,6 +338,8 @@ def test_a_crd_waits_for_its_objects_finalizers_and_refuses_creates_meanwhile(fa
     ext.delete_custom_resource_definition(f"crontabs.{GROUP}")
     crd = ext.read_custom_resource_definition(f"crontabs.{GROUP}")
     assert crd.metadata.finalizers == ["customresourcecleanup.apiextensions.k8s.io"]
+    # The CRD REST's first Delete sets only the timestamp (kube-apiserver 1.36: no grace period).
+    assert crd.metadata.deletion_timestamp is not None and crd.metadata.deletion_grace_period_seconds is None
     terminating = next(c for c in crd.status.conditions if c.type == "Terminating")
     assert (terminating.status, terminating.reason, terminating.message) == \
         ("True", "InstanceDeletionInProgress", "CustomResource deletion is in progress")

@@ -277,6 +277,51 @@ def test_a_grace_period_past_int64_is_refused(seeded: Cluster) -> None:
     assert snapshot(seeded) == before
 
 
+def _deletion_changes(cluster: Cluster, resource: str, name: str, since: int) -> list[tuple[str, Any, Any, Any]]:
+    return [(c.type, c.obj["metadata"].get("deletionTimestamp"), c.obj["metadata"].get("deletionGracePeriodSeconds"),
+             c.obj["metadata"].get("generation"))
+            for c in cluster.store.changes_since(since) if c.resource == resource and c.name == name]
+
+
+def test_a_pod_deleted_with_grace_0_is_marked_then_removed(seeded: Cluster) -> None:
+    """Store.Delete writes a pod's deletion first even when its grace is 0 (kube-apiserver
+    1.36: the answer and a watch's MODIFIED carry deletionTimestamp and grace 0, then
+    DELETED); a second delete shortens a pending grace from the first one's start."""
+    start = seeded.store.resource_version
+    now = seeded.clock.now().strftime("%Y-%m-%dT%H:%M:%SZ")
+    status, answer, _ = request(seeded, "DELETE", f"{PODS}/unbound")
+    meta = answer["metadata"]
+    assert (status, meta["deletionTimestamp"], meta["deletionGracePeriodSeconds"]) == (200, now, 0)
+    assert _deletion_changes(seeded, "pods", "unbound", start) == [("MODIFIED", now, 0, None), ("DELETED", now, 0, None)]
+    seeded.advance(5)
+    start = seeded.store.resource_version
+    first = request(seeded, "DELETE", f"{PODS}/bound")[1]["metadata"]
+    assert first["deletionGracePeriodSeconds"] == 30 and first["deletionTimestamp"] == "2025-01-01T00:00:35Z"
+    seeded.advance(2)
+    assert request(seeded, "DELETE", f"{PODS}/bound?gracePeriodSeconds=10")[1]["metadata"]["deletionTimestamp"] == \
+        "2025-01-01T00:00:15Z"  # the first delete's start, 10 s on: not now + 10
+    assert request(seeded, "DELETE", f"{PODS}/bound?gracePeriodSeconds=20")[1]["metadata"]["deletionGracePeriodSeconds"] == 10
+    status, answer, _ = request(seeded, "DELETE", f"{PODS}/bound?gracePeriodSeconds=0")
+    assert (status, answer["metadata"]["deletionGracePeriodSeconds"]) == (200, 0)
+    assert [change[0] for change in _deletion_changes(seeded, "pods", "bound", start)] == [
+        "MODIFIED", "MODIFIED", "MODIFIED", "DELETED"]
+    assert request(seeded, "GET", f"{PODS}/bound")[0] == 404
+
+
+def test_an_object_held_by_finalizers_is_marked_with_a_new_generation(seeded: Cluster) -> None:
+    """markAsDeleting: deletionTimestamp now, grace 0, and the generation one more (its
+    controllers see the deletion); a second delete changes nothing."""
+    body = deployment("held")
+    body["metadata"]["finalizers"] = ["example.com/hold"]
+    request(seeded, "POST", DEPLOYMENTS, body)
+    generation = request(seeded, "GET", f"{DEPLOYMENTS}/held")[1]["metadata"]["generation"]
+    meta = request(seeded, "DELETE", f"{DEPLOYMENTS}/held")[1]["metadata"]
+    assert (meta["deletionGracePeriodSeconds"], meta["generation"]) == (0, generation + 1)
+    seeded.advance(3)
+    again = request(seeded, "DELETE", f"{DEPLOYMENTS}/held")[1]["metadata"]
+    assert (again["deletionTimestamp"], again["generation"]) == (meta["deletionTimestamp"], generation + 1)
+
+
 # --- 6: watch parameters are checked before the stream starts ----------------------------------------------
 
 def test_a_watch_with_a_malformed_resource_version_is_answered_before_streaming(seeded: Cluster) -> None:

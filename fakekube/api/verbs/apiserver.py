@@ -636,12 +636,14 @@ class APIServer:
 
     def _delete_locked(self, rt: ResourceType, existing: Obj, options: DeleteOptions) -> tuple[Obj, int]:
         prepared = rt.strategy.prepare_for_delete(existing, self._context())
-        marked = deletion.mark_for_deletion(rt, prepared, options, self.clock.now())
+        marked, remove = deletion.mark_for_deletion(rt, prepared, options, self.clock.now())
         if marked is not None:
-            if objectmeta.is_noop(marked, existing) or options.dry_run:
-                return objectmeta.with_type_meta(rt, rt.view(marked if options.dry_run else existing)), 200
-            stored = self.store.replace(rt.key, marked)
-            return objectmeta.with_type_meta(rt, rt.view(stored)), 200
+            if options.dry_run:  # upstream's dry run answers the marked version, removed or not
+                return objectmeta.with_type_meta(rt, rt.view(marked)), 200
+            if not objectmeta.is_noop(marked, existing):
+                existing = self.store.replace(rt.key, marked)  # a pod's grace 0 too: MODIFIED, then DELETED
+            if not remove:
+                return objectmeta.with_type_meta(rt, rt.view(existing)), 200
         meta = existing["metadata"]
         gone = existing if options.dry_run else self.store.remove(rt.key, (meta.get("namespace") or "", meta["name"]))
         if rt.returns_deleted_object:
