@@ -322,6 +322,23 @@ def test_an_object_held_by_finalizers_is_marked_with_a_new_generation(seeded: Cl
     assert (again["deletionTimestamp"], again["generation"]) == (meta["deletionTimestamp"], generation + 1)
 
 
+@pytest.mark.parametrize(("path", "body", "kind"), [
+    (f"{NS}/serviceaccounts", {"metadata": {"name": "gone"}}, "ServiceAccount"),
+    (f"{NS}/resourcequotas", {"metadata": {"name": "gone"}, "spec": {"hard": {"pods": "1"}}}, "ResourceQuota"),
+    ("/apis/storage.k8s.io/v1/storageclasses", {"metadata": {"name": "gone"}, "provisioner": "example.com/p"},
+     "StorageClass"),
+    (CM, {"metadata": {"name": "gone"}}, "Status"),
+])
+def test_kinds_whose_registry_returns_the_deleted_object(seeded: Cluster, path: str, body: Any, kind: str) -> None:
+    """ReturnDeletedObject: these registries answer a DELETE with the object as it was
+    (kube-apiserver 1.36); the rest with a Success Status."""
+    assert request(seeded, "POST", path, body)[0] == 201
+    status, answer, _ = request(seeded, "DELETE", f"{path}/gone")
+    assert (status, answer["kind"]) == (200, kind)
+    if kind != "Status":
+        assert answer["metadata"]["name"] == "gone" and answer["apiVersion"] in ("v1", "storage.k8s.io/v1")
+
+
 # --- 6: watch parameters are checked before the stream starts ----------------------------------------------
 
 def test_a_watch_with_a_malformed_resource_version_is_answered_before_streaming(seeded: Cluster) -> None:

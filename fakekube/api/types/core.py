@@ -353,6 +353,7 @@ class PersistentVolumeClaimStrategy(Strategy):
 PERSISTENT_VOLUME_CLAIMS = ResourceType(
     "", "v1", "PersistentVolumeClaim", "persistentvolumeclaims", namespaced=True, short_names=("pvc",),
     subresources=(STATUS,), strategy=PersistentVolumeClaimStrategy(), table=PERSISTENT_VOLUME_CLAIM_TABLE,
+    returns_deleted_object=True,
 )
 
 
@@ -399,7 +400,7 @@ class PersistentVolumeStrategy(Strategy):
 
 PERSISTENT_VOLUMES = ResourceType(
     "", "v1", "PersistentVolume", "persistentvolumes", namespaced=False, short_names=("pv",), subresources=(STATUS,),
-    strategy=PersistentVolumeStrategy(), table=PERSISTENT_VOLUME_TABLE,
+    strategy=PersistentVolumeStrategy(), table=PERSISTENT_VOLUME_TABLE, returns_deleted_object=True,
 )
 
 
@@ -469,7 +470,7 @@ class ResourceQuotaStrategy(Strategy):
 
 RESOURCE_QUOTAS = ResourceType(
     "", "v1", "ResourceQuota", "resourcequotas", namespaced=True, short_names=("quota",), subresources=(STATUS,),
-    strategy=ResourceQuotaStrategy(), table=RESOURCE_QUOTA_TABLE,
+    strategy=ResourceQuotaStrategy(), table=RESOURCE_QUOTA_TABLE, returns_deleted_object=True,
 )
 
 
@@ -561,5 +562,5 @@ class ServiceAccountStrategy(Strategy):
 
 SERVICE_ACCOUNTS = ResourceType(
     "", "v1", "ServiceAccount", "serviceaccounts", namespaced=True, short_names=("sa",), subresources=(TOKEN,),
-    strategy=ServiceAccountStrategy(), table=SERVICE_ACCOUNT_TABLE,
+    strategy=ServiceAccountStrategy(), table=SERVICE_ACCOUNT_TABLE, returns_deleted_object=True,
 )

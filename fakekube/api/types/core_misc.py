@@ -50,4 +50,5 @@ class PodTemplateStrategy(Strategy):
 
 POD_TEMPLATES = ResourceType(
     "", "v1", "PodTemplate", "podtemplates", namespaced=True, strategy=PodTemplateStrategy(), table=POD_TEMPLATE_TABLE,
+    returns_deleted_object=True,
 )

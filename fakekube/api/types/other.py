@@ -175,7 +175,7 @@ class StorageClassStrategy(Strategy):
 
 STORAGE_CLASSES = ResourceType(
     "storage.k8s.io", "v1", "StorageClass", "storageclasses", namespaced=False, short_names=("sc",),
-    strategy=StorageClassStrategy(), table=STORAGE_CLASS_TABLE,
+    strategy=StorageClassStrategy(), table=STORAGE_CLASS_TABLE, returns_deleted_object=True,
 )
 
 

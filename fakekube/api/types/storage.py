@@ -70,7 +70,7 @@ class CSIDriverStrategy(Strategy):
 
 CSI_DRIVERS = ResourceType(
     "storage.k8s.io", "v1", "CSIDriver", "csidrivers", namespaced=False, strategy=CSIDriverStrategy(),
-    table=CSI_DRIVER_TABLE,
+    table=CSI_DRIVER_TABLE, returns_deleted_object=True,
 )
 
 
@@ -97,6 +97,7 @@ class CSINodeStrategy(Strategy):
 
 CSI_NODES = ResourceType(
     "storage.k8s.io", "v1", "CSINode", "csinodes", namespaced=False, strategy=CSINodeStrategy(), table=CSI_NODE_TABLE,
+    returns_deleted_object=True,
 )
 
 
@@ -133,5 +134,5 @@ class VolumeAttachmentStrategy(Strategy):
 
 VOLUME_ATTACHMENTS = ResourceType(
     "storage.k8s.io", "v1", "VolumeAttachment", "volumeattachments", namespaced=False, subresources=(STATUS,),
-    strategy=VolumeAttachmentStrategy(), table=VOLUME_ATTACHMENT_TABLE,
+    strategy=VolumeAttachmentStrategy(), table=VOLUME_ATTACHMENT_TABLE, returns_deleted_object=True,
 )
