@@ -102,3 +102,30 @@ def test_a_pod_templates_creation_timestamp_follows_the_release(version: str, te
             "selector": {"matchLabels": {"app": "web"}},
             "template": {"metadata": {"labels": {"app": "web"}}, "spec": {"containers": [{"name": "c", "image": "x"}]}}}})
         assert deployment["spec"]["template"]["metadata"] == template_meta
+
+
+def test_list_and_table_bodies_as_go_writes_them(fakekube: Cluster) -> None:
+    """A Table row without its object writes the empty RawExtension (``"object": null``); a
+    PartialObjectMetadataList of nothing has Go's nil items (``null``); a custom resource list
+    is unstructured and always sets ``metadata.continue`` (``""``), which a Table's typed
+    ListMeta leaves out."""
+    table_accept = "application/json;as=Table;v=v1;g=meta.k8s.io"
+    cms = "/api/v1/namespaces/default/configmaps"
+    assert request(fakekube, "POST", cms, {"metadata": {"name": "one"}})[0] == 201
+    rows = request(fakekube, "GET", f"{cms}?includeObject=None", accept=table_accept)[1]["rows"]
+    assert rows and all("object" in row and row["object"] is None for row in rows)
+    nothing = request(fakekube, "GET", f"{cms}?labelSelector=none%3Dx",
+                      accept="application/json;as=PartialObjectMetadataList;v=v1;g=meta.k8s.io")[1]
+    assert nothing["kind"] == "PartialObjectMetadataList" and nothing["items"] is None
+    crd = {"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+           "metadata": {"name": "widgets.example.com"},
+           "spec": {"group": "example.com", "scope": "Namespaced",
+                    "names": {"plural": "widgets", "singular": "widget", "kind": "Widget"},
+                    "versions": [{"name": "v1", "served": True, "storage": True, "schema": {
+                        "openAPIV3Schema": {"type": "object", "x-kubernetes-preserve-unknown-fields": True}}}]}}
+    assert request(fakekube, "POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", crd)[0] == 201
+    widgets = "/apis/example.com/v1/namespaces/default/widgets"
+    assert request(fakekube, "POST", widgets, {"apiVersion": "example.com/v1", "kind": "Widget",
+                                               "metadata": {"name": "w"}})[0] == 201
+    assert request(fakekube, "GET", widgets)[1]["metadata"]["continue"] == ""
+    assert "continue" not in request(fakekube, "GET", widgets, accept=table_accept)[1]["metadata"]

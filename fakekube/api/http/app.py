@@ -727,8 +727,10 @@ def _partial_metadata(rt: ResourceType, objects: list[Obj], single: bool, listin
              for o in objects]
     if single:
         return items[0]
-    return {"kind": "PartialObjectMetadataList", "apiVersion": "meta.k8s.io/v1",
-            "metadata": (listing or {}).get("metadata", {}), "items": items}
+    # A typed ListMeta (no empty continue) and Go's nil slice when nothing matched: "items": null.
+    list_meta = {k: v for k, v in ((listing or {}).get("metadata") or {}).items() if v != "" or k != "continue"}
+    return {"kind": "PartialObjectMetadataList", "apiVersion": "meta.k8s.io/v1", "metadata": list_meta,
+            "items": items or None}
 
 
 def _health(path: str, args: Any) -> AnyResponse:

@@ -287,7 +287,7 @@ class APIServer:
             return {"kind": rt.list_kind, "apiVersion": rt.api_version, "metadata": {}, "items": computed}
         page = list_page(self.store, rt, namespace if rt.namespaced else "", options, matcher, matcher.filters)
         metadata: Obj = {"resourceVersion": str(page.resource_version)}
-        if page.continue_token:
+        if page.continue_token or rt.custom is not None:  # an unstructured list sets it, "" or not
             metadata["continue"] = page.continue_token
         if page.remaining is not None:
             metadata["remainingItemCount"] = page.remaining
