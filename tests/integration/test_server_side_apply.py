@@ -98,6 +98,29 @@ def test_what_the_rest_layer_sets_after_the_field_manager_is_nobodys(fakekube) -
     assert "f:clusterIP" in entry["fieldsV1"]["f:spec"] and "f:clusterIPs" not in entry["fieldsV1"]["f:spec"]
 
 
+def test_what_an_update_s_storage_changes_after_the_field_manager_is_nobodys(fakekube) -> None:
+    """The update handler's field manager runs before the storage's BeforeUpdate: a node port
+    the Service REST allocates is not the patcher's, and fields a type change clears stay
+    the patcher's (kube-apiserver 1.36 answers these managedFields)."""
+    url = fakekube.url + "/api/v1/namespaces/default/services"
+    service = {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "web"},
+               "spec": {"selector": {"app": "web"}, "ports": [{"port": 80}]}}
+    assert requests.post(url, data=json.dumps(service), headers={"Content-Type": "application/json"}).status_code == 201
+
+    def patch(spec: dict) -> dict:
+        answer = requests.patch(f"{url}/web", data=json.dumps({"spec": spec}),
+                                headers={"Content-Type": "application/merge-patch+json"})
+        assert answer.status_code == 200, answer.text
+        return answer.json()
+    node_port = patch({"type": "NodePort"})
+    assert node_port["spec"]["ports"][0]["nodePort"]
+    (entry,) = node_port["metadata"]["managedFields"]
+    assert "f:nodePort" not in entry["fieldsV1"]["f:spec"]["f:ports"]['k:{"port":80,"protocol":"TCP"}']
+    back = patch({"type": "ClusterIP"})
+    assert "externalTrafficPolicy" not in back["spec"]
+    assert "f:externalTrafficPolicy" in back["metadata"]["managedFields"][0]["fieldsV1"]["f:spec"]
+
+
 def test_a_crd_spec_s_struct_fields_have_no_dot_entry(fakekube) -> None:
     """A field the type's empty value already holds (a non-pointer struct: a CRD's spec and
     names) is only new below; a pointer (conversion) is new itself: ``"."`` (1.36's answer)."""

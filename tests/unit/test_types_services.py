@@ -7,8 +7,11 @@ import ipaddress
 import random
 from datetime import datetime, timezone
 
-from fakekube.api.registry import WriteContext
+import pytest
+
 from fakekube.api import types
+from fakekube.api.machinery.errors import ApiError
+from fakekube.api.registry import WriteContext
 
 SERVICES = types.SERVICES.strategy
 
@@ -124,6 +127,20 @@ def test_an_update_of_cluster_ip_alone_is_carried_into_cluster_ips():
     causes = [e.cause() for e in SERVICES.validate_update(new, old)]
     assert [c["field"] for c in causes] == ["spec.clusterIPs[0]"]
     assert causes[0]["message"].endswith("may not change once set")
+
+
+def test_cluster_ips_that_disagree_with_cluster_ip_are_refused_before_validation():
+    """The REST layer's pre-validation (``initIPFamilyFields``) answers the disagreement
+    alone, before the strategy would add ``clusterIPs[0]: may not change once set``."""
+    ctx = _ctx()
+    old = _create(_svc(), ctx)
+    new = copy.deepcopy(old)
+    new["spec"]["clusterIP"], new["spec"]["clusterIPs"] = "10.96.0.98", ["10.96.0.99"]
+    SERVICES.default(new, ctx)
+    with pytest.raises(ApiError) as refused:
+        SERVICES.prepare_for_update(new, old, ctx)
+    assert [cause["field"] for cause in refused.value.details["causes"]] == ["spec.clusterIPs"]
+    assert refused.value.details["causes"][0]["message"].endswith("first value must match `clusterIP`")
 
 
 def test_switch_from_nodeport_to_clusterip_drops_node_ports():

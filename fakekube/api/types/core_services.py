@@ -293,6 +293,18 @@ def _validate_cluster_ips(spec: Obj) -> list[FieldError]:
     return errs
 
 
+def _check_cluster_ips_related_fields(svc: Obj) -> None:
+    """The REST layer's loose pre-validation (``initIPFamilyFields`` calls
+    ``ValidateServiceClusterIPsRelatedFields`` before allocating, ahead of the strategy's
+    validation): clusterIPs that disagree with clusterIP are a 422 with that cause alone."""
+    spec = svc["spec"]
+    if spec.get("type") == "ExternalName":
+        return
+    problems = _validate_cluster_ips(spec)
+    if problems:
+        raise errors.invalid_object("", "Service", (svc.get("metadata") or {}).get("name") or "", problems)
+
+
 def validate_service(svc: Obj) -> list[FieldError]:
     spec = svc.get("spec") or {}
     return _validate_type_rules(spec) + _validate_ports(spec) + _validate_policies(spec) + _validate_cluster_ips(spec)
@@ -334,6 +346,7 @@ class ServiceStrategy(Strategy):
 
     def prepare_for_create(self, obj: Obj, ctx: WriteContext) -> None:
         _sync_cluster_ips(obj["spec"])
+        _check_cluster_ips_related_fields(obj)
         obj["status"] = {"loadBalancer": {}}
         if not validate_service(obj):
             _allocate(obj, None, ctx, self.network)
@@ -345,6 +358,7 @@ class ServiceStrategy(Strategy):
         _keep_allocated(new_spec, old_spec)
         _normalize_cluster_ips(new_spec, old_spec)
         _sync_cluster_ips(new_spec)
+        _check_cluster_ips_related_fields(new)
         if not validate_service(new) and not validate_cluster_ip_update(new_spec, old_spec):
             _allocate(new, old_spec, ctx, self.network)
 

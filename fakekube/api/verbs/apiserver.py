@@ -440,7 +440,6 @@ class APIServer:
             if rt.has_status():
                 _keep_status(new, old)
             rt.strategy.default(new, ctx)
-            rt.strategy.prepare_for_update(new, old, ctx)
         if tracked:
             new["metadata"] = {**new["metadata"], "managedFields": sent}
         elif options.internal:
@@ -448,6 +447,8 @@ class APIServer:
         else:
             new = self._go_typed(rt, new, old)
             self._track_update(rt, old, new, options, subresource or options.managed_subresource)
+        if not subresource:  # the storage's BeforeUpdate, after the handler's field manager
+            rt.strategy.prepare_for_update(new, old, ctx)
         objectmeta.omit_empty(new["metadata"])
         objectmeta.bump_generation(rt, new, old)
         new["metadata"]["resourceVersion"] = old["metadata"]["resourceVersion"]  # checked: equal, or unconditional
