@@ -121,6 +121,24 @@ def test_what_an_update_s_storage_changes_after_the_field_manager_is_nobodys(fak
     assert "f:externalTrafficPolicy" in back["metadata"]["managedFields"][0]["fieldsV1"]["f:spec"]
 
 
+def test_a_scale_write_s_entry_has_no_time(fakekube) -> None:
+    """The ScaleHandler moves a scale writer's fields to the parent under its apiVersion, and
+    finds no parent time for it: the entry has none (kube-apiserver 1.36's answer)."""
+    url = fakekube.url + "/apis/apps/v1/namespaces/default/deployments"
+    labels = {"app": "web"}
+    deployment = {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web"},
+                  "spec": {"selector": {"matchLabels": labels}, "template": {"metadata": {"labels": labels},
+                           "spec": {"containers": [{"name": "c", "image": "nginx"}]}}}}
+    headers = {"Content-Type": "application/json"}
+    assert requests.post(url + "?fieldManager=me", data=json.dumps(deployment), headers=headers).status_code == 201
+    scale = {"apiVersion": "autoscaling/v1", "kind": "Scale", "metadata": {"name": "web"}, "spec": {"replicas": 2}}
+    assert requests.put(url + "/web/scale?fieldManager=scaler", data=json.dumps(scale), headers=headers).status_code == 200
+    entries = requests.get(url + "/web").json()["metadata"]["managedFields"]
+    assert [e for e in entries if e.get("subresource") == "scale"] == [
+        {"manager": "scaler", "operation": "Update", "apiVersion": "apps/v1", "fieldsType": "FieldsV1",
+         "fieldsV1": {"f:spec": {"f:replicas": {}}}, "subresource": "scale"}]
+
+
 def test_a_crd_spec_s_struct_fields_have_no_dot_entry(fakekube) -> None:
     """A field the type's empty value already holds (a non-pointer struct: a CRD's spec and
     names) is only new below; a pointer (conversion) is new itself: ``"."`` (1.36's answer)."""

@@ -110,6 +110,8 @@ def track_update(rt: ResourceType, old: Obj, new: Obj, schemas: SchemaSet, manag
             meta["managedFields"] = old_entries  # UpdateNoErrors keeps the live managedFields
         return
     if result:
+        if subresource == SCALE:  # the ScaleHandler's ToParent finds no time for a scale manager
+            result = {key: entry._replace(time=None) if key[3] == SCALE else entry for key, entry in result.items()}
         meta["managedFields"] = ssa.encode(result)
 
 
