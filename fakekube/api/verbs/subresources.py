@@ -68,7 +68,7 @@ class Subresources:
         if sub == EVICTION and method == "POST":
             return self.evict(namespace, name, decode(), options), 201, JSON
         if sub == TOKEN and method == "POST":
-            return self.create_token(namespace, name, decode()), 201, JSON
+            return self.create_token(namespace, name, decode(), options.manager()), 201, JSON
         if sub == FINALIZE and method == "PUT":
             return self.api.update(rt, namespace, name, decode(), options, FINALIZE).obj, 200, JSON
         if sub == LOG and method == "GET":
@@ -122,10 +122,10 @@ class Subresources:
         """Evict a pod unless its PodDisruptionBudget forbids it (fakekube.api.verbs.eviction)."""
         return eviction_rules.evict(self.api, namespace, name, eviction, options)
 
-    def create_token(self, namespace: str, name: str, request: Any) -> Obj:
+    def create_token(self, namespace: str, name: str, request: Any, manager: str = "") -> Obj:
         """A service-account token (TokenRequest); nothing is stored, so dryRun changes nothing."""
         with self.api.store.lock:
-            return tokenrequest.create_token(self.api, self.api.write_context(), namespace, name, request)
+            return tokenrequest.create_token(self.api, self.api.write_context(), namespace, name, request, manager)
 
     def log(self, namespace: str, name: str, query: dict[str, str]) -> Any:
         rt = self.api.registry.lookup("", "v1", "pods")
