@@ -13,6 +13,8 @@ from fakekube.api.types._util import Obj, dns1123_label_errors, immutable
 class RuntimeClassStrategy(Strategy):
     """RuntimeClasses (``ValidateRuntimeClass``): ``handler`` is a DNS label and immutable."""
 
+    allow_unconditional_update = False  # AllowUnconditionalUpdate: a PUT needs a resourceVersion
+
     def validate(self, obj: Obj) -> list[FieldError]:
         handler = obj.get("handler")
         if not handler:
