@@ -7,12 +7,17 @@ map) and the Go struct tags in ``types.go`` (JSON name, ``omitempty``, pointer o
 ``inline``). This script joins both into one compact table so the decoder needs neither
 protoc nor Go at run time.
 
-Inputs are the local git mirrors of kubernetes/api and kubernetes/apimachinery (read
-with ``git show HEAD:<path>``, never a work tree)::
+Inputs are the local git mirrors of kubernetes/api, kubernetes/apimachinery,
+kubernetes/apiextensions-apiserver and kubernetes/kube-aggregator (read with
+``git show <ref>:<path>``, never a work tree) at one release tag, the newest
+release fakekube serves (fields of later releases stay out of the table)::
 
     python tools/gen_protobuf_fields.py \\
         --api /work/.mirror/kubernetes+api/repo \\
-        --apimachinery /work/.mirror/kubernetes+apimachinery/repo
+        --apimachinery /work/.mirror/kubernetes+apimachinery/repo \\
+        --apiextensions /work/.mirror/kubernetes+apiextensions-apiserver/repo \\
+        --aggregator /work/.mirror/kubernetes+kube-aggregator/repo \\
+        --ref v0.36.2
 
 The output is deterministic (sorted keys), so re-running it on the same commits gives
 the same bytes. Table shape::
@@ -21,8 +26,10 @@ the same bytes. Table shape::
      "messages": {"k8s.io.api.core.v1.ConfigMap": {"fields": [[number, json, type, card, flags, key_type], ...]},
                   "k8s.io.api.authentication.v1.ExtraValue": {"list": true, "fields": [...]}}}
 
-``card`` is ``opt``, ``rep`` or ``map``; ``flags`` holds ``o`` (omitempty), ``p``
-(pointer), ``i`` (inline: the message's fields merge into the parent); ``type`` is a
+``card`` is ``opt``, ``rep`` or ``map``; ``flags`` holds ``o`` (omitempty), ``z``
+(omitzero), ``p`` (pointer), ``i`` (inline: the message's fields merge into the
+parent), ``r`` (a core/v1 ``ResourceList``, whose quantities defaulting rounds up to
+milli-units); ``type`` is a
 scalar proto type or a fully qualified message name. Fields are listed in Go struct
 order, which is the order upstream's JSON encoder writes them in. ``list`` marks a Go
 named slice (``type ExtraValue []string``) whose JSON is the bare ``items`` array.
@@ -42,7 +49,11 @@ ATTRIBUTION = ("derived from kubernetes/api and kubernetes/apimachinery generate
 #: The kubernetes/api packages fakekube serves.
 API_PACKAGES = ("core/v1", "apps/v1", "batch/v1", "autoscaling/v2", "autoscaling/v1", "networking/v1", "policy/v1",
                 "rbac/v1", "storage/v1", "scheduling/v1", "coordination/v1", "discovery/v1", "events/v1",
-                "authorization/v1", "authentication/v1", "certificates/v1", "flowcontrol/v1", "node/v1")
+                "authorization/v1", "authentication/v1", "certificates/v1", "flowcontrol/v1", "node/v1",
+                "admissionregistration/v1", "resource/v1")
+#: The packages of the two other API servers kube-apiserver embeds (their own repositories).
+APIEXTENSIONS_PACKAGES = ("pkg/apis/apiextensions/v1",)
+AGGREGATOR_PACKAGES = ("pkg/apis/apiregistration/v1",)
 #: The apimachinery packages their messages refer to.
 APIMACHINERY_PACKAGES = ("pkg/apis/meta/v1", "pkg/api/resource", "pkg/util/intstr", "pkg/runtime")
 
@@ -58,19 +69,23 @@ _SLICE_RE = re.compile(r"^type\s+(\w+)\s+\[\](\w+)\s*$", re.M)
 _TAG_RE = re.compile(r'(\w+):"([^"]*)"')
 
 
+#: The tag (or commit) every repository is read at; set from ``--ref``.
+REF = "HEAD"
+
+
 def git_show(repo: Path, path: str) -> str:
-    return subprocess.run(["git", "-C", str(repo), "show", f"HEAD:{path}"], check=True,
+    return subprocess.run(["git", "-C", str(repo), "show", f"{REF}:{path}"], check=True,
                           capture_output=True, text=True).stdout
 
 
 def git_ls(repo: Path, folder: str) -> list[str]:
-    out = subprocess.run(["git", "-C", str(repo), "ls-tree", "--name-only", "HEAD", folder + "/"], check=True,
+    out = subprocess.run(["git", "-C", str(repo), "ls-tree", "--name-only", REF, folder + "/"], check=True,
                          capture_output=True, text=True).stdout
     return sorted(out.split())
 
 
 def git_head(repo: Path) -> str:
-    return subprocess.run(["git", "-C", str(repo), "rev-parse", "HEAD"], check=True,
+    return subprocess.run(["git", "-C", str(repo), "rev-parse", f"{REF}^{{commit}}"], check=True,
                           capture_output=True, text=True).stdout.strip()
 
 
@@ -134,8 +149,12 @@ def parse_go_field(line: str) -> tuple[int, str, str] | None:
     flags = ""
     if "omitempty" in json_parts[1:]:
         flags += "o"
+    if "omitzero" in json_parts[1:]:
+        flags += "z"
     if go_type.startswith("*"):
         flags += "p"
+    if go_type.rpartition(".")[2] == "ResourceList":
+        flags += "r"
     if "inline" in json_parts[1:] or (len(decl) == 1 and not json_name):
         flags += "i"
     if not json_name:  # inline (merged into the parent) or untagged: the proto name stands in
@@ -181,15 +200,24 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--api", type=Path, default=Path("/work/.mirror/kubernetes+api/repo"))
     parser.add_argument("--apimachinery", type=Path, default=Path("/work/.mirror/kubernetes+apimachinery/repo"))
+    parser.add_argument("--apiextensions", type=Path,
+                        default=Path("/work/.mirror/kubernetes+apiextensions-apiserver/repo"))
+    parser.add_argument("--aggregator", type=Path, default=Path("/work/.mirror/kubernetes+kube-aggregator/repo"))
+    parser.add_argument("--ref", default="HEAD", help="the tag every repository is read at (e.g. v0.36.2)")
     parser.add_argument("--out", type=Path,
                         default=Path(__file__).resolve().parent.parent / "fakekube/api/wire/protobuf/fields.json")
     args = parser.parse_args()
+    global REF
+    REF = args.ref
     messages: dict[str, dict] = {}
-    for repo, folders in ((args.apimachinery, APIMACHINERY_PACKAGES), (args.api, API_PACKAGES)):
+    for repo, folders in ((args.apimachinery, APIMACHINERY_PACKAGES), (args.api, API_PACKAGES),
+                          (args.apiextensions, APIEXTENSIONS_PACKAGES), (args.aggregator, AGGREGATOR_PACKAGES)):
         for folder in folders:
             messages.update(build_package(*package_files(repo, folder)))
     table = {"attribution": ATTRIBUTION,
-             "sources": {"kubernetes/api": git_head(args.api), "kubernetes/apimachinery": git_head(args.apimachinery)},
+             "sources": {"kubernetes/api": git_head(args.api), "kubernetes/apimachinery": git_head(args.apimachinery),
+                         "kubernetes/apiextensions-apiserver": git_head(args.apiextensions),
+                         "kubernetes/kube-aggregator": git_head(args.aggregator)},
              "messages": messages}
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(table, sort_keys=True, separators=(",", ":")) + "\n")

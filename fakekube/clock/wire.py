@@ -50,7 +50,7 @@ def _parse_text(value: str) -> datetime:
     text = value.replace("Z", "+00:00").replace("z", "+00:00")
     if "." in text:
         head, _, rest = text.partition(".")
-        digits = "".join(ch for ch in rest if ch.isdigit())
+        digits = rest[:len(rest) - len(rest.lstrip("0123456789"))]  # the fraction's digits, not an offset's
         text = f"{head}.{(digits + '000000')[:6]}{rest[len(digits):]}"
     parsed = datetime.fromisoformat(text)
     return parsed.astimezone(timezone.utc) if parsed.tzinfo else parsed.replace(tzinfo=timezone.utc)

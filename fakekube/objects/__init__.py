@@ -46,7 +46,7 @@ from fakekube.objects.pods import (
     sum_requests,
     with_disruption_target,
 )
-from fakekube.objects.quantity import int_value, milli_value, parse_quantity
+from fakekube.objects.quantity import canonical_quantity, int_value, milli_value, parse_quantity
 from fakekube.objects.taints import (
     NO_EXECUTE,
     NO_SCHEDULE,
@@ -88,7 +88,7 @@ __all__ = [
     "is_pod_active", "is_pod_available", "is_pod_ready", "is_pod_terminal", "pod_condition", "pod_requests",
     "sum_requests", "with_disruption_target",
     # quantity
-    "int_value", "milli_value", "parse_quantity",
+    "canonical_quantity", "int_value", "milli_value", "parse_quantity",
     # taints
     "NO_EXECUTE", "NO_SCHEDULE", "PREFER_NO_SCHEDULE", "TAINT_NODE_NOT_READY", "TAINT_NODE_UNREACHABLE",
     "TAINT_NODE_UNSCHEDULABLE", "add_or_update_taint", "match_taint", "node_taints", "noexecute_taints",

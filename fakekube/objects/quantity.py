@@ -151,3 +151,54 @@ def format_binary_si(value: int) -> str:
         value //= 1024
         index += 1
     return f"{value}{_BINARY_SUFFIXES[index]}"
+
+
+def canonical_quantity(value: Quantity, round_up_to_milli: bool = False) -> str:
+    """A quantity as ``Quantity.MarshalJSON`` writes it after parsing (``1000m`` → ``1``,
+    ``1024Mi`` → ``1Gi``, ``0.5`` → ``500m``, ``2e3`` stays ``2e3``); raises ValueError
+    (upstream's text) when it does not parse.
+
+    The format follows the suffix (``CanonicalizeBytes``): Ki…Ei keep BinarySI while the
+    value is a whole number of at least 1024, an exponent keeps DecimalExponent, anything
+    else is DecimalSI; the number is the shortest whole mantissa with an exponent that is a
+    multiple of three. ``round_up_to_milli``: first rounded up (away from zero) to a
+    thousandth, as core/v1's defaulting does to every ``ResourceList`` (``1n`` → ``1m``).
+    """
+    if isinstance(value, bool):
+        raise ValueError(FORMAT_ERROR)
+    if isinstance(value, int):
+        return _canonical_text(str(value), round_up_to_milli)
+    if isinstance(value, float):
+        value = repr(value) if value == value and abs(value) != float("inf") else ""
+    if not isinstance(value, str):
+        raise ValueError(FORMAT_ERROR)
+    return _canonical_text(value.strip(), round_up_to_milli)
+
+
+@functools.lru_cache(maxsize=4096)
+def _canonical_text(text: str, round_up_to_milli: bool) -> str:
+    """Bounded like :func:`_parse_text`: specs repeat a handful of strings."""
+    amount = _parse_text(text)
+    if round_up_to_milli and (amount * 1000).denominator != 1:
+        amount = Fraction(_round_away_from_zero(amount * 1000), 1000)
+    if amount == 0:
+        return "0"
+    match = _QUANTITY_RE.match(text)
+    assert match is not None  # _parse_text matched it
+    exponent, suffix = match.group(3), match.group(4)
+    if suffix in _BINARY_SUFFIXES[1:] and amount.denominator == 1 and abs(amount) >= 1024:
+        return format_binary_si(int(amount))
+    nanos = amount * _NANO  # whole: parsing rounds up to nano-units
+    if exponent:
+        return _format_decimal_exponent(int(nanos), -9)
+    return format_decimal_si(int(nanos), -9)
+
+
+def _format_decimal_exponent(value: int, power: int) -> str:
+    """``value × 10^power`` in DecimalExponent form (``1500`` → ``1500``, ``2000`` → ``2e3``)."""
+    while value % 10 == 0 and value:
+        value //= 10
+        power += 1
+    extra = power % 3
+    value, power = value * 10 ** extra, power - extra
+    return f"{value}e{power}" if power else str(value)

@@ -148,10 +148,12 @@ def test_failure_policy_against_an_unreachable_webhook(cluster: Cluster, core: c
                               "resources": ["configmaps"]}]}
     register(cluster, "ValidatingWebhookConfiguration", dict(unreachable, failurePolicy="Ignore"))
     assert core.create_namespaced_config_map("default", configmap("ignored")).metadata.name == "ignored"
+    # A webhook configuration's PUT needs its resourceVersion (AllowUnconditionalUpdate is false).
+    current = request(cluster, "GET", f"{GROUP}/validatingwebhookconfigurations/hooks")[1]["metadata"]["resourceVersion"]
     code, answer, _ = request(cluster, "PUT", f"{GROUP}/validatingwebhookconfigurations/hooks",
                               {"apiVersion": "admissionregistration.k8s.io/v1",
-                               "kind": "ValidatingWebhookConfiguration", "metadata": {"name": "hooks"},
-                               "webhooks": [unreachable]})
+                               "kind": "ValidatingWebhookConfiguration",
+                               "metadata": {"name": "hooks", "resourceVersion": current}, "webhooks": [unreachable]})
     assert code == 200 and answer["webhooks"][0]["failurePolicy"] == "Fail"
     code, status = refusal(lambda: core.create_namespaced_config_map("default", configmap("refused")))
     message = (f'failed calling webhook "down.example.com": failed to call webhook: Post "{url}?timeout=10s": '

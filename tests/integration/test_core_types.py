@@ -143,3 +143,21 @@ def test_connect_checks_come_first(fakekube: Cluster) -> None:
     code, service, _ = request(fakekube, "DELETE", "/api/v1/namespaces/default/services/kubernetes/proxy")
     assert (code, service["reason"], service["message"]) == (
         503, "ServiceUnavailable", 'no endpoints available for service "kubernetes"')  # its endpoint is no pod
+
+
+def test_a_cluster_scoped_object_sent_with_a_namespace_is_accepted_without_it(fakekube: Cluster) -> None:
+    """Ansible's module_defaults give every object a namespace; upstream's BeforeCreate and
+    BeforeUpdate clear it on a cluster-scoped object (kube-apiserver 1.36: 201 and 200)."""
+    code, created, _ = request(fakekube, "POST", "/api/v1/namespaces", {"metadata": {"name": "team", "namespace": "default"}})
+    assert code == 201 and "namespace" not in created["metadata"]
+    code, updated, _ = request(fakekube, "PUT", "/api/v1/namespaces/team",
+                               {"metadata": {"name": "team", "namespace": "other", "labels": {"a": "b"}}})
+    assert code == 200 and "namespace" not in updated["metadata"] and updated["metadata"]["labels"]["a"] == "b"
+    code, patched, _ = request(fakekube, "PATCH", "/api/v1/namespaces/team", {"metadata": {"namespace": "x"}},
+                               content_type="application/merge-patch+json")
+    assert code == 200 and "namespace" not in patched["metadata"]
+    role = {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole",
+            "metadata": {"name": "reader", "namespace": "default"}, "rules": []}
+    code, applied, _ = request(fakekube, "PATCH", "/apis/rbac.authorization.k8s.io/v1/clusterroles/reader?fieldManager=ansible",
+                               json.dumps(role).encode(), content_type="application/apply-patch+yaml")
+    assert code == 201 and "namespace" not in applied["metadata"]

@@ -365,6 +365,8 @@ def test_a_crd_waits_for_its_objects_finalizers_and_refuses_creates_meanwhile(fa
     ext.delete_custom_resource_definition(f"crontabs.{GROUP}")
     crd = ext.read_custom_resource_definition(f"crontabs.{GROUP}")
     assert crd.metadata.finalizers == ["customresourcecleanup.apiextensions.k8s.io"]
+    # The CRD REST's first Delete sets only the timestamp (kube-apiserver 1.36: no grace period).
+    assert crd.metadata.deletion_timestamp is not None and crd.metadata.deletion_grace_period_seconds is None
     terminating = next(c for c in crd.status.conditions if c.type == "Terminating")
     assert (terminating.status, terminating.reason, terminating.message) == \
         ("True", "InstanceDeletionInProgress", "CustomResource deletion is in progress")
@@ -409,3 +411,22 @@ def test_scale_paths_holding_another_type_are_refused_with_gos_formatting(fakeku
         assert refused.value.status()["message"] == (
             f'Widget.{GROUP} "w" is invalid: .spec.replicas: Invalid value: 0: .spec.replicas accessor error: '
             f"{shown}, expected int64")
+
+
+def test_paths_a_crd_does_not_serve_are_go_s_plain_not_found(fakekube, ext, custom) -> None:
+    """The crdHandler hands a version, a resource or a path of the other scope it does not
+    serve to the apiserver's NotFoundHandler (kube-apiserver 1.36: ``404 page not found``,
+    text/plain); a built-in group's unknown version is go-restful's Status."""
+    ext.create_custom_resource_definition(crd_body())
+    ext.create_custom_resource_definition(crd_body(plural="clustertabs", kind="ClusterTab", scope="Cluster",
+                                                   short_names=[]))
+    custom.create_namespaced_custom_object(GROUP, "v1", "default", "crontabs", crontab("one"))
+    for path in (f"/apis/{GROUP}/v9", f"/apis/{GROUP}/v9/namespaces/default/crontabs",
+                 f"/apis/{GROUP}/v1/namespaces/default/nothings", f"/apis/{GROUP}/v1/crontabs/one",
+                 f"/apis/{GROUP}/v1/namespaces/default/clustertabs"):
+        response = requests.get(fakekube.url + path)
+        assert (response.status_code, response.headers["Content-Type"], response.text) == (
+            404, "text/plain; charset=utf-8", "404 page not found\n"), path
+    assert requests.get(f"{fakekube.url}/apis/{GROUP}/v1/crontabs").status_code == 200  # every namespace's
+    response = requests.get(f"{fakekube.url}/apis/apps/v9/deployments")
+    assert (response.status_code, response.json()["details"]) == (404, {})

@@ -147,6 +147,11 @@ def test_an_empty_namespace_goes_at_the_first_pass_with_its_conditions_written_f
     at(cluster, 1)
     cluster.delete("v1", "Namespace", NS, "")
     rv = cluster.store.resource_version
+    deleting = namespace(cluster)
+    assert deleting is not None and deleting["status"]["phase"] == "Terminating"
+    # The namespace REST's Delete sets the timestamp only (kube-apiserver 1.36): no grace period.
+    assert deleting["metadata"]["deletionTimestamp"] == "2025-01-01T00:00:01Z"
+    assert "deletionGracePeriodSeconds" not in deleting["metadata"]
     at(cluster, 5.9)
     assert namespace(cluster) is not None
     at(cluster, 6)

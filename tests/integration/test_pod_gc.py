@@ -35,7 +35,9 @@ def test_the_gc_marks_the_pod_failed_before_deleting_it() -> None:
     cluster.delete("v1", "Node", "node-1", "")
     at(cluster, 60)
     updates = [c for c in cluster.store.changes_since(start_rv) if c.resource == "pods" and c.name == "doomed"]
-    assert [c.type for c in updates] == ["MODIFIED", "DELETED"]
+    # Failed, then marked for deletion with grace 0 (upstream's Store.Delete writes it), then gone.
+    assert [c.type for c in updates] == ["MODIFIED", "MODIFIED", "DELETED"]
+    assert updates[1].obj["metadata"]["deletionGracePeriodSeconds"] == 0
     failed = updates[0].obj["status"]
     assert failed["phase"] == "Failed"
     assert failed["conditions"][-1]["reason"] == "DeletionByPodGC"

@@ -121,15 +121,57 @@ WRITES = [
 ]
 
 
-@pytest.mark.parametrize("accept", ["text/html", "garbage", "application/vnd.kubernetes.protobuf"])
+@pytest.mark.parametrize("accept", ["text/html", "garbage", "application/*", "application/vnd.kubernetes.protobuf"])
 @pytest.mark.parametrize(("method", "path", "body", "content_type"), WRITES)
 def test_a_write_the_client_cannot_read_is_refused_before_anything_is_written(
         seeded: Cluster, method: str, path: str, body: Any, content_type: str | None, accept: str) -> None:
+    """go-restful's router refuses an Accept no route produces (kube-apiserver 1.36: its
+    "Available representations" and ``"details":{}``); fakekube writes no protobuf, so its
+    handler refuses that one, as upstream's refuses a representation it cannot write."""
     before = snapshot(seeded)
     status, answer, _ = request(seeded, method, path, body, content_type, accept=accept)
     assert status == 406
-    assert_status(answer, 406, "NotAcceptable", "only the following media types are accepted: ")
+    if accept == "application/vnd.kubernetes.protobuf":
+        assert_status(answer, 406, "NotAcceptable", "only the following media types are accepted: ")
+    else:
+        assert_status(answer, 406, "NotAcceptable", "406: Not Acceptable\n\nAvailable representations: "
+                      "application/json, application/yaml, application/vnd.kubernetes.protobuf")
+        assert answer["details"] == {}
     assert snapshot(seeded) == before
+
+
+@pytest.mark.parametrize(("method", "path", "accept", "produces"), [
+    ("GET", f"{CM}/cm", "application/xml", "application/json, application/yaml, application/vnd.kubernetes.protobuf"),
+    ("GET", CM, "text/html", "application/json, application/yaml, application/vnd.kubernetes.protobuf, "
+     "application/json;stream=watch, application/vnd.kubernetes.protobuf;stream=watch"),
+    ("GET", "/api/v1/watch/namespaces/default/configmaps", "application/xml",
+     "application/json, application/yaml, application/vnd.kubernetes.protobuf, "
+     "application/json;stream=watch, application/vnd.kubernetes.protobuf;stream=watch"),
+    ("GET", f"{PODS}/bound/log", "text/html",
+     "text/plain, application/json, application/yaml, application/vnd.kubernetes.protobuf"),
+    ("GET", "/api/v1", "application/xml", "application/json, application/yaml, application/vnd.kubernetes.protobuf"),
+    ("GET", "/version", "application/xml", "application/json"),
+])
+def test_an_accept_no_route_produces_is_the_router_s_406(seeded: Cluster, method: str, path: str, accept: str,
+                                                          produces: str) -> None:
+    status, answer, _ = request(seeded, method, path, accept=accept)
+    assert_status(answer, 406, "NotAcceptable", f"406: Not Acceptable\n\nAvailable representations: {produces}")
+    assert answer["message"].endswith(produces) and answer["details"] == {}
+    # A media type the route produces, with parameters its handler does not know: the handler's 406.
+    status, answer, _ = request(seeded, "GET", f"{CM}/cm", accept="application/json;as=Table;v=v9;g=meta.k8s.io")
+    assert_status(answer, 406, "NotAcceptable", "only the following media types are accepted: ")
+    assert "details" not in answer
+
+
+@pytest.mark.parametrize("content_type", ["application/json", "application/foo", None])
+def test_a_built_in_patch_in_no_patch_type_is_the_router_s_415(seeded: Cluster, content_type: str | None) -> None:
+    """go-restful checks what the PATCH route consumes before the Accept header and whatever
+    the body (kube-apiserver 1.36: ``415: Unsupported Media Type``, ``"details":{}``)."""
+    for path in (f"{CM}/cm", f"{DEPLOYMENTS}/web/status"):
+        for body in (b'{"data":{"k":"x"}}', b""):
+            status, answer, _ = request(seeded, "PATCH", path, body, content_type, accept="text/html")
+            assert (status, answer["message"], answer["details"]) == (415, "415: Unsupported Media Type", {})
+    assert snapshot(seeded) == snapshot(seeded)
 
 
 # --- 4: a DELETE body is DeleteOptions, and dryRun holds everywhere ----------------------------------------
@@ -247,6 +289,67 @@ def test_a_grace_period_past_int64_is_refused(seeded: Cluster) -> None:
     assert_status(answer, 400, "BadRequest",
                   f'strconv.ParseInt: parsing "{INT64_MAX + 1}": value out of range')
     assert snapshot(seeded) == before
+
+
+def _deletion_changes(cluster: Cluster, resource: str, name: str, since: int) -> list[tuple[str, Any, Any]]:
+    return [(c.type, c.obj["metadata"].get("deletionTimestamp"), c.obj["metadata"].get("deletionGracePeriodSeconds"))
+            for c in cluster.store.changes_since(since) if c.resource == resource and c.name == name]
+
+
+def test_a_pod_deleted_with_grace_0_is_marked_then_removed(seeded: Cluster) -> None:
+    """Store.Delete writes a pod's deletion first even when its grace is 0 (kube-apiserver
+    1.36: the answer and a watch's MODIFIED carry deletionTimestamp and grace 0, then
+    DELETED); a second delete shortens a pending grace from the first one's start."""
+    start = seeded.store.resource_version
+    now = seeded.clock.now().strftime("%Y-%m-%dT%H:%M:%SZ")
+    status, answer, _ = request(seeded, "DELETE", f"{PODS}/unbound")
+    meta = answer["metadata"]
+    assert (status, meta["deletionTimestamp"], meta["deletionGracePeriodSeconds"]) == (200, now, 0)
+    assert _deletion_changes(seeded, "pods", "unbound", start) == [("MODIFIED", now, 0), ("DELETED", now, 0)]
+    seeded.advance(5)
+    start = seeded.store.resource_version
+    first = request(seeded, "DELETE", f"{PODS}/bound")[1]["metadata"]
+    assert first["deletionGracePeriodSeconds"] == 30 and first["deletionTimestamp"] == "2025-01-01T00:00:35Z"
+    seeded.advance(2)
+    assert request(seeded, "DELETE", f"{PODS}/bound?gracePeriodSeconds=10")[1]["metadata"]["deletionTimestamp"] == \
+        "2025-01-01T00:00:15Z"  # the first delete's start, 10 s on: not now + 10
+    assert request(seeded, "DELETE", f"{PODS}/bound?gracePeriodSeconds=20")[1]["metadata"]["deletionGracePeriodSeconds"] == 10
+    status, answer, _ = request(seeded, "DELETE", f"{PODS}/bound?gracePeriodSeconds=0")
+    assert (status, answer["metadata"]["deletionGracePeriodSeconds"]) == (200, 0)
+    assert [change[0] for change in _deletion_changes(seeded, "pods", "bound", start)] == [
+        "MODIFIED", "MODIFIED", "MODIFIED", "DELETED"]
+    assert request(seeded, "GET", f"{PODS}/bound")[0] == 404
+
+
+def test_an_object_held_by_finalizers_is_marked_with_a_new_generation(seeded: Cluster) -> None:
+    """markAsDeleting: deletionTimestamp now, grace 0, and the generation one more (its
+    controllers see the deletion); a second delete changes nothing."""
+    body = deployment("held")
+    body["metadata"]["finalizers"] = ["example.com/hold"]
+    request(seeded, "POST", DEPLOYMENTS, body)
+    generation = request(seeded, "GET", f"{DEPLOYMENTS}/held")[1]["metadata"]["generation"]
+    meta = request(seeded, "DELETE", f"{DEPLOYMENTS}/held")[1]["metadata"]
+    assert (meta["deletionGracePeriodSeconds"], meta["generation"]) == (0, generation + 1)
+    seeded.advance(3)
+    again = request(seeded, "DELETE", f"{DEPLOYMENTS}/held")[1]["metadata"]
+    assert (again["deletionTimestamp"], again["generation"]) == (meta["deletionTimestamp"], generation + 1)
+
+
+@pytest.mark.parametrize(("path", "body", "kind"), [
+    (f"{NS}/serviceaccounts", {"metadata": {"name": "gone"}}, "ServiceAccount"),
+    (f"{NS}/resourcequotas", {"metadata": {"name": "gone"}, "spec": {"hard": {"pods": "1"}}}, "ResourceQuota"),
+    ("/apis/storage.k8s.io/v1/storageclasses", {"metadata": {"name": "gone"}, "provisioner": "example.com/p"},
+     "StorageClass"),
+    (CM, {"metadata": {"name": "gone"}}, "Status"),
+])
+def test_kinds_whose_registry_returns_the_deleted_object(seeded: Cluster, path: str, body: Any, kind: str) -> None:
+    """ReturnDeletedObject: these registries answer a DELETE with the object as it was
+    (kube-apiserver 1.36); the rest with a Success Status."""
+    assert request(seeded, "POST", path, body)[0] == 201
+    status, answer, _ = request(seeded, "DELETE", f"{path}/gone")
+    assert (status, answer["kind"]) == (200, kind)
+    if kind != "Status":
+        assert answer["metadata"]["name"] == "gone" and answer["apiVersion"] in ("v1", "storage.k8s.io/v1")
 
 
 # --- 6: watch parameters are checked before the stream starts ----------------------------------------------
@@ -397,3 +500,91 @@ def test_version_is_a_get_route() -> None:
             if expected == 405:
                 assert (body["kind"], body["reason"]) == ("Status", "MethodNotAllowed")
             conn.close()
+
+
+# --- 12: paths no group serves, and the Status bodies of routing errors (kube-apiserver 1.36) ----------------
+
+@pytest.mark.parametrize("path", ["/foo", "/apis/nope.example.com", "/apis/nope.example.com/v1/widgets",
+                                  "/apis/nope.example.com/v1/namespaces/default/widgets/x"])
+def test_a_path_outside_every_api_group_is_go_s_plain_not_found(fakekube: Cluster, path: str) -> None:
+    status, answer, response = request(fakekube, "GET", path)
+    assert (status, answer, response.getheader("Content-Type")) == (404, "404 page not found\n",
+                                                                   "text/plain; charset=utf-8")
+
+
+@pytest.mark.parametrize(("method", "path", "code", "reason"), [
+    ("GET", "/apis/apps/v1/widgets", 404, "NotFound"),  # a served group: go-restful's Status
+    ("GET", "/api/v2/pods", 404, "NotFound"),
+    ("PUT", PODS, 405, "MethodNotAllowed"),
+    ("DELETE", "/api/v1/componentstatuses/etcd-0", 405, "MethodNotAllowed"),
+])
+def test_routing_errors_carry_an_empty_details(fakekube: Cluster, method: str, path: str, code: int,
+                                               reason: str) -> None:
+    """``NewGenericServerResponse`` sets a details pointer with nothing in it: ``"details":{}``."""
+    status, answer, _ = request(fakekube, method, path, {} if method == "PUT" else None)
+    assert status == code and answer["reason"] == reason and answer["details"] == {}
+    assert list(answer) == ["kind", "apiVersion", "metadata", "status", "message", "reason", "details", "code"]
+
+
+def test_a_json_patch_that_does_not_apply_has_an_empty_details(seeded: Cluster) -> None:
+    status, answer, _ = request(seeded, "PATCH", f"{CM}/cm", [{"op": "test", "path": "/data/k", "value": "other"}],
+                                content_type="application/json-patch+json")
+    assert (status, answer["message"], answer["details"]) == (
+        422, "the server rejected our request due to an error in our request", {})
+
+
+def test_a_json_patch_copy_from_a_missing_key_adds_null(seeded: Cluster) -> None:
+    """json-patch v4 reads a missing key as a nil node: the copy adds null, which decodes as a
+    string's Go zero value "" (kube-apiserver 1.36 answers 200 with ``copied: ""``)."""
+    status, patched, _ = request(seeded, "PATCH", f"{CM}/cm",
+                                 [{"op": "copy", "from": "/data/absent", "path": "/data/copied"},
+                                  {"op": "test", "path": "/data/missing", "value": None}],
+                                 content_type="application/json-patch+json")
+    assert (status, patched["data"]) == (200, {"k": "v", "copied": ""})
+
+
+# --- 13: resourceVersion preconditions of PUT and PATCH (upstream's Store.Update) ---------------------------
+
+def test_resource_version_0_is_an_unconditional_update_where_the_kind_allows_it(seeded: Cluster) -> None:
+    node = request(seeded, "GET", "/api/v1/nodes/node-1")[1]
+    node["metadata"]["resourceVersion"] = "0"
+    node["metadata"].setdefault("labels", {})["zero"] = "yes"
+    status, updated, _ = request(seeded, "PUT", "/api/v1/nodes/node-1", node)
+    assert status == 200 and updated["metadata"]["labels"]["zero"] == "yes"
+    assert updated["metadata"]["resourceVersion"] not in ("0", node["metadata"]["resourceVersion"])
+    status, _, _ = request(seeded, "PUT", f"{CM}/cm", configmap("cm", data={"k": "v2"},
+                                                              metadata={"name": "cm", "resourceVersion": "00"}))
+    assert status == 200
+    # A resourceVersion that is not a number is a plain Go error.
+    status, answer, _ = request(seeded, "PUT", f"{CM}/cm", configmap("cm", metadata={"name": "cm", "resourceVersion": "x1"}))
+    assert_status(answer, 500, "", 'strconv.ParseUint: parsing "x1": invalid syntax')
+
+
+def test_a_kind_that_refuses_unconditional_updates_needs_a_resource_version(seeded: Cluster) -> None:
+    leases = "/apis/coordination.k8s.io/v1/namespaces/default/leases"
+    assert request(seeded, "POST", leases, {"metadata": {"name": "l"}, "spec": {"holderIdentity": "a"}})[0] == 201
+    invalid = ('leases.coordination.k8s.io "l" is invalid: metadata.resourceVersion: Invalid value: 0: '
+               'must be specified for an update')
+    for meta in ({"name": "l"}, {"name": "l", "resourceVersion": "0"}):
+        status, answer, _ = request(seeded, "PUT", f"{leases}/l", {"metadata": meta, "spec": {"holderIdentity": "b"}})
+        assert_status(answer, 422, "Invalid", invalid)
+        assert answer["details"]["kind"] == "leases" and answer["details"]["group"] == "coordination.k8s.io"
+    status, answer, _ = request(seeded, "PATCH", f"{leases}/l", {"metadata": {"resourceVersion": "0"}},
+                                content_type=MERGE)
+    assert_status(answer, 422, "Invalid", invalid)
+    # A Lease is created on update: "0" there means "none".
+    status, _, _ = request(seeded, "PUT", f"{leases}/m", {"metadata": {"name": "m", "resourceVersion": "0"}})
+    assert status == 201
+
+
+# --- 14: request bodies in a media type no decoder reads (NegotiateInputSerializer) -------------------------
+
+@pytest.mark.parametrize("content_type", ["text/plain", "text/plain; charset=utf-8", "*/*", "application/x-yaml",
+                                          "text/yaml", ";"])
+def test_a_body_in_a_media_type_the_server_does_not_decode_is_415(fakekube: Cluster, content_type: str) -> None:
+    for method, path in (("POST", CM), ("PUT", f"{CM}/x")):
+        status, answer, _ = request(fakekube, method, path, b'{"metadata":{"name":"x"}}', content_type=content_type)
+        assert_status(answer, 415, "UnsupportedMediaType",
+                      "the body of the request was in an unknown format - accepted media types include: "
+                      "application/json, application/yaml, application/vnd.kubernetes.protobuf")
+    assert request(fakekube, "POST", CM, b'{"metadata":{"name":"x"}}', content_type="application/JSON;")[0] == 201

@@ -49,12 +49,17 @@ SSAR = {"kind": "SelfSubjectAccessReview", "apiVersion": "authorization.k8s.io/v
 
 
 def test_self_subject_access_review_is_allowed_and_nothing_is_stored(fakekube: Cluster) -> None:
+    """The create handler's field manager runs for a review too: the echoed request carries
+    its managedFields (kube-apiserver 1.36 answers the same, without the 1.33 null timestamp)."""
     before = snapshot(fakekube)
+    managed = [{"manager": "unknown", "operation": "Update", "apiVersion": "authorization.k8s.io/v1",
+                "time": "2025-01-01T00:00:00Z", "fieldsType": "FieldsV1", "fieldsV1": {"f:spec": {"f:resourceAttributes": {
+                    ".": {}, "f:namespace": {}, "f:resource": {}, "f:verb": {}}}}}]
     for query in ("", "?dryRun=All"):
         code, body = post(fakekube, f"{AUTHZ}/selfsubjectaccessreviews{query}", SSAR)
         assert code == 201
-        assert body == {"apiVersion": "authorization.k8s.io/v1", "kind": "SelfSubjectAccessReview", "metadata": NULL,
-                        "spec": SSAR["spec"], "status": {"allowed": True}}
+        assert body == {"apiVersion": "authorization.k8s.io/v1", "kind": "SelfSubjectAccessReview",
+                        "metadata": {**NULL, "managedFields": managed}, "spec": SSAR["spec"], "status": {"allowed": True}}
     assert snapshot(fakekube) == before
 
 
@@ -176,8 +181,13 @@ def test_token_request_answers_a_jwt_on_cluster_time_and_stores_nothing(fakekube
     code, answer = post(fakekube, TOKEN, body)
     assert code == 201
     token = answer["status"]["token"]
+    # The create handler's field manager saw the request as decoded and defaulted (kube-apiserver 1.36).
+    managed = [{"manager": "unknown", "operation": "Update", "apiVersion": "authentication.k8s.io/v1",
+                "time": "2025-01-01T00:00:30Z", "fieldsType": "FieldsV1", "fieldsV1": {"f:spec": {"f:expirationSeconds": {}}},
+                "subresource": "token"}]
     assert answer == {"kind": "TokenRequest", "apiVersion": "authentication.k8s.io/v1",
-                      "metadata": {"name": "robot", "namespace": "default", "creationTimestamp": "2025-01-01T00:00:30Z"},
+                      "metadata": {"name": "robot", "namespace": "default", "creationTimestamp": "2025-01-01T00:00:30Z",
+                                   "managedFields": managed},
                       "spec": {"audiences": [ISSUER], "expirationSeconds": 3600, "boundObjectRef": None},
                       "status": {"token": token, "expirationTimestamp": "2025-01-01T01:00:30Z"}}
     header, claims, signature = token.split(".")
@@ -202,6 +212,8 @@ def test_token_bound_to_a_pod_names_pod_and_node(fakekube: Cluster) -> None:
     ref = {"kind": "Pod", "apiVersion": "v1", "name": "p"}
     code, answer = post(fakekube, TOKEN, {"spec": {"audiences": ["vault"], "boundObjectRef": ref}})
     assert code == 201 and answer["spec"]["audiences"] == ["vault"] and answer["spec"]["boundObjectRef"] == ref
+    assert answer["metadata"]["managedFields"][0]["fieldsV1"] == {"f:spec": {
+        "f:audiences": {}, "f:boundObjectRef": {"f:apiVersion": {}, "f:kind": {}, "f:name": {}}, "f:expirationSeconds": {}}}
     private = payload(answer["status"]["token"])["kubernetes.io"]
     assert private["pod"] == {"name": "p", "uid": pod["metadata"]["uid"]} and private["node"] == {"name": "gone"}
 

@@ -77,6 +77,84 @@ def test_a_long_or_odd_user_agent_names_a_valid_manager(fakekube) -> None:
     assert entry["manager"] == "tool-" + "é" * 61  # 5 + 122 bytes: one more would pass 128
 
 
+def test_a_write_without_user_agent_or_field_manager_is_managed_by_unknown(fakekube) -> None:
+    """``buildManagerInfo`` names an empty manager ``unknown`` (kube-apiserver 1.36)."""
+    created = requests.post(fakekube.url + CONFIGMAPS, data=configmap({"a": "1"}, "anonymous"),
+                            headers={"Content-Type": "application/json", "User-Agent": ""})
+    assert created.status_code == 201, created.text
+    assert [e["manager"] for e in created.json()["metadata"]["managedFields"]] == ["unknown"]
+
+
+def test_what_the_rest_layer_sets_after_the_field_manager_is_nobodys(fakekube) -> None:
+    """The field manager runs before the Service REST's normalizeClusterIPs: a headless
+    Service's ``clusterIPs: [None]`` is not the creator's field (kube-apiserver 1.36)."""
+    service = {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "headless"},
+               "spec": {"clusterIP": "None", "selector": {"app": "web"}, "ports": [{"port": 80}]}}
+    created = requests.post(fakekube.url + "/api/v1/namespaces/default/services?fieldManager=me",
+                            data=json.dumps(service), headers={"Content-Type": "application/json"})
+    assert created.status_code == 201, created.text
+    assert created.json()["spec"]["clusterIPs"] == ["None"]
+    (entry,) = created.json()["metadata"]["managedFields"]
+    assert "f:clusterIP" in entry["fieldsV1"]["f:spec"] and "f:clusterIPs" not in entry["fieldsV1"]["f:spec"]
+
+
+def test_what_an_update_s_storage_changes_after_the_field_manager_is_nobodys(fakekube) -> None:
+    """The update handler's field manager runs before the storage's BeforeUpdate: a node port
+    the Service REST allocates is not the patcher's, and fields a type change clears stay
+    the patcher's (kube-apiserver 1.36 answers these managedFields)."""
+    url = fakekube.url + "/api/v1/namespaces/default/services"
+    service = {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "web"},
+               "spec": {"selector": {"app": "web"}, "ports": [{"port": 80}]}}
+    assert requests.post(url, data=json.dumps(service), headers={"Content-Type": "application/json"}).status_code == 201
+
+    def patch(spec: dict) -> dict:
+        answer = requests.patch(f"{url}/web", data=json.dumps({"spec": spec}),
+                                headers={"Content-Type": "application/merge-patch+json"})
+        assert answer.status_code == 200, answer.text
+        return answer.json()
+    node_port = patch({"type": "NodePort"})
+    assert node_port["spec"]["ports"][0]["nodePort"]
+    (entry,) = node_port["metadata"]["managedFields"]
+    assert "f:nodePort" not in entry["fieldsV1"]["f:spec"]["f:ports"]['k:{"port":80,"protocol":"TCP"}']
+    back = patch({"type": "ClusterIP"})
+    assert "externalTrafficPolicy" not in back["spec"]
+    assert "f:externalTrafficPolicy" in back["metadata"]["managedFields"][0]["fieldsV1"]["f:spec"]
+
+
+def test_a_scale_write_s_entry_has_no_time(fakekube) -> None:
+    """The ScaleHandler moves a scale writer's fields to the parent under its apiVersion, and
+    finds no parent time for it: the entry has none (kube-apiserver 1.36's answer)."""
+    url = fakekube.url + "/apis/apps/v1/namespaces/default/deployments"
+    labels = {"app": "web"}
+    deployment = {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web"},
+                  "spec": {"selector": {"matchLabels": labels}, "template": {"metadata": {"labels": labels},
+                           "spec": {"containers": [{"name": "c", "image": "nginx"}]}}}}
+    headers = {"Content-Type": "application/json"}
+    assert requests.post(url + "?fieldManager=me", data=json.dumps(deployment), headers=headers).status_code == 201
+    scale = {"apiVersion": "autoscaling/v1", "kind": "Scale", "metadata": {"name": "web"}, "spec": {"replicas": 2}}
+    assert requests.put(url + "/web/scale?fieldManager=scaler", data=json.dumps(scale), headers=headers).status_code == 200
+    entries = requests.get(url + "/web").json()["metadata"]["managedFields"]
+    assert [e for e in entries if e.get("subresource") == "scale"] == [
+        {"manager": "scaler", "operation": "Update", "apiVersion": "apps/v1", "fieldsType": "FieldsV1",
+         "fieldsV1": {"f:spec": {"f:replicas": {}}}, "subresource": "scale"}]
+
+
+def test_a_crd_spec_s_struct_fields_have_no_dot_entry(fakekube) -> None:
+    """A field the type's empty value already holds (a non-pointer struct: a CRD's spec and
+    names) is only new below; a pointer (conversion) is new itself: ``"."`` (1.36's answer)."""
+    crd = {"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+           "metadata": {"name": "widgets.example.com"},
+           "spec": {"group": "example.com", "scope": "Namespaced", "names": {"plural": "widgets", "kind": "Widget"},
+                    "versions": [{"name": "v1", "served": True, "storage": True,
+                                  "schema": {"openAPIV3Schema": {"type": "object"}}}]}}
+    created = requests.post(fakekube.url + "/apis/apiextensions.k8s.io/v1/customresourcedefinitions?fieldManager=me",
+                            data=json.dumps(crd), headers={"Content-Type": "application/json"})
+    assert created.status_code == 201, created.text
+    (entry,) = created.json()["metadata"]["managedFields"]
+    spec = entry["fieldsV1"]["f:spec"]
+    assert "." not in spec and "." not in spec["f:names"] and "." in spec["f:conversion"]
+
+
 def test_consecutive_updates_merge_into_one_entry(fakekube) -> None:
     url = fakekube.url + CONFIGMAPS
     requests.post(url, data=configmap({"a": "1"}, "cm"), params={"fieldManager": "editor"})
@@ -216,3 +294,26 @@ def test_custom_resources_merge_by_their_schema_list_types(fakekube) -> None:
     assert unknown.status_code == 500
     assert unknown.json()["message"] == ("failed to create typed patch object (default/b; example.com/v1, Kind=Box): "
                                          ".spec.color: field not declared in schema")
+
+
+def test_managed_fields_of_a_type_stored_in_another_version_name_the_version_written(fakekube) -> None:
+    """An autoscaling/v1 HPA is stored as v2 and an events.k8s.io Event as a core Event; the
+    field manager still reads the object as the client wrote it (kube-apiserver 1.36)."""
+    hpa = {"apiVersion": "autoscaling/v1", "kind": "HorizontalPodAutoscaler", "metadata": {"name": "web"},
+           "spec": {"scaleTargetRef": {"kind": "Deployment", "name": "web", "apiVersion": "apps/v1"}, "maxReplicas": 3}}
+    created = requests.post(fakekube.url + "/apis/autoscaling/v1/namespaces/default/horizontalpodautoscalers",
+                            data=json.dumps(hpa), headers={"Content-Type": "application/json", "User-Agent": "me"})
+    assert created.status_code == 201, created.text
+    (entry,) = created.json()["metadata"]["managedFields"]
+    assert entry["fieldsV1"] == {"f:spec": {"f:maxReplicas": {}, "f:minReplicas": {}, "f:scaleTargetRef": {},
+                                            "f:targetCPUUtilizationPercentage": {}}}
+    event = {"apiVersion": "events.k8s.io/v1", "kind": "Event", "metadata": {"name": "e"},
+             "eventTime": "2025-01-01T00:00:00.000000Z", "reportingController": "example.com/c", "reportingInstance": "i",
+             "action": "A", "reason": "R", "type": "Normal", "regarding": {"kind": "Pod", "name": "p", "namespace": "default"}}
+    created = requests.post(fakekube.url + "/apis/events.k8s.io/v1/namespaces/default/events",
+                            data=json.dumps(event), headers={"Content-Type": "application/json", "User-Agent": "me"})
+    assert created.status_code == 201, created.text
+    (entry,) = created.json()["metadata"]["managedFields"]
+    assert (entry["apiVersion"], entry["fieldsV1"]) == ("events.k8s.io/v1", {
+        "f:action": {}, "f:eventTime": {}, "f:reason": {}, "f:regarding": {}, "f:reportingController": {},
+        "f:reportingInstance": {}, "f:type": {}})

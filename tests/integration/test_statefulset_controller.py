@@ -208,6 +208,26 @@ def test_claims_are_created_before_each_pod_and_mounted() -> None:
     assert names(cluster) == ["web-0"] and pods(cluster)["web-0"]["status"]["phase"] == "Pending"
 
 
+def test_a_container_may_mount_a_volume_claim_template_by_name() -> None:
+    """The Kubernetes docs' StatefulSet example: the template has no volume ``www``, its claim
+    template has that name (apps validation adds each claim template as a volume first;
+    kube-apiserver 1.36 answers 201). The template's hostname and subdomain are the
+    controller's, so they are not validated either."""
+    cluster = Cluster(nodes=1)
+    claim_template = {"metadata": {"name": "www"},
+                      "spec": {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "1Gi"}}}}
+    web = statefulset(replicas=1, volumeClaimTemplates=[claim_template])
+    web["spec"]["template"]["spec"]["containers"][0]["volumeMounts"] = [{"name": "www", "mountPath": "/usr/share/nginx/html"}]
+    web["spec"]["template"]["spec"]["hostname"] = "Not_A_Hostname"
+    created = cluster.create(web)
+    assert "volumes" not in created["spec"]["template"]["spec"]  # checked as if there, not added
+    # apps/v1's conversion writes each claim template as a typed PersistentVolumeClaim.
+    template = created["spec"]["volumeClaimTemplates"][0]
+    assert (template["apiVersion"], template["kind"], template["status"]) == ("v1", "PersistentVolumeClaim",
+                                                                            {"phase": "Pending"})
+    assert pods(cluster)["web-0"]["spec"]["containers"][0]["volumeMounts"][0]["name"] == "www"
+
+
 def test_retention_policy_delete_puts_owner_references_on_the_claims() -> None:
     cluster = Cluster(nodes=1)
     claim_template = {"metadata": {"name": "data"},

@@ -50,7 +50,8 @@ def test_volume_attachment_spec_is_fixed_and_status_is_the_attachers(fakekube: C
     created = api.create_volume_attachment({"metadata": {"name": "csi-abc"}, "spec": {
         "attacher": "ebs.csi.aws.com", "nodeName": "node-1", "source": {"persistentVolumeName": "pv-1"}},
         "status": {"attached": True}})
-    assert created.status is None
+    assert created.status.to_dict() == {"attached": False, "attach_error": None, "attachment_metadata": None,
+                                        "detach_error": None}  # the status sent is dropped; attached is not omitempty
     attached = api.patch_volume_attachment_status("csi-abc", {"status": {"attached": True,
                                                                          "attachmentMetadata": {"devicePath": "/dev/xvdb"}}})
     assert attached.status.attached is True

@@ -114,4 +114,5 @@ def test_wire_formats_round_trip() -> None:
     assert parse_time("2025-01-01T00:00:40.123456789Z") == moment  # nanoseconds are cut to micro
     assert parse_time("2025-01-01T01:00:40+01:00") == moment.replace(microsecond=0)
     assert parse_time("2025-01-01T00:00:40") == moment.replace(microsecond=0)  # no offset: UTC
+    assert parse_time("2025-01-01T01:00:40.123456+01:00") == moment  # a fraction, then an offset
     assert parse_time("") is None and parse_time(None) is None

@@ -593,6 +593,21 @@ def test_json_patch_operations_and_no_mutation():
     assert original == before
 
 
+def test_json_patch_reads_a_missing_key_as_null():
+    """json-patch v4 (the apiserver's) gets a missing key of an object as a nil node: ``copy``
+    from it adds null, ``test`` of it against null holds; ``move`` still fails to remove it."""
+    doc = {"metadata": {"name": "a", "labels": {"tier": "web"}}}
+    patch = [{"op": "copy", "from": "/metadata/labels/app", "path": "/metadata/labels/copied"},
+             {"op": "test", "path": "/metadata/labels/missing", "value": None},
+             {"op": "move", "from": "/metadata/labels/tier", "path": "/metadata/labels/moved"}]
+    assert apply_json_patch(doc, patch) == {"metadata": {"name": "a", "labels": {"copied": None, "moved": "web"}}}
+    for failing in ({"op": "move", "from": "/metadata/labels/app", "path": "/metadata/labels/moved"},
+                    {"op": "copy", "from": "/metadata/items/3", "path": "/metadata/x"},
+                    {"op": "test", "path": "/metadata/labels/missing", "value": "x"}):
+        with pytest.raises(ApiError):
+            apply_json_patch({"metadata": {"labels": {}, "items": []}}, [failing])
+
+
 @pytest.mark.parametrize("patch", [
     [{"op": "test", "path": "/metadata/name", "value": "b"}],
     [{"op": "remove", "path": "/metadata/missing"}],

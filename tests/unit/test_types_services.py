@@ -7,10 +7,12 @@ import ipaddress
 import random
 from datetime import datetime, timezone
 
-from fakekube.api.machinery.errors import emulating
-from fakekube.objects.versions import release
-from fakekube.api.registry import WriteContext
+import pytest
+
 from fakekube.api import types
+from fakekube.api.machinery.errors import ApiError, emulating
+from fakekube.api.registry import WriteContext
+from fakekube.objects.versions import release
 
 SERVICES = types.SERVICES.strategy
 
@@ -113,6 +115,36 @@ def test_update_keeps_allocated_values_and_rejects_ip_changes():
     with emulating(release("1.33")):
         assert [e.message() for e in SERVICES.validate_update(changed, old)] == [
             'spec.clusterIPs[0]: Invalid value: []string{"10.96.0.99"}: may not change once set']
+
+
+def test_an_update_of_cluster_ip_alone_is_carried_into_cluster_ips():
+    """``normalizeClusterIPs`` runs before validation: a client that changed only clusterIP
+    is told ``clusterIPs[0]`` may not change (kube-apiserver 1.36's answer), not that the
+    two disagree."""
+    ctx = _ctx()
+    old = _create(_svc(), ctx)
+    new = copy.deepcopy(old)
+    new["spec"]["clusterIP"] = "10.96.0.99"
+    SERVICES.default(new, ctx)
+    SERVICES.prepare_for_update(new, old, ctx)
+    assert new["spec"]["clusterIPs"] == ["10.96.0.99"]
+    causes = [e.cause() for e in SERVICES.validate_update(new, old)]
+    assert [c["field"] for c in causes] == ["spec.clusterIPs[0]"]
+    assert causes[0]["message"].endswith("may not change once set")
+
+
+def test_cluster_ips_that_disagree_with_cluster_ip_are_refused_before_validation():
+    """The REST layer's pre-validation (``initIPFamilyFields``) answers the disagreement
+    alone, before the strategy would add ``clusterIPs[0]: may not change once set``."""
+    ctx = _ctx()
+    old = _create(_svc(), ctx)
+    new = copy.deepcopy(old)
+    new["spec"]["clusterIP"], new["spec"]["clusterIPs"] = "10.96.0.98", ["10.96.0.99"]
+    SERVICES.default(new, ctx)
+    with pytest.raises(ApiError) as refused:
+        SERVICES.prepare_for_update(new, old, ctx)
+    assert [cause["field"] for cause in refused.value.details["causes"]] == ["spec.clusterIPs"]
+    assert refused.value.details["causes"][0]["message"].endswith("first value must match `clusterIP`")
 
 
 def test_switch_from_nodeport_to_clusterip_drops_node_ports():

@@ -482,5 +482,5 @@ def denial(webhook: str, status: Any) -> ApiError:
         text = f"{denied_by}: {reason}"
     else:
         text = f"{denied_by} without explanation"
-    details = status.get("details") if isinstance(status.get("details"), dict) else {}
-    return ApiError(max(code, 400), reason, text, dict(details))
+    details = status.get("details")  # sent as the webhook sent it: present (maybe empty) or not
+    return ApiError(max(code, 400), reason, text, dict(details) if isinstance(details, dict) else None)

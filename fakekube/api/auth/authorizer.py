@@ -10,7 +10,6 @@ the authorizer's reason after a colon.
 
 from __future__ import annotations
 
-from typing import Any
 
 from fakekube.api.auth.attributes import Attributes
 from fakekube.api.auth.identity import MASTERS
@@ -57,17 +56,7 @@ def forbidden(attrs: Attributes, reason: str) -> ApiError:
     message = forbidden_message(attrs)
     if reason:
         message = f"{message}: {reason}"
-    if not attrs.resource_request or not attrs.resource:
-        return _NoResourceForbidden(403, "Forbidden", f"forbidden: {message}")
+    if not attrs.resource_request or not attrs.resource:  # an empty details pointer: "details":{}
+        return ApiError(403, "Forbidden", f"forbidden: {message}", {})
     return forbidden_error(attrs.api_group, attrs.resource, attrs.name, message)
 
-
-class _NoResourceForbidden(ApiError):
-    """A 403 on a path: upstream's details pointer is set but empty, so ``"details":{}`` is sent."""
-
-    def status(self) -> dict[str, Any]:
-        body = super().status()
-        code = body.pop("code")
-        body["details"] = {}
-        body["code"] = code
-        return body

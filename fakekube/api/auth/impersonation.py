@@ -49,8 +49,9 @@ def impersonate(requestor: UserInfo, headers: Iterable[tuple[str, str]],
     user_names = [value for name, value in pairs if name.lower() == USER.lower() and value]
     groups_asked = [value for name, value in pairs if name.lower() == GROUP.lower()]
     uids = [value for name, value in pairs if name.lower() == UID.lower()]
-    extras = sorted((unquote(name[len(EXTRA_PREFIX):].lower()), value) for name, value in pairs
-                    if name.lower().startswith(EXTRA_PREFIX.lower()))
+    # Upstream ranges over a Go map of keys (any order), each key's values in header order.
+    extras = sorted(((unquote(name[len(EXTRA_PREFIX):].lower()), value) for name, value in pairs
+                     if name.lower().startswith(EXTRA_PREFIX.lower())), key=lambda pair: pair[0])
     if not user_names and not groups_asked and not extras and not uids:
         return requestor
     if not user_names:

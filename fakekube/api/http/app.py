@@ -28,18 +28,28 @@ from fakekube.api.http import negotiation, routing
 from fakekube.api.http.negotiation import Representation
 from fakekube.api.http.request import RequestView
 from fakekube.api.http.response import JsonResponse, status_line
-from fakekube.api.http.server import CLIENT_CERT_USER, CLIENT_GONE
+from fakekube.api.http.server import CLIENT_CERT_USER, CLIENT_GONE, HEADER_LINES
 from fakekube.api.http.watch import DISCONNECTED, POLL_INTERVAL_S, Watch, WatchRequest
 from fakekube.api.machinery import errors
 from fakekube.api.machinery.errors import ApiError
 from fakekube.api.machinery.params import query_bool
 from fakekube.api.machinery.warning import WarningRecorder
 from fakekube.api.registry import (
+    APPROVAL,
     ATTACH,
+    BINDING,
     CONNECT_SUBRESOURCES,
+    EPHEMERAL_CONTAINERS,
+    EVICTION,
     EXEC,
+    FINALIZE,
+    LOG,
     PORTFORWARD,
     PROXY,
+    RESIZE,
+    SCALE,
+    STATUS,
+    TOKEN,
     Registry,
     RegistryView,
     ResourceType,
@@ -80,6 +90,12 @@ MAX_WATCHES = 1000
 #: The core ``bindings`` resource: a POST binds the pod the Binding names (upstream's BindingREST).
 BINDINGS = ("", "bindings")
 WRITE_VERBS = {"POST": "create", "PUT": "update", "PATCH": "patch", "DELETE": "delete"}
+#: The methods of each built-in subresource's routes (no route for another: 405).
+_SUBRESOURCE_METHODS = {
+    STATUS: ("GET", "PUT", "PATCH"), SCALE: ("GET", "PUT", "PATCH"), APPROVAL: ("GET", "PUT", "PATCH"),
+    EPHEMERAL_CONTAINERS: ("GET", "PUT", "PATCH"), RESIZE: ("GET", "PUT", "PATCH"), FINALIZE: ("PUT",),
+    BINDING: ("POST",), EVICTION: ("POST",), TOKEN: ("POST",), LOG: ("GET",),
+}
 HEALTH_PATHS = ("/healthz", "/readyz", "/livez")
 #: Where the control API (``fakekube/control``, mounted as the fallback app) is served.
 CONTROL_PREFIX = "/fakekube/"
@@ -220,7 +236,9 @@ class RestApp:
         # Impersonate-* headers (any of them: upstream refuses extras without a user); the
         # scan runs in C, as it runs on every request.
         if any(map(str.startswith, request.environ, repeat("HTTP_IMPERSONATE_"))):
-            pairs = list(request.headers.items())
+            # Each header line is one value: fakekube's server keeps them apart (another WSGI
+            # server has joined repeated ones with commas, as WSGI does).
+            pairs = request.environ.get(HEADER_LINES) or list(request.headers.items())
             user = impersonation.impersonate(user, pairs, self._authorizer(), forbidden)
         if mode == RBAC and not anonymous_allowed and user.username == ANONYMOUS.username:
             raise unauthorized()
@@ -250,6 +268,7 @@ class RestApp:
         if path == "/version" or path == "/version/":
             if request.method != "GET":  # a go-restful GET route, as discovery's
                 raise errors.method_not_allowed()
+            negotiation.check_route_accepts(request.headers.get("Accept"), (negotiation.JSON,))
             return json_response(discovery.version_info(self.api.release, self.api.patch_version))
         if path.split("/")[1:2] and "/" + path.split("/")[1] in HEALTH_PATHS:
             if path in HEALTH_PATHS:  # upstream instruments the endpoints, not each check
@@ -264,11 +283,15 @@ class RestApp:
             return self._discovery(request, target)
         if isinstance(target, routing.ResourcePath):
             return self._resource(request, target)
-        raise ApiError(404, "NotFound", "the server could not find the requested resource", {})
+        if path.startswith("/api/"):  # under the core group's routes: go-restful's Status
+            raise _not_found_path()
+        return _not_found_page()
 
     def _discovery(self, request: RequestView, target: routing.DiscoveryPath) -> AnyResponse:
         if request.method != "GET":
-            raise errors.ApiError(405, "MethodNotAllowed", "the server does not allow this method on the requested resource")
+            raise errors.method_not_allowed()
+        if target.core or target.version:  # go-restful's routes (/apis and a group's are plain handlers)
+            negotiation.check_route_accepts(request.headers.get("Accept"), negotiation.ROUTE_MEDIA_TYPES)
         aggregated = discovery.negotiate_discovery(request.headers.get("Accept", ""))
         if aggregated and not target.group and not target.version:
             request.environ[METRICS_KEY] = server_metrics.path_info(request, "api" if target.core else "apis",
@@ -280,12 +303,23 @@ class RestApp:
             return self._resource_list(target.group, target.version, "v1")
         if not target.group:
             return json_response(discovery.api_group_list(self.registry.pinned()))
+        if not self.registry.group_types(target.group):
+            return _not_found_page()  # no group's routes: the apiserver's NotFoundHandler
         if not target.version:
             body = discovery.api_group(self.registry, target.group)
             if body is None:
                 raise _not_found_path()
             return json_response(body)
+        if self._custom_group(target.group) and not self.registry.group_version_types(target.group, target.version):
+            return _not_found_page()  # the crdHandler hands a version it does not serve on
         return self._resource_list(target.group, target.version, target.version)
+
+    def _custom_group(self, group: str) -> bool:
+        """Whether only CRDs serve ``group``: its paths go to the crdHandler, which hands what
+        it does not serve (a version, a resource, a path of the wrong scope) to the
+        apiserver's NotFoundHandler, Go's plain ``404 page not found``."""
+        types = self.registry.group_types(group)
+        return bool(types) and all(t.custom is not None for t in types)
 
     def _aggregated(self, request: RequestView, core: bool, api_version: str) -> AnyResponse:
         """Aggregated discovery: the whole API surface in one document (kubectl's first call)."""
@@ -363,7 +397,11 @@ class RestApp:
     def _resource(self, request: RequestView, target: routing.ResourcePath) -> AnyResponse:
         rt = self.registry.find(target.group, target.version, target.plural)
         if rt is None:
+            if target.group and (not self.registry.group_types(target.group) or self._custom_group(target.group)):
+                return _not_found_page()  # no group's routes: the apiserver's NotFoundHandler
             raise _not_found_path()
+        if rt.custom is not None and (target.namespace if not rt.namespaced else target.name and not target.namespace):
+            return _not_found_page()  # a path of the other scope: the crdHandler finds no resource
         request.environ[METRICS_KEY] = server_metrics.resource_info(request, rt, target)
         warning = rt.deprecation_warning(self.api.kubernetes_version)
         if warning is None:
@@ -404,6 +442,7 @@ class RestApp:
         return self._write(request, rt, target, query)
 
     def _read(self, request: RequestView, rt: ResourceType, target: routing.ResourcePath, query: dict[str, str]) -> AnyResponse:
+        _check_route(request, rt, negotiation.ROUTE_MEDIA_TYPES if target.name else negotiation.LIST_MEDIA_TYPES)
         representation = negotiation.choose(request.headers.get("Accept"))
         if target.name:
             obj = self.api.get(rt, target.namespace, target.name)
@@ -447,10 +486,9 @@ class RestApp:
         if (verb == "create" and target.name) or (verb in ("update", "patch") and not target.name):
             raise errors.method_not_allowed()  # no such route, as go-restful answers
         self._require_verb(rt, verb)
+        _check_route(request, rt, negotiation.ROUTE_MEDIA_TYPES, consumes=PATCH_TYPES if verb == "patch" else None)
         # Upstream's handlers negotiate the answer's type before reading or writing anything.
         representation = negotiation.choose(request.headers.get("Accept"), allow_as=False)
-        if verb == "patch" and _media(request) not in PATCH_TYPES and (request.content_length or 0) > 0:
-            raise errors.unsupported_media_type_route()
         if verb == "create":
             negotiation.body_format(request.headers.get("Content-Type"))  # upstream's 415 precedes its 413
         raw = self._body(request)
@@ -514,6 +552,11 @@ class RestApp:
                 return Response(answer.body, status=answer.status, headers=list(answer.headers))
             raise connect.connect(self.api, rt, target.namespace, target.name, target.subresource, request.method,
                                   query, _user(request), target.subpath)
+        if rt.custom is None:  # a built-in subresource's go-restful routes
+            if request.method not in _SUBRESOURCE_METHODS.get(target.subresource, ()):
+                raise errors.method_not_allowed()
+            produces = (("text/plain",) if target.subresource == LOG else ()) + negotiation.ROUTE_MEDIA_TYPES
+            _check_route(request, rt, produces, consumes=PATCH_TYPES if request.method == "PATCH" else None)
         if request.method != "GET":  # a write: refuse an unreadable answer before writing (upstream)
             negotiation.choose(request.headers.get("Accept"), allow_as=False)
         raw = self._body(request) if request.method in ("POST", "PUT", "PATCH") else b""
@@ -531,6 +574,7 @@ class RestApp:
 
     def _watch(self, request: RequestView, rt: ResourceType, target: routing.ResourcePath, query: dict[str, str]) -> AnyResponse:
         self._require_verb(rt, "watch")
+        _check_route(request, rt, negotiation.LIST_MEDIA_TYPES)
         representation = negotiation.choose(request.headers.get("Accept"))
         watch_request = WatchRequest.from_query(rt, target.namespace, query, target.name, representation)
         disconnected = request.environ.get(DISCONNECTED) or request.environ.get(CLIENT_GONE)
@@ -701,6 +745,18 @@ def _user_agent(request: RequestView) -> str:
         return value
 
 
+def _check_route(request: RequestView, rt: ResourceType, produces: tuple[str, ...],
+                 consumes: tuple[str, ...] | None = None) -> None:
+    """What go-restful checks of a built-in type's route before its handler runs: the
+    Content-Type of a route that declares what it consumes (415), then the Accept header
+    (406). A custom resource's requests go to a plain handler, which checks neither."""
+    if rt.custom is not None:
+        return
+    if consumes is not None:
+        negotiation.check_route_consumes(request.headers.get("Content-Type"), consumes)
+    negotiation.check_route_accepts(request.headers.get("Accept"), produces)
+
+
 def _media(request: RequestView) -> str:
     return (request.headers.get("Content-Type") or "").split(";")[0].strip().lower()
 
@@ -738,8 +794,10 @@ def _partial_metadata(rt: ResourceType, objects: list[Obj], single: bool, listin
              for o in objects]
     if single:
         return items[0]
-    return {"kind": "PartialObjectMetadataList", "apiVersion": "meta.k8s.io/v1",
-            "metadata": (listing or {}).get("metadata", {}), "items": items}
+    # A typed ListMeta (no empty continue) and Go's nil slice when nothing matched: "items": null.
+    list_meta = {k: v for k, v in ((listing or {}).get("metadata") or {}).items() if v != "" or k != "continue"}
+    return {"kind": "PartialObjectMetadataList", "apiVersion": "meta.k8s.io/v1", "metadata": list_meta,
+            "items": items or None}
 
 
 def _health(path: str, args: Any) -> AnyResponse:
@@ -802,7 +860,14 @@ def _proxied_headers(environ: dict[str, Any]) -> list[tuple[str, str]]:
 
 
 def _not_found_path() -> ApiError:
+    """go-restful's 404 under a served group: ``NewGenericServerResponse``, ``"details":{}``."""
     return ApiError(404, "NotFound", "the server could not find the requested resource", {})
+
+
+def _not_found_page() -> AnyResponse:
+    """A path outside every API group's routes (``/foo``, ``/apis/<group nobody serves>``):
+    the apiserver's NotFoundHandler answers Go's ``http.NotFound``, plain text."""
+    return _plain("404 page not found\n", 404)
 
 
 def json_response(body: Obj, code: int = 200, content_type: str = "application/json",

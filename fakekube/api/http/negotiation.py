@@ -54,6 +54,7 @@ class Representation(NamedTuple):
 
 
 _AS_KINDS = {"Table", "PartialObjectMetadata", "PartialObjectMetadataList"}
+_AS_VERSIONS = ("v1", "v1beta1")
 _INCLUDE_OBJECT = ("Metadata", "Object", "None")
 _BOOLS = {"true": True, "1": True, "t": True, "True": True, "TRUE": True, "T": True,
           "false": False, "0": False, "f": False, "False": False, "FALSE": False, "F": False}
@@ -88,9 +89,11 @@ def choose(header: str | None, allow_as: bool = True) -> Representation:
         as_kind = media.params.get("as", "")
         if as_kind:
             group = media.params.get("g", "")
-            if allow_as and as_kind in _AS_KINDS and group == "meta.k8s.io" and media.type in (JSON, YAML):
-                return Representation(media.type, as_kind, media.params.get("v", "v1"))
-            continue
+            version = media.params.get("v", "")
+            if allow_as and as_kind in _AS_KINDS and group == "meta.k8s.io" and version in _AS_VERSIONS \
+                    and media.type in (JSON, YAML):
+                return Representation(media.type, as_kind, version)
+            continue  # an unknown kind or version, or none: the next entry (else 406, as upstream)
         if media.type in (JSON, YAML):
             return Representation(media.type)
         if media.type in ("*/*", "application/*"):
@@ -101,14 +104,47 @@ def choose(header: str | None, allow_as: bool = True) -> Representation:
 
 #: The body formats a built-in type's create/update route decodes, in upstream's order.
 BODY_MEDIA_TYPES = (JSON, YAML, PROTOBUF)
+#: What a built-in type's go-restful routes produce (installer.go's ``mediaTypes``), and
+#: what its LIST and WATCH routes produce besides (the stream types).
+ROUTE_MEDIA_TYPES = (JSON, YAML, PROTOBUF)
+LIST_MEDIA_TYPES = ROUTE_MEDIA_TYPES + (JSON + ";stream=watch", PROTOBUF + ";stream=watch")
+
+
+def check_route_accepts(header: str | None, produces: tuple[str, ...]) -> None:
+    """go-restful's route selection (``Route.matchesAccept``), which runs before a handler
+    negotiates: some media type of the Accept header, its parameters cut off and spaces
+    trimmed, is ``*/*`` or exactly one the route produces (case counts; ``application/*``
+    matches nothing); no header is ``*/*``. Else the router's 406 (a Table request with an
+    unknown version passes here and is refused by :func:`choose`)."""
+    for item in (header or "*/*").split(","):
+        media = item.split(";", 1)[0].strip(" ")
+        if media == "*/*" or media in produces:
+            return
+    raise errors.not_acceptable_route(produces)
+
+
+def check_route_consumes(content_type: str | None, consumes: tuple[str, ...]) -> None:
+    """go-restful's ``Route.matchesContentType`` for a route that declares what it consumes
+    (a built-in type's PATCH: the patch types): no Content-Type reads as
+    ``application/octet-stream``; else the router's 415, before the Accept check."""
+    for item in (content_type or "application/octet-stream").split(","):
+        if item.split(";", 1)[0].strip(" ") in consumes:
+            return
+    raise errors.unsupported_media_type_route()
 
 
 def body_format(content_type: str | None) -> str:
-    """``json``, ``yaml`` or ``protobuf`` for a request body; 415 for anything else."""
-    media = (content_type or JSON).split(";")[0].strip().lower()
-    if media in (JSON, "", "*/*", "text/plain"):
+    """``json``, ``yaml`` or ``protobuf`` for a request body; 415 for anything else.
+
+    As ``NegotiateInputSerializerForMediaType``: no Content-Type means JSON; otherwise
+    its media type (parameters aside, any case) must be exactly one of the three
+    (``text/plain``, ``*/*``, ``application/x-yaml``: 415)."""
+    if not content_type:
         return "json"
-    if media in (YAML, "application/x-yaml", "text/yaml"):
+    media = content_type.split(";")[0].strip().lower()
+    if media == JSON:
+        return "json"
+    if media == YAML:
         return "yaml"
     if media == PROTOBUF:
         return "protobuf"

@@ -103,6 +103,10 @@ DISCONNECTED = "fakekube.disconnected"
 CLIENT_GONE = "fakekube.client_gone"
 #: ``environ`` key of a verified TLS client certificate's user (CN, O as groups).
 CLIENT_CERT_USER = "fakekube.client_cert_user"
+#: ``environ`` key of the request's header lines as received, ``[(name, value), ...]``:
+#: WSGI joins a repeated header's values with commas, and a value may hold commas itself
+#: (each ``Impersonate-Group`` line is one group, ``a,b`` included).
+HEADER_LINES = "fakekube.header_lines"
 #: ``environ`` key through which a 101 answer hands the connection to its handler.
 UPGRADE = "fakekube.upgrade"
 
@@ -333,6 +337,7 @@ class _Handler(socketserver.BaseRequestHandler):
             DISCONNECTED: self.disconnected,
             CLIENT_GONE: self.disconnected,
             CLIENT_CERT_USER: self.cert_user,
+            HEADER_LINES: head.headers,
         }
         for key, value in head.headers:
             name = key.upper().replace("-", "_")

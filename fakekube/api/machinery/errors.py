@@ -283,6 +283,9 @@ class ApiError(Exception):
         self.reason = reason
         self.message = message
         self.details: dict[str, Any] = {} if details is None else details
+        #: Whether upstream's Status has a details pointer (its constructors with a resource,
+        #: ``NewGenericServerResponse``...): then ``details`` is sent even when empty, ``{}``.
+        self.has_details = details is not None
         #: Response headers the Status is sent with (``Retry-After``).
         self.headers: dict[str, str] = {} if headers is None else headers
         #: The Status's ListMeta (an expired list's fresh ``continue`` token).
@@ -306,7 +309,7 @@ class ApiError(Exception):
         if self.reason:  # Go omits an empty reason (e.g. some 500s from patching)
             body["reason"] = self.reason
         details = status_details(self.details)
-        if details:
+        if details or self.has_details:
             body["details"] = details
         if self.code:
             body["code"] = self.code
@@ -404,8 +407,9 @@ def method_not_supported(group: str, resource: str, verb: str) -> ApiError:
 
 
 def method_not_allowed() -> ApiError:
-    """No route for this method on this path: go-restful's 405, as the apiserver words it."""
-    return ApiError(405, "MethodNotAllowed", "the server does not allow this method on the requested resource")
+    """No route for this method on this path: go-restful's 405, as the apiserver words it
+    (``NewGenericServerResponse``: an empty details pointer, ``"details":{}``)."""
+    return ApiError(405, "MethodNotAllowed", "the server does not allow this method on the requested resource", {})
 
 
 def unknown_error(code: int, message: str) -> ApiError:
@@ -441,9 +445,16 @@ def unsupported_media_type(content_type: str = "", accepted: tuple[str, ...] = P
 
 
 def unsupported_media_type_route() -> ApiError:
-    """415 from go-restful's router: a body whose Content-Type the route does not consume
-    (a PATCH with an unknown patch type and a non-empty body never reaches the handler)."""
-    return ApiError(415, "UnsupportedMediaType", "415: Unsupported Media Type")
+    """415 from go-restful's router: a body whose Content-Type the route does not consume (a
+    built-in type's PATCH with no patch type never reaches the handler), as the apiserver
+    words it (``NewGenericServerResponse``: ``"details":{}``)."""
+    return ApiError(415, "UnsupportedMediaType", "415: Unsupported Media Type", {})
+
+
+def not_acceptable_route(produces: tuple[str, ...]) -> ApiError:
+    """406 from go-restful's router: no media type of the Accept header is one the route
+    produces (``"details":{}``, as :func:`unsupported_media_type_route`)."""
+    return ApiError(406, "NotAcceptable", "406: Not Acceptable\n\nAvailable representations: " + ", ".join(produces), {})
 
 
 def forbidden_error(group: str, resource: str, name: str, why: str) -> ApiError:
@@ -457,4 +468,5 @@ def too_many_requests(message: str, retry_after_s: int = 1) -> ApiError:
 
 
 def internal_error(message: str) -> ApiError:
-    return ApiError(500, "InternalError", f"Internal error occurred: {message}")
+    """``NewInternalError``: the error's text again as the one cause."""
+    return ApiError(500, "InternalError", f"Internal error occurred: {message}", {"causes": [{"message": message}]})

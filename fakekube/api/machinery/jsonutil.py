@@ -57,6 +57,17 @@ def nests_deeper_than(value: Any, limit: int = MAX_NESTING_DEPTH) -> bool:
     return False
 
 
+def go_marshal(value: Any) -> str:
+    """``json.Marshal`` of an unstructured value as Go writes it: map keys sorted, no
+    spaces, UTF-8 kept, ``<``, ``>``, ``&``, U+2028 and U+2029 escaped."""
+    import json
+    text = json.dumps(value, separators=(",", ":"), ensure_ascii=False, sort_keys=True)
+    for char, escaped in (("<", "\\u003c"), (">", "\\u003e"), ("&", "\\u0026"), ("\u2028", "\\u2028"),
+                          ("\u2029", "\\u2029")):
+        text = text.replace(char, escaped)
+    return text
+
+
 class _Token(str):
     """Literal JSON text queued by :func:`compact_json` between the values it encodes."""
 

@@ -75,6 +75,9 @@ class Strategy:
 
     #: Bump ``metadata.generation`` when anything outside metadata/status changes.
     tracks_generation: bool = False
+    #: An update without a resourceVersion (or ``"0"``) writes over whatever is stored;
+    #: False: it is a 422 (``AllowUnconditionalUpdate``).
+    allow_unconditional_update: bool = True
     #: A /status write also sets ``metadata.annotations`` (status strategies that reset only
     #: spec and labels, as upstream's Deployment one); others keep metadata as stored.
     status_writes_annotations: bool = False

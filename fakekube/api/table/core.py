@@ -47,13 +47,16 @@ def _row(spec: TableSpec, obj: Obj, now: datetime, include_object: str) -> Obj:
         row["object"] = obj
     elif include_object == "Metadata":
         row["object"] = partial_object_metadata(obj)
+    else:  # None: an empty RawExtension, which Go writes as null (omitempty skips no struct)
+        row["object"] = None
     return row
 
 
 def _table_metadata(objects: list[Obj], list_meta: Obj | None) -> Obj:
-    """The list's metadata; for a single object, its resourceVersion, as upstream does."""
+    """The list's metadata; for a single object, its resourceVersion, as upstream does. A
+    typed ListMeta: an empty ``continue`` (a custom resource list's) is not written."""
     if list_meta is not None:
-        return dict(list_meta)
+        return {key: value for key, value in list_meta.items() if value != "" or key != "continue"}
     if len(objects) == 1 and meta(objects[0], "resourceVersion"):
         return {"resourceVersion": meta(objects[0], "resourceVersion")}
     return {}

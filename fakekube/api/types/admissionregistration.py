@@ -328,6 +328,7 @@ def webhook_errors(hook: Obj, path: str, mutating: bool) -> list[FieldError]:
 class WebhookConfigurationStrategy(Strategy):
     """Mutating and ValidatingWebhookConfigurations: defaults per webhook; names unique."""
 
+    allow_unconditional_update = False  # AllowUnconditionalUpdate: a PUT needs a resourceVersion
     tracks_generation = True
 
     def __init__(self, mutating: bool) -> None:
@@ -437,6 +438,7 @@ class ValidatingAdmissionPolicyStrategy(Strategy):
     """ValidatingAdmissionPolicies: the spec, with a status subresource the apiserver's
     type checker would fill (fakekube leaves ``status.typeChecking`` unset)."""
 
+    allow_unconditional_update = False  # AllowUnconditionalUpdate: a PUT needs a resourceVersion
     tracks_generation = True
 
     def default(self, obj: Obj, ctx: WriteContext) -> None:
@@ -535,6 +537,7 @@ class _PolicyBindingStrategy(Strategy):
     for what. ``match_path`` is where match-resource errors point (the validating binding's
     keeps upstream's typo)."""
 
+    allow_unconditional_update = False  # AllowUnconditionalUpdate: a PUT needs a resourceVersion
     tracks_generation = True
     match_path = "spec.matchResources"
 

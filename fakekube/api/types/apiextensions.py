@@ -86,6 +86,7 @@ def condition_true(crd: Obj, kind: str) -> bool:
 class CustomResourceDefinitionStrategy(Strategy):
     """Defaults, status reset and validation of a CRD (the main resource)."""
 
+    allow_unconditional_update = False  # AllowUnconditionalUpdate: a PUT needs a resourceVersion
     tracks_generation = True
     status_writes_metadata = True
 

@@ -208,13 +208,37 @@ REPLICA_SETS = ResourceType(
 
 
 def _default_claim_template(claim: Any, release: Release) -> None:
-    """volumeClaimTemplates are PVC objects, so they get the PVC defaults and status."""
+    """volumeClaimTemplates are PVC objects, so they get the PVC defaults and status, and
+    apps/v1's conversion writes each with ``apiVersion: v1`` and ``kind:
+    PersistentVolumeClaim`` whatever the client sent (as reflective conversion did before
+    1.17, kubernetes#87583)."""
     if not isinstance(claim, dict):
         return
+    claim["apiVersion"] = "v1"
+    claim["kind"] = "PersistentVolumeClaim"
     zero_creation_timestamp(ensure_dict(claim, "metadata"), release)
     default_pvc_spec(ensure_dict(claim, "spec"))
     status = ensure_dict(claim, "status")
     status.setdefault("phase", "Pending")
+
+
+def _as_validated(spec: Obj) -> Obj:
+    """The spec whose template upstream validates (``ValidateStatefulSetSpec``): the
+    controller sets each pod's hostname and subdomain, so the template's are not checked,
+    and every volumeClaimTemplate is a volume of that name (a PVC claim of it) ahead of the
+    template's own, so containers may mount it."""
+    template = spec.get("template")
+    claims = [c for c in spec.get("volumeClaimTemplates") or [] if isinstance(c, dict)]
+    pod_spec = template.get("spec") if isinstance(template, dict) else None
+    if not isinstance(pod_spec, dict) or not (claims or pod_spec.get("hostname") or pod_spec.get("subdomain")):
+        return spec
+    pod_spec = {k: v for k, v in pod_spec.items() if k not in ("hostname", "subdomain")}
+    if claims:
+        names = [(c.get("metadata") or {}).get("name") or "" for c in claims]
+        added = {name: {"name": name, "persistentVolumeClaim": {"claimName": name}} for name in names}
+        own = [v for v in pod_spec.get("volumes") or [] if not (isinstance(v, dict) and v.get("name") in added)]
+        pod_spec["volumes"] = list(added.values()) + own
+    return dict(spec, template=dict(template, spec=pod_spec))  # type: ignore[arg-type]
 
 
 class StatefulSetStrategy(_WorkloadStrategy):
@@ -256,7 +280,7 @@ class StatefulSetStrategy(_WorkloadStrategy):
                                  "spec.updateStrategy.rollingUpdate.partition")
         elif strategy.get("type") != "OnDelete":
             errs.append(errors.invalid("spec.updateStrategy", strategy.get("type"), "must be 'RollingUpdate' or 'OnDelete'"))
-        errs += validate_selector_and_template(spec, "statefulset")
+        errs += validate_selector_and_template(_as_validated(spec), "statefulset")
         return errs + template_deadline_errors(spec, "StatefulSet")
 
     def validate_update(self, new: Obj, old: Obj) -> list[FieldError]:

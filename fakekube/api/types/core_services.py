@@ -81,7 +81,6 @@ def default_service(svc: Obj) -> None:
         if spec.get("allocateLoadBalancerNodePorts") is None:
             spec["allocateLoadBalancerNodePorts"] = True
         _default_ip_mode(svc)
-    _sync_cluster_ips(spec)
 
 
 def _default_ip_mode(svc: Obj) -> None:
@@ -92,7 +91,10 @@ def _default_ip_mode(svc: Obj) -> None:
 
 
 def _sync_cluster_ips(spec: Obj) -> None:
-    """Keep clusterIP and clusterIPs in step (a client that sets only one of them)."""
+    """Keep clusterIP and clusterIPs in step (a client that sets only one of them).
+
+    Upstream's REST layer does this (``normalizeClusterIPs``) after the field manager
+    ran, so a headless Service's ``clusterIPs: [None]`` is not the creator's field."""
     if spec["type"] == "ExternalName":
         return
     if spec.get("clusterIP") and not spec.get("clusterIPs"):
@@ -113,6 +115,26 @@ def _allocate(svc: Obj, old_spec: Obj | None, ctx: WriteContext, network: Servic
     ports_in_use = used_node_ports(services)
     allocate_node_ports(name, spec, old_spec, network, ports_in_use, ctx.rng)
     allocate_health_check_port(spec, old_spec, network, ports_in_use, ctx.rng)
+
+
+def _normalize_cluster_ips(new_spec: Obj, old_spec: Obj) -> None:
+    """``normalizeClusterIPs`` on update, before validation: what a client that changed
+    only one of clusterIP and clusterIPs meant. A new clusterIP with clusterIPs as they were
+    carries into clusterIPs (so validation says ``clusterIPs[0]: may not change once set``);
+    clusterIP cleared with clusterIPs as they were clears both; clusterIPs left out with
+    clusterIP unchanged keeps the stored ones."""
+    old_ip, new_ip = old_spec.get("clusterIP") or "", new_spec.get("clusterIP") or ""
+    old_ips = list(old_spec.get("clusterIPs") or [])
+    if old_ips and not new_spec.get("clusterIPs") and old_ip == new_ip:
+        new_spec["clusterIPs"] = old_ips
+    if old_ip == new_ip:
+        return
+    same_ips = list(new_spec.get("clusterIPs") or []) == old_ips
+    if old_ip and not new_ip:
+        if same_ips:
+            new_spec.pop("clusterIPs", None)
+    elif same_ips:
+        new_spec["clusterIPs"] = [new_ip]
 
 
 def _keep_allocated(new_spec: Obj, old_spec: Obj) -> None:
@@ -273,6 +295,18 @@ def _validate_cluster_ips(spec: Obj) -> list[FieldError]:
     return errs
 
 
+def _check_cluster_ips_related_fields(svc: Obj) -> None:
+    """The REST layer's loose pre-validation (``initIPFamilyFields`` calls
+    ``ValidateServiceClusterIPsRelatedFields`` before allocating, ahead of the strategy's
+    validation): clusterIPs that disagree with clusterIP are a 422 with that cause alone."""
+    spec = svc["spec"]
+    if spec.get("type") == "ExternalName":
+        return
+    problems = _validate_cluster_ips(spec)
+    if problems:
+        raise errors.invalid_object("", "Service", (svc.get("metadata") or {}).get("name") or "", problems)
+
+
 def validate_service(svc: Obj) -> list[FieldError]:
     spec = svc.get("spec") or {}
     return _validate_type_rules(spec) + _validate_ports(spec) + _validate_policies(spec) + _validate_cluster_ips(spec)
@@ -313,6 +347,8 @@ class ServiceStrategy(Strategy):
         default_service(obj)
 
     def prepare_for_create(self, obj: Obj, ctx: WriteContext) -> None:
+        _sync_cluster_ips(obj["spec"])
+        _check_cluster_ips_related_fields(obj)
         obj["status"] = {"loadBalancer": {}}
         if not validate_service(obj):
             _allocate(obj, None, ctx, self.network)
@@ -322,7 +358,9 @@ class ServiceStrategy(Strategy):
         _drop_type_dependent_fields(new, old_spec)
         new_spec = new["spec"]
         _keep_allocated(new_spec, old_spec)
+        _normalize_cluster_ips(new_spec, old_spec)
         _sync_cluster_ips(new_spec)
+        _check_cluster_ips_related_fields(new)
         if not validate_service(new) and not validate_cluster_ip_update(new_spec, old_spec):
             _allocate(new, old_spec, ctx, self.network)
 

@@ -54,6 +54,7 @@ MAX_INT32 = 2**31 - 1
 class CustomResourceStrategy(Strategy):
     """One CRD version's write rules."""
 
+    allow_unconditional_update = False  # AllowUnconditionalUpdate: a PUT needs a resourceVersion
     tracks_generation = True
 
     def __init__(self, compiled: CompiledSchema, status_enabled: bool, scale: ScalePaths | None,

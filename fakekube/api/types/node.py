@@ -17,6 +17,8 @@ class RuntimeClassStrategy(Strategy):
     """RuntimeClasses (``ValidateRuntimeClass``): ``handler`` is a DNS label and immutable; the
     overhead is a valid resource list, the scheduling constraints valid labels and tolerations."""
 
+    allow_unconditional_update = False  # AllowUnconditionalUpdate: a PUT needs a resourceVersion
+
     def validate(self, obj: Obj) -> list[FieldError]:
         handler = obj.get("handler")
         errs = [errors.required("handler")] if not handler else dns1123_label_errors(str(handler), "handler")

@@ -61,6 +61,8 @@ _PERCENT_RE = re.compile(r"^[0-9]+%$")
 class LeaseStrategy(Strategy):
     """Leases: positive durations, non-negative transitions."""
 
+    allow_unconditional_update = False  # AllowUnconditionalUpdate: a PUT needs a resourceVersion
+
     def validate(self, obj: Obj) -> list[FieldError]:
         spec = obj.get("spec") or {}
         errs: list[FieldError] = []
@@ -92,6 +94,7 @@ def _int_or_percent_errors(value: Any, path: str) -> list[FieldError]:
 class PodDisruptionBudgetStrategy(Strategy):
     """PDBs: minAvailable xor maxUnavailable; status counters start at zero."""
 
+    allow_unconditional_update = False  # AllowUnconditionalUpdate: a PUT needs a resourceVersion
     tracks_generation = True
 
     def prepare_for_create(self, obj: Obj, ctx: WriteContext) -> None:
@@ -776,6 +779,8 @@ ENDPOINT_SLICES = ResourceType(
 class CSIStorageCapacityStrategy(Strategy):
     """CSIStorageCapacities: a storage class name is required; the rest is the driver's."""
 
+    allow_unconditional_update = False  # AllowUnconditionalUpdate: a PUT needs a resourceVersion
+
     def validate(self, obj: Obj) -> list[FieldError]:
         if not obj.get("storageClassName"):
             return [errors.required("storageClassName")]
@@ -800,6 +805,8 @@ class APIServiceStrategy(Strategy):
 
     fakekube serves every group itself, so nothing sets the Available condition of an
     APIService that names a service (it stays without conditions)."""
+
+    allow_unconditional_update = False  # AllowUnconditionalUpdate: a PUT needs a resourceVersion
 
     def prepare_for_create(self, obj: Obj, ctx: WriteContext) -> None:
         """As upstream's strategy: a new APIService starts with an empty status, and a local

@@ -27,6 +27,7 @@ class CSIDriverStrategy(Strategy):
     """CSIDrivers (v1 defaults; ``ValidateCSIDriver``): attach required unless said otherwise,
     persistent volumes, and the attach and lifecycle fields fixed once created."""
 
+    allow_unconditional_update = False  # AllowUnconditionalUpdate: a PUT needs a resourceVersion
     tracks_generation = True
 
     def default(self, obj: Obj, ctx: WriteContext) -> None:
@@ -77,6 +78,8 @@ CSI_DRIVERS = ResourceType(
 class CSINodeStrategy(Strategy):
     """CSINodes (``ValidateCSINode``): each driver named once, with a node ID."""
 
+    allow_unconditional_update = False  # AllowUnconditionalUpdate: a PUT needs a resourceVersion
+
     def validate(self, obj: Obj) -> list[FieldError]:
         problems: list[FieldError] = []
         names: set[str] = set()
@@ -109,6 +112,8 @@ def _source_problems(source: Any) -> list[FieldError]:
 class VolumeAttachmentStrategy(Strategy):
     """VolumeAttachments: an attacher, a node and one source; the spec never changes; the
     external-attacher writes status."""
+
+    allow_unconditional_update = False  # AllowUnconditionalUpdate: a PUT needs a resourceVersion
 
     def prepare_for_create(self, obj: Obj, ctx: WriteContext) -> None:
         obj.pop("status", None)

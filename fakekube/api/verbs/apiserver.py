@@ -24,7 +24,7 @@ from fakekube.api.auth import escalation
 from fakekube.api.auth.identity import UserInfo
 from fakekube.api.machinery import errors, validation
 from fakekube.api.machinery.errors import FieldError
-from fakekube.api.machinery.jsonutil import deep_copy
+from fakekube.api.machinery.jsonutil import deep_copy, go_marshal
 from fakekube.api.machinery.validation import go_strings
 from fakekube.api.registry import FINALIZE, STATUS, Registry, ResourceType, WriteContext
 from fakekube.api.verbs import customresources, deletion, fieldmanager, objectmeta
@@ -35,7 +35,7 @@ from fakekube.api.verbs.encoding import EncodedObjects
 from fakekube.api.verbs.listing import ListOptions, Matcher, list_page
 from fakekube.api.verbs.metrics import MetricsReads
 from fakekube.api.types.metrics import METRICS_GROUP
-from fakekube.api.wire import decoding, fieldvalidation, patch
+from fakekube.api.wire import decoding, fieldvalidation, gojson, patch
 from fakekube.api.wire import schema as schema_module
 from fakekube.clock import VirtualClock, format_rfc3339
 from fakekube.objects import versions
@@ -56,6 +56,9 @@ MAX_ADMISSION_RETRIES = 10
 
 #: The resources whose objects turn admission webhooks and policies on.
 _ADMISSION_RESOURCES = frozenset((MUTATING, VALIDATING, BINDINGS))
+
+#: A cache's "not looked up yet".
+_UNKNOWN = object()
 
 STRICT = "Strict"
 WARN = "Warn"
@@ -231,6 +234,10 @@ class APIServer:
         self.authorization_mode = "AlwaysAllow"
         #: Static bearer tokens (token → UserInfo): TokenReview accepts them too.
         self.static_tokens: dict[str, UserInfo] = {}
+        #: The Go JSON rules of the served release, and each built-in type's proto message
+        #: (one entry per served type and version; custom resources have none).
+        self._go_json = gojson.for_version(kubernetes_version)
+        self._go_messages: dict[tuple[str, str, str], str | None] = {}
 
     def configure_admission(self, plugins: builtins.list[str] | tuple[str, ...],
                             options: AdmissionOptions = AdmissionOptions()) -> None:
@@ -309,7 +316,7 @@ class APIServer:
             return {"kind": rt.list_kind, "apiVersion": rt.api_version, "metadata": {}, "items": computed}
         page = list_page(self.store, rt, namespace if rt.namespaced else "", options, matcher, matcher.filters)
         metadata: Obj = {"resourceVersion": str(page.resource_version)}
-        if page.continue_token:
+        if page.continue_token or rt.custom is not None:  # an unstructured list sets it, "" or not
             metadata["continue"] = page.continue_token
         if page.remaining is not None:
             metadata["remainingItemCount"] = page.remaining
@@ -327,23 +334,28 @@ class APIServer:
         obj = rt.storable(obj)
         with self.store.lock:
             if not rt.persisted:
-                return self._review(rt, obj, warnings, options.user)
+                return self._review(rt, obj, warnings, options)
             return self._create_locked(rt, obj, options, warnings)
 
-    def _review(self, rt: ResourceType, obj: Obj, warnings: builtins.list[str], user: UserInfo | None) -> WriteResult:
+    def _review(self, rt: ResourceType, obj: Obj, warnings: builtins.list[str], options: WriteOptions) -> WriteResult:
         """Answer a create of a never-stored type (an access or token review).
 
         Upstream's review storages validate, compute and return; they skip the generic
         create path (no uid, name, admission or storage), so a dry run answers the same
-        and no resourceVersion is consumed. Runs under the store lock so a TokenReview
+        and no resourceVersion is consumed. The create handler's field manager still runs
+        first, so a review that echoes the request carries its managedFields; the answer is
+        the typed object, written by Go's rules. Runs under the store lock so a TokenReview
         reads one consistent snapshot.
         """
+        obj = self._go_typed(rt, obj)
+        if not options.internal:
+            fieldmanager.track_create(rt, obj, self.schemas, options.manager(), self.now_rfc3339())
         problems = rt.strategy.validate(obj)
         if problems:
             raise errors.invalid_object(rt.group, rt.strategy.invalid_kind(rt.kind), "", problems)
-        ctx = WriteContext(self.clock.now(), self.rng, self._view, user, self.authorization_mode, self.static_tokens,
-                           self.release)
-        answer = rt.strategy.review(obj, ctx)
+        ctx = WriteContext(self.clock.now(), self.rng, self._view, options.user, self.authorization_mode,
+                           self.static_tokens, self.release)
+        answer = self._go_typed(rt, rt.strategy.review(obj, ctx))
         return WriteResult(objectmeta.with_type_meta(rt, answer), True, warnings)
 
     def _create_locked(self, rt: ResourceType, obj: Obj, options: WriteOptions, warnings: builtins.list[str],
@@ -354,7 +366,8 @@ class APIServer:
         rt.strategy.default(obj, ctx)  # upstream defaults as it decodes
         if not tracked and not options.internal:
             objectmeta.wipe_system_fields(obj.setdefault("metadata", {}))
-            fieldmanager.track_create(rt, obj, self.schemas, options.manager(), self.now_rfc3339())
+            obj = self._go_typed(rt, obj)
+            self._track_create(rt, obj, options)
         # Mutating admission (upstream's create handler), then the storage's BeforeCreate: the
         # plugins see the object before its generated name, uid and creationTimestamp exist.
         attrs = self._attributes(CREATE, rt, obj, options)
@@ -377,6 +390,7 @@ class APIServer:
         key = (meta.get("namespace") or "", meta["name"])
         if self.store.get(rt.key, key) is not None:
             raise errors.already_exists(rt.group, rt.plural, meta["name"])
+        obj = self._go_stored(rt, obj)
         if options.dry_run:
             return WriteResult(objectmeta.with_type_meta(rt, rt.view(obj)), True, warnings)
         stored = self.store.create(rt.key, obj)
@@ -403,10 +417,10 @@ class APIServer:
             for _ in range(MAX_ADMISSION_RETRIES):
                 existing = self.store.get(rt.key, (namespace if rt.namespaced else "", name))
                 if existing is None:
-                    if rt.create_on_update and not subresource and not obj["metadata"].get("resourceVersion"):
+                    if rt.create_on_update and not subresource and not _resource_version_number(obj):
                         return self._create_locked(rt, obj, options, warnings)
                     raise errors.not_found(rt.group, rt.plural, name)
-                self._check_resource_version(rt, obj, existing)
+                self._check_resource_version(rt, obj, existing, options)
                 new = deep_copy(obj) if self._admission_active() else obj  # a retry starts again from the body
                 result = self._finish_update(rt, existing, new, options, subresource)
                 if result is not None:
@@ -414,10 +428,19 @@ class APIServer:
                     return result
             raise _changed_during_admission(rt, name)
 
-    def _check_resource_version(self, rt: ResourceType, new: Obj, existing: Obj) -> None:
-        wanted = (new.get("metadata") or {}).get("resourceVersion")
-        if wanted and wanted != existing["metadata"]["resourceVersion"]:
-            raise errors.conflict(rt.group, rt.plural, existing["metadata"]["name"], errors.STALE_OBJECT)
+    def _check_resource_version(self, rt: ResourceType, new: Obj, existing: Obj, options: WriteOptions) -> None:
+        """The store's precondition (``Store.Update``): a resourceVersion must be the stored
+        one; none (or ``"0"``) is an unconditional update where the type allows it, else a
+        422 (Leases, CRDs, custom resources, webhook configurations...: the strategies whose
+        ``AllowUnconditionalUpdate`` is false). Internal writes are never refused for it."""
+        wanted = _resource_version_number(new)
+        name = existing["metadata"]["name"]
+        if wanted == 0:
+            if not rt.strategy.allow_unconditional_update and not options.internal:
+                raise errors.invalid_object(rt.group, rt.plural, name, [
+                    errors.invalid("metadata.resourceVersion", 0, "must be specified for an update")])
+        elif wanted != int(existing["metadata"]["resourceVersion"]):
+            raise errors.conflict(rt.group, rt.plural, name, errors.STALE_OBJECT)
 
     def _finish_update(self, rt: ResourceType, existing: Obj, new: Obj, options: WriteOptions,
                        subresource: str, tracked: bool = False) -> WriteResult | None:
@@ -441,17 +464,18 @@ class APIServer:
             if rt.has_status():
                 _keep_status(new, old)
             rt.strategy.default(new, ctx)
-            rt.strategy.prepare_for_update(new, old, ctx)
         if tracked:
             new["metadata"] = {**new["metadata"], "managedFields": sent}
         elif options.internal:
             fieldmanager.keep_managed_fields(old, new)
         else:
-            fieldmanager.track_update(rt, old, new, self.schemas, options.manager(),
-                                      subresource or options.managed_subresource, self.now_rfc3339())
+            new = self._go_typed(rt, new, old)
+            self._track_update(rt, old, new, options, subresource or options.managed_subresource)
+        if not subresource:  # the storage's BeforeUpdate, after the handler's field manager
+            rt.strategy.prepare_for_update(new, old, ctx)
         objectmeta.omit_empty(new["metadata"])
         objectmeta.bump_generation(rt, new, old)
-        new["metadata"].setdefault("resourceVersion", old["metadata"]["resourceVersion"])
+        new["metadata"]["resourceVersion"] = old["metadata"]["resourceVersion"]  # checked: equal, or unconditional
         attrs = self._attributes(UPDATE, rt, new, options, old, subresource)
         new = self._admitted(attrs)
         if self._changed(rt, old):
@@ -473,6 +497,7 @@ class APIServer:
         if self._changed(rt, old):
             return None
         warnings = attrs.warnings
+        new = self._go_stored(rt, new, old)
         if objectmeta.is_noop(new, old):
             return WriteResult(objectmeta.with_type_meta(rt, rt.view(old)), warnings=warnings)
         if options.dry_run:
@@ -494,10 +519,10 @@ class APIServer:
     @_in_release_style
     def patch(self, rt: ResourceType, namespace: str, name: str, patch_type: str, patch_body: bytes,
               options: WriteOptions = WriteOptions(), subresource: str = "") -> WriteResult:
+        if rt.custom is not None:  # the crdHandler's own list (no strategic merge patch)
+            customresources.check_patch_type(rt, patch_type)
         if patch_type not in PATCH_TYPES:
             raise errors.unsupported_media_type(patch_type)
-        if rt.custom is not None:
-            customresources.check_patch_type(rt, patch_type)
         fieldmanager.check_patch_options(patch_type, options.field_manager, options.force)
         if patch_type == APPLY_PATCH:
             return self._apply(rt, namespace, name, patch_body, options, subresource)
@@ -521,15 +546,20 @@ class APIServer:
         if not isinstance(patched, dict):
             raise errors.bad_request("the patched object is not a JSON object")
         # Upstream's "patch: Invalid value:" shows the patched object for JSON and merge
-        # patches, but the patch itself (Go's %+v of the map) for a strategic merge patch.
-        patch_text = (patch.go_value(document) if patch_type == STRATEGIC_MERGE_PATCH
-                      else json.dumps(patched, separators=(",", ":")))
+        # patches (json.Marshal of the map: keys sorted), but the patch itself (Go's %+v of
+        # the map) for a strategic merge patch.
+        patch_text = (patch.go_value(document) if patch_type == STRATEGIC_MERGE_PATCH else go_marshal(patched))
         unknown: builtins.list[str] | None
         if rt.custom is not None:
             customresources.check_type_meta(rt, patched, None, self.registry)
             patched, unknown = customresources.prune(rt, patched, copy=False)
         else:
-            type_problem, unknown = decoding.decode_and_find_unknown(patched, self.schemas, rt.group, rt.version, rt.kind)
+            type_problem = None
+            if patch_type == STRATEGIC_MERGE_PATCH:  # converted, not decoded: the converter's words
+                type_problem = decoding.converter_error(patched, self.schemas, rt.group, rt.version, rt.kind)
+            if type_problem is None:
+                type_problem, unknown = decoding.decode_and_find_unknown(patched, self.schemas, rt.group, rt.version,
+                                                                         rt.kind)
             if type_problem:
                 raise errors.invalid_object("", "", "", [errors.invalid("patch", patch_text, type_problem)])
         raw_options = WriteOptions(options.dry_run, options.field_validation, None)
@@ -542,7 +572,7 @@ class APIServer:
         patched = rt.storable(patched)
         if rt.stored_as is not None and self._changed(rt, existing):
             return None  # written meanwhile, while a conversion webhook ran unlocked: again
-        self._check_resource_version(rt, patched, existing)
+        self._check_resource_version(rt, patched, existing, options)
         result = self._finish_update(rt, existing, patched, options, subresource)
         if result is not None:
             result.warnings = warnings + result.warnings
@@ -585,7 +615,7 @@ class APIServer:
             merged["metadata"].pop("resourceVersion", None)
             customresources.check_create_allowed(rt, merged)
             return self._create_locked(rt, merged, options, [], tracked=True)
-        self._check_resource_version(rt, merged, existing)
+        self._check_resource_version(rt, merged, existing, options)
         return self._finish_update(rt, existing, merged, options, subresource, tracked=True)
 
     def _apply_field_warnings(self, options: WriteOptions, body: bytes) -> builtins.list[str]:
@@ -626,12 +656,14 @@ class APIServer:
 
     def _delete_locked(self, rt: ResourceType, existing: Obj, options: DeleteOptions) -> tuple[Obj, int]:
         prepared = rt.strategy.prepare_for_delete(existing, self._context())
-        marked = deletion.mark_for_deletion(rt, prepared, options, self.clock.now())
+        marked, remove = deletion.mark_for_deletion(rt, prepared, options, self.clock.now())
         if marked is not None:
-            if objectmeta.is_noop(marked, existing) or options.dry_run:
-                return objectmeta.with_type_meta(rt, rt.view(marked if options.dry_run else existing)), 200
-            stored = self.store.replace(rt.key, marked)
-            return objectmeta.with_type_meta(rt, rt.view(stored)), 200
+            if options.dry_run:  # upstream's dry run answers the marked version, removed or not
+                return objectmeta.with_type_meta(rt, rt.view(marked)), 200
+            if not objectmeta.is_noop(marked, existing):
+                existing = self.store.replace(rt.key, marked)  # a pod's grace 0 too: MODIFIED, then DELETED
+            if not remove:
+                return objectmeta.with_type_meta(rt, rt.view(existing)), 200
         meta = existing["metadata"]
         gone = existing if options.dry_run else self.store.remove(rt.key, (meta.get("namespace") or "", meta["name"]))
         if rt.returns_deleted_object:
@@ -654,6 +686,54 @@ class APIServer:
         items = [{k: v for k, v in o.items() if k not in ("apiVersion", "kind")} for o in deleted]
         return {"kind": rt.list_kind, "apiVersion": rt.api_version,
                 "metadata": {"resourceVersion": str(self.store.resource_version)}, "items": items}
+
+    # -- managedFields, in the request's version ------------------------------
+    def _track_create(self, rt: ResourceType, obj: Obj, options: WriteOptions) -> None:
+        """A new object's managedFields, computed on the version the client wrote (an
+        events.k8s.io Event, an autoscaling/v1 HPA), not on the shape storage keeps. A custom
+        resource's stay on the stored version: its conversion may be a webhook, not called
+        under the store lock for this."""
+        if rt.stored_as is None or rt.custom is not None:
+            fieldmanager.track_create(rt, obj, self.schemas, options.manager(), self.now_rfc3339())
+            return
+        shown = _own_metadata(rt.view(obj))
+        fieldmanager.track_create(rt, shown, self.schemas, options.manager(), self.now_rfc3339())
+        _carry_managed_fields(shown, obj)
+
+    def _track_update(self, rt: ResourceType, old: Obj, new: Obj, options: WriteOptions, subresource: str) -> None:
+        """:meth:`_track_create` for a write over ``old``."""
+        if rt.stored_as is None or rt.custom is not None:
+            fieldmanager.track_update(rt, old, new, self.schemas, options.manager(), subresource, self.now_rfc3339())
+            return
+        shown = _own_metadata(rt.view(new))
+        fieldmanager.track_update(rt, rt.view(old), shown, self.schemas, options.manager(), subresource,
+                                  self.now_rfc3339())
+        _carry_managed_fields(shown, new)
+
+    # -- Go's JSON rules (fakekube.api.wire.gojson) ---------------------------
+    def _go_typed(self, rt: ResourceType, obj: Obj, old: Obj | None = None) -> Obj:
+        """``obj`` as the type's decoded Go struct writes it: what upstream's field manager
+        reads (omitempty zero values gone, non-omitempty ones and structs present). ``old``:
+        the stored version an update replaces (what it did not change is not walked)."""
+        message = self._go_message(rt)
+        return obj if message is None else self._go_json.typed(message, obj, old)
+
+    def _go_stored(self, rt: ResourceType, obj: Obj, old: Obj | None = None) -> Obj:
+        """``obj`` as upstream's storage holds and answers it (the typed form, and what
+        protobuf cannot keep: an empty list where Go writes ``null``)."""
+        message = self._go_message(rt)
+        return obj if message is None else self._go_json.stored(message, obj, old)
+
+    def _go_message(self, rt: ResourceType) -> str | None:
+        """The proto message of ``rt``'s stored form (a custom resource: none)."""
+        key = (rt.group, rt.version, rt.kind)
+        found = self._go_messages.get(key, _UNKNOWN)
+        if found is _UNKNOWN:
+            stored = self.registry.by_group_resource(*rt.stored_as) if rt.stored_as is not None else rt
+            found = None if rt.custom is not None or stored is None else \
+                gojson.message_name(stored.group, stored.version, stored.kind)
+            self._go_messages[key] = found
+        return found  # type: ignore[return-value]
 
     # -- shared --------------------------------------------------------------
     def _decode(self, rt: ResourceType, body: Any, namespace: str, typed: bool = True,
@@ -804,7 +884,10 @@ class APIServer:
     def _validate(self, rt: ResourceType, obj: Obj, problems: builtins.list[FieldError]) -> None:
         if problems:
             name = (obj.get("metadata") or {}).get("name") or ""
-            raise errors.invalid_object(rt.group, rt.kind, name, problems)
+            # A type kept in another group's storage is validated there (an events.k8s.io
+            # Event is a core Event: 'Event "x" is invalid').
+            group = rt.stored_as[0] if rt.stored_as is not None else rt.group
+            raise errors.invalid_object(group, rt.kind, name, problems)
 
 
 def _after_webhook_patch(rt: ResourceType, obj: Obj, ctx: WriteContext, schemas: schema_module.SchemaSet) -> None:
@@ -813,6 +896,35 @@ def _after_webhook_patch(rt: ResourceType, obj: Obj, ctx: WriteContext, schemas:
     decode_patched(rt, obj, schemas)
     customresources.prune(rt, obj, copy=False)
     rt.strategy.default(obj, ctx)
+
+
+def _own_metadata(obj: Obj) -> Obj:
+    """A shallow copy of ``obj`` with a metadata dict of its own (the field manager edits it)."""
+    return dict(obj, metadata=dict(obj.get("metadata") or {}))
+
+
+def _carry_managed_fields(source: Obj, target: Obj) -> None:
+    """``source``'s managedFields (or their absence) onto ``target``'s private metadata."""
+    entries = source["metadata"].get("managedFields")
+    if entries:
+        target["metadata"]["managedFields"] = entries
+    else:
+        target["metadata"].pop("managedFields", None)
+
+
+def _resource_version_number(obj: Obj) -> int:
+    """``APIObjectVersioner.ObjectResourceVersion``: 0 for none, ``""`` or ``"0"``; a
+    resourceVersion that is not a decimal uint64 is a plain Go error, a 500."""
+    text = (obj.get("metadata") or {}).get("resourceVersion") or ""
+    if not isinstance(text, str):
+        text = str(text)
+    if text in ("", "0"):
+        return 0
+    if not (text.isascii() and text.isdigit()):
+        raise errors.unknown_error(500, f'strconv.ParseUint: parsing "{text}": invalid syntax')
+    if int(text) >= 2**64:
+        raise errors.unknown_error(500, f'strconv.ParseUint: parsing "{text}": value out of range')
+    return int(text)
 
 
 def _changed_during_admission(rt: ResourceType, name: str) -> errors.ApiError:

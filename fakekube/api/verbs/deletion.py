@@ -2,9 +2,10 @@
 
 An object with finalizers (or a delete whose propagation policy — given, or the type's
 default — asks for the garbage collector's ``orphan`` or ``foregroundDeletion`` finalizer)
-is only marked: ``deletionTimestamp`` is set and it stays until an update removes its last
-finalizer. A pod bound to a node is deleted gracefully: marked with ``deletionTimestamp =
-now + grace`` for its kubelet to finish. A namespace stays Terminating until its
+is only marked: ``deletionTimestamp`` is set (grace 0, ``generation`` one more) and it stays
+until an update removes its last finalizer. A pod is deleted gracefully: marked with
+``deletionTimestamp = now + grace`` for its kubelet to finish (an unscheduled or finished
+pod's grace is 0: marked, then removed). A namespace stays Terminating until its
 ``spec.finalizers`` are emptied through ``namespaces/finalize``. Everything else is removed
 at once.
 """
@@ -19,7 +20,7 @@ from fakekube.api.machinery import errors
 from fakekube.api.machinery.validation import go_quote, go_strings
 from fakekube.api.registry import ResourceType
 from fakekube.api.wire import decoding
-from fakekube.clock import format_rfc3339
+from fakekube.clock import format_rfc3339, parse_time
 
 Obj = dict[str, Any]
 
@@ -305,44 +306,104 @@ def check_namespace_delete_again(rt: ResourceType, obj: Obj) -> None:
         raise errors.conflict(rt.group, rt.plural, obj["metadata"]["name"], NAMESPACE_BEING_EMPTIED)
 
 
-def mark_for_deletion(rt: ResourceType, obj: Obj, options: DeleteOptions, now) -> Obj | None:
-    """The marked copy of ``obj`` if it must linger, or None if it can be removed now.
+class Deletion(NamedTuple):
+    """What a delete does: ``marked`` is the version to write first (None: nothing to
+    write), and ``remove`` whether the object then goes (its last state is ``marked``)."""
 
-    The propagation policy sets the garbage collector's finalizers, except on a pod whose
-    graceful deletion is already pending (upstream: DeleteOptions cannot change finalizers
-    then). A namespace lingers while ``spec.finalizers`` has entries."""
+    marked: Obj | None
+    remove: bool
+
+
+PODS = ("", "pods")
+NAMESPACES = ("", "namespaces")
+CUSTOM_RESOURCE_DEFINITIONS = ("apiextensions.k8s.io", "customresourcedefinitions")
+
+
+def mark_for_deletion(rt: ResourceType, obj: Obj, options: DeleteOptions, now: datetime) -> Deletion:
+    """The delete of ``obj`` as upstream's ``Store.Delete`` decides it.
+
+    A pod (the one kind with graceful deletion) is marked with ``deletionTimestamp = now +
+    grace`` and written first even when its grace is 0 (a watch sees MODIFIED, then DELETED);
+    a second delete may only shorten a pending grace period. Another kind that keeps
+    finalizers (its own, or the garbage collector's the propagation policy asks for) is
+    marked as deleting (grace 0) and lingers; without any it is removed at once. Either
+    marking bumps a ``generation`` the first time. A namespace lingers while
+    ``spec.finalizers`` has entries, and a CRD's first delete sets only the timestamp (their
+    REST's own Delete)."""
     meta = dict(obj.get("metadata") or {})
-    grace_s = pod_grace_period_s(obj, options) if rt.key == ("", "pods") else 0
-    current = list(meta.get("finalizers") or [])
-    pending = meta.get("deletionTimestamp") and 0 < (meta.get("deletionGracePeriodSeconds") or 0) <= grace_s
-    finalizers = current if pending else options.gc_finalizers(current, rt.key in ORPHAN_BY_DEFAULT)
-    namespace_held = rt.key == ("", "namespaces") and bool((obj.get("spec") or {}).get("finalizers"))
-    lingers = bool(finalizers) or grace_s > 0 or namespace_held
-    if not lingers:
-        return None
-    if meta.get("deletionTimestamp"):
-        return _shorten_grace(obj, meta, grace_s, now, finalizers)
-    meta["deletionTimestamp"] = format_rfc3339(go_add_seconds(now, grace_s))
-    meta["deletionGracePeriodSeconds"] = grace_s
-    # rest.BeforeDelete and the store's finalizer path: marking is a new generation (a CRD's own
-    # REST Delete only sets the timestamp and its cleanup finalizer)
-    if meta.get("generation") and rt.key != ("apiextensions.k8s.io", "customresourcedefinitions"):
-        meta["generation"] = int(meta["generation"]) + 1
+    if rt.key == NAMESPACES:
+        return _namespace_deletion(obj, meta, options, now)
+    if rt.key == CUSTOM_RESOURCE_DEFINITIONS and not meta.get("deletionTimestamp"):
+        meta["deletionTimestamp"] = format_rfc3339(now)
+        return Deletion(dict(obj, metadata=meta), False)
+    if rt.key == PODS:
+        graceful = _before_delete_pod(obj, meta, options, now)
+        if graceful is False:  # pending: the delete changes nothing, not even finalizers
+            return Deletion(obj, False)
+        if graceful:
+            finalizers = options.gc_finalizers(list(meta.get("finalizers") or []), False)
+            _set_finalizers(meta, finalizers)
+            return Deletion(dict(obj, metadata=meta), not finalizers and meta["deletionGracePeriodSeconds"] == 0)
+    finalizers = options.gc_finalizers(list(meta.get("finalizers") or []), rt.key in ORPHAN_BY_DEFAULT)
+    if not finalizers:
+        return Deletion(None, True)
+    _mark_as_deleting(meta, now)
     _set_finalizers(meta, finalizers)
-    marked = dict(obj, metadata=meta)
-    if rt.key == ("", "namespaces"):
-        marked["status"] = dict(obj.get("status") or {}, phase="Terminating")
-    return marked
+    return Deletion(dict(obj, metadata=meta), False)
 
 
-def _shorten_grace(obj: Obj, meta: Obj, grace_s: int, now, finalizers: list[str]) -> Obj:
-    """A second delete may shorten a pending grace period, never lengthen it."""
+def _before_delete_pod(pod: Obj, meta: Obj, options: DeleteOptions, now: datetime) -> bool | None:
+    """``rest.BeforeDelete`` for a pod: True when graceful (``meta`` marked), False when a
+    graceful deletion is pending and this delete changes nothing, None when not graceful (an
+    earlier delete left grace 0: the finalizers decide)."""
     current = meta.get("deletionGracePeriodSeconds")
-    if current is not None and grace_s < current:
-        meta["deletionTimestamp"] = format_rfc3339(go_add_seconds(now, grace_s))
-        meta["deletionGracePeriodSeconds"] = grace_s
+    if meta.get("deletionTimestamp"):
+        if not current:
+            return None
+        period = options.grace_period_s
+        if period is None or period >= current:
+            return False
+        started = parse_time(meta["deletionTimestamp"]) or now
+        moment = go_add_seconds(go_add_seconds(started, -current), period)
+        if moment < now:  # past already: now, and a grace that was not 0 is at least 1 s
+            moment, period = now, (1 if period else 0)
+        meta["deletionTimestamp"] = format_rfc3339(moment)
+        meta["deletionGracePeriodSeconds"] = period
+        return True
+    period = pod_grace_period_s(pod, options)
+    meta["deletionTimestamp"] = format_rfc3339(go_add_seconds(now, period))
+    meta["deletionGracePeriodSeconds"] = period
+    _bump_generation(meta)
+    return True
+
+
+def _mark_as_deleting(meta: Obj, now: datetime) -> None:
+    """``markAsDeleting``: a kind without graceful deletion that keeps finalizers."""
+    if not meta.get("deletionTimestamp"):
+        _bump_generation(meta)
+        meta["deletionTimestamp"] = format_rfc3339(now)
+    elif (parse_time(meta["deletionTimestamp"]) or now) > now:
+        meta["deletionTimestamp"] = format_rfc3339(now)
+    meta["deletionGracePeriodSeconds"] = 0
+
+
+def _bump_generation(meta: Obj) -> None:
+    """The first marking tells the object's controllers: its generation (if it has one) grows."""
+    generation = meta.get("generation")
+    if isinstance(generation, int) and generation > 0:
+        meta["generation"] = generation + 1
+
+
+def _namespace_deletion(obj: Obj, meta: Obj, options: DeleteOptions, now: datetime) -> Deletion:
+    """The namespace REST's own Delete: Terminating, a timestamp and no grace period, while
+    ``spec.finalizers`` (or finalizers) hold it."""
+    finalizers = options.gc_finalizers(list(meta.get("finalizers") or []), False)
+    if not finalizers and not (obj.get("spec") or {}).get("finalizers"):
+        return Deletion(None, True)
+    if not meta.get("deletionTimestamp"):
+        meta["deletionTimestamp"] = format_rfc3339(now)
     _set_finalizers(meta, finalizers)
-    return dict(obj, metadata=meta)
+    return Deletion(dict(obj, metadata=meta, status=dict(obj.get("status") or {}, phase="Terminating")), False)
 
 
 def _set_finalizers(meta: Obj, finalizers: list[str]) -> None:

@@ -29,8 +29,9 @@ _STATUS_ONLY: dict[str, Any] = {"f:spec": {}, "f:metadata": {"f:labels": {}}}
 
 def manager_name(field_manager: str, user_agent: str) -> str:
     """``managerOrUserAgent``: the fieldManager (already validated), else the User-Agent's
-    product made a valid manager name (``prefixFromUserAgent``)."""
-    return field_manager or _prefix_from_user_agent(user_agent)
+    product made a valid manager name (``prefixFromUserAgent``); with neither, ``unknown``
+    (``buildManagerInfo``)."""
+    return field_manager or _prefix_from_user_agent(user_agent) or "unknown"
 
 
 def _prefix_from_user_agent(user_agent: str) -> str:
@@ -109,6 +110,8 @@ def track_update(rt: ResourceType, old: Obj, new: Obj, schemas: SchemaSet, manag
             meta["managedFields"] = old_entries  # UpdateNoErrors keeps the live managedFields
         return
     if result:
+        if subresource == SCALE:  # the ScaleHandler's ToParent finds no time for a scale manager
+            result = {key: entry._replace(time=None) if key[3] == SCALE else entry for key, entry in result.items()}
         meta["managedFields"] = ssa.encode(result)
 
 

@@ -197,9 +197,13 @@ def _internal_package(group: str) -> str:
 
 
 def check_namespace(rt: ResourceType, body: Obj, namespace: str) -> None:
-    """Fill metadata.namespace from the URL, refusing a body that names another one."""
+    """Fill metadata.namespace from the URL, refusing a body that names another one; a
+    cluster-scoped object's namespace is cleared (``EnsureObjectNamespaceMatchesRequestNamespace``
+    in BeforeCreate/BeforeUpdate: Ansible's module_defaults send one with every object)."""
     meta = body.setdefault("metadata", {})
     if not rt.namespaced:
+        if isinstance(meta, dict) and "namespace" in meta:
+            del meta["namespace"]
         return
     body_ns = meta.get("namespace") or ""
     if body_ns and body_ns != namespace:

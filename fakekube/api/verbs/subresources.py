@@ -37,7 +37,7 @@ from fakekube.api.registry import (
 )
 from fakekube.api.verbs import binding as binding_rules
 from fakekube.api.verbs import eviction as eviction_rules
-from fakekube.api.verbs import tokenrequest
+from fakekube.api.verbs import customresources, tokenrequest
 from fakekube.api.verbs.apiserver import APIServer, WriteOptions, parse_json
 from fakekube.api.verbs.connect import container_problem
 from fakekube.api.wire import patch as patching
@@ -68,12 +68,12 @@ class Subresources:
         if sub == EVICTION and method == "POST":
             return self.evict(namespace, name, decode(), options), 201, JSON
         if sub == TOKEN and method == "POST":
-            return self.create_token(namespace, name, decode()), 201, JSON
+            return self.create_token(namespace, name, decode(), options.manager()), 201, JSON
         if sub == FINALIZE and method == "PUT":
             return self.api.update(rt, namespace, name, decode(), options, FINALIZE).obj, 200, JSON
         if sub == LOG and method == "GET":
             return self.log(namespace, name, query), 200, "text/plain"
-        raise errors.ApiError(405, "MethodNotAllowed", "the server does not allow this method on the requested resource")
+        raise errors.method_not_allowed()
 
     def _status(self, method: str, rt: ResourceType, namespace: str, name: str, raw: bytes, media: str,
                 decode: Callable[[], Any], options: WriteOptions, sub: str = STATUS) -> tuple[Any, int, str]:
@@ -86,7 +86,7 @@ class Subresources:
             return self.api.update(rt, namespace, name, decode(), options, sub), 200, JSON
         if method == "PATCH":
             return self.api.patch(rt, namespace, name, media, raw, options, sub), 200, JSON
-        raise errors.ApiError(405, "MethodNotAllowed", "the server does not allow this method on the requested resource")
+        raise errors.method_not_allowed()
 
     # -- scale --------------------------------------------------------------
     def _scale(self, method: str, rt: ResourceType, namespace: str, name: str, raw: bytes, media: str,
@@ -96,6 +96,8 @@ class Subresources:
         if method == "PUT":
             return self._write_scale(rt, namespace, name, decode(), options), 200, JSON
         if method == "PATCH":
+            if rt.custom is not None:  # the crdHandler's patch types (no strategic merge patch)
+                customresources.check_patch_type(rt, media)
             current = scale_of(rt, self.api.get(rt, namespace, name))
             document = parse_json(raw)
             if media == "application/json-patch+json":
@@ -105,7 +107,7 @@ class Subresources:
             else:
                 raise errors.unsupported_media_type(media)
             return self._write_scale(rt, namespace, name, patched, options), 200, JSON
-        raise errors.ApiError(405, "MethodNotAllowed", "the server does not allow this method on the requested resource")
+        raise errors.method_not_allowed()
 
     def _write_scale(self, rt: ResourceType, namespace: str, name: str, scale: Any, options: WriteOptions) -> Obj:
         return write_scale(self.api, rt, namespace, name, scale, options)
@@ -120,10 +122,10 @@ class Subresources:
         """Evict a pod unless its PodDisruptionBudget forbids it (fakekube.api.verbs.eviction)."""
         return eviction_rules.evict(self.api, namespace, name, eviction, options)
 
-    def create_token(self, namespace: str, name: str, request: Any) -> Obj:
+    def create_token(self, namespace: str, name: str, request: Any, manager: str = "") -> Obj:
         """A service-account token (TokenRequest); nothing is stored, so dryRun changes nothing."""
         with self.api.store.lock:
-            return tokenrequest.create_token(self.api, self.api.write_context(), namespace, name, request)
+            return tokenrequest.create_token(self.api, self.api.write_context(), namespace, name, request, manager)
 
     def log(self, namespace: str, name: str, query: dict[str, str]) -> Any:
         rt = self.api.registry.lookup("", "v1", "pods")
@@ -185,8 +187,7 @@ def write_scale(api: APIServer, rt: ResourceType, namespace: str, name: str, sca
         wanted_rv = (scale.get("metadata") or {}).get("resourceVersion")
         if wanted_rv and wanted_rv != obj["metadata"]["resourceVersion"]:
             raise errors.conflict(rt.group, rt.plural, name, errors.STALE_OBJECT)
-        _set_replicas(rt, obj, replicas)
-        obj["metadata"].pop("resourceVersion", None)
+        _set_replicas(rt, obj, replicas)  # keeps the object's resourceVersion: a custom resource needs one
         scale_options = WriteOptions(dry_run=options.dry_run, field_manager=options.field_manager,
                                      user_agent=options.user_agent, managed_subresource=SCALE)
         updated = api.update(rt, namespace, name, obj, scale_options).obj

@@ -16,7 +16,8 @@ from fakekube.api.auth import identity, tokens
 from fakekube.api.machinery import errors
 from fakekube.api.registry import WriteContext
 from fakekube.api.verbs.apiserver import APIServer
-from fakekube.api.wire import decoding
+from fakekube.api.wire import apply as ssa
+from fakekube.api.wire import decoding, gojson
 from fakekube.clock import format_rfc3339
 
 Obj = dict[str, Any]
@@ -95,8 +96,25 @@ def _node_of(api: APIServer, pod: Obj) -> Obj | None:
     return {"name": node_name, "uid": node["metadata"]["uid"]} if node is not None else {"name": node_name}
 
 
-def create_token(api: APIServer, ctx: WriteContext, namespace: str, name: str, body: Any) -> Obj:
-    """Answer one TokenRequest for service account ``namespace/name`` (under the store lock)."""
+def _managed_fields(api: APIServer, request: Obj, manager: str, now: str) -> list[Obj]:
+    """The create handler's field manager, run on the request as decoded and defaulted (its
+    ``expirationSeconds``), before the REST fills in audiences: an entry of the token
+    subresource (upstream answers it, nothing is stored)."""
+    message = gojson.message_name(GROUP, VERSION, KIND)
+    typed = gojson.for_version(api.kubernetes_version).typed(message, request) if message else request
+    try:
+        fields = ssa.create_fields(typed, ssa.builtin_root(api.schemas, GROUP, VERSION, KIND), None)
+    except ssa.TypedError:
+        return []
+    if not fields:
+        return []
+    (entry,) = ssa.managers.created_entry(manager, f"{GROUP}/{VERSION}", fields, now)
+    return [dict(entry, subresource="token")]
+
+
+def create_token(api: APIServer, ctx: WriteContext, namespace: str, name: str, body: Any, manager: str = "") -> Obj:
+    """Answer one TokenRequest for service account ``namespace/name`` (under the store lock);
+    with ``manager``, its managedFields as the create handler's field manager records them."""
     request = _decoded(api, body)
     raw_meta, raw_spec = request.get("metadata"), request.get("spec")
     meta: Obj = raw_meta if isinstance(raw_meta, dict) else {}
@@ -111,9 +129,14 @@ def create_token(api: APIServer, ctx: WriteContext, namespace: str, name: str, b
     binding = _binding(api, ref, namespace, name) if isinstance(ref, dict) else None
     token = tokens.issue(ctx, sa, expiration_s, audiences, binding)
     expires = ctx.now + timedelta(seconds=expiration_s)
+    answer_meta: Obj = {"name": name, "namespace": namespace, "creationTimestamp": format_rfc3339(ctx.now)}
+    defaulted = {"spec": dict(spec, expirationSeconds=expiration_s), **{k: v for k, v in request.items() if k != "spec"}}
+    managed = _managed_fields(api, defaulted, manager, format_rfc3339(ctx.now)) if manager else []
+    if managed:
+        answer_meta["managedFields"] = managed
     return {
         "kind": KIND, "apiVersion": f"{GROUP}/{VERSION}",
-        "metadata": {"name": name, "namespace": namespace, "creationTimestamp": format_rfc3339(ctx.now)},
+        "metadata": answer_meta,
         "spec": {"audiences": audiences, "expirationSeconds": expiration_s, "boundObjectRef": ref},
         "status": {"token": token, "expirationTimestamp": format_rfc3339(expires)},
     }

@@ -541,6 +541,99 @@ def _decode(obj: dict[str, Any], schemas: SchemaSet, group: str, version: str, k
     return walk.saved, found
 
 
+def converter_error(obj: dict[str, Any], schemas: SchemaSet, group: str, version: str, kind: str) -> str | None:
+    """The error ``DefaultUnstructuredConverter.FromUnstructured`` gives for ``obj``, or None.
+
+    Upstream turns a strategic merge patch's result into the typed object with the
+    unstructured converter, not with ``encoding/json``, so a mistyped value is worded its
+    way: ``cannot restore map from string``, ``cannot restore slice from map``, ``cannot
+    restore struct from: string``, ``cannot convert int64 to string``, ``unrecognized type:
+    int32`` (a whole float is a fine integer there). Types with their own JSON form
+    (Quantity, IntOrString, Time) fail as their decoders do. The first error ends it.
+    """
+    root = root_for(schemas, group, version, kind)
+    if root is None:
+        return None
+    try:
+        _convert(obj, root.node)
+    except _Fatal as exc:
+        return str(exc)
+    return None
+
+
+def _convert(value: Any, node: TypedNode) -> None:
+    if value is None:
+        return
+    action = node.action
+    if action == STRUCT:
+        if not isinstance(value, dict):
+            raise _Fatal(f"cannot restore struct from: {_go_kind(value)}")
+        for key, sub in value.items():
+            child = node.props.get(key)
+            if child is not None:
+                _convert(sub, child)
+    elif action == ARRAY or action == MAP:
+        items: Any = value if action == ARRAY and isinstance(value, list) else \
+            value.values() if action == MAP and isinstance(value, dict) else None
+        if items is None:
+            raise _Fatal(f"cannot restore {'slice' if action == ARRAY else 'map'} from {_go_kind(value)}")
+        assert node.item is not None
+        for item in items:
+            _convert(item, node.item)
+    elif action == BYTES:
+        if isinstance(value, str):
+            problem = base64_problem(value)
+            if problem:
+                raise _Fatal(f"error decoding from json: {problem}")
+        elif not isinstance(value, list):
+            raise _Fatal(f"cannot restore slice from {_go_kind(value)}")
+    elif action in (STRING, INTEGER, NUMBER, BOOLEAN):
+        _convert_scalar(value, node)
+    elif action == QUANTITY:
+        _check_quantity(value)
+    elif action == INT_OR_STRING:
+        _check_int_or_string(value)
+    elif action == TIME and not isinstance(value, str):
+        raise _Fatal(f"json: cannot unmarshal {json_kind(value)} into Go value of type string")
+
+
+def _convert_scalar(value: Any, node: TypedNode) -> None:
+    """``fromUnstructured`` into a string, integer, float or bool (Go's conversion rules:
+    an integer converts to a string type but the converter refuses it by name)."""
+    kind = _go_kind(value)
+    action = node.action
+    if action == STRING:
+        if kind == "string":
+            return
+        if kind == "int64":
+            raise _Fatal(f"cannot convert int64 to {node.go_type}")
+        raise _Fatal("unrecognized type: string")
+    if action == BOOLEAN:
+        if kind != "bool":
+            raise _Fatal("unrecognized type: bool")
+        return
+    if kind == "int64" or (kind == "float64" and action == NUMBER):
+        return
+    if kind == "float64":
+        if value != int(value):
+            raise _Fatal(f"cannot convert float64 to {node.go_type}")
+        return
+    raise _Fatal(f"unrecognized type: {node.go_type}")
+
+
+def _go_kind(value: Any) -> str:
+    """The ``reflect.Kind`` of an unstructured value (JSON numbers are int64 when whole)."""
+    if isinstance(value, bool):
+        return "bool"
+    if isinstance(value, int):
+        return "int64"
+    if isinstance(value, float):
+        return "float64"
+    if isinstance(value, str):
+        return "string"
+    return "slice" if isinstance(value, list) else "map"
+
+
 def _check_quantity(value: Any) -> None:
     """``Quantity.UnmarshalJSON``: a string or number that parses as a quantity."""
     if isinstance(value, (bool, dict, list)):

@@ -175,7 +175,7 @@ def _plan_ports(service: Obj, existing: list[Obj], desired: dict[str, Obj], port
         by_name[name] = copy
         to_update[name] = None
     if desired and to_update:
-        for endpoint_slice in sorted((by_name[n] for n in to_update), key=lambda s: -len(s["endpoints"])):
+        for endpoint_slice in sorted((by_name[n] for n in to_update), key=lambda s: -len(s.get("endpoints") or [])):
             _fill(endpoint_slice, desired, max_per_slice)
     creates: list[Obj] = []
     while desired:
@@ -218,7 +218,9 @@ def _with(endpoint_slice: Obj, endpoints: list[Obj], labels: dict[str, str]) -> 
 
 
 def _fill(endpoint_slice: Obj, desired: dict[str, Obj], max_per_slice: int) -> None:
-    endpoints = endpoint_slice.setdefault("endpoints", [])
+    endpoints = endpoint_slice.get("endpoints")
+    if endpoints is None:  # a stored empty slice reads back as null (Go's nil slice)
+        endpoints = endpoint_slice["endpoints"] = []
     while desired and len(endpoints) < max_per_slice:
         identity = next(iter(desired))
         endpoints.append(desired.pop(identity))

@@ -180,10 +180,13 @@ def _copy(node: TypeNode) -> TypeNode:
 
 def _go_zero_fields(definition: str) -> dict[str, Any]:
     """The fields Go's zero value of a built-in struct writes (``{}`` or ``null``), read off
-    the protobuf field table's Go tags (a non-``omitempty`` field, or a struct value)."""
+    the protobuf field table's Go tags (a non-``omitempty`` field, or a struct value; a nil
+    pointer without ``omitempty``, such as a TokenRequest's ``boundObjectRef``, is ``null``,
+    as the unstructured converter writes the live object the field manager compares with)."""
+    from fakekube.api.wire.gostructs import message, message_of
     from fakekube.api.wire.protobuf import decoder
 
-    proto = "k8s.io." + definition[len("io.k8s."):] if definition.startswith("io.k8s.") else definition
+    proto = message_of(definition) or definition
     if decoder.message(proto) is None:
         return {}
     try:
@@ -192,7 +195,12 @@ def _go_zero_fields(definition: str) -> dict[str, Any]:
         return {}
     if not isinstance(zero, dict):
         return {}
-    return {key: {} if isinstance(value, dict) else value for key, value in zero.items()}
+    fields = {key: {} if isinstance(value, dict) else value for key, value in zero.items()}
+    struct = message(proto)
+    for field in struct.fields if struct is not None else ():
+        if "p" in field.flags and "o" not in field.flags and "z" not in field.flags and "i" not in field.flags:
+            fields.setdefault(field.name, None)
+    return fields
 
 
 _lock = threading.RLock()

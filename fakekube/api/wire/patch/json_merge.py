@@ -6,7 +6,8 @@ operations is 400 BadRequest; more than 10000 operations is 413; any failure whi
 applying (a failed ``test``, a missing path, an unknown op) is a bare 422 Invalid whose
 message does not say what failed, and so is a patch whose ``copy`` operations add more
 than 3 MiB (json-patch's AccumulatedCopySizeLimit); a merge patch body that is not an
-object is 400 ``Invalid JSON Patch``.
+object is 400 ``Invalid JSON Patch``. As json-patch v4, a missing key of an existing object
+reads as null: ``copy`` from it adds null, ``test`` of it holds against null.
 """
 
 from __future__ import annotations
@@ -53,7 +54,7 @@ def apply_json_patch(original: dict, patch: Any) -> dict:
     try:
         doc = apply_operations(original, patch)
     except JsonPatchFailure:
-        raise ApiError(422, "Invalid", _GENERIC_422) from None
+        raise ApiError(422, "Invalid", _GENERIC_422, {}) from None  # NewGenericServerResponse: "details":{}
     result = _require_object(doc)
     if nests_deeper_than(result):  # any depth: built by operations, not parsed
         detail = f"couldn't get version/kind; json parse error: {too_deep_value_error(result)}"
@@ -80,6 +81,15 @@ def apply_operations(original: Any, operations: list[dict]) -> Any:
 def _apply_one(doc: Any, operation: dict) -> Any:
     import jsonpatch  # only JSON patches need it: not loaded with the package (cold start)
     import jsonpointer
+    op = operation.get("op")
+    if op in ("copy", "test") and _names_missing_key(doc, operation.get("from" if op == "copy" else "path")):
+        # json-patch v4 gets a missing key of an object as a nil node (partialDoc.get): a copy
+        # adds null, a test holds against null (or no value) and fails against anything else.
+        if op == "test":
+            if operation.get("value") is not None:
+                raise JsonPatchFailure(f"testing value {operation.get('path')} failed: test failed")
+            return doc
+        operation = {"op": "add", "path": operation.get("path"), "value": None}
     try:
         return jsonpatch.JsonPatch([operation]).apply(doc, in_place=True)
     except jsonpatch.JsonPatchTestFailed:
@@ -106,6 +116,20 @@ def _go_failure(doc: Any, operation: dict) -> str:
     if op == "test":
         return f"test operation does not apply: is missing path: {path}: missing value"
     return f"Unexpected kind: {op if isinstance(op, str) else 'unknown'}"
+
+
+def _names_missing_key(doc: Any, pointer: Any) -> bool:
+    """Whether ``pointer`` names a key its parent object lacks (the parent itself exists)."""
+    import jsonpointer  # with the first JSON patch, not with the package (cold start)
+    if not isinstance(pointer, str) or not pointer:
+        return False
+    try:
+        parts = jsonpointer.JsonPointer(pointer).parts
+        parent = jsonpointer.JsonPointer.from_parts(parts[:-1]).resolve(doc)
+    except (jsonpointer.JsonPointerException, TypeError, KeyError, IndexError, ValueError, AttributeError,
+            RecursionError):
+        return False
+    return isinstance(parent, dict) and parts[-1] not in parent
 
 
 def _resolves(doc: Any, pointer: str) -> bool:

@@ -49,8 +49,9 @@ def _internal(message: str) -> ApiError:
 
 def _unprocessable() -> ApiError:
     """``NewGenericServerResponse(422, ...)``: upstream replaces the specific message
-    (e.g. ``lists of lists are not supported``) with a generic one."""
-    return ApiError(422, "Invalid", "the server rejected our request due to an error in our request")
+    (e.g. ``lists of lists are not supported``) with a generic one, and keeps an empty
+    details pointer (``"details":{}``)."""
+    return ApiError(422, "Invalid", "the server rejected our request due to an error in our request", {})
 
 
 def apply_strategic_merge_patch(original: dict, patch: Any, schema_set: Any,

@@ -22,13 +22,11 @@ from __future__ import annotations
 
 import base64
 import datetime
-import json
 import struct
-from functools import lru_cache
-from pathlib import Path
-from typing import Any, Callable, NamedTuple
+from typing import Any, Callable
 
 from fakekube.api.wire.decoding import SyntaxFailure, parse_json
+from fakekube.api.wire.gostructs import Field, Message, message
 from fakekube.api.wire.protobuf.wire import (BYTES, FIXED32, FIXED64, VARINT, ProtobufError, iter_fields, read_varint,
                                         signed32, signed64, zigzag)
 from fakekube.clock import format_go_duration
@@ -41,44 +39,6 @@ _FIXED32S = {"fixed32", "sfixed32", "float"}
 _FIXED64S = {"fixed64", "sfixed64", "double"}
 _ZERO: dict[str, Any] = {"string": "", "bytes": None, "bool": False, "double": 0, "float": 0}
 _EPOCH = datetime.datetime(1970, 1, 1, tzinfo=datetime.timezone.utc)
-
-
-class Field(NamedTuple):
-    number: int
-    name: str
-    type: str
-    card: str  # opt, rep or map
-    flags: str  # o omitempty, p pointer, i inline
-    key_type: str
-
-
-class Message(NamedTuple):
-    fields: tuple[Field, ...]
-    by_number: dict[int, Field]
-    is_list: bool  # a Go named slice (ExtraValue): JSON is the bare items array
-
-
-@lru_cache(maxsize=1)
-def _table() -> dict[str, Any]:
-    # A plain file beside this module (fakekube installs unzipped): importlib.resources
-    # would load zipfile, tempfile and the compression modules on a cluster's first write.
-    text = Path(__file__).with_name("fields.json").read_text(encoding="utf-8")
-    return json.loads(text)["messages"]
-
-
-#: Distinct message names remembered: more than the table holds (names come from request
-#: bodies too, so an unknown one must not grow the cache without end).
-MESSAGE_CACHE_SIZE = 1024
-
-
-@lru_cache(maxsize=MESSAGE_CACHE_SIZE)
-def message(type_name: str) -> Message | None:
-    """The table's entry for a fully qualified message name, or None."""
-    entry = _table().get(type_name)
-    if entry is None:
-        return None
-    fields = tuple(Field(*row) for row in entry["fields"])
-    return Message(fields, {f.number: f for f in fields}, bool(entry.get("list")))
 
 
 def decode_message(type_name: str, data: bytes, depth: int = 0) -> Any:
