@@ -217,3 +217,47 @@ def test_node_pod_cidr_cannot_change_through_the_legacy_field(fakekube: Cluster)
     assert status == 422, answer
     assert answer["message"] == ('Node "n" is invalid: spec.podCIDRs: Forbidden: node updates may not change '
                                  'podCIDR except from "" to valid')
+
+
+DEPLOYMENTS = "/apis/apps/v1/namespaces/default/deployments"
+MERGE = "application/merge-patch+json"
+
+
+def _deployment(name: str) -> dict[str, Any]:
+    labels = {"app": name}
+    return {"metadata": {"name": name}, "spec": {"selector": {"matchLabels": labels}, "template": {
+        "metadata": {"labels": labels}, "spec": {"containers": [{"name": "c", "image": "nginx"}]}}}}
+
+
+@pytest.mark.parametrize(("status", "message"), [
+    ({"replicas": 1, "readyReplicas": 3},
+     "status.readyReplicas: Invalid value: 3: cannot be greater than status.replicas"),
+    ({"replicas": 2, "readyReplicas": 1, "availableReplicas": 2, "updatedReplicas": -1},
+     "[status.updatedReplicas: Invalid value: -1: must be greater than or equal to 0, status.availableReplicas: "
+     "Invalid value: 2: cannot be greater than readyReplicas]"),
+])
+def test_deployment_status_counts_are_validated(fakekube: Cluster, status: dict[str, Any], message: str) -> None:
+    request(fakekube, "POST", DEPLOYMENTS, _deployment("web"))
+    code, answer, _ = request(fakekube, "PATCH", f"{DEPLOYMENTS}/web/status", {"status": status}, content_type=MERGE)
+    assert (code, answer["message"]) == (422, f'Deployment.apps "web" is invalid: {message}')
+
+
+def test_deployment_collision_count_cannot_go_down(fakekube: Cluster) -> None:
+    request(fakekube, "POST", DEPLOYMENTS, _deployment("web"))
+    request(fakekube, "PATCH", f"{DEPLOYMENTS}/web/status", {"status": {"collisionCount": 2}}, content_type=MERGE)
+    code, answer, _ = request(fakekube, "PATCH", f"{DEPLOYMENTS}/web/status", {"status": {"collisionCount": 1}},
+                              content_type=MERGE)
+    assert (code, answer["message"]) == (422, 'Deployment.apps "web" is invalid: status.collisionCount: '
+                                              "Invalid value: 1: cannot be decremented")
+
+
+@pytest.mark.parametrize("version", ["1.33", "1.36"])
+def test_controller_revision_data_is_immutable(version: str) -> None:
+    path = "/apis/apps/v1/namespaces/default/controllerrevisions"
+    with Cluster(kubernetes_version=version) as cluster:
+        request(cluster, "POST", path, {"metadata": {"name": "r"}, "revision": 1, "data": {"a": 1}})
+        code, answer, _ = request(cluster, "PATCH", f"{path}/r", {"revision": -1, "data": {"b": [1], "a": "x"}},
+                                  content_type=MERGE)
+    assert (code, answer["message"]) == (422, 'ControllerRevision.apps "r" is invalid: [revision: Invalid value: -1: '
+                                              'must be greater than or equal to 0, data: Invalid value: '
+                                              '{"a":"x","b":[1]}: field is immutable]')
