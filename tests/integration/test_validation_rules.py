@@ -170,6 +170,29 @@ CASES: list[tuple[str, str, dict[str, Any], int, str | None]] = [
       "scheduling": {"tolerations": [{"key": "a", "operator": "Exists", "value": "b"}]}}, 422,
      'RuntimeClass.node.k8s.io "bad3" is invalid: scheduling.tolerations[0].operator: Invalid value: "b": value '
      "must be empty when `operator` is 'Exists'"),
+    ("priorityclass-reserved-prefix", "/apis/scheduling.k8s.io/v1/priorityclasses",
+     {"metadata": {"name": "system-mine"}, "value": 5}, 422,
+     'PriorityClass.scheduling.k8s.io "system-mine" is invalid: metadata.name: Forbidden: priority class names with '
+     "'system-' prefix are reserved for system use only. error: system-mine is not a known system priority class"),
+    ("ingress-port-name-and-number", f"{NET}/ingresses",
+     {"metadata": {"name": "bad5"}, "spec": {"defaultBackend": {"service": {
+         "name": "s", "port": {"name": "http", "number": 80}}}}}, 422,
+     'Ingress.networking.k8s.io "bad5" is invalid: spec.defaultBackend: Invalid value: "": cannot set both port '
+     "name & port number"),
+    ("csidriver-bad-lifecycle-mode", "/apis/storage.k8s.io/v1/csidrivers",
+     {"metadata": {"name": "d.example.com"}, "spec": {"volumeLifecycleModes": ["Forever"]}}, 422,
+     'CSIDriver.storage.k8s.io "d.example.com" is invalid: spec.volumeLifecycleModes: Unsupported value: "Forever": '
+     'supported values: "Persistent", "Ephemeral"'),
+    ("flowschema-precedence-too-high", "/apis/flowcontrol.apiserver.k8s.io/v1/flowschemas",
+     {"metadata": {"name": "f"}, "spec": {"matchingPrecedence": 20000,
+                                          "priorityLevelConfiguration": {"name": "global-default"}}}, 422,
+     'FlowSchema.flowcontrol.apiserver.k8s.io "f" is invalid: spec.matchingPrecedence: Invalid value: 20000: '
+     "must not be greater than 10000"),
+    ("job-restart-policy-always", "/apis/batch/v1/namespaces/default/jobs",
+     {"metadata": {"name": "bad1"}, "spec": {"template": {"spec": {
+         "restartPolicy": "Always", "containers": [{"name": "c", "image": "perl"}]}}}}, 422,
+     'Job.batch "bad1" is invalid: spec.template.spec.restartPolicy: Required value: valid values: "OnFailure", '
+     '"Never"'),
     ("job-zero-active-deadline", "/apis/batch/v1/namespaces/default/jobs",
      {"metadata": {"name": "bad8"}, "spec": {"activeDeadlineSeconds": 0, "template": {"spec": {
          "restartPolicy": "Never", "containers": [{"name": "c", "image": "perl"}]}}}}, 201, None),
