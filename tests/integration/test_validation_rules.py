@@ -193,6 +193,15 @@ CASES: list[tuple[str, str, dict[str, Any], int, str | None]] = [
          "restartPolicy": "Always", "containers": [{"name": "c", "image": "perl"}]}}}}, 422,
      'Job.batch "bad1" is invalid: spec.template.spec.restartPolicy: Required value: valid values: "OnFailure", '
      '"Never"'),
+    ("secret-dockerconfigjson-not-json", f"{NS}/secrets",
+     {"metadata": {"name": "bad2"}, "type": "kubernetes.io/dockerconfigjson",
+      "data": {".dockerconfigjson": "bm90IGpzb24="}}, 422,
+     'Secret "bad2" is invalid: data[.dockerconfigjson]: Invalid value: "<secret contents redacted>": invalid '
+     "character 'o' in literal null (expecting 'u')"),
+    ("secret-dockerconfigjson-not-an-object", f"{NS}/secrets",
+     {"metadata": {"name": "bad3"}, "type": "kubernetes.io/dockerconfigjson", "data": {".dockerconfigjson": "WzFd"}},
+     422, 'Secret "bad3" is invalid: data[.dockerconfigjson]: Invalid value: "<secret contents redacted>": json: '
+          "cannot unmarshal array into Go value of type map[string]interface {}"),
     ("job-zero-active-deadline", "/apis/batch/v1/namespaces/default/jobs",
      {"metadata": {"name": "bad8"}, "spec": {"activeDeadlineSeconds": 0, "template": {"spec": {
          "restartPolicy": "Never", "containers": [{"name": "c", "image": "perl"}]}}}}, 201, None),

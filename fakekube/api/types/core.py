@@ -69,6 +69,7 @@ from fakekube.api.types._util import (
     selector_mismatch,
 )
 from fakekube.api.types.events import legacy_event_problems
+from fakekube.api.wire.decoding import go_syntax_error, json_kind
 from fakekube.clock import format_rfc3339
 from fakekube.objects.resourcelist import canonical
 from fakekube.objects.syntax import go_quote
@@ -266,11 +267,17 @@ SECRETS = ResourceType(
 
 
 def _docker_config_json_errors(encoded: str) -> list[FieldError]:
+    """The content must decode (Go's ``json.Unmarshal`` into a map, with its words) as an object."""
+    text = base64.b64decode(encoded).decode("utf-8", errors="replace")
     try:
-        json.loads(base64.b64decode(encoded))
-    except (ValueError, TypeError) as exc:
-        return [errors.invalid("data[.dockerconfigjson]", "<secret contents redacted>", str(exc))]
-    return []
+        value = json.loads(text)
+    except json.JSONDecodeError as exc:
+        problem = go_syntax_error(text, exc)
+    else:
+        if value is None or isinstance(value, dict):
+            return []
+        problem = f"json: cannot unmarshal {json_kind(value)} into Go value of type map[string]interface {{}}"
+    return [errors.invalid("data[.dockerconfigjson]", "<secret contents redacted>", problem)]
 
 
 # --- Nodes, volumes ---------------------------------------------------------------
