@@ -49,6 +49,7 @@ CRON_JOBS = Resource("batch", "cronjobs")
 ENDPOINT_SLICES = Resource("discovery.k8s.io", "endpointslices")
 POD_DISRUPTION_BUDGETS = Resource("policy", "poddisruptionbudgets")
 CUSTOM_RESOURCE_DEFINITIONS = Resource("apiextensions.k8s.io", "customresourcedefinitions")
+CERTIFICATE_SIGNING_REQUESTS = Resource("certificates.k8s.io", "certificatesigningrequests")
 
 
 class APIResource(NamedTuple):

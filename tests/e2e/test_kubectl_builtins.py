@@ -14,7 +14,15 @@ from .conftest import Kubectl
 
 pytestmark = pytest.mark.fakekube(nodes=1)
 
-PEM = b"-----BEGIN CERTIFICATE REQUEST-----\nMIIBAA==\n-----END CERTIFICATE REQUEST-----\n"
+#: A real request (CN=alice, O=devs): the kube-apiserver-client signer's admission parses it.
+PEM = b"""-----BEGIN CERTIFICATE REQUEST-----
+MIHZMIGBAgEAMB8xDTALBgNVBAoMBGRldnMxDjAMBgNVBAMMBWFsaWNlMFkwEwYH
+KoZIzj0CAQYIKoZIzj0DAQcDQgAEJu/OvQ7p40pmkYfhizqRIrL3M5RbZJzJ+fkh
+6fna2BKQI4venMe7Mw0VDGdwTdJa5wVSBXRLbzG/QHB0WHLQ5qAAMAoGCCqGSM49
+BAMCA0cAMEQCIGW5EN3dtCh74+mym8DZR/s3K/1VsEkTFEfOgK6Islg4AiBLq95Q
++FvGetwGCZ4r120JUJQo7aSBAwzrnySGwew1CQ==
+-----END CERTIFICATE REQUEST-----
+"""
 
 
 def csr(name: str) -> str:

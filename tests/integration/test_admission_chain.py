@@ -30,7 +30,8 @@ SERVICE_HOST = "hooks.default.svc:443"
 
 #: What fakekube runs by default: upstream's default-on plugins it implements, in upstream's order.
 IMPLEMENTED_DEFAULTS = ["NamespaceLifecycle", "LimitRanger", "ServiceAccount", "Priority", "DefaultTolerationSeconds",
-                        "DefaultStorageClass", "StorageObjectInUseProtection", "FakekubeBehaviour",
+                        "DefaultStorageClass", "StorageObjectInUseProtection", "CertificateSubjectRestriction",
+                        "FakekubeBehaviour",
                         "MutatingAdmissionWebhook", "ValidatingAdmissionPolicy", "ValidatingAdmissionWebhook",
                         "ResourceQuota"]
 

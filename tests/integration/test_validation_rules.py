@@ -170,6 +170,38 @@ CASES: list[tuple[str, str, dict[str, Any], int, str | None]] = [
       "scheduling": {"tolerations": [{"key": "a", "operator": "Exists", "value": "b"}]}}, 422,
      'RuntimeClass.node.k8s.io "bad3" is invalid: scheduling.tolerations[0].operator: Invalid value: "b": value '
      "must be empty when `operator` is 'Exists'"),
+    ("priorityclass-reserved-prefix", "/apis/scheduling.k8s.io/v1/priorityclasses",
+     {"metadata": {"name": "system-mine"}, "value": 5}, 422,
+     'PriorityClass.scheduling.k8s.io "system-mine" is invalid: metadata.name: Forbidden: priority class names with '
+     "'system-' prefix are reserved for system use only. error: system-mine is not a known system priority class"),
+    ("ingress-port-name-and-number", f"{NET}/ingresses",
+     {"metadata": {"name": "bad5"}, "spec": {"defaultBackend": {"service": {
+         "name": "s", "port": {"name": "http", "number": 80}}}}}, 422,
+     'Ingress.networking.k8s.io "bad5" is invalid: spec.defaultBackend: Invalid value: "": cannot set both port '
+     "name & port number"),
+    ("csidriver-bad-lifecycle-mode", "/apis/storage.k8s.io/v1/csidrivers",
+     {"metadata": {"name": "d.example.com"}, "spec": {"volumeLifecycleModes": ["Forever"]}}, 422,
+     'CSIDriver.storage.k8s.io "d.example.com" is invalid: spec.volumeLifecycleModes: Unsupported value: "Forever": '
+     'supported values: "Persistent", "Ephemeral"'),
+    ("flowschema-precedence-too-high", "/apis/flowcontrol.apiserver.k8s.io/v1/flowschemas",
+     {"metadata": {"name": "f"}, "spec": {"matchingPrecedence": 20000,
+                                          "priorityLevelConfiguration": {"name": "global-default"}}}, 422,
+     'FlowSchema.flowcontrol.apiserver.k8s.io "f" is invalid: spec.matchingPrecedence: Invalid value: 20000: '
+     "must not be greater than 10000"),
+    ("job-restart-policy-always", "/apis/batch/v1/namespaces/default/jobs",
+     {"metadata": {"name": "bad1"}, "spec": {"template": {"spec": {
+         "restartPolicy": "Always", "containers": [{"name": "c", "image": "perl"}]}}}}, 422,
+     'Job.batch "bad1" is invalid: spec.template.spec.restartPolicy: Required value: valid values: "OnFailure", '
+     '"Never"'),
+    ("secret-dockerconfigjson-not-json", f"{NS}/secrets",
+     {"metadata": {"name": "bad2"}, "type": "kubernetes.io/dockerconfigjson",
+      "data": {".dockerconfigjson": "bm90IGpzb24="}}, 422,
+     'Secret "bad2" is invalid: data[.dockerconfigjson]: Invalid value: "<secret contents redacted>": invalid '
+     "character 'o' in literal null (expecting 'u')"),
+    ("secret-dockerconfigjson-not-an-object", f"{NS}/secrets",
+     {"metadata": {"name": "bad3"}, "type": "kubernetes.io/dockerconfigjson", "data": {".dockerconfigjson": "WzFd"}},
+     422, 'Secret "bad3" is invalid: data[.dockerconfigjson]: Invalid value: "<secret contents redacted>": json: '
+          "cannot unmarshal array into Go value of type map[string]interface {}"),
     ("job-zero-active-deadline", "/apis/batch/v1/namespaces/default/jobs",
      {"metadata": {"name": "bad8"}, "spec": {"activeDeadlineSeconds": 0, "template": {"spec": {
          "restartPolicy": "Never", "containers": [{"name": "c", "image": "perl"}]}}}}, 201, None),
@@ -217,3 +249,47 @@ def test_node_pod_cidr_cannot_change_through_the_legacy_field(fakekube: Cluster)
     assert status == 422, answer
     assert answer["message"] == ('Node "n" is invalid: spec.podCIDRs: Forbidden: node updates may not change '
                                  'podCIDR except from "" to valid')
+
+
+DEPLOYMENTS = "/apis/apps/v1/namespaces/default/deployments"
+MERGE = "application/merge-patch+json"
+
+
+def _deployment(name: str) -> dict[str, Any]:
+    labels = {"app": name}
+    return {"metadata": {"name": name}, "spec": {"selector": {"matchLabels": labels}, "template": {
+        "metadata": {"labels": labels}, "spec": {"containers": [{"name": "c", "image": "nginx"}]}}}}
+
+
+@pytest.mark.parametrize(("status", "message"), [
+    ({"replicas": 1, "readyReplicas": 3},
+     "status.readyReplicas: Invalid value: 3: cannot be greater than status.replicas"),
+    ({"replicas": 2, "readyReplicas": 1, "availableReplicas": 2, "updatedReplicas": -1},
+     "[status.updatedReplicas: Invalid value: -1: must be greater than or equal to 0, status.availableReplicas: "
+     "Invalid value: 2: cannot be greater than readyReplicas]"),
+])
+def test_deployment_status_counts_are_validated(fakekube: Cluster, status: dict[str, Any], message: str) -> None:
+    request(fakekube, "POST", DEPLOYMENTS, _deployment("web"))
+    code, answer, _ = request(fakekube, "PATCH", f"{DEPLOYMENTS}/web/status", {"status": status}, content_type=MERGE)
+    assert (code, answer["message"]) == (422, f'Deployment.apps "web" is invalid: {message}')
+
+
+def test_deployment_collision_count_cannot_go_down(fakekube: Cluster) -> None:
+    request(fakekube, "POST", DEPLOYMENTS, _deployment("web"))
+    request(fakekube, "PATCH", f"{DEPLOYMENTS}/web/status", {"status": {"collisionCount": 2}}, content_type=MERGE)
+    code, answer, _ = request(fakekube, "PATCH", f"{DEPLOYMENTS}/web/status", {"status": {"collisionCount": 1}},
+                              content_type=MERGE)
+    assert (code, answer["message"]) == (422, 'Deployment.apps "web" is invalid: status.collisionCount: '
+                                              "Invalid value: 1: cannot be decremented")
+
+
+@pytest.mark.parametrize("version", ["1.33", "1.36"])
+def test_controller_revision_data_is_immutable(version: str) -> None:
+    path = "/apis/apps/v1/namespaces/default/controllerrevisions"
+    with Cluster(kubernetes_version=version) as cluster:
+        request(cluster, "POST", path, {"metadata": {"name": "r"}, "revision": 1, "data": {"a": 1}})
+        code, answer, _ = request(cluster, "PATCH", f"{path}/r", {"revision": -1, "data": {"b": [1], "a": "x"}},
+                                  content_type=MERGE)
+    assert (code, answer["message"]) == (422, 'ControllerRevision.apps "r" is invalid: [revision: Invalid value: -1: '
+                                              'must be greater than or equal to 0, data: Invalid value: '
+                                              '{"a":"x","b":[1]}: field is immutable]')

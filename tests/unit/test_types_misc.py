@@ -89,7 +89,9 @@ def test_pvc_defaults_and_spec_immutability():
     grown = copy.deepcopy(pvc)
     grown["spec"]["resources"]["requests"]["storage"] = "2Gi"
     assert _messages("/persistentvolumeclaims", grown, pvc) == [
-        "spec: Forbidden: spec is immutable after creation except resources.requests for bound claims"]
+        "spec: Forbidden: spec is immutable after creation except resources.requests and volumeAttributesClassName "
+        'for bound claims\n@@ -6,7 +6,7 @@\n  "Resources": {\n   "Limits": null,\n   "Requests": {\n'
+        '-   "storage": "1Gi"\n+   "storage": "2Gi"\n   }\n  },\n  "VolumeName": "",\n']
     bound = copy.deepcopy(pvc)
     bound["status"] = {"phase": "Bound"}
     assert _messages("/persistentvolumeclaims", grown, bound) == []
@@ -105,7 +107,9 @@ def test_pvc_volume_name_may_be_set_once():
     renamed = copy.deepcopy(named)
     renamed["spec"]["volumeName"] = "pv-2"
     assert _messages("/persistentvolumeclaims", renamed, named) == [
-        "spec: Forbidden: spec is immutable after creation except resources.requests for bound claims"]
+        "spec: Forbidden: spec is immutable after creation except resources.requests and volumeAttributesClassName "
+        'for bound claims\n@@ -9,7 +9,7 @@\n    "storage": "1Gi"\n   }\n  },\n- "VolumeName": "pv-1",\n'
+        '+ "VolumeName": "pv-2",\n  "StorageClassName": null,\n  "VolumeMode": "Filesystem",\n  "DataSource": null,\n']
 
 
 def test_rbac_rules_and_role_ref():

@@ -179,7 +179,7 @@ def test_job_restart_policy_and_immutable_template():
     del bad["spec"]["template"]["spec"]["restartPolicy"]
     bad = _create("batch/jobs", bad)
     assert [e.message() for e in STRATEGIES["batch/jobs"].validate(bad)] == [
-        'spec.template.spec.restartPolicy: Unsupported value: "Always": supported values: "OnFailure", "Never"']
+        'spec.template.spec.restartPolicy: Required value: valid values: "OnFailure", "Never"']
     old = _create("batch/jobs", _job())
     new = copy.deepcopy(old)
     new["spec"]["template"]["spec"]["containers"][0]["image"] = "perl:2"

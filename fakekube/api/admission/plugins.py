@@ -4,8 +4,8 @@ default-on set and the ``--enable-admission-plugins``/``--disable-admission-plug
 rules (``k8s.io/apiserver/pkg/server/options/admission.go``).
 
 Every upstream name is accepted. The ones fakekube implements are :data:`FACTORIES`;
-the others (AlwaysPullImages, PodNodeSelector, NodeRestriction, RuntimeClass, the
-certificate plugins...) are known names that build nothing — enabling one changes
+the others (AlwaysPullImages, PodNodeSelector, NodeRestriction, RuntimeClass,
+CertificateApproval, CertificateSigning...) are known names that build nothing — enabling one changes
 nothing (docs/api.md). FakekubeBehaviour, fakekube's own, runs with the in-tree
 plugins, before the webhooks and policies. A new plugin is one module with a ``new``
 factory, named here.
@@ -15,10 +15,10 @@ from __future__ import annotations
 
 from typing import Callable, Iterable, Sequence
 
-from fakekube.api.admission import (alwaysadmit, alwaysdeny, defaultstorageclass, defaulttolerationseconds,
-                                    fakekubebehaviour, limitranger, mutatingwebhook, namespacelifecycle,
-                                    priority, resourcequota, serviceaccount, storageobjectinuseprotection,
-                                    validatingadmissionpolicy, validatingwebhook)
+from fakekube.api.admission import (alwaysadmit, alwaysdeny, certificatesubjectrestriction, defaultstorageclass,
+                                    defaulttolerationseconds, fakekubebehaviour, limitranger, mutatingwebhook,
+                                    namespacelifecycle, priority, resourcequota, serviceaccount,
+                                    storageobjectinuseprotection, validatingadmissionpolicy, validatingwebhook)
 from fakekube.api.admission.chain import Chain
 from fakekube.api.admission.interfaces import Interface, PluginContext
 
@@ -58,6 +58,7 @@ FACTORIES: dict[str, Callable[[PluginContext], Interface]] = {
     "DefaultTolerationSeconds": defaulttolerationseconds.new,
     "DefaultStorageClass": defaultstorageclass.new,
     "StorageObjectInUseProtection": storageobjectinuseprotection.new,
+    "CertificateSubjectRestriction": certificatesubjectrestriction.new,
     "FakekubeBehaviour": fakekubebehaviour.new,
     "MutatingAdmissionWebhook": mutatingwebhook.new,
     "ValidatingAdmissionPolicy": validatingadmissionpolicy.new,

@@ -3,7 +3,10 @@
 A new pod's ``spec.priority`` and ``preemptionPolicy`` come from its PriorityClass (or the
 ``globalDefault`` one, else 0); a missing class, or a value the client set that differs,
 is refused with upstream's 403. On update a pod keeps what the plugin set at create when a
-client leaves it out. A PriorityClass may not be made ``globalDefault`` while another is.
+client leaves it out. A PriorityClass may not be made ``globalDefault`` while another is,
+and the two system classes may not be deleted (upstream refuses that in the PriorityClass
+storage's ``Delete``, which fakekube's generic delete has no hook for: here it is this
+plugin's, so a collection delete is refused too — docs/api.md).
 """
 
 from __future__ import annotations
@@ -13,6 +16,8 @@ from fakekube.api.admission.interfaces import Handler, PluginContext
 from fakekube.objects import priority as pod_priority
 from fakekube.objects.kinds import PODS, PRIORITY_CLASSES
 from fakekube.store import Store
+
+SYSTEM_CLASS_NAMES = frozenset(c["metadata"]["name"] for c in pod_priority.SYSTEM_PRIORITY_CLASSES)
 
 
 class Priority(Handler):
@@ -38,8 +43,15 @@ class Priority(Handler):
             raise a.forbidden(str(refused)) from None
 
     def validate(self, a: Attributes) -> None:
-        """``validatePriorityClass``: only one class may be the global default."""
-        if a.rt.key != PRIORITY_CLASSES or a.subresource or a.operation == DELETE or a.obj is None:
+        """``validatePriorityClass``: only one class may be the global default; a system
+        class stays."""
+        if a.rt.key != PRIORITY_CLASSES or a.subresource:
+            return
+        if a.operation == DELETE:
+            if a.object_name() in SYSTEM_CLASS_NAMES:
+                raise a.forbidden("this is a system priority class and cannot be deleted")
+            return
+        if a.obj is None:
             return
         if not a.obj.get("globalDefault"):
             return

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import json
 import re
 from typing import Any
 
@@ -18,6 +19,7 @@ from fakekube.api.table import (
     STATEFUL_SET_TABLE,
 )
 from fakekube.api.types._util import (
+    GoLiteral,
     Obj,
     ensure_dict,
     go_label_selector,
@@ -174,6 +176,37 @@ class DeploymentStrategy(_WorkloadStrategy):
             if deadline <= spec.get("minReadySeconds", 0):
                 errs.append(errors.invalid("spec.progressDeadlineSeconds", deadline, "must be greater than minReadySeconds"))
         return errs
+
+
+    def validate_status_update(self, new: Obj, old: Obj) -> list[FieldError]:
+        """``ValidateDeploymentStatusUpdate``: counts not negative nor above ``replicas``, and
+        a collision count that never goes down."""
+        status = new.get("status") or {}
+        errs = deployment_status_problems(status)
+        old_count = (old.get("status") or {}).get("collisionCount")
+        count = status.get("collisionCount")
+        if old_count is not None and (count is None or count < old_count):
+            errs.append(errors.invalid("status.collisionCount", count or 0, "cannot be decremented"))
+        return errs
+
+
+_DEPLOYMENT_COUNTS = ("observedGeneration", "replicas", "updatedReplicas", "readyReplicas", "availableReplicas",
+                      "unavailableReplicas", "terminatingReplicas", "collisionCount")
+
+
+def deployment_status_problems(status: Obj) -> list[FieldError]:
+    """``ValidateDeploymentStatus``, in its order."""
+    errs = [e for name in _DEPLOYMENT_COUNTS for e in non_negative(status.get(name), f"status.{name}")]
+    counts = {name: status.get(name) or 0 for name in ("replicas", "updatedReplicas", "readyReplicas",
+                                                       "availableReplicas")}
+    above = "cannot be greater than status.replicas"
+    for name in ("updatedReplicas", "readyReplicas", "availableReplicas"):
+        if counts[name] > counts["replicas"]:
+            errs.append(errors.invalid(f"status.{name}", counts[name], above))
+    if counts["availableReplicas"] > counts["readyReplicas"]:
+        errs.append(errors.invalid("status.availableReplicas", counts["availableReplicas"],
+                                   "cannot be greater than readyReplicas"))
+    return errs
 
 
 DEPLOYMENTS = ResourceType(
@@ -374,7 +407,11 @@ class ControllerRevisionStrategy(Strategy):
         return non_negative(obj.get("revision", 0), "revision")
 
     def validate_update(self, new: Obj, old: Obj) -> list[FieldError]:
-        return immutable(new.get("data"), old.get("data"), "data") + self.validate(new)
+        """The revision's checks, then ``data``'s: shown as the JSON it holds, which is what
+        upstream's ``RawExtension`` prints in both renderings."""
+        data = new.get("data")
+        shown = GoLiteral(json.dumps(data, separators=(",", ":"), sort_keys=True, ensure_ascii=False))
+        return self.validate(new) + immutable(data, old.get("data"), "data", shown)
 
 
 CONTROLLER_REVISIONS = ResourceType(

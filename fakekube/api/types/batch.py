@@ -104,9 +104,12 @@ def validate_job_spec(spec: Obj, prefix: str, *, selector_required: bool) -> lis
     if not isinstance(template, dict):
         return errs + [errors.required(f"{prefix}.template")]
     errs += validate_pod_template(template, f"{prefix}.template")
-    restart = (template.get("spec") or {}).get("restartPolicy")
-    if restart not in JOB_RESTART_POLICIES:
-        errs.append(errors.not_supported(f"{prefix}.template.spec.restartPolicy", restart, JOB_RESTART_POLICIES))
+    restart = (template.get("spec") or {}).get("restartPolicy") or ""
+    path = f"{prefix}.template.spec.restartPolicy"
+    if restart in ("Always", ""):
+        errs.append(errors.required(path, 'valid values: "OnFailure", "Never"'))
+    elif restart not in JOB_RESTART_POLICIES:
+        errs.append(errors.not_supported(path, restart, JOB_RESTART_POLICIES))
     return errs
 
 

@@ -14,14 +14,17 @@ from __future__ import annotations
 
 import base64
 import binascii
-from typing import Any
+from typing import Any, Callable
 
 from fakekube.api.auth.identity import ADMIN_GROUPS, ADMIN_USERNAME
 from fakekube.api.machinery import errors
 from fakekube.api.machinery.errors import FieldError
 from fakekube.api.machinery.jsonutil import deep_copy
+from fakekube.api.machinery.validation import (DNS1123_LABEL_MAX_LENGTH, DNS1123_SUBDOMAIN_MAX_LENGTH,
+                                               is_dns1123_label, is_dns1123_subdomain)
 from fakekube.api.registry import APPROVAL, STATUS, ResourceType, Strategy, WriteContext
 from fakekube.api.table import CERTIFICATE_SIGNING_REQUEST_TABLE
+from fakekube.api.types import _pem
 from fakekube.api.types._util import GoLiteral, Obj
 from fakekube.clock import format_rfc3339
 
@@ -35,8 +38,6 @@ KEY_USAGES = ["signing", "digital signature", "content commitment", "key enciphe
               "ipsec user", "timestamping", "ocsp signing", "microsoft sgc", "netscape sgc"]
 #: The shortest certificate lifetime a request may ask for (10 minutes).
 MIN_EXPIRATION_SECONDS = 600
-PEM_PROBLEM = "PEM block type must be CERTIFICATE REQUEST"
-_PEM_BEGIN = b"-----BEGIN CERTIFICATE REQUEST-----"
 
 
 def _go_bytes(data: bytes) -> GoLiteral:
@@ -53,35 +54,79 @@ def _request_problems(request: Any) -> list[FieldError]:
     try:
         data = base64.b64decode(str(request), validate=True)
     except (binascii.Error, ValueError):
-        return [errors.invalid("spec.request", GoLiteral("[]byte{}", '""'), PEM_PROBLEM)]
-    begin = data.find(_PEM_BEGIN)
-    if begin < 0 or b"-----END CERTIFICATE REQUEST-----" not in data[begin:]:
-        return [errors.invalid("spec.request", _go_bytes(data), PEM_PROBLEM)]
+        return [errors.invalid("spec.request", GoLiteral("[]byte{}", '""'), _pem.CSR_TYPE_PROBLEM)]
+    blocks = _pem.pem_blocks(data)
+    if not blocks or blocks[0].type != _pem.CSR_BLOCK:
+        return [errors.invalid("spec.request", _go_bytes(data), _pem.CSR_TYPE_PROBLEM)]
     return []
 
 
-def _usage_problems(usages: Any) -> list[FieldError]:
+def _usage_problems(usages: Any, old_usages: Any) -> list[FieldError]:
+    """Unknown and repeated usages, each allowed when the stored request already had them
+    (upstream's ``allowUnknownUsages``/``allowDuplicateUsages``); the supported values are
+    listed sorted, as upstream's string set prints them."""
     if not usages:
         return [errors.required("spec.usages", "usages must be provided")]
     problems: list[FieldError] = []
-    seen: set[str] = set()
-    for i, usage in enumerate(usages):
-        if usage not in KEY_USAGES:
-            problems.append(errors.not_supported(f"spec.usages[{i}]", usage, KEY_USAGES))
-        elif usage in seen:
-            problems.append(errors.duplicate(f"spec.usages[{i}]", usage))
-        seen.add(usage)
+    if not any(usage not in KEY_USAGES for usage in old_usages or []):
+        problems += [errors.not_supported(f"spec.usages[{i}]", usage, sorted(KEY_USAGES))
+                     for i, usage in enumerate(usages) if usage not in KEY_USAGES]
+    if len(set(old_usages or [])) == len(old_usages or []):
+        problems += [errors.duplicate(f"spec.usages[{i}]", usage)
+                     for i, usage in enumerate(usages) if usage in usages[:i]]
     return problems
 
 
 def _signer_problems(signer: Any) -> list[FieldError]:
+    """``ValidateSignerName``: ``<domain>/<path>``, the domain DNS-1123 labels (at least two),
+    the path DNS-1123 subdomains."""
+    path = "spec.signerName"
     if not signer:
-        return [errors.required("spec.signerName")]
-    domain, slash, path = str(signer).partition("/")
-    if not slash or not domain or not path or "." not in domain:
-        return [errors.invalid("spec.signerName", signer, "should be a domain with at least two segments "
-                                                          "separated by dots")]
+        return [errors.required(path)]
+    signer = str(signer)
+    segments = signer.split("/")
+    if len(segments) != 2:
+        return [errors.invalid(path, signer, "must be a fully qualified domain and path of the form "
+                                             "'example.com/signer-name'")]
+    domain, name = segments
+    problems: list[FieldError] = []
+    if len(domain.encode()) > DNS1123_SUBDOMAIN_MAX_LENGTH:
+        problems.append(errors.too_long(path, "", DNS1123_SUBDOMAIN_MAX_LENGTH))
+    problems += _label_problems(path, domain, domain.split("."), is_dns1123_label)
+    if len(domain.split(".")) < 2:
+        problems.append(errors.invalid(path, domain, "should be a domain with at least two segments separated by dots"))
+    problems += _label_problems(path, name, name.split("."), is_dns1123_subdomain)
+    longest = 2 * DNS1123_SUBDOMAIN_MAX_LENGTH + DNS1123_LABEL_MAX_LENGTH + 2
+    if len(signer.encode()) > longest:
+        problems.append(errors.too_long(path, "", longest))
+    return problems
+
+
+def _label_problems(path: str, segment: str, labels: list[str], check: Callable[[str], list[str]]) -> list[FieldError]:
+    """The first label of a signer name's segment that ``check`` refuses, one error per problem."""
+    for label in labels:
+        found = check(label)
+        if found:
+            return [errors.invalid(path, segment, f'validating label "{label}": {problem}') for problem in found]
     return []
+
+
+def _certificate_problems(new: Obj, old: Obj | None) -> list[FieldError]:
+    """``status.certificate`` holds CERTIFICATE PEM blocks; a stored certificate that does
+    not, or an update that leaves it alone, is tolerated (``allowArbitraryCertificate``)."""
+    certificate = (new.get("status") or {}).get("certificate") or ""
+    old_certificate = ((old or {}).get("status") or {}).get("certificate") or ""
+    if old is not None and (certificate == old_certificate or _pem.certificate_problem(_decoded(old_certificate))):
+        return []
+    problem = _pem.certificate_problem(_decoded(certificate))
+    return [errors.invalid("status.certificate", "<certificate data>", problem)] if problem else []
+
+
+def _decoded(value: str) -> bytes:
+    try:
+        return base64.b64decode(value, validate=True)
+    except (binascii.Error, ValueError):
+        return value.encode()
 
 
 def _condition_problems(conditions: Any) -> list[FieldError]:
@@ -149,16 +194,10 @@ class CertificateSigningRequestStrategy(Strategy):
         new["spec"] = deep_copy(old.get("spec") or {})
 
     def validate(self, obj: Obj) -> list[FieldError]:
-        spec = obj.get("spec") or {}
-        problems = _request_problems(spec.get("request")) + _signer_problems(spec.get("signerName"))
-        seconds = spec.get("expirationSeconds")
-        if seconds is not None and seconds < MIN_EXPIRATION_SECONDS:
-            problems.append(errors.invalid("spec.expirationSeconds", seconds,
-                                           "may not specify a duration less than 600 seconds (10 minutes)"))
-        return problems + _usage_problems(spec.get("usages"))
+        return _csr_problems(obj, None)
 
     def validate_update(self, new: Obj, old: Obj) -> list[FieldError]:
-        return self.validate(new)
+        return _csr_problems(new, old)
 
     def prepare_subresource(self, subresource: str, new: Obj, old: Obj, ctx: WriteContext) -> Obj:
         now = format_rfc3339(ctx.now)
@@ -182,16 +221,40 @@ class CertificateSigningRequestStrategy(Strategy):
         return merged
 
     def validate_subresource(self, subresource: str, new: Obj, old: Obj) -> list[FieldError]:
-        conditions = (new.get("status") or {}).get("conditions") or []
-        problems = _condition_problems(conditions)
+        """``ValidateCertificateSigningRequest{Status,Approval}Update``: the whole request, then
+        what the write may not do to the stored conditions and certificate."""
+        problems = _csr_problems(new, old)
+        old_status, new_status = old.get("status") or {}, new.get("status") or {}
         if subresource == APPROVAL:
-            present = {c.get("type") for c in conditions}
+            present = {c.get("type") for c in new_status.get("conditions") or []}
             for ctype in (APPROVED, DENIED):
-                if any(c.get("type") == ctype for c in (old.get("status") or {}).get("conditions") or []) \
-                        and ctype not in present:
+                if any(c.get("type") == ctype for c in old_status.get("conditions") or []) and ctype not in present:
                     problems.append(errors.forbidden("status.conditions",
                                                      f'updates may not remove a condition of type "{ctype}"'))
+        old_certificate = old_status.get("certificate") or ""
+        if (new_status.get("certificate") or "") != old_certificate:
+            if subresource != STATUS:
+                problems.append(errors.forbidden("status.certificate", "updates may not set certificate content"))
+            elif old_certificate:
+                problems.append(errors.forbidden("status.certificate",
+                                                 "updates may not modify existing certificate content"))
         return problems
+
+
+def _csr_problems(obj: Obj, old: Obj | None) -> list[FieldError]:
+    """``validateCertificateSigningRequest``'s checks, in its order (``old``: the stored
+    request of an update, which allows what it already holds)."""
+    spec = obj.get("spec") or {}
+    old_usages = ((old or {}).get("spec") or {}).get("usages") if old is not None else None
+    problems = _request_problems(spec.get("request")) + _usage_problems(spec.get("usages"), old_usages)
+    problems += _signer_problems(spec.get("signerName"))
+    seconds = spec.get("expirationSeconds")
+    if seconds is not None and seconds < MIN_EXPIRATION_SECONDS:
+        problems.append(errors.invalid("spec.expirationSeconds", seconds,
+                                       "may not specify a duration less than 600 seconds (10 minutes)"))
+    if old is not None:
+        problems += _condition_problems((obj.get("status") or {}).get("conditions"))
+    return problems + _certificate_problems(obj, old)
 
 
 CERTIFICATE_SIGNING_REQUESTS = ResourceType(

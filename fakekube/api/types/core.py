@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import copy
+import difflib
 import json
 import re
 from typing import Any
@@ -69,6 +70,7 @@ from fakekube.api.types._util import (
     selector_mismatch,
 )
 from fakekube.api.types.events import legacy_event_problems
+from fakekube.api.wire.decoding import go_syntax_error, json_kind
 from fakekube.clock import format_rfc3339
 from fakekube.objects.resourcelist import canonical
 from fakekube.objects.syntax import go_quote
@@ -266,11 +268,17 @@ SECRETS = ResourceType(
 
 
 def _docker_config_json_errors(encoded: str) -> list[FieldError]:
+    """The content must decode (Go's ``json.Unmarshal`` into a map, with its words) as an object."""
+    text = base64.b64decode(encoded).decode("utf-8", errors="replace")
     try:
-        json.loads(base64.b64decode(encoded))
-    except (ValueError, TypeError) as exc:
-        return [errors.invalid("data[.dockerconfigjson]", "<secret contents redacted>", str(exc))]
-    return []
+        value = json.loads(text)
+    except json.JSONDecodeError as exc:
+        problem = go_syntax_error(text, exc)
+    else:
+        if value is None or isinstance(value, dict):
+            return []
+        problem = f"json: cannot unmarshal {json_kind(value)} into Go value of type map[string]interface {{}}"
+    return [errors.invalid("data[.dockerconfigjson]", "<secret contents redacted>", problem)]
 
 
 # --- Nodes, volumes ---------------------------------------------------------------
@@ -377,9 +385,41 @@ def default_pvc_spec(spec: Obj) -> None:
     spec.setdefault("volumeMode", "Filesystem")
 
 
-# VolumeAttributesClass is beta but off by default in 1.33, so upstream's message
-# omits volumeAttributesClassName.
-PVC_SPEC_IMMUTABLE = "spec is immutable after creation except resources.requests for bound claims"
+# The reference (1.36, also emulating 1.33) names volumeAttributesClassName whatever the gate.
+PVC_SPEC_IMMUTABLE = ("spec is immutable after creation except resources.requests and volumeAttributesClassName "
+                      "for bound claims")
+
+
+def _go_pvc_spec(spec: Obj) -> Obj:
+    """A claim's spec as the internal ``core.PersistentVolumeClaimSpec`` marshals (Go field
+    names, nil pointers and slices as null, quantities canonical): what upstream diffs."""
+    def ref(value: Any, *names: str) -> Obj | None:
+        if not isinstance(value, dict):
+            return None
+        return {name[0].upper() + name[1:] if name != "apiGroup" else "APIGroup": value.get(name, None if name in (
+            "apiGroup", "namespace") else "") for name in names}
+
+    def quantities(value: Any) -> Obj | None:
+        return None if value is None else {key: canonical(value[key]) for key in sorted(value)}
+
+    resources = spec.get("resources") or {}
+    return {
+        "AccessModes": spec.get("accessModes"), "Selector": spec.get("selector"),
+        "Resources": {"Limits": quantities(resources.get("limits")), "Requests": quantities(resources.get("requests"))},
+        "VolumeName": spec.get("volumeName") or "", "StorageClassName": spec.get("storageClassName"),
+        "VolumeMode": spec.get("volumeMode"), "DataSource": ref(spec.get("dataSource"), "apiGroup", "kind", "name"),
+        "DataSourceRef": ref(spec.get("dataSourceRef"), "apiGroup", "kind", "name", "namespace"),
+        "VolumeAttributesClassName": spec.get("volumeAttributesClassName"),
+    }
+
+
+def pvc_spec_diff(old_spec: Obj, new_spec: Obj) -> str:
+    """apimachinery's ``diff.Diff``: a unified diff (3 lines of context, no file header) of
+    the two specs as ``json.MarshalIndent(v, "", " ")`` prints them."""
+    def lines(spec: Obj) -> list[str]:
+        return [line + "\n" for line in json.dumps(_go_pvc_spec(spec), indent=1, ensure_ascii=False).split("\n")]
+
+    return "".join(list(difflib.unified_diff(lines(old_spec), lines(new_spec), n=3))[2:])
 
 
 class PersistentVolumeClaimStrategy(Strategy):
@@ -427,7 +467,7 @@ class PersistentVolumeClaimStrategy(Strategy):
             # RetroactiveDefaultStorageClass (GA): a claim with no class may be given one.
             old_spec = dict(old_spec, storageClassName=new_spec["storageClassName"])
         if new_spec != old_spec:
-            errs.append(errors.forbidden("spec", PVC_SPEC_IMMUTABLE))
+            errs.append(errors.forbidden("spec", f"{PVC_SPEC_IMMUTABLE}\n{pvc_spec_diff(old_spec, new_spec)}"))
         return errs
 
 

@@ -52,8 +52,14 @@ class FlowSchemaStrategy(Strategy):
         if not (spec.get("priorityLevelConfiguration") or {}).get("name"):
             problems.append(errors.required("spec.priorityLevelConfiguration.name", "must reference a priority level"))
         precedence = spec.get("matchingPrecedence", 0)
-        if not 1 <= precedence <= MAX_MATCHING_PRECEDENCE:
-            problems.append(errors.invalid("spec.matchingPrecedence", precedence, "must be between 1 and 10000, inclusive"))
+        if precedence <= 0:
+            problems.append(errors.invalid("spec.matchingPrecedence", precedence, "must be a positive value"))
+        if precedence > MAX_MATCHING_PRECEDENCE:
+            problems.append(errors.invalid("spec.matchingPrecedence", precedence,
+                                           f"must not be greater than {MAX_MATCHING_PRECEDENCE}"))
+        if precedence == 1 and (obj.get("metadata") or {}).get("name") != "exempt":
+            problems.append(errors.invalid("spec.matchingPrecedence", precedence,
+                                           "only the schema named 'exempt' may have matchingPrecedence 1"))
         method = spec.get("distinguisherMethod")
         if method is not None and method.get("type") not in DISTINGUISHER_TYPES:
             problems.append(errors.not_supported("spec.distinguisherMethod.type", method.get("type") or "",

@@ -51,6 +51,7 @@ from fakekube.api.types._util import (
 )
 from fakekube.clock import format_rfc3339
 from fakekube.api.types.core_pods import port_name_errors
+from fakekube.objects.priority import SYSTEM_PRIORITY_CLASSES
 from fakekube.objects.resourcelist import canonical
 
 RBAC_GROUP = "rbac.authorization.k8s.io"
@@ -120,6 +121,18 @@ POD_DISRUPTION_BUDGETS = ResourceType(
 )
 
 
+def _system_class_problem(name: str, value: Any, global_default: bool) -> str:
+    """``IsKnownSystemPriorityClass``: a ``system-`` class must be one of the two, as they are."""
+    known = next((c for c in SYSTEM_PRIORITY_CLASSES if c["metadata"]["name"] == name), None)
+    if known is None:
+        return f"{name} is not a known system priority class"
+    if value != known["value"]:
+        return f"value of {name} PriorityClass must be {known['value']}"
+    if global_default != bool(known.get("globalDefault")):
+        return f"globalDefault of {name} PriorityClass must be {str(bool(known.get('globalDefault'))).lower()}"
+    return ""
+
+
 class PriorityClassStrategy(Strategy):
     """PriorityClasses: value fixed after create; user values capped at one billion."""
 
@@ -136,8 +149,10 @@ class PriorityClassStrategy(Strategy):
         errs: list[FieldError] = []
         value = obj.get("value", 0)
         if name.startswith("system-"):
-            if name not in ("system-cluster-critical", "system-node-critical"):
-                errs.append(errors.invalid("metadata.name", name, "priority class names with 'system-' prefix are reserved"))
+            problem = _system_class_problem(name, value, bool(obj.get("globalDefault")))
+            if problem:
+                errs.append(errors.forbidden("metadata.name", "priority class names with 'system-' prefix are reserved "
+                                                              f"for system use only. error: {problem}"))
         elif isinstance(value, int) and value > MAX_USER_PRIORITY:
             errs.append(errors.forbidden("value", f"maximum allowed value of a user defined priority is {MAX_USER_PRIORITY}"))
         policy = obj.get("preemptionPolicy")
@@ -237,11 +252,9 @@ def _backend_errors(backend: Any, path: str) -> list[FieldError]:
         errs.append(errors.required(f"{path}.service.name"))
     port = service.get("port") or {}
     if port.get("name") and port.get("number"):
-        errs.append(errors.invalid(f"{path}.service.port", GoLiteral("networking.ServiceBackendPort{...}"),
-                                   "cannot set both port name & port number"))
+        errs.append(errors.invalid(path, "", "cannot set both port name & port number"))
     elif not port.get("name") and not port.get("number"):
-        errs.append(errors.invalid(f"{path}.service.port", GoLiteral("networking.ServiceBackendPort{...}"),
-                                   "port name or number is required"))
+        errs.append(errors.required(path, "port name or number is required"))
     return errs
 
 

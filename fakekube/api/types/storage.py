@@ -17,7 +17,7 @@ from fakekube.api.machinery.validation import is_qualified_name
 from fakekube.api.table import CSI_DRIVER_TABLE, CSI_NODE_TABLE, VOLUME_ATTACHMENT_TABLE, VOLUME_ATTRIBUTES_CLASS_TABLE
 from fakekube.api.types._util import GoLiteral, Obj, ensure_dict, immutable
 
-LIFECYCLE_MODES = ["Ephemeral", "Persistent"]
+LIFECYCLE_MODES = ["Persistent", "Ephemeral"]
 FS_GROUP_POLICIES = ["File", "None", "ReadWriteOnceWithFSType"]
 #: Token audiences a driver may ask for at most, and the shortest token lifetime (10 min).
 MIN_TOKEN_SECONDS = 600
@@ -43,9 +43,9 @@ class CSIDriverStrategy(Strategy):
     def validate(self, obj: Obj) -> list[FieldError]:
         spec = obj.get("spec") or {}
         problems: list[FieldError] = []
-        for i, mode in enumerate(spec.get("volumeLifecycleModes") or []):
+        for mode in spec.get("volumeLifecycleModes") or []:
             if mode not in LIFECYCLE_MODES:
-                problems.append(errors.not_supported(f"spec.volumeLifecycleModes[{i}]", mode, LIFECYCLE_MODES))
+                problems.append(errors.not_supported("spec.volumeLifecycleModes", mode, LIFECYCLE_MODES))
         policy = spec.get("fsGroupPolicy")
         if policy is not None and policy not in FS_GROUP_POLICIES:
             problems.append(errors.not_supported("spec.fsGroupPolicy", policy, FS_GROUP_POLICIES))
