@@ -18,7 +18,7 @@ from kubernetes import client
 from kubernetes.client.rest import ApiException
 
 from fakekube import Cluster
-from fakekube.api.auth import UserInfo
+from fakekube.api.auth import ADMIN_TOKEN, UserInfo
 
 Obj = dict[str, Any]
 RBAC_GROUP = "rbac.authorization.k8s.io"
@@ -409,3 +409,25 @@ def test_impersonating_a_group_without_a_user_is_refused_as_the_release_does(ver
     else:
         assert json.loads(body) == {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
                                     "message": message, "reason": "BadRequest", "code": 400}
+
+
+def test_each_impersonate_group_header_is_one_group(rbac: Cluster) -> None:
+    # kubectl --as-group=group2 --as-group=,,,chameleon sends one header per flag; a value's
+    # commas are its own (kubectl's test/cmd run_impersonation_tests checks the four groups).
+    url = urlsplit(rbac.url)
+    connection = http.client.HTTPConnection(url.hostname, url.port, timeout=30)
+    try:
+        connection.putrequest("POST", "/apis/authentication.k8s.io/v1/selfsubjectreviews")
+        for name, value in [("Authorization", f"Bearer {ADMIN_TOKEN}"),
+                            ("Impersonate-User", "user1"), ("Impersonate-Group", "group2"),
+                            ("Impersonate-Group", "group1"), ("Impersonate-Group", ",,,chameleon"),
+                            ("Content-Type", "application/json"), ("Content-Length", "2")]:
+            connection.putheader(name, value)
+        connection.endheaders(b"{}")
+        response = connection.getresponse()
+        status, review = response.status, json.loads(response.read())
+    finally:
+        connection.close()
+    assert status == 201, review
+    assert review["status"]["userInfo"] == {"username": "user1",
+                                            "groups": ["group2", "group1", ",,,chameleon", "system:authenticated"]}
