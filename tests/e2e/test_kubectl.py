@@ -275,9 +275,11 @@ def test_get_watch_prints_each_change(kubectl: Kubectl, fakekube: Cluster) -> No
         fakekube.create(unscheduled)
         merge_patch(fakekube, "v1", "Pod", "w1", {"metadata": {"labels": {"step": "2"}}})
         run_pod(fakekube)
-        fakekube.delete("v1", "Pod", "w1")  # not scheduled: deleted at once, like upstream
-        plain_lines = plain.wait_for_lines(6)
-        event_lines = events.wait_for_lines(6)
+        # Not scheduled: a grace period of 0, so the store writes it marked (MODIFIED,
+        # Terminating) and deletes it in the same request, as upstream's store does.
+        fakekube.delete("v1", "Pod", "w1")
+        plain_lines = plain.wait_for_lines(7)
+        event_lines = events.wait_for_lines(7)
     finally:
         plain.stop()
         events.stop()
@@ -285,10 +287,11 @@ def test_get_watch_prints_each_change(kubectl: Kubectl, fakekube: Cluster) -> No
     assert plain_lines[0].split() == ["NAME", "READY", "STATUS", "RESTARTS", "AGE"]
     assert [cells(line)[:3] for line in plain_lines[1:]] == [
         ["seed", "0/1", "ContainerCreating"], ["w1", "0/1", "Pending"], ["w1", "0/1", "Pending"],
-        ["seed", "1/1", "Running"], ["w1", "0/1", "Pending"]]
+        ["seed", "1/1", "Running"], ["w1", "0/1", "Terminating"], ["w1", "0/1", "Terminating"]]
     assert event_lines[0].split() == ["EVENT", "NAME", "READY", "STATUS", "RESTARTS", "AGE"]
     assert [cells(line)[:2] for line in event_lines[1:]] == [
-        ["ADDED", "seed"], ["ADDED", "w1"], ["MODIFIED", "w1"], ["MODIFIED", "seed"], ["DELETED", "w1"]]
+        ["ADDED", "seed"], ["ADDED", "w1"], ["MODIFIED", "w1"], ["MODIFIED", "seed"], ["MODIFIED", "w1"],
+        ["DELETED", "w1"]]
 
 
 # ------------------------------------------------------------------------------ describe

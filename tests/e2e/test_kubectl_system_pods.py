@@ -47,7 +47,7 @@ def test_get_pods_all_namespaces_lists_kube_system_running(kubectl: Kubectl, fak
         ("local-path-storage", "local-path-provisioner-*"),
     ]
     wide = rows(kubectl.ok("get", "pods", "-n", "kube-system", "-l", "k8s-app=kube-dns", "-o", "wide"))
-    assert [(row[5], row[6]) for row in wide] == [("10.224.0.2", "fakekube-control-plane"),
+    assert sorted((row[5], row[6]) for row in wide) == [("10.224.0.2", "fakekube-control-plane"),
                                                   ("10.224.0.3", "fakekube-control-plane")]
 
 

@@ -66,8 +66,9 @@ def test_finished_pods_beyond_the_threshold_go_evicted_first_then_oldest(fakekub
     rv = fakekube.store.resource_version
     at(fakekube, 20)  # 6 finished, 3 allowed: the evicted pod, then the two oldest
     assert names(fakekube) == ["done-2", "done-3", "done-4", "running"]
-    assert writes(fakekube, rv, "done-0") == [("DELETED", "Succeeded", ["PodReadyToStartContainers", "Initialized",
-                                                                        "Ready", "ContainersReady", "PodScheduled"])]
+    # Deleted with grace 0: the store writes it marked, then removes it (upstream's two events).
+    conditions = ["PodReadyToStartContainers", "Initialized", "Ready", "ContainersReady", "PodScheduled"]
+    assert writes(fakekube, rv, "done-0") == [("MODIFIED", "Succeeded", conditions), ("DELETED", "Succeeded", conditions)]
 
 
 @pytest.mark.fakekube(nodes=1, pod_gc=PodGCConfig(terminated_pod_threshold=0))
@@ -100,11 +101,10 @@ def test_terminating_pods_on_an_out_of_service_node_are_force_deleted_at_the_nex
     assert names(fakekube) == ["stuck", "waiting"]
     at(fakekube, 120)
     assert names(fakekube) == ["waiting"]  # node-2 is NotReady too, but not out of service
-    # Marked Failed (no condition of its own), then deleted with grace 0.
-    assert writes(fakekube, rv, "stuck") == [("MODIFIED", "Failed", ["PodReadyToStartContainers", "Initialized",
-                                                                      "Ready", "ContainersReady", "PodScheduled"]),
-                                             ("DELETED", "Failed", ["PodReadyToStartContainers", "Initialized",
-                                                                    "Ready", "ContainersReady", "PodScheduled"])]
+    # Marked Failed (no condition of its own), then deleted with grace 0: marked, then removed.
+    conditions = ["PodReadyToStartContainers", "Initialized", "Ready", "ContainersReady", "PodScheduled"]
+    assert writes(fakekube, rv, "stuck") == [("MODIFIED", "Failed", conditions), ("MODIFIED", "Failed", conditions),
+                                             ("DELETED", "Failed", conditions)]
 
 
 @pytest.mark.fakekube(nodes=1)
@@ -131,4 +131,5 @@ def test_an_orphan_that_already_finished_is_deleted_without_a_status_write(fakek
     rv = fakekube.store.resource_version
     fakekube.delete("v1", "Node", "node-1", "")
     at(fakekube, 60)  # noticed at the pass at 20 s, quarantined until 60 s
-    assert [change[0] for change in writes(fakekube, rv, "done")] == ["DELETED"]
+    # No status write: only the grace-0 delete's two events (marked, then removed).
+    assert [change[0] for change in writes(fakekube, rv, "done")] == ["MODIFIED", "DELETED"]
