@@ -6,6 +6,7 @@ The exec's command decides how it reads its stdin, as the real process would:
   runs as soon as its line arrives, in one shell whose variables and working directory last
   the session, and its output goes out at once (``exit`` ends the session);
 * ``cat`` with no files: what arrives is written back at once;
+* ``sh -c`` with one plain command (``sh -c cat``, ``sh -c 'exec tar xf - -C /d'``): as that command;
 * ``tar x`` from stdin (``kubectl cp`` into a pod): each archive member is written to the
   filesystem as soon as its bytes are all there (kubelet/tarcmd.py);
 * a command that names no stdin to read (``cat FILE``, ``ls``, ``test -d DIR``): runs at once;
@@ -21,6 +22,7 @@ own (a simplification). What one session holds is bounded: :data:`MAX_STDIN_BYTE
 from __future__ import annotations
 
 import posixpath
+import re
 from typing import Any, Callable, NamedTuple, TypeVar
 
 from fakekube.kubelet import coreutils, execs, shellsyntax, tarcmd
@@ -36,6 +38,10 @@ MAX_STDIN_BYTES = 512 * 1024 * 1024
 _FILTERS = frozenset({"cat", "tee", "wc", "grep", "egrep", "fgrep", "sed", "awk", "head", "tail", "sort", "uniq",
                       "tr", "cut", "base64", "md5sum", "sha1sum", "sha256sum", "sha512sum", "xargs", "read", "dd"})
 
+#: A script that is one command of plain words: no quotes, expansions, operators, redirections
+#: or assignments before it.
+_PLAIN_SCRIPT = re.compile(r"\s*[A-Za-z0-9_./:@%+,-]+(?:[ \t]+[A-Za-z0-9_./=:@%+,-]+)*\s*")
+
 T = TypeVar("T")
 
 
@@ -47,8 +53,22 @@ class Chunk(NamedTuple):
     result: ExecResult | None = None
 
 
+def stdin_command(argv: list[str]) -> list[str]:
+    """The command that reads the exec's stdin: ``sh -c 'cat'`` (or ``'exec tar xf - -C /d'``) is
+    its one plain command, whose process gets the shell's stdin; any other argv is itself."""
+    name = posixpath.basename(argv[0]) if argv else ""
+    if name not in coreutils.SHELLS or len(argv) < 3 or argv[1] != "-c" or not _PLAIN_SCRIPT.fullmatch(argv[2]):
+        return argv
+    words = argv[2].split()
+    return words[1:] if words[0] == "exec" and len(words) > 1 else words
+
+
 def mode_of(argv: list[str]) -> str:
     """How the command reads stdin: "shell", "cat", "tar", "none" or "eof" (module docstring)."""
+    inner = stdin_command(argv)
+    if inner is not argv:
+        mode = mode_of(inner)
+        return "eof" if mode == "shell" else mode
     name = posixpath.basename(argv[0]) if argv else ""
     operands = [arg for arg in argv[1:] if not arg.startswith("-") or arg == "-"]
     if name in coreutils.SHELLS:
@@ -90,7 +110,7 @@ class ExecSession:
         if self.mode == "none":
             return self._finish(self._run_whole(ctx, b""))
         if self.mode == "tar":
-            options = tarcmd.is_extract(self.argv)
+            options = tarcmd.is_extract(stdin_command(self.argv))
             assert options is not None
             self._extractor = tarcmd.Extractor(self.open_fs(ctx), options, self._out.append,
                                                lambda text: self._err.append(text.encode()))
