@@ -6,6 +6,9 @@ The exec's command decides how it reads its stdin, as the real process would:
   runs as soon as its line arrives, in one shell whose variables and working directory last
   the session, and its output goes out at once (``exit`` ends the session);
 * ``cat`` with no files: what arrives is written back at once;
+* ``sh -c`` with one plain command (``sh -c cat``, ``sh -c 'exec tar xf - -C /d'``): as that command;
+* ``sh -c`` with a script none of whose commands reads the shell's stdin (``ls /``, ``printf %s
+  "$X"``; a reader fed by a pipe, ``<`` or a here-document does not count): runs at once;
 * ``tar x`` from stdin (``kubectl cp`` into a pod): each archive member is written to the
   filesystem as soon as its bytes are all there (kubelet/tarcmd.py);
 * a command that names no stdin to read (``cat FILE``, ``ls``, ``test -d DIR``): runs at once;
@@ -36,6 +39,11 @@ MAX_STDIN_BYTES = 512 * 1024 * 1024
 _FILTERS = frozenset({"cat", "tee", "wc", "grep", "egrep", "fgrep", "sed", "awk", "head", "tail", "sort", "uniq",
                       "tr", "cut", "base64", "md5sum", "sha1sum", "sha256sum", "sha512sum", "xargs", "read", "dd"})
 
+#: Redirections that give a command another stdin.
+_STDIN_REDIRECTS = frozenset({"<", "<>", "<<", "<<-", "<<<"})
+#: Commands that may read stdin besides the filters: the shells, ``tar`` and the compressors.
+_READERS = _FILTERS | coreutils.SHELLS | {"tar", "gzip", "gunzip", "zcat", "exec", "command", "nohup", "timeout"}
+
 T = TypeVar("T")
 
 
@@ -47,8 +55,88 @@ class Chunk(NamedTuple):
     result: ExecResult | None = None
 
 
+def _script_of(argv: list[str]) -> str | None:
+    """The script of ``sh -c SCRIPT`` (``-ec``, ``-xc``… too), or None."""
+    if not argv or posixpath.basename(argv[0]) not in coreutils.SHELLS:
+        return None
+    for index, arg in enumerate(argv[1:], 1):
+        if not arg.startswith("-") or arg.startswith("--"):
+            return None
+        if "c" in arg[1:]:
+            return argv[index + 1] if index + 1 < len(argv) else None
+    return None
+
+
+def _parsed(script: str) -> shellsyntax.Seq | None:
+    try:
+        return shellsyntax.parse(script)
+    except shellsyntax.ScriptError:
+        return None
+
+
+def stdin_command(argv: list[str]) -> list[str]:
+    """The command that reads the exec's stdin: ``sh -c 'cat'`` (or ``'exec tar xf - -C /d'``) is
+    its one plain command, whose process gets the shell's stdin; any other argv is itself."""
+    script = _script_of(argv)
+    tree = _parsed(script) if script is not None else None
+    if tree is None or len(tree.items) != 1 or tree.items[0][1]:
+        return argv
+    command = tree.items[0][0]
+    if not isinstance(command, shellsyntax.Simple) or command.assigns or command.redirects or not command.words:
+        return argv
+    words = [word.literal for word in command.words]
+    if any(text is None for text in words):
+        return argv
+    plain = [text for text in words if text is not None]
+    return plain[1:] if plain[0] == "exec" and len(plain) > 1 else plain
+
+
+def _reads_stdin(node: object) -> bool:
+    """Might this part of a script read the shell's stdin? Conservative: an expansion as the
+    command name, or a known reader (:data:`_READERS`) not given another stdin, counts."""
+    if isinstance(node, shellsyntax.Simple):
+        if any(_reads_stdin(assign.value) for assign in node.assigns) or any(map(_reads_stdin, node.words)):
+            return True  # a command substitution's commands share the shell's stdin
+        if any(redirect.op in _STDIN_REDIRECTS and redirect.fd in (None, 0) for redirect in node.redirects):
+            return False
+        if not node.words:
+            return False
+        name = node.words[0].literal
+        if name is None or name == "read":
+            return True
+        if posixpath.basename(name) not in _READERS:
+            return False
+        literals = [word.literal for word in node.words]
+        return any(text is None for text in literals) or mode_of([text or "" for text in literals]) != "none"
+    if isinstance(node, shellsyntax.Redirected):
+        if any(redirect.op in _STDIN_REDIRECTS and redirect.fd in (None, 0) for redirect in node.redirects):
+            return False
+        return _reads_stdin(node.command)
+    if isinstance(node, shellsyntax.Pipeline):
+        return bool(node.commands) and _reads_stdin(node.commands[0])  # the others read the pipe
+    if isinstance(node, shellsyntax.Seq):
+        # A background job's stdin is /dev/null in a non-interactive shell.
+        return any(_reads_stdin(command) for command, background in node.items if not background)
+    if isinstance(node, shellsyntax.Word):
+        return any(isinstance(part, shellsyntax.CmdSub) and _reads_stdin(part.body) for part in node.parts)
+    if isinstance(node, (shellsyntax.Lit, shellsyntax.Param, shellsyntax.ArithSub, str, int, shellsyntax.Test,
+                         shellsyntax.Arith)) or node is None:
+        return False
+    if isinstance(node, tuple):  # any other construct: its commands, in any field
+        return any(_reads_stdin(child) for child in node)
+    return True
+
+
 def mode_of(argv: list[str]) -> str:
     """How the command reads stdin: "shell", "cat", "tar", "none" or "eof" (module docstring)."""
+    inner = stdin_command(argv)
+    if inner is not argv:
+        mode = mode_of(inner)
+        return "eof" if mode == "shell" else mode
+    script = _script_of(argv)
+    if script is not None:
+        tree = _parsed(script)
+        return "none" if tree is not None and not _reads_stdin(tree) else "eof"
     name = posixpath.basename(argv[0]) if argv else ""
     operands = [arg for arg in argv[1:] if not arg.startswith("-") or arg == "-"]
     if name in coreutils.SHELLS:
@@ -90,7 +178,7 @@ class ExecSession:
         if self.mode == "none":
             return self._finish(self._run_whole(ctx, b""))
         if self.mode == "tar":
-            options = tarcmd.is_extract(self.argv)
+            options = tarcmd.is_extract(stdin_command(self.argv))
             assert options is not None
             self._extractor = tarcmd.Extractor(self.open_fs(ctx), options, self._out.append,
                                                lambda text: self._err.append(text.encode()))

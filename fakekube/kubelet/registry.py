@@ -60,11 +60,12 @@ solr sonarqube spark spiped storm swift teamspeak telegraf tomcat tomee traefik 
 wordpress xwiki yourls znc zookeeper
 """.split())
 
-#: Words official images use in tags besides version numbers.
+#: Words official images use in tags besides version numbers (``ea``: openjdk's early-access
+#: builds, ``openjdk:27-ea``).
 TAG_WORDS = frozenset("""
 latest stable mainline edge lts current rc beta alpha slim alpine bookworm bullseye buster stretch jessie trixie sid
 focal jammy noble bionic xenial oracular plucky windowsservercore nanoserver ltsc perl otel git jdk jre temurin
-corretto openj9 hotspot fpm apache cli zts management community enterprise musl glibc uclibc fips full minimal dind
+corretto openj9 hotspot ea fpm apache cli zts management community enterprise musl glibc uclibc fips full minimal dind
 rootless debian ubuntu centos oracle ol ubi azurelinux onbuild browsers unprivileged windows
 """.split())
 

@@ -12,6 +12,8 @@ removed from member names with GNU tar's notice on stderr.
 :class:`Extractor` takes an archive in pieces: an exec's stdin arrives in messages, and each
 member is written as soon as its bytes are all there (as tar does), so a client that closes
 its connection right after sending leaves the files in place.
+
+``gzip``, ``gunzip`` and ``zcat`` (the compression tar's ``z`` uses) live here too.
 """
 
 from __future__ import annotations
@@ -386,3 +388,52 @@ def is_extract(argv: list[str]) -> TarOptions | None:
         return None
     return options if options.operation == "x" and options.archive == "-" else None
 
+
+
+# -- gzip, gunzip, zcat ---------------------------------------------------------------------
+
+@command("gzip", "gunzip", "zcat")
+def _gzip(p: Process) -> int:
+    """gzip's ``-c``, ``-d``, ``-k``, ``-f``, ``-n`` and levels: stdin to stdout, or FILE to
+    FILE.gz (and back); headers carry no time (as ``-n``), so the bytes are the same every run."""
+    flags: set[str] = set()
+    files: list[str] = []
+    for arg in p.args:
+        if arg.startswith("--") and arg != "--":
+            flags.add({"--stdout": "c", "--to-stdout": "c", "--decompress": "d", "--uncompress": "d",
+                       "--keep": "k", "--force": "f"}.get(arg, ""))
+        elif arg.startswith("-") and arg != "-":
+            flags.update(arg[1:])
+        else:
+            files.append(arg)
+    decompress = "d" in flags or p.name != "gzip"
+    to_stdout = "c" in flags or p.name == "zcat"
+    status = 0
+    for name in files or ["-"]:
+        status = max(status, _gzip_one(p, name, decompress, to_stdout or name == "-", "k" in flags))
+    return status
+
+
+def _gzip_one(p: Process, name: str, decompress: bool, to_stdout: bool, keep: bool) -> int:
+    if decompress and not to_stdout and not name.endswith(".gz"):
+        p.err(f"{p.name}: {name}: unknown suffix -- ignored\n")
+        return 2
+    try:
+        data = p.streams.stdin.read() if name == "-" else p.fs.read(name)
+    except FsError as error:
+        return p.fail(f"{name}: {error}")
+    try:
+        result = gzip.decompress(data) if decompress else gzip.compress(data, mtime=0)
+    except (OSError, EOFError, zlib.error):
+        return p.fail(f"{'stdin' if name == '-' else name}: not in gzip format")
+    if to_stdout:
+        p.out(result)
+        return 0
+    target = name[:-3] if decompress else name + ".gz"
+    try:
+        p.fs.write(target, result)
+        if not keep:
+            p.fs.remove(name)
+    except FsError as error:
+        return p.fail(f"{target}: {error}")
+    return 0

@@ -120,6 +120,36 @@ def test_exec_reads_a_script_from_stdin_line_by_line(cluster: Cluster) -> None:
     assert (cat.read_stdout(), cat.returncode) == ("41\n", 0)
 
 
+def test_sh_c_cat_echoes_stdin_at_once_and_ends_when_stdin_closes(cluster: Cluster) -> None:
+    """The official client's e2e test_pod_exec_close_channel: ``sh -c cat`` over v5, then CLOSE of stdin."""
+    cluster.create(pod("bb", containers=[busybox(command=["sleep", "infinity"])]))
+    at(cluster, 2)
+    core = client.CoreV1Api(cluster.client())
+    session = stream(core.connect_post_namespaced_pod_exec, "bb", "default", command=["/bin/sh", "-c", "cat"],
+                     stderr=True, stdin=True, stdout=True, tty=False, _preload_content=False)
+    assert session.subprotocol == "v5.channel.k8s.io"
+    session.write_stdin("test-close\n")
+    assert session.readline_stdout(timeout=5) == "test-close"
+    session.close_channel(0)
+    session.run_forever(timeout=5)
+    assert (session.is_open(), session.returncode) == (False, 0)
+
+
+def test_a_script_that_reads_no_stdin_runs_at_once_with_stdin_open(cluster: Cluster) -> None:
+    """lightkube's exec always asks for stdin; ``sh -c 'ls /'`` answers without waiting for its end."""
+    cluster.create(pod("bb", containers=[busybox(command=["sleep", "infinity"])]))
+    at(cluster, 2)
+    core = client.CoreV1Api(cluster.client())
+    session = stream(core.connect_get_namespaced_pod_exec, "bb", "default", command=["/bin/sh", "-c", 'printf %s "$HOME"'],
+                     stderr=True, stdin=True, stdout=True, tty=False, _preload_content=False)
+    try:
+        session.run_forever(timeout=5)
+        assert not session.is_open()
+        assert (session.read_stdout(timeout=1), session.returncode) == ("/root", 0)
+    finally:
+        session.close()
+
+
 def test_nslookup_answers_from_services_and_wget_is_refused_without_a_declared_server(cluster: Cluster) -> None:
     cluster.create({"apiVersion": "v1", "kind": "Service", "metadata": {"name": "web", "namespace": "default"},
                     "spec": {"selector": {"app": "web"}, "ports": [{"port": 80}]}})

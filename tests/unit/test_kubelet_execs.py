@@ -121,6 +121,16 @@ def test_sh_c_names_the_syntax_it_does_not_simulate(script: str, stderr: str) ->
     assert run(["sh", "-c", script]) == execs.ExecResult(stderr=f"{stderr}\n".encode(), exit_code=2)
 
 
+def test_gzip_compresses_a_pipe_as_the_python_clients_e2e_test_reads_it() -> None:
+    """kubernetes-client/python's test_pod_apis runs ``echo -n "…" | gzip`` and gunzips the bytes."""
+    import gzip
+    compressed = run(["sh", "-c", 'echo -n "This is a test string" | gzip'])
+    assert (gzip.decompress(compressed.stdout), compressed.exit_code) == (b"This is a test string", 0)
+    assert run(["sh", "-c", "printf 'a\\nb\\n' > /tmp/f; gzip /tmp/f; ls /tmp; zcat /tmp/f.gz; gunzip /tmp/f.gz; "
+                            "cat /tmp/f; ls /tmp"]).stdout == b"f.gz\na\nb\na\nb\nf\n"
+    assert run(["gunzip"], stdin=b"plain") == execs.ExecResult(stderr=b"gunzip: stdin: not in gzip format\n", exit_code=1)
+
+
 def test_anything_else_is_not_found_as_containerd_says() -> None:
     assert run(["psql", "-c", "x"]).error == (
         'failed to exec in container: failed to start exec "id": OCI runtime exec failed: exec failed: unable to start '

@@ -44,6 +44,7 @@ def test_references_that_do_not_parse_say_why_in_the_librarys_words(image: str, 
 @pytest.mark.parametrize(("tag", "plausible"), [
     ("latest", True), ("1.27", True), ("1.27.3-alpine", True), ("stable-alpine", True), ("3.12-slim-bookworm", True),
     ("jammy-20240111", True), ("20-alpine3.19", True), ("1.23rc1", True), ("21-jre-jammy", True),
+    ("27-ea", True), ("26-ea-5-jdk-slim-bookworm", True),
     ("nonexistent", False), ("1.0.23449928384992872784", False), ("v2734894949", False), ("bad tag", False),
 ])
 def test_official_tags_are_versions_and_variant_words(tag: str, plausible: bool) -> None:
