@@ -271,9 +271,9 @@ def test_an_echoed_patched_object_is_cut_short(fakekube: Cluster) -> None:
 @pytest.mark.parametrize("version,shown", [
     # the reference (1.36) answers exactly this: json.Marshal of the decoded value
     ("1.36", '{"a":2,"b":[true,null,"s",{"c":1.5}]}'),
-    # apimachinery v0.33: Go's %#v of it
-    ("1.33", 'map[string]interface {}{"a":2, "b":[]interface {}{true, interface {}(nil), "s", '
-             'map[string]interface {}{"c":1.5}}}'),
+    # ControllerRevision.data is a RawExtension, shown as the JSON it holds in 1.33 too (as the
+    # emulated 1.33 reference answers; docs/api.md notes the unverified real-1.33 rendering)
+    ("1.33", '{"a":2,"b":[true,null,"s",{"c":1.5}]}'),
 ])
 def test_field_errors_print_containers_as_the_release_does(version: str, shown: str) -> None:
     """A structured value in a field error is the release's rendering of the decoded JSON, never a Python repr."""
