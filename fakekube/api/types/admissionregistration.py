@@ -434,6 +434,24 @@ def validation_errors(validation: Obj, path: str, variables: tuple[str, ...]) ->
     return errs
 
 
+def _policy_head_errors(spec: Obj) -> list[FieldError]:
+    """What validating and mutating policies check first: the failure policy, the param kind
+    and the match constraints (which must name resource rules)."""
+    errs: list[FieldError] = []
+    if spec.get("failurePolicy") not in FAILURE_POLICIES:
+        errs.append(errors.not_supported("spec.failurePolicy", spec.get("failurePolicy"), FAILURE_POLICIES))
+    if isinstance(spec.get("paramKind"), dict):
+        errs += param_kind_errors(spec["paramKind"], "spec.paramKind")
+    match = spec.get("matchConstraints")
+    if not isinstance(match, dict):
+        errs.append(errors.required("spec.matchConstraints"))
+    else:
+        errs += match_resources_errors(match, "spec.matchConstraints")
+        if not match.get("resourceRules"):
+            errs.append(errors.required("spec.matchConstraints.resourceRules"))
+    return errs
+
+
 class ValidatingAdmissionPolicyStrategy(Strategy):
     """ValidatingAdmissionPolicies: the spec, with a status subresource the apiserver's
     type checker would fill (fakekube leaves ``status.typeChecking`` unset)."""
@@ -454,18 +472,7 @@ class ValidatingAdmissionPolicyStrategy(Strategy):
 
     def validate(self, obj: Obj) -> list[FieldError]:
         spec = _dict(obj.get("spec"))
-        errs: list[FieldError] = []
-        if spec.get("failurePolicy") not in FAILURE_POLICIES:
-            errs.append(errors.not_supported("spec.failurePolicy", spec.get("failurePolicy"), FAILURE_POLICIES))
-        if isinstance(spec.get("paramKind"), dict):
-            errs += param_kind_errors(spec["paramKind"], "spec.paramKind")
-        match = spec.get("matchConstraints")
-        if not isinstance(match, dict):
-            errs.append(errors.required("spec.matchConstraints"))
-        else:
-            errs += match_resources_errors(match, "spec.matchConstraints")
-            if not match.get("resourceRules"):
-                errs.append(errors.required("spec.matchConstraints.resourceRules"))
+        errs = _policy_head_errors(spec)
         variables = POLICY_VARIABLES + (("params",) if isinstance(spec.get("paramKind"), dict) else ())
         errs += match_condition_errors(spec.get("matchConditions"), "spec.matchConditions",
                                        tuple(v for v in variables if v != "variables"))
@@ -634,19 +641,9 @@ class MutatingAdmissionPolicyStrategy(Strategy):
 
     def validate(self, obj: Obj) -> list[FieldError]:
         spec = _dict(obj.get("spec"))
-        errs: list[FieldError] = []
-        if spec.get("failurePolicy") not in FAILURE_POLICIES:
-            errs.append(errors.not_supported("spec.failurePolicy", spec.get("failurePolicy"), FAILURE_POLICIES))
-        if isinstance(spec.get("paramKind"), dict):
-            errs += param_kind_errors(spec["paramKind"], "spec.paramKind")
-        match = spec.get("matchConstraints")
-        if not isinstance(match, dict):
-            errs.append(errors.required("spec.matchConstraints"))
-        else:
-            errs += match_resources_errors(match, "spec.matchConstraints")
-            if not match.get("resourceRules"):
-                errs.append(errors.required("spec.matchConstraints.resourceRules"))
-            errs += _mutating_operations_errors(match, "spec.matchConstraints")
+        errs = _policy_head_errors(spec)
+        if isinstance(spec.get("matchConstraints"), dict):
+            errs += _mutating_operations_errors(spec["matchConstraints"], "spec.matchConstraints")
         variables = POLICY_VARIABLES + (("params",) if isinstance(spec.get("paramKind"), dict) else ())
         errs += match_condition_errors(spec.get("matchConditions"), "spec.matchConditions",
                                        tuple(v for v in variables if v != "variables"))
