@@ -3,7 +3,9 @@ takes its time from the grace period).
 
 Upstream's handler runner (``pkg/kubelet/lifecycle/handlers.go``):
 
-* ``exec``: the command runs in the container as an exec does. A command the program model
+* ``exec``: the command runs in the container as an exec does, on the container's own
+  filesystem (its writes to an emptyDir or a PVC are there for the pod's other containers
+  and for later execs, at the hook's times). A command the program model
   runs (``sleep 5``, ``sh -c 'echo bye; sleep 3'``: kubelet/programs.py) takes its time and
   fails on a non-zero exit; any other is answered as ``kubectl exec`` answers it
   (kubelet/execs.py: declared ``exec_commands`` and the built-ins), at once, failing when
@@ -25,19 +27,23 @@ from typing import Any, Mapping
 
 from fakekube.kubelet import execs, httpmodel, programs
 from fakekube.kubelet.behaviour import ContainerBehaviour
+from fakekube.kubelet.fs import FileSystem
 from fakekube.kubelet.termination import IMAGE_PROGRAMS, HookOutcome
 from fakekube.kubelet.imageref import familiar_repository
 
 Obj = Mapping[str, Any]
 
 
-def prestop_outcome(pod: Obj, container: Obj, behaviour: ContainerBehaviour, at: datetime) -> HookOutcome | None:
-    """The container's preStop hook run at ``at``; None when it has none."""
+def prestop_outcome(pod: Obj, container: Obj, behaviour: ContainerBehaviour, at: datetime,
+                    fs: FileSystem | None = None, network: object | None = None) -> HookOutcome | None:
+    """The container's preStop hook run at ``at`` on ``fs`` (an overlay of the container's
+    filesystem that records the hook's writes; default: a scratch copy of the image's files);
+    None when it has none."""
     handler = ((container.get("lifecycle") or {}).get("preStop")) or None
     if not isinstance(handler, Mapping):
         return None
     if isinstance(handler.get("exec"), Mapping):
-        return _exec(pod, container, behaviour, list(handler["exec"].get("command") or []), at)
+        return _exec(pod, container, behaviour, list(handler["exec"].get("command") or []), at, fs, network)
     if isinstance(handler.get("httpGet"), Mapping):
         return _http_get(container, behaviour, handler["httpGet"])
     if isinstance(handler.get("sleep"), Mapping):
@@ -46,14 +52,18 @@ def prestop_outcome(pod: Obj, container: Obj, behaviour: ContainerBehaviour, at:
     return HookOutcome(0.0, failed=True)
 
 
-def _exec(pod: Obj, container: Obj, behaviour: ContainerBehaviour, argv: list[str], at: datetime) -> HookOutcome:
+def _exec(pod: Obj, container: Obj, behaviour: ContainerBehaviour, argv: list[str], at: datetime,
+          fs: FileSystem | None, network: object | None) -> HookOutcome:
     if not argv or not all(isinstance(word, str) for word in argv):
         return HookOutcome(0.0, failed=True)
     hook = dict(container, command=argv, args=[])
-    overlay = dict(programs.program_overlay(pod, hook, started_at=at))
+    filesystem = fs if fs is not None else execs.scratch_filesystem(pod, container)
+    program = programs.run_program(pod, hook, filesystem, at, behaviour.exec_commands, network)
+    overlay = dict(program.overlay()) if program is not None else {}
     if overlay:
         return HookOutcome(overlay.get("run_for_s"), failed=overlay.get("exit_code", 0) != 0)
-    result = execs.run(behaviour.exec_commands, argv, pod, container, exec_id_="", now=at)
+    result = execs.run(behaviour.exec_commands, argv, pod, container, exec_id_="", now=at, fs=filesystem,
+                       network=network)
     if result.error is not None and _own_binary(argv[0], container):
         return HookOutcome(0.0)
     return HookOutcome(0.0, failed=result.error is not None or result.exit_code != 0)

@@ -377,9 +377,7 @@ class PodRunner:
             return any(other is not run and other.stage == RUNNING for other in state.runs)
 
         def prestop(run: ContainerRun, at: datetime) -> HookOutcome | None:
-            instance = run.current
-            behaviour = instance.behaviour if instance is not None and instance.behaviour else run.behaviour
-            return hooks.prestop_outcome(pod, run.spec, behaviour, at)
+            return self._prestop(ctx, pod, state, run, at)
 
         return RunContext(state.uid, self._restart_backoff, self._pull_backoff, lambda: new_container_id(ctx),
                           DEFAULT_EPOCH, record=record_text, pod_label=state.label, pod_ip=state.pod_ip or "",
@@ -699,6 +697,24 @@ class PodRunner:
         self.filesystems.push(key, run.name, container_id, at_s, operations)
         run.program = result
         return self.catalog.for_container(pod, run.name, program_layer(pod, run.spec, result))
+
+    def _prestop(self, ctx: Context, pod: Obj, state: PodState, run: ContainerRun, at: datetime) -> HookOutcome | None:
+        """The container's preStop hook runs at ``at`` on the instance's own filesystem, as an
+        exec would: its writes land at their times (kubelet/hooks.py)."""
+        instance = run.current
+        behaviour = instance.behaviour if instance is not None and instance.behaviour else run.behaviour
+        if instance is None:
+            return hooks.prestop_outcome(pod, run.spec, behaviour, at)
+        key = f"{pod['metadata']['namespace']}/{pod['metadata']['name']}"
+        at_s = at.timestamp()
+        self.filesystems.flush(at_s, self._ended)
+        argv = program_argv(pod, run.spec) or rootfs_default_argv(run.spec)
+        fs = self.filesystems.view(key, pod, run.spec, instance.container_id, at_s, self._sources(ctx, state.node),
+                                   argv, overlay=True)
+        outcome = hooks.prestop_outcome(pod, run.spec, behaviour, at, fs, self.network(ctx, pod))
+        operations = fs.access.operations if isinstance(fs.access, FsOverlay) else []
+        self.filesystems.push(key, run.name, instance.container_id, at_s, operations)
+        return outcome
 
     def _ended(self, container_id: str) -> float | None:
         """When an instance stopped (None: it still runs; -inf: it is no longer known)."""

@@ -189,3 +189,19 @@ def test_the_service_account_volume_serves_a_token_the_apiserver_accepts(cluster
     assert review.status.authenticated and review.status.user.username == "system:serviceaccount:default:default"
     at(cluster, 3000)  # past 80 % of its hour the kubelet asks for a new one
     assert exec_(cluster, "app", ["cat", f"{directory}/token"])[1] != token
+
+
+def test_a_prestop_hook_writes_to_the_containers_own_volumes_at_its_times(cluster: Cluster) -> None:
+    """The hook runs as an exec does, on the container's filesystem: what it writes to the
+    shared emptyDir is there for the other container while the pod is Terminating."""
+    hook = {"preStop": {"exec": {"command": ["sh", "-c", "echo draining > /shared/state; sleep 4;"
+                                             " echo drained >> /shared/state"]}}}
+    app = busybox("app", volumeMounts=[{"name": "s", "mountPath": "/shared"}], lifecycle=hook)
+    side = busybox("side", volumeMounts=[{"name": "s", "mountPath": "/data"}])
+    cluster.create(pod("drain", containers=[app, side], volumes=[{"name": "s", "emptyDir": {}}]))
+    at(cluster, 5)
+    cluster.delete("v1", "Pod", "drain")
+    at(cluster, 6)
+    assert exec_(cluster, "drain", ["cat", "/data/state"], "side") == (0, "draining\n", "")
+    at(cluster, 9)
+    assert exec_(cluster, "drain", ["cat", "/data/state"], "side") == (0, "draining\ndrained\n", "")
