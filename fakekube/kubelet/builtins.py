@@ -275,6 +275,7 @@ def _trap(shell: Shell, process: Process) -> int:
             shell.traps.pop(name, None)
         else:
             shell.traps[name] = action
+        shell.trap_set_s[name] = shell.run.clock_s
     return 0
 
 

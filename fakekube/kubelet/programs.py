@@ -58,6 +58,9 @@ class TermPlan(NamedTuple):
     exit_code: int
     duration_s: float
     waits: tuple[tuple[float, float], ...]
+    #: When (seconds after the program started) the ``trap`` was set: a SIGTERM before then
+    #: meets a shell without it (ignored, as PID 1 ignores a signal it has no handler for).
+    set_at_s: float = 0.0
 
 
 class ProgramRun(NamedTuple):
@@ -168,7 +171,7 @@ def _term_plan(run: Run, shell: Shell) -> TermPlan | None:
         pass
     sink.close()
     lines = tuple(LogLine(at_s, text) for at_s, _, text in sorted(handler_run.log))
-    return TermPlan(lines, exits, code & 0xFF, handler_run.clock_s, tuple(run.waits))
+    return TermPlan(lines, exits, code & 0xFF, handler_run.clock_s, tuple(run.waits), shell.trap_set_s.get("TERM", 0.0))
 
 
 def _term_action(shell: Shell) -> str | None:
@@ -178,13 +181,13 @@ def _term_action(shell: Shell) -> str | None:
 def stop_response(program: ProgramRun | None, signal_s: float) -> StopResponse | None:
     """What the container's program does with SIGTERM arriving ``signal_s`` seconds after it
     started (kubelet/termination.py's interface to the shell model): None when it has no
-    ``trap … TERM`` (the program table then decides: PID 1 ignores a signal it has no handler
-    for). Else, as ``sh`` does, the trap runs once the foreground command in progress has
+    ``trap … TERM`` by then (the program table then decides: PID 1 ignores a signal it has no
+    handler for). Else, as ``sh`` does, the trap runs once the foreground command in progress has
     finished (a ``sleep 600`` finishes first; ``sleep infinity`` never does); its ``exit N``
     ends the program with N, a trap that does not exit lets the script go on to its own end.
     ``log_lines``: the program's log from the signal on, which replaces what it would have
     written from then on."""
-    if program is None or program.term is None:
+    if program is None or program.term is None or signal_s < program.term.set_at_s:
         return None
     plan = program.term
     wait_end_s = _foreground_end(plan.waits, signal_s, program.run_for_s is None)

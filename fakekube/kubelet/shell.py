@@ -335,6 +335,9 @@ class Shell:
         self.streams = streams
         self.options: set[str] = set()
         self.traps: dict[str, str] = {}
+        #: When (the run's clock, s) each trap in :attr:`traps` was last set: a signal that
+        #: arrived before meets the shell without it (kubelet/programs.py's stop_response).
+        self.trap_set_s: dict[str, float] = {}
         self.depth = depth
         self.pid = 1 if run.program and depth == 0 else run.next_pid
         self._locals: list[dict[str, str | None]] = []

@@ -87,3 +87,12 @@ def test_a_trap_runs_after_the_foreground_command_and_its_exit_ends_the_script()
     forever = {"name": "c", "command": ["sh", "-c", "trap 'exit 0' TERM; sleep infinity"]}
     assert stop_response(scratch_run(pod, forever, T0), 10) == StopResponse(None, 0, ())
     assert stop_response(scratch_run(pod, {"name": "c", "command": ["sleep", "600"]}, T0), 10) is None
+
+
+def test_a_sigterm_before_the_trap_is_set_meets_a_shell_without_it() -> None:
+    """``sleep 10; trap … TERM; sleep 100``: a SIGTERM at 5 finds no trap (PID 1 ignores it),
+    one at 20 finds the trap, which runs when the foreground ``sleep 100`` ends (110)."""
+    pod = {"metadata": {"name": "p"}, "spec": {}}
+    late = {"name": "c", "command": ["sh", "-c", "sleep 10; trap 'echo bye; exit 3' TERM; sleep 100"]}
+    assert stop_response(scratch_run(pod, late, T0), 5) is None
+    assert stop_response(scratch_run(pod, late, T0), 20) == StopResponse(90, 3, (LogLine(110, "bye"),))
