@@ -68,6 +68,11 @@ class VirtualClock:
         with self._lock:
             self._observers.append(observer)
 
+    def set_observers(self, observers: list[Callable[[datetime], None]]) -> None:
+        """Exactly ``observers`` from now on (a restored clock takes its cluster's)."""
+        with self._lock:
+            self._observers = list(observers)
+
     def remove_observer(self, observer: Callable[[datetime], None]) -> None:
         with self._lock:
             if observer in self._observers:

@@ -25,6 +25,8 @@ from fakekube.api.registry import Registry, ResourceType
 from fakekube.api.types import ServiceNetwork, builtin_registry
 from fakekube.clock import VirtualClock
 from fakekube.cluster import bootstrap, rbacpolicy
+from fakekube.cluster import snapshot as snapshots
+from fakekube.cluster.snapshot import Snapshot
 from fakekube.cluster.config import ClusterConfig
 from fakekube.cluster.kubeconfig import write_kubeconfig
 from fakekube.cluster.metricsserver import EngineUsage, register_api_service
@@ -245,6 +247,43 @@ class Cluster:
         if self._app is not None:
             self._app.rebind(self.api)
         old_store.close()
+
+    # -- snapshots (cluster/snapshot.py) ---------------------------------------
+    def snapshot(self) -> Snapshot:
+        """The whole cluster's state now, as a value to restore later (any number of times).
+
+        Taken between two pieces of the engine's work, so it never holds half a reconcile;
+        requests keep being served meanwhile."""
+        return self.engine.run_exclusive(lambda: snapshots.take(self))
+
+    def restore(self, snapshot: Snapshot) -> None:
+        """Put ``snapshot``'s state in place: the cluster continues exactly as it did from
+        that instant. Open watches end with 410 Gone; resourceVersions this cluster issued
+        are never handed out again for other data (cluster/snapshot.py). ValueError for a
+        snapshot of a cluster with another configuration."""
+        state = snapshots.fresh_state(self, snapshot)
+        issued_rv = self.store.resource_version
+        old_store = self.store
+        running = self._server is not None
+        tickers = self._request_clock_modes_stop()
+        self.engine.stop()
+        for ticker in tickers:
+            ticker.join()
+        for part, value in state.items():
+            setattr(self, part, value)
+        self.engine.detach()
+        self.store.continue_after(issued_rv)
+        self.clock.set_observers(self._time_observers)  # who observes now, not then
+        if running:
+            self.engine.start()
+            self._start_clock_modes()
+        if self._app is not None:
+            self._app.rebind(self.api)
+        old_store.close(expired=True)
+
+    def time_observers(self) -> list[Callable[[datetime], None]]:
+        """The observers :meth:`observe_time` added (they outlive resets and restores)."""
+        return list(self._time_observers)
 
     # -- time -----------------------------------------------------------------
     @property

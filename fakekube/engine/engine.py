@@ -375,6 +375,18 @@ class Engine:
             self._owner_indexed.add(tuple(resource))  # type: ignore[arg-type]
 
     # -- the thread -------------------------------------------------------------
+    def detach(self) -> None:
+        """This engine is a copy of another (a snapshot, cluster/snapshot.py): no thread
+        serves it and no job runs or waits; its queue, timers and controllers stay as copied."""
+        self._thread = self._serving = None
+        self._busy = self._drain_requested = self._stopping = False
+        self._jobs = queue.Queue()
+        self._deferred.clear()
+        self._local = threading.local()
+        self._reconcile_ident = None
+        self._reconciling = NO_TICKETS
+        self._external_waits = 0
+
     def start(self) -> None:
         if self._thread is None:
             self._stopping = False
@@ -470,6 +482,11 @@ class Engine:
         if job.error is not None:
             raise job.error
         return cast(T, job.result)  # what work returned
+
+    def run_exclusive(self, work: Callable[[], T]) -> T:
+        """Run ``work`` on the engine thread when no other work runs (between two jobs; an
+        advance running finishes first) — for what must see the whole state at rest."""
+        return self._on_engine_thread(work)
 
     def run(self, work: Callable[[], T]) -> T:
         """Run ``work`` on the engine thread (e.g. a fault that touches controller state);

@@ -116,6 +116,12 @@ class History:
         del self._rvs[:drop]
         del self._sizes[:drop]
 
+    def compact_to(self, rv: int) -> None:
+        """Forget every change: the log starts after ``rv`` (a restored snapshot's store
+        continuing above resourceVersions it never held)."""
+        self._drop(len(self._changes))
+        self.compacted_rv = max(self.compacted_rv, rv)
+
     def covers(self, rv: int) -> bool:
         """True when every change after ``rv`` is still in the log."""
         return rv >= self.horizon_rv()

@@ -23,7 +23,7 @@ import bisect
 import builtins
 import threading
 from types import MappingProxyType
-from typing import Any, Callable, Iterable, Mapping, NamedTuple
+from typing import Any, Callable, Iterable, Iterator, Mapping, NamedTuple
 
 from fakekube.store.frozen import Origin, freeze, teach_yaml
 from fakekube.store.history import (ADDED, DEFAULT_HISTORY_BYTES, DEFAULT_HISTORY_LIMIT, DELETED, MODIFIED, Change,
@@ -75,6 +75,8 @@ class Store:
         self._listeners: builtins.list[Callable[[Change], None]] = []
         #: Set when the cluster is reset or stopped: open watches end.
         self.closed = False
+        #: Set when a snapshot replaced this store's state: open watches end with 410 Gone.
+        self.expired = False
 
     # -- reads ---------------------------------------------------------------
     @property
@@ -368,11 +370,32 @@ class Store:
                 self._waiting -= 1
             return self._rv > after_rv
 
-    def close(self) -> None:
-        """End every open watch on this store (reset or shutdown)."""
+    def close(self, expired: bool = False) -> None:
+        """End every open watch on this store (reset or shutdown); ``expired``: with a 410
+        Gone event, as after etcd compaction (a snapshot was restored: clients relist)."""
         with self._changed:
             self.closed = True
+            self.expired = expired
             self._changed.notify_all()
+
+    def stored_objects(self) -> Iterator[Obj]:
+        """Every object stored or remembered in the history (a snapshot shares them)."""
+        for bucket in self._objects.values():
+            yield from bucket.values()
+        for change in self.history.since(-1):
+            yield change.obj
+            if change.prev is not None:
+                yield change.prev
+
+    def continue_after(self, issued_rv: int) -> None:
+        """A restored store in a cluster that has issued resourceVersions up to ``issued_rv``:
+        when that is past this store's, it moves to the one after (lists carry it, the next
+        write is above it) and its history starts there — a watch from any resourceVersion
+        issued before is 410 — so no resourceVersion a client has seen names other data."""
+        with self.lock:
+            if issued_rv > self._rv:
+                self._rv = issued_rv + 1
+                self.history.compact_to(self._rv)
 
     # -- internals -----------------------------------------------------------
     def _ordered_objects(self, resource: ResourceKey) -> builtins.list[Obj]:

@@ -205,6 +205,8 @@ class Watch:
                     yield line
             if changes:
                 cursor = changes[-1].rv
+        if self._store.expired:  # a snapshot was restored: as after etcd compaction
+            yield self._expired(cursor)
 
     def _translate(self, change: Change) -> bytes | None:
         """The event this watcher sees for a change, if any (selectors make transitions)."""

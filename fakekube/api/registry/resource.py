@@ -65,6 +65,9 @@ class ResourceType:
     and thread for the life of the registry, so nothing changes one after it is made.
     """
 
+    #: Immutable once made: snapshots (cluster/statecopy.py) refer to it rather than copy it.
+    SNAPSHOT_SHARED = True
+
     __slots__ = ("group", "version", "kind", "plural", "namespaced", "short_names", "categories", "verbs",
                  "subresources", "strategy", "table", "field_set", "name_rule", "create_on_update",
                  "returns_deleted_object", "persisted", "stored_as", "deprecation", "schema", "custom",
@@ -231,6 +234,9 @@ class _Snapshot:
     pass over every type. Whole-registry lists (group-versions, groups, served kinds) are
     computed on first use, once per state.
     """
+
+    #: Immutable once made: snapshots (cluster/statecopy.py) refer to it rather than copy it.
+    SNAPSHOT_SHARED = True
 
     __slots__ = ("serial", "builtin", "aggregated", "fixed_rank", "custom", "custom_keys", "custom_types", "all",
                  "by_path", "by_kind", "by_group_resource", "by_group", "by_group_version", "_group_versions",

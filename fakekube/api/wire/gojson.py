@@ -125,6 +125,9 @@ class RoundTrip:
     fields it has: a field its OpenAPI schema does not declare is never added.
     """
 
+    #: Immutable once made: snapshots (cluster/statecopy.py) refer to it rather than copy it.
+    SNAPSHOT_SHARED = True
+
     def __init__(self, minor: int, schemas: SchemaSet | None = None) -> None:
         self.omit_zero_creation = minor >= OMITZERO_SINCE_MINOR
         self._schemas = schemas

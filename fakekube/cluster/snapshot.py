@@ -1,0 +1,98 @@
+"""Snapshots: a cluster's whole state as a value to keep and restore (``Cluster.snapshot()``).
+
+A :class:`Snapshot` holds a copy of every part that has state — the virtual clock with its
+pending timers, the random streams, the store (objects, history, resourceVersion), the
+apiserver (its registry of served types, CRDs included, and admission state), the engine
+(queued keys, key timers, rate limiters, the event recorder), every controller, the
+scheduler (queue and cache) and the kubelets (pods, containers, filesystems). Restoring it
+puts a fresh copy of that state in place, so a snapshot can be restored any number of times
+and the restored cluster continues exactly as the original did from that instant: the same
+writes, names, uids and events at the same virtual times (tests/integration/test_snapshots.py).
+
+The copy is structural (cluster/statecopy.py): stored objects are shared — they are
+immutable by the store's contract — as are settings and behaviour records; everything
+else is copied. What is not state stays with the Cluster: its config, the HTTP server and
+REST layer, the kubeconfig and PKI, log streams.
+
+Clients across a restore (the etcd-compaction model): every watch open on the cluster
+ends with a ``410 Gone`` event, and the restored store never hands out a resourceVersion a
+client has already seen for other data — when this cluster has issued resourceVersions past
+the snapshot's, the restored one continues above all of them, and its history starts there
+(a watch from any resourceVersion issued before is 410: relist). Restored into a cluster that has
+not issued more, it continues with the snapshot's own numbers. (etcd keeps one revision
+counter across a restore from backup in the same way: ``etcdutl snapshot restore
+--bump-revision`` with ``--mark-compacted``.)
+
+A snapshot belongs to clusters of the same configuration (the config it was taken with must
+equal the restoring cluster's, else ValueError), the same fakekube and Kubernetes version.
+"""
+
+from __future__ import annotations
+
+import sys
+from datetime import datetime
+from typing import TYPE_CHECKING, Any, Iterator
+
+from fakekube.cluster.statecopy import StateCopier
+
+if TYPE_CHECKING:
+    from fakekube.cluster.cluster import Cluster
+    from fakekube.store import Store
+
+#: The Cluster attributes that hold state, copied into a snapshot and back (in this order).
+STATE_PARTS = ("registry", "clock", "rng", "store", "api", "engine", "controllers", "scheduler", "kubelets")
+#: Recursion the copy may need: a chain of references (a controller's cache of a cache…)
+#: is walked depth first.
+_RECURSION_LIMIT = 20_000
+
+
+class Snapshot:
+    """A cluster's state at one instant (opaque; restore it with ``Cluster.restore``)."""
+
+    def __init__(self, state: dict[str, Any], config: Any, time: datetime, resource_version: int) -> None:
+        self._state = state
+        self.config = config
+        #: Cluster time when it was taken.
+        self.time = time
+        #: The newest resourceVersion it holds.
+        self.resource_version = resource_version
+
+    def __repr__(self) -> str:
+        return f"Snapshot(time={self.time.isoformat()}, resourceVersion={self.resource_version})"
+
+
+def take(cluster: "Cluster") -> Snapshot:
+    """Copy ``cluster``'s state (call it where no work runs: on the engine thread between jobs)."""
+    state = _copy({part: getattr(cluster, part) for part in STATE_PARTS}, cluster)
+    return Snapshot(state, cluster.config, cluster.clock.now(), cluster.store.resource_version)
+
+
+def fresh_state(cluster: "Cluster", snapshot: Snapshot) -> dict[str, Any]:
+    """A new copy of ``snapshot``'s state for ``cluster`` to run on."""
+    if snapshot.config != cluster.config:
+        raise ValueError("this snapshot was taken from a cluster with another configuration; "
+                         "restore it into a cluster built with the same config")
+    return dict(_copy(snapshot._state, cluster))
+
+
+def _copy(state: dict[str, Any], cluster: "Cluster") -> dict[str, Any]:
+    copier = StateCopier(_not_state(cluster))
+    copier.share_all(_stored_objects(state["store"]))
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(limit, _RECURSION_LIMIT))
+    try:
+        return dict(copier.copy(state))
+    finally:
+        sys.setrecursionlimit(limit)
+
+
+def _not_state(cluster: "Cluster") -> list[object]:
+    """What the copy refers to rather than copies: the Cluster and what it keeps across a
+    restore (config, time observers such as the log streams)."""
+    return [cluster, cluster.config, cluster.service_network, cluster.log_streams,
+            *cluster.time_observers()]
+
+
+def _stored_objects(store: "Store") -> Iterator[object]:
+    """Every object the store holds or remembers: immutable, so shared."""
+    return store.stored_objects()

@@ -1,0 +1,141 @@
+"""Snapshots (cluster/snapshot.py): a cluster's state kept as a value and restored.
+
+A restored cluster continues exactly as the original did — the same objects, names, uids,
+resourceVersions and events at the same virtual times — however often it is restored;
+clients see a restore as etcd compaction (open watches end with 410 Gone) and are never
+handed a resourceVersion they saw for other data.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from typing import Any
+
+import pytest
+from kubernetes import client
+from kubernetes.stream import stream
+
+from fakekube import Cluster
+
+Obj = dict[str, Any]
+KINDS = (("v1", "Pod"), ("v1", "Event"), ("v1", "Node"), ("apps/v1", "Deployment"), ("apps/v1", "ReplicaSet"),
+         ("coordination.k8s.io/v1", "Lease"), ("v1", "Endpoints"), ("discovery.k8s.io/v1", "EndpointSlice"),
+         ("v1", "ServiceAccount"), ("v1", "Secret"), ("v1", "ConfigMap"), ("batch/v1", "Job"), ("batch/v1", "CronJob"))
+
+
+def dump(cluster: Cluster) -> str:
+    """Every object of the kinds a workload touches, as JSON: what the continuation compares."""
+    return json.dumps({f"{api}/{kind}": cluster.list(api, kind) for api, kind in KINDS}, sort_keys=True)
+
+
+def workload(cluster: Cluster) -> None:
+    """A Deployment across three nodes and a CronJob, running for 20 s."""
+    labels = {"app": "web"}
+    cluster.create({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web", "namespace": "default"},
+                    "spec": {"replicas": 5, "selector": {"matchLabels": labels},
+                             "template": {"metadata": {"labels": labels},
+                                          "spec": {"containers": [{"name": "c", "image": "nginx:1.27"}]}}}})
+    cluster.create({"apiVersion": "batch/v1", "kind": "CronJob", "metadata": {"name": "tick", "namespace": "default"},
+                    "spec": {"schedule": "*/2 * * * *", "jobTemplate": {"spec": {"template": {"spec": {
+                        "restartPolicy": "Never",
+                        "containers": [{"name": "c", "image": "busybox:1.36", "command": ["sh", "-c", "date; sleep 7"]}]}}}}}})
+    cluster.advance(20)
+
+
+def story(cluster: Cluster) -> None:
+    """What happens after the snapshot: a node fails, its pods are evicted (300 s), Jobs run."""
+    cluster.fail_node("node-1")
+    cluster.advance(400)
+
+
+def test_a_restored_cluster_continues_byte_for_byte_as_the_original() -> None:
+    original = Cluster(nodes=3, seed=7)
+    workload(original)
+    snap = original.snapshot()
+    story(original)
+    expected = dump(original)
+    assert "node.kubernetes.io/unreachable" in expected  # the story did run: taints, evictions
+    fresh = Cluster(nodes=3, seed=7)
+    fresh.restore(snap)
+    assert fresh.now == snap.time
+    story(fresh)
+    assert dump(fresh) == expected
+
+
+def test_a_snapshot_restores_any_number_of_times_and_later_changes_are_gone() -> None:
+    cluster = Cluster(nodes=3, seed=3)
+    workload(cluster)
+    before = dump(cluster)
+    snap = cluster.snapshot()
+    story(cluster)
+    after_story = dump(cluster)
+    cluster.create({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "later", "namespace": "default"}})
+    for _ in range(2):
+        cluster.restore(snap)
+        assert cluster.now == snap.time
+        assert "later" not in [cm["metadata"]["name"] for cm in cluster.list("v1", "ConfigMap")]
+        assert dump(cluster) == before
+        issued = cluster.store.resource_version
+        story(cluster)
+        pods = {p["metadata"]["name"]: p["status"].get("phase") for p in cluster.list("v1", "Pod")}
+        assert pods == {p["metadata"]["name"]: p["status"].get("phase")
+                        for p in json.loads(after_story)["v1/Pod"]}
+        # the same story, numbered above every resourceVersion issued before the restore
+        assert min(int(p["metadata"]["resourceVersion"]) for p in cluster.list("v1", "Pod")
+                   if p["metadata"]["name"].startswith("tick-")) > issued
+
+
+def test_a_snapshot_of_another_configuration_is_refused() -> None:
+    snap = Cluster(nodes=1).snapshot()
+    with pytest.raises(ValueError, match="another configuration"):
+        Cluster(nodes=2).restore(snap)
+
+
+def test_files_a_container_wrote_after_the_snapshot_are_gone_after_the_restore() -> None:
+    with Cluster(nodes=1) as cluster:
+        cluster.create({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "box", "namespace": "default"},
+                        "spec": {"containers": [{"name": "c", "image": "busybox:1.36", "command": ["sleep", "infinity"]}]}})
+        cluster.advance(5)
+        core = client.CoreV1Api(cluster.client())
+
+        def run(command: list[str]) -> str:
+            return str(stream(core.connect_get_namespaced_pod_exec, "box", "default", command=command,
+                              stderr=True, stdin=False, stdout=True, tty=False))
+
+        run(["sh", "-c", "echo one > /tmp/note"])
+        snap = cluster.snapshot()
+        run(["sh", "-c", "echo two >> /tmp/note"])
+        assert run(["cat", "/tmp/note"]) == "one\ntwo\n"
+        cluster.restore(snap)
+        assert run(["cat", "/tmp/note"]) == "one\n"
+
+
+def test_open_watches_end_with_410_and_the_next_list_is_above_every_issued_version() -> None:
+    with Cluster(nodes=1) as cluster:
+        snap = cluster.snapshot()
+        cluster.create({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "a", "namespace": "default"}})
+        seen_rv = int(cluster.get("v1", "ConfigMap", "a")["metadata"]["resourceVersion"])
+        core = client.CoreV1Api(cluster.client())
+        response: Any = core.list_namespaced_config_map("default", watch=True, resource_version=str(seen_rv),
+                                                        _preload_content=False, timeout_seconds=60)
+        assert response.status == 200
+        lines: list[Obj] = []
+        reader = threading.Thread(target=lambda: lines.extend(json.loads(line) for line in response
+                                                              if line.strip()))
+        reader.start()
+        cluster.restore(snap)
+        reader.join(timeout=30)
+        assert not reader.is_alive()
+        assert lines[-1]["type"] == "ERROR"
+        assert lines[-1]["object"]["code"] == 410 and lines[-1]["object"]["reason"] == "Expired"
+        listed: Any = core.list_namespaced_config_map("default")
+        assert int(listed.metadata.resource_version) > seen_rv
+        assert [item.metadata.name for item in listed.items] == ["kube-root-ca.crt"]
+        cluster.create({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "b", "namespace": "default"}})
+        assert int(cluster.get("v1", "ConfigMap", "b")["metadata"]["resourceVersion"]) > seen_rv
+        # a watch from a resourceVersion of before the restore must relist
+        stale: Any = core.list_namespaced_config_map(
+            "default", watch=True, resource_version=str(seen_rv), _preload_content=False, timeout_seconds=5)
+        event = json.loads(stale.readline())
+        assert event["type"] == "ERROR" and event["object"]["code"] == 410
