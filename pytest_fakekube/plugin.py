@@ -1,8 +1,11 @@
-"""The fakekube pytest plugin: fixtures, the ``fakekube`` marker and options.
+"""The fakekube pytest plugin: fixtures, the ``fakekube`` marker, templates and options.
 
 Clusters are built once per distinct configuration per session and *reset* before
 each test (a reset is instant and total), so every test gets a clean cluster without
-paying for a new server. ``KUBECONFIG`` is set for the test through monkeypatch and
+paying for a new server. A *template* (:func:`template`) is a prepared cluster — CRDs
+installed, an operator deployed and settled — made once per session (per pytest-xdist
+worker: each worker is its own session) and snapshotted; every test that uses it gets
+the snapshot restored (cluster/snapshot.py) instead of preparing it again. ``KUBECONFIG`` is set for the test through monkeypatch and
 restored after it. An unexpected server-side error (a 500) fails the test that caused
 it, with the seed in the report so the run can be replayed.
 """
@@ -10,7 +13,8 @@ it, with the seed in the report so the run can be replayed.
 from __future__ import annotations
 
 import sys
-from typing import TYPE_CHECKING, Any, Generator, Iterator
+import types
+from typing import TYPE_CHECKING, Any, Callable, Generator, Iterator, NamedTuple, TypeVar
 
 import pytest
 
@@ -19,6 +23,61 @@ if TYPE_CHECKING:  # the cluster loads with the first fixture: pytest loads this
 
 MARKER = "fakekube"
 _REPORT_KEY = pytest.StashKey["Cluster"]()
+#: The template every test gets unless its marker names another (or ``template=None``).
+DEFAULT_TEMPLATE = "default"
+Prepare = TypeVar("Prepare", bound=Callable[..., None])
+
+
+class Template(NamedTuple):
+    """How to prepare a cluster once (``prepare(cluster)``) and the settings it needs."""
+
+    prepare: Callable[["Cluster"], None]
+    settings: dict[str, Any]
+
+
+_TEMPLATES_KEY = pytest.StashKey[dict[str, Template]]()
+_TEMPLATE_ATTRIBUTE = "__fakekube_template__"
+
+
+def template(name: str = DEFAULT_TEMPLATE, **settings: Any) -> Callable[[Prepare], Prepare]:
+    """Make ``prepare(cluster)`` the template ``name`` (a function in a conftest.py)::
+
+        @pytest_fakekube.template("operator", nodes=3)
+        def operator_installed(cluster):
+            cluster.create(crd)
+            cluster.create(deployment)
+            cluster.advance(30)
+
+        @pytest.mark.fakekube(template="operator")
+        def test_reconcile(fakekube): ...
+
+    ``settings`` are ClusterConfig fields the template needs (a test's marker can still
+    add others: the template is then prepared for that configuration too). The template
+    named ``"default"`` is used by every test that names none; ``template=None`` in a
+    marker asks for an empty cluster."""
+    def register(prepare: Prepare) -> Prepare:
+        setattr(prepare, _TEMPLATE_ATTRIBUTE, (name, dict(settings)))
+        return prepare
+    return register
+
+
+def templates(config: pytest.Config) -> dict[str, Template]:
+    """The templates the session's conftest.py files define (found once, at first use)."""
+    found = config.stash.get(_TEMPLATES_KEY, None)
+    if found is None:
+        found = {}
+        for plugin in config.pluginmanager.get_plugins():
+            for value in vars(plugin).values() if isinstance(plugin, types.ModuleType) else ():
+                declared = getattr(value, _TEMPLATE_ATTRIBUTE, None)
+                if declared is None:
+                    continue
+                name, settings = declared
+                if name in found and found[name].prepare is not value:
+                    raise pytest.UsageError(f"two fakekube templates are named {name!r}: "
+                                            f"{found[name].prepare.__module__} and {plugin.__name__}")
+                found[name] = Template(value, settings)
+        config.stash[_TEMPLATES_KEY] = found
+    return found
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -45,18 +104,37 @@ class ClusterPool:
         #: (config, its cluster) in the order made; found by equal config (configs hold
         #: dicts, so they are compared, not hashed: a session has a few dozen at most).
         self._clusters: list[tuple[ClusterConfig, Cluster]] = []
+        #: (config, template name, its snapshot): each template prepared once per config.
+        self._snapshots: list[tuple[ClusterConfig, str, Any]] = []
 
-    def get(self, config: ClusterConfig) -> Cluster:
-        for made, cluster in self._clusters:
-            if made == config:
+    def get(self, config: ClusterConfig, template: tuple[str, Template] | None = None) -> Cluster:
+        """A clean cluster of ``config``: reset, or the ``template``'s snapshot restored
+        (the template prepared first, the first time it is asked for)."""
+        cluster = self._find(config)
+        fresh = cluster is None
+        if cluster is None:
+            from fakekube import Cluster
+            from fakekube.control import attach as attach_control
+            cluster = Cluster(config).start()
+            attach_control(cluster)
+            self._clusters.append((config, cluster))
+        if template is None:
+            if not fresh:
                 cluster.reset()
+            return cluster
+        name, prepared = template
+        for made, made_name, snapshot in self._snapshots:
+            if made == config and made_name == name:
+                cluster.restore(snapshot)
                 return cluster
-        from fakekube import Cluster
-        from fakekube.control import attach as attach_control
-        cluster = Cluster(config).start()
-        attach_control(cluster)
-        self._clusters.append((config, cluster))
+        if not fresh:
+            cluster.reset()
+        prepared.prepare(cluster)
+        self._snapshots.append((config, name, cluster.snapshot()))
         return cluster
+
+    def _find(self, config: ClusterConfig) -> Cluster | None:
+        return next((cluster for made, cluster in self._clusters if made == config), None)
 
     def close(self) -> None:
         for _, cluster in self._clusters:
@@ -93,10 +171,18 @@ def fakekube(request: pytest.FixtureRequest, fakekube_pool: ClusterPool, fakekub
             settings[field] = value
     settings.update(fakekube_config)
     marker = request.node.get_closest_marker(MARKER)
-    if marker is not None:
-        settings.update(marker.kwargs)
+    chosen = dict(marker.kwargs) if marker is not None else {}
+    known = templates(request.config)
+    name = chosen.pop("template", DEFAULT_TEMPLATE if DEFAULT_TEMPLATE in known else None)
+    if name is not None and name not in known:
+        names = ", ".join(sorted(known)) or "none is defined"
+        raise pytest.UsageError(f"fakekube marker: no template named {name!r} (known: {names}); "
+                                "define one with @pytest_fakekube.template(name) in a conftest.py")
+    if name is not None:
+        settings.update(known[name].settings)
+    settings.update(chosen)
     from fakekube import ClusterConfig  # not at the top: see the TYPE_CHECKING import
-    cluster = fakekube_pool.get(ClusterConfig(**settings))
+    cluster = fakekube_pool.get(ClusterConfig(**settings), (name, known[name]) if name is not None else None)
     point_clients_at(cluster.kubeconfig, monkeypatch)
     request.node.stash[_REPORT_KEY] = cluster
     errors_before = len(cluster.internal_errors)

@@ -12,6 +12,13 @@ def run(pytester: pytest.Pytester, source: str, *args: str) -> pytest.RunResult:
     return pytester.runpytest_inprocess("-p", "no:cacheprovider", *args)
 
 
+def run_apart(pytester: pytest.Pytester, source: str) -> pytest.RunResult:
+    """In a fresh interpreter: an in-process run re-imports fakekube's modules that an earlier
+    nested run imported, and configs made with two generations of a class compare unequal."""
+    pytester.makepyfile(source)
+    return pytester.runpytest_subprocess("-p", "no:cacheprovider")
+
+
 def test_each_test_gets_a_clean_cluster(pytester: pytest.Pytester) -> None:
     result = run(pytester, """
         def test_first(fakekube):
@@ -119,3 +126,87 @@ def test_server_side_errors_fail_the_test(pytester: pytest.Pytester) -> None:
     """)
     result.assert_outcomes(errors=1, passed=1)
     result.stdout.fnmatch_lines(["*answered 1 request(s) with a 500*boom*"])
+
+
+def test_a_template_is_prepared_once_and_restored_for_every_test(pytester: pytest.Pytester) -> None:
+    """The conftest's default template (two nodes, a ConfigMap, a Deployment settled) is
+    prepared by the first test only; each test gets it as prepared, not what the one
+    before did to it; the clock too is back at the template's instant."""
+    pytester.makeconftest("""
+        import pytest_fakekube
+
+        PREPARED = []
+
+        @pytest_fakekube.template(nodes=2)
+        def installed(cluster):
+            PREPARED.append(cluster.now)
+            cluster.create({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "settings"},
+                            "data": {"mode": "fast"}})
+            cluster.create({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "op"},
+                            "spec": {"replicas": 2, "selector": {"matchLabels": {"app": "op"}},
+                                     "template": {"metadata": {"labels": {"app": "op"}},
+                                                  "spec": {"containers": [{"name": "c", "image": "nginx:1.27"}]}}}})
+            cluster.advance(30)
+    """)
+    result = run_apart(pytester, """
+        import pytest
+        from conftest import PREPARED
+
+        def ready(cluster):
+            return cluster.get("apps/v1", "Deployment", "op")["status"].get("readyReplicas")
+
+        @pytest.mark.parametrize("round", [1, 2, 3])
+        def test_each_gets_the_template(fakekube, round):
+            assert len(PREPARED) == 1
+            assert fakekube.now.isoformat() == "2025-01-01T00:00:30+00:00"
+            assert [n["metadata"]["name"] for n in fakekube.list("v1", "Node")] == ["node-1", "node-2"]
+            assert fakekube.get("v1", "ConfigMap", "settings")["data"] == {"mode": "fast"}
+            assert ready(fakekube) == 2
+            fakekube.delete("v1", "ConfigMap", "settings")
+            fakekube.fail_node("node-1")
+            fakekube.advance(600)
+
+        @pytest.mark.fakekube(template=None)
+        def test_an_empty_cluster_on_request(fakekube):
+            assert fakekube.list("v1", "Node") == []
+            assert "settings" not in [c["metadata"]["name"] for c in fakekube.list("v1", "ConfigMap")]
+    """)
+    result.assert_outcomes(passed=4)
+
+
+def test_a_marker_chooses_a_named_template_and_an_unknown_name_is_an_error(pytester: pytest.Pytester) -> None:
+    pytester.makeconftest("""
+        import pytest_fakekube
+
+        @pytest_fakekube.template("with-crd")
+        def crd(cluster):
+            cluster.create({"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+                            "metadata": {"name": "widgets.example.com"},
+                            "spec": {"group": "example.com", "scope": "Namespaced",
+                                     "names": {"plural": "widgets", "singular": "widget", "kind": "Widget"},
+                                     "versions": [{"name": "v1", "served": True, "storage": True, "schema": {
+                                         "openAPIV3Schema": {"type": "object", "x-kubernetes-preserve-unknown-fields": True}}}]}})
+            cluster.advance(5)
+    """)
+    result = run_apart(pytester, """
+        import pytest
+
+        @pytest.mark.fakekube(template="with-crd")
+        def test_the_crd_is_served(fakekube):
+            fakekube.create({"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "w"}})
+            assert fakekube.get("example.com/v1", "Widget", "w")["metadata"]["name"] == "w"
+
+        @pytest.mark.fakekube(template="with-crd")
+        def test_the_widget_of_the_test_before_is_gone(fakekube):
+            assert fakekube.list("example.com/v1", "Widget") == []
+
+        def test_no_template_by_default(fakekube):
+            assert "widgets.example.com" not in [c["metadata"]["name"] for c in
+                                                 fakekube.list("apiextensions.k8s.io/v1", "CustomResourceDefinition")]
+
+        @pytest.mark.fakekube(template="missing")
+        def test_unknown(fakekube):
+            pass
+    """)
+    result.assert_outcomes(passed=3, errors=1)
+    result.stdout.fnmatch_lines(["*no template named 'missing' (known: with-crd)*"])
