@@ -1,4 +1,4 @@
-"""``/fakekube/v1/...``: move the clock, settle, reset — JSON in and out, usable with curl.
+"""``/fakekube/v1/...``: move the clock, settle, reset, snapshots — JSON in and out, usable with curl.
 
 Endpoints (all JSON; errors are Kubernetes ``Status`` objects, like the rest of the server):
 
@@ -24,6 +24,13 @@ Endpoints (all JSON; errors are Kubernetes ``Status`` objects, like the rest of 
   ``{"hooks.default.svc:443": "127.0.0.1:8443", ...}``; ``PUT`` the same mapping to replace it
   (both sides ``host:port``; targets must be loopback addresses unless the cluster config
   sets ``remote_webhook_addresses``; docs/api.md "Admission webhooks and policies")
+* ``POST /fakekube/v1/snapshots`` → ``{"id": "1", "time", "resourceVersion"}``: the whole
+  cluster's state kept in memory (``Cluster.snapshot``, docs/time-and-faults.md
+  "Snapshots"); at most :data:`MAX_SNAPSHOTS` are kept: one more is a 409 until one is deleted
+* ``GET  /fakekube/v1/snapshots`` → ``{"snapshots": [...], "limit": N}``, oldest first
+* ``POST /fakekube/v1/snapshots/<id>/restore`` → the ``clock`` of the restored cluster (open
+  watches end with 410 Gone; clients relist)
+* ``DELETE /fakekube/v1/snapshots/<id>`` → the snapshot's description, forgotten
 * ``GET  /fakekube/v1/scheduling/<namespace>/<pod>`` → why the scheduler places the pod
   where it does: per node the filter that rejected it, or each score plugin's score
   (``Cluster.explain_scheduling``, fakekube/scheduler/explain.py)
@@ -58,6 +65,7 @@ from fakekube.api.machinery.errors import ApiError
 from fakekube.api.http.response import JsonResponse
 from fakekube.clock import format_rfc3339
 from fakekube.cluster.configfile import ConfigError, parse_webhook_addresses, require_loopback_targets
+from fakekube.cluster.snapshot import Snapshot
 from fakekube.engine.engine import printable
 
 if TYPE_CHECKING:
@@ -66,6 +74,8 @@ if TYPE_CHECKING:
 PREFIX = "/fakekube/v1"
 #: One advance may move the clock at most this far (a typo of 1e9 would otherwise spin).
 MAX_ADVANCE_S = 366 * 24 * 3600
+#: Snapshots the control API keeps at once (each holds a copy of the cluster's state).
+MAX_SNAPSHOTS = 16
 #: The largest control request body (its bodies are a few flat fields): 413 past it.
 MAX_BODY_BYTES = 64 * 1024
 #: The deepest nesting of ``[``/``{`` a body may have: 400 past it. Upstream's JSON decoder
@@ -89,7 +99,12 @@ class ControlApp:
             ("GET", "/errors"): lambda _: self._errors(),
             ("GET", "/webhook-addresses"): lambda _: dict(self.cluster.webhook_addresses),
             ("PUT", "/webhook-addresses"): self._set_webhook_addresses,
+            ("GET", "/snapshots"): lambda _: self._snapshot_list(),
+            ("POST", "/snapshots"): lambda _: self._take_snapshot(),
         }
+        #: Snapshots by id, oldest first; ids count up from 1 and are never reused.
+        self._snapshots: dict[str, Snapshot] = {}
+        self._snapshots_taken = 0
 
     def __call__(self, environ: dict, start_response: Callable) -> Iterable[bytes]:
         request = Request(environ)
@@ -107,6 +122,8 @@ class ControlApp:
         path = request.path[len(PREFIX):] if request.path.startswith(PREFIX) else None
         if path is not None and path.startswith("/nodes/"):
             return JsonResponse(json.dumps(self._node_fault(request, path)).encode() + b"\n")
+        if path is not None and path.startswith("/snapshots/"):
+            return JsonResponse(json.dumps(self._snapshot_action(request, path)).encode() + b"\n")
         if path is not None and path.startswith("/scheduling/"):
             return JsonResponse(json.dumps(self._explain(request, path)).encode() + b"\n")
         paths = {p for _, p in self._routes}
@@ -200,6 +217,38 @@ class ControlApp:
         self.cluster.webhook_addresses.update(addresses)
         return dict(addresses)
 
+    # -- snapshots ----------------------------------------------------------------------------
+    def _take_snapshot(self) -> dict[str, Any]:
+        if len(self._snapshots) >= MAX_SNAPSHOTS:
+            raise ApiError(409, "Conflict", f"at most {MAX_SNAPSHOTS} snapshots are kept: "
+                                            "DELETE /fakekube/v1/snapshots/<id> one first")
+        snapshot = self.cluster.snapshot()
+        self._snapshots_taken += 1
+        snapshot_id = str(self._snapshots_taken)
+        self._snapshots[snapshot_id] = snapshot
+        return _describe(snapshot_id, snapshot)
+
+    def _snapshot_list(self) -> dict[str, Any]:
+        return {"snapshots": [_describe(key, snap) for key, snap in self._snapshots.items()], "limit": MAX_SNAPSHOTS}
+
+    def _snapshot_action(self, request: Request, path: str) -> dict[str, Any]:
+        """``snapshots/<id>/restore`` (POST) or ``snapshots/<id>`` (DELETE)."""
+        parts = path.split("/")[2:]
+        snapshot = self._snapshots.get(parts[0]) if parts and parts[0] else None
+        if len(parts) == 2 and parts[1] == "restore":
+            _require_method(request, "POST")
+        elif len(parts) == 1 and parts[0]:
+            _require_method(request, "DELETE")
+        else:
+            raise ApiError(404, "NotFound", f"no control endpoint {request.path}")
+        if snapshot is None:
+            raise ApiError(404, "NotFound", f'snapshot "{parts[0]}" not found')
+        if len(parts) == 1:
+            del self._snapshots[parts[0]]
+            return _describe(parts[0], snapshot)
+        self.cluster.restore(snapshot)
+        return self._clock()
+
     def _reset(self) -> dict[str, Any]:
         self.cluster.reset()
         return self._clock()
@@ -210,6 +259,10 @@ def attach(cluster: "Cluster") -> ControlApp:
     app = ControlApp(cluster)
     cluster.mount(app)
     return app
+
+
+def _describe(snapshot_id: str, snapshot: Snapshot) -> dict[str, Any]:
+    return {"id": snapshot_id, "time": format_rfc3339(snapshot.time), "resourceVersion": str(snapshot.resource_version)}
 
 
 def _require_method(request: Request, method: str) -> None:

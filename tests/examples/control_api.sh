@@ -15,3 +15,10 @@ curl -s -X POST localhost:PORT/fakekube/v1/nodes/node-1/restart     # kubelet pr
 curl -s -X POST localhost:PORT/fakekube/v1/nodes/node-1/conditions -d '{"type": "MemoryPressure", "status": "True"}'
 curl -s -X DELETE localhost:PORT/fakekube/v1/nodes/node-1/conditions/MemoryPressure
 # docs:end
+
+# docs:begin README.md#control-api-snapshots
+curl -s -X POST localhost:PORT/fakekube/v1/snapshots              # {"id": "1", "time": ..., ...}
+curl -s localhost:PORT/fakekube/v1/snapshots                      # the ones kept (16 at most)
+curl -s -X POST localhost:PORT/fakekube/v1/snapshots/1/restore    # back to it; watches end with 410
+curl -s -X DELETE localhost:PORT/fakekube/v1/snapshots/1
+# docs:end

@@ -14,7 +14,7 @@ from tests.examples.docs_blocks import region
 from tests.examples.shell import environment, run, serving
 
 
-@pytest.mark.parametrize("name", ["control-api-clock", "control-api-nodes"])
+@pytest.mark.parametrize("name", ["control-api-clock", "control-api-nodes", "control-api-snapshots"])
 def test_control_api_lines_answer_json(name: str, tmp_path: Path) -> None:
     assert shutil.which("curl"), "the README's control API examples use curl"
     env = environment()

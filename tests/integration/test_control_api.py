@@ -132,3 +132,29 @@ def test_bad_node_fault_requests_change_nothing(fakekube, method: str, path: str
         "heartbeats": "running",
         "conditions": {kind: {"status": status, "reason": reason, "message": message}
                        for kind, (status, reason, message) in HEALTHY_CONDITIONS.items()}}
+
+
+def test_snapshots_over_http_take_list_restore_and_delete(fakekube) -> None:
+    status, taken = call(fakekube.url, "POST", "/fakekube/v1/snapshots")
+    assert status == 200 and taken["time"] == "2025-01-01T00:00:00Z"
+    fakekube.create({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "after"}})
+    call(fakekube.url, "POST", "/fakekube/v1/clock/advance", {"seconds": 600})
+    status, listed = call(fakekube.url, "GET", "/fakekube/v1/snapshots")
+    assert status == 200 and listed["limit"] == 16 and taken in listed["snapshots"]
+    status, clock = call(fakekube.url, "POST", f"/fakekube/v1/snapshots/{taken['id']}/restore")
+    assert (status, clock["now"]) == (200, "2025-01-01T00:00:00Z")
+    assert "after" not in [c["metadata"]["name"] for c in fakekube.list("v1", "ConfigMap")]
+    assert call(fakekube.url, "DELETE", f"/fakekube/v1/snapshots/{taken['id']}") == (200, taken)
+    status, gone = call(fakekube.url, "POST", f"/fakekube/v1/snapshots/{taken['id']}/restore")
+    assert (status, gone["reason"], gone["message"]) == (404, "NotFound", f'snapshot "{taken["id"]}" not found')
+    assert call(fakekube.url, "GET", f"/fakekube/v1/snapshots/{taken['id']}/restore")[0] == 405
+
+
+def test_the_control_api_keeps_sixteen_snapshots_and_refuses_a_seventeenth(fakekube) -> None:
+    ids = [call(fakekube.url, "POST", "/fakekube/v1/snapshots")[1]["id"] for _ in range(16)]
+    status, refused = call(fakekube.url, "POST", "/fakekube/v1/snapshots")
+    assert (status, refused["reason"]) == (409, "Conflict")
+    assert "at most 16 snapshots" in refused["message"]
+    for snapshot_id in ids:
+        assert call(fakekube.url, "DELETE", f"/fakekube/v1/snapshots/{snapshot_id}")[0] == 200
+    assert call(fakekube.url, "GET", "/fakekube/v1/snapshots")[1]["snapshots"] == []

@@ -161,6 +161,8 @@ CONTROL_ENDPOINTS = [
     ("POST", "/fakekube/v1/nodes/node-1/conditions", {"type": "MemoryPressure", "status": "True"}),
     ("DELETE", "/fakekube/v1/nodes/node-1/conditions/MemoryPressure", None),
     ("GET", "/fakekube/v1/scheduling/team/p", None),
+    ("POST", "/fakekube/v1/snapshots", None),
+    ("GET", "/fakekube/v1/snapshots", None),
 ]
 CONTROL_IDS = [f"{method} {path[len('/fakekube/v1/'):]}" for method, path, _ in CONTROL_ENDPOINTS]
 
