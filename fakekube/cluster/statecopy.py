@@ -20,6 +20,9 @@ needs:
   ``queue.Queue`` (requests waiting on the original are not state), weak containers
   (caches of what lives elsewhere: they refill); a live
   ``threading.Thread`` becomes None (the restored cluster starts its own);
+* **copied by the class itself**: a class may define ``__snapshot_copy__(self, copier)``
+  (registering its copy in ``copier.memo``) when it knows a faster way — plain data all
+  through goes through :meth:`StateCopier.plain` (``marshal``, C speed);
 * **refused**: generators, files, sockets — state that cannot be copied (TypeError naming
   the path to it, so that the part holding it is made plain data).
 
@@ -36,6 +39,7 @@ import enum
 import functools
 import io
 import itertools
+import marshal
 import operator
 import queue
 import random
@@ -83,8 +87,10 @@ class StateCopier:
             memo[id(obj)] = obj
             keep.append(obj)
 
-    def copy(self, obj: Any, path: str = "") -> Any:
-        if isinstance(obj, _ATOMIC):
+    def copy(self, obj: Any, path: Any = "") -> Any:
+        """The copy of ``obj``; ``path`` says where it is (a string, or a (parent path,
+        step) pair rendered only when a refusal names it)."""
+        if type(obj) in _EXACT_ATOMIC or isinstance(obj, _ATOMIC):
             return obj
         found = self.memo.get(id(obj), _MISSING)
         if found is not _MISSING:
@@ -93,13 +99,27 @@ class StateCopier:
         if getattr(type(obj), "SNAPSHOT_SHARED", False):
             self.memo[id(obj)] = obj
             return obj
+        hook = getattr(type(obj), "__snapshot_copy__", None)
+        if hook is not None:
+            return hook(obj, self)
         copier = _COPIERS.get(type(obj))
         if copier is not None:
             return copier(self, obj, path)
         return self._other(obj, path)
 
+    def plain(self, data: Any, path: str = "") -> Any:
+        """A copy of plain data (dicts, lists, tuples, strings, numbers, None) at C speed
+        (``marshal``; shared references inside stay shared); anything else in it (a stored
+        object the guard froze, a named tuple) makes it an ordinary :meth:`copy`."""
+        try:
+            return marshal.loads(marshal.dumps(data))
+        except ValueError:
+            return self.copy(data, path)
+
     # -- containers ----------------------------------------------------------------------------
     def _tuple(self, obj: tuple[Any, ...], path: str) -> tuple[Any, ...]:
+        if _flat(obj):
+            return obj
         items = [self.copy(item, path) for item in obj]
         if all(new is old for new, old in zip(items, obj)):
             self.memo[id(obj)] = obj
@@ -121,8 +141,11 @@ class StateCopier:
         else:
             new = type(obj)()
         self.memo[id(obj)] = new
+        copy = self.copy
         for key, value in obj.items():
-            new[self.copy(key, path)] = self.copy(value, f"{path}[{key!r:.40}]")
+            if type(key) not in _EXACT_ATOMIC and not (type(key) is tuple and _flat(key)):
+                key = copy(key, path)
+            new[key] = value if type(value) in _EXACT_ATOMIC else copy(value, (path, key))
         return new
 
     def _set(self, obj: set[Any] | frozenset[Any], path: str) -> Any:
@@ -161,7 +184,7 @@ class StateCopier:
                 contents = old_cell.cell_contents
             except ValueError:  # not assigned yet
                 continue
-            cell.cell_contents = self.copy(contents, f"{path}.<{fn.__qualname__}>")
+            cell.cell_contents = self.copy(contents, (path, f".<{fn.__qualname__}>"))
         if all(new_cell.cell_contents is _contents(old) for new_cell, old in zip(cells, fn.__closure__)
                if _assigned(old)):
             self.memo[id(fn)] = fn  # it captured only shared things: keep the original
@@ -217,13 +240,13 @@ class StateCopier:
         new.setstate(obj.getstate())
         self.memo[id(obj)] = new
         for key, value in getattr(obj, "__dict__", {}).items():
-            setattr(new, key, self.copy(value, f"{path}.{key}"))
+            setattr(new, key, self.copy(value, (path, "." + key)))
         return new
 
     # -- objects -------------------------------------------------------------------------------
     def _other(self, obj: Any, path: str) -> Any:
         if isinstance(obj, _REFUSED):
-            raise TypeError(f"cannot copy {type(obj).__name__} at {path or 'the root'}: state must be data")
+            raise TypeError(f"cannot copy {type(obj).__name__} at {_render(path)}: state must be data")
         for base, copier in _COPIERS.items():
             if isinstance(obj, base) and base not in (object,):
                 return copier(self, obj, path)
@@ -231,18 +254,35 @@ class StateCopier:
         try:
             new = cls.__new__(cls)
         except TypeError as error:
-            raise TypeError(f"cannot copy {cls.__qualname__} at {path or 'the root'}: {error}") from None
+            raise TypeError(f"cannot copy {cls.__qualname__} at {_render(path)}: {error}") from None
         self.memo[id(obj)] = new
         state = getattr(obj, "__dict__", None)
         if state is not None:
-            object.__setattr__(new, "__dict__", {key: self.copy(value, f"{path}.{key}") for key, value in state.items()})
+            object.__setattr__(new, "__dict__", {key: self.copy(value, (path, "." + key)) for key, value in state.items()})
         for name in _slots(cls):
             if hasattr(obj, name):
-                object.__setattr__(new, name, self.copy(getattr(obj, name), f"{path}.{name}"))
+                object.__setattr__(new, name, self.copy(getattr(obj, name), (path, "." + name)))
         return new
 
 
 _MISSING = object()
+#: Exact types that are never copied (a set lookup: the common case, before isinstance).
+_EXACT_ATOMIC = frozenset({type(None), bool, int, float, str, bytes, datetime.datetime, datetime.timedelta})
+
+
+def _flat(items: tuple[Any, ...]) -> bool:
+    """A tuple of scalars only (a key such as ("default", "web")): immutable all through."""
+    return _EXACT_ATOMIC.issuperset(map(type, items))
+
+
+def _render(path: Any) -> str:
+    """``path`` as text: ``['parts'].pending`` (attribute steps are ".name", keys anything else)."""
+    steps: list[str] = []
+    while isinstance(path, tuple):
+        path, step = path
+        steps.append(step if isinstance(step, str) and step.startswith(".") else f"[{step!r:.40}]")
+    steps.append(path)
+    return "".join(reversed(steps)) or "the root"
 
 
 def _assigned(cell: types.CellType) -> bool:

@@ -72,6 +72,14 @@ class Filesystems:
         #: container id → [pod key, container name] for the effects still pending.
         self.owners: dict[str, list[str]] = {}
 
+    def __snapshot_copy__(self, copier: Any) -> "Filesystems":
+        """A snapshot's copy (cluster/statecopy.py): plain data all through, so copied whole
+        at C speed rather than entry by entry."""
+        new = Filesystems.__new__(Filesystems)
+        copier.memo[id(self)] = new
+        new.__dict__.update(copier.plain(self.__dict__, ".filesystems"))
+        return new
+
     # -- pods --------------------------------------------------------------------------------
     def admit(self, key: str, pod: Obj, now_s: float, sources: Sources) -> None:
         """Remember the pod's volume sources as they are now (its first sync)."""
