@@ -33,6 +33,7 @@ running one to end. :meth:`Engine.stop` ends the running work at its next safe p
 from __future__ import annotations
 
 import contextlib
+import functools
 import gc
 import queue
 import threading
@@ -361,11 +362,13 @@ class Engine:
         """``key`` now (at the end of this instant) and every ``period_s`` after (wait.Until)."""
         if period_s <= 0:
             raise ValueError(f"{controller}: period of {key!r} must be > 0, got {period_s}")
+        self.clock.call_later(0, functools.partial(self._periodic_tick, controller, key, period_s))
 
-        def tick() -> None:
-            self.queue.add((controller, key))
-            self.clock.call_later(period_s, tick)
-        self.clock.call_later(0, tick)
+    def _periodic_tick(self, controller: str, key: str, period_s: float) -> None:
+        """A periodic key is due: queue it and set the next tick (a bound method and its
+        arguments, not a closure: timers are data a snapshot can hold)."""
+        self.queue.add((controller, key))
+        self.clock.call_later(period_s, functools.partial(self._periodic_tick, controller, key, period_s))
 
     def owner_index(self, resource: Resource | tuple[str, str]) -> None:
         """Index ``resource``'s objects by owner uid (built on first use, kept after); a write

@@ -10,6 +10,8 @@ Memory bound: one entry per armed key; an entry goes when its timer fires or is 
 
 from __future__ import annotations
 
+import functools
+
 from datetime import datetime
 from typing import Callable
 
@@ -37,7 +39,7 @@ class KeyTimers:
             if armed[1] <= deadline:
                 return
             armed[0].cancel()
-        timer = self._clock.call_at(max(deadline, self._clock.now()), lambda: self._on_fire(item))
+        timer = self._clock.call_at(max(deadline, self._clock.now()), functools.partial(self._on_fire, item))
         self._armed[item] = (timer, deadline)
 
     def cancel(self, item: WorkItem) -> None:

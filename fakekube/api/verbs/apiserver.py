@@ -244,9 +244,10 @@ class APIServer:
         """Run the named admission plugins (kube-apiserver's ``--enable-admission-plugins``
         result, fakekube.api.admission.enabled_plugins), built with this apiserver's store,
         clock, random source and webhook dispatcher and the cluster's ``options``."""
-        context = admission.PluginContext(self.store, self.clock, self.rng, lambda: self.registry,
-                                          lambda: self.schemas, options, self.webhook_transport, self.webhooks,
-                                          self._unlocked, self._after_webhook_patch)
+        # getters as a function and arguments, not closures: a snapshot's state is data
+        context = admission.PluginContext(self.store, self.clock, self.rng, functools.partial(getattr, self, "registry"),
+                                          functools.partial(getattr, self, "schemas"), options, self.webhook_transport,
+                                          self.webhooks, self._unlocked, self._after_webhook_patch)
         self.admission = admission.build_chain(plugins, context)
 
     @property

@@ -211,7 +211,7 @@ def label_predicate(selector: LabelMatcher) -> Callable[[Mapping[str, str]], boo
         return None
     pairs = {r.key: r.values[0] for r in selector.requirements if r.operator in (EQUALS, IN) and len(r.values) == 1}
     if len(pairs) == len(selector.requirements):
-        wanted = pairs.items()
+        wanted = frozenset(pairs.items())  # immutable: the predicate is shared as it is by snapshots
         return lambda labels: wanted <= labels.items()
     return selector.matches
 

@@ -135,7 +135,7 @@ def gatherer(resources: Sequence[ResourceSpec], use_requested: bool) -> Gather:
 # -- the scorers ------------------------------------------------------------------------
 def least_allocated_scorer(resources: Sequence[ResourceSpec]) -> Scorer:
     """LeastAllocated: the weighted mean of each resource's free share, 0…100 (more free is better)."""
-    weights = [spec.weight for spec in resources]
+    weights = tuple(spec.weight for spec in resources)  # immutable: the scorer is shared as it is
 
     def score(requested: Sequence[int], allocatable: Sequence[int]) -> int:
         total = weight_sum = 0
@@ -153,7 +153,7 @@ def least_allocated_scorer(resources: Sequence[ResourceSpec]) -> Scorer:
 def most_allocated_scorer(resources: Sequence[ResourceSpec]) -> Scorer:
     """MostAllocated: the weighted mean of each resource's used share, 0…100 (requests above
     allocatable count as full: non-zero defaults can exceed it)."""
-    weights = [spec.weight for spec in resources]
+    weights = tuple(spec.weight for spec in resources)  # immutable: the scorer is shared as it is
 
     def score(requested: Sequence[int], allocatable: Sequence[int]) -> int:
         total = weight_sum = 0
@@ -173,7 +173,7 @@ def requested_to_capacity_ratio_scorer(resources: Sequence[ResourceSpec],
     piecewise-linear ``shape`` of (utilization, score 0…10) points, scores scaled ×10; the
     weighted mean of the resources scoring above 0, rounded half away from zero."""
     scaled = [(utilization, score * (MAX_NODE_SCORE // MAX_CUSTOM_PRIORITY_SCORE)) for utilization, score in shape]
-    weights = [spec.weight for spec in resources]
+    weights = tuple(spec.weight for spec in resources)  # immutable: the scorer is shared as it is
 
     def resource_score(req: int, alloc: int) -> int:
         if req > alloc:
