@@ -75,6 +75,13 @@ def fresh_state(cluster: "Cluster", snapshot: Snapshot) -> dict[str, Any]:
     return dict(_copy(snapshot._state, cluster))
 
 
+def copier_for(cluster: "Cluster") -> StateCopier:
+    """A copier that shares what ``cluster`` keeps across restores and its stored objects."""
+    copier = StateCopier(_not_state(cluster))
+    copier.share_all(_stored_objects(cluster.store))
+    return copier
+
+
 def _copy(state: dict[str, Any], cluster: "Cluster") -> dict[str, Any]:
     copier = StateCopier(_not_state(cluster))
     copier.share_all(_stored_objects(state["store"]))

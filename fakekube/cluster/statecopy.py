@@ -71,6 +71,9 @@ class StateCopier:
 
     def __init__(self, shared: Iterable[object] = ()) -> None:
         self.memo: dict[int, Any] = {}
+        #: Closures copied with their captured state, by name: state that is not yet data
+        #: (a file cannot hold it; tests/integration/test_snapshots.py keeps it empty).
+        self.closures_copied: list[str] = []
         #: Originals kept alive while the copy runs (their ids key the memo).
         self._keep: list[object] = []
         for obj in shared:
@@ -189,6 +192,7 @@ class StateCopier:
                if _assigned(old)):
             self.memo[id(fn)] = fn  # it captured only shared things: keep the original
             return fn
+        self.closures_copied.append(fn.__qualname__)
         return new
 
     def _method(self, method: types.MethodType, path: str) -> types.MethodType:

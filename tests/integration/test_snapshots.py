@@ -139,3 +139,19 @@ def test_open_watches_end_with_410_and_the_next_list_is_above_every_issued_versi
             "default", watch=True, resource_version=str(seen_rv), _preload_content=False, timeout_seconds=5)
         event = json.loads(stale.readline())
         assert event["type"] == "ERROR" and event["object"]["code"] == 410
+
+
+def test_no_state_is_held_in_a_closure() -> None:
+    """Timers, getters and predicates are functions with their arguments, not closures over
+    live objects: the state a snapshot copies is data (the step before a snapshot file)."""
+    from fakekube.cluster.snapshot import STATE_PARTS, copier_for
+    cluster = Cluster(nodes=3, seed=1)
+    workload(cluster)
+    cluster.create({"apiVersion": "apps/v1", "kind": "StatefulSet", "metadata": {"name": "db", "namespace": "default"},
+                    "spec": {"serviceName": "db", "replicas": 2, "selector": {"matchLabels": {"app": "db"}},
+                             "template": {"metadata": {"labels": {"app": "db"}},
+                                          "spec": {"containers": [{"name": "c", "image": "nginx:1.27"}]}}}})
+    story(cluster)
+    copier = copier_for(cluster)
+    copier.copy({part: getattr(cluster, part) for part in STATE_PARTS})
+    assert copier.closures_copied == []
