@@ -649,8 +649,9 @@ class APIServer:
                 if existing is None:
                     raise errors.not_found(rt.group, rt.plural, name)
                 deletion.check_preconditions(rt, existing, options)
-                deletion.check_namespace_delete_again(rt, existing)
                 if self._admit_delete(rt, existing, options):
+                    if deletion.is_namespace_being_emptied(rt, existing):
+                        return objectmeta.with_type_meta(rt, rt.view(existing)), 200
                     return self._delete_locked(rt, existing, options)
             raise _changed_during_admission(rt, name)
 
