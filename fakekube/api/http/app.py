@@ -565,6 +565,10 @@ class RestApp:
         if isinstance(body, WriteResult):  # a status write: its object, with its warnings
             _record_warnings(request, body.warnings)
             return encode_response(body.obj, negotiation.choose(request.headers.get("Accept"), allow_as=False).media_type, code)
+        if code == 204:  # no content, and no Content-Type (a log of a pod no node runs)
+            empty = Response(status=204)
+            del empty.headers["Content-Type"]
+            return empty
         if content_type != negotiation.JSON:
             if not isinstance(body, (bytes, str)):  # a stream (pods/log follow): chunked, until the client goes
                 return Response(_WhileConnected(body, request.environ.get(CLIENT_GONE)), status=code,
