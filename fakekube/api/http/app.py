@@ -408,12 +408,15 @@ class RestApp:
             response = self._serve_resource(request, rt, target)
         else:
             # A deprecated type's warning goes first, with every answer, errors included
-            # (upstream records it before the handler runs).
+            # (upstream records it before the handler runs) — but go-restful's 405 for a
+            # method the type has no route for: no handler ran, so nothing warns.
             _record_warnings(request, [warning])
             try:
                 response = self._serve_resource(request, rt, target)
             except ApiError as exc:
                 response = status_response(exc)
+                if errors.is_no_route(exc):
+                    return response
         recorder: WarningRecorder | None = request.environ.get(WARNINGS_KEY)
         if recorder is not None:
             for value in recorder.headers:
