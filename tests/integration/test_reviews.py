@@ -186,8 +186,8 @@ def test_token_request_answers_a_jwt_on_cluster_time_and_stores_nothing(fakekube
                 "time": "2025-01-01T00:00:30Z", "fieldsType": "FieldsV1", "fieldsV1": {"f:spec": {"f:expirationSeconds": {}}},
                 "subresource": "token"}]
     assert answer == {"kind": "TokenRequest", "apiVersion": "authentication.k8s.io/v1",
-                      "metadata": {"name": "robot", "namespace": "default", "creationTimestamp": "2025-01-01T00:00:30Z",
-                                   "managedFields": managed},
+                      "metadata": {"name": "robot", "namespace": "default", "uid": sa["metadata"]["uid"],
+                                   "creationTimestamp": "2025-01-01T00:00:30Z", "managedFields": managed},
                       "spec": {"audiences": [ISSUER], "expirationSeconds": 3600, "boundObjectRef": None},
                       "status": {"token": token, "expirationTimestamp": "2025-01-01T01:00:30Z"}}
     header, claims, signature = token.split(".")
@@ -202,6 +202,24 @@ def test_token_request_answers_a_jwt_on_cluster_time_and_stores_nothing(fakekube
     _, dry = post(fakekube, TOKEN + "?dryRun=All", body)
     assert dry["status"]["token"] != token  # a new jti: every request is a new token
     assert snapshot(fakekube) == before
+
+
+@pytest.mark.parametrize("version, carries_uid", [("1.33", False), ("1.34", True), ("1.36", True)])
+def test_token_request_carries_the_service_accounts_uid_from_1_34(version: str, carries_uid: bool) -> None:
+    """kubernetes/kubernetes#132803: the answer names the ServiceAccount's uid, and a request
+    naming another uid is a 409 (TokenRequestServiceAccountUIDValidation); 1.33 cleared it."""
+    with Cluster(kubernetes_version=version, nodes=0) as cluster:
+        uid = service_account(cluster)["metadata"]["uid"]
+        _, answer = post(cluster, TOKEN, {"spec": {}})
+        assert answer["metadata"].get("uid") == (uid if carries_uid else None)
+        code, other = post(cluster, TOKEN, {"metadata": {"uid": "abc"}, "spec": {}})
+        if carries_uid:
+            assert (code, other["message"], other["details"]) == (
+                409, 'Operation cannot be fulfilled on TokenRequest.authentication.k8s.io "robot": the UID in the token '
+                     f"request (abc) does not match the UID of the service account ({uid})",
+                {"name": "robot", "group": "authentication.k8s.io", "kind": "TokenRequest"})
+        else:
+            assert (code, other["metadata"].get("uid")) == (201, None)
 
 
 def test_token_bound_to_a_pod_names_pod_and_node(fakekube: Cluster) -> None:
