@@ -146,11 +146,16 @@ def test_token_review_of_admin_token_service_account_token_and_junk(fakekube: Cl
         "username": "system:serviceaccount:default:robot", "uid": sa["metadata"]["uid"],
         "groups": ["system:serviceaccounts", "system:serviceaccounts:default", "system:authenticated"],
         "extra": {"authentication.kubernetes.io/credential-id": [f"JTI={payload(token)['jti']}"]}}}
-    for junk in ("nope", token[:-4] + "AAAA"):
+    # Upstream's union of authenticators: the loopback one's "invalid bearer token", then the
+    # service-account authenticator's own error where it has one (reference: kube-apiserver 1.36).
+    for junk, error in (("nope", "invalid bearer token"),
+                        (token[:-4] + "AAAA", "[invalid bearer token, go-jose/go-jose: error in cryptographic primitive]")):
         _, refused = post(fakekube, f"{AUTHN}/tokenreviews", {"spec": {"token": junk}})
-        assert refused["status"] == {"user": {}, "error": "invalid bearer token"}
+        assert refused["status"] == {"user": {}, "error": error}
     _, other_audience = post(fakekube, f"{AUTHN}/tokenreviews", {"spec": {"token": token, "audiences": ["vault"]}})
-    assert "authenticated" not in other_audience["status"]
+    assert other_audience["status"] == {"user": {}, "error": (
+        '[invalid bearer token, token audiences ["https://kubernetes.default.svc.cluster.local"] is invalid for the '
+        'target audiences ["vault"]]')}
     code, body = post(fakekube, f"{AUTHN}/tokenreviews", {"spec": {}})
     assert (code, body["message"]) == (400, "token is required for TokenReview in authentication")
 
@@ -161,11 +166,30 @@ def test_token_review_honours_cluster_time_and_deleted_service_accounts(fakekube
     token = issued["status"]["token"]
     fakekube.advance(600 + 60)  # go-jose's one-minute leeway
     assert post(fakekube, f"{AUTHN}/tokenreviews", {"spec": {"token": token}})[1]["status"].get("authenticated")
-    fakekube.advance(1)
-    assert "authenticated" not in post(fakekube, f"{AUTHN}/tokenreviews", {"spec": {"token": token}})[1]["status"]
+    fakekube.advance(10)  # past the token cache's 10 s too
+    assert post(fakekube, f"{AUTHN}/tokenreviews", {"spec": {"token": token}})[1]["status"] == {
+        "user": {}, "error": "[invalid bearer token, service account token has expired]"}
     _, fresh = post(fakekube, TOKEN, {"spec": {}})
     fakekube.delete("v1", "ServiceAccount", "robot")
-    assert "authenticated" not in post(fakekube, f"{AUTHN}/tokenreviews", {"spec": {"token": fresh["status"]["token"]}})[1]["status"]
+    assert post(fakekube, f"{AUTHN}/tokenreviews", {"spec": {"token": fresh["status"]["token"]}})[1]["status"] == {
+        "user": {}, "error": '[invalid bearer token, serviceaccounts "robot" not found]'}
+
+
+def test_a_token_that_authenticated_keeps_working_for_10_s_of_cluster_time(fakekube: Cluster) -> None:
+    """kube-apiserver caches a successful token authentication for 10 s (TokenSuccessCacheTTL),
+    requests and TokenReviews alike: a deleted account's token still works until it expires."""
+    service_account(fakekube)
+    _, issued = post(fakekube, TOKEN, {"spec": {}})
+    token = issued["status"]["token"]
+    assert post(fakekube, f"{AUTHN}/tokenreviews", {"spec": {"token": token}})[1]["status"]["authenticated"]
+    fakekube.delete("v1", "ServiceAccount", "robot")
+    fakekube.advance(9)
+    review = post(fakekube, f"{AUTHN}/tokenreviews", {"spec": {"token": token}})[1]["status"]
+    assert review["authenticated"] and review["user"]["username"] == "system:serviceaccount:default:robot"
+    assert review["audiences"] == [ISSUER]
+    fakekube.advance(1)
+    assert post(fakekube, f"{AUTHN}/tokenreviews", {"spec": {"token": token}})[1]["status"] == {
+        "user": {}, "error": '[invalid bearer token, serviceaccounts "robot" not found]'}
 
 
 # --- serviceaccounts/token --------------------------------------------------------------------

@@ -17,7 +17,6 @@ from typing import Any, Callable, Iterable, Iterator, Protocol, Union
 from werkzeug.wrappers import Request, Response
 
 from fakekube.api import table
-from fakekube.api.auth import tokens
 from fakekube.api.auth.attributes import request_attributes
 from fakekube.api.auth.authn import Authenticator, unauthorized
 from fakekube.api.auth.authorizer import RBAC, authorize, forbidden
@@ -255,7 +254,7 @@ class RestApp:
 
     def _service_account_user(self, token: str) -> UserInfo | None:
         with self.api.store.lock:
-            found = tokens.authenticate(self.api.write_context(), token, list(API_AUDIENCES))
+            found = self.api.token_cache.authenticate(self.api.write_context(), token, list(API_AUDIENCES))
         return UserInfo.from_json(found[0]) if found is not None else None
 
     # -- routing ------------------------------------------------------------

@@ -22,6 +22,7 @@ from fakekube.api.admission.policies import BINDINGS
 from fakekube.api.admission.webhooks import MUTATING, VALIDATING, WebhookAdmission, decode_patched
 from fakekube.api.auth import escalation
 from fakekube.api.auth.identity import UserInfo
+from fakekube.api.auth.tokencache import TokenCache
 from fakekube.api.machinery import errors, validation
 from fakekube.api.machinery.errors import FieldError
 from fakekube.api.machinery.jsonutil import deep_copy, go_marshal
@@ -234,6 +235,8 @@ class APIServer:
         self.authorization_mode = "AlwaysAllow"
         #: Static bearer tokens (token → UserInfo): TokenReview accepts them too.
         self.static_tokens: dict[str, UserInfo] = {}
+        #: Successful bearer-token authentications, 10 s of cluster time (upstream's token cache).
+        self.token_cache = TokenCache()
         #: The Go JSON rules of the served release, and each built-in type's proto message
         #: (one entry per served type and version; custom resources have none).
         self._go_json = gojson.for_version(kubernetes_version)
@@ -354,7 +357,7 @@ class APIServer:
         if problems:
             raise errors.invalid_object(rt.group, rt.strategy.invalid_kind(rt.kind), "", problems)
         ctx = WriteContext(self.clock.now(), self.rng, self._view, options.user, self.authorization_mode,
-                           self.static_tokens, self.release)
+                           self.static_tokens, self.release, self.token_cache)
         answer = self._go_typed(rt, rt.strategy.review(obj, ctx))
         return WriteResult(objectmeta.with_type_meta(rt, answer), True, warnings)
 
