@@ -403,19 +403,20 @@ class RestApp:
             return _not_found_page()  # a path of the other scope: the crdHandler finds no resource
         request.environ[METRICS_KEY] = server_metrics.resource_info(request, rt, target)
         warning = rt.deprecation_warning(self.api.kubernetes_version)
-        if warning is None:
-            response = self._serve_resource(request, rt, target)
-        else:
-            # A deprecated type's warning goes first, with every answer, errors included
-            # (upstream records it before the handler runs) — but go-restful's 405 for a
-            # method the type has no route for: no handler ran, so nothing warns.
+        # A deprecated type's warning goes first, with every answer, errors included
+        # (upstream records it before the handler runs) — but go-restful's 405 for a
+        # method the type has no route for: no handler ran, so nothing warns.
+        if warning is not None:
             _record_warnings(request, [warning])
-            try:
-                response = self._serve_resource(request, rt, target)
-            except ApiError as exc:
-                response = status_response(exc)
-                if errors.is_no_route(exc):
-                    return response
+        try:
+            response = self._serve_resource(request, rt, target)
+        except ApiError as exc:
+            if warning is None and not exc.warnings:
+                raise
+            response = status_response(exc)
+            if errors.is_no_route(exc):
+                return response
+            _record_warnings(request, exc.warnings)  # what admission earned before the refusal
         recorder: WarningRecorder | None = request.environ.get(WARNINGS_KEY)
         if recorder is not None:
             for value in recorder.headers:

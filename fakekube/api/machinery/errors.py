@@ -290,6 +290,9 @@ class ApiError(Exception):
         self.headers: dict[str, str] = {} if headers is None else headers
         #: The Status's ListMeta (an expired list's fresh ``continue`` token).
         self.metadata: dict[str, Any] = {} if metadata is None else metadata
+        #: Warnings the request earned before it failed (admission webhooks' answers, a
+        #: deprecated type): upstream records them as they come, so the Status carries them too.
+        self.warnings: list[str] = []
 
     def __str__(self) -> str:
         return f"{self.code} {self.reason}: {self.message}"

@@ -454,6 +454,7 @@ class APIServer:
         ctx = self._context()
         old = existing
         sent = (new.get("metadata") or {}).get("managedFields")  # an apply's, kept through the merge rules
+        sent_identity = {key: value for key, value in (new.get("metadata") or {}).items() if key in _BEFORE_UPDATE_FIELDS}
         if subresource == STATUS:
             new = rt.strategy.prepare_subresource(STATUS, _status_update(rt, old, new), old, ctx)
         elif subresource == FINALIZE:
@@ -479,10 +480,14 @@ class APIServer:
         objectmeta.omit_empty(new["metadata"])
         objectmeta.bump_generation(rt, new, old)
         new["metadata"]["resourceVersion"] = old["metadata"]["resourceVersion"]  # checked: equal, or unconditional
+        if not subresource:
+            new = _as_sent(new, sent_identity)
         attrs = self._attributes(UPDATE, rt, new, options, old, subresource)
         new = self._admitted(attrs)
         if self._changed(rt, old):
             return None
+        if not subresource:
+            new = attrs.obj = _before_update(new, old)
         if not subresource:  # the RBAC types' storage, after mutating admission (policybased storage)
             escalation.check_write(self.authorization_mode, self._view, rt.group, rt.plural, new, old, options.user)
         objectmeta.bump_generation(rt, new, old)
@@ -929,6 +934,37 @@ def _resource_version_number(obj: Obj) -> int:
     if int(text) >= 2**64:
         raise errors.unknown_error(500, f'strconv.ParseUint: parsing "{text}": value out of range')
     return int(text)
+
+
+#: What the storage's ``BeforeUpdate`` fills in after mutating admission: an update's
+#: mutating webhooks see these as the client sent them (a PUT without them: absent), its
+#: validating webhooks as stored.
+_BEFORE_UPDATE_FIELDS = ("uid", "creationTimestamp", "resourceVersion")
+
+
+def _as_sent(new: Obj, sent: Obj) -> Obj:
+    """``new`` with the :data:`_BEFORE_UPDATE_FIELDS` the client sent, for mutating admission."""
+    meta = {key: value for key, value in new["metadata"].items() if key not in _BEFORE_UPDATE_FIELDS}
+    return {**new, "metadata": {**meta, **sent}}
+
+
+def _before_update(new: Obj, old: Obj) -> Obj:
+    """``rest.BeforeUpdate``'s identity fields: the stored uid unless one was given, the stored
+    creationTimestamp, and the stored resourceVersion (a given one was checked equal)."""
+    old_meta, meta = old["metadata"], dict(new["metadata"])
+    for key in _BEFORE_UPDATE_FIELDS:
+        if key in old_meta and not (key == "uid" and meta.get("uid")):
+            meta[key] = old_meta[key]
+    ordered = {key: meta[key] for key in _meta_order(meta)}
+    return {**new, "metadata": ordered}
+
+
+def _meta_order(meta: Obj) -> list[str]:
+    """ObjectMeta's keys in Go's field order where known (name, namespace, uid, resourceVersion,
+    generation, creationTimestamp first), the rest after as they were."""
+    first = [key for key in ("name", "generateName", "namespace", "selfLink", "uid", "resourceVersion", "generation",
+                             "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds") if key in meta]
+    return first + [key for key in meta if key not in first]
 
 
 def _changed_during_admission(rt: ResourceType, name: str) -> errors.ApiError:
