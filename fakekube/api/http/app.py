@@ -53,7 +53,7 @@ from fakekube.api.registry import (
     RegistryView,
     ResourceType,
 )
-from fakekube.api.verbs import connect, discovery, encoding, objectmeta, openapi_v2
+from fakekube.api.verbs import connect, deletion, discovery, encoding, objectmeta, openapi_v2
 from fakekube.api.verbs.apiserver import PATCH_TYPES, APIServer, WriteOptions, WriteResult
 from fakekube.api.verbs.deletion import DeleteOptions
 from fakekube.objects.syntax import go_quote
@@ -520,10 +520,17 @@ class RestApp:
                 raw: bytes, verb: str) -> AnyResponse:
         parsed = DeleteOptions.parse(decode_body(request, raw) if raw.strip() else None, query)
         options = parsed._replace(user=_user(request))
-        if verb == "deletecollection":
-            body = self.api.delete_collection(rt, target.namespace, ListOptions.from_query(query), options)
-            return self._written(representation, body, 200)
-        body, code = self.api.delete(rt, target.namespace, target.name, options)
+        warnings = deletion.delete_warnings(rt, options)
+        try:
+            if verb == "deletecollection":
+                body = self.api.delete_collection(rt, target.namespace, ListOptions.from_query(query), options)
+                code = 200
+            else:
+                body, code = self.api.delete(rt, target.namespace, target.name, options)
+        except ApiError as refused:
+            refused.warnings = warnings + refused.warnings
+            raise
+        _record_warnings(request, warnings)
         return self._written(representation, body, code)
 
     def _written(self, representation: Representation, obj: Obj, code: int,

@@ -36,6 +36,20 @@ ORPHAN_FINALIZER = "orphan"
 #: type deletes dependents in the background.
 ORPHAN_BY_DEFAULT = (("", "replicationcontrollers"), ("batch", "jobs"))
 
+#: The job storage's warning for a delete naming no propagation (a Job orphans its pods by default).
+JOB_DELETE_WARNING = ("child pods are preserved by default when jobs are deleted; set propagationPolicy=Background "
+                      "to remove them or set propagationPolicy=Orphan to suppress this warning")
+
+
+def delete_warnings(rt: ResourceType, options: "DeleteOptions") -> list[str]:
+    """What the type's REST storage warns on a delete before it tries it (so a failed delete
+    warns too): batch/v1 Jobs when the request names neither propagationPolicy nor
+    orphanDependents."""
+    if rt.key == ("batch", "jobs") and options.propagation_policy is None and options.orphan_dependents is None:
+        return [JOB_DELETE_WARNING]
+    return []
+
+
 #: Kubelet-less default grace for pods whose spec has none.
 DEFAULT_POD_GRACE_S = 30
 
