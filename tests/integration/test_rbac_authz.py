@@ -247,11 +247,13 @@ def test_a_token_of_a_deleted_service_account_is_refused(rbac: Cluster) -> None:
 
 
 def test_impersonation_needs_the_impersonate_verb(rbac: Cluster) -> None:
+    """1.36 (ConstrainedImpersonation): a refused impersonation reports the constrained mode's
+    ``impersonate-on:<mode>:<verb>`` check of the request itself (reference: kube-apiserver 1.36)."""
     headers = {"Impersonate-User": "bob", "Accept": "application/json"}
     code, body = raw(rbac, "GET", "/api/v1/namespaces/default/configmaps", token="alice-token", headers=headers)
     assert code == 403 and json.loads(body) == forbidden(
-        'users "bob" is forbidden: User "alice" cannot impersonate resource "users" in API group "" at the cluster scope',
-        "users", "bob")
+        'configmaps is forbidden: User "alice" cannot impersonate-on:user-info:list resource "configmaps" in API group '
+        '"" in the namespace "default"', "configmaps")
     # The admin may; bob may not list configmaps.
     code, body = raw(rbac, "GET", "/api/v1/namespaces/default/configmaps", token="fakekube", headers=headers)
     assert code == 403 and json.loads(body)["message"] == (
@@ -259,8 +261,39 @@ def test_impersonation_needs_the_impersonate_verb(rbac: Cluster) -> None:
     sa_headers = {"Impersonate-User": "system:serviceaccount:apps:operator", "Impersonate-Group": "ops"}
     code, body = raw(rbac, "GET", "/api/v1/namespaces/default/configmaps", token="alice-token", headers=sa_headers)
     assert code == 403 and json.loads(body) == forbidden(
-        'serviceaccounts "operator" is forbidden: User "alice" cannot impersonate resource "serviceaccounts" '
-        'in API group "" in the namespace "apps"', "serviceaccounts", "operator")
+        'configmaps is forbidden: User "alice" cannot impersonate-on:serviceaccount:list resource "configmaps" in API '
+        'group "" in the namespace "default"', "configmaps")
+
+
+def test_constrained_impersonation_lets_alice_act_as_bob_for_one_verb(rbac: Cluster) -> None:
+    """KEP-5284's user-info mode: ``impersonate-on:user-info:list`` on the resource and
+    ``impersonate:user-info`` on the user; the legacy ``impersonate`` verb is not needed."""
+    api = client.RbacAuthorizationV1Api(rbac.client())
+    api.create_cluster_role({"metadata": {"name": "as-bob"}, "rules": [
+        {"apiGroups": [""], "resources": ["configmaps"], "verbs": ["impersonate-on:user-info:list"]},
+        {"apiGroups": [""], "resources": ["users"], "verbs": ["impersonate:user-info"], "resourceNames": ["bob"]},
+        {"apiGroups": [""], "resources": ["configmaps"], "verbs": ["list"]}]})
+    subject = {"kind": "User", "apiGroup": RBAC_GROUP, "name": "alice"}
+    api.create_cluster_role_binding({"metadata": {"name": "as-bob"}, "subjects": [subject],
+                                     "roleRef": {"apiGroup": RBAC_GROUP, "kind": "ClusterRole", "name": "as-bob"}})
+    api.create_cluster_role_binding({"metadata": {"name": "bob-lists"}, "subjects": [{**subject, "name": "bob"}],
+                                     "roleRef": {"apiGroup": RBAC_GROUP, "kind": "ClusterRole", "name": "as-bob"}})
+    headers = {"Impersonate-User": "bob", "Accept": "application/json"}
+    code, _ = raw(rbac, "GET", "/api/v1/namespaces/default/configmaps", token="alice-token", headers=headers)
+    assert code == 200
+    code, body = raw(rbac, "GET", "/api/v1/namespaces/default/secrets", token="alice-token", headers=headers)
+    assert code == 403 and json.loads(body)["message"].startswith(
+        'secrets is forbidden: User "alice" cannot impersonate-on:user-info:list resource "secrets"')
+
+
+def test_before_1_36_a_refused_impersonation_names_the_impersonate_check() -> None:
+    with Cluster(kubernetes_version="1.35", authorization_mode="RBAC", tls=False, nodes=0,
+                 static_tokens={"alice-token": UserInfo("alice", ("devs",), "u-1")}) as older:
+        headers = {"Impersonate-User": "bob", "Accept": "application/json"}
+        code, body = raw(older, "GET", "/api/v1/namespaces/default/configmaps", token="alice-token", headers=headers)
+        assert code == 403 and json.loads(body) == forbidden(
+            'users "bob" is forbidden: User "alice" cannot impersonate resource "users" in API group "" at the cluster '
+            'scope', "users", "bob")
 
 
 def test_impersonated_whoami(rbac: Cluster) -> None:

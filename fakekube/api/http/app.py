@@ -238,7 +238,8 @@ class RestApp:
             # Each header line is one value: fakekube's server keeps them apart (another WSGI
             # server has joined repeated ones with commas, as WSGI does).
             pairs = request.environ.get(HEADER_LINES) or list(request.headers.items())
-            user = impersonation.impersonate(user, pairs, self._authorizer(), forbidden)
+            asked = request_attributes(user, request.method, request.path, request.query) if mode == RBAC else None
+            user = impersonation.impersonate(user, pairs, self._authorizer(), forbidden, asked)
         if mode == RBAC and not anonymous_allowed and user.username == ANONYMOUS.username:
             raise unauthorized()
         if mode == RBAC:
