@@ -36,6 +36,9 @@ def urls(verbs: str, paths: str) -> Obj:
 
 
 CONTROLLER_PREFIX = "system:controller:"
+#: The group of ``signers``, a resource for authorization only (who may approve or sign for a
+#: signer name), never served: named apart from the served types' (group, plural) pairs.
+CERTIFICATES = "certificates.k8s.io"
 
 #: (name, the first minor that has it, rules), in name order.
 CLUSTER_ROLES: tuple[tuple[str, int, tuple[Obj, ...]], ...] = (
@@ -46,16 +49,16 @@ CLUSTER_ROLES: tuple[tuple[str, int, tuple[Obj, ...]], ...] = (
         rule("create", "certificates.k8s.io", "certificatesigningrequests/selfnodeclient"),
     )),
     ("system:certificates.k8s.io:kube-apiserver-client-approver", 33, (
-        rule("approve", "certificates.k8s.io", "signers", "kubernetes.io/kube-apiserver-client"),
+        rule("approve", CERTIFICATES, "signers", "kubernetes.io/kube-apiserver-client"),
     )),
     ("system:certificates.k8s.io:kube-apiserver-client-kubelet-approver", 33, (
-        rule("approve", "certificates.k8s.io", "signers", "kubernetes.io/kube-apiserver-client-kubelet"),
+        rule("approve", CERTIFICATES, "signers", "kubernetes.io/kube-apiserver-client-kubelet"),
     )),
     ("system:certificates.k8s.io:kubelet-serving-approver", 33, (
-        rule("approve", "certificates.k8s.io", "signers", "kubernetes.io/kubelet-serving"),
+        rule("approve", CERTIFICATES, "signers", "kubernetes.io/kubelet-serving"),
     )),
     ("system:certificates.k8s.io:legacy-unknown-approver", 33, (
-        rule("approve", "certificates.k8s.io", "signers", "kubernetes.io/legacy-unknown"),
+        rule("approve", CERTIFICATES, "signers", "kubernetes.io/legacy-unknown"),
     )),
     ("system:controller:attachdetach-controller", 33, (
         rule("list watch", "-", "persistentvolumeclaims persistentvolumes"),
@@ -70,8 +73,8 @@ CLUSTER_ROLES: tuple[tuple[str, int, tuple[Obj, ...]], ...] = (
     ("system:controller:certificate-controller", 33, (
         rule("delete get list watch", "certificates.k8s.io", "certificatesigningrequests"),
         rule("update", "certificates.k8s.io", "certificatesigningrequests/approval certificatesigningrequests/status"),
-        rule("approve", "certificates.k8s.io", "signers", "kubernetes.io/kube-apiserver-client-kubelet"),
-        rule("sign", "certificates.k8s.io", "signers", "kubernetes.io/kube-apiserver-client "
+        rule("approve", CERTIFICATES, "signers", "kubernetes.io/kube-apiserver-client-kubelet"),
+        rule("sign", CERTIFICATES, "signers", "kubernetes.io/kube-apiserver-client "
              "kubernetes.io/kube-apiserver-client-kubelet kubernetes.io/kubelet-serving kubernetes.io/legacy-unknown"),
         rule("create", "authorization.k8s.io", "subjectaccessreviews"),
         rule("create patch update", "- events.k8s.io", "events"),

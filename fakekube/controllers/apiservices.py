@@ -201,8 +201,8 @@ class APIServiceAvailabilityController:
         status, reason, message = availability(spec["service"], ctx)
         conditions = [dict(c) for c in (api_service.get("status") or {}).get("conditions") or [] if isinstance(c, dict)]
         current = next((c for c in conditions if c.get("type") == "Available"), None)
-        wanted = {"type": "Available", "status": status, "lastTransitionTime": format_rfc3339(ctx.now),
-                  "reason": reason, "message": message}
+        wanted: Obj = {"type": "Available", "status": status, "lastTransitionTime": format_rfc3339(ctx.now),
+                       "reason": reason, "message": message}
         if current is None:
             conditions.append(wanted)
         elif (current.get("status"), current.get("reason"), current.get("message")) == (status, reason, message):
