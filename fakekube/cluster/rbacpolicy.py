@@ -13,8 +13,8 @@ Cheap at start: the objects are built once per process (the aggregated roles' ru
 computed as the clusterrole-aggregation controller would), then each cluster stores
 copies with UIDs from its own forked random stream (so they shift no other identifier).
 So are kube-system's bootstrap Roles (``extension-apiserver-authentication-reader``, the
-leader-locking ones) and their RoleBindings. Simplification: the ``system:controller:*``
-roles and bindings, and kube-public's bootstrap-signer Role, are not created (docs/api.md).
+leader-locking ones) and their RoleBindings. The controllers' roles and bindings and the
+roles nothing binds are fakekube/cluster/rbacroles.py's, by release.
 """
 
 from __future__ import annotations
@@ -24,6 +24,8 @@ import functools
 from typing import Any
 
 from fakekube.api.registry import Registry
+from fakekube.cluster import rbacroles
+from fakekube.cluster.rbacroles import rule, urls
 from fakekube.clock import format_rfc3339
 from fakekube.controllers.clusterroleaggregation import aggregated_rules
 from fakekube.random import SeededRandom
@@ -35,19 +37,6 @@ LABELS = {"kubernetes.io/bootstrapping": "rbac-defaults"}
 ANNOTATIONS = {"rbac.authorization.kubernetes.io/autoupdate": "true"}
 READ = "get list watch"
 WRITE = "create delete deletecollection patch update"
-
-
-def rule(verbs: str, groups: str, resources: str, names: str = "") -> Obj:
-    """A resource rule from space-separated words (``-`` is the core group "")."""
-    out: Obj = {"verbs": verbs.split(), "apiGroups": ["" if g == "-" else g for g in groups.split()],
-                "resources": resources.split()}
-    if names:
-        out["resourceNames"] = names.split()
-    return out
-
-
-def urls(verbs: str, paths: str) -> Obj:
-    return {"verbs": verbs.split(), "nonResourceURLs": paths.split()}
 
 
 EVENTS_WRITER = rule("create patch update", "- events.k8s.io", "events")
@@ -246,43 +235,57 @@ def _meta(name: str, labels: dict[str, str], namespace: str = "") -> Obj:
     return {**placed, "labels": {**LABELS, **labels}, "annotations": dict(ANNOTATIONS)}
 
 
-@functools.lru_cache(maxsize=1)
-def cluster_roles() -> tuple[Obj, ...]:
-    """The bootstrap ClusterRoles (no uid, no timestamps), aggregated roles filled in."""
+def _by_name(objects: list[Obj]) -> tuple[Obj, ...]:
+    return tuple(sorted(objects, key=lambda obj: (obj["metadata"].get("namespace", ""), obj["metadata"]["name"])))
+
+
+@functools.lru_cache(maxsize=4)
+def cluster_roles(minor: int = 36) -> tuple[Obj, ...]:
+    """The bootstrap ClusterRoles of release 1.``minor`` (no uid, no timestamps), in name
+    order, aggregated roles filled in."""
     roles: list[Obj] = []
     for name, labels, rules, aggregates in CLUSTER_ROLES:
         role: Obj = {"metadata": _meta(name, labels), "rules": copy.deepcopy(rules)}
         if aggregates:
             role["aggregationRule"] = {"clusterRoleSelectors": [{"matchLabels": {aggregates: "true"}}]}
         roles.append(role)
+    roles += [{"metadata": _meta(name, {}), "rules": copy.deepcopy(list(rules))}
+              for name, rules in rbacroles.cluster_roles(minor)]
     for name in ("view", "edit", "admin"):  # each aggregates the one before
         role = next(r for r in roles if r["metadata"]["name"] == name)
         role["rules"] = aggregated_rules(role, roles)
-    return tuple(roles)
+    return _by_name(roles)
 
 
-@functools.lru_cache(maxsize=1)
-def cluster_role_bindings() -> tuple[Obj, ...]:
+@functools.lru_cache(maxsize=4)
+def cluster_role_bindings(minor: int = 36) -> tuple[Obj, ...]:
     bindings = []
-    for name, subjects in CLUSTER_ROLE_BINDINGS:
+    controllers = [(name, [rbacroles.controller_account(name)]) for name, _ in rbacroles.cluster_roles(minor)
+                   if name.startswith(rbacroles.CONTROLLER_PREFIX)]
+    for name, subjects in list(CLUSTER_ROLE_BINDINGS) + controllers:
         binding: Obj = {"metadata": _meta(name, {}),
                         "roleRef": {"apiGroup": GROUP, "kind": "ClusterRole", "name": name}}
         if subjects:
             binding["subjects"] = copy.deepcopy(subjects)
         bindings.append(binding)
-    return tuple(bindings)
+    return _by_name(bindings)
 
 
 @functools.lru_cache(maxsize=1)
 def namespace_roles() -> tuple[Obj, ...]:
-    return tuple({"metadata": _meta(name, {}, "kube-system"), "rules": copy.deepcopy(rules)}
-                 for name, rules in KUBE_SYSTEM_ROLES)
+    own = [{"metadata": _meta(name, {}, "kube-system"), "rules": copy.deepcopy(rules)} for name, rules in KUBE_SYSTEM_ROLES]
+    controllers = [{"metadata": _meta(name, {}, namespace), "rules": copy.deepcopy(list(rules))}
+                   for namespace, name, rules in rbacroles.NAMESPACE_ROLES]
+    return _by_name(own + controllers)
 
 
 @functools.lru_cache(maxsize=1)
 def namespace_role_bindings() -> tuple[Obj, ...]:
-    return tuple({"metadata": _meta(name, {}, "kube-system"), "roleRef": {"apiGroup": GROUP, "kind": "Role", "name": role},
-                  "subjects": copy.deepcopy(subjects)} for name, role, subjects in KUBE_SYSTEM_ROLE_BINDINGS)
+    own = [{"metadata": _meta(name, {}, "kube-system"), "roleRef": {"apiGroup": GROUP, "kind": "Role", "name": role},
+            "subjects": copy.deepcopy(subjects)} for name, role, subjects in KUBE_SYSTEM_ROLE_BINDINGS]
+    controllers = [{"metadata": _meta(name, {}, namespace), "roleRef": {"apiGroup": GROUP, "kind": "Role", "name": name},
+                    "subjects": [rbacroles.controller_account(name)]} for namespace, name, _ in rbacroles.NAMESPACE_ROLES]
+    return _by_name(own + controllers)
 
 
 @functools.lru_cache(maxsize=1)
@@ -295,11 +298,13 @@ def control_policy() -> tuple[Obj, Obj]:
     return role, binding
 
 
-def populate(store: Store, registry: Registry, rng: SeededRandom, now_rfc3339: str, control: bool = False) -> None:
-    """Store the bootstrap policy: known-good objects, written without the create path's checks;
-    with ``control``, also fakekube's control API role (:func:`control_policy`)."""
+def populate(store: Store, registry: Registry, rng: SeededRandom, now_rfc3339: str, control: bool = False,
+             minor: int = 36) -> None:
+    """Store the bootstrap policy of release 1.``minor``: known-good objects, written without
+    the create path's checks; with ``control``, also fakekube's control API role
+    (:func:`control_policy`)."""
     stream = rng.fork("rbac-bootstrap-policy")
-    groups = [("clusterroles", cluster_roles()), ("clusterrolebindings", cluster_role_bindings()),
+    groups = [("clusterroles", cluster_roles(minor)), ("clusterrolebindings", cluster_role_bindings(minor)),
               ("roles", namespace_roles()), ("rolebindings", namespace_role_bindings())]
     if control:  # last: the bootstrap objects keep the uids they have without it
         role, binding = control_policy()

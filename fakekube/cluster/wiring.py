@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, Callable
 from fakekube.api.admission import AdmissionOptions, enabled_plugins
 from fakekube.api.auth.tokens import signing_key
 from fakekube.controllers.apiextensions import CRDEstablishingController, CRDFinalizerController
-from fakekube.controllers.apiservices import CRDAPIServiceController
+from fakekube.controllers.apiservices import APIServiceAvailabilityController, CRDAPIServiceController
 from fakekube.controllers.clusterroleaggregation import ClusterRoleAggregationController
 from fakekube.controllers.cronjob import CronJobController
 from fakekube.controllers.daemonset import DaemonSetController
@@ -114,6 +114,8 @@ APISERVER_CONTROLLERS: tuple[Callable[["ClusterConfig"], Any], ...] = (
     lambda c: CRDFinalizerController(),
     # kube-aggregator's crdregistration: an APIService per group-version CRDs serve.
     lambda c: CRDAPIServiceController(),
+    # kube-aggregator's availability controller: the Available condition of an APIService with a service.
+    lambda c: APIServiceAvailabilityController(),
     # kube-apiserver's --event-ttl: the Event storage's etcd leases (fakekube/controllers/eventttl.py).
     lambda c: EventTTLController(c.event_ttl_s),
 )

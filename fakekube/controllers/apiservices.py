@@ -149,3 +149,98 @@ def on_start_api_services(group_versions: Iterable[tuple[str, str]]) -> list[Obj
     found = [local_api_service(group, version, *PRIORITIES[(group, version)], ON_START)
              for group, version in dict.fromkeys(group_versions) if (group, version) in PRIORITIES]
     return sorted(found, key=lambda obj: obj["metadata"]["name"])
+
+
+AVAILABILITY = "apiservice-availability-controller"
+SERVICES = Resource("", "services")
+ENDPOINT_SLICES = Resource("discovery.k8s.io", "endpointslices")
+SERVICE_NAME_LABEL = "kubernetes.io/service-name"
+#: A key naming a Service (``service/<namespace>/<name>``): every APIService it backs is checked.
+_SERVICE_KEY = "service/"
+
+
+class APIServiceAvailabilityController:
+    """kube-aggregator's AvailableConditionController (remote_available_controller.go): the
+    Available condition of an APIService that names a service, as kube-apiserver writes it —
+    the service must exist, a ClusterIP service must listen on the port and have a ready
+    EndpointSlice address for that port's name; then ``Passed``. Simplification: the last
+    check, a discovery request through the service, is not made (fakekube does not proxy to
+    aggregated apiservers): an APIService whose service has ready endpoints is Available.
+    A group-version fakekube serves itself (metrics-server's) keeps the status it has."""
+
+    name = AVAILABILITY
+    resources = (API_SERVICES, SERVICES, ENDPOINT_SLICES)
+
+    def keys_for(self, change: Change) -> Iterable[str]:
+        if (change.group, change.resource) == API_SERVICES:
+            return [change.name]
+        if (change.group, change.resource) == SERVICES:
+            return [f"{_SERVICE_KEY}{change.namespace}/{change.name}"]
+        owners = [((obj.get("metadata") or {}).get("labels") or {}).get(SERVICE_NAME_LABEL)
+                  for obj in (change.obj, change.prev) if obj is not None]
+        return list(dict.fromkeys(f"{_SERVICE_KEY}{change.namespace}/{name}" for name in owners if name))
+
+    def reconcile(self, key: str, ctx: Context) -> None:
+        if not key.startswith(_SERVICE_KEY):
+            found = ctx.get(API_SERVICES, key)
+            if found is not None:
+                self._sync(found, ctx)
+            return
+        namespace, _, name = key[len(_SERVICE_KEY):].partition("/")
+        for api_service in ctx.list(API_SERVICES):
+            service = (api_service.get("spec") or {}).get("service") or {}
+            if service.get("namespace") == namespace and service.get("name") == name:
+                self._sync(api_service, ctx)
+
+    def _sync(self, api_service: Obj, ctx: Context) -> None:
+        spec = api_service.get("spec") or {}
+        if not isinstance(spec.get("service"), dict):
+            return  # a local one: Available from its create on
+        if ctx.client.api.registry.group_version_types(spec.get("group") or "", spec.get("version") or ""):
+            return  # served by fakekube itself (metrics-server's)
+        status, reason, message = availability(spec["service"], ctx)
+        conditions = [dict(c) for c in (api_service.get("status") or {}).get("conditions") or [] if isinstance(c, dict)]
+        current = next((c for c in conditions if c.get("type") == "Available"), None)
+        wanted: Obj = {"type": "Available", "status": status, "lastTransitionTime": format_rfc3339(ctx.now),
+                       "reason": reason, "message": message}
+        if current is None:
+            conditions.append(wanted)
+        elif (current.get("status"), current.get("reason"), current.get("message")) == (status, reason, message):
+            return  # no change, no write (updateAPIServiceStatus)
+        else:  # SetAPIServiceCondition: the transition time moves only with the status
+            if current.get("status") == status:
+                wanted["lastTransitionTime"] = current.get("lastTransitionTime")
+            conditions[conditions.index(current)] = wanted
+        ctx.client.update_status(API_SERVICES, dict(api_service, status={**(api_service.get("status") or {}),
+                                                                         "conditions": conditions}))
+
+
+def availability(service_ref: Obj, ctx: Context) -> tuple[str, str, str]:
+    """(status, reason, message) of the Available condition for an APIService's service."""
+    namespace, name = service_ref.get("namespace") or "", service_ref.get("name") or ""
+    port = service_ref.get("port", 443)
+    service = ctx.get(SERVICES, name, namespace)
+    if service is None:
+        return "False", "ServiceNotFound", f'service/{name} in "{namespace}" is not present'
+    spec = service.get("spec") or {}
+    if (spec.get("type") or "ClusterIP") == "ClusterIP":
+        ports = [p for p in spec.get("ports") or [] if isinstance(p, dict) and p.get("port") == port]
+        if not ports:
+            return "False", "ServicePortError", f'service/{name} in "{namespace}" is not listening on port {port}'
+        port_name = ports[0].get("name") or ""
+        slices = [s for s in ctx.list(ENDPOINT_SLICES, namespace)
+                  if ((s.get("metadata") or {}).get("labels") or {}).get(SERVICE_NAME_LABEL) == name]
+        if not slices:
+            return "False", "EndpointsNotFound", f'cannot find endpointslices for service/{name} in "{namespace}"'
+        if not any(_serves(s, port_name) for s in slices):
+            return ("False", "MissingEndpoints",
+                    f'endpointslices for service/{name} in "{namespace}" have no addresses with port name "{port_name}"')
+    return "True", "Passed", "all checks passed"
+
+
+def _serves(endpoint_slice: Obj, port_name: str) -> bool:
+    """``hasAvailableEndpoint``: a ready (or unknown) endpoint and a port of that name."""
+    ready = any((e.get("conditions") or {}).get("ready") is not False for e in endpoint_slice.get("endpoints") or []
+                if isinstance(e, dict))
+    return ready and any(isinstance(p, dict) and (p.get("name") or "") == port_name and p.get("port") is not None
+                         for p in endpoint_slice.get("ports") or [])

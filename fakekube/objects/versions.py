@@ -73,6 +73,11 @@ class Release(NamedTuple):
     #: Impersonation headers without a user are a 400 BadRequest from 1.35 (the filter's
     #: rewrite into its own package, with constrained impersonation); before, a plain 500.
     impersonation_bad_request: bool
+    #: A TokenRequest's answer carries the ServiceAccount's uid from 1.34, and a request naming
+    #: another uid is a 409 (kubernetes/kubernetes#132803; TokenRequestServiceAccountUIDValidation,
+    #: beta and on from 1.34); up to 1.33 the create handler cleared a request's uid and
+    #: answered none. Reference: the 1.36 binary.
+    token_request_uid: bool
 
     @property
     def major(self) -> int:
@@ -200,6 +205,7 @@ def _release(minor: int) -> Release:
         node_monitor_grace_period_s=NODE_MONITOR_GRACE_PERIOD_S,
         delete_options_bad_request=minor >= 35,
         impersonation_bad_request=minor >= 35,
+        token_request_uid=minor >= 34,
     )
 
 

@@ -158,6 +158,20 @@ def test_entries_match_by_step_path_and_values(tmp_path: Path) -> None:
     assert not entry.matches("s", "1.33", golden.Difference(7, "", "body.a", 1, 2))
 
 
+def test_a_drop_entry_removes_the_reference_only_items_of_a_list(tmp_path: Path) -> None:
+    """An item only the reference has (an OpenShift artifact) would shift every item after it."""
+    path = tmp_path / "ignore.yaml"
+    path.write_text("- why: x\n  scenario: s\n  step: 3\n  path: body.items\n  drop: 'openshift'\n")
+    [entry] = golden.load_entries(path, "why")
+    recorded = [{"index": 3, "request": {"name": "list"}, "response": {"body": {"items": ["a", "openshift-b", "c"]}}},
+                {"index": 4, "request": {}, "response": {"body": {"items": ["openshift-b"]}}}]
+    kept = golden.without_dropped(recorded, [entry], "s", "1.36")
+    assert [e["response"]["body"]["items"] for e in kept] == [["a", "c"], ["openshift-b"]]
+    assert recorded[0]["response"]["body"]["items"] == ["a", "openshift-b", "c"]  # the golden is not changed
+    assert not golden.compare(kept[:1], [{**recorded[0], "response": {"body": {"items": ["a", "c"]}}}])
+    assert not entry.matches("s", "1.36", golden.Difference(3, "list", "body.items[1]", "openshift-b", "c"))
+
+
 def test_managed_fields_order_is_not_compared() -> None:
     """Upstream orders managedFields written in the same second as a Go map iterates."""
     a = {"manager": "m", "operation": "Update", "subresource": "status"}

@@ -574,3 +574,50 @@ def test_warnings_are_deduplicated_and_bounded_as_upstreams_recorder(
     # "same" once, the text with control characters never; the long ones whole while they fit
     # in 4,096 characters (13 of them), then every one cut to 256 until 4,096 are written.
     assert headers == ['299 - "same"', '299 - "naïve ☃"'] + [f'299 - "{text[:256]}"' for text in long_ones[:16]]
+
+
+def test_every_validating_webhook_is_called_and_a_denial_keeps_their_warnings(
+        cluster: Cluster, server: WebhookServer) -> None:
+    """Upstream calls the validating webhooks in parallel and records each one's warnings as
+    it answers: a request one of them denies still carries the others' Warning headers."""
+    server.handlers["/deny"] = lambda req: {"allowed": False, "status": {"message": "no"}, "warnings": ["from deny"]}
+    server.handlers["/warn"] = lambda req: {"allowed": True, "warnings": ["from warn"]}
+    register(cluster, "ValidatingWebhookConfiguration", hook(server, "deny.example.com", "/deny"),
+             hook(server, "warn.example.com", "/warn"))
+    body = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "a"}}
+    code, status, response = request(cluster, "POST", "/api/v1/namespaces/default/configmaps", body)
+    assert (code, status["message"]) == (400, 'admission webhook "deny.example.com" denied the request: no')
+    assert response.headers.get_all("Warning") == ['299 - "from deny"', '299 - "from warn"']
+    assert [r["path"].split("?")[0] for r in server.reviews] == ["/deny", "/warn"]
+
+
+@pytest.mark.parametrize("content_type, shown", [("application/json", "unknown"), ("text/plain", "webhook failed")])
+def test_a_failing_webhooks_body_is_shown_only_when_it_is_text(
+        cluster: Cluster, server: WebhookServer, core: client.CoreV1Api, content_type: str, shown: str) -> None:
+    """client-go's newUnstructuredResponseError: a non-Status error body is quoted only when text."""
+    server.handlers["/fail"] = lambda req: Answer(raw=b"webhook failed", status="500 Internal Server Error",
+                                                 content_type=content_type)
+    register(cluster, "ValidatingWebhookConfiguration", hook(server, "fail.example.com", "/fail"))
+    code, status = refusal(lambda: core.create_namespaced_config_map("default", configmap("a")))
+    assert (code, status["message"]) == (500, (
+        f'Internal error occurred: failed calling webhook "fail.example.com": failed to call webhook: an error on the '
+        f'server ("{shown}") has prevented the request from succeeding'))
+
+
+def test_an_updates_mutating_webhooks_see_the_object_as_sent_its_validating_ones_as_stored(
+        cluster: Cluster, server: WebhookServer, core: client.CoreV1Api) -> None:
+    """The storage's BeforeUpdate fills uid, creationTimestamp and resourceVersion after
+    mutating admission: a PUT without them reaches a mutating webhook without them."""
+    server.handlers["/see"] = lambda req: {"allowed": True}
+    register(cluster, "MutatingWebhookConfiguration", hook(server, "see.example.com", "/see", operations=("UPDATE",)))
+    register_validating = {"apiVersion": "admissionregistration.k8s.io/v1", "kind": "ValidatingWebhookConfiguration",
+                           "metadata": {"name": "see"}, "webhooks": [hook(server, "see.example.com", "/see",
+                                                                          operations=("UPDATE",))]}
+    assert request(cluster, "POST", f"{GROUP}/validatingwebhookconfigurations", register_validating)[0] == 201
+    stored = core.create_namespaced_config_map("default", configmap("a"))
+    body = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "a"}, "data": {"k": "w"}}
+    code, updated, _ = request(cluster, "PUT", "/api/v1/namespaces/default/configmaps/a", body)
+    assert code == 200 and updated["metadata"].get("uid") == stored.metadata.uid, updated
+    mutating, validating = [r["request"]["object"]["metadata"] for r in server.reviews]
+    assert not {"uid", "creationTimestamp", "resourceVersion"} & set(mutating)
+    assert (validating["uid"], validating["resourceVersion"]) == (stored.metadata.uid, stored.metadata.resource_version)

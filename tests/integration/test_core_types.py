@@ -52,6 +52,9 @@ def test_component_statuses_are_healthy_and_deprecated(fakekube: Cluster) -> Non
     assert [c["name"] for c in table["columnDefinitions"]] == ["Name", "Status", "Message", "Error"]
     assert table["rows"][2]["cells"] == ["etcd-0", "Healthy", "ok", ""]
     assert request(fakekube, "GET", "/api/v1/componentstatuses?watch=true")[0] == 405
+    # A method the type has no route for is go-restful's 405: no handler ran, nothing warns.
+    code, _, response = request(fakekube, "DELETE", "/api/v1/componentstatuses/etcd-0")
+    assert (code, response.getheader("Warning")) == (405, None)
 
 
 def test_pod_templates_are_defaulted_and_validated(fakekube: Cluster) -> None:

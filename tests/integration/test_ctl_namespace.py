@@ -208,14 +208,16 @@ def test_pods_that_never_stop_are_an_error_retried_with_the_controllers_back_off
     assert namespace(cluster) is None
 
 
-def test_deleting_a_terminating_namespace_again_is_a_conflict_and_the_immortal_ones_are_refused() -> None:
+def test_deleting_a_terminating_namespace_again_answers_it_unchanged_and_the_immortal_ones_are_refused() -> None:
     cluster = Cluster()
     cluster.create({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": NS}})
     cluster.create(configmap("held", ["example.com/hold"]))
     cluster.delete("v1", "Namespace", NS, "")
-    with pytest.raises(ApiError) as again:
-        cluster.delete("v1", "Namespace", NS, "")
-    assert again.value.code == 409
+    terminating = namespace(cluster)
+    body, status = cluster.api.delete(cluster.resource("v1", "Namespace"), "", NS, DeleteOptions())
+    assert status == 200
+    assert body["kind"] == "Namespace" and body["status"]["phase"] == "Terminating"
+    assert body["metadata"]["resourceVersion"] == terminating["metadata"]["resourceVersion"]  # nothing written
     with pytest.raises(ApiError) as immortal:
         cluster.delete("v1", "Namespace", "kube-system", "")
     assert immortal.value.code == 403

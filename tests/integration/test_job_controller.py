@@ -11,6 +11,7 @@ from typing import Any
 from kubernetes import client
 
 from fakekube import Cluster
+from tests.integration.test_request_semantics import request
 from tests.integration.timeline import at
 
 Obj = dict[str, Any]
@@ -164,3 +165,20 @@ def test_deleting_a_job_in_the_background_removes_its_running_pods() -> None:
         client.BatchV1Api(cluster.client()).delete_namespaced_job("gone", "default", propagation_policy="Background")
         at(cluster, 40)
         assert pods(cluster, "gone") == []
+
+
+def test_a_delete_naming_no_propagation_warns_that_pods_are_kept() -> None:
+    """The job storage warns before it deletes (so a missing Job's 404 warns too), unless the
+    request names propagationPolicy or orphanDependents."""
+    warning = ('299 - "child pods are preserved by default when jobs are deleted; set propagationPolicy=Background '
+               'to remove them or set propagationPolicy=Orphan to suppress this warning"')
+    with Cluster(nodes=0) as cluster:
+        for name in ("a", "b"):
+            cluster.create(job(name, "true"))
+        code, _, response = request(cluster, "DELETE", "/apis/batch/v1/namespaces/default/jobs/a")
+        assert (code, response.getheader("Warning")) == (200, warning)
+        code, _, response = request(cluster, "DELETE", "/apis/batch/v1/namespaces/default/jobs/a")
+        assert (code, response.getheader("Warning")) == (404, warning)
+        code, _, response = request(cluster, "DELETE", "/apis/batch/v1/namespaces/default/jobs/b",
+                                    {"propagationPolicy": "Background"})
+        assert (code, response.getheader("Warning")) == (200, None)

@@ -4,6 +4,7 @@ each Available as upstream words it (recorded against kube-apiserver 1.36)."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from kubernetes import client
@@ -82,3 +83,60 @@ def test_an_api_service_without_a_service_is_available_when_created(fakekube: Cl
                                        "versionPriority": 10, "insecureSkipTLSVerify": True,
                                        "service": {"namespace": "default", "name": "games"}}})
     assert remote["status"] == {}
+
+
+def remote(name: str = "v1beta1.shop.example.com", port: int = 443) -> dict[str, Any]:
+    group = name.split(".", 1)[1]
+    return {"apiVersion": APISERVICE, "kind": "APIService", "metadata": {"name": name},
+            "spec": {"group": group, "version": name.split(".")[0], "groupPriorityMinimum": 100,
+                     "versionPriority": 10, "insecureSkipTLSVerify": True,
+                     "service": {"namespace": "default", "name": "shop", "port": port}}}
+
+
+def available(cluster: Cluster) -> tuple[str, str, str]:
+    [condition] = cluster.get(APISERVICE, "APIService", "v1beta1.shop.example.com")["status"]["conditions"]
+    return condition["status"], condition["reason"], condition["message"]
+
+
+def test_an_api_service_with_a_service_is_available_as_kube_aggregator_checks_it() -> None:
+    """remote_available_controller.go's checks, in order, with its words (reference: 1.36's
+    ServiceNotFound); the discovery request through the service is not simulated."""
+    with Cluster(nodes=0) as cluster:
+        cluster.create(remote())
+        assert available(cluster) == ("False", "ServiceNotFound", 'service/shop in "default" is not present')
+        cluster.create({"apiVersion": "v1", "kind": "Service", "metadata": {"name": "shop", "namespace": "default"},
+                        "spec": {"ports": [{"name": "https", "port": 8443}]}})
+        assert available(cluster) == ("False", "ServicePortError", 'service/shop in "default" is not listening on port 443')
+        core = client.CoreV1Api(cluster.client())
+        core.patch_namespaced_service("shop", "default", [{"op": "replace", "path": "/spec/ports/0/port", "value": 443}])
+        assert available(cluster) == ("False", "EndpointsNotFound", 'cannot find endpointslices for service/shop in "default"')
+        endpoints = {"apiVersion": "discovery.k8s.io/v1", "kind": "EndpointSlice", "addressType": "IPv4",
+                     "metadata": {"name": "shop-1", "namespace": "default", "labels": {"kubernetes.io/service-name": "shop"}},
+                     "endpoints": [{"addresses": ["10.244.0.9"], "conditions": {"ready": False}}],
+                     "ports": [{"name": "https", "port": 8443}]}
+        cluster.create(endpoints)
+        assert available(cluster) == ("False", "MissingEndpoints",
+                                      'endpointslices for service/shop in "default" have no addresses with port name "https"')
+        cluster.advance(5)
+        client.DiscoveryV1Api(cluster.client()).patch_namespaced_endpoint_slice(
+            "shop-1", "default", {"endpoints": [{"addresses": ["10.244.0.9"], "conditions": {"ready": True}}]})
+        assert available(cluster) == ("True", "Passed", "all checks passed")
+        condition = cluster.get(APISERVICE, "APIService", "v1beta1.shop.example.com")["status"]["conditions"][0]
+        assert condition["lastTransitionTime"] == "2025-01-01T00:00:05Z"
+
+
+def test_an_api_service_is_validated_as_upstreams() -> None:
+    with Cluster(nodes=0) as cluster:
+        wrong = remote("v1.wrongname")
+        wrong["spec"].update(group="conformance.example.com", groupPriorityMinimum=0, versionPriority=1001)
+        api = client.ApiregistrationV1Api(cluster.client())
+        try:
+            api.create_api_service(wrong)
+            raise AssertionError("created")
+        except client.ApiException as refused:
+            assert refused.status == 422
+            assert json.loads(refused.body)["message"] == (
+                'APIService.apiregistration.k8s.io "v1.wrongname" is invalid: [metadata.name: Invalid value: '
+                '"v1.wrongname": must be `spec.version+"."+spec.group`: "v1.conformance.example.com", '
+                "spec.groupPriorityMinimum: Invalid value: 0: must be positive and less than 20000, "
+                "spec.versionPriority: Invalid value: 1001: must be positive and less than 1000]")

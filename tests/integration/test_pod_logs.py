@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import http.client
 import json
+from urllib.parse import urlsplit
 
 import pytest
 from kubernetes import client
@@ -46,3 +48,21 @@ def test_log_errors_are_upstreams(fakekube: Cluster, core: client.CoreV1Api) -> 
     with pytest.raises(ApiException) as info:
         core.read_namespaced_pod_log("missing", "default")
     assert info.value.status == 404
+
+
+@pytest.mark.fakekube(nodes=1)
+def test_the_log_of_a_pod_no_node_runs_yet_is_no_content(fakekube: Cluster, core: client.CoreV1Api) -> None:
+    """Upstream's LogLocation finds no kubelet for an unscheduled pod: 204, no body, no Content-Type."""
+    pending = logging_pod("pending")
+    del pending["spec"]["nodeName"]
+    pending["spec"]["schedulerName"] = "nobody"  # stays unscheduled
+    fakekube.create(pending)
+    url = urlsplit(fakekube.url)
+    connection = http.client.HTTPConnection(url.hostname, url.port, timeout=30)
+    try:
+        connection.request("GET", "/api/v1/namespaces/default/pods/pending/log")
+        response = connection.getresponse()
+        assert (response.status, response.read()) == (204, b"")
+        assert response.getheader("Content-Type") is None
+    finally:
+        connection.close()

@@ -99,3 +99,25 @@ def test_serve_rejects_an_unknown_authorization_mode() -> None:
                             capture_output=True, text=True, timeout=60)
     assert result.returncode == 2
     assert "authorization-mode 'ABAC': use one of AlwaysAllow, RBAC" in result.stderr
+
+
+@pytest.mark.parametrize("version, gated", [("1.33", set()), ("1.34", {"resource-claim-controller",
+                                                                       "volumeattributesclass-protection-controller"}),
+                                             ("1.36", {"resource-claim-controller", "device-taint-eviction-controller",
+                                                       "volumeattributesclass-protection-controller"})])
+def test_the_controllers_roles_are_the_releases_and_bound_to_their_accounts(version: str, gated: set[str]) -> None:
+    """kube-apiserver's bootstrap policy (reference: 1.36.2 and its 1.33 emulation): a role per
+    controller, bound to kube-system's account of its name; feature-gated ones by release."""
+    with Cluster(kubernetes_version=version, nodes=0) as cluster:
+        rbac = client.RbacAuthorizationV1Api(cluster.client())
+        names = {role.metadata.name for role in rbac.list_cluster_role(
+            label_selector="kubernetes.io/bootstrapping=rbac-defaults").items}
+        assert {"system:certificates.k8s.io:kube-apiserver-client-approver", "system:heapster",
+                "system:node-bootstrapper", "system:controller:deployment-controller"} <= names
+        controllers = {n.removeprefix("system:controller:") for n in names if n.startswith("system:controller:")}
+        assert len(controllers) == 36 + len(gated) and gated <= controllers
+        binding = rbac.read_cluster_role_binding("system:controller:deployment-controller")
+        assert [s.to_dict() for s in binding.subjects] == [
+            {"kind": "ServiceAccount", "api_group": None, "name": "deployment-controller", "namespace": "kube-system"}]
+        assert rbac.read_namespaced_role("system:controller:bootstrap-signer", "kube-public").rules[1].resource_names == [
+            "cluster-info"]

@@ -146,11 +146,16 @@ def test_token_review_of_admin_token_service_account_token_and_junk(fakekube: Cl
         "username": "system:serviceaccount:default:robot", "uid": sa["metadata"]["uid"],
         "groups": ["system:serviceaccounts", "system:serviceaccounts:default", "system:authenticated"],
         "extra": {"authentication.kubernetes.io/credential-id": [f"JTI={payload(token)['jti']}"]}}}
-    for junk in ("nope", token[:-4] + "AAAA"):
+    # Upstream's union of authenticators: the loopback one's "invalid bearer token", then the
+    # service-account authenticator's own error where it has one (reference: kube-apiserver 1.36).
+    for junk, error in (("nope", "invalid bearer token"),
+                        (token[:-4] + "AAAA", "[invalid bearer token, go-jose/go-jose: error in cryptographic primitive]")):
         _, refused = post(fakekube, f"{AUTHN}/tokenreviews", {"spec": {"token": junk}})
-        assert refused["status"] == {"user": {}, "error": "invalid bearer token"}
+        assert refused["status"] == {"user": {}, "error": error}
     _, other_audience = post(fakekube, f"{AUTHN}/tokenreviews", {"spec": {"token": token, "audiences": ["vault"]}})
-    assert "authenticated" not in other_audience["status"]
+    assert other_audience["status"] == {"user": {}, "error": (
+        '[invalid bearer token, token audiences ["https://kubernetes.default.svc.cluster.local"] is invalid for the '
+        'target audiences ["vault"]]')}
     code, body = post(fakekube, f"{AUTHN}/tokenreviews", {"spec": {}})
     assert (code, body["message"]) == (400, "token is required for TokenReview in authentication")
 
@@ -161,11 +166,30 @@ def test_token_review_honours_cluster_time_and_deleted_service_accounts(fakekube
     token = issued["status"]["token"]
     fakekube.advance(600 + 60)  # go-jose's one-minute leeway
     assert post(fakekube, f"{AUTHN}/tokenreviews", {"spec": {"token": token}})[1]["status"].get("authenticated")
-    fakekube.advance(1)
-    assert "authenticated" not in post(fakekube, f"{AUTHN}/tokenreviews", {"spec": {"token": token}})[1]["status"]
+    fakekube.advance(10)  # past the token cache's 10 s too
+    assert post(fakekube, f"{AUTHN}/tokenreviews", {"spec": {"token": token}})[1]["status"] == {
+        "user": {}, "error": "[invalid bearer token, service account token has expired]"}
     _, fresh = post(fakekube, TOKEN, {"spec": {}})
     fakekube.delete("v1", "ServiceAccount", "robot")
-    assert "authenticated" not in post(fakekube, f"{AUTHN}/tokenreviews", {"spec": {"token": fresh["status"]["token"]}})[1]["status"]
+    assert post(fakekube, f"{AUTHN}/tokenreviews", {"spec": {"token": fresh["status"]["token"]}})[1]["status"] == {
+        "user": {}, "error": '[invalid bearer token, serviceaccounts "robot" not found]'}
+
+
+def test_a_token_that_authenticated_keeps_working_for_10_s_of_cluster_time(fakekube: Cluster) -> None:
+    """kube-apiserver caches a successful token authentication for 10 s (TokenSuccessCacheTTL),
+    requests and TokenReviews alike: a deleted account's token still works until it expires."""
+    service_account(fakekube)
+    _, issued = post(fakekube, TOKEN, {"spec": {}})
+    token = issued["status"]["token"]
+    assert post(fakekube, f"{AUTHN}/tokenreviews", {"spec": {"token": token}})[1]["status"]["authenticated"]
+    fakekube.delete("v1", "ServiceAccount", "robot")
+    fakekube.advance(9)
+    review = post(fakekube, f"{AUTHN}/tokenreviews", {"spec": {"token": token}})[1]["status"]
+    assert review["authenticated"] and review["user"]["username"] == "system:serviceaccount:default:robot"
+    assert review["audiences"] == [ISSUER]
+    fakekube.advance(1)
+    assert post(fakekube, f"{AUTHN}/tokenreviews", {"spec": {"token": token}})[1]["status"] == {
+        "user": {}, "error": '[invalid bearer token, serviceaccounts "robot" not found]'}
 
 
 # --- serviceaccounts/token --------------------------------------------------------------------
@@ -186,8 +210,8 @@ def test_token_request_answers_a_jwt_on_cluster_time_and_stores_nothing(fakekube
                 "time": "2025-01-01T00:00:30Z", "fieldsType": "FieldsV1", "fieldsV1": {"f:spec": {"f:expirationSeconds": {}}},
                 "subresource": "token"}]
     assert answer == {"kind": "TokenRequest", "apiVersion": "authentication.k8s.io/v1",
-                      "metadata": {"name": "robot", "namespace": "default", "creationTimestamp": "2025-01-01T00:00:30Z",
-                                   "managedFields": managed},
+                      "metadata": {"name": "robot", "namespace": "default", "uid": sa["metadata"]["uid"],
+                                   "creationTimestamp": "2025-01-01T00:00:30Z", "managedFields": managed},
                       "spec": {"audiences": [ISSUER], "expirationSeconds": 3600, "boundObjectRef": None},
                       "status": {"token": token, "expirationTimestamp": "2025-01-01T01:00:30Z"}}
     header, claims, signature = token.split(".")
@@ -202,6 +226,24 @@ def test_token_request_answers_a_jwt_on_cluster_time_and_stores_nothing(fakekube
     _, dry = post(fakekube, TOKEN + "?dryRun=All", body)
     assert dry["status"]["token"] != token  # a new jti: every request is a new token
     assert snapshot(fakekube) == before
+
+
+@pytest.mark.parametrize("version, carries_uid", [("1.33", False), ("1.34", True), ("1.36", True)])
+def test_token_request_carries_the_service_accounts_uid_from_1_34(version: str, carries_uid: bool) -> None:
+    """kubernetes/kubernetes#132803: the answer names the ServiceAccount's uid, and a request
+    naming another uid is a 409 (TokenRequestServiceAccountUIDValidation); 1.33 cleared it."""
+    with Cluster(kubernetes_version=version, nodes=0) as cluster:
+        uid = service_account(cluster)["metadata"]["uid"]
+        _, answer = post(cluster, TOKEN, {"spec": {}})
+        assert answer["metadata"].get("uid") == (uid if carries_uid else None)
+        code, other = post(cluster, TOKEN, {"metadata": {"uid": "abc"}, "spec": {}})
+        if carries_uid:
+            assert (code, other["message"], other["details"]) == (
+                409, 'Operation cannot be fulfilled on TokenRequest.authentication.k8s.io "robot": the UID in the token '
+                     f"request (abc) does not match the UID of the service account ({uid})",
+                {"name": "robot", "group": "authentication.k8s.io", "kind": "TokenRequest"})
+        else:
+            assert (code, other["metadata"].get("uid")) == (201, None)
 
 
 def test_token_bound_to_a_pod_names_pod_and_node(fakekube: Cluster) -> None:

@@ -1,8 +1,10 @@
-"""Every active namespace has a ``default`` ServiceAccount, as kube-controller-manager keeps it."""
+"""Every active namespace has a ``default`` ServiceAccount, as kube-controller-manager keeps it;
+an account's secret references keep only their names."""
 
 from __future__ import annotations
 
 import pytest
+from kubernetes import client
 
 from fakekube import Cluster
 
@@ -34,3 +36,18 @@ def test_a_terminating_namespace_gets_none_back() -> None:
     cluster.delete("v1", "ServiceAccount", "default", "going")
     with pytest.raises(Exception, match="not found"):
         cluster.get("v1", "ServiceAccount", "default", "going")
+
+
+def test_a_secret_reference_keeps_only_its_name() -> None:
+    """cleanSecretReferences, on create and update: the Secret is the account's namespace's."""
+    with Cluster(nodes=0) as cluster:
+        created = cluster.create({"apiVersion": "v1", "kind": "ServiceAccount",
+                                  "metadata": {"name": "robot", "namespace": "default"},
+                                  "secrets": [{"name": "s", "namespace": "other", "kind": "Secret"}]})
+        assert created["secrets"] == [{"name": "s"}]
+        core = client.CoreV1Api(cluster.client())
+        updated = core.patch_namespaced_service_account(
+            "robot", "default", [{"op": "add", "path": "/secrets/-", "value": {"name": "t", "uid": "x"}}])
+        assert [ref.to_dict() for ref in updated.secrets] == [
+            {"api_version": None, "field_path": None, "kind": None, "name": name, "namespace": None,
+             "resource_version": None, "uid": None} for name in ("s", "t")]

@@ -77,6 +77,8 @@ def test_a_policy_with_params_denies_a_deployment_over_the_limit(fakekube: Clust
     assert status["details"] == {"name": "web", "group": "apps", "kind": "deployments", "causes": [{"message": message}]}
     deployment["spec"]["replicas"] = 3
     assert apps.create_namespaced_deployment("default", deployment).spec.replicas == 3
+    # A scale write is the deployments/scale subresource: a rule for deployments does not match it.
+    assert apps.patch_namespaced_deployment_scale("web", "default", {"spec": {"replicas": 7}}).spec.replicas == 7
 
 
 def test_message_expression_reason_and_warn(fakekube: Cluster, core: client.CoreV1Api) -> None:

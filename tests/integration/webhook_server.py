@@ -28,12 +28,14 @@ class Answer(NamedTuple):
     """A handler's answer when a review's fields are not enough: ``raw`` is the whole body
     (else the review of ``fields``, uid filled in), sent one byte every ``drip_s`` seconds
     after the head — the head too with ``drip_head`` — until done, the client hangs up or
-    the server closes."""
+    the server closes; ``status`` and ``content_type`` head it."""
 
     fields: Obj | None = None
     raw: bytes | None = None
     drip_s: float = 0.0
     drip_head: bool = False
+    status: str = "200 OK"
+    content_type: str = "application/json"
 
 
 #: A handler: the AdmissionReview's request → the response's fields (uid is filled in).
@@ -151,7 +153,7 @@ class WebhookServer:
                     response = {"uid": review["request"]["uid"], **(answer.fields or {})}
                     body = json.dumps({"apiVersion": server.review[0], "kind": server.review[1],
                                        "response": response}).encode()
-                head = (f"HTTP/1.0 200 OK\r\nContent-Type: application/json\r\n"
+                head = (f"HTTP/1.0 {answer.status}\r\nContent-Type: {answer.content_type}\r\n"
                         f"Content-Length: {len(body)}\r\n\r\n").encode()
                 self.close_connection = True
                 if not answer.drip_s:

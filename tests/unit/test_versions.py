@@ -125,3 +125,8 @@ def test_bad_request_rows_start_at_1_35() -> None:
     """kubernetes#133358 (DeleteOptions) and the impersonation filter's rewrite, both in 1.35."""
     assert [release(v).delete_options_bad_request for v in SUPPORTED_VERSIONS] == [False, False, True, True]
     assert [release(v).impersonation_bad_request for v in SUPPORTED_VERSIONS] == [False, False, True, True]
+
+
+def test_token_requests_carry_the_service_accounts_uid_from_1_34() -> None:
+    """kubernetes#132803 and TokenRequestServiceAccountUIDValidation (on from 1.34)."""
+    assert [release(v).token_request_uid for v in SUPPORTED_VERSIONS] == [False, True, True, True]

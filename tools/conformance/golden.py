@@ -19,6 +19,11 @@ over the step's name, or a list of these), ``path`` (a glob over the difference'
 recorded and the replayed value: ``<absent>`` when there is none), ``versions``; and ``why``
 (ignore.yaml) or ``what`` (known_differences.yaml). ``request`` is for the reader (the
 request that shows it) and is not matched.
+
+An ignore.yaml entry may instead ``drop`` (a regular expression): the recorded answer's list
+items at ``path`` (a glob over the list's path, e.g. ``body.items``) whose JSON matches are
+removed before comparing — an object only the reference has (an OpenShift artifact in a
+list) would otherwise shift every item after it.
 """
 
 from __future__ import annotations
@@ -112,16 +117,19 @@ class Entry:
     expected: re.Pattern[str] | None = None
     got: re.Pattern[str] | None = None
     except_path: str | None = None
+    drop: re.Pattern[str] | None = None
 
     def applies(self, scenario: str, version: str) -> bool:
         return scenario in self.scenarios and (self.versions is None or version in self.versions)
 
+    def at_step(self, exchange: int, step_name: str) -> bool:
+        return self.step is None or any(
+            exchange == step if isinstance(step, int) else glob_match(step, step_name) for step in self.step)
+
     def matches(self, scenario: str, version: str, difference: Difference) -> bool:
-        if not self.applies(scenario, version):
+        if not self.applies(scenario, version) or self.drop is not None:
             return False
-        if self.step is not None and not any(
-                difference.exchange == step if isinstance(step, int) else glob_match(step, difference.step_name)
-                for step in self.step):
+        if not self.at_step(difference.exchange, difference.step_name):
             return False
         if self.path is not None and not glob_match(self.path, difference.path):
             return False
@@ -158,8 +166,35 @@ def load_entries(path: Path, text_key: str) -> list[Entry]:
         entries.append(Entry(tuple(scenarios), step, item.get("path"),
                              tuple(str(v) for v in versions) if versions else None, str(item[text_key]), number,
                              re.compile(item["expected"]) if "expected" in item else None,
-                             re.compile(item["got"]) if "got" in item else None, item.get("except_path")))
+                             re.compile(item["got"]) if "got" in item else None, item.get("except_path"),
+                             re.compile(item["drop"]) if "drop" in item else None))
     return entries
+
+
+def without_dropped(recorded: list[Obj], entries: list[Entry], scenario: str, version: str) -> list[Obj]:
+    """The recorded exchanges without the list items the entries' ``drop`` names (copies
+    where something goes; the rest as they were)."""
+    drops = [e for e in entries if e.drop is not None and e.applies(scenario, version)]
+    if not drops:
+        return recorded
+    out = []
+    for exchange in recorded:
+        name = exchange["request"].get("name", "")
+        mine = [e for e in drops if e.at_step(exchange["index"], name)]
+        if mine:
+            exchange = {**exchange, "response": _dropped(exchange["response"], "", mine)}
+        out.append(exchange)
+    return out
+
+
+def _dropped(value: Any, path: str, entries: list[Entry]) -> Any:
+    if isinstance(value, dict):
+        return {key: _dropped(item, _join(path, key), entries) for key, item in value.items()}
+    if isinstance(value, list):
+        kept = [item for item in value if not any(
+            e.drop is not None and glob_match(e.path or "*", path) and e.drop.search(_shown(item)) for e in entries)]
+        return [_dropped(item, f"{path}[{index}]", entries) for index, item in enumerate(kept)]
+    return value
 
 
 def explain(recorded: list[Obj], replayed: list[Obj], diffs: list[Difference]) -> str:

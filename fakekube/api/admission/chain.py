@@ -2,7 +2,8 @@
 
 Upstream's ``chainAdmissionHandler``: ``admit`` runs every plugin that handles the
 operation in order, each seeing what the ones before it made of the object; ``validate``
-does the same once the object is final. The first refusal ends the request.
+does the same once the object is final. The first refusal ends the request; it carries
+the warnings the request earned so far (upstream records them in the request's context).
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from typing import Sequence
 
 from fakekube.api.admission.attributes import Attributes
 from fakekube.api.admission.interfaces import Interface
+from fakekube.api.machinery.errors import ApiError
 
 
 class Chain:
@@ -31,12 +33,20 @@ class Chain:
 
     def admit(self, a: Attributes) -> None:
         """The mutating phase: ``a.obj`` is what the plugins made of it."""
-        for plugin in self.plugins:
-            if plugin.handles(a.operation):
-                plugin.admit(a)
+        try:
+            for plugin in self.plugins:
+                if plugin.handles(a.operation):
+                    plugin.admit(a)
+        except ApiError as refused:
+            refused.warnings = a.warnings + refused.warnings  # a refusal keeps what was earned
+            raise
 
     def validate(self, a: Attributes) -> None:
         """The validating phase, over the final object."""
-        for plugin in self.plugins:
-            if plugin.handles(a.operation):
-                plugin.validate(a)
+        try:
+            for plugin in self.plugins:
+                if plugin.handles(a.operation):
+                    plugin.validate(a)
+        except ApiError as refused:
+            refused.warnings = a.warnings + refused.warnings
+            raise

@@ -1,7 +1,8 @@
 """ValidatingAdmissionWebhook (k8s.io/apiserver/pkg/admission/plugin/webhook/validating): the
 ValidatingWebhookConfigurations' webhooks, called through the shared dispatcher
 (:mod:`.webhooks`) with the whole store lock released (the write path re-checks its object
-afterwards). Upstream calls them in parallel; the first denial in order wins here.
+afterwards). Upstream calls them in parallel; here every one is called in order, and the
+first refusal in that order wins, carrying all their warnings.
 """
 
 from __future__ import annotations

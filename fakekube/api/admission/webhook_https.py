@@ -56,7 +56,7 @@ def post(endpoint: Endpoint, ca_bundle: str | None, body: Obj, timeout_s: int) -
     if len(raw) > MAX_RESPONSE_BYTES:
         raise CallFailed(f"{_CALL}response body larger than {MAX_RESPONSE_BYTES} bytes")
     if not 200 <= response.status < 300:
-        raise CallFailed(f"{_CALL}{_http_error(response.status, raw)}")
+        raise CallFailed(f"{_CALL}{_http_error(response.status, raw, response.getheader('Content-Type'))}")
     return _decoded(raw, response.status, response.getheader("Content-Type") or CONTENT_TYPE)
 
 
@@ -184,9 +184,22 @@ def _body_error(exc: BaseException, endpoint: Endpoint) -> str:
     return go_transport_error(exc, endpoint)
 
 
-def _http_error(code: int, raw: bytes) -> str:
-    """client-go's error for a non-2xx answer that is not a Status."""
+def _http_error(code: int, raw: bytes, content_type: str | None) -> str:
+    """client-go's error for a non-2xx answer that is not a Status (``newUnstructuredResponseError``):
+    the body is shown only when it is text (no Content-Type, or ``text/*``), else "unknown"."""
     if code == 404:
         return "the server could not find the requested resource"
-    text = raw.decode("utf-8", "replace").strip()
+    text = raw[:MAX_UNSTRUCTURED_TEXT_BYTES].decode("utf-8", "replace").strip() if _is_text(content_type) else "unknown"
     return f'an error on the server ("{text}") has prevented the request from succeeding'
+
+
+#: client-go's ``maxUnstructuredResponseTextBytes``: how much of such a body an error shows.
+MAX_UNSTRUCTURED_TEXT_BYTES = 2048
+
+
+def _is_text(content_type: str | None) -> bool:
+    """client-go's ``isTextResponse``."""
+    if not content_type:
+        return True
+    media = content_type.split(";")[0].strip().lower()
+    return media.startswith("text/")

@@ -164,16 +164,20 @@ class WebhookAdmission:
         warnings: list[str] = []
         called_if_needed: list[str] = []
         reinvoke: set[str] = set()
-        for hook in hooks:
-            before = obj
-            obj = self._mutate_once(attrs, obj, hook, warnings, redefault)
-            if obj is not before and obj != before:
-                reinvoke.update(called_if_needed)
-            if hook.spec.get("reinvocationPolicy") == "IfNeeded":
-                called_if_needed.append(hook.name)
-        for hook in hooks:
-            if hook.name in reinvoke:
+        try:
+            for hook in hooks:
+                before = obj
                 obj = self._mutate_once(attrs, obj, hook, warnings, redefault)
+                if obj is not before and obj != before:
+                    reinvoke.update(called_if_needed)
+                if hook.spec.get("reinvocationPolicy") == "IfNeeded":
+                    called_if_needed.append(hook.name)
+            for hook in hooks:
+                if hook.name in reinvoke:
+                    obj = self._mutate_once(attrs, obj, hook, warnings, redefault)
+        except ApiError as refused:  # one at a time: the first refusal ends it, with what was earned
+            refused.warnings = warnings + refused.warnings
+            raise
         return AdmissionResult(obj, warnings)
 
     def _mutate_once(self, attrs: Attributes, obj: Obj, hook: Hook, warnings: list[str],
@@ -193,10 +197,18 @@ class WebhookAdmission:
         return patched
 
     def validate(self, attrs: Attributes, obj: Obj | None, hooks: list[Hook]) -> list[str]:
-        """Run the validating ``hooks``; returns their warnings or raises the first denial."""
+        """Run every validating hook (upstream calls them all, in parallel); returns their
+        warnings, or raises the first refusal in order carrying every hook's warnings."""
         warnings: list[str] = []
+        refusal: ApiError | None = None
         for hook in hooks:
-            self._call(attrs, obj, hook, warnings, mutating=False)
+            try:
+                self._call(attrs, obj, hook, warnings, mutating=False)
+            except ApiError as refused:
+                refusal = refusal or refused
+        if refusal is not None:
+            refusal.warnings = warnings + refusal.warnings
+            raise refusal
         return warnings
 
     def _call(self, attrs: Attributes, obj: Obj | None, hook: Hook, warnings: list[str],

@@ -21,7 +21,7 @@ from fakekube.api.auth.attributes import Attributes
 from fakekube.api.auth.authorizer import RBAC, authorize
 from fakekube.api.auth.identity import MASTERS, UserInfo
 from fakekube.api.auth.rbac import GROUP, RuleResolver, aggregate
-from fakekube.api.machinery.errors import bad_request, forbidden_error
+from fakekube.api.machinery.errors import bad_request, forbidden_error, not_found
 from fakekube.api.registry import StoreReader
 
 Obj = dict[str, Any]
@@ -41,7 +41,7 @@ def check_write(mode: str, store: StoreReader, group: str, plural: str, obj: Obj
         return
     namespace = (obj.get("metadata") or {}).get("namespace") or ""
     name = (obj.get("metadata") or {}).get("name") or ""
-    resolver = RuleResolver(store)
+    resolver = RuleResolver(store, missing_as=plural)  # the storages' registry-backed role getters
     if plural in ROLE_RESOURCES:
         attrs = Attributes(user, "escalate", True, namespace, GROUP, "*", plural, "", name if old is not None else "")
         if authorize(mode, store, attrs).allowed:
@@ -54,6 +54,8 @@ def check_write(mode: str, store: StoreReader, group: str, plural: str, obj: Obj
         if authorize(mode, store, attrs).allowed:
             return
         rules, error = resolver.role_rules(ref, namespace)
+        if error is not None and ref.get("kind") in ("Role", "ClusterRole"):
+            raise not_found(GROUP, plural, ref.get("name") or "")  # the registry's, naming the request's resource
         if error is not None:
             raise bad_request(error)
     else:

@@ -125,8 +125,13 @@ def applies_to(user: UserInfo, subject: Obj, namespace: str) -> bool:
 class RuleResolver:
     """Rules of a user, from the bindings and roles in the store (``DefaultRuleResolver``)."""
 
-    def __init__(self, store: StoreReader) -> None:
+    def __init__(self, store: StoreReader, missing_as: str = "") -> None:
         self.store = store
+        #: The RBAC storages' escalation checks read roles through the registry, whose
+        #: NotFound names the resource of the request being served (``roles``,
+        #: ``rolebindings``...): ``missing_as`` is that plural. Empty: the authorizer's
+        #: listers' words (``role.rbac.authorization.k8s.io``, ``clusterrole.…``).
+        self.missing_as = missing_as
 
     def visit_rules_for(self, user: UserInfo, namespace: str, visit: Visit) -> None:
         """Call ``visit(source, rule, None)`` per rule and ``visit(None, None, error)`` per
@@ -159,11 +164,11 @@ class RuleResolver:
         if kind == "Role":
             role = self.store.get_object(GROUP, "roles", namespace, name)
             if role is None:
-                return [], f'role.{GROUP} "{name}" not found'
+                return [], f'{self.missing_as or "role"}.{GROUP} "{name}" not found'
         elif kind == "ClusterRole":
             role = self.store.get_object(GROUP, "clusterroles", "", name)
             if role is None:
-                return [], f'clusterrole.{GROUP} "{name}" not found'
+                return [], f'{self.missing_as or "clusterrole"}.{GROUP} "{name}" not found'
         else:
             return [], f'unsupported role reference kind: "{kind}"'
         return list(role.get("rules") or ()), None

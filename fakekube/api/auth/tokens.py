@@ -143,25 +143,74 @@ def verified_claims(ctx: WriteContext, token: str) -> Obj | None:
     return payload
 
 
-def authenticate(ctx: WriteContext, token: str, audiences: list[str]) -> tuple[Obj, list[str]] | None:
-    """(UserInfo, audiences it is valid for) of a bearer token, or None when it is refused.
+class Outcome(NamedTuple):
+    """What the token authenticators make of a bearer token: its user and the audiences it is
+    valid for, or why the service-account authenticator refused it (``error``: upstream's
+    text, a TokenReview's ``status.error`` after ``invalid bearer token``; "" when no
+    authenticator claimed the token, as for a token of another issuer)."""
 
-    The kubeconfig's static token is the admin; a service-account token must be ours,
-    unexpired in cluster time, meant for one of ``audiences``, and its service account
-    (and bound object) must still exist with the same uid — upstream's legacy checks.
-    """
+    user: Obj | None
+    audiences: list[str]
+    error: str = ""
+
+
+REFUSED = Outcome(None, [])
+#: go-jose's error for a signature that does not verify (``ErrCryptoFailure``).
+BAD_SIGNATURE = "go-jose/go-jose: error in cryptographic primitive"
+
+
+def authenticate(ctx: WriteContext, token: str, audiences: list[str]) -> tuple[Obj, list[str]] | None:
+    """(UserInfo, audiences it is valid for) of a bearer token, or None when it is refused
+    (:func:`examine` says why)."""
+    outcome = examine(ctx, token, audiences)
+    return (outcome.user, outcome.audiences) if outcome.user is not None else None
+
+
+def examine(ctx: WriteContext, token: str, audiences: list[str]) -> Outcome:
+    """The kubeconfig's static token is the admin; a service-account token must be ours,
+    meant for one of ``audiences``, unexpired in cluster time, and its service account (and
+    bound object) must still exist with the same uid — in the order upstream's
+    ``jwtTokenAuthenticator`` and ``validator`` check them, with their errors."""
     if token == identity.ADMIN_TOKEN:
-        return identity.admin_user_info(), list(audiences)
+        return Outcome(identity.admin_user_info(), list(audiences))
+    issuer = _unverified_issuer(token)
+    if issuer == LEGACY_ISSUER:
+        payload = verified_claims(ctx, token)
+        found = _legacy_user(ctx, token, payload, audiences) if payload is not None else None
+        return Outcome(found[0], found[1]) if found is not None else REFUSED
+    if issuer != identity.ISSUER:
+        return REFUSED  # hasCorrectIssuer: another authenticator's token, no error
     payload = verified_claims(ctx, token)
-    if payload is not None and payload.get("iss") == LEGACY_ISSUER:
-        return _legacy_user(ctx, token, payload, audiences)
-    if payload is None or payload.get("iss") != identity.ISSUER or not _in_time(payload, ctx.now):
-        return None
-    valid_for = [a for a in audiences if a in (payload.get("aud") or [])]
+    if payload is None:
+        return Outcome(None, [], BAD_SIGNATURE)
+    token_audiences = [a for a in payload.get("aud") or [] if isinstance(a, str)] or list(identity.API_AUDIENCES)
+    valid_for = [a for a in token_audiences if a in audiences]  # Audiences.Intersect: the token's order
     if not valid_for:
-        return None
-    user = _service_account_user(ctx, payload)
-    return (user, valid_for) if user is not None else None
+        return Outcome(None, [], f"token audiences {_go_q(token_audiences)} is invalid for the target audiences "
+                                 f"{_go_q(audiences)}")
+    problem = _time_problem(payload, ctx.now)
+    if problem:
+        return Outcome(None, [], problem)
+    user, problem = _service_account_user(ctx, payload)
+    return Outcome(user, valid_for) if user is not None else Outcome(None, [], problem)
+
+
+def _go_q(values: list[str]) -> str:
+    """A ``[]string`` as Go's ``%q`` prints it: ``["a" "b"]``."""
+    return "[" + " ".join(json.dumps(v, ensure_ascii=False) for v in values) + "]"
+
+
+def _unverified_issuer(token: str) -> str:
+    """``hasCorrectIssuer``'s look at a compact JWT's ``iss`` before any check ("": not a JWT)."""
+    parts = token.split(".")
+    if len(parts) != 3:
+        return ""
+    try:
+        payload = json.loads(b64url_decode(parts[1]))
+    except (ValueError, binascii.Error):
+        return ""
+    issuer = payload.get("iss") if isinstance(payload, dict) else None
+    return issuer if isinstance(issuer, str) else ""
 
 
 def _legacy_user(ctx: WriteContext, token: str, payload: Obj, audiences: list[str]) -> tuple[Obj, list[str]] | None:
@@ -192,29 +241,39 @@ def _legacy_user(ctx: WriteContext, token: str, payload: Obj, audiences: list[st
     return user, valid_for
 
 
-def _in_time(payload: Obj, now: datetime) -> bool:
+def _time_problem(payload: Obj, now: datetime) -> str:
+    """go-jose's ``Claims.Validate`` (one minute's leeway) as upstream's validator words it."""
     moment = now.timestamp()
     exp, nbf = payload.get("exp"), payload.get("nbf")
     if not isinstance(exp, int) or moment > exp + LEEWAY_S:
-        return False
-    return not isinstance(nbf, int) or moment >= nbf - LEEWAY_S
+        return "service account token has expired"
+    if isinstance(nbf, int) and moment < nbf - LEEWAY_S:
+        return "service account token is not valid yet"
+    return ""
 
 
-def _service_account_user(ctx: WriteContext, payload: Obj) -> Obj | None:
+def _service_account_user(ctx: WriteContext, payload: Obj) -> tuple[Obj | None, str]:
+    """The token's user, or upstream's ``validator.Validate`` error: its service account and
+    bound objects must still exist with the uids the token names."""
     private = payload.get("kubernetes.io") or {}
     namespace = private.get("namespace") or ""
     sa_ref = private.get("serviceaccount") or {}
-    if not _still_there(ctx, "serviceaccounts", namespace, sa_ref):
-        return None
+    account = ctx.store.get_object("", "serviceaccounts", namespace, sa_ref.get("name") or "")
+    if account is None:
+        return None, f'serviceaccounts "{sa_ref.get("name") or ""}" not found'
+    if account["metadata"].get("uid") != sa_ref.get("uid"):
+        return None, f"service account UID ({account['metadata'].get('uid')}) does not match claim ({sa_ref.get('uid')})"
     extra: Obj = {}
     pod = private.get("pod")
     if pod is not None:
-        if not _still_there(ctx, "pods", namespace, pod):
-            return None
+        problem = _bound_problem(ctx, "pods", namespace, pod)
+        if problem:
+            return None, problem
         extra["authentication.kubernetes.io/pod-name"] = [pod["name"]]
         extra["authentication.kubernetes.io/pod-uid"] = [pod["uid"]]
-    if private.get("secret") is not None and not _still_there(ctx, "secrets", namespace, private["secret"]):
-        return None
+    problem = _bound_problem(ctx, "secrets", namespace, private["secret"]) if private.get("secret") is not None else ""
+    if problem:
+        return None, problem
     node = private.get("node")
     if node is not None:
         extra["authentication.kubernetes.io/node-name"] = [node["name"]]
@@ -223,9 +282,20 @@ def _service_account_user(ctx: WriteContext, payload: Obj) -> Obj | None:
     extra[CREDENTIAL_ID] = [f"JTI={payload.get('jti', '')}"]
     return {"username": identity.service_account_username(namespace, sa_ref.get("name", "")),
             "uid": sa_ref.get("uid", ""), "groups": identity.service_account_groups(namespace),
-            "extra": dict(sorted(extra.items()))}
+            "extra": dict(sorted(extra.items()))}, ""
 
 
-def _still_there(ctx: WriteContext, plural: str, namespace: str, ref: Obj) -> bool:
+#: The validator's error for a token whose bound pod or secret is gone.
+INVALIDATED = "service account token has been invalidated"
+
+
+def _bound_problem(ctx: WriteContext, plural: str, namespace: str, ref: Obj) -> str:
+    """Why a token's bound pod or secret no longer holds it ("" if it does)."""
     found = ctx.store.get_object("", plural, namespace, ref.get("name") or "")
-    return found is not None and found["metadata"].get("uid") == ref.get("uid")
+    if found is None:
+        return INVALIDATED
+    uid = found["metadata"].get("uid")
+    if uid != ref.get("uid"):
+        noun = "pod" if plural == "pods" else "secret"
+        return f"{noun} UID ({uid}) does not match service account {noun} ref claim ({ref.get('uid')})"
+    return ""

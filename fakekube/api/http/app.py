@@ -17,7 +17,6 @@ from typing import Any, Callable, Iterable, Iterator, Protocol, Union
 from werkzeug.wrappers import Request, Response
 
 from fakekube.api import table
-from fakekube.api.auth import tokens
 from fakekube.api.auth.attributes import request_attributes
 from fakekube.api.auth.authn import Authenticator, unauthorized
 from fakekube.api.auth.authorizer import RBAC, authorize, forbidden
@@ -54,7 +53,7 @@ from fakekube.api.registry import (
     RegistryView,
     ResourceType,
 )
-from fakekube.api.verbs import connect, discovery, encoding, objectmeta, openapi_v2
+from fakekube.api.verbs import connect, deletion, discovery, encoding, objectmeta, openapi_v2
 from fakekube.api.verbs.apiserver import PATCH_TYPES, APIServer, WriteOptions, WriteResult
 from fakekube.api.verbs.deletion import DeleteOptions
 from fakekube.objects.syntax import go_quote
@@ -239,7 +238,8 @@ class RestApp:
             # Each header line is one value: fakekube's server keeps them apart (another WSGI
             # server has joined repeated ones with commas, as WSGI does).
             pairs = request.environ.get(HEADER_LINES) or list(request.headers.items())
-            user = impersonation.impersonate(user, pairs, self._authorizer(), forbidden)
+            asked = request_attributes(user, request.method, request.path, request.query) if mode == RBAC else None
+            user = impersonation.impersonate(user, pairs, self._authorizer(), forbidden, asked)
         if mode == RBAC and not anonymous_allowed and user.username == ANONYMOUS.username:
             raise unauthorized()
         if mode == RBAC:
@@ -255,7 +255,7 @@ class RestApp:
 
     def _service_account_user(self, token: str) -> UserInfo | None:
         with self.api.store.lock:
-            found = tokens.authenticate(self.api.write_context(), token, list(API_AUDIENCES))
+            found = self.api.token_cache.authenticate(self.api.write_context(), token, list(API_AUDIENCES))
         return UserInfo.from_json(found[0]) if found is not None else None
 
     # -- routing ------------------------------------------------------------
@@ -404,16 +404,20 @@ class RestApp:
             return _not_found_page()  # a path of the other scope: the crdHandler finds no resource
         request.environ[METRICS_KEY] = server_metrics.resource_info(request, rt, target)
         warning = rt.deprecation_warning(self.api.kubernetes_version)
-        if warning is None:
-            response = self._serve_resource(request, rt, target)
-        else:
-            # A deprecated type's warning goes first, with every answer, errors included
-            # (upstream records it before the handler runs).
+        # A deprecated type's warning goes first, with every answer, errors included
+        # (upstream records it before the handler runs) — but go-restful's 405 for a
+        # method the type has no route for: no handler ran, so nothing warns.
+        if warning is not None:
             _record_warnings(request, [warning])
-            try:
-                response = self._serve_resource(request, rt, target)
-            except ApiError as exc:
-                response = status_response(exc)
+        try:
+            response = self._serve_resource(request, rt, target)
+        except ApiError as exc:
+            if warning is None and not exc.warnings:
+                raise
+            response = status_response(exc)
+            if errors.is_no_route(exc):
+                return response
+            _record_warnings(request, exc.warnings)  # what admission earned before the refusal
         recorder: WarningRecorder | None = request.environ.get(WARNINGS_KEY)
         if recorder is not None:
             for value in recorder.headers:
@@ -517,10 +521,17 @@ class RestApp:
                 raw: bytes, verb: str) -> AnyResponse:
         parsed = DeleteOptions.parse(decode_body(request, raw) if raw.strip() else None, query)
         options = parsed._replace(user=_user(request))
-        if verb == "deletecollection":
-            body = self.api.delete_collection(rt, target.namespace, ListOptions.from_query(query), options)
-            return self._written(representation, body, 200)
-        body, code = self.api.delete(rt, target.namespace, target.name, options)
+        warnings = deletion.delete_warnings(rt, options)
+        try:
+            if verb == "deletecollection":
+                body = self.api.delete_collection(rt, target.namespace, ListOptions.from_query(query), options)
+                code = 200
+            else:
+                body, code = self.api.delete(rt, target.namespace, target.name, options)
+        except ApiError as refused:
+            refused.warnings = warnings + refused.warnings
+            raise
+        _record_warnings(request, warnings)
         return self._written(representation, body, code)
 
     def _written(self, representation: Representation, obj: Obj, code: int,
@@ -565,6 +576,10 @@ class RestApp:
         if isinstance(body, WriteResult):  # a status write: its object, with its warnings
             _record_warnings(request, body.warnings)
             return encode_response(body.obj, negotiation.choose(request.headers.get("Accept"), allow_as=False).media_type, code)
+        if code == 204:  # no content, and no Content-Type (a log of a pod no node runs)
+            empty = Response(status=204)
+            del empty.headers["Content-Type"]
+            return empty
         if content_type != negotiation.JSON:
             if not isinstance(body, (bytes, str)):  # a stream (pods/log follow): chunked, until the client goes
                 return Response(_WhileConnected(body, request.environ.get(CLIENT_GONE)), status=code,

@@ -290,6 +290,9 @@ class ApiError(Exception):
         self.headers: dict[str, str] = {} if headers is None else headers
         #: The Status's ListMeta (an expired list's fresh ``continue`` token).
         self.metadata: dict[str, Any] = {} if metadata is None else metadata
+        #: Warnings the request earned before it failed (admission webhooks' answers, a
+        #: deprecated type): upstream records them as they come, so the Status carries them too.
+        self.warnings: list[str] = []
 
     def __str__(self) -> str:
         return f"{self.code} {self.reason}: {self.message}"
@@ -406,10 +409,18 @@ def method_not_supported(group: str, resource: str, verb: str) -> ApiError:
                     _details("", group, resource))
 
 
+NO_ROUTE = "the server does not allow this method on the requested resource"
+
+
 def method_not_allowed() -> ApiError:
     """No route for this method on this path: go-restful's 405, as the apiserver words it
     (``NewGenericServerResponse``: an empty details pointer, ``"details":{}``)."""
-    return ApiError(405, "MethodNotAllowed", "the server does not allow this method on the requested resource", {})
+    return ApiError(405, "MethodNotAllowed", NO_ROUTE, {})
+
+
+def is_no_route(error: ApiError) -> bool:
+    """Is this go-restful's 405 (:func:`method_not_allowed`)? No handler ran for it."""
+    return error.code == 405 and error.message == NO_ROUTE
 
 
 def unknown_error(code: int, message: str) -> ApiError:

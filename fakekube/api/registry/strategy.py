@@ -46,11 +46,11 @@ class WriteContext:
     (seed, calls) — the determinism contract in DESIGN.md. One per write.
     """
 
-    __slots__ = ("now", "rng", "store", "user", "authorization_mode", "static_tokens", "release")
+    __slots__ = ("now", "rng", "store", "user", "authorization_mode", "static_tokens", "release", "token_cache")
 
     def __init__(self, now: datetime, rng: Rng, store: StoreReader, user: Any = None,
                  authorization_mode: str = "AlwaysAllow", static_tokens: Mapping[str, Any] | None = None,
-                 release: Release | None = None) -> None:
+                 release: Release | None = None, token_cache: Any = None) -> None:
         self.now = now
         self.rng = rng
         self.store = store
@@ -62,6 +62,9 @@ class WriteContext:
         self.static_tokens: Mapping[str, Any] = {} if static_tokens is None else static_tokens
         #: The Kubernetes release the apiserver emulates (its defaults and gates differ).
         self.release = release if release is not None else versions.release(versions.DEFAULT_VERSION)
+        #: The apiserver's cache of successful token authentications (a
+        #: ``fakekube.api.auth.tokencache.TokenCache``; None: check every token afresh).
+        self.token_cache = token_cache
 
 
 class Strategy:

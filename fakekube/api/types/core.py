@@ -771,7 +771,22 @@ REPLICATION_CONTROLLERS = ResourceType(
 
 
 class ServiceAccountStrategy(Strategy):
-    """ServiceAccounts: nothing beyond the generic metadata rules in 1.33."""
+    """ServiceAccounts: the generic metadata rules, and ``cleanSecretReferences`` on create and
+    update: a secret reference keeps only its name (the Secret is always the account's
+    namespace's, so a namespace, kind or uid given there is dropped)."""
+
+    def prepare_for_create(self, obj: Obj, ctx: WriteContext) -> None:
+        _clean_secret_references(obj)
+
+    def prepare_for_update(self, new: Obj, old: Obj, ctx: WriteContext) -> None:
+        _clean_secret_references(new)
+
+
+def _clean_secret_references(account: Obj) -> None:
+    secrets = account.get("secrets")
+    if isinstance(secrets, list):
+        account["secrets"] = [{"name": ref["name"]} if isinstance(ref, dict) and ref.get("name") else {}
+                              for ref in secrets]
 
 
 SERVICE_ACCOUNTS = ResourceType(

@@ -3,12 +3,16 @@ storage, scheduling, coordination, discovery and apiregistration."""
 
 from __future__ import annotations
 
+import base64
+import binascii
+import json
 import re
 from typing import Any
 
 from fakekube.api.machinery import errors
 from fakekube.api.machinery.errors import FieldError, go_json_struct
 from fakekube.api.machinery.validation import (
+    is_dns1035_label,
     is_dns1123_subdomain,
     validate_label_name,
     is_wildcard_dns1123_subdomain,
@@ -814,10 +818,9 @@ def local_available_status(now: str) -> Obj:
 
 
 class APIServiceStrategy(Strategy):
-    """APIServices (kube-aggregator's): spec with a status subresource; both priorities positive.
-
-    fakekube serves every group itself, so nothing sets the Available condition of an
-    APIService that names a service (it stays without conditions)."""
+    """APIServices (kube-aggregator's): spec with a status subresource, validated as
+    ``ValidateAPIService``; the availability controller (fakekube/controllers/apiservices.py)
+    writes the Available condition of one that names a service."""
 
     allow_unconditional_update = False  # AllowUnconditionalUpdate: a PUT needs a resourceVersion
 
@@ -829,16 +832,63 @@ class APIServiceStrategy(Strategy):
 
     def validate(self, obj: Obj) -> list[FieldError]:
         spec = obj.get("spec") or {}
+        group, version = spec.get("group") or "", spec.get("version") or ""
+        name = (obj.get("metadata") or {}).get("name") or ""
         errs: list[FieldError] = []
-        for name in ("groupPriorityMinimum", "versionPriority"):
-            value = spec.get(name)
-            if not isinstance(value, int) or value <= 0:
-                errs.append(errors.invalid(f"spec.{name}", value or 0, "must be positive and less than 1000000"
-                                           if name == "groupPriorityMinimum" else "must be positive and less than 1000"))
+        required = f"{version}.{group}"
+        if name and not name_is_path_segment(name) and name != required:  # the name rule's second check
+            errs.append(errors.invalid("metadata.name", name, f"must be `spec.version+\".\"+spec.group`: "
+                                                              f"{json.dumps(required)}"))
+        if not group and version != "v1":
+            errs.append(errors.required("spec.group", "only v1 may have an empty group and it better be legacy kube"))
+        if group:
+            errs += [errors.invalid("spec.group", group, why) for why in is_dns1123_subdomain(group)]
+        errs += [errors.invalid("spec.version", version, why) for why in is_dns1035_label(version)]
+        for field, limit in (("groupPriorityMinimum", 20000), ("versionPriority", 1000)):
+            value = spec.get(field)
+            number = value if isinstance(value, int) else 0
+            if number <= 0 or number > limit:
+                errs.append(errors.invalid(f"spec.{field}", number, f"must be positive and less than {limit}"))
+        return errs + _api_service_endpoint_errors(spec)
+
+
+def _api_service_endpoint_errors(spec: Obj) -> list[FieldError]:
+    """``ValidateAPIService``'s rules on where the APIService is served: a local one has no CA
+    and no insecureSkipTLSVerify; a service needs a namespace, a name and a valid port."""
+    ca_bytes = _base64_length(spec.get("caBundle"))
+    insecure = spec.get("insecureSkipTLSVerify") is True
+    service = spec.get("service")
+    if not isinstance(service, dict):
+        errs: list[FieldError] = []
+        if ca_bytes:
+            errs.append(errors.invalid("spec.caBundle", f"{ca_bytes} bytes", "local APIServices may not have a caBundle"))
+        if insecure:
+            errs.append(errors.invalid("spec.insecureSkipTLSVerify", True, "local APIServices may not have insecureSkipTLSVerify"))
         return errs
+    errs = []
+    if not service.get("namespace"):
+        errs.append(errors.required("spec.service.namespace", ""))
+    if not service.get("name"):
+        errs.append(errors.required("spec.service.name", ""))
+    port = service.get("port", 443)
+    if not isinstance(port, int) or not 1 <= port <= 65535:
+        errs.append(errors.invalid("spec.service.port", port, "port is not valid: must be between 1 and 65535, inclusive"))
+    if insecure and ca_bytes:
+        errs.append(errors.invalid("spec.insecureSkipTLSVerify", True, "may not be true if caBundle is present"))
+    return errs
+
+
+def _base64_length(value: Any) -> int:
+    """How many bytes a ``[]byte`` field's base64 text holds (0 for none or undecodable)."""
+    if not isinstance(value, str) or not value:
+        return 0
+    try:
+        return len(base64.b64decode(value, validate=False))
+    except (ValueError, binascii.Error):
+        return 0
 
 
 API_SERVICES = ResourceType(
     "apiregistration.k8s.io", "v1", "APIService", "apiservices", namespaced=False, categories=("api-extensions",),
-    subresources=(STATUS,), strategy=APIServiceStrategy(), table=API_SERVICE_TABLE,
+    subresources=(STATUS,), strategy=APIServiceStrategy(), table=API_SERVICE_TABLE, name_rule=name_is_path_segment,
 )

@@ -254,14 +254,24 @@ class TokenReviewStrategy(Strategy):
             raise errors.bad_request("token is required for TokenReview in authentication")
         audiences = list(spec.get("audiences") or identity.API_AUDIENCES)
         static = ctx.static_tokens.get(token)
-        found = (static.with_authenticated().to_json(), audiences) if isinstance(static, UserInfo) \
-            else tokens.authenticate(ctx, token, audiences)
-        if found is None:
-            obj["status"] = {"user": {}, "error": "invalid bearer token"}
+        if isinstance(static, UserInfo):
+            outcome = tokens.Outcome(static.with_authenticated().to_json(), audiences)
+        elif ctx.token_cache is not None:
+            outcome = ctx.token_cache.examine(ctx, token, audiences)
         else:
-            user, valid_for = found
-            obj["status"] = {"authenticated": True, "user": user, "audiences": valid_for}
+            outcome = tokens.examine(ctx, token, audiences)
+        if outcome.user is None:
+            # The union of request authenticators: the loopback token's bearer authenticator
+            # refuses first, then the service-account one's error, if any (an aggregate).
+            error = f"[{INVALID_BEARER_TOKEN}, {outcome.error}]" if outcome.error else INVALID_BEARER_TOKEN
+            obj["status"] = {"user": {}, "error": error}
+        else:
+            obj["status"] = {"authenticated": True, "user": outcome.user, "audiences": outcome.audiences}
         return _echo(obj, ctx)
+
+
+#: ``bearertoken``'s error for a token no authenticator accepted without saying why.
+INVALID_BEARER_TOKEN = "invalid bearer token"
 
 
 TOKEN_REVIEWS = ResourceType(

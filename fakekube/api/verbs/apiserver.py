@@ -22,6 +22,7 @@ from fakekube.api.admission.policies import BINDINGS
 from fakekube.api.admission.webhooks import MUTATING, VALIDATING, WebhookAdmission, decode_patched
 from fakekube.api.auth import escalation
 from fakekube.api.auth.identity import UserInfo
+from fakekube.api.auth.tokencache import TokenCache
 from fakekube.api.machinery import errors, validation
 from fakekube.api.machinery.errors import FieldError
 from fakekube.api.machinery.jsonutil import deep_copy, go_marshal
@@ -234,6 +235,8 @@ class APIServer:
         self.authorization_mode = "AlwaysAllow"
         #: Static bearer tokens (token → UserInfo): TokenReview accepts them too.
         self.static_tokens: dict[str, UserInfo] = {}
+        #: Successful bearer-token authentications, 10 s of cluster time (upstream's token cache).
+        self.token_cache = TokenCache()
         #: The Go JSON rules of the served release, and each built-in type's proto message
         #: (one entry per served type and version; custom resources have none).
         self._go_json = gojson.for_version(kubernetes_version)
@@ -355,7 +358,7 @@ class APIServer:
         if problems:
             raise errors.invalid_object(rt.group, rt.strategy.invalid_kind(rt.kind), "", problems)
         ctx = WriteContext(self.clock.now(), self.rng, self._view, options.user, self.authorization_mode,
-                           self.static_tokens, self.release)
+                           self.static_tokens, self.release, self.token_cache)
         answer = self._go_typed(rt, rt.strategy.review(obj, ctx))
         return WriteResult(objectmeta.with_type_meta(rt, answer), True, warnings)
 
@@ -452,6 +455,7 @@ class APIServer:
         ctx = self._context()
         old = existing
         sent = (new.get("metadata") or {}).get("managedFields")  # an apply's, kept through the merge rules
+        sent_identity = {key: value for key, value in (new.get("metadata") or {}).items() if key in _BEFORE_UPDATE_FIELDS}
         if subresource == STATUS:
             new = rt.strategy.prepare_subresource(STATUS, _status_update(rt, old, new), old, ctx)
         elif subresource == FINALIZE:
@@ -477,10 +481,16 @@ class APIServer:
         objectmeta.omit_empty(new["metadata"])
         objectmeta.bump_generation(rt, new, old)
         new["metadata"]["resourceVersion"] = old["metadata"]["resourceVersion"]  # checked: equal, or unconditional
-        attrs = self._attributes(UPDATE, rt, new, options, old, subresource)
+        if not subresource:
+            new = _as_sent(new, sent_identity)
+        # A scale write is admitted as the ``scale`` subresource (a rule for ``deployments``
+        # does not match it), with the workload as its object (upstream's is a Scale).
+        attrs = self._attributes(UPDATE, rt, new, options, old, subresource or options.managed_subresource)
         new = self._admitted(attrs)
         if self._changed(rt, old):
             return None
+        if not subresource:
+            new = attrs.obj = _before_update(new, old)
         if not subresource:  # the RBAC types' storage, after mutating admission (policybased storage)
             escalation.check_write(self.authorization_mode, self._view, rt.group, rt.plural, new, old, options.user)
         objectmeta.bump_generation(rt, new, old)
@@ -650,8 +660,9 @@ class APIServer:
                 if existing is None:
                     raise errors.not_found(rt.group, rt.plural, name)
                 deletion.check_preconditions(rt, existing, options)
-                deletion.check_namespace_delete_again(rt, existing)
                 if self._admit_delete(rt, existing, options):
+                    if deletion.is_namespace_being_emptied(rt, existing):
+                        return objectmeta.with_type_meta(rt, rt.view(existing)), 200
                     return self._delete_locked(rt, existing, options)
             raise _changed_during_admission(rt, name)
 
@@ -926,6 +937,37 @@ def _resource_version_number(obj: Obj) -> int:
     if int(text) >= 2**64:
         raise errors.unknown_error(500, f'strconv.ParseUint: parsing "{text}": value out of range')
     return int(text)
+
+
+#: What the storage's ``BeforeUpdate`` fills in after mutating admission: an update's
+#: mutating webhooks see these as the client sent them (a PUT without them: absent), its
+#: validating webhooks as stored.
+_BEFORE_UPDATE_FIELDS = ("uid", "creationTimestamp", "resourceVersion")
+
+
+def _as_sent(new: Obj, sent: Obj) -> Obj:
+    """``new`` with the :data:`_BEFORE_UPDATE_FIELDS` the client sent, for mutating admission."""
+    meta = {key: value for key, value in new["metadata"].items() if key not in _BEFORE_UPDATE_FIELDS}
+    return {**new, "metadata": {**meta, **sent}}
+
+
+def _before_update(new: Obj, old: Obj) -> Obj:
+    """``rest.BeforeUpdate``'s identity fields: the stored uid unless one was given, the stored
+    creationTimestamp, and the stored resourceVersion (a given one was checked equal)."""
+    old_meta, meta = old["metadata"], dict(new["metadata"])
+    for key in _BEFORE_UPDATE_FIELDS:
+        if key in old_meta and not (key == "uid" and meta.get("uid")):
+            meta[key] = old_meta[key]
+    ordered = {key: meta[key] for key in _meta_order(meta)}
+    return {**new, "metadata": ordered}
+
+
+def _meta_order(meta: Obj) -> list[str]:
+    """ObjectMeta's keys in Go's field order where known (name, namespace, uid, resourceVersion,
+    generation, creationTimestamp first), the rest after as they were."""
+    first = [key for key in ("name", "generateName", "namespace", "selfLink", "uid", "resourceVersion", "generation",
+                             "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds") if key in meta]
+    return first + [key for key in meta if key not in first]
 
 
 def _changed_during_admission(rt: ResourceType, name: str) -> errors.ApiError:

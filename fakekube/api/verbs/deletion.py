@@ -36,9 +36,19 @@ ORPHAN_FINALIZER = "orphan"
 #: type deletes dependents in the background.
 ORPHAN_BY_DEFAULT = (("", "replicationcontrollers"), ("batch", "jobs"))
 
-#: Upstream's 409 when a namespace that is already terminating is deleted again.
-NAMESPACE_BEING_EMPTIED = ("The system is ensuring all content is removed from this namespace.  "
-                           "Upon completion, this namespace will automatically be purged by the system.")
+#: The job storage's warning for a delete naming no propagation (a Job orphans its pods by default).
+JOB_DELETE_WARNING = ("child pods are preserved by default when jobs are deleted; set propagationPolicy=Background "
+                      "to remove them or set propagationPolicy=Orphan to suppress this warning")
+
+
+def delete_warnings(rt: ResourceType, options: "DeleteOptions") -> list[str]:
+    """What the type's REST storage warns on a delete before it tries it (so a failed delete
+    warns too): batch/v1 Jobs when the request names neither propagationPolicy nor
+    orphanDependents."""
+    if rt.key == ("batch", "jobs") and options.propagation_policy is None and options.orphan_dependents is None:
+        return [JOB_DELETE_WARNING]
+    return []
+
 
 #: Kubelet-less default grace for pods whose spec has none.
 DEFAULT_POD_GRACE_S = 30
@@ -298,12 +308,13 @@ def pod_grace_period_s(pod: Obj, options: DeleteOptions) -> int:
     return DEFAULT_POD_GRACE_S if grace is None else int(grace)
 
 
-def check_namespace_delete_again(rt: ResourceType, obj: Obj) -> None:
-    """409 for a namespace already terminating that still has ``spec.finalizers`` (upstream's
-    namespace REST Delete: the namespace controller is emptying it)."""
-    if rt.key == ("", "namespaces") and (obj.get("metadata") or {}).get("deletionTimestamp") \
-            and (obj.get("spec") or {}).get("finalizers"):
-        raise errors.conflict(rt.group, rt.plural, obj["metadata"]["name"], NAMESPACE_BEING_EMPTIED)
+def is_namespace_being_emptied(rt: ResourceType, obj: Obj) -> bool:
+    """A namespace already terminating that still has ``spec.finalizers``: deleting it again
+    changes nothing and answers it as it is, 200 (upstream's namespace REST Delete: the
+    namespace controller is emptying it; the old 409 "The system is ensuring all content is
+    removed" went long before 1.33)."""
+    return rt.key == ("", "namespaces") and bool((obj.get("metadata") or {}).get("deletionTimestamp")) \
+        and bool((obj.get("spec") or {}).get("finalizers"))
 
 
 class Deletion(NamedTuple):

@@ -72,7 +72,8 @@ class Subresources:
         if sub == FINALIZE and method == "PUT":
             return self.api.update(rt, namespace, name, decode(), options, FINALIZE).obj, 200, JSON
         if sub == LOG and method == "GET":
-            return self.log(namespace, name, query), 200, "text/plain"
+            logs = self.log(namespace, name, query)
+            return (None, 204, "") if logs is None else (logs, 200, "text/plain")
         raise errors.method_not_allowed()
 
     def _status(self, method: str, rt: ResourceType, namespace: str, name: str, raw: bytes, media: str,
@@ -128,6 +129,8 @@ class Subresources:
             return tokenrequest.create_token(self.api, self.api.write_context(), namespace, name, request, manager)
 
     def log(self, namespace: str, name: str, query: dict[str, str]) -> Any:
+        """The container's log (text or a stream); None for a pod no node runs yet: upstream's
+        ``LogLocation`` finds no location, so the apiserver answers 204 No Content."""
         rt = self.api.registry.lookup("", "v1", "pods")
         pod = self.api.get(rt, namespace, name)
         containers = [c.get("name") for c in (pod.get("spec") or {}).get("containers", [])]
@@ -136,7 +139,9 @@ class Subresources:
         if problem is not None:
             raise errors.bad_request(problem)
         node = (pod.get("spec") or {}).get("nodeName") or ""
-        unreachable = self.api.kubelet_unreachable(node) if node else None
+        if not node:
+            return None
+        unreachable = self.api.kubelet_unreachable(node)
         if unreachable is not None:
             address, error = unreachable
             url = f"https://{address}/containerLogs/{namespace}/{name}/{container or containers[0]}{_log_query(query)}"

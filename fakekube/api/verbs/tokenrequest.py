@@ -120,6 +120,11 @@ def create_token(api: APIServer, ctx: WriteContext, namespace: str, name: str, b
     meta: Obj = raw_meta if isinstance(raw_meta, dict) else {}
     _check_names(meta, namespace, name)
     sa = _lookup(api, "serviceaccounts", namespace, name)
+    sa_uid = sa["metadata"]["uid"]
+    uid_checked = ctx.release.token_request_uid
+    if uid_checked and meta.get("uid") and meta["uid"] != sa_uid:
+        raise errors.conflict(GROUP, KIND, name, f"the UID in the token request ({meta['uid']}) does not match "
+                                                 f"the UID of the service account ({sa_uid})")
     spec: Obj = raw_spec if isinstance(raw_spec, dict) else {}
     audiences = list(spec.get("audiences") or identity.API_AUDIENCES)
     expiration_s = spec.get("expirationSeconds")
@@ -129,7 +134,8 @@ def create_token(api: APIServer, ctx: WriteContext, namespace: str, name: str, b
     binding = _binding(api, ref, namespace, name) if isinstance(ref, dict) else None
     token = tokens.issue(ctx, sa, expiration_s, audiences, binding)
     expires = ctx.now + timedelta(seconds=expiration_s)
-    answer_meta: Obj = {"name": name, "namespace": namespace, "creationTimestamp": format_rfc3339(ctx.now)}
+    answer_meta: Obj = {"name": name, "namespace": namespace, **({"uid": sa_uid} if uid_checked else {}),
+                        "creationTimestamp": format_rfc3339(ctx.now)}
     defaulted = {"spec": dict(spec, expirationSeconds=expiration_s), **{k: v for k, v in request.items() if k != "spec"}}
     managed = _managed_fields(api, defaulted, manager, format_rfc3339(ctx.now)) if manager else []
     if managed:
