@@ -317,3 +317,68 @@ def test_managed_fields_of_a_type_stored_in_another_version_name_the_version_wri
     assert (entry["apiVersion"], entry["fieldsV1"]) == ("events.k8s.io/v1", {
         "f:action": {}, "f:eventTime": {}, "f:reason": {}, "f:regarding": {}, "f:reportingController": {},
         "f:reportingInstance": {}, "f:type": {}})
+
+
+def test_an_object_created_untracked_is_tracked_from_its_first_apply(fakekube) -> None:
+    """Upstream's skipNonAppliedManager: a minimal ConfigMap's create owns nothing, so its
+    updates are not tracked either; the first apply gives what is there to
+    ``before-first-apply`` and conflicts with it (kube-apiserver 1.36's answers)."""
+    url = fakekube.url + CONFIGMAPS
+    created = requests.post(url, data=json.dumps({"apiVersion": "v1", "kind": "ConfigMap",
+                                                  "metadata": {"name": "bare"}}),
+                            headers={"Content-Type": "application/json"})
+    assert created.status_code == 201 and "managedFields" not in created.json()["metadata"]
+    patched = requests.patch(url + "/bare?fieldManager=patcher", data='{"metadata":{"labels":{"team":"a"}}}',
+                             headers={"Content-Type": "application/merge-patch+json"})
+    assert patched.status_code == 200 and "managedFields" not in patched.json()["metadata"]
+    body = json.dumps({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "bare", "labels": {"team": "b"}}})
+    conflict = apply(fakekube, CONFIGMAPS + "/bare", body)
+    assert conflict.status_code == 409
+    assert conflict.json()["details"]["causes"] == [
+        {"reason": "FieldManagerConflict", "message": 'conflict with "before-first-apply" using v1',
+         "field": ".metadata.labels.team"}]
+    applied = apply(fakekube, CONFIGMAPS + "/bare", body.replace('"team": "b"', '"owner": "alice"'))
+    assert applied.status_code == 200, applied.text
+    assert [(e["manager"], e["operation"], e["fieldsV1"]) for e in applied.json()["metadata"]["managedFields"]] == [
+        ("alice", "Apply", {"f:metadata": {"f:labels": {"f:owner": {}}}}),
+        ("before-first-apply", "Update", {"f:metadata": {"f:labels": {".": {}, "f:team": {}}}})]
+
+
+def test_a_daemonset_s_creator_owns_its_template_generation_annotation(fakekube) -> None:
+    """apps/v1's conversion writes ``deprecated.daemonset.template.generation`` before the
+    field manager reads the object, so the writer owns it (kube-apiserver 1.36)."""
+    labels = {"app": "agent"}
+    daemonset = {"apiVersion": "apps/v1", "kind": "DaemonSet", "metadata": {"name": "agent"},
+                 "spec": {"selector": {"matchLabels": labels}, "template": {"metadata": {"labels": labels},
+                          "spec": {"containers": [{"name": "c", "image": "nginx"}]}}}}
+    created = requests.post(fakekube.url + "/apis/apps/v1/namespaces/default/daemonsets?fieldManager=me",
+                            data=json.dumps(daemonset), headers={"Content-Type": "application/json"})
+    assert created.status_code == 201, created.text
+    (entry,) = created.json()["metadata"]["managedFields"]
+    assert entry["fieldsV1"]["f:metadata"] == {
+        "f:annotations": {".": {}, "f:deprecated.daemonset.template.generation": {}}}
+
+
+def _template_metadata_owned(fakekube) -> dict:
+    labels = {"app": "a"}
+    rc = {"apiVersion": "v1", "kind": "ReplicationController", "metadata": {"name": "rc"},
+          "spec": {"selector": labels, "template": {"metadata": {"labels": labels},
+                   "spec": {"containers": [{"name": "c", "image": "nginx"}]}}}}
+    created = requests.post(fakekube.url + "/api/v1/namespaces/default/replicationcontrollers?fieldManager=me",
+                            data=json.dumps(rc), headers={"Content-Type": "application/json"})
+    assert created.status_code == 201, created.text
+    (entry,) = created.json()["metadata"]["managedFields"]
+    return entry["fieldsV1"]["f:spec"]["f:template"]["f:metadata"]
+
+
+def test_a_template_s_zero_creation_timestamp_is_nobody_s_from_1_34(fakekube) -> None:
+    """From 1.34 Go leaves a pod template's zero ``creationTimestamp`` out (``omitzero``):
+    a ReplicationController's creator does not own it (kube-apiserver 1.36)."""
+    assert _template_metadata_owned(fakekube) == {".": {}, "f:labels": {".": {}, "f:app": {}}}
+
+
+@pytest.mark.fakekube(kubernetes_version="1.33")
+def test_a_template_s_zero_creation_timestamp_is_the_creator_s_in_1_33(fakekube) -> None:
+    """Up to 1.33 Go writes the zero ``creationTimestamp`` as null, and the creator owns it."""
+    assert _template_metadata_owned(fakekube) == {".": {}, "f:creationTimestamp": {},
+                                                  "f:labels": {".": {}, "f:app": {}}}

@@ -85,11 +85,21 @@ class Strategy:
     #: resets nothing: its controllers drop the cleanup finalizer with a status write).
     status_writes_metadata: bool = False
 
+    #: What a write to the main resource ("") or to a subresource never owns in managedFields,
+    #: where the type's strategies differ from the common rule (upstream's ``GetResetFields``):
+    #: field sets in their ``FieldsV1`` form, by subresource.
+    reset_fields: Mapping[str, Mapping[str, Any]] = {}
+
     def default(self, obj: Obj, ctx: WriteContext) -> None:
         """Fill upstream's defaults in place (SetDefaults_* functions)."""
 
     def prepare_for_create(self, obj: Obj, ctx: WriteContext) -> None:
         """Adjust a new object before validation (e.g. reset status, allocate an IP)."""
+
+    def add_converted_fields(self, obj: Obj) -> None:
+        """Add in place what converting a request's object to the internal type and back
+        always writes, before the field manager reads it (upstream's field manager sees the
+        object its converter gives back). The base class adds nothing."""
 
     def prepare_for_update(self, new: Obj, old: Obj, ctx: WriteContext) -> None:
         """Adjust an updated object before validation (e.g. keep allocated fields)."""

@@ -351,6 +351,12 @@ class DaemonSetStrategy(_WorkloadStrategy):
         super().prepare_for_create(obj, ctx)
         _set_template_generation(obj, max(1, _template_generation(obj)))
 
+    def add_converted_fields(self, obj: Obj) -> None:
+        """apps/v1's conversion writes the annotation from ``spec.templateGeneration``,
+        0 before the strategy sets it: the writer of an object sent without it owns it."""
+        annotations = ensure_dict(ensure_dict(obj, "metadata"), "annotations")
+        annotations.setdefault(ANNOTATION_DAEMONSET_TEMPLATE_GENERATION, "0")
+
     def prepare_for_update(self, new: Obj, old: Obj, ctx: WriteContext) -> None:
         generation = _template_generation(old)
         if (new.get("spec") or {}).get("template") != (old.get("spec") or {}).get("template"):

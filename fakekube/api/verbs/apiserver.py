@@ -693,6 +693,7 @@ class APIServer:
         events.k8s.io Event, an autoscaling/v1 HPA), not on the shape storage keeps. A custom
         resource's stay on the stored version: its conversion may be a webhook, not called
         under the store lock for this."""
+        rt.strategy.add_converted_fields(obj)
         if rt.stored_as is None or rt.custom is not None:
             fieldmanager.track_create(rt, obj, self.schemas, options.manager(), self.now_rfc3339())
             return
@@ -702,6 +703,7 @@ class APIServer:
 
     def _track_update(self, rt: ResourceType, old: Obj, new: Obj, options: WriteOptions, subresource: str) -> None:
         """:meth:`_track_create` for a write over ``old``."""
+        rt.strategy.add_converted_fields(new)
         if rt.stored_as is None or rt.custom is not None:
             fieldmanager.track_update(rt, old, new, self.schemas, options.manager(), subresource, self.now_rfc3339())
             return
