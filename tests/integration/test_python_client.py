@@ -226,7 +226,12 @@ def test_finalizers_hold_deletion_until_removed(core: client.CoreV1Api) -> None:
     core.delete_namespaced_config_map("fin", "default")
     held = core.read_namespaced_config_map("fin", "default")
     assert held.metadata.deletion_timestamp is not None
-    core.patch_namespaced_config_map("fin", "default", {"metadata": {"finalizers": None}})
+    # Upstream answers the object the update made (never stored): no finalizers, no manager
+    # owning them any more, the resourceVersion it replaced.
+    last = core.patch_namespaced_config_map("fin", "default", {"metadata": {"finalizers": None}})
+    assert last.metadata.finalizers is None
+    assert [entry.fields_v1 for entry in last.metadata.managed_fields] == [{"f:data": {".": {}, "f:k": {}}}]
+    assert last.metadata.resource_version == held.metadata.resource_version
     assert status_of(lambda: core.read_namespaced_config_map("fin", "default")) == 404
 
 

@@ -497,7 +497,8 @@ class RestApp:
             options = WriteOptions.from_query(query, raw, "PatchOptions", _user_agent(request), user)
             result = self.api.patch(rt, target.namespace, target.name, _media(request), raw, options)
             _record_warnings(request, result.warnings)
-            return self._written(representation, result.obj, 201 if result.created else 200, _cacheable(rt, options))
+            return self._written(representation, result.obj, 201 if result.created else 200,
+                                 _cacheable(rt, options, result))
         if verb in ("delete", "deletecollection"):
             return self._delete(request, representation, rt, target, query, raw, verb)
         if verb == "create":
@@ -511,7 +512,8 @@ class RestApp:
         body, options = _decoded_write(request, rt, query, raw, "UpdateOptions", user)
         result = self.api.update(rt, target.namespace, target.name, body, options)
         _record_warnings(request, result.warnings)
-        return self._written(representation, result.obj, 201 if result.created else 200, _cacheable(rt, options))
+        return self._written(representation, result.obj, 201 if result.created else 200,
+                             _cacheable(rt, options, result))
 
     def _delete(self, request: RequestView, representation: Representation, rt: ResourceType, target: routing.ResourcePath, query: dict[str, str],
                 raw: bytes, verb: str) -> AnyResponse:
@@ -714,10 +716,11 @@ class _WhileConnected:
             close()
 
 
-def _cacheable(rt: ResourceType, options: WriteOptions) -> ResourceType | None:
-    """A dry run's answer keeps the stored resourceVersion but not its content: never
-    answer it from (or put it in) the per-version encoding cache."""
-    return None if options.dry_run else rt
+def _cacheable(rt: ResourceType, options: WriteOptions, result: WriteResult | None = None) -> ResourceType | None:
+    """A dry run's answer keeps the stored resourceVersion but not its content, and so does
+    an update that emptied a deleting object's finalizers: never answer them from (or put
+    them in) the per-version encoding cache."""
+    return None if options.dry_run or (result is not None and not result.stored) else rt
 
 
 def _record_warnings(request: RequestView, texts: list[str]) -> None:

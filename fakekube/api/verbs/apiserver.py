@@ -134,12 +134,16 @@ class WriteResult:
     whether it was created, and the warning texts it earned, in order (the HTTP layer's
     recorder turns them into bounded ``Warning`` headers)."""
 
-    __slots__ = ("obj", "created", "warnings")
+    __slots__ = ("obj", "created", "warnings", "stored")
 
-    def __init__(self, obj: Obj, created: bool = False, warnings: list[str] | None = None) -> None:
+    def __init__(self, obj: Obj, created: bool = False, warnings: list[str] | None = None,
+                 stored: bool = True) -> None:
         self.obj = obj
         self.created = created
         self.warnings: list[str] = [] if warnings is None else warnings
+        #: False: ``obj`` is not a stored version though it carries a resourceVersion (an
+        #: update that emptied the finalizers of a deleting object answers what it made).
+        self.stored = stored
 
 
 class StoreView:
@@ -502,18 +506,21 @@ class APIServer:
             return WriteResult(objectmeta.with_type_meta(rt, rt.view(old)), warnings=warnings)
         if options.dry_run:
             return WriteResult(objectmeta.with_type_meta(rt, rt.view(new)), warnings=warnings)
-        return WriteResult(objectmeta.with_type_meta(rt, rt.view(self._write_update(rt, new))), warnings=warnings)
+        written, stored = self._write_update(rt, new)
+        return WriteResult(objectmeta.with_type_meta(rt, rt.view(written)), warnings=warnings, stored=stored)
 
-    def _write_update(self, rt: ResourceType, new: Obj) -> Obj:
+    def _write_update(self, rt: ResourceType, new: Obj) -> tuple[Obj, bool]:
         """Replace the object, or remove it when its last finalizer went while it was deleting.
 
         As upstream's Store.Update (errEmptiedFinalizers → deleteWithoutFinalizers): the
         emptied version is never written, so a watch sees one DELETED event carrying the
-        last stored state, and that state is what the request gets back."""
+        last stored state; the request gets back the object it made (no finalizers, its
+        managedFields, the resourceVersion it replaced)."""
         meta = new["metadata"]
         if meta.get("deletionTimestamp") and not meta.get("finalizers") and not _lingers(rt, new):
-            return self.store.remove(rt.key, (meta.get("namespace") or "", meta["name"]))
-        return self.store.replace(rt.key, new)
+            self.store.remove(rt.key, (meta.get("namespace") or "", meta["name"]))
+            return new, False
+        return self.store.replace(rt.key, new), True
 
     # -- patch ---------------------------------------------------------------
     @_in_release_style
