@@ -73,8 +73,16 @@ class Strategy:
     status-vs-spec separation) are applied by the REST layer, not here.
     """
 
-    #: Bump ``metadata.generation`` when anything outside metadata/status changes.
+    #: Bump ``metadata.generation`` when anything outside metadata/status changes. Without
+    #: it the generation is whatever the client set on create, kept as it was on update
+    #: (upstream's generic BeforeCreate/BeforeUpdate touch only what strategies set).
     tracks_generation: bool = False
+    #: With ``tracks_generation``: a create starts the generation at 1 (False: it stays as the
+    #: client sent it, or absent: a CSIDriver's strategy only bumps it on update).
+    starts_generation: bool = True
+    #: With ``tracks_generation``: metadata fields whose change also bumps the generation (a
+    #: Deployment's annotations, which it copies to its ReplicaSets; an EndpointSlice's labels).
+    generation_metadata: tuple[str, ...] = ()
     #: An update without a resourceVersion (or ``"0"``) writes over whatever is stored;
     #: False: it is a 422 (``AllowUnconditionalUpdate``).
     allow_unconditional_update: bool = True

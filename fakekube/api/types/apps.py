@@ -141,6 +141,7 @@ class DeploymentStrategy(_WorkloadStrategy):
     Status writes carry annotations (upstream's status strategy resets only spec and labels)."""
 
     status_writes_annotations = True
+    generation_metadata = ("annotations",)  # copied to the ReplicaSets: a change is a new generation
 
     def default(self, obj: Obj, ctx: WriteContext) -> None:
         spec = ensure_dict(obj, "spec")

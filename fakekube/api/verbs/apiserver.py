@@ -478,7 +478,7 @@ class APIServer:
         if not subresource:  # the storage's BeforeUpdate, after the handler's field manager
             rt.strategy.prepare_for_update(new, old, ctx)
         objectmeta.omit_empty(new["metadata"])
-        objectmeta.bump_generation(rt, new, old)
+        objectmeta.bump_generation(rt, new, old, subresource)
         new["metadata"]["resourceVersion"] = old["metadata"]["resourceVersion"]  # checked: equal, or unconditional
         attrs = self._attributes(UPDATE, rt, new, options, old, subresource)
         new = self._admitted(attrs)
@@ -486,7 +486,7 @@ class APIServer:
             return None
         if not subresource:  # the RBAC types' storage, after mutating admission (policybased storage)
             escalation.check_write(self.authorization_mode, self._view, rt.group, rt.plural, new, old, options.user)
-        objectmeta.bump_generation(rt, new, old)
+        objectmeta.bump_generation(rt, new, old, subresource)
         problems = validation.validate_object_meta_update(new["metadata"], old.get("metadata") or {})
         problems += validation.validate_object_meta(new["metadata"], rt.namespaced, rt.name_rule)
         problems += _finalizer_rules(new, old)
