@@ -465,7 +465,7 @@ class RestApp:
             body = table.to_table(rt, objects, self.api.clock.now(), options.include_object,
                                   (listing or {}).get("metadata"), options.no_headers, self.api.kubernetes_version)
         elif as_kind.startswith("PartialObjectMetadata"):
-            body = _partial_metadata(rt, objects, single is not None, listing)
+            body = _partial_metadata(rt, objects, single is not None, listing, self.api.kubernetes_version)
         elif representation.media_type == negotiation.JSON:
             if single is not None:
                 return JsonResponse(self.api.encoded.typed(rt, single) + b"\n")
@@ -792,9 +792,10 @@ def _decoded_write(request: RequestView, rt: ResourceType, query: dict[str, str]
     return body, WriteOptions(raw_body=raw, user_agent=_user_agent(request), user=user, body_keys=body_keys, **fields)
 
 
-def _partial_metadata(rt: ResourceType, objects: list[Obj], single: bool, listing: Obj | None) -> Obj:
-    items = [{"kind": "PartialObjectMetadata", "apiVersion": "meta.k8s.io/v1", "metadata": o.get("metadata", {})}
-             for o in objects]
+def _partial_metadata(rt: ResourceType, objects: list[Obj], single: bool, listing: Obj | None,
+                      kubernetes_version: str) -> Obj:
+    hidden = table.table_spec(rt, kubernetes_version).internal_annotations
+    items = [table.partial_object_metadata(o, hidden) for o in objects]
     if single:
         return items[0]
     # A typed ListMeta (no empty continue) and Go's nil slice when nothing matched: "items": null.
