@@ -24,6 +24,7 @@ from fakekube.api.types.networking import default_service_cidr
 from fakekube.api.types.service_alloc import DEFAULT_SERVICE_CIDR
 from fakekube.api.verbs import objectmeta
 from fakekube.api.verbs.apiserver import APIServer, WriteOptions
+from fakekube.api.verbs.fieldmanager import APISERVER_MANAGER
 from fakekube.cluster.nodespec import NodeSpec, expand_nodes
 from fakekube.controllers import apiservices
 from fakekube.controllers.nodelifecycle.zones import LABEL_REGION, LABEL_ZONE
@@ -48,6 +49,8 @@ APISERVER_PORT = 6443
 
 #: Our own initial objects are known-good: skip the wire checks (and the schema load they need).
 TRUSTED = WriteOptions(internal=True)
+#: What kube-apiserver creates itself records it as their manager (managedFields).
+APISERVER = WriteOptions(internal=True, field_manager=APISERVER_MANAGER)
 
 
 def populate(api: APIServer, nodes: int | Sequence[NodeSpec], kubelet_version: str,
@@ -55,21 +58,22 @@ def populate(api: APIServer, nodes: int | Sequence[NodeSpec], kubelet_version: s
     """Create the initial content through the normal create path (so it is validated)."""
     namespaces = api.registry.lookup("", "v1", "namespaces")
     for name in INITIAL_NAMESPACES:
-        api.create(namespaces, "", {"metadata": {"name": name}}, TRUSTED)
+        api.create(namespaces, "", {"metadata": {"name": name}}, APISERVER)
     services = api.registry.lookup("", "v1", "services")
-    api.create(services, "default", kubernetes_service(kubernetes_service_ip), TRUSTED)
+    api.create(services, "default", kubernetes_service(kubernetes_service_ip), APISERVER)
     node_type = api.registry.lookup("", "v1", "nodes")
     created = []
     for index, (name, spec) in enumerate(expand_nodes(nodes), start=1):
         node = node_object(name, index, api.rng.fork(name), kubelet_version, api.now_rfc3339(), spec)
         created.append(api.create(node_type, "", node, TRUSTED).obj)
     address = apiserver_address(created)
+    # The endpoint reconciler writes these through storage, past the field manager: no managedFields.
     api.create(api.registry.lookup("", "v1", "endpoints"), "default", kubernetes_endpoints(address), TRUSTED)
     api.create(api.registry.lookup("discovery.k8s.io", "v1", "endpointslices"), "default",
                kubernetes_endpoint_slice(address), TRUSTED)
     priority_classes = api.registry.lookup("scheduling.k8s.io", "v1", "priorityclasses")
     for priority_class in SYSTEM_PRIORITY_CLASSES:
-        api.create(priority_classes, "", copy.deepcopy(priority_class), TRUSTED)
+        api.create(priority_classes, "", copy.deepcopy(priority_class), APISERVER)
     populate_api_server_objects(api, service_cidr)
 
 
@@ -99,7 +103,7 @@ def populate_api_server_objects(api: APIServer, service_cidr: str) -> None:
 
 
 #: Who kube-aggregator's writes are attributed to in managedFields (it runs in kube-apiserver).
-AGGREGATOR_MANAGER = "kube-apiserver"
+AGGREGATOR_MANAGER = APISERVER_MANAGER
 
 
 def register_local_api_services(api: APIServer, now: str) -> None:
@@ -131,11 +135,13 @@ def _store_known_good(api: APIServer, ctx: WriteContext, rt: ResourceType, obj: 
 
 
 def kubernetes_service(cluster_ip: str = KUBERNETES_SERVICE_IP) -> Obj:
-    """The apiserver's own Service: the first address of the service CIDR, port 443 → 6443."""
+    """The apiserver's own Service: the first address of the service CIDR, port 443 → 6443,
+    single-stack (as ``CreateOrUpdateMasterServiceIfNeeded`` sends it, so it owns the policy)."""
     return {
         "metadata": {"name": "kubernetes", "labels": {"component": "apiserver", "provider": "kubernetes"}},
         "spec": {
             "clusterIP": cluster_ip,
+            "ipFamilyPolicy": "SingleStack",
             "ports": [{"name": "https", "port": 443, "protocol": "TCP", "targetPort": APISERVER_PORT}],
             "sessionAffinity": "None",
             "type": "ClusterIP",

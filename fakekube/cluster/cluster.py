@@ -17,6 +17,7 @@ from fakekube.api.auth.authn import Authenticator, parse_token_file
 from fakekube.api.auth.authorizer import RBAC, parse_mode
 from fakekube.api.auth.identity import ADMIN_TOKEN, UserInfo
 from fakekube.api.verbs.apiserver import APIServer, WriteOptions
+from fakekube.api.verbs.fieldmanager import APISERVER_MANAGER
 from fakekube.api.verbs.deletion import DeleteOptions
 from fakekube.api.machinery.errors import ApiError
 from fakekube.api.machinery.jsonutil import deep_copy
@@ -125,8 +126,10 @@ class Cluster:
                                  observed_generation=self.config.release.enabled("PodObservedGenerationTracking"))
         scheduler = (self.scheduler,) if self.scheduler is not None else ()
         apiserver_controllers = tuple(factory(self.config) for factory in APISERVER_CONTROLLERS)
-        for controller in (*self.controllers.values(), *scheduler, *self.kubelets.controllers(), *apiserver_controllers):
+        for controller in (*self.controllers.values(), *scheduler, *self.kubelets.controllers()):
             self.engine.register(controller)
+        for controller in apiserver_controllers:
+            self.engine.register(controller, field_manager=APISERVER_MANAGER)
         self.api.pod_logs = self._pod_logs
         self.api.pod_exec = self._pod_exec
         streams = KubeletStreams(self.engine, self.kubelets, self.clock, self.store)
@@ -140,7 +143,8 @@ class Cluster:
         # went through upstream's default one (a chain refusing them leaves no cluster to run).
         self.api.configure_admission(admission_plugins(self.config), admission_options(self.config))
         rbacpolicy.populate(self.store, self.registry, self.rng, self.api.now_rfc3339(),
-                            control=self.config.authorization_mode == RBAC)
+                            control=self.config.authorization_mode == RBAC,
+                            managed_fields=self.api.apiserver_created_fields)
         if self.config.metrics_server:
             self.api.metrics.source = EngineUsage(self.engine, self.kubelets.metrics)
             register_api_service(self.api)

@@ -21,9 +21,9 @@ from __future__ import annotations
 
 import copy
 import functools
-from typing import Any
+from typing import Any, Callable
 
-from fakekube.api.registry import Registry
+from fakekube.api.registry import Registry, ResourceType
 from fakekube.clock import format_rfc3339
 from fakekube.controllers.clusterroleaggregation import aggregated_rules
 from fakekube.random import SeededRandom
@@ -295,9 +295,20 @@ def control_policy() -> tuple[Obj, Obj]:
     return role, binding
 
 
-def populate(store: Store, registry: Registry, rng: SeededRandom, now_rfc3339: str, control: bool = False) -> None:
+def _as_created(obj: Obj) -> Obj:
+    """What kube-apiserver creates: an aggregated role without rules (kube-controller-manager's
+    aggregation controller fills them; fakekube stores them filled)."""
+    if "aggregationRule" in obj:
+        return {key: value for key, value in obj.items() if key != "rules"}
+    return obj
+
+
+def populate(store: Store, registry: Registry, rng: SeededRandom, now_rfc3339: str, control: bool = False,
+             managed_fields: Callable[[ResourceType, Obj], list[Obj] | None] | None = None) -> None:
     """Store the bootstrap policy: known-good objects, written without the create path's checks;
-    with ``control``, also fakekube's control API role (:func:`control_policy`)."""
+    with ``control``, also fakekube's control API role (:func:`control_policy`).
+    ``managed_fields``: the managedFields kube-apiserver's create of an object records (its
+    RBAC bootstrap controller creates them through its loopback client)."""
     stream = rng.fork("rbac-bootstrap-policy")
     groups = [("clusterroles", cluster_roles()), ("clusterrolebindings", cluster_role_bindings()),
               ("roles", namespace_roles()), ("rolebindings", namespace_role_bindings())]
@@ -309,5 +320,8 @@ def populate(store: Store, registry: Registry, rng: SeededRandom, now_rfc3339: s
         for template in objects:  # stored objects are never edited, so they may share the templates' rules
             meta = template["metadata"]
             first = {key: meta[key] for key in ("name", "namespace") if key in meta}
-            store.create(rt.key, {**template, "metadata": {**first, "uid": stream.uid(),
-                                                           "creationTimestamp": now_rfc3339, **meta}})
+            stored = {**template, "metadata": {**first, "uid": stream.uid(), "creationTimestamp": now_rfc3339, **meta}}
+            entries = managed_fields(rt, _as_created(stored)) if managed_fields is not None else None
+            if entries:
+                stored["metadata"]["managedFields"] = entries
+            store.create(rt.key, stored)

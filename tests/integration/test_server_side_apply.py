@@ -382,3 +382,60 @@ def test_a_template_s_zero_creation_timestamp_is_the_creator_s_in_1_33(fakekube)
     """Up to 1.33 Go writes the zero ``creationTimestamp`` as null, and the creator owns it."""
     assert _template_metadata_owned(fakekube) == {".": {}, "f:creationTimestamp": {},
                                                   "f:labels": {".": {}, "f:app": {}}}
+
+
+def _entries(fakekube, path: str) -> list[tuple[str, str, str, dict]]:
+    answer = requests.get(fakekube.url + path)
+    assert answer.status_code == 200, answer.text
+    return [(e["manager"], e["operation"], e.get("subresource", ""), e["fieldsV1"])
+            for e in answer.json()["metadata"].get("managedFields") or []]
+
+
+def test_what_the_apiserver_creates_itself_is_kube_apiserver_s(fakekube) -> None:
+    """Its bootstrap objects carry a ``kube-apiserver`` Update entry, as its loopback client's
+    creates record them (kube-apiserver 1.36's answers); an aggregated role's rules are the
+    aggregation controller's, not its."""
+    assert _entries(fakekube, "/apis/scheduling.k8s.io/v1/priorityclasses/system-node-critical") == [
+        ("kube-apiserver", "Update", "", {"f:description": {}, "f:preemptionPolicy": {}, "f:value": {}})]
+    assert _entries(fakekube, "/api/v1/namespaces/default") == [
+        ("kube-apiserver", "Update", "", {"f:metadata": {"f:labels": {".": {}, "f:kubernetes.io/metadata.name": {}}}})]
+    (service,) = _entries(fakekube, "/api/v1/namespaces/default/services/kubernetes")
+    assert service[:3] == ("kube-apiserver", "Update", "") and "f:ipFamilyPolicy" in service[3]["f:spec"]
+    (admin,) = _entries(fakekube, "/apis/rbac.authorization.k8s.io/v1/clusterroles/admin")
+    assert admin[0] == "kube-apiserver" and "f:aggregationRule" in admin[3] and "f:rules" not in admin[3]
+
+
+@pytest.mark.fakekube(controllers=())  # the quota controller would write the status first
+def test_the_apiserver_s_own_status_writes_are_kube_apiserver_s(fakekube) -> None:
+    """ResourceQuota admission's charge and the CRD controllers' conditions are status
+    writes by ``kube-apiserver``: the fields they change leave the status writer's entry."""
+    quota = {"apiVersion": "v1", "kind": "ResourceQuota", "metadata": {"name": "q"},
+             "spec": {"hard": {"configmaps": "5"}}}
+    url = fakekube.url + "/api/v1/namespaces/default/resourcequotas"
+    headers = {"Content-Type": "application/json"}
+    assert requests.post(url + "?fieldManager=me", data=json.dumps(quota), headers=headers).status_code == 201
+    status = {**quota, "status": {"hard": {"configmaps": "5"}, "used": {"configmaps": "0"}}}
+    assert requests.put(url + "/q/status?fieldManager=counter", data=json.dumps(status),
+                        headers=headers).status_code == 200
+    assert requests.post(fakekube.url + CONFIGMAPS, data=configmap({"a": "1"}, "charged"),
+                         headers=headers).status_code == 201
+    entries = _entries(fakekube, "/api/v1/namespaces/default/resourcequotas/q")
+    assert ("kube-apiserver", "Update", "status", {"f:status": {"f:used": {"f:configmaps": {}}}}) in entries
+    owners = [e[0] for e in entries if "f:configmaps" in (e[3].get("f:status") or {}).get("f:used", {})]
+    assert owners == ["kube-apiserver"]
+    # As upstream's entry once every key it set was charged: an empty f:used.
+    assert ("counter", "Update", "status", {"f:status": {"f:hard": {".": {}, "f:configmaps": {}},
+                                                           "f:used": {}}}) in entries
+    crd = {"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+           "metadata": {"name": "gizmos.example.com"},
+           "spec": {"group": "example.com", "scope": "Namespaced",
+                    "names": {"plural": "gizmos", "singular": "gizmo", "kind": "Gizmo"},
+                    "versions": [{"name": "v1", "served": True, "storage": True, "schema": {
+                        "openAPIV3Schema": {"type": "object", "x-kubernetes-preserve-unknown-fields": True}}}]}}
+    crds = fakekube.url + "/apis/apiextensions.k8s.io/v1/customresourcedefinitions"
+    assert requests.post(crds, data=json.dumps(crd), headers=headers).status_code == 201
+    fakekube.settle()
+    conditions = [e for e in _entries(fakekube, "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/"
+                                                "gizmos.example.com") if e[0] == "kube-apiserver"]
+    assert [(e[1], e[2], sorted(e[3]["f:status"])) for e in conditions] == [
+        ("Update", "status", ["f:acceptedNames", "f:conditions"])]

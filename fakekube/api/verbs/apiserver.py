@@ -75,7 +75,9 @@ class WriteOptions(NamedTuple):
     #: edited it (None: not counted): lets the duplicate-field check skip a second parse.
     body_keys: int | None = None
     #: A write from inside the cluster (bootstrap, later controllers): its objects are built
-    #: well-typed, so the wire checks (typed decoding, unknown fields) are skipped.
+    #: well-typed, so the wire checks (typed decoding, unknown fields) are skipped. It records
+    #: managedFields only when it names its manager (``field_manager``: ``kube-apiserver``
+    #: for the apiserver's own objects and controllers); otherwise it keeps the object's.
     internal: bool = False
     #: An internal caller hands over a body it built afresh and shares with nothing stored
     #: (the event recorder's Events, bootstrap objects): the write may edit it as it is.
@@ -250,8 +252,32 @@ class APIServer:
         clock, random source and webhook dispatcher and the cluster's ``options``."""
         context = admission.PluginContext(self.store, self.clock, self.rng, lambda: self.registry,
                                           lambda: self.schemas, options, self.webhook_transport, self.webhooks,
-                                          self._unlocked, self._after_webhook_patch)
+                                          self._unlocked, self._after_webhook_patch, self._apiserver_write)
         self.admission = admission.build_chain(plugins, context)
+
+    def apiserver_created_fields(self, rt: ResourceType, obj: Obj) -> builtins.list[Obj] | None:
+        """The managedFields kube-apiserver's own create of ``obj`` records (for the bootstrap
+        objects fakekube stores directly). The field sets of one release's templates never
+        change, so each is computed once per process (:data:`fieldmanager.CREATED_CACHE`)."""
+        meta = obj.get("metadata") or {}
+        key = (self.kubernetes_version, rt.group, rt.plural, meta.get("namespace") or "", meta.get("name") or "")
+        fields = fieldmanager.CREATED_CACHE.get(key)
+        if fields is None:
+            shown = self._go_typed(rt, {**obj, "metadata": dict(meta)})
+            fieldmanager.track_create(rt, shown, self.schemas, fieldmanager.APISERVER_MANAGER, "")
+            entries = shown["metadata"].get("managedFields") or []
+            fields = fieldmanager.CREATED_CACHE.put(key, entries[0]["fieldsV1"] if entries else {})
+        if not fields:
+            return None
+        return fieldmanager.created_entry(fieldmanager.APISERVER_MANAGER, rt.api_version, fields, self.now_rfc3339())
+
+    def _apiserver_write(self, rt: ResourceType, old: Obj, new: Obj, subresource: str) -> Obj:
+        """``new`` (sharing what it did not change with the stored ``old``) with the
+        managedFields kube-apiserver's own write records, as its loopback client's would."""
+        new = dict(new, metadata=dict(new.get("metadata") or {}))
+        fieldmanager.track_update(rt, old, new, self.schemas, fieldmanager.APISERVER_MANAGER, subresource,
+                                  self.now_rfc3339())
+        return new
 
     @property
     def view(self) -> StoreView:
@@ -372,6 +398,9 @@ class APIServer:
             objectmeta.wipe_system_fields(obj.setdefault("metadata", {}))
             obj = self._go_typed(rt, obj)
             self._track_create(rt, obj, options)
+        elif not tracked and options.field_manager:  # an internal writer that names itself
+            obj = self._go_typed(rt, obj)
+            self._track_create(rt, obj, options)
         # Mutating admission (upstream's create handler), then the storage's BeforeCreate: the
         # plugins see the object before its generated name, uid and creationTimestamp exist.
         attrs = self._attributes(CREATE, rt, obj, options)
@@ -470,7 +499,7 @@ class APIServer:
             rt.strategy.default(new, ctx)
         if tracked:
             new["metadata"] = {**new["metadata"], "managedFields": sent}
-        elif options.internal:
+        elif options.internal and not options.field_manager:
             fieldmanager.keep_managed_fields(old, new)
         else:
             new = self._go_typed(rt, new, old)
