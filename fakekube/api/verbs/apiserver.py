@@ -836,7 +836,7 @@ class APIServer:
         meta = obj.get("metadata") or {}
         sent = {"fieldManager": options.field_manager} if options.field_manager else {}
         return Attributes(operation, rt, namespace_of(rt, obj, meta.get("namespace") or ""), meta.get("name") or "",
-                          subresource, obj, old, options.user, options.dry_run, sent)
+                          subresource, obj, old, options.user, options.dry_run, sent, internal=options.internal)
 
     def _unlocked_converter(self, webhook: Obj) -> Callable[[builtins.list[Obj], str, str], builtins.list[Obj]]:
         """A CRD's conversion webhook, called with the store lock released (a write re-checks
