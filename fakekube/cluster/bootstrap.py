@@ -25,11 +25,13 @@ from fakekube.api.types.service_alloc import DEFAULT_SERVICE_CIDR
 from fakekube.api.verbs import objectmeta
 from fakekube.api.verbs.apiserver import APIServer, WriteOptions
 from fakekube.api.verbs.fieldmanager import APISERVER_MANAGER
+from fakekube.cluster import bootstrapfields
 from fakekube.cluster.nodespec import NodeSpec, expand_nodes
 from fakekube.controllers import apiservices
 from fakekube.controllers.nodelifecycle.zones import LABEL_REGION, LABEL_ZONE
 from fakekube.kubelet.heartbeat import KUBELET_PORT, healthy_conditions
-from fakekube.objects.constants import LABEL_ENDPOINTSLICE_SKIP_MIRROR, LABEL_NODE_ROLE_CONTROL_PLANE, LABEL_SERVICE_NAME
+from fakekube.objects.constants import (LABEL_ENDPOINTSLICE_SKIP_MIRROR, LABEL_METADATA_NAME, LABEL_NODE_ROLE_CONTROL_PLANE,
+                                        LABEL_SERVICE_NAME)
 from fakekube.objects.priority import SYSTEM_PRIORITY_CLASSES
 from fakekube.random import SeededRandom
 
@@ -49,8 +51,6 @@ APISERVER_PORT = 6443
 
 #: Our own initial objects are known-good: skip the wire checks (and the schema load they need).
 TRUSTED = WriteOptions(internal=True)
-#: What kube-apiserver creates itself records it as their manager (managedFields).
-APISERVER = WriteOptions(internal=True, field_manager=APISERVER_MANAGER)
 
 
 def populate(api: APIServer, nodes: int | Sequence[NodeSpec], kubelet_version: str,
@@ -58,9 +58,10 @@ def populate(api: APIServer, nodes: int | Sequence[NodeSpec], kubelet_version: s
     """Create the initial content through the normal create path (so it is validated)."""
     namespaces = api.registry.lookup("", "v1", "namespaces")
     for name in INITIAL_NAMESPACES:
-        api.create(namespaces, "", {"metadata": {"name": name}}, APISERVER)
+        namespace = {"metadata": {"name": name, "labels": {LABEL_METADATA_NAME: name}}}
+        api.create(namespaces, "", _by_apiserver(api, "Namespace", namespace), TRUSTED)
     services = api.registry.lookup("", "v1", "services")
-    api.create(services, "default", kubernetes_service(kubernetes_service_ip), APISERVER)
+    api.create(services, "default", _by_apiserver(api, "Service", kubernetes_service(kubernetes_service_ip)), TRUSTED)
     node_type = api.registry.lookup("", "v1", "nodes")
     created = []
     for index, (name, spec) in enumerate(expand_nodes(nodes), start=1):
@@ -73,8 +74,18 @@ def populate(api: APIServer, nodes: int | Sequence[NodeSpec], kubelet_version: s
                kubernetes_endpoint_slice(address), TRUSTED)
     priority_classes = api.registry.lookup("scheduling.k8s.io", "v1", "priorityclasses")
     for priority_class in SYSTEM_PRIORITY_CLASSES:
-        api.create(priority_classes, "", copy.deepcopy(priority_class), APISERVER)
+        api.create(priority_classes, "", _by_apiserver(api, "PriorityClass", copy.deepcopy(priority_class),
+                                                       "scheduling.k8s.io/v1"), TRUSTED)
     populate_api_server_objects(api, service_cidr)
+
+
+def _by_apiserver(api: APIServer, kind: str, obj: Obj, api_version: str = "v1") -> Obj:
+    """``obj`` with the managedFields of kube-apiserver's own create (written out:
+    :mod:`fakekube.cluster.bootstrapfields`)."""
+    entries = bootstrapfields.managed_fields(api_version, kind, obj, api.now_rfc3339())
+    if entries:
+        obj["metadata"] = {**obj["metadata"], "managedFields": entries}
+    return obj
 
 
 def populate_api_server_objects(api: APIServer, service_cidr: str) -> None:
@@ -141,6 +152,7 @@ def kubernetes_service(cluster_ip: str = KUBERNETES_SERVICE_IP) -> Obj:
         "metadata": {"name": "kubernetes", "labels": {"component": "apiserver", "provider": "kubernetes"}},
         "spec": {
             "clusterIP": cluster_ip,
+            "internalTrafficPolicy": "Cluster",
             "ipFamilyPolicy": "SingleStack",
             "ports": [{"name": "https", "port": 443, "protocol": "TCP", "targetPort": APISERVER_PORT}],
             "sessionAffinity": "None",

@@ -143,8 +143,7 @@ class Cluster:
         # went through upstream's default one (a chain refusing them leaves no cluster to run).
         self.api.configure_admission(admission_plugins(self.config), admission_options(self.config))
         rbacpolicy.populate(self.store, self.registry, self.rng, self.api.now_rfc3339(),
-                            control=self.config.authorization_mode == RBAC,
-                            managed_fields=self.api.apiserver_created_fields)
+                            control=self.config.authorization_mode == RBAC)
         if self.config.metrics_server:
             self.api.metrics.source = EngineUsage(self.engine, self.kubelets.metrics)
             register_api_service(self.api)

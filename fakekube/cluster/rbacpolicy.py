@@ -21,9 +21,10 @@ from __future__ import annotations
 
 import copy
 import functools
-from typing import Any, Callable
+from typing import Any
 
-from fakekube.api.registry import Registry, ResourceType
+from fakekube.api.registry import Registry
+from fakekube.cluster import bootstrapfields
 from fakekube.clock import format_rfc3339
 from fakekube.controllers.clusterroleaggregation import aggregated_rules
 from fakekube.random import SeededRandom
@@ -303,12 +304,11 @@ def _as_created(obj: Obj) -> Obj:
     return obj
 
 
-def populate(store: Store, registry: Registry, rng: SeededRandom, now_rfc3339: str, control: bool = False,
-             managed_fields: Callable[[ResourceType, Obj], list[Obj] | None] | None = None) -> None:
+def populate(store: Store, registry: Registry, rng: SeededRandom, now_rfc3339: str, control: bool = False) -> None:
     """Store the bootstrap policy: known-good objects, written without the create path's checks;
-    with ``control``, also fakekube's control API role (:func:`control_policy`).
-    ``managed_fields``: the managedFields kube-apiserver's create of an object records (its
-    RBAC bootstrap controller creates them through its loopback client)."""
+    with ``control``, also fakekube's control API role (:func:`control_policy`). Each carries
+    the managedFields of kube-apiserver's create (its RBAC bootstrap controller creates them
+    through its loopback client)."""
     stream = rng.fork("rbac-bootstrap-policy")
     groups = [("clusterroles", cluster_roles()), ("clusterrolebindings", cluster_role_bindings()),
               ("roles", namespace_roles()), ("rolebindings", namespace_role_bindings())]
@@ -321,7 +321,7 @@ def populate(store: Store, registry: Registry, rng: SeededRandom, now_rfc3339: s
             meta = template["metadata"]
             first = {key: meta[key] for key in ("name", "namespace") if key in meta}
             stored = {**template, "metadata": {**first, "uid": stream.uid(), "creationTimestamp": now_rfc3339, **meta}}
-            entries = managed_fields(rt, _as_created(stored)) if managed_fields is not None else None
+            entries = bootstrapfields.managed_fields(rt.api_version, rt.kind, _as_created(stored), now_rfc3339)
             if entries:
                 stored["metadata"]["managedFields"] = entries
             store.create(rt.key, stored)

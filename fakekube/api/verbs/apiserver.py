@@ -255,22 +255,6 @@ class APIServer:
                                           self._unlocked, self._after_webhook_patch, self._apiserver_write)
         self.admission = admission.build_chain(plugins, context)
 
-    def apiserver_created_fields(self, rt: ResourceType, obj: Obj) -> builtins.list[Obj] | None:
-        """The managedFields kube-apiserver's own create of ``obj`` records (for the bootstrap
-        objects fakekube stores directly). The field sets of one release's templates never
-        change, so each is computed once per process (:data:`fieldmanager.CREATED_CACHE`)."""
-        meta = obj.get("metadata") or {}
-        key = (self.kubernetes_version, rt.group, rt.plural, meta.get("namespace") or "", meta.get("name") or "")
-        fields = fieldmanager.CREATED_CACHE.get(key)
-        if fields is None:
-            shown = self._go_typed(rt, {**obj, "metadata": dict(meta)})
-            fieldmanager.track_create(rt, shown, self.schemas, fieldmanager.APISERVER_MANAGER, "")
-            entries = shown["metadata"].get("managedFields") or []
-            fields = fieldmanager.CREATED_CACHE.put(key, entries[0]["fieldsV1"] if entries else {})
-        if not fields:
-            return None
-        return fieldmanager.created_entry(fieldmanager.APISERVER_MANAGER, rt.api_version, fields, self.now_rfc3339())
-
     def _apiserver_write(self, rt: ResourceType, old: Obj, new: Obj, subresource: str) -> Obj:
         """``new`` (sharing what it did not change with the stored ``old``) with the
         managedFields kube-apiserver's own write records, as its loopback client's would."""

@@ -9,8 +9,6 @@ given — the manager's name (``fieldManager``, else the User-Agent's product, a
 from __future__ import annotations
 
 import json
-import threading
-from collections import OrderedDict
 from typing import Any
 
 from fakekube.api.machinery import errors
@@ -31,34 +29,6 @@ APISERVER_MANAGER = "kube-apiserver"
 
 _MAIN_IGNORED: dict[str, Any] = {"f:status": {}}
 _STATUS_ONLY: dict[str, Any] = {"f:spec": {}, "f:metadata": {"f:labels": {}}}
-
-
-class CreatedFieldsCache:
-    """The owned field sets of objects kube-apiserver creates itself (its RBAC bootstrap
-    policy), by (release, group, plural, namespace, name): the same templates every cluster
-    start, so the field manager walks each once per process. Bounded: past
-    :data:`MAX_CREATED_CACHED` entries the oldest goes (it is computed again if asked)."""
-
-    def __init__(self, limit: int) -> None:
-        self._limit = limit
-        self._fields: OrderedDict[tuple[str, ...], dict[str, Any]] = OrderedDict()
-        self._lock = threading.Lock()
-
-    def get(self, key: tuple[str, ...]) -> dict[str, Any] | None:
-        with self._lock:
-            return self._fields.get(key)
-
-    def put(self, key: tuple[str, ...], fields: dict[str, Any]) -> dict[str, Any]:
-        with self._lock:
-            self._fields[key] = fields
-            while len(self._fields) > self._limit:
-                self._fields.popitem(last=False)
-        return fields
-
-
-#: Four releases' bootstrap policies (~80 objects each) fit, with room.
-MAX_CREATED_CACHED = 1024
-CREATED_CACHE = CreatedFieldsCache(MAX_CREATED_CACHED)
 
 
 def manager_name(field_manager: str, user_agent: str) -> str:
