@@ -24,11 +24,14 @@ from fakekube.api.types.networking import default_service_cidr
 from fakekube.api.types.service_alloc import DEFAULT_SERVICE_CIDR
 from fakekube.api.verbs import objectmeta
 from fakekube.api.verbs.apiserver import APIServer, WriteOptions
+from fakekube.api.verbs.fieldmanager import APISERVER_MANAGER
+from fakekube.cluster import bootstrapfields
 from fakekube.cluster.nodespec import NodeSpec, expand_nodes
 from fakekube.controllers import apiservices
 from fakekube.controllers.nodelifecycle.zones import LABEL_REGION, LABEL_ZONE
 from fakekube.kubelet.heartbeat import KUBELET_PORT, healthy_conditions
-from fakekube.objects.constants import LABEL_ENDPOINTSLICE_SKIP_MIRROR, LABEL_NODE_ROLE_CONTROL_PLANE, LABEL_SERVICE_NAME
+from fakekube.objects.constants import (LABEL_ENDPOINTSLICE_SKIP_MIRROR, LABEL_METADATA_NAME, LABEL_NODE_ROLE_CONTROL_PLANE,
+                                        LABEL_SERVICE_NAME)
 from fakekube.objects.priority import SYSTEM_PRIORITY_CLASSES
 from fakekube.random import SeededRandom
 
@@ -55,22 +58,34 @@ def populate(api: APIServer, nodes: int | Sequence[NodeSpec], kubelet_version: s
     """Create the initial content through the normal create path (so it is validated)."""
     namespaces = api.registry.lookup("", "v1", "namespaces")
     for name in INITIAL_NAMESPACES:
-        api.create(namespaces, "", {"metadata": {"name": name}}, TRUSTED)
+        namespace = {"metadata": {"name": name, "labels": {LABEL_METADATA_NAME: name}}}
+        api.create(namespaces, "", _by_apiserver(api, "Namespace", namespace), TRUSTED)
     services = api.registry.lookup("", "v1", "services")
-    api.create(services, "default", kubernetes_service(kubernetes_service_ip), TRUSTED)
+    api.create(services, "default", _by_apiserver(api, "Service", kubernetes_service(kubernetes_service_ip)), TRUSTED)
     node_type = api.registry.lookup("", "v1", "nodes")
     created = []
     for index, (name, spec) in enumerate(expand_nodes(nodes), start=1):
         node = node_object(name, index, api.rng.fork(name), kubelet_version, api.now_rfc3339(), spec)
         created.append(api.create(node_type, "", node, TRUSTED).obj)
     address = apiserver_address(created)
+    # The endpoint reconciler writes these through storage, past the field manager: no managedFields.
     api.create(api.registry.lookup("", "v1", "endpoints"), "default", kubernetes_endpoints(address), TRUSTED)
     api.create(api.registry.lookup("discovery.k8s.io", "v1", "endpointslices"), "default",
                kubernetes_endpoint_slice(address), TRUSTED)
     priority_classes = api.registry.lookup("scheduling.k8s.io", "v1", "priorityclasses")
     for priority_class in SYSTEM_PRIORITY_CLASSES:
-        api.create(priority_classes, "", copy.deepcopy(priority_class), TRUSTED)
+        api.create(priority_classes, "", _by_apiserver(api, "PriorityClass", copy.deepcopy(priority_class),
+                                                       "scheduling.k8s.io/v1"), TRUSTED)
     populate_api_server_objects(api, service_cidr)
+
+
+def _by_apiserver(api: APIServer, kind: str, obj: Obj, api_version: str = "v1") -> Obj:
+    """``obj`` with the managedFields of kube-apiserver's own create (written out:
+    :mod:`fakekube.cluster.bootstrapfields`)."""
+    entries = bootstrapfields.managed_fields(api_version, kind, obj, api.now_rfc3339())
+    if entries:
+        obj["metadata"] = {**obj["metadata"], "managedFields": entries}
+    return obj
 
 
 def populate_api_server_objects(api: APIServer, service_cidr: str) -> None:
@@ -99,7 +114,7 @@ def populate_api_server_objects(api: APIServer, service_cidr: str) -> None:
 
 
 #: Who kube-aggregator's writes are attributed to in managedFields (it runs in kube-apiserver).
-AGGREGATOR_MANAGER = "kube-apiserver"
+AGGREGATOR_MANAGER = APISERVER_MANAGER
 
 
 def register_local_api_services(api: APIServer, now: str) -> None:
@@ -131,11 +146,14 @@ def _store_known_good(api: APIServer, ctx: WriteContext, rt: ResourceType, obj: 
 
 
 def kubernetes_service(cluster_ip: str = KUBERNETES_SERVICE_IP) -> Obj:
-    """The apiserver's own Service: the first address of the service CIDR, port 443 → 6443."""
+    """The apiserver's own Service: the first address of the service CIDR, port 443 → 6443,
+    single-stack (as ``CreateOrUpdateMasterServiceIfNeeded`` sends it, so it owns the policy)."""
     return {
         "metadata": {"name": "kubernetes", "labels": {"component": "apiserver", "provider": "kubernetes"}},
         "spec": {
             "clusterIP": cluster_ip,
+            "internalTrafficPolicy": "Cluster",
+            "ipFamilyPolicy": "SingleStack",
             "ports": [{"name": "https", "port": 443, "protocol": "TCP", "targetPort": APISERVER_PORT}],
             "sessionAffinity": "None",
             "type": "ClusterIP",

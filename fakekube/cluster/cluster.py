@@ -17,6 +17,7 @@ from fakekube.api.auth.authn import Authenticator, parse_token_file
 from fakekube.api.auth.authorizer import RBAC, parse_mode
 from fakekube.api.auth.identity import ADMIN_TOKEN, UserInfo
 from fakekube.api.verbs.apiserver import APIServer, WriteOptions
+from fakekube.api.verbs.fieldmanager import APISERVER_MANAGER
 from fakekube.api.verbs.deletion import DeleteOptions
 from fakekube.api.machinery.errors import ApiError
 from fakekube.api.machinery.jsonutil import deep_copy
@@ -127,8 +128,10 @@ class Cluster:
                                  observed_generation=self.config.release.enabled("PodObservedGenerationTracking"))
         scheduler = (self.scheduler,) if self.scheduler is not None else ()
         apiserver_controllers = tuple(factory(self.config) for factory in APISERVER_CONTROLLERS)
-        for controller in (*self.controllers.values(), *scheduler, *self.kubelets.controllers(), *apiserver_controllers):
+        for controller in (*self.controllers.values(), *scheduler, *self.kubelets.controllers()):
             self.engine.register(controller)
+        for controller in apiserver_controllers:
+            self.engine.register(controller, field_manager=APISERVER_MANAGER)
         self.api.pod_logs = self._pod_logs
         self.api.pod_exec = self._pod_exec
         streams = KubeletStreams(self.engine, self.kubelets, self.clock, self.store)

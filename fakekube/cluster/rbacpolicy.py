@@ -24,7 +24,7 @@ import functools
 from typing import Any
 
 from fakekube.api.registry import Registry
-from fakekube.cluster import rbacroles
+from fakekube.cluster import bootstrapfields, rbacroles
 from fakekube.cluster.rbacroles import rule, urls
 from fakekube.clock import format_rfc3339
 from fakekube.controllers.clusterroleaggregation import aggregated_rules
@@ -298,11 +298,20 @@ def control_policy() -> tuple[Obj, Obj]:
     return role, binding
 
 
+def _as_created(obj: Obj) -> Obj:
+    """What kube-apiserver creates: an aggregated role without rules (kube-controller-manager's
+    aggregation controller fills them; fakekube stores them filled)."""
+    if "aggregationRule" in obj:
+        return {key: value for key, value in obj.items() if key != "rules"}
+    return obj
+
+
 def populate(store: Store, registry: Registry, rng: SeededRandom, now_rfc3339: str, control: bool = False,
              minor: int = 36) -> None:
     """Store the bootstrap policy of release 1.``minor``: known-good objects, written without
     the create path's checks; with ``control``, also fakekube's control API role
-    (:func:`control_policy`)."""
+    (:func:`control_policy`). Each carries the managedFields of kube-apiserver's create (its
+    RBAC bootstrap controller creates them through its loopback client)."""
     stream = rng.fork("rbac-bootstrap-policy")
     groups = [("clusterroles", cluster_roles(minor)), ("clusterrolebindings", cluster_role_bindings(minor)),
               ("roles", namespace_roles()), ("rolebindings", namespace_role_bindings())]
@@ -314,5 +323,8 @@ def populate(store: Store, registry: Registry, rng: SeededRandom, now_rfc3339: s
         for template in objects:  # stored objects are never edited, so they may share the templates' rules
             meta = template["metadata"]
             first = {key: meta[key] for key in ("name", "namespace") if key in meta}
-            store.create(rt.key, {**template, "metadata": {**first, "uid": stream.uid(),
-                                                           "creationTimestamp": now_rfc3339, **meta}})
+            stored = {**template, "metadata": {**first, "uid": stream.uid(), "creationTimestamp": now_rfc3339, **meta}}
+            entries = bootstrapfields.managed_fields(rt.api_version, rt.kind, _as_created(stored), now_rfc3339)
+            if entries:
+                stored["metadata"]["managedFields"] = entries
+            store.create(rt.key, stored)

@@ -41,10 +41,14 @@ JSON_PATCH = "application/json-patch+json"
 
 
 class Client:
-    """Writes through one apiserver, with resource types resolved once."""
+    """Writes through one apiserver, with resource types resolved once. ``field_manager``:
+    the manager its writes record in managedFields (``kube-apiserver`` for the apiserver's
+    own controllers); empty: they record none and keep the objects' managedFields."""
 
-    def __init__(self, api: APIServer) -> None:
+    def __init__(self, api: APIServer, field_manager: str = "") -> None:
         self.api = api
+        self.field_manager = field_manager
+        self._options = WriteOptions(internal=True, field_manager=field_manager) if field_manager else INTERNAL
         self._types: dict[tuple[str, str], ResourceType] = {}
         self._lock = threading.Lock()
         #: The last ``served_resources``, by type (identity): at most one entry per served type.
@@ -84,28 +88,28 @@ class Client:
         namespace = (obj.get("metadata") or {}).get("namespace") or ""
         if dry_run:
             return self.api.create(self.resource_type(resource), namespace, obj, DRY_RUN).obj
-        answer = self.api.create(self.resource_type(resource), namespace, obj, INTERNAL).obj
+        answer = self.api.create(self.resource_type(resource), namespace, obj, self._options).obj
         return self._stored(resource, answer)
 
     def update(self, resource: Resource, obj: Obj, subresource: str = "") -> Obj:
         """Replace the object (or its ``subresource``, e.g. a namespace's ``finalize``); with
         ``metadata.resourceVersion`` set, only if it is still current."""
         namespace, name = _place(obj)
-        answer = self.api.update(self.resource_type(resource), namespace, name, obj, INTERNAL, subresource).obj
+        answer = self.api.update(self.resource_type(resource), namespace, name, obj, self._options, subresource).obj
         return self._stored(resource, answer)
 
     def update_status(self, resource: Resource, obj: Obj) -> Obj:
         """Replace the status subresource (the rest of ``obj`` is ignored, as upstream; the
         apiserver builds the new object from the stored one, so ``obj`` is not copied)."""
         namespace, name = _place(obj)
-        answer = self.api.update(self.resource_type(resource), namespace, name, obj, INTERNAL, STATUS).obj
+        answer = self.api.update(self.resource_type(resource), namespace, name, obj, self._options, STATUS).obj
         return self._stored(resource, answer)
 
     def patch(self, resource: Resource, name: str, patch: Any, namespace: str = "",
               patch_type: str = MERGE_PATCH, subresource: str = "") -> Obj:
         """Patch one object (merge patch by default; ``patch`` is the JSON document)."""
         body = json.dumps(patch).encode()
-        answer = self.api.patch(self.resource_type(resource), namespace, name, patch_type, body, INTERNAL,
+        answer = self.api.patch(self.resource_type(resource), namespace, name, patch_type, body, self._options,
                                 subresource).obj
         return self._stored(resource, answer)
 
@@ -124,7 +128,7 @@ class Client:
         the scheduler's DefaultBinder sends it); returns the bound pod as stored."""
         binding = {"metadata": {"name": name, "namespace": namespace, "uid": uid or None},
                    "target": {"kind": "Node", "name": node_name}}
-        return bind_pod(self.api, namespace, name, binding, INTERNAL)
+        return bind_pod(self.api, namespace, name, binding, self._options)
 
     def get_scale(self, rt: ResourceType, name: str, namespace: str) -> Obj:
         """GET ``<resource>/scale``: the autoscaling/v1 Scale of a workload (spec.replicas,
@@ -133,7 +137,7 @@ class Client:
 
     def update_scale(self, rt: ResourceType, name: str, namespace: str, replicas: int) -> Obj:
         """PUT ``<resource>/scale`` with ``replicas``; returns the new Scale."""
-        return write_scale(self.api, rt, namespace, name, {"spec": {"replicas": replicas}}, INTERNAL)
+        return write_scale(self.api, rt, namespace, name, {"spec": {"replicas": replicas}}, self._options)
 
     def replace_internal(self, resource: Resource, obj: Obj) -> Obj:
         """Store ``obj`` as the new version with no update checks (a Lease renewal: the hot

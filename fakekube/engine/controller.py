@@ -80,7 +80,7 @@ class Context:
         self.key = key
         self.now = now
         self.rng = rng
-        self.client: Client = engine.client
+        self.client: Client = engine.client_of(controller)
         #: Set when this reconcile asked for a rate-limited retry (its failures are kept).
         self.backing_off = False
 

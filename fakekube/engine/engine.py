@@ -163,6 +163,8 @@ class Engine:
         self.max_reconciles_per_key = max_reconciles_per_key
         self.rate_limits = rate_limits
         self.client = Client(api)
+        #: The clients of controllers that name their field manager, by controller name.
+        self._named_clients: dict[str, Client] = {}
         self.recorder = EventRecorder()
         #: kube-scheduler's recorder (events.k8s.io/v1, client-go tools/events), swept from now.
         self.events_api = EventsApiRecorder(api, clock.call_at, clock.now(), rng.fork("events-api").uid)
@@ -218,8 +220,10 @@ class Engine:
         api.external_wait_listeners.append(self._on_external_wait)
 
     # -- wiring ---------------------------------------------------------------
-    def register(self, controller: Controller) -> None:
+    def register(self, controller: Controller, field_manager: str = "") -> None:
         """Add a controller; registration order is the order it sees each change.
+        ``field_manager``: the manager its writes record in managedFields (the apiserver's
+        own controllers: ``kube-apiserver``); empty, they record none.
 
         Its random stream is derived from (seed, its name) alone, so registering another
         controller shifts no identifier this one makes. Its watched resources must be
@@ -232,6 +236,8 @@ class Engine:
         for resource in controller.resources:
             self.client.resource_type(resource)  # fails now, not in a reconcile
         self._controllers[name] = controller
+        if field_manager:
+            self._named_clients[name] = Client(self.api, field_manager)
         self._rngs[name] = self._rng.fork(f"controller/{name}")
         self._limiters[name] = ControllerRateLimiter(self.rate_limits)
         for resource in controller.resources:
@@ -240,6 +246,10 @@ class Engine:
             self.store.add_index(resource, index, values)
         for key, period_s in getattr(controller, "periodic", ()):
             self._start_periodic(name, key, period_s)
+
+    def client_of(self, controller: str) -> Client:
+        """The write client a controller's reconciles use."""
+        return self._named_clients.get(controller, self.client)
 
     def queue_stats(self) -> list[tuple[str, int, int]]:
         """Each controller's (name, items waiting, items added so far): its workqueue's

@@ -29,7 +29,8 @@ Obj = dict[str, Any]
 SERVICE_HOST = "hooks.default.svc:443"
 
 #: What fakekube runs by default: upstream's default-on plugins it implements, in upstream's order.
-IMPLEMENTED_DEFAULTS = ["NamespaceLifecycle", "LimitRanger", "ServiceAccount", "Priority", "DefaultTolerationSeconds",
+IMPLEMENTED_DEFAULTS = ["NamespaceLifecycle", "LimitRanger", "ServiceAccount", "TaintNodesByCondition", "Priority",
+                        "DefaultTolerationSeconds",
                         "DefaultStorageClass", "StorageObjectInUseProtection", "CertificateSubjectRestriction",
                         "FakekubeBehaviour",
                         "MutatingAdmissionWebhook", "ValidatingAdmissionPolicy", "ValidatingAdmissionWebhook",
@@ -134,6 +135,24 @@ def test_a_replace_without_tolerations_gets_them_back() -> None:
         {"key": "node.kubernetes.io/unreachable", "operator": "Exists", "effect": "NoExecute",
          "tolerationSeconds": 300}]
 
+
+def test_a_node_created_through_the_api_is_not_ready_for_scheduling_until_it_is_ready() -> None:
+    """TaintNodesByCondition: a new Node gets the not-ready NoSchedule taint (once; kube-apiserver
+    1.36 answers so); the node lifecycle controller takes it away when its kubelet reports
+    Ready. The nodes the cluster registers itself never carry it."""
+    cluster = Cluster(nodes=1).start()
+    try:
+        assert cluster.get("v1", "Node", "node-1")["spec"].get("taints") is None
+        code, created = send(cluster, "POST", "/api/v1/nodes", {"metadata": {"name": "extra"}})
+        not_ready = {"key": "node.kubernetes.io/not-ready", "effect": "NoSchedule"}
+        assert code == 201 and created["spec"]["taints"] == [not_ready]
+        code, tainted = send(cluster, "POST", "/api/v1/nodes", {"metadata": {"name": "tainted"},
+                                                                 "spec": {"taints": [not_ready]}})
+        assert code == 201 and tainted["spec"]["taints"] == [not_ready]
+        cluster.settle()
+        assert cluster.get("v1", "Node", "extra")["spec"].get("taints") is None
+    finally:
+        cluster.stop()
 
 def send(cluster: Cluster, method: str, path: str, body: Obj | None = None) -> tuple[int, Obj]:
     data = None if body is None else json.dumps(body).encode()

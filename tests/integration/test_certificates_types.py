@@ -86,6 +86,18 @@ def test_create_stamps_the_requester_and_approval_writes_only_conditions(fakekub
                                          "Approved,Failed,Issued"]
 
 
+def test_no_write_owns_a_csr_s_spec(fakekube: Cluster) -> None:
+    """The CSR strategy's reset fields: spec (the requester's identity is the server's) and
+    status are nobody's on the main resource, so a CSR created with only a spec has no
+    managedFields, and one with labels owns only them (kube-apiserver 1.36's answers)."""
+    api = client.CertificatesV1Api(fakekube.client())
+    bare = api.create_certificate_signing_request(csr_body("bare"), field_manager="me")
+    assert bare.metadata.managed_fields is None
+    labelled = api.create_certificate_signing_request({**csr_body("labelled"), "metadata": {
+        "name": "labelled", "labels": {"team": "a"}}}, field_manager="me")
+    (entry,) = labelled.metadata.managed_fields
+    assert entry.fields_v1 == {"f:metadata": {"f:labels": {".": {}, "f:team": {}}}}
+
 def test_approval_cannot_be_withdrawn_nor_both_approved_and_denied(fakekube: Cluster) -> None:
     api = client.CertificatesV1Api(fakekube.client())
     csr = api.create_certificate_signing_request(csr_body())

@@ -129,3 +129,22 @@ def test_list_and_table_bodies_as_go_writes_them(fakekube: Cluster) -> None:
                                                "metadata": {"name": "w"}})[0] == 201
     assert request(fakekube, "GET", widgets)[1]["metadata"]["continue"] == ""
     assert "continue" not in request(fakekube, "GET", widgets, accept=table_accept)[1]["metadata"]
+
+
+def test_a_daemonset_s_metadata_views_lack_its_template_generation_annotation(fakekube: Cluster) -> None:
+    """The annotation is apps/v1's form of the internal ``spec.templateGeneration``: the
+    DaemonSet carries it, but Table rows and PartialObjectMetadata, made from the internal
+    object, do not (kube-apiserver 1.36 answers so)."""
+    daemonsets = "/apis/apps/v1/namespaces/default/daemonsets"
+    labels = {"app": "agent"}
+    body = {"metadata": {"name": "agent", "annotations": {"team": "a"}},
+            "spec": {"selector": {"matchLabels": labels}, "template": {"metadata": {"labels": labels},
+                     "spec": {"containers": [{"name": "c", "image": "nginx"}]}}}}
+    code, created, _ = request(fakekube, "POST", daemonsets, body)
+    assert code == 201 and created["metadata"]["annotations"] == {
+        "deprecated.daemonset.template.generation": "1", "team": "a"}
+    rows = request(fakekube, "GET", daemonsets, accept="application/json;as=Table;v=v1;g=meta.k8s.io")[1]["rows"]
+    assert [row["object"]["metadata"]["annotations"] for row in rows] == [{"team": "a"}]
+    partial = request(fakekube, "GET", f"{daemonsets}/agent",
+                      accept="application/json;as=PartialObjectMetadata;v=v1;g=meta.k8s.io")[1]
+    assert partial["metadata"]["annotations"] == {"team": "a"}

@@ -172,6 +172,31 @@ def test_generation_counts_spec_changes_only(apps: client.AppsV1Api) -> None:
     assert apps.read_namespaced_deployment("gen", "default").metadata.generation == 1
     apps.patch_namespaced_deployment("gen", "default", {"spec": {"replicas": 4}})
     assert apps.read_namespaced_deployment("gen", "default").metadata.generation == 2
+    # A Deployment's annotations go to its ReplicaSets: upstream's strategy counts them too.
+    apps.patch_namespaced_deployment("gen", "default", {"metadata": {"annotations": {"note": "x"}}})
+    assert apps.read_namespaced_deployment("gen", "default").metadata.generation == 3
+
+
+def test_each_kind_keeps_its_strategy_s_generation(fakekube, core: client.CoreV1Api) -> None:
+    """Upstream's generic create and update set no generation; each strategy does its own
+    (kube-apiserver 1.36's answers): a ConfigMap keeps what its client sent, a PodTemplate
+    starts at 1, a CSIDriver has none until its spec changes, an EndpointSlice counts labels."""
+    sent = configmap("gen")
+    sent.metadata.generation = 7
+    assert core.create_namespaced_config_map("default", sent).metadata.generation == 7
+    assert core.patch_namespaced_config_map("gen", "default", {"data": {"a": "b"}}).metadata.generation == 7
+    template = {"metadata": {"name": "gen"}, "template": {"spec": {"containers": [{"name": "c", "image": "nginx"}]}}}
+    assert core.create_namespaced_pod_template("default", template).metadata.generation == 1
+    storage = client.StorageV1Api(fakekube.client())
+    driver = storage.create_csi_driver({"metadata": {"name": "gen.example.com"}, "spec": {}})
+    assert driver.metadata.generation is None
+    patched = storage.patch_csi_driver("gen.example.com", {"spec": {"requiresRepublish": True}})
+    assert patched.metadata.generation == 1
+    discovery = client.DiscoveryV1Api(fakekube.client())
+    discovery.create_namespaced_endpoint_slice("default", {"metadata": {"name": "gen"}, "addressType": "IPv4",
+                                                           "endpoints": []})
+    labelled = discovery.patch_namespaced_endpoint_slice("gen", "default", {"metadata": {"labels": {"a": "b"}}})
+    assert labelled.metadata.generation == 2
 
 
 @pytest.mark.fakekube(controllers=("*", "-deployment-controller"))  # it would rewrite the status set here
@@ -226,7 +251,12 @@ def test_finalizers_hold_deletion_until_removed(core: client.CoreV1Api) -> None:
     core.delete_namespaced_config_map("fin", "default")
     held = core.read_namespaced_config_map("fin", "default")
     assert held.metadata.deletion_timestamp is not None
-    core.patch_namespaced_config_map("fin", "default", {"metadata": {"finalizers": None}})
+    # Upstream answers the object the update made (never stored): no finalizers, no manager
+    # owning them any more, the resourceVersion it replaced.
+    last = core.patch_namespaced_config_map("fin", "default", {"metadata": {"finalizers": None}})
+    assert last.metadata.finalizers is None
+    assert [entry.fields_v1 for entry in last.metadata.managed_fields] == [{"f:data": {".": {}, "f:k": {}}}]
+    assert last.metadata.resource_version == held.metadata.resource_version
     assert status_of(lambda: core.read_namespaced_config_map("fin", "default")) == 404
 
 

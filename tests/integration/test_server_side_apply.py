@@ -317,3 +317,125 @@ def test_managed_fields_of_a_type_stored_in_another_version_name_the_version_wri
     assert (entry["apiVersion"], entry["fieldsV1"]) == ("events.k8s.io/v1", {
         "f:action": {}, "f:eventTime": {}, "f:reason": {}, "f:regarding": {}, "f:reportingController": {},
         "f:reportingInstance": {}, "f:type": {}})
+
+
+def test_an_object_created_untracked_is_tracked_from_its_first_apply(fakekube) -> None:
+    """Upstream's skipNonAppliedManager: a minimal ConfigMap's create owns nothing, so its
+    updates are not tracked either; the first apply gives what is there to
+    ``before-first-apply`` and conflicts with it (kube-apiserver 1.36's answers)."""
+    url = fakekube.url + CONFIGMAPS
+    created = requests.post(url, data=json.dumps({"apiVersion": "v1", "kind": "ConfigMap",
+                                                  "metadata": {"name": "bare"}}),
+                            headers={"Content-Type": "application/json"})
+    assert created.status_code == 201 and "managedFields" not in created.json()["metadata"]
+    patched = requests.patch(url + "/bare?fieldManager=patcher", data='{"metadata":{"labels":{"team":"a"}}}',
+                             headers={"Content-Type": "application/merge-patch+json"})
+    assert patched.status_code == 200 and "managedFields" not in patched.json()["metadata"]
+    body = json.dumps({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "bare", "labels": {"team": "b"}}})
+    conflict = apply(fakekube, CONFIGMAPS + "/bare", body)
+    assert conflict.status_code == 409
+    assert conflict.json()["details"]["causes"] == [
+        {"reason": "FieldManagerConflict", "message": 'conflict with "before-first-apply" using v1',
+         "field": ".metadata.labels.team"}]
+    applied = apply(fakekube, CONFIGMAPS + "/bare", body.replace('"team": "b"', '"owner": "alice"'))
+    assert applied.status_code == 200, applied.text
+    assert [(e["manager"], e["operation"], e["fieldsV1"]) for e in applied.json()["metadata"]["managedFields"]] == [
+        ("alice", "Apply", {"f:metadata": {"f:labels": {"f:owner": {}}}}),
+        ("before-first-apply", "Update", {"f:metadata": {"f:labels": {".": {}, "f:team": {}}}})]
+
+
+def test_a_daemonset_s_creator_owns_its_template_generation_annotation(fakekube) -> None:
+    """apps/v1's conversion writes ``deprecated.daemonset.template.generation`` before the
+    field manager reads the object, so the writer owns it (kube-apiserver 1.36)."""
+    labels = {"app": "agent"}
+    daemonset = {"apiVersion": "apps/v1", "kind": "DaemonSet", "metadata": {"name": "agent"},
+                 "spec": {"selector": {"matchLabels": labels}, "template": {"metadata": {"labels": labels},
+                          "spec": {"containers": [{"name": "c", "image": "nginx"}]}}}}
+    created = requests.post(fakekube.url + "/apis/apps/v1/namespaces/default/daemonsets?fieldManager=me",
+                            data=json.dumps(daemonset), headers={"Content-Type": "application/json"})
+    assert created.status_code == 201, created.text
+    (entry,) = created.json()["metadata"]["managedFields"]
+    assert entry["fieldsV1"]["f:metadata"] == {
+        "f:annotations": {".": {}, "f:deprecated.daemonset.template.generation": {}}}
+
+
+def _template_metadata_owned(fakekube) -> dict:
+    labels = {"app": "a"}
+    rc = {"apiVersion": "v1", "kind": "ReplicationController", "metadata": {"name": "rc"},
+          "spec": {"selector": labels, "template": {"metadata": {"labels": labels},
+                   "spec": {"containers": [{"name": "c", "image": "nginx"}]}}}}
+    created = requests.post(fakekube.url + "/api/v1/namespaces/default/replicationcontrollers?fieldManager=me",
+                            data=json.dumps(rc), headers={"Content-Type": "application/json"})
+    assert created.status_code == 201, created.text
+    (entry,) = created.json()["metadata"]["managedFields"]
+    return entry["fieldsV1"]["f:spec"]["f:template"]["f:metadata"]
+
+
+def test_a_template_s_zero_creation_timestamp_is_nobody_s_from_1_34(fakekube) -> None:
+    """From 1.34 Go leaves a pod template's zero ``creationTimestamp`` out (``omitzero``):
+    a ReplicationController's creator does not own it (kube-apiserver 1.36)."""
+    assert _template_metadata_owned(fakekube) == {".": {}, "f:labels": {".": {}, "f:app": {}}}
+
+
+@pytest.mark.fakekube(kubernetes_version="1.33")
+def test_a_template_s_zero_creation_timestamp_is_the_creator_s_in_1_33(fakekube) -> None:
+    """Up to 1.33 Go writes the zero ``creationTimestamp`` as null, and the creator owns it."""
+    assert _template_metadata_owned(fakekube) == {".": {}, "f:creationTimestamp": {},
+                                                  "f:labels": {".": {}, "f:app": {}}}
+
+
+def _entries(fakekube, path: str) -> list[tuple[str, str, str, dict]]:
+    answer = requests.get(fakekube.url + path)
+    assert answer.status_code == 200, answer.text
+    return [(e["manager"], e["operation"], e.get("subresource", ""), e["fieldsV1"])
+            for e in answer.json()["metadata"].get("managedFields") or []]
+
+
+def test_what_the_apiserver_creates_itself_is_kube_apiserver_s(fakekube) -> None:
+    """Its bootstrap objects carry a ``kube-apiserver`` Update entry, as its loopback client's
+    creates record them (kube-apiserver 1.36's answers); an aggregated role's rules are the
+    aggregation controller's, not its."""
+    assert _entries(fakekube, "/apis/scheduling.k8s.io/v1/priorityclasses/system-node-critical") == [
+        ("kube-apiserver", "Update", "", {"f:description": {}, "f:preemptionPolicy": {}, "f:value": {}})]
+    assert _entries(fakekube, "/api/v1/namespaces/default") == [
+        ("kube-apiserver", "Update", "", {"f:metadata": {"f:labels": {".": {}, "f:kubernetes.io/metadata.name": {}}}})]
+    (service,) = _entries(fakekube, "/api/v1/namespaces/default/services/kubernetes")
+    assert service[:3] == ("kube-apiserver", "Update", "") and "f:ipFamilyPolicy" in service[3]["f:spec"]
+    (admin,) = _entries(fakekube, "/apis/rbac.authorization.k8s.io/v1/clusterroles/admin")
+    assert admin[0] == "kube-apiserver" and "f:aggregationRule" in admin[3] and "f:rules" not in admin[3]
+
+
+@pytest.mark.fakekube(controllers=())  # the quota controller would write the status first
+def test_the_apiserver_s_own_status_writes_are_kube_apiserver_s(fakekube) -> None:
+    """ResourceQuota admission's charge and the CRD controllers' conditions are status
+    writes by ``kube-apiserver``: the fields they change leave the status writer's entry."""
+    quota = {"apiVersion": "v1", "kind": "ResourceQuota", "metadata": {"name": "q"},
+             "spec": {"hard": {"configmaps": "5"}}}
+    url = fakekube.url + "/api/v1/namespaces/default/resourcequotas"
+    headers = {"Content-Type": "application/json"}
+    assert requests.post(url + "?fieldManager=me", data=json.dumps(quota), headers=headers).status_code == 201
+    status = {**quota, "status": {"hard": {"configmaps": "5"}, "used": {"configmaps": "0"}}}
+    assert requests.put(url + "/q/status?fieldManager=counter", data=json.dumps(status),
+                        headers=headers).status_code == 200
+    assert requests.post(fakekube.url + CONFIGMAPS, data=configmap({"a": "1"}, "charged"),
+                         headers=headers).status_code == 201
+    entries = _entries(fakekube, "/api/v1/namespaces/default/resourcequotas/q")
+    assert ("kube-apiserver", "Update", "status", {"f:status": {"f:used": {"f:configmaps": {}}}}) in entries
+    owners = [e[0] for e in entries if "f:configmaps" in (e[3].get("f:status") or {}).get("f:used", {})]
+    assert owners == ["kube-apiserver"]
+    # As upstream's entry once every key it set was charged: an empty f:used.
+    assert ("counter", "Update", "status", {"f:status": {"f:hard": {".": {}, "f:configmaps": {}},
+                                                           "f:used": {}}}) in entries
+    crd = {"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+           "metadata": {"name": "gizmos.example.com"},
+           "spec": {"group": "example.com", "scope": "Namespaced",
+                    "names": {"plural": "gizmos", "singular": "gizmo", "kind": "Gizmo"},
+                    "versions": [{"name": "v1", "served": True, "storage": True, "schema": {
+                        "openAPIV3Schema": {"type": "object", "x-kubernetes-preserve-unknown-fields": True}}}]}}
+    crds = fakekube.url + "/apis/apiextensions.k8s.io/v1/customresourcedefinitions"
+    assert requests.post(crds, data=json.dumps(crd), headers=headers).status_code == 201
+    fakekube.settle()
+    conditions = [e for e in _entries(fakekube, "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/"
+                                                "gizmos.example.com") if e[0] == "kube-apiserver"]
+    assert [(e[1], e[2], sorted(e[3]["f:status"])) for e in conditions] == [
+        ("Update", "status", ["f:acceptedNames", "f:conditions"])]

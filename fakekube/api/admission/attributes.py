@@ -35,11 +35,11 @@ class Attributes:
     """
 
     __slots__ = ("operation", "rt", "namespace", "name", "subresource", "obj", "old", "user", "dry_run", "options",
-                 "kind", "warnings")
+                 "kind", "internal", "warnings")
 
     def __init__(self, operation: str, rt: ResourceType, namespace: str, name: str, subresource: str = "",
                  obj: Obj | None = None, old: Obj | None = None, user: UserInfo | None = None,
-                 dry_run: bool = False, options: Obj | None = None, kind: str = "") -> None:
+                 dry_run: bool = False, options: Obj | None = None, kind: str = "", internal: bool = False) -> None:
         self.operation = operation
         self.rt = rt
         self.namespace = namespace
@@ -52,6 +52,8 @@ class Attributes:
         #: The request's options (``dryRun``, ``fieldManager``, a delete's policy...), as sent.
         self.options = options
         self.kind = kind or rt.kind
+        #: A write fakekube makes itself (its bootstrap, simulated kubelets and controllers).
+        self.internal = internal
         self.warnings: list[str] = []
 
     def replace(self, **changes: Any) -> "Attributes":

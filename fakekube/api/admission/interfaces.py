@@ -97,3 +97,6 @@ class PluginContext(NamedTuple):
     unlocked: Callable[[], ContextManager[None]] = _no_unlock
     #: What upstream does to a webhook's patched object (decode, prune, default again).
     after_patch: Callable[[ResourceType, Obj], None] = lambda rt, obj: None
+    #: A write the apiserver makes itself (ResourceQuota's charge: stored, new, subresource)
+    #: with its managedFields, recorded for ``kube-apiserver`` as upstream's field manager does.
+    apiserver_write: Callable[[ResourceType, Obj, Obj, str], Obj] = lambda rt, old, new, subresource: new

@@ -18,7 +18,8 @@ from typing import Callable, Iterable, Sequence
 from fakekube.api.admission import (alwaysadmit, alwaysdeny, certificatesubjectrestriction, defaultstorageclass,
                                     defaulttolerationseconds, fakekubebehaviour, limitranger, mutatingwebhook,
                                     namespacelifecycle, priority, resourcequota, serviceaccount,
-                                    storageobjectinuseprotection, validatingadmissionpolicy, validatingwebhook)
+                                    storageobjectinuseprotection, taintnodesbycondition, validatingadmissionpolicy,
+                                    validatingwebhook)
 from fakekube.api.admission.chain import Chain
 from fakekube.api.admission.interfaces import Interface, PluginContext
 
@@ -54,6 +55,7 @@ FACTORIES: dict[str, Callable[[PluginContext], Interface]] = {
     "NamespaceLifecycle": namespacelifecycle.new,
     "LimitRanger": limitranger.new,
     "ServiceAccount": serviceaccount.new,
+    "TaintNodesByCondition": taintnodesbycondition.new,
     "Priority": priority.new,
     "DefaultTolerationSeconds": defaulttolerationseconds.new,
     "DefaultStorageClass": defaultstorageclass.new,

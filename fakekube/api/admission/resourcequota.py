@@ -11,8 +11,11 @@ storage refuses it, and the quota controller's next recount gives the usage back
 
 from __future__ import annotations
 
+from typing import Any, Callable
+
 from fakekube.api.admission.attributes import CREATE, UPDATE, Attributes
 from fakekube.api.admission.interfaces import Handler, PluginContext
+from fakekube.api.registry import STATUS, Registry, ResourceType
 from fakekube.clock import VirtualClock
 from fakekube.objects import quota
 from fakekube.objects import resourcelist as rl
@@ -21,14 +24,21 @@ from fakekube.store import Store
 
 RESOURCE_QUOTAS = quota.RESOURCE_QUOTAS
 
+Obj = dict[str, Any]
+
 
 class ResourceQuota(Handler):
     name = "ResourceQuota"
     operations = frozenset((CREATE, UPDATE))
 
-    def __init__(self, store: Store, clock: VirtualClock) -> None:
+    def __init__(self, store: Store, clock: VirtualClock,
+                 apiserver_write: Callable[[ResourceType, Obj, Obj, str], Obj] | None = None,
+                 registry: Callable[[], Registry] | None = None) -> None:
         self.store = store
         self.clock = clock
+        #: The charge is kube-apiserver's status write (managedFields: its Update entry).
+        self._apiserver_write = apiserver_write
+        self._registry = registry
 
     def validate(self, a: Attributes) -> None:
         if not a.rt.namespaced or not a.namespace or a.subresource or a.obj is None:
@@ -47,11 +57,17 @@ class ResourceQuota(Handler):
             return
         for resource_quota, used in charged:
             status = dict(resource_quota.get("status") or {}, used=rl.to_object(used))
-            self.store.replace(RESOURCE_QUOTAS, dict(resource_quota, status=status))
+            self.store.replace(RESOURCE_QUOTAS, self._charged(resource_quota, dict(resource_quota, status=status)))
+
+    def _charged(self, stored: Obj, new: Obj) -> Obj:
+        if self._apiserver_write is None or self._registry is None:
+            return new
+        rt = self._registry().by_group_resource(*RESOURCE_QUOTAS)
+        return new if rt is None else self._apiserver_write(rt, stored, new, STATUS)
 
     def _taken(self, a: Attributes) -> bool:
         return self.store.get(a.rt.key, (a.namespace, a.name)) is not None
 
 
 def new(context: PluginContext) -> ResourceQuota:
-    return ResourceQuota(context.store, context.clock)
+    return ResourceQuota(context.store, context.clock, context.apiserver_write, context.registry)

@@ -469,7 +469,7 @@ class RestApp:
             body = table.to_table(rt, objects, self.api.clock.now(), options.include_object,
                                   (listing or {}).get("metadata"), options.no_headers, self.api.kubernetes_version)
         elif as_kind.startswith("PartialObjectMetadata"):
-            body = _partial_metadata(rt, objects, single is not None, listing)
+            body = _partial_metadata(rt, objects, single is not None, listing, self.api.kubernetes_version)
         elif representation.media_type == negotiation.JSON:
             if single is not None:
                 return JsonResponse(self.api.encoded.typed(rt, single) + b"\n")
@@ -501,7 +501,8 @@ class RestApp:
             options = WriteOptions.from_query(query, raw, "PatchOptions", _user_agent(request), user)
             result = self.api.patch(rt, target.namespace, target.name, _media(request), raw, options)
             _record_warnings(request, result.warnings)
-            return self._written(representation, result.obj, 201 if result.created else 200, _cacheable(rt, options))
+            return self._written(representation, result.obj, 201 if result.created else 200,
+                                 _cacheable(rt, options, result))
         if verb in ("delete", "deletecollection"):
             return self._delete(request, representation, rt, target, query, raw, verb)
         if verb == "create":
@@ -515,7 +516,8 @@ class RestApp:
         body, options = _decoded_write(request, rt, query, raw, "UpdateOptions", user)
         result = self.api.update(rt, target.namespace, target.name, body, options)
         _record_warnings(request, result.warnings)
-        return self._written(representation, result.obj, 201 if result.created else 200, _cacheable(rt, options))
+        return self._written(representation, result.obj, 201 if result.created else 200,
+                             _cacheable(rt, options, result))
 
     def _delete(self, request: RequestView, representation: Representation, rt: ResourceType, target: routing.ResourcePath, query: dict[str, str],
                 raw: bytes, verb: str) -> AnyResponse:
@@ -729,10 +731,11 @@ class _WhileConnected:
             close()
 
 
-def _cacheable(rt: ResourceType, options: WriteOptions) -> ResourceType | None:
-    """A dry run's answer keeps the stored resourceVersion but not its content: never
-    answer it from (or put it in) the per-version encoding cache."""
-    return None if options.dry_run else rt
+def _cacheable(rt: ResourceType, options: WriteOptions, result: WriteResult | None = None) -> ResourceType | None:
+    """A dry run's answer keeps the stored resourceVersion but not its content, and so does
+    an update that emptied a deleting object's finalizers: never answer them from (or put
+    them in) the per-version encoding cache."""
+    return None if options.dry_run or (result is not None and not result.stored) else rt
 
 
 def _record_warnings(request: RequestView, texts: list[str]) -> None:
@@ -804,9 +807,10 @@ def _decoded_write(request: RequestView, rt: ResourceType, query: dict[str, str]
     return body, WriteOptions(raw_body=raw, user_agent=_user_agent(request), user=user, body_keys=body_keys, **fields)
 
 
-def _partial_metadata(rt: ResourceType, objects: list[Obj], single: bool, listing: Obj | None) -> Obj:
-    items = [{"kind": "PartialObjectMetadata", "apiVersion": "meta.k8s.io/v1", "metadata": o.get("metadata", {})}
-             for o in objects]
+def _partial_metadata(rt: ResourceType, objects: list[Obj], single: bool, listing: Obj | None,
+                      kubernetes_version: str) -> Obj:
+    hidden = table.table_spec(rt, kubernetes_version).internal_annotations
+    items = [table.partial_object_metadata(o, hidden) for o in objects]
     if single:
         return items[0]
     # A typed ListMeta (no empty continue) and Go's nil slice when nothing matched: "items": null.

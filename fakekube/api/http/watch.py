@@ -249,7 +249,8 @@ class Watch:
             self._table_headers_sent = True
             return shaped
         if self._req.as_kind == "PartialObjectMetadata":
-            return table.partial_object_metadata(obj)
+            hidden = table.table_spec(self._req.rt, self._api.kubernetes_version).internal_annotations
+            return table.partial_object_metadata(obj, hidden)
         return obj
 
     def _bookmark(self, rv: int, initial_end: bool = False) -> bytes:

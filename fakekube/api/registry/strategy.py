@@ -76,8 +76,16 @@ class Strategy:
     status-vs-spec separation) are applied by the REST layer, not here.
     """
 
-    #: Bump ``metadata.generation`` when anything outside metadata/status changes.
+    #: Bump ``metadata.generation`` when anything outside metadata/status changes. Without
+    #: it the generation is whatever the client set on create, kept as it was on update
+    #: (upstream's generic BeforeCreate/BeforeUpdate touch only what strategies set).
     tracks_generation: bool = False
+    #: With ``tracks_generation``: a create starts the generation at 1 (False: it stays as the
+    #: client sent it, or absent: a CSIDriver's strategy only bumps it on update).
+    starts_generation: bool = True
+    #: With ``tracks_generation``: metadata fields whose change also bumps the generation (a
+    #: Deployment's annotations, which it copies to its ReplicaSets; an EndpointSlice's labels).
+    generation_metadata: tuple[str, ...] = ()
     #: An update without a resourceVersion (or ``"0"``) writes over whatever is stored;
     #: False: it is a 422 (``AllowUnconditionalUpdate``).
     allow_unconditional_update: bool = True
@@ -88,11 +96,21 @@ class Strategy:
     #: resets nothing: its controllers drop the cleanup finalizer with a status write).
     status_writes_metadata: bool = False
 
+    #: What a write to the main resource ("") or to a subresource never owns in managedFields,
+    #: where the type's strategies differ from the common rule (upstream's ``GetResetFields``):
+    #: field sets in their ``FieldsV1`` form, by subresource.
+    reset_fields: Mapping[str, Mapping[str, Any]] = {}
+
     def default(self, obj: Obj, ctx: WriteContext) -> None:
         """Fill upstream's defaults in place (SetDefaults_* functions)."""
 
     def prepare_for_create(self, obj: Obj, ctx: WriteContext) -> None:
         """Adjust a new object before validation (e.g. reset status, allocate an IP)."""
+
+    def add_converted_fields(self, obj: Obj) -> None:
+        """Add in place what converting a request's object to the internal type and back
+        always writes, before the field manager reads it (upstream's field manager sees the
+        object its converter gives back). The base class adds nothing."""
 
     def prepare_for_update(self, new: Obj, old: Obj, ctx: WriteContext) -> None:
         """Adjust an updated object before validation (e.g. keep allocated fields)."""

@@ -77,6 +77,10 @@ class TableSpec(NamedTuple):
     cells: Printer
     row_conditions: RowConditions | None = None
     since: tuple[tuple[int, "TableSpec"], ...] = ()
+    #: Annotations only the served version's conversion writes (the internal type holds the
+    #: value in a field): upstream makes a row's PartialObjectMetadata from the internal
+    #: object, so they are not there (a DaemonSet's template generation).
+    internal_annotations: tuple[str, ...] = ()
 
     def for_version(self, kubernetes_version: str) -> "TableSpec":
         """The printer of ``kubernetes_version`` (``"1.35"``)."""

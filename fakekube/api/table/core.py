@@ -33,9 +33,17 @@ def table_spec(resource: Printable, kubernetes_version: str = DEFAULT_KUBERNETES
     return (resource.table or DEFAULT_TABLE).for_version(kubernetes_version)
 
 
-def partial_object_metadata(obj: Obj) -> Obj:
-    """The ``PartialObjectMetadata`` a row (or a metadata-only watch event) carries."""
-    return {"kind": "PartialObjectMetadata", "apiVersion": "meta.k8s.io/v1", "metadata": obj.get("metadata") or {}}
+def partial_object_metadata(obj: Obj, hidden_annotations: tuple[str, ...] = ()) -> Obj:
+    """The ``PartialObjectMetadata`` a row (or a metadata-only answer) carries, without the
+    type's ``hidden_annotations`` (:attr:`TableSpec.internal_annotations`)."""
+    meta = obj.get("metadata") or {}
+    annotations = meta.get("annotations")
+    if hidden_annotations and annotations and any(key in annotations for key in hidden_annotations):
+        kept = {key: value for key, value in annotations.items() if key not in hidden_annotations}
+        meta = {key: value for key, value in meta.items() if key != "annotations"}
+        if kept:
+            meta["annotations"] = kept
+    return {"kind": "PartialObjectMetadata", "apiVersion": "meta.k8s.io/v1", "metadata": meta}
 
 
 def _row(spec: TableSpec, obj: Obj, now: datetime, include_object: str) -> Obj:
@@ -46,7 +54,7 @@ def _row(spec: TableSpec, obj: Obj, now: datetime, include_object: str) -> Obj:
     if include_object == "Object":
         row["object"] = obj
     elif include_object == "Metadata":
-        row["object"] = partial_object_metadata(obj)
+        row["object"] = partial_object_metadata(obj, spec.internal_annotations)
     else:  # None: an empty RawExtension, which Go writes as null (omitempty skips no struct)
         row["object"] = None
     return row

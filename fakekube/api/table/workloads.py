@@ -24,6 +24,7 @@ from fakekube.api.table.cells import (
 )
 from fakekube.api.table.columns import AGE, CONTAINERS, IMAGES, NAME, Cells, Obj, TableSpec, col, doc
 from fakekube.api.table.duration import age
+from fakekube.objects.constants import ANNOTATION_DAEMONSET_TEMPLATE_GENERATION
 
 
 def _deployment_cells(obj: Obj, now: datetime) -> Cells:
@@ -111,7 +112,7 @@ DAEMON_SET_TABLE = TableSpec((
     doc("Available", "apps.v1.DaemonSetStatus", "numberAvailable", "integer"),
     doc("Node Selector", "core.v1.PodSpec", "nodeSelector"),
     AGE, CONTAINERS, IMAGES, doc("Selector", "apps.v1.DaemonSetSpec", "selector", priority=1),
-), _daemonset_cells)
+), _daemonset_cells, internal_annotations=(ANNOTATION_DAEMONSET_TEMPLATE_GENERATION,))
 
 CONTROLLER_REVISION_TABLE = TableSpec((
     NAME,

@@ -141,6 +141,7 @@ class DeploymentStrategy(_WorkloadStrategy):
     Status writes carry annotations (upstream's status strategy resets only spec and labels)."""
 
     status_writes_annotations = True
+    generation_metadata = ("annotations",)  # copied to the ReplicaSets: a change is a new generation
 
     def default(self, obj: Obj, ctx: WriteContext) -> None:
         spec = ensure_dict(obj, "spec")
@@ -350,6 +351,12 @@ class DaemonSetStrategy(_WorkloadStrategy):
     def prepare_for_create(self, obj: Obj, ctx: WriteContext) -> None:
         super().prepare_for_create(obj, ctx)
         _set_template_generation(obj, max(1, _template_generation(obj)))
+
+    def add_converted_fields(self, obj: Obj) -> None:
+        """apps/v1's conversion writes the annotation from ``spec.templateGeneration``,
+        0 before the strategy sets it: the writer of an object sent without it owns it."""
+        annotations = ensure_dict(ensure_dict(obj, "metadata"), "annotations")
+        annotations.setdefault(ANNOTATION_DAEMONSET_TEMPLATE_GENERATION, "0")
 
     def prepare_for_update(self, new: Obj, old: Obj, ctx: WriteContext) -> None:
         generation = _template_generation(old)

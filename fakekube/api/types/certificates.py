@@ -174,7 +174,16 @@ def _stamp_conditions(conditions: list[Obj], old_conditions: list[Obj], now: str
 
 
 class CertificateSigningRequestStrategy(Strategy):
-    """CSRs: the requester's identity stamped at create; spec fixed; approval by subresource."""
+    """CSRs: the requester's identity stamped at create; spec fixed; approval by subresource.
+
+    No write owns ``spec`` in managedFields (upstream's reset fields: the requester's identity
+    is the server's), the main resource no status, each subresource only its own part."""
+
+    reset_fields = {
+        "": {"f:spec": {}, "f:status": {}},
+        "status": {"f:spec": {}, "f:status": {"f:conditions": {}}},
+        "approval": {"f:spec": {}, "f:status": {"f:certificate": {}}},
+    }
 
     def prepare_for_create(self, obj: Obj, ctx: WriteContext) -> None:
         """The requester's identity (``ctx.user``; None: the admin), never the client's claim."""

@@ -39,7 +39,10 @@ COMPONENT_STATUSES = ResourceType(
 
 
 class PodTemplateStrategy(Strategy):
-    """PodTemplates: a pod template, defaulted and validated as a workload's."""
+    """PodTemplates: a pod template, defaulted and validated as a workload's; its generation
+    starts at 1 and grows with each change of the template."""
+
+    tracks_generation = True
 
     def default(self, obj: Obj, ctx: WriteContext) -> None:
         default_pod_template(obj.get("template"), ctx.release)

@@ -760,10 +760,10 @@ def _slice_address_errors(address: str, address_type: Any, path: str, i: int) ->
 
 class EndpointSliceStrategy(Strategy):
     """EndpointSlices: addressType required and fixed; ports named "" and TCP by default;
-    a generation that grows when the endpoints, ports or address type change (upstream
-    also counts label changes)."""
+    a generation that grows when the endpoints, ports, address type or labels change."""
 
     tracks_generation = True
+    generation_metadata = ("labels",)
 
     def default(self, obj: Obj, ctx: WriteContext) -> None:
         for port in obj.get("ports") or []:

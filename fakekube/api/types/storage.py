@@ -29,6 +29,7 @@ class CSIDriverStrategy(Strategy):
 
     allow_unconditional_update = False  # AllowUnconditionalUpdate: a PUT needs a resourceVersion
     tracks_generation = True
+    starts_generation = False  # upstream's strategy bumps it on a spec change, never sets it
 
     def default(self, obj: Obj, ctx: WriteContext) -> None:
         spec = ensure_dict(obj, "spec")

@@ -76,7 +76,9 @@ class WriteOptions(NamedTuple):
     #: edited it (None: not counted): lets the duplicate-field check skip a second parse.
     body_keys: int | None = None
     #: A write from inside the cluster (bootstrap, later controllers): its objects are built
-    #: well-typed, so the wire checks (typed decoding, unknown fields) are skipped.
+    #: well-typed, so the wire checks (typed decoding, unknown fields) are skipped. It records
+    #: managedFields only when it names its manager (``field_manager``: ``kube-apiserver``
+    #: for the apiserver's own objects and controllers); otherwise it keeps the object's.
     internal: bool = False
     #: An internal caller hands over a body it built afresh and shares with nothing stored
     #: (the event recorder's Events, bootstrap objects): the write may edit it as it is.
@@ -135,12 +137,16 @@ class WriteResult:
     whether it was created, and the warning texts it earned, in order (the HTTP layer's
     recorder turns them into bounded ``Warning`` headers)."""
 
-    __slots__ = ("obj", "created", "warnings")
+    __slots__ = ("obj", "created", "warnings", "stored")
 
-    def __init__(self, obj: Obj, created: bool = False, warnings: list[str] | None = None) -> None:
+    def __init__(self, obj: Obj, created: bool = False, warnings: list[str] | None = None,
+                 stored: bool = True) -> None:
         self.obj = obj
         self.created = created
         self.warnings: list[str] = [] if warnings is None else warnings
+        #: False: ``obj`` is not a stored version though it carries a resourceVersion (an
+        #: update that emptied the finalizers of a deleting object answers what it made).
+        self.stored = stored
 
 
 class StoreView:
@@ -250,8 +256,16 @@ class APIServer:
         # getters as a function and arguments, not closures: a snapshot's state is data
         context = admission.PluginContext(self.store, self.clock, self.rng, functools.partial(getattr, self, "registry"),
                                           functools.partial(getattr, self, "schemas"), options, self.webhook_transport,
-                                          self.webhooks, self._unlocked, self._after_webhook_patch)
+                                          self.webhooks, self._unlocked, self._after_webhook_patch, self._apiserver_write)
         self.admission = admission.build_chain(plugins, context)
+
+    def _apiserver_write(self, rt: ResourceType, old: Obj, new: Obj, subresource: str) -> Obj:
+        """``new`` (sharing what it did not change with the stored ``old``) with the
+        managedFields kube-apiserver's own write records, as its loopback client's would."""
+        new = dict(new, metadata=dict(new.get("metadata") or {}))
+        fieldmanager.track_update(rt, old, new, self.schemas, fieldmanager.APISERVER_MANAGER, subresource,
+                                  self.now_rfc3339())
+        return new
 
     @property
     def view(self) -> StoreView:
@@ -372,6 +386,9 @@ class APIServer:
             objectmeta.wipe_system_fields(obj.setdefault("metadata", {}))
             obj = self._go_typed(rt, obj)
             self._track_create(rt, obj, options)
+        elif not tracked and options.field_manager:  # an internal writer that names itself
+            obj = self._go_typed(rt, obj)
+            self._track_create(rt, obj, options)
         # Mutating admission (upstream's create handler), then the storage's BeforeCreate: the
         # plugins see the object before its generated name, uid and creationTimestamp exist.
         attrs = self._attributes(CREATE, rt, obj, options)
@@ -471,7 +488,7 @@ class APIServer:
             rt.strategy.default(new, ctx)
         if tracked:
             new["metadata"] = {**new["metadata"], "managedFields": sent}
-        elif options.internal:
+        elif options.internal and not options.field_manager:
             fieldmanager.keep_managed_fields(old, new)
         else:
             new = self._go_typed(rt, new, old)
@@ -479,7 +496,7 @@ class APIServer:
         if not subresource:  # the storage's BeforeUpdate, after the handler's field manager
             rt.strategy.prepare_for_update(new, old, ctx)
         objectmeta.omit_empty(new["metadata"])
-        objectmeta.bump_generation(rt, new, old)
+        objectmeta.bump_generation(rt, new, old, subresource)
         new["metadata"]["resourceVersion"] = old["metadata"]["resourceVersion"]  # checked: equal, or unconditional
         if not subresource:
             new = _as_sent(new, sent_identity)
@@ -493,7 +510,7 @@ class APIServer:
             new = attrs.obj = _before_update(new, old)
         if not subresource:  # the RBAC types' storage, after mutating admission (policybased storage)
             escalation.check_write(self.authorization_mode, self._view, rt.group, rt.plural, new, old, options.user)
-        objectmeta.bump_generation(rt, new, old)
+        objectmeta.bump_generation(rt, new, old, subresource)
         problems = validation.validate_object_meta_update(new["metadata"], old.get("metadata") or {})
         problems += validation.validate_object_meta(new["metadata"], rt.namespaced, rt.name_rule)
         problems += _finalizer_rules(new, old)
@@ -513,18 +530,21 @@ class APIServer:
             return WriteResult(objectmeta.with_type_meta(rt, rt.view(old)), warnings=warnings)
         if options.dry_run:
             return WriteResult(objectmeta.with_type_meta(rt, rt.view(new)), warnings=warnings)
-        return WriteResult(objectmeta.with_type_meta(rt, rt.view(self._write_update(rt, new))), warnings=warnings)
+        written, stored = self._write_update(rt, new)
+        return WriteResult(objectmeta.with_type_meta(rt, rt.view(written)), warnings=warnings, stored=stored)
 
-    def _write_update(self, rt: ResourceType, new: Obj) -> Obj:
+    def _write_update(self, rt: ResourceType, new: Obj) -> tuple[Obj, bool]:
         """Replace the object, or remove it when its last finalizer went while it was deleting.
 
         As upstream's Store.Update (errEmptiedFinalizers → deleteWithoutFinalizers): the
         emptied version is never written, so a watch sees one DELETED event carrying the
-        last stored state, and that state is what the request gets back."""
+        last stored state; the request gets back the object it made (no finalizers, its
+        managedFields, the resourceVersion it replaced)."""
         meta = new["metadata"]
         if meta.get("deletionTimestamp") and not meta.get("finalizers") and not _lingers(rt, new):
-            return self.store.remove(rt.key, (meta.get("namespace") or "", meta["name"]))
-        return self.store.replace(rt.key, new)
+            self.store.remove(rt.key, (meta.get("namespace") or "", meta["name"]))
+            return new, False
+        return self.store.replace(rt.key, new), True
 
     # -- patch ---------------------------------------------------------------
     @_in_release_style
@@ -705,6 +725,7 @@ class APIServer:
         events.k8s.io Event, an autoscaling/v1 HPA), not on the shape storage keeps. A custom
         resource's stay on the stored version: its conversion may be a webhook, not called
         under the store lock for this."""
+        rt.strategy.add_converted_fields(obj)
         if rt.stored_as is None or rt.custom is not None:
             fieldmanager.track_create(rt, obj, self.schemas, options.manager(), self.now_rfc3339())
             return
@@ -714,6 +735,7 @@ class APIServer:
 
     def _track_update(self, rt: ResourceType, old: Obj, new: Obj, options: WriteOptions, subresource: str) -> None:
         """:meth:`_track_create` for a write over ``old``."""
+        rt.strategy.add_converted_fields(new)
         if rt.stored_as is None or rt.custom is not None:
             fieldmanager.track_update(rt, old, new, self.schemas, options.manager(), subresource, self.now_rfc3339())
             return
@@ -810,7 +832,7 @@ class APIServer:
         meta = obj.get("metadata") or {}
         sent = {"fieldManager": options.field_manager} if options.field_manager else {}
         return Attributes(operation, rt, namespace_of(rt, obj, meta.get("namespace") or ""), meta.get("name") or "",
-                          subresource, obj, old, options.user, options.dry_run, sent)
+                          subresource, obj, old, options.user, options.dry_run, sent, internal=options.internal)
 
     def _unlocked_converter(self, webhook: Obj) -> Callable[[builtins.list[Obj], str, str], builtins.list[Obj]]:
         """A CRD's conversion webhook, called with the store lock released (a write re-checks

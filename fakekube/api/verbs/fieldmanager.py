@@ -22,6 +22,10 @@ Obj = dict[str, Any]
 APPLY_PATCH = "application/apply-patch+yaml"
 APPLY_PATCH_CBOR = "application/apply-patch+cbor"
 MAX_MANAGER_LENGTH = 128
+BEFORE_FIRST_APPLY = "before-first-apply"  # skipNonAppliedManager's beforeApplyManagerName
+#: The manager of what kube-apiserver writes itself (its bootstrap objects, its controllers'
+#: status writes, ResourceQuota admission's charges): its binary's User-Agent product.
+APISERVER_MANAGER = "kube-apiserver"
 
 _MAIN_IGNORED: dict[str, Any] = {"f:status": {}}
 _STATUS_ONLY: dict[str, Any] = {"f:spec": {}, "f:metadata": {"f:labels": {}}}
@@ -60,7 +64,11 @@ def type_of(rt: ResourceType, schemas: SchemaSet) -> ssa.TypeNode:
 
 def ignored_fields(rt: ResourceType, subresource: str) -> dict[str, Any] | None:
     """What the write cannot own: a main-resource write of a type with a status subresource
-    never owns status; a status write never owns spec or labels (as 1.33's strategies)."""
+    never owns status; a status write never owns spec or labels (as 1.33's strategies); a
+    type's own reset fields where its strategies say otherwise (a CSR's main resource)."""
+    own = rt.strategy.reset_fields.get(subresource)
+    if own is not None:
+        return dict(own)
     if subresource == STATUS:
         return _STATUS_ONLY
     if subresource == SCALE:
@@ -87,7 +95,10 @@ def track_create(rt: ResourceType, obj: Obj, schemas: SchemaSet, manager: str, n
 
 def track_update(rt: ResourceType, old: Obj, new: Obj, schemas: SchemaSet, manager: str, subresource: str,
                  now: str) -> None:
-    """Set ``new``'s managedFields after a non-apply write over ``old``."""
+    """Set ``new``'s managedFields after a non-apply write over ``old``.
+
+    With no managedFields to start from (an object created with none, a client's reset) the
+    write is not tracked: upstream's field manager skips non-applied updates until an apply."""
     meta = new["metadata"]
     old_entries = (old.get("metadata") or {}).get("managedFields")
     sent = meta.pop("managedFields", None)
@@ -100,8 +111,8 @@ def track_update(rt: ResourceType, old: Obj, new: Obj, schemas: SchemaSet, manag
         managers = ssa.decode(sent) if sent else None
         if not managers:
             managers = ssa.decode(old_entries)
-    if managers is None:
-        managers = {}
+    if not managers:
+        return  # skipNonAppliedManager: an untracked object stays untracked until an apply
     try:
         result = ssa.update(old, new, type_of(rt, schemas), managers, manager, rt.api_version, subresource, now,
                             ignored_fields(rt, subresource))
@@ -113,6 +124,11 @@ def track_update(rt: ResourceType, old: Obj, new: Obj, schemas: SchemaSet, manag
         if subresource == SCALE:  # the ScaleHandler's ToParent finds no time for a scale manager
             result = {key: entry._replace(time=None) if key[3] == SCALE else entry for key, entry in result.items()}
         meta["managedFields"] = ssa.encode(result)
+
+
+def created_entry(manager: str, api_version: str, fields: dict[str, Any], now: str) -> list[Obj]:
+    """The managedFields of a create by ``manager`` that owns ``fields``."""
+    return ssa.managers.created_entry(manager, api_version, fields, now)
 
 
 def keep_managed_fields(old: Obj, new: Obj) -> None:
@@ -139,6 +155,8 @@ def apply_config(rt: ResourceType, live: Obj, config: Any, schemas: SchemaSet, m
     managers = ssa.decode((live.get("metadata") or {}).get("managedFields"))
     if managers is None:
         raise errors.unknown_error(500, "failed to decode managed fields")
+    if not managers:
+        managers = _before_first_apply(rt, live, node, subresource, now)
     try:
         merged, result, changed = ssa.apply(live, config, node, managers, manager, rt.api_version,
                                             subresource, force, now, ignored_fields(rt, subresource))
@@ -153,6 +171,22 @@ def apply_config(rt: ResourceType, live: Obj, config: Any, schemas: SchemaSet, m
     else:
         merged["metadata"].pop("managedFields", None)
     return merged, changed
+
+
+def _before_first_apply(rt: ResourceType, live: Obj, node: ssa.TypeNode, subresource: str,
+                        now: str) -> ssa.Managers:
+    """``skipNonAppliedManager.Apply``: the first apply over an untracked object first gives
+    everything the object holds to ``before-first-apply`` (an Update from the empty object),
+    so that the applier conflicts with it instead of silently owning fields others set."""
+    ignored = ignored_fields(rt, subresource)
+    try:
+        fields = ssa.create_fields(live, node, ignored)
+    except ssa.TypedError:
+        return {}
+    if not fields:
+        return {}
+    key = ssa.identifier(BEFORE_FIRST_APPLY, ssa.UPDATE, rt.api_version, subresource)
+    return {key: ssa.managers.Entry(fields, rt.api_version, False, now)}
 
 
 def _check_config(rt: ResourceType, config: Obj) -> None:

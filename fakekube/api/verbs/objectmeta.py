@@ -44,10 +44,8 @@ def stamp_new(rt: ResourceType, obj: Obj, ctx: WriteContext) -> None:
     meta["creationTimestamp"] = format_rfc3339(ctx.now)
     for field in ("deletionTimestamp", "deletionGracePeriodSeconds", "selfLink"):
         meta.pop(field, None)
-    if rt.strategy.tracks_generation:
+    if rt.strategy.tracks_generation and rt.strategy.starts_generation:
         meta["generation"] = 1
-    else:
-        meta.pop("generation", None)
 
 
 def check_no_resource_version(obj: Obj) -> None:
@@ -102,16 +100,23 @@ def spec_changed(new: Obj, old: Obj) -> bool:
     return any(new.get(k) != old.get(k) for k in sorted(keys))
 
 
-def bump_generation(rt: ResourceType, new: Obj, old: Obj) -> None:
+def bump_generation(rt: ResourceType, new: Obj, old: Obj, subresource: str = "") -> None:
+    """The generation after an update: the stored one, one more when the spec changed (or,
+    for a main-resource write, the strategy's ``generation_metadata``: a status write that
+    keeps a Deployment's revision annotation is not a new generation)."""
     if not rt.strategy.tracks_generation:
         return
-    generation = int((old.get("metadata") or {}).get("generation") or 1)
+    old_meta, new_meta = old.get("metadata") or {}, new["metadata"]
+    generation = int(old_meta.get("generation") or 0)
     # A custom resource without the status subresource counts status as spec (upstream's
     # customResourceStrategy compares everything but metadata).
     status_counts = rt.custom is not None and not rt.has_status() and new.get("status") != old.get("status")
-    if spec_changed(new, old) or status_counts:
+    meta_counts = not subresource and any(new_meta.get(field) != old_meta.get(field)
+                                          for field in rt.strategy.generation_metadata)
+    if spec_changed(new, old) or status_counts or meta_counts:
         generation += 1
-    new["metadata"]["generation"] = generation
+    if generation:
+        new_meta["generation"] = generation
 
 
 def is_noop(new: Obj, old: Obj) -> bool:

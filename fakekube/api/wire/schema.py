@@ -30,8 +30,11 @@ _cache_lock = threading.Lock()
 class SchemaSet:
     """The definitions of one Kubernetes release, indexed by name and by GVK."""
 
-    def __init__(self, definitions: dict[str, Schema]) -> None:
+    def __init__(self, definitions: dict[str, Schema], minor: int | None = None) -> None:
         self._defs = definitions
+        #: The release's minor version (``36``), None when the set is not a release's: what
+        #: Go's JSON rules of that release keep of a zero struct (``omitzero`` since 1.34).
+        self.minor = minor
         self._by_gvk: dict[tuple[str, str, str], str] = {}
         for name in sorted(definitions):
             for gvk in definitions[name].get("x-kubernetes-group-version-kind", []):
@@ -76,7 +79,7 @@ def load(kubernetes_version: str = DEFAULT_KUBERNETES_VERSION) -> SchemaSet:
     with _cache_lock:
         cached = _cache.get(kubernetes_version)
         if cached is None:
-            cached = SchemaSet(_read_definitions(kubernetes_version))
+            cached = SchemaSet(_read_definitions(kubernetes_version), int(kubernetes_version.split(".")[1]))
             _cache[kubernetes_version] = cached
         return cached
 

@@ -16,8 +16,9 @@ cache roots per schema set and per CRD schema.
 from __future__ import annotations
 
 import threading
-from typing import Any
+from typing import Any, Callable
 
+from fakekube.api.wire.gojson import OMITZERO_SINCE_MINOR
 from fakekube.api.wire.schema import Schema, SchemaSet, ref_name
 
 SCALAR, LIST, MAP, DEDUCED, UNTYPED = range(5)
@@ -178,11 +179,22 @@ def _copy(node: TypeNode) -> TypeNode:
     return twin
 
 
-def _go_zero_fields(definition: str) -> dict[str, Any]:
+def _zero_fields_of(schema_set: SchemaSet) -> Callable[[str], dict[str, Any]]:
+    """:func:`_go_zero_fields` as the schema set's release writes them: from 1.34 an
+    ``omitzero`` field (ObjectMeta's ``creationTimestamp``) is left out of a zero struct, so
+    a new pod template's metadata owns no ``f:creationTimestamp``."""
+    minor = schema_set.minor
+    if minor is None or minor < OMITZERO_SINCE_MINOR:
+        return _go_zero_fields
+    return lambda definition: _go_zero_fields(definition, omit_zero=True)
+
+
+def _go_zero_fields(definition: str, omit_zero: bool = False) -> dict[str, Any]:
     """The fields Go's zero value of a built-in struct writes (``{}`` or ``null``), read off
     the protobuf field table's Go tags (a non-``omitempty`` field, or a struct value; a nil
     pointer without ``omitempty``, such as a TokenRequest's ``boundObjectRef``, is ``null``,
-    as the unstructured converter writes the live object the field manager compares with)."""
+    as the unstructured converter writes the live object the field manager compares with).
+    ``omit_zero``: ``omitzero`` fields are left out (their zero is not written)."""
     from fakekube.api.wire.gostructs import message, message_of
     from fakekube.api.wire.protobuf import decoder
 
@@ -198,6 +210,9 @@ def _go_zero_fields(definition: str) -> dict[str, Any]:
     fields = {key: {} if isinstance(value, dict) else value for key, value in zero.items()}
     struct = message(proto)
     for field in struct.fields if struct is not None else ():
+        if omit_zero and "z" in field.flags:
+            fields.pop(field.name, None)
+            continue
         if "p" in field.flags and "o" not in field.flags and "z" not in field.flags and "i" not in field.flags:
             fields.setdefault(field.name, None)
     return fields
@@ -219,14 +234,14 @@ def builtin_root(schema_set: SchemaSet, group: str, version: str, kind: str) -> 
     root = _roots.get(key)
     if root is None:
         with _lock:
-            builder = _builders.setdefault(id(schema_set), _Builder(schema_set, _go_zero_fields))
+            builder = _builders.setdefault(id(schema_set), _Builder(schema_set, _zero_fields_of(schema_set)))
             root = _roots.setdefault(key, builder.definition(name))
     return root
 
 
 def object_meta(schema_set: SchemaSet) -> TypeNode:
     with _lock:
-        builder = _builders.setdefault(id(schema_set), _Builder(schema_set, _go_zero_fields))
+        builder = _builders.setdefault(id(schema_set), _Builder(schema_set, _zero_fields_of(schema_set)))
         return builder.definition(_OBJECT_META)
 
 
