@@ -73,6 +73,11 @@ class Release(NamedTuple):
     #: Impersonation headers without a user are a 400 BadRequest from 1.35 (the filter's
     #: rewrite into its own package, with constrained impersonation); before, a plain 500.
     impersonation_bad_request: bool
+    #: A failed CEL rule of a custom resource shows the value it judged from 1.35
+    #: (kubernetes/kubernetes#132798, #133832): a number, string or bool as itself, an object
+    #: or array not at all (``spec: Invalid value: size must ...``); before, the schema type
+    #: (``Invalid value: "object": ...``).
+    cel_rule_shows_value: bool
 
     @property
     def major(self) -> int:
@@ -200,6 +205,7 @@ def _release(minor: int) -> Release:
         node_monitor_grace_period_s=NODE_MONITOR_GRACE_PERIOD_S,
         delete_options_bad_request=minor >= 35,
         impersonation_bad_request=minor >= 35,
+        cel_rule_shows_value=minor >= 35,
     )
 
 

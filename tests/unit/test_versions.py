@@ -125,3 +125,8 @@ def test_bad_request_rows_start_at_1_35() -> None:
     """kubernetes#133358 (DeleteOptions) and the impersonation filter's rewrite, both in 1.35."""
     assert [release(v).delete_options_bad_request for v in SUPPORTED_VERSIONS] == [False, False, True, True]
     assert [release(v).impersonation_bad_request for v in SUPPORTED_VERSIONS] == [False, False, True, True]
+
+
+def test_a_failed_cel_rule_shows_its_value_from_1_35() -> None:
+    """kubernetes#132798 and #133832; the messages: tests/unit/wire/test_structural_objects.py."""
+    assert [release(v).cel_rule_shows_value for v in SUPPORTED_VERSIONS] == [False, False, True, True]
