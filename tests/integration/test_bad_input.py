@@ -205,6 +205,13 @@ CASES = [
     case("label-value-invalid", "POST", CM, configmap(metadata={"labels": {"k": "bad value!"}}), 422, "Invalid",
          'metadata.labels: Invalid value: "bad value!": a valid label must be an empty string or consist of',
          causes=(("FieldValueInvalid", "metadata.labels"),)),
+    # k8s.io/kubernetes' ObjectMeta wrapper: a finalizer without a domain must be a standard one.
+    case("finalizer-without-domain", "POST", CM, configmap(metadata={"finalizers": ["kubernetes", "hold"]}), 422,
+         "Invalid", 'ConfigMap "new" is invalid: metadata.finalizers[1]: Invalid value: "hold": name is neither a '
+         "standard finalizer name nor is it fully qualified", causes=(("FieldValueInvalid", "metadata.finalizers[1]"),)),
+    case("key-in-data-and-binary-data", "POST", CM, configmap(data={"a": "b"}, binaryData={"a": "eA=="}), 422,
+         "Invalid", 'ConfigMap "new" is invalid: data[a]: Invalid value: "a": duplicate of key present in binaryData',
+         causes=(("FieldValueInvalid", "data[a]"),)),
     case("annotations-too-large", "POST", CM, configmap(metadata={"annotations": {"k": "x" * ANNOTATIONS_LIMIT_B}}),
          422, "Invalid", 'ConfigMap "new" is invalid: metadata.annotations: Too long: may not be more than 262144 bytes',
          causes=(("FieldValueTooLong", "metadata.annotations"),)),

@@ -179,11 +179,11 @@ class ConfigMapStrategy(Strategy):
         total = 0
         for k in data:
             errs += _config_key_errors(k, key("data", k))
+            if k in binary:
+                errs.append(errors.invalid(key("data", k), k, "duplicate of key present in binaryData"))
             total += len(k) + len(str(data[k]).encode())
         for k in binary:
             errs += _config_key_errors(k, key("binaryData", k))
-            if k in data:
-                errs.append(errors.invalid(key("binaryData", k), k, "duplicate of key present in data"))
             total += len(k) + _decoded_size(str(binary[k]))
         if total > MAX_SECRET_SIZE_BYTES:
             errs.append(errors.FieldError(errors.FIELD_TOO_LONG, "", f"may not be more than {MAX_SECRET_SIZE_BYTES} bytes"))

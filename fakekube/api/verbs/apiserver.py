@@ -381,7 +381,7 @@ class APIServer:
         objectmeta.omit_empty(meta)
         rt.strategy.prepare_for_create(obj, ctx)
         self._validate(rt, obj, validation.validate_object_meta(meta, rt.namespaced, rt.name_rule)
-                       + rt.strategy.validate(obj))
+                       + _kube_finalizer_names(rt, meta) + rt.strategy.validate(obj))
         attrs.name = meta["name"]  # validating admission knows the generated name
         self.admission.validate(attrs)
         warnings += attrs.warnings
@@ -485,6 +485,7 @@ class APIServer:
         objectmeta.bump_generation(rt, new, old)
         problems = validation.validate_object_meta_update(new["metadata"], old.get("metadata") or {})
         problems += validation.validate_object_meta(new["metadata"], rt.namespaced, rt.name_rule)
+        problems += _kube_finalizer_names(rt, new["metadata"])
         problems += _finalizer_rules(new, old)
         if subresource == STATUS:
             problems += rt.strategy.validate_status_update(new, old) + rt.strategy.validate_subresource(STATUS, new, old)
@@ -1005,6 +1006,13 @@ def _keep_status(new: Obj, old: Obj) -> None:
         new["status"] = deep_copy(old["status"])
     else:
         new.pop("status", None)
+
+
+def _kube_finalizer_names(rt: ResourceType, meta: Obj) -> list[FieldError]:
+    """The finalizer check k8s.io/kubernetes' types add to apimachinery's ObjectMeta rules."""
+    if rt.custom is not None or rt.group in validation.GENERIC_META_GROUPS:
+        return []
+    return validation.validate_kube_finalizer_names(meta.get("finalizers"), "metadata.finalizers")
 
 
 def _finalizer_rules(new: Obj, old: Obj) -> list[FieldError]:
