@@ -381,6 +381,21 @@ def _access_mode_errors(modes: Any, path: str) -> list[FieldError]:
     return errs
 
 
+def pvc_spec_errors(spec: Obj, path: str) -> list[FieldError]:
+    """``ValidatePersistentVolumeClaimSpec`` (what fakekube checks of it), for a claim and for a
+    StatefulSet's claim templates: access modes, a storage request, the volume mode."""
+    errs = _access_mode_errors(spec.get("accessModes"), f"{path}.accessModes")
+    storage = ((spec.get("resources") or {}).get("requests") or {}).get("storage")
+    if storage is None and not spec.get("dataSourceRef"):
+        errs.append(errors.required(f"{path}.resources[storage]"))
+    elif storage is not None and not parse_quantity(storage):
+        errs.append(errors.invalid(f"{path}.resources[storage]", str(storage), "must be greater than zero"))
+    mode = spec.get("volumeMode")
+    if mode is not None and mode not in VOLUME_MODES:
+        errs.append(errors.not_supported(f"{path}.volumeMode", mode, VOLUME_MODES))
+    return errs
+
+
 def default_pvc_spec(spec: Obj) -> None:
     spec.setdefault("volumeMode", "Filesystem")
 
@@ -432,17 +447,7 @@ class PersistentVolumeClaimStrategy(Strategy):
         obj["status"] = {"phase": "Pending"}
 
     def validate(self, obj: Obj) -> list[FieldError]:
-        spec = obj.get("spec") or {}
-        errs = _access_mode_errors(spec.get("accessModes"), "spec.accessModes")
-        storage = ((spec.get("resources") or {}).get("requests") or {}).get("storage")
-        if storage is None and not spec.get("dataSourceRef"):
-            errs.append(errors.required("spec.resources[storage]"))
-        elif storage is not None and not parse_quantity(storage):
-            errs.append(errors.invalid("spec.resources[storage]", str(storage), "must be greater than zero"))
-        mode = spec.get("volumeMode")
-        if mode is not None and mode not in VOLUME_MODES:
-            errs.append(errors.not_supported("spec.volumeMode", mode, VOLUME_MODES))
-        return errs
+        return pvc_spec_errors(obj.get("spec") or {}, "spec")
 
     def validate_update(self, new: Obj, old: Obj) -> list[FieldError]:
         errs = self.validate(new)
