@@ -452,6 +452,9 @@ class APIServer:
         old = existing
         sent = (new.get("metadata") or {}).get("managedFields")  # an apply's, kept through the merge rules
         if subresource == STATUS:
+            if not options.internal:  # upstream defaults the decoded body (a load balancer's ipMode);
+                new = deep_copy(new)  # the cluster's own writes send defaulted objects, which may share parts
+                rt.strategy.default(new, ctx)  # with the stored one
             new = rt.strategy.prepare_subresource(STATUS, _status_update(rt, old, new), old, ctx)
         elif subresource == FINALIZE:
             new = _finalize_update(old, new)
