@@ -129,15 +129,24 @@ class NamespaceStrategy(Strategy):
             spec["finalizers"] = copy.deepcopy(old_finalizers)
 
     def validate(self, obj: Obj) -> list[FieldError]:
-        """Each ``spec.finalizers`` name (upstream's ``validateKubeFinalizerName``): a
-        qualified name, and one without a domain must be a standard one."""
-        problems = []
-        for name in (obj.get("spec") or {}).get("finalizers") or []:
-            problems += [errors.invalid("spec.finalizers", name, m) for m in is_qualified_name(str(name))]
-            if "/" not in str(name) and name not in STANDARD_FINALIZERS:
-                problems.append(errors.invalid("spec.finalizers", name,
-                                               "name is neither a standard finalizer name nor is it fully qualified"))
-        return problems
+        return _spec_finalizer_problems(obj, indexed=False)
+
+    def validate_subresource(self, subresource: str, new: Obj, old: Obj) -> list[FieldError]:
+        """``ValidateNamespaceFinalizeUpdate``: the names as on create, each by its index."""
+        return _spec_finalizer_problems(new, indexed=True) if subresource == FINALIZE else []
+
+
+def _spec_finalizer_problems(obj: Obj, indexed: bool) -> list[FieldError]:
+    """Each ``spec.finalizers`` name (upstream's ``validateFinalizerName``): a qualified name,
+    and one without a domain must be a standard one. A create reports them at
+    ``spec.finalizers``, a finalize at ``spec.finalizers[i]``."""
+    problems = []
+    for i, name in enumerate((obj.get("spec") or {}).get("finalizers") or []):
+        path = f"spec.finalizers[{i}]" if indexed else "spec.finalizers"
+        problems += [errors.invalid(path, name, m) for m in is_qualified_name(str(name))]
+        if "/" not in str(name) and name not in STANDARD_FINALIZERS:
+            problems.append(errors.invalid(path, name, "name is neither a standard finalizer name nor is it fully qualified"))
+    return problems
 
 
 NAMESPACES = ResourceType(

@@ -458,6 +458,7 @@ class APIServer:
             new = rt.strategy.prepare_subresource(STATUS, _status_update(rt, old, new), old, ctx)
         elif subresource == FINALIZE:
             new = _finalize_update(old, new)
+            rt.strategy.default(new, ctx)  # the decoded body's defaults (the name label)
         elif subresource:  # the type's own: approval, ephemeralcontainers, resize
             new = rt.strategy.prepare_subresource(subresource, new, old, ctx)
         else:
@@ -492,7 +493,7 @@ class APIServer:
         problems += _finalizer_rules(new, old)
         if subresource == STATUS:
             problems += rt.strategy.validate_status_update(new, old) + rt.strategy.validate_subresource(STATUS, new, old)
-        elif subresource and subresource != FINALIZE:  # approval, ephemeralcontainers, resize
+        elif subresource:  # approval, ephemeralcontainers, resize, finalize
             problems += rt.strategy.validate_subresource(subresource, new, old)
         else:
             problems += rt.strategy.validate_update(new, old)
@@ -989,17 +990,17 @@ def _status_update(rt: ResourceType, old: Obj, new: Obj) -> Obj:
 
 
 def _finalize_update(old: Obj, new: Obj) -> Obj:
-    """A ``namespaces/finalize`` write changes only ``spec.finalizers`` (upstream's finalize
-    strategy keeps status; fakekube also keeps the rest of metadata and spec as stored)."""
-    merged = deep_copy(old)
-    merged["metadata"] = dict(merged["metadata"])
+    """A ``namespaces/finalize`` write is an update of the whole Namespace whose status stays
+    (upstream's finalize strategy): the body's labels, annotations and ``spec.finalizers``
+    replace the stored ones; the server's metadata fields stay."""
+    merged = deep_copy(new)
+    objectmeta.carry_over(merged, old)
     finalizers = (new.get("spec") or {}).get("finalizers")
-    spec = dict(merged.get("spec") or {})
-    if finalizers:
-        spec["finalizers"] = list(finalizers)
+    merged["spec"] = {"finalizers": list(finalizers)} if finalizers else {}
+    if "status" in old:
+        merged["status"] = deep_copy(old["status"])
     else:
-        spec.pop("finalizers", None)
-    merged["spec"] = spec
+        merged.pop("status", None)
     return merged
 
 
