@@ -310,13 +310,15 @@ class NodeStrategy(Strategy):
         return errs
 
     def validate_update(self, new: Obj, old: Obj) -> list[FieldError]:
-        errs: list[FieldError] = []
+        """Upstream's node strategy runs ``ValidateNode`` and then ``ValidateNodeUpdate``, which
+        checks the resources and the taints again: those errors come twice (causes keep both)."""
+        errs = self.validate(new) + _node_resource_errors(new)
         new_spec, old_spec = new.get("spec") or {}, old.get("spec") or {}
         if old_spec.get("podCIDRs") and new_spec.get("podCIDRs") != old_spec.get("podCIDRs"):
             errs.append(errors.forbidden("spec.podCIDRs", "node updates may not change podCIDR except from \"\" to valid"))
         if old_spec.get("providerID") and new_spec.get("providerID") != old_spec.get("providerID"):
             errs.append(errors.forbidden("spec.providerID", "node updates may not change providerID except from \"\" to valid"))
-        return errs + self.validate(new)
+        return errs + _taint_errors(new_spec.get("taints") or [], "metadata.taints")
 
 
 def _convert_pod_cidrs(spec: Any) -> None:
