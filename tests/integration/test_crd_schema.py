@@ -266,3 +266,11 @@ def test_a_status_write_is_checked_against_the_status_schema(fakekube) -> None:
          'Invalid value: "string": replicas in body must be of type integer: "string"'),
         ("FieldValueInvalid", ".status.replicas",
          "Invalid value: 0: .status.replicas accessor error: three is of the type string, expected int64")]
+
+
+def test_a_version_without_a_schema_is_required_without_a_detail(fakekube) -> None:
+    body = crd(SCHEMA)
+    del body["spec"]["versions"][0]["schema"]
+    code, _, status = Http(fakekube.url).send("POST", CRDS, body)
+    assert code == 422
+    assert causes(status) == [("FieldValueRequired", "spec.versions[0].schema.openAPIV3Schema", "Required value")]
