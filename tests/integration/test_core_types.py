@@ -35,7 +35,7 @@ def test_a_binding_posted_to_bindings_binds_the_pod_it_names(fakekube: Cluster) 
     with pytest.raises(ApiException) as again:
         core.create_namespaced_binding("default", {"metadata": {"name": "web"}, "target": {"name": "node-1"}})
     assert (again.value.status, body_of(again.value)["message"]) == \
-        (409, 'Operation cannot be fulfilled on pods "web": pod web is already assigned to node "node-1"')
+        (409, 'Operation cannot be fulfilled on pods/binding "web": pod web is already assigned to node "node-1"')
     assert request(fakekube, "GET", "/api/v1/namespaces/default/bindings")[0] == 405
 
 
@@ -111,8 +111,16 @@ def test_resize_changes_only_container_resources_and_keeps_the_qos_class(fakekub
     with pytest.raises(ApiException) as qos:
         core.patch_namespaced_pod_resize("web", "default", guaranteed)
     assert body_of(qos.value)["details"]["causes"] == [{
-        "reason": "FieldValueInvalid", "field": "metadata",
-        "message": 'Invalid value: "Guaranteed": Pod QOS Class may not change as a result of resizing'}]
+        "reason": "FieldValueInvalid", "field": "spec",  # upstream shows the class the status holds
+        "message": 'Invalid value: "Burstable": Pod QOS Class may not change as a result of resizing'}]
+
+
+def test_a_negative_termination_grace_period_is_stored_as_1(fakekube: Cluster) -> None:
+    """v1 → internal Pod conversion forces a negative terminationGracePeriodSeconds to 1
+    (a pod's only: templates keep theirs)."""
+    core = client.CoreV1Api(fakekube.client())
+    created = core.create_namespaced_pod("default", pod("neg", terminationGracePeriodSeconds=-5))
+    assert created.spec.termination_grace_period_seconds == 1
 
 
 def test_the_connect_subresources_reach_the_pods_kubelet(fakekube: Cluster) -> None:
