@@ -244,6 +244,18 @@ def test_a_node_update_reports_a_bad_taint_twice(fakekube: Cluster) -> None:
         ("metadata.taints[0].effect", effect)] * 2
 
 
+@pytest.mark.parametrize(("version", "shown"), [("1.33", '[]string{"/x"}'), ("1.36", '["/x"]')])
+def test_a_rule_with_urls_and_resources_shows_the_urls_as_the_release_renders_them(version: str, shown: str) -> None:
+    role = {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole", "metadata": {"name": "both"},
+            "rules": [{"verbs": ["get"], "nonResourceURLs": ["/x"], "resources": ["pods"], "apiGroups": [""]}]}
+    with Cluster(kubernetes_version=version) as cluster:
+        status, answer, _ = request(cluster, "POST", "/apis/rbac.authorization.k8s.io/v1/clusterroles", role)
+    assert status == 422
+    assert answer["message"] == (f'ClusterRole.rbac.authorization.k8s.io "both" is invalid: rules[0].nonResourceURLs: '
+                                 f"Invalid value: {shown}: rules cannot apply to both regular resources and "
+                                 "non-resource URLs")
+
+
 def test_hpa_behavior_gets_upstream_defaults(fakekube: Cluster) -> None:
     _, hpa, _ = request(fakekube, "POST", HPA, _hpa("h", behavior={"scaleDown": {"stabilizationWindowSeconds": 60}}))
     assert hpa["spec"]["behavior"] == {
