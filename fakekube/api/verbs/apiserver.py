@@ -604,7 +604,8 @@ class APIServer:
         # which defaulting and the write then edit.
         live = deep_copy(objectmeta.with_type_meta(rt, rt.view(existing))) if existing is not None else _empty(rt)
         merged, _ = fieldmanager.apply_config(rt, live, config, self.schemas, options.field_manager,
-                                              bool(options.force), self.now_rfc3339(), subresource)
+                                              bool(options.force), self.now_rfc3339(),
+                                              subresource or options.managed_subresource)
         if rt.custom is not None:
             customresources.check_type_meta(rt, merged, None, self.registry)
             merged, _ = customresources.prune(rt, merged, copy=False)

@@ -143,16 +143,34 @@ def apply_config(rt: ResourceType, live: Obj, config: Any, schemas: SchemaSet, m
         merged, result, changed = ssa.apply(live, config, node, managers, manager, rt.api_version,
                                             subresource, force, now, ignored_fields(rt, subresource))
     except ssa.Conflicts as conflicts:
-        raise conflict_error(conflicts) from None
+        raise conflict_error(_as_scale_sees_it(conflicts) if subresource == SCALE else conflicts) from None
     except ssa.TypedError as exc:
         raise errors.unknown_error(500, _typed_failure("patch", rt, config, str(exc))) from None
     merged = dict(merged)
     merged["metadata"] = dict(merged.get("metadata") or {})
+    if result and subresource == SCALE:  # as track_update: the ScaleHandler's ToParent finds no time
+        result = {key: entry._replace(time=None) if key[3] == SCALE else entry for key, entry in result.items()}
     if result:
         merged["metadata"]["managedFields"] = ssa.encode(result)
     else:
         merged["metadata"].pop("managedFields", None)
     return merged, changed
+
+
+#: The Scale's replicas field, as the ScaleHandler's view of the parent's managers names it.
+_SCALE_REPLICAS = ("f:spec", "f:replicas")
+
+
+def _as_scale_sees_it(conflicts: ssa.Conflicts) -> ssa.Conflicts:
+    """A scale apply only sets replicas: its conflicts are with the owners of the parent's
+    replicas field, which the ScaleHandler presents as owners of the Scale's ``.spec.replicas``
+    through ``autoscaling/v1``."""
+    seen: list[tuple[ssa.managers.Identifier, tuple[str, ...]]] = []
+    for (name, operation, _, subresource), _path in conflicts.conflicts:
+        item = ((name, operation, "autoscaling/v1", subresource), _SCALE_REPLICAS)
+        if item not in seen:
+            seen.append(item)
+    return ssa.Conflicts(seen)
 
 
 def _check_config(rt: ResourceType, config: Obj) -> None:
