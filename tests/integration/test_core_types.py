@@ -169,3 +169,19 @@ def test_a_cluster_scoped_object_sent_with_a_namespace_is_accepted_without_it(fa
     code, applied, _ = request(fakekube, "PATCH", "/apis/rbac.authorization.k8s.io/v1/clusterroles/reader?fieldManager=ansible",
                                json.dumps(role).encode(), content_type="application/apply-patch+yaml")
     assert code == 201 and "namespace" not in applied["metadata"]
+
+
+def test_a_clients_pod_status_write_carries_its_labels_but_not_owner_references(fakekube: Cluster) -> None:
+    """podStatusStrategy resets only spec, deletionTimestamp and ownerReferences: the labels a
+    status patch sends are written, and owned by its manager (kube-apiserver 1.36's answer)."""
+    core = client.CoreV1Api(fakekube.client())
+    core.create_namespaced_pod("default", pod("labelled", node="", schedulerName="none"))
+    code, patched, _ = request(fakekube, "PATCH", "/api/v1/namespaces/default/pods/labelled/status?fieldManager=st",
+                               {"metadata": {"labels": {"via": "status"}, "ownerReferences": [
+                                   {"apiVersion": "v1", "kind": "ConfigMap", "name": "x", "uid": "1"}]},
+                                "status": {"message": "hi"}}, "application/merge-patch+json")
+    assert code == 200, patched
+    assert patched["metadata"]["labels"] == {"via": "status"} and "ownerReferences" not in patched["metadata"]
+    entry = [e for e in patched["metadata"]["managedFields"] if e["manager"] == "st"][0]
+    assert entry["subresource"] == "status"
+    assert entry["fieldsV1"]["f:metadata"] == {"f:labels": {".": {}, "f:via": {}}}

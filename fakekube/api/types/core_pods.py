@@ -653,6 +653,9 @@ class PodStrategy(Strategy):
     out; with PodObservedGenerationTracking off (1.33) a client cannot start setting them."""
 
     tracks_generation = True
+    # podStatusStrategy: PrepareForUpdate resets spec, deletionTimestamp and ownerReferences.
+    status_writes_client_metadata = True
+    status_reset_fields = {"f:spec": {}, "f:metadata": {"f:deletionTimestamp": {}, "f:ownerReferences": {}}}
 
     def default(self, obj: Obj, ctx: WriteContext) -> None:
         default_pod(obj)

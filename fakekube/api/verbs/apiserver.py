@@ -455,7 +455,7 @@ class APIServer:
             if not options.internal:  # upstream defaults the decoded body (a load balancer's ipMode);
                 new = deep_copy(new)  # the cluster's own writes send defaulted objects, which may share parts
                 rt.strategy.default(new, ctx)  # with the stored one
-            new = rt.strategy.prepare_subresource(STATUS, _status_update(rt, old, new), old, ctx)
+            new = rt.strategy.prepare_subresource(STATUS, _status_update(rt, old, new, not options.internal), old, ctx)
         elif subresource == FINALIZE:
             new = _finalize_update(old, new)
             rt.strategy.default(new, ctx)  # the decoded body's defaults (the name label)
@@ -967,15 +967,24 @@ def _owned(obj: Obj, options: WriteOptions) -> Obj:
     return deep_copy(obj) if options.internal and not options.fresh else obj
 
 
-def _status_update(rt: ResourceType, old: Obj, new: Obj) -> Obj:
+def _status_update(rt: ResourceType, old: Obj, new: Obj, client: bool) -> Obj:
     """A /status write changes only status; metadata and spec stay as stored — except the
     annotations of a type whose status strategy keeps them (Deployments: the controller
-    writes its revision annotation with the status)."""
+    writes its revision annotation with the status), and the metadata a client sends for a
+    type whose status strategy lets it through (Pods: all but ownerReferences)."""
     merged = deep_copy(old)
     merged["metadata"] = dict(merged["metadata"])
-    if rt.strategy.status_writes_metadata and isinstance(new.get("metadata"), dict):
+    strategy = rt.strategy
+    if (strategy.status_writes_metadata or client and strategy.status_writes_client_metadata) \
+            and isinstance(new.get("metadata"), dict):
         merged["metadata"] = dict(new["metadata"])
         objectmeta.carry_over(merged, old)
+        if strategy.status_writes_client_metadata:
+            owners = (old.get("metadata") or {}).get("ownerReferences")
+            if owners is None:
+                merged["metadata"].pop("ownerReferences", None)
+            else:
+                merged["metadata"]["ownerReferences"] = deep_copy(owners)
         objectmeta.omit_empty(merged["metadata"])
     elif rt.strategy.status_writes_annotations:
         annotations = (new.get("metadata") or {}).get("annotations")

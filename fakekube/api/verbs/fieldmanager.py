@@ -62,7 +62,8 @@ def ignored_fields(rt: ResourceType, subresource: str) -> dict[str, Any] | None:
     """What the write cannot own: a main-resource write of a type with a status subresource
     never owns status; a status write never owns spec or labels (as 1.33's strategies)."""
     if subresource == STATUS:
-        return _STATUS_ONLY
+        reset = rt.strategy.status_reset_fields
+        return reset if reset is not None else _STATUS_ONLY
     if subresource == SCALE:
         return None
     return _MAIN_IGNORED if rt.has_status() else None
