@@ -78,6 +78,11 @@ class Release(NamedTuple):
     #: beta and on from 1.34); up to 1.33 the create handler cleared a request's uid and
     #: answered none. Reference: the 1.36 binary.
     token_request_uid: bool
+    #: A failed CEL rule of a custom resource shows the value it judged from 1.35
+    #: (kubernetes/kubernetes#132798, #133832): a number, string or bool as itself, an object
+    #: or array not at all (``spec: Invalid value: size must ...``); before, the schema type
+    #: (``Invalid value: "object": ...``).
+    cel_rule_shows_value: bool
 
     @property
     def major(self) -> int:
@@ -206,6 +211,7 @@ def _release(minor: int) -> Release:
         delete_options_bad_request=minor >= 35,
         impersonation_bad_request=minor >= 35,
         token_request_uid=minor >= 34,
+        cel_rule_shows_value=minor >= 35,
     )
 
 

@@ -38,6 +38,8 @@ SERVICES = "/api/v1/namespaces/default/services"
 SECRETS = "/api/v1/namespaces/default/secrets"
 DEPLOYMENTS = "/apis/apps/v1/namespaces/default/deployments"
 JOBS = "/apis/batch/v1/namespaces/default/jobs"
+STATEFULSETS = "/apis/apps/v1/namespaces/default/statefulsets"
+DAEMONSETS = "/apis/apps/v1/namespaces/default/daemonsets"
 
 JSON = "application/json"
 YAML = "application/yaml"
@@ -79,6 +81,12 @@ def service(spec: dict[str, Any], name: str = "s") -> dict[str, Any]:
 
 
 TEMPLATE = {"metadata": {"labels": {"app": "x"}}, "spec": {"containers": [{"name": "c", "image": "nginx:1.27"}]}}
+
+
+def workload(kind: str, spec: dict[str, Any], name: str = "w") -> dict[str, Any]:
+    """An apps/v1 workload selecting TEMPLATE, with ``spec`` added."""
+    return {"apiVersion": "apps/v1", "kind": kind, "metadata": {"name": name},
+            "spec": {"selector": {"matchLabels": {"app": "x"}}, "template": TEMPLATE, **spec}}
 
 
 @dataclass(frozen=True)
@@ -205,6 +213,13 @@ CASES = [
     case("label-value-invalid", "POST", CM, configmap(metadata={"labels": {"k": "bad value!"}}), 422, "Invalid",
          'metadata.labels: Invalid value: "bad value!": a valid label must be an empty string or consist of',
          causes=(("FieldValueInvalid", "metadata.labels"),)),
+    # k8s.io/kubernetes' ObjectMeta wrapper: a finalizer without a domain must be a standard one.
+    case("finalizer-without-domain", "POST", CM, configmap(metadata={"finalizers": ["kubernetes", "hold"]}), 422,
+         "Invalid", 'ConfigMap "new" is invalid: metadata.finalizers[1]: Invalid value: "hold": name is neither a '
+         "standard finalizer name nor is it fully qualified", causes=(("FieldValueInvalid", "metadata.finalizers[1]"),)),
+    case("key-in-data-and-binary-data", "POST", CM, configmap(data={"a": "b"}, binaryData={"a": "eA=="}), 422,
+         "Invalid", 'ConfigMap "new" is invalid: data[a]: Invalid value: "a": duplicate of key present in binaryData',
+         causes=(("FieldValueInvalid", "data[a]"),)),
     case("annotations-too-large", "POST", CM, configmap(metadata={"annotations": {"k": "x" * ANNOTATIONS_LIMIT_B}}),
          422, "Invalid", 'ConfigMap "new" is invalid: metadata.annotations: Too long: may not be more than 262144 bytes',
          causes=(("FieldValueTooLong", "metadata.annotations"),)),
@@ -229,6 +244,48 @@ CASES = [
          deployment({"selector": {"matchLabels": {"app": "y"}}, "template": TEMPLATE}), 422, "Invalid",
          'spec.template.metadata.labels: Invalid value: {"app":"x"}: `selector` does not match '
          "template `labels`", causes=(("FieldValueInvalid", "spec.template.metadata.labels"),)),
+    # Internal strategy structs print as JSON from 1.34 (Go's field names: no JSON tags on internal types).
+    case("deployment-bad-strategy", "POST", DEPLOYMENTS,
+         deployment({"selector": {"matchLabels": {"app": "x"}}, "template": TEMPLATE, "strategy": {"type": "Sometimes"}}),
+         422, "Invalid", 'Deployment.apps "d" is invalid: spec.strategy: Unsupported value: {"Type":"Sometimes",'
+         '"RollingUpdate":null}: supported values: "Recreate", "RollingUpdate"',
+         causes=(("FieldValueNotSupported", "spec.strategy"),)),
+    # A selector LabelSelectorAsSelector refuses: its own errors, then "invalid label selector", no template checks.
+    case("deployment-bad-selector-operator", "POST", DEPLOYMENTS,
+         deployment({"selector": {"matchLabels": {"app": "x"}, "matchExpressions": [
+             {"key": "app", "operator": "Like", "values": ["x"]}]}, "template": TEMPLATE}), 422, "Invalid",
+         'spec.selector: Invalid value: {"matchLabels":{"app":"x"},"matchExpressions":[{"key":"app","operator":"Like",'
+         '"values":["x"]}]}: invalid label selector',
+         causes=(("FieldValueInvalid", "spec.selector.matchExpressions[0].operator"), ("FieldValueInvalid", "spec.selector"))),
+    case("statefulset-bad-update-strategy", "POST", STATEFULSETS,
+         workload("StatefulSet", {"updateStrategy": {"type": "Sometimes"}}), 422, "Invalid",
+         'spec.updateStrategy: Invalid value: {"Type":"Sometimes","RollingUpdate":null}: must be \'RollingUpdate\' or '
+         "'OnDelete'", causes=(("FieldValueInvalid", "spec.updateStrategy"),)),
+    case("statefulset-bad-claim-template", "POST", STATEFULSETS,
+         workload("StatefulSet", {"volumeClaimTemplates": [{"metadata": {"name": "data"}, "spec": {"accessModes": []}}]}),
+         422, "Invalid", "spec.volumeClaimTemplates[0].spec.accessModes: Required value: at least 1 access mode is required",
+         causes=(("FieldValueRequired", "spec.volumeClaimTemplates[0].spec.accessModes"),
+                 ("FieldValueRequired", "spec.volumeClaimTemplates[0].spec.resources[storage]"))),
+    case("statefulset-negative-ordinals", "POST", STATEFULSETS,
+         workload("StatefulSet", {"ordinals": {"start": -1}}), 422, "Invalid",
+         "spec.ordinals.start: Invalid value: -1: must be greater than or equal to 0",
+         causes=(("FieldValueInvalid", "spec.ordinals.start"),)),
+    case("daemonset-bad-update-strategy", "POST", DAEMONSETS,
+         workload("DaemonSet", {"updateStrategy": {"type": "Sometimes"}}), 422, "Invalid",
+         'spec.updateStrategy: Unsupported value: {"Type":"Sometimes","RollingUpdate":null}: supported values: '
+         '"RollingUpdate", "OnDelete"', causes=(("FieldValueNotSupported", "spec.updateStrategy"),)),
+    case("daemonset-zero-max-unavailable", "POST", DAEMONSETS,
+         workload("DaemonSet", {"updateStrategy": {"type": "RollingUpdate", "rollingUpdate": {"maxUnavailable": 0}}}),
+         422, "Invalid", "spec.updateStrategy.rollingUpdate.maxUnavailable: Required value: cannot be 0 when maxSurge is 0",
+         causes=(("FieldValueRequired", "spec.updateStrategy.rollingUpdate.maxUnavailable"),)),
+    # Without manualSelector the strategy adds the uid to the client's selector, which then must select the
+    # generated labels (validateGeneratedSelector) and the template.
+    case("job-selector-without-manual-selector", "POST", JOBS,
+         {"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "j"}, "spec": {
+             "selector": {"matchLabels": {"a": "b"}},
+             "template": {"spec": {"restartPolicy": "Never", "containers": [{"name": "c", "image": "perl"}]}}}},
+         422, "Invalid", '`selector` not auto-generated',
+         causes=(("FieldValueInvalid", "spec.selector"), ("FieldValueInvalid", "spec.template.metadata.labels"))),
     case("deployment-negative-replicas", "POST", DEPLOYMENTS,
          deployment({"replicas": -1, "selector": {"matchLabels": {"app": "x"}}, "template": TEMPLATE}), 422,
          "Invalid", "spec.replicas: Invalid value: -1: must be greater than or equal to 0",

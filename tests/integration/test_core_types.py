@@ -35,7 +35,7 @@ def test_a_binding_posted_to_bindings_binds_the_pod_it_names(fakekube: Cluster) 
     with pytest.raises(ApiException) as again:
         core.create_namespaced_binding("default", {"metadata": {"name": "web"}, "target": {"name": "node-1"}})
     assert (again.value.status, body_of(again.value)["message"]) == \
-        (409, 'Operation cannot be fulfilled on pods "web": pod web is already assigned to node "node-1"')
+        (409, 'Operation cannot be fulfilled on pods/binding "web": pod web is already assigned to node "node-1"')
     assert request(fakekube, "GET", "/api/v1/namespaces/default/bindings")[0] == 405
 
 
@@ -114,8 +114,16 @@ def test_resize_changes_only_container_resources_and_keeps_the_qos_class(fakekub
     with pytest.raises(ApiException) as qos:
         core.patch_namespaced_pod_resize("web", "default", guaranteed)
     assert body_of(qos.value)["details"]["causes"] == [{
-        "reason": "FieldValueInvalid", "field": "metadata",
-        "message": 'Invalid value: "Guaranteed": Pod QOS Class may not change as a result of resizing'}]
+        "reason": "FieldValueInvalid", "field": "spec",  # upstream shows the class the status holds
+        "message": 'Invalid value: "Burstable": Pod QOS Class may not change as a result of resizing'}]
+
+
+def test_a_negative_termination_grace_period_is_stored_as_1(fakekube: Cluster) -> None:
+    """v1 → internal Pod conversion forces a negative terminationGracePeriodSeconds to 1
+    (a pod's only: templates keep theirs)."""
+    core = client.CoreV1Api(fakekube.client())
+    created = core.create_namespaced_pod("default", pod("neg", terminationGracePeriodSeconds=-5))
+    assert created.spec.termination_grace_period_seconds == 1
 
 
 def test_the_connect_subresources_reach_the_pods_kubelet(fakekube: Cluster) -> None:
@@ -164,3 +172,19 @@ def test_a_cluster_scoped_object_sent_with_a_namespace_is_accepted_without_it(fa
     code, applied, _ = request(fakekube, "PATCH", "/apis/rbac.authorization.k8s.io/v1/clusterroles/reader?fieldManager=ansible",
                                json.dumps(role).encode(), content_type="application/apply-patch+yaml")
     assert code == 201 and "namespace" not in applied["metadata"]
+
+
+def test_a_clients_pod_status_write_carries_its_labels_but_not_owner_references(fakekube: Cluster) -> None:
+    """podStatusStrategy resets only spec, deletionTimestamp and ownerReferences: the labels a
+    status patch sends are written, and owned by its manager (kube-apiserver 1.36's answer)."""
+    core = client.CoreV1Api(fakekube.client())
+    core.create_namespaced_pod("default", pod("labelled", node="", schedulerName="none"))
+    code, patched, _ = request(fakekube, "PATCH", "/api/v1/namespaces/default/pods/labelled/status?fieldManager=st",
+                               {"metadata": {"labels": {"via": "status"}, "ownerReferences": [
+                                   {"apiVersion": "v1", "kind": "ConfigMap", "name": "x", "uid": "1"}]},
+                                "status": {"message": "hi"}}, "application/merge-patch+json")
+    assert code == 200, patched
+    assert patched["metadata"]["labels"] == {"via": "status"} and "ownerReferences" not in patched["metadata"]
+    entry = [e for e in patched["metadata"]["managedFields"] if e["manager"] == "st"][0]
+    assert entry["subresource"] == "status"
+    assert entry["fieldsV1"]["f:metadata"] == {"f:labels": {".": {}, "f:via": {}}}

@@ -99,7 +99,8 @@ def test_a_crd_with_a_rule_that_does_not_compile_is_refused(fakekube) -> None:
     assert code == 422
     ((reason, field, message),) = causes(status)
     assert (reason, field) == ("FieldValueInvalid", "spec.validation.openAPIV3Schema.properties[spec].x-kubernetes-validations[0].rule")
-    assert message.startswith('Invalid value: apiextensions.ValidationRule{Rule:"self.size >", ')
+    assert message.startswith('Invalid value: {"Rule":"self.size \\u003e","Message":"","MessageExpression":"",'
+                              '"Reason":null,"FieldPath":"","OptionalOldSelf":null}: ')
     assert "compilation failed: ERROR: <input>:1:12: Syntax error:" in message
 
 
@@ -137,7 +138,7 @@ def test_openapi_violations_are_one_422_with_causes(http: Http) -> None:
         ("FieldValueNotSupported", "spec.mode", 'Unsupported value: "medium": supported values: "fast", "slow"'),
         ("FieldValueTypeInvalid", "spec.paused", 'Invalid value: "string": spec.paused in body must be of type boolean: "string"'),
         ("FieldValueInvalid", "spec.replicas", "Invalid value: -1: spec.replicas in body should be greater than or equal to 0"),
-        ("FieldValueInvalid", "<nil>", 'Invalid value: "null": some validation rules were not checked because the object '
+        ("FieldValueInvalid", "<nil>", 'Invalid value: null: some validation rules were not checked because the object '
                                        "was invalid; correct the existing errors to complete validation"),
     ]
     assert status["message"].startswith(f'Widget.{GROUP} "w" is invalid: [spec.image: Invalid value: "": ')
@@ -146,7 +147,7 @@ def test_openapi_violations_are_one_422_with_causes(http: Http) -> None:
 def test_cel_rules_report_their_messages(http: Http) -> None:
     code, _, status = http.send("POST", WIDGETS, widget(replicas=7, maxReplicas=5))
     assert code == 422
-    assert status["message"] == (f'Widget.{GROUP} "w" is invalid: spec: Invalid value: "object": '
+    assert status["message"] == (f'Widget.{GROUP} "w" is invalid: spec: Invalid value: '
                                  "replicas may not exceed maxReplicas")
     code, _, status = http.send("POST", WIDGETS, widget(replicas=2, paused=True))
     assert code == 422
@@ -157,7 +158,7 @@ def test_transition_rules_and_ratcheting_on_update(http: Http) -> None:
     assert http.send("POST", WIDGETS, widget(zone="a"))[0] == 201
     code, _, status = http.send("PATCH", f"{WIDGETS}/w", {"spec": {"zone": "b"}}, content_type="application/merge-patch+json")
     assert code == 422
-    assert causes(status) == [("FieldValueInvalid", "spec.zone", 'Invalid value: "string": zone is immutable')]
+    assert causes(status) == [("FieldValueInvalid", "spec.zone", 'Invalid value: "b": zone is immutable')]
     code, _, patched = http.send("PATCH", f"{WIDGETS}/w", {"spec": {"replicas": 3}}, content_type="application/merge-patch+json")
     assert code == 200 and patched["spec"]["zone"] == "a"
 
@@ -221,3 +222,55 @@ def test_a_custom_resources_causes_come_schema_then_scale_paths_then_list_types_
     code, _, status = server.send("POST", WIDGETS, widget(replicas=-1, label="toolong"))
     assert [(field, reason) for reason, field, _ in causes(status)] == [
         ("spec.label", "FieldValueTooLong"), (".spec.replicas", "FieldValueInvalid"), ("<nil>", "FieldValueInvalid")]
+
+
+def scaled_widgets(server: Http) -> None:
+    """Widgets with a status and a scale subresource (replicas at .spec.replicas and
+    .status.replicas), and a rule on spec."""
+    schema = {"type": "object", "properties": {
+        "spec": {"type": "object", "x-kubernetes-validations": [{"rule": "!has(self.label) || self.label != 'bad'"}],
+                 "properties": {"replicas": {"type": "integer"}, "label": {"type": "string"}}},
+        "status": {"type": "object", "properties": {"replicas": {"type": "integer"}}}}}
+    body = crd(schema)
+    body["spec"]["versions"][0]["subresources"] = {
+        "status": {}, "scale": {"specReplicasPath": ".spec.replicas", "statusReplicasPath": ".status.replicas"}}
+    assert server.send("POST", CRDS, body)[0] == 201
+
+
+def test_a_scale_path_through_a_value_that_is_not_an_object_is_an_accessor_error(fakekube) -> None:
+    """unstructured.NestedInt64 stops where the walk meets a string: the error names the path
+    up to the field it could not look up, after the schema's own error."""
+    server = Http(fakekube.url)
+    scaled_widgets(server)
+    code, _, status = server.send("POST", WIDGETS, {**widget(), "spec": "text"})
+    assert code == 422
+    assert causes(status) == [
+        ("FieldValueTypeInvalid", "spec", 'Invalid value: "string": spec in body must be of type object: "string"'),
+        ("FieldValueInvalid", ".spec.replicas",
+         "Invalid value: 0: .spec.replicas accessor error: text is of the type string, expected map[string]interface{}"),
+        ("FieldValueInvalid", "<nil>", "Invalid value: null: some validation rules were not checked because the object "
+                                       "was invalid; correct the existing errors to complete validation")]
+
+
+def test_a_status_write_is_checked_against_the_status_schema(fakekube) -> None:
+    """The status subresource validates ``status`` with the status schema alone: the field is
+    status.replicas, the text names the path below status (``replicas in body``)."""
+    server = Http(fakekube.url)
+    scaled_widgets(server)
+    assert server.send("POST", WIDGETS, widget())[0] == 201
+    code, _, status = server.send("PATCH", f"{WIDGETS}/w/status", {"status": {"replicas": "three"}},
+                                  content_type="application/merge-patch+json")
+    assert code == 422
+    assert causes(status)[:2] == [
+        ("FieldValueTypeInvalid", "status.replicas",
+         'Invalid value: "string": replicas in body must be of type integer: "string"'),
+        ("FieldValueInvalid", ".status.replicas",
+         "Invalid value: 0: .status.replicas accessor error: three is of the type string, expected int64")]
+
+
+def test_a_version_without_a_schema_is_required_without_a_detail(fakekube) -> None:
+    body = crd(SCHEMA)
+    del body["spec"]["versions"][0]["schema"]
+    code, _, status = Http(fakekube.url).send("POST", CRDS, body)
+    assert code == 422
+    assert causes(status) == [("FieldValueRequired", "spec.versions[0].schema.openAPIV3Schema", "Required value")]

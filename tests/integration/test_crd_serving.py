@@ -383,13 +383,25 @@ def test_a_crd_waits_for_its_objects_finalizers_and_refuses_creates_meanwhile(fa
     assert error_of(lambda: ext.read_custom_resource_definition(f"crontabs.{GROUP}")).status == 404
 
 
-def test_stored_versions_keep_the_storage_version(fakekube, ext) -> None:
+def test_a_status_write_may_set_any_stored_versions_and_the_next_spec_write_checks_them(fakekube, ext) -> None:
+    """``ValidateUpdateCustomResourceDefinitionStatus`` checks only the accepted names (a
+    storage migrator rewrites storedVersions through status); a spec write then needs the
+    storage version among them, shown as the list it got."""
     ext.create_custom_resource_definition(crd_body())
-    url = f"{fakekube.url}/apis/apiextensions.k8s.io/v1/customresourcedefinitions/crontabs.{GROUP}/status"
-    emptied = requests.patch(url, data=json.dumps({"status": {"storedVersions": []}}),
+    url = f"{fakekube.url}/apis/apiextensions.k8s.io/v1/customresourcedefinitions/crontabs.{GROUP}"
+    other = requests.patch(f"{url}/status", data=json.dumps({"status": {"storedVersions": ["v9"]}}),
+                           headers={"Content-Type": "application/merge-patch+json"})
+    assert other.status_code == 200 and other.json()["status"]["storedVersions"] == ["v9"]
+    refused = requests.patch(url, data=json.dumps({"metadata": {"labels": {"a": "b"}}}),
                              headers={"Content-Type": "application/merge-patch+json"})
-    assert emptied.status_code == 422
-    assert emptied.json()["details"]["causes"][0]["message"].endswith("must have at least one stored version")
+    assert refused.status_code == 422 and "status.storedVersions[0]" in refused.json()["message"]
+    body = crd_body()
+    body["metadata"]["name"] = f"twos.{GROUP}"
+    body["spec"]["names"] = {"plural": "twos", "singular": "two", "kind": "Two"}
+    body["spec"]["versions"] = [dict(body["spec"]["versions"][0], name=name) for name in ("v1", "v2")]
+    two = requests.post(f"{fakekube.url}/apis/apiextensions.k8s.io/v1/customresourcedefinitions", json=body)
+    assert two.status_code == 422
+    assert 'status.storedVersions: Invalid value: ["v1"]: must have the storage version v2' in two.json()["message"]
 
 
 def test_scale_paths_holding_another_type_are_refused_with_gos_formatting(fakekube) -> None:

@@ -588,3 +588,17 @@ def test_a_body_in_a_media_type_the_server_does_not_decode_is_415(fakekube: Clus
                       "the body of the request was in an unknown format - accepted media types include: "
                       "application/json, application/yaml, application/vnd.kubernetes.protobuf")
     assert request(fakekube, "POST", CM, b'{"metadata":{"name":"x"}}', content_type="application/JSON;")[0] == 201
+
+
+def test_finalizers_without_a_domain_are_refused_only_where_kubernetes_own_meta_rules_apply(fakekube: Cluster) -> None:
+    """k8s.io/kubernetes' ObjectMeta wrapper refuses ``hold`` (no domain, not a standard name),
+    by its index; coordination (a Lease) validates with apimachinery's rules alone and keeps it."""
+    lease = {"apiVersion": "coordination.k8s.io/v1", "kind": "Lease", "metadata": {"name": "l", "finalizers": ["hold"]}}
+    code, _, _ = request(fakekube, "POST", "/apis/coordination.k8s.io/v1/namespaces/default/leases", lease)
+    assert code == 201
+    revision = {"apiVersion": "apps/v1", "kind": "ControllerRevision", "revision": 1,
+                "metadata": {"name": "r", "finalizers": ["orphan", "hold"]}}
+    code, status, _ = request(fakekube, "POST", "/apis/apps/v1/namespaces/default/controllerrevisions", revision)
+    assert code == 422
+    assert [(c["field"], c["message"]) for c in status["details"]["causes"]] == [
+        ("metadata.finalizers[1]", 'Invalid value: "hold": name is neither a standard finalizer name nor is it fully qualified')]

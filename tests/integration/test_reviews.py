@@ -93,7 +93,7 @@ EXACTLY_ONE = "exactly one of nonResourceAttributes or resourceAttributes must b
      [{"reason": "FieldValueInvalid", "message": f'Invalid value: "null": {EXACTLY_ONE}', "field": "spec.resourceAttributes"}]),
     ("/selfsubjectaccessreviews", {"resourceAttributes": {"verb": "get"}, "nonResourceAttributes": {"path": "/x", "verb": "get"}},
      '.authorization.k8s.io "" is invalid: spec.nonResourceAttributes: Invalid value: '
-     'authorization.NonResourceAttributes{Path:"/x", Verb:"get"}: cannot be specified in combination with resourceAttributes',
+     '{"Path":"/x","Verb":"get"}: cannot be specified in combination with resourceAttributes',
      None),
     ("/subjectaccessreviews", {"resourceAttributes": {"verb": "get"}},
      '.authorization.k8s.io "" is invalid: spec.user: Invalid value: "": at least one of user or group must be specified', None),
@@ -299,3 +299,13 @@ def test_tokens_are_deterministic_per_seed() -> None:
 
     assert first_token(7) == first_token(7)
     assert first_token(7) != first_token(8)
+
+
+def test_the_attributes_of_a_review_show_as_go_s_struct_up_to_1_33() -> None:
+    with Cluster(kubernetes_version="1.33") as cluster:
+        code, body = post(cluster, f"{AUTHZ}/subjectaccessreviews", {"spec": {
+            "user": "bob", "resourceAttributes": {"verb": "get"}, "nonResourceAttributes": {"path": "/x", "verb": "get"}}})
+    assert code == 422
+    assert body["details"]["causes"][0]["message"] == (
+        'Invalid value: authorization.NonResourceAttributes{Path:"/x", Verb:"get"}: '
+        "cannot be specified in combination with resourceAttributes")

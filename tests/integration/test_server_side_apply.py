@@ -439,3 +439,29 @@ def test_the_apiserver_s_own_status_writes_are_kube_apiserver_s(fakekube) -> Non
                                                 "gizmos.example.com") if e[0] == "kube-apiserver"]
     assert [(e[1], e[2], sorted(e[3]["f:status"])) for e in conditions] == [
         ("Update", "status", ["f:acceptedNames", "f:conditions"])]
+
+
+def test_an_apply_to_scale_conflicts_with_the_replicas_owner_as_the_scale_sees_it(fakekube) -> None:
+    """The ScaleHandler presents the parent's owners of replicas as owners of the Scale's
+    ``.spec.replicas`` through autoscaling/v1; with force the applier takes the field over
+    (an Apply entry with subresource scale and no time). Checked against kube-apiserver 1.36."""
+    url = fakekube.url + DEPLOYMENTS
+    labels = {"app": "web"}
+    body = {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web"},
+            "spec": {"selector": {"matchLabels": labels}, "template": {"metadata": {"labels": labels},
+                     "spec": {"containers": [{"name": "c", "image": "nginx"}]}}}}
+    headers = {"Content-Type": "application/json"}
+    assert requests.post(url + "?fieldManager=me", data=json.dumps(body), headers=headers).status_code == 201
+    scale = {"apiVersion": "autoscaling/v1", "kind": "Scale", "metadata": {"name": "web"}, "spec": {"replicas": 2}}
+    assert requests.put(url + "/web/scale?fieldManager=owner", data=json.dumps(scale), headers=headers).status_code == 200
+    wanted = json.dumps(dict(scale, spec={"replicas": 6}))
+    refused = apply(fakekube, DEPLOYMENTS + "/web/scale", wanted, manager="scaler")
+    assert refused.status_code == 409
+    assert refused.json()["message"] == ('Apply failed with 1 conflict: conflict with "owner" with subresource "scale" '
+                                         "using autoscaling/v1: .spec.replicas")
+    forced = apply(fakekube, DEPLOYMENTS + "/web/scale", wanted, manager="scaler", force="true")
+    assert forced.status_code == 200 and forced.json()["kind"] == "Scale" and forced.json()["spec"] == {"replicas": 6}
+    entries = requests.get(url + "/web").json()["metadata"]["managedFields"]
+    assert [e for e in entries if e.get("subresource") == "scale"] == [
+        {"manager": "scaler", "operation": "Apply", "apiVersion": "apps/v1", "fieldsType": "FieldsV1",
+         "fieldsV1": {"f:spec": {"f:replicas": {}}}, "subresource": "scale"}]

@@ -231,6 +231,31 @@ def test_duplicate_taint_shows_the_taint_as_the_release_renders_it(version: str,
                                  "taints must be unique by key and effect pair")
 
 
+def test_a_node_update_reports_a_bad_taint_twice(fakekube: Cluster) -> None:
+    """The node strategy validates an update with ValidateNode and then ValidateNodeUpdate, and
+    both check the taints: two causes, one line in the (de-duplicated) message."""
+    assert request(fakekube, "POST", "/api/v1/nodes", {"metadata": {"name": "tainted"}})[0] == 201
+    status, answer, _ = request(fakekube, "PATCH", "/api/v1/nodes/tainted",
+                                {"spec": {"taints": [{"key": "a", "effect": "Sometimes"}]}}, "application/merge-patch+json")
+    assert status == 422
+    effect = 'Unsupported value: "Sometimes": supported values: "NoSchedule", "PreferNoSchedule", "NoExecute"'
+    assert answer["message"] == f'Node "tainted" is invalid: metadata.taints[0].effect: {effect}'
+    assert [(c["field"], c["message"]) for c in answer["details"]["causes"]] == [
+        ("metadata.taints[0].effect", effect)] * 2
+
+
+@pytest.mark.parametrize(("version", "shown"), [("1.33", '[]string{"/x"}'), ("1.36", '["/x"]')])
+def test_a_rule_with_urls_and_resources_shows_the_urls_as_the_release_renders_them(version: str, shown: str) -> None:
+    role = {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole", "metadata": {"name": "both"},
+            "rules": [{"verbs": ["get"], "nonResourceURLs": ["/x"], "resources": ["pods"], "apiGroups": [""]}]}
+    with Cluster(kubernetes_version=version) as cluster:
+        status, answer, _ = request(cluster, "POST", "/apis/rbac.authorization.k8s.io/v1/clusterroles", role)
+    assert status == 422
+    assert answer["message"] == (f'ClusterRole.rbac.authorization.k8s.io "both" is invalid: rules[0].nonResourceURLs: '
+                                 f"Invalid value: {shown}: rules cannot apply to both regular resources and "
+                                 "non-resource URLs")
+
+
 def test_hpa_behavior_gets_upstream_defaults(fakekube: Cluster) -> None:
     _, hpa, _ = request(fakekube, "POST", HPA, _hpa("h", behavior={"scaleDown": {"stabilizationWindowSeconds": 60}}))
     assert hpa["spec"]["behavior"] == {

@@ -116,11 +116,15 @@ def test_statefulset_defaults_and_forbidden_update():
     scaled = copy.deepcopy(sts)
     scaled["spec"]["replicas"] = 3
     assert strategy.validate_update(scaled, sts) == []
+    kept = copy.deepcopy(sts)
+    kept["spec"]["revisionHistoryLimit"] = 3  # mutable, as the forbidden-update message says
+    assert strategy.validate_update(kept, sts) == []
     renamed = copy.deepcopy(sts)
     renamed["spec"]["serviceName"] = "other"
     assert [e.message() for e in strategy.validate_update(renamed, sts)] == [
         "spec: Forbidden: updates to statefulset spec for fields other than 'replicas', 'ordinals', 'template', "
-        "'updateStrategy', 'persistentVolumeClaimRetentionPolicy' and 'minReadySeconds' are forbidden"]
+        "'updateStrategy', 'revisionHistoryLimit', 'persistentVolumeClaimRetentionPolicy' and 'minReadySeconds' are "
+        "forbidden"]
 
 
 def test_daemonset_defaults():

@@ -130,3 +130,8 @@ def test_bad_request_rows_start_at_1_35() -> None:
 def test_token_requests_carry_the_service_accounts_uid_from_1_34() -> None:
     """kubernetes#132803 and TokenRequestServiceAccountUIDValidation (on from 1.34)."""
     assert [release(v).token_request_uid for v in SUPPORTED_VERSIONS] == [False, True, True, True]
+
+
+def test_a_failed_cel_rule_shows_its_value_from_1_35() -> None:
+    """kubernetes#132798 and #133832; the messages: tests/unit/wire/test_structural_objects.py."""
+    assert [release(v).cel_rule_shows_value for v in SUPPORTED_VERSIONS] == [False, False, True, True]

@@ -41,6 +41,9 @@ _FIELD_ERROR_PHRASES = {
 }
 
 _NO_VALUE = object()
+#: A field error's value that is left out of its message (apimachinery's
+#: ``field.OmitValueType``): ``spec: Invalid value: detail``.
+OMIT_VALUE = _NO_VALUE
 
 #: The error types whose ``ErrorBody`` shows the bad value.
 _SHOWS_VALUE = (FIELD_INVALID, FIELD_NOT_SUPPORTED, FIELD_DUPLICATE, FIELD_TYPE_INVALID, FIELD_TOO_MANY)

@@ -337,6 +337,23 @@ def validate_finalizers(finalizers: list[str] | None, path: str) -> list[FieldEr
     return errors
 
 
+#: The finalizer names without a domain that k8s.io/kubernetes' own ObjectMeta validation allows.
+STANDARD_FINALIZERS = ("kubernetes", FINALIZER_ORPHAN, FINALIZER_DELETE_DEPENDENTS)
+#: Built-in groups whose validation calls apimachinery's ObjectMeta validation directly, not
+#: k8s.io/kubernetes' core wrapper (pkg/apis/<group>/validation, 1.36): their finalizers may
+#: lack a domain. Custom resources (and CRDs, APIServices) are validated the same way.
+GENERIC_META_GROUPS = frozenset(("admissionregistration.k8s.io", "coordination.k8s.io", "node.k8s.io",
+                                 "apiextensions.k8s.io", "apiregistration.k8s.io"))
+
+
+def validate_kube_finalizer_names(finalizers: list[str] | None, path: str) -> list[FieldError]:
+    """``validateKubeFinalizerName`` (k8s.io/kubernetes' ObjectMeta wrapper, after the generic
+    checks): a finalizer without a ``/`` must be a standard one; each by its index."""
+    return [invalid(f"{path}[{index}]", name, "name is neither a standard finalizer name nor is it fully qualified")
+            for index, name in enumerate(finalizers or [])
+            if isinstance(name, str) and "/" not in name and name not in STANDARD_FINALIZERS]
+
+
 def validate_field_manager(manager: str, path: str) -> list[FieldError]:
     errors = []
     if len(manager) > FIELD_MANAGER_MAX_LENGTH:

@@ -95,6 +95,13 @@ class Strategy:
     #: A /status write sets the whole of metadata as sent (upstream's CRD status strategy
     #: resets nothing: its controllers drop the cleanup finalizer with a status write).
     status_writes_metadata: bool = False
+    #: A client's /status write sets metadata as sent but ``ownerReferences`` (upstream's pod
+    #: status strategy); the cluster's own status writes (a kubelet's, built from a copy it
+    #: read earlier) keep the stored metadata.
+    status_writes_client_metadata: bool = False
+    #: The fields a /status write cannot own in managedFields (the status strategy's
+    #: ``GetResetFields``, as a FieldsV1 set); None: spec and labels.
+    status_reset_fields: dict[str, Any] | None = None
 
     #: What a write to the main resource ("") or to a subresource never owns in managedFields,
     #: where the type's strategies differ from the common rule (upstream's ``GetResetFields``):

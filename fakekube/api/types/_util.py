@@ -76,8 +76,10 @@ def go_label_selector(selector: Obj | None) -> GoLiteral:
             parts.append(f'v1.LabelSelectorRequirement{{Key:"{e.get("key", "")}", '
                          f'Operator:"{e.get("operator", "")}", Values:{values}}}')
         expr_text = "[]v1.LabelSelectorRequirement{" + ", ".join(parts) + "}"
+    # json.Marshal writes the struct's fields in declaration order (an expression's key,
+    # operator, values happen to sort the same way).
     return GoLiteral(f"v1.LabelSelector{{MatchLabels:{labels}, MatchExpressions:{expr_text}}}",
-                     errors.go_json(label_selector_json(selector)))
+                     errors.go_json_struct(list(label_selector_json(selector).items())))
 
 
 def label_selector_json(selector: Obj) -> Obj:

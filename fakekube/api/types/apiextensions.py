@@ -17,7 +17,7 @@ from urllib.parse import urlparse
 from fakekube.api.machinery import errors
 from fakekube.api.machinery.errors import FieldError, Shown, go_json_struct
 from fakekube.api.machinery.jsonutil import deep_copy
-from fakekube.api.machinery.validation import is_dns1035_label, is_dns1123_subdomain
+from fakekube.api.machinery.validation import go_strings, is_dns1035_label, is_dns1123_subdomain
 from fakekube.api.registry import STATUS, ResourceType, Strategy, WriteContext
 from fakekube.api.types._util import GoLiteral, immutable
 from fakekube.clock import format_rfc3339
@@ -138,7 +138,9 @@ class CustomResourceDefinitionStrategy(Strategy):
         return problems
 
     def validate_status_update(self, new: Obj, old: Obj) -> list[FieldError]:
-        return _status_problems(new)
+        """``ValidateUpdateCustomResourceDefinitionStatus``: only the accepted names; stored
+        versions are checked against spec.versions when the spec is written, not here."""
+        return validate_names((new.get("status") or {}).get("acceptedNames") or {}, "status.acceptedNames")
 
     def prepare_for_delete(self, obj: Obj, ctx: WriteContext) -> Obj:
         """The first delete of a CRD adds the cleanup finalizer and marks it Terminating
@@ -307,7 +309,7 @@ def _version_problems(version: Obj, path: str, unchanged: bool, shared: SharedPa
     problems: list[FieldError] = []
     schema = (version.get("schema") or {}).get("openAPIV3Schema") if isinstance(version.get("schema"), dict) else None
     if not isinstance(schema, dict):
-        problems.append(errors.required(f"{path}.schema.openAPIV3Schema", "schemas are required"))
+        problems.append(errors.required(f"{path}.schema.openAPIV3Schema"))
     elif shared.schema is None:
         from fakekube.api.wire import structural  # schema machinery loads with the first CRD (cold start)
         problems += structural.validate_crd_schema(schema, f"{path}.schema.openAPIV3Schema", unchanged)
@@ -428,8 +430,7 @@ def stored_versions_problems(stored: list[str] | None, versions: list[Obj]) -> l
     for version in versions:
         name = version.get("name") or ""
         if version.get("storage") and name not in remaining:
-            problems.append(errors.invalid(path, GoLiteral(_go_version(version), _json_version(version)),
-                                           f"must have the storage version {name}"))
+            problems.append(errors.invalid(path, go_strings(list(stored)), f"must have the storage version {name}"))
         remaining.pop(name, None)
     for name, i in sorted(remaining.items(), key=lambda item: item[1]):
         problems.append(errors.invalid(f"{path}[{i}]", name, "must appear in spec.versions"))

@@ -9,7 +9,7 @@ from typing import Any
 
 from fakekube.api.machinery import errors
 from fakekube.api.machinery.errors import FieldError
-from fakekube.api.machinery.validation import name_is_dns_label
+from fakekube.api.machinery.validation import name_is_dns_label, validate_label_selector
 from fakekube.api.registry import SCALE, STATUS, ResourceType, Strategy, WriteContext
 from fakekube.api.table import (
     CONTROLLER_REVISION_TABLE,
@@ -29,20 +29,31 @@ from fakekube.api.types._util import (
     selector_matches,
     selector_mismatch,
 )
-from fakekube.api.types.core import default_pvc_spec
+from fakekube.api.types.core import default_pvc_spec, pvc_spec_errors
 from fakekube.api.types.core_pods import (
     default_pod_template,
     template_deadline_errors,
     validate_replicated_template,
     zero_creation_timestamp,
 )
+from fakekube import objects
+from fakekube.objects.syntax import go_quote
 from fakekube.objects.versions import Release
 from fakekube.objects.constants import ANNOTATION_DAEMONSET_TEMPLATE_GENERATION
 
 STATEFULSET_FORBIDDEN_UPDATE = (
     "updates to statefulset spec for fields other than 'replicas', 'ordinals', 'template', 'updateStrategy', "
-    "'persistentVolumeClaimRetentionPolicy' and 'minReadySeconds' are forbidden"
+    "'revisionHistoryLimit', 'persistentVolumeClaimRetentionPolicy' and 'minReadySeconds' are forbidden"
 )
+#: The StatefulSet spec fields an update may change (upstream's ValidateStatefulSetUpdate).
+_STATEFULSET_MUTABLE = ("replicas", "ordinals", "template", "updateStrategy", "revisionHistoryLimit",
+                        "persistentVolumeClaimRetentionPolicy", "minReadySeconds")
+#: The internal rolling-update structs' fields (Go names, JSON names), as a strategy prints in errors.
+_ROLLING_FIELDS = {
+    "RollingUpdateDeployment": (("MaxUnavailable", "maxUnavailable"), ("MaxSurge", "maxSurge")),
+    "RollingUpdateDaemonSet": (("MaxUnavailable", "maxUnavailable"), ("MaxSurge", "maxSurge")),
+    "RollingUpdateStatefulSetStrategy": (("Partition", "partition"), ("MaxUnavailable", "maxUnavailable")),
+}
 _PERCENT_RE = re.compile(r"^([0-9]+)%$")
 
 
@@ -56,8 +67,13 @@ def validate_selector_and_template(spec: Obj, kind_word: str) -> list[FieldError
     template = spec.get("template")
     if selector is None:
         errs.append(errors.required("spec.selector"))
-    elif selector_is_empty(selector):
-        errs.append(errors.invalid("spec.selector", go_label_selector(selector), f"empty selector is invalid for {kind_word}"))
+    else:
+        errs += validate_label_selector(selector, "spec.selector")
+        if selector_is_empty(selector):
+            errs.append(errors.invalid("spec.selector", go_label_selector(selector),
+                                       f"empty selector is invalid for {kind_word}"))
+    if selector is not None and not _selector_parses(selector):  # LabelSelectorAsSelector fails: no template checks
+        return errs + [errors.invalid("spec.selector", go_label_selector(selector), "invalid label selector")]
     if not isinstance(template, dict):
         return errs + [errors.required("spec.template")]
     labels = (template.get("metadata") or {}).get("labels") or {}
@@ -68,6 +84,32 @@ def validate_selector_and_template(spec: Obj, kind_word: str) -> list[FieldError
     if nothing or (selector is not None and not selector_is_empty(selector) and not selector_matches(selector, labels)):
         errs.append(selector_mismatch("spec.template", labels))
     return errs + validate_replicated_template(template, "spec.template")
+
+
+def _selector_parses(selector: Any) -> bool:
+    """Does ``metav1.LabelSelectorAsSelector`` accept it (operators, keys and values)?"""
+    try:
+        objects.selector_matches(selector, {})
+    except ValueError:
+        return False
+    return True
+
+
+def _strategy_shown(go_type: str, rolling_type: str, strategy: Obj) -> GoLiteral:
+    """An internal strategy struct as a field error shows it: ``apps.DeploymentStrategy{Type:
+    "x", RollingUpdate:(*apps.RollingUpdateDeployment)(nil)}`` up to 1.33, ``{"Type":"x",
+    "RollingUpdate":null}`` from 1.34 (no JSON tags on internal types: Go's field names)."""
+    rolling = strategy.get("rollingUpdate")
+    kind = str(strategy.get("type") or "")
+    pointer = "nil" if rolling is None else "0xc000000000"
+    go = f"apps.{go_type}{{Type:{go_quote(kind)}, RollingUpdate:(*apps.{rolling_type})({pointer})}}"
+    rolling_json = "null"
+    if isinstance(rolling, dict):
+        pointer_type = "StatefulSet" in rolling_type  # its MaxUnavailable is a pointer: nil is null
+        rolling_json = errors.go_json_struct(
+            [(go_name, rolling.get(name, None if pointer_type and go_name == "MaxUnavailable" else 0))
+             for go_name, name in _ROLLING_FIELDS[rolling_type]])
+    return GoLiteral(go, '{"Type":' + errors.go_json(kind) + ',"RollingUpdate":' + rolling_json + "}")
 
 
 def _selector_immutable(new: Obj, old: Obj) -> list[FieldError]:
@@ -105,6 +147,22 @@ def _rolling_update_errors(rolling: Obj, path: str) -> list[FieldError]:
         errs.append(errors.invalid(f"{path}.maxUnavailable", rolling.get("maxUnavailable"), "must not be greater than 100%"))
     if surge == 0 and unavailable == 0:
         errs.append(errors.invalid(f"{path}.maxUnavailable", rolling.get("maxUnavailable"), "may not be 0 when `maxSurge` is 0"))
+    return errs
+
+
+def _daemon_set_rolling_update_errors(rolling: Obj, path: str) -> list[FieldError]:
+    """``ValidateRollingUpdateDaemonSet``: each an int or percent, at most 100%, and exactly
+    one of maxSurge and maxUnavailable non-zero."""
+    unavailable, unavailable_pct, errs = _int_or_percent(rolling.get("maxUnavailable", 0), f"{path}.maxUnavailable")
+    surge, surge_pct, more = _int_or_percent(rolling.get("maxSurge", 0), f"{path}.maxSurge")
+    errs += more
+    for name, value, pct in (("maxUnavailable", unavailable, unavailable_pct), ("maxSurge", surge, surge_pct)):
+        if pct and value is not None and value > 100:
+            errs.append(errors.invalid(f"{path}.{name}", rolling.get(name), "must not be greater than 100%"))
+    if unavailable and surge:
+        errs.append(errors.invalid(f"{path}.maxSurge", rolling.get("maxSurge"), "may not be set when maxUnavailable is non-zero"))
+    elif not unavailable and not surge:
+        errs.append(errors.required(f"{path}.maxUnavailable", "cannot be 0 when maxSurge is 0"))
     return errs
 
 
@@ -168,7 +226,8 @@ class DeploymentStrategy(_WorkloadStrategy):
         elif kind == "RollingUpdate":
             errs += _rolling_update_errors(strategy.get("rollingUpdate") or {}, "spec.strategy.rollingUpdate")
         elif kind not in ("Recreate", "RollingUpdate"):
-            errs.append(errors.not_supported("spec.strategy.type", kind, ["Recreate", "RollingUpdate"]))
+            errs.append(errors.not_supported("spec.strategy", _strategy_shown("DeploymentStrategy", "RollingUpdateDeployment",
+                                                                              strategy), ["Recreate", "RollingUpdate"]))
         errs += non_negative(spec.get("revisionHistoryLimit", 0), "spec.revisionHistoryLimit")
         errs += non_negative(spec.get("minReadySeconds", 0), "spec.minReadySeconds")
         deadline = spec.get("progressDeadlineSeconds")
@@ -299,10 +358,14 @@ class StatefulSetStrategy(_WorkloadStrategy):
             _default_claim_template(claim, ctx.release)
 
     def validate(self, obj: Obj) -> list[FieldError]:
+        return self._validate(obj, claims=True)
+
+    def _validate(self, obj: Obj, claims: bool) -> list[FieldError]:
+        """``ValidateStatefulSetSpec`` in its order; an update skips the claim templates
+        (immutable: what was stored stays acceptable)."""
         spec = obj.get("spec") or {}
-        errs = non_negative(spec.get("replicas", 0), "spec.replicas")
-        errs += non_negative(spec.get("minReadySeconds", 0), "spec.minReadySeconds")
         policy = spec.get("podManagementPolicy")
+        errs = []
         if policy not in ("OrderedReady", "Parallel"):
             errs.append(errors.invalid("spec.podManagementPolicy", policy, "must be 'OrderedReady' or 'Parallel'"))
         strategy = spec.get("updateStrategy") or {}
@@ -313,16 +376,25 @@ class StatefulSetStrategy(_WorkloadStrategy):
             errs += non_negative((strategy.get("rollingUpdate") or {}).get("partition", 0),
                                  "spec.updateStrategy.rollingUpdate.partition")
         elif strategy.get("type") != "OnDelete":
-            errs.append(errors.invalid("spec.updateStrategy", strategy.get("type"), "must be 'RollingUpdate' or 'OnDelete'"))
+            shown = _strategy_shown("StatefulSetUpdateStrategy", "RollingUpdateStatefulSetStrategy", strategy)
+            errs.append(errors.invalid("spec.updateStrategy", shown, "must be 'RollingUpdate' or 'OnDelete'"))
+        if claims:
+            for index, claim in enumerate(spec.get("volumeClaimTemplates") or []):
+                claim_spec = claim.get("spec") if isinstance(claim, dict) else None
+                errs += pvc_spec_errors(claim_spec if isinstance(claim_spec, dict) else {},
+                                        f"spec.volumeClaimTemplates[{index}].spec")
+        errs += non_negative(spec.get("replicas", 0), "spec.replicas")
+        errs += non_negative(spec.get("minReadySeconds", 0), "spec.minReadySeconds")
+        ordinals = spec.get("ordinals")
+        if isinstance(ordinals, dict):
+            errs += non_negative(ordinals.get("start", 0), "spec.ordinals.start")
         errs += validate_selector_and_template(_as_validated(spec), "statefulset")
         return errs + template_deadline_errors(spec, "StatefulSet")
 
     def validate_update(self, new: Obj, old: Obj) -> list[FieldError]:
-        errs = self.validate(new)
-        mutable = ("replicas", "ordinals", "template", "updateStrategy", "persistentVolumeClaimRetentionPolicy",
-                   "minReadySeconds")
-        new_rest = {k: v for k, v in (new.get("spec") or {}).items() if k not in mutable}
-        old_rest = {k: v for k, v in (old.get("spec") or {}).items() if k not in mutable}
+        errs = self._validate(new, claims=False)
+        new_rest = {k: v for k, v in (new.get("spec") or {}).items() if k not in _STATEFULSET_MUTABLE}
+        old_rest = {k: v for k, v in (old.get("spec") or {}).items() if k not in _STATEFULSET_MUTABLE}
         if new_rest != old_rest:
             errs.append(errors.forbidden("spec", STATEFULSET_FORBIDDEN_UPDATE))
         return errs
@@ -381,9 +453,11 @@ class DaemonSetStrategy(_WorkloadStrategy):
         strategy = spec.get("updateStrategy") or {}
         kind = strategy.get("type")
         if kind == "RollingUpdate":
-            errs += _rolling_update_errors(strategy.get("rollingUpdate") or {}, "spec.updateStrategy.rollingUpdate")
+            errs += _daemon_set_rolling_update_errors(strategy.get("rollingUpdate") or {},
+                                                      "spec.updateStrategy.rollingUpdate")
         elif kind != "OnDelete":
-            errs.append(errors.not_supported("spec.updateStrategy.type", kind, ["OnDelete", "RollingUpdate"]))
+            shown = _strategy_shown("DaemonSetUpdateStrategy", "RollingUpdateDaemonSet", strategy)
+            errs.append(errors.not_supported("spec.updateStrategy", shown, ["RollingUpdate", "OnDelete"]))
         return errs + template_deadline_errors(spec, "DaemonSet")
 
 

@@ -16,6 +16,7 @@ from fakekube.api.types._util import (
     Obj,
     ensure_dict,
     go_label_selector,
+    go_string_map,
     immutable,
     non_negative,
     required_one_of,
@@ -24,6 +25,7 @@ from fakekube.api.types._util import (
     selector_mismatch,
 )
 from fakekube.api.types.core_pods import default_pod_template, validate_pod_template, zero_creation_timestamp
+from fakekube import objects
 from fakekube.objects import cronschedule
 
 MAX_INT32 = 2**31 - 1
@@ -78,8 +80,41 @@ def generate_job_selector(job: Obj) -> None:
     labels.setdefault("batch.kubernetes.io/job-name", name)
     labels.setdefault("controller-uid", uid)
     labels.setdefault("job-name", name)
-    if spec.get("selector") is None:
-        spec["selector"] = {"matchLabels": {"batch.kubernetes.io/controller-uid": uid}}
+    selector = spec.get("selector")
+    if not isinstance(selector, dict):
+        selector = spec["selector"] = {}
+    match_labels = selector.get("matchLabels")
+    if not isinstance(match_labels, dict):
+        match_labels = selector["matchLabels"] = {}
+    match_labels.setdefault("batch.kubernetes.io/controller-uid", uid)  # a client's own selector gets it too
+
+
+def _generated_selector_errors(job: Obj) -> list[FieldError]:
+    """``validateGeneratedSelector``: unless ``manualSelector``, the template carries the
+    generated labels with the Job's uid and name, and the selector selects them."""
+    spec = job.get("spec") or {}
+    selector = spec.get("selector")
+    if spec.get("manualSelector") or selector is None:
+        return []
+    meta = job.get("metadata") or {}
+    uid, name = str(meta.get("uid") or ""), str(meta.get("name") or "")
+    errs: list[FieldError] = [] if uid else [errors.required("metadata.uid")]
+    labels = ((spec.get("template") or {}).get("metadata") or {}).get("labels") or {}
+    expected = {"controller-uid": uid, "job-name": name,
+                "batch.kubernetes.io/controller-uid": uid, "batch.kubernetes.io/job-name": name}
+    for key, value in expected.items():
+        path = f"spec.template.metadata.labels[{key}]"
+        if key not in labels:
+            errs.append(errors.required(path, value))
+        elif labels[key] != value:
+            errs.append(errors.invalid(path, go_string_map(labels), f"must be '{value}'"))
+    try:
+        selects = objects.selector_matches(selector, expected)
+    except ValueError:
+        return errs
+    if not selects:
+        errs.append(errors.invalid("spec.selector", go_label_selector(selector), "`selector` not auto-generated"))
+    return errs
 
 
 def validate_job_spec(spec: Obj, prefix: str, *, selector_required: bool) -> list[FieldError]:
@@ -150,10 +185,10 @@ class JobStrategy(Strategy):
         _copy_template_labels(obj)
 
     def validate(self, obj: Obj) -> list[FieldError]:
-        return validate_job_spec(obj.get("spec") or {}, "spec", selector_required=True)
+        return _generated_selector_errors(obj) + validate_job_spec(obj.get("spec") or {}, "spec", selector_required=True)
 
     def validate_update(self, new: Obj, old: Obj) -> list[FieldError]:
-        errs = self.validate(new)
+        errs = validate_job_spec(new.get("spec") or {}, "spec", selector_required=True)  # no generated-selector check
         new_spec, old_spec = new.get("spec") or {}, old.get("spec") or {}
         if not self._elastic_indexed(new_spec, old_spec):
             errs += immutable(new_spec.get("completions"), old_spec.get("completions"), "spec.completions")

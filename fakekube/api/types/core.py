@@ -129,15 +129,24 @@ class NamespaceStrategy(Strategy):
             spec["finalizers"] = copy.deepcopy(old_finalizers)
 
     def validate(self, obj: Obj) -> list[FieldError]:
-        """Each ``spec.finalizers`` name (upstream's ``validateKubeFinalizerName``): a
-        qualified name, and one without a domain must be a standard one."""
-        problems = []
-        for name in (obj.get("spec") or {}).get("finalizers") or []:
-            problems += [errors.invalid("spec.finalizers", name, m) for m in is_qualified_name(str(name))]
-            if "/" not in str(name) and name not in STANDARD_FINALIZERS:
-                problems.append(errors.invalid("spec.finalizers", name,
-                                               "name is neither a standard finalizer name nor is it fully qualified"))
-        return problems
+        return _spec_finalizer_problems(obj, indexed=False)
+
+    def validate_subresource(self, subresource: str, new: Obj, old: Obj) -> list[FieldError]:
+        """``ValidateNamespaceFinalizeUpdate``: the names as on create, each by its index."""
+        return _spec_finalizer_problems(new, indexed=True) if subresource == FINALIZE else []
+
+
+def _spec_finalizer_problems(obj: Obj, indexed: bool) -> list[FieldError]:
+    """Each ``spec.finalizers`` name (upstream's ``validateFinalizerName``): a qualified name,
+    and one without a domain must be a standard one. A create reports them at
+    ``spec.finalizers``, a finalize at ``spec.finalizers[i]``."""
+    problems = []
+    for i, name in enumerate((obj.get("spec") or {}).get("finalizers") or []):
+        path = f"spec.finalizers[{i}]" if indexed else "spec.finalizers"
+        problems += [errors.invalid(path, name, m) for m in is_qualified_name(str(name))]
+        if "/" not in str(name) and name not in STANDARD_FINALIZERS:
+            problems.append(errors.invalid(path, name, "name is neither a standard finalizer name nor is it fully qualified"))
+    return problems
 
 
 NAMESPACES = ResourceType(
@@ -179,11 +188,11 @@ class ConfigMapStrategy(Strategy):
         total = 0
         for k in data:
             errs += _config_key_errors(k, key("data", k))
+            if k in binary:
+                errs.append(errors.invalid(key("data", k), k, "duplicate of key present in binaryData"))
             total += len(k) + len(str(data[k]).encode())
         for k in binary:
             errs += _config_key_errors(k, key("binaryData", k))
-            if k in data:
-                errs.append(errors.invalid(key("binaryData", k), k, "duplicate of key present in data"))
             total += len(k) + _decoded_size(str(binary[k]))
         if total > MAX_SECRET_SIZE_BYTES:
             errs.append(errors.FieldError(errors.FIELD_TOO_LONG, "", f"may not be more than {MAX_SECRET_SIZE_BYTES} bytes"))
@@ -301,13 +310,15 @@ class NodeStrategy(Strategy):
         return errs
 
     def validate_update(self, new: Obj, old: Obj) -> list[FieldError]:
-        errs: list[FieldError] = []
+        """Upstream's node strategy runs ``ValidateNode`` and then ``ValidateNodeUpdate``, which
+        checks the resources and the taints again: those errors come twice (causes keep both)."""
+        errs = self.validate(new) + _node_resource_errors(new)
         new_spec, old_spec = new.get("spec") or {}, old.get("spec") or {}
         if old_spec.get("podCIDRs") and new_spec.get("podCIDRs") != old_spec.get("podCIDRs"):
             errs.append(errors.forbidden("spec.podCIDRs", "node updates may not change podCIDR except from \"\" to valid"))
         if old_spec.get("providerID") and new_spec.get("providerID") != old_spec.get("providerID"):
             errs.append(errors.forbidden("spec.providerID", "node updates may not change providerID except from \"\" to valid"))
-        return errs + self.validate(new)
+        return errs + _taint_errors(new_spec.get("taints") or [], "metadata.taints")
 
 
 def _convert_pod_cidrs(spec: Any) -> None:
@@ -381,6 +392,21 @@ def _access_mode_errors(modes: Any, path: str) -> list[FieldError]:
     return errs
 
 
+def pvc_spec_errors(spec: Obj, path: str) -> list[FieldError]:
+    """``ValidatePersistentVolumeClaimSpec`` (what fakekube checks of it), for a claim and for a
+    StatefulSet's claim templates: access modes, a storage request, the volume mode."""
+    errs = _access_mode_errors(spec.get("accessModes"), f"{path}.accessModes")
+    storage = ((spec.get("resources") or {}).get("requests") or {}).get("storage")
+    if storage is None and not spec.get("dataSourceRef"):
+        errs.append(errors.required(f"{path}.resources[storage]"))
+    elif storage is not None and not parse_quantity(storage):
+        errs.append(errors.invalid(f"{path}.resources[storage]", str(storage), "must be greater than zero"))
+    mode = spec.get("volumeMode")
+    if mode is not None and mode not in VOLUME_MODES:
+        errs.append(errors.not_supported(f"{path}.volumeMode", mode, VOLUME_MODES))
+    return errs
+
+
 def default_pvc_spec(spec: Obj) -> None:
     spec.setdefault("volumeMode", "Filesystem")
 
@@ -432,17 +458,7 @@ class PersistentVolumeClaimStrategy(Strategy):
         obj["status"] = {"phase": "Pending"}
 
     def validate(self, obj: Obj) -> list[FieldError]:
-        spec = obj.get("spec") or {}
-        errs = _access_mode_errors(spec.get("accessModes"), "spec.accessModes")
-        storage = ((spec.get("resources") or {}).get("requests") or {}).get("storage")
-        if storage is None and not spec.get("dataSourceRef"):
-            errs.append(errors.required("spec.resources[storage]"))
-        elif storage is not None and not parse_quantity(storage):
-            errs.append(errors.invalid("spec.resources[storage]", str(storage), "must be greater than zero"))
-        mode = spec.get("volumeMode")
-        if mode is not None and mode not in VOLUME_MODES:
-            errs.append(errors.not_supported("spec.volumeMode", mode, VOLUME_MODES))
-        return errs
+        return pvc_spec_errors(obj.get("spec") or {}, "spec")
 
     def validate_update(self, new: Obj, old: Obj) -> list[FieldError]:
         errs = self.validate(new)

@@ -211,6 +211,9 @@ def _default_requests_from_limits(container: Obj) -> None:
 def default_pod(pod: Obj) -> None:
     """SetDefaults_Pod plus what admission plugins add to every pod on a stock cluster."""
     spec = ensure_dict(pod, "spec")
+    grace = spec.get("terminationGracePeriodSeconds")
+    if isinstance(grace, int) and not isinstance(grace, bool) and grace < 0:
+        spec["terminationGracePeriodSeconds"] = 1  # v1 Pod conversion forces it (not a template's)
     default_pod_spec(spec)
     for name in ("initContainers", "containers"):
         for container in spec.get(name) or []:
@@ -650,6 +653,9 @@ class PodStrategy(Strategy):
     out; with PodObservedGenerationTracking off (1.33) a client cannot start setting them."""
 
     tracks_generation = True
+    # podStatusStrategy: PrepareForUpdate resets spec, deletionTimestamp and ownerReferences.
+    status_writes_client_metadata = True
+    status_reset_fields = {"f:spec": {}, "f:metadata": {"f:deletionTimestamp": {}, "f:ownerReferences": {}}}
 
     def default(self, obj: Obj, ctx: WriteContext) -> None:
         default_pod(obj)
@@ -701,7 +707,8 @@ class PodStrategy(Strategy):
         if subresource == RESIZE:
             errs = validate_pod_spec(new.get("spec"), "spec", is_pod=True)
             return errs + pod_subresources.resize_problems(compute_qos_class(new.get("spec") or {}),
-                                                           compute_qos_class(old.get("spec") or {}))
+                                                           compute_qos_class(old.get("spec") or {}),
+                                                           (new.get("status") or {}).get("qosClass") or "")
         return []
 
 

@@ -12,7 +12,7 @@ import ipaddress
 
 from fakekube.api.machinery import errors
 from fakekube.api.machinery.errors import FieldError, go_json_struct
-from fakekube.api.machinery.validation import NameRule, name_is_dns1035_label, name_is_dns_label
+from fakekube.api.machinery.validation import NameRule, name_is_dns1035_label, name_is_dns_label, validate_labels
 from fakekube.api.registry import PROXY, STATUS, ResourceType, Strategy, WriteContext
 from fakekube.api.selectors import SERVICE_FIELD_SET
 from fakekube.api.table import SERVICE_TABLE
@@ -28,6 +28,7 @@ from fakekube.api.types._util import (
     port_errors,
     required_one_of,
 )
+from fakekube.api.types.core_pods import port_name_errors
 from fakekube.api.types.service_alloc import (
     ServiceNetwork,
     allocate_cluster_ips,
@@ -189,6 +190,9 @@ def _drop_type_dependent_fields(new: Obj, old_spec: Obj) -> None:
             new_spec.pop("allocateLoadBalancerNodePorts", None)
         if new_spec.get("loadBalancerClass") == old_spec.get("loadBalancerClass"):
             new_spec.pop("loadBalancerClass", None)
+    if new_spec.get("type") == "ExternalName" and old_spec.get("type") != "ExternalName" \
+            and new_spec.get("internalTrafficPolicy") == old_spec.get("internalTrafficPolicy"):
+        new_spec.pop("internalTrafficPolicy", None)  # only a Service with a cluster IP has one
     if not _externally_accessible(new_spec) and new_spec.get("externalTrafficPolicy") \
             and new_spec.get("externalTrafficPolicy") == old_spec.get("externalTrafficPolicy"):
         new_spec.pop("externalTrafficPolicy")
@@ -218,6 +222,8 @@ def _validate_ports(spec: Obj) -> list[FieldError]:
         target = port.get("targetPort")
         if isinstance(target, int) and not isinstance(target, bool):
             errs += port_errors(target, child(p, "targetPort"))
+        elif isinstance(target, str):
+            errs += port_name_errors(target, child(p, "targetPort"))
         if spec.get("type") == "ClusterIP" and port.get("nodePort"):
             errs.append(errors.forbidden(child(p, "nodePort"), "may not be used when `type` is 'ClusterIP'"))
         if port.get("nodePort"):
@@ -309,7 +315,48 @@ def _check_cluster_ips_related_fields(svc: Obj) -> None:
 
 def validate_service(svc: Obj) -> list[FieldError]:
     spec = svc.get("spec") or {}
-    return _validate_type_rules(spec) + _validate_ports(spec) + _validate_policies(spec) + _validate_cluster_ips(spec)
+    selector = spec.get("selector")
+    selector_errors = validate_labels(selector, "spec.selector") if isinstance(selector, dict) else []
+    return (_validate_type_rules(spec) + _validate_ports(spec) + selector_errors + _validate_policies(spec)
+            + _validate_cluster_ips(spec))
+
+
+def _load_balancer_status_errors(new: Obj, old: Obj) -> list[FieldError]:
+    """``ValidateLoadBalancerStatus``: ingress only for a LoadBalancer; each ``ip`` an IP
+    address (one the old status held may stay), ``ipMode`` with an ``ip`` and only then,
+    each ``hostname`` a DNS name."""
+    path = "status.loadBalancer.ingress"
+    ingress = ((new.get("status") or {}).get("loadBalancer") or {}).get("ingress") or []
+    if ingress and (new.get("spec") or {}).get("type") != "LoadBalancer":
+        return [errors.forbidden(path, "may only be used when `spec.type` is 'LoadBalancer'")]
+    existing = {i.get("ip") for i in ((old.get("status") or {}).get("loadBalancer") or {}).get("ingress") or []
+                if isinstance(i, dict) and i.get("ip")}
+    errs: list[FieldError] = []
+    for i, entry in enumerate(e if isinstance(e, dict) else {} for e in ingress):
+        here = index(path, i)
+        ip, mode, hostname = entry.get("ip") or "", entry.get("ipMode"), entry.get("hostname") or ""
+        if ip and ip not in existing and not _is_ip(ip):
+            errs.append(errors.invalid(child(here, "ip"), ip, "must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)"))
+        if mode is None:
+            if ip:
+                errs.append(errors.required(child(here, "ipMode"), "must be specified when `ip` is set"))
+        elif not ip:
+            errs.append(errors.forbidden(child(here, "ipMode"), "may not be specified when `ip` is not set"))
+        elif mode not in IP_MODES:
+            errs.append(errors.not_supported(child(here, "ipMode"), mode, list(IP_MODES)))
+        if hostname:
+            errs += dns1123_subdomain_errors(hostname, child(here, "hostname"))
+            if _is_ip(hostname):
+                errs.append(errors.invalid(child(here, "hostname"), hostname, "must be a DNS name, not an IP address"))
+    return errs
+
+
+def _is_ip(text: str) -> bool:
+    try:
+        ipaddress.ip_address(text)
+    except ValueError:
+        return False
+    return True
 
 
 def validate_cluster_ip_update(new_spec: Obj, old_spec: Obj) -> list[FieldError]:
@@ -333,6 +380,10 @@ def validate_cluster_ip_update(new_spec: Obj, old_spec: Obj) -> list[FieldError]
     if old_ips and new_ips[0] != old_ips[0]:
         return [errors.invalid("spec.clusterIPs[0]", shown, "may not change once set")]
     return []
+
+
+#: A load balancer ingress's ``ipMode`` values (sorted, as upstream lists them).
+IP_MODES = ("Proxy", "VIP")
 
 
 class ServiceStrategy(Strategy):
@@ -366,6 +417,9 @@ class ServiceStrategy(Strategy):
 
     def validate(self, obj: Obj) -> list[FieldError]:
         return validate_service(obj)
+
+    def validate_status_update(self, new: Obj, old: Obj) -> list[FieldError]:
+        return _load_balancer_status_errors(new, old)
 
     def validate_update(self, new: Obj, old: Obj) -> list[FieldError]:
         new_spec = new.get("spec") or {}

@@ -87,7 +87,8 @@ class CustomResourceStrategy(Strategy):
         return self.compiled.validate_update(self._typed(new), self._typed(old), self._scale_problems(new))
 
     def validate_status_update(self, new: Obj, old: Obj) -> list[FieldError]:
-        return self.compiled.validate_update(self._typed(new), self._typed(old), self._scale_problems(new, spec=False))
+        return self.compiled.validate_status_update(self._typed(new), self._typed(old),
+                                                    self._scale_problems(new, spec=False))
 
     def _scale_problems(self, obj: Obj, spec: bool = True) -> list[FieldError]:
         """``ValidateScaleSpec`` (unless ``spec`` is False: a status write checks only the
@@ -100,11 +101,12 @@ class CustomResourceStrategy(Strategy):
         for path in paths if spec else paths[1:]:
             problems += _replicas_problems(obj, path)
         if self.scale.label_selector_path:
-            value, found = nested(obj, self.scale.label_selector_path)
-            if found and not isinstance(value, str):
-                problems.append(errors.invalid(self.scale.label_selector_path, value,
-                                               f"{self.scale.label_selector_path} accessor error: {go_value(value)} "
-                                               f"is of the type {_go_type(value)}, expected string"))
+            path = self.scale.label_selector_path
+            value, found, error = nested_field(obj, path)
+            if found and error is None and not isinstance(value, str):
+                error = f"{path} accessor error: {go_value(value)} is of the type {_go_type(value)}, expected string"
+            if error is not None:  # upstream shows the string it did not get: ""
+                problems.append(errors.invalid(path, "", error))
         return problems
 
 
@@ -153,7 +155,9 @@ def _untyped(obj: Obj) -> Obj:
 
 
 def _replicas_problems(obj: Obj, path: str) -> list[FieldError]:
-    value, found = nested(obj, path)
+    value, found, error = nested_field(obj, path)
+    if error is not None:
+        return [errors.invalid(path, 0, error)]
     if not found:
         return []
     if not isinstance(value, int) or isinstance(value, bool):
@@ -166,14 +170,24 @@ def _replicas_problems(obj: Obj, path: str) -> list[FieldError]:
     return []
 
 
-def nested(obj: Any, path: str) -> tuple[Any, bool]:
-    """The value at a simple ``.a.b`` path, and whether it is there."""
+def nested_field(obj: Any, path: str) -> tuple[Any, bool, str | None]:
+    """The value at a simple ``.a.b`` path, whether it is there, and unstructured's accessor
+    error when the walk meets something that is not an object (``.spec.replicas accessor
+    error: text is of the type string, expected map[string]interface{}``: the path up to
+    the field it could not look up); a null on the way is simply not there."""
     value = obj
-    for part in path.strip(".").split("."):
-        if not isinstance(value, dict) or part not in value:
-            return None, False
+    parts = path.strip(".").split(".")
+    for index, part in enumerate(parts):
+        if value is None:
+            return None, False, None
+        if not isinstance(value, dict):
+            walked = "." + ".".join(parts[:index + 1])
+            return None, False, (f"{walked} accessor error: {go_value(value)} is of the type {_go_type(value)}, "
+                                 "expected map[string]interface{}")
+        if part not in value:
+            return None, False, None
         value = value[part]
-    return value, True
+    return value, True, None
 
 
 def _go_type(value: Any) -> str:

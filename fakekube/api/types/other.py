@@ -13,6 +13,7 @@ from fakekube.api.machinery import errors
 from fakekube.api.machinery.errors import FieldError, go_json_struct
 from fakekube.api.machinery.validation import (
     is_dns1035_label,
+    go_strings,
     is_dns1123_subdomain,
     validate_label_name,
     is_wildcard_dns1123_subdomain,
@@ -603,10 +604,10 @@ def _rule_errors(rules: Any, namespaced: bool) -> list[FieldError]:
             errs.append(errors.required(f"{path}.verbs", "verbs must contain at least one value"))
         if rule.get("nonResourceURLs"):
             if namespaced:
-                errs.append(errors.invalid(f"{path}.nonResourceURLs", GoLiteral(str(rule["nonResourceURLs"])),
+                errs.append(errors.invalid(f"{path}.nonResourceURLs", go_strings([str(u) for u in rule["nonResourceURLs"]]),
                                            "namespaced rules cannot apply to non-resource URLs"))
             if rule.get("apiGroups") or rule.get("resources"):
-                errs.append(errors.invalid(f"{path}.nonResourceURLs", GoLiteral(str(rule["nonResourceURLs"])),
+                errs.append(errors.invalid(f"{path}.nonResourceURLs", go_strings([str(u) for u in rule["nonResourceURLs"]]),
                                            "rules cannot apply to both regular resources and non-resource URLs"))
             continue
         if not rule.get("apiGroups"):

@@ -100,7 +100,9 @@ def resize_update(new: Obj, old: Obj) -> Obj:
     return merged
 
 
-def resize_problems(new_qos: str, old_qos: str) -> list[FieldError]:
+def resize_problems(new_qos: str, old_qos: str, status_qos: str) -> list[FieldError]:
+    """Upstream compares the QoS class the resized spec computes with the old pod's, and
+    reports at ``spec`` the class the pod's status holds (a resize does not change it)."""
     if new_qos != old_qos:
-        return [errors.invalid("metadata", new_qos, "Pod QOS Class may not change as a result of resizing")]
+        return [errors.invalid("spec", status_qos, "Pod QOS Class may not change as a result of resizing")]
     return []

@@ -25,6 +25,7 @@ from fakekube.api.registry import CREATE_ONLY, ResourceType, Strategy, WriteCont
 from fakekube.api.types._util import GoLiteral
 from fakekube.api.types.core_pods import zero_creation_timestamp
 from fakekube.clock import format_rfc3339
+from fakekube.objects.syntax import go_quote
 
 Obj = dict[str, Any]
 
@@ -34,10 +35,12 @@ ALL_NON_RESOURCE_RULES = [{"verbs": ["*"], "nonResourceURLs": ["*"]}]
 
 
 def _go_non_resource_attributes(value: Any) -> GoLiteral:
-    """``%#v`` of the internal ``authorization.NonResourceAttributes`` a field error shows."""
+    """The internal ``authorization.NonResourceAttributes`` a field error shows: ``%#v`` up to
+    1.33, its ``json.Marshal`` (Go's field names) from 1.34."""
     value = value if isinstance(value, dict) else {}
-    return GoLiteral(f'authorization.NonResourceAttributes{{Path:"{value.get("path", "")}", '
-                     f'Verb:"{value.get("verb", "")}"}}')
+    path, verb = str(value.get("path") or ""), str(value.get("verb") or "")
+    return GoLiteral(f"authorization.NonResourceAttributes{{Path:{go_quote(path)}, Verb:{go_quote(verb)}}}",
+                     errors.go_json_struct([("Path", path), ("Verb", verb)]))
 
 
 def _spec(obj: Obj) -> Obj:

@@ -402,7 +402,7 @@ class APIServer:
         objectmeta.omit_empty(meta)
         rt.strategy.prepare_for_create(obj, ctx)
         self._validate(rt, obj, validation.validate_object_meta(meta, rt.namespaced, rt.name_rule)
-                       + rt.strategy.validate(obj))
+                       + _kube_finalizer_names(rt, meta) + rt.strategy.validate(obj))
         attrs.name = meta["name"]  # validating admission knows the generated name
         self.admission.validate(attrs)
         warnings += attrs.warnings
@@ -474,9 +474,13 @@ class APIServer:
         sent = (new.get("metadata") or {}).get("managedFields")  # an apply's, kept through the merge rules
         sent_identity = {key: value for key, value in (new.get("metadata") or {}).items() if key in _BEFORE_UPDATE_FIELDS}
         if subresource == STATUS:
-            new = rt.strategy.prepare_subresource(STATUS, _status_update(rt, old, new), old, ctx)
+            if not options.internal:  # upstream defaults the decoded body (a load balancer's ipMode);
+                new = deep_copy(new)  # the cluster's own writes send defaulted objects, which may share parts
+                rt.strategy.default(new, ctx)  # with the stored one
+            new = rt.strategy.prepare_subresource(STATUS, _status_update(rt, old, new, not options.internal), old, ctx)
         elif subresource == FINALIZE:
             new = _finalize_update(old, new)
+            rt.strategy.default(new, ctx)  # the decoded body's defaults (the name label)
         elif subresource:  # the type's own: approval, ephemeralcontainers, resize
             new = rt.strategy.prepare_subresource(subresource, new, old, ctx)
         else:
@@ -513,10 +517,11 @@ class APIServer:
         objectmeta.bump_generation(rt, new, old, subresource)
         problems = validation.validate_object_meta_update(new["metadata"], old.get("metadata") or {})
         problems += validation.validate_object_meta(new["metadata"], rt.namespaced, rt.name_rule)
+        problems += _kube_finalizer_names(rt, new["metadata"])
         problems += _finalizer_rules(new, old)
         if subresource == STATUS:
             problems += rt.strategy.validate_status_update(new, old) + rt.strategy.validate_subresource(STATUS, new, old)
-        elif subresource and subresource != FINALIZE:  # approval, ephemeralcontainers, resize
+        elif subresource:  # approval, ephemeralcontainers, resize, finalize
             problems += rt.strategy.validate_subresource(subresource, new, old)
         else:
             problems += rt.strategy.validate_update(new, old)
@@ -630,7 +635,8 @@ class APIServer:
         # which defaulting and the write then edit.
         live = deep_copy(objectmeta.with_type_meta(rt, rt.view(existing))) if existing is not None else _empty(rt)
         merged, _ = fieldmanager.apply_config(rt, live, config, self.schemas, options.field_manager,
-                                              bool(options.force), self.now_rfc3339(), subresource)
+                                              bool(options.force), self.now_rfc3339(),
+                                              subresource or options.managed_subresource)
         if rt.custom is not None:
             customresources.check_type_meta(rt, merged, None, self.registry)
             merged, _ = customresources.prune(rt, merged, copy=False)
@@ -1026,15 +1032,24 @@ def _owned(obj: Obj, options: WriteOptions) -> Obj:
     return deep_copy(obj) if options.internal and not options.fresh else obj
 
 
-def _status_update(rt: ResourceType, old: Obj, new: Obj) -> Obj:
+def _status_update(rt: ResourceType, old: Obj, new: Obj, client: bool) -> Obj:
     """A /status write changes only status; metadata and spec stay as stored — except the
     annotations of a type whose status strategy keeps them (Deployments: the controller
-    writes its revision annotation with the status)."""
+    writes its revision annotation with the status), and the metadata a client sends for a
+    type whose status strategy lets it through (Pods: all but ownerReferences)."""
     merged = deep_copy(old)
     merged["metadata"] = dict(merged["metadata"])
-    if rt.strategy.status_writes_metadata and isinstance(new.get("metadata"), dict):
+    strategy = rt.strategy
+    if (strategy.status_writes_metadata or client and strategy.status_writes_client_metadata) \
+            and isinstance(new.get("metadata"), dict):
         merged["metadata"] = dict(new["metadata"])
         objectmeta.carry_over(merged, old)
+        if strategy.status_writes_client_metadata:
+            owners = (old.get("metadata") or {}).get("ownerReferences")
+            if owners is None:
+                merged["metadata"].pop("ownerReferences", None)
+            else:
+                merged["metadata"]["ownerReferences"] = deep_copy(owners)
         objectmeta.omit_empty(merged["metadata"])
     elif rt.strategy.status_writes_annotations:
         annotations = (new.get("metadata") or {}).get("annotations")
@@ -1050,17 +1065,17 @@ def _status_update(rt: ResourceType, old: Obj, new: Obj) -> Obj:
 
 
 def _finalize_update(old: Obj, new: Obj) -> Obj:
-    """A ``namespaces/finalize`` write changes only ``spec.finalizers`` (upstream's finalize
-    strategy keeps status; fakekube also keeps the rest of metadata and spec as stored)."""
-    merged = deep_copy(old)
-    merged["metadata"] = dict(merged["metadata"])
+    """A ``namespaces/finalize`` write is an update of the whole Namespace whose status stays
+    (upstream's finalize strategy): the body's labels, annotations and ``spec.finalizers``
+    replace the stored ones; the server's metadata fields stay."""
+    merged = deep_copy(new)
+    objectmeta.carry_over(merged, old)
     finalizers = (new.get("spec") or {}).get("finalizers")
-    spec = dict(merged.get("spec") or {})
-    if finalizers:
-        spec["finalizers"] = list(finalizers)
+    merged["spec"] = {"finalizers": list(finalizers)} if finalizers else {}
+    if "status" in old:
+        merged["status"] = deep_copy(old["status"])
     else:
-        spec.pop("finalizers", None)
-    merged["spec"] = spec
+        merged.pop("status", None)
     return merged
 
 
@@ -1070,6 +1085,13 @@ def _keep_status(new: Obj, old: Obj) -> None:
         new["status"] = deep_copy(old["status"])
     else:
         new.pop("status", None)
+
+
+def _kube_finalizer_names(rt: ResourceType, meta: Obj) -> list[FieldError]:
+    """The finalizer check k8s.io/kubernetes' types add to apimachinery's ObjectMeta rules."""
+    if rt.custom is not None or rt.group in validation.GENERIC_META_GROUPS:
+        return []
+    return validation.validate_kube_finalizer_names(meta.get("finalizers"), "metadata.finalizers")
 
 
 def _finalizer_rules(new: Obj, old: Obj) -> list[FieldError]:

@@ -35,11 +35,11 @@ def bind_pod(api: APIServer, namespace: str, name: str, binding: Any, options: W
         _check_preconditions(stored, meta, name)
         spec = stored.get("spec") or {}
         if (stored.get("metadata") or {}).get("deletionTimestamp"):
-            raise errors.conflict("", "pods", name, "pod is being deleted, cannot be assigned to a host")
+            raise errors.conflict("", "pods/binding", name, "pod is being deleted, cannot be assigned to a host")
         if spec.get("nodeName"):
-            raise errors.conflict("", "pods", name, f"pod {name} is already assigned to node \"{spec['nodeName']}\"")
+            raise errors.conflict("", "pods/binding", name, f"pod {name} is already assigned to node \"{spec['nodeName']}\"")
         if spec.get("schedulingGates"):
-            raise errors.conflict("", "pods", name, f"pod {name} has non-empty .spec.schedulingGates")
+            raise errors.conflict("", "pods/binding", name, f"pod {name} has non-empty .spec.schedulingGates")
         # The new version shares every level it does not change with the stored one
         # (stored objects are never edited): a binding is a hot path at 30,000 pods.
         pod = dict(stored, spec=dict(spec, nodeName=node), metadata=dict(stored.get("metadata") or {}))

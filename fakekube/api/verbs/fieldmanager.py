@@ -70,7 +70,8 @@ def ignored_fields(rt: ResourceType, subresource: str) -> dict[str, Any] | None:
     if own is not None:
         return dict(own)
     if subresource == STATUS:
-        return _STATUS_ONLY
+        reset = rt.strategy.status_reset_fields
+        return reset if reset is not None else _STATUS_ONLY
     if subresource == SCALE:
         return None
     return _MAIN_IGNORED if rt.has_status() else None
@@ -161,11 +162,13 @@ def apply_config(rt: ResourceType, live: Obj, config: Any, schemas: SchemaSet, m
         merged, result, changed = ssa.apply(live, config, node, managers, manager, rt.api_version,
                                             subresource, force, now, ignored_fields(rt, subresource))
     except ssa.Conflicts as conflicts:
-        raise conflict_error(conflicts) from None
+        raise conflict_error(_as_scale_sees_it(conflicts) if subresource == SCALE else conflicts) from None
     except ssa.TypedError as exc:
         raise errors.unknown_error(500, _typed_failure("patch", rt, config, str(exc))) from None
     merged = dict(merged)
     merged["metadata"] = dict(merged.get("metadata") or {})
+    if result and subresource == SCALE:  # as track_update: the ScaleHandler's ToParent finds no time
+        result = {key: entry._replace(time=None) if key[3] == SCALE else entry for key, entry in result.items()}
     if result:
         merged["metadata"]["managedFields"] = ssa.encode(result)
     else:
@@ -187,6 +190,22 @@ def _before_first_apply(rt: ResourceType, live: Obj, node: ssa.TypeNode, subreso
         return {}
     key = ssa.identifier(BEFORE_FIRST_APPLY, ssa.UPDATE, rt.api_version, subresource)
     return {key: ssa.managers.Entry(fields, rt.api_version, False, now)}
+
+
+#: The Scale's replicas field, as the ScaleHandler's view of the parent's managers names it.
+_SCALE_REPLICAS = ("f:spec", "f:replicas")
+
+
+def _as_scale_sees_it(conflicts: ssa.Conflicts) -> ssa.Conflicts:
+    """A scale apply only sets replicas: its conflicts are with the owners of the parent's
+    replicas field, which the ScaleHandler presents as owners of the Scale's ``.spec.replicas``
+    through ``autoscaling/v1``."""
+    seen: list[tuple[ssa.managers.Identifier, tuple[str, ...]]] = []
+    for (name, operation, _, subresource), _path in conflicts.conflicts:
+        item = ((name, operation, "autoscaling/v1", subresource), _SCALE_REPLICAS)
+        if item not in seen:
+            seen.append(item)
+    return ssa.Conflicts(seen)
 
 
 def _check_config(rt: ResourceType, config: Obj) -> None:

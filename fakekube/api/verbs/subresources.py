@@ -15,6 +15,7 @@ whose last finalizer goes is removed.
 
 from __future__ import annotations
 
+import json
 from typing import Any, Callable
 from urllib.parse import quote_plus
 
@@ -38,7 +39,7 @@ from fakekube.api.registry import (
 from fakekube.api.verbs import binding as binding_rules
 from fakekube.api.verbs import eviction as eviction_rules
 from fakekube.api.verbs import customresources, tokenrequest
-from fakekube.api.verbs.apiserver import APIServer, WriteOptions, parse_json
+from fakekube.api.verbs.apiserver import APPLY_PATCH, APIServer, WriteOptions, decoding_apply_body, parse_json
 from fakekube.api.verbs.connect import container_problem
 from fakekube.api.wire import patch as patching
 
@@ -99,6 +100,8 @@ class Subresources:
         if method == "PATCH":
             if rt.custom is not None:  # the crdHandler's patch types (no strategic merge patch)
                 customresources.check_patch_type(rt, media)
+            if media == APPLY_PATCH:
+                return apply_scale(self.api, rt, namespace, name, raw, options), 200, JSON
             current = scale_of(rt, self.api.get(rt, namespace, name))
             document = parse_json(raw)
             if media == "application/json-patch+json":
@@ -197,6 +200,23 @@ def write_scale(api: APIServer, rt: ResourceType, namespace: str, name: str, sca
                                      user_agent=options.user_agent, managed_subresource=SCALE)
         updated = api.update(rt, namespace, name, obj, scale_options).obj
     return scale_of(rt, updated)
+
+
+def apply_scale(api: APIServer, rt: ResourceType, namespace: str, name: str, body: bytes, options: WriteOptions) -> Obj:
+    """Server-side apply to ``<resource>/scale``: the Scale's replicas applied to the parent
+    where the type keeps them, owned by the manager with subresource ``scale`` (upstream's
+    ScaleHandler); a conflict names the owner as the Scale sees it. Returns the new Scale."""
+    config = decoding_apply_body(body)
+    replicas = (config.get("spec") or {}).get("replicas") if isinstance(config.get("spec"), dict) else None
+    if replicas is not None and (not isinstance(replicas, int) or isinstance(replicas, bool) or replicas < 0):
+        problem = errors.invalid("spec.replicas", replicas, "must be greater than or equal to 0")
+        raise errors.invalid_object("autoscaling", "Scale", name, [problem])
+    parent: Obj = {"apiVersion": rt.api_version, "kind": rt.kind, "metadata": {"name": name}}
+    if replicas is not None:
+        _set_replicas(rt, parent, replicas)
+    applied = api.patch(rt, namespace, name, APPLY_PATCH, json.dumps(parent).encode(),
+                        options._replace(managed_subresource=SCALE))
+    return scale_of(rt, applied.obj)
 
 
 def _custom_scale(rt: ResourceType, obj: Obj, scale_meta: Obj) -> Obj:

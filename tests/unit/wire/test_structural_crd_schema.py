@@ -131,8 +131,23 @@ def test_rules_are_checked_and_compiled() -> None:
     ]
 
 
-def test_a_rule_that_does_not_compile() -> None:
-    assert check(spec(a={"type": "string", "x-kubernetes-validations": [{"rule": "self.a +"}, {"rule": "foo == 1"}]})) == [
+def test_a_rule_that_does_not_compile_shows_the_rule_as_json_from_1_34() -> None:
+    """From 1.34 field errors render a struct as json.Marshal does: the internal ValidationRule
+    has no JSON tags (Go's field names), pointers are null or their value, ``>`` is escaped."""
+    rules = [{"rule": "self.a > 'x'", "reason": "FieldValueForbidden", "optionalOldSelf": True}]
+    message = check(spec(a={"type": "object", "properties": {"a": {"type": "integer"}},
+                             "x-kubernetes-validations": rules}))[0]
+    assert message.startswith(
+        f"{P}.properties[spec].properties[a].x-kubernetes-validations[0].rule: Invalid value: "
+        '{"Rule":"self.a \\u003e \'x\'",'
+        '"Message":"","MessageExpression":"","Reason":"FieldValueForbidden","FieldPath":"","OptionalOldSelf":true}: '
+        "compilation failed: ERROR: <input>:1:8: found no matching overload for '_>_' applied to '(int, string)'")
+
+
+def test_a_rule_that_does_not_compile_up_to_1_33() -> None:
+    with emulating(release("1.33")):
+        messages = check(spec(a={"type": "string", "x-kubernetes-validations": [{"rule": "self.a +"}, {"rule": "foo == 1"}]}))
+    assert messages == [
         f'{P}.properties[spec].properties[a].x-kubernetes-validations[0].rule: Invalid value: apiextensions.ValidationRule'
         '{Rule:"self.a +", Message:"", MessageExpression:"", Reason:(*apiextensions.FieldValueErrorReason)(nil), '
         'FieldPath:"", OptionalOldSelf:(*bool)(nil)}: compilation failed: ERROR: <input>:1:9: Syntax error: '

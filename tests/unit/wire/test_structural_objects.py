@@ -50,7 +50,7 @@ def cr(**spec: Any) -> dict[str, Any]:
             "spec": {"image": "nginx", **spec}}
 
 
-BLOCKED = ('<nil>: Invalid value: "null": some validation rules were not checked because the object was invalid; '
+BLOCKED = ('<nil>: Invalid value: null: some validation rules were not checked because the object was invalid; '
            "correct the existing errors to complete validation")
 
 
@@ -167,7 +167,7 @@ def test_embedded_resources_need_api_version_and_kind() -> None:
 
 def test_a_failing_rule_reports_its_message_on_the_rule_node() -> None:
     assert messages(cr(replicas=2, minReplicas=5)) == [
-        'spec: Invalid value: "object": replicas should be greater than or equal to minReplicas']
+        'spec: Invalid value: replicas should be greater than or equal to minReplicas']
 
 
 def test_schema_errors_block_rules() -> None:
@@ -179,7 +179,7 @@ def test_transition_rules_run_only_on_update_with_an_old_value() -> None:
     new = cr(replicas=2, immutable="b")
     assert messages(new) == []
     old = cr(replicas=2, immutable="a")
-    assert messages(new, old) == ['spec.immutable: Invalid value: "string": is immutable']
+    assert messages(new, old) == ['spec.immutable: Invalid value: "b": is immutable']
     assert messages(new, cr(replicas=2)) == []
 
 
@@ -188,7 +188,7 @@ def test_update_ratchets_what_did_not_change() -> None:
     assert messages(bad, copy.deepcopy(bad)) == []
     changed = copy.deepcopy(bad)
     changed["spec"]["image"] = "other"
-    assert messages(changed, bad) == ['spec: Invalid value: "object": replicas should be greater than or equal to minReplicas']
+    assert messages(changed, bad) == ['spec: Invalid value: replicas should be greater than or equal to minReplicas']
 
 
 def rule_schema(*rules: dict[str, Any], field: dict[str, Any] | None = None) -> Any:
@@ -209,10 +209,10 @@ def test_rule_without_message_reason_and_field_path() -> None:
         {"rule": "self.a != 3", "reason": "FieldValueForbidden", "messageExpression": "'a may not be ' + string(self.a)"},
         {"rule": "self.a != 3", "reason": "FieldValueDuplicate"})
     assert rule_messages(compiled, {"a": 3, "b": 1}) == [
-        'spec: Invalid value: "object": failed rule: self.a < self.b',
+        'spec: Invalid value: failed rule: self.a < self.b',
         "spec.s: Required value: s is required",
         "spec: Forbidden: a may not be 3",
-        'spec: Duplicate value: "object"']
+        "spec: Duplicate value"]
 
 
 def test_rule_evaluation_errors() -> None:
@@ -227,9 +227,9 @@ def test_root_rules_see_only_name_and_generate_name_of_metadata() -> None:
         {"rule": "self.metadata.name.startsWith('x')"}, {"rule": "!has(self.metadata.labels)"}]})
     obj = {"apiVersion": "a/v1", "kind": "A", "metadata": {"name": "a", "labels": {"k": "v"}}}
     errors = compiled.validate(obj)
-    assert [e.message() for e in errors] == ["<nil>: Invalid value: \"object\": failed rule: self.metadata.name.startsWith('x')"]
+    assert [e.message() for e in errors] == ["<nil>: Invalid value: failed rule: self.metadata.name.startsWith('x')"]
     assert errors[0].cause() == {"reason": "FieldValueInvalid", "field": "<nil>",
-                                 "message": "Invalid value: \"object\": failed rule: self.metadata.name.startsWith('x')"}
+                                 "message": "Invalid value: failed rule: self.metadata.name.startsWith('x')"}
 
 
 def test_rules_name_properties_as_cel_escapes_them() -> None:
@@ -241,15 +241,15 @@ def test_rules_name_properties_as_cel_escapes_them() -> None:
                "labels": {"type": "object", "additionalProperties": {"type": "string"}}})
     assert rule_messages(compiled, {"namespace": "prod", "max-size": 2, "labels": {"app-name": "web"}}) == []
     assert rule_messages(compiled, {"namespace": "dev", "max-size": 1, "labels": {"app-name": "db"}}) == [
-        'spec: Invalid value: "object": namespace', 'spec: Invalid value: "object": dash',
-        'spec: Invalid value: "object": map keys stay']
+        'spec: Invalid value: namespace', 'spec: Invalid value: dash',
+        'spec: Invalid value: map keys stay']
 
 
 def test_rules_that_read_the_whole_value_see_all_of_it() -> None:
     compiled = rule_schema({"rule": "size(self) == 2", "message": "two fields"},
                            {"rule": "self.all(k, k != 'c')", "message": "no c"})
     assert rule_messages(compiled, {"a": 1, "b": 2}) == []
-    assert rule_messages(compiled, {"a": 1}) == ['spec: Invalid value: "object": two fields']
+    assert rule_messages(compiled, {"a": 1}) == ['spec: Invalid value: two fields']
 
 
 def test_embedded_resources_metadata_is_object_meta() -> None:
@@ -269,10 +269,29 @@ def test_optional_old_self_rules_run_on_create_too() -> None:
     assert compiled.validate(obj) == []
     old = {"apiVersion": "a/v1", "kind": "A", "metadata": {"name": "x"}, "spec": {"a": 2}}
     assert [e.message() for e in compiled.validate_update(obj, old)] == [
-        'spec: Invalid value: "object": a may not decrease', 'spec: Invalid value: "object": plain transition']
+        'spec: Invalid value: a may not decrease', 'spec: Invalid value: plain transition']
 
 
 def test_rules_see_numbers_as_the_schema_types_them() -> None:
     compiled = rule_schema({"rule": "self.ratio + 0.5 == 1.5 && self.a * 2 == 4", "message": "numbers"},
                            field={"ratio": {"type": "number"}})
     assert rule_messages(compiled, {"ratio": 1, "a": 2.0}) == []
+
+
+@pytest.mark.parametrize("version", ["1.33", "1.34", "1.35", "1.36"])
+def test_a_failed_rule_shows_its_type_before_1_35_and_its_value_from_then(version: str) -> None:
+    """kubernetes#132798 and #133832 (1.35): a failed rule's error shows the value it judged —
+    a scalar as itself, an object or array not at all; before, the schema's type name. A nil
+    value blocked rules are reported on renders as the release renders nil."""
+    compiled = rule_schema({"rule": "self.a < 3", "message": "a below 3"},
+                           field={"s": {"type": "string", "x-kubernetes-validations": [{"rule": "self != 'x'"}]}})
+    with emulating(release(version)):
+        shown = rule_messages(compiled, {"a": 3, "s": "x"})
+        blocked = rule_messages(compiled, {"a": "three"})[-1]
+    if version < "1.35":
+        assert shown == ['spec: Invalid value: "object": a below 3',
+                         "spec.s: Invalid value: \"string\": failed rule: self != 'x'"]
+    else:
+        assert shown == ["spec: Invalid value: a below 3", "spec.s: Invalid value: \"x\": failed rule: self != 'x'"]
+    nil = '"null"' if version == "1.33" else "null"
+    assert blocked == BLOCKED.replace("null", nil, 1)

@@ -71,16 +71,29 @@ class CompiledSchema:
         what did not change is not held against the update (validation ratcheting)."""
         return self._validate(new, old, accessors or [])
 
-    def _validate(self, obj: Obj, old: Any, accessors: list[FieldError]) -> list[FieldError]:
-        checker = OpenAPIValidator()
-        checker.validate(obj, self.root, "", old)
+    def validate_status_update(self, new: Obj, old: Obj, accessors: list[FieldError] | None = None) -> list[FieldError]:
+        """``validate_update`` of a write to the status subresource: the OpenAPI checks see
+        only ``status``, against the status schema (upstream's status validator), so their
+        texts name the path below it (``replicas in body ...`` at ``status.replicas``); the
+        list, embedded-resource and rule checks still see the whole object."""
+        checker = OpenAPIValidator(prefix="status")
+        status_node = self.root.properties.get("status")
+        if status_node is not None and "status" in new:
+            checker.validate(new["status"], status_node, "", old.get("status", ABSENT))
+        return self._validate(new, old, accessors or [], checker)
+
+    def _validate(self, obj: Obj, old: Any, accessors: list[FieldError],
+                  checker: OpenAPIValidator | None = None) -> list[FieldError]:
+        if checker is None:
+            checker = OpenAPIValidator()
+            checker.validate(obj, self.root, "", old)
         errs = checker.errors + accessors
         errs += embedded_resources(obj, self.root)
         if old is ABSENT or not list_sets_and_maps(old, self.root):
             errs += list_sets_and_maps(obj, self.root)
         if self.root.has_rules:
             if any(e.type in _BLOCKING for e in errs):
-                errs.append(invalid("<nil>", "null", BLOCKED_RULES_MESSAGE))
+                errs.append(invalid("<nil>", None, BLOCKED_RULES_MESSAGE))
             else:
                 rules = RuleValidator(update=old is not ABSENT)
                 rules.validate(obj, old, self.root, "", True, False)

@@ -18,8 +18,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from fakekube.api.machinery.errors import (FIELD_DUPLICATE, FIELD_FORBIDDEN, FIELD_REQUIRED, FieldError, duplicate,
-                                           forbidden, invalid, required)
+from fakekube.api.machinery.errors import (FIELD_DUPLICATE, FIELD_FORBIDDEN, FIELD_REQUIRED, OMIT_VALUE, FieldError,
+                                           duplicate, emulated, forbidden, invalid, required)
 from fakekube.api.wire import cel
 from fakekube.api.wire.cel.prices import UNBOUNDED
 from fakekube.api.wire.structural.celcost import Declarations
@@ -132,7 +132,7 @@ class RuleValidator:
             detail = self._message(rule, activation, target or "<nil>", node.type, ratcheted,
                                    fixed_message) or _default_message(rule)
             if not ratcheted:
-                self.errors.append(_error_for_reason(target or "<nil>", node.type, detail, rule.reason))
+                self.errors.append(_error_for_reason(target or "<nil>", _shown(value, node), detail, rule.reason))
 
     def _message(self, rule: Rule, activation: cel.Activation, target: str, type_name: str, ratcheted: bool,
                  fixed_cost: int) -> str:
@@ -257,11 +257,20 @@ def _default_message(rule: Rule) -> str:
     return rule.message.strip() if rule.message else f"failed rule: {rule.rule.strip()}"
 
 
-def _error_for_reason(path: str, type_name: str, detail: str, reason: Any) -> FieldError:
+def _shown(value: Any, node: Node) -> Any:
+    """The value a failed rule's error shows: from 1.35 the judged value itself, left out for
+    an object or array (a whole subtree is no help in a one-line message); before, the
+    schema's type name."""
+    if not emulated().cel_rule_shows_value:
+        return node.type
+    return OMIT_VALUE if node.type in ("object", "array") else value
+
+
+def _error_for_reason(path: str, shown: Any, detail: str, reason: Any) -> FieldError:
     if reason == FIELD_FORBIDDEN:
         return forbidden(path, detail)
     if reason == FIELD_REQUIRED:
         return required(path, detail)
     if reason == FIELD_DUPLICATE:
-        return duplicate(path, type_name)
-    return invalid(path, type_name, detail)
+        return duplicate(path, shown)
+    return invalid(path, shown, detail)

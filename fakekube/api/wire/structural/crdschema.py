@@ -16,7 +16,7 @@ import re
 from typing import Any, NamedTuple
 
 from fakekube.api.machinery.errors import (FIELD_DUPLICATE, FIELD_FORBIDDEN, FIELD_INVALID, FIELD_REQUIRED,
-                                           FieldError, forbidden, invalid, not_supported, required)
+                                           FieldError, forbidden, go_json_struct, invalid, not_supported, required)
 from fakekube.api.machinery.validation import GoText, go_strings
 from fakekube.api.wire import cel, regexp
 from fakekube.api.wire.cel.types import BOOL_T, STRING_T
@@ -581,16 +581,21 @@ def _compile_text(source: str) -> str:
 
 
 def _rule_struct(raw: Any) -> GoText:
-    """Go's ``%#v`` of an apiextensions.ValidationRule (pointers print as addresses upstream;
-    a set one prints as a fixed fake address here)."""
+    """An apiextensions.ValidationRule as a field error shows it: Go's ``%#v`` up to 1.33
+    (pointers print as addresses upstream; a set one prints as a fixed fake address here),
+    from 1.34 its ``json.Marshal`` (the internal type has no JSON tags: Go's field names)."""
     raw = raw if isinstance(raw, dict) else {}
     reason = "(*apiextensions.FieldValueErrorReason)(nil)" if raw.get("reason") is None else \
         "(*apiextensions.FieldValueErrorReason)(0xc000000000)"
     optional = "(*bool)(nil)" if raw.get("optionalOldSelf") is None else "(*bool)(0xc000000000)"
-    return GoText(f"apiextensions.ValidationRule{{Rule:{go_quote(str(raw.get('rule') or ''))}, "
-                  f"Message:{go_quote(str(raw.get('message') or ''))}, "
-                  f"MessageExpression:{go_quote(str(raw.get('messageExpression') or ''))}, Reason:{reason}, "
-                  f"FieldPath:{go_quote(str(raw.get('fieldPath') or ''))}, OptionalOldSelf:{optional}}}")
+    texts = {key: str(raw.get(key) or "") for key in ("rule", "message", "messageExpression", "fieldPath")}
+    as_json = go_json_struct([("Rule", texts["rule"]), ("Message", texts["message"]),
+                              ("MessageExpression", texts["messageExpression"]), ("Reason", raw.get("reason")),
+                              ("FieldPath", texts["fieldPath"]), ("OptionalOldSelf", raw.get("optionalOldSelf"))])
+    return GoText(f"apiextensions.ValidationRule{{Rule:{go_quote(texts['rule'])}, "
+                  f"Message:{go_quote(texts['message'])}, "
+                  f"MessageExpression:{go_quote(texts['messageExpression'])}, Reason:{reason}, "
+                  f"FieldPath:{go_quote(texts['fieldPath'])}, OptionalOldSelf:{optional}}}", as_json)
 
 
 _PATH_TOKEN = re.compile(r"\.([^.\[\]]+)|\['((?:[^'\\]|\\.)*)'\]")
