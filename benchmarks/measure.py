@@ -118,10 +118,28 @@ def ratios(values: Sequence[float], reference: Sequence[float]) -> Spread:
     return spread([value / ref for value, ref in zip(values, reference) if ref > 0])
 
 
-def format_spread(figure: Spread, scale: float = 1.0, digits: int = 1) -> str:
-    """``median (min–max)`` of the values times ``scale``; ``-`` when not measured."""
+def decimals(value: float) -> int:
+    """Decimals that show a value to about three significant figures when it is below 1
+    (a yardstick of 0.002 s is not printed as 0.0), one decimal above."""
+    for limit, places in ((1.0, 1), (0.1, 2), (0.01, 3)):
+        if abs(value) >= limit:
+            return places
+    return 4
+
+
+def ratio_decimals(value: float) -> int:
+    """Two decimals for a ratio near 1, fewer for one in the hundreds (per-hour figures
+    against a millisecond yardstick), so the column keeps its width."""
+    return 2 if abs(value) < 10 else 1 if abs(value) < 100 else 0
+
+
+def format_spread(figure: Spread, scale: float = 1.0, digits: int | None = None) -> str:
+    """``median (min–max)`` of the values times ``scale``, with ``digits`` decimals (by
+    default as :func:`decimals` picks for the median); ``-`` when not measured."""
     if figure.median != figure.median:
         return "-"
+    if digits is None:
+        digits = decimals(figure.median * scale)
     return (f"{figure.median * scale:.{digits}f} "
             f"({figure.low * scale:.{digits}f}–{figure.high * scale:.{digits}f})")
 
@@ -147,8 +165,9 @@ def row(name: str, series: Series, reference: Series | None, scale: float = 1e3,
     line = (f"{name:<{name_width}} {format_spread(spread(series.wall_s), scale):>{CELL_WIDTH}} "
             f"{format_spread(spread(series.cpu_s), scale):>{CELL_WIDTH}}")
     if reference is not None and reference is not series:
-        line += (f" {format_spread(ratios(series.wall_s, reference.wall_s), digits=2):>{RATIO_WIDTH}}"
-                 f" {format_spread(ratios(series.cpu_s, reference.cpu_s), digits=2):>{RATIO_WIDTH}}")
+        for values, ref_values in ((series.wall_s, reference.wall_s), (series.cpu_s, reference.cpu_s)):
+            figure = ratios(values, ref_values)
+            line += f" {format_spread(figure, digits=ratio_decimals(figure.median)):>{RATIO_WIDTH}}"
     return line
 
 

@@ -68,7 +68,7 @@ def test_table_rows_show_wall_cpu_and_ratios_to_the_reference() -> None:
 def test_table_without_a_reference_has_no_ratio_columns() -> None:
     head, line = measure.table({"alone": _series([1.0], [0.5])}, None, unit="s", scale=1.0)
     assert "x ref" not in head and "wall s" in head
-    assert line.split() == ["alone", "1.0", "(1.0–1.0)", "0.5", "(0.5–0.5)"]
+    assert line.split() == ["alone", "1.0", "(1.0–1.0)", "0.50", "(0.50–0.50)"]
 
 
 def test_long_names_widen_the_name_column() -> None:
@@ -96,3 +96,15 @@ def test_interleave_runs_every_scenario_once_per_round_in_order() -> None:
     results = measure.interleave({"a": scenario("a"), "b": scenario("b")}, rounds=2, round_s=0.0, warmup=True)
     assert calls == ["a", "b", "a", "b", "a", "b"]  # the warm-up, then two rounds
     assert results["a"].wall_s == [1.0, 1.0] and results["b"].cpu_s == [0.5, 0.5]
+
+
+def test_small_figures_keep_their_significant_digits() -> None:
+    assert measure.format_spread(measure.Spread(0.0021, 0.002, 0.0034)) == "0.0021 (0.0020–0.0034)"
+    assert measure.format_spread(measure.Spread(0.25, 0.2, 0.3)) == "0.25 (0.20–0.30)"
+    assert measure.format_spread(measure.Spread(52.31, 50.0, 61.0)) == "52.3 (50.0–61.0)"
+
+
+def test_large_ratios_drop_decimals_to_keep_the_column() -> None:
+    results = {"hour": _series([250.0, 300.0], [250.0, 300.0]), "ref": _series([1.0, 1.0], [1.0, 1.0])}
+    assert measure.table(results, "ref", unit="s", scale=1.0)[1].split()[-4:] == [
+        "275", "(250–300)", "275", "(250–300)"]
