@@ -128,9 +128,10 @@ def decimals(value: float) -> int:
 
 
 def ratio_decimals(value: float) -> int:
-    """Two decimals for a ratio near 1, fewer for one in the hundreds (per-hour figures
-    against a millisecond yardstick), so the column keeps its width."""
-    return 2 if abs(value) < 10 else 1 if abs(value) < 100 else 0
+    """Two decimals for a ratio near 1, three below 0.1 (a sub-millisecond phase against
+    the yardstick), fewer in the hundreds (per-hour figures against it), so the figure
+    stays readable and the column keeps its width."""
+    return 3 if abs(value) < 0.1 else 2 if abs(value) < 10 else 1 if abs(value) < 100 else 0
 
 
 def format_spread(figure: Spread, scale: float = 1.0, digits: int | None = None) -> str:
