@@ -230,6 +230,18 @@ def yardstick() -> None:
 YARDSTICK = "yardstick (plain Python, ref)"
 
 
+def process_cpu_s(pid: int) -> float:
+    """User + system CPU seconds a live process (a server child) has used so far, from
+    /proc (Linux; in clock ticks, usually 10 ms); NaN elsewhere. A :data:`CpuClock` for a
+    server measured from outside: ``functools.partial(process_cpu_s, pid)``."""
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii") as stat:
+            fields = stat.read().rsplit(")", 1)[1].split()
+    except OSError:
+        return float("nan")
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime, stime (fields 14, 15)
+
+
 # -- memory ----------------------------------------------------------------------------------
 
 PAGE_BYTES = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
