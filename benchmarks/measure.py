@@ -196,11 +196,16 @@ class Load:
             return cls(float("nan"))
 
 
+def load_line(start: Load, end: Load) -> str:
+    """The load at start and end and the CPU count: a load above the CPU count means the
+    figures had to share the machine."""
+    return f"load {start.one_min:.2f} → {end.one_min:.2f} (1-min average, start → end), {os.cpu_count()} CPUs"
+
+
 def machine_line(start: Load, end: Load, rounds: int, round_s: float) -> str:
     """What a reader needs to weigh the table below: load, CPUs, how it was sampled."""
     boxed = f" of {round_s:g} s each" if round_s > 0 else ", one call each"
-    return (f"load {start.one_min:.2f} → {end.one_min:.2f} (1-min average, start → end), "
-            f"{os.cpu_count()} CPUs; {rounds} interleaved rounds{boxed}; median (min–max)")
+    return f"{load_line(start, end)}; {rounds} interleaved rounds{boxed}; median (min–max)"
 
 
 def report(title: str, results: Mapping[str, Series], reference: str | None, start: Load, rounds: int,
