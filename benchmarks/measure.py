@@ -69,7 +69,8 @@ class Series:
 
 def run_round(scenario: Scenario, round_s: float) -> Sample:
     """Run ``scenario`` once, or again and again until ``round_s`` of wall time has passed
-    (a longer round evens out a short stall); the mean per call."""
+    (a longer round evens out a short stall; the scenario's untimed set-up counts toward
+    the round's length too); the mean per call."""
     started = time.perf_counter()
     samples = [scenario()]
     while time.perf_counter() - started < round_s:
