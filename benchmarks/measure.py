@@ -28,6 +28,8 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable, Mapping, Sequence
 
+#: The name of the plain-Python reference scenario (:func:`yardstick`).
+YARDSTICK = "yardstick (plain Python, ref)"
 #: Reads CPU seconds used so far: this process's by default, or a server child's.
 CpuClock = Callable[[], float]
 #: One run of a scenario: it times what it measures (set-up around it is not counted).
@@ -209,13 +211,23 @@ def machine_line(start: Load, end: Load, rounds: int, round_s: float) -> str:
     return f"{load_line(start, end)}; {rounds} interleaved rounds{boxed}; median (min–max)"
 
 
+def busy_line(name: str, series: Series) -> str:
+    """Wall/CPU of a single-threaded scenario that never waits (the yardstick): about 1 on
+    an idle core; above that, the share of time the process waited for a core."""
+    return (f"{name}: wall/CPU {format_spread(ratios(series.wall_s, series.cpu_s), digits=2)} "
+            "(about 1.0 when this process had a core to itself; more: the host was busy)")
+
+
 def report(title: str, results: Mapping[str, Series], reference: str | None, start: Load, rounds: int,
            round_s: float, unit: str = "ms", scale: float = 1e3) -> None:
-    """Print a titled table, its machine line first (the load read now as the end)."""
+    """Print a titled table, its machine line first (the load read now as the end), and,
+    when the yardstick ran, how busy the host was by its wall/CPU."""
     print(title)
     print(machine_line(start, Load.now(), rounds, round_s))
     for line in table(results, reference, unit, scale):
         print(line)
+    if YARDSTICK in results:
+        print(busy_line(YARDSTICK, results[YARDSTICK]))
 
 
 # -- a reference for benchmarks that have no natural one -----------------------------------
@@ -241,7 +253,6 @@ def yardstick() -> None:
             gc.enable()
 
 
-YARDSTICK = "yardstick (plain Python, ref)"
 
 
 def process_cpu_s(pid: int) -> float:

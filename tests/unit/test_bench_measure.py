@@ -108,3 +108,8 @@ def test_large_ratios_drop_decimals_to_keep_the_column() -> None:
     results = {"hour": _series([250.0, 300.0], [250.0, 300.0]), "ref": _series([1.0, 1.0], [1.0, 1.0])}
     assert measure.table(results, "ref", unit="s", scale=1.0)[1].split()[-4:] == [
         "275", "(250–300)", "275", "(250–300)"]
+
+
+def test_busy_line_reads_the_hosts_load_from_wall_over_cpu() -> None:
+    line = measure.busy_line("yardstick", _series([0.002, 0.004, 0.003], [0.002, 0.002, 0.002]))
+    assert line.startswith("yardstick: wall/CPU 1.50 (1.00–2.00) ")
