@@ -97,6 +97,9 @@ def measure_size(cluster: Cluster, count: int, limit: int, rounds: int, with_htt
         fetchers.append(("http", over_http(connection, 0), over_http(connection, limit)))
     results: dict[str, measure.Series] = {}
     try:
+        for _, unpaged, paged in fetchers:  # warm-up, not counted (lazy imports, first encodings)
+            list_all(unpaged, count)
+            list_all(paged, count)
         for _ in range(rounds):
             for way, unpaged, paged in fetchers:
                 pages = list_all(paged, count)

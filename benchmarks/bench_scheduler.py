@@ -167,9 +167,13 @@ def over_http(pods: int, nodes: int, owned: bool) -> measure.Sample:
 
 
 def measure_size(pods: int, nodes: int, owned: bool, rounds: int, with_http: bool) -> dict[str, measure.Series]:
-    """``rounds`` interleaved rounds: a burst in process, over HTTP, and the yardstick."""
+    """``rounds`` interleaved rounds: a burst in process, over HTTP, and the yardstick,
+    after a small uncounted burst of each."""
     results = {name: measure.Series() for name in (CYCLES, BOUND, RUNNING, *((HTTP,) if with_http else ()),
                                                    measure.YARDSTICK)}
+    in_process(10, 2, owned)  # warm-up, not counted: the lazy imports of a first burst and its pods' start
+    if with_http:
+        over_http(10, 2, owned)
     for _ in range(rounds):
         for name, sample in in_process(pods, nodes, owned).items():
             results[name].add(sample)
