@@ -287,6 +287,8 @@ def print_python_api(results: dict[str, measure.Series], settings: Settings) -> 
           "with the yardstick measured in the same rounds")
     for line in measure.table(results, measure.YARDSTICK, "µs", 1e6):
         print(f"  {line}")
+    if measure.YARDSTICK in results:
+        print(f"  {measure.busy_line(measure.YARDSTICK, results[measure.YARDSTICK])}")
 
 
 def print_targets(cold: ColdStart, results: Results, settings: Settings) -> None:
