@@ -1,7 +1,7 @@
 """How fast is fakekube's apiserver, next to the ceiling of the stack it runs on?
 
 Run ``python benchmarks/bench_apiserver.py`` (two to three minutes) or add ``--quick``
-(under 20 s, for smoke use). It prints, with no assertions on timings:
+(under a minute, for smoke use). It prints, with no assertions on timings:
 
 * cold start — a fresh interpreter imports fakekube, then ``Cluster()`` + ``start()`` +
   the first ``GET /api/v1/namespaces``; plus a warm start (a second cluster in the same
@@ -381,7 +381,7 @@ def _dump_json(path: str, cached: ColdStart, uncached: ColdStart, results: Resul
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
-    parser.add_argument("--quick", action="store_true", help="small counts: finishes in under 20 s (smoke use)")
+    parser.add_argument("--quick", action="store_true", help="small counts: finishes in under a minute (smoke use)")
     parser.add_argument("--in-process", action="store_true",
                         help="serve from this process (clients and servers share one GIL, as in a pytest test)")
     parser.add_argument("--nodes", type=int, default=3, help="Cluster(nodes=N) for the cold-start figures")
