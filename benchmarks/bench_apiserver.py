@@ -1,7 +1,7 @@
 """How fast is fakekube's apiserver, next to the ceiling of the stack it runs on?
 
 Run ``python benchmarks/bench_apiserver.py`` (two to three minutes) or add ``--quick``
-(under 20 s, for smoke use). It prints, with no assertions on timings:
+(under a minute, for smoke use). It prints, with no assertions on timings:
 
 * cold start — a fresh interpreter imports fakekube, then ``Cluster()`` + ``start()`` +
   the first ``GET /api/v1/namespaces``; plus a warm start (a second cluster in the same
@@ -13,8 +13,14 @@ Run ``python benchmarks/bench_apiserver.py`` (two to three minutes) or add ``--q
   the same :class:`~fakekube.api.http.server.BackgroundServer` that send fakekube's own
   recorded answers and do nothing else — bare WSGI, and through werkzeug's
   Request/Response — and POSTs against a bare werkzeug "hello" app (the create ceiling);
-  each with fakekube/reference ratios. Rounds are timed (``round_s``), after a warm-up;
-* the WSGI app alone (no socket, no server) and the in-process Python API.
+  each with fakekube/reference ratios. Rounds are timed (``--round-s``, 2 s by default;
+  longer rounds even out a busy host's stalls) and interleaved (``--rounds``), after a
+  warm-up (``--warmup-s``); every figure is median (min–max) over the rounds, with the
+  server process's CPU per request beside it;
+* the WSGI app alone (no socket, no server) and the in-process Python API, wall and CPU.
+
+A server child or cold-start child that has not come up within ``--start-timeout-s``
+(300 s by default) fails the run.
 
 By default the servers run in a child process (``servers.py``) so that the load
 generator (``loadgen.py``) does not compete with them for one GIL — ``kubectl`` and
@@ -27,6 +33,7 @@ Benchmarks read the wall clock (``time.perf_counter``); fakekube itself never do
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import os
 import platform
@@ -35,13 +42,14 @@ from dataclasses import dataclass
 from importlib.metadata import version
 from typing import Any, Callable
 
+import measure
 import workload
 from coldstart import ColdStart, measure_cold_start
 from fakekube import Cluster
 from fakekube.api.http import RestApp
 from loadgen import (GET_CONFIGMAP, LIST_PODS, POST_CONFIGMAP, Endpoint, Plan, Results, WatchResult,
-                     measure_throughput, measure_watch, median, p90, paired_ratio)
-from servers import Servers, ServerProcess
+                     measure_throughput, measure_watch, median, p90, paired_ratio, paired_ratios)
+from servers import SERVE_STARTUP_TIMEOUT_S, Servers, ServerProcess
 
 START_TARGET_S = 0.050
 #: Issue 10's targets: create at 0.6 x the hello ceiling, LIST at 0.6 x the same-bytes server.
@@ -81,75 +89,78 @@ QUICK = Settings(rounds=3, cold_runs=3, pods=1000, get_requests=100_000, list_re
 
 # -- the in-process Python API -------------------------------------------------------------
 
-@dataclass(frozen=True)
-class ApiRate:
-    operation: str
-    rates: list[float]
+def _per_call(work: Callable[[], object], calls: int) -> measure.Sample:
+    """Wall and CPU seconds per call of ``work``, which makes ``calls`` calls."""
+    sample = measure.time_call(work)
+    return measure.Sample(sample.wall_s / calls, sample.cpu_s / calls)
 
 
-def measure_python_api(settings: Settings) -> list[ApiRate]:
-    """``cluster.create/get/list`` with no HTTP: what a test pays when it seeds objects."""
+def measure_python_api(settings: Settings) -> dict[str, measure.Series]:
+    """``cluster.create/get/list`` with no HTTP: what a test pays when it seeds objects;
+    per call, each round, with the yardstick in the same rounds."""
     cluster = Cluster(nodes=3)
     workload.prepare(cluster, settings.pods)
-    creates, gets, lists = [], [], []
+    names = ("cluster.create(configmap)", "cluster.get(configmap)", f"cluster.list(pods) ({settings.pods:,})")
+    results = {name: measure.Series() for name in (*names, measure.YARDSTICK)}
     for round_index in range(settings.rounds):
         objects = [workload.configmap(f"api-r{round_index}-{i}") for i in range(settings.api_creates)]
-        started = time.perf_counter()
-        for obj in objects:
-            cluster.create(obj)
-        creates.append(len(objects) / (time.perf_counter() - started))
-        started = time.perf_counter()
-        for _ in range(settings.api_creates):
-            cluster.get("v1", "ConfigMap", workload.GET_NAME, workload.NAMESPACE)
-        gets.append(settings.api_creates / (time.perf_counter() - started))
-        started = time.perf_counter()
-        for _ in range(settings.api_lists):
-            cluster.list("v1", "Pod", workload.PODS_NAMESPACE)
-        lists.append(settings.api_lists / (time.perf_counter() - started))
-    return [ApiRate("cluster.create(configmap)", creates), ApiRate("cluster.get(configmap)", gets),
-            ApiRate(f"cluster.list(pods) ({settings.pods:,})", lists)]
+
+        def create() -> None:
+            for obj in objects:
+                cluster.create(obj)
+
+        def get() -> None:
+            for _ in range(settings.api_creates):
+                cluster.get("v1", "ConfigMap", workload.GET_NAME, workload.NAMESPACE)
+
+        def list_pods() -> None:
+            for _ in range(settings.api_lists):
+                cluster.list("v1", "Pod", workload.PODS_NAMESPACE)
+        for name, work, calls in zip(names, (create, get, list_pods),
+                                     (settings.api_creates, settings.api_creates, settings.api_lists)):
+            results[name].add(_per_call(work, calls))
+        results[measure.YARDSTICK].add(measure.time_call(measure.yardstick))
+    return results
 
 
 # -- the WSGI app alone ---------------------------------------------------------------
 
-@dataclass(frozen=True)
-class AppCost:
-    request: str
-    ours_us: list[float]       # fakekube's RestApp, µs per request, one value per round
-    ceiling_us: list[float]    # the hello app (empty when there is no counterpart)
+def _call_app(app: Callable[..., Any], environs: list[dict[str, Any]], expect: str) -> measure.Sample:
+    """Wall and CPU seconds per request for calling ``app`` on prebuilt environs (building
+    them is not timed)."""
+    def call_all() -> None:
+        for env in environs:
+            status = workload.call_wsgi(app, env)
+            if not status.startswith(expect):
+                raise RuntimeError(f"the app answered {status}, expected {expect}")
+    return _per_call(call_all, len(environs))
 
 
-def _time_app(app: Callable[..., Any], environs: list[dict[str, Any]], expect: str) -> float:
-    """µs per request for calling ``app`` on prebuilt environs (building them is not timed)."""
-    started = time.perf_counter()
-    for env in environs:
-        status = workload.call_wsgi(app, env)
-        if not status.startswith(expect):
-            raise RuntimeError(f"the app answered {status}, expected {expect}")
-    return (time.perf_counter() - started) / len(environs) * 1e6
+#: The app-alone figures: fakekube's RestApp per request, and the hello app where it has a counterpart.
+APP_ROWS = ("GET configmap", "GET configmap: hello (ref)", "LIST 1000 pods", "POST configmap",
+            "POST configmap: hello (ref)")
 
 
-def measure_app_alone(settings: Settings) -> list[AppCost]:
+def measure_app_alone(settings: Settings) -> dict[str, measure.Series]:
     """Each app called directly, no socket and no HTTP server: what the app itself costs."""
     cluster = Cluster(nodes=3)
     workload.prepare(cluster, settings.pods)
     app = RestApp(cluster.api)
     n, n_list = settings.api_creates, settings.api_lists
-    costs: dict[str, tuple[list[float], list[float]]] = {"GET configmap": ([], []), "LIST 1000 pods": ([], []),
-                                                         "POST configmap": ([], [])}
+    results = {name: measure.Series() for name in APP_ROWS}
     for index in range(settings.rounds):
-        def bodies() -> list[bytes]:
-            return [workload.configmap_body(f"app-r{index}-{i}-{time.perf_counter_ns()}") for i in range(n)]
+        def posts() -> list[dict[str, Any]]:
+            return [workload.environ("POST", workload.CONFIGMAPS_PATH,
+                                     workload.configmap_body(f"app-r{index}-{i}-{time.perf_counter_ns()}"))
+                    for i in range(n)]
         gets = [workload.environ("GET", workload.GET_PATH) for _ in range(n)]
-        costs["GET configmap"][0].append(_time_app(app, gets, "200"))
-        costs["GET configmap"][1].append(_time_app(workload.hello_app, gets, "200"))
+        results["GET configmap"].add(_call_app(app, gets, "200"))
+        results["GET configmap: hello (ref)"].add(_call_app(workload.hello_app, gets, "200"))
         lists = [workload.environ("GET", workload.LIST_PATH) for _ in range(n_list)]
-        costs["LIST 1000 pods"][0].append(_time_app(app, lists, "200"))
-        posts = [workload.environ("POST", workload.CONFIGMAPS_PATH, body) for body in bodies()]
-        costs["POST configmap"][0].append(_time_app(app, posts, "201"))
-        posts = [workload.environ("POST", workload.CONFIGMAPS_PATH, body) for body in bodies()]
-        costs["POST configmap"][1].append(_time_app(workload.hello_app, posts, "201"))
-    return [AppCost(name, ours, ceiling) for name, (ours, ceiling) in costs.items()]
+        results["LIST 1000 pods"].add(_call_app(app, lists, "200"))
+        results["POST configmap"].add(_call_app(app, posts(), "201"))
+        results["POST configmap: hello (ref)"].add(_call_app(workload.hello_app, posts(), "201"))
+    return results
 
 
 # -- report ------------------------------------------------------------------------------
@@ -190,8 +201,9 @@ def print_machine(mode: str) -> None:
 
 def print_cold_start(cached: ColdStart, uncached: ColdStart, nodes: int) -> None:
     runs = len(cached.samples["import"])
-    print(f"\nCold start: fresh interpreter, Cluster(nodes={nodes}), {runs} runs (ms)")
-    print(f"  {'phase':<46}{'median':>8}{'p90':>10}")
+    print(f"\nCold start: fresh interpreter, Cluster(nodes={nodes}), {runs} runs (ms), median (min–max); "
+          "CPU: the child's own")
+    print(f"  {'phase':<46}{'wall':>24}{'CPU':>24}")
     rows = [
         ("import fakekube (cached bytecode)", cached, "import"),
         ("import fakekube (no bytecode cache)", uncached, "import"),
@@ -206,8 +218,9 @@ def print_cold_start(cached: ColdStart, uncached: ColdStart, nodes: int) -> None
         ("stop()", cached, "stop"),
     ]
     for label, source, key in rows:
-        values = source.samples[key]
-        print(f"  {label:<46}{_ms(median(values))}  {_ms(p90(values))}")
+        wall = measure.format_spread(measure.spread(source.samples[key]), 1e3)
+        cpu = measure.format_spread(measure.spread(source.cpu_samples.get(key, [])), 1e3)
+        print(f"  {label:<46}{wall:>24}{cpu:>24}")
 
 
 #: Per request: fakekube's scenario and the references it is compared with (label, column name).
@@ -218,63 +231,64 @@ COMPARISONS = [
 ]
 
 
+def _spread(values: list[float], scale: float = 1.0) -> str:
+    return measure.format_spread(measure.spread(values), scale, digits=0)
+
+
 def print_throughput(results: Results, settings: Settings) -> None:
-    print(f"\nRequests/s, one persistent http.client connection per client thread, median of {settings.rounds} "
-          f"rounds of {settings.round_s:g} s (after {settings.warmup_s:g} s warm-up)")
+    print(f"\nRequests/s, one persistent http.client connection per client thread, median (min–max) of "
+          f"{settings.rounds} interleaved rounds of {settings.round_s:g} s (after {settings.warmup_s:g} s warm-up)")
     print("  same-bytes   = fakekube's recorded answers sent back by a bare WSGI app on the same server")
     print("  werkzeug s-b = the same through werkzeug's Request/Response")
     print("  hello        = a bare werkzeug app answering a short 201 (the create ceiling)")
-    print("  x            = fakekube / that reference (median of per-round ratios, pairs measured back to back)")
-    print("  µs/req       = server-process CPU per request: fakekube / first reference (child-process mode only)")
+    print("  fakekube x   = fakekube / that server, per round (pairs measured back to back)")
+    print("  server µs/req = the server process's CPU per request, per round (child-process mode only)")
     for scenario, references in COMPARISONS:
-        header = "".join(f"{name:>14}{'x':>6}" for _, name in references)
-        print(f"  {'request':<16}{'clients':>8}{'fakekube':>10}{header}{'µs/req':>16}{'errors':>8}")
         for clients in settings.client_counts:
             ours = results[(FAKEKUBE, scenario.name, clients)]
-            cells, errors = "", ours.errors
-            for label, _ in references:
-                other = results[(label, scenario.name, clients)]
-                errors += other.errors
-                cells += f"{other.median:14.0f}{paired_ratio(ours, other):6.2f}"
-            first = results[(references[0][0], scenario.name, clients)]
-            cpu = f"{_us(ours.cpu_us_per_request)} / {_us(first.cpu_us_per_request)}"
-            print(f"  {scenario.name:<16}{clients:>8}{ours.median:10.0f}{cells}{cpu:>16}{errors:>8}")
+            print(f"  {scenario.name}, {clients} client(s)")
+            print(f"    {'server':<14}{'req/s':>22}{'fakekube x':>20}{'server µs/req':>22}{'errors':>8}")
+            rows = [(FAKEKUBE, ours), *((name, results[(label, scenario.name, clients)]) for label, name in references)]
+            for name, row in rows:
+                ratio = "" if row is ours else measure.format_spread(paired_ratios(ours, row), digits=2)
+                print(f"    {name:<14}{_spread(row.rates):>22}{ratio:>20}{_spread(row.cpu_us_rounds):>22}"
+                      f"{row.errors:>8}")
 
 
 def print_watch(results: list[WatchResult], references: list[WatchResult], settings: Settings) -> None:
     print(f"\nWatch-event delivery: one writer POSTs {settings.watch_events} configmaps back to back "
-          f"(then {settings.watch_paced_events} paced), median of {settings.rounds} rounds; same-bytes: the "
-          "reference broadcasts each posted body")
-    print(f"  {'server':<12}{'watchers':>8}{'events/s':>11}{'x':>6}{'burst p50 ms':>14}{'burst p90 ms':>14}"
+          f"(then {settings.watch_paced_events} paced), events/s median (min–max) of {settings.rounds} rounds; "
+          "x: per round; same-bytes: the reference broadcasts each posted body")
+    print(f"  {'server':<12}{'watchers':>8}{'events/s':>22}{'x':>18}{'burst p50 ms':>14}{'burst p90 ms':>14}"
           f"{'paced p50 ms':>14}{'paced p90 ms':>14}{'delivered':>14}")
     for result, reference in zip(results, references):
-        ratio = median([a / b for a, b in zip(result.rates, reference.rates) if b > 0])
-        for name, row, shown in ((FAKEKUBE, result, f"{ratio:6.2f}"), (SAME_BYTES, reference, f"{'':>6}")):
+        ratio = measure.format_spread(measure.ratios(result.rates, reference.rates), digits=2)
+        for name, row, shown in ((FAKEKUBE, result, f"{ratio:>18}"), (SAME_BYTES, reference, f"{'':>18}")):
             delivered = f"{row.delivered}/{row.expected}"
-            print(f"  {name:<12}{row.watchers:>8}{median(row.rates):11.0f}{shown}"
+            print(f"  {name:<12}{row.watchers:>8}{_spread(row.rates):>22}{shown}"
                   f"{_ms(median(row.burst_latencies_s)):>14}{_ms(p90(row.burst_latencies_s)):>14}"
                   f"{_ms(median(row.paced_latencies_s)):>14}{_ms(p90(row.paced_latencies_s)):>14}{delivered:>14}")
             for error in sorted(set(row.errors)):
                 print(f"           watcher error: {error}")
 
 
-def print_app_alone(costs: list[AppCost], settings: Settings) -> None:
-    print(f"\nThe WSGI app alone, called directly (no socket, no HTTP server): µs per request, "
-          f"median of {settings.rounds} rounds")
-    print(f"  {'request':<16}{'fakekube':>10}{'hello':>8}{'fakekube adds':>15}")
-    for cost in costs:
-        ours = median(cost.ours_us)
-        if cost.ceiling_us:
-            top = median(cost.ceiling_us)
-            print(f"  {cost.request:<16}{ours:10.0f}{top:8.0f}{ours - top:15.0f}")
-        else:
-            print(f"  {cost.request:<16}{ours:10.0f}{'':>8}{'':>15}")
+def print_app_alone(results: dict[str, measure.Series], settings: Settings) -> None:
+    print(f"\nThe WSGI app alone, called directly (no socket, no HTTP server): µs per request, median (min–max) "
+          f"of {settings.rounds} rounds; x ref: against the hello app in the same rounds")
+    for request in ("GET configmap", "LIST 1000 pods", "POST configmap"):
+        reference = f"{request}: hello (ref)"
+        rows = {name: results[name] for name in (request, reference) if name in results}
+        for line in measure.table(rows, reference if reference in rows else None, "µs", 1e6):
+            print(f"  {line}")
 
 
-def print_python_api(rates: list[ApiRate], settings: Settings) -> None:
-    print(f"\nIn-process Python API (no HTTP), operations/s, median of {settings.rounds} rounds")
-    for rate in rates:
-        print(f"  {rate.operation:<36}{median(rate.rates):12.0f}")
+def print_python_api(results: dict[str, measure.Series], settings: Settings) -> None:
+    print(f"\nIn-process Python API (no HTTP), µs per call, median (min–max) of {settings.rounds} rounds, "
+          "with the yardstick measured in the same rounds")
+    for line in measure.table(results, measure.YARDSTICK, "µs", 1e6):
+        print(f"  {line}")
+    if measure.YARDSTICK in results:
+        print(f"  {measure.busy_line(measure.YARDSTICK, results[measure.YARDSTICK])}")
 
 
 def print_targets(cold: ColdStart, results: Results, settings: Settings) -> None:
@@ -298,18 +312,20 @@ def print_targets(cold: ColdStart, results: Results, settings: Settings) -> None
 
 # -- main ----------------------------------------------------------------------------------
 
-def run(settings: Settings, in_process: bool, nodes: int, json_path: str | None, http_only: bool = False) -> None:
+def run(settings: Settings, in_process: bool, nodes: int, json_path: str | None, http_only: bool = False,
+        start_timeout_s: float = SERVE_STARTUP_TIMEOUT_S) -> None:
     started = time.perf_counter()
     print_machine("in this process (clients share the GIL)" if in_process else "child process (own GIL)")
     if http_only:
         cached = uncached = ColdStart()
     else:
-        cached = measure_cold_start(settings.cold_runs, nodes, bytecode_cache=True)
-        uncached = measure_cold_start(max(1, settings.cold_runs // 3), nodes, bytecode_cache=False)
+        cached = measure_cold_start(settings.cold_runs, nodes, bytecode_cache=True, timeout_s=start_timeout_s)
+        uncached = measure_cold_start(max(1, settings.cold_runs // 3), nodes, bytecode_cache=False,
+                                      timeout_s=start_timeout_s)
         print_cold_start(cached, uncached, nodes)
 
     local = Servers(settings.pods) if in_process else None
-    remote = None if in_process else ServerProcess(settings.pods)
+    remote = None if in_process else ServerProcess(settings.pods, start_timeout_s)
     urls = local.start() if local is not None else remote.urls if remote is not None else {}
     try:
         endpoints = {label: Endpoint.of(urls[label]) for label in (FAKEKUBE, SAME_BYTES, SAME_BYTES_WERKZEUG, HELLO)}
@@ -333,8 +349,8 @@ def run(settings: Settings, in_process: bool, nodes: int, json_path: str | None,
             local.stop()
         if remote is not None:
             remote.stop()
-    app_costs = [] if http_only else measure_app_alone(settings)
-    api = [] if http_only else measure_python_api(settings)
+    app_costs = {} if http_only else measure_app_alone(settings)
+    api = {} if http_only else measure_python_api(settings)
     if not http_only:
         print_app_alone(app_costs, settings)
         print_python_api(api, settings)
@@ -345,17 +361,19 @@ def run(settings: Settings, in_process: bool, nodes: int, json_path: str | None,
 
 
 def _dump_json(path: str, cached: ColdStart, uncached: ColdStart, results: Results,
-               watch: list[WatchResult], api: list[ApiRate], app_costs: list[AppCost]) -> None:
+               watch: list[WatchResult], api: dict[str, measure.Series],
+               app_costs: dict[str, measure.Series]) -> None:
     data: dict[str, Any] = {
         "cold_start_s": cached.samples, "import_uncached_s": uncached.samples.get("import", []),
         "throughput": [{"server": k[0], "scenario": k[1], "clients": k[2], "rates": v.rates, "errors": v.errors,
                         "connections_per_request": v.connections_per_request,
-                        "server_cpu_us_per_request": v.cpu_us_per_request} for k, v in results.items()],
+                        "server_cpu_us_per_request": v.cpu_us_per_request,
+                        "server_cpu_us_per_request_rounds": v.cpu_us_rounds} for k, v in results.items()],
         "watch": [{"watchers": w.watchers, "rates": w.rates, "burst_p50_s": median(w.burst_latencies_s),
                    "paced_p50_s": median(w.paced_latencies_s), "delivered": w.delivered, "expected": w.expected}
                   for w in watch],
-        "python_api": [{"operation": a.operation, "rates": a.rates} for a in api],
-        "app_alone_us": [{"request": c.request, "fakekube": c.ours_us, "hello": c.ceiling_us} for c in app_costs],
+        "python_api_s_per_call": {name: {"wall": v.wall_s, "cpu": v.cpu_s} for name, v in api.items()},
+        "app_alone_s_per_request": {name: {"wall": v.wall_s, "cpu": v.cpu_s} for name, v in app_costs.items()},
     }
     with open(path, "w", encoding="utf-8") as out:
         json.dump(data, out, indent=1)
@@ -363,15 +381,26 @@ def _dump_json(path: str, cached: ColdStart, uncached: ColdStart, results: Resul
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
-    parser.add_argument("--quick", action="store_true", help="small counts: finishes in under 20 s (smoke use)")
+    parser.add_argument("--quick", action="store_true", help="small counts: finishes in under a minute (smoke use)")
     parser.add_argument("--in-process", action="store_true",
                         help="serve from this process (clients and servers share one GIL, as in a pytest test)")
     parser.add_argument("--nodes", type=int, default=3, help="Cluster(nodes=N) for the cold-start figures")
     parser.add_argument("--json", metavar="PATH", help="also write the raw samples as JSON")
     parser.add_argument("--http-only", action="store_true",
                         help="only the HTTP throughput and watch figures (no cold start, app alone, Python API)")
+    parser.add_argument("--rounds", type=int, help="interleaved rounds per scenario (default 5; 3 with --quick)")
+    parser.add_argument("--round-s", type=float,
+                        help="wall seconds per round of one scenario (default 2; 0.3 with --quick): longer rounds "
+                             "even out short stalls of a busy host")
+    parser.add_argument("--warmup-s", type=float, help="uncounted wall seconds per scenario before the rounds")
+    parser.add_argument("--start-timeout-s", type=float, default=SERVE_STARTUP_TIMEOUT_S,
+                        help=f"wall seconds a server or cold-start child may take to come up "
+                             f"(default {SERVE_STARTUP_TIMEOUT_S:g})")
     args = parser.parse_args(argv)
-    run(QUICK if args.quick else FULL, args.in_process, args.nodes, args.json, args.http_only)
+    settings = QUICK if args.quick else FULL
+    chosen = {"rounds": args.rounds, "round_s": args.round_s, "warmup_s": args.warmup_s}
+    settings = dataclasses.replace(settings, **{key: value for key, value in chosen.items() if value is not None})
+    run(settings, args.in_process, args.nodes, args.json, args.http_only, args.start_timeout_s)
 
 
 if __name__ == "__main__":

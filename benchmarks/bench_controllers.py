@@ -15,8 +15,12 @@ read in-process, so the figure is the cluster's work plus the client's requests,
 client's polling). Virtual time taken is printed too: pods are Ready about a second after
 binding, so a rollout's virtual time is a few seconds per surge step.
 
+Each figure is wall and CPU (this process's, the HTTP server threads included) as median
+(min–max) over ``--rounds`` interleaved rounds (a fresh cluster per scenario, built
+untimed), beside a plain-Python yardstick of the same rounds and the load (``measure.py``).
+
 Run ``python benchmarks/bench_controllers.py`` (``--quick`` for 100 Deployments on 50
-nodes, ``--no-http``, ``--repeat N``). Wall time is read here with perf_counter; fakekube
+nodes, ``--no-http``, ``--rounds N``). Wall time is read here with perf_counter; fakekube
 itself never reads it.
 """
 
@@ -25,11 +29,10 @@ from __future__ import annotations
 import argparse
 import http.client
 import json
-import statistics
-import time
 import urllib.parse
 from typing import Any, Callable
 
+import measure
 from fakekube import Cluster
 from fakekube.api.verbs.apiserver import WriteOptions
 from fakekube.control import attach as attach_control
@@ -109,15 +112,15 @@ class Client:
             self.connection.close()
 
 
-Timing = tuple[float, float, float]
+#: One step's wall and CPU seconds (CPU of this process: the HTTP server threads are in it
+#: too) and the virtual seconds it took.
+Timing = tuple[measure.Sample, float]
 
 
 def timed(step: Callable[[], float]) -> Timing:
-    """(wall seconds, CPU seconds of this process, virtual seconds) of one step. CPU time
-    is steadier on a shared machine (HTTP server threads are in this process too)."""
-    started, cpu_started = time.perf_counter(), time.process_time()
-    virtual_s = step()
-    return time.perf_counter() - started, time.process_time() - cpu_started, virtual_s
+    """(wall and CPU seconds, virtual seconds) of one step."""
+    virtual: list[float] = []
+    return measure.time_call(lambda: virtual.append(step())), virtual[0]
 
 
 def with_cluster(nodes: int, over_http: bool, body: Callable[[Client], list[Timing]]) -> list[Timing]:
@@ -157,31 +160,33 @@ def fleet(client: Client, deployments: int, replicas: int = 10) -> list[Timing]:
     return [timed(create_all), timed(update_all)]
 
 
-def report(label: str, runs: list[list[Timing]], phases: tuple[str, ...]) -> str:
-    parts = []
-    for i, phase in enumerate(phases):
-        wall, cpu, virtual = (statistics.median(run[i][k] for run in runs) for k in range(3))
-        parts.append(f"{phase} {wall:.2f} s wall, {cpu:.2f} s CPU ({virtual:.0f} s virtual)")
-    return f"  {label}: " + ", ".join(parts)
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true", help="100 Deployments on 50 nodes for the fleet")
-    parser.add_argument("--repeat", type=int, default=1)
+    parser.add_argument("--rounds", "--repeat", type=int, default=3, help="interleaved rounds (default 3)")
     parser.add_argument("--no-http", action="store_true")
     args = parser.parse_args()
     deployments, nodes = (100, 50) if args.quick else (1000, 500)
     ways = [False] if args.no_http else [False, True]
-    print("100-replica rolling update on 20 nodes:", flush=True)
-    for over_http in ways:
-        runs = [with_cluster(20, over_http, rolling_update) for _ in range(args.repeat)]
-        print(report("HTTP" if over_http else "in-process", runs, ("rollout",)), flush=True)
-    print(f"{deployments} Deployments x 10 replicas on {nodes} nodes:", flush=True)
-    for over_http in ways:
-        runs = [with_cluster(nodes, over_http, lambda c: fleet(c, deployments)) for _ in range(args.repeat)]
-        print(report("HTTP" if over_http else "in-process", runs, ("create and roll out", "new image, roll out")),
-              flush=True)
+    start = measure.Load.now()
+    results: dict[str, measure.Series] = {}
+    virtual: dict[str, list[float]] = {}
+    for _ in range(args.rounds):
+        for over_http in ways:
+            way = "HTTP" if over_http else "in-process"
+            steps = {f"rolling update, 100 replicas, 20 nodes ({way})": with_cluster(20, over_http, rolling_update)[0]}
+            create, update = with_cluster(nodes, over_http, lambda c: fleet(c, deployments))
+            steps[f"fleet create + roll out ({way})"] = create
+            steps[f"fleet new image, roll out ({way})"] = update
+            for name, (sample, virtual_s) in steps.items():
+                results.setdefault(name, measure.Series()).add(sample)
+                virtual.setdefault(name, []).append(virtual_s)
+        results.setdefault(measure.YARDSTICK, measure.Series()).add(measure.time_call(measure.yardstick))
+    measure.report(f"Deployment rollouts (fleet: {deployments} Deployments x 10 replicas on {nodes} nodes), "
+                   "s from the first write to every rollout complete", results, measure.YARDSTICK, start,
+                   args.rounds, 0.0, unit="s", scale=1.0)
+    for name, spans in virtual.items():
+        print(f"  {name}: {measure.format_spread(measure.spread(spans))} virtual s")
 
 
 if __name__ == "__main__":

@@ -40,7 +40,8 @@ import threading
 import time
 from typing import Any, Callable
 
-from servers import process_cpu_s
+import measure
+from measure import process_cpu_s
 
 HOST = "127.0.0.1"
 CRDS_PATH = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions"
@@ -48,7 +49,8 @@ CONFIGMAP_PATH = "/api/v1/namespaces/default/configmaps/bench"
 JSON = {"Content-Type": "application/json", "Accept": "application/json"}
 PROTOBUF = "application/com.github.proto-openapi.spec.v2@v1.0+protobuf"
 AGGREGATED = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList"
-SERVE_STARTUP_TIMEOUT_S = 60.0
+#: By default the server child must come up within this long (``--start-timeout-s``).
+SERVE_STARTUP_TIMEOUT_S = 300.0
 SOCKET_TIMEOUT_S = 600.0
 SAMPLE_INTERVAL_S = 0.005
 SAMPLE_TOP = 60
@@ -66,8 +68,8 @@ class _Sampler(threading.Thread):
 
     def __init__(self) -> None:
         super().__init__(daemon=True)
-        self.own: collections.Counter[str] = collections.Counter()
-        self.total: collections.Counter[str] = collections.Counter()
+        self.own: collections.defaultdict[str, float] = collections.defaultdict(float)  # CPU seconds by place
+        self.total: collections.defaultdict[str, float] = collections.defaultdict(float)
         self.cpu_s = 0.0
         self.stopping = threading.Event()
         self._last: dict[int, float] = {}
@@ -106,7 +108,7 @@ class _Sampler(threading.Thread):
               file=sys.stderr)
         for title, counter in (("self", self.own), ("total (on the stack)", self.total)):
             print(f"-- {title}", file=sys.stderr)
-            for where, cpu_s in counter.most_common(SAMPLE_TOP):
+            for where, cpu_s in sorted(counter.items(), key=lambda item: -item[1])[:SAMPLE_TOP]:
                 print(f"{cpu_s:8.2f} s {100 * cpu_s / max(self.cpu_s, 1e-9):5.1f}%  {where}", file=sys.stderr)
 
 
@@ -136,15 +138,15 @@ def serve(sample: bool) -> None:
 
 
 class ServerProcess:
-    def __init__(self, sample: bool) -> None:
+    def __init__(self, sample: bool, startup_timeout_s: float = SERVE_STARTUP_TIMEOUT_S) -> None:
         args = [sys.executable, os.path.abspath(__file__), "--serve"] + (["--sample"] if sample else [])
         self._process = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
         assert self._process.stdout is not None
-        ready, _, _ = select.select([self._process.stdout], [], [], SERVE_STARTUP_TIMEOUT_S)
+        ready, _, _ = select.select([self._process.stdout], [], [], startup_timeout_s)
         line = self._process.stdout.readline() if ready else ""
         if not line:
             self.stop()
-            raise RuntimeError("the server process did not start")
+            raise RuntimeError(f"the server process did not start within {startup_timeout_s:g} s")
         url = json.loads(line)["url"]
         self.port = int(url.rsplit(":", 1)[1])
 
@@ -265,7 +267,8 @@ def concurrent_get(server: ServerProcess, client: Client, group: str, count: int
 
 
 def run(layout: str, args: argparse.Namespace) -> None:
-    server = ServerProcess(args.sample)
+    start = measure.Load.now()
+    server = ServerProcess(args.sample, args.start_timeout_s)
     client = Client(server.port)
     try:
         create_all(client, server, args.crds, args.step, layout, args.groups)
@@ -287,6 +290,7 @@ def run(layout: str, args: argparse.Namespace) -> None:
     finally:
         client.close()
         server.stop()
+        print(measure.load_line(start, measure.Load.now()))
 
 
 def _with_version(client: Client, index: int, group: str) -> Obj:
@@ -304,6 +308,8 @@ def main() -> None:
     parser.add_argument("--groups", type=int, default=4, help="shared groups in the shared layout")
     parser.add_argument("--sample", action="store_true", help="the server samples its stacks (stderr)")
     parser.add_argument("--only-creates", action="store_true", help="stop after the creates (to profile them)")
+    parser.add_argument("--start-timeout-s", type=float, default=SERVE_STARTUP_TIMEOUT_S,
+                        help=f"wall seconds the server child may take to come up (default {SERVE_STARTUP_TIMEOUT_S:g})")
     parser.add_argument("--serve", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.serve:

@@ -3,24 +3,24 @@
 Run ``python benchmarks/bench_go_json.py``. It creates Pods and Deployments through the
 in-process apiserver (no HTTP), alternating rounds with the round trip on and switched off
 (``fakekube/api/wire/gojson.py``: the typed form before the field manager, the stored form
-before the store), and prints the median CPU time (``time.process_time``) per create of
-each; then the stored-form walk alone over one created pod, which is what every later
-write of that pod pays (a status update, a controller's patch). No assertions on timings;
-benchmarks read the clock, fakekube never does.
+before the store), and prints the time per create of each; then the stored-form walk alone over one created pod, which is what every later
+write of that pod pays (a status update, a controller's patch). Each is wall and CPU per
+create as median (min–max) over interleaved rounds, with per-round ratios to the run
+without the round trip and the load (``measure.py``; ``--rounds``, ``--creates``,
+``--quick``). No assertions on timings; benchmarks read the clock, fakekube never does.
 """
 
 from __future__ import annotations
 
-import statistics
-import time
+import argparse
 from typing import Any
 
 import fakekube
+import measure
+from fakekube.api.registry import ResourceType
 from fakekube.api.verbs.apiserver import APIServer, WriteOptions
 from fakekube.api.wire import gojson
 
-ROUNDS = 7
-CREATES = 500
 _TYPED, _STORED = APIServer._go_typed, APIServer._go_stored
 
 
@@ -38,27 +38,35 @@ def deployment(i: int) -> dict[str, Any]:
                      "template": {"metadata": {"labels": {"app": "x"}}, "spec": pod(0)["spec"]}}}
 
 
-def cpu_per_create_us(api_version: str, kind: str, build: Any, round_trip: bool, count: int) -> float:
+def _unchanged(self: APIServer, rt: ResourceType, obj: dict[str, Any], old: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The round trip switched off: the object as given."""
+    return obj
+
+
+def creates(api_version: str, kind: str, build: Any, round_trip: bool, count: int) -> measure.Sample:
+    """Wall and CPU seconds per create of ``count`` objects on a fresh cluster (built
+    untimed), with the Go JSON round trip on or switched off."""
     if not round_trip:
-        APIServer._go_typed = APIServer._go_stored = lambda self, rt, obj: obj  # type: ignore[method-assign]
+        APIServer._go_typed = APIServer._go_stored = _unchanged  # type: ignore[method-assign]
     try:
         cluster = fakekube.Cluster(kubernetes_version="1.36")
         cluster.start()
         rt = cluster.resource(api_version, kind)
         bodies = [build(i) for i in range(count)]
         options = WriteOptions(field_manager="bench")
-        started = time.process_time()
-        for body in bodies:
-            cluster.api.create(rt, "default", body, options)
-        spent = time.process_time() - started
+
+        def create_all() -> None:
+            for body in bodies:
+                cluster.api.create(rt, "default", body, options)
+        sample = measure.time_call(create_all)
         cluster.stop()
-        return spent / count * 1e6
+        return measure.Sample(sample.wall_s / count, sample.cpu_s / count)
     finally:
         APIServer._go_typed, APIServer._go_stored = _TYPED, _STORED  # type: ignore[method-assign]
 
 
-def walk_us(count: int = 20_000) -> float:
-    """The stored-form walk over an already stored pod (nothing to change: no copies)."""
+def walk(count: int) -> measure.Scenario:
+    """The stored-form walk over an already stored pod (nothing to change: no copies), per walk."""
     cluster = fakekube.Cluster(kubernetes_version="1.36")
     cluster.start()
     stored = cluster.create(pod(0))
@@ -66,24 +74,31 @@ def walk_us(count: int = 20_000) -> float:
     round_trip = gojson.for_version("1.36")
     message = gojson.message_name("", "v1", "Pod")
     assert message is not None
-    started = time.process_time()
-    for _ in range(count):
-        round_trip.stored(message, stored)
-    return (time.process_time() - started) / count * 1e6
+
+    def walks() -> measure.Sample:
+        sample = measure.time_call(lambda: [round_trip.stored(message, stored) for _ in range(count)])
+        return measure.Sample(sample.wall_s / count, sample.cpu_s / count)
+    return walks
 
 
 def main() -> None:
-    print(f"CPU µs per create, median of {ROUNDS} rounds of {CREATES} (in process, no HTTP)")
-    print(f"  {'kind':<12}{'round trip':>12}{'without':>10}{'added':>8}")
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--creates", type=int, default=500, help="creates per round (default 500)")
+    parser.add_argument("--quick", action="store_true", help="3 rounds of 100 creates (smoke use)")
+    measure.add_round_options(parser, rounds=7, round_s=0.0)
+    args = parser.parse_args()
+    if args.quick:
+        args.rounds, args.creates = 3, 100
     for api_version, kind, build in (("v1", "Pod", pod), ("apps/v1", "Deployment", deployment)):
-        cpu_per_create_us(api_version, kind, build, True, 100)  # warm-up: schemas and plans load once
-        on, off = [], []
-        for _ in range(ROUNDS):
-            on.append(cpu_per_create_us(api_version, kind, build, True, CREATES))
-            off.append(cpu_per_create_us(api_version, kind, build, False, CREATES))
-        with_it, without = statistics.median(on), statistics.median(off)
-        print(f"  {kind:<12}{with_it:>12.0f}{without:>10.0f}{with_it - without:>8.0f}")
-    print(f"stored-form walk of a stored pod: {walk_us():.1f} µs")
+        start = measure.Load.now()
+        off = f"{kind}, round trip off (ref)"
+        scenarios = {f"{kind}, Go JSON round trip on": lambda: creates(api_version, kind, build, True, args.creates),
+                     off: lambda: creates(api_version, kind, build, False, args.creates)}
+        if kind == "Pod":
+            scenarios["stored-form walk of a stored pod"] = walk(args.creates * 20)
+        results = measure.interleave(scenarios, args.rounds, args.round_s)  # the warm-up loads schemas and plans
+        measure.report(f"\nµs per create of {args.creates} {kind}s (in process, no HTTP)", results, off, start,
+                       args.rounds, args.round_s, unit="µs", scale=1e6)
 
 
 if __name__ == "__main__":

@@ -1,23 +1,22 @@
 """What managedFields cost a create: CPU per ``APIServer.create`` with and without them.
 
-Run ``python benchmarks/bench_managed_fields.py``. It creates ConfigMaps and Deployments
-through the in-process apiserver (no HTTP), alternating rounds with the field manager on and
-switched off, and prints the median CPU time (``time.process_time``) per create of each.
-No assertions on timings; benchmarks read the clock, fakekube never does.
+Run ``python benchmarks/bench_managed_fields.py`` (``--rounds``, ``--creates``; ``--quick``).
+It creates ConfigMaps and Deployments through the in-process apiserver (no HTTP),
+alternating rounds with the field manager on and switched off (the reference), and prints
+wall and CPU per create of each as median (min–max) with per-round ratios and the load
+(``measure.py``). No assertions on timings; benchmarks read the clock, fakekube never does.
 """
 
 from __future__ import annotations
 
-import statistics
-import time
+import argparse
 from typing import Any
 
 import fakekube
+import measure
 from fakekube.api.verbs import fieldmanager
 from fakekube.api.verbs.apiserver import WriteOptions
 
-ROUNDS = 5
-CREATES = 1000
 _TRACK_CREATE = fieldmanager.track_create
 
 
@@ -34,35 +33,44 @@ def deployment(i: int) -> dict[str, Any]:
                                                            "ports": [{"containerPort": 80}]}]}}}}
 
 
-def cpu_per_create_us(api_version: str, kind: str, build: Any, tracked: bool, count: int) -> float:
-    fieldmanager.track_create = _TRACK_CREATE if tracked else (lambda *args, **kwargs: None)  # type: ignore[assignment]
+def creates(api_version: str, kind: str, build: Any, tracked: bool, count: int) -> measure.Sample:
+    """Wall and CPU seconds per create of ``count`` objects on a fresh cluster (built untimed),
+    with the field manager on (``tracked``) or switched off."""
+    fieldmanager.track_create = _TRACK_CREATE if tracked else (lambda *args, **kwargs: None)
     try:
         cluster = fakekube.Cluster()
         cluster.start()
         rt = cluster.resource(api_version, kind)
         bodies = [build(i) for i in range(count)]
         options = WriteOptions(field_manager="bench")
-        started = time.process_time()
-        for body in bodies:
-            cluster.api.create(rt, "default", body, options)
-        spent = time.process_time() - started
+
+        def create_all() -> None:
+            for body in bodies:
+                cluster.api.create(rt, "default", body, options)
+        sample = measure.time_call(create_all)
         cluster.stop()
-        return spent / count * 1e6
+        return measure.Sample(sample.wall_s / count, sample.cpu_s / count)
     finally:
-        fieldmanager.track_create = _TRACK_CREATE  # type: ignore[assignment]
+        fieldmanager.track_create = _TRACK_CREATE
 
 
 def main() -> None:
-    print(f"CPU µs per create, median of {ROUNDS} rounds of {CREATES} (in process, no HTTP)")
-    print(f"  {'kind':<12}{'managedFields':>15}{'without':>10}{'added':>8}")
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--creates", type=int, default=1000, help="creates per round (default 1000)")
+    parser.add_argument("--quick", action="store_true", help="3 rounds of 200 creates (smoke use)")
+    measure.add_round_options(parser, rounds=5, round_s=0.0)
+    args = parser.parse_args()
+    if args.quick:
+        args.rounds, args.creates = 3, 200
     for api_version, kind, build in (("v1", "ConfigMap", configmap), ("apps/v1", "Deployment", deployment)):
-        cpu_per_create_us(api_version, kind, build, True, 200)  # warm-up: schemas and types load once
-        on, off = [], []
-        for _ in range(ROUNDS):
-            on.append(cpu_per_create_us(api_version, kind, build, True, CREATES))
-            off.append(cpu_per_create_us(api_version, kind, build, False, CREATES))
-        with_fields, without = statistics.median(on), statistics.median(off)
-        print(f"  {kind:<12}{with_fields:>15.0f}{without:>10.0f}{with_fields - without:>8.0f}")
+        start = measure.Load.now()
+        off = f"{kind}, managedFields off (ref)"
+        results = measure.interleave({
+            f"{kind}, managedFields on": lambda: creates(api_version, kind, build, True, args.creates),
+            off: lambda: creates(api_version, kind, build, False, args.creates),
+        }, args.rounds, args.round_s)  # the warm-up loads schemas and types once
+        measure.report(f"\nµs per create of {args.creates} {kind}s (in process, no HTTP)", results, off, start,
+                       args.rounds, args.round_s, unit="µs", scale=1e6)
 
 
 if __name__ == "__main__":

@@ -8,9 +8,13 @@ the trusted internal path), prints, with no assertions:
   ``--http``;
 * the first and the last page alone, so a cost that grows along the list shows.
 
+Each figure is wall and CPU as median (min–max) over interleaved rounds, with per-round
+ratios to the unpaged in-process list and the load (``measure.py``; over HTTP the server
+threads are in this process, so CPU is client and server together).
+
 Run ``python benchmarks/bench_paging.py`` (``--sizes 10000,100000``, ``--limit 500``,
-``--http``, ``--rounds 3``: the best of the rounds is printed). Wall time is read with
-perf_counter; fakekube itself never reads it.
+``--http``, ``--rounds 3``; ``--quick``). Wall time is read with perf_counter; fakekube
+itself never reads it.
 """
 
 from __future__ import annotations
@@ -18,10 +22,10 @@ from __future__ import annotations
 import argparse
 import http.client
 import json
-import time
 import urllib.parse
 from typing import Any, Callable
 
+import measure
 from fakekube import Cluster
 from fakekube.api.verbs.apiserver import WriteOptions
 from fakekube.api.verbs.listing import ListOptions
@@ -42,73 +46,97 @@ def build(count: int) -> Cluster:
     return cluster
 
 
-def in_process(cluster: Cluster, limit: int) -> tuple[int, list[float]]:
-    """(items listed, wall seconds of each page) for one list in pages of ``limit`` (0: unpaged)."""
+#: One page: (items on it, the next continue token or "").
+Page = tuple[int, str]
+
+
+def in_process(cluster: Cluster, limit: int) -> Callable[[str], Page]:
+    """A page fetcher through the Python API (``limit`` 0: unpaged)."""
     rt = cluster.resource("v1", "ConfigMap")
-    token, items, pages = "", 0, []
-    while True:
-        started = time.perf_counter()
+
+    def fetch(token: str) -> Page:
         answer = cluster.api.list(rt, NAMESPACE, ListOptions(limit=limit, continue_token=token))
-        pages.append(time.perf_counter() - started)
-        items += len(answer["items"])
-        token = answer["metadata"].get("continue", "")
-        if not token:
-            return items, pages
+        return len(answer["items"]), answer["metadata"].get("continue", "")
+    return fetch
 
 
-def over_http(cluster: Cluster, limit: int) -> tuple[int, list[float]]:
+def over_http(connection: http.client.HTTPConnection, limit: int) -> Callable[[str], Page]:
     """The same over one keep-alive HTTP connection, JSON decoded by the client."""
-    connection = http.client.HTTPConnection("127.0.0.1", int(cluster.url.rsplit(":", 1)[1]), timeout=600)
-    token, items, pages = "", 0, []
+    def fetch(token: str) -> Page:
+        query = urllib.parse.urlencode({k: v for k, v in (("limit", limit), ("continue", token)) if v})
+        connection.request("GET", f"{PATH}?{query}" if query else PATH, headers={"Accept": "application/json"})
+        body: Any = json.loads(connection.getresponse().read())
+        return len(body["items"]), body["metadata"].get("continue", "")
+    return fetch
+
+
+def list_all(fetch: Callable[[str], Page], count: int) -> list[measure.Sample]:
+    """Every page of one list, each timed; the whole list must have ``count`` items."""
+    token, items, samples = "", 0, []
+    while True:
+        page: list[Page] = []
+        samples.append(measure.time_call(lambda: page.append(fetch(token))))
+        items += page[0][0]
+        token = page[0][1]
+        if not token:
+            assert items == count, f"listed {items} of {count}"
+            return samples
+
+
+def whole(samples: list[measure.Sample]) -> measure.Sample:
+    return measure.Sample(sum(s.wall_s for s in samples), sum(s.cpu_s for s in samples))
+
+
+def measure_size(cluster: Cluster, count: int, limit: int, rounds: int, with_http: bool) -> dict[str, measure.Series]:
+    """Interleaved rounds: unpaged (the reference), paged, its first and last page, over
+    the Python API and, ``with_http``, over HTTP."""
+    fetchers = [("python", in_process(cluster, 0), in_process(cluster, limit))]
+    connection = None
+    if with_http:
+        connection = http.client.HTTPConnection("127.0.0.1", int(cluster.url.rsplit(":", 1)[1]), timeout=600)
+        fetchers.append(("http", over_http(connection, 0), over_http(connection, limit)))
+    results: dict[str, measure.Series] = {}
     try:
-        while True:
-            query = urllib.parse.urlencode({k: v for k, v in (("limit", limit), ("continue", token)) if v})
-            started = time.perf_counter()
-            connection.request("GET", f"{PATH}?{query}" if query else PATH, headers={"Accept": "application/json"})
-            body: Any = json.loads(connection.getresponse().read())
-            pages.append(time.perf_counter() - started)
-            items += len(body["items"])
-            token = body["metadata"].get("continue", "")
-            if not token:
-                return items, pages
+        for _, unpaged, paged in fetchers:  # warm-up, not counted (lazy imports, first encodings)
+            list_all(unpaged, count)
+            list_all(paged, count)
+        for _ in range(rounds):
+            for way, unpaged, paged in fetchers:
+                pages = list_all(paged, count)
+                for name, sample in ((f"{way} unpaged (ref)" if way == "python" else f"{way} unpaged",
+                                      whole(list_all(unpaged, count))),
+                                     (f"{way} {limit}-item pages, all {len(pages)}", whole(pages)),
+                                     (f"{way} first page", pages[0]), (f"{way} last page", pages[-1])):
+                    results.setdefault(name, measure.Series()).add(sample)
     finally:
-        connection.close()
-
-
-def best(rounds: int, run: Callable[[], tuple[int, list[float]]]) -> tuple[int, list[float]]:
-    results = [run() for _ in range(rounds)]
-    return min(results, key=lambda result: sum(result[1]))
-
-
-def report(label: str, count: int, limit: int, result: tuple[int, list[float]]) -> None:
-    items, pages = result
-    assert items == count, f"{label}: listed {items} of {count}"
-    total = sum(pages)
-    if limit:
-        print(f"  {label:<8} {limit}-item pages: {total:8.3f} s for {len(pages)} pages "
-              f"(first {pages[0] * 1000:7.2f} ms, last {pages[-1] * 1000:7.2f} ms, "
-              f"mean {total / len(pages) * 1000:7.2f} ms)")
-    else:
-        print(f"  {label:<8} unpaged:         {total:8.3f} s")
+        if connection is not None:
+            connection.close()
+    return results
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="10000,100000", help="comma-separated collection sizes")
     parser.add_argument("--limit", type=int, default=500, help="page size (default 500)")
-    parser.add_argument("--rounds", type=int, default=3, help="rounds per figure; the best is printed")
+    parser.add_argument("--rounds", type=int, default=3, help="interleaved rounds (default 3)")
     parser.add_argument("--http", action="store_true", help="also list over HTTP (JSON)")
+    parser.add_argument("--quick", action="store_true", help="2,000 ConfigMaps, 3 rounds (smoke use)")
     args = parser.parse_args()
-    for count in (int(size) for size in args.sizes.split(",")):
-        started = time.perf_counter()
-        cluster = build(count)
-        print(f"{count:,} ConfigMaps (built in {time.perf_counter() - started:.1f} s)")
-        report("python", count, 0, best(args.rounds, lambda: in_process(cluster, 0)))
-        report("python", count, args.limit, best(args.rounds, lambda: in_process(cluster, args.limit)))
+    sizes = "2000" if args.quick else args.sizes
+    for count in (int(size) for size in sizes.split(",")):
+        start = measure.Load.now()
+        holder: list[Cluster] = []
+        build_sample = measure.time_call(lambda: holder.append(build(count)))
+        cluster = holder[0]
         if args.http:
-            with cluster:
-                report("http", count, 0, best(args.rounds, lambda: over_http(cluster, 0)))
-                report("http", count, args.limit, best(args.rounds, lambda: over_http(cluster, args.limit)))
+            cluster.start()
+        try:
+            results = measure_size(cluster, count, args.limit, args.rounds, args.http)
+        finally:
+            if args.http:
+                cluster.stop()
+        measure.report(f"\n{count:,} ConfigMaps (built in {build_sample.wall_s:.1f} s wall, "
+                       f"{build_sample.cpu_s:.1f} s CPU)", results, "python unpaged (ref)", start, args.rounds, 0.0)
 
 
 if __name__ == "__main__":

@@ -28,6 +28,8 @@ import time
 from typing import Any
 from urllib.parse import urlsplit
 
+import measure
+
 GROUP = "bench.example.com"
 CRDS = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions"
 TRIPLE = "self.items.all(a, self.items.all(b, self.items.all(c, a + b + c >= 0)))"
@@ -42,7 +44,7 @@ class Server:
         self.url = urlsplit(self.process.stdout.readline().split(" at ")[1].strip())
 
     def request(self, method: str, path: str, body: Any, timeout_s: float) -> tuple[int, Any]:
-        connection = http.client.HTTPConnection(self.url.hostname, self.url.port, timeout=timeout_s)
+        connection = http.client.HTTPConnection(self.url.hostname or "127.0.0.1", self.url.port, timeout=timeout_s)
         try:
             connection.request(method, path, body=None if body is None else json.dumps(body).encode(),
                                headers={"Content-Type": "application/json"})
@@ -115,6 +117,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cap-s", type=float, default=30.0, help="give up on a write after this long (default 30)")
     cap_s = parser.parse_args().cap_s
+    start = measure.Load.now()
     for n in (26, 40):
         scenario(f"pattern ^(a+)+$, {n} characters", crd("patterns", {"type": "object", "properties": {
             "name": {"type": "string", "pattern": "^(a+)+$"}}}), "patterns", {"name": "a" * n + "!"}, cap_s)
@@ -130,6 +133,7 @@ def main() -> None:
     scenario("enum of 100,000 values, 400 items", crd("choices", {"type": "object", "properties": {
         "items": {"type": "array", "items": {"type": "string", "enum": values}}}}), "choices",
         {"items": [values[(i * 7919) % len(values)] for i in range(400)]}, cap_s)
+    print(measure.load_line(start, measure.Load.now()))
 
 
 if __name__ == "__main__":

@@ -1,8 +1,9 @@
 """Cold start: how long a fresh interpreter takes to get a cluster answering.
 
-Run as a script (``python benchmarks/coldstart.py [--runs N]``) it prints, each as the
-median of N fresh processes run in the same rounds (every scenario once per round, so a
-busy host slows them alike): the import of werkzeug (the stack's floor) and of fakekube,
+Run as a script (``python benchmarks/coldstart.py [--runs N] [--timeout-s S]``) it prints,
+each as the median (min–max) of N fresh processes run in the same rounds (every scenario
+once per round, so a busy host slows them alike), wall beside the child's CPU, and the
+load at start and end: the import of werkzeug (the stack's floor) and of fakekube,
 ``fakekube serve`` from process start to its banner and to the first ``GET /version``
 answered, the same for werkzeug's hello app served by ``werkzeug.serving``, and
 ``Cluster()`` → first answer inside one process; ratios beside them; then the slowest
@@ -33,8 +34,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Callable
 
-#: One fresh interpreter must be done within this long.
-CHILD_TIMEOUT_S = 120.0
+import measure
+
+#: One fresh interpreter must be done within this long by default (``--timeout-s``): a
+#: bound against a hung child, generous because a loaded host is slow, not broken.
+CHILD_TIMEOUT_S = 300.0
 
 #: A first GET from inside a child (``first_get(port, path)``): the in-process figures.
 _CHILD_GET = r"""
@@ -56,6 +60,7 @@ COLD_START_CODE = _CHILD_GET + r"""
 import json
 
 def boot(nodes):
+    c0 = time.process_time()
     t0 = time.perf_counter()
     cluster = Cluster(nodes=nodes)
     t1 = time.perf_counter()
@@ -63,12 +68,13 @@ def boot(nodes):
     t2 = time.perf_counter()
     first_get(urlparse(cluster.url).port, "/api/v1/namespaces")
     t3 = time.perf_counter()
-    return cluster, {"construct_s": t1 - t0, "start_s": t2 - t1, "first_get_s": t3 - t2, "total_s": t3 - t0}
+    return cluster, {"construct_s": t1 - t0, "start_s": t2 - t1, "first_get_s": t3 - t2, "total_s": t3 - t0,
+                     "total_cpu_s": time.process_time() - c0}
 
 nodes = int(sys.argv[1])
-t_import = time.perf_counter()
+t_import, c_import = time.perf_counter(), time.process_time()
 from fakekube import Cluster
-import_s = time.perf_counter() - t_import
+import_s, import_cpu_s = time.perf_counter() - t_import, time.process_time() - c_import
 cold_cluster, cold = boot(nodes)
 warm_cluster, warm = boot(nodes)
 t0 = time.perf_counter()
@@ -78,7 +84,7 @@ t0 = time.perf_counter()
 warm_cluster.stop()
 stop_s = time.perf_counter() - t0
 cold_cluster.stop()
-print(json.dumps({"import_s": import_s, "cold": cold, "warm": warm, "reset_s": reset_s, "stop_s": stop_s}))
+print(json.dumps({"import_s": import_s, "import_cpu_s": import_cpu_s, "cold": cold, "warm": warm, "reset_s": reset_s, "stop_s": stop_s}))
 """
 
 
@@ -96,25 +102,26 @@ class ColdStart:
             self.cpu_samples.setdefault(name, []).append(cpu_s)
 
 
-def measure_cold_start(runs: int, nodes: int, bytecode_cache: bool) -> ColdStart:
-    """``runs`` fresh interpreters; with ``bytecode_cache`` a first, discarded run fills
-    a private cache (PYTHONPYCACHEPREFIX in a temp dir, so the repo gets no __pycache__)."""
+def measure_cold_start(runs: int, nodes: int, bytecode_cache: bool, timeout_s: float = CHILD_TIMEOUT_S) -> ColdStart:
+    """``runs`` fresh interpreters, each done within ``timeout_s``; with ``bytecode_cache``
+    a first, discarded run fills a private cache (PYTHONPYCACHEPREFIX in a temp dir, so
+    the repo gets no __pycache__)."""
     cache_dir = tempfile.mkdtemp(prefix="fakekube-bench-pycache-")
     env = child_env(cache_dir, cached=bytecode_cache)
     result = ColdStart()
     try:
         for run in range(runs + (1 if bytecode_cache else 0)):
             done = subprocess.run([sys.executable, "-c", COLD_START_CODE, str(nodes)], env=env, cwd=cache_dir,
-                                  capture_output=True, text=True, timeout=120, check=False)
+                                  capture_output=True, text=True, timeout=timeout_s, check=False)
             if done.returncode != 0:
                 raise RuntimeError(f"cold-start child failed:\n{done.stderr}")
             if bytecode_cache and run == 0:
                 continue
             sample = json.loads(done.stdout.strip().splitlines()[-1])
-            result.add("import", sample["import_s"])
+            result.add("import", sample["import_s"], sample["import_cpu_s"])
             for phase in ("construct", "start", "first_get", "total"):
-                result.add(f"cold_{phase}", sample["cold"][f"{phase}_s"])
-                result.add(f"warm_{phase}", sample["warm"][f"{phase}_s"])
+                for kind in ("cold", "warm"):
+                    result.add(f"{kind}_{phase}", sample[kind][f"{phase}_s"], sample[kind].get(f"{phase}_cpu_s"))
             result.add("reset", sample["reset_s"])
             result.add("stop", sample["stop_s"])
     finally:
@@ -178,8 +185,6 @@ server.serve_forever()
 #: run from the repo it would import the checkout's package over --compare's tree.
 CHILD_CWD = tempfile.gettempdir()
 
-#: A served child must answer within this long, or the run fails.
-SERVE_TIMEOUT_S = 60.0
 #: How often the parent retries connecting to a server that is still starting.
 CONNECT_RETRY_S = 0.001
 
@@ -204,11 +209,11 @@ def child_env(pycache: str, cached: bool = True) -> dict[str, str]:
     return env
 
 
-def child_seconds(args: list[str], env: dict[str, str]) -> tuple[float, float]:
-    """Run ``python -c ...`` to completion; its last output line is the wall and CPU
-    seconds it measured."""
+def child_seconds(args: list[str], env: dict[str, str], timeout_s: float) -> tuple[float, float]:
+    """Run ``python -c ...`` to completion (within ``timeout_s``); its last output line is
+    the wall and CPU seconds it measured."""
     done = subprocess.run([sys.executable, "-c", *args], capture_output=True, text=True, env=env, cwd=CHILD_CWD,
-                          timeout=CHILD_TIMEOUT_S, check=False)
+                          timeout=timeout_s, check=False)
     if done.returncode != 0:
         raise RuntimeError(f"child {args[1:]} failed:\n{done.stderr}")
     wall_s, cpu_s = done.stdout.strip().splitlines()[-1].split()
@@ -235,19 +240,11 @@ def _first_line_time(stream: IO[str], marker: str, times: dict[str, float]) -> N
             times["banner"] = time.perf_counter()
 
 
-def process_cpu_s(pid: int) -> float:
-    """CPU seconds (user + system) a live process has used so far, from /proc (Linux; in
-    clock ticks, usually 10 ms); NaN elsewhere."""
-    try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    except OSError:
-        return float("nan")
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
-def served_seconds(argv: list[str], port: int, marker: str, env: dict[str, str]) -> tuple[float, float, float]:
+def served_seconds(argv: list[str], port: int, marker: str, env: dict[str, str],
+                   timeout_s: float) -> tuple[float, float, float]:
     """Process start → banner line and → first answered ``GET /version`` (seconds), and
-    the CPU seconds the process had used by then."""
+    the CPU seconds the process had used by then; a process that has not answered within
+    ``timeout_s`` fails the run."""
     times: dict[str, float] = {}
     started = time.perf_counter()
     process = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env,
@@ -259,19 +256,19 @@ def served_seconds(argv: list[str], port: int, marker: str, env: dict[str, str])
         while not _answers_version(port):
             if process.poll() is not None:
                 raise RuntimeError(f"{argv} exited with {process.returncode} before answering")
-            if time.perf_counter() - started > SERVE_TIMEOUT_S:
-                raise RuntimeError(f"{argv} did not answer within {SERVE_TIMEOUT_S} s")
+            if time.perf_counter() - started > timeout_s:
+                raise RuntimeError(f"{argv} did not answer within {timeout_s} s (--timeout-s)")
             time.sleep(CONNECT_RETRY_S)
         answered = time.perf_counter()
-        cpu_s = process_cpu_s(process.pid)
+        cpu_s = measure.process_cpu_s(process.pid)
     finally:
         process.send_signal(signal.SIGTERM)
         try:
-            process.wait(timeout=SERVE_TIMEOUT_S)
+            process.wait(timeout=timeout_s)
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait()
-        reader.join(timeout=SERVE_TIMEOUT_S)
+        reader.join(timeout=timeout_s)
     return times.get("banner", float("nan")) - started, answered - started, cpu_s
 
 
@@ -290,55 +287,58 @@ IMPORTS = ("import werkzeug", "import werkzeug.serving, werkzeug.wrappers", "imp
            "from fakekube import Cluster", "import fakekube.cli.main")
 
 
-def _serve_fakekube(name: str, extra: list[str], kubeconfig: str, env: dict[str, str]) -> Step:
+def _serve_fakekube(name: str, extra: list[str], kubeconfig: str, env: dict[str, str], timeout_s: float) -> Step:
     def run(result: ColdStart) -> None:
         port = free_port()
         argv = [*fakekube_command(), "serve", "--port", str(port), "--kubeconfig", kubeconfig, *extra]
-        banner_s, answer_s, cpu_s = served_seconds(argv, port, "fakekube: serving", env)
+        banner_s, answer_s, cpu_s = served_seconds(argv, port, "fakekube: serving", env, timeout_s)
         result.add(f"{name}: banner", banner_s)
         result.add(f"{name}: first answer", answer_s, cpu_s)
     return run
 
 
-def _serve_hello(env: dict[str, str]) -> Step:
+def _serve_hello(env: dict[str, str], timeout_s: float) -> Step:
     def run(result: ColdStart) -> None:
         port = free_port()
         banner_s, answer_s, cpu_s = served_seconds([sys.executable, "-c", HELLO_SERVE_CODE, str(port)], port,
-                                                   "serving", env)
+                                                   "serving", env, timeout_s)
         result.add("werkzeug hello server: banner", banner_s)
         result.add("werkzeug hello server: first answer", answer_s, cpu_s)
     return run
 
 
-def _child(name: str, args: list[str], env: dict[str, str]) -> Step:
-    return lambda result: result.add(name, *child_seconds(args, env))
+def _child(name: str, args: list[str], env: dict[str, str], timeout_s: float) -> Step:
+    return lambda result: result.add(name, *child_seconds(args, env, timeout_s))
 
 
 #: Marks the figures of the tree given with ``--compare`` (an older commit, say).
 COMPARED = " (compared tree)"
 
 
-def compared_scenarios(kubeconfig: str, env: dict[str, str]) -> list[Step]:
+def compared_scenarios(kubeconfig: str, env: dict[str, str], timeout_s: float) -> list[Step]:
     """The fakekube figures again with ``env`` importing another copy of the package."""
     return [
-        _child("from fakekube import Cluster" + COMPARED, [IMPORT_CODE, "from fakekube import Cluster"], env),
-        _child("in-process: Cluster(system_pods=True) → first answer" + COMPARED, [CLUSTER_CODE, "system-pods"], env),
-        _serve_fakekube("fakekube serve" + COMPARED, [], kubeconfig, env),
+        _child("from fakekube import Cluster" + COMPARED, [IMPORT_CODE, "from fakekube import Cluster"], env,
+               timeout_s),
+        _child("in-process: Cluster(system_pods=True) → first answer" + COMPARED, [CLUSTER_CODE, "system-pods"], env,
+               timeout_s),
+        _serve_fakekube("fakekube serve" + COMPARED, [], kubeconfig, env, timeout_s),
     ]
 
 
-def scenarios(kubeconfig: str, env: dict[str, str], uncached: dict[str, str]) -> list[Step]:
-    """Every measurement of one round, in the order they run (``uncached``: no bytecode cache)."""
+def scenarios(kubeconfig: str, env: dict[str, str], uncached: dict[str, str], timeout_s: float) -> list[Step]:
+    """Every measurement of one round, in the order they run (``uncached``: no bytecode
+    cache); each child must be done, or a server answer, within ``timeout_s``."""
     return [
-        *(_child(statement, [IMPORT_CODE, statement], env) for statement in IMPORTS),
+        *(_child(statement, [IMPORT_CODE, statement], env, timeout_s) for statement in IMPORTS),
         _child("from fakekube import Cluster (no bytecode cache)", [IMPORT_CODE, "from fakekube import Cluster"],
-               uncached),
-        _child("in-process: werkzeug hello server → first answer", [HELLO_CODE], env),
-        _child("in-process: Cluster() → first answer", [CLUSTER_CODE, "default"], env),
-        _child("in-process: Cluster(system_pods=True) → first answer", [CLUSTER_CODE, "system-pods"], env),
-        _serve_hello(env),
-        _serve_fakekube("fakekube serve", [], kubeconfig, env),
-        _serve_fakekube("fakekube serve --no-system-pods", ["--no-system-pods"], kubeconfig, env),
+               uncached, timeout_s),
+        _child("in-process: werkzeug hello server → first answer", [HELLO_CODE], env, timeout_s),
+        _child("in-process: Cluster() → first answer", [CLUSTER_CODE, "default"], env, timeout_s),
+        _child("in-process: Cluster(system_pods=True) → first answer", [CLUSTER_CODE, "system-pods"], env, timeout_s),
+        _serve_hello(env, timeout_s),
+        _serve_fakekube("fakekube serve", [], kubeconfig, env, timeout_s),
+        _serve_fakekube("fakekube serve --no-system-pods", ["--no-system-pods"], kubeconfig, env, timeout_s),
     ]
 
 
@@ -366,24 +366,23 @@ REFERENCES = {
 }
 
 
-def _ratio(samples: dict[str, list[float]], name: str, reference: str | None) -> str:
-    if name not in samples or reference not in samples:
-        return ""
-    return f"{median(samples[name]) / median(samples[reference]):5.2f}"
-
-
-def print_table(result: ColdStart, runs: int) -> None:
-    print(f"\nCold start: median of {runs} fresh processes each (ms), interleaved round by round; "
-          "CPU: what the process used (steadier on a busy host)\n")
+def print_table(result: ColdStart, runs: int, start: measure.Load) -> None:
+    """Wall and CPU (the child's own, where it measures it) as median (min–max) of the
+    interleaved runs, and each figure's per-round ratio to its reference."""
+    print(f"\nCold start: {runs} fresh processes per figure, interleaved round by round (ms); ratios are "
+          "per round against the reference named in the last column")
+    print(measure.machine_line(start, measure.Load.now(), runs, 0.0))
     width = max(len(name) for name in result.samples)
-    print(f"{'':{width}}  {'wall':>7}  {'p90':>7}  {'CPU':>7}  {'x ref':>5}  {'CPU x':>5}  reference")
+    print(f"{'':{width}}  {'wall ms':>22}  {'CPU ms':>22}  {'wall x ref':>18}  {'CPU x ref':>18}  reference")
     for name, values in result.samples.items():
         reference = REFERENCES.get(name.replace(COMPARED, ""))
-        cpu = result.cpu_samples.get(name)
-        cpu_text = f"{median(cpu) * 1e3:7.1f}" if cpu else f"{'':7}"
-        print(f"{name:{width}}  {median(values) * 1e3:7.1f}  {p90(values) * 1e3:7.1f}  {cpu_text}  "
-              f"{_ratio(result.samples, name, reference):>5}  {_ratio(result.cpu_samples, name, reference):>5}  "
-              f"{reference or ''}")
+        cpu = result.cpu_samples.get(name, [])
+        cells = [measure.format_spread(measure.spread(values), 1e3), measure.format_spread(measure.spread(cpu), 1e3)]
+        for ours, theirs in ((values, result.samples.get(reference or "")),
+                             (cpu, result.cpu_samples.get(reference or ""))):
+            figure = measure.ratios(ours, theirs or [])
+            cells.append(measure.format_spread(figure, digits=2) if theirs else "")
+        print(f"{name:{width}}  {cells[0]:>22}  {cells[1]:>22}  {cells[2]:>18}  {cells[3]:>18}  {reference or ''}")
 
 
 def importtime_rows(module: str, env: dict[str, str]) -> list[tuple[int, int, str]]:
@@ -426,16 +425,20 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
     parser.add_argument("--runs", type=int, default=15, help="fresh processes per figure (default 15)")
     parser.add_argument("--top", type=int, default=15, help="modules listed from -X importtime (default 15)")
+    parser.add_argument("--timeout-s", type=float, default=CHILD_TIMEOUT_S,
+                        help=f"wall seconds a child may take to finish or answer (default {CHILD_TIMEOUT_S:g})")
     parser.add_argument("--compare", metavar="DIR", default=None,
                         help="also time the fakekube package found in DIR (e.g. `git archive <commit> fakekube | "
                              "tar -x -C DIR`), in the same rounds")
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="fakekube-coldstart-") as tmp:
         env = child_env(str(Path(tmp) / "pycache"))
-        steps = scenarios(str(Path(tmp) / "kubeconfig"), env, child_env(str(Path(tmp) / "empty"), cached=False))
+        start = measure.Load.now()
+        steps = scenarios(str(Path(tmp) / "kubeconfig"), env, child_env(str(Path(tmp) / "empty"), cached=False),
+                          args.timeout_s)
         if args.compare:
             compare_env = {**env, "PYTHONPATH": str(Path(args.compare).resolve())}
-            steps += compared_scenarios(str(Path(tmp) / "kubeconfig"), compare_env)
+            steps += compared_scenarios(str(Path(tmp) / "kubeconfig"), compare_env, args.timeout_s)
         warm_up = ColdStart()
         for step in steps:  # writes the bytecode caches, as after a pip install, and is discarded
             step(warm_up)
@@ -443,7 +446,7 @@ def main(argv: list[str] | None = None) -> int:
         for _ in range(args.runs):
             for step in steps:
                 step(result)
-        print_table(result, args.runs)
+        print_table(result, args.runs, start)
         print_importtime("fakekube.cluster", args.top, env, args.runs)  # what `from fakekube import Cluster` loads
     return 0
 

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Callable
 from urllib.parse import urlparse
 
+import measure
 import workload
 
 HOST = "127.0.0.1"
@@ -150,6 +151,8 @@ class Throughput:
     requests: int
     closed: int
     server_cpu_s: float
+    #: Server CPU µs per request in each round (NaN where the servers share this process).
+    cpu_us_rounds: list[float] = field(default_factory=list)
 
     @property
     def median(self) -> float:
@@ -194,13 +197,19 @@ def measure_throughput(plan: Plan, client_counts: tuple[int, ...], rounds_per_sc
                 rounds.setdefault((label, scenario.name, clients), []).append(result)
     return {key: Throughput(key[1], key[2], [r.rate for r in done], sum(r.errors for r in done),
                             sum(r.requests for r in done), sum(r.closed for r in done),
-                            sum(r.server_cpu_s for r in done))
+                            sum(r.server_cpu_s for r in done),
+                            [r.server_cpu_s / r.requests * 1e6 if r.requests else float("nan") for r in done])
             for key, done in rounds.items()}
 
 
 def paired_ratio(ours: Throughput, ceiling: Throughput) -> float:
     """Median over rounds of ours/ceiling, each pair measured back to back."""
     return median([a / b for a, b in zip(ours.rates, ceiling.rates) if b > 0])
+
+
+def paired_ratios(ours: Throughput, ceiling: Throughput) -> measure.Spread:
+    """Median and min–max over rounds of ours/ceiling, each pair measured back to back."""
+    return measure.ratios(ours.rates, ceiling.rates)
 
 
 # -- watch-event delivery ----------------------------------------------------------------

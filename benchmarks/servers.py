@@ -17,6 +17,7 @@ import select
 import subprocess
 import sys
 
+import measure
 import reference
 import workload
 from fakekube import Cluster
@@ -24,8 +25,9 @@ from fakekube.engine import freeze_startup_heap
 from fakekube.api.http import BackgroundServer
 
 HOST = "127.0.0.1"
-#: The child process must print its URLs within this long (it creates the pods first).
-SERVE_STARTUP_TIMEOUT_S = 60.0
+#: By default the child process must print its URLs within this long (it creates the pods
+#: first); a bound against a hung child, generous because a loaded host is slow, not broken.
+SERVE_STARTUP_TIMEOUT_S = 300.0
 
 
 class Servers:
@@ -71,20 +73,20 @@ def serve_forever(pods: int) -> None:
 class ServerProcess:
     """:func:`serve_forever` in a child interpreter (this module run as a script)."""
 
-    def __init__(self, pods: int) -> None:
+    def __init__(self, pods: int, startup_timeout_s: float = SERVE_STARTUP_TIMEOUT_S) -> None:
         self._process = subprocess.Popen([sys.executable, os.path.abspath(__file__), "--pods", str(pods)],
                                          stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
         assert self._process.stdout is not None
-        ready, _, _ = select.select([self._process.stdout], [], [], SERVE_STARTUP_TIMEOUT_S)
+        ready, _, _ = select.select([self._process.stdout], [], [], startup_timeout_s)
         line = self._process.stdout.readline() if ready else ""
         if not line:
             self.stop()
-            raise RuntimeError("the server process did not start")
+            raise RuntimeError(f"the server process did not start within {startup_timeout_s:g} s")
         self.urls: dict[str, str] = json.loads(line)
 
     def cpu_s(self) -> float:
         """User + system CPU seconds the server process has used so far (Linux /proc)."""
-        return process_cpu_s(self._process.pid)
+        return measure.process_cpu_s(self._process.pid)
 
     def stop(self) -> None:
         if self._process.stdin is not None:
@@ -94,16 +96,6 @@ class ServerProcess:
         except subprocess.TimeoutExpired:
             self._process.kill()
             self._process.wait(timeout=5)
-
-
-def process_cpu_s(pid: int) -> float:
-    """User + system CPU seconds of process ``pid`` (from /proc; NaN where there is none)."""
-    try:
-        with open(f"/proc/{pid}/stat", encoding="ascii") as stat:
-            fields = stat.read().rsplit(")", 1)[1].split()
-    except OSError:
-        return float("nan")
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime, stime (fields 14, 15)
 
 
 def main() -> None:

@@ -20,6 +20,7 @@ import time
 from typing import Any
 from urllib.parse import urlsplit
 
+import measure
 from fakekube import Cluster
 from tests.integration.webhook_server import Answer, WebhookServer
 
@@ -30,7 +31,7 @@ CLIENT_TIMEOUT_S = 600
 
 def _request(cluster: Cluster, method: str, path: str, body: Any = None) -> tuple[int, Any, float]:
     url = urlsplit(cluster.url)
-    connection = http.client.HTTPConnection(url.hostname, url.port, timeout=CLIENT_TIMEOUT_S)
+    connection = http.client.HTTPConnection(url.hostname or "127.0.0.1", url.port, timeout=CLIENT_TIMEOUT_S)
     started = time.perf_counter()
     try:
         connection.request(method, path, None if body is None else json.dumps(body).encode(),
@@ -58,6 +59,7 @@ def main() -> None:
     parser.add_argument("--policy", choices=("Fail", "Ignore"), default="Fail")
     parser.add_argument("--timeout-s", type=int, default=2, help="the webhook's timeoutSeconds")
     args = parser.parse_args()
+    start = measure.Load.now()
     server = WebhookServer()
     answer_bytes: list[int] = []
 
@@ -92,6 +94,7 @@ def main() -> None:
     if code >= 400:
         print(f"  {answer.get('message')}")
     print(f"GET on another connection meanwhile: {meanwhile.get('code')} in {meanwhile.get('s', float('nan')) * 1000:.0f} ms")
+    print(measure.load_line(start, measure.Load.now()))
 
 
 if __name__ == "__main__":
