@@ -43,7 +43,8 @@ def test_api_service_status_is_a_subresource_and_table(fakekube: Cluster) -> Non
     code, table, _ = request(fakekube, "GET", APISVC, accept=TABLE)
     assert [c["name"] for c in table["columnDefinitions"]] == ["Name", "Service", "Available", "Age"]
     rows = {row["cells"][0]: row["cells"][:3] for row in table["rows"]}
-    assert rows["v1.example.io"] == ["v1.example.io", "default/ext", "False (MissingEndpoints)"]
+    # kube-apiserver's availability controller then writes what it finds: no Service "ext"
+    assert rows["v1.example.io"] == ["v1.example.io", "default/ext", "False (ServiceNotFound)"]
     assert rows["v1.apps"] == ["v1.apps", "Local", "True"]  # kube-aggregator's own
     code, bad, _ = request(fakekube, "POST", APISVC, {**body, "metadata": {"name": "v2.example.io"},
                                                       "spec": {**body["spec"], "versionPriority": 0}})
