@@ -13,6 +13,7 @@ import threading
 from typing import Any
 
 import pytest
+import requests
 from kubernetes import client
 from kubernetes.stream import stream
 
@@ -155,3 +156,33 @@ def test_no_state_is_held_in_a_closure() -> None:
     copier = copier_for(cluster)
     copier.copy({part: getattr(cluster, part) for part in STATE_PARTS})
     assert copier.closures_copied == []
+
+
+def test_after_a_restore_a_new_crd_is_served_and_discovered() -> None:
+    """The REST layer serves the restored registry: a CRD created after a restore has its
+    routes and its discovery, not the old registry's (whose generations it may repeat)."""
+    crd = {"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+           "metadata": {"name": "widgets.example.com"},
+           "spec": {"group": "example.com", "scope": "Namespaced",
+                    "names": {"plural": "widgets", "singular": "widget", "kind": "Widget"},
+                    "versions": [{"name": "v1", "served": True, "storage": True, "schema": {
+                        "openAPIV3Schema": {"type": "object", "x-kubernetes-preserve-unknown-fields": True}}}]}}
+    with Cluster(nodes=1) as cluster:
+        snap = cluster.snapshot()
+        cluster.create(dict(crd, metadata={"name": "gadgets.example.com"}, spec=dict(
+            crd["spec"], names={"plural": "gadgets", "singular": "gadget", "kind": "Gadget"})))
+        cluster.advance(2)
+        assert requests.get(cluster.url + "/apis/example.com/v1").json()["resources"][0]["name"] == "gadgets"
+        cluster.restore(snap)
+        cluster.create(crd)
+        cluster.advance(2)
+        custom = client.CustomObjectsApi(cluster.client())
+        custom.create_namespaced_custom_object("example.com", "v1", "default", "widgets",
+                                               {"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "w"}})
+        assert custom.get_namespaced_custom_object("example.com", "v1", "default", "widgets", "w")["metadata"]["name"] == "w"
+        resources = requests.get(cluster.url + "/apis/example.com/v1").json()
+        assert [r["name"] for r in resources["resources"]] == ["widgets"]
+        aggregated = requests.get(cluster.url + "/apis", headers={
+            "Accept": "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList"}).json()
+        example = [g for g in aggregated["items"] if g["metadata"]["name"] == "example.com"]
+        assert [r["resource"] for r in example[0]["versions"][0]["resources"]] == ["widgets"]

@@ -148,9 +148,14 @@ class RestApp:
             return self._watches_open
 
     def rebind(self, apiserver: APIServer) -> None:
-        """Serve another APIServer from now on (a cluster reset builds a fresh one)."""
+        """Serve another APIServer from now on (a cluster reset builds a fresh one; a restored
+        snapshot brings its own registry, whose generations may repeat numbers the old one
+        used, so what is cached by generation starts again)."""
         self.api = apiserver
+        self.registry = apiserver.registry
         self._subresources = Subresources(apiserver)
+        self._aggregated_discovery = discovery.AggregatedDiscovery()
+        self._custom_openapi = None
         self.server_metrics.reset()
 
     def __call__(self, environ: dict, start_response: Callable) -> Iterable[bytes]:
