@@ -283,6 +283,9 @@ def test_openapi_documents_give_embedded_resources_their_type_meta(fakekube, ext
         "allOf": [{"$ref": "#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"}],
         "description": "Standard object's metadata. More info: "
                        "https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata"}
+    # apiextensions gives the kind's and the list's own metadata no default (built-in kinds have {})
+    assert "default" not in v3["com.example.stable.v1.CronTab"]["properties"]["metadata"]
+    assert "default" not in v3["com.example.stable.v1.CronTabList"]["properties"]["metadata"]
     v2 = requests.get(f"{fakekube.url}/openapi/v2").json()["definitions"]["com.example.stable.v1.CronTab"]
     assert v2["properties"]["spec"]["properties"]["raw"] == {"x-kubernetes-embedded-resource": True,
                                                              "x-kubernetes-preserve-unknown-fields": True}

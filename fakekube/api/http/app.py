@@ -344,7 +344,8 @@ class RestApp:
         openapi = shared_openapi(self.registry, self.api.kubernetes_version)
         custom = self._custom_documents()
         if rest == "v3" and request.path != "/openapi/v3/":  # that is the prefix of a group-version, none named
-            return json_response(self._openapi_index(registry, openapi, custom))
+            # kube-aggregator writes the index without a Content-Type: Go sniffs plain text
+            return json_response(self._openapi_index(registry, openapi, custom), content_type="text/plain; charset=utf-8")
         if rest == "v2":
             return self._openapi_v2(request, registry, openapi, custom)
         if not rest.startswith("v3/"):
@@ -352,11 +353,13 @@ class RestApp:
         path = rest[len("v3/"):].strip("/")
         found = custom.document(registry, path) or openapi.document(path)
         if found is None:
-            raise _not_found_path()
+            return _bare(404)  # the aggregator's v3 handler: no body, no Content-Type
         body, etag = found
         wanted_hash = request.args.get("hash")
         if wanted_hash is not None and wanted_hash != etag:
-            return Response(status=301, headers={"Location": f"/openapi/v3/{path}?hash={etag}"})
+            # kube-openapi sets the JSON Content-Type before it redirects with no body
+            return _bare(301, {"Content-Type": "application/json", "ETag": f'"{etag}"',
+                               "Location": f"/openapi/v3/{path}?hash={etag}", "Vary": "Accept"})
         headers = {"ETag": f'"{etag}"', "Vary": "Accept"}
         headers["Cache-Control"] = "public, immutable" if wanted_hash else "no-cache, private"
         return Response(body, content_type="application/json", headers=headers)
@@ -373,7 +376,10 @@ class RestApp:
         headers = {"ETag": etag, "Vary": "Accept", "Cache-Control": "no-cache, private"}
         if request.headers.get("If-None-Match") == etag:
             return Response(status=304, headers=headers)
-        if openapi_v2.wants_protobuf(request.headers.get("Accept", "")):
+        form = openapi_v2.accepted_form(request.headers.get("Accept", ""))
+        if form is None:
+            return _bare(406, {"Vary": "Accept"})
+        if form == "protobuf":
             return JsonResponse(served.protobuf(), content_type=openapi_v2.PROTOBUF_CONTENT_TYPE, headers=headers)
         return JsonResponse(data if data is not None else served.json(), content_type="application/json",
                             headers=headers)
@@ -862,6 +868,18 @@ def _proxied_headers(environ: dict[str, Any]) -> list[tuple[str, str]]:
 def _not_found_path() -> ApiError:
     """go-restful's 404 under a served group: ``NewGenericServerResponse``, ``"details":{}``."""
     return ApiError(404, "NotFound", "the server could not find the requested resource", {})
+
+
+def _bare(status: int, headers: dict[str, str] | None = None) -> AnyResponse:
+    """A status with no body and only the given headers (no Content-Type unless given):
+    what Go's handlers answer when they write a status code alone."""
+    response = JsonResponse(b"", status=status, headers=headers)
+    given = {name.lower() for name in headers or {}}
+    if "content-type" not in given:
+        response.headers.items = [(k, v) for k, v in response.headers.items if k != "Content-Type"]
+    else:
+        response.headers.items = response.headers.items[1:]  # the given one follows
+    return response
 
 
 def _not_found_page() -> AnyResponse:
