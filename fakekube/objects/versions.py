@@ -153,6 +153,8 @@ _STORAGE_1_36 = {**_COMMON_STORAGE,
 #: - OrderedNamespaceDeletion: on in every supported release (beta 1.33, GA 1.34).
 #: - RelaxedServiceNameValidation: on from 1.36 (beta): a Service's name is a DNS-1123 label
 #:   (``must not contain dots`` for a dotted one), not a DNS-1035 label.
+#: - WatchList: beta, switched off for 1.33 (upstream's streaming encoders did better) and on
+#:   again from 1.34: with it off a watch's ``sendInitialEvents`` is a 422.
 #: The gates of the APIs a release adds (DRA, VolumeAttributesClass, MutatingAdmissionPolicy)
 #: are :data:`SERVED_SINCE`: fakekube stores those objects and acts on none of them.
 _GATE_SINCE = {
@@ -161,6 +163,7 @@ _GATE_SINCE = {
     "OrderedNamespaceDeletion": 33,
     "RelaxedServiceNameValidation": 36,
     "ConstrainedImpersonation": 36,
+    "WatchList": 34,
 }
 
 #: Message texts that changed (apimachinery's validation, read at each release's tag):
