@@ -382,6 +382,7 @@ class APIServer:
         rt.strategy.prepare_for_create(obj, ctx)
         self._validate(rt, obj, validation.validate_object_meta(meta, rt.namespaced, rt.name_rule)
                        + rt.strategy.validate(obj))
+        attrs.warnings += rt.strategy.warnings_on_create(obj)  # BeforeCreate, before validating admission
         attrs.name = meta["name"]  # validating admission knows the generated name
         self.admission.validate(attrs)
         warnings += attrs.warnings
@@ -493,6 +494,8 @@ class APIServer:
         else:
             problems += rt.strategy.validate_update(new, old)
         self._validate(rt, new, problems)
+        if not subresource:  # BeforeUpdate's WarningsOnUpdate (the main resource's strategy)
+            attrs.warnings += rt.strategy.warnings_on_update(new, old)
         self.admission.validate(attrs)
         if self._changed(rt, old):
             return None
