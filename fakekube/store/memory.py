@@ -75,6 +75,10 @@ class Store:
         self._listeners: builtins.list[Callable[[Change], None]] = []
         #: Set when the cluster is reset or stopped: open watches end.
         self.closed = False
+        #: Who is told how long each write took (the apiserver's etcd metrics): a
+        #: ``(timer, report)`` pair, ``report(operation, resource, seconds)`` called under the
+        #: lock. The timer is the caller's: the store reads no clock of its own.
+        self.write_timing: tuple[Callable[[], float], Callable[[str, ResourceKey, float], None]] | None = None
 
     # -- reads ---------------------------------------------------------------
     @property
@@ -282,6 +286,8 @@ class Store:
     def create(self, resource: ResourceKey, obj: Obj) -> Obj:
         """Store a new object; the caller has checked it does not exist yet."""
         with self.lock:
+            timing = self.write_timing
+            started = timing[0]() if timing is not None else 0.0
             key = _object_key(obj)
             bucket = self._objects.setdefault(resource, {})
             if key in bucket:
@@ -300,12 +306,16 @@ class Store:
             if updates:
                 _apply(updates, key)
             self._record(ADDED, resource, key, stored, None)
+            if timing is not None:
+                timing[1]("create", resource, timing[0]() - started)
             return stored
 
     def replace(self, resource: ResourceKey, obj: Obj, same_size: bool = False) -> Obj:
         """Overwrite an existing object with a new version (``same_size``: only a few scalar
         fields changed, so the history may count it at the previous version's size)."""
         with self.lock:
+            timing = self.write_timing
+            started = timing[0]() if timing is not None else 0.0
             key = _object_key(obj)
             bucket = self._objects[resource]
             prev = bucket[key]
@@ -318,11 +328,15 @@ class Store:
             if updates:
                 _apply(updates, key)
             self._record(MODIFIED, resource, key, stored, prev, same_size)
+            if timing is not None:
+                timing[1]("update", resource, timing[0]() - started)
             return stored
 
     def remove(self, resource: ResourceKey, key: ObjectKey) -> Obj:
         """Delete an object; returns its last state stamped with the delete's rv."""
         with self.lock:
+            timing = self.write_timing
+            started = timing[0]() if timing is not None else 0.0
             bucket = self._objects[resource]
             prev = bucket[key]
             tombstone = self._stamp(resource, key, prev)
@@ -338,6 +352,8 @@ class Store:
             if updates:
                 _apply(updates, key)
             self._record(DELETED, resource, key, tombstone, prev)
+            if timing is not None:
+                timing[1]("delete", resource, timing[0]() - started)
             return tombstone
 
     def add_listener(self, listener: Callable[[Change], None]) -> None:
