@@ -101,14 +101,15 @@ def test_the_namespace_controller_reads_its_gate() -> None:
 
 
 @pytest.mark.parametrize("version,messages", [
-    ("1.33", ("{field} must not be empty", "a qualified name")),
-    ("1.34", ("must not be empty", "a qualified name")),
-    ("1.35", ("must not be empty", "a valid label key")),
-    ("1.36", ("must not be empty", "a valid label key")),
+    ("1.33", ("{field} must not be empty", "a qualified name", "characters")),
+    ("1.34", ("must not be empty", "a qualified name", "characters")),
+    ("1.35", ("must not be empty", "a valid label key", "bytes")),
+    ("1.36", ("must not be empty", "a valid label key", "bytes")),
 ])
-def test_message_texts_by_release(version: str, messages: tuple[str, str]) -> None:
+def test_message_texts_by_release(version: str, messages: tuple[str, str, str]) -> None:
     row = release(version)
-    assert (row.message("owner_reference_empty"), row.message("label_key_noun")) == messages
+    assert (row.message("owner_reference_empty"), row.message("label_key_noun"),
+            row.message("label_length_unit")) == messages
 
 
 @pytest.mark.parametrize("version,date,go", [("1.33", "2025-04-23", "go1.24"), ("1.34", "2025-08-27", "go1.24"),

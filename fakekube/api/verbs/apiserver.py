@@ -13,7 +13,6 @@ from __future__ import annotations
 import builtins
 import contextlib
 import functools
-import json
 from typing import Any, Callable, Iterator, NamedTuple, TypeVar, cast
 
 from fakekube.api import admission
@@ -35,7 +34,7 @@ from fakekube.api.verbs.encoding import EncodedObjects
 from fakekube.api.verbs.listing import ListOptions, Matcher, list_page
 from fakekube.api.verbs.metrics import MetricsReads
 from fakekube.api.types.metrics import METRICS_GROUP
-from fakekube.api.wire import decoding, fieldvalidation, gojson, patch
+from fakekube.api.wire import decoding, fieldvalidation, gojson, gostructs, patch
 from fakekube.api.wire import schema as schema_module
 from fakekube.clock import VirtualClock, format_rfc3339
 from fakekube.objects import versions
@@ -551,7 +550,9 @@ class APIServer:
         # Upstream's "patch: Invalid value:" shows the patched object for JSON and merge
         # patches (json.Marshal of the map: keys sorted), but the patch itself (Go's %+v of
         # the map) for a strategic merge patch.
-        patch_text = (patch.go_value(document) if patch_type == STRATEGIC_MERGE_PATCH else go_marshal(patched))
+        patch_text = (patch.go_value(document) if patch_type == STRATEGIC_MERGE_PATCH
+                      else self._merge_patch_text(rt, existing, document) if patch_type == MERGE_PATCH
+                      else go_marshal(patched))
         unknown: builtins.list[str] | None
         if rt.custom is not None:
             customresources.check_type_meta(rt, patched, None, self.registry)
@@ -633,6 +634,16 @@ class APIServer:
         if options.field_validation == STRICT:
             raise errors.bad_request("error strict decoding YAML: " + "; ".join(duplicates))
         return fieldvalidation.warnings([], duplicates)
+
+    @staticmethod
+    def _merge_patch_text(rt: ResourceType, existing: Obj, document: Any) -> str:
+        """The merge-patched object as upstream's error shows it: the patch library's text
+        over the object's JSON as its Go type writes it (struct order, map keys sorted)."""
+        current = objectmeta.with_type_meta(rt, rt.view(existing))
+        message_type = gojson.message_name(rt.group, rt.version, rt.kind) if rt.custom is None else None
+        if message_type is not None:
+            current = gostructs.go_order(message_type, current)
+        return patch.merge_patch_text(current, document)
 
     def _apply_patch(self, rt: ResourceType, existing: Obj, patch_type: str, document: Any) -> Obj:
         current = deep_copy(objectmeta.with_type_meta(rt, rt.view(existing)))
@@ -938,13 +949,13 @@ def decoding_apply_body(body: bytes) -> Any:
     """An apply body: YAML (JSON is YAML), as ``yaml.Unmarshal`` reads it; 400 if malformed."""
     try:
         config = decoding.parse_yaml(body)
-    except decoding.SyntaxFailure as exc:
-        raise errors.bad_request(f"error decoding YAML: {exc}") from None
+    except decoding.SyntaxFailure as exc:  # sigs.k8s.io/yaml.Unmarshal's YAMLToJSON step
+        raise errors.bad_request(f"error decoding YAML: error converting YAML to JSON: {exc}") from None
     if config is None:
         return {}
     if not isinstance(config, dict):
         why = f"json: cannot unmarshal {decoding.json_kind(config)} into Go value of type map[string]interface {{}}"
-        raise errors.bad_request(f"error decoding YAML: {why}")
+        raise errors.bad_request(f"error decoding YAML: error unmarshaling JSON: while decoding JSON: {why}")
     return config
 
 
@@ -1015,9 +1026,10 @@ def _finalizer_rules(new: Obj, old: Obj) -> list[FieldError]:
     old_meta = old.get("metadata") or {}
     if not old_meta.get("deletionTimestamp"):
         return []
-    added = [f for f in (new["metadata"].get("finalizers") or []) if f not in (old_meta.get("finalizers") or [])]
-    if added:
-        return [errors.forbidden("metadata.finalizers", f"no new finalizers can be added if the object is being deleted, found new finalizers {json.dumps(added)}")]
+    added = sorted(set(new["metadata"].get("finalizers") or []) - set(old_meta.get("finalizers") or []))
+    if added:  # the same text as ValidateObjectMetaUpdate's: the message shows it once, the causes twice
+        return [errors.forbidden("metadata.finalizers", "no new finalizers can be added if the object is being "
+                                 f"deleted, found new finalizers {go_strings(added).go}")]
     return []
 
 
