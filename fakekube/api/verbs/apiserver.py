@@ -550,9 +550,12 @@ class APIServer:
         # Upstream's "patch: Invalid value:" shows the patched object for JSON and merge
         # patches (json.Marshal of the map: keys sorted), but the patch itself (Go's %+v of
         # the map) for a strategic merge patch.
-        patch_text = (patch.go_value(document) if patch_type == STRATEGIC_MERGE_PATCH
-                      else self._merge_patch_text(rt, existing, document) if patch_type == MERGE_PATCH
-                      else go_marshal(patched))
+        def patch_text(patched: Obj = patched) -> str:  # made only for an error that shows it (as patched now)
+            if patch_type == STRATEGIC_MERGE_PATCH:
+                return patch.go_value(document)
+            if patch_type == MERGE_PATCH:
+                return self._merge_patch_text(rt, existing, document)
+            return go_marshal(patched)
         unknown: builtins.list[str] | None
         if rt.custom is not None:
             customresources.check_type_meta(rt, patched, None, self.registry)
@@ -565,7 +568,7 @@ class APIServer:
                 type_problem, unknown = decoding.decode_and_find_unknown(patched, self.schemas, rt.group, rt.version,
                                                                          rt.kind)
             if type_problem:
-                raise errors.invalid_object("", "", "", [errors.invalid("patch", patch_text, type_problem)])
+                raise errors.invalid_object("", "", "", [errors.invalid("patch", patch_text(), type_problem)])
         raw_options = WriteOptions(options.dry_run, options.field_validation, None)
         warnings = self._check_fields(rt, patched, raw_options, patch_text=patch_text, unknown=unknown)
         if rt.custom is None:
@@ -784,13 +787,15 @@ class APIServer:
         objectmeta.check_namespace(rt, obj, namespace)
         return obj, unknown
 
-    def _check_fields(self, rt: ResourceType, obj: Obj, options: WriteOptions, patch_text: str | None = None,
+    def _check_fields(self, rt: ResourceType, obj: Obj, options: WriteOptions,
+                      patch_text: Callable[[], str] | None = None,
                       unknown: builtins.list[str] | None = None) -> builtins.list[str]:
         """Server-side field validation: Strict rejects unknown/duplicate fields, Warn warns.
 
         Returns the warning texts. A patch's strict failure is a 422 on the
-        ``patch`` field (upstream), a create/update's a 400 decoding error. ``unknown``
-        is the unknown-field paths if decoding already found them.
+        ``patch`` field (upstream; ``patch_text`` makes the value it shows), a
+        create/update's a 400 decoding error. ``unknown`` is the unknown-field paths if
+        decoding already found them.
         """
         if options.field_validation == IGNORE or options.internal:
             return []
@@ -802,7 +807,7 @@ class APIServer:
             return []
         if options.field_validation == STRICT and (unknown or duplicates):
             if patch_text is not None:
-                raise fieldvalidation.patch_strict_error(unknown, duplicates, patch_text)
+                raise fieldvalidation.patch_strict_error(unknown, duplicates, patch_text())
             raise fieldvalidation.strict_error(unknown, duplicates, kind=rt.kind, version=rt.version)
         return fieldvalidation.warnings(unknown, duplicates)
 
