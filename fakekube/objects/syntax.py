@@ -68,10 +68,11 @@ def _byte_len(text: str) -> int:
     return len(text.encode("utf-8"))
 
 
-def qualified_name_errors(value: str, noun: str = "a qualified name") -> list[str]:
+def qualified_name_errors(value: str, noun: str = "a qualified name", unit: str = "characters") -> list[str]:
     """``validation.IsQualifiedName``: ``[prefix/]name``, prefix a DNS subdomain. ``noun``
-    starts the message for too many slashes: "a valid label key" from 1.35 (the release's
-    ``label_key_noun``, fakekube/objects/versions.py)."""
+    starts the message for too many slashes: "a valid label key" from 1.35, and lengths are
+    counted in ``unit`` ("bytes" from 1.35; the release's ``label_key_noun`` and
+    ``label_length_unit``, fakekube/objects/versions.py)."""
     parts = value.split("/")
     if len(parts) > 2:
         return [noun + " " + _regex_error(_NAME_MSG, _NAME_FMT, "MyName", "my.name", "123-abc")
@@ -83,24 +84,25 @@ def qualified_name_errors(value: str, noun: str = "a qualified name") -> list[st
             errors.append("prefix part must be non-empty")
         else:
             if _byte_len(prefix) > _SUBDOMAIN_MAX_BYTES:
-                errors.append(f"prefix part must be no more than {_SUBDOMAIN_MAX_BYTES} characters")
+                errors.append(f"prefix part must be no more than {_SUBDOMAIN_MAX_BYTES} {unit}")
             if not _SUBDOMAIN_RE.match(prefix):
                 errors.append("prefix part " + _regex_error(_SUBDOMAIN_MSG, _SUBDOMAIN_FMT, "example.com"))
     name = parts[-1]
     if not name:
         errors.append("name part must be non-empty")
     elif _byte_len(name) > _NAME_MAX_BYTES:
-        errors.append(f"name part must be no more than {_NAME_MAX_BYTES} characters")
+        errors.append(f"name part must be no more than {_NAME_MAX_BYTES} {unit}")
     if not _NAME_RE.match(name):
         errors.append("name part " + _regex_error(_NAME_MSG, _NAME_FMT, "MyName", "my.name", "123-abc"))
     return errors
 
 
-def label_value_errors(value: str) -> list[str]:
-    """``validation.IsValidLabelValue``: empty, or a name of at most 63 bytes."""
+def label_value_errors(value: str, unit: str = "characters") -> list[str]:
+    """``validation.IsValidLabelValue``: empty, or a name of at most 63 bytes (counted in
+    ``unit`` in the message, as :func:`qualified_name_errors`)."""
     errors = []
     if _byte_len(value) > _NAME_MAX_BYTES:
-        errors.append(f"must be no more than {_NAME_MAX_BYTES} characters")
+        errors.append(f"must be no more than {_NAME_MAX_BYTES} {unit}")
     if not _VALUE_RE.match(value):
         errors.append(_regex_error(_VALUE_MSG, _VALUE_FMT, "MyValue", "my_value", "12345"))
     return errors

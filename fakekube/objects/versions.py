@@ -163,6 +163,8 @@ _STORAGE_1_36 = {**_COMMON_STORAGE,
 #: - OrderedNamespaceDeletion: on in every supported release (beta 1.33, GA 1.34).
 #: - RelaxedServiceNameValidation: on from 1.36 (beta): a Service's name is a DNS-1123 label
 #:   (``must not contain dots`` for a dotted one), not a DNS-1035 label.
+#: - WatchList: beta, switched off for 1.33 (upstream's streaming encoders did better) and on
+#:   again from 1.34: with it off a watch's ``sendInitialEvents`` is a 422.
 #: The gates of the APIs a release adds (DRA, VolumeAttributesClass, MutatingAdmissionPolicy)
 #: are :data:`SERVED_SINCE`: fakekube stores those objects and acts on none of them.
 _GATE_SINCE = {
@@ -171,6 +173,7 @@ _GATE_SINCE = {
     "OrderedNamespaceDeletion": 33,
     "RelaxedServiceNameValidation": 36,
     "ConstrainedImpersonation": 36,
+    "WatchList": 34,
 }
 
 #: Message texts that changed (apimachinery's validation, read at each release's tag):
@@ -178,9 +181,13 @@ _GATE_SINCE = {
 #:   not be empty`` up to 1.33; ``must not be empty`` from 1.34 (the field is in the path).
 #: - label_key_noun: a label key with more than one "/": ``a qualified name must consist of
 #:   …`` up to 1.34, ``a valid label key must consist of …`` from 1.35.
+#: - label_length_unit: a label key's or value's length limit ``must be no more than 63
+#:   characters`` up to 1.34, ``… 63 bytes`` from 1.35 (the same move of label checks into
+#:   apimachinery's ``api/validate/content``, whose MaxLenError counts bytes; 1.36 measured).
 _MESSAGE_SINCE: dict[str, tuple[tuple[int, str], ...]] = {
     "owner_reference_empty": ((33, "{field} must not be empty"), (34, "must not be empty")),
     "label_key_noun": ((33, "a qualified name"), (35, "a valid label key")),
+    "label_length_unit": ((33, "characters"), (35, "bytes")),
 }
 
 #: ``--node-monitor-grace-period``'s default in every supported release.

@@ -77,6 +77,10 @@ class Store:
         self.closed = False
         #: Set when a snapshot replaced this store's state: open watches end with 410 Gone.
         self.expired = False
+        #: Who is told how long each write took (the apiserver's etcd metrics): a
+        #: ``(timer, report)`` pair, ``report(operation, resource, seconds)`` called under the
+        #: lock. The timer is the caller's: the store reads no clock of its own.
+        self.write_timing: tuple[Callable[[], float], Callable[[str, ResourceKey, float], None]] | None = None
 
     # -- reads ---------------------------------------------------------------
     @property
@@ -284,6 +288,8 @@ class Store:
     def create(self, resource: ResourceKey, obj: Obj) -> Obj:
         """Store a new object; the caller has checked it does not exist yet."""
         with self.lock:
+            timing = self.write_timing
+            started = timing[0]() if timing is not None else 0.0
             key = _object_key(obj)
             bucket = self._objects.setdefault(resource, {})
             if key in bucket:
@@ -302,12 +308,16 @@ class Store:
             if updates:
                 _apply(updates, key)
             self._record(ADDED, resource, key, stored, None)
+            if timing is not None:
+                timing[1]("create", resource, timing[0]() - started)
             return stored
 
     def replace(self, resource: ResourceKey, obj: Obj, same_size: bool = False) -> Obj:
         """Overwrite an existing object with a new version (``same_size``: only a few scalar
         fields changed, so the history may count it at the previous version's size)."""
         with self.lock:
+            timing = self.write_timing
+            started = timing[0]() if timing is not None else 0.0
             key = _object_key(obj)
             bucket = self._objects[resource]
             prev = bucket[key]
@@ -320,11 +330,15 @@ class Store:
             if updates:
                 _apply(updates, key)
             self._record(MODIFIED, resource, key, stored, prev, same_size)
+            if timing is not None:
+                timing[1]("update", resource, timing[0]() - started)
             return stored
 
     def remove(self, resource: ResourceKey, key: ObjectKey) -> Obj:
         """Delete an object; returns its last state stamped with the delete's rv."""
         with self.lock:
+            timing = self.write_timing
+            started = timing[0]() if timing is not None else 0.0
             bucket = self._objects[resource]
             prev = bucket[key]
             tombstone = self._stamp(resource, key, prev)
@@ -340,6 +354,8 @@ class Store:
             if updates:
                 _apply(updates, key)
             self._record(DELETED, resource, key, tombstone, prev)
+            if timing is not None:
+                timing[1]("delete", resource, timing[0]() - started)
             return tombstone
 
     def add_listener(self, listener: Callable[[Change], None]) -> None:

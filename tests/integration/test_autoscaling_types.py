@@ -30,7 +30,7 @@ def test_one_hpa_through_both_versions(fakekube: Cluster) -> None:
     status = v1.read_namespaced_horizontal_pod_autoscaler("web", "default").status
     assert (status.current_replicas, status.desired_replicas, status.current_cpu_utilization_percentage) == (2, 3, 75)
     code, table, _ = request(fakekube, "GET", V1, accept=TABLE)
-    assert table["rows"][0]["cells"] == ["web", "Deployment/web", "cpu: 75%/60%", 1, 5, 2, "0s"]
+    assert table["rows"][0]["cells"] == ["web", "Deployment/web", "cpu: 75%/60%", "1", 5, 2, "0s"]  # MinPods: a string
     code, listed, _ = request(fakekube, "GET", V1)
     assert listed["apiVersion"] == "autoscaling/v1" and listed["items"][0]["spec"]["targetCPUUtilizationPercentage"] == 60
 

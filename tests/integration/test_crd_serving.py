@@ -160,7 +160,8 @@ def test_discovery_lists_custom_groups_after_the_built_in_ones(fakekube, ext) ->
     assert groups[-1] == {"name": GROUP, "versions": [{"groupVersion": f"{GROUP}/v1", "version": "v1"}],
                           "preferredVersion": {"groupVersion": f"{GROUP}/v1", "version": "v1"}}
     resources = requests.get(f"{fakekube.url}/apis/{GROUP}/v1").json()["resources"]
-    assert [r["name"] for r in resources] == ["crontabs", "crontabs/scale", "crontabs/status"]
+    # apiextensions appends status, then scale (built-in types list theirs by name)
+    assert [r["name"] for r in resources] == ["crontabs", "crontabs/status", "crontabs/scale"]
     assert resources[0]["verbs"] == ["delete", "deletecollection", "get", "list", "patch", "create", "update", "watch"]
     assert resources[0]["shortNames"] == ["ct"] and resources[0]["categories"] == ["all"]
     accept = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList"
@@ -169,7 +170,7 @@ def test_discovery_lists_custom_groups_after_the_built_in_ones(fakekube, ext) ->
     assert last["metadata"]["name"] == GROUP
     entry = last["versions"][0]["resources"][0]
     assert entry["responseKind"] == {"group": GROUP, "version": "v1", "kind": "CronTab"}
-    assert [s["subresource"] for s in entry["subresources"]] == ["scale", "status"]
+    assert [s["subresource"] for s in entry["subresources"]] == ["status", "scale"]
 
 
 def test_printer_columns_make_the_table(fakekube, ext) -> None:
@@ -283,6 +284,9 @@ def test_openapi_documents_give_embedded_resources_their_type_meta(fakekube, ext
         "allOf": [{"$ref": "#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"}],
         "description": "Standard object's metadata. More info: "
                        "https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata"}
+    # apiextensions gives the kind's and the list's own metadata no default (built-in kinds have {})
+    assert "default" not in v3["com.example.stable.v1.CronTab"]["properties"]["metadata"]
+    assert "default" not in v3["com.example.stable.v1.CronTabList"]["properties"]["metadata"]
     v2 = requests.get(f"{fakekube.url}/openapi/v2").json()["definitions"]["com.example.stable.v1.CronTab"]
     assert v2["properties"]["spec"]["properties"]["raw"] == {"x-kubernetes-embedded-resource": True,
                                                              "x-kubernetes-preserve-unknown-fields": True}

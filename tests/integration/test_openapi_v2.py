@@ -44,10 +44,10 @@ def test_json_and_protobuf_with_etag(fakekube: Cluster) -> None:
     code, data, headers = get(fakekube, Accept="application/json")
     assert code == 200 and headers["Content-Type"] == "application/json"
     doc = json.loads(data)
-    assert doc["swagger"] == "2.0" and doc["info"] == {"title": "Kubernetes", "version": "v1.36.0"}
+    assert doc["swagger"] == "2.0" and doc["info"] == {"title": "Kubernetes", "version": "1.36"}
     assert headers["ETag"] == '"' + hashlib.sha512(data).hexdigest().upper() + '"'
     patch = doc["paths"]["/apis/apps/v1/namespaces/{namespace}/deployments/{name}"]["patch"]
-    assert "fieldValidation" in [p["name"] for p in patch["parameters"]]
+    assert "fieldValidation" in [p.get("name") for p in patch["parameters"]]
     assert patch["x-kubernetes-group-version-kind"] == {"group": "apps", "kind": "Deployment", "version": "v1"}
     assert doc["definitions"]["io.k8s.api.apps.v1.Deployment"]["properties"]["spec"] == {
         "$ref": "#/definitions/io.k8s.api.apps.v1.DeploymentSpec",
@@ -58,6 +58,29 @@ def test_json_and_protobuf_with_etag(fakekube: Cluster) -> None:
     assert pb_headers["ETag"] == headers["ETag"]
     assert sorted(definition_names(pb)) == sorted(doc["definitions"])
     assert get(fakekube, Accept=PROTOBUF, If_None_Match=headers["ETag"])[0] == 304
+
+
+def test_parameters_are_shared_under_upstreams_names(fakekube: Cluster) -> None:
+    """kube-openapi shares every parameter but name, dryRun, fieldValidation and a kind's
+    own body under ``<name>-<hash of its JSON>``; the names are kube-apiserver 1.36's."""
+    doc = json.loads(get(fakekube, Accept="application/json")[1])
+    post = doc["paths"]["/api/v1/namespaces/{namespace}/configmaps"]["post"]["parameters"]
+    assert [p.get("name") or p["$ref"] for p in post] == [
+        "body", "dryRun", "#/parameters/fieldManager-Qy4HdaTW", "fieldValidation"]
+    assert doc["parameters"]["fieldManager-Qy4HdaTW"]["description"].startswith(
+        "fieldManager is a name associated with the actor or entity that is making these changes. The value must")
+    listing = doc["paths"]["/api/v1/namespaces/{namespace}/configmaps"]["get"]["parameters"]
+    assert {"$ref": "#/parameters/labelSelector-5Zw57w4C"} in listing
+    assert doc["parameters"]["namespace-vgWSWtn3"]["in"] == "path"
+    deployment = doc["paths"]["/apis/apps/v1/namespaces/{namespace}/deployments/{name}"]["patch"]
+    assert deployment["consumes"] == ["application/json-patch+json", "application/merge-patch+json",
+                                      "application/strategic-merge-patch+json", "application/apply-patch+yaml"]
+
+
+def test_a_media_type_it_does_not_serve_is_406(fakekube: Cluster) -> None:
+    code, data, headers = get(fakekube, Accept="application/xml")
+    assert (code, data, "Content-Type" in headers) == (406, b"", False)
+    assert get(fakekube, Accept="application/xml, */*;q=0.5")[0] == 200
 
 
 def test_a_served_crd_appears_in_the_document(fakekube: Cluster) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import threading
 
 import pytest
@@ -43,10 +44,13 @@ def test_selector_transitions_arrive_as_added_and_deleted(fakekube) -> None:
                                    f"&timeoutSeconds=5") as stream:
         api.patch(rt, "default", "x", "application/merge-patch+json", b'{"metadata":{"labels":{"team":"b"}}}')
         api.patch(rt, "default", "x", "application/merge-patch+json", b'{"data":{"k":"v"}}')
-        api.patch(rt, "default", "x", "application/merge-patch+json", b'{"metadata":{"labels":{"team":"c"}}}')
+        left = api.patch(rt, "default", "x", "application/merge-patch+json", b'{"metadata":{"labels":{"team":"c"}}}')
         events = stream.events(3)
     assert summary(events) == [("ADDED", "x"), ("MODIFIED", "x"), ("DELETED", "x")]
-    assert events[2]["object"]["metadata"]["labels"] == {"team": "c"}
+    # the cacher's DELETED for an object leaving the selection: as it last matched, at the new version
+    assert events[2]["object"]["metadata"]["labels"] == {"team": "b"}
+    assert events[2]["object"]["data"] == {"k": "v"}
+    assert events[2]["object"]["metadata"]["resourceVersion"] == left.obj["metadata"]["resourceVersion"]
 
 
 TABLE = "application/json;as=Table;v=v1;g=meta.k8s.io,application/json"
@@ -107,6 +111,32 @@ def test_send_initial_events_ends_with_a_bookmark(fakekube) -> None:
     bookmark = events[3]["object"]
     assert bookmark["metadata"]["annotations"] == {"k8s.io/initial-events-end": "true"}
     assert bookmark["metadata"]["resourceVersion"] == str(fakekube.store.resource_version)
+
+
+def test_send_initial_events_without_bookmarks_sends_no_end_bookmark(fakekube) -> None:
+    """1.34+ (WatchList on): a watch-list without bookmarks is served; its initial events
+    end with no bookmark (the cacher sends that one only to a client that allows bookmarks)."""
+    fakekube.create(cm("one"))
+    path = f"{CM_PATH}?watch=true&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&timeoutSeconds=1"
+    with WatchStream(fakekube.url, path) as stream:
+        assert stream.status == 200
+        events = stream.events(2)
+        fakekube.create(cm("two"))
+        events += stream.events(1)
+    assert sorted(summary(events[:2])) == [("ADDED", "kube-root-ca.crt"), ("ADDED", "one")]
+    assert summary(events[2:]) == [("ADDED", "two")]  # no BOOKMARK before it
+
+
+@pytest.mark.fakekube(kubernetes_version="1.33")
+def test_send_initial_events_is_refused_in_1_33(fakekube) -> None:
+    """1.33 turned the WatchList gate off: sendInitialEvents is a 422 on its own field."""
+    path = f"{CM_PATH}?watch=true&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true"
+    with WatchStream(fakekube.url, path) as stream:
+        assert stream.status == 422
+        body = json.loads(stream.response.read())
+    assert body["details"]["causes"] == [{"reason": "FieldValueForbidden", "field": "sendInitialEvents", "message":
+                                          "Forbidden: sendInitialEvents is forbidden for watch unless the WatchList "
+                                          "feature gate is enabled"}]
 
 
 def test_send_initial_events_requires_not_older_than(fakekube) -> None:

@@ -140,3 +140,34 @@ def test_token_subresource_and_create_only_reviews_in_openapi():
     authz = build_document(registry, schemas, "authorization.k8s.io", "v1")
     assert set(authz["paths"]["/apis/authorization.k8s.io/v1/selfsubjectaccessreviews"]) == {"parameters", "post"}
     assert not any(path.endswith("selfsubjectaccessreviews/{name}") for path in authz["paths"])
+
+
+def test_properties_carry_the_defaults_upstreams_generator_gives(service):
+    """kube-apiserver's v3 documents give a non-pointer struct property ``default: {}``, a
+    non-pointer scalar without omitempty its zero, and a ``+default=`` marker its value;
+    pointers, slices, maps and types with their own JSON (Time, Quantity) get none."""
+    apps = json.loads(service.document("apis/apps/v1")[0])["components"]["schemas"]
+    deployment = apps["io.k8s.api.apps.v1.Deployment"]["properties"]
+    assert [deployment[name].get("default") for name in ("metadata", "spec", "status")] == [{}, {}, {}]
+    assert "default" not in deployment["apiVersion"]
+    assert "default" not in apps["io.k8s.api.apps.v1.DeploymentStrategy"]["properties"]["rollingUpdate"]
+    core = json.loads(service.document("api/v1")[0])["components"]["schemas"]
+    assert core["io.k8s.api.core.v1.Container"]["properties"]["name"]["default"] == ""
+    assert "default" not in core["io.k8s.api.core.v1.Container"]["properties"]["image"]  # omitempty
+    assert core["io.k8s.api.core.v1.ContainerPort"]["properties"]["protocol"]["default"] == "TCP"  # +default
+    assert core["io.k8s.api.core.v1.ContainerPort"]["properties"]["containerPort"]["default"] == 0
+    assert core["io.k8s.api.core.v1.ConfigMapEnvSource"]["properties"]["name"]["default"] == ""  # embedded
+    assert "default" not in core["io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"]["properties"]["creationTimestamp"]
+    assert "default" not in core["io.k8s.apimachinery.pkg.apis.meta.v1.APIResource"]["properties"]["verbs"]
+
+
+def test_info_and_parameters_read_as_upstreams(core):
+    assert core["info"] == {"title": "Kubernetes", "version": "1.33"}  # the release, as upstream writes it
+    item = core["paths"]["/api/v1/namespaces/{namespace}/configmaps/{name}"]
+    pretty = next(p for p in item["parameters"] if p["name"] == "pretty")
+    assert pretty["description"] == ("If 'true', then the output is pretty printed. Defaults to 'false' unless the "
+                                     "user-agent indicates a browser or command-line HTTP tool (curl and wget).")
+    patch_manager = next(p for p in item["patch"]["parameters"] if p["name"] == "fieldManager")
+    assert patch_manager["description"].endswith("but optional for non-apply patch types (JsonPatch, MergePatch, "
+                                                 "StrategicMergePatch).")
+    assert "required" not in item["delete"]["requestBody"]  # a DELETE may send no options

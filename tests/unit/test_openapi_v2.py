@@ -61,11 +61,13 @@ def test_v3_schemas_become_v2_ones() -> None:
 
 def test_operations_get_body_parameters_produces_and_schemes() -> None:
     doc = swagger([V3], "1.33")
-    assert doc["info"] == {"title": "Kubernetes", "version": "v1.33.0"}
+    assert doc["info"] == {"title": "Kubernetes", "version": "1.33"}
     patch = doc["paths"]["/apis/apps/v1/namespaces/{namespace}/deployments/{name}"]["patch"]
     assert patch["consumes"] == ["application/merge-patch+json"] and patch["produces"] == ["application/json"]
-    assert patch["parameters"][0] == {"in": "body", "name": "body", "required": True,
-                                      "schema": {"$ref": "#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.Patch"}}
+    # a generic body is shared: one entry of the document's parameters, named by its hash
+    assert patch["parameters"][0] == {"$ref": "#/parameters/body-78PwaGsr"}
+    assert doc["parameters"]["body-78PwaGsr"] == {"in": "body", "name": "body", "required": True,
+                                                  "schema": {"$ref": "#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.Patch"}}
     assert patch["parameters"][1] == {"description": "how", "in": "query", "name": "fieldValidation", "type": "string",
                                       "uniqueItems": True}
     assert patch["responses"]["200"]["schema"] == {"$ref": "#/definitions/io.k8s.api.apps.v1.Deployment"}
@@ -76,7 +78,7 @@ def test_the_protobuf_document_reads_back() -> None:
     data = encode_document(swagger([V3], "1.33"))
     assert field(data, 1) == [b"2.0"]
     [info] = field(data, 2)
-    assert fields(info) == [(1, b"Kubernetes"), (2, b"v1.33.0")]
+    assert fields(info) == [(1, b"Kubernetes"), (2, b"1.33")]
     [paths] = field(data, 8)
     [named_path] = field(paths, 2)
     assert field(named_path, 1) == [b"/apis/apps/v1/namespaces/{namespace}/deployments/{name}"]

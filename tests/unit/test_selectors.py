@@ -193,7 +193,7 @@ def test_invalid_value_message_names_the_key():
 
 def test_too_long_value_is_rejected():
     assert parse_error("x=" + "a" * 64).startswith(
-        'unable to parse requirement: values[0][x]: Invalid value: "' + "a" * 64 + '": must be no more than 63 characters')
+        'unable to parse requirement: values[0][x]: Invalid value: "' + "a" * 64 + '": must be no more than 63 bytes')  # 1.35+: the content package counts bytes
 
 
 # --- TestRequirementConstructor --------------------------------------------------------

@@ -87,7 +87,8 @@ def test_null_creation_timestamp_only_up_to_1_33(version: str) -> None:
                                         ("DeploymentReplicaSetTerminatingReplicas", "1.35"),
                                         ("OrderedNamespaceDeletion", "1.33"),
                                         ("RelaxedServiceNameValidation", "1.36"),
-                                        ("ConstrainedImpersonation", "1.36")])
+                                        ("ConstrainedImpersonation", "1.36"),
+                                        ("WatchList", "1.34")])
 def test_feature_gates_at_each_releases_default(gate: str, first: str) -> None:
     """Upstream's versioned feature specs (pkg/features/kube_features.go, 1.36)."""
     assert [release(v).enabled(gate) for v in SUPPORTED_VERSIONS] == [v >= first for v in SUPPORTED_VERSIONS]
@@ -100,14 +101,15 @@ def test_the_namespace_controller_reads_its_gate() -> None:
 
 
 @pytest.mark.parametrize("version,messages", [
-    ("1.33", ("{field} must not be empty", "a qualified name")),
-    ("1.34", ("must not be empty", "a qualified name")),
-    ("1.35", ("must not be empty", "a valid label key")),
-    ("1.36", ("must not be empty", "a valid label key")),
+    ("1.33", ("{field} must not be empty", "a qualified name", "characters")),
+    ("1.34", ("must not be empty", "a qualified name", "characters")),
+    ("1.35", ("must not be empty", "a valid label key", "bytes")),
+    ("1.36", ("must not be empty", "a valid label key", "bytes")),
 ])
-def test_message_texts_by_release(version: str, messages: tuple[str, str]) -> None:
+def test_message_texts_by_release(version: str, messages: tuple[str, str, str]) -> None:
     row = release(version)
-    assert (row.message("owner_reference_empty"), row.message("label_key_noun")) == messages
+    assert (row.message("owner_reference_empty"), row.message("label_key_noun"),
+            row.message("label_length_unit")) == messages
 
 
 @pytest.mark.parametrize("version,date,go", [("1.33", "2025-04-23", "go1.24"), ("1.34", "2025-08-27", "go1.24"),

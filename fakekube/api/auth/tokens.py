@@ -81,6 +81,23 @@ def _header(key: bytes) -> Obj:
     return {"alg": "RS256", "kid": b64url(hashlib.sha256(b"kid:" + key).digest())}
 
 
+def signing_jwk(key: bytes) -> Obj:
+    """The public key ``/openid/v1/jwks`` publishes for the signer ``key``, shaped as
+    upstream's (RSA, RS256, ``use: sig``, the kid in every token's header). Its modulus
+    is derived from the key, not an RSA key's: the signatures are not RSA (above), so a
+    client cannot verify a token with it."""
+    modulus = bytearray(hashlib.shake_256(b"modulus:" + key).digest(_SIGNATURE_BYTES))
+    modulus[0] |= 0x80  # a 2048-bit modulus has its top bit set
+    modulus[-1] |= 0x01  # and is odd
+    return {"use": "sig", "kty": "RSA", "kid": _header(key)["kid"], "alg": "RS256",
+            "n": b64url(bytes(modulus)), "e": "AQAB"}
+
+
+def jwks(ctx: WriteContext) -> Obj:
+    """The JSON Web Key Set of the cluster's service-account token signer."""
+    return {"keys": [signing_jwk(_signer_key(ctx))]}
+
+
 def claims(sa: Obj, now: datetime, expiration_s: int, audiences: list[str], jti: str,
            binding: Binding | None) -> Obj:
     """``serviceaccount.Claims`` plus the issuer ``GenerateToken`` adds."""

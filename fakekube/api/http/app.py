@@ -20,7 +20,7 @@ from fakekube.api import table
 from fakekube.api.auth.attributes import request_attributes
 from fakekube.api.auth.authn import Authenticator, unauthorized
 from fakekube.api.auth.authorizer import RBAC, authorize, forbidden
-from fakekube.api.auth.identity import ADMIN, ANONYMOUS, API_AUDIENCES, UserInfo
+from fakekube.api.auth.identity import ADMIN, ANONYMOUS, API_AUDIENCES, ISSUER, UserInfo
 from fakekube.api.auth import impersonation
 from fakekube.api.http import metrics as server_metrics
 from fakekube.api.http import negotiation, routing
@@ -96,6 +96,10 @@ _SUBRESOURCE_METHODS = {
     BINDING: ("POST",), EVICTION: ("POST",), TOKEN: ("POST",), LOG: ("GET",),
 }
 HEALTH_PATHS = ("/healthz", "/readyz", "/livez")
+#: ServiceAccountIssuerDiscovery's paths, and what the keys are served as.
+OIDC_CONFIGURATION_PATH = "/.well-known/openid-configuration"
+JWKS_PATH = "/openid/v1/jwks"
+JWKS_CONTENT_TYPE = "application/jwk-set+json"
 #: Where the control API (``fakekube/control``, mounted as the fallback app) is served.
 CONTROL_PREFIX = "/fakekube/"
 #: Where the request's user (after authentication and impersonation) waits for the handlers.
@@ -283,6 +287,8 @@ class RestApp:
             return self._openapi_response(request)
         if path == "/metrics":  # any method, as upstream's handler
             return Response(self.server_metrics.render(), content_type=server_metrics.CONTENT_TYPE)
+        if path in (OIDC_CONFIGURATION_PATH, JWKS_PATH):
+            return self._service_account_issuer_discovery(request, path)
         target = routing.parse(path)
         if isinstance(target, routing.DiscoveryPath):
             return self._discovery(request, target)
@@ -291,6 +297,24 @@ class RestApp:
         if path.startswith("/api/"):  # under the core group's routes: go-restful's Status
             raise _not_found_path()
         return _not_found_page()
+
+    def _service_account_issuer_discovery(self, request: RequestView, path: str) -> AnyResponse:
+        """ServiceAccountIssuerDiscovery's two go-restful GET routes: the OpenID provider
+        configuration (JSON) and the signing keys (``application/jwk-set+json`` only), both
+        cacheable for an hour. ``jwks_uri`` is this server's own address, as upstream's
+        default (the external address) is."""
+        if request.method != "GET":
+            raise errors.method_not_allowed()
+        headers = {"Cache-Control": "public, max-age=3600"}
+        if path == JWKS_PATH:
+            negotiation.check_route_accepts(request.headers.get("Accept"), (JWKS_CONTENT_TYPE,))
+            with self.api.store.lock:
+                keys = tokens.jwks(self.api.write_context())
+            return json_response(keys, content_type=JWKS_CONTENT_TYPE, headers=headers)
+        negotiation.check_route_accepts(request.headers.get("Accept"), (negotiation.JSON,))
+        return json_response({"issuer": ISSUER, "jwks_uri": _server_url(request.environ) + JWKS_PATH,
+                              "response_types_supported": ["id_token"], "subject_types_supported": ["public"],
+                              "id_token_signing_alg_values_supported": ["RS256"]}, headers=headers)
 
     def _discovery(self, request: RequestView, target: routing.DiscoveryPath) -> AnyResponse:
         if request.method != "GET":
@@ -302,6 +326,9 @@ class RestApp:
             request.environ[METRICS_KEY] = server_metrics.path_info(request, "api" if target.core else "apis",
                                                                     "apiserver")
             return self._aggregated(request, target.core, aggregated)
+        # The legacy documents' serializer takes no conversion (as=Table, an aggregated
+        # version nobody serves): without a plain clause besides, 406.
+        negotiation.choose(request.headers.get("Accept"), allow_as=False)
         if target.core and not target.version:
             return json_response(discovery.core_api_versions())
         if target.core:
@@ -339,6 +366,8 @@ class RestApp:
         doc = discovery.api_resource_list(self.registry, group, version)
         if doc is None:  # no resources in that group version
             raise _not_found_path()
+        if not group:  # the core group's list is written without its apiVersion (upstream's legacy handler)
+            doc = {key: value for key, value in doc.items() if key != "apiVersion"}
         return json_response(doc)
 
     def _openapi_response(self, request: RequestView) -> AnyResponse:
@@ -349,7 +378,8 @@ class RestApp:
         openapi = shared_openapi(self.registry, self.api.kubernetes_version)
         custom = self._custom_documents()
         if rest == "v3" and request.path != "/openapi/v3/":  # that is the prefix of a group-version, none named
-            return json_response(self._openapi_index(registry, openapi, custom))
+            # kube-aggregator writes the index without a Content-Type: Go sniffs plain text
+            return json_response(self._openapi_index(registry, openapi, custom), content_type="text/plain; charset=utf-8")
         if rest == "v2":
             return self._openapi_v2(request, registry, openapi, custom)
         if not rest.startswith("v3/"):
@@ -357,11 +387,13 @@ class RestApp:
         path = rest[len("v3/"):].strip("/")
         found = custom.document(registry, path) or openapi.document(path)
         if found is None:
-            raise _not_found_path()
+            return _bare(404)  # the aggregator's v3 handler: no body, no Content-Type
         body, etag = found
         wanted_hash = request.args.get("hash")
         if wanted_hash is not None and wanted_hash != etag:
-            return Response(status=301, headers={"Location": f"/openapi/v3/{path}?hash={etag}"})
+            # kube-openapi sets the JSON Content-Type before it redirects with no body
+            return _bare(301, {"Content-Type": "application/json", "ETag": f'"{etag}"',
+                               "Location": f"/openapi/v3/{path}?hash={etag}", "Vary": "Accept"})
         headers = {"ETag": f'"{etag}"', "Vary": "Accept"}
         headers["Cache-Control"] = "public, immutable" if wanted_hash else "no-cache, private"
         return Response(body, content_type="application/json", headers=headers)
@@ -378,7 +410,10 @@ class RestApp:
         headers = {"ETag": etag, "Vary": "Accept", "Cache-Control": "no-cache, private"}
         if request.headers.get("If-None-Match") == etag:
             return Response(status=304, headers=headers)
-        if openapi_v2.wants_protobuf(request.headers.get("Accept", "")):
+        form = openapi_v2.accepted_form(request.headers.get("Accept", ""))
+        if form is None:
+            return _bare(406, {"Vary": "Accept"})
+        if form == "protobuf":
             return JsonResponse(served.protobuf(), content_type=openapi_v2.PROTOBUF_CONTENT_TYPE, headers=headers)
         return JsonResponse(data if data is not None else served.json(), content_type="application/json",
                             headers=headers)
@@ -452,7 +487,7 @@ class RestApp:
 
     def _read(self, request: RequestView, rt: ResourceType, target: routing.ResourcePath, query: dict[str, str]) -> AnyResponse:
         _check_route(request, rt, negotiation.ROUTE_MEDIA_TYPES if target.name else negotiation.LIST_MEDIA_TYPES)
-        representation = negotiation.choose(request.headers.get("Accept"))
+        representation = negotiation.choose(request.headers.get("Accept"), offered=_offered(rt))
         if target.name:
             obj = self.api.get(rt, target.namespace, target.name)
             return self._render(representation, rt, [obj], query, single=obj)
@@ -474,6 +509,7 @@ class RestApp:
             body = table.to_table(rt, objects, self.api.clock.now(), options.include_object,
                                   (listing or {}).get("metadata"), options.no_headers, self.api.kubernetes_version)
         elif as_kind.startswith("PartialObjectMetadata"):
+            _check_partial_metadata(rt, as_kind, single is None)
             body = _partial_metadata(rt, objects, single is not None, listing, self.api.kubernetes_version)
         elif representation.media_type == negotiation.JSON:
             if single is not None:
@@ -497,7 +533,7 @@ class RestApp:
         self._require_verb(rt, verb)
         _check_route(request, rt, negotiation.ROUTE_MEDIA_TYPES, consumes=PATCH_TYPES if verb == "patch" else None)
         # Upstream's handlers negotiate the answer's type before reading or writing anything.
-        representation = negotiation.choose(request.headers.get("Accept"), allow_as=False)
+        representation = negotiation.choose(request.headers.get("Accept"), allow_as=False, offered=_offered(rt))
         if verb == "create":
             negotiation.body_format(request.headers.get("Content-Type"))  # upstream's 415 precedes its 413
         raw = self._body(request)
@@ -576,7 +612,7 @@ class RestApp:
             produces = (("text/plain",) if target.subresource == LOG else ()) + negotiation.ROUTE_MEDIA_TYPES
             _check_route(request, rt, produces, consumes=PATCH_TYPES if request.method == "PATCH" else None)
         if request.method != "GET":  # a write: refuse an unreadable answer before writing (upstream)
-            negotiation.choose(request.headers.get("Accept"), allow_as=False)
+            negotiation.choose(request.headers.get("Accept"), allow_as=False, offered=_offered(rt))
         raw = self._body(request) if request.method in ("POST", "PUT", "PATCH") else b""
         body, code, content_type = self._subresources.handle(request.method, rt, target, query, raw, _media(request),
                                                              lambda: decode_body(request, raw), _user(request), _user_agent(request))
@@ -597,8 +633,9 @@ class RestApp:
     def _watch(self, request: RequestView, rt: ResourceType, target: routing.ResourcePath, query: dict[str, str]) -> AnyResponse:
         self._require_verb(rt, "watch")
         _check_route(request, rt, negotiation.LIST_MEDIA_TYPES)
-        representation = negotiation.choose(request.headers.get("Accept"))
-        watch_request = WatchRequest.from_query(rt, target.namespace, query, target.name, representation)
+        representation = negotiation.choose(request.headers.get("Accept"), offered=_offered(rt))
+        watch_request = WatchRequest.from_query(rt, target.namespace, query, target.name, representation,
+                                                self.api.release.enabled("WatchList"))
         disconnected = request.environ.get(DISCONNECTED) or request.environ.get(CLIENT_GONE)
         with self._watch_lock:
             if self._watches_open >= self.max_watches:
@@ -621,8 +658,11 @@ class RestApp:
 
     def _require_verb(self, rt: ResourceType, verb: str) -> None:
         if not rt.supports(verb):
-            # Upstream registers no route for a verb a type lacks; watch alone is refused by its handler.
-            raise errors.method_not_supported(rt.group, rt.plural, verb) if verb == "watch" else errors.method_not_allowed()
+            # Upstream registers no route for a verb a type lacks; watch alone is refused by its
+            # handler, which exists where the type can be listed (a create-only review has none).
+            if verb == "watch" and rt.supports("list"):
+                raise errors.method_not_supported(rt.group, rt.plural, verb)
+            raise errors.method_not_allowed()
 
     def _body(self, request: RequestView) -> bytes:
         """The request body, at most ``max_body_bytes`` (413 past it).
@@ -812,6 +852,35 @@ def _decoded_write(request: RequestView, rt: ResourceType, query: dict[str, str]
     return body, WriteOptions(raw_body=raw, user_agent=_user_agent(request), user=user, body_keys=body_keys, **fields)
 
 
+def _offered(rt: ResourceType) -> tuple[str, ...]:
+    """The media types a 406 names: a built-in type's serializers, or a custom resource's."""
+    return negotiation.CUSTOM_MEDIA_TYPES if rt.custom is not None else negotiation.BUILTIN_MEDIA_TYPES
+
+
+def _internal_type(rt: ResourceType, list_kind: bool) -> str:
+    """The Go type (``%T``) upstream's handler holds for ``rt``: the internal package's
+    type (``*core.PodList``, ``*apps.Deployment``), an unstructured one for a custom resource."""
+    if rt.custom is not None:
+        return "*unstructured.UnstructuredList" if list_kind else "*unstructured.Unstructured"
+    package = _INTERNAL_PACKAGES.get(rt.group, rt.group.split(".")[0])
+    return f"*{package}.{rt.list_kind if list_kind else rt.kind}"
+
+
+#: Groups whose internal Go package is not the group's first label.
+_INTERNAL_PACKAGES = {"": "core", "events.k8s.io": "core", "internal.apiserver.k8s.io": "apiserverinternal"}
+
+
+def _check_partial_metadata(rt: ResourceType, as_kind: str, is_list: bool) -> None:
+    """PartialObjectMetadata is one object's, PartialObjectMetadataList a list's: asking
+    for the other is 406 (upstream's transformObject)."""
+    if as_kind == "PartialObjectMetadata" and is_list:
+        raise errors.ApiError(406, "NotAcceptable", "you requested PartialObjectMetadata, but the requested object "
+                                                    f"is a list ({_internal_type(rt, True)})")
+    if as_kind == "PartialObjectMetadataList" and not is_list:
+        raise errors.ApiError(406, "NotAcceptable", "you requested PartialObjectMetadataList, but the requested "
+                                                    f"object is not a list ({_internal_type(rt, False)})")
+
+
 def _partial_metadata(rt: ResourceType, objects: list[Obj], single: bool, listing: Obj | None,
                       kubernetes_version: str) -> Obj:
     hidden = table.table_spec(rt, kubernetes_version).internal_annotations
@@ -886,6 +955,25 @@ def _proxied_headers(environ: dict[str, Any]) -> list[tuple[str, str]]:
 def _not_found_path() -> ApiError:
     """go-restful's 404 under a served group: ``NewGenericServerResponse``, ``"details":{}``."""
     return ApiError(404, "NotFound", "the server could not find the requested resource", {})
+
+
+def _server_url(environ: dict) -> str:
+    """``scheme://host[:port]`` the client reached this server at (the Host header, else
+    the listening address)."""
+    host = environ.get("HTTP_HOST") or f"{environ.get('SERVER_NAME', '127.0.0.1')}:{environ.get('SERVER_PORT', '80')}"
+    return f"{environ.get('wsgi.url_scheme', 'http')}://{host}"
+
+
+def _bare(status: int, headers: dict[str, str] | None = None) -> AnyResponse:
+    """A status with no body and only the given headers (no Content-Type unless given):
+    what Go's handlers answer when they write a status code alone."""
+    response = JsonResponse(b"", status=status, headers=headers)
+    given = {name.lower() for name in headers or {}}
+    if "content-type" not in given:
+        response.headers.items = [(k, v) for k, v in response.headers.items if k != "Content-Type"]
+    else:
+        response.headers.items = response.headers.items[1:]  # the given one follows
+    return response
 
 
 def _not_found_page() -> AnyResponse:

@@ -15,6 +15,9 @@ storage/etcd3/metrics, client-go's workqueue metrics), counted as upstream count
   counts, read when scraped.
 * ``workqueue_depth`` / ``workqueue_adds_total``: the engine's controllers' queue
   (``name`` is the controller's name), read when scraped.
+* ``etcd_request_duration_seconds``: each write to the store (``create``, ``update``,
+  ``delete``, by group and resource), as the etcd3 store times its etcd calls. Reads are
+  not counted: fakekube answers them from memory, as upstream's watch cache answers most.
 
 Counting costs a request one dict update under a lock: the series are plain tuples kept
 here, and the Prometheus text is made only by a scrape, through ``prometheus_client``'s
@@ -28,6 +31,7 @@ from __future__ import annotations
 
 import bisect
 import threading
+import time
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
 
 if TYPE_CHECKING:
@@ -66,6 +70,7 @@ HELP = {
                                            "apiserver per request kind in last second.",
     "apiserver_resource_objects": "[ALPHA] Number of stored objects at the time of last check split by kind. In case "
                                   "of a fetching error, the value will be -1.",
+    "etcd_request_duration_seconds": "[ALPHA] Etcd request latency in seconds for each operation and object type.",
     "workqueue_adds_total": "[BETA] Total number of adds handled by workqueue",
     "workqueue_depth": "[BETA] Current depth of workqueue",
 }
@@ -191,16 +196,38 @@ class ServerMetrics:
         self._long_running: dict[tuple[str, ...], int] = {}
         #: Requests being handled per kind (``apiserver_current_inflight_requests``).
         self._inflight = {"mutating": 0, "readOnly": 0}
+        #: Store writes by (operation, group, resource): duration bucket counts and their sum.
+        self._storage: dict[tuple[str, str, str], list[Any]] = {}
 
     def reset(self) -> None:
         """Forget the counts (a cluster reset: as if just started). Open watches stay counted
         until they end."""
         with self._lock:
             self._series.clear()
+            self._storage.clear()
+
+    def watch_store(self) -> None:
+        """Have the current store report its writes here (a reset brings a new store:
+        called on every request, it costs one comparison when nothing changed)."""
+        store = self._store()
+        if store.write_timing is None or store.write_timing[1] != self._stored:
+            store.write_timing = (time.perf_counter, self._stored)
+
+    def _stored(self, operation: str, resource: tuple[str, str], seconds: float) -> None:
+        """One store write (called under the store's lock; takes only this one's)."""
+        bucket = bisect.bisect_left(DURATION_BUCKETS, seconds)
+        key = (operation, resource[0], resource[1])
+        with self._lock:
+            series = self._storage.get(key)
+            if series is None:
+                series = self._storage[key] = [[0] * (len(DURATION_BUCKETS) + 1), 0.0]
+            series[0][bucket] += 1
+            series[1] += seconds
 
     # -- counting ---------------------------------------------------------------
     def begin(self, method: str) -> str:
         """A request is being handled: its kind, for :meth:`end`."""
+        self.watch_store()
         kind = "mutating" if method in MUTATING else "readOnly"
         with self._lock:
             self._inflight[kind] += 1
@@ -257,6 +284,7 @@ class ServerMetrics:
                               version)] = count
             long_running = sorted(self._long_running.items())
             inflight = sorted(self._inflight.items())
+            storage = sorted((key, (list(counts), total)) for key, (counts, total) in self._storage.items())
         # Read now (upstream's is the last second's high-water mark).
         family: Any = GaugeMetricFamily("apiserver_current_inflight_requests",
                                         HELP["apiserver_current_inflight_requests"], labels=("request_kind",))
@@ -284,6 +312,15 @@ class ServerMetrics:
             family.add_metric(labels, count)
         yield family
         yield from self._object_families()
+        family = HistogramMetricFamily("etcd_request_duration_seconds", HELP["etcd_request_duration_seconds"],
+                                       labels=("operation", "group", "resource"))
+        for labels, (counts, total) in storage:
+            cumulative, buckets = 0, []
+            for bound, count in zip(bounds, counts):
+                cumulative += count
+                buckets.append((bound, cumulative))
+            family.add_metric(labels, buckets, total)
+        yield family
         yield from self._queue_families()
 
     def _object_families(self) -> Iterator[Any]:

@@ -78,12 +78,18 @@ class TableOptions(NamedTuple):
         return cls(include_object, no_headers)
 
 
-@functools.lru_cache(maxsize=256)
-def choose(header: str | None, allow_as: bool = True) -> Representation:
-    """The first acceptable representation in the client's order of preference.
+#: What a built-in type's serializer offers (named in a 406), and a custom resource's.
+BUILTIN_MEDIA_TYPES = (JSON, YAML, PROTOBUF)
+CUSTOM_MEDIA_TYPES = (JSON, YAML)
 
-    Remembered per (header, allow_as) (256 kept): clients send the same few Accept
-    headers on every request, and the answer is immutable. A refusal is not kept.
+
+@functools.lru_cache(maxsize=256)
+def choose(header: str | None, allow_as: bool = True, offered: tuple[str, ...] = BUILTIN_MEDIA_TYPES) -> Representation:
+    """The first acceptable representation in the client's order of preference; a 406
+    naming ``offered`` when there is none.
+
+    Remembered per arguments (256 kept): clients send the same few Accept headers on
+    every request, and the answer is immutable. A refusal is not kept.
     """
     for media in parse_accept(header):
         as_kind = media.params.get("as", "")
@@ -98,8 +104,7 @@ def choose(header: str | None, allow_as: bool = True) -> Representation:
             return Representation(media.type)
         if media.type in ("*/*", "application/*"):
             return Representation(JSON)
-    raise errors.ApiError(406, "NotAcceptable",
-                          "only the following media types are accepted: application/json, application/yaml")
+    raise errors.ApiError(406, "NotAcceptable", "only the following media types are accepted: " + ", ".join(offered))
 
 
 #: The body formats a built-in type's create/update route decodes, in upstream's order.

@@ -67,10 +67,11 @@ class WatchRequest:
 
     @classmethod
     def from_query(cls, rt: ResourceType, namespace: str, query: dict[str, str], name: str = "",
-                   representation: Representation = Representation(JSON)) -> "WatchRequest":
+                   representation: Representation = Representation(JSON), watch_list: bool = True) -> "WatchRequest":
         """Every parameter parsed and validated, in upstream's order (``ListResource``: the
         parameter codec's 400s, then ``ValidateListOptions``' 422, then the storage's check of
-        the resourceVersion), so that a bad one is answered before the stream starts."""
+        the resourceVersion), so that a bad one is answered before the stream starts.
+        ``watch_list``: the WatchList feature gate (off in 1.33: no ``sendInitialEvents``)."""
         ListOptions.from_query({k: v for k, v in query.items() if k != "resourceVersionMatch"})  # ints, selectors
         timeout_s = _timeout(query)
         field_selector = query.get("fieldSelector", "")
@@ -78,7 +79,7 @@ class WatchRequest:
             field_selector = ",".join(filter(None, [field_selector, f"metadata.name={name}"]))
         send_initial = query_bool(query.get("sendInitialEvents"))
         allow_bookmarks = query_bool(query.get("allowWatchBookmarks"))
-        _check_watch_options(query, allow_bookmarks)
+        _check_watch_options(query, watch_list)
         rv = query.get("resourceVersion", "")
         _check_resource_version(rv)
         as_kind = representation.as_kind
@@ -109,15 +110,18 @@ def _check_resource_version(text: str) -> None:
             500, f"resourceVersion: Invalid value: {quoted}: strconv.ParseUint: parsing {quoted}: {why}")
 
 
-def _check_watch_options(query: dict[str, str], allow_bookmarks: bool) -> None:
-    """``validateWatchOptions`` (1.33, WatchList on), then sendInitialEvents' need for
-    bookmarks; every problem at once, a 422 on ``ListOptions.meta.k8s.io``."""
+def _check_watch_options(query: dict[str, str], watch_list: bool) -> None:
+    """``validateWatchOptions``: every problem at once, a 422 on ``ListOptions.meta.k8s.io``.
+    Without bookmarks a watch-list is served (its initial events end with no bookmark)."""
     problems = []
     match = query.get("resourceVersionMatch", "")
     has_initial = "sendInitialEvents" in query
     if has_initial and match != NOT_OLDER_THAN:
         problems.append(errors.forbidden("resourceVersionMatch",
                                          "sendInitialEvents requires setting resourceVersionMatch to NotOlderThan"))
+    if has_initial and not watch_list:
+        problems.append(errors.forbidden("sendInitialEvents",
+                                         "sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled"))
     if match:
         if not has_initial:
             problems.append(errors.forbidden(
@@ -127,9 +131,6 @@ def _check_watch_options(query: dict[str, str], allow_bookmarks: bool) -> None:
         if query.get("continue"):
             problems.append(errors.forbidden("resourceVersionMatch",
                                              "resourceVersionMatch is forbidden when continue is provided"))
-    if query_bool(query.get("sendInitialEvents")) and not allow_bookmarks:
-        problems.append(errors.forbidden("allowWatchBookmarks",
-                                         "sendInitialEvents requires setting allowWatchBookmarks to true"))
     if problems:
         raise errors.invalid_object("meta.k8s.io", "ListOptions", "", problems)
 
@@ -176,7 +177,7 @@ class Watch:
         with self._store.lock:
             objects, cursor = self._store.list(self._req.rt.key, self._req.namespace)
             lines = [self._encode(ADDED, obj) for obj in objects if self._req.matcher(obj)]
-        if self._req.send_initial_events:
+        if self._req.send_initial_events and self._req.allow_bookmarks:  # the cacher's end-of-initial bookmark
             lines.append(self._bookmark(cursor, initial_end=True))
         return cursor, lines
 
@@ -222,13 +223,19 @@ class Watch:
             return self._encode(MODIFIED, change.obj)
         if now_matches:
             return self._encode(ADDED, change.obj)
-        if before_matches:
-            return self._encode(DELETED, change.obj)
+        if before_matches and change.prev is not None:
+            # Leaving the selection: the cacher's DELETED carries the object as it was when
+            # it last matched, at the change's resourceVersion.
+            meta = {**change.prev.get("metadata", {}),
+                    "resourceVersion": change.obj.get("metadata", {}).get("resourceVersion")}
+            return self._encode(DELETED, {**change.prev, "metadata": meta}, shared=False)
         return None
 
-    def _encode(self, event_type: str, stored: Obj) -> bytes:
+    def _encode(self, event_type: str, stored: Obj, shared: bool = True) -> bytes:
+        """``shared``: the stored version itself, whose bytes are cached by resourceVersion
+        (not an object made for this event)."""
         obj = self._req.rt.view(stored)
-        if self._plain:  # the common case: every watcher shares the object's cached bytes
+        if self._plain and shared:  # the common case: every watcher shares the object's cached bytes
             encoded = self._api.encoded.typed(self._req.rt, obj)
             return b'{"type":"' + event_type.encode() + b'","object":' + encoded + b"}\n"
         event = {"type": event_type, "object": self._shape(objectmeta.with_type_meta(self._req.rt, obj))}

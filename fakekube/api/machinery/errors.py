@@ -141,16 +141,17 @@ class Shown:
 
 
 def _render_value(value: Any) -> str:
-    """``ErrorBody``'s value: a string as ``%q``, a number or bool as ``%v``; anything else
+    """``ErrorBody``'s value: a string as ``%q`` (quotes, backslashes and non-printables
+    escaped), a number or bool as ``%v``; anything else
     as the release renders it (:func:`emulated`): up to 1.33 nil as the quoted string
     ``"null"`` and a decoded JSON object or array as ``%#v``, from 1.34 as JSON (``null``,
     ``{"a":1}``) — cut after MAX_SHOWN_VALUE_BYTES."""
     if isinstance(value, str):
         size = len(value.encode("utf-8", errors="replace"))
         if size <= MAX_SHOWN_VALUE_BYTES:
-            return '"' + value.replace('"', '\\"') + '"'
+            return go_quote(value)
         head = value.encode("utf-8", errors="replace")[:MAX_SHOWN_VALUE_BYTES].decode("utf-8", errors="ignore")
-        return '"' + head.replace('"', '\\"') + f'"... ({size} bytes in all, truncated)'
+        return go_quote(head) + f"... ({size} bytes in all, truncated)"
     if isinstance(value, bool):
         return "true" if value else "false"
     style = _RELEASE.get().field_error_values

@@ -142,12 +142,13 @@ def is_dns1035_label(value: str) -> list[str]:
 def is_qualified_name(value: str) -> list[str]:
     """A label/annotation key: ``[prefix/]name``, prefix a DNS subdomain, name ≤ 63 (the
     objects layer's check, which selectors use too: one wording)."""
-    return qualified_name_errors(value, emulated().message("label_key_noun"))
+    release = emulated()
+    return qualified_name_errors(value, release.message("label_key_noun"), release.message("label_length_unit"))
 
 
 def is_valid_label_value(value: str) -> list[str]:
     """Empty, or a name of at most 63 bytes (the objects layer's check)."""
-    return label_value_errors(value)
+    return label_value_errors(value, emulated().message("label_length_unit"))
 
 
 def is_valid_path_segment_name(value: str) -> list[str]:
@@ -310,6 +311,33 @@ def _validate_owner_reference(ref: Meta, path: str) -> list[FieldError]:
     return errors
 
 
+#: OwnerReference's fields in struct order: (JSON name, Go name, is a *bool).
+_OWNER_REFERENCE_FIELDS = (("apiVersion", "APIVersion", False), ("kind", "Kind", False), ("name", "Name", False),
+                           ("uid", "UID", False), ("controller", "Controller", True),
+                           ("blockOwnerDeletion", "BlockOwnerDeletion", True))
+
+
+def _owner_references_shown(refs: list[Meta]) -> GoText:
+    """``[]metav1.OwnerReference`` as a field error shows it: ``%#v`` up to 1.33 (a set
+    ``*bool`` as a pointer: fakekube writes a fixed stand-in address), ``json.Marshal`` from
+    1.34 (struct order, the two pointers omitted when unset)."""
+    go_items, json_items = [], []
+    for ref in refs:
+        go_fields, json_fields = [], []
+        for key, go_name, pointer in _OWNER_REFERENCE_FIELDS:
+            value = ref.get(key)
+            if pointer:
+                go_fields.append(f"{go_name}:(*bool)({'0xc000010000' if value is not None else 'nil'})")
+                if value is not None:
+                    json_fields.append(f"{go_json(key)}:{go_json(bool(value))}")
+            else:
+                go_fields.append(f"{go_name}:{go_quote(str(value or ''))}")
+                json_fields.append(f"{go_json(key)}:{go_json(str(value or ''))}")
+        go_items.append("v1.OwnerReference{" + ", ".join(go_fields) + "}")
+        json_items.append("{" + ",".join(json_fields) + "}")
+    return GoText("[]v1.OwnerReference{" + ", ".join(go_items) + "}", "[" + ",".join(json_items) + "]")
+
+
 def validate_owner_references(refs: list[Meta] | None, path: str) -> list[FieldError]:
     errors = []
     first_controller = ""
@@ -318,7 +346,7 @@ def validate_owner_references(refs: list[Meta] | None, path: str) -> list[FieldE
         if ref.get("controller") is True:
             current = f"{ref.get('kind', '')}/{ref.get('name', '')}"
             if first_controller:
-                errors.append(invalid(path, GoText(str(refs)),
+                errors.append(invalid(path, _owner_references_shown(refs or []),
                                       "Only one reference can have Controller set to true. "
                                       f'Found "true" in references for {first_controller} and {current}'))
             else:

@@ -130,6 +130,14 @@ class Strategy:
         """Validation of an update, including immutable fields. Defaults to ``validate``."""
         return self.validate(new)
 
+    def warnings_on_create(self, obj: Obj) -> list[str]:
+        """``WarningsOnCreate``: texts for ``Warning`` headers about a valid new object."""
+        return []
+
+    def warnings_on_update(self, new: Obj, old: Obj) -> list[str]:
+        """``WarningsOnUpdate``: texts for ``Warning`` headers about a valid update."""
+        return []
+
     def validate_status_update(self, new: Obj, old: Obj) -> list[FieldError]:
         """Validation of a ``/status`` write (upstream's status strategy ValidateUpdate);
         the base class checks nothing beyond object metadata."""

@@ -187,7 +187,8 @@ def _ip_address_parent(ip: Obj) -> str:
     return text + "/" + ref.get("name", "")
 
 
+#: Two columns, three cells: upstream's printIPAddress appends the age with no column for it.
 IP_ADDRESS_TABLE = TableSpec((
     NAME,
     doc("ParentRef", "networking.v1.IPAddressSpec", "parentRef"),
-), lambda o, now: [meta(o, "name", ""), _ip_address_parent(o)])
+), lambda o, now: [meta(o, "name", ""), _ip_address_parent(o), age_cell(o, now)])

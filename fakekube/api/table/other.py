@@ -40,7 +40,7 @@ def _hpa_cells(hpa: Obj, now: datetime) -> Cells:
     ref = spec.get("scaleTargetRef") or {}
     min_pods = spec.get("minReplicas")
     return [meta(hpa, "name", ""), f"{ref.get('kind', '')}/{ref.get('name', '')}", hpa_targets(hpa),
-            UNSET if min_pods is None else min_pods, spec.get("maxReplicas", 0), st.get("currentReplicas", 0),
+            UNSET if min_pods is None else str(min_pods), spec.get("maxReplicas", 0), st.get("currentReplicas", 0),
             age_cell(hpa, now)]
 
 

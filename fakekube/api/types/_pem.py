@@ -91,3 +91,58 @@ def certificate_problem(pem: bytes) -> str | None:
         except ValueError:
             return "x509: malformed certificate"
     return None
+
+
+def x509_key_pair_problem(cert_pem: bytes, key_pem: bytes) -> str | None:
+    """What Go's ``tls.X509KeyPair`` says of a certificate and key, or None when they make
+    a pair: the PEM blocks first (a CERTIFICATE, then a ``… PRIVATE KEY``), then the
+    certificate's and the key's DER, then whether the key is the certificate's."""
+    certs: list[PemBlock] = []
+    skipped: list[str] = []
+    for block in pem_blocks(cert_pem):
+        if block.type == CERTIFICATE_BLOCK:
+            certs.append(block)
+        else:
+            skipped.append(block.type)
+    if not certs:
+        if not skipped:
+            return "tls: failed to find any PEM data in certificate input"
+        if len(skipped) == 1 and skipped[0].endswith("PRIVATE KEY"):
+            return ("tls: failed to find certificate PEM data in certificate input, but did find a private key; "
+                    "PEM inputs may have been switched")
+        return ('tls: failed to find "CERTIFICATE" PEM block in certificate input after skipping PEM blocks of '
+                f"the following types: [{' '.join(skipped)}]")
+    skipped = []
+    key_block = None
+    for block in pem_blocks(key_pem):
+        if block.type == "PRIVATE KEY" or block.type.endswith(" PRIVATE KEY"):
+            key_block = block
+            break
+        skipped.append(block.type)
+    if key_block is None:
+        if not skipped:
+            return "tls: failed to find any PEM data in key input"
+        if skipped == [CERTIFICATE_BLOCK]:
+            return "tls: found a certificate rather than a key in the PEM for the private key"
+        return ('tls: failed to find PEM block with type ending in "PRIVATE KEY" in key input after skipping PEM '
+                f"blocks of the following types: [{' '.join(skipped)}]")
+    return _key_pair_problem(certs[0].der, key_block.der)
+
+
+def _key_pair_problem(cert_der: bytes, key_der: bytes) -> str | None:
+    from cryptography import x509
+    from cryptography.hazmat.primitives import serialization
+    try:
+        public = x509.load_der_x509_certificate(cert_der).public_key()
+    except ValueError:
+        return "x509: malformed certificate"
+    try:
+        private = serialization.load_der_private_key(key_der, password=None)
+    except (ValueError, TypeError):
+        return "tls: failed to parse private key"
+    if type(private.public_key()) is not type(public):
+        return "tls: private key type does not match public key type"
+    raw = serialization.Encoding.DER, serialization.PublicFormat.SubjectPublicKeyInfo
+    if private.public_key().public_bytes(*raw) != public.public_bytes(*raw):
+        return "tls: private key does not match public key"
+    return None

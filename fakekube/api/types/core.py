@@ -51,6 +51,7 @@ from fakekube.api.table import (
     SERVICE_ACCOUNT_TABLE,
 )
 from fakekube.api.types._net import endpoint_ip_errors, legacy_cidr_errors, legacy_ip_errors
+from fakekube.api.types._pem import x509_key_pair_problem
 from fakekube.api.types._resources import (
     container_resource_name_errors,
     nonnegative_quantity,
@@ -260,6 +261,12 @@ class SecretStrategy(Strategy):
             errs += _docker_config_json_errors(data[".dockerconfigjson"])
         return errs
 
+    def warnings_on_create(self, obj: Obj) -> list[str]:
+        return _secret_warnings(obj)
+
+    def warnings_on_update(self, new: Obj, old: Obj) -> list[str]:
+        return _secret_warnings(new)
+
     def validate_update(self, new: Obj, old: Obj) -> list[FieldError]:
         errs = immutable(new.get("type"), old.get("type"), "type")
         if old.get("immutable"):
@@ -274,6 +281,17 @@ SECRETS = ResourceType(
     "", "v1", "Secret", "secrets", namespaced=True, strategy=SecretStrategy(), table=SECRET_TABLE,
     field_set=SECRET_FIELD_SET,
 )
+
+
+def _secret_warnings(obj: Obj) -> list[str]:
+    """upstream's warningsForSecret: a ``kubernetes.io/tls`` Secret whose certificate and key
+    are not a pair is stored, with ``tls.X509KeyPair``'s complaint as a warning."""
+    if obj.get("type") != "kubernetes.io/tls":
+        return []
+    data = obj.get("data") or {}
+    problem = x509_key_pair_problem(base64.b64decode(data.get("tls.crt") or ""),
+                                    base64.b64decode(data.get("tls.key") or ""))
+    return [] if problem is None else [problem]
 
 
 def _docker_config_json_errors(encoded: str) -> list[FieldError]:

@@ -13,7 +13,6 @@ from __future__ import annotations
 import builtins
 import contextlib
 import functools
-import json
 from typing import Any, Callable, Iterator, NamedTuple, TypeVar, cast
 
 from fakekube.api import admission
@@ -36,7 +35,7 @@ from fakekube.api.verbs.encoding import EncodedObjects
 from fakekube.api.verbs.listing import ListOptions, Matcher, list_page
 from fakekube.api.verbs.metrics import MetricsReads
 from fakekube.api.types.metrics import METRICS_GROUP
-from fakekube.api.wire import decoding, fieldvalidation, gojson, patch
+from fakekube.api.wire import decoding, fieldvalidation, gojson, gostructs, patch
 from fakekube.api.wire import schema as schema_module
 from fakekube.clock import VirtualClock, format_rfc3339
 from fakekube.objects import versions
@@ -403,6 +402,7 @@ class APIServer:
         rt.strategy.prepare_for_create(obj, ctx)
         self._validate(rt, obj, validation.validate_object_meta(meta, rt.namespaced, rt.name_rule)
                        + _kube_finalizer_names(rt, meta) + rt.strategy.validate(obj))
+        attrs.warnings += rt.strategy.warnings_on_create(obj)  # BeforeCreate, before validating admission
         attrs.name = meta["name"]  # validating admission knows the generated name
         self.admission.validate(attrs)
         warnings += attrs.warnings
@@ -526,6 +526,8 @@ class APIServer:
         else:
             problems += rt.strategy.validate_update(new, old)
         self._validate(rt, new, problems)
+        if not subresource:  # BeforeUpdate's WarningsOnUpdate (the main resource's strategy)
+            attrs.warnings += rt.strategy.warnings_on_update(new, old)
         self.admission.validate(attrs)
         if self._changed(rt, old):
             return None
@@ -584,7 +586,12 @@ class APIServer:
         # Upstream's "patch: Invalid value:" shows the patched object for JSON and merge
         # patches (json.Marshal of the map: keys sorted), but the patch itself (Go's %+v of
         # the map) for a strategic merge patch.
-        patch_text = (patch.go_value(document) if patch_type == STRATEGIC_MERGE_PATCH else go_marshal(patched))
+        def patch_text(patched: Obj = patched) -> str:  # made only for an error that shows it (as patched now)
+            if patch_type == STRATEGIC_MERGE_PATCH:
+                return patch.go_value(document)
+            if patch_type == MERGE_PATCH:
+                return self._merge_patch_text(rt, existing, document)
+            return go_marshal(patched)
         unknown: builtins.list[str] | None
         if rt.custom is not None:
             customresources.check_type_meta(rt, patched, None, self.registry)
@@ -597,7 +604,7 @@ class APIServer:
                 type_problem, unknown = decoding.decode_and_find_unknown(patched, self.schemas, rt.group, rt.version,
                                                                          rt.kind)
             if type_problem:
-                raise errors.invalid_object("", "", "", [errors.invalid("patch", patch_text, type_problem)])
+                raise errors.invalid_object("", "", "", [errors.invalid("patch", patch_text(), type_problem)])
         raw_options = WriteOptions(options.dry_run, options.field_validation, None)
         warnings = self._check_fields(rt, patched, raw_options, patch_text=patch_text, unknown=unknown)
         if rt.custom is None:
@@ -667,6 +674,16 @@ class APIServer:
         if options.field_validation == STRICT:
             raise errors.bad_request("error strict decoding YAML: " + "; ".join(duplicates))
         return fieldvalidation.warnings([], duplicates)
+
+    @staticmethod
+    def _merge_patch_text(rt: ResourceType, existing: Obj, document: Any) -> str:
+        """The merge-patched object as upstream's error shows it: the patch library's text
+        over the object's JSON as its Go type writes it (struct order, map keys sorted)."""
+        current = objectmeta.with_type_meta(rt, rt.view(existing))
+        message_type = gojson.message_name(rt.group, rt.version, rt.kind) if rt.custom is None else None
+        if message_type is not None:
+            current = gostructs.go_order(message_type, current)
+        return patch.merge_patch_text(current, document)
 
     def _apply_patch(self, rt: ResourceType, existing: Obj, patch_type: str, document: Any) -> Obj:
         current = deep_copy(objectmeta.with_type_meta(rt, rt.view(existing)))
@@ -810,13 +827,15 @@ class APIServer:
         objectmeta.check_namespace(rt, obj, namespace)
         return obj, unknown
 
-    def _check_fields(self, rt: ResourceType, obj: Obj, options: WriteOptions, patch_text: str | None = None,
+    def _check_fields(self, rt: ResourceType, obj: Obj, options: WriteOptions,
+                      patch_text: Callable[[], str] | None = None,
                       unknown: builtins.list[str] | None = None) -> builtins.list[str]:
         """Server-side field validation: Strict rejects unknown/duplicate fields, Warn warns.
 
         Returns the warning texts. A patch's strict failure is a 422 on the
-        ``patch`` field (upstream), a create/update's a 400 decoding error. ``unknown``
-        is the unknown-field paths if decoding already found them.
+        ``patch`` field (upstream; ``patch_text`` makes the value it shows), a
+        create/update's a 400 decoding error. ``unknown`` is the unknown-field paths if
+        decoding already found them.
         """
         if options.field_validation == IGNORE or options.internal:
             return []
@@ -828,7 +847,7 @@ class APIServer:
             return []
         if options.field_validation == STRICT and (unknown or duplicates):
             if patch_text is not None:
-                raise fieldvalidation.patch_strict_error(unknown, duplicates, patch_text)
+                raise fieldvalidation.patch_strict_error(unknown, duplicates, patch_text())
             raise fieldvalidation.strict_error(unknown, duplicates, kind=rt.kind, version=rt.version)
         return fieldvalidation.warnings(unknown, duplicates)
 
@@ -1006,13 +1025,13 @@ def decoding_apply_body(body: bytes) -> Any:
     """An apply body: YAML (JSON is YAML), as ``yaml.Unmarshal`` reads it; 400 if malformed."""
     try:
         config = decoding.parse_yaml(body)
-    except decoding.SyntaxFailure as exc:
-        raise errors.bad_request(f"error decoding YAML: {exc}") from None
+    except decoding.SyntaxFailure as exc:  # sigs.k8s.io/yaml.Unmarshal's YAMLToJSON step
+        raise errors.bad_request(f"error decoding YAML: error converting YAML to JSON: {exc}") from None
     if config is None:
         return {}
     if not isinstance(config, dict):
         why = f"json: cannot unmarshal {decoding.json_kind(config)} into Go value of type map[string]interface {{}}"
-        raise errors.bad_request(f"error decoding YAML: {why}")
+        raise errors.bad_request(f"error decoding YAML: error unmarshaling JSON: while decoding JSON: {why}")
     return config
 
 
@@ -1099,9 +1118,10 @@ def _finalizer_rules(new: Obj, old: Obj) -> list[FieldError]:
     old_meta = old.get("metadata") or {}
     if not old_meta.get("deletionTimestamp"):
         return []
-    added = [f for f in (new["metadata"].get("finalizers") or []) if f not in (old_meta.get("finalizers") or [])]
-    if added:
-        return [errors.forbidden("metadata.finalizers", f"no new finalizers can be added if the object is being deleted, found new finalizers {json.dumps(added)}")]
+    added = sorted(set(new["metadata"].get("finalizers") or []) - set(old_meta.get("finalizers") or []))
+    if added:  # the same text as ValidateObjectMetaUpdate's: the message shows it once, the causes twice
+        return [errors.forbidden("metadata.finalizers", "no new finalizers can be added if the object is being "
+                                 f"deleted, found new finalizers {go_strings(added).go}")]
     return []
 
 

@@ -257,7 +257,7 @@ def api_resource_list(registry: RegistryView, group: str, version: str) -> Doc |
     entries: list[Doc] = []
     for rt in resources:
         entries.append(_api_resource(rt, registry.release, _storage_type(registry, rt)))
-        entries.extend(_api_subresource(rt, sub) for sub in sorted(rt.subresources))
+        entries.extend(_api_subresource(rt, sub) for sub in _subresource_order(rt))
     return {
         "kind": "APIResourceList",
         "apiVersion": "v1",
@@ -284,9 +284,17 @@ def _discovery_resource(rt: ResourceType) -> Doc:
     if rt.subresources:
         entry["subresources"] = [
             {"subresource": sub, "responseKind": _gvk(*subresource_kind(rt, sub)), "verbs": subresource_verbs(sub)}
-            for sub in sorted(rt.subresources)
+            for sub in _subresource_order(rt)
         ]
     return entry
+
+
+def _subresource_order(rt: ResourceType) -> list[str]:
+    """A built-in type's subresources by name; a custom resource's as apiextensions'
+    discovery controller appends them: status, then scale."""
+    if rt.custom is not None:
+        return [sub for sub in ("status", "scale") if sub in rt.subresources]
+    return sorted(rt.subresources)
 
 
 def _discovery_group(registry: RegistryView, group: str) -> Doc:

@@ -56,6 +56,7 @@ class ListOptions(NamedTuple):
             resource_version=query.get("resourceVersion", ""),
             resource_version_match=query.get("resourceVersionMatch", ""),
         )
+        _parse_int(query.get("timeoutSeconds", ""))  # converted for a list too: a bad one is its 400
         options.check()
         return options
 

@@ -144,7 +144,7 @@ def strip_type_meta(obj: Obj) -> Obj:
 
 
 #: The scheme upstream's built-in types are registered in, as its errors name it.
-LEGACY_SCHEME = "k8s.io/kubernetes/pkg/api/legacyscheme/scheme.go:29"
+LEGACY_SCHEME = "k8s.io/kubernetes/pkg/api/legacyscheme/scheme.go:30"
 
 #: Kinds upstream's scheme still decodes in versions it no longer serves (so a body in one
 #: of them fails as "the API version in the data ... does not match", not as unknown).

@@ -15,10 +15,8 @@ The schemas come from :mod:`fakekube.api.wire.schema` (JSON-schema form with nul
 lists) and are converted to upstream's v3 form. Documents are built lazily once per
 :class:`OpenAPIV3` and served as bytes with upstream's ETag (uppercase hex sha512).
 
-Simplifications, stated once: parameter descriptions are short paraphrases; field
-``default`` values that upstream's generator adds (``{}`` for non-pointer structs) are
-absent because the source data does not carry them; the protobuf/CBOR encodings of the
-documents are not offered.
+Simplifications, stated once: the protobuf/CBOR encodings of the documents are not offered. Properties carry the
+``default`` upstream's generator gives them (:mod:`.openapi_defaults`).
 """
 
 from __future__ import annotations
@@ -42,6 +40,7 @@ from fakekube.api.registry import (
     ResourceType,
 )
 from fakekube.api.verbs.discovery import subresource_kind
+from fakekube.api.verbs.openapi_defaults import property_default
 from fakekube.api.wire.schema import SchemaSet, ref_name
 
 Doc = dict[str, Any]
@@ -125,6 +124,10 @@ def convert_definition(name: str, definition: Doc) -> Doc:
         prop = converted.get("properties", {}).get(field)
         if isinstance(prop, dict):
             prop.pop("enum", None)
+    for field, prop in converted.get("properties", {}).items():
+        default = property_default(name, field)
+        if default is not None and isinstance(prop, dict):
+            prop["default"] = default
     return converted
 
 
@@ -165,26 +168,27 @@ def _param(name: str, where: str, typ: str, description: str, required: bool = F
     return param
 
 
-P_PRETTY = _param("pretty", "query", "string", "If 'true', then the output is pretty printed.")
-P_DRY_RUN = _param("dryRun", "query", "string", "When present, indicates that modifications should not be persisted. Valid values are: - All: all dry run stages will be processed")
-P_FIELD_MANAGER = _param("fieldManager", "query", "string", "fieldManager is a name associated with the actor or entity that is making these changes.")
-P_FIELD_VALIDATION = _param("fieldValidation", "query", "string", "fieldValidation instructs the server on how to handle objects in the request (POST/PUT/PATCH) containing unknown or duplicate fields. Valid values are: Ignore, Warn (the default), Strict.")
-P_FORCE = _param("force", "query", "boolean", "Force is going to \"force\" Apply requests. It means user will re-acquire conflicting fields owned by other people.")
-P_GRACE = _param("gracePeriodSeconds", "query", "integer", "The duration in seconds before the object should be deleted. Zero means delete immediately.")
-P_IGNORE_READ_ERR = _param("ignoreStoreReadErrorWithClusterBreakingPotential", "query", "boolean", "if set to true, it will trigger an unsafe deletion of the resource in case the normal deletion flow fails with a corrupt object error.")
-P_ORPHAN = _param("orphanDependents", "query", "boolean", "Deprecated: please use the PropagationPolicy.")
-P_PROPAGATION = _param("propagationPolicy", "query", "string", "Whether and how garbage collection will be performed: 'Orphan', 'Background' or 'Foreground'.")
+P_PRETTY = _param("pretty", "query", "string", "If 'true', then the output is pretty printed. Defaults to 'false' unless the user-agent indicates a browser or command-line HTTP tool (curl and wget).")
+P_DRY_RUN = _param("dryRun", "query", "string", "When present, indicates that modifications should not be persisted. An invalid or unrecognized dryRun directive will result in an error response and no further processing of the request. Valid values are: - All: all dry run stages will be processed")
+P_FIELD_MANAGER = _param("fieldManager", "query", "string", "fieldManager is a name associated with the actor or entity that is making these changes. The value must be less than or 128 characters long, and only contain printable characters, as defined by https://golang.org/pkg/unicode/#IsPrint.")
+P_FIELD_MANAGER_PATCH = _param("fieldManager", "query", "string", "fieldManager is a name associated with the actor or entity that is making these changes. The value must be less than or 128 characters long, and only contain printable characters, as defined by https://golang.org/pkg/unicode/#IsPrint. This field is required for apply requests (application/apply-patch) but optional for non-apply patch types (JsonPatch, MergePatch, StrategicMergePatch).")
+P_FIELD_VALIDATION = _param("fieldValidation", "query", "string", "fieldValidation instructs the server on how to handle objects in the request (POST/PUT/PATCH) containing unknown or duplicate fields. Valid values are: - Ignore: This will ignore any unknown fields that are silently dropped from the object, and will ignore all but the last duplicate field that the decoder encounters. This is the default behavior prior to v1.23. - Warn: This will send a warning via the standard warning response header for each unknown field that is dropped from the object, and for each duplicate field that is encountered. The request will still succeed if there are no other errors, and will only persist the last of any duplicate fields. This is the default in v1.23+ - Strict: This will fail the request with a BadRequest error if any unknown fields would be dropped from the object, or if any duplicate fields are present. The error returned from the server will contain all unknown and duplicate fields encountered.")
+P_FORCE = _param("force", "query", "boolean", "Force is going to \"force\" Apply requests. It means user will re-acquire conflicting fields owned by other people. Force flag must be unset for non-apply patch requests.")
+P_GRACE = _param("gracePeriodSeconds", "query", "integer", "The duration in seconds before the object should be deleted. Value must be non-negative integer. The value zero indicates delete immediately. If this value is nil, the default grace period for the specified type will be used. Defaults to a per object value if not specified. zero means delete immediately.")
+P_IGNORE_READ_ERR = _param("ignoreStoreReadErrorWithClusterBreakingPotential", "query", "boolean", "if set to true, it will trigger an unsafe deletion of the resource in case the normal deletion flow fails with a corrupt object error. A resource is considered corrupt if it can not be retrieved from the underlying storage successfully because of a) its data can not be transformed e.g. decryption failure, or b) it fails to decode into an object. NOTE: unsafe deletion ignores finalizer constraints, skips precondition checks, and removes the object from the storage. WARNING: This may potentially break the cluster if the workload associated with the resource being unsafe-deleted relies on normal deletion flow. Use only if you REALLY know what you are doing. The default value is false, and the user must opt in to enable it")
+P_ORPHAN = _param("orphanDependents", "query", "boolean", "Deprecated: please use the PropagationPolicy, this field will be deprecated in 1.7. Should the dependent objects be orphaned. If true/false, the \"orphan\" finalizer will be added to/removed from the object's finalizers list. Either this field or PropagationPolicy may be set, but not both.")
+P_PROPAGATION = _param("propagationPolicy", "query", "string", "Whether and how garbage collection will be performed. Either this field or OrphanDependents may be set, but not both. The default policy is decided by the existing finalizer set in the metadata.finalizers and the resource-specific default policy. Acceptable values are: 'Orphan' - orphan the dependents; 'Background' - allow the garbage collector to delete the dependents in the background; 'Foreground' - a cascading policy that deletes all dependents in the foreground.")
 LIST_PARAMS = [
-    _param("allowWatchBookmarks", "query", "boolean", "allowWatchBookmarks requests watch events with type \"BOOKMARK\"."),
-    _param("continue", "query", "string", "The continue option should be set when retrieving more results from the server."),
+    _param("allowWatchBookmarks", "query", "boolean", "allowWatchBookmarks requests watch events with type \"BOOKMARK\". Servers that do not implement bookmarks may ignore this flag and bookmarks are sent at the server's discretion. Clients should not assume bookmarks are returned at any specific interval, nor may they assume the server will send any BOOKMARK event during a session. If this is not a watch, this field is ignored."),
+    _param("continue", "query", "string", "The continue option should be set when retrieving more results from the server. Since this value is server defined, clients may only use the continue value from a previous query result with identical query parameters (except for the value of continue) and the server may reject a continue value it does not recognize. If the specified continue value is no longer valid whether due to expiration (generally five to fifteen minutes) or a configuration change on the server, the server will respond with a 410 ResourceExpired error together with a continue token. If the client needs a consistent list, it must restart their list without the continue field. Otherwise, the client may send another list request with the token received with the 410 error, the server will respond with a list starting from the next key, but from the latest snapshot, which is inconsistent from the previous list results - objects that are created, modified, or deleted after the first list request will be included in the response, as long as their keys are after the \"next key\".\n\nThis field is not supported when watch is true. Clients may start a watch from the last resourceVersion value returned by the server and not miss any modifications."),
     _param("fieldSelector", "query", "string", "A selector to restrict the list of returned objects by their fields. Defaults to everything."),
     _param("labelSelector", "query", "string", "A selector to restrict the list of returned objects by their labels. Defaults to everything."),
-    _param("limit", "query", "integer", "limit is a maximum number of responses to return for a list call."),
-    _param("resourceVersion", "query", "string", "resourceVersion sets a constraint on what resource versions a request may be served from."),
-    _param("resourceVersionMatch", "query", "string", "resourceVersionMatch determines how resourceVersion is applied to list calls."),
-    _param("sendInitialEvents", "query", "boolean", "`sendInitialEvents=true` may be set together with `watch=true`."),
-    _param("timeoutSeconds", "query", "integer", "Timeout for the list/watch call."),
-    _param("watch", "query", "boolean", "Watch for changes to the described resources and return them as a stream of add, update, and remove notifications."),
+    _param("limit", "query", "integer", "limit is a maximum number of responses to return for a list call. If more items exist, the server will set the `continue` field on the list metadata to a value that can be used with the same initial query to retrieve the next set of results. Setting a limit may return fewer than the requested amount of items (up to zero items) in the event all requested objects are filtered out and clients should only use the presence of the continue field to determine whether more results are available. Servers may choose not to support the limit argument and will return all of the available results. If limit is specified and the continue field is empty, clients may assume that no more results are available. This field is not supported if watch is true.\n\nThe server guarantees that the objects returned when using continue will be identical to issuing a single list call without a limit - that is, no objects created, modified, or deleted after the first request is issued will be included in any subsequent continued requests. This is sometimes referred to as a consistent snapshot, and ensures that a client that is using limit to receive smaller chunks of a very large result can ensure they see all possible objects. If objects are updated during a chunked list the version of the object that was present at the time the first list result was calculated is returned."),
+    _param("resourceVersion", "query", "string", "resourceVersion sets a constraint on what resource versions a request may be served from. See https://kubernetes.io/docs/reference/using-api/api-concepts/#resource-versions for details.\n\nDefaults to unset"),
+    _param("resourceVersionMatch", "query", "string", "resourceVersionMatch determines how resourceVersion is applied to list calls. It is highly recommended that resourceVersionMatch be set for list calls where resourceVersion is set See https://kubernetes.io/docs/reference/using-api/api-concepts/#resource-versions for details.\n\nDefaults to unset"),
+    _param("sendInitialEvents", "query", "boolean", "`sendInitialEvents=true` may be set together with `watch=true`. In that case, the watch stream will begin with synthetic events to produce the current state of objects in the collection. Once all such events have been sent, a synthetic \"Bookmark\" event  will be sent. The bookmark will report the ResourceVersion (RV) corresponding to the set of objects, and be marked with `\"k8s.io/initial-events-end\": \"true\"` annotation. Afterwards, the watch stream will proceed as usual, sending watch events corresponding to changes (subsequent to the RV) to objects watched.\n\nWhen `sendInitialEvents` option is set, we require `resourceVersionMatch` option to also be set. The semantic of the watch request is as following: - `resourceVersionMatch` = NotOlderThan\n  is interpreted as \"data at least as new as the provided `resourceVersion`\"\n  and the bookmark event is send when the state is synced\n  to a `resourceVersion` at least as fresh as the one provided by the ListOptions.\n  If `resourceVersion` is unset, this is interpreted as \"consistent read\" and the\n  bookmark event is send when the state is synced at least to the moment\n  when request started being processed.\n- `resourceVersionMatch` set to any other value or unset\n  Invalid error is returned.\n\nDefaults to true if `resourceVersion=\"\"` or `resourceVersion=\"0\"` (for backward compatibility reasons) and to false otherwise."),
+    _param("timeoutSeconds", "query", "integer", "Timeout for the list/watch call. This limits the duration of the call, regardless of any activity or inactivity."),
+    _param("watch", "query", "boolean", "Watch for changes to the described resources and return them as a stream of add, update, and remove notifications. Specify resourceVersion."),
 ]
 DELETECOLLECTION_PARAMS = [
     LIST_PARAMS[1], P_DRY_RUN, LIST_PARAMS[2], P_GRACE, P_IGNORE_READ_ERR, LIST_PARAMS[3], LIST_PARAMS[4],
@@ -193,13 +197,13 @@ DELETECOLLECTION_PARAMS = [
 LOG_PARAMS = [
     _param("container", "query", "string", "The container for which to stream logs. Defaults to only container if there is one container in the pod."),
     _param("follow", "query", "boolean", "Follow the log stream of the pod. Defaults to false."),
-    _param("insecureSkipTLSVerifyBackend", "query", "boolean", "insecureSkipTLSVerifyBackend indicates that the apiserver should not confirm the validity of the serving certificate of the backend it is connecting to."),
-    _param("limitBytes", "query", "integer", "If set, the number of bytes to read from the server before terminating the log output."),
+    _param("insecureSkipTLSVerifyBackend", "query", "boolean", "insecureSkipTLSVerifyBackend indicates that the apiserver should not confirm the validity of the serving certificate of the backend it is connecting to.  This will make the HTTPS connection between the apiserver and the backend insecure. This means the apiserver cannot verify the log data it is receiving came from the real kubelet.  If the kubelet is configured to verify the apiserver's TLS credentials, it does not mean the connection to the real kubelet is vulnerable to a man in the middle attack (e.g. an attacker could not intercept the actual log data coming from the real kubelet)."),
+    _param("limitBytes", "query", "integer", "If set, the number of bytes to read from the server before terminating the log output. This may not display a complete final line of logging, and may return slightly more or slightly less than the specified limit."),
     _param("previous", "query", "boolean", "Return previous terminated container logs. Defaults to false."),
-    _param("sinceSeconds", "query", "integer", "A relative time in seconds before the current time from which to show logs."),
-    _param("stream", "query", "string", "Specify which container log stream to return to the client: All, Stdout or Stderr."),
-    _param("tailLines", "query", "integer", "If set, the number of lines from the end of the logs to show."),
-    _param("timestamps", "query", "boolean", "If true, add an RFC3339 or RFC3339Nano timestamp at the beginning of every line of log output."),
+    _param("sinceSeconds", "query", "integer", "A relative time in seconds before the current time from which to show logs. If this value precedes the time a pod was started, only logs since the pod start will be returned. If this value is in the future, no logs will be returned. Only one of sinceSeconds or sinceTime may be specified."),
+    _param("stream", "query", "string", "Specify which container log stream to return to the client. Acceptable values are \"All\", \"Stdout\" and \"Stderr\". If not specified, \"All\" is used, and both stdout and stderr are returned interleaved. Note that when \"TailLines\" is specified, \"Stream\" can only be set to nil or \"All\"."),
+    _param("tailLines", "query", "integer", "If set, the number of lines from the end of the logs to show. If not specified, logs are shown from the creation of the container or sinceSeconds or sinceTime. Note that when \"TailLines\" is specified, \"Stream\" can only be set to nil or \"All\"."),
+    _param("timestamps", "query", "boolean", "If true, add an RFC3339 or RFC3339Nano timestamp at the beginning of every line of log output. Defaults to false."),
 ]
 
 
@@ -214,6 +218,9 @@ def _responses(schema_name: str, codes: Iterable[tuple[str, str]], types: Iterab
 
 
 def _body(schema_name: str, types: Iterable[str] = ("*/*",)) -> Doc:
+    """A request body; DeleteOptions' is optional (a DELETE may send none), the others required."""
+    if schema_name == DELETE_OPTIONS:
+        return {"content": _content(schema_name, types)}
     return {"content": _content(schema_name, types), "required": True}
 
 
@@ -338,7 +345,7 @@ def _item_ops(ops: _GVOps, rt: ResourceType, gvk: tuple[str, str, str], obj: str
 def _patch_op(ops: _GVOps, op_id: str, description: str, gvk: tuple[str, str, str], obj: str) -> Doc:
     """PATCH with the fieldValidation parameter kubectl looks for, and every patch type."""
     return ops.op("patch", op_id, description, "patch", gvk,
-                  parameters=[P_DRY_RUN, P_FIELD_MANAGER, P_FIELD_VALIDATION, P_FORCE],
+                  parameters=[P_DRY_RUN, P_FIELD_MANAGER_PATCH, P_FIELD_VALIDATION, P_FORCE],
                   requestBody=_body(PATCH, PATCH_CONTENT_TYPES),
                   responses=_responses(obj, [("200", "OK"), ("201", "Created")]))
 
@@ -380,11 +387,22 @@ _STREAM_PARAMS = {
 _P_CONTAINER = _param("container", "query", "string", "Container in which to execute the command. Defaults to only container if there is only one container in the pod.")
 #: Each connect subresource's query parameters (besides name and namespace), by name.
 _CONNECT_PARAMS = {
-    "attach": [_P_CONTAINER, _STREAM_PARAMS["stderr"], _STREAM_PARAMS["stdin"], _STREAM_PARAMS["stdout"], _STREAM_PARAMS["tty"]],
+    "attach": [
+        _param("container", "query", "string", "The container in which to execute the command. Defaults to only container if there is only one container in the pod."),
+        _param("stderr", "query", "boolean", "Stderr if true indicates that stderr is to be redirected for the attach call. Defaults to true."),
+        _param("stdin", "query", "boolean", "Stdin if true, redirects the standard input stream of the pod for this call. Defaults to false."),
+        _param("stdout", "query", "boolean", "Stdout if true indicates that stdout is to be redirected for the attach call. Defaults to true."),
+        _param("tty", "query", "boolean", "TTY if true indicates that a tty will be allocated for the attach call. This is passed through the container runtime so the tty is allocated on the worker node by the container runtime. Defaults to false."),
+    ],
     "exec": [_param("command", "query", "string", "Command is the remote command to execute. argv array. Not executed within a shell."),
              _P_CONTAINER, _STREAM_PARAMS["stderr"], _STREAM_PARAMS["stdin"], _STREAM_PARAMS["stdout"], _STREAM_PARAMS["tty"]],
     "portforward": [_param("ports", "query", "integer", "List of ports to forward Required when using WebSockets")],
     "proxy": [_param("path", "query", "string", "Path is the URL path to use for the current proxy request to pod.")],
+}
+#: The proxy's ``path`` query parameter as each kind's options type documents it.
+_PROXY_PATH_PARAMS = {
+    "Node": _param("path", "query", "string", "Path is the URL path to use for the current proxy request to node."),
+    "Service": _param("path", "query", "string", "Path is the part of URLs that include service endpoints, suffixes, and parameters to use for the current proxy request to service. For example, the whole request URL is http://localhost/api/v1/namespaces/kube-system/services/elasticsearch-logging/_search?q=user:kimchy. Path is _search?q=user:kimchy."),
 }
 _CONNECT_METHODS = {"proxy": ("delete", "get", "head", "options", "patch", "post", "put")}
 
@@ -403,8 +421,9 @@ def _connect_paths(ops: _GVOps, rt: ResourceType, sub: str, sub_path: str, ns_pa
     variants = [("", [name_param] + ns_params + _CONNECT_PARAMS.get(sub, []))]
     if sub == PROXY:
         path_param = _param("path", "path", "string", "path to the resource", True)
-        variants = [("", [name_param] + ns_params + _CONNECT_PARAMS["proxy"]),
-                    ("/{path}", [name_param] + ns_params + [path_param, _CONNECT_PARAMS["proxy"][0]])]
+        query_path = _PROXY_PATH_PARAMS.get(rt.kind, _CONNECT_PARAMS["proxy"][0])
+        variants = [("", [name_param] + ns_params + [query_path]),
+                    ("/{path}", [name_param] + ns_params + [path_param, query_path])]
     for tail, params in variants:
         with_path = "WithPath" if tail else ""
         item: Doc = {"parameters": params}
@@ -468,7 +487,7 @@ def build_document(registry: RegistryView, schema_set: SchemaSet, group: str, ve
                for name in referenced_definitions(schema_set, ops.roots)}
     return {
         "components": {"schemas": schemas},
-        "info": {"title": "Kubernetes", "version": f"v{kubernetes_version}.0"},
+        "info": {"title": "Kubernetes", "version": kubernetes_version},
         "openapi": "3.0.0",
         "paths": dict(sorted(paths.items())),
     }

@@ -98,7 +98,7 @@ def object_schema(rt: ResourceType) -> Doc:
     schema.setdefault("type", "object")
     _embedded_properties(schema)
     props = _type_meta(schema)
-    props["metadata"] = {"allOf": [_ref(OBJECT_META)], "default": {}, "description": METADATA_DOC}
+    props["metadata"] = {"allOf": [_ref(OBJECT_META)], "description": METADATA_DOC}
     schema["x-kubernetes-group-version-kind"] = [{"group": rt.group, "kind": rt.kind, "version": rt.version}]
     return schema
 
@@ -109,7 +109,7 @@ def list_schema(rt: ResourceType) -> Doc:
     props["items"] = {"description": f"List of {rt.plural}. More info: "
                                      "https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md",
                       "items": _ref(rest_friendly_name(rt.group, rt.version, rt.kind)), "type": "array"}
-    props["metadata"] = {"allOf": [_ref(LIST_META)], "default": {}, "description": LIST_METADATA_DOC}
+    props["metadata"] = {"allOf": [_ref(LIST_META)], "description": LIST_METADATA_DOC}
     schema["properties"] = dict(sorted(props.items()))
     schema["x-kubernetes-group-version-kind"] = [{"group": rt.group, "kind": rt.list_kind, "version": rt.version}]
     return schema

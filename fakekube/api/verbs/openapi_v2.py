@@ -14,12 +14,14 @@ pieces spliced in order, byte for byte what :func:`swagger` would build from scr
 CRD change converts one group-version; a GET costs the bytes it sends. Served with
 upstream's ETag (quoted uppercase hex sha512 of the JSON form, the protobuf form's too).
 
-Simplified: parameters are written inline (upstream shares some under ``parameters`` and
-refers to them) and the document has no ``default``s (the schema source lacks them).
+Parameters are shared as upstream's builder shares them (:func:`shared_name`: one entry of
+``parameters`` per distinct parameter, operations refer to it). Like upstream's, the
+document has no ``default``s (v3 has them).
 """
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import json
 import re
@@ -70,6 +72,8 @@ def v2_schema(schema: Any) -> Any:
             out[key] = {name: v2_schema(prop) for name, prop in value.items()}
         elif key in ("items", "additionalProperties", "allOf", "oneOf", "anyOf", "not"):
             out[key] = v2_schema(value)
+        elif key == "default":
+            continue  # upstream's v2 document publishes no defaults (v3 does)
         else:
             out[key] = value
     parts = out.get("allOf")
@@ -133,6 +137,47 @@ def v2_definition(schema: Any) -> Any:
     return v2_schema(schema)
 
 
+_PARAM_REF = "#/parameters/"
+#: Go's field order of a spec.Parameter (the bytes its shared name hashes).
+_GO_PARAM_ORDER = ("uniqueItems", "type", "format", "description", "name", "in", "required", "schema")
+
+
+def shared_name(param: Doc) -> str | None:
+    """The name kube-openapi shares a v2 parameter under (``fieldManager-Qy4HdaTW``), or None
+    for one it keeps inline: ``name``, ``fieldValidation`` and ``dryRun`` (kubectl looks for
+    the last two), and a body naming the kind's own schema. The suffix is the first six bytes
+    of the FNV-1 64-bit hash of the parameter's Go JSON, base64url: every operation with the
+    same parameter refers to one entry of the document's ``parameters``."""
+    name, where = param.get("name"), param.get("in")
+    if name == "name" and where in ("query", "path") or where == "query" and name in ("fieldValidation", "dryRun"):
+        return None
+    if where == "body" and not str((param.get("schema") or {}).get("$ref", "")).startswith(
+            _V2_REF + "io.k8s.apimachinery"):
+        return None
+    ordered = {key: param[key] for key in _GO_PARAM_ORDER if key in param}
+    ordered.update((key, value) for key, value in param.items() if key not in ordered)
+    text = json.dumps(ordered, separators=(",", ":"), ensure_ascii=False)
+    text = text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")  # Go's HTML-safe JSON
+    digest = 0xCBF29CE484222325
+    for byte in text.encode():
+        digest = (digest * 0x100000001B3) & 0xFFFFFFFFFFFFFFFF
+        digest ^= byte
+    return f"{name or 'param'}-{base64.urlsafe_b64encode(digest.to_bytes(8, 'big')[:6]).decode()}"
+
+
+def _shared(params: list[Doc], found: dict[str, Doc]) -> list[Doc]:
+    """``params`` with each shareable one replaced by its ``$ref`` (recorded in ``found``)."""
+    out = []
+    for param in params:
+        name = shared_name(param)
+        if name is None:
+            out.append(param)
+        else:
+            found[name] = param
+            out.append({"$ref": _PARAM_REF + name})
+    return out
+
+
 def _parameter(p: Doc) -> Doc:
     """A v3 parameter (``schema: {type}``) in v2 form (``type`` beside it)."""
     out = {k: v for k, v in p.items() if k != "schema"}
@@ -141,11 +186,22 @@ def _parameter(p: Doc) -> Doc:
     return dict(sorted(out.items()))
 
 
-def _operation(op: Doc) -> Doc:
+#: Where a patch type comes in an operation's ``consumes``: the order the patch handler
+#: registers them (JSON patch, merge, strategic, apply); other media types after, sorted.
+_PATCH_ORDER = ("application/json-patch+json", "application/merge-patch+json",
+                "application/strategic-merge-patch+json", "application/apply-patch+yaml",
+                "application/apply-patch+cbor")
+
+
+def _consumes_order(media: str) -> tuple[int, str]:
+    return (_PATCH_ORDER.index(media), "") if media in _PATCH_ORDER else (len(_PATCH_ORDER), media)
+
+
+def _operation(op: Doc, shared: dict[str, Doc]) -> Doc:
     out: Doc = {k: v for k, v in op.items() if k not in ("parameters", "requestBody", "responses")}
     body = op.get("requestBody")
     if body is not None:
-        out["consumes"] = sorted(body.get("content") or {})
+        out["consumes"] = sorted(body.get("content") or {}, key=_consumes_order)
     responses: Doc = {}
     produces: list[str] = []
     for code, response in (op.get("responses") or {}).items():
@@ -161,29 +217,34 @@ def _operation(op: Doc) -> Doc:
     params = [_parameter(p) for p in op.get("parameters") or []]
     if body is not None:
         first_body: Doc = next(iter((body.get("content") or {}).values()), {})
-        params.insert(0, {"in": "body", "name": "body", "required": True, "schema": v2_schema(first_body.get("schema", {}))})
+        body_param: Doc = {"in": "body", "name": "body", "schema": v2_schema(first_body.get("schema", {}))}
+        if body.get("required"):
+            body_param["required"] = True
+        params.insert(0, dict(sorted(body_param.items())))
     if params:
-        out["parameters"] = params
+        out["parameters"] = _shared(params, shared)
     out["produces"] = sorted(produces)
     out["responses"] = responses
     out["schemes"] = ["https"]
     return dict(sorted(out.items()))
 
 
-def _path_item(item: Doc) -> Doc:
+def _path_item(item: Doc, shared: dict[str, Doc] | None = None) -> Doc:
+    """A v3 path item in v2 form; the parameters it shares are added to ``shared``."""
+    shared = {} if shared is None else shared
     converted: Doc = {}
     for key, value in item.items():
         if key in _METHODS:
-            converted[key] = _operation(value)
+            converted[key] = _operation(value, shared)
         elif key == "parameters":
-            converted[key] = [_parameter(p) for p in value]
+            converted[key] = _shared([_parameter(p) for p in value], shared)
         else:
             converted[key] = value
     return converted
 
 
 def _info(kubernetes_version: str) -> Doc:
-    return {"title": "Kubernetes", "version": f"v{kubernetes_version}.0"}
+    return {"title": "Kubernetes", "version": kubernetes_version}
 
 
 def swagger(documents: Iterable[Doc], kubernetes_version: str) -> Doc:
@@ -192,18 +253,20 @@ def swagger(documents: Iterable[Doc], kubernetes_version: str) -> Doc:
     equal)."""
     paths: Doc = {}
     definitions: Doc = {}
+    parameters: Doc = {}
     for doc in documents:
         for name, schema in ((doc.get("components") or {}).get("schemas") or {}).items():
             definitions.setdefault(name, v2_definition(schema))
         for path, item in (doc.get("paths") or {}).items():
-            paths[path] = _path_item(item)
-    for name in sorted(_dangling_refs(paths, definitions)):
+            paths[path] = _path_item(item, parameters)
+    for name in sorted(_dangling_refs(paths, parameters, definitions)):
         # A definition the schema source lacks (apiextensions' ``JSON``, any value): an
         # empty schema, which clients read as "arbitrary", rather than a ref nothing answers.
         definitions[name] = {}
     return {
         "swagger": "2.0",
         "info": _info(kubernetes_version),
+        **({"parameters": dict(sorted(parameters.items()))} if parameters else {}),
         "paths": dict(sorted(paths.items())),
         "definitions": dict(sorted(definitions.items())),
         "securityDefinitions": SECURITY_DEFINITIONS,
@@ -266,13 +329,15 @@ class Member:
     another CRD of its group changes): its JSON (``"name":{...}``), the definition names
     it refers to, and its protobuf entry, made on first use."""
 
-    __slots__ = ("name", "is_path", "json", "refs", "_protobuf", "__weakref__")
+    __slots__ = ("name", "is_path", "json", "refs", "parameters", "_protobuf", "__weakref__")
 
-    def __init__(self, name: str, v2: Doc, is_path: bool) -> None:
+    def __init__(self, name: str, v2: Doc, is_path: bool, parameters: dict[str, Doc] | None = None) -> None:
         self.name = name
         self.is_path = is_path
         self.json = _json(name) + b":" + _json(v2)
-        self.refs = frozenset(_refs_in_json(self.json))
+        #: The shared parameters a path refers to, by name.
+        self.parameters = dict(parameters or {})
+        self.refs = frozenset(_refs_in_json(self.json) | _refs(self.parameters))
         self._protobuf: bytes | None = None
 
     def protobuf(self) -> bytes:
@@ -305,17 +370,19 @@ class Served:
     joined from them per request (the cost of the bytes sent), the ETag (upstream's:
     uppercase hex sha512 of the JSON, shared by both forms) computed once."""
 
-    __slots__ = ("kubernetes_version", "etag", "size_bytes", "_definitions", "_paths")
+    __slots__ = ("kubernetes_version", "etag", "size_bytes", "_definitions", "_paths", "_parameters")
 
-    def __init__(self, kubernetes_version: str, definitions: list[Member], paths: list[Member]) -> None:
+    def __init__(self, kubernetes_version: str, definitions: list[Member], paths: list[Member],
+                 parameters: dict[str, Doc] | None = None) -> None:
         self.kubernetes_version = kubernetes_version
         self._definitions = definitions
         self._paths = paths
+        self._parameters = parameters or {}
         self.etag = ""
         self.size_bytes = 0
 
     def json(self) -> bytes:
-        head, middle, tail = _frame(self.kubernetes_version)
+        head, middle, tail = _frame(self.kubernetes_version, self._parameters)
         return b"".join([head, b",".join([d.json for d in self._definitions]), middle,
                          b",".join([p.json for p in self._paths]), tail])
 
@@ -323,14 +390,17 @@ class Served:
         from fakekube.api.wire.protobuf.openapiv2 import document_parts
         skeleton = {"swagger": "2.0", "info": _info(self.kubernetes_version), "security": _SECURITY,
                     "securityDefinitions": SECURITY_DEFINITIONS}
+        if self._parameters:
+            skeleton["parameters"] = self._parameters
         return b"".join(document_parts(skeleton, [p.protobuf() for p in self._paths],
                                        [d.protobuf() for d in self._definitions]))
 
 
-def _frame(kubernetes_version: str) -> tuple[bytes, bytes, bytes]:
+def _frame(kubernetes_version: str, parameters: dict[str, Doc]) -> tuple[bytes, bytes, bytes]:
     """The JSON document around its definitions and its paths (keys in sorted order)."""
+    shared = b',"parameters":' + _json(parameters) if parameters else b""
     return (b'{"definitions":{',
-            b'},"info":' + _json(_info(kubernetes_version)) + b',"paths":{',
+            b'},"info":' + _json(_info(kubernetes_version)) + shared + b',"paths":{',
             b'},"security":' + _json(_SECURITY) + b',"securityDefinitions":'
             + _json(SECURITY_DEFINITIONS) + b',"swagger":"2.0"}')
 
@@ -447,7 +517,8 @@ class OpenAPIV2:
             found = self._members.get(key)
         if found is not None:
             return found, False
-        member = Member(name, _path_item(value) if is_path else v2_definition(value), is_path)
+        shared: dict[str, Doc] = {}
+        member = Member(name, _path_item(value, shared) if is_path else v2_definition(value), is_path, shared)
         with self._lock:
             self._members[key] = member
             self.members_built += 1
@@ -472,16 +543,46 @@ class OpenAPIV2:
         for piece in pieces:
             for path in piece.paths:
                 placed[path.name] = path
+        parameters: dict[str, Doc] = {}
+        for path in placed.values():
+            parameters.update(path.parameters)
         return Served(kubernetes_version, [chosen[name] for name in sorted(chosen)],
-                      [placed[name] for name in sorted(placed)])
+                      [placed[name] for name in sorted(placed)], dict(sorted(parameters.items())))
 
 
 def wants_protobuf(accept: str) -> bool:
     """Whether the Accept header asks for the protobuf form before JSON (kubectl sends only it)."""
-    for clause in accept.split(","):
-        media = clause.split(";")[0].strip().lower()
-        if media in (PROTOBUF.lower(), PROTOBUF_OLD.lower()):
-            return True
-        if media in ("application/json", "*/*", "application/*"):
-            return False
-    return False
+    return accepted_form(accept) == "protobuf"
+
+
+#: kube-openapi's v2 handler's media types, in the order it tries them against a clause.
+_FORMS = (("application", "json", "json"),
+          ("application", PROTOBUF.split("/", 1)[1].lower(), "protobuf"),
+          ("application", PROTOBUF_CONTENT_TYPE.split("/", 1)[1].lower(), "protobuf"))
+
+
+def accepted_form(accept: str) -> str | None:
+    """``json``, ``protobuf`` or None (406) for an Accept header, as kube-openapi's v2
+    handler chooses: clauses by quality, the more specific first (goautoneg), each
+    matched against JSON then the protobuf spellings, wildcards matching anything; no
+    header is ``*/*``."""
+    clauses = []
+    for position, item in enumerate((accept or "*/*").split(",")):
+        pieces = [p.strip() for p in item.split(";")]
+        media_type, _, subtype = pieces[0].lower().partition("/")
+        if not media_type or not subtype:
+            continue
+        quality = 1.0
+        for piece in pieces[1:]:
+            key, _, value = piece.partition("=")
+            if key.strip() == "q":
+                try:
+                    quality = float(value)
+                except ValueError:
+                    quality = 0.0
+        clauses.append((-quality, media_type == "*", subtype == "*", position, media_type, subtype))
+    for *_, media_type, subtype in sorted(clauses):
+        for form_type, form_subtype, form in _FORMS:
+            if media_type in (form_type, "*") and subtype in (form_subtype, "*"):
+                return form
+    return None

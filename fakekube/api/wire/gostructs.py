@@ -14,7 +14,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, NamedTuple
 
-__all__ = ["DEFINITION_PREFIXES", "MESSAGE_CACHE_SIZE", "Field", "Message", "definition_of", "message", "message_of"]
+__all__ = ["DEFINITION_PREFIXES", "MESSAGE_CACHE_SIZE", "Field", "Message", "definition_of", "go_order", "message",
+           "message_of"]
 
 #: Proto message name prefixes and the OpenAPI definition prefixes they stand for.
 DEFINITION_PREFIXES = (("k8s.io.api.", "io.k8s.api."), ("k8s.io.apimachinery.", "io.k8s.apimachinery."),
@@ -74,3 +75,40 @@ def message_of(definition: str) -> str | None:
         if definition.startswith(openapi):
             return proto + definition[len(openapi):]
     return None
+
+
+#: How deep :func:`go_order` follows nested structs (a built-in type's deepest is ~15).
+MAX_ORDER_DEPTH = 64
+
+
+def go_order(message_type: str, value: Any, depth: int = 0) -> Any:
+    """``value`` with its keys in the order Go's ``encoding/json`` writes the struct: fields
+    in struct order (an inline struct's where it is embedded), map keys sorted, keys the
+    table does not know last as they came. What a raw JSON node of the object looks like
+    where upstream shows one (a patched object in an error)."""
+    found = message(message_type) if isinstance(value, dict) and depth < MAX_ORDER_DEPTH else None
+    if found is None:
+        return value
+    out: dict[str, Any] = {}
+    for field in _flat_fields(found, depth):
+        if field.name in value and field.name not in out:
+            out[field.name] = _order_field(field, value[field.name], depth)
+    for key, item in value.items():
+        out.setdefault(key, item)
+    return out
+
+
+def _flat_fields(found: Message, depth: int) -> list[Field]:
+    fields: list[Field] = []
+    for field in found.fields:
+        inline = message(field.type) if "i" in field.flags and depth < MAX_ORDER_DEPTH else None
+        fields.extend(_flat_fields(inline, depth + 1) if inline is not None else [field])
+    return fields
+
+
+def _order_field(field: Field, value: Any, depth: int) -> Any:
+    if field.card == "map" and isinstance(value, dict):
+        return {key: go_order(field.type, value[key], depth + 1) for key in sorted(value)}
+    if field.card == "rep" and isinstance(value, list):
+        return [go_order(field.type, item, depth + 1) for item in value]
+    return go_order(field.type, value, depth + 1)

@@ -7,6 +7,7 @@ resolver patterns) loads with the first YAML body rather than with the package.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import yaml
@@ -20,10 +21,17 @@ class _StringTimestampLoader(yaml.SafeLoader):
     """YAML as sigs.k8s.io/yaml reads it: timestamps stay strings (they are strings in JSON)."""
 
 
+#: go-yaml v2's booleans (resolve.go): YAML 1.1's words, ``y``/``n`` among them (PyYAML's
+#: SafeLoader reads those two as strings).
+_GO_YAML_BOOL = re.compile(r"^(?:y|Y|yes|Yes|YES|n|N|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF)$")
+_BOOL_TAG = "tag:yaml.org,2002:bool"
+
 _StringTimestampLoader.yaml_implicit_resolvers = {
-    first: [(tag, regexp) for tag, regexp in resolvers if tag != "tag:yaml.org,2002:timestamp"]
+    first: [(tag, _GO_YAML_BOOL if tag == _BOOL_TAG else regexp) for tag, regexp in resolvers
+            if tag != "tag:yaml.org,2002:timestamp"]
     for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
 }
+_StringTimestampLoader.bool_values = {**yaml.SafeLoader.bool_values, "y": True, "n": False}
 
 
 def parse_yaml(raw: bytes, max_expanded_bytes: int = MAX_EXPANDED_BYTES) -> Any:
@@ -38,7 +46,7 @@ def parse_yaml(raw: bytes, max_expanded_bytes: int = MAX_EXPANDED_BYTES) -> Any:
     try:
         loader = _BoundedYamlLoader(raw)  # its reader checks the first characters at once
     except yaml.YAMLError as exc:
-        raise SyntaxFailure(_yaml_error_text(exc)) from None
+        raise SyntaxFailure(_yaml_error_text(exc, raw)) from None
     try:
         node = loader.get_node() if loader.check_node() else None
         if node is None:
@@ -46,7 +54,7 @@ def parse_yaml(raw: bytes, max_expanded_bytes: int = MAX_EXPANDED_BYTES) -> Any:
         _check_expansion(node, loader.document_anchors, max_expanded_bytes)
         value = loader.construct_document(node)
     except yaml.YAMLError as exc:
-        raise SyntaxFailure(_yaml_error_text(exc)) from None
+        raise SyntaxFailure(_yaml_error_text(exc, raw)) from None
     finally:
         loader.dispose()
     return _json_keys(value)
@@ -176,16 +184,44 @@ def _check_expansion(root: yaml.Node, anchors: dict[str, yaml.Node], max_bytes: 
             raise errors.request_entity_too_large(f"limit is {max_bytes}")
 
 
-def _yaml_error_text(exc: yaml.YAMLError) -> str:
+def _yaml_error_text(exc: yaml.YAMLError, raw: bytes) -> str:
     if isinstance(exc, yaml.reader.ReaderError):  # go-yaml's reader words these
         if exc.encoding == "unicode":  # PyYAML's check of printable characters
             return "yaml: control characters are not allowed"
         return "yaml: invalid leading UTF-8 octet"
+    if isinstance(exc, (yaml.scanner.ScannerError, yaml.parser.ParserError)):
+        worded = _libyaml_error_text(raw)
+        if worded is not None:
+            return worded
     mark = getattr(exc, "problem_mark", None)
     problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
     if mark is not None:
         return f"yaml: line {mark.line + 1}: {problem}"
     return f"yaml: {problem}"
+
+
+def _libyaml_error_text(raw: bytes) -> str | None:
+    """A syntax error in go-yaml's words: go-yaml is a port of libyaml, whose problems and
+    marks PyYAML's pure parser words otherwise, so the events are read again with libyaml
+    (iteratively: nothing is composed) and the error is placed as go-yaml's ``fail`` places
+    it (a parser error's 0-based problem line, a scanner error's one more, else the
+    context's; no line when that is 0). None without libyaml, or when it finds no error."""
+    loader_class = getattr(yaml, "CSafeLoader", None)
+    if loader_class is None:
+        return None
+    try:
+        for _ in yaml.parse(raw, Loader=loader_class):
+            pass
+    except yaml.MarkedYAMLError as exc:
+        problem_line = exc.problem_mark.line if exc.problem_mark is not None else 0
+        context_line = exc.context_mark.line if exc.context_mark is not None else 0
+        line = problem_line + (1 if isinstance(exc, yaml.scanner.ScannerError) else 0) if problem_line \
+            else context_line
+        where = f"line {line}: " if line else ""
+        return f"yaml: {where}{exc.problem or 'unknown problem parsing YAML content'}"
+    except yaml.YAMLError:
+        return None
+    return None
 
 
 def _json_keys(value: Any) -> Any:

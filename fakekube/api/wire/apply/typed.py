@@ -15,6 +15,7 @@ from typing import Any
 from fakekube.api.wire.apply.fieldsets import (FieldSet, children, field_key, insert, is_member, keys_key,
                                                value_key)
 from fakekube.api.wire.apply.types import DEDUCED, LIST, MAP, SCALAR, UNTYPED, TypeNode
+from fakekube.objects.syntax import go_quote
 
 MISSING: Any = object()
 
@@ -388,11 +389,42 @@ def _child_node(node: TypeNode, key: str) -> TypeNode:
 
 # -- Validation ---------------------------------------------------------------
 def undeclared(obj: Any, node: TypeNode, limit: int = 100) -> list[str]:
-    """Fields the type does not declare, as upstream's typed conversion reports them
-    (``.spec.foo: field not declared in schema``); at most ``limit``."""
+    """Fields the type does not declare and scalars of the wrong type, as upstream's typed
+    conversion reports them (``.spec.foo: field not declared in schema``, ``.data.x:
+    expected string, got &value.valueUnstructured{Value:true}``); at most ``limit``."""
     found: list[str] = []
     _undeclared(obj, node, "", found, limit)
     return found
+
+
+_EXPECTED = {"string": "string", "numeric": "numeric (int or float)", "boolean": "boolean"}
+
+
+def _scalar_problem(value: Any, scalar: str) -> str | None:
+    """SMD's ``validateScalar``: the value's JSON type must be the scalar's (null passes)."""
+    fits = {"string": isinstance(value, str), "boolean": isinstance(value, bool),
+            "numeric": isinstance(value, (int, float)) and not isinstance(value, bool)}[scalar]
+    if fits:
+        return None
+    return f"expected {_EXPECTED[scalar]}, got &value.valueUnstructured{{Value:{_go_sharp(value)}}}"
+
+
+def _go_sharp(value: Any) -> str:
+    """Go's ``%#v`` of a value decoded from JSON into ``interface{}``."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return go_quote(value)
+    if isinstance(value, float):
+        return repr(value) if value != int(value) or abs(value) >= 1e21 else f"{value:.1f}"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, list):
+        return "[]interface {}{" + ", ".join(_go_sharp(item) for item in value) + "}"
+    if isinstance(value, dict):
+        return "map[string]interface {}{" + ", ".join(f"{go_quote(str(k))}:{_go_sharp(v)}"
+                                                   for k, v in sorted(value.items())) + "}"
+    return "<nil>"
 
 
 def _undeclared(value: Any, node: TypeNode, path: str, found: list[str], limit: int) -> None:
@@ -404,6 +436,10 @@ def _undeclared(value: Any, node: TypeNode, path: str, found: list[str], limit: 
                 found.append(f"{path}.{key}: field not declared in schema")
                 continue
             _undeclared(child, node.field(key), f"{path}.{key}", found, limit)
+    elif node.kind == SCALAR and node.scalar and value is not None:
+        problem = _scalar_problem(value, node.scalar)
+        if problem:
+            found.append(f"{path}: {problem}")
     elif node.kind == LIST and isinstance(value, list) and node.elem is not None:
         for index, item in enumerate(value):
             if node.keys is not None and not node.atomic:

@@ -43,10 +43,13 @@ class TypeNode:
     this struct writes and their values (``{}`` for a struct value, null for a nil pointer,
     slice or map without ``omitempty``, ``""``/0/false): a typed object always has them."""
 
-    __slots__ = ("kind", "fields", "elem", "atomic", "keys", "key_defaults", "present", "name")
+    __slots__ = ("kind", "fields", "elem", "atomic", "keys", "key_defaults", "present", "name", "scalar")
 
-    def __init__(self, kind: int, name: str = "") -> None:
+    def __init__(self, kind: int, name: str = "", scalar: str = "") -> None:
         self.kind = kind
+        #: A scalar's type as SMD's schema says it: "string", "numeric", "boolean", or ""
+        #: (untyped: an int-or-string, a Quantity).
+        self.scalar = scalar
         self.fields: dict[str, TypeNode] = {}
         self.elem: TypeNode | None = None
         self.atomic = False
@@ -68,6 +71,20 @@ class TypeNode:
 DEDUCED_NODE = TypeNode(DEDUCED, "__untyped_deduced_")
 UNTYPED_NODE = TypeNode(UNTYPED, "__untyped_atomic_")
 SCALAR_NODE = TypeNode(SCALAR, "scalar")
+#: The typed scalars, shared as :data:`SCALAR_NODE` is.
+_SCALAR_NODES = {kind: TypeNode(SCALAR, "scalar", kind) for kind in ("string", "numeric", "boolean")}
+
+
+def _scalar_type(types: set[str]) -> str:
+    """kube-openapi's schemaconv: string, numeric (integer or number), boolean; else untyped."""
+    kinds = types - {"null"}
+    if kinds == {"string"}:
+        return "string"
+    if kinds and kinds <= {"integer", "number"}:
+        return "numeric"
+    if kinds == {"boolean"}:
+        return "boolean"
+    return ""
 
 
 def _types(schema: Schema) -> set[str]:
@@ -136,7 +153,7 @@ class _Builder:
         node = TypeNode(MAP)
         self._fill(node, schema, "", preserve)
         if node.kind == SCALAR and not node.name:
-            return SCALAR_NODE
+            return _SCALAR_NODES.get(node.scalar, SCALAR_NODE)
         return node
 
     def _fill(self, node: TypeNode, schema: Schema, name: str, preserve: bool = False) -> None:
@@ -168,12 +185,13 @@ class _Builder:
             return
         if types:
             node.kind = SCALAR
+            node.scalar = _scalar_type(types)
             return
         node.kind = DEDUCED  # no type at all: anything, deduced from the value
 
 
 def _copy(node: TypeNode) -> TypeNode:
-    twin = TypeNode(node.kind, node.name)
+    twin = TypeNode(node.kind, node.name, node.scalar)
     twin.fields, twin.elem, twin.atomic = node.fields, node.elem, node.atomic
     twin.keys, twin.key_defaults, twin.present = node.keys, node.key_defaults, node.present
     return twin

@@ -15,6 +15,7 @@ from fakekube.api.wire.patch.json_merge import (
     apply_json_patch,
     apply_merge_patch,
     apply_operations,
+    merge_patch_text,
     operations_problem,
     parse_patch_body,
 )
@@ -28,6 +29,7 @@ __all__ = [
     "apply_operations",
     "apply_strategic_merge_patch",
     "copy_json",
+    "merge_patch_text",
     "go_value",
     "operations_problem",
     "parse_patch_body",

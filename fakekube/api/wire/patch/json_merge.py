@@ -17,7 +17,7 @@ from typing import Any
 
 
 from fakekube.api.machinery.errors import ApiError, bad_request, invalid, invalid_object, request_entity_too_large
-from fakekube.api.machinery.jsonutil import compact_json, deep_copy, nests_deeper_than
+from fakekube.api.machinery.jsonutil import compact_json, deep_copy, go_marshal, nests_deeper_than
 from fakekube.api.wire.decoding import SyntaxFailure, json_kind, parse_json, too_deep_value_error
 
 MAX_JSON_PATCH_OPERATIONS = 10000
@@ -202,6 +202,42 @@ def _merge_objects(doc: dict, patch: dict) -> dict:
         else:
             doc[key] = _prune_nulls(value)
     return doc
+
+
+def merge_patch_text(original: dict, patch: Any) -> str:
+    """The JSON text of :func:`apply_merge_patch`'s result as evanphx/json-patch marshals
+    it (what a ``patch: Invalid value:`` error shows): an object the patch merged into is
+    written with its keys sorted (a Go map), a value the patch brought in sorted with its
+    nulls pruned, and whatever the patch did not touch as the original's encoding wrote it
+    (a raw node: the Go struct's field order). HTML characters escaped, as json.Marshal."""
+    if not isinstance(patch, dict):
+        return go_marshal(apply_merge_patch(original, patch))
+    return _merged_text(original, patch)
+
+
+def _merged_text(doc: dict, patch: dict) -> str:
+    entries = {key: _raw_text(value) for key, value in doc.items()}
+    for key, value in patch.items():
+        if value is None:
+            entries.pop(key, None)
+            continue
+        current = doc.get(key)
+        if isinstance(current, dict) and isinstance(value, dict):
+            entries[key] = _merged_text(current, value)
+        elif isinstance(current, dict):
+            entries[key] = _raw_text(value)  # an object replaced by a non-object: the patch's node, as sent
+        else:
+            entries[key] = go_marshal(_prune_nulls(value))
+    return "{" + ",".join(f"{_raw_text(key)}:{entries[key]}" for key in sorted(entries)) + "}"
+
+
+def _raw_text(value: Any) -> str:
+    """A value as its own encoding wrote it (key order kept), compacted and HTML-escaped."""
+    text = json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+    for char, escaped in (("<", "\\u003c"), (">", "\\u003e"), ("&", "\\u0026"), ("\u2028", "\\u2028"),
+                          ("\u2029", "\\u2029")):
+        text = text.replace(char, escaped)
+    return text
 
 
 def _prune_nulls(value: Any) -> Any:

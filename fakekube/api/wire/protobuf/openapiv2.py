@@ -237,6 +237,12 @@ def _encode_parameter(p: Mapping[str, Any]) -> bytes:
         reference.string(2, p.get("description"))
         item.message(2, reference.bytes())
         return item.bytes()
+    item.message(1, _parameter_message(p))
+    return item.bytes()
+
+
+def _parameter_message(p: Mapping[str, Any]) -> bytes:
+    """``openapi.v2.Parameter``: a body or a non-body parameter."""
     outer = _Message()
     if p.get("in") == "body":
         body = _Message()
@@ -260,8 +266,14 @@ def _encode_parameter(p: Mapping[str, Any]) -> bytes:
         non_body = _Message()
         non_body.message(oneof_number, sub.bytes())
         outer.message(2, non_body.bytes())
-    item.message(1, outer.bytes())
-    return item.bytes()
+    return outer.bytes()
+
+
+def _parameter_definitions(parameters: Mapping[str, Any]) -> bytes:
+    """``openapi.v2.ParameterDefinitions``: the document's shared parameters by name."""
+    m = _Message()
+    m.messages(1, (_named(name, _parameter_message(p)) for name, p in parameters.items()))
+    return m.bytes()
 
 
 # -------------------------------------------------------------------- paths, operations
@@ -389,6 +401,8 @@ def document_parts(doc: Mapping[str, Any], paths: list[bytes] | None,
             parts.append(_key(number, _BYTES) + _varint(sum(len(entry) for entry in entries)))
             parts += entries
     tail = _Message()
+    if doc.get("parameters"):
+        tail.message(10, _parameter_definitions(doc["parameters"]))
     tail.messages(12, (_security_requirement(r) for r in doc.get("security") or ()))
     if "securityDefinitions" in doc:
         tail.message(13, _security_definitions(doc["securityDefinitions"]))
