@@ -35,6 +35,8 @@ import time
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
 
 if TYPE_CHECKING:
+    from prometheus_client.core import HistogramMetricFamily
+
     from fakekube.api.registry import RegistryView, ResourceType
     from fakekube.api.http.request import RequestView
     from fakekube.api.http.routing import ResourcePath
@@ -299,12 +301,7 @@ class ServerMetrics:
         family = HistogramMetricFamily("apiserver_request_duration_seconds",
                                        HELP["apiserver_request_duration_seconds"], labels=DURATION_LABELS)
         bounds = [f"{bound:g}" for bound in DURATION_BUCKETS] + ["+Inf"]
-        for labels, (counts, total) in sorted(durations.items()):
-            cumulative, buckets = 0, []
-            for bound, count in zip(bounds, counts):
-                cumulative += count
-                buckets.append((bound, cumulative))
-            family.add_metric(labels, buckets, total)
+        _add_histograms(family, bounds, sorted(durations.items()))
         yield family
         family = CounterMetricFamily("apiserver_request_total", HELP["apiserver_request_total"],
                                      labels=REQUEST_LABELS)
@@ -314,12 +311,7 @@ class ServerMetrics:
         yield from self._object_families()
         family = HistogramMetricFamily("etcd_request_duration_seconds", HELP["etcd_request_duration_seconds"],
                                        labels=("operation", "group", "resource"))
-        for labels, (counts, total) in storage:
-            cumulative, buckets = 0, []
-            for bound, count in zip(bounds, counts):
-                cumulative += count
-                buckets.append((bound, cumulative))
-            family.add_metric(labels, buckets, total)
+        _add_histograms(family, bounds, storage)
         yield family
         yield from self._queue_families()
 
@@ -377,3 +369,14 @@ class _Collector:
 
     def collect(self) -> Iterator[Any]:
         return self._metrics.families()
+
+
+def _add_histograms(family: "HistogramMetricFamily", bounds: list[str],
+                    series: Iterable[tuple[Any, tuple[list[int], float]]]) -> None:
+    """Each series' per-bucket counts as Prometheus' cumulative buckets, with its sum."""
+    for labels, (counts, total) in series:
+        cumulative, buckets = 0, []
+        for bound, count in zip(bounds, counts):
+            cumulative += count
+            buckets.append((bound, cumulative))
+        family.add_metric(labels, buckets, total)
