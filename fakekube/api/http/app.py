@@ -21,7 +21,7 @@ from fakekube.api.auth.attributes import request_attributes
 from fakekube.api.auth.authn import Authenticator, unauthorized
 from fakekube.api.auth.authorizer import RBAC, authorize, forbidden
 from fakekube.api.auth.identity import ADMIN, ANONYMOUS, API_AUDIENCES, ISSUER, UserInfo
-from fakekube.api.auth import impersonation
+from fakekube.api.auth import impersonation, tokens
 from fakekube.api.http import metrics as server_metrics
 from fakekube.api.http import negotiation, routing
 from fakekube.api.http.negotiation import Representation
