@@ -40,7 +40,8 @@ _TEMPLATE_ATTRIBUTE = "__fakekube_template__"
 
 
 def template(name: str = DEFAULT_TEMPLATE, **settings: Any) -> Callable[[Prepare], Prepare]:
-    """Make ``prepare(cluster)`` the template ``name`` (a function in a conftest.py)::
+    """Make ``prepare(cluster)`` the template ``name`` (a function in a conftest.py, or in the
+    test module that uses it)::
 
         @pytest_fakekube.template("operator", nodes=3)
         def operator_installed(cluster):
@@ -80,6 +81,17 @@ def templates(config: pytest.Config) -> dict[str, Template]:
     return found
 
 
+def module_templates(module: types.ModuleType | None) -> dict[str, Template]:
+    """The templates a test module defines itself: they win over a conftest.py's of the same
+    name, as a closer fixture does."""
+    found: dict[str, Template] = {}
+    for value in vars(module).values() if module is not None else ():
+        declared = getattr(value, _TEMPLATE_ATTRIBUTE, None)
+        if declared is not None:
+            found[declared[0]] = Template(value, declared[1])
+    return found
+
+
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("fakekube", "fake Kubernetes cluster")
     group.addoption("--fakekube-seed", type=int, default=None, help="seed for every fakekube cluster (default 0)")
@@ -104,8 +116,9 @@ class ClusterPool:
         #: (config, its cluster) in the order made; found by equal config (configs hold
         #: dicts, so they are compared, not hashed: a session has a few dozen at most).
         self._clusters: list[tuple[ClusterConfig, Cluster]] = []
-        #: (config, template name, its snapshot): each template prepared once per config.
-        self._snapshots: list[tuple[ClusterConfig, str, Any]] = []
+        #: (config, template name, its function, its snapshot): each template prepared once
+        #: per config (two modules may each define a template of the same name).
+        self._snapshots: list[tuple[ClusterConfig, str, Callable[..., None], Any]] = []
 
     def get(self, config: ClusterConfig, template: tuple[str, Template] | None = None) -> Cluster:
         """A clean cluster of ``config``: reset, or the ``template``'s snapshot restored
@@ -123,14 +136,14 @@ class ClusterPool:
                 cluster.reset()
             return cluster
         name, prepared = template
-        for made, made_name, snapshot in self._snapshots:
-            if made == config and made_name == name:
+        for made, made_name, prepare, snapshot in self._snapshots:
+            if made == config and made_name == name and prepare is prepared.prepare:
                 cluster.restore(snapshot)
                 return cluster
         if not fresh:
             cluster.reset()
         prepared.prepare(cluster)
-        self._snapshots.append((config, name, cluster.snapshot()))
+        self._snapshots.append((config, name, prepared.prepare, cluster.snapshot()))
         return cluster
 
     def _find(self, config: ClusterConfig) -> Cluster | None:
@@ -172,7 +185,7 @@ def fakekube(request: pytest.FixtureRequest, fakekube_pool: ClusterPool, fakekub
     settings.update(fakekube_config)
     marker = request.node.get_closest_marker(MARKER)
     chosen = dict(marker.kwargs) if marker is not None else {}
-    known = templates(request.config)
+    known = {**templates(request.config), **module_templates(request.module)}
     name = chosen.pop("template", DEFAULT_TEMPLATE if DEFAULT_TEMPLATE in known else None)
     if name is not None and name not in known:
         names = ", ".join(sorted(known)) or "none is defined"

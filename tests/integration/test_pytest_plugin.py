@@ -210,3 +210,27 @@ def test_a_marker_chooses_a_named_template_and_an_unknown_name_is_an_error(pytes
     """)
     result.assert_outcomes(passed=3, errors=1)
     result.stdout.fnmatch_lines(["*no template named 'missing' (known: with-crd)*"])
+
+
+def test_a_template_in_the_test_module_itself_wins_over_the_conftest_s(pytester: pytest.Pytester) -> None:
+    pytester.makeconftest("""
+        import pytest_fakekube
+
+        @pytest_fakekube.template("prepared")
+        def from_conftest(cluster):
+            cluster.create({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "conftest"}})
+    """)
+    result = run_apart(pytester, """
+        import pytest
+        import pytest_fakekube
+
+        @pytest_fakekube.template("prepared")
+        def from_module(cluster):
+            cluster.create({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "module"}})
+
+        @pytest.mark.fakekube(template="prepared")
+        def test_the_module_s(fakekube):
+            names = [c["metadata"]["name"] for c in fakekube.list("v1", "ConfigMap", "default")]
+            assert "module" in names and "conftest" not in names
+    """)
+    result.assert_outcomes(passed=1)
