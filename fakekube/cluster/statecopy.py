@@ -182,14 +182,15 @@ class StateCopier:
         new = types.FunctionType(fn.__code__, fn.__globals__, fn.__name__, fn.__defaults__, cells)
         new.__kwdefaults__, new.__qualname__, new.__dict__ = fn.__kwdefaults__, fn.__qualname__, dict(fn.__dict__)
         self.memo[id(fn)] = new
+        changed = False
         for old_cell, cell in zip(fn.__closure__, cells):
             try:
                 contents = old_cell.cell_contents
             except ValueError:  # not assigned yet
                 continue
             cell.cell_contents = self.copy(contents, (path, f".<{fn.__qualname__}>"))
-        if all(new_cell.cell_contents is _contents(old) for new_cell, old in zip(cells, fn.__closure__)
-               if _assigned(old)):
+            changed = changed or cell.cell_contents is not contents
+        if not changed:
             self.memo[id(fn)] = fn  # it captured only shared things: keep the original
             return fn
         self.closures_copied.append(fn.__qualname__)
@@ -251,10 +252,10 @@ class StateCopier:
     def _other(self, obj: Any, path: str) -> Any:
         if isinstance(obj, _REFUSED):
             raise TypeError(f"cannot copy {type(obj).__name__} at {_render(path)}: state must be data")
-        for base, copier in _COPIERS.items():
-            if isinstance(obj, base) and base not in (object,):
-                return copier(self, obj, path)
         cls: Any = type(obj)
+        inherited = _inherited_copier(cls)
+        if inherited is not None:
+            return inherited(self, obj, path)
         try:
             new = cls.__new__(cls)
         except TypeError as error:
@@ -289,16 +290,11 @@ def _render(path: Any) -> str:
     return "".join(reversed(steps)) or "the root"
 
 
-def _assigned(cell: types.CellType) -> bool:
-    try:
-        cell.cell_contents
-    except ValueError:
-        return False
-    return True
-
-
-def _contents(cell: types.CellType) -> Any:
-    return cell.cell_contents
+@functools.lru_cache(maxsize=None)
+def _inherited_copier(cls: type) -> Callable[[StateCopier, Any, str], Any] | None:
+    """The copier of the first base in ``_COPIERS`` that ``cls`` derives from (a named
+    tuple is a tuple, an OrderedDict subclass a dict), found once per class."""
+    return next((copier for base, copier in _COPIERS.items() if issubclass(cls, base)), None)
 
 
 @functools.lru_cache(maxsize=None)
