@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import sys
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, Iterator
+from typing import TYPE_CHECKING, Any
 
 from fakekube.cluster.statecopy import StateCopier
 
@@ -75,16 +75,16 @@ def fresh_state(cluster: "Cluster", snapshot: Snapshot) -> dict[str, Any]:
     return dict(_copy(snapshot._state, cluster))
 
 
-def copier_for(cluster: "Cluster") -> StateCopier:
-    """A copier that shares what ``cluster`` keeps across restores and its stored objects."""
+def copier_for(cluster: "Cluster", store: "Store | None" = None) -> StateCopier:
+    """A copier that shares what ``cluster`` keeps across restores and the objects ``store``
+    (default: the cluster's) holds or remembers — immutable, so shared."""
     copier = StateCopier(_not_state(cluster))
-    copier.share_all(_stored_objects(cluster.store))
+    copier.share_all((store if store is not None else cluster.store).stored_objects())
     return copier
 
 
 def _copy(state: dict[str, Any], cluster: "Cluster") -> dict[str, Any]:
-    copier = StateCopier(_not_state(cluster))
-    copier.share_all(_stored_objects(state["store"]))
+    copier = copier_for(cluster, state["store"])
     limit = sys.getrecursionlimit()
     sys.setrecursionlimit(max(limit, _RECURSION_LIMIT))
     try:
@@ -98,8 +98,3 @@ def _not_state(cluster: "Cluster") -> list[object]:
     restore (config, time observers such as the log streams)."""
     return [cluster, cluster.config, cluster.service_network, cluster.log_streams,
             *cluster.time_observers()]
-
-
-def _stored_objects(store: "Store") -> Iterator[object]:
-    """Every object the store holds or remembers: immutable, so shared."""
-    return store.stored_objects()
