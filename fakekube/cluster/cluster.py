@@ -235,21 +235,29 @@ class Cluster:
         the new cluster starts at the instant the old one had reached (to the second; it
         becomes ``config.start_time``), so the ages kubectl computes keep matching its clock.
         In manual time it starts at ``config.start_time`` again, the same on every run."""
-        old_store, old_engine = self.store, self.engine
+        def build() -> None:
+            if self.config.time_scale > 0:
+                self.config = self.config.replace(start_time=self.clock.now().replace(microsecond=0))
+            self._build_state()
+        self._replace_state(build, expired=False)
+
+    def _replace_state(self, install: Callable[[], None], expired: bool) -> None:
+        """Stop the engine and the clock modes, ``install`` new state, start them again on it
+        (when serving), point the REST layer at the new apiserver, and end the old store's
+        watches (with 410 Gone when ``expired``: a restore, as after etcd compaction)."""
+        old_store = self.store
         running = self._server is not None
         tickers = self._request_clock_modes_stop()
-        old_engine.stop()
+        self.engine.stop()
         for ticker in tickers:
             ticker.join()
-        if self.config.time_scale > 0:
-            self.config = self.config.replace(start_time=self.clock.now().replace(microsecond=0))
-        self._build_state()
+        install()
         if running:
             self.engine.start()
             self._start_clock_modes()
         if self._app is not None:
             self._app.rebind(self.api)
-        old_store.close()
+        old_store.close(expired=expired)
 
     # -- snapshots (cluster/snapshot.py) ---------------------------------------
     def snapshot(self) -> Snapshot:
@@ -266,23 +274,14 @@ class Cluster:
         snapshot of a cluster with another configuration."""
         state = snapshots.fresh_state(self, snapshot)
         issued_rv = self.store.resource_version
-        old_store = self.store
-        running = self._server is not None
-        tickers = self._request_clock_modes_stop()
-        self.engine.stop()
-        for ticker in tickers:
-            ticker.join()
-        for part, value in state.items():
-            setattr(self, part, value)
-        self.engine.detach()
-        self.store.continue_after(issued_rv)
-        self.clock.set_observers(self._time_observers)  # who observes now, not then
-        if running:
-            self.engine.start()
-            self._start_clock_modes()
-        if self._app is not None:
-            self._app.rebind(self.api)
-        old_store.close(expired=True)
+
+        def install() -> None:
+            for part, value in state.items():
+                setattr(self, part, value)
+            self.engine.detach()
+            self.store.continue_after(issued_rv)
+            self.clock.set_observers(self._time_observers)  # who observes now, not then
+        self._replace_state(install, expired=True)
 
     def time_observers(self) -> list[Callable[[datetime], None]]:
         """The observers :meth:`observe_time` added (they outlive resets and restores)."""
