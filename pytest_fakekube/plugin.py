@@ -68,15 +68,13 @@ def templates(config: pytest.Config) -> dict[str, Template]:
     if found is None:
         found = {}
         for plugin in config.pluginmanager.get_plugins():
-            for value in vars(plugin).values() if isinstance(plugin, types.ModuleType) else ():
-                declared = getattr(value, _TEMPLATE_ATTRIBUTE, None)
-                if declared is None:
-                    continue
-                name, settings = declared
-                if name in found and found[name].prepare is not value:
+            if not isinstance(plugin, types.ModuleType):
+                continue
+            for name, declared in _declared(plugin):
+                if name in found and found[name].prepare is not declared.prepare:
                     raise pytest.UsageError(f"two fakekube templates are named {name!r}: "
                                             f"{found[name].prepare.__module__} and {plugin.__name__}")
-                found[name] = Template(value, settings)
+                found[name] = declared
         config.stash[_TEMPLATES_KEY] = found
     return found
 
@@ -84,12 +82,15 @@ def templates(config: pytest.Config) -> dict[str, Template]:
 def module_templates(module: types.ModuleType | None) -> dict[str, Template]:
     """The templates a test module defines itself: they win over a conftest.py's of the same
     name, as a closer fixture does."""
-    found: dict[str, Template] = {}
-    for value in vars(module).values() if module is not None else ():
+    return dict(_declared(module)) if module is not None else {}
+
+
+def _declared(module: types.ModuleType) -> Iterator[tuple[str, Template]]:
+    """(name, template) of each function :func:`template` marked in ``module``, in order."""
+    for value in vars(module).values():
         declared = getattr(value, _TEMPLATE_ATTRIBUTE, None)
         if declared is not None:
-            found[declared[0]] = Template(value, declared[1])
-    return found
+            yield declared[0], Template(value, declared[1])
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
