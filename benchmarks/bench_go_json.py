@@ -17,8 +17,9 @@ from typing import Any
 
 import fakekube
 import measure
+import workload
 from fakekube.api.registry import ResourceType
-from fakekube.api.verbs.apiserver import APIServer, WriteOptions
+from fakekube.api.verbs.apiserver import APIServer
 from fakekube.api.wire import gojson
 
 _TYPED, _STORED = APIServer._go_typed, APIServer._go_stored
@@ -49,18 +50,7 @@ def creates(api_version: str, kind: str, build: Any, round_trip: bool, count: in
     if not round_trip:
         APIServer._go_typed = APIServer._go_stored = _unchanged  # type: ignore[method-assign]
     try:
-        cluster = fakekube.Cluster(kubernetes_version="1.36")
-        cluster.start()
-        rt = cluster.resource(api_version, kind)
-        bodies = [build(i) for i in range(count)]
-        options = WriteOptions(field_manager="bench")
-
-        def create_all() -> None:
-            for body in bodies:
-                cluster.api.create(rt, "default", body, options)
-        sample = measure.time_call(create_all)
-        cluster.stop()
-        return measure.Sample(sample.wall_s / count, sample.cpu_s / count)
+        return workload.create_cost(api_version, kind, build, count, kubernetes_version="1.36")
     finally:
         APIServer._go_typed, APIServer._go_stored = _TYPED, _STORED  # type: ignore[method-assign]
 

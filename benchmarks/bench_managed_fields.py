@@ -12,10 +12,9 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-import fakekube
 import measure
+import workload
 from fakekube.api.verbs import fieldmanager
-from fakekube.api.verbs.apiserver import WriteOptions
 
 _TRACK_CREATE = fieldmanager.track_create
 
@@ -38,18 +37,7 @@ def creates(api_version: str, kind: str, build: Any, tracked: bool, count: int) 
     with the field manager on (``tracked``) or switched off."""
     fieldmanager.track_create = _TRACK_CREATE if tracked else (lambda *args, **kwargs: None)
     try:
-        cluster = fakekube.Cluster()
-        cluster.start()
-        rt = cluster.resource(api_version, kind)
-        bodies = [build(i) for i in range(count)]
-        options = WriteOptions(field_manager="bench")
-
-        def create_all() -> None:
-            for body in bodies:
-                cluster.api.create(rt, "default", body, options)
-        sample = measure.time_call(create_all)
-        cluster.stop()
-        return measure.Sample(sample.wall_s / count, sample.cpu_s / count)
+        return workload.create_cost(api_version, kind, build, count)
     finally:
         fieldmanager.track_create = _TRACK_CREATE
 
