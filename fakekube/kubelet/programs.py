@@ -225,14 +225,6 @@ def _foreground_end(waits: Sequence[tuple[float, float]], at_s: float, endless: 
 
 def scratch_run(pod: Mapping[str, Any], container: Mapping[str, Any], started: datetime | None = None) -> ProgramRun | None:
     """The program run on a scratch copy of the image's files (no volumes, no network): for
-    callers without a kubelet's filesystems (a preStop hook's command, unit tests)."""
+    callers without a kubelet's filesystems (unit tests)."""
     fs = execs.scratch_filesystem(pod, container)
     return run_program(pod, container, fs, started or execs.EPOCH)
-
-
-def program_overlay(pod: Mapping[str, Any], container: Mapping[str, Any],
-                    started_at: datetime | None = None) -> Overlay:
-    """The behaviour fields the program decides, run from ``started_at`` on a scratch copy of
-    the image's files (:func:`scratch_run`); ``()`` when it is the image's own."""
-    result = scratch_run(pod, container, started_at)
-    return result.overlay() if result is not None else ()

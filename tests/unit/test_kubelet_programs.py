@@ -9,13 +9,15 @@ import pytest
 
 from fakekube.kubelet.behaviour import LogLine
 from fakekube.kubelet.execs import expand_references, spec_environment
-from fakekube.kubelet.programs import program_argv, program_overlay, sleep_seconds
+from fakekube.kubelet.programs import program_argv, scratch_run, sleep_seconds
 
 POD = {"metadata": {"name": "web-0"}, "spec": {}}
 
 
 def overlay(**container: Any) -> dict[str, Any]:
-    return dict(program_overlay(POD, {"name": "c", "image": "busybox", **container}))
+    """The behaviour fields the program decides, run on a scratch copy of the image's files."""
+    result = scratch_run(POD, {"name": "c", "image": "busybox", **container})
+    return dict(result.overlay()) if result is not None else {}
 
 
 @pytest.mark.parametrize(("args", "seconds"), [
