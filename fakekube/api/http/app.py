@@ -156,10 +156,11 @@ class RestApp:
         snapshot brings its own registry, whose generations may repeat numbers the old one
         used, so what is cached by generation starts again)."""
         self.api = apiserver
-        self.registry = apiserver.registry
         self._subresources = Subresources(apiserver)
-        self._aggregated_discovery = discovery.AggregatedDiscovery()
-        self._custom_openapi = None
+        if apiserver.registry is not self.registry:  # a restore (a reset keeps the registry)
+            self.registry = apiserver.registry
+            self._aggregated_discovery = discovery.AggregatedDiscovery()
+            self._custom_openapi = None
         self.server_metrics.reset()
 
     def __call__(self, environ: dict, start_response: Callable) -> Iterable[bytes]:
