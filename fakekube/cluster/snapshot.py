@@ -11,7 +11,8 @@ writes, names, uids and events at the same virtual times (tests/integration/test
 
 The copy is structural (cluster/statecopy.py): stored objects are shared — they are
 immutable by the store's contract — as are settings and behaviour records; everything
-else is copied. What is not state stays with the Cluster: its config, the HTTP server and
+else is copied. Taking a snapshot writes the state once into a :class:`~fakekube.cluster.
+statecopy.Frozen`; each restore thaws a new copy from it at C speed. What is not state stays with the Cluster: its config, the HTTP server and
 REST layer, the kubeconfig and PKI, log streams.
 
 Clients across a restore (the etcd-compaction model): every watch open on the cluster
@@ -29,11 +30,10 @@ equal the restoring cluster's, else ValueError), the same fakekube and Kubernete
 
 from __future__ import annotations
 
-import sys
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Iterator
 
-from fakekube.cluster.statecopy import StateCopier
+from fakekube.cluster.statecopy import Frozen, StateCopier
 
 if TYPE_CHECKING:
     from fakekube.cluster.cluster import Cluster
@@ -41,16 +41,17 @@ if TYPE_CHECKING:
 
 #: The Cluster attributes that hold state, copied into a snapshot and back (in this order).
 STATE_PARTS = ("registry", "clock", "rng", "store", "api", "engine", "controllers", "scheduler", "kubelets")
-#: Recursion the copy may need: a chain of references (a controller's cache of a cache…)
-#: is walked depth first.
-_RECURSION_LIMIT = 20_000
 
 
 class Snapshot:
     """A cluster's state at one instant (opaque; restore it with ``Cluster.restore``)."""
 
-    def __init__(self, state: dict[str, Any], config: Any, time: datetime, resource_version: int) -> None:
-        self._state = state
+    def __init__(self, frozen: Frozen, not_state: list[object], config: Any, time: datetime,
+                 resource_version: int) -> None:
+        self._frozen = frozen
+        #: What the state refers to but does not hold (:func:`_not_state` of the cluster it
+        #: was taken from): a restore into another cluster refers to that one's instead.
+        self._not_state = not_state
         self.config = config
         #: Cluster time when it was taken.
         self.time = time
@@ -63,8 +64,8 @@ class Snapshot:
 
 def take(cluster: "Cluster") -> Snapshot:
     """Copy ``cluster``'s state (call it where no work runs: on the engine thread between jobs)."""
-    state = _copy({part: getattr(cluster, part) for part in STATE_PARTS}, cluster)
-    return Snapshot(state, cluster.config, cluster.clock.now(), cluster.store.resource_version)
+    frozen = copier_for(cluster).freeze({part: getattr(cluster, part) for part in STATE_PARTS})
+    return Snapshot(frozen, _not_state(cluster), cluster.config, cluster.clock.now(), cluster.store.resource_version)
 
 
 def fresh_state(cluster: "Cluster", snapshot: Snapshot) -> dict[str, Any]:
@@ -72,25 +73,34 @@ def fresh_state(cluster: "Cluster", snapshot: Snapshot) -> dict[str, Any]:
     if snapshot.config != cluster.config:
         raise ValueError("this snapshot was taken from a cluster with another configuration; "
                          "restore it into a cluster built with the same config")
-    return dict(_copy(snapshot._state, cluster))
+    # the time observers the clock names are replaced when the state is installed
+    replaced = {id(old): new for old, new in zip(snapshot._not_state, _not_state(cluster)) if old is not new}
+    return dict(snapshot._frozen.thaw(replaced))
 
 
 def copier_for(cluster: "Cluster", store: "Store | None" = None) -> StateCopier:
     """A copier that shares what ``cluster`` keeps across restores and the objects ``store``
-    (default: the cluster's) holds or remembers — immutable, so shared."""
+    (default: the cluster's) holds or remembers — immutable, so shared — and the dicts and
+    lists inside them (what controllers, the scheduler and kubelets keep
+    of an object is mostly a part of it: a pod's spec, a container)."""
+    store = store if store is not None else cluster.store
     copier = StateCopier(_not_state(cluster))
-    copier.share_all((store if store is not None else cluster.store).stored_objects())
+    for obj in store.stored_objects():
+        copier.share(obj)
+        copier.share_all(_containers_in(obj))
     return copier
 
 
-def _copy(state: dict[str, Any], cluster: "Cluster") -> dict[str, Any]:
-    copier = copier_for(cluster, state["store"])
-    limit = sys.getrecursionlimit()
-    sys.setrecursionlimit(max(limit, _RECURSION_LIMIT))
-    try:
-        return dict(copier.copy(state))
-    finally:
-        sys.setrecursionlimit(limit)
+def _containers_in(obj: dict[str, Any]) -> Iterator[object]:
+    pending: list[Any] = list(obj.values())
+    while pending:
+        value = pending.pop()
+        if isinstance(value, dict):
+            yield value
+            pending.extend(value.values())
+        elif isinstance(value, list):
+            yield value
+            pending.extend(value)
 
 
 def _not_state(cluster: "Cluster") -> list[object]:

@@ -2,32 +2,37 @@
 
 A snapshot must hold the whole cluster — store, clock and its timers, random streams, the
 engine's queue and key timers, every controller's, the scheduler's and the kubelets' memory
-— so that a restored cluster continues exactly as the original would. :func:`copy_state`
+— so that a restored cluster continues exactly as the original would. :class:`StateCopier`
 copies that graph of objects as ``copy.deepcopy`` would, with the differences a snapshot
 needs:
 
 * **shared, not copied**: what cannot change — stored objects (the store's contract: a
   write makes a new object, readers never edit one), :class:`~fakekube.record.FrozenRecord`
   values (settings, behaviours), instances of classes that declare ``SNAPSHOT_SHARED = True``
-  (immutable once made: the registry's types and states, a release's Go JSON rules),
-  scalars, times, types and modules, functions without captured variables — and the
-  ``shared`` objects the caller names (the type registry, the
-  Cluster itself: what is not state). Sharing is what makes a copy cost what changed
-  rather than everything stored;
+  (immutable once made: the registry's types and states, a release's Go JSON rules, what the
+  scheduler parses from a pod), times, IP addresses and networks, types and modules, functions without captured
+  variables, tuples and frozensets of shared things (the store's history of changes) — and the ``shared``
+  objects the caller names (the Cluster itself: what is not state). Sharing is what makes a
+  copy cost what changed rather than everything stored;
 * **copied with their captured variables**: closures and bound methods, so that a copied
   timer's callback calls into the *copied* engine (``deepcopy`` would keep the original's);
 * **made fresh**: locks and conditions (a copy is not held by anyone), thread-locals,
   ``queue.Queue`` (requests waiting on the original are not state), weak containers
-  (caches of what lives elsewhere: they refill); a live
-  ``threading.Thread`` becomes None (the restored cluster starts its own);
-* **copied by the class itself**: a class may define ``__snapshot_copy__(self, copier)``
-  (registering its copy in ``copier.memo``) when it knows a faster way — plain data all
-  through goes through :meth:`StateCopier.plain` (``marshal``, C speed);
+  (caches of what lives elsewhere: they refill); a live ``threading.Thread`` becomes None
+  (the restored cluster starts its own);
 * **refused**: generators, files, sockets — state that cannot be copied (TypeError naming
   the path to it, so that the part holding it is made plain data).
 
+How: :meth:`StateCopier.freeze` writes the graph once with the C pickler into a
+:class:`Frozen` — bytes plus a table of the shared objects, which the bytes name by index
+(``persistent_id``) — and :meth:`Frozen.thaw` makes a new copy from it with the C unpickler,
+at C speed: a restore is one ``thaw`` (issue 22: a 100-pod cluster in a few milliseconds,
+benchmarks/bench_snapshot.py). The bytes never leave the process and are only ever read back
+by the process that wrote them, with every shared object already in hand: pickle's rule
+against loading untrusted data does not arise (a snapshot *file* has its own, safe format).
+
 Deterministic: the copy preserves every container's order, and nothing here depends on
-object ids beyond the memo that keeps shared references shared.
+object ids beyond the tables that keep shared references shared.
 """
 
 from __future__ import annotations
@@ -36,15 +41,17 @@ import collections
 import datetime
 import decimal
 import enum
-import functools
+import gc
 import io
+import ipaddress
 import itertools
-import marshal
 import operator
+import pickle
 import queue
 import random
 import re
 import socket
+import sys
 import threading
 import types
 import weakref
@@ -57,273 +64,265 @@ _ATOMIC = (type(None), bool, int, float, complex, str, bytes, range, datetime.da
            datetime.time, datetime.timedelta, datetime.timezone, decimal.Decimal, type, types.ModuleType,
            types.BuiltinFunctionType, types.BuiltinMethodType, enum.Enum, FrozenRecord, type(Ellipsis),
            types.CodeType, types.WrapperDescriptorType, types.MethodWrapperType, types.MethodDescriptorType,
-           FrozenDict, FrozenList, operator.itemgetter, operator.attrgetter, operator.methodcaller, re.Pattern)
+           FrozenDict, FrozenList, operator.itemgetter, operator.attrgetter, operator.methodcaller, re.Pattern,
+           ipaddress.IPv4Address, ipaddress.IPv6Address, ipaddress.IPv4Network, ipaddress.IPv6Network)
+#: Exact types the pickler writes by value (cheap, and never worth a table entry).
+_BY_VALUE = frozenset({type(None), bool, int, float, str, bytes})
 _LOCK = type(threading.Lock())
 _RLOCK = type(threading.RLock())
 _REFUSED = (types.GeneratorType, types.CoroutineType, types.AsyncGeneratorType, io.IOBase, socket.socket)
-#: How deep a chain of references may go before the copy gives up (a cycle is not a chain:
-#: the memo ends those); Python's own recursion limit is raised to fit.
+#: How deep a chain of references may go (the pickler recurses once per level, on the C
+#: stack; a cluster's state is a few dozen levels deep).
 MAX_DEPTH = 4_000
-
-
-class StateCopier:
-    """One copy: ``memo`` maps id(original) → its copy (or itself, when shared)."""
-
-    def __init__(self, shared: Iterable[object] = ()) -> None:
-        self.memo: dict[int, Any] = {}
-        #: Closures copied with their captured state, by name: state that is not yet data
-        #: (a file cannot hold it; tests/integration/test_snapshots.py keeps it empty).
-        self.closures_copied: list[str] = []
-        #: Originals kept alive while the copy runs (their ids key the memo).
-        self._keep: list[object] = []
-        for obj in shared:
-            self.share(obj)
-
-    def share(self, obj: object) -> None:
-        """``obj`` is not copied: the copy refers to it."""
-        self.memo[id(obj)] = obj
-        self._keep.append(obj)
-
-    def share_all(self, objs: Iterable[object]) -> None:
-        memo, keep = self.memo, self._keep
-        for obj in objs:
-            memo[id(obj)] = obj
-            keep.append(obj)
-
-    def copy(self, obj: Any, path: Any = "") -> Any:
-        """The copy of ``obj``; ``path`` says where it is (a string, or a (parent path,
-        step) pair rendered only when a refusal names it)."""
-        if type(obj) in _EXACT_ATOMIC or isinstance(obj, _ATOMIC):
-            return obj
-        found = self.memo.get(id(obj), _MISSING)
-        if found is not _MISSING:
-            return found
-        self._keep.append(obj)
-        if getattr(type(obj), "SNAPSHOT_SHARED", False):
-            self.memo[id(obj)] = obj
-            return obj
-        hook = getattr(type(obj), "__snapshot_copy__", None)
-        if hook is not None:
-            return hook(obj, self)
-        copier = _COPIERS.get(type(obj))
-        if copier is not None:
-            return copier(self, obj, path)
-        return self._other(obj, path)
-
-    def plain(self, data: Any, path: str = "") -> Any:
-        """A copy of plain data (dicts, lists, tuples, strings, numbers, None) at C speed
-        (``marshal``; shared references inside stay shared); anything else in it (a stored
-        object the guard froze, a named tuple) makes it an ordinary :meth:`copy`."""
-        try:
-            return marshal.loads(marshal.dumps(data))
-        except ValueError:
-            return self.copy(data, path)
-
-    # -- containers ----------------------------------------------------------------------------
-    def _tuple(self, obj: tuple[Any, ...], path: str) -> tuple[Any, ...]:
-        if _flat(obj):
-            return obj
-        items = [self.copy(item, path) for item in obj]
-        if all(new is old for new, old in zip(items, obj)):
-            self.memo[id(obj)] = obj
-            return obj
-        new = type(obj)(*items) if hasattr(obj, "_fields") else type(obj)(items)
-        self.memo[id(obj)] = new
-        return new
-
-    def _list(self, obj: list[Any], path: str) -> list[Any]:
-        new: list[Any] = type(obj)() if type(obj) is not list else []
-        self.memo[id(obj)] = new
-        new.extend(self.copy(item, path) for item in obj)
-        return new
-
-    def _dict(self, obj: dict[Any, Any], path: str) -> dict[Any, Any]:
-        new: dict[Any, Any]
-        if isinstance(obj, collections.defaultdict):
-            new = collections.defaultdict(self.copy(obj.default_factory, path))
-        else:
-            new = type(obj)()
-        self.memo[id(obj)] = new
-        copy = self.copy
-        for key, value in obj.items():
-            if type(key) not in _EXACT_ATOMIC and not (type(key) is tuple and _flat(key)):
-                key = copy(key, path)
-            new[key] = value if type(value) in _EXACT_ATOMIC else copy(value, (path, key))
-        return new
-
-    def _set(self, obj: set[Any] | frozenset[Any], path: str) -> Any:
-        items = [self.copy(item, path) for item in obj]
-        if isinstance(obj, frozenset) and all(new is old for new, old in zip(items, obj)):
-            self.memo[id(obj)] = obj
-            return obj
-        new = type(obj)(items)
-        self.memo[id(obj)] = new
-        return new
-
-    def _deque(self, obj: collections.deque[Any], path: str) -> collections.deque[Any]:
-        new: collections.deque[Any] = collections.deque(maxlen=obj.maxlen)
-        self.memo[id(obj)] = new
-        new.extend(self.copy(item, path) for item in obj)
-        return new
-
-    def _view(self, obj: Any, path: str) -> Any:
-        """A dict's keys/values/items view: the same view of a copy of its dict's contents."""
-        contents = self._dict(dict(obj.mapping), path)
-        new = getattr(contents, _VIEWS[type(obj)])()
-        self.memo[id(obj)] = new
-        return new
-
-    # -- code ------------------------------------------------------------------------------------
-    def _function(self, fn: types.FunctionType, path: str) -> types.FunctionType:
-        if not fn.__closure__:
-            self.memo[id(fn)] = fn
-            return fn
-        cells = tuple(types.CellType() for _ in fn.__closure__)
-        new = types.FunctionType(fn.__code__, fn.__globals__, fn.__name__, fn.__defaults__, cells)
-        new.__kwdefaults__, new.__qualname__, new.__dict__ = fn.__kwdefaults__, fn.__qualname__, dict(fn.__dict__)
-        self.memo[id(fn)] = new
-        changed = False
-        for old_cell, cell in zip(fn.__closure__, cells):
-            try:
-                contents = old_cell.cell_contents
-            except ValueError:  # not assigned yet
-                continue
-            cell.cell_contents = self.copy(contents, (path, f".<{fn.__qualname__}>"))
-            changed = changed or cell.cell_contents is not contents
-        if not changed:
-            self.memo[id(fn)] = fn  # it captured only shared things: keep the original
-            return fn
-        self.closures_copied.append(fn.__qualname__)
-        return new
-
-    def _method(self, method: types.MethodType, path: str) -> types.MethodType:
-        owner = self.copy(method.__self__, path)
-        function = self.copy(method.__func__, path)
-        if owner is method.__self__ and function is method.__func__:
-            return method
-        new = types.MethodType(function, owner)
-        self.memo[id(method)] = new
-        return new
-
-    def _partial(self, obj: functools.partial[Any], path: str) -> functools.partial[Any]:
-        new = functools.partial(self.copy(obj.func, path), *self.copy(obj.args, path),
-                                **self.copy(obj.keywords, path))
-        self.memo[id(obj)] = new
-        return new
-
-    # -- what is made fresh ------------------------------------------------------------------
-    def _condition(self, obj: threading.Condition, path: str) -> threading.Condition:
-        new = threading.Condition(self.copy(obj._lock, path))  # type: ignore[attr-defined]
-        self.memo[id(obj)] = new
-        return new
-
-    def _event(self, obj: threading.Event, path: str) -> threading.Event:
-        new = threading.Event()
-        if obj.is_set():
-            new.set()
-        self.memo[id(obj)] = new
-        return new
-
-    def _fresh(self, obj: Any, path: str) -> Any:
-        new = _FRESH[type(obj)]()
-        self.memo[id(obj)] = new
-        return new
-
-    def _thread(self, obj: threading.Thread, path: str) -> None:
-        self.memo[id(obj)] = None
-        return None
-
-    def _count(self, obj: "itertools.count[int]", path: str) -> "itertools.count[int]":
-        new = itertools.count(int(repr(obj)[6:-1]))
-        self.memo[id(obj)] = new
-        return new
-
-    def _random(self, obj: random.Random, path: str) -> random.Random:
-        """A generator's state lives in C, not in its ``__dict__``: carried by get/setstate."""
-        new = type(obj).__new__(type(obj))
-        random.Random.__init__(new)
-        new.setstate(obj.getstate())
-        self.memo[id(obj)] = new
-        for key, value in getattr(obj, "__dict__", {}).items():
-            setattr(new, key, self.copy(value, (path, "." + key)))
-        return new
-
-    # -- objects -------------------------------------------------------------------------------
-    def _other(self, obj: Any, path: str) -> Any:
-        if isinstance(obj, _REFUSED):
-            raise TypeError(f"cannot copy {type(obj).__name__} at {_render(path)}: state must be data")
-        cls: Any = type(obj)
-        inherited = _inherited_copier(cls)
-        if inherited is not None:
-            return inherited(self, obj, path)
-        try:
-            new = cls.__new__(cls)
-        except TypeError as error:
-            raise TypeError(f"cannot copy {cls.__qualname__} at {_render(path)}: {error}") from None
-        self.memo[id(obj)] = new
-        state = getattr(obj, "__dict__", None)
-        if state is not None:
-            object.__setattr__(new, "__dict__", {key: self.copy(value, (path, "." + key)) for key, value in state.items()})
-        for name in _slots(cls):
-            if hasattr(obj, name):
-                object.__setattr__(new, name, self.copy(getattr(obj, name), (path, "." + name)))
-        return new
-
-
-_MISSING = object()
-#: Exact types that are never copied (a set lookup: the common case, before isinstance).
-_EXACT_ATOMIC = frozenset({type(None), bool, int, float, str, bytes, datetime.datetime, datetime.timedelta})
-
-
-def _flat(items: tuple[Any, ...]) -> bool:
-    """A tuple of scalars only (a key such as ("default", "web")): immutable all through."""
-    return _EXACT_ATOMIC.issuperset(map(type, items))
-
-
-def _render(path: Any) -> str:
-    """``path`` as text: ``['parts'].pending`` (attribute steps are ".name", keys anything else)."""
-    steps: list[str] = []
-    while isinstance(path, tuple):
-        path, step = path
-        steps.append(step if isinstance(step, str) and step.startswith(".") else f"[{step!r:.40}]")
-    steps.append(path)
-    return "".join(reversed(steps)) or "the root"
-
-
-@functools.lru_cache(maxsize=None)
-def _inherited_copier(cls: type) -> Callable[[StateCopier, Any, str], Any] | None:
-    """The copier of the first base in ``_COPIERS`` that ``cls`` derives from (a named
-    tuple is a tuple, an OrderedDict subclass a dict), found once per class."""
-    return next((copier for base, copier in _COPIERS.items() if issubclass(cls, base)), None)
-
-
-@functools.lru_cache(maxsize=None)
-def _slots(cls: type) -> tuple[str, ...]:
-    names: list[str] = []
-    for base in cls.__mro__:
-        for name in base.__dict__.get("__slots__", ()):
-            if name not in ("__dict__", "__weakref__") and name not in names:
-                names.append(name)
-    return tuple(names)
-
-
-_VIEWS = {type({}.keys()): "keys", type({}.values()): "values", type({}.items()): "items"}
 _FRESH: dict[type, Callable[[], Any]] = {_LOCK: threading.Lock, _RLOCK: threading.RLock, threading.local: threading.local,
                                          queue.Queue: queue.Queue, weakref.WeakValueDictionary: weakref.WeakValueDictionary,
                                          weakref.WeakKeyDictionary: weakref.WeakKeyDictionary, weakref.WeakSet: weakref.WeakSet}
-_COPIERS: dict[type, Callable[[StateCopier, Any, str], Any]] = {
-    tuple: StateCopier._tuple, list: StateCopier._list, dict: StateCopier._dict,
-    collections.OrderedDict: StateCopier._dict, collections.defaultdict: StateCopier._dict,
-    set: StateCopier._set, frozenset: StateCopier._set, collections.deque: StateCopier._deque,
-    types.FunctionType: StateCopier._function, types.MethodType: StateCopier._method,
-    functools.partial: StateCopier._partial, threading.Condition: StateCopier._condition,
-    threading.Event: StateCopier._event, threading.Thread: StateCopier._thread, itertools.count: StateCopier._count,
-    _LOCK: StateCopier._fresh, _RLOCK: StateCopier._fresh, threading.local: StateCopier._fresh,
-    queue.Queue: StateCopier._fresh, weakref.WeakValueDictionary: StateCopier._fresh,
-    weakref.WeakKeyDictionary: StateCopier._fresh, weakref.WeakSet: StateCopier._fresh,
-    random.Random: StateCopier._random,
-    **{view: StateCopier._view for view in _VIEWS},
+_VIEWS = {type({}.keys()): "keys", type({}.values()): "values", type({}.items()): "items"}
+
+
+class Frozen:
+    """A copy of a graph of objects, kept as pickled bytes and the shared objects they name;
+    :meth:`thaw` makes a new copy each time it is called."""
+
+    def __init__(self, data: bytes, shared: list[object]) -> None:
+        self.data = data
+        self.shared = shared
+
+    def thaw(self, replaced: dict[int, object] | None = None) -> Any:
+        """A new copy, in which the shared objects ``replaced`` names by id are replaced by
+        others (garbage collection paused meanwhile: it would only walk the thousands of new
+        objects, all alive)."""
+        shared = self.shared
+        if replaced:
+            shared = [replaced.get(id(obj), obj) for obj in shared]
+        unpickler = pickle.Unpickler(io.BytesIO(self.data))
+        unpickler.persistent_load = shared.__getitem__  # type: ignore[method-assign]  # C speed
+        collecting = gc.isenabled()
+        gc.disable()
+        try:
+            return unpickler.load()
+        finally:
+            if collecting:
+                gc.enable()
+
+
+class StateCopier:
+    """Copies graphs of state, sharing what :meth:`share` names (and what the module
+    docstring says is shared)."""
+
+    def __init__(self, shared: Iterable[object] = ()) -> None:
+        self._shared_ids: dict[int, object] = {}
+        #: Closures copied with their captured state, by name: state that is not yet data
+        #: (a file cannot hold it; tests/integration/test_snapshots.py keeps it empty).
+        self.closures_copied: list[str] = []
+        self.share_all(shared)
+
+    def share(self, obj: object) -> None:
+        """``obj`` is not copied: the copy refers to it."""
+        self._shared_ids[id(obj)] = obj
+
+    def share_all(self, objs: Iterable[object]) -> None:
+        shared = self._shared_ids
+        for obj in objs:
+            shared[id(obj)] = obj
+
+    def copy(self, root: Any) -> Any:
+        """A copy of ``root`` (:meth:`freeze` then :meth:`Frozen.thaw`)."""
+        return self.freeze(root).thaw()
+
+    def freeze(self, root: Any) -> Frozen:
+        """``root`` written once, to be thawed into copies (TypeError, naming where, for
+        state that cannot be copied)."""
+        buffer = io.BytesIO()
+        pickler = _Pickler(buffer, self)
+        limit = sys.getrecursionlimit()
+        sys.setrecursionlimit(max(limit, MAX_DEPTH))
+        try:
+            pickler.dump(root)
+        except _Refused as refused:
+            raise TypeError(f"cannot copy {type(refused.obj).__name__} at {_path_to(root, refused.obj)}: "
+                            "state must be data") from None
+        except (pickle.PicklingError, TypeError, AttributeError) as error:
+            raise TypeError(f"cannot copy the state: {error}") from None
+        finally:
+            sys.setrecursionlimit(limit)
+        return Frozen(buffer.getvalue(), pickler.table)
+
+    def is_shared(self, obj: object) -> bool:
+        """Whether the copy refers to ``obj`` rather than copying it (scalars aside)."""
+        kind = type(obj)
+        if id(obj) in self._shared_ids or isinstance(obj, _ATOMIC) or getattr(kind, "SNAPSHOT_SHARED", False):
+            return True
+        if kind is types.FunctionType:
+            return all(self._cell_shared(cell) for cell in obj.__closure__ or ())  # type: ignore[attr-defined]
+        if kind is types.MethodType:
+            return self.is_shared(obj.__self__) and self.is_shared(obj.__func__)  # type: ignore[attr-defined]
+        if isinstance(obj, (tuple, frozenset)):  # immutable: shared when what it holds is
+            return all(type(item) in _BY_VALUE or self.is_shared(item) for item in obj)
+        return False
+
+    def _cell_shared(self, cell: Any) -> bool:
+        try:
+            contents = cell.cell_contents
+        except ValueError:  # not assigned yet
+            return True
+        return type(contents) in _BY_VALUE or self.is_shared(contents)
+
+
+class _Refused(Exception):
+    def __init__(self, obj: object) -> None:
+        super().__init__()
+        self.obj = obj
+
+
+class _Pickler(pickle.Pickler):
+    """Names shared objects by their index in :attr:`table` and writes what pickle cannot
+    (closures, bound methods, locks, random streams…) as the module docstring says."""
+
+    def __init__(self, buffer: io.BytesIO, copier: StateCopier) -> None:
+        super().__init__(buffer, protocol=pickle.HIGHEST_PROTOCOL)
+        self.copier = copier
+        self.table: list[object] = []
+        self._index: dict[int, int] = {}
+
+    def persistent_id(self, obj: Any) -> int | None:  # called for every object: kept short
+        if type(obj) in _BY_VALUE:
+            return None
+        if type(obj) is _Original:
+            obj = obj.function
+        elif not self.copier.is_shared(obj):
+            return None
+        index = self._index.get(id(obj))
+        if index is None:
+            index = self._index[id(obj)] = len(self.table)
+            self.table.append(obj)
+        return index
+
+    def reducer_override(self, obj: Any) -> Any:
+        kind = type(obj)
+        fresh = _FRESH.get(kind)
+        if fresh is not None:
+            return fresh, ()
+        reducer = _REDUCERS.get(kind)
+        if reducer is not None:
+            return reducer(self, obj)
+        if isinstance(obj, _REFUSED):
+            raise _Refused(obj)
+        if isinstance(obj, random.Random):
+            return _random, (kind, obj.getstate(), getattr(obj, "__dict__", {}))
+        if isinstance(obj, BaseException):
+            return _instance, (kind, obj.args, getattr(obj, "__dict__", {}))
+        return NotImplemented
+
+
+def _reduce_function(pickler: _Pickler, fn: types.FunctionType) -> Any:
+    """A closure over state (one over shared things only is shared: persistent_id): a new
+    function with the same code and copies of what it captured."""
+    pickler.copier.closures_copied.append(fn.__qualname__)
+    contents = tuple(_contents(cell) for cell in fn.__closure__ or ())
+    return _function, (_Original(fn), contents, dict(fn.__dict__))
+
+
+class _Original:
+    """The closure a copy is made from, named in the table (its code and globals are shared)."""
+
+    def __init__(self, function: types.FunctionType) -> None:
+        self.function = function
+
+
+def _contents(cell: Any) -> Any:
+    try:
+        return cell.cell_contents
+    except ValueError:
+        return _Cell.UNSET
+
+
+class _Cell(enum.Enum):
+    """A closure's cell that is not assigned yet (a function defined before its variable)."""
+
+    UNSET = 0
+
+
+_REDUCERS: dict[type, Callable[[_Pickler, Any], Any]] = {
+    types.FunctionType: _reduce_function,
+    types.MethodType: lambda pickler, method: (_method, (method.__func__, method.__self__)),
+    threading.Condition: lambda pickler, condition: (threading.Condition, (condition._lock,)),
+    threading.Event: lambda pickler, event: (_event, (event.is_set(),)),
+    threading.Thread: lambda pickler, thread: (_none, ()),
+    itertools.count: lambda pickler, counter: (itertools.count, (int(repr(counter)[6:-1]),)),
+    **{view: (lambda pickler, view: (_view, (dict(view.mapping), _VIEWS[type(view)]))) for view in _VIEWS},
 }
+
+
+# -- what thaw calls (module level: pickle names them) ---------------------------------------------
+def _function(original: types.FunctionType, contents: tuple[Any, ...], attributes: dict[str, Any]) -> types.FunctionType:
+    cells = tuple(types.CellType() if value is _Cell.UNSET else types.CellType(value) for value in contents)
+    new = types.FunctionType(original.__code__, original.__globals__, original.__name__, original.__defaults__, cells)
+    new.__kwdefaults__, new.__qualname__, new.__dict__ = original.__kwdefaults__, original.__qualname__, attributes
+    return new
+
+
+def _method(function: Callable[..., Any], owner: object) -> types.MethodType:
+    return types.MethodType(function, owner)
+
+
+def _none() -> None:
+    """What a live thread becomes: the restored cluster starts its own."""
+    return None
+
+
+def _event(is_set: bool) -> threading.Event:
+    event = threading.Event()
+    if is_set:
+        event.set()
+    return event
+
+
+def _view(contents: dict[Any, Any], name: str) -> Any:
+    return getattr(contents, name)()
+
+
+def _random(kind: Any, state: Any, attributes: dict[str, Any]) -> random.Random:
+    """A generator's state lives in C, not in its ``__dict__``: carried by get/setstate
+    (made with a seed, which ``setstate`` replaces, rather than from the OS's randomness)."""
+    new: random.Random = kind.__new__(kind, 0)
+    new.setstate(state)
+    new.__dict__.update(attributes)
+    return new
+
+
+def _instance(kind: Any, args: tuple[Any, ...], attributes: dict[str, Any]) -> Any:
+    """An exception without its ``__init__`` (whose signature may not be ``*args``)."""
+    new = kind.__new__(kind)
+    new.args = args
+    new.__dict__.update(attributes)
+    return new
+
+
+# -- naming where a refused object is -------------------------------------------------------------
+def _path_to(root: Any, target: object) -> str:
+    """``['parts'].pending``: the first path from ``root`` to ``target`` (breadth first; only
+    when a copy is refused, so its cost does not matter)."""
+    seen = {id(root)}
+    pending: collections.deque[tuple[Any, str]] = collections.deque([(root, "")])
+    while pending:
+        obj, path = pending.popleft()
+        for step, child in _children(obj):
+            if child is target:
+                return path + step
+            if id(child) not in seen and type(child) not in _BY_VALUE:
+                seen.add(id(child))
+                pending.append((child, path + step))
+    return "the root"
+
+
+def _children(obj: Any) -> Iterable[tuple[str, Any]]:
+    if isinstance(obj, dict):
+        return [(f"[{key!r:.40}]", value) for key, value in obj.items()]
+    if isinstance(obj, (list, tuple, set, frozenset, collections.deque)):
+        return [(f"[{index}]", item) for index, item in enumerate(obj)]
+    attributes = getattr(obj, "__dict__", None)
+    return [(f".{name}", value) for name, value in attributes.items()] if isinstance(attributes, dict) else []
 
 
 def copy_state(root: Any, shared: Iterable[object] = ()) -> Any:

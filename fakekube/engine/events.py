@@ -157,14 +157,13 @@ def unix_nanos(moment: datetime) -> int:
 
 # -- the three stages --------------------------------------------------------------------
 
-class _AggregateRecord:
-    """One group's recent distinct events (``aggregateRecord``) and when it was last seen."""
+class _AggregateRecord(NamedTuple):
+    """One group's recent distinct events (``aggregateRecord``, in the order first seen) and
+    when it was last seen. Immutable, as are the other caches' records: an update stores a
+    new one, so a snapshot shares them rather than copying (cluster/statecopy.py)."""
 
-    __slots__ = ("local_keys", "last_s")
-
-    def __init__(self, local_keys: dict[str, None] | None = None, last_s: float = float("-inf")) -> None:
-        self.local_keys: dict[str, None] = {} if local_keys is None else local_keys  # an insertion-ordered set
-        self.last_s = last_s
+    local_keys: tuple[str, ...] = ()
+    last_s: float = float("-inf")
 
 
 class EventAggregator:
@@ -183,12 +182,11 @@ class EventAggregator:
         record = self._cache.get(group)
         if record is None or now_s - record.last_s > self.interval_s:
             record = _AggregateRecord()
-        record.local_keys[member] = None
-        record.last_s = now_s
-        self._cache.add(group, record)
-        if len(record.local_keys) < self.max_events:
+        keys = record.local_keys if member in record.local_keys else (*record.local_keys, member)
+        if len(keys) < self.max_events:
+            self._cache.add(group, _AggregateRecord(keys, now_s))
             return event, event_key(event)
-        del record.local_keys[next(iter(record.local_keys))]  # upstream: PopAny
+        self._cache.add(group, _AggregateRecord(keys[1:], now_s))  # upstream: PopAny
         return _combined(event, now), ("aggregate", *group)
 
 
@@ -204,15 +202,12 @@ def _combined(event: Obj, now: datetime) -> Obj:
             "eventTime": None, "reportingComponent": "", "reportingInstance": ""}
 
 
-class _Observation:
+class _Observation(NamedTuple):
     """What the logger last wrote for one event key (``eventLog``): a repeat continues it."""
 
-    __slots__ = ("count", "first_timestamp", "name")
-
-    def __init__(self, count: int, first_timestamp: str, name: str) -> None:
-        self.count = count
-        self.first_timestamp = first_timestamp
-        self.name = name
+    times: int
+    first_timestamp: str
+    name: str
 
 
 class EventLogger:
@@ -224,9 +219,9 @@ class EventLogger:
     def observe(self, event: Obj, key: Hashable) -> Obj:
         """The event as it should be written (``count > 1``: an update of ``metadata.name``)."""
         last = self._cache.get(key)
-        if last is not None and last.count > 0:
+        if last is not None and last.times > 0:
             event = dict(event, metadata=dict(event["metadata"], name=last.name),
-                         firstTimestamp=last.first_timestamp, count=last.count + 1)
+                         firstTimestamp=last.first_timestamp, count=last.times + 1)
         self._cache.add(key, _Observation(event["count"], event["firstTimestamp"], event["metadata"]["name"]))
         return event
 
@@ -234,17 +229,14 @@ class EventLogger:
         """The server stored the event under ``name`` (a taken name got a suffix)."""
         observation = self._cache.get(key)
         if observation is not None:
-            observation.name = name
+            self._cache.add(key, observation._replace(name=name))
 
 
-class _Bucket:
+class _Bucket(NamedTuple):
     """One source-and-object's token bucket: tokens left and when they were last counted."""
 
-    __slots__ = ("tokens", "last_s")
-
-    def __init__(self, tokens: float, last_s: float) -> None:
-        self.tokens = tokens
-        self.last_s = last_s
+    tokens: float
+    last_s: float
 
 
 class SpamFilter:
@@ -259,12 +251,9 @@ class SpamFilter:
         key = spam_key(event)
         now_s = now.timestamp()
         bucket = self._cache.get(key) or _Bucket(float(self.burst), now_s)
-        bucket.tokens = min(float(self.burst), bucket.tokens + max(0.0, now_s - bucket.last_s) * self.qps)
-        bucket.last_s = max(bucket.last_s, now_s)
-        allowed = bucket.tokens >= 1.0
-        if allowed:
-            bucket.tokens -= 1.0
-        self._cache.add(key, bucket)
+        tokens = min(float(self.burst), bucket.tokens + max(0.0, now_s - bucket.last_s) * self.qps)
+        allowed = tokens >= 1.0
+        self._cache.add(key, _Bucket(tokens - 1.0 if allowed else tokens, max(bucket.last_s, now_s)))
         return allowed
 
 

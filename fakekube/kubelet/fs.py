@@ -27,14 +27,16 @@ the kubelet applies to the real stores when the clock reaches them
 from __future__ import annotations
 
 import copy
+import marshal
 import posixpath
 import stat
-from typing import Any, Iterator, NamedTuple
+from typing import Any, Iterator, MutableMapping, NamedTuple
 
 FILE, DIR, LINK = "f", "d", "l"
 #: One entry: see the module docstring.
 Entry = list[Any]
 Store = dict[str, Any]
+StoreMap = MutableMapping[str, Store]
 
 #: The most one store (a container's writable layer, one volume) may hold.
 MAX_STORE_BYTES = 512 * 1024 * 1024
@@ -203,7 +205,7 @@ def store_put(store: Store, parts: list[str], entry: Entry, mtime_s: float, path
 Operation = tuple[Any, ...]
 
 
-def apply_operation(stores: dict[str, Store], operation: Operation) -> None:
+def apply_operation(stores: StoreMap, operation: Operation) -> None:
     """Replay one operation a program made (kubelet/programs.py) on the real stores; one that no
     longer fits (its directory went away meanwhile) is dropped, as the write would have failed."""
     kind, store_id, parts = operation[0], operation[1], list(operation[2])
@@ -229,15 +231,66 @@ def apply_operation(stores: dict[str, Store], operation: Operation) -> None:
         pass
 
 
+class Stores(MutableMapping[str, Store]):
+    """Stores by id, each kept packed (``marshal``'s bytes) until first used: a snapshot
+    packs them, and a restored cluster unpacks only the stores a command or a write
+    touches — most of a hundred pods' filesystems are never looked at again, and copying
+    bytes is what makes a restore take milliseconds (issue 22). Iteration is in insertion
+    order, as a dict's."""
+
+    def __init__(self) -> None:
+        self._stores: dict[str, Store | bytes] = {}
+
+    def __getitem__(self, store_id: str) -> Store:
+        store = self._stores[store_id]
+        if isinstance(store, bytes):
+            store = self._stores[store_id] = marshal.loads(store)
+        return store
+
+    def __setitem__(self, store_id: str, store: Store) -> None:
+        self._stores[store_id] = store
+
+    def __delitem__(self, store_id: str) -> None:
+        del self._stores[store_id]
+
+    def __contains__(self, store_id: object) -> bool:
+        return store_id in self._stores
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(list(self._stores))
+
+    def __len__(self) -> int:
+        return len(self._stores)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Packed: plain data all through, so ``marshal`` writes it at C speed."""
+        return _packed_stores, ({store_id: _packed(store) for store_id, store in self._stores.items()},)
+
+
+def _packed(store: Store | bytes) -> Store | bytes:
+    if isinstance(store, bytes):
+        return store
+    try:
+        return marshal.dumps(store)
+    except ValueError:  # not plain data after all (an immutable object the guard froze): as it is
+        return store
+
+
+def _packed_stores(packed: dict[str, Store | bytes]) -> Stores:
+    stores = Stores()
+    stores._stores = packed
+    return stores
+
+
 # -- the view ------------------------------------------------------------------------------
 
 class Overlay:
     """The stores a program sees while it runs: the real ones until it writes to one, then its
     own copy of it; every write is recorded (``operations``, with the program's clock)."""
 
-    def __init__(self, stores: dict[str, Store]) -> None:
+    def __init__(self, stores: StoreMap) -> None:
         self.real = stores
-        self.copies: dict[str, Store] = {}
+        self.copies: StoreMap = {}
         self.operations: list[tuple[float, Operation]] = []
 
     def read(self, store_id: str) -> Store | None:
@@ -255,7 +308,7 @@ class Overlay:
 class _Direct:
     """The real stores, written in place (an exec)."""
 
-    def __init__(self, stores: dict[str, Store]) -> None:
+    def __init__(self, stores: StoreMap) -> None:
         self.real = stores
 
     def read(self, store_id: str) -> Store | None:
@@ -267,7 +320,7 @@ class _Direct:
 class FileSystem:
     """One process's view: the mounts over the stores, its working directory and its clock."""
 
-    def __init__(self, stores: dict[str, Store] | Overlay, mounts: tuple[Mount, ...], now_s: float = 0.0,
+    def __init__(self, stores: StoreMap | Overlay, mounts: tuple[Mount, ...], now_s: float = 0.0,
                  cwd: str = "/") -> None:
         self.access = stores if isinstance(stores, Overlay) else _Direct(stores)
         self.mounts = tuple(sorted(mounts, key=lambda mount: len(mount.path), reverse=True))

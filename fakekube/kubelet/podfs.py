@@ -32,8 +32,8 @@ from typing import Any, Callable, Mapping, NamedTuple
 
 from fakekube.kubelet import rootfs, volumes
 from fakekube.kubelet.fs import (
-    DIR, LINK, FileSystem, Mount, Operation, Overlay, Store, apply_operation, new_store, normalize, split,
-    store_get)
+    DIR, LINK, FileSystem, Mount, Operation, Overlay, Store, StoreMap, Stores, apply_operation, new_store, normalize,
+    split, store_get)
 
 Obj = dict[str, Any]
 #: The kubelet's periodic pod sync (``syncFrequency``), without upstream's jitter.
@@ -64,21 +64,13 @@ class Filesystems:
     """Every container filesystem of one pod runner (see the module docstring)."""
 
     def __init__(self) -> None:
-        self.stores: dict[str, Store] = {}
+        self.stores = Stores()
         self.pods: dict[str, dict[str, Any]] = {}
         self.watchers: dict[str, list[str]] = {}
         self.effects: list[tuple[float, int, str, Operation]] = []
         self.sequence = 0
         #: container id → [pod key, container name] for the effects still pending.
         self.owners: dict[str, list[str]] = {}
-
-    def __snapshot_copy__(self, copier: Any) -> "Filesystems":
-        """A snapshot's copy (cluster/statecopy.py): plain data all through, so copied whole
-        at C speed rather than entry by entry."""
-        new = Filesystems.__new__(Filesystems)
-        copier.memo[id(self)] = new
-        new.__dict__.update(copier.plain(self.__dict__, ".filesystems"))
-        return new
 
     # -- pods --------------------------------------------------------------------------------
     def admit(self, key: str, pod: Obj, now_s: float, sources: Sources) -> None:
@@ -87,13 +79,13 @@ class Filesystems:
         namespace = meta.get("namespace") or "default"
         state: dict[str, Any] = {"uid": meta.get("uid", ""), "admitted_s": now_s, "node": sources.node,
                                  "versions": {}, "rendered": {}, "tokens": {}, "roots": {},
-                                 "meta": [[now_s, _metadata(pod)]]}
+                                 "meta": [(now_s, _metadata(pod))]}
         for volume in (pod.get("spec") or {}).get("volumes") or []:
             for kind, name in volumes.sources(volume):
                 source = f"{kind}/{namespace}/{name}"
                 if source not in state["versions"]:
                     self.watchers.setdefault(source, []).append(key)  # first: a write from now on is seen
-                    state["versions"][source] = [[now_s, sources.get(kind, namespace, name)]]
+                    state["versions"][source] = [(now_s, sources.get(kind, namespace, name))]
         self.pods[key] = state
 
     def watched(self, kind: str, namespace: str, name: str) -> bool:
@@ -108,14 +100,14 @@ class Filesystems:
         for key in self.watchers.get(source, []):
             state = self.pods.get(key)
             if state is not None:
-                state["versions"][source].append([sync_after(state["admitted_s"], now_s), obj])
+                state["versions"][source].append((sync_after(state["admitted_s"], now_s), obj))
 
     def metadata_changed(self, key: str, pod: Obj, now_s: float) -> None:
         """Labels or annotations changed (what a downward-API volume shows at the next sync)."""
         state = self.pods.get(key)
         if state is None or state["meta"][-1][1] == _metadata(pod):
             return
-        state["meta"].append([sync_after(state["admitted_s"], now_s), _metadata(pod)])
+        state["meta"].append((sync_after(state["admitted_s"], now_s), _metadata(pod)))
 
     def forget(self, key: str) -> None:
         """The pod is gone: its roots, emptyDirs and generated volumes go; hostPath and PV stay."""
@@ -161,7 +153,7 @@ class Filesystems:
                                                      sources.node or state["node"])
         root = self.stores[root_id]
         mounts = [mount._replace(path=rootfs.canonical(root, mount.path)) for mount in mounts]
-        access: dict[str, Store] | Overlay = Overlay(self.stores) if overlay else self.stores
+        access: StoreMap | Overlay = Overlay(self.stores) if overlay else self.stores
         working_dir = str(container.get("workingDir") or "/")
         return FileSystem(access, (Mount("/", root_id),) + tuple(mounts), now_s, working_dir)
 
@@ -242,7 +234,7 @@ class Filesystems:
         version: list[Any] = []
         for kind, name in volumes.sources(volume):
             source = f"{kind}/{namespace}/{name}"
-            effective_s, obj = _as_of(state["versions"].get(source) or [[written_s, None]], now_s)
+            effective_s, obj = _as_of(state["versions"].get(source) or [(written_s, None)], now_s)
             chosen[f"{kind}/{name}"] = obj
             written_s = max(written_s, effective_s)
             version.append(effective_s)
@@ -307,7 +299,7 @@ class Filesystems:
             del self.owners[container_id]
 
 
-def _as_of(versions: list[list[Any]], now_s: float) -> tuple[float, Any]:
+def _as_of(versions: list[tuple[float, Any]], now_s: float) -> tuple[float, Any]:
     """The version in force at ``now_s`` (the first one before any took effect); older ones are dropped."""
     chosen = 0
     for index, (effective_s, _) in enumerate(versions):
@@ -318,8 +310,10 @@ def _as_of(versions: list[list[Any]], now_s: float) -> tuple[float, Any]:
 
 
 def _metadata(pod: Obj) -> dict[str, Any]:
+    """The pod's labels and annotations (the stored pod's own: immutable, so a snapshot
+    shares them)."""
     meta = pod.get("metadata") or {}
-    return {"labels": dict(meta.get("labels") or {}), "annotations": dict(meta.get("annotations") or {})}
+    return {"labels": meta.get("labels") or {}, "annotations": meta.get("annotations") or {}}
 
 
 def _uses_metadata(volume: Mapping[str, Any]) -> bool:

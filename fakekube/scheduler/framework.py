@@ -111,12 +111,6 @@ class Resources:
 
     __slots__ = ("milli_cpu", "memory", "ephemeral_storage", "allowed_pods", "scalar")
 
-    def __snapshot_copy__(self, copier: Any) -> "Resources":
-        """A snapshot's copy (cluster/statecopy.py): numbers and one flat dict."""
-        new = Resources(self.milli_cpu, self.memory, self.ephemeral_storage, self.allowed_pods, dict(self.scalar))
-        copier.memo[id(self)] = new
-        return new
-
     def __init__(self, milli_cpu: int = 0, memory: int = 0, ephemeral_storage: int = 0, allowed_pods: int = 0,
                  scalar: dict[str, int] | None = None) -> None:
         self.milli_cpu = milli_cpu
@@ -239,17 +233,6 @@ class PodInfo:
         self.has_required_anti_affinity = bool(anti.get("requiredDuringSchedulingIgnoredDuringExecution"))
         self.data: dict[str, Any] = {}
 
-    def __snapshot_copy__(self, copier: Any) -> "PodInfo":
-        """A snapshot's copy (cluster/statecopy.py): its fields are the pod's (shared, like
-        the stored pod) or derived once from it; only ``data``, the plugins' parse cache,
-        is a dict of its own."""
-        new = PodInfo.__new__(PodInfo)
-        copier.memo[id(self)] = new
-        for name in PodInfo.__slots__:
-            setattr(new, name, getattr(self, name))
-        new.data = dict(self.data)
-        return new
-
     def for_pod(self, pod: Obj) -> "PodInfo":
         """A PodInfo of a later version of this pod; what depends only on the containers,
         overhead and affinity is reused when those did not change (a binding sets only
@@ -302,21 +285,6 @@ class NodeInfo:
         self.used_ports: dict[tuple[str, str, int], int] = {}
         self.generation = 0
         self.set_node(node)
-
-    def __snapshot_copy__(self, copier: Any) -> "NodeInfo":
-        """A snapshot's copy (cluster/statecopy.py): what ``set_node`` derives from the node
-        is replaced, never edited, so it is shared; what pods change is copied."""
-        new = NodeInfo.__new__(NodeInfo)
-        copier.memo[id(self)] = new
-        for name in NodeInfo.__slots__:
-            setattr(new, name, getattr(self, name))
-        new.requested = copier.copy(self.requested)
-        new.pods = {key: copier.copy(info) for key, info in self.pods.items()}
-        new.pods_with_affinity = {key: copier.copy(info) for key, info in self.pods_with_affinity.items()}
-        new.pods_with_required_anti_affinity = {key: copier.copy(info)
-                                                for key, info in self.pods_with_required_anti_affinity.items()}
-        new.used_ports = dict(self.used_ports)
-        return new
 
     def set_node(self, node: Obj) -> None:
         meta = node.get("metadata") or {}

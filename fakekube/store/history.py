@@ -15,6 +15,7 @@ about twice the budget.
 
 from __future__ import annotations
 
+import array
 import bisect
 import json
 import marshal
@@ -68,8 +69,9 @@ class History:
         self.limit = limit
         self.max_bytes = max_bytes
         self._changes: list[Change] = []
-        self._rvs: list[int] = []
-        self._sizes: list[int] = []
+        # machine integers (C arrays): a snapshot copies them as bytes, not number by number
+        self._rvs = array.array("q")
+        self._sizes = array.array("q")
         #: Each live object's last measured size: a write that changes a few scalars of an
         #: object (``same_size``: a Lease renewal, a binding) reuses it instead of measuring.
         #: One entry per live object, dropped with it.

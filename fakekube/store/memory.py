@@ -396,12 +396,16 @@ class Store:
 
     def stored_objects(self) -> Iterator[Obj]:
         """Every object stored or remembered in the history (a snapshot shares them)."""
-        for bucket in self._objects.values():
-            yield from bucket.values()
+        yield from self.current_objects()
         for change in self.history.since(-1):
             yield change.obj
             if change.prev is not None:
                 yield change.prev
+
+    def current_objects(self) -> Iterator[Obj]:
+        """Every object stored now."""
+        for bucket in self._objects.values():
+            yield from bucket.values()
 
     def continue_after(self, issued_rv: int) -> None:
         """A restored store in a cluster that has issued resourceVersions up to ``issued_rv``:

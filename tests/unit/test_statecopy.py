@@ -76,4 +76,36 @@ def test_a_condition_keeps_sharing_its_lock_with_whoever_shared_it() -> None:
     holder.lock, holder.changed = lock, threading.Condition(lock)
     copied = copy_state(holder)
     assert copied.lock is not lock
-    assert copied.changed._lock is copied.lock  # type: ignore[attr-defined]
+    assert copied.changed._lock is copied.lock
+
+
+def test_tuples_and_frozensets_of_shared_things_are_shared_and_the_rest_copied() -> None:
+    stored: dict[str, Any] = {"metadata": {"name": "a"}}
+    change, keys, mixed = (3, "ADDED", stored), frozenset({("app", "web")}), (1, [2])
+    copier = StateCopier([stored])
+    copied = copier.copy({"history": [change], "wanted": keys, "mixed": mixed})
+    assert copied["history"][0] is change and copied["wanted"] is keys
+    assert copied["mixed"] == mixed and copied["mixed"][1] is not mixed[1]
+
+
+def test_one_frozen_state_thaws_into_independent_copies() -> None:
+    state: dict[str, Any] = {"queue": [1, 2], "seen": {"a": 1}}
+    frozen = StateCopier().freeze(state)
+    first, second = frozen.thaw(), frozen.thaw()
+    first["queue"].append(3)
+    state["seen"]["b"] = 2
+    assert second == {"queue": [1, 2], "seen": {"a": 1}} and first["queue"] == [1, 2, 3]
+
+
+def test_filesystem_stores_are_copied_packed_and_unpacked_when_used() -> None:
+    from fakekube.kubelet.fs import FileSystem, Mount, Stores, new_store
+    stores = Stores()
+    stores["root/c1"] = new_store()
+    FileSystem(stores, (Mount("/", "root/c1"),)).write("/hello", b"hi")
+    copied = copy_state(stores)
+    assert copied._stores["root/c1"].__class__ is bytes  # packed until used
+    view = FileSystem(copied, (Mount("/", "root/c1"),))
+    assert view.read("/hello") == b"hi"
+    view.write("/hello", b"changed")
+    assert FileSystem(stores, (Mount("/", "root/c1"),)).read("/hello") == b"hi"
+    assert list(copied) == ["root/c1"] and "root/c1" in copied

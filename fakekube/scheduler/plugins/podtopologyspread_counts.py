@@ -121,6 +121,9 @@ class PodSpread:
 
     __slots__ = ("has_spec_constraints", "hard", "soft", "hard_error", "soft_error", "affinity", "affinity_key",
                  "tolerations", "tolerations_key")
+    #: Set once by ``__init__`` and never changed: snapshots (cluster/statecopy.py) refer to
+    #: it rather than copy it.
+    SNAPSHOT_SHARED = True
 
     def __init__(self, pod: Obj) -> None:
         spec = pod.get("spec") or {}
