@@ -382,3 +382,73 @@ def test_controller_revision_bytes_follow_a_replace() -> None:
         code, answer, _ = request(cluster, "PATCH", f"{CONTROLLER_REVISIONS}/r", {"metadata": {"labels": None}},
                                   content_type=MERGE)
     assert (code, answer["message"]) == _immutable('{"a":1}')
+
+
+JOBS = "/apis/batch/v1/namespaces/default/jobs"
+SMP = "application/strategic-merge-patch+json"
+#: The internal core.PodSpec of the Job below as json.Marshal writes it, its image perl:5
+#: (a 1.36.2 apiserver's answer, tests/conformance/golden/1.36/batch-jobs.json #5).
+PI_POD_SPEC = (
+    '{"Volumes":null,"InitContainers":null,"Containers":[{"Name":"c","Image":"perl:5","Command":null,"Args":null,'
+    '"WorkingDir":"","Ports":null,"EnvFrom":null,"Env":null,"Resources":{"Limits":null,"Requests":null,'
+    '"Claims":null},"ResizePolicy":null,"RestartPolicy":null,"RestartPolicyRules":null,"VolumeMounts":null,'
+    '"VolumeDevices":null,"LivenessProbe":null,"ReadinessProbe":null,"StartupProbe":null,"Lifecycle":null,'
+    '"TerminationMessagePath":"/dev/termination-log","TerminationMessagePolicy":"File","ImagePullPolicy":"Always",'
+    '"SecurityContext":null,"Stdin":false,"StdinOnce":false,"TTY":false}],"EphemeralContainers":null,'
+    '"RestartPolicy":"Never","TerminationGracePeriodSeconds":30,"ActiveDeadlineSeconds":null,'
+    '"DNSPolicy":"ClusterFirst","NodeSelector":null,"ServiceAccountName":"","AutomountServiceAccountToken":null,'
+    '"NodeName":"","SecurityContext":{"HostNetwork":false,"HostPID":false,"HostIPC":false,'
+    '"ShareProcessNamespace":null,"HostUsers":null,"SELinuxOptions":null,"WindowsOptions":null,"RunAsUser":null,'
+    '"RunAsGroup":null,"RunAsNonRoot":null,"SupplementalGroups":null,"SupplementalGroupsPolicy":null,'
+    '"FSGroup":null,"FSGroupChangePolicy":null,"Sysctls":null,"SeccompProfile":null,"AppArmorProfile":null,'
+    '"SELinuxChangePolicy":null},"ImagePullSecrets":null,"Hostname":"","Subdomain":"","SetHostnameAsFQDN":null,'
+    '"Affinity":null,"SchedulerName":"default-scheduler","Tolerations":null,"HostAliases":null,'
+    '"PriorityClassName":"","Priority":null,"PreemptionPolicy":null,"DNSConfig":null,"ReadinessGates":null,'
+    '"RuntimeClassName":null,"Overhead":null,"EnableServiceLinks":null,"TopologySpreadConstraints":null,"OS":null,'
+    '"SchedulingGates":null,"ResourceClaims":null,"Resources":null,"HostnameOverride":null,"SchedulingGroup":null}')
+
+
+def _suspended_job(cluster: Cluster, **metadata: Any) -> None:
+    template = {"metadata": metadata, "spec": {"restartPolicy": "Never", "containers": [{"name": "c", "image": "perl"}]}}
+    job = {"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "pi"},
+           "spec": {"suspend": True, "template": template}}
+    assert request(cluster, "POST", JOBS, job)[0] == 201
+
+
+@pytest.mark.parametrize(("version", "expected"), [
+    ("1.36", (200, "")),
+    ("1.35", (422, 'Job.batch "pi" is invalid: spec.template: Invalid value: ')),
+])
+def test_a_suspended_job_may_change_its_resources_from_1_36(version: str, expected: tuple[int, str]) -> None:
+    """MutablePodResourcesForSuspendedJobs (beta, on from 1.36): a suspended Job that has no
+    active pods may change its containers' resources."""
+    with Cluster(kubernetes_version=version) as cluster:
+        _suspended_job(cluster)
+        code, answer, _ = request(cluster, "PATCH", f"{JOBS}/pi", {"spec": {"template": {"spec": {"containers": [
+            {"name": "c", "resources": {"limits": {"cpu": "2"}}}]}}}}, content_type=SMP)
+    assert (code, answer.get("message", "")[:len(expected[1])]) == expected
+
+
+def test_a_suspended_jobs_other_template_changes_show_the_internal_pod_spec() -> None:
+    with Cluster(kubernetes_version="1.36") as cluster:
+        _suspended_job(cluster)
+        code, answer, _ = request(cluster, "PATCH", f"{JOBS}/pi", {"spec": {"template": {"spec": {"containers": [
+            {"name": "c", "image": "perl:5"}]}}}}, content_type=SMP)
+    assert (code, answer["message"]) == (
+        422, f'Job.batch "pi" is invalid: spec.template.spec: Invalid value: {PI_POD_SPEC}: field is immutable')
+
+
+def test_a_running_jobs_template_change_shows_the_internal_template() -> None:
+    """Not suspended, any template change is refused at spec.template, the new template shown
+    as json.Marshal writes the internal core.PodTemplateSpec (metadata inlined, maps sorted)."""
+    with Cluster(kubernetes_version="1.36") as cluster:
+        _suspended_job(cluster, labels={"z": "1", "a": "2"})
+        request(cluster, "PATCH", f"{JOBS}/pi", {"spec": {"suspend": False}}, content_type=MERGE)
+        code, answer, _ = request(cluster, "PATCH", f"{JOBS}/pi", {"spec": {"template": {"spec": {"containers": [
+            {"name": "c", "image": "perl:5"}]}}}}, content_type=SMP)
+        uid = request(cluster, "GET", f"{JOBS}/pi")[1]["metadata"]["uid"]
+    labels = (f'{{"a":"2","batch.kubernetes.io/controller-uid":"{uid}","batch.kubernetes.io/job-name":"pi",'
+              f'"controller-uid":"{uid}","job-name":"pi","z":"1"}}')
+    assert (code, answer["message"]) == (
+        422, f'Job.batch "pi" is invalid: spec.template: Invalid value: {{"labels":{labels},"Spec":{PI_POD_SPEC}}}: '
+             "field is immutable")

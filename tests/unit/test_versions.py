@@ -88,7 +88,9 @@ def test_null_creation_timestamp_only_up_to_1_33(version: str) -> None:
                                         ("OrderedNamespaceDeletion", "1.33"),
                                         ("RelaxedServiceNameValidation", "1.36"),
                                         ("ConstrainedImpersonation", "1.36"),
-                                        ("WatchList", "1.34")])
+                                        ("WatchList", "1.34"),
+                                        ("MutablePodResourcesForSuspendedJobs", "1.36"),
+                                        ("MutableSchedulingDirectivesForSuspendedJobs", "1.36")])
 def test_feature_gates_at_each_releases_default(gate: str, first: str) -> None:
     """Upstream's versioned feature specs (pkg/features/kube_features.go, 1.36)."""
     assert [release(v).enabled(gate) for v in SUPPORTED_VERSIONS] == [v >= first for v in SUPPORTED_VERSIONS]
