@@ -83,6 +83,10 @@ class Release(NamedTuple):
     #: or array not at all (``spec: Invalid value: size must ...``); before, the schema type
     #: (``Invalid value: "object": ...``).
     cel_rule_shows_value: bool
+    #: A forbidden pod update's message ends with apimachinery's ``diff.Diff`` of the old and
+    #: new internal PodSpec (from 1.34, kubernetes/kubernetes#132221: a unified diff of their
+    #: indented JSON); before, go-cmp's ``cmp.Diff`` of the structs.
+    pod_spec_json_diff: bool
 
     @property
     def major(self) -> int:
@@ -225,6 +229,7 @@ def _release(minor: int) -> Release:
         impersonation_bad_request=minor >= 35,
         token_request_uid=minor >= 34,
         cel_rule_shows_value=minor >= 35,
+        pod_spec_json_diff=minor >= 34,
     )
 
 

@@ -452,3 +452,48 @@ def test_a_running_jobs_template_change_shows_the_internal_template() -> None:
     assert (code, answer["message"]) == (
         422, f'Job.batch "pi" is invalid: spec.template: Invalid value: {{"labels":{labels},"Spec":{PI_POD_SPEC}}}: '
              "field is immutable")
+
+
+POD_UPDATE_FORBIDDEN = (
+    'Pod "web" is invalid: spec: Forbidden: pod updates may not change fields other than `spec.containers[*].image`,'
+    "`spec.initContainers[*].image`,`spec.activeDeadlineSeconds`,`spec.tolerations` (only additions to existing "
+    "tolerations),`spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was previously negative)\n")
+#: A 1.36.2 apiserver's diffs of the internal PodSpecs for the patches below.
+POD_UPDATE_DIFFS = (
+    ({"restartPolicy": "Never"},
+     '@@ -55,7 +55,7 @@\n   }\n  ],\n  "EphemeralContainers": null,\n- "RestartPolicy": "Always",\n'
+     '+ "RestartPolicy": "Never",\n  "TerminationGracePeriodSeconds": 30,\n  "ActiveDeadlineSeconds": null,\n'
+     '  "DNSPolicy": "ClusterFirst",\n'),
+    ({"containers": [{"name": "c", "env": [{"name": "A", "value": "2"}]}]},
+     '@@ -21,7 +21,7 @@\n    "Env": [\n     {\n      "Name": "A",\n-     "Value": "1",\n+     "Value": "2",\n'
+     '      "ValueFrom": null\n     }\n    ],\n'),
+    ({"containers": [{"name": "c", "resources": {"limits": {"cpu": "1"}}}]},
+     '@@ -27,7 +27,7 @@\n    ],\n    "Resources": {\n     "Limits": {\n-     "cpu": "500m",\n+     "cpu": "1",\n'
+     '      "memory": "1Gi"\n     },\n     "Requests": {\n'),
+)
+
+
+def _forbidden_pod_update(version: str, patch: dict[str, Any]) -> tuple[int, str]:
+    pod = _pod("web", {"env": [{"name": "A", "value": "1"}], "resources": {"limits": {"cpu": "500m", "memory": "1Gi"}},
+                       "ports": [{"containerPort": 80}]},
+               automountServiceAccountToken=False,
+               tolerations=[{"key": "k", "operator": "Exists", "effect": "NoSchedule"}])
+    with Cluster(kubernetes_version=version) as cluster:
+        assert request(cluster, "POST", f"{NS}/pods", pod)[0] == 201
+        code, answer, _ = request(cluster, "PATCH", f"{NS}/pods/web", {"spec": patch},
+                                  content_type="application/strategic-merge-patch+json")
+    return code, answer["message"]
+
+
+@pytest.mark.parametrize(("patch", "diff"), POD_UPDATE_DIFFS)
+def test_a_forbidden_pod_update_shows_the_diff_of_the_internal_pod_specs(patch: dict[str, Any], diff: str) -> None:
+    """apimachinery's diff.Diff: a unified diff of the internal core.PodSpecs as indented
+    JSON (Go field names and order, every field, quantities canonical)."""
+    assert _forbidden_pod_update("1.36", patch) == (422, POD_UPDATE_FORBIDDEN + diff)
+
+
+@pytest.mark.parametrize(("version", "start"), [("1.33", "  core.PodSpec{\n"), ("1.34", "@@ -"), ("1.35", "@@ -")])
+def test_the_pod_update_diff_is_go_cmps_up_to_1_33(version: str, start: str) -> None:
+    """diff.Diff replaced go-cmp's cmp.Diff in 1.34 (kubernetes/kubernetes#132221)."""
+    code, message = _forbidden_pod_update(version, {"restartPolicy": "Never"})
+    assert (code, message[len(POD_UPDATE_FORBIDDEN):][:len(start)]) == (422, start)

@@ -19,6 +19,8 @@ namespaces, at the top of v1's ``PodSpec``). A type name not listed is a named s
 
 from __future__ import annotations
 
+import difflib
+import json
 from typing import Any
 
 from fakekube.objects import canonical_quantity
@@ -316,3 +318,19 @@ def _object_meta(meta: Obj) -> Obj:
             value = meta[key]
             out[key] = {k: value[k] for k in sorted(value)} if key in ("labels", "annotations") else value
     return out
+
+
+def diff_text(old: Any, new: Any) -> str:
+    """apimachinery's ``diff.Diff`` (from 1.34): both values as ``json.MarshalIndent`` with a
+    one-space indent, then go-difflib's unified diff (3 lines of context, no file header)."""
+    lines = difflib.unified_diff(_pretty(old).splitlines(keepends=True), _pretty(new).splitlines(keepends=True), n=3)
+    return "".join(line if line.endswith("\n") else line + "\n" for line in list(lines)[2:])
+
+
+def _pretty(value: Any) -> str:
+    """``json.MarshalIndent(value, "", " ")``: Go's escapes of ``<``, ``>``, ``&``, U+2028/9."""
+    text = json.dumps(value, indent=1, ensure_ascii=False)
+    for char, escaped in (("<", "\\u003c"), (">", "\\u003e"), ("&", "\\u0026"), ("\u2028", "\\u2028"),
+                          ("\u2029", "\\u2029")):
+        text = text.replace(char, escaped)
+    return text + "\n"
