@@ -83,6 +83,10 @@ class Release(NamedTuple):
     #: or array not at all (``spec: Invalid value: size must ...``); before, the schema type
     #: (``Invalid value: "object": ...``).
     cel_rule_shows_value: bool
+    #: A forbidden pod update's message ends with apimachinery's ``diff.Diff`` of the old and
+    #: new internal PodSpec (from 1.34, kubernetes/kubernetes#132221: a unified diff of their
+    #: indented JSON); before, go-cmp's ``cmp.Diff`` of the structs.
+    pod_spec_json_diff: bool
 
     @property
     def major(self) -> int:
@@ -165,6 +169,10 @@ _STORAGE_1_36 = {**_COMMON_STORAGE,
 #:   (``must not contain dots`` for a dotted one), not a DNS-1035 label.
 #: - WatchList: beta, switched off for 1.33 (upstream's streaming encoders did better) and on
 #:   again from 1.34: with it off a watch's ``sendInitialEvents`` is a 422.
+#: - MutablePodResourcesForSuspendedJobs, MutableSchedulingDirectivesForSuspendedJobs: alpha
+#:   (off) in 1.35, on from 1.36 (beta): a suspended Job that has no active pods (never
+#:   started, or with its Suspended condition) may change its containers' resources and its
+#:   scheduling directives; any other template change is refused on ``spec.template.spec``.
 #: The gates of the APIs a release adds (DRA, VolumeAttributesClass, MutatingAdmissionPolicy)
 #: are :data:`SERVED_SINCE`: fakekube stores those objects and acts on none of them.
 _GATE_SINCE = {
@@ -174,6 +182,8 @@ _GATE_SINCE = {
     "RelaxedServiceNameValidation": 36,
     "ConstrainedImpersonation": 36,
     "WatchList": 34,
+    "MutablePodResourcesForSuspendedJobs": 36,
+    "MutableSchedulingDirectivesForSuspendedJobs": 36,
 }
 
 #: Message texts that changed (apimachinery's validation, read at each release's tag):
@@ -219,6 +229,7 @@ def _release(minor: int) -> Release:
         impersonation_bad_request=minor >= 35,
         token_request_uid=minor >= 34,
         cel_rule_shows_value=minor >= 35,
+        pod_spec_json_diff=minor >= 34,
     )
 
 

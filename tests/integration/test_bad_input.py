@@ -175,6 +175,20 @@ CASES = [
     case("wrong-kind-for-url", "POST", CM, configmap() | {"kind": "Secret"}, 400, "BadRequest",
          'Secret in version "v1" cannot be handled as a ConfigMap: converting (v1.Secret) to (core.ConfigMap): '
          "unknown conversion"),
+    # meta/v1 kinds decode in any version (unversioned: Status) or any known group-version
+    # (options, WatchEvent), so an echoed-back Status is a conversion error, in meta's package.
+    case("status-body-for-url", "PUT", f"{CM}/x", {"apiVersion": "v1", "kind": "Status", "status": "Failure"}, 400,
+         "BadRequest", 'Status in version "v1" cannot be handled as a ConfigMap: converting (v1.Status) to '
+         "(core.ConfigMap): unknown conversion"),
+    case("status-body-in-any-version", "POST", DEPLOYMENTS, {"apiVersion": "foo/v9", "kind": "Status"}, 400,
+         "BadRequest", 'Status in version "v9" cannot be handled as a Deployment: converting (v1.Status) to '
+         "(apps.Deployment): unknown conversion"),
+    case("options-body-in-a-group-version", "POST", DEPLOYMENTS, {"apiVersion": "apps/v1beta1", "kind": "DeleteOptions"},
+         400, "BadRequest", 'DeleteOptions in version "v1beta1" cannot be handled as a Deployment: converting '
+         "(v1.DeleteOptions) to (apps.Deployment): unknown conversion"),
+    case("watch-event-in-an-unknown-group", "POST", CM, {"apiVersion": "foo/v9", "kind": "WatchEvent"}, 400,
+         "BadRequest", 'WatchEvent in version "v9" cannot be handled as a ConfigMap: no kind "WatchEvent" is '
+         'registered for version "foo/v9" in scheme'),
     case("metadata-not-an-object", "POST", CM, configmap() | {"metadata": "x"}, 400, "BadRequest",
          'ConfigMap in version "v1" cannot be handled as a ConfigMap: json: cannot unmarshal string into Go '
          "struct field ConfigMap.metadata of type v1.ObjectMeta"),

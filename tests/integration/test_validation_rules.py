@@ -318,3 +318,182 @@ def test_controller_revision_data_is_immutable(version: str) -> None:
     assert (code, answer["message"]) == (422, 'ControllerRevision.apps "r" is invalid: [revision: Invalid value: -1: '
                                               'must be greater than or equal to 0, data: Invalid value: '
                                               '{"a":"x","b":[1]}: field is immutable]')
+
+
+CONTROLLER_REVISIONS = "/apis/apps/v1/namespaces/default/controllerrevisions"
+
+
+def _revision_body(data: str) -> bytes:
+    return ('{"apiVersion":"apps/v1","kind":"ControllerRevision","metadata":{"name":"r"},"revision":1,"data":'
+            + data + "}").encode()
+
+
+def _immutable(shown: str) -> tuple[int, str]:
+    return 422, f'ControllerRevision.apps "r" is invalid: data: Invalid value: {shown}: field is immutable'
+
+
+@pytest.mark.parametrize(("created", "content_type", "patch", "expected"), [
+    # Created with spaces (Python's json.dumps): every patch re-encodes it compact.
+    ('{"a": 1}', MERGE, {"metadata": {"labels": {"x": "y"}}}, _immutable('{"a":1}')),
+    ('{"a": 1}', "application/json-patch+json", [{"op": "add", "path": "/metadata/labels", "value": {"x": "y"}}],
+     _immutable('{"a":1}')),
+    ('{"a": 1}', "application/apply-patch+yaml",
+     {"apiVersion": "apps/v1", "kind": "ControllerRevision", "metadata": {"name": "r", "labels": {"x": "y"}}},
+     _immutable('{"a":1}')),
+    # Compact as Go writes it: merge and JSON patches keep its key order, strategic sorts it.
+    ('{"b":1,"a":2}', MERGE, {"metadata": {"labels": {"x": "y"}}}, (200, "")),
+    ('{"b":1,"a":2}', "application/json-patch+json", [{"op": "add", "path": "/metadata/labels", "value": {}}],
+     (200, "")),
+    ('{"b":1,"a":2}', "application/strategic-merge-patch+json", {"metadata": {"labels": {"x": "y"}}},
+     _immutable('{"a":2,"b":1}')),
+])
+def test_controller_revision_data_is_compared_as_the_bytes_sent(created: str, content_type: str, patch: Any,
+                                                                expected: tuple[int, str]) -> None:
+    """Upstream keeps a RawExtension as the bytes of the body and compares bytes (the same
+    value in other spacing or key order is a change); answers of a 1.36.2 apiserver."""
+    with Cluster() as cluster:
+        assert request(cluster, "POST", CONTROLLER_REVISIONS, _revision_body(created))[0] == 201
+        query = "?fieldManager=m" if content_type.startswith("application/apply") else ""
+        code, answer, _ = request(cluster, "PATCH", f"{CONTROLLER_REVISIONS}/r{query}", patch,
+                                  content_type=content_type)
+    assert (code, answer.get("message", "")) == expected
+
+
+@pytest.mark.parametrize(("sent", "expected"), [
+    ('{"b":1,"a":2}', (200, "")),
+    (' {"b":1,"a":2} ', (200, "")),  # spaces around the value are not part of it
+    ('{"b":1, "a":2}', _immutable('{"b":1,"a":2}')),
+    ('{"a":2,"b":1}', _immutable('{"a":2,"b":1}')),
+])
+def test_controller_revision_replace_must_send_the_stored_bytes(sent: str, expected: tuple[int, str]) -> None:
+    with Cluster() as cluster:
+        request(cluster, "POST", CONTROLLER_REVISIONS, _revision_body('{"b":1,"a":2}'))
+        code, answer, _ = request(cluster, "PUT", f"{CONTROLLER_REVISIONS}/r", _revision_body(sent))
+    assert (code, answer.get("message", "")) == expected
+
+
+def test_controller_revision_bytes_follow_a_replace() -> None:
+    """A PUT of new metadata with other bytes of the same data is refused; with the same
+    bytes it is stored, and the bytes stay those of the create for the next write."""
+    with Cluster() as cluster:
+        request(cluster, "POST", CONTROLLER_REVISIONS, _revision_body('{"a": 1}'))
+        labelled = _revision_body('{"a": 1}').replace(b'"name":"r"}', b'"name":"r","labels":{"x":"y"}}')
+        assert request(cluster, "PUT", f"{CONTROLLER_REVISIONS}/r", labelled)[0] == 200
+        code, answer, _ = request(cluster, "PATCH", f"{CONTROLLER_REVISIONS}/r", {"metadata": {"labels": None}},
+                                  content_type=MERGE)
+    assert (code, answer["message"]) == _immutable('{"a":1}')
+
+
+JOBS = "/apis/batch/v1/namespaces/default/jobs"
+SMP = "application/strategic-merge-patch+json"
+#: The internal core.PodSpec of the Job below as json.Marshal writes it, its image perl:5
+#: (a 1.36.2 apiserver's answer, tests/conformance/golden/1.36/batch-jobs.json #5).
+PI_POD_SPEC = (
+    '{"Volumes":null,"InitContainers":null,"Containers":[{"Name":"c","Image":"perl:5","Command":null,"Args":null,'
+    '"WorkingDir":"","Ports":null,"EnvFrom":null,"Env":null,"Resources":{"Limits":null,"Requests":null,'
+    '"Claims":null},"ResizePolicy":null,"RestartPolicy":null,"RestartPolicyRules":null,"VolumeMounts":null,'
+    '"VolumeDevices":null,"LivenessProbe":null,"ReadinessProbe":null,"StartupProbe":null,"Lifecycle":null,'
+    '"TerminationMessagePath":"/dev/termination-log","TerminationMessagePolicy":"File","ImagePullPolicy":"Always",'
+    '"SecurityContext":null,"Stdin":false,"StdinOnce":false,"TTY":false}],"EphemeralContainers":null,'
+    '"RestartPolicy":"Never","TerminationGracePeriodSeconds":30,"ActiveDeadlineSeconds":null,'
+    '"DNSPolicy":"ClusterFirst","NodeSelector":null,"ServiceAccountName":"","AutomountServiceAccountToken":null,'
+    '"NodeName":"","SecurityContext":{"HostNetwork":false,"HostPID":false,"HostIPC":false,'
+    '"ShareProcessNamespace":null,"HostUsers":null,"SELinuxOptions":null,"WindowsOptions":null,"RunAsUser":null,'
+    '"RunAsGroup":null,"RunAsNonRoot":null,"SupplementalGroups":null,"SupplementalGroupsPolicy":null,'
+    '"FSGroup":null,"FSGroupChangePolicy":null,"Sysctls":null,"SeccompProfile":null,"AppArmorProfile":null,'
+    '"SELinuxChangePolicy":null},"ImagePullSecrets":null,"Hostname":"","Subdomain":"","SetHostnameAsFQDN":null,'
+    '"Affinity":null,"SchedulerName":"default-scheduler","Tolerations":null,"HostAliases":null,'
+    '"PriorityClassName":"","Priority":null,"PreemptionPolicy":null,"DNSConfig":null,"ReadinessGates":null,'
+    '"RuntimeClassName":null,"Overhead":null,"EnableServiceLinks":null,"TopologySpreadConstraints":null,"OS":null,'
+    '"SchedulingGates":null,"ResourceClaims":null,"Resources":null,"HostnameOverride":null,"SchedulingGroup":null}')
+
+
+def _suspended_job(cluster: Cluster, **metadata: Any) -> None:
+    template = {"metadata": metadata, "spec": {"restartPolicy": "Never", "containers": [{"name": "c", "image": "perl"}]}}
+    job = {"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "pi"},
+           "spec": {"suspend": True, "template": template}}
+    assert request(cluster, "POST", JOBS, job)[0] == 201
+
+
+@pytest.mark.parametrize(("version", "expected"), [
+    ("1.36", (200, "")),
+    ("1.35", (422, 'Job.batch "pi" is invalid: spec.template: Invalid value: ')),
+])
+def test_a_suspended_job_may_change_its_resources_from_1_36(version: str, expected: tuple[int, str]) -> None:
+    """MutablePodResourcesForSuspendedJobs (beta, on from 1.36): a suspended Job that has no
+    active pods may change its containers' resources."""
+    with Cluster(kubernetes_version=version) as cluster:
+        _suspended_job(cluster)
+        code, answer, _ = request(cluster, "PATCH", f"{JOBS}/pi", {"spec": {"template": {"spec": {"containers": [
+            {"name": "c", "resources": {"limits": {"cpu": "2"}}}]}}}}, content_type=SMP)
+    assert (code, answer.get("message", "")[:len(expected[1])]) == expected
+
+
+def test_a_suspended_jobs_other_template_changes_show_the_internal_pod_spec() -> None:
+    with Cluster(kubernetes_version="1.36") as cluster:
+        _suspended_job(cluster)
+        code, answer, _ = request(cluster, "PATCH", f"{JOBS}/pi", {"spec": {"template": {"spec": {"containers": [
+            {"name": "c", "image": "perl:5"}]}}}}, content_type=SMP)
+    assert (code, answer["message"]) == (
+        422, f'Job.batch "pi" is invalid: spec.template.spec: Invalid value: {PI_POD_SPEC}: field is immutable')
+
+
+def test_a_running_jobs_template_change_shows_the_internal_template() -> None:
+    """Not suspended, any template change is refused at spec.template, the new template shown
+    as json.Marshal writes the internal core.PodTemplateSpec (metadata inlined, maps sorted)."""
+    with Cluster(kubernetes_version="1.36") as cluster:
+        _suspended_job(cluster, labels={"z": "1", "a": "2"})
+        request(cluster, "PATCH", f"{JOBS}/pi", {"spec": {"suspend": False}}, content_type=MERGE)
+        code, answer, _ = request(cluster, "PATCH", f"{JOBS}/pi", {"spec": {"template": {"spec": {"containers": [
+            {"name": "c", "image": "perl:5"}]}}}}, content_type=SMP)
+        uid = request(cluster, "GET", f"{JOBS}/pi")[1]["metadata"]["uid"]
+    labels = (f'{{"a":"2","batch.kubernetes.io/controller-uid":"{uid}","batch.kubernetes.io/job-name":"pi",'
+              f'"controller-uid":"{uid}","job-name":"pi","z":"1"}}')
+    assert (code, answer["message"]) == (
+        422, f'Job.batch "pi" is invalid: spec.template: Invalid value: {{"labels":{labels},"Spec":{PI_POD_SPEC}}}: '
+             "field is immutable")
+
+
+POD_UPDATE_FORBIDDEN = (
+    'Pod "web" is invalid: spec: Forbidden: pod updates may not change fields other than `spec.containers[*].image`,'
+    "`spec.initContainers[*].image`,`spec.activeDeadlineSeconds`,`spec.tolerations` (only additions to existing "
+    "tolerations),`spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was previously negative)\n")
+#: A 1.36.2 apiserver's diffs of the internal PodSpecs for the patches below.
+POD_UPDATE_DIFFS = (
+    ({"restartPolicy": "Never"},
+     '@@ -55,7 +55,7 @@\n   }\n  ],\n  "EphemeralContainers": null,\n- "RestartPolicy": "Always",\n'
+     '+ "RestartPolicy": "Never",\n  "TerminationGracePeriodSeconds": 30,\n  "ActiveDeadlineSeconds": null,\n'
+     '  "DNSPolicy": "ClusterFirst",\n'),
+    ({"containers": [{"name": "c", "env": [{"name": "A", "value": "2"}]}]},
+     '@@ -21,7 +21,7 @@\n    "Env": [\n     {\n      "Name": "A",\n-     "Value": "1",\n+     "Value": "2",\n'
+     '      "ValueFrom": null\n     }\n    ],\n'),
+    ({"containers": [{"name": "c", "resources": {"limits": {"cpu": "1"}}}]},
+     '@@ -27,7 +27,7 @@\n    ],\n    "Resources": {\n     "Limits": {\n-     "cpu": "500m",\n+     "cpu": "1",\n'
+     '      "memory": "1Gi"\n     },\n     "Requests": {\n'),
+)
+
+
+def _forbidden_pod_update(version: str, patch: dict[str, Any]) -> tuple[int, str]:
+    pod = _pod("web", {"env": [{"name": "A", "value": "1"}], "resources": {"limits": {"cpu": "500m", "memory": "1Gi"}},
+                       "ports": [{"containerPort": 80}]},
+               automountServiceAccountToken=False,
+               tolerations=[{"key": "k", "operator": "Exists", "effect": "NoSchedule"}])
+    with Cluster(kubernetes_version=version) as cluster:
+        assert request(cluster, "POST", f"{NS}/pods", pod)[0] == 201
+        code, answer, _ = request(cluster, "PATCH", f"{NS}/pods/web", {"spec": patch},
+                                  content_type="application/strategic-merge-patch+json")
+    return code, answer["message"]
+
+
+@pytest.mark.parametrize(("patch", "diff"), POD_UPDATE_DIFFS)
+def test_a_forbidden_pod_update_shows_the_diff_of_the_internal_pod_specs(patch: dict[str, Any], diff: str) -> None:
+    """apimachinery's diff.Diff: a unified diff of the internal core.PodSpecs as indented
+    JSON (Go field names and order, every field, quantities canonical)."""
+    assert _forbidden_pod_update("1.36", patch) == (422, POD_UPDATE_FORBIDDEN + diff)
+
+
+@pytest.mark.parametrize(("version", "start"), [("1.33", "  core.PodSpec{\n"), ("1.34", "@@ -"), ("1.35", "@@ -")])
+def test_the_pod_update_diff_is_go_cmps_up_to_1_33(version: str, start: str) -> None:
+    """diff.Diff replaced go-cmp's cmp.Diff in 1.34 (kubernetes/kubernetes#132221)."""
+    code, message = _forbidden_pod_update(version, {"restartPolicy": "Never"})
+    assert (code, message[len(POD_UPDATE_FORBIDDEN):][:len(start)]) == (422, start)

@@ -88,7 +88,9 @@ def test_null_creation_timestamp_only_up_to_1_33(version: str) -> None:
                                         ("OrderedNamespaceDeletion", "1.33"),
                                         ("RelaxedServiceNameValidation", "1.36"),
                                         ("ConstrainedImpersonation", "1.36"),
-                                        ("WatchList", "1.34")])
+                                        ("WatchList", "1.34"),
+                                        ("MutablePodResourcesForSuspendedJobs", "1.36"),
+                                        ("MutableSchedulingDirectivesForSuspendedJobs", "1.36")])
 def test_feature_gates_at_each_releases_default(gate: str, first: str) -> None:
     """Upstream's versioned feature specs (pkg/features/kube_features.go, 1.36)."""
     assert [release(v).enabled(gate) for v in SUPPORTED_VERSIONS] == [v >= first for v in SUPPORTED_VERSIONS]
@@ -137,3 +139,7 @@ def test_token_requests_carry_the_service_accounts_uid_from_1_34() -> None:
 def test_a_failed_cel_rule_shows_its_value_from_1_35() -> None:
     """kubernetes#132798 and #133832; the messages: tests/unit/wire/test_structural_objects.py."""
     assert [release(v).cel_rule_shows_value for v in SUPPORTED_VERSIONS] == [False, False, True, True]
+
+
+def test_the_pod_update_diff_is_json_from_1_34() -> None:
+    assert [release(v).pod_spec_json_diff for v in SUPPORTED_VERSIONS] == [v >= "1.34" for v in SUPPORTED_VERSIONS]

@@ -57,11 +57,12 @@ def nests_deeper_than(value: Any, limit: int = MAX_NESTING_DEPTH) -> bool:
     return False
 
 
-def go_marshal(value: Any) -> str:
+def go_marshal(value: Any, sort_keys: bool = True) -> str:
     """``json.Marshal`` of an unstructured value as Go writes it: map keys sorted, no
-    spaces, UTF-8 kept, ``<``, ``>``, ``&``, U+2028 and U+2029 escaped."""
+    spaces, UTF-8 kept, ``<``, ``>``, ``&``, U+2028 and U+2029 escaped. ``sort_keys``
+    False: keys in their order, as Go compacts a ``RawExtension``'s own bytes."""
     import json
-    text = json.dumps(value, separators=(",", ":"), ensure_ascii=False, sort_keys=True)
+    text = json.dumps(value, separators=(",", ":"), ensure_ascii=False, sort_keys=sort_keys)
     for char, escaped in (("<", "\\u003c"), (">", "\\u003e"), ("&", "\\u0026"), ("\u2028", "\\u2028"),
                           ("\u2029", "\\u2029")):
         text = text.replace(char, escaped)

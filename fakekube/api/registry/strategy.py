@@ -107,6 +107,10 @@ class Strategy:
     #: where the type's strategies differ from the common rule (upstream's ``GetResetFields``):
     #: field sets in their ``FieldsV1`` form, by subresource.
     reset_fields: Mapping[str, Mapping[str, Any]] = {}
+    #: Top-level ``RawExtension`` fields that never change once created: an update's
+    #: validation compares their bytes after ``validate_update``'s checks, as upstream's
+    #: ``ValidateImmutableField`` does (fakekube/api/verbs/rawextension.py).
+    immutable_raw_fields: tuple[str, ...] = ()
 
     def default(self, obj: Obj, ctx: WriteContext) -> None:
         """Fill upstream's defaults in place (SetDefaults_* functions)."""

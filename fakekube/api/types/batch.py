@@ -11,7 +11,9 @@ from fakekube.api.machinery.errors import FieldError
 from fakekube.api.registry import STATUS, ResourceType, Strategy, WriteContext
 from fakekube.api.selectors import JOB_FIELD_SET
 from fakekube.api.table import CRON_JOB_TABLE, JOB_TABLE
+from fakekube.api.machinery.jsonutil import go_marshal
 from fakekube.api.types._util import (
+    FIELD_IMMUTABLE,
     GoLiteral,
     Obj,
     ensure_dict,
@@ -25,6 +27,7 @@ from fakekube.api.types._util import (
     selector_mismatch,
 )
 from fakekube.api.types.core_pods import default_pod_template, validate_pod_template, zero_creation_timestamp
+from fakekube.api.wire.internal_core import internal_json
 from fakekube import objects
 from fakekube.objects import cronschedule
 
@@ -168,6 +171,54 @@ def _munge_suspended_template(new_template: Obj, old_template: Obj) -> Obj:
     return munged
 
 
+def _template_update_errors(new_template: Obj, old_template: Obj, old_job: Obj) -> list[FieldError]:
+    """``validatePodTemplateUpdate``: a Job's template is immutable, but while it is suspended
+    its scheduling directives may change (before it started) and, with 1.36's
+    MutablePodResourcesForSuspendedJobs, its containers' resources: then only the pod spec
+    is compared, at ``spec.template.spec`` (the strategy's ``validationOptionsForJob``)."""
+    release = errors.emulated()
+    status = old_job.get("status") or {}
+    suspended = bool((old_job.get("spec") or {}).get("suspend"))
+    never_started = not status.get("startTime")
+    suspended_condition = any(c.get("type") == "Suspended" and c.get("status") == "True"
+                              for c in status.get("conditions") or [])
+    mutable_template = suspended and (never_started or suspended_condition) and not status.get("active")
+    mutable_scheduling = suspended and never_started
+    if release.enabled("MutableSchedulingDirectivesForSuspendedJobs"):
+        mutable_scheduling = mutable_template
+    munged = _munge_suspended_template(new_template, old_template) if mutable_scheduling else new_template
+    if suspended and mutable_template and release.enabled("MutablePodResourcesForSuspendedJobs"):
+        new_spec, old_spec = new_template.get("spec") or {}, old_template.get("spec") or {}
+        if _with_resources_of(munged.get("spec") or {}, old_spec) == old_spec:
+            return []
+        shown = go_marshal(internal_json("PodSpec", new_spec), sort_keys=False)
+        return [errors.invalid("spec.template.spec", GoLiteral("core.PodSpec{...}", shown), FIELD_IMMUTABLE)]
+    if munged == old_template:
+        return []
+    shown = go_marshal(internal_json("PodTemplateSpec", new_template), sort_keys=False)
+    return [errors.invalid("spec.template", GoLiteral("core.PodTemplateSpec{...}", shown), FIELD_IMMUTABLE)]
+
+
+def _with_resources_of(spec: Obj, other: Obj) -> Obj:
+    """``spec`` with its containers' resources taken from ``other``'s, where the containers
+    pair up by position and name (``validatePodResourceUpdatesOnly``, which copies the new
+    resources into the old spec: the same comparison)."""
+    out = dict(spec)
+    for name in ("containers", "initContainers"):
+        ours, theirs = spec.get(name) or [], other.get(name) or []
+        if not ours or len(ours) != len(theirs):
+            continue
+        out[name] = [_resources_from(c, n) if c.get("name") == n.get("name") else c for c, n in zip(ours, theirs)]
+    return out
+
+
+def _resources_from(container: Obj, source: Obj) -> Obj:
+    out = {key: value for key, value in container.items() if key != "resources"}
+    if "resources" in source:
+        out["resources"] = source["resources"]
+    return out
+
+
 class JobStrategy(Strategy):
     """Jobs: defaults, a generated uid selector, an immutable selector and template."""
 
@@ -194,12 +245,7 @@ class JobStrategy(Strategy):
             errs += immutable(new_spec.get("completions"), old_spec.get("completions"), "spec.completions")
         errs += immutable(new_spec.get("selector"), old_spec.get("selector"), "spec.selector",
                           go_label_selector(new_spec.get("selector")))
-        new_template, old_template = new_spec.get("template") or {}, old_spec.get("template") or {}
-        never_started = not (old.get("status") or {}).get("startTime")
-        if old_spec.get("suspend") and never_started:
-            new_template = _munge_suspended_template(new_template, old_template)
-        if new_template != old_template:
-            errs.append(errors.invalid("spec.template", GoLiteral("core.PodTemplateSpec{...}"), "field is immutable"))
+        errs += _template_update_errors(new_spec.get("template") or {}, old_spec.get("template") or {}, old)
         for name in ("completionMode", "podFailurePolicy", "backoffLimitPerIndex", "managedBy"):
             errs += immutable(new_spec.get(name), old_spec.get(name), f"spec.{name}")
         return errs

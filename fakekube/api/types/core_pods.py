@@ -51,6 +51,7 @@ from fakekube.api.types.pod_scheduling_validation import (
     scheduling_constraint_errors,
     toleration_errors,
 )
+from fakekube.api.wire.internal_core import diff_text, internal_json
 from fakekube.clock import format_rfc3339
 from fakekube.objects.resourcelist import canonical
 from fakekube.objects.podaffinity import merged_label_selector
@@ -553,7 +554,10 @@ def _only_added_tolerations(new: list, old: list, path: str) -> list[FieldError]
 
 
 def _spec_diff(old: Obj, new: Obj) -> str:
-    """A short, stable rendering of what changed, in the shape of go-cmp's diff."""
+    """``diff.Diff`` of the internal PodSpecs (from 1.34, upstream's text); up to 1.33 a
+    short, stable rendering of what changed, in the shape of go-cmp's diff."""
+    if errors.emulated().pod_spec_json_diff:
+        return diff_text(internal_json("PodSpec", old), internal_json("PodSpec", new))
     lines = ["  core.PodSpec{"]
     for name in sorted(set(old) | set(new)):
         if old.get(name) != new.get(name):

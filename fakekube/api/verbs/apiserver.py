@@ -27,7 +27,7 @@ from fakekube.api.machinery.errors import FieldError
 from fakekube.api.machinery.jsonutil import deep_copy, go_marshal
 from fakekube.api.machinery.validation import go_strings
 from fakekube.api.registry import FINALIZE, STATUS, Registry, ResourceType, WriteContext
-from fakekube.api.verbs import customresources, deletion, fieldmanager, objectmeta
+from fakekube.api.verbs import customresources, deletion, fieldmanager, objectmeta, rawextension
 from fakekube.api.verbs.customresources import CustomTypes
 from fakekube.api.verbs.conversion import WebhookConversion
 from fakekube.api.verbs.deletion import DeleteOptions
@@ -246,6 +246,8 @@ class APIServer:
         #: (one entry per served type and version; custom resources have none).
         self._go_json = gojson.for_version(kubernetes_version)
         self._go_messages: dict[tuple[str, str, str], str | None] = {}
+        #: The bytes clients sent for immutable RawExtension fields (a ControllerRevision's data).
+        self.sent_texts = rawextension.SentTexts()
 
     def configure_admission(self, plugins: builtins.list[str] | tuple[str, ...],
                             options: AdmissionOptions = AdmissionOptions()) -> None:
@@ -415,6 +417,10 @@ class APIServer:
         if options.dry_run:
             return WriteResult(objectmeta.with_type_meta(rt, rt.view(obj)), True, warnings)
         stored = self.store.create(rt.key, obj)
+        if rt.strategy.immutable_raw_fields:
+            how = rawextension.REENCODED if tracked else _raw_source(options, rawextension.AS_SENT)
+            self.sent_texts.remember(rt.key, stored, rawextension.sent_texts(
+                rt.strategy.immutable_raw_fields, stored, {}, {}, how, options.raw_body, options.body_keys is not None))
         return WriteResult(objectmeta.with_type_meta(rt, rt.view(stored)), True, warnings)
 
     def _free_generated_name(self, rt: ResourceType, meta: Obj, ctx: WriteContext) -> str:
@@ -464,11 +470,12 @@ class APIServer:
             raise errors.conflict(rt.group, rt.plural, name, errors.STALE_OBJECT)
 
     def _finish_update(self, rt: ResourceType, existing: Obj, new: Obj, options: WriteOptions,
-                       subresource: str, tracked: bool = False) -> WriteResult | None:
+                       subresource: str, tracked: bool = False, how: str = rawextension.AS_SENT) -> WriteResult | None:
         """The shared tail of PUT and PATCH: merge rules, admission, validation, no-op check,
         write. None: the object changed while the lock was released for admission webhooks
         (the caller starts again from the new version, as upstream's GuaranteedUpdate).
-        ``tracked``: the new object's managedFields are already set (an apply)."""
+        ``tracked``: the new object's managedFields are already set (an apply). ``how``: how
+        the new object's RawExtension bytes came (fakekube/api/verbs/rawextension.py)."""
         ctx = self._context()
         old = existing
         sent = (new.get("metadata") or {}).get("managedFields")  # an apply's, kept through the merge rules
@@ -525,6 +532,10 @@ class APIServer:
             problems += rt.strategy.validate_subresource(subresource, new, old)
         else:
             problems += rt.strategy.validate_update(new, old)
+        texts = self._raw_texts(rt, new, old, options, how) if rt.strategy.immutable_raw_fields and not subresource \
+            else None
+        if texts is not None:
+            problems += rawextension.immutable(rt.strategy.immutable_raw_fields, texts[0], texts[1])
         self._validate(rt, new, problems)
         if not subresource:  # BeforeUpdate's WarningsOnUpdate (the main resource's strategy)
             attrs.warnings += rt.strategy.warnings_on_update(new, old)
@@ -538,7 +549,18 @@ class APIServer:
         if options.dry_run:
             return WriteResult(objectmeta.with_type_meta(rt, rt.view(new)), warnings=warnings)
         written, stored = self._write_update(rt, new)
+        if texts is not None and stored:
+            self.sent_texts.remember(rt.key, written, texts[0])
         return WriteResult(objectmeta.with_type_meta(rt, rt.view(written)), warnings=warnings, stored=stored)
+
+    def _raw_texts(self, rt: ResourceType, new: Obj, old: Obj, options: WriteOptions,
+                   how: str) -> tuple[rawextension.Texts, rawextension.Texts]:
+        """The bytes of ``rt``'s immutable RawExtension fields: (the update's, the stored)."""
+        fields = rt.strategy.immutable_raw_fields
+        old_texts = self.sent_texts.texts(rt.key, old, fields)
+        new_texts = rawextension.sent_texts(fields, new, old, old_texts, _raw_source(options, how), options.raw_body,
+                                            options.body_keys is not None)
+        return new_texts, old_texts
 
     def _write_update(self, rt: ResourceType, new: Obj) -> tuple[Obj, bool]:
         """Replace the object, or remove it when its last finalizer went while it was deleting.
@@ -616,7 +638,8 @@ class APIServer:
         if rt.stored_as is not None and self._changed(rt, existing):
             return None  # written meanwhile, while a conversion webhook ran unlocked: again
         self._check_resource_version(rt, patched, existing, options)
-        result = self._finish_update(rt, existing, patched, options, subresource)
+        how = rawextension.SORTED if patch_type == STRATEGIC_MERGE_PATCH else rawextension.REENCODED
+        result = self._finish_update(rt, existing, patched, options, subresource, how=how)
         if result is not None:
             result.warnings = warnings + result.warnings
         return result
@@ -660,7 +683,7 @@ class APIServer:
             customresources.check_create_allowed(rt, merged)
             return self._create_locked(rt, merged, options, [], tracked=True)
         self._check_resource_version(rt, merged, existing, options)
-        return self._finish_update(rt, existing, merged, options, subresource, tracked=True)
+        return self._finish_update(rt, existing, merged, options, subresource, tracked=True, how=rawextension.REENCODED)
 
     def _apply_field_warnings(self, options: WriteOptions, body: bytes) -> builtins.list[str]:
         """Duplicate fields of a JSON apply body (Strict: 400 ``error strict decoding
@@ -955,6 +978,11 @@ def _after_webhook_patch(rt: ResourceType, obj: Obj, ctx: WriteContext, schemas:
     decode_patched(rt, obj, schemas)
     customresources.prune(rt, obj, copy=False)
     rt.strategy.default(obj, ctx)
+
+
+def _raw_source(options: WriteOptions, how: str) -> str:
+    """How a write's RawExtension bytes came: ``how``, unless the cluster itself writes."""
+    return rawextension.INTERNAL if options.internal else how
 
 
 def _own_metadata(obj: Obj) -> Obj:

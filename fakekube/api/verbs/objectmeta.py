@@ -146,6 +146,13 @@ def strip_type_meta(obj: Obj) -> Obj:
 #: The scheme upstream's built-in types are registered in, as its errors name it.
 LEGACY_SCHEME = "k8s.io/kubernetes/pkg/api/legacyscheme/scheme.go:30"
 
+#: meta/v1 kinds upstream's scheme decodes in any version (``AddUnversionedTypes``): a body
+#: of one sent to a resource is a conversion error, not an unknown kind (a Status echoed back).
+UNVERSIONED_KINDS = ("Status", "APIVersions", "APIGroupList", "APIGroup", "APIResourceList")
+#: meta/v1 kinds ``metav1.AddToGroupVersion`` registers in every group-version the scheme knows.
+GROUP_VERSION_META_KINDS = ("WatchEvent", "ListOptions", "GetOptions", "DeleteOptions", "CreateOptions",
+                            "UpdateOptions", "PatchOptions")
+
 #: Kinds upstream's scheme still decodes in versions it no longer serves (so a body in one
 #: of them fails as "the API version in the data ... does not match", not as unknown).
 DECODABLE_UNSERVED: dict[str, tuple[str, ...]] = {
@@ -182,14 +189,18 @@ def check_type_meta(rt: ResourceType, body: Obj, served: AbstractSet[tuple[str, 
         api_version, group, version = rt.api_version, rt.group, rt.version
     if (api_version, kind) == (rt.api_version, rt.kind):
         return
-    known = (api_version, kind) in (served or set()) or kind in DECODABLE_UNSERVED.get(api_version, ())
+    served = served or set()
+    registered = api_version in DECODABLE_UNSERVED or any(served_version == api_version for served_version, _ in served)
+    meta_kind = kind in UNVERSIONED_KINDS or (kind in GROUP_VERSION_META_KINDS and registered)
+    known = meta_kind or (api_version, kind) in served or kind in DECODABLE_UNSERVED.get(api_version, ())
     cannot = f'{kind} in version "{version}" cannot be handled as a {rt.kind}'
     if not known:
         raise errors.bad_request(
             f'{cannot}: no kind "{kind}" is registered for version "{api_version}" in scheme "{LEGACY_SCHEME}"')
     if kind != rt.kind:
+        package = "v1" if meta_kind else version  # meta/v1's Go package, whatever version the body names
         raise errors.bad_request(
-            f"{cannot}: converting ({version}.{kind}) to ({_internal_package(rt.group)}.{rt.kind}): unknown conversion")
+            f"{cannot}: converting ({package}.{kind}) to ({_internal_package(rt.group)}.{rt.kind}): unknown conversion")
     raise errors.bad_request(
         f"the API version in the data ({api_version}) does not match the expected API version ({rt.api_version})")
 
