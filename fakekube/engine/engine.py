@@ -168,7 +168,7 @@ class Engine:
         self.recorder = EventRecorder()
         #: kube-scheduler's recorder (events.k8s.io/v1, client-go tools/events), swept from now.
         self.events_api = EventsApiRecorder(api, clock.call_at, clock.now(), rng.fork("events-api").uid)
-        self.queue: WorkQueue[WorkItem] = WorkQueue(name_of=itemgetter(0))
+        self.queue: WorkQueue[WorkItem] = WorkQueue(name_of=itemgetter(0), on_over_limit=self._queue_over_limit)
         self._timers = KeyTimers(clock, self.queue.add)
         self.errors: list[ControllerError] = []
         self.errors_dropped = 0
@@ -645,6 +645,13 @@ class Engine:
                   error.controller, error.key, format_rfc3339(error.at), self.seed,
                   type(error.error).__name__, printable(str(error.error)), exc_info=error.error)
 
+    def _queue_over_limit(self, waiting: int) -> None:
+        """The work queue reached its limit (a burst of distinct keys nobody settled between):
+        warn once per crossing. Nothing is refused or dropped: the items run in order."""
+        import logging
+        logging.getLogger(LOGGER_NAME).warning(
+            "the work queue holds %d distinct (controller, key) items, its limit %d: a burst of writes "
+            "with no settle between; they stay queued and run in order (seed %s)", waiting, self.queue.limit, self.seed)
 
     def _stuck_message(self, steps: Counter[WorkItem]) -> str:
         (name, key), count = steps.most_common(1)[0]

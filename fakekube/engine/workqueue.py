@@ -4,8 +4,17 @@ Like client-go's workqueue it is *stingy*: an item added again while it waits ke
 place instead of queueing twice, so a burst of changes to one object costs one
 reconcile. Unlike client-go's it is *ordered*: items come out in the order they were
 first added, which is the order of the store changes that caused them — never an order
-that depends on hashing or thread timing. It is bounded: past ``limit`` waiting items an
-add raises, because a queue that grows without end is a controller loop gone wrong.
+that depends on hashing or thread timing.
+
+It is bounded by coalescing, not by refusing: an item is a (controller, key) pair, so the
+queue never holds more items than there are distinct keys its controllers were told
+about — about eight per pod (one per controller that watches pods), however many times
+each changed. An add is never refused: refusing would fail the store write that caused
+it (a burst of 125,000 pod creates before a settle did, at the old 1,000,000-item bound)
+or lose the work. Past ``limit`` waiting items — distinct keys that cannot coalesce,
+e.g. a burst of many objects nobody settles between — ``on_over_limit`` is told once
+(the engine logs it), and told again only after the queue has drained below half the
+limit; the items stay queued and run in order.
 
 Each waiting item also carries the :class:`Ticket` of every client write whose
 consequences it is part of (see :mod:`fakekube.engine.tickets`): the count of items a
@@ -27,13 +36,9 @@ from fakekube.engine.tickets import Ticket
 
 T = TypeVar("T", bound=Hashable)
 
-#: Waiting items allowed at once.
+#: Waiting items past which the queue reports itself over its limit (never refuses an add).
 DEFAULT_LIMIT = 1_000_000
 NO_TICKETS: tuple[Ticket, ...] = ()
-
-
-class QueueFull(RuntimeError):
-    """More items waiting than the queue's limit."""
 
 
 class WorkQueue(Generic[T]):
@@ -43,8 +48,16 @@ class WorkQueue(Generic[T]):
     done; the engine also notifies it when its own state changes, so writers waiting for
     their tickets need only this one condition."""
 
-    def __init__(self, limit: int = DEFAULT_LIMIT, name_of: Callable[[T], Hashable] | None = None) -> None:
+    def __init__(self, limit: int = DEFAULT_LIMIT, name_of: Callable[[T], Hashable] | None = None,
+                 on_over_limit: Callable[[int], None] | None = None) -> None:
         self.limit = limit
+        #: Told the number of waiting items when the queue first reaches ``limit``
+        #: (called under the queue's lock: it must not touch the queue).
+        self.on_over_limit = on_over_limit
+        #: Times the queue reached its limit (re-armed below half of it), and the most items it held.
+        self.over_limit_count = 0
+        self.high_water = 0
+        self._over = False
         #: Which queue an item is counted in for ``/metrics`` (client-go's queue name; the
         #: engine's items name their controller); None: all in one, ``None``.
         self._name_of = name_of
@@ -62,9 +75,12 @@ class WorkQueue(Generic[T]):
             if held is None:
                 held = self._items.get(item)
             if held is None:
-                if len(self._urgent) + len(self._items) >= self.limit:
-                    raise QueueFull(f"work queue holds {self.limit} items: {item!r} refused")
                 (self._urgent if _any_urgent(tickets) else self._items)[item] = tickets
+                waiting = len(self._urgent) + len(self._items)
+                if waiting > self.high_water:
+                    self.high_water = waiting
+                if waiting >= self.limit and not self._over:
+                    self._report_over_limit(waiting)
                 name = self._name_of(item) if self._name_of is not None else None
                 self._adds[name] = self._adds.get(name, 0) + 1
                 for ticket in tickets:
@@ -81,6 +97,13 @@ class WorkQueue(Generic[T]):
                     for ticket in added:
                         ticket.pending += 1
 
+    def _report_over_limit(self, waiting: int) -> None:
+        """The queue reached its limit: count it and tell ``on_over_limit`` (once per crossing)."""
+        self._over = True
+        self.over_limit_count += 1
+        if self.on_over_limit is not None:
+            self.on_over_limit(waiting)
+
     def pop(self) -> T | None:
         """The oldest waiting item, or None when empty (its tickets count it as done)."""
         popped = self.pop_with_tickets()
@@ -93,6 +116,8 @@ class WorkQueue(Generic[T]):
         """The oldest waiting item and the tickets it counts for; call :meth:`done` with
         those tickets once the item's work (and whatever it queued) is finished."""
         with self.condition:
+            if self._over and len(self._urgent) + len(self._items) < self.limit // 2:
+                self._over = False  # the next crossing is reported again
             if self._urgent:
                 return self._urgent.popitem(last=False)
             if not self._items:

@@ -13,8 +13,8 @@ import pytest
 
 from fakekube import Cluster
 from fakekube.api.machinery.errors import ApiError
+from fakekube.api.verbs.apiserver import WriteOptions
 from fakekube.engine import Context, EngineStuck, WorkQueue
-from fakekube.engine.workqueue import QueueFull
 from fakekube.objects.kinds import CONFIGMAPS
 from fakekube.store import DELETED, Change
 
@@ -169,14 +169,46 @@ def test_a_crashing_controller_is_reported_and_the_cluster_keeps_working() -> No
     assert cluster.create(cm("after"))["metadata"]["name"] == "after"
 
 
-def test_work_queue_is_stingy_ordered_and_bounded() -> None:
-    work = WorkQueue(limit=2)
+def test_work_queue_is_stingy_ordered_and_reports_its_limit_without_refusing() -> None:
+    told: list[int] = []
+    work = WorkQueue(limit=2, on_over_limit=told.append)
     work.add("a")
     work.add("b")
     work.add("a")  # already waiting: keeps its place
-    with pytest.raises(QueueFull):
-        work.add("c")
-    assert [work.pop(), work.pop(), work.pop()] == ["a", "b", None]
+    work.add("c")  # past the limit: queued all the same, and told once
+    work.add("d")
+    assert told == [2] and work.high_water == 4
+    assert [work.pop(), work.pop(), work.pop(), work.pop(), work.pop()] == ["a", "b", "c", "d", None]
+    work.add("e")
+    work.add("f")  # drained below half the limit in between: a new crossing is told again
+    assert told == [2, 2]
+
+
+def test_a_burst_of_creates_past_the_queue_limit_settles_with_every_pod_handled(
+        caplog: pytest.LogCaptureFixture) -> None:
+    """Writes nobody settles between (the in-process API's trusted path) queue one item per
+    (controller, key): a second change to each pod adds nothing, and a burst past the
+    queue's limit is neither refused nor dropped (it used to raise QueueFull in the write)."""
+    cluster = Cluster(nodes=2)
+    cluster.engine.queue.limit = 100
+    pods = cluster.resource("v1", "Pod")
+    trusted = WriteOptions(internal=True)
+    burst = 60  # about eight controllers watch pods: ~480 distinct keys, past the limit
+    for index in range(burst):
+        cluster.api.create(pods, "default", {
+            "metadata": {"name": f"p-{index}"},
+            "spec": {"nodeName": f"node-{index % 2 + 1}", "containers": [{"name": "c", "image": "nginx"}]}}, trusted)
+    distinct = len(cluster.engine.queue)
+    assert distinct > cluster.engine.queue.limit
+    for index in range(burst):  # a second change to every pod coalesces with the first
+        cluster.api.patch(pods, "default", f"p-{index}", "application/merge-patch+json",
+                          b'{"metadata": {"annotations": {"again": "yes"}}}', trusted)
+    assert len(cluster.engine.queue) == distinct == cluster.engine.queue.high_water
+    cluster.advance(5)
+    phases = [p["status"].get("phase") for p in cluster.list("v1", "Pod")]
+    assert phases == ["Running"] * burst
+    assert not cluster.engine.errors and len(cluster.engine.queue) == 0
+    assert "the work queue holds 100 distinct (controller, key) items" in caplog.text
 
 
 def test_the_cyclic_gc_is_paused_during_an_advance_and_restored_after() -> None:
