@@ -39,6 +39,7 @@ from fakekube.api.registry import (
     RegistryView,
     ResourceType,
 )
+from fakekube.api.verbs import openapi_enums
 from fakekube.api.verbs.discovery import subresource_kind
 from fakekube.api.verbs.openapi_defaults import property_default
 from fakekube.api.wire.schema import SchemaSet, ref_name
@@ -112,8 +113,9 @@ def _single_type(value: Any) -> Any:
     return value
 
 
-def convert_definition(name: str, definition: Doc) -> Doc:
-    """A whole named definition, with the few upstream shapes the generic rule misses."""
+def convert_definition(name: str, definition: Doc, minor: int | None = None) -> Doc:
+    """A whole named definition, with the few upstream shapes the generic rule misses and
+    release ``1.<minor>``'s enums (:mod:`.openapi_enums`)."""
     if name == INT_OR_STRING:
         return {"format": "int-or-string", "oneOf": [{"type": "integer"}, {"type": "string"}]}
     if name == QUANTITY:
@@ -128,6 +130,7 @@ def convert_definition(name: str, definition: Doc) -> Doc:
         default = property_default(name, field)
         if default is not None and isinstance(prop, dict):
             prop["default"] = default
+    openapi_enums.apply(name, converted, minor)
     return converted
 
 
@@ -483,7 +486,7 @@ def build_document(registry: RegistryView, schema_set: SchemaSet, group: str, ve
     }
     for rt in resources:
         paths.update(_resource_paths(ops, rt))
-    schemas = {name: convert_definition(name, schema_set.definitions[name])
+    schemas = {name: convert_definition(name, schema_set.definitions[name], schema_set.minor)
                for name in referenced_definitions(schema_set, ops.roots)}
     return {
         "components": {"schemas": schemas},
