@@ -5,6 +5,7 @@ and a stale hash (a bare 301 to the current one)."""
 from __future__ import annotations
 
 import http.client
+import json
 from urllib.parse import urlsplit
 
 from fakekube import Cluster
@@ -37,3 +38,37 @@ def test_a_stale_hash_redirects_with_no_body(fakekube: Cluster) -> None:
     assert (code, data, headers["Content-Type"]) == (301, b"", "application/json")
     assert headers["Location"].startswith("/openapi/v3/apis/apps/v1?hash=")
     assert headers["ETag"] == '"' + headers["Location"].rsplit("=", 1)[1] + '"'
+
+
+def test_the_index_lists_the_documents_that_are_not_a_group_versions(fakekube: Cluster) -> None:
+    """kube-apiserver's discovery, /version and service-account issuer handlers have their
+    own documents: ``api``, ``apis``, one per group, ``version`` and the OIDC two."""
+    code, data, _ = get(fakekube, "/openapi/v3")
+    paths = json.loads(data)["paths"]
+    for path in (".well-known/openid-configuration", "api", "apis", "apis/apps", "apis/rbac.authorization.k8s.io",
+                 "openid/v1/jwks", "version"):
+        code, body, _ = get(fakekube, paths[path]["serverRelativeURL"])
+        assert code == 200, path
+    code, body, _ = get(fakekube, "/openapi/v3/apis/rbac.authorization.k8s.io")
+    document = json.loads(body)
+    operation = document["paths"]["/apis/rbac.authorization.k8s.io/"]["get"]
+    assert (operation["operationId"], operation["tags"], operation["description"]) == (
+        "getRbacAuthorizationAPIGroup", ["rbacAuthorization"], "get information of a group")
+    assert sorted(document["components"]["schemas"]) == [
+        "io.k8s.apimachinery.pkg.apis.meta.v1.APIGroup", "io.k8s.apimachinery.pkg.apis.meta.v1.GroupVersionForDiscovery",
+        "io.k8s.apimachinery.pkg.apis.meta.v1.ServerAddressByClientCIDR"]
+    code, body, _ = get(fakekube, "/openapi/v3/version")
+    info = json.loads(body)["components"]["schemas"]["io.k8s.apimachinery.pkg.version.Info"]["properties"]
+    assert (info["gitVersion"]["default"], "default" in info["emulationMajor"]) == ("", False)
+    code, body, _ = get(fakekube, "/openapi/v3/openid/v1/jwks")
+    content = json.loads(body)["paths"]["/openid/v1/jwks/"]["get"]["responses"]["200"]["content"]
+    assert content == {"application/jwk-set+json": {"schema": {"type": "string"}}}
+
+
+def test_v2_carries_the_discovery_and_version_paths(fakekube: Cluster) -> None:
+    code, body, _ = get(fakekube, "/openapi/v2")
+    document = json.loads(body)
+    assert document["paths"]["/version/"]["get"]["operationId"] == "getCodeVersion"
+    assert document["paths"]["/api/"]["get"]["responses"]["200"]["schema"] == {
+        "$ref": "#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.APIVersions"}
+    assert "io.k8s.apimachinery.pkg.version.Info" in document["definitions"]

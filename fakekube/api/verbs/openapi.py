@@ -39,7 +39,7 @@ from fakekube.api.registry import (
     RegistryView,
     ResourceType,
 )
-from fakekube.api.verbs import openapi_enums
+from fakekube.api.verbs import openapi_enums, openapi_roots
 from fakekube.api.verbs.discovery import subresource_kind
 from fakekube.api.verbs.openapi_defaults import property_default
 from fakekube.api.wire.schema import SchemaSet, ref_name
@@ -496,6 +496,22 @@ def build_document(registry: RegistryView, schema_set: SchemaSet, group: str, ve
     }
 
 
+def build_root_document(schema_set: SchemaSet, path: str, kubernetes_version: str = "1.33") -> Doc | None:
+    """The v3 document of a non-group-version ``path`` (``api``, ``apis/apps``, ``version``,
+    …: :mod:`.openapi_roots`), or None if ``path`` is not one."""
+    found = openapi_roots.root_paths_item(path)
+    if found is None:
+        return None
+    paths, answer = found
+    components: Doc = {}
+    if answer is not None:
+        components["schemas"] = {name: convert_definition(name, schema_set.definitions[name], schema_set.minor)
+                                 for name in referenced_definitions(schema_set, [answer])}
+    components["securitySchemes"] = openapi_roots.SECURITY_SCHEMES
+    return {"components": components, "info": {"title": "Kubernetes", "version": kubernetes_version},
+            "openapi": "3.0.0", "paths": paths}
+
+
 def encode(document: Doc) -> bytes:
     """Compact JSON with sorted keys: byte-stable across runs, like Go's map encoding."""
     return json.dumps(document, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
@@ -549,12 +565,15 @@ class OpenAPIV3:
         self._paths: list[str] | None = None
 
     def paths(self) -> list[str]:
-        """The built-in group-versions (custom ones are per cluster: ``openapi_custom``).
-        Built-in types never change, so they are listed once."""
+        """The built-in group-versions and the documents that are not a group-version's
+        (``api``, ``apis``, ``apis/<group>``, ``version``, …: custom ones are per cluster,
+        ``openapi_custom``). Built-in types never change, so they are listed once."""
         if self._paths is None:
             registry = self._registry.pinned()
-            self._paths = [gv_path(g, v) for g, v in registry.group_versions()
-                           if any(rt.custom is None for rt in registry.group_version_types(g, v))]
+            served = [(g, v) for g, v in registry.group_versions()
+                      if any(rt.custom is None for rt in registry.group_version_types(g, v))]
+            groups = sorted({g for g, _ in served if g})
+            self._paths = sorted([gv_path(g, v) for g, v in served] + openapi_roots.root_paths(groups))
         return list(self._paths)
 
     def document(self, path: str) -> tuple[bytes, str] | None:
@@ -584,9 +603,11 @@ class OpenAPIV3:
     def _build(self, path: str) -> tuple[bytes, str] | None:
         if path not in self.paths():
             return None
-        parts = path.split("/")
-        group, version = ("", parts[1]) if parts[0] == "api" else (parts[1], parts[2])
-        doc = build_document(self._registry.pinned(), self._schema_set, group, version, self._kubernetes_version)
+        doc = build_root_document(self._schema_set, path, self._kubernetes_version)
+        if doc is None:
+            parts = path.split("/")
+            group, version = ("", parts[1]) if parts[0] == "api" else (parts[1], parts[2])
+            doc = build_document(self._registry.pinned(), self._schema_set, group, version, self._kubernetes_version)
         if doc is None:
             return None
         data = encode(doc)
