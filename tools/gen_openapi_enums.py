@@ -35,9 +35,12 @@ Output shape (sorted keys, deterministic)::
      "types": {"apps/v1.DeploymentStrategyType": [{"releases": ["1.33", ...], "enum": [...],
                                                    "paragraph": "Possible enum values:\\n - ..."}]},
      "fields": {"io.k8s.api.apps.v1.DeploymentStrategy": {"type": ["", "apps/v1.DeploymentStrategyType"]},
-                "io.k8s.api.admissionregistration.v1.Mutation": {"patchType": ["", "…PatchType", "\\n\\n\\n"]}}}
+                "io.k8s.api.admissionregistration.v1.Mutation": {"patchType": ["", "…PatchType", "\\n\\n\\n"]}},
+     "descriptions": {"io.k8s.apimachinery.pkg.api.resource.Quantity": "Quantity is a fixed-point …"}}
 
-A field's slot is ``""`` (the property itself: ``enum`` plus the paragraph appended to its
+``descriptions`` are the few definitions' own descriptions the schema source leaves out
+(Quantity, IntOrString) or whose definition it lacks (apiextensions' JSON), as the reference
+publishes them. A field's slot is ``""`` (the property itself: ``enum`` plus the paragraph appended to its
 description, after a blank line unless a third element says which newlines), ``"items"`` or
 ``"additionalProperties"`` (``enum`` there, no paragraph: as upstream).
 """
@@ -203,6 +206,22 @@ def _type_of(definition: str, enum: list[str], text: str, candidates: dict[str, 
     return matches[0]
 
 
+def missing_descriptions(directory: Path, release: str) -> dict[str, str]:
+    """The descriptions of definitions the schema source (kubernetes-validate) has without
+    one, or lacks altogether (apiextensions' JSON), as the reference publishes them."""
+    sys.path.insert(0, str(REPO))
+    from fakekube.api.wire.schema import load
+    source = load(release).definitions
+    found: dict[str, str] = {}
+    for path in sorted(directory.glob("*.json")):
+        document = json.loads(path.read_text())
+        schemas = document.get("components", {}).get("schemas", {}) if isinstance(document, dict) else {}
+        for name, schema in schemas.items():
+            if "description" in schema and "description" not in source.get(name, {}):
+                found[name] = schema["description"]
+    return found
+
+
 def _rebuilt(enums: Enums) -> dict[str, tuple[list[str], str]]:
     return {name: (sorted(v for _, v, _ in values), paragraph(values)) for name, values in enums.items() if values}
 
@@ -242,10 +261,11 @@ def main() -> None:
             else:
                 same["releases"].append(release)
         types[typ] = variants
+    descriptions = missing_descriptions(args.reference, newest)
     out = {"attribution": "derived from kubernetes/api, kubernetes/apimachinery and kubernetes/apiextensions-apiserver "
                           "(+enum types and their constants) and a kube-apiserver's published OpenAPI "
                           "(Apache-2.0, Copyright The Kubernetes Authors)",
-           "sources": releases, "types": types, "fields": fields}
+           "sources": releases, "types": types, "fields": fields, "descriptions": descriptions}
     args.output.write_text(json.dumps(out, sort_keys=True, separators=(",", ":"), ensure_ascii=False) + "\n")
     print(f"{len(fields)} definitions, {sum(len(p) for p in fields.values())} fields, {len(types)} types -> {args.output}",
           file=sys.stderr)

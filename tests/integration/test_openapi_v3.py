@@ -72,3 +72,36 @@ def test_v2_carries_the_discovery_and_version_paths(fakekube: Cluster) -> None:
     assert document["paths"]["/api/"]["get"]["responses"]["200"]["schema"] == {
         "$ref": "#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.APIVersions"}
     assert "io.k8s.apimachinery.pkg.version.Info" in document["definitions"]
+
+
+def test_group_version_documents_carry_what_upstream_publishes_beside_the_schema_source(fakekube: Cluster) -> None:
+    """The bearer-token security scheme; Quantity's and IntOrString's own descriptions;
+    apiextensions' JSON (JSONSchemaProps' ``default``); a defaulted ref wrapped in allOf;
+    and only the definitions the document's operations reach (a create-only group has no
+    DeleteOptions, WatchEvent or Status)."""
+    documents = {}
+    for path in ("api/v1", "apis/apiextensions.k8s.io/v1", "apis/certificates.k8s.io/v1",
+                 "apis/authentication.k8s.io/v1"):
+        code, body, _ = get(fakekube, "/openapi/v3/" + path)
+        documents[path] = json.loads(body)["components"]
+    assert documents["api/v1"]["securitySchemes"] == {"BearerToken": {
+        "type": "apiKey", "description": "Bearer Token authentication", "name": "authorization", "in": "header"}}
+    core = documents["api/v1"]["schemas"]
+    assert core["io.k8s.apimachinery.pkg.api.resource.Quantity"]["description"].startswith(
+        "Quantity is a fixed-point representation of a number.")
+    assert core["io.k8s.apimachinery.pkg.util.intstr.IntOrString"]["description"].startswith(
+        "IntOrString is a type that can hold an int32 or a string.")
+    assert documents["apis/apiextensions.k8s.io/v1"]["schemas"][
+        "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSON"]["description"].startswith("JSON represents any valid")
+    csr = documents["apis/certificates.k8s.io/v1"]["schemas"]["io.k8s.api.certificates.v1.CertificateSigningRequest"]
+    assert csr["properties"]["metadata"] == {
+        "allOf": [{"$ref": "#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"}], "default": {}}
+    authentication = set(documents["apis/authentication.k8s.io/v1"]["schemas"])
+    assert not authentication & {"io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions",
+                                 "io.k8s.apimachinery.pkg.apis.meta.v1.WatchEvent",
+                                 "io.k8s.apimachinery.pkg.apis.meta.v1.Status"}
+    code, body, _ = get(fakekube, "/openapi/v2")
+    definitions = json.loads(body)["definitions"]
+    assert definitions["io.k8s.apimachinery.pkg.util.intstr.IntOrString"]["description"] == core[
+        "io.k8s.apimachinery.pkg.util.intstr.IntOrString"]["description"]
+    assert definitions["io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSON"] != {}

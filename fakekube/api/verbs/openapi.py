@@ -117,19 +117,23 @@ def convert_definition(name: str, definition: Doc, minor: int | None = None) -> 
     """A whole named definition, with the few upstream shapes the generic rule misses and
     release ``1.<minor>``'s enums (:mod:`.openapi_enums`)."""
     if name == INT_OR_STRING:
-        return {"format": "int-or-string", "oneOf": [{"type": "integer"}, {"type": "string"}]}
+        return {**openapi_enums.description_of(name), "format": "int-or-string",
+                "oneOf": [{"type": "integer"}, {"type": "string"}]}
     if name == QUANTITY:
-        return {"oneOf": [{"type": "string"}, {"type": "number"}]}
+        return {**openapi_enums.description_of(name), "oneOf": [{"type": "string"}, {"type": "number"}]}
     converted = convert_schema(definition)
     # kubernetes-validate pins apiVersion/kind with an enum; upstream does not.
     for field in ("apiVersion", "kind"):
         prop = converted.get("properties", {}).get(field)
         if isinstance(prop, dict):
             prop.pop("enum", None)
-    for field, prop in converted.get("properties", {}).items():
+    props = converted.get("properties", {})
+    for field, prop in props.items():
         default = property_default(name, field)
         if default is not None and isinstance(prop, dict):
-            prop["default"] = default
+            # a ref with siblings is wrapped in allOf, as upstream's v3 generator does
+            props[field] = {"allOf": [{"$ref": prop["$ref"]}], **{k: v for k, v in prop.items() if k != "$ref"},
+                            "default": default} if "$ref" in prop else {**prop, "default": default}
     openapi_enums.apply(name, converted, minor)
     return converted
 
@@ -150,10 +154,15 @@ def referenced_definitions(schema_set: SchemaSet, roots: Iterable[str]) -> list[
 
 
 def _refs_in(schema: Any) -> Iterable[str]:
+    """The definitions ``schema`` refers to; values (``enum``, ``default``, ``example``) are
+    not schemas, but properties named so (JSONSchemaProps' ``default``) are."""
     if isinstance(schema, dict):
         for key, value in schema.items():
             if key == "$ref" and isinstance(value, str):
                 yield ref_name(value)
+            elif key in ("properties", "patternProperties") and isinstance(value, dict):
+                for prop in value.values():
+                    yield from _refs_in(prop)
             elif key not in ("enum", "default", "example", "x-kubernetes-group-version-kind"):
                 yield from _refs_in(value)
     elif isinstance(schema, list):
@@ -487,9 +496,9 @@ def build_document(registry: RegistryView, schema_set: SchemaSet, group: str, ve
     for rt in resources:
         paths.update(_resource_paths(ops, rt))
     schemas = {name: convert_definition(name, schema_set.definitions[name], schema_set.minor)
-               for name in referenced_definitions(schema_set, ops.roots)}
+               for name in referenced_definitions(schema_set, _refs_in(paths))}
     return {
-        "components": {"schemas": schemas},
+        "components": {"schemas": schemas, "securitySchemes": openapi_roots.SECURITY_SCHEMES},
         "info": {"title": "Kubernetes", "version": kubernetes_version},
         "openapi": "3.0.0",
         "paths": dict(sorted(paths.items())),

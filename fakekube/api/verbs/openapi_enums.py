@@ -3,7 +3,7 @@
 kubernetes-validate's schemas (fakekube's source) carry neither the ``enum`` lists nor the
 "Possible enum values:" paragraph upstream appends to such a field's description, yet
 ``kubectl explain`` prints both and client generators read them. ``openapi_enums.json`` holds
-them per release (``tools/gen_openapi_enums.py`` builds it from kubernetes/api's ``+enum``
+them per release (and the few definitions' own descriptions the source leaves out) (``tools/gen_openapi_enums.py`` builds it from kubernetes/api's ``+enum``
 types at each release's tag, checked against a real kube-apiserver's documents).
 
 Documentation only, as upstream: kube-apiserver validates built-in objects with hand-written
@@ -12,6 +12,7 @@ rules (``Unsupported value: …; supported values: …``), never against these l
 
 from __future__ import annotations
 
+import functools
 import json
 import threading
 from pathlib import Path
@@ -83,3 +84,16 @@ def apply(definition: str, converted: dict[str, Any], minor: int | None) -> None
             node["enum"] = list(enum.values)
         elif isinstance(node.get(enum.slot), dict):
             node[enum.slot] = {**node[enum.slot], "enum": list(enum.values)}
+
+
+def description_of(definition: str) -> dict[str, str]:
+    """``{"description": …}`` of a definition the schema source has without its own text
+    (Quantity, IntOrString), as upstream publishes it; else ``{}``."""
+    text = _descriptions().get(definition)
+    return {"description": text} if text is not None else {}
+
+
+@functools.lru_cache(maxsize=1)
+def _descriptions() -> dict[str, str]:
+    found: dict[str, str] = json.loads(_DATA.read_text(encoding="utf-8")).get("descriptions", {})
+    return found
