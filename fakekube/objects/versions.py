@@ -83,6 +83,10 @@ class Release(NamedTuple):
     #: or array not at all (``spec: Invalid value: size must ...``); before, the schema type
     #: (``Invalid value: "object": ...``).
     cel_rule_shows_value: bool
+    #: ListOptions has ``shardSelector`` (ShardedListAndWatch, alpha) from 1.36: the OpenAPI
+    #: documents list it among every list, watch and deletecollection parameter (apimachinery
+    #: v0.36's types.go; none before). Reference: the 1.36 binary.
+    list_shard_selector: bool
 
     @property
     def major(self) -> int:
@@ -219,6 +223,7 @@ def _release(minor: int) -> Release:
         impersonation_bad_request=minor >= 35,
         token_request_uid=minor >= 34,
         cel_rule_shows_value=minor >= 35,
+        list_shard_selector=minor >= 36,
     )
 
 

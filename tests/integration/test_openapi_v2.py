@@ -110,3 +110,13 @@ def test_operations_produce_and_consume_what_upstreams_routes_list(fakekube: Clu
     assert paths["/apis/apps/v1/"]["get"]["consumes"] == serializers
     assert paths["/version/"]["get"]["consumes"] == ["application/json"]
     assert "consumes" not in paths["/openid/v1/jwks/"]["get"]
+
+
+def test_the_protobuf_writes_extensions_as_go_yaml_does(fakekube: Cluster) -> None:
+    """The core group is ``group: ""`` (go-yaml), and kube-aggregator's own operations list
+    their group-version-kind in its Go struct's field order."""
+    code, data, _ = get(fakekube, Accept=PROTOBUF)
+    assert code == 200
+    assert b'group: ""\nkind: ConfigMap\nversion: v1\n' in data and b"group: ''" not in data
+    assert b"group: apiregistration.k8s.io\nversion: v1\nkind: APIService\n" in data
+    assert b"group: apps\nkind: Deployment\nversion: v1\n" in data

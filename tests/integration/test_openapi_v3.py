@@ -105,3 +105,48 @@ def test_group_version_documents_carry_what_upstream_publishes_beside_the_schema
     assert definitions["io.k8s.apimachinery.pkg.util.intstr.IntOrString"]["description"] == core[
         "io.k8s.apimachinery.pkg.util.intstr.IntOrString"]["description"]
     assert definitions["io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSON"] != {}
+
+
+def v3_paths(cluster: Cluster, path: str) -> dict:
+    code, body, _ = get(cluster, "/openapi/v3/" + path)
+    assert code == 200
+    return json.loads(body)["paths"]
+
+
+def names(params: list[dict]) -> list[str]:
+    return [param["name"] for param in params]
+
+
+def test_operations_are_laid_out_as_upstreams_route_builder_does(fakekube: Cluster) -> None:
+    """A parameter every operation of a path has is the path's, each list sorted by name;
+    articles as GetArticleForNoun; a DELETE documents what it answers; pods/log offers the
+    serializers too; a type without watch is only listed."""
+    core = v3_paths(fakekube, "api/v1")
+    exec_path = core["/api/v1/namespaces/{namespace}/pods/{name}/exec"]
+    assert names(exec_path["parameters"]) == ["command", "container", "name", "namespace", "stderr", "stdin",
+                                              "stdout", "tty"]
+    assert "parameters" not in exec_path["get"]
+    all_namespaces = core["/api/v1/configmaps"]
+    assert "parameters" not in all_namespaces["get"] and "pretty" in names(all_namespaces["parameters"])
+    reviews = v3_paths(fakekube, "apis/authentication.k8s.io/v1")["/apis/authentication.k8s.io/v1/tokenreviews"]
+    assert names(reviews["parameters"]) == ["dryRun", "fieldManager", "fieldValidation", "pretty"]
+    assert core["/api/v1/namespaces/{namespace}/events"]["post"]["description"] == "create an Event"
+    assert core["/api/v1/namespaces/{namespace}/endpoints"]["post"]["description"] == "create Endpoints"
+    assert core["/api/v1/componentstatuses"]["get"]["description"] == "list objects of kind ComponentStatus"
+    claim = core["/api/v1/namespaces/{namespace}/persistentvolumeclaims/{name}"]["delete"]["responses"]["200"]
+    assert claim["content"]["application/json"]["schema"] == {"$ref": "#/components/schemas/io.k8s.api.core.v1.PersistentVolumeClaim"}
+    namespace = core["/api/v1/namespaces/{name}"]["delete"]["responses"]["200"]
+    assert namespace["content"]["application/json"]["schema"] == {"$ref": "#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.Status"}
+    log = core["/api/v1/namespaces/{namespace}/pods/{name}/log"]
+    assert "pretty" in names(log["parameters"])
+    assert sorted(log["get"]["responses"]["200"]["content"]) == [
+        "application/json", "application/vnd.kubernetes.protobuf", "application/yaml", "text/plain"]
+
+
+def test_list_options_gain_the_shard_selector_in_1_36(fakekube: Cluster) -> None:
+    listing = v3_paths(fakekube, "apis/apps/v1")["/apis/apps/v1/namespaces/{namespace}/deployments"]
+    assert "shardSelector" in names(listing["get"]["parameters"])
+    assert "shardSelector" in names(listing["delete"]["parameters"])
+    with Cluster(kubernetes_version="1.35") as older:
+        listing = v3_paths(older, "apis/apps/v1")["/apis/apps/v1/namespaces/{namespace}/deployments"]
+    assert "shardSelector" not in names(listing["get"]["parameters"])

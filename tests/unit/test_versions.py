@@ -137,3 +137,8 @@ def test_token_requests_carry_the_service_accounts_uid_from_1_34() -> None:
 def test_a_failed_cel_rule_shows_its_value_from_1_35() -> None:
     """kubernetes#132798 and #133832; the messages: tests/unit/wire/test_structural_objects.py."""
     assert [release(v).cel_rule_shows_value for v in SUPPORTED_VERSIONS] == [False, False, True, True]
+
+
+def test_list_options_have_the_shard_selector_from_1_36() -> None:
+    """apimachinery v0.36's ListOptions.shardSelector; the documents: tests/integration/test_openapi_v3.py."""
+    assert [release(v).list_shard_selector for v in SUPPORTED_VERSIONS] == [False, False, False, True]

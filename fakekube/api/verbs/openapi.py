@@ -43,6 +43,7 @@ from fakekube.api.verbs import openapi_enums, openapi_roots
 from fakekube.api.verbs.discovery import subresource_kind
 from fakekube.api.verbs.openapi_defaults import property_default
 from fakekube.api.wire.schema import SchemaSet, ref_name
+from fakekube.objects import versions
 
 Doc = dict[str, Any]
 
@@ -202,6 +203,7 @@ LIST_PARAMS = [
     _param("timeoutSeconds", "query", "integer", "Timeout for the list/watch call. This limits the duration of the call, regardless of any activity or inactivity."),
     _param("watch", "query", "boolean", "Watch for changes to the described resources and return them as a stream of add, update, and remove notifications. Specify resourceVersion."),
 ]
+P_SHARD_SELECTOR = _param("shardSelector", "query", "string", "shardSelector restricts the list of returned objects using a CEL-based shard selector expression. The format uses the shardRange() function combined with || (logical OR) to specify one or more hash ranges:\n\n  shardRange(object.metadata.uid, '0x0', '0x8000000000000000')\n  shardRange(object.metadata.uid, '0x0', '0x8000000000000000') || shardRange(object.metadata.uid, '0x8000000000000000', '0x10000000000000000')\n\nField paths use CEL-style object-rooted syntax (e.g. \"object.metadata.uid\"), NOT the fieldSelector format (\"metadata.uid\"). Currently supported paths:\n  - object.metadata.uid\n  - object.metadata.namespace\n\nhexStart and hexEnd are single-quoted CEL string literals with a '0x' prefix, defining the inclusive lower and exclusive upper bounds over the 64-bit FNV-1a hash space. The full range is [0x0, 0x10000000000000000), where the exclusive upper bound equals 2^64.\n\nExamples:\n  2-shard split:\n    shard 0: shardRange(object.metadata.uid, '0x0000000000000000', '0x8000000000000000')\n    shard 1: shardRange(object.metadata.uid, '0x8000000000000000', '0x10000000000000000')\n  4-shard split:\n    shard 0: shardRange(object.metadata.uid, '0x0000000000000000', '0x4000000000000000')\n    shard 1: shardRange(object.metadata.uid, '0x4000000000000000', '0x8000000000000000')\n    shard 2: shardRange(object.metadata.uid, '0x8000000000000000', '0xc000000000000000')\n    shard 3: shardRange(object.metadata.uid, '0xc000000000000000', '0x10000000000000000')\n\nThis is an alpha field and requires enabling the ShardedListAndWatch feature gate.")
 DELETECOLLECTION_PARAMS = [
     LIST_PARAMS[1], P_DRY_RUN, LIST_PARAMS[2], P_GRACE, P_IGNORE_READ_ERR, LIST_PARAMS[3], LIST_PARAMS[4],
     P_ORPHAN, P_PROPAGATION, LIST_PARAMS[5], LIST_PARAMS[6], LIST_PARAMS[7], LIST_PARAMS[8],
@@ -278,6 +280,14 @@ class _GVOps:
         return operation
 
 
+def _article(kind: str) -> str:
+    """kube-apiserver's GetArticleForNoun with its spaces: none for a plural-looking kind
+    (``Endpoints``, not ``…ss``), ``an`` before a vowel, else ``a``."""
+    if kind.endswith("s") and not kind.endswith("ss"):
+        return " "
+    return " an " if kind[:1].lower() in "aeiou" else " a "
+
+
 def _resource_paths(ops: _GVOps, rt: ResourceType) -> dict[str, Doc]:
     """Every path of one resource: collection, item, subresources, all-namespaces, watch."""
     gvk = (rt.group, rt.version, rt.kind)
@@ -293,11 +303,12 @@ def _resource_paths(ops: _GVOps, rt: ResourceType) -> dict[str, Doc]:
 
     collection: Doc = {"parameters": ns_params + [P_PRETTY]}
     if rt.supports("list"):
-        collection["get"] = ops.op("get", f"list{p}{suffix}", f"list or watch objects of kind {rt.kind}", "list", gvk,
+        listing = "list or watch" if rt.supports("watch") else "list"
+        collection["get"] = ops.op("get", f"list{p}{suffix}", f"{listing} objects of kind {rt.kind}", "list", gvk,
                                    parameters=list(LIST_PARAMS),
                                    responses=_responses(lst, [("200", "OK")], WATCH_CONTENT_TYPES))
     if rt.supports("create"):
-        collection["post"] = ops.op("post", f"create{p}{suffix}", f"create a {rt.kind}", "post", gvk,
+        collection["post"] = ops.op("post", f"create{p}{suffix}", f"create{_article(rt.kind)}{rt.kind}", "post", gvk,
                                     parameters=[P_DRY_RUN, P_FIELD_MANAGER, P_FIELD_VALIDATION], requestBody=_body(obj),
                                     responses=_responses(obj, [("200", "OK"), ("201", "Created"), ("202", "Accepted")]))
     if rt.supports("deletecollection"):
@@ -315,7 +326,7 @@ def _resource_paths(ops: _GVOps, rt: ResourceType) -> dict[str, Doc]:
         if sub in CONNECT_SUBRESOURCES:
             paths.update(_connect_paths(ops, rt, sub, sub_path, ns_params, suffix))
             continue
-        paths[sub_path] = {"parameters": [_param("name", "path", "string", _sub_name_desc(rt, sub), True)] + ns_params + ([] if sub == LOG else [P_PRETTY])}
+        paths[sub_path] = {"parameters": [_param("name", "path", "string", _sub_name_desc(rt, sub), True)] + ns_params + [P_PRETTY]}
         paths[sub_path].update(_subresource_ops(ops, rt, sub, suffix))
 
     if rt.namespaced and rt.supports("list"):
@@ -347,10 +358,13 @@ def _item_ops(ops: _GVOps, rt: ResourceType, gvk: tuple[str, str, str], obj: str
     if rt.supports("patch"):
         out["patch"] = _patch_op(ops, f"patch{p}{suffix}", f"partially update the specified {rt.kind}", gvk, obj)
     if rt.supports("delete"):
-        out["delete"] = ops.op("delete", f"delete{p}{suffix}", f"delete a {rt.kind}", "delete", gvk,
+        # what a DELETE of it answers; the namespace storage answers the object too, but its
+        # REST wrapper does not tell the route builder so, and upstream documents a Status
+        answer = obj if rt.returns_deleted_object and rt.kind != "Namespace" else STATUS
+        out["delete"] = ops.op("delete", f"delete{p}{suffix}", f"delete{_article(rt.kind)}{rt.kind}", "delete", gvk,
                                parameters=[P_DRY_RUN, P_GRACE, P_IGNORE_READ_ERR, P_ORPHAN, P_PROPAGATION],
                                requestBody=_body(DELETE_OPTIONS),
-                               responses=_responses(STATUS, [("200", "OK"), ("202", "Accepted")]))
+                               responses=_responses(answer, [("200", "OK"), ("202", "Accepted")]))
     return out
 
 
@@ -369,13 +383,16 @@ def _subresource_ops(ops: _GVOps, rt: ResourceType, sub: str, suffix: str) -> Do
     p = ops.op_prefix
     title = sub[:1].upper() + sub[1:]
     if sub in (BINDING, EVICTION, TOKEN):
-        return {"post": ops.op("post", f"create{p}{suffix}{title}", f"create {title.lower()} of a {rt.kind}", "post", gvk,
+        return {"post": ops.op("post", f"create{p}{suffix}{title}", f"create {title.lower()} of{_article(rt.kind)}{rt.kind}", "post", gvk,
                                parameters=[P_DRY_RUN, P_FIELD_MANAGER, P_FIELD_VALIDATION], requestBody=_body(obj),
                                responses=_responses(obj, [("200", "OK"), ("201", "Created"), ("202", "Accepted")]))}
     if sub == LOG:
         return {"get": ops.op("get", f"read{p}{suffix}Log", f"read log of the specified {rt.kind}", "get", gvk,
                               parameters=list(LOG_PARAMS),
-                              responses={"200": {"content": {"text/plain": {"schema": {"type": "string"}}}, "description": "OK"},
+                              # the route produces plain text and the serializers' types, each a string
+                              responses={"200": {"content": {media: {"schema": {"type": "string"}}
+                                                             for media in ("text/plain", *RESPONSE_CONTENT_TYPES)},
+                                                 "description": "OK"},
                                          "401": {"description": "Unauthorized"}})}
     what = f"{sub} of the specified {rt.kind}"
     put = ops.op("put", f"replace{p}{suffix}{title}", f"replace {what}", "put", gvk,
@@ -495,6 +512,8 @@ def build_document(registry: RegistryView, schema_set: SchemaSet, group: str, ve
     }
     for rt in resources:
         paths.update(_resource_paths(ops, rt))
+    shard_selector = versions.release(kubernetes_version).list_shard_selector
+    paths = {path: _hoist_parameters(item, shard_selector) for path, item in paths.items()}
     schemas = {name: convert_definition(name, schema_set.definitions[name], schema_set.minor)
                for name in referenced_definitions(schema_set, _refs_in(paths))}
     return {
@@ -503,6 +522,37 @@ def build_document(registry: RegistryView, schema_set: SchemaSet, group: str, ve
         "openapi": "3.0.0",
         "paths": dict(sorted(paths.items())),
     }
+
+
+_METHODS = ("get", "put", "post", "delete", "options", "head", "patch")
+
+
+def _hoist_parameters(item: Doc, shard_selector: bool) -> Doc:
+    """One path item as upstream's builder lays it out: a parameter every operation has is
+    the path's, and each list is sorted by (name, location); a release whose ListOptions
+    has ``shardSelector`` lists it wherever ``sendInitialEvents`` is (list, watch,
+    deletecollection)."""
+    methods = [m for m in _METHODS if m in item]
+    def key(param: Doc) -> tuple[str, str]:
+        return param["name"], param["in"]
+    def release_params(params: list[Doc]) -> list[Doc]:
+        listing = shard_selector and any(p["name"] == "sendInitialEvents" for p in params)
+        return params + [P_SHARD_SELECTOR] if listing else params
+    own = {m: release_params(list(item[m].get("parameters", []))) for m in methods}
+    shared = release_params(list(item.get("parameters", [])))
+    common = set.intersection(*({key(p) for p in own[m]} for m in methods)) if methods else set()
+    hoisted = {key(p): p for m in methods for p in own[m] if key(p) in common}
+    out: Doc = {}
+    for name, value in item.items():
+        if name in own:
+            params = sorted((p for p in own[name] if key(p) not in common), key=key)
+            value = {k: v for k, v in value.items() if k != "parameters"}
+            if params:
+                value["parameters"] = params
+        out[name] = value
+    if shared or hoisted:
+        out["parameters"] = sorted([*shared, *hoisted.values()], key=key)
+    return out
 
 
 def build_root_document(schema_set: SchemaSet, path: str, kubernetes_version: str = "1.33") -> Doc | None:

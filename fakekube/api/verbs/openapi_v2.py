@@ -202,7 +202,6 @@ def _consumes_order(media: str) -> tuple[int, str]:
 #: pods/log, ``*/*`` of connect) first.
 _PRODUCES_ORDER = ("application/json", "application/yaml", "application/vnd.kubernetes.protobuf",
                    "application/json;stream=watch", "application/vnd.kubernetes.protobuf;stream=watch")
-_SERIALIZERS = _PRODUCES_ORDER[:3]
 
 
 def _produces_order(media: str) -> int:
@@ -212,11 +211,9 @@ def _produces_order(media: str) -> int:
 def _produces_and_consumes(op: Doc, produces: list[str]) -> tuple[list[str], list[str] | None]:
     """What the v2 operation produces and, without a request body, consumes, as upstream's
     v2 builder lists them from the route: a resource's operation consumes ``*/*``; a
-    discovery or ``/version`` one consumes what it produces; a ``get`` answering plain text
-    (pods/log) also offers the serializers; the issuer's OIDC documents consume nothing."""
+    discovery or ``/version`` one consumes what it produces; the issuer's OIDC documents
+    consume nothing."""
     ordered = sorted(produces, key=_produces_order)
-    if op.get("x-kubernetes-action") == "get" and ordered == ["text/plain"]:
-        ordered = ordered + list(_SERIALIZERS)
     if "x-kubernetes-action" in op:
         return ordered, ["*/*"]
     answer = ((op.get("responses") or {}).get("200") or {}).get("content") or {}
