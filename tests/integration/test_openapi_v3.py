@@ -150,3 +150,24 @@ def test_list_options_gain_the_shard_selector_in_1_36(fakekube: Cluster) -> None
     with Cluster(kubernetes_version="1.35") as older:
         listing = v3_paths(older, "apis/apps/v1")["/apis/apps/v1/namespaces/{namespace}/deployments"]
     assert "shardSelector" not in names(listing["get"]["parameters"])
+
+
+def test_documents_are_written_as_kube_openapi_marshals_them(fakekube: Cluster) -> None:
+    """Go structs' field order, maps sorted, Go's HTML-safe escapes, an operation's kind as
+    a GroupVersionKind struct; DeleteOptions lists its kinds of the core group and of this
+    group-version only (v2 keeps the whole list); the index has no trailing newline. The
+    replay (api-openapi #0) holds the 1.36 hashes equal to a real apiserver's."""
+    code, body, _ = get(fakekube, "/openapi/v3/apis/apps/v1")
+    assert body.startswith(b'{"openapi":"3.0.0","info":{"title":"Kubernetes","version":"1.36"},"paths":{"/apis/apps/v1/":')
+    assert b'"minReadySeconds":{"description":"Minimum number of seconds' in body
+    assert b'"x-kubernetes-group-version-kind":{"group":"apps","version":"v1","kind":"Deployment"}' in body
+    schemas = json.loads(body)["components"]["schemas"]
+    assert schemas["io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions"]["x-kubernetes-group-version-kind"] == [
+        {"group": "", "kind": "DeleteOptions", "version": "v1"}, {"group": "apps", "kind": "DeleteOptions", "version": "v1"}]
+    code, body, _ = get(fakekube, "/openapi/v3/api/v1")
+    assert b"0 \\u003c x \\u003c 65536" in body
+    code, body, _ = get(fakekube, "/openapi/v2")
+    kinds = json.loads(body)["definitions"]["io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions"]["x-kubernetes-group-version-kind"]
+    assert len(kinds) > 2
+    code, body, _ = get(fakekube, "/openapi/v3")
+    assert body.endswith(b"}}}")

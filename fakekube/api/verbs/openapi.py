@@ -39,7 +39,7 @@ from fakekube.api.registry import (
     RegistryView,
     ResourceType,
 )
-from fakekube.api.verbs import openapi_enums, openapi_roots
+from fakekube.api.verbs import openapi_enums, openapi_json, openapi_roots
 from fakekube.api.verbs.discovery import subresource_kind
 from fakekube.api.verbs.openapi_defaults import property_default
 from fakekube.api.wire.schema import SchemaSet, ref_name
@@ -571,6 +571,20 @@ def build_root_document(schema_set: SchemaSet, path: str, kubernetes_version: st
             "openapi": "3.0.0", "paths": paths}
 
 
+def _own_meta_kinds(document: Doc, group: str, version: str) -> Doc:
+    """A group-version document as upstream serves it: DeleteOptions and WatchEvent list
+    the group-version-kinds of the core group and of this group-version only (the schema
+    source lists every group's, as upstream's /openapi/v2 does)."""
+    schemas = dict(document["components"]["schemas"])
+    for name, kind in ((DELETE_OPTIONS, "DeleteOptions"), (WATCH_EVENT, "WatchEvent")):
+        if name in schemas:
+            kinds = [{"group": "", "kind": kind, "version": "v1"}]
+            if group:
+                kinds.append({"group": group, "kind": kind, "version": version})
+            schemas[name] = {**schemas[name], "x-kubernetes-group-version-kind": kinds}
+    return {**document, "components": {**document["components"], "schemas": schemas}}
+
+
 def encode(document: Doc) -> bytes:
     """Compact JSON with sorted keys: byte-stable across runs, like Go's map encoding."""
     return json.dumps(document, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
@@ -619,7 +633,8 @@ class OpenAPIV3:
         self._schema_set = schema_set
         self._kubernetes_version = kubernetes_version
         self._lock = threading.Lock()
-        self._documents: dict[str, tuple[bytes, str]] = {}
+        #: path → ((served bytes, their etag), the bytes /openapi/v2 is made from)
+        self._documents: dict[str, tuple[tuple[bytes, str], bytes]] = {}
         self._index: Doc | None = None
         self._paths: list[str] | None = None
 
@@ -637,6 +652,16 @@ class OpenAPIV3:
 
     def document(self, path: str) -> tuple[bytes, str] | None:
         """(JSON bytes, etag) of ``api/v1``-style ``path``, or None when not served."""
+        built = self._built(path)
+        return built[0] if built is not None else None
+
+    def v2_source(self, path: str) -> bytes | None:
+        """The v3 document ``/openapi/v2`` is made of: sorted keys, and DeleteOptions' and
+        WatchEvent's whole group-version-kind lists (upstream's v2 keeps them whole)."""
+        built = self._built(path)
+        return built[1] if built is not None else None
+
+    def _built(self, path: str) -> tuple[tuple[bytes, str], bytes] | None:
         path = path.strip("/")
         with self._lock:
             cached = self._documents.get(path)
@@ -659,15 +684,19 @@ class OpenAPIV3:
             self._index = openapi_v3_index(self._registry, docs)
         return self._index
 
-    def _build(self, path: str) -> tuple[bytes, str] | None:
+    def _build(self, path: str) -> tuple[tuple[bytes, str], bytes] | None:
         if path not in self.paths():
             return None
         doc = build_root_document(self._schema_set, path, self._kubernetes_version)
+        group = version = None
         if doc is None:
             parts = path.split("/")
             group, version = ("", parts[1]) if parts[0] == "api" else (parts[1], parts[2])
             doc = build_document(self._registry.pinned(), self._schema_set, group, version, self._kubernetes_version)
         if doc is None:
             return None
-        data = encode(doc)
-        return data, etag(data)
+        v2_source = encode(doc)
+        if group is not None and version is not None:
+            doc = _own_meta_kinds(doc, group, version)
+        data = openapi_json.encode_document(doc)
+        return (data, etag(data)), v2_source
