@@ -633,8 +633,9 @@ class OpenAPIV3:
         self._schema_set = schema_set
         self._kubernetes_version = kubernetes_version
         self._lock = threading.Lock()
-        #: path → ((served bytes, their etag), the bytes /openapi/v2 is made from)
-        self._documents: dict[str, tuple[tuple[bytes, str], bytes]] = {}
+        self._documents: dict[str, tuple[bytes, str]] = {}
+        #: path → the bytes /openapi/v2 is made from (:meth:`v2_source`)
+        self._v2_sources: dict[str, bytes] = {}
         self._index: Doc | None = None
         self._paths: list[str] | None = None
 
@@ -652,16 +653,6 @@ class OpenAPIV3:
 
     def document(self, path: str) -> tuple[bytes, str] | None:
         """(JSON bytes, etag) of ``api/v1``-style ``path``, or None when not served."""
-        built = self._built(path)
-        return built[0] if built is not None else None
-
-    def v2_source(self, path: str) -> bytes | None:
-        """The v3 document ``/openapi/v2`` is made of: sorted keys, and DeleteOptions' and
-        WatchEvent's whole group-version-kind lists (upstream's v2 keeps them whole)."""
-        built = self._built(path)
-        return built[1] if built is not None else None
-
-    def _built(self, path: str) -> tuple[tuple[bytes, str], bytes] | None:
         path = path.strip("/")
         with self._lock:
             cached = self._documents.get(path)
@@ -671,6 +662,27 @@ class OpenAPIV3:
                 return None
             with self._lock:
                 cached = self._documents.setdefault(path, cached)
+        return cached
+
+    def v2_source(self, path: str) -> bytes | None:
+        """The v3 document ``/openapi/v2`` is made of: sorted keys, and DeleteOptions' and
+        WatchEvent's whole group-version-kind lists (upstream's v2 keeps them whole). Made
+        from the served bytes on first use: only a ``/openapi/v2`` request pays for it."""
+        path = path.strip("/")
+        with self._lock:
+            cached = self._v2_sources.get(path)
+        if cached is None:
+            built = self.document(path)
+            if built is None:
+                return None
+            document = json.loads(built[0])
+            schemas = document.get("components", {}).get("schemas", {})
+            for name in (DELETE_OPTIONS, WATCH_EVENT):
+                source = self._schema_set.definition(name)
+                if name in schemas and source is not None:
+                    schemas[name]["x-kubernetes-group-version-kind"] = source["x-kubernetes-group-version-kind"]
+            with self._lock:
+                cached = self._v2_sources.setdefault(path, encode(document))
         return cached
 
     def index(self) -> Doc:
@@ -684,7 +696,7 @@ class OpenAPIV3:
             self._index = openapi_v3_index(self._registry, docs)
         return self._index
 
-    def _build(self, path: str) -> tuple[tuple[bytes, str], bytes] | None:
+    def _build(self, path: str) -> tuple[bytes, str] | None:
         if path not in self.paths():
             return None
         doc = build_root_document(self._schema_set, path, self._kubernetes_version)
@@ -695,8 +707,7 @@ class OpenAPIV3:
             doc = build_document(self._registry.pinned(), self._schema_set, group, version, self._kubernetes_version)
         if doc is None:
             return None
-        v2_source = encode(doc)
         if group is not None and version is not None:
             doc = _own_meta_kinds(doc, group, version)
         data = openapi_json.encode_document(doc)
-        return (data, etag(data)), v2_source
+        return data, etag(data)

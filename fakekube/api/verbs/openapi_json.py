@@ -10,6 +10,7 @@ sha512, so a client's cache and the index's hashes only match upstream's when th
 from __future__ import annotations
 
 import json
+import re
 from typing import Any, Callable
 
 _DOCUMENT = ("openapi", "info", "servers", "security", "paths", "components", "externalDocs")
@@ -44,11 +45,15 @@ def encode_document(document: dict[str, Any]) -> bytes:
                                          "components": _components}).encode()
 
 
+_ENCODE_STRING: Callable[[str], str] = json.encoder.encode_basestring  # type: ignore[attr-defined]
+_GO_ESCAPED = re.compile("[<>&\u2028\u2029]")
+_GO_ESCAPES = {"<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "\u2028": "\\u2028", "\u2029": "\\u2029"}
+
+
 def _string(text: str) -> str:
     """Go's JSON string: HTML-safe escapes, U+2028/2029 escaped, other characters as UTF-8."""
-    out = json.dumps(text, ensure_ascii=False)
-    return (out.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
-            .replace("\u2028", "\\u2028").replace("\u2029", "\\u2029"))
+    out = _ENCODE_STRING(text)
+    return _GO_ESCAPED.sub(lambda m: _GO_ESCAPES[m.group()], out) if _GO_ESCAPED.search(out) else out
 
 
 def _plain(value: Any) -> str:
