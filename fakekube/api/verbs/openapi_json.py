@@ -45,7 +45,7 @@ def encode_document(document: dict[str, Any]) -> bytes:
                                          "components": _components}).encode()
 
 
-_ENCODE_STRING: Callable[[str], str] = json.encoder.encode_basestring  # type: ignore[attr-defined]
+_ENCODE_STRING: Callable[[str], str] = json.encoder.encode_basestring
 _GO_ESCAPED = re.compile("[<>&\u2028\u2029]")
 _GO_ESCAPES = {"<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "\u2028": "\\u2028", "\u2029": "\\u2029"}
 
