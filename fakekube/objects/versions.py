@@ -87,6 +87,10 @@ class Release(NamedTuple):
     #: new internal PodSpec (from 1.34, kubernetes/kubernetes#132221: a unified diff of their
     #: indented JSON); before, go-cmp's ``cmp.Diff`` of the structs.
     pod_spec_json_diff: bool
+    #: ListOptions has ``shardSelector`` (ShardedListAndWatch, alpha) from 1.36: the OpenAPI
+    #: documents list it among every list, watch and deletecollection parameter (apimachinery
+    #: v0.36's types.go; none before). Reference: the 1.36 binary.
+    list_shard_selector: bool
 
     @property
     def major(self) -> int:
@@ -230,6 +234,7 @@ def _release(minor: int) -> Release:
         token_request_uid=minor >= 34,
         cel_rule_shows_value=minor >= 35,
         pod_spec_json_diff=minor >= 34,
+        list_shard_selector=minor >= 36,
     )
 
 

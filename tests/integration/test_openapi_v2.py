@@ -93,3 +93,30 @@ def test_a_served_crd_appears_in_the_document(fakekube: Cluster) -> None:
     crontab = after["definitions"]["com.example.stable.v1.CronTab"]
     assert crontab["properties"]["spec"]["properties"]["cronSpec"] == {"type": "string"}
     assert "/apis/stable.example.com/v1/namespaces/{namespace}/crontabs/{name}" in after["paths"]
+
+
+def test_operations_produce_and_consume_what_upstreams_routes_list(fakekube: Cluster) -> None:
+    """Serializers in registration order (JSON, YAML, protobuf, then their watch streams),
+    ``*/*`` consumed by a resource operation without a body, pods/log's plain text first,
+    discovery and /version consuming what they produce, the OIDC documents consuming nothing."""
+    code, body, _ = get(fakekube)
+    paths = json.loads(body)["paths"]
+    serializers = ["application/json", "application/yaml", "application/vnd.kubernetes.protobuf"]
+    listing = paths["/api/v1/namespaces/{namespace}/configmaps"]["get"]
+    assert (listing["consumes"], listing["produces"]) == (["*/*"], serializers + [
+        "application/json;stream=watch", "application/vnd.kubernetes.protobuf;stream=watch"])
+    assert paths["/api/v1/namespaces/{namespace}/configmaps"]["post"]["produces"] == serializers
+    assert paths["/api/v1/namespaces/{namespace}/pods/{name}/log"]["get"]["produces"] == ["text/plain"] + serializers
+    assert paths["/apis/apps/v1/"]["get"]["consumes"] == serializers
+    assert paths["/version/"]["get"]["consumes"] == ["application/json"]
+    assert "consumes" not in paths["/openid/v1/jwks/"]["get"]
+
+
+def test_the_protobuf_writes_extensions_as_go_yaml_does(fakekube: Cluster) -> None:
+    """The core group is ``group: ""`` (go-yaml), and kube-aggregator's own operations list
+    their group-version-kind in its Go struct's field order."""
+    code, data, _ = get(fakekube, Accept=PROTOBUF)
+    assert code == 200
+    assert b'group: ""\nkind: ConfigMap\nversion: v1\n' in data and b"group: ''" not in data
+    assert b"group: apiregistration.k8s.io\nversion: v1\nkind: APIService\n" in data
+    assert b"group: apps\nkind: Deployment\nversion: v1\n" in data

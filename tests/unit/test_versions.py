@@ -143,3 +143,8 @@ def test_a_failed_cel_rule_shows_its_value_from_1_35() -> None:
 
 def test_the_pod_update_diff_is_json_from_1_34() -> None:
     assert [release(v).pod_spec_json_diff for v in SUPPORTED_VERSIONS] == [v >= "1.34" for v in SUPPORTED_VERSIONS]
+
+
+def test_list_options_have_the_shard_selector_from_1_36() -> None:
+    """apimachinery v0.36's ListOptions.shardSelector; the documents: tests/integration/test_openapi_v3.py."""
+    assert [release(v).list_shard_selector for v in SUPPORTED_VERSIONS] == [False, False, False, True]

@@ -379,8 +379,10 @@ class RestApp:
         openapi = shared_openapi(self.registry, self.api.kubernetes_version)
         custom = self._custom_documents()
         if rest == "v3" and request.path != "/openapi/v3/":  # that is the prefix of a group-version, none named
-            # kube-aggregator writes the index without a Content-Type: Go sniffs plain text
-            return json_response(self._openapi_index(registry, openapi, custom), content_type="text/plain; charset=utf-8")
+            # kube-aggregator writes the index without a Content-Type (Go sniffs plain text)
+            # and without json.Encoder's newline
+            index = encoding.dumps(self._openapi_index(registry, openapi, custom))
+            return JsonResponse(index, content_type="text/plain; charset=utf-8")
         if rest == "v2":
             return self._openapi_v2(request, registry, openapi, custom)
         if not rest.startswith("v3/"):
@@ -696,8 +698,9 @@ def _v2_sources(registry: RegistryView, openapi: OpenAPIV3, custom: CustomDocume
     custom_paths = {path for path, _ in custom_etags}
     for path in openapi.paths():
         built = openapi.document(path)
-        if path not in custom_paths and built is not None:
-            sources.append((path, built[1], partial(_bytes_of, built[0])))
+        source = openapi.v2_source(path)
+        if path not in custom_paths and built is not None and source is not None:
+            sources.append((path, built[1], partial(_bytes_of, source)))
     for path, etag in custom_etags:
         sources.append((path, etag, partial(_custom_bytes, custom, registry, path)))
     return sources

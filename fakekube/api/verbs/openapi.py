@@ -39,9 +39,11 @@ from fakekube.api.registry import (
     RegistryView,
     ResourceType,
 )
+from fakekube.api.verbs import openapi_enums, openapi_json, openapi_roots
 from fakekube.api.verbs.discovery import subresource_kind
 from fakekube.api.verbs.openapi_defaults import property_default
 from fakekube.api.wire.schema import SchemaSet, ref_name
+from fakekube.objects import versions
 
 Doc = dict[str, Any]
 
@@ -112,22 +114,28 @@ def _single_type(value: Any) -> Any:
     return value
 
 
-def convert_definition(name: str, definition: Doc) -> Doc:
-    """A whole named definition, with the few upstream shapes the generic rule misses."""
+def convert_definition(name: str, definition: Doc, minor: int | None = None) -> Doc:
+    """A whole named definition, with the few upstream shapes the generic rule misses and
+    release ``1.<minor>``'s enums (:mod:`.openapi_enums`)."""
     if name == INT_OR_STRING:
-        return {"format": "int-or-string", "oneOf": [{"type": "integer"}, {"type": "string"}]}
+        return {**openapi_enums.description_of(name), "format": "int-or-string",
+                "oneOf": [{"type": "integer"}, {"type": "string"}]}
     if name == QUANTITY:
-        return {"oneOf": [{"type": "string"}, {"type": "number"}]}
+        return {**openapi_enums.description_of(name), "oneOf": [{"type": "string"}, {"type": "number"}]}
     converted = convert_schema(definition)
     # kubernetes-validate pins apiVersion/kind with an enum; upstream does not.
     for field in ("apiVersion", "kind"):
         prop = converted.get("properties", {}).get(field)
         if isinstance(prop, dict):
             prop.pop("enum", None)
-    for field, prop in converted.get("properties", {}).items():
+    props = converted.get("properties", {})
+    for field, prop in props.items():
         default = property_default(name, field)
         if default is not None and isinstance(prop, dict):
-            prop["default"] = default
+            # a ref with siblings is wrapped in allOf, as upstream's v3 generator does
+            props[field] = {"allOf": [{"$ref": prop["$ref"]}], **{k: v for k, v in prop.items() if k != "$ref"},
+                            "default": default} if "$ref" in prop else {**prop, "default": default}
+    openapi_enums.apply(name, converted, minor)
     return converted
 
 
@@ -147,10 +155,15 @@ def referenced_definitions(schema_set: SchemaSet, roots: Iterable[str]) -> list[
 
 
 def _refs_in(schema: Any) -> Iterable[str]:
+    """The definitions ``schema`` refers to; values (``enum``, ``default``, ``example``) are
+    not schemas, but properties named so (JSONSchemaProps' ``default``) are."""
     if isinstance(schema, dict):
         for key, value in schema.items():
             if key == "$ref" and isinstance(value, str):
                 yield ref_name(value)
+            elif key in ("properties", "patternProperties") and isinstance(value, dict):
+                for prop in value.values():
+                    yield from _refs_in(prop)
             elif key not in ("enum", "default", "example", "x-kubernetes-group-version-kind"):
                 yield from _refs_in(value)
     elif isinstance(schema, list):
@@ -190,6 +203,7 @@ LIST_PARAMS = [
     _param("timeoutSeconds", "query", "integer", "Timeout for the list/watch call. This limits the duration of the call, regardless of any activity or inactivity."),
     _param("watch", "query", "boolean", "Watch for changes to the described resources and return them as a stream of add, update, and remove notifications. Specify resourceVersion."),
 ]
+P_SHARD_SELECTOR = _param("shardSelector", "query", "string", "shardSelector restricts the list of returned objects using a CEL-based shard selector expression. The format uses the shardRange() function combined with || (logical OR) to specify one or more hash ranges:\n\n  shardRange(object.metadata.uid, '0x0', '0x8000000000000000')\n  shardRange(object.metadata.uid, '0x0', '0x8000000000000000') || shardRange(object.metadata.uid, '0x8000000000000000', '0x10000000000000000')\n\nField paths use CEL-style object-rooted syntax (e.g. \"object.metadata.uid\"), NOT the fieldSelector format (\"metadata.uid\"). Currently supported paths:\n  - object.metadata.uid\n  - object.metadata.namespace\n\nhexStart and hexEnd are single-quoted CEL string literals with a '0x' prefix, defining the inclusive lower and exclusive upper bounds over the 64-bit FNV-1a hash space. The full range is [0x0, 0x10000000000000000), where the exclusive upper bound equals 2^64.\n\nExamples:\n  2-shard split:\n    shard 0: shardRange(object.metadata.uid, '0x0000000000000000', '0x8000000000000000')\n    shard 1: shardRange(object.metadata.uid, '0x8000000000000000', '0x10000000000000000')\n  4-shard split:\n    shard 0: shardRange(object.metadata.uid, '0x0000000000000000', '0x4000000000000000')\n    shard 1: shardRange(object.metadata.uid, '0x4000000000000000', '0x8000000000000000')\n    shard 2: shardRange(object.metadata.uid, '0x8000000000000000', '0xc000000000000000')\n    shard 3: shardRange(object.metadata.uid, '0xc000000000000000', '0x10000000000000000')\n\nThis is an alpha field and requires enabling the ShardedListAndWatch feature gate.")
 DELETECOLLECTION_PARAMS = [
     LIST_PARAMS[1], P_DRY_RUN, LIST_PARAMS[2], P_GRACE, P_IGNORE_READ_ERR, LIST_PARAMS[3], LIST_PARAMS[4],
     P_ORPHAN, P_PROPAGATION, LIST_PARAMS[5], LIST_PARAMS[6], LIST_PARAMS[7], LIST_PARAMS[8],
@@ -266,6 +280,14 @@ class _GVOps:
         return operation
 
 
+def _article(kind: str) -> str:
+    """kube-apiserver's GetArticleForNoun with its spaces: none for a plural-looking kind
+    (``Endpoints``, not ``…ss``), ``an`` before a vowel, else ``a``."""
+    if kind.endswith("s") and not kind.endswith("ss"):
+        return " "
+    return " an " if kind[:1].lower() in "aeiou" else " a "
+
+
 def _resource_paths(ops: _GVOps, rt: ResourceType) -> dict[str, Doc]:
     """Every path of one resource: collection, item, subresources, all-namespaces, watch."""
     gvk = (rt.group, rt.version, rt.kind)
@@ -281,11 +303,12 @@ def _resource_paths(ops: _GVOps, rt: ResourceType) -> dict[str, Doc]:
 
     collection: Doc = {"parameters": ns_params + [P_PRETTY]}
     if rt.supports("list"):
-        collection["get"] = ops.op("get", f"list{p}{suffix}", f"list or watch objects of kind {rt.kind}", "list", gvk,
+        listing = "list or watch" if rt.supports("watch") else "list"
+        collection["get"] = ops.op("get", f"list{p}{suffix}", f"{listing} objects of kind {rt.kind}", "list", gvk,
                                    parameters=list(LIST_PARAMS),
                                    responses=_responses(lst, [("200", "OK")], WATCH_CONTENT_TYPES))
     if rt.supports("create"):
-        collection["post"] = ops.op("post", f"create{p}{suffix}", f"create a {rt.kind}", "post", gvk,
+        collection["post"] = ops.op("post", f"create{p}{suffix}", f"create{_article(rt.kind)}{rt.kind}", "post", gvk,
                                     parameters=[P_DRY_RUN, P_FIELD_MANAGER, P_FIELD_VALIDATION], requestBody=_body(obj),
                                     responses=_responses(obj, [("200", "OK"), ("201", "Created"), ("202", "Accepted")]))
     if rt.supports("deletecollection"):
@@ -303,7 +326,7 @@ def _resource_paths(ops: _GVOps, rt: ResourceType) -> dict[str, Doc]:
         if sub in CONNECT_SUBRESOURCES:
             paths.update(_connect_paths(ops, rt, sub, sub_path, ns_params, suffix))
             continue
-        paths[sub_path] = {"parameters": [_param("name", "path", "string", _sub_name_desc(rt, sub), True)] + ns_params + ([] if sub == LOG else [P_PRETTY])}
+        paths[sub_path] = {"parameters": [_param("name", "path", "string", _sub_name_desc(rt, sub), True)] + ns_params + [P_PRETTY]}
         paths[sub_path].update(_subresource_ops(ops, rt, sub, suffix))
 
     if rt.namespaced and rt.supports("list"):
@@ -335,10 +358,13 @@ def _item_ops(ops: _GVOps, rt: ResourceType, gvk: tuple[str, str, str], obj: str
     if rt.supports("patch"):
         out["patch"] = _patch_op(ops, f"patch{p}{suffix}", f"partially update the specified {rt.kind}", gvk, obj)
     if rt.supports("delete"):
-        out["delete"] = ops.op("delete", f"delete{p}{suffix}", f"delete a {rt.kind}", "delete", gvk,
+        # what a DELETE of it answers; the namespace storage answers the object too, but its
+        # REST wrapper does not tell the route builder so, and upstream documents a Status
+        answer = obj if rt.returns_deleted_object and rt.kind != "Namespace" else STATUS
+        out["delete"] = ops.op("delete", f"delete{p}{suffix}", f"delete{_article(rt.kind)}{rt.kind}", "delete", gvk,
                                parameters=[P_DRY_RUN, P_GRACE, P_IGNORE_READ_ERR, P_ORPHAN, P_PROPAGATION],
                                requestBody=_body(DELETE_OPTIONS),
-                               responses=_responses(STATUS, [("200", "OK"), ("202", "Accepted")]))
+                               responses=_responses(answer, [("200", "OK"), ("202", "Accepted")]))
     return out
 
 
@@ -357,13 +383,16 @@ def _subresource_ops(ops: _GVOps, rt: ResourceType, sub: str, suffix: str) -> Do
     p = ops.op_prefix
     title = sub[:1].upper() + sub[1:]
     if sub in (BINDING, EVICTION, TOKEN):
-        return {"post": ops.op("post", f"create{p}{suffix}{title}", f"create {title.lower()} of a {rt.kind}", "post", gvk,
+        return {"post": ops.op("post", f"create{p}{suffix}{title}", f"create {title.lower()} of{_article(rt.kind)}{rt.kind}", "post", gvk,
                                parameters=[P_DRY_RUN, P_FIELD_MANAGER, P_FIELD_VALIDATION], requestBody=_body(obj),
                                responses=_responses(obj, [("200", "OK"), ("201", "Created"), ("202", "Accepted")]))}
     if sub == LOG:
         return {"get": ops.op("get", f"read{p}{suffix}Log", f"read log of the specified {rt.kind}", "get", gvk,
                               parameters=list(LOG_PARAMS),
-                              responses={"200": {"content": {"text/plain": {"schema": {"type": "string"}}}, "description": "OK"},
+                              # the route produces plain text and the serializers' types, each a string
+                              responses={"200": {"content": {media: {"schema": {"type": "string"}}
+                                                             for media in ("text/plain", *RESPONSE_CONTENT_TYPES)},
+                                                 "description": "OK"},
                                          "401": {"description": "Unauthorized"}})}
     what = f"{sub} of the specified {rt.kind}"
     put = ops.op("put", f"replace{p}{suffix}{title}", f"replace {what}", "put", gvk,
@@ -483,14 +512,77 @@ def build_document(registry: RegistryView, schema_set: SchemaSet, group: str, ve
     }
     for rt in resources:
         paths.update(_resource_paths(ops, rt))
-    schemas = {name: convert_definition(name, schema_set.definitions[name])
-               for name in referenced_definitions(schema_set, ops.roots)}
+    shard_selector = versions.release(kubernetes_version).list_shard_selector
+    paths = {path: _hoist_parameters(item, shard_selector) for path, item in paths.items()}
+    schemas = {name: convert_definition(name, schema_set.definitions[name], schema_set.minor)
+               for name in referenced_definitions(schema_set, _refs_in(paths))}
     return {
-        "components": {"schemas": schemas},
+        "components": {"schemas": schemas, "securitySchemes": openapi_roots.SECURITY_SCHEMES},
         "info": {"title": "Kubernetes", "version": kubernetes_version},
         "openapi": "3.0.0",
         "paths": dict(sorted(paths.items())),
     }
+
+
+_METHODS = ("get", "put", "post", "delete", "options", "head", "patch")
+
+
+def _hoist_parameters(item: Doc, shard_selector: bool) -> Doc:
+    """One path item as upstream's builder lays it out: a parameter every operation has is
+    the path's, and each list is sorted by (name, location); a release whose ListOptions
+    has ``shardSelector`` lists it wherever ``sendInitialEvents`` is (list, watch,
+    deletecollection)."""
+    methods = [m for m in _METHODS if m in item]
+    def key(param: Doc) -> tuple[str, str]:
+        return param["name"], param["in"]
+    def release_params(params: list[Doc]) -> list[Doc]:
+        listing = shard_selector and any(p["name"] == "sendInitialEvents" for p in params)
+        return params + [P_SHARD_SELECTOR] if listing else params
+    own = {m: release_params(list(item[m].get("parameters", []))) for m in methods}
+    shared = release_params(list(item.get("parameters", [])))
+    common = set.intersection(*({key(p) for p in own[m]} for m in methods)) if methods else set()
+    hoisted = {key(p): p for m in methods for p in own[m] if key(p) in common}
+    out: Doc = {}
+    for name, value in item.items():
+        if name in own:
+            params = sorted((p for p in own[name] if key(p) not in common), key=key)
+            value = {k: v for k, v in value.items() if k != "parameters"}
+            if params:
+                value["parameters"] = params
+        out[name] = value
+    if shared or hoisted:
+        out["parameters"] = sorted([*shared, *hoisted.values()], key=key)
+    return out
+
+
+def build_root_document(schema_set: SchemaSet, path: str, kubernetes_version: str = "1.33") -> Doc | None:
+    """The v3 document of a non-group-version ``path`` (``api``, ``apis/apps``, ``version``,
+    …: :mod:`.openapi_roots`), or None if ``path`` is not one."""
+    found = openapi_roots.root_paths_item(path)
+    if found is None:
+        return None
+    paths, answer = found
+    components: Doc = {}
+    if answer is not None:
+        components["schemas"] = {name: convert_definition(name, schema_set.definitions[name], schema_set.minor)
+                                 for name in referenced_definitions(schema_set, [answer])}
+    components["securitySchemes"] = openapi_roots.SECURITY_SCHEMES
+    return {"components": components, "info": {"title": "Kubernetes", "version": kubernetes_version},
+            "openapi": "3.0.0", "paths": paths}
+
+
+def _own_meta_kinds(document: Doc, group: str, version: str) -> Doc:
+    """A group-version document as upstream serves it: DeleteOptions and WatchEvent list
+    the group-version-kinds of the core group and of this group-version only (the schema
+    source lists every group's, as upstream's /openapi/v2 does)."""
+    schemas = dict(document["components"]["schemas"])
+    for name, kind in ((DELETE_OPTIONS, "DeleteOptions"), (WATCH_EVENT, "WatchEvent")):
+        if name in schemas:
+            kinds = [{"group": "", "kind": kind, "version": "v1"}]
+            if group:
+                kinds.append({"group": group, "kind": kind, "version": version})
+            schemas[name] = {**schemas[name], "x-kubernetes-group-version-kind": kinds}
+    return {**document, "components": {**document["components"], "schemas": schemas}}
 
 
 def encode(document: Doc) -> bytes:
@@ -542,16 +634,21 @@ class OpenAPIV3:
         self._kubernetes_version = kubernetes_version
         self._lock = threading.Lock()
         self._documents: dict[str, tuple[bytes, str]] = {}
+        #: path → the bytes /openapi/v2 is made from (:meth:`v2_source`)
+        self._v2_sources: dict[str, bytes] = {}
         self._index: Doc | None = None
         self._paths: list[str] | None = None
 
     def paths(self) -> list[str]:
-        """The built-in group-versions (custom ones are per cluster: ``openapi_custom``).
-        Built-in types never change, so they are listed once."""
+        """The built-in group-versions and the documents that are not a group-version's
+        (``api``, ``apis``, ``apis/<group>``, ``version``, …: custom ones are per cluster,
+        ``openapi_custom``). Built-in types never change, so they are listed once."""
         if self._paths is None:
             registry = self._registry.pinned()
-            self._paths = [gv_path(g, v) for g, v in registry.group_versions()
-                           if any(rt.custom is None for rt in registry.group_version_types(g, v))]
+            served = [(g, v) for g, v in registry.group_versions()
+                      if any(rt.custom is None for rt in registry.group_version_types(g, v))]
+            groups = sorted({g for g, _ in served if g})
+            self._paths = sorted([gv_path(g, v) for g, v in served] + openapi_roots.root_paths(groups))
         return list(self._paths)
 
     def document(self, path: str) -> tuple[bytes, str] | None:
@@ -565,6 +662,27 @@ class OpenAPIV3:
                 return None
             with self._lock:
                 cached = self._documents.setdefault(path, cached)
+        return cached
+
+    def v2_source(self, path: str) -> bytes | None:
+        """The v3 document ``/openapi/v2`` is made of: sorted keys, and DeleteOptions' and
+        WatchEvent's whole group-version-kind lists (upstream's v2 keeps them whole). Made
+        from the served bytes on first use: only a ``/openapi/v2`` request pays for it."""
+        path = path.strip("/")
+        with self._lock:
+            cached = self._v2_sources.get(path)
+        if cached is None:
+            built = self.document(path)
+            if built is None:
+                return None
+            document = json.loads(built[0])
+            schemas = document.get("components", {}).get("schemas", {})
+            for name in (DELETE_OPTIONS, WATCH_EVENT):
+                source = self._schema_set.definition(name)
+                if name in schemas and source is not None:
+                    schemas[name]["x-kubernetes-group-version-kind"] = source["x-kubernetes-group-version-kind"]
+            with self._lock:
+                cached = self._v2_sources.setdefault(path, encode(document))
         return cached
 
     def index(self) -> Doc:
@@ -581,10 +699,15 @@ class OpenAPIV3:
     def _build(self, path: str) -> tuple[bytes, str] | None:
         if path not in self.paths():
             return None
-        parts = path.split("/")
-        group, version = ("", parts[1]) if parts[0] == "api" else (parts[1], parts[2])
-        doc = build_document(self._registry.pinned(), self._schema_set, group, version, self._kubernetes_version)
+        doc = build_root_document(self._schema_set, path, self._kubernetes_version)
+        group = version = None
+        if doc is None:
+            parts = path.split("/")
+            group, version = ("", parts[1]) if parts[0] == "api" else (parts[1], parts[2])
+            doc = build_document(self._registry.pinned(), self._schema_set, group, version, self._kubernetes_version)
         if doc is None:
             return None
-        data = encode(doc)
+        if group is not None and version is not None:
+            doc = _own_meta_kinds(doc, group, version)
+        data = openapi_json.encode_document(doc)
         return data, etag(data)

@@ -149,7 +149,7 @@ def build_custom_document(registry: RegistryView, schema_set: SchemaSet, group: 
     for rt in resources:
         paths.update(openapi._resource_paths(ops, rt))
     roots = (ops.roots - set(own)) | {OBJECT_META, LIST_META}
-    schemas = {name: openapi.convert_definition(name, schema_set.definitions[name])
+    schemas = {name: openapi.convert_definition(name, schema_set.definitions[name], schema_set.minor)
                for name in openapi.referenced_definitions(schema_set, roots)}
     schemas.update(own)
     return {
@@ -288,7 +288,7 @@ class CustomDocuments:
     def _shared_member(self, name: str) -> bytes:
         found = self._shared.get(name)
         if found is None:
-            found = self._shared[name] = _member(name, openapi.convert_definition(name, self._schema_set.definitions[name]))
+            found = self._shared[name] = _member(name, openapi.convert_definition(name, self._schema_set.definitions[name], self._schema_set.minor))
         return found
 
 

@@ -63,12 +63,20 @@ MARKED: dict[tuple[str, str], Any] = {
     ("io.k8s.api.resource.v1beta1.DeviceToleration", "operator"): "Equal",
     ("io.k8s.api.resource.v1beta2.DeviceToleration", "operator"): "Equal",
 }
+#: Types with no protobuf message (so none in gostructs), by their non-omitempty string
+#: fields: version.Info, which ``GET /version`` answers (the ``version`` document).
+_WITHOUT_MESSAGE: dict[str, frozenset[str]] = {
+    "io.k8s.apimachinery.pkg.version.Info": frozenset({
+        "major", "minor", "gitVersion", "gitCommit", "gitTreeState", "buildDate", "goVersion", "compiler", "platform"}),
+}
 _NONE = object()
 
 
 def property_default(definition: str, prop: str) -> Any:
     """The default upstream's v3 document gives ``prop`` of ``definition``, or None when it
     gives none (no generated default is JSON null)."""
+    if definition in _WITHOUT_MESSAGE:
+        return "" if prop in _WITHOUT_MESSAGE[definition] else None
     message_name = gostructs.message_of(definition)
     return _field_default(message_name, prop, depth=0) if message_name else None
 

@@ -197,6 +197,30 @@ def _consumes_order(media: str) -> tuple[int, str]:
     return (_PATCH_ORDER.index(media), "") if media in _PATCH_ORDER else (len(_PATCH_ORDER), media)
 
 
+#: The order upstream's routes list what they produce (restful's ``Produces``): the
+#: serializers' media types, then their streaming forms; any other type (``text/plain`` of
+#: pods/log, ``*/*`` of connect) first.
+_PRODUCES_ORDER = ("application/json", "application/yaml", "application/vnd.kubernetes.protobuf",
+                   "application/json;stream=watch", "application/vnd.kubernetes.protobuf;stream=watch")
+
+
+def _produces_order(media: str) -> int:
+    return _PRODUCES_ORDER.index(media) if media in _PRODUCES_ORDER else -1
+
+
+def _produces_and_consumes(op: Doc, produces: list[str]) -> tuple[list[str], list[str] | None]:
+    """What the v2 operation produces and, without a request body, consumes, as upstream's
+    v2 builder lists them from the route: a resource's operation consumes ``*/*``; a
+    discovery or ``/version`` one consumes what it produces; the issuer's OIDC documents
+    consume nothing."""
+    ordered = sorted(produces, key=_produces_order)
+    if "x-kubernetes-action" in op:
+        return ordered, ["*/*"]
+    answer = ((op.get("responses") or {}).get("200") or {}).get("content") or {}
+    typed = any("$ref" in (media.get("schema") or {}) for media in answer.values())
+    return ordered, (list(ordered) if typed else None)
+
+
 def _operation(op: Doc, shared: dict[str, Doc]) -> Doc:
     out: Doc = {k: v for k, v in op.items() if k not in ("parameters", "requestBody", "responses")}
     body = op.get("requestBody")
@@ -223,7 +247,9 @@ def _operation(op: Doc, shared: dict[str, Doc]) -> Doc:
         params.insert(0, dict(sorted(body_param.items())))
     if params:
         out["parameters"] = _shared(params, shared)
-    out["produces"] = sorted(produces)
+    out["produces"], consumes = _produces_and_consumes(op, produces)
+    if body is None and consumes is not None:
+        out["consumes"] = consumes
     out["responses"] = responses
     out["schemes"] = ["https"]
     return dict(sorted(out.items()))

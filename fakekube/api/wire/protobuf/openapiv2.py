@@ -94,10 +94,33 @@ class _Message:
 # ------------------------------------------------------------------------------ values
 
 def _yaml_text(value: Any) -> str:
-    """A value as gnostic keeps it in an ``Any``: its YAML text."""
+    """A value as gnostic keeps it in an ``Any``: its YAML text, as go-yaml writes it (an
+    empty string is ``""``, where PyYAML would write ``''``)."""
     import yaml  # PyYAML loads on first use, not with the package (cold start)
-    text = yaml.safe_dump(value, default_flow_style=False, sort_keys=False, allow_unicode=True)
+    text = yaml.dump(value, Dumper=_go_yaml_dumper(), default_flow_style=False, sort_keys=False, allow_unicode=True)
     return text[:-4] if text.endswith("\n...\n") else text
+
+
+_DUMPER: list[Any] = []
+
+
+def _go_yaml_dumper() -> Any:
+    """PyYAML's safe dumper writing the empty string double-quoted, as go-yaml does (the
+    group ``""`` of every core x-kubernetes-group-version-kind); made once, on first use."""
+    if not _DUMPER:
+        import yaml
+
+        class GoYamlDumper(yaml.SafeDumper):
+            pass
+
+        def represent_str(dumper: yaml.SafeDumper, data: str) -> Any:
+            if data == "":
+                return dumper.represent_scalar("tag:yaml.org,2002:str", "", style='"')
+            return dumper.represent_str(data)
+
+        GoYamlDumper.add_representer(str, represent_str)
+        _DUMPER.append(GoYamlDumper)
+    return _DUMPER[0]
 
 
 #: Encodings already made, by the ``repr`` of what they encode (which tells apart every
@@ -138,6 +161,20 @@ def _named(name: str, value: bytes) -> bytes:
     message.string(1, name)
     message.message(2, value)
     return message.bytes()
+
+
+#: kube-aggregator's own routes (apiregistration.k8s.io) carry an operation's group-version-
+#: kind as a Go struct, written in its field order, where kube-apiserver's carry a map (sorted
+#: keys); only the protobuf form, whose YAML keeps the order, shows it.
+_STRUCT_GVK_GROUPS = frozenset({"apiregistration.k8s.io"})
+
+
+def _struct_gvk(op: Mapping[str, Any]) -> Mapping[str, Any]:
+    gvk = op.get("x-kubernetes-group-version-kind")
+    if not isinstance(gvk, dict) or gvk.get("group") not in _STRUCT_GVK_GROUPS:
+        return op
+    ordered = {key: gvk[key] for key in ("group", "version", "kind") if key in gvk}
+    return {**op, "x-kubernetes-group-version-kind": ordered}
 
 
 def _extensions(obj: Mapping[str, Any]) -> list[bytes]:
@@ -307,7 +344,7 @@ def operation(op: Mapping[str, Any]) -> bytes:
         m.message(9, _responses(op["responses"]))
     m.strings(10, op.get("schemes") or ())
     m.boolean(11, op.get("deprecated"))
-    m.messages(13, _extensions(op))
+    m.messages(13, _extensions(_struct_gvk(op)))
     return m.bytes()
 
 
