@@ -60,6 +60,11 @@ if TYPE_CHECKING:
 Obj = dict[str, Any]
 
 
+#: The config fields ``Cluster.load`` may set otherwise than the file: not state (where the
+#: cluster listens and writes its kubeconfig, how its time flows).
+LOAD_OVERRIDES = ("host", "port", "kubeconfig_path", "time_scale", "auto_advance")
+
+
 class Cluster:
     """A fake Kubernetes cluster in this process. Use as a context manager or start/stop."""
 
@@ -106,14 +111,21 @@ class Cluster:
         self.pki: ClusterPKI | None = None
 
     @classmethod
-    def load(cls, path: str | Path, kubernetes_version: str | None = None) -> "Cluster":
+    def load(cls, path: str | Path, kubernetes_version: str | None = None, **runtime: Any) -> "Cluster":
         """The cluster a snapshot file holds (``save``), continuing exactly as the saved one
-        would, built with the config saved in it. Refuses (``SnapshotFileError``, a
-        ValueError, with the reason) a file another fakekube version or Kubernetes version
-        (``kubernetes_version`` when given) wrote, and a truncated, garbled or hostile one:
-        a file from anywhere cannot run code (docs/snapshots.md)."""
+        would, built with the config saved in it — but for ``runtime``, the config fields
+        that are not state (where it listens, how time flows: ``LOAD_OVERRIDES``). Refuses
+        (``SnapshotFileError``, a ValueError, with the reason) a file another fakekube
+        version or Kubernetes version (``kubernetes_version`` when given) wrote, and a
+        truncated, garbled or hostile one: a file from anywhere cannot run code
+        (docs/snapshots.md)."""
         from fakekube.cluster import snapfile
+        unknown = sorted(set(runtime) - set(LOAD_OVERRIDES))
+        if unknown:
+            raise TypeError(f"Cluster.load cannot change {', '.join(unknown)}: the file holds the cluster's config "
+                            f"(only {', '.join(LOAD_OVERRIDES)} may differ)")
         document, config = snapfile.read_config(path, kubernetes_version)
+        config = config.replace(**runtime)
         cluster = cls.__new__(cls)
         cluster._configure(config, {})
         cluster._init_serving()

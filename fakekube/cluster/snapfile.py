@@ -14,6 +14,8 @@ as *data* and reads it back without letting the file choose any code to run: no 
   TypeError naming the path to it, as statecopy does for generators).
 * Containers, scalars, times, random generators' states, locks (made fresh) are written as
   tagged JSON; stored objects as their JSON (frozen again on load when the guard is on).
+* A class may name fields that are not written (``SNAPSHOT_FILE_TRANSIENT``: load sets them
+  to None): hooks of the serving layer, which sets them again (the store's ``write_timing``).
 * What a snapshot shares with the Cluster rather than holds (the Cluster itself, its config,
   the service network, log streams, time observers: snapshot._not_state) is written as a
   symbol that load resolves against the loading cluster.
@@ -259,7 +261,11 @@ class _Encoder:
         if isinstance(obj, (dict, list, tuple, set)):
             raise TypeError(f"cannot save {kind.__qualname__} at {_render(path)}: a container subclass")
         tag = "o" if _mutable(obj) else "oi"  # "oi": hashed by value, built before use as a key
-        return [tag, self._allowed_class(kind, path), self._fields(_object_fields(obj), path)]
+        fields = _object_fields(obj)
+        for name in getattr(kind, "SNAPSHOT_FILE_TRANSIENT", ()):  # hooks the serving layer sets again
+            if name in fields:
+                fields[name] = None
+        return [tag, self._allowed_class(kind, path), self._fields(fields, path)]
 
     def _pairs(self, mapping: dict[Any, Any], path: Any) -> list[Any]:
         out: list[Any] = []
