@@ -252,7 +252,8 @@ class _Encoder:
         if kind in _VIEWS:
             return ["view", _VIEWS[kind], value(dict(obj.mapping), path)]
         if isinstance(obj, random.Random):
-            return ["rnd", self._allowed_class(kind, path), value(obj.getstate(), path),
+            version, internal, gauss = obj.getstate()  # the Mersenne Twister's 625 words: one JSON list
+            return ["rnd", self._allowed_class(kind, path), [version, list(internal), value(gauss, path)],
                     self._fields(getattr(obj, "__dict__", {}), path)]
         if isinstance(obj, FrozenRecord):
             return ["fr", self._allowed_class(kind, path), self._fields(obj.fields(), path)]
@@ -473,10 +474,8 @@ class Decoder:
                 filler(self, self.built[index], node)
 
     def value(self, encoded: Any) -> Any:
-        if not isinstance(encoded, list):
-            if isinstance(encoded, dict):
-                raise SnapshotFileError("the file is garbled: a JSON object where a value belongs")
-            return encoded
+        if type(encoded) is not list:
+            return encoded  # a JSON scalar (an object is plain data too: a dict of strings)
         if not encoded or not isinstance(encoded[0], str):
             raise SnapshotFileError("the file is garbled: an untagged value")
         tag = encoded[0]
@@ -513,9 +512,10 @@ class Decoder:
         return built
 
     def values(self, encoded: Any) -> list[Any]:
-        if not isinstance(encoded, list):
+        if type(encoded) is not list:
             raise SnapshotFileError("the file is garbled: a list of values expected")
-        return [self.value(item) for item in encoded]
+        value = self.value
+        return [item if type(item) is not list else value(item) for item in encoded]
 
     def pairs(self, encoded: Any) -> Iterable[tuple[Any, Any]]:
         items = self.values(encoded)
@@ -630,12 +630,11 @@ def _shell_random(decoder: Decoder, node: list[Any]) -> Any:
 
 
 def _fill_random(decoder: Decoder, obj: random.Random, node: list[Any]) -> None:
-    state = decoder.value(node[2])
-    version, internal, gauss = state
-    if version != 3 or not isinstance(internal, tuple) or len(internal) != 625 or \
+    version, internal, gauss = node[2]
+    if version != 3 or not isinstance(internal, list) or len(internal) != 625 or \
             not all(type(item) is int for item in internal):
         raise SnapshotFileError("the file is garbled: a random generator's state is not a Mersenne Twister's")
-    obj.setstate((version, internal, gauss))
+    obj.setstate((version, tuple(internal), decoder.value(gauss)))
     for name, item in decoder.fields(node[3]).items():
         setattr(obj, name, item)
 
