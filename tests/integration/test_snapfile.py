@@ -17,7 +17,8 @@ from typing import Any, Callable
 import pytest
 
 from fakekube import Cluster
-from fakekube.cluster.snapfile import MAGIC, SnapshotFileError
+from fakekube.cluster import SnapshotFileError
+from fakekube.cluster.snapfile import MAGIC
 from tests.integration.test_snapshots import dump, story, workload
 
 
