@@ -102,16 +102,18 @@ def header(kubernetes_version: str) -> dict[str, Any]:
 
 
 # -- save ----------------------------------------------------------------------------------------
-def dumps(snapshot: "Snapshot", symbols: dict[int, Any], stored: Iterable[object], kubernetes_version: str) -> bytes:
+def dumps(snapshot: "Snapshot", symbols: dict[int, Any], stored: Iterable[object], kubernetes_version: str,
+          crds: Iterable[tuple[str, Any]] = ()) -> bytes:
     """The file's bytes for ``snapshot``; ``symbols`` maps id(shared object) → its symbol,
-    ``stored`` are the stored objects (written as JSON). TypeError naming the path to what
-    cannot be written."""
+    ``stored`` are the stored objects (written as JSON), ``crds`` the (owner, CRD) pairs whose
+    types load makes again. TypeError naming the path to what cannot be written."""
     encoder = _Encoder(symbols, stored)
     limit = sys.getrecursionlimit()
     sys.setrecursionlimit(max(limit, _SAVE_RECURSION_LIMIT))
     try:
         document = {"header": header(kubernetes_version), "config": encoder.value(snapshot.config, "config"),
                     "time": encoder.value(snapshot.time, "time"), "resourceVersion": snapshot.resource_version,
+                    "custom": [[owner, encoder.value(crd, "crd")] for owner, crd in crds],
                     "root": encoder.value(snapshot._state, "state")}
     finally:
         sys.setrecursionlimit(limit)
@@ -415,7 +417,7 @@ def parse(data: bytes, kubernetes_version: str) -> dict[str, Any]:
     if found.get("fakekube") != own["fakekube"]:
         raise SnapshotFileError(f"the file was saved by fakekube {found.get('fakekube')!r}; this is fakekube "
                                 f"{own['fakekube']}: a snapshot loads only into the version that saved it")
-    for key in ("config", "time", "resourceVersion", "nodes", "root"):
+    for key in ("config", "time", "resourceVersion", "custom", "nodes", "root"):
         if key not in document:
             raise SnapshotFileError(f"the file is garbled: no {key!r}")
     return document
@@ -811,8 +813,8 @@ def _registry_state(registry: Any) -> Any:
 
 def _symbols(cluster: "Cluster", registry: Any) -> dict[int, str]:
     """What the file names rather than holds: the Cluster's own parts (snapshot._not_state),
-    the release's Go JSON rules and the registry's built-in types (immutable: the loading
-    process makes the same ones from the same config)."""
+    the release's Go JSON rules and the registry's types (immutable: the loading process
+    makes the same built-in ones from the same config, and a CRD's from the CRD)."""
     from fakekube.api.wire import gojson
     symbols: dict[int, str] = {id(cluster): "cluster", id(cluster.service_network): "service_network",
                                id(cluster.log_streams): "log_streams",
@@ -821,20 +823,38 @@ def _symbols(cluster: "Cluster", registry: Any) -> dict[int, str]:
         symbols[id(observer)] = f"observer:{index}"
     state = _registry_state(registry)
     symbols[id(state)] = f"registry:{state.serial}"
-    for index, resource_type in enumerate(state.all):
+    for index, resource_type in enumerate((*state.builtin, *state.aggregated)):
         symbols[id(resource_type)] = f"type:{index}"
+    for owner_index, types in enumerate(state.custom.values()):
+        for index, resource_type in enumerate(types):
+            symbols[id(resource_type)] = f"ctype:{owner_index}:{index}"
     return symbols
+
+
+def _served_crds(state: Any, store: Any) -> list[tuple[str, Any]]:
+    """(owner, stored CRD) of every CRD the registry serves types for, in its order: load
+    makes their types again from them (``custom_resource_types``). TypeError for a CRD that
+    converts through a webhook: its types hold the apiserver's converter (not yet in files)."""
+    from fakekube.objects.kinds import CUSTOM_RESOURCE_DEFINITIONS
+    served = []
+    for owner in state.custom:
+        crd = store.get(CUSTOM_RESOURCE_DEFINITIONS, ("", owner))
+        conversion = ((crd or {}).get("spec") or {}).get("conversion") or {}
+        if crd is None or conversion.get("strategy") == "Webhook":
+            raise TypeError(f"cannot save a cluster serving CustomResourceDefinition {owner} to a file: "
+                            + ("its conversion webhook is not in the snapshot file format yet" if crd is not None
+                               else "its types outlive it") + " (docs/snapshots.md)")
+        served.append((owner, crd))
+    return served
 
 
 def dumps_cluster(cluster: "Cluster", snapshot: "Snapshot") -> bytes:
     """``snapshot`` of ``cluster`` as a file's bytes (TypeError naming what cannot be saved)."""
     registry = snapshot._state["registry"]
-    custom = _registry_state(registry).custom
-    if custom:
-        raise TypeError(f"cannot save a cluster that serves CustomResourceDefinitions ({', '.join(sorted(custom))}) "
-                        "to a file: their types are not in the snapshot file format yet (docs/snapshots.md)")
+    store = snapshot._state["store"]
+    crds = _served_crds(_registry_state(registry), store)
     symbols = _symbols(cluster, registry)
-    return dumps(snapshot, symbols, snapshot._state["store"].stored_objects(), cluster.config.kubernetes_version)
+    return dumps(snapshot, symbols, store.stored_objects(), cluster.config.kubernetes_version, crds)
 
 
 def read_config(path: str | Path, kubernetes_version: str | None) -> tuple[dict[str, Any], Any]:
@@ -863,10 +883,10 @@ def _no_symbols(symbol: Any) -> Any:
 
 def read_state(document: dict[str, Any], cluster: "Cluster") -> dict[str, Any]:
     """The state parts the document holds, for ``cluster`` (built from its config) to run on."""
-    from fakekube.api.registry.resource import _Snapshot
     from fakekube.api.wire import gojson
     from fakekube.cluster.snapshot import STATE_PARTS
-    registry_state = _registry_state(cluster.registry)
+    initial = _registry_state(cluster.registry)
+    registry_state: Any = None
     observers = cluster.time_observers()
     fixed: dict[str, Any] = {"cluster": cluster, "service_network": cluster.service_network,
                              "log_streams": cluster.log_streams,
@@ -879,18 +899,45 @@ def read_state(document: dict[str, Any], cluster: "Cluster") -> dict[str, Any]:
         if name in fixed:
             return fixed[name]
         kind, _, argument = name.partition(":")
+        if kind in ("registry", "ctype") and registry_state is None:
+            registry_state = _custom_state(decoder, initial)
         if kind == "registry" and argument.isdigit():
-            if registry_state.serial != int(argument):
-                registry_state = _Snapshot.initial(registry_state.builtin, registry_state.aggregated, int(argument))
+            object.__setattr__(registry_state, "serial", int(argument))  # the saved one's generation
             return registry_state
-        if kind == "type" and argument.isdigit() and int(argument) < len(registry_state.all):
-            return registry_state.all[int(argument)]
+        builtin = (*initial.builtin, *initial.aggregated)
+        if kind == "type" and argument.isdigit() and int(argument) < len(builtin):
+            return builtin[int(argument)]
+        if kind == "ctype" and re.fullmatch(r"[0-9]+:[0-9]+", argument):
+            owner_index, index = map(int, argument.split(":"))
+            served = list(registry_state.custom.values())
+            if owner_index < len(served) and index < len(served[owner_index]):
+                return served[owner_index][index]
         if kind == "observer" and argument.isdigit():
             return observers[int(argument)] if int(argument) < len(observers) else None
         raise SnapshotFileError(f"the file refers to {name!r}, which this fakekube does not have")
 
     decoder = Decoder(document, symbol, guard=bool(cluster.config.immutability_guard))
     state = decoder.run("root")
+    if registry_state is None:  # the state names no registry (garbled): nothing to check against
+        raise SnapshotFileError("the file is garbled: its state has no registry")
     if not isinstance(state, dict) or list(state) != list(STATE_PARTS):
         raise SnapshotFileError(f"the file is garbled: its state parts are not {list(STATE_PARTS)}")
+    return state
+
+
+def _custom_state(decoder: Decoder, initial: Any) -> Any:
+    """The registry's state serving the file's CRDs: ``initial`` (the built-in types) with
+    each CRD's types made again from it, in the saved order."""
+    from fakekube.api.types.custom import custom_resource_types
+    custom = decoder.document["custom"]
+    if not isinstance(custom, list):
+        raise SnapshotFileError("the file is garbled: 'custom' is not a list")
+    state = initial
+    for entry in custom:
+        if not (isinstance(entry, list) and len(entry) == 2 and isinstance(entry[0], str)):
+            raise SnapshotFileError("the file is garbled: a served CRD is not [name, CRD]")
+        crd = decoder.value(entry[1])
+        if not isinstance(crd, dict):
+            raise SnapshotFileError(f"the file is garbled: CRD {entry[0]!r} is not an object")
+        state = state.with_owner(entry[0], custom_resource_types(crd, None))
     return state

@@ -191,3 +191,35 @@ def test_the_allow_list_covers_a_busy_cluster(tmp_path: Path) -> None:
     cluster.advance(60)
     loaded.advance(60)
     assert dump(loaded) == dump(cluster)
+
+
+CRD = {"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+       "metadata": {"name": "widgets.example.com"},
+       "spec": {"group": "example.com", "scope": "Namespaced",
+                "names": {"plural": "widgets", "singular": "widget", "kind": "Widget"},
+                "versions": [{"name": "v1", "served": True, "storage": True,
+                              "additionalPrinterColumns": [{"name": "Size", "type": "integer", "jsonPath": ".spec.size"}],
+                              "schema": {"openAPIV3Schema": {"type": "object", "properties": {"spec": {
+                                  "type": "object", "properties": {"size": {"type": "integer", "maximum": 10}}}}}}}]}}
+
+
+def widget(name: str, size: int) -> dict[str, Any]:
+    return {"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": name, "namespace": "default"},
+            "spec": {"size": size}}
+
+
+def test_a_cluster_serving_a_crd_is_saved_and_its_types_made_again_on_load(tmp_path: Path) -> None:
+    cluster = Cluster(nodes=1, seed=2)
+    cluster.create(CRD)
+    cluster.advance(5)
+    cluster.create(widget("a", 1))
+    cluster.save(tmp_path / "crd.snap")
+    loaded = Cluster.load(tmp_path / "crd.snap")
+    for each in (cluster, loaded):
+        each.create(widget("b", 2))
+        each.advance(30)
+        with pytest.raises(Exception, match="should be less than or equal to 10"):
+            each.create(widget("c", 11))  # the schema's rules came along
+    assert [w["metadata"] for w in loaded.list("example.com/v1", "Widget")] == \
+        [w["metadata"] for w in cluster.list("example.com/v1", "Widget")]
+    assert dump(loaded) == dump(cluster)
