@@ -5,8 +5,8 @@ each as the median (min–max) of N fresh processes run in the same rounds (ever
 once per round, so a busy host slows them alike), wall beside the child's CPU, and the
 load at start and end: the import of werkzeug (the stack's floor) and of fakekube,
 ``fakekube serve`` from process start to its banner and to the first ``GET /version``
-answered, the same for werkzeug's hello app served by ``werkzeug.serving``, and
-``Cluster()`` → first answer inside one process; ratios beside them; then the slowest
+answered (also with a fixed start time: the boot cache off, and warm), the same for
+werkzeug's hello app served by ``werkzeug.serving``, and ``Cluster()`` → first answer inside one process; ratios beside them; then the slowest
 imports from ``python -X importtime``. Nothing is asserted.
 
 ``measure_cold_start`` (used by ``bench_apiserver.py``) times the phases of one
@@ -202,6 +202,8 @@ def child_env(pycache: str, cached: bool = True) -> dict[str, str]:
     there (``pycache`` then stays empty, so a ``__pycache__`` in the tree is not read either)."""
     env = dict(os.environ)
     env["PYTHONPYCACHEPREFIX"] = pycache
+    env["FAKEKUBE_CACHE_DIR"] = str(Path(pycache).parent / "fakekube-cache")  # the boot cache: this run's own
+    env["FAKEKUBE_BOOT_CACHE"] = "1"
     if cached:
         env.pop("PYTHONDONTWRITEBYTECODE", None)
     else:
@@ -339,7 +341,16 @@ def scenarios(kubeconfig: str, env: dict[str, str], uncached: dict[str, str], ti
         _serve_hello(env, timeout_s),
         _serve_fakekube("fakekube serve", [], kubeconfig, env, timeout_s),
         _serve_fakekube("fakekube serve --no-system-pods", ["--no-system-pods"], kubeconfig, env, timeout_s),
+        # The boot cache (cluster/bootcache.py) keeps a boot whose start time is fixed: the same
+        # serve without it (cold) and with it (warm: the warm-up round wrote it).
+        _serve_fakekube("fakekube serve --start-time T, boot cache off", [*FIXED_START, "--no-boot-cache"],
+                        kubeconfig, env, timeout_s),
+        _serve_fakekube("fakekube serve --start-time T, boot cache warm", FIXED_START, kubeconfig, env, timeout_s),
     ]
+
+
+#: A fixed start time (the boot cache keeps only such boots), in manual time.
+FIXED_START = ["--start-time", "2025-01-01T00:00:00Z", "--time-scale", "0"]
 
 
 def median(values: list[float]) -> float:
@@ -363,6 +374,10 @@ REFERENCES = {
     "fakekube serve: first answer": "werkzeug hello server: first answer",
     "fakekube serve --no-system-pods: banner": "werkzeug hello server: banner",
     "fakekube serve --no-system-pods: first answer": "werkzeug hello server: first answer",
+    "fakekube serve --start-time T, boot cache off: banner": "werkzeug hello server: banner",
+    "fakekube serve --start-time T, boot cache off: first answer": "werkzeug hello server: first answer",
+    "fakekube serve --start-time T, boot cache warm: banner": "werkzeug hello server: banner",
+    "fakekube serve --start-time T, boot cache warm: first answer": "werkzeug hello server: first answer",
 }
 
 

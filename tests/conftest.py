@@ -12,6 +12,9 @@ pytest_plugins = ("pytester",)
 # ClusterConfig.immutability_guard reads, not a fixture. Subprocesses (the CLI tests'
 # servers) inherit it. Set FAKEKUBE_IMMUTABILITY_GUARD=0 to run without it.
 os.environ.setdefault(GUARD_ENV, "1")
+# `fakekube serve` in subprocesses: no boot cache in the user's home (tests that check the
+# cache give it a directory of their own).
+os.environ.setdefault("FAKEKUBE_BOOT_CACHE", "0")
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

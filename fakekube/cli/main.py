@@ -75,7 +75,25 @@ def build_parser() -> argparse.ArgumentParser:
                        help="which images pull: plausible (default: made-up names and impossible tags fail, as on "
                             "a real registry), exists (every image pulls) or missing (only known images pull); "
                             "the config file's imagePolicy lists stay (docs/behaviour.md)")
+    serve.add_argument("--from-snapshot", default=None, metavar="FILE",
+                       help="serve the cluster a snapshot file holds (fakekube serve --snapshot-out, "
+                            "Cluster.save), continuing from where it was saved with the config saved in it: only "
+                            "--host, --port, --kubeconfig, --time-scale and --auto-advance apply besides, and "
+                            "--kubernetes-version checks the file's (docs/snapshots.md)")
+    serve.add_argument("--snapshot-out", default=None, metavar="FILE",
+                       help="write the cluster's snapshot to FILE on SIGTERM or Ctrl-C, and on POST "
+                            "/fakekube/v1/snapshots?save=true (docs/snapshots.md)")
+    serve.add_argument("--no-boot-cache", dest="boot_cache", action="store_false", default=True,
+                       help="build the kind-like boot every time instead of restoring it from the boot cache "
+                            f"(also: {BOOT_CACHE_ENV}=0; docs/snapshots.md)")
     return parser
+
+
+#: Set to 0 (or off, false, no) to switch the boot cache off (as ``--no-boot-cache``).
+BOOT_CACHE_ENV = "FAKEKUBE_BOOT_CACHE"
+#: The flags a snapshot file's own config replaces (``--from-snapshot`` refuses them).
+STATE_FLAGS = ("config", "nodes", "system_pods", "metrics_server", "controllers", "enable_admission_plugins", "disable_admission_plugins", "seed", "start_time",
+               "authorization_mode", "token_auth_file", "tls", "event_ttl", "image_policy")
 
 
 #: ``serve``'s time scale when neither a flag nor the config file gives one: real time.
@@ -242,28 +260,95 @@ def _serve(args: argparse.Namespace) -> int:
         print(f"fakekube: {plugins_problem}", file=sys.stderr)
         return 2
     try:
-        config = cluster_config(args, start_time, event_ttl_s)
-        cluster = Cluster(config)  # reads the static pod manifests: their errors are config errors too
+        if args.from_snapshot is not None:
+            cluster = load_snapshot(args)
+            config = cluster.config
+            boot = f"loaded from {args.from_snapshot}"
+        else:
+            config = cluster_config(args, start_time, event_ttl_s)
+            cluster, boot = build_cluster(config, boot_cache_enabled(args), start_is_fixed(args))
     except ValueError as exc:
-        print(f"fakekube: bad --config {args.config}: {exc}" if args.config else f"fakekube: {exc}", file=sys.stderr)
+        if args.from_snapshot is not None:
+            print(f"fakekube: --from-snapshot {args.from_snapshot}: {exc}", file=sys.stderr)
+        else:
+            print(f"fakekube: bad --config {args.config}: {exc}" if args.config else f"fakekube: {exc}", file=sys.stderr)
         return 2
     configure_logging()
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
     with cluster:
-        attach_control(cluster)
+        attach_control(cluster, snapshot_out=args.snapshot_out)
         freeze_startup_heap()
         print(f"fakekube: serving Kubernetes {config.kubelet_version} at {cluster.url}", flush=True)
         print(f"fakekube: kubeconfig written to {cluster.kubeconfig}", flush=True)
         print(f"fakekube: try: kubectl --kubeconfig {cluster.kubeconfig} get nodes", flush=True)
         print(f"fakekube: time: {describe_time(config)}", flush=True)
+        print(f"fakekube: boot: {boot}", flush=True)
         try:
             while not stop.wait(0.5):
                 pass
         except KeyboardInterrupt:
             pass
+        code = write_snapshot_out(cluster, args.snapshot_out)
     print("fakekube: stopped", flush=True)
+    return code
+
+
+def write_snapshot_out(cluster: Any, path: str | None) -> int:
+    """``--snapshot-out``: the cluster as it is at the stop, to ``path``; 1 if it cannot be written."""
+    if path is None:
+        return 0
+    try:
+        cluster.save(path)
+    except (OSError, TypeError) as exc:
+        print(f"fakekube: --snapshot-out {path}: not written: {exc}", file=sys.stderr, flush=True)
+        return 1
+    print(f"fakekube: snapshot written to {path}", flush=True)
     return 0
+
+
+def load_snapshot(args: argparse.Namespace) -> Any:
+    """``--from-snapshot``: the saved cluster, listening where the flags say (ValueError: a
+    state flag given beside it, or a file that cannot be loaded)."""
+    from fakekube.cluster import Cluster
+    given = [name for name in STATE_FLAGS if getattr(args, name) is not None]
+    if given:
+        flags = ", ".join("--" + name.replace("_", "-") for name in given)
+        raise ValueError(f"{flags} cannot be given with it: the snapshot holds its cluster's config")
+    runtime = {"host": args.host, "port": args.port, "kubeconfig_path": args.kubeconfig}
+    if args.time_scale is not None:
+        runtime["time_scale"] = args.time_scale
+    if args.auto_advance is not None:
+        runtime["auto_advance"] = args.auto_advance
+    return Cluster.load(args.from_snapshot, kubernetes_version=args.kubernetes_version, **runtime)
+
+
+def start_is_fixed(args: argparse.Namespace) -> bool:
+    """Whether the start time is given (a flag or the config file), not "now": only then is
+    the boot the same at every start, and so worth caching (cluster/bootcache.py)."""
+    if args.start_time is not None:
+        return args.start_time != "now"
+    if args.config:
+        from fakekube.cluster.configfile import load_config_values
+        return load_config_values(args.config).get("start_time") is not None
+    return False
+
+
+def boot_cache_enabled(args: argparse.Namespace) -> bool:
+    import os
+    return bool(args.boot_cache) and os.environ.get(BOOT_CACHE_ENV, "1").lower() not in ("0", "off", "false", "no")
+
+
+def build_cluster(config: "ClusterConfig", cache_enabled: bool, start_fixed: bool) -> tuple[Any, str]:
+    """The cluster ``config`` makes: from the boot cache when it holds this boot
+    (cluster/bootcache.py), else built (and then cached); and the banner's boot line."""
+    from fakekube.cluster import Cluster
+    if not cache_enabled:
+        return Cluster(config), "built (boot cache off)"
+    if not start_fixed:
+        return Cluster(config), "built (a boot starting now is not cached: --start-time caches it)"
+    from fakekube.cluster import bootcache
+    return bootcache.cluster(config)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -1,6 +1,17 @@
 """The cluster: the public Python API that wires every part together."""
 
+from typing import Any
+
 from fakekube.cluster.cluster import Cluster, ClusterConfig
 from fakekube.cluster.nodespec import NodeSpec
 
-__all__ = ["Cluster", "ClusterConfig", "NodeSpec"]
+__all__ = ["Cluster", "ClusterConfig", "NodeSpec", "SnapshotFileError"]
+
+
+def __getattr__(name: str) -> Any:
+    """``SnapshotFileError`` (what ``Cluster.load`` raises) loads with the snapshot file
+    module, on first use: a cluster that never reads a file does not import it."""
+    if name == "SnapshotFileError":
+        from fakekube.cluster.snapfile import SnapshotFileError
+        return SnapshotFileError
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

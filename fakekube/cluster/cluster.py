@@ -60,10 +60,23 @@ if TYPE_CHECKING:
 Obj = dict[str, Any]
 
 
+#: The config fields ``Cluster.load`` may set otherwise than the file: not state (where the
+#: cluster listens and writes its kubeconfig, how its time flows).
+LOAD_OVERRIDES = ("host", "port", "kubeconfig_path", "time_scale", "auto_advance")
+
+
 class Cluster:
     """A fake Kubernetes cluster in this process. Use as a context manager or start/stop."""
 
     def __init__(self, config: ClusterConfig | None = None, **overrides: Any) -> None:
+        self._configure(config, overrides)
+        self._build_state()
+        self._init_serving()
+        self.observe_time(self.log_streams.wake)
+
+    def _configure(self, config: ClusterConfig | None, overrides: dict[str, Any]) -> None:
+        """What a cluster keeps across resets and restores: its config and what derives from
+        it (ValueError for a config that cannot make a cluster)."""
         self.config = (config or ClusterConfig()).replace(**overrides)
         self.config = self.config.replace(authorization_mode=parse_mode(self.config.authorization_mode))  # ValueError
         self._controller_specs = enabled_controllers(CONTROLLERS, self.config.controllers)  # ValueError: unknown name
@@ -78,7 +91,9 @@ class Cluster:
                             len(self._plan.nodes))  # ValueError: the cluster CIDR cannot fit the nodes
         self._static_manifests = _static_manifests(self.config, self._plan)
         self._static_tokens = _static_tokens(self.config)  # ValueError: an unreadable token file
-        self._build_state()
+
+    def _init_serving(self) -> None:
+        """The parts that serve the state (built lazily) and the log streams."""
         #: The REST layer (and its activity meter), built at the first start: it loads
         #: werkzeug, which a cluster used in-process only never needs.
         self._app: RestApp | None = None
@@ -87,7 +102,6 @@ class Cluster:
         #: Unexpected exceptions from serving requests (the REST layer appends to this list).
         self._serving_errors: list[BaseException] = []
         self.log_streams = LogStreams()  # pods/log follow streams, woken whenever cluster time moves
-        self.observe_time(self.log_streams.wake)
         self._server: BackgroundServer | None = None
         self.scaled_time: ScaledTime | None = None
         self.auto_advance: AutoAdvance | None = None
@@ -95,6 +109,40 @@ class Cluster:
         self._kubeconfig: Path | None = None
         #: The cluster CA and what it signs, when TLS is on (made at start).
         self.pki: ClusterPKI | None = None
+
+    @classmethod
+    def load(cls, path: str | Path, kubernetes_version: str | None = None, **runtime: Any) -> "Cluster":
+        """The cluster a snapshot file holds (``save``), continuing exactly as the saved one
+        would, built with the config saved in it — but for ``runtime``, the config fields
+        that are not state (where it listens, how time flows: ``LOAD_OVERRIDES``). Refuses
+        (``SnapshotFileError``, a ValueError, with the reason) a file another fakekube
+        version or Kubernetes version (``kubernetes_version`` when given) wrote, and a
+        truncated, garbled or hostile one: a file from anywhere cannot run code
+        (docs/snapshots.md)."""
+        from fakekube.cluster import snapfile
+        unknown = sorted(set(runtime) - set(LOAD_OVERRIDES))
+        if unknown:
+            raise TypeError(f"Cluster.load cannot change {', '.join(unknown)}: the file holds the cluster's config "
+                            f"(only {', '.join(LOAD_OVERRIDES)} may differ)")
+        document, config = snapfile.read_config(path, kubernetes_version)
+        config = config.replace(**runtime)
+        cluster = cls.__new__(cls)
+        cluster._configure(config, {})
+        cluster._init_serving()
+        cluster._time_observers.append(cluster.log_streams.wake)
+        state = snapfile.read_state(document, cluster)
+        for part, value in state.items():
+            setattr(cluster, part, value)
+        cluster.engine.detach()
+        cluster.clock.set_observers(cluster._time_observers)
+        return cluster
+
+    def save(self, path: str | Path) -> None:
+        """Write the whole cluster's state now to ``path`` (``Cluster.load`` reads it back):
+        a snapshot as a file, in a safe, versioned format (docs/snapshots.md). TypeError
+        naming the path to state that cannot be written."""
+        from fakekube.cluster import snapfile
+        snapfile.save(path, snapfile.dumps_cluster(self, self.snapshot()))
 
     @classmethod
     def from_config_file(cls, path: str | Path, **overrides: Any) -> "Cluster":

@@ -26,7 +26,9 @@ Endpoints (all JSON; errors are Kubernetes ``Status`` objects, like the rest of 
   sets ``remote_webhook_addresses``; docs/api.md "Admission webhooks and policies")
 * ``POST /fakekube/v1/snapshots`` → ``{"id": "1", "time", "resourceVersion"}``: the whole
   cluster's state kept in memory (``Cluster.snapshot``, docs/time-and-faults.md
-  "Snapshots"); at most :data:`MAX_SNAPSHOTS` are kept: one more is a 409 until one is deleted
+  "Snapshots"); at most :data:`MAX_SNAPSHOTS` are kept: one more is a 409 until one is deleted.
+  ``?save=true`` also writes it to ``fakekube serve --snapshot-out``'s file (``"file"`` in the
+  answer; 400 without that flag; docs/snapshots.md)
 * ``GET  /fakekube/v1/snapshots`` → ``{"snapshots": [...], "limit": N}``, oldest first
 * ``POST /fakekube/v1/snapshots/<id>/restore`` → the ``clock`` of the restored cluster (open
   watches end with 410 Gone; clients relist)
@@ -89,8 +91,10 @@ log = logging.getLogger("fakekube.control")
 class ControlApp:
     """A WSGI app over a :class:`~fakekube.cluster.Cluster`."""
 
-    def __init__(self, cluster: "Cluster") -> None:
+    def __init__(self, cluster: "Cluster", snapshot_out: str | None = None) -> None:
         self.cluster = cluster
+        #: Where ``POST /snapshots?save=true`` writes (``fakekube serve --snapshot-out``).
+        self.snapshot_out = snapshot_out
         self._routes: dict[tuple[str, str], Callable[[Request], dict[str, Any]]] = {
             ("GET", "/clock"): lambda _: self._clock(),
             ("POST", "/clock/advance"): self._advance,
@@ -100,7 +104,7 @@ class ControlApp:
             ("GET", "/webhook-addresses"): lambda _: dict(self.cluster.webhook_addresses),
             ("PUT", "/webhook-addresses"): self._set_webhook_addresses,
             ("GET", "/snapshots"): lambda _: self._snapshot_list(),
-            ("POST", "/snapshots"): lambda _: self._take_snapshot(),
+            ("POST", "/snapshots"): self._take_snapshot,
         }
         #: Snapshots by id, oldest first; ids count up from 1 and are never reused.
         self._snapshots: dict[str, Snapshot] = {}
@@ -218,15 +222,35 @@ class ControlApp:
         return dict(addresses)
 
     # -- snapshots ----------------------------------------------------------------------------
-    def _take_snapshot(self) -> dict[str, Any]:
+    def _take_snapshot(self, request: Request) -> dict[str, Any]:
+        """A snapshot kept in memory; with ``?save=true`` also written to the ``--snapshot-out``
+        file (``"file"`` in the answer), as a SIGTERM would."""
+        save = request.args.get("save", "false")
+        if save not in ("true", "false"):
+            raise errors.bad_request(f'save: "{save}" is not true or false')
+        if save == "true" and self.snapshot_out is None:
+            raise errors.bad_request("save=true needs a file: start fakekube serve with --snapshot-out FILE")
         if len(self._snapshots) >= MAX_SNAPSHOTS:
             raise ApiError(409, "Conflict", f"at most {MAX_SNAPSHOTS} snapshots are kept: "
                                             "DELETE /fakekube/v1/snapshots/<id> one first")
         snapshot = self.cluster.snapshot()
+        described: dict[str, Any] = {}
+        if save == "true":
+            assert self.snapshot_out is not None
+            described["file"] = self._save(snapshot, self.snapshot_out)
         self._snapshots_taken += 1
         snapshot_id = str(self._snapshots_taken)
         self._snapshots[snapshot_id] = snapshot
-        return _describe(snapshot_id, snapshot)
+        return {**_describe(snapshot_id, snapshot), **described}
+
+    def _save(self, snapshot: Snapshot, path: str) -> str:
+        """Write ``snapshot`` to ``path`` (500 naming what could not be written)."""
+        from fakekube.cluster import snapfile
+        try:
+            snapfile.save(path, snapfile.dumps_cluster(self.cluster, snapshot))
+        except (OSError, TypeError) as exc:
+            raise ApiError(500, "InternalError", f"the snapshot was not written to {path}: {exc}") from None
+        return path
 
     def _snapshot_list(self) -> dict[str, Any]:
         return {"snapshots": [_describe(key, snap) for key, snap in self._snapshots.items()], "limit": MAX_SNAPSHOTS}
@@ -254,9 +278,10 @@ class ControlApp:
         return self._clock()
 
 
-def attach(cluster: "Cluster") -> ControlApp:
-    """Serve the control API on ``cluster``'s URL under ``/fakekube/v1``."""
-    app = ControlApp(cluster)
+def attach(cluster: "Cluster", snapshot_out: str | None = None) -> ControlApp:
+    """Serve the control API on ``cluster``'s URL under ``/fakekube/v1`` (``snapshot_out``:
+    the file ``POST /snapshots?save=true`` writes)."""
+    app = ControlApp(cluster, snapshot_out)
     cluster.mount(app)
     return app
 

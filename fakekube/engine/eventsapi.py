@@ -44,6 +44,7 @@ transport errors up to 12 times, never a refusal).
 
 from __future__ import annotations
 
+import functools
 import json
 import threading
 from collections import OrderedDict
@@ -208,7 +209,7 @@ class EventsApiRecorder:
     def _arm(self, now: datetime) -> None:
         if self._timer is None:
             deadline = self._first_sweep_after(now)
-            self._timer = self._call_at(deadline, lambda: self.sweep(deadline))
+            self._timer = self._call_at(deadline, functools.partial(self.sweep, deadline))  # data, not a closure
 
     def sweep(self, at: datetime) -> None:
         """The 6-minute ``finishSeries`` pass (and at every 30 minutes ``refreshExistingEventSeries``)

@@ -49,6 +49,10 @@ class Store:
     (Annotations say ``builtins.list``: inside the class, ``list`` is the method.)
     """
 
+    #: Not written to a snapshot file (cluster/snapfile.py): the serving layer's hook, set
+    #: again by the next request (api/http/metrics.py, ``watch_store``).
+    SNAPSHOT_FILE_TRANSIENT = ("write_timing",)
+
     def __init__(self, history_limit: int | None = None, guard: bool = False,
                  history_max_bytes: int = DEFAULT_HISTORY_BYTES) -> None:
         #: Check mode (:mod:`fakekube.store.frozen`): keep deeply frozen copies, so an

@@ -18,6 +18,7 @@ the pods carrying its rarest key=value plus a copy of the per-domain zeros of th
 
 from __future__ import annotations
 
+import functools
 import json
 import weakref
 from collections import OrderedDict
@@ -214,9 +215,14 @@ def label_predicate(selector: LabelMatcher) -> Callable[[Mapping[str, str]], boo
         return None
     pairs = {r.key: r.values[0] for r in selector.requirements if r.operator in (EQUALS, IN) and len(r.values) == 1}
     if len(pairs) == len(selector.requirements):
-        wanted = frozenset(pairs.items())  # immutable: the predicate is shared as it is by snapshots
-        return lambda labels: wanted <= labels.items()
+        # A partial over an immutable set: shared as it is by snapshots, and plain data a
+        # snapshot file can name (cluster/snapfile.py).
+        return functools.partial(_has_all, frozenset(pairs.items()))
     return selector.matches
+
+
+def _has_all(wanted: frozenset[tuple[str, str]], labels: Mapping[str, str]) -> bool:
+    return wanted <= labels.items()
 
 
 class ChangeLog(Protocol):

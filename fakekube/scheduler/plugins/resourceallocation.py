@@ -19,6 +19,7 @@ scalar resource the pod does not request, or the node does not have, is left out
 
 from __future__ import annotations
 
+import functools
 import math
 from typing import Any, Callable, Mapping, NamedTuple, Sequence
 
@@ -109,62 +110,65 @@ def gatherer(resources: Sequence[ResourceSpec], use_requested: bool) -> Gather:
     """resourceAllocationScorer.score's first half, built once per plugin: each resource's
     (requested including the pod, allocatable); a resource left out has allocatable 0, which
     every scorer skips. The default cpu-and-memory pair gets a loop-free version (it runs
-    once per scored node per pod)."""
+    once per scored node per pod). A partial of a module function, not a closure: plain
+    data that a snapshot file can name (cluster/snapfile.py)."""
     names = tuple(spec.name for spec in resources)
     if names == (CPU, MEMORY):
-        def cpu_and_memory(node: NodeInfo, requests: Sequence[int]) -> tuple[list[int], list[int]]:
-            allocatable = node.allocatable
-            if use_requested:
-                used_cpu, used_memory = node.requested.milli_cpu, node.requested.memory
-            else:
-                used_cpu, used_memory = node.non_zero_cpu, node.non_zero_memory
-            return ([used_cpu + requests[0], used_memory + requests[1]],
-                    [allocatable.milli_cpu, allocatable.memory])
-        return cpu_and_memory
-
-    def any_resources(node: NodeInfo, requests: Sequence[int]) -> tuple[list[int], list[int]]:
-        requested, allocatable = [], []
-        for name, request in zip(names, requests):
-            alloc, req = allocatable_and_requested(node, name, request, use_requested)
-            requested.append(req)
-            allocatable.append(alloc)
-        return requested, allocatable
-    return any_resources
+        return functools.partial(_cpu_and_memory, use_requested)
+    return functools.partial(_any_resources, names, use_requested)
 
 
-# -- the scorers ------------------------------------------------------------------------
+def _cpu_and_memory(use_requested: bool, node: NodeInfo, requests: Sequence[int]) -> tuple[list[int], list[int]]:
+    allocatable = node.allocatable
+    if use_requested:
+        used_cpu, used_memory = node.requested.milli_cpu, node.requested.memory
+    else:
+        used_cpu, used_memory = node.non_zero_cpu, node.non_zero_memory
+    return ([used_cpu + requests[0], used_memory + requests[1]],
+            [allocatable.milli_cpu, allocatable.memory])
+
+
+def _any_resources(names: tuple[str, ...], use_requested: bool, node: NodeInfo,
+                   requests: Sequence[int]) -> tuple[list[int], list[int]]:
+    requested, allocatable = [], []
+    for name, request in zip(names, requests):
+        alloc, req = allocatable_and_requested(node, name, request, use_requested)
+        requested.append(req)
+        allocatable.append(alloc)
+    return requested, allocatable
+
+
+# -- the scorers (partials of module functions over immutable weights: shared as they are) ---
 def least_allocated_scorer(resources: Sequence[ResourceSpec]) -> Scorer:
     """LeastAllocated: the weighted mean of each resource's free share, 0…100 (more free is better)."""
-    weights = tuple(spec.weight for spec in resources)  # immutable: the scorer is shared as it is
+    return functools.partial(_least_allocated, tuple(spec.weight for spec in resources))
 
-    def score(requested: Sequence[int], allocatable: Sequence[int]) -> int:
-        total = weight_sum = 0
-        for req, alloc, weight in zip(requested, allocatable, weights):
-            if alloc == 0:
-                continue
-            free_score = 0 if req > alloc else (alloc - req) * MAX_NODE_SCORE // alloc
-            total += free_score * weight
-            weight_sum += weight
-        return total // weight_sum if weight_sum else 0
 
-    return score
+def _least_allocated(weights: tuple[int, ...], requested: Sequence[int], allocatable: Sequence[int]) -> int:
+    total = weight_sum = 0
+    for req, alloc, weight in zip(requested, allocatable, weights):
+        if alloc == 0:
+            continue
+        free_score = 0 if req > alloc else (alloc - req) * MAX_NODE_SCORE // alloc
+        total += free_score * weight
+        weight_sum += weight
+    return total // weight_sum if weight_sum else 0
 
 
 def most_allocated_scorer(resources: Sequence[ResourceSpec]) -> Scorer:
     """MostAllocated: the weighted mean of each resource's used share, 0…100 (requests above
     allocatable count as full: non-zero defaults can exceed it)."""
-    weights = tuple(spec.weight for spec in resources)  # immutable: the scorer is shared as it is
+    return functools.partial(_most_allocated, tuple(spec.weight for spec in resources))
 
-    def score(requested: Sequence[int], allocatable: Sequence[int]) -> int:
-        total = weight_sum = 0
-        for req, alloc, weight in zip(requested, allocatable, weights):
-            if alloc == 0:
-                continue
-            total += min(req, alloc) * MAX_NODE_SCORE // alloc * weight
-            weight_sum += weight
-        return total // weight_sum if weight_sum else 0
 
-    return score
+def _most_allocated(weights: tuple[int, ...], requested: Sequence[int], allocatable: Sequence[int]) -> int:
+    total = weight_sum = 0
+    for req, alloc, weight in zip(requested, allocatable, weights):
+        if alloc == 0:
+            continue
+        total += min(req, alloc) * MAX_NODE_SCORE // alloc * weight
+        weight_sum += weight
+    return total // weight_sum if weight_sum else 0
 
 
 def requested_to_capacity_ratio_scorer(resources: Sequence[ResourceSpec],
@@ -172,26 +176,21 @@ def requested_to_capacity_ratio_scorer(resources: Sequence[ResourceSpec],
     """RequestedToCapacityRatio: each resource's utilization (percent, truncated) through the
     piecewise-linear ``shape`` of (utilization, score 0…10) points, scores scaled ×10; the
     weighted mean of the resources scoring above 0, rounded half away from zero."""
-    scaled = [(utilization, score * (MAX_NODE_SCORE // MAX_CUSTOM_PRIORITY_SCORE)) for utilization, score in shape]
-    weights = tuple(spec.weight for spec in resources)  # immutable: the scorer is shared as it is
+    scaled = tuple((utilization, score * (MAX_NODE_SCORE // MAX_CUSTOM_PRIORITY_SCORE)) for utilization, score in shape)
+    return functools.partial(_requested_to_capacity_ratio, scaled, tuple(spec.weight for spec in resources))
 
-    def resource_score(req: int, alloc: int) -> int:
-        if req > alloc:
-            return broken_linear(scaled, MAX_UTILIZATION)
-        return broken_linear(scaled, req * MAX_UTILIZATION // alloc)
 
-    def score(requested: Sequence[int], allocatable: Sequence[int]) -> int:
-        total = weight_sum = 0
-        for req, alloc, weight in zip(requested, allocatable, weights):
-            if alloc == 0:
-                continue
-            value = resource_score(req, alloc)
-            if value > 0:
-                total += value * weight
-                weight_sum += weight
-        return (2 * total + weight_sum) // (2 * weight_sum) if weight_sum else 0  # math.Round, non-negative
-
-    return score
+def _requested_to_capacity_ratio(scaled: tuple[tuple[int, int], ...], weights: tuple[int, ...],
+                                 requested: Sequence[int], allocatable: Sequence[int]) -> int:
+    total = weight_sum = 0
+    for req, alloc, weight in zip(requested, allocatable, weights):
+        if alloc == 0:
+            continue
+        value = broken_linear(scaled, MAX_UTILIZATION if req > alloc else req * MAX_UTILIZATION // alloc)
+        if value > 0:
+            total += value * weight
+            weight_sum += weight
+    return (2 * total + weight_sum) // (2 * weight_sum) if weight_sum else 0  # math.Round, non-negative
 
 
 def broken_linear(shape: Sequence[tuple[int, int]], p: int) -> int:
