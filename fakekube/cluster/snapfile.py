@@ -31,6 +31,7 @@ with the reason), and any truncated, garbled or hostile file the same way.
 
 from __future__ import annotations
 
+import array
 import base64
 import collections
 import datetime
@@ -56,6 +57,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable
 
 from fakekube.cluster.snapfile_names import CLASSES, FUNCTIONS
+from fakekube.kubelet.fs import Stores
 from fakekube.record import FrozenRecord
 from fakekube.store.frozen import FrozenDict, FrozenList, freeze
 
@@ -102,9 +104,9 @@ def header(kubernetes_version: str) -> dict[str, Any]:
 
 
 # -- save ----------------------------------------------------------------------------------------
-def dumps(snapshot: "Snapshot", symbols: dict[int, Any], stored: Iterable[object], kubernetes_version: str,
-          crds: Iterable[tuple[str, Any]] = ()) -> bytes:
-    """The file's bytes for ``snapshot``; ``symbols`` maps id(shared object) → its symbol,
+def dumps(snapshot: "Snapshot", state: dict[str, Any], symbols: dict[int, Any], stored: Iterable[object],
+          kubernetes_version: str, crds: Iterable[tuple[str, Any]] = ()) -> bytes:
+    """The file's bytes for ``snapshot`` (``state``: a copy of what it holds); ``symbols`` maps id(shared object) → its symbol,
     ``stored`` are the stored objects (written as JSON), ``crds`` the (owner, CRD) pairs whose
     types load makes again. TypeError naming the path to what cannot be written."""
     encoder = _Encoder(symbols, stored)
@@ -114,7 +116,7 @@ def dumps(snapshot: "Snapshot", symbols: dict[int, Any], stored: Iterable[object
         document = {"header": header(kubernetes_version), "config": encoder.value(snapshot.config, "config"),
                     "time": encoder.value(snapshot.time, "time"), "resourceVersion": snapshot.resource_version,
                     "custom": [[owner, encoder.value(crd, "crd")] for owner, crd in crds],
-                    "root": encoder.value(snapshot._state, "state")}
+                    "root": encoder.value(state, "state")}
     finally:
         sys.setrecursionlimit(limit)
     document["nodes"] = encoder.nodes
@@ -232,6 +234,10 @@ class _Encoder:
             return ["s" if kind is set else "fs", [value(item, path) for item in _ordered(obj)]]
         if kind is collections.deque:
             return ["q", obj.maxlen, [value(item, path) for item in obj]]
+        if kind is array.array and obj.typecode == "q":
+            return ["a64", obj.tolist()]
+        if kind is Stores:  # unpacked: the file holds the trees as data, never marshal's bytes
+            return ["fsst", self._pairs(dict(obj.items()), path)]
         if kind in _FRESH_TAGS:
             return [_FRESH_TAGS[kind]]
         if kind is threading.Condition:
@@ -705,6 +711,21 @@ def _build_count(decoder: Decoder, node: list[Any]) -> Any:
     return itertools.count(node[1])
 
 
+def _build_int64s(decoder: Decoder, node: list[Any]) -> Any:
+    if type(node[1]) is not list or not all(type(item) is int and -2**63 <= item < 2**63 for item in node[1]):
+        raise SnapshotFileError("the file is garbled: an integer array holds what is not a 64-bit integer")
+    return array.array("q", node[1])
+
+
+def _build_stores(decoder: Decoder, node: list[Any]) -> Any:
+    stores = Stores()
+    for store_id, store in decoder.pairs(node[1]):
+        if type(store_id) is not str or type(store) is not dict:
+            raise SnapshotFileError("the file is garbled: a filesystem store that is not a tree")
+        stores[store_id] = store
+    return stores
+
+
 def _build_view(decoder: Decoder, node: list[Any]) -> Any:
     if node[1] not in ("keys", "values", "items"):
         raise SnapshotFileError("the file is garbled: an unknown dict view")
@@ -785,7 +806,7 @@ _BUILDERS: dict[str, Callable[[Decoder, list[Any]], Any]] = {
     "oi": _build_object, "nt": _build_named_tuple, "fr": _build_record, "m": _build_method, "p": _build_partial,
     "re": lambda decoder, node: re.compile(decoder.value(node[1]), int(node[2])),
     "ig": lambda decoder, node: operator.itemgetter(*decoder.values(node[1])),
-    "view": _build_view, "cond": _build_condition, "ev": _build_event, "cnt": _build_count, "j": _build_stored,
+    "view": _build_view, "a64": _build_int64s, "fsst": _build_stores, "cond": _build_condition, "ev": _build_event, "cnt": _build_count, "j": _build_stored,
 }
 _VALUES: dict[str, Callable[[Decoder, list[Any]], Any]] = {
     "t": lambda decoder, encoded: tuple(decoder.values(encoded[1])),
@@ -850,11 +871,11 @@ def _served_crds(state: Any, store: Any) -> list[tuple[str, Any]]:
 
 def dumps_cluster(cluster: "Cluster", snapshot: "Snapshot") -> bytes:
     """``snapshot`` of ``cluster`` as a file's bytes (TypeError naming what cannot be saved)."""
-    registry = snapshot._state["registry"]
-    store = snapshot._state["store"]
+    state = snapshot.state()
+    registry, store = state["registry"], state["store"]
     crds = _served_crds(_registry_state(registry), store)
     symbols = _symbols(cluster, registry)
-    return dumps(snapshot, symbols, store.stored_objects(), cluster.config.kubernetes_version, crds)
+    return dumps(snapshot, state, symbols, store.stored_objects(), cluster.config.kubernetes_version, crds)
 
 
 def read_config(path: str | Path, kubernetes_version: str | None) -> tuple[dict[str, Any], Any]:

@@ -58,6 +58,10 @@ class Snapshot:
         #: The newest resourceVersion it holds.
         self.resource_version = resource_version
 
+    def state(self) -> dict[str, Any]:
+        """A new copy of the state it holds, by part (what a snapshot file writes)."""
+        return dict(self._frozen.thaw())
+
     def __repr__(self) -> str:
         return f"Snapshot(time={self.time.isoformat()}, resourceVersion={self.resource_version})"
 
