@@ -31,6 +31,7 @@ import posixpath
 from typing import Any, Callable, Mapping, NamedTuple
 
 from fakekube.kubelet import rootfs, volumes
+from fakekube.store import freeze
 from fakekube.kubelet.fs import (
     DIR, LINK, FileSystem, Mount, Operation, Overlay, Store, StoreMap, Stores, apply_operation, new_store, normalize,
     split, store_get)
@@ -310,10 +311,11 @@ def _as_of(versions: list[tuple[float, Any]], now_s: float) -> tuple[float, Any]
 
 
 def _metadata(pod: Obj) -> dict[str, Any]:
-    """The pod's labels and annotations (the stored pod's own: immutable, so a snapshot
-    shares them)."""
+    """The pod's labels and annotations, frozen: kept as they were at a time and never
+    edited, so a snapshot shares them rather than copying."""
     meta = pod.get("metadata") or {}
-    return {"labels": meta.get("labels") or {}, "annotations": meta.get("annotations") or {}}
+    frozen: dict[str, Any] = freeze({"labels": meta.get("labels") or {}, "annotations": meta.get("annotations") or {}})
+    return frozen
 
 
 def _uses_metadata(volume: Mapping[str, Any]) -> bool:
