@@ -234,3 +234,46 @@ def test_a_template_in_the_test_module_itself_wins_over_the_conftest_s(pytester:
             assert "module" in names and "conftest" not in names
     """)
     result.assert_outcomes(passed=1)
+
+
+def test_under_xdist_each_worker_prepares_the_template_once_and_runs_its_own_clusters(
+        pytester: pytest.Pytester) -> None:
+    """pytest-xdist out of the box: two workers, each its own session — it prepares the
+    template the first time one of its tests asks, restores it for the rest, and its
+    clusters (each with its own port and kubeconfig) are its own."""
+    pytest.importorskip("xdist", reason="pytest-xdist is in the [test] extra")
+    pytester.makeconftest("""
+        import os
+        import pathlib
+
+        import pytest_fakekube
+
+        @pytest_fakekube.template(nodes=1)
+        def installed(cluster):
+            with open(pathlib.Path(__file__).parent / "prepared.txt", "a") as log:
+                log.write(os.environ.get("PYTEST_XDIST_WORKER", "main") + "\\n")
+            cluster.create({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "settings"}})
+            cluster.advance(10)
+    """)
+    pytester.makepyfile("""
+        import os
+        import pathlib
+
+        import pytest
+
+        @pytest.mark.parametrize("round", range(6))
+        def test_each_gets_the_template(fakekube, round):
+            assert fakekube.get("v1", "ConfigMap", "settings")["metadata"]["name"] == "settings"
+            with open(pathlib.Path(__file__).parent / "ran.txt", "a") as log:
+                log.write(f"{os.environ['PYTEST_XDIST_WORKER']} {fakekube.url} {os.environ.get('KUBECONFIG', '')}\\n")
+            fakekube.delete("v1", "ConfigMap", "settings")
+    """)
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "-n", "2")
+    result.assert_outcomes(passed=6)
+    prepared = (pytester.path / "prepared.txt").read_text().split()
+    ran = [line.split() for line in (pytester.path / "ran.txt").read_text().splitlines()]
+    workers = sorted({worker for worker, *_ in ran})
+    assert sorted(prepared) == workers and set(workers) <= {"gw0", "gw1"}
+    for column in (1, 2):  # the cluster's URL, the KUBECONFIG the test saw
+        seen = [{row[column] for row in ran if row[0] == worker} for worker in workers]
+        assert len(seen) < 2 or not seen[0] & seen[1]
