@@ -25,6 +25,7 @@ Pods are scheduled one at a time, in the queue's order, so a run is deterministi
 from __future__ import annotations
 
 import math
+from itertools import compress
 from datetime import datetime, timedelta
 from typing import Any, Iterable, Mapping
 
@@ -578,9 +579,11 @@ def select_host(nodes: list[NodeInfo], totals: list[int], ctx: Context) -> str:
     (upstream's selectHost samples the ties the same way, one reservoir draw per tie; one
     draw over the tied nodes in evaluation order gives the same distribution)."""
     best = max(totals)
-    tied = [index for index, total in enumerate(totals) if total == best]
-    chosen = tied[ctx.rng.randrange(0, len(tied))] if len(tied) > 1 else tied[0]
-    return nodes[chosen].name
+    ties = totals.count(best)
+    if ties == 1:
+        return nodes[totals.index(best)].name
+    tied = list(compress(range(len(totals)), map(best.__eq__, totals)))
+    return nodes[tied[ctx.rng.randrange(0, ties)]].name
 
 
 def scheduler_name(pod: Obj) -> str:

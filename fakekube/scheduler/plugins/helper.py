@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import OrderedDict
-from typing import Any, Callable, Hashable
+from typing import Any, Hashable
 
 from fakekube.scheduler.framework import MAX_NODE_SCORE, NodeInfo
 
@@ -45,23 +45,6 @@ class NodeMemo:
         else:
             self._tables.move_to_end(signature)
         return table
-
-
-def memoized(table: dict[str, tuple[int, Any]], nodes: list[NodeInfo], compute: Callable[[NodeInfo], Any]) -> list[Any]:
-    """``compute(node)`` for every node, from ``table`` (a NodeMemo table) where the node's
-    generation still matches, computed and remembered otherwise."""
-    out: list[Any] = []
-    append = out.append
-    get = table.get
-    for node in nodes:
-        hit = get(node.name)
-        if hit is not None and hit[0] == node.generation:
-            append(hit[1])
-        else:
-            value = compute(node)
-            table[node.name] = (node.generation, value)
-            append(value)
-    return out
 
 
 class LoggedTable:
