@@ -9,10 +9,12 @@ weight.
 
 from __future__ import annotations
 
+from itertools import repeat
+from operator import add, attrgetter, itemgetter, mul
 from typing import TYPE_CHECKING, Any, Callable, Hashable, Iterable, Mapping
 
 from fakekube.scheduler.config import Profile, SchedulerConfig
-from fakekube.scheduler.plugins.helper import NodeMemo, memoized
+from fakekube.scheduler.plugins.helper import LoggedMemo
 from fakekube.scheduler.framework import (
     Code, CycleState, EventHint, NodeInfo, PodInfo, QueuedPodInfo, Status, error,
 )
@@ -65,7 +67,7 @@ class Framework:
             self.plugins[name] = registry[name](handle, profile.args(name))
         self.weights = {name: weight or 1 for name, weight in plugins}
         #: Score plugins' per-node results by pod signature (run_score's memo).
-        self._score_memo = NodeMemo()
+        self._score_memo = LoggedMemo()
         self.pre_enqueue = self._point("preEnqueue", "pre_enqueue", plugins)
         self.queue_sort = self._point("queueSort", "sort_key", plugins)
         self.pre_filter = self._point("preFilter", "pre_filter", plugins)
@@ -250,26 +252,37 @@ class Framework:
 
     def _memoized_totals(self, plugins: list[tuple[Any, Hashable]], state: CycleState, info: PodInfo,
                          nodes: list[NodeInfo]) -> list[int]:
-        """The weighted total of ``plugins`` per node. Per node generation one memo entry
-        holds the weighted sum of the plugins that do not normalize and the raw scores of
-        those that do (normalized here, across these nodes): a burst of alike pods looks
-        each node up once instead of once per plugin."""
+        """The weighted total of ``plugins`` per node. Per node one memo entry (valid until
+        the cache logs the node again: LoggedMemo) holds the weighted sum of the plugins
+        that do not normalize and the raw scores of those that do (normalized here, across
+        these nodes): a burst of alike pods looks its nodes up at C speed instead of
+        calling each plugin per node."""
         plain = [plugin for plugin, _ in plugins if not hasattr(plugin, "normalize_score")]
         normalizing = [plugin for plugin, _ in plugins if hasattr(plugin, "normalize_score")]
         weights = [self.weights.get(plugin.name, 1) for plugin in plain]
-        table = self._score_memo.table(tuple(signature for _, signature in plugins))
+        snapshot = self.handle.snapshot
 
-        def compute(node: NodeInfo) -> tuple[int, tuple[int, ...]]:
+        def entry(node: NodeInfo) -> tuple[int, ...]:
             fixed = sum(w * plugin.score(state, info, node) for plugin, w in zip(plain, weights))
-            return fixed, tuple(plugin.score(state, info, node) for plugin in normalizing)
-
-        entries = memoized(table, nodes, compute)
-        totals = [entry[0] for entry in entries]
-        for index, plugin in enumerate(normalizing):
-            scores = [entry[1][index] for entry in entries]
+            return (fixed, *(plugin.score(state, info, node) for plugin in normalizing))
+        table, dropped = self._score_memo.table(tuple(signature for _, signature in plugins), snapshot.changes)
+        known = table.values
+        if len(dropped) <= RELEARN_NODES_MAX:  # in a burst, the node the last pod landed on
+            for name in dropped:
+                node = snapshot.get(name)
+                if node is not None:
+                    known[name] = entry(node)
+        entries: list[Any] = list(map(known.get, map(_node_name, nodes)))
+        if None in entries:  # nodes this signature has not scored since they changed
+            for index, node in enumerate(nodes):
+                if entries[index] is None:
+                    entries[index] = known[node.name] = entry(node)
+        totals = list(map(_first, entries))
+        for index, plugin in enumerate(normalizing, 1):
+            scores = list(map(itemgetter(index), entries))
             plugin.normalize_score(state, info, scores)
             weight = self.weights.get(plugin.name, 1)
-            totals = [total + weight * value for total, value in zip(totals, scores)]
+            totals = list(map(add, totals, map(mul, scores, repeat(weight))))
         return totals
 
     @staticmethod
@@ -321,6 +334,12 @@ class Framework:
     def run_post_bind(self, state: CycleState, info: PodInfo, node_name: str) -> None:
         for plugin in self.post_bind:
             plugin.post_bind(state, info, node_name)
+
+
+_node_name = attrgetter("name")
+#: A score memo learns at most this many changed nodes again at once (more: as cycles score them).
+RELEARN_NODES_MAX = 64
+_first = itemgetter(0)
 
 
 def _first_failure(plugins: Iterable[Any], method: str, state: CycleState, info: PodInfo,

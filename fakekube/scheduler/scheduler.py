@@ -25,6 +25,7 @@ Pods are scheduled one at a time, in the queue's order, so a run is deterministi
 from __future__ import annotations
 
 import math
+from itertools import compress
 from datetime import datetime, timedelta
 from typing import Any, Iterable, Mapping
 
@@ -38,7 +39,7 @@ from fakekube.scheduler.framework import (
     ASSIGNED_POD, NODE, PV, PVC, STORAGE_CLASS, Action, ClusterEvent, Code, CycleState, Diagnosis, EventHint,
     NodeInfo, PodInfo, QueuedPodInfo, Status,
 )
-from fakekube.scheduler.plugins.helper import NodeMemo
+from fakekube.scheduler.plugins.helper import LoggedMemo, LoggedTable
 from fakekube.scheduler.queue import SchedulingQueue
 from fakekube.scheduler.registry import IN_TREE
 from fakekube.scheduler.runtime import Framework, Handle, PluginFactory
@@ -65,6 +66,10 @@ MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND = 5
 NO_NODES_AVAILABLE = "no nodes available to schedule pods"
 REASON_UNSCHEDULABLE = "Unschedulable"
 REASON_SCHEDULER_ERROR = "SchedulerError"
+#: A filter memo learns at most this many changed nodes again at once (more: they are
+#: learnt as cycles visit them; the memo is sliced only when it knows every node).
+RELEARN_NODES_MAX = 64
+_UNKNOWN = object()
 
 
 class FitError(Exception):
@@ -126,8 +131,12 @@ class Scheduler:
         self._seen: dict[str, Obj] = {}
         self._next_start = 0
         self._origin: datetime | None = None
-        #: Filter-chain verdicts per (profile, pod signature), node and node generation.
-        self._verdicts = NodeMemo()
+        #: Filter-chain verdicts per (profile, pod signature) and node (see LoggedMemo).
+        self._verdicts = LoggedMemo()
+        #: The node list ``_rotation`` last indexed, twice over, and each node's index.
+        self._rotation_of: list[NodeInfo] | None = None
+        self._doubled: list[NodeInfo] = []
+        self._positions: dict[str, int] = {}
 
     def _hints(self) -> dict[str, list[EventHint]]:
         hints: dict[str, list[EventHint]] = {}
@@ -350,31 +359,45 @@ class Scheduler:
 
     def _filter(self, framework: Framework, state: CycleState, info: PodInfo, candidates: list[NodeInfo],
                 diagnosis: Diagnosis) -> list[NodeInfo]:
-        """Filter from the rotating start until enough nodes fit (the hot loop of a cycle)."""
+        """Filter from the rotating start until enough nodes fit (the hot loop of a cycle).
+
+        When the filter chain's verdicts for this pod's signature are known for every node
+        (see ``_filter_memo``), the nodes that fit are the runs between the rejected ones:
+        sliced, not visited one by one — the same nodes, statuses and next start."""
         count = len(candidates)
         if count == 0:
             return []
         to_find = self._num_feasible_nodes_to_find(framework, count)
         filters = framework.filters_for(state)
-        memo = self._filter_memo(framework, state, info)
+        memo = self._filter_memo(framework, state, info, filters)
         nominated_anywhere = self.cache.has_nominations()
         start = self._next_start % count
+        if (memo is not None and not nominated_anywhere and len(memo.values) == count
+                and candidates is self.snapshot.node_infos()):
+            feasible, processed = self._slice_known(memo, candidates, start, to_find, diagnosis)
+        else:
+            feasible, processed = self._visit(framework, state, info, candidates, start, to_find, filters, memo,
+                                              nominated_anywhere, diagnosis)
+        self._next_start = (start + processed) % count
+        return feasible
+
+    def _visit(self, framework: Framework, state: CycleState, info: PodInfo, candidates: list[NodeInfo], start: int,
+               to_find: int, filters: list[Any], memo: LoggedTable | None, nominated_anywhere: bool,
+               diagnosis: Diagnosis) -> tuple[list[NodeInfo], int]:
+        """Each node in turn from ``start``: the feasible ones and how many were visited."""
         feasible: list[NodeInfo] = []
         processed = 0
+        known = memo.values if memo is not None else None
         for node in (candidates[start:] + candidates[:start]) if start else candidates:
             processed += 1
             if nominated_anywhere and self.snapshot.nominated_pods(node.name, info):
                 status = framework.run_filters_with_nominated(state, info, node)
-            elif memo is not None and (hit := memo.get(node.name)) is not None and hit[0] == node.generation:
-                status = hit[1]
+            elif known is not None and (status := known.get(node.name, _UNKNOWN)) is not _UNKNOWN:
+                pass
             else:
-                status = None
-                for plugin_filter in filters:
-                    status = plugin_filter(state, info, node)
-                    if status is not None:
-                        break
+                status = _run_chain(filters, state, info, node)
                 if memo is not None:
-                    memo[node.name] = (node.generation, status)
+                    memo.put(node.name, status)
             if status is None:
                 feasible.append(node)
                 if len(feasible) >= to_find:
@@ -384,18 +407,65 @@ class Scheduler:
                 raise SchedulingError(f"running Filter plugin {status.plugin!r}: {status.message}")
             diagnosis.node_statuses[node.name] = status
             diagnosis.unschedulable_plugins.add(status.plugin)
-        self._next_start = (start + processed) % count
-        return feasible
+        return feasible, processed
 
-    def _filter_memo(self, framework: Framework, state: CycleState,
-                     info: PodInfo) -> dict[str, tuple[int, Status | None]] | None:
+    def _slice_known(self, memo: LoggedTable, nodes: list[NodeInfo], start: int, to_find: int,
+                     diagnosis: Diagnosis) -> tuple[list[NodeInfo], int]:
+        """``_visit`` for a memo that knows every node: the rejected nodes' offsets from
+        ``start``, sorted, split the rotated node list into runs that fit; the runs are
+        sliced until ``to_find`` nodes fit, and each rejection passed is recorded as
+        ``_visit`` records it."""
+        count = len(nodes)
+        doubled, positions = self._rotation(nodes)
+        blocked = memo.blocked
+        if not blocked:
+            return doubled[start:start + to_find], to_find
+        feasible: list[NodeInfo] = []
+        done = 0  # offset of the first node not yet passed
+        for offset in sorted((positions[name] - start) % count for name in blocked):
+            need = to_find - len(feasible)
+            if offset - done >= need:
+                feasible += doubled[start + done:start + done + need]
+                return feasible, done + need
+            feasible += doubled[start + done:start + offset]
+            name = doubled[start + offset].name
+            status = blocked[name]
+            if status.code == Code.ERROR:
+                raise SchedulingError(f"running Filter plugin {status.plugin!r}: {status.message}")
+            diagnosis.node_statuses[name] = status
+            diagnosis.unschedulable_plugins.add(status.plugin)
+            done = offset + 1
+        take = min(to_find - len(feasible), count - done)
+        feasible += doubled[start + done:start + done + take]
+        return feasible, done + take
+
+    def _rotation(self, nodes: list[NodeInfo]) -> tuple[list[NodeInfo], dict[str, int]]:
+        """The node list twice over (so a rotated run is one slice) and each node's index,
+        kept while the cache's node list is the same list."""
+        if self._rotation_of is not nodes:
+            self._rotation_of = nodes
+            self._doubled = nodes + nodes
+            self._positions = {node.name: index for index, node in enumerate(nodes)}
+        return self._doubled, self._positions
+
+    def _filter_memo(self, framework: Framework, state: CycleState, info: PodInfo,
+                     filters: list[Any]) -> LoggedTable | None:
         """The remembered verdicts of this cycle's whole filter chain per node (see
-        NodeMemo), when every active Filter says what of the pod it depends on
-        (``filter_signature``); None when one does not (e.g. inter-pod affinity)."""
+        LoggedMemo), when every active Filter says what of the pod it depends on
+        (``filter_signature``); None when one does not (e.g. inter-pod affinity). The few
+        nodes that changed since the table's last use are learnt again at once (in a
+        burst, the node the last pod landed on), so once cycles have visited every node
+        the table keeps knowing every node."""
         signature = framework.filter_chain_signature(state, info)
         if signature is None:
             return None
-        return self._verdicts.table((framework.name, signature))
+        memo, dropped = self._verdicts.table((framework.name, signature), self.snapshot.changes)
+        if dropped and len(dropped) <= RELEARN_NODES_MAX:
+            for name in dropped:
+                node = self.snapshot.get(name)
+                if node is not None:
+                    memo.put(name, _run_chain(filters, state, info, node))
+        return memo
 
     def _num_feasible_nodes_to_find(self, framework: Framework, num_all_nodes: int) -> int:
         """numFeasibleNodesToFind: every node below 100; else percentageOfNodesToScore
@@ -488,6 +558,15 @@ class Scheduler:
             pass  # the pod changed or went away: its own change brings it back
 
 
+def _run_chain(filters: list[Any], state: CycleState, info: PodInfo, node: NodeInfo) -> Status | None:
+    """The first rejection of ``filters`` on ``node`` (later ones do not run), or None."""
+    for plugin_filter in filters:
+        status = plugin_filter(state, info, node)
+        if status is not None:
+            return status
+    return None
+
+
 def flush_tick_s(queued_s: float, max_wait_s: float) -> float:
     """The first tick of upstream's 30-second flush loop (from the scheduler's start) at
     which a pod unschedulable since ``queued_s`` has waited more than ``max_wait_s``: only
@@ -500,9 +579,11 @@ def select_host(nodes: list[NodeInfo], totals: list[int], ctx: Context) -> str:
     (upstream's selectHost samples the ties the same way, one reservoir draw per tie; one
     draw over the tied nodes in evaluation order gives the same distribution)."""
     best = max(totals)
-    tied = [index for index, total in enumerate(totals) if total == best]
-    chosen = tied[ctx.rng.randrange(0, len(tied))] if len(tied) > 1 else tied[0]
-    return nodes[chosen].name
+    ties = totals.count(best)
+    if ties == 1:
+        return nodes[totals.index(best)].name
+    tied = list(compress(range(len(totals)), map(best.__eq__, totals)))
+    return nodes[tied[ctx.rng.randrange(0, ties)]].name
 
 
 def scheduler_name(pod: Obj) -> str:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import OrderedDict
-from typing import Any, Callable, Hashable
+from typing import Any, Hashable
 
 from fakekube.scheduler.framework import MAX_NODE_SCORE, NodeInfo
 
@@ -47,18 +47,68 @@ class NodeMemo:
         return table
 
 
-def memoized(table: dict[str, tuple[int, Any]], nodes: list[NodeInfo], compute: Callable[[NodeInfo], Any]) -> list[Any]:
-    """``compute(node)`` for every node, from ``table`` (a NodeMemo table) where the node's
-    generation still matches, computed and remembered otherwise."""
-    out: list[Any] = []
-    append = out.append
-    get = table.get
-    for node in nodes:
-        hit = get(node.name)
-        if hit is not None and hit[0] == node.generation:
-            append(hit[1])
-        else:
-            value = compute(node)
-            table[node.name] = (node.generation, value)
-            append(value)
-    return out
+class LoggedTable:
+    """Per-node results of one pod signature, valid until the cache's change log names the
+    node again (see :class:`LoggedMemo`): ``values`` maps node name → result; ``blocked``
+    holds the entries whose result is not None (a filter chain's rejections)."""
+
+    __slots__ = ("values", "blocked", "position")
+
+    def __init__(self, position: int) -> None:
+        self.values: dict[str, Any] = {}
+        self.blocked: dict[str, Any] = {}
+        self.position = position
+
+    def put(self, name: str, value: Any) -> None:
+        self.values[name] = value
+        if value is not None:
+            self.blocked[name] = value
+
+
+class LoggedMemo:
+    """Like :class:`NodeMemo`, but a table is kept valid by the cache's
+    :class:`~fakekube.scheduler.cache.NodeChangeLog` instead of per-node generations: on
+    each use the nodes logged since the table's last use are dropped from it (and returned,
+    so a caller may recompute them at once), so looking up a node costs no generation
+    check and a whole cycle's nodes can be looked up at C speed (``map``), and a table
+    that holds every node answers "which nodes does this signature reject" without a scan.
+
+    Its one invariant: a NodeInfo of the cache changes only through the cache, which logs
+    the node's name (``Cache.set_node/remove_node/add_pod/remove_pod``). Bounded as
+    NodeMemo: ``max_signatures`` tables (least recently used dropped), at most one entry
+    per node each; a table whose log position was dropped from the log starts empty."""
+
+    def __init__(self, max_signatures: int = 32) -> None:
+        self.max_signatures = max_signatures
+        self._tables: OrderedDict[Hashable, LoggedTable] = OrderedDict()
+
+    def table(self, signature: Hashable, log: Any) -> tuple[LoggedTable, list[str]]:
+        """The table of ``signature`` brought up to ``log`` (a NodeChangeLog), and the names
+        dropped from it because they changed since its last use."""
+        position = log.position
+        table = self._tables.get(signature)
+        if table is None:
+            table = self._tables[signature] = LoggedTable(position)
+            if len(self._tables) > self.max_signatures:
+                self._tables.popitem(last=False)
+            return table, []
+        self._tables.move_to_end(signature)
+        if table.position == position:
+            return table, []
+        changed = log.since(table.position)
+        table.position = position
+        if changed is None:
+            dropped = list(table.values)
+            table.values.clear()
+            table.blocked.clear()
+            return table, dropped
+        dropped = []
+        values, blocked = table.values, table.blocked
+        for name in changed:
+            if values.pop(name, _MISSING) is not _MISSING:
+                blocked.pop(name, None)
+                dropped.append(name)
+        return table, dropped
+
+
+_MISSING = object()
