@@ -12,6 +12,8 @@ function or a method (a closure or a lambda has no name that loads it: make it a
 from __future__ import annotations
 
 CLASSES: frozenset[str] = frozenset({
+    "fakekube.scheduler.plugins.helper:LoggedMemo",
+    "fakekube.scheduler.plugins.helper:LoggedTable",
     # The classes of a busy cluster's state (system pods, metrics, every workload kind, probes,
     # evictions, quotas, a namespace deleted).
     "fakekube.api.admission.certificatesubjectrestriction:CertificateSubjectRestriction",
