@@ -28,9 +28,10 @@ ZONE = "topology.kubernetes.io/zone"
 HOST = "kubernetes.io/hostname"
 
 
-def node_specs() -> tuple[NodeSpec, ...]:
+def node_specs(count: int = NODES) -> tuple[NodeSpec, ...]:
+    """Heterogeneous nodes: cpu, memory, zone, labels and taints follow from the index."""
     specs = []
-    for i in range(NODES):
+    for i in range(count):
         taints: tuple[Obj, ...] = ()
         if i % 10 == 9:
             taints = ({"key": "dedicated", "value": "gpu", "effect": "NoSchedule"},)

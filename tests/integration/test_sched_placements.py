@@ -19,26 +19,11 @@ import pytest
 from fakekube import Cluster
 from fakekube.api.verbs.apiserver import WriteOptions
 from fakekube.cluster.nodespec import NodeSpec
-from tests.integration.test_sched_determinism import pod
+from tests.integration.test_sched_determinism import node_specs, pod
 
 Obj = dict[str, Any]
 PINNED = Path(__file__).with_name("sched_placements.json")
 PODS, BURST = 300, 150
-
-
-def node_specs(count: int) -> tuple[NodeSpec, ...]:
-    """Heterogeneous nodes: cpu, memory, zone, labels and taints follow from the index."""
-    specs = []
-    for i in range(count):
-        taints: tuple[Obj, ...] = ()
-        if i % 10 == 9:
-            taints = ({"key": "dedicated", "value": "gpu", "effect": "NoSchedule"},)
-        elif i % 10 == 4:
-            taints = ({"key": "spot", "effect": "PreferNoSchedule"},)
-        specs.append(NodeSpec(zone="abcd"[i % 4], labels={"disk": "ssd" if i % 3 == 0 else "hdd", "pool": f"p{i % 7}"},
-                              taints=taints, capacity={"cpu": str((2, 4, 8, 16)[i % 4]),
-                                                       "memory": f"{(4, 8, 16, 32, 64)[i % 5]}Gi", "pods": "30"}))
-    return tuple(specs)
 
 
 def placements(nodes: int) -> dict[str, str | None]:

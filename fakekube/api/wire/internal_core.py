@@ -40,6 +40,18 @@ _OBJECT_META_ORDER = ("name", "generateName", "namespace", "selfLink", "uid", "r
                       "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds", "labels",
                       "annotations", "ownerReferences", "finalizers", "managedFields")
 
+#: core.Container's fields, which EphemeralContainerCommon repeats.
+_CONTAINER_FIELDS: tuple[tuple[str, ...], ...] = (
+    ("Name", "string"), ("Image", "string"), ("Command", "[]string"), ("Args", "[]string"),
+    ("WorkingDir", "string"), ("Ports", "[]ContainerPort"), ("EnvFrom", "[]EnvFromSource"), ("Env", "[]EnvVar"),
+    ("Resources", "ResourceRequirements"), ("ResizePolicy", "[]ContainerResizePolicy"),
+    ("RestartPolicy", "*ContainerRestartPolicy"), ("RestartPolicyRules", "[]ContainerRestartRule"),
+    ("VolumeMounts", "[]VolumeMount"), ("VolumeDevices", "[]VolumeDevice"), ("LivenessProbe", "*Probe"),
+    ("ReadinessProbe", "*Probe"), ("StartupProbe", "*Probe"), ("Lifecycle", "*Lifecycle"),
+    ("TerminationMessagePath", "string"), ("TerminationMessagePolicy", "TerminationMessagePolicy"),
+    ("ImagePullPolicy", "PullPolicy"), ("SecurityContext", "*SecurityContext"), ("Stdin", "bool"),
+    ("StdinOnce", "bool"), ("TTY", "bool", "tty"),
+)
 STRUCTS: dict[str, tuple[tuple[str, ...], ...]] = {
     "PodSpec": (("Volumes", "[]Volume"), ("InitContainers", "[]Container"), ("Containers", "[]Container"),
         ("EphemeralContainers", "[]EphemeralContainer"), ("RestartPolicy", "RestartPolicy"),
@@ -58,15 +70,7 @@ STRUCTS: dict[str, tuple[tuple[str, ...], ...]] = {
         ("SchedulingGroup", "*PodSchedulingGroup"),),
     "PodTemplateSpec": (("", "metav1.ObjectMeta"), ("Spec", "PodSpec"),),
     "Volume": (("Name", "string"), ("", "VolumeSource"),),
-    "Container": (("Name", "string"), ("Image", "string"), ("Command", "[]string"), ("Args", "[]string"),
-        ("WorkingDir", "string"), ("Ports", "[]ContainerPort"), ("EnvFrom", "[]EnvFromSource"), ("Env", "[]EnvVar"),
-        ("Resources", "ResourceRequirements"), ("ResizePolicy", "[]ContainerResizePolicy"),
-        ("RestartPolicy", "*ContainerRestartPolicy"), ("RestartPolicyRules", "[]ContainerRestartRule"),
-        ("VolumeMounts", "[]VolumeMount"), ("VolumeDevices", "[]VolumeDevice"), ("LivenessProbe", "*Probe"),
-        ("ReadinessProbe", "*Probe"), ("StartupProbe", "*Probe"), ("Lifecycle", "*Lifecycle"),
-        ("TerminationMessagePath", "string"), ("TerminationMessagePolicy", "TerminationMessagePolicy"),
-        ("ImagePullPolicy", "PullPolicy"), ("SecurityContext", "*SecurityContext"), ("Stdin", "bool"),
-        ("StdinOnce", "bool"), ("TTY", "bool", "tty"),),
+    "Container": _CONTAINER_FIELDS,
     "EphemeralContainer": (("", "EphemeralContainerCommon"), ("TargetContainerName", "string"),),
     "PodSecurityContext": (("HostNetwork", "bool", ""), ("HostPID", "bool", ""), ("HostIPC", "bool", ""),
         ("ShareProcessNamespace", "*bool", ""), ("HostUsers", "*bool", ""),
@@ -132,15 +136,7 @@ STRUCTS: dict[str, tuple[tuple[str, ...], ...]] = {
         ("RunAsNonRoot", "*bool"), ("ReadOnlyRootFilesystem", "*bool"), ("AllowPrivilegeEscalation", "*bool"),
         ("ProcMount", "*ProcMountType"), ("SeccompProfile", "*SeccompProfile"),
         ("AppArmorProfile", "*AppArmorProfile"),),
-    "EphemeralContainerCommon": (("Name", "string"), ("Image", "string"), ("Command", "[]string"),
-        ("Args", "[]string"), ("WorkingDir", "string"), ("Ports", "[]ContainerPort"), ("EnvFrom", "[]EnvFromSource"),
-        ("Env", "[]EnvVar"), ("Resources", "ResourceRequirements"), ("ResizePolicy", "[]ContainerResizePolicy"),
-        ("RestartPolicy", "*ContainerRestartPolicy"), ("RestartPolicyRules", "[]ContainerRestartRule"),
-        ("VolumeMounts", "[]VolumeMount"), ("VolumeDevices", "[]VolumeDevice"), ("LivenessProbe", "*Probe"),
-        ("ReadinessProbe", "*Probe"), ("StartupProbe", "*Probe"), ("Lifecycle", "*Lifecycle"),
-        ("TerminationMessagePath", "string"), ("TerminationMessagePolicy", "TerminationMessagePolicy"),
-        ("ImagePullPolicy", "PullPolicy"), ("SecurityContext", "*SecurityContext"), ("Stdin", "bool"),
-        ("StdinOnce", "bool"), ("TTY", "bool", "tty"),),
+    "EphemeralContainerCommon": _CONTAINER_FIELDS,  # the same fields, as in types.go
     "SELinuxOptions": (("User", "string"), ("Role", "string"), ("Type", "string"), ("Level", "string"),),
     "WindowsSecurityContextOptions": (("GMSACredentialSpecName", "*string", "gmsaCredentialSpecName"),
         ("GMSACredentialSpec", "*string", "gmsaCredentialSpec"), ("RunAsUserName", "*string"),
