@@ -20,8 +20,28 @@ class SeededRandom:
 
     def __init__(self, seed: int) -> None:
         self.seed = seed
-        self._random = random.Random(seed)
+        self._generator: random.Random | None = random.Random(seed)
+        #: The generator's state while it is not made yet (a restored copy: see ``__reduce__``).
+        self._pending: tuple[Any, ...] | None = None
         self._lock = threading.Lock()
+
+    @property
+    def _random(self) -> random.Random:
+        generator = self._generator
+        if generator is None:
+            generator = random.Random(0)
+            generator.setstate(self._pending)  # type: ignore[arg-type]  # set whenever _generator is None
+            self._generator, self._pending = generator, None
+        return generator
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        """A copy (a snapshot's) carries the stream as its state, an immutable tuple shared
+        by every copy, and makes the generator when first drawn from: most of a cluster's
+        streams are not drawn from after a restore, and making one costs a Mersenne
+        Twister's 625 words."""
+        with self._lock:
+            state = self._pending if self._generator is None else self._generator.getstate()
+        return _pending_stream, (self.seed, state)
 
     def uid(self) -> str:
         """A version-4-shaped UUID string drawn from the seed."""
@@ -72,3 +92,9 @@ def uuid4_text(bits: int) -> str:
     create): the same variant and version bits, the same hyphenated hex."""
     text = f"{(bits & _VARIANT_VERSION_MASK) | _VARIANT_VERSION_BITS:032x}"
     return f"{text[:8]}-{text[8:12]}-{text[12:16]}-{text[16:20]}-{text[20:]}"
+
+
+def _pending_stream(seed: int, state: tuple[Any, ...]) -> SeededRandom:
+    stream = SeededRandom.__new__(SeededRandom)
+    stream.seed, stream._generator, stream._pending, stream._lock = seed, None, state, threading.Lock()
+    return stream
