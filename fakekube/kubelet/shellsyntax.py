@@ -466,22 +466,16 @@ class _Converter:
                         continuation = (self.text(inner.children[0]), inner)
             elif child.is_named and child.type != "comment" and body is None:
                 body = self.command(child)
-        if body is None:
-            body = Simple((), ())
-        if isinstance(body, Simple):
-            body = Simple(body.assigns, body.words + tuple(extra), body.redirects + tuple(redirects))
-        else:
-            body = Redirected(body, tuple(redirects))
+        command = _with_redirects(body, extra, redirects)
         if continuation is not None:
             op, rest = continuation
             tail = self.sequence(rest.children, 1)
-            following = tail.items[0][0] if len(tail.items) == 1 else tail
+            following: Command = tail.items[0][0] if len(tail.items) == 1 else tail
             if op == "|":
-                commands = following.commands if isinstance(following, Pipeline) else (following,)
-                return Pipeline((body,) + tuple(commands))
+                return Pipeline((command,) + _piped(following))
             if op in ("&&", "||"):
-                return AndOr(op, body, following)
-        return body
+                return AndOr(op, command, following)
+        return command
 
     def redirect(self, node: Any) -> tuple[Redirect, list[Word]]:
         """The redirection, and any words the grammar hung on it (``echo >&2 hi``'s ``hi``)."""
@@ -768,6 +762,29 @@ class _Converter:
             out.append(char)
             index += 1
         return "".join(out)
+
+
+def _with_redirects(command: Command | None, extra: list[Word], redirects: list[Redirect]) -> Command:
+    """A simple command (none: an empty one) takes the redirections and the words after them
+    as its own; any other command is wrapped. (``Any`` on purpose: narrowing or joining the
+    ``Command`` union of recursive named tuples costs mypy minutes.)"""
+    simple: Any = command
+    if simple is None:
+        return Simple((), tuple(extra), tuple(redirects))
+    if isinstance(simple, Simple):
+        return Simple(simple.assigns, simple.words + tuple(extra), simple.redirects + tuple(redirects))
+    wrapped: Command = Redirected(simple, tuple(redirects))
+    return wrapped
+
+
+def _piped(command: Command) -> tuple[Command, ...]:
+    """The commands a pipeline continues with: a pipeline's own, else the command (``Any``
+    as in :func:`_with_redirects`)."""
+    pipeline: Any = command
+    if isinstance(pipeline, Pipeline):
+        commands: tuple[Command, ...] = pipeline.commands
+        return commands
+    return (command,)
 
 
 def _with_stderr(command: Command) -> Command:
