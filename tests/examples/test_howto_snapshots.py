@@ -3,6 +3,8 @@ as tests: each code block is a region of this file, run by the test around it.""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from fakekube import Cluster
@@ -22,6 +24,21 @@ def test_howto_snapshot_and_restore() -> None:
     assert cluster.now == other.now == snap.time
     assert cluster.list("v1", "Node") == other.list("v1", "Node")
     assert all("taints" not in (node["spec"] or {}) for node in cluster.list("v1", "Node"))
+
+
+def test_howto_save_and_load(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    # docs:begin docs/snapshots.md#save-and-load
+    cluster = Cluster(nodes=3, seed=7)
+    # ... install, deploy, advance until settled ...
+    cluster.save("prepared.snap")                 # the whole state now
+
+    again = Cluster.load("prepared.snap")         # in this process or any other, with the same fakekube
+    again.advance(400)                            # continues exactly as `cluster` would have
+    # docs:end
+    cluster.advance(400)
+    assert again.now == cluster.now
+    assert again.list("v1", "Event") == cluster.list("v1", "Event")
 
 
 def test_howto_template(pytester: pytest.Pytester) -> None:
