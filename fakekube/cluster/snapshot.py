@@ -11,9 +11,10 @@ writes, names, uids and events at the same virtual times (tests/integration/test
 
 The copy is structural (cluster/statecopy.py): stored objects are shared — they are
 immutable by the store's contract — as are settings and behaviour records; everything
-else is copied. Taking a snapshot writes the state once into a :class:`~fakekube.cluster.
-statecopy.Frozen`; each restore thaws a new copy from it at C speed. What is not state stays with the Cluster: its config, the HTTP server and
-REST layer, the kubeconfig and PKI, log streams.
+else is copied. Taking a snapshot writes the state once into a
+:class:`~fakekube.cluster.statecopy.Frozen`; each restore thaws a new copy from it at C
+speed. What is not state stays with the Cluster: its config, the HTTP server and REST
+layer, the kubeconfig and PKI, log streams.
 
 Clients across a restore (the etcd-compaction model): every watch open on the cluster
 ends with a ``410 Gone`` event, and the restored store never hands out a resourceVersion a
@@ -31,7 +32,7 @@ equal the restoring cluster's, else ValueError), the same fakekube and Kubernete
 from __future__ import annotations
 
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, Iterator
+from typing import TYPE_CHECKING, Any
 
 from fakekube.cluster.statecopy import Frozen, StateCopier
 
@@ -90,21 +91,8 @@ def copier_for(cluster: "Cluster", store: "Store | None" = None) -> StateCopier:
     store = store if store is not None else cluster.store
     copier = StateCopier(_not_state(cluster))
     for obj in store.stored_objects():
-        copier.share(obj)
-        copier.share_all(_containers_in(obj))
+        copier.share_tree(obj)
     return copier
-
-
-def _containers_in(obj: dict[str, Any]) -> Iterator[object]:
-    pending: list[Any] = list(obj.values())
-    while pending:
-        value = pending.pop()
-        if isinstance(value, dict):
-            yield value
-            pending.extend(value.values())
-        elif isinstance(value, list):
-            yield value
-            pending.extend(value)
 
 
 def _not_state(cluster: "Cluster") -> list[object]:

@@ -126,6 +126,23 @@ class StateCopier:
         for obj in objs:
             shared[id(obj)] = obj
 
+    def share_tree(self, root: object) -> None:
+        """``root`` and every dict and list inside it are not copied (an immutable JSON tree:
+        a stored object); a part already shared is not walked again (an object's versions
+        share most of their parts)."""
+        shared = self._shared_ids
+        pending = [root]
+        while pending:
+            value = pending.pop()
+            if id(value) in shared:
+                continue
+            if isinstance(value, dict):
+                shared[id(value)] = value
+                pending.extend(value.values())
+            elif isinstance(value, list):
+                shared[id(value)] = value
+                pending.extend(value)
+
     def copy(self, root: Any) -> Any:
         """A copy of ``root`` (:meth:`freeze` then :meth:`Frozen.thaw`)."""
         return self.freeze(root).thaw()

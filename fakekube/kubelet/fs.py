@@ -257,7 +257,7 @@ class Stores(MutableMapping[str, Store]):
         return store_id in self._stores
 
     def __iter__(self) -> Iterator[str]:
-        return iter(list(self._stores))
+        return iter(self._stores)
 
     def __len__(self) -> int:
         return len(self._stores)
