@@ -33,7 +33,7 @@ from typing import Any, Callable, Mapping, NamedTuple
 from fakekube.kubelet import rootfs, volumes
 from fakekube.store import freeze
 from fakekube.kubelet.fs import (
-    DIR, LINK, FileSystem, Mount, Operation, Overlay, Store, StoreMap, Stores, apply_operation, new_store, normalize,
+    DIR, LINK, FileSystem, Mount, Operation, Overlay, StoreMap, Stores, apply_operation, new_store, normalize,
     split, store_get)
 
 Obj = dict[str, Any]
