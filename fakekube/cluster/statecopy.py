@@ -94,7 +94,7 @@ class Frozen:
         objects, all alive)."""
         shared = self.shared
         if replaced:
-            shared = [replaced.get(id(obj), obj) for obj in shared]
+            shared = [_replaced(obj, replaced) for obj in shared]
         unpickler = pickle.Unpickler(io.BytesIO(self.data))
         unpickler.persistent_load = shared.__getitem__  # type: ignore[method-assign]  # C speed
         collecting = gc.isenabled()
@@ -104,6 +104,20 @@ class Frozen:
         finally:
             if collecting:
                 gc.enable()
+
+
+def _replaced(obj: object, replaced: dict[int, object]) -> object:
+    """``obj``, or what stands for it in the copy: the replacement ``replaced`` names by id,
+    or a shared bound method re-bound to its owner's replacement (``api.pod_logs`` is the
+    Cluster's method: a copy restored into another cluster must call that one's)."""
+    new = replaced.get(id(obj))
+    if new is not None:
+        return new
+    if type(obj) is types.MethodType:
+        owner = replaced.get(id(obj.__self__))
+        if owner is not None:
+            return types.MethodType(obj.__func__, owner)
+    return obj
 
 
 class StateCopier:

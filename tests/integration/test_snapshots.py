@@ -93,6 +93,24 @@ def test_a_snapshot_of_another_configuration_is_refused() -> None:
         Cluster(nodes=2).restore(snap)
 
 
+def test_restored_into_another_cluster_its_logs_and_exec_are_that_cluster_s() -> None:
+    """What the apiserver asks the cluster for (a pod's logs, an exec) is asked of the
+    cluster the snapshot was restored into, not of the one it was taken from."""
+    original = Cluster(nodes=1, seed=3)
+    snap = original.snapshot()
+    other = Cluster(nodes=1, seed=3)
+    other.restore(snap)
+    other.create({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "talk", "namespace": "default"},
+                  "spec": {"containers": [{"name": "c", "image": "busybox:1.36",
+                                           "command": ["sh", "-c", "echo only-here; sleep 3600"]}]}})
+    other.advance(5)
+    with other:
+        core = client.CoreV1Api(other.client())
+        assert core.read_namespaced_pod_log("talk", "default") == "only-here\n"
+        assert stream(core.connect_get_namespaced_pod_exec, "talk", "default", command=["echo", "hi"],
+                      stderr=True, stdin=False, stdout=True, tty=False) == "hi\n"
+
+
 def test_files_a_container_wrote_after_the_snapshot_are_gone_after_the_restore() -> None:
     with Cluster(nodes=1) as cluster:
         cluster.create({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "box", "namespace": "default"},
