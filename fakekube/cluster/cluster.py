@@ -70,9 +70,9 @@ class Cluster:
 
     def __init__(self, config: ClusterConfig | None = None, **overrides: Any) -> None:
         self._configure(config, overrides)
-        self._build_state()
         self._init_serving()
-        self.observe_time(self.log_streams.wake)
+        self._time_observers.append(self.log_streams.wake)
+        self._fresh_state()
 
     def _configure(self, config: ClusterConfig | None, overrides: dict[str, Any]) -> None:
         """What a cluster keeps across resets and restores: its config and what derives from
@@ -286,8 +286,22 @@ class Cluster:
         def build() -> None:
             if self.config.time_scale > 0:
                 self.config = self.config.replace(start_time=self.clock.now().replace(microsecond=0))
-            self._build_state()
+            self._fresh_state()
         self._replace_state(build, expired=False)
+
+    def _fresh_state(self) -> None:
+        """The state of a cluster just built with this config: restored from the process's
+        build cache when this config was built before (cluster/buildcache.py), else built."""
+        from fakekube.cluster.buildcache import BUILDS
+        state = BUILDS.fresh_state(self)
+        if state is None:
+            self._build_state()
+            BUILDS.built(self)
+            return
+        for part, value in state.items():
+            setattr(self, part, value)
+        self.engine.detach()
+        self.clock.set_observers(self._time_observers)
 
     def _replace_state(self, install: Callable[[], None], expired: bool) -> None:
         """Stop the engine and the clock modes, ``install`` new state, start them again on it

@@ -83,6 +83,22 @@ def fresh_state(cluster: "Cluster", snapshot: Snapshot) -> dict[str, Any]:
     return dict(snapshot._frozen.thaw(replaced))
 
 
+class _StandIn:
+    """Stands for a cluster's not-state object in a detached snapshot (restored, it is
+    replaced by the restoring cluster's)."""
+
+    __slots__ = ()
+
+
+def detached(snapshot: Snapshot) -> Snapshot:
+    """``snapshot`` holding no reference to the cluster it was taken from (nor its log
+    streams and time observers): a snapshot kept for long, such as a build cache's, must
+    not keep that cluster — its later state, its server — alive."""
+    stand_ins: list[object] = [_StandIn() for _ in snapshot._not_state]
+    frozen = snapshot._frozen.with_replaced({id(old): new for old, new in zip(snapshot._not_state, stand_ins)})
+    return Snapshot(frozen, stand_ins, snapshot.config, snapshot.time, snapshot.resource_version)
+
+
 def copier_for(cluster: "Cluster", store: "Store | None" = None) -> StateCopier:
     """A copier that shares what ``cluster`` keeps across restores and the objects ``store``
     (default: the cluster's) holds or remembers — immutable, so shared — and the dicts and

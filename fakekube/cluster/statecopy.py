@@ -88,6 +88,11 @@ class Frozen:
         self.data = data
         self.shared = shared
 
+    def with_replaced(self, replaced: dict[int, object]) -> "Frozen":
+        """The same copy, naming others where ``replaced`` names shared objects by id (so it
+        no longer keeps those alive)."""
+        return Frozen(self.data, [_replaced(obj, replaced) for obj in self.shared])
+
     def thaw(self, replaced: dict[int, object] | None = None) -> Any:
         """A new copy, in which the shared objects ``replaced`` names by id are replaced by
         others (garbage collection paused meanwhile: it would only walk the thousands of new
