@@ -11,7 +11,7 @@ from __future__ import annotations
 import builtins
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 from fakekube.api.auth.authn import Authenticator, parse_token_file
 from fakekube.api.auth.authorizer import RBAC, parse_mode
@@ -25,7 +25,9 @@ from fakekube.api.verbs.listing import ListOptions
 from fakekube.api.registry import Registry, ResourceType
 from fakekube.api.types import ServiceNetwork, builtin_registry
 from fakekube.clock import VirtualClock
-from fakekube.cluster import bootstrap, rbacpolicy
+from fakekube.cluster import bootstrap, objectverbs, rbacpolicy, waiting
+from fakekube.cluster.objectverbs import ExecResult
+from fakekube.cluster.waiting import Condition
 from fakekube.cluster import snapshot as snapshots
 from fakekube.cluster.snapshot import Snapshot
 from fakekube.cluster.config import ClusterConfig
@@ -591,6 +593,102 @@ class Cluster:
         write = self.begin_write()
         try:
             self.api.delete(self.resource(api_version, kind), namespace, name, DeleteOptions())
+        finally:
+            self.end_write(write)
+
+    def apply(self, obj: Obj, *, field_manager: str, force: bool = False, subresource: str = "") -> Obj:
+        """Server-side apply of ``obj`` (``kubectl apply --server-side``): the fields it sets
+        become ``field_manager``'s; a field another manager owns with another value is a 409
+        Conflict naming it, unless ``force`` takes it over. Creates the object if missing."""
+        rt = self.resource(obj["apiVersion"], obj["kind"])
+        return self._write(lambda: objectverbs.apply(self.api, rt, obj, field_manager, force, subresource))
+
+    def patch(self, api_version: str, kind: str, name: str, patch: Any, namespace: str = "default",
+              patch_type: str = "strategic", *, field_manager: str = "", subresource: str = "") -> Obj:
+        """Patch one object as ``kubectl patch --type`` does: ``"strategic"`` (merge keys, the
+        default for built-in types), ``"merge"`` (RFC 7386) or ``"json"`` (RFC 6902, a list of
+        operations). ``subresource="status"`` patches the status. Returns the object as stored."""
+        rt = self.resource(api_version, kind)
+        return self._write(lambda: objectverbs.patch(self.api, rt, namespace, name, patch, patch_type,
+                                                     field_manager, subresource))
+
+    def update(self, obj: Obj, *, field_manager: str = "", subresource: str = "") -> Obj:
+        """Replace the object (``PUT``): its ``metadata.resourceVersion`` must be the stored one
+        (else 409 Conflict, as over HTTP; get, change, update again). ``subresource="status"``
+        writes only the status. Returns the object as stored."""
+        rt = self.resource(obj["apiVersion"], obj["kind"])
+        return self._write(lambda: objectverbs.update(self.api, rt, obj, field_manager, subresource))
+
+    def scale(self, api_version: str, kind: str, name: str, replicas: int, namespace: str = "default", *,
+              field_manager: str = "") -> Obj:
+        """Set the replicas through the ``scale`` subresource (``kubectl scale``); returns the
+        autoscaling/v1 Scale. A type without one is a 404, as over HTTP."""
+        rt = self.resource(api_version, kind)
+        return self._write(lambda: objectverbs.scale(self.api, rt, namespace, name, replicas, field_manager))
+
+    def logs(self, pod: str, namespace: str = "default", container: str | None = None, *, previous: bool = False,
+             tail_lines: int | None = None, since_seconds: int | None = None, timestamps: bool = False) -> str:
+        """The container's log as ``kubectl logs`` gets it (``GET pods/<pod>/log``): what its
+        behaviour wrote so far in cluster time; ``previous`` the last terminated instance's."""
+        return objectverbs.logs(self.api, namespace, pod, container, previous, tail_lines, since_seconds, timestamps)
+
+    def exec(self, pod: str, command: Sequence[str], namespace: str = "default", container: str | None = None, *,
+             stdin: str | bytes | None = None) -> ExecResult:
+        """Run ``command`` in the container as ``kubectl exec`` does (the simulated kubelet's
+        shell and coreutils, docs/behaviour.md); returns stdout, stderr and the exit code (a
+        non-zero exit is a result). A container that is not running is a 500, as over HTTP."""
+        return objectverbs.exec_command(self.api, namespace, pod, command, container, stdin)
+
+    def wait_for(self, obj: Obj, condition: Condition, timeout_virtual_s: float | timedelta,
+                 namespace: str | None = None) -> Obj | None:
+        """Advance cluster time until ``condition`` holds for ``obj`` (an object, or a reference
+        ``{"apiVersion", "kind", "name", "namespace"}``); returns the object then (None for
+        ``"delete"``). ``condition``: ``"Ready"``, ``"Available"``, ``"Complete"`` (any condition
+        type), ``"Running"`` (a pod phase), ``"condition=Ready=False"``, ``"delete"``,
+        ``"jsonpath={.status.phase}=Running"`` (as ``kubectl wait --for``), or a callable of the
+        object (None once gone). Past the virtual timeout: ``WaitTimeout`` (a TimeoutError)
+        naming the object, the condition and its last status."""
+        predicate = waiting.parse(condition)
+        rt, ref_namespace, name = self._reference(obj)
+        ns = objectverbs.scoped(rt, namespace if namespace is not None else ref_namespace)
+        where = f"{rt.kind} {ns + '/' if ns else ''}{name}"
+        seen: builtins.list[Obj | None] = [None]
+
+        def holds(_: "Cluster") -> bool:
+            seen[0] = self._get_or_none(rt, ns, name)
+            return predicate.test(seen[0])
+        try:
+            self.advance_until(holds, timeout_virtual_s)
+        except TimeoutError:
+            seconds = timeout_virtual_s.total_seconds() if isinstance(timeout_virtual_s, timedelta) else timeout_virtual_s
+            raise waiting.WaitTimeout(f"{where}: {predicate.text} did not hold within {seconds:g} virtual seconds "
+                                      f"(now {self.now.isoformat()}); last status: {waiting.last_status(seen[0])}",
+                                      seen[0]) from None
+        return deep_copy(seen[0]) if seen[0] is not None else None
+
+    def _reference(self, obj: Obj) -> tuple[ResourceType, str, str]:
+        """(type, namespace, name) of an object or an ObjectReference-like dict."""
+        rt = self.resource(obj["apiVersion"], obj["kind"])
+        meta = obj.get("metadata") or {}
+        name = meta.get("name") or obj.get("name")
+        if not name:
+            raise ValueError("wait_for needs an object with metadata.name or a reference with a name")
+        return rt, meta.get("namespace") or obj.get("namespace") or "default", name
+
+    def _get_or_none(self, rt: ResourceType, namespace: str, name: str) -> Obj | None:
+        try:
+            return self.api.get(rt, namespace, name)
+        except ApiError as error:
+            if error.code == 404:
+                return None
+            raise
+
+    def _write(self, verb: Callable[[], Obj]) -> Obj:
+        """Run a write verb as a client's write: its consequences at this instant have run on
+        return (the write ticket); the answer is the caller's copy."""
+        write = self.begin_write()
+        try:
+            return deep_copy(verb())
         finally:
             self.end_write(write)
 
