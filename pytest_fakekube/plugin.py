@@ -183,9 +183,11 @@ def fakekube(request: pytest.FixtureRequest, fakekube_pool: ClusterPool, fakekub
         value = request.config.getoption(option)
         if value is not None:
             settings[field] = value
-    settings.update(fakekube_config)
     marker = request.node.get_closest_marker(MARKER)
     chosen = dict(marker.kwargs) if marker is not None else {}
+    checked_settings(fakekube_config, "the fakekube_config fixture")
+    checked_settings(chosen, "@pytest.mark.fakekube", also=("template",))
+    settings.update(fakekube_config)
     known = {**templates(request.config), **module_templates(request.module)}
     name = chosen.pop("template", DEFAULT_TEMPLATE if DEFAULT_TEMPLATE in known else None)
     if name is not None and name not in known:
@@ -204,6 +206,19 @@ def fakekube(request: pytest.FixtureRequest, fakekube_pool: ClusterPool, fakekub
     new_errors = cluster.internal_errors[errors_before:]
     if new_errors:
         raise AssertionError(f"fakekube answered {len(new_errors)} request(s) with a 500: {new_errors[0]!r}") from new_errors[0]
+
+
+def checked_settings(settings: dict[str, Any], source: str, also: tuple[str, ...] = ()) -> None:
+    """ClusterConfig fields from ``source`` (the marker, ``fakekube_config``), checked as
+    ``Cluster(...)``, the config file and the CLI check theirs (fakekube/cluster/checks.py):
+    a misspelt name gets a suggestion, a bad value the shared message, both naming ``source``."""
+    from fakekube.cluster import ClusterConfig
+    from fakekube.cluster.checks import ConfigError, check_fields, known_names
+    try:
+        known_names(settings, (*ClusterConfig.__slots__, *also), "argument")
+        check_fields({name: value for name, value in settings.items() if name not in also})
+    except ConfigError as error:
+        raise pytest.UsageError(f"{source}: {error}") from None
 
 
 def point_clients_at(kubeconfig: str, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -25,7 +25,7 @@ from fakekube.api.verbs.listing import ListOptions
 from fakekube.api.registry import Registry, ResourceType
 from fakekube.api.types import ServiceNetwork, builtin_registry
 from fakekube.clock import VirtualClock
-from fakekube.cluster import bootstrap, objectverbs, rbacpolicy, waiting
+from fakekube.cluster import bootstrap, checks, objectverbs, rbacpolicy, waiting
 from fakekube.cluster.objectverbs import ExecResult
 from fakekube.cluster.waiting import Condition
 from fakekube.cluster import snapshot as snapshots
@@ -79,6 +79,7 @@ class Cluster:
     def _configure(self, config: ClusterConfig | None, overrides: dict[str, Any]) -> None:
         """What a cluster keeps across resets and restores: its config and what derives from
         it (ValueError for a config that cannot make a cluster)."""
+        checks.known_names(overrides, ClusterConfig.__slots__, "argument")  # did you mean ...?
         self.config = (config or ClusterConfig()).replace(**overrides)
         self.config = self.config.replace(authorization_mode=parse_mode(self.config.authorization_mode))  # ValueError
         self._controller_specs = enabled_controllers(CONTROLLERS, self.config.controllers)  # ValueError: unknown name
@@ -218,8 +219,12 @@ class Cluster:
                 self.pki = ClusterPKI(self.config.seed)
             context = self.pki.server_context(self.config.host) if self.pki is not None else None
             from fakekube.api.http import BackgroundServer
-            self._server = BackgroundServer(self._rest_app()[1], self.config.host, self.config.port,
-                                            max_body_bytes=self.config.max_body_bytes, ssl_context=context)
+            try:
+                self._server = BackgroundServer(self._rest_app()[1], self.config.host, self.config.port,
+                                                max_body_bytes=self.config.max_body_bytes, ssl_context=context)
+            except OSError as error:  # a taken port: one line naming it, not a socket traceback
+                self.engine.stop()
+                raise checks.PortInUse(self.config.host, self.config.port, error.strerror or str(error)) from None
             self._server.start()
             self._start_clock_modes()
             self._kubeconfig = self._write_kubeconfig()
@@ -347,7 +352,7 @@ class Cluster:
         """Move cluster time forward, running every timer and reaction due on the way."""
         if isinstance(seconds, timedelta):
             seconds = seconds.total_seconds()
-        return self.engine.advance(seconds)
+        return self.engine.advance(checks.seconds(seconds, "seconds"))
 
     def advance_until(self, condition: Callable[["Cluster"], bool], timeout_s: float | timedelta) -> datetime:
         """Step from timer to timer until ``condition(cluster)`` holds; returns the time it did.
@@ -357,6 +362,7 @@ class Cluster:
         """
         if isinstance(timeout_s, timedelta):
             timeout_s = timeout_s.total_seconds()
+        checks.seconds(timeout_s, "timeout_s")
         deadline = self.now + timedelta(seconds=timeout_s)
         while not condition(self):
             next_due = self.clock.next_deadline()
@@ -648,6 +654,8 @@ class Cluster:
         ``"jsonpath={.status.phase}=Running"`` (as ``kubectl wait --for``), or a callable of the
         object (None once gone). Past the virtual timeout: ``WaitTimeout`` (a TimeoutError)
         naming the object, the condition and its last status."""
+        seconds = checks.seconds(timeout_virtual_s.total_seconds() if isinstance(timeout_virtual_s, timedelta)
+                                 else timeout_virtual_s, "timeout_virtual_s")
         predicate = waiting.parse(condition)
         rt, ref_namespace, name = self._reference(obj)
         ns = objectverbs.scoped(rt, namespace if namespace is not None else ref_namespace)
@@ -658,9 +666,8 @@ class Cluster:
             seen[0] = self._get_or_none(rt, ns, name)
             return predicate.test(seen[0])
         try:
-            self.advance_until(holds, timeout_virtual_s)
+            self.advance_until(holds, seconds)
         except TimeoutError:
-            seconds = timeout_virtual_s.total_seconds() if isinstance(timeout_virtual_s, timedelta) else timeout_virtual_s
             raise waiting.WaitTimeout(f"{where}: {predicate.text} did not hold within {seconds:g} virtual seconds "
                                       f"(now {self.now.isoformat()}); last status: {waiting.last_status(seen[0])}",
                                       seen[0]) from None

@@ -57,7 +57,6 @@ from __future__ import annotations
 
 import json
 import logging
-import math
 from typing import TYPE_CHECKING, Any, Callable, Iterable
 
 from werkzeug.wrappers import Request
@@ -66,6 +65,7 @@ from fakekube.api.machinery import errors
 from fakekube.api.machinery.errors import ApiError
 from fakekube.api.http.response import JsonResponse
 from fakekube.clock import format_rfc3339
+from fakekube.cluster import checks
 from fakekube.cluster.configfile import ConfigError, parse_webhook_addresses, require_loopback_targets
 from fakekube.cluster.snapshot import Snapshot
 from fakekube.engine.engine import printable
@@ -190,9 +190,13 @@ class ControlApp:
     def _advance(self, request: Request) -> dict[str, Any]:
         body = _json_body(request)
         seconds = body.get("seconds") if isinstance(body, dict) else None
-        if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not math.isfinite(seconds):
+        if isinstance(seconds, bool) or not isinstance(seconds, (int, float)):
             raise errors.bad_request('body must be {"seconds": <number>}')
-        if seconds < 0 or seconds > MAX_ADVANCE_S:
+        try:
+            checks.seconds(seconds, "seconds")  # what Cluster.advance says of NaN or a negative number
+        except checks.ConfigError as exc:
+            raise errors.bad_request(str(exc)) from None
+        if seconds > MAX_ADVANCE_S:
             raise errors.bad_request(f"seconds must be between 0 and {MAX_ADVANCE_S} (time never goes back)")
         self.cluster.advance(seconds)
         return self._clock()
