@@ -105,9 +105,21 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                          "image_policy=...)")
 
 
+#: The command-line options that set a ClusterConfig field, by field.
+OPTIONS = {"seed": "--fakekube-seed", "nodes": "--fakekube-nodes",
+           "kubernetes_version": "--fakekube-kubernetes-version", "image_policy": "--fakekube-image-policy"}
+
+
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "fakekube(**config): settings (nodes=, seed=, kubernetes_version=, ...) "
                                        "for this test's fake cluster")
+    given = {field: config.getoption(option) for field, option in OPTIONS.items()}
+    if any(value is not None for value in given.values()):  # the checks load only when an option is given
+        from fakekube.cluster.checks import ConfigError, check_fields
+        try:
+            check_fields({field: value for field, value in given.items() if value is not None}, OPTIONS)
+        except ConfigError as error:
+            raise pytest.UsageError(str(error)) from None
 
 
 class ClusterPool:
@@ -177,9 +189,7 @@ def fakekube(request: pytest.FixtureRequest, fakekube_pool: ClusterPool, fakekub
     # The immutability guard is on under test: an in-place edit of a stored object fails
     # the test where it happens. ``fakekube_config`` or the marker may switch it off.
     settings: dict[str, Any] = {"immutability_guard": True}
-    for option, field in (("--fakekube-seed", "seed"), ("--fakekube-nodes", "nodes"),
-                          ("--fakekube-kubernetes-version", "kubernetes_version"),
-                          ("--fakekube-image-policy", "image_policy")):
+    for field, option in OPTIONS.items():
         value = request.config.getoption(option)
         if value is not None:
             settings[field] = value

@@ -79,8 +79,7 @@ class Cluster:
     def _configure(self, config: ClusterConfig | None, overrides: dict[str, Any]) -> None:
         """What a cluster keeps across resets and restores: its config and what derives from
         it (ValueError for a config that cannot make a cluster)."""
-        checks.known_names(overrides, ClusterConfig.__slots__, "argument")  # did you mean ...?
-        self.config = (config or ClusterConfig()).replace(**overrides)
+        self.config = (config or ClusterConfig()).replace(**overrides)  # a misspelt name: did you mean ...?
         self.config = self.config.replace(authorization_mode=parse_mode(self.config.authorization_mode))  # ValueError
         self._controller_specs = enabled_controllers(CONTROLLERS, self.config.controllers)  # ValueError: unknown name
         self.service_network = ServiceNetwork(self.config.service_cidr, self.config.service_node_port_range)

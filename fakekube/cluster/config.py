@@ -196,6 +196,12 @@ class ClusterConfig(FrozenRecord):
         for name in self.__slots__:
             self._set(name, values[name])
 
+    def replace(self, **changes: Any) -> "ClusterConfig":
+        """A copy with ``changes``; a misspelt field name is refused with a suggestion
+        (``UnknownSetting``, a TypeError), as ``Cluster(...)`` refuses it."""
+        checks.known_names(changes, self.__slots__, "argument")
+        return super().replace(**changes)
+
     @property
     def tls_enabled(self) -> bool:
         return self.tls if self.tls is not None else self.authorization_mode == RBAC

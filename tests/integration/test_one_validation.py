@@ -10,7 +10,7 @@ from typing import Iterator
 
 import pytest
 
-from fakekube import Cluster
+from fakekube import Cluster, ClusterConfig
 from fakekube.cli.main import main
 from fakekube.cluster.checks import ConfigError, PortInUse, UnknownSetting
 from fakekube.cluster.configfile import load_config_file
@@ -71,6 +71,13 @@ def test_the_marker_says_what_python_says(pytester: pytest.Pytester, arguments: 
     assert marker_message(pytester, arguments) == f"pytest.UsageError: @pytest.mark.fakekube: {expected}"
 
 
+def test_the_pytest_options_say_it_in_the_same_words(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile("def test_it(fakekube):\n    pass\n")
+    result = pytester.runpytest_inprocess("-p", "no:cacheprovider", "--fakekube-nodes", "-2")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert "ERROR: --fakekube-nodes: must be >= 0, got -2" in result.errlines
+
+
 def test_fakekube_config_is_checked_and_named(pytester: pytest.Pytester) -> None:
     pytester.makeconftest("""
         import pytest
@@ -88,6 +95,8 @@ def test_a_misspelt_name_gets_a_suggestion_everywhere(tmp_path: Path, capsys: py
         Cluster(nodez=2)
     assert str(python.value) == "nodez: unknown argument (did you mean nodes?)"
     assert isinstance(python.value, TypeError)  # what Python says of an unexpected keyword, too
+    with pytest.raises(UnknownSetting, match=r"^time_scael: unknown argument \(did you mean time_scale\?\)$"):
+        ClusterConfig().replace(time_scael=2)
     config = tmp_path / "cluster.yaml"
     config.write_text("timeScal: 2\n", encoding="utf-8")
     with pytest.raises(UnknownSetting, match=r"^timeScal: unknown key \(did you mean timeScale\?\); known keys: "):
