@@ -47,8 +47,8 @@ def object_key(rt: ResourceType, obj: Any) -> tuple[str, str]:
     """(namespace, name) of a body: its metadata's (the namespace ``default`` when a
     namespaced object names none, as ``Cluster.create`` and kubectl take it)."""
     meta = obj.get("metadata") if isinstance(obj, dict) else None
-    if not isinstance(meta, dict) or not meta.get("name"):
-        raise errors.bad_request("the object has no metadata.name")  # the HTTP path names its object
+    if not isinstance(meta, dict) or not meta.get("name"):  # over HTTP the URL names it: a caller's mistake here
+        raise ValueError(f"the {rt.kind} needs metadata.name: it names the object to write")
     return scoped(rt, meta.get("namespace") or "default"), meta["name"]
 
 

@@ -107,6 +107,14 @@ def test_an_invalid_patch_is_the_http_422(cluster: Cluster, patch_type: str, bod
     assert python == http_error(over_http, 422)
 
 
+def test_apply_and_update_need_the_objects_name(cluster: Cluster) -> None:
+    nameless = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"generateName": "c-"}}
+    with pytest.raises(ValueError, match="^the ConfigMap needs metadata.name: it names the object to write$"):
+        cluster.apply(nameless, field_manager="me")
+    with pytest.raises(ValueError, match="^the ConfigMap needs metadata.name"):
+        cluster.update(nameless)
+
+
 def test_patch_types_change_the_object(cluster: Cluster) -> None:
     cluster.create(deployment())
     cluster.patch("apps/v1", "Deployment", "web", {"metadata": {"labels": {"a": "1"}}})
