@@ -574,15 +574,14 @@ class Cluster:
             raise KeyError(f"unknown kind {kind} in {api_version}")
         return rt
 
-    def create(self, obj: Obj) -> Obj:
+    def create(self, obj: Obj, *, field_manager: str = "") -> Obj:
+        """Create ``obj`` (``POST``); returns it as stored. ``field_manager`` names who owns the
+        fields it sets in managedFields (``unknown`` when not given, as for a client that sends
+        neither a fieldManager nor a User-Agent)."""
         rt = self.resource(obj["apiVersion"], obj["kind"])
         namespace = (obj.get("metadata") or {}).get("namespace") or ("default" if rt.namespaced else "")
-        write = self.begin_write()
-        try:
-            created = deep_copy(self.api.create(rt, namespace, deep_copy(obj), WriteOptions()).obj)
-        finally:
-            self.end_write(write)
-        return created
+        options = objectverbs.write_options("CreateOptions", field_manager) if field_manager else WriteOptions()
+        return self._write(lambda: self.api.create(rt, namespace, deep_copy(obj), options).obj)
 
     def get(self, api_version: str, kind: str, name: str, namespace: str = "default") -> Obj:
         return deep_copy(self.api.get(self.resource(api_version, kind), namespace, name))

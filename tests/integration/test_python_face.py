@@ -87,6 +87,15 @@ def test_apply_conflict_is_the_http_409_and_force_takes_the_field(cluster: Clust
     assert {m["manager"] for m in forced["metadata"]["managedFields"]} == {"first", "second"}
 
 
+def test_create_names_its_field_manager(cluster: Cluster) -> None:
+    created = cluster.create({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c"}, "data": {"a": "1"}},
+                             field_manager="my-operator")
+    assert [m["manager"] for m in created["metadata"]["managedFields"]] == ["my-operator"]
+    with pytest.raises(ApiError) as raised:
+        cluster.create({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "d"}}, field_manager="a" * 129)
+    assert (raised.value.code, raised.value.reason) == (422, "Invalid")
+
+
 def test_apply_without_a_field_manager_is_the_apis_422(cluster: Cluster) -> None:
     over_http = requests.patch(f"{cluster.url}{DEPLOYMENTS}/web", data=json.dumps(deployment()),
                                headers={"Content-Type": "application/apply-patch+yaml", "User-Agent": ""})
