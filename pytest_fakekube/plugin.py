@@ -105,9 +105,21 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                          "image_policy=...)")
 
 
+#: The command-line options that set a ClusterConfig field, by field.
+OPTIONS = {"seed": "--fakekube-seed", "nodes": "--fakekube-nodes",
+           "kubernetes_version": "--fakekube-kubernetes-version", "image_policy": "--fakekube-image-policy"}
+
+
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "fakekube(**config): settings (nodes=, seed=, kubernetes_version=, ...) "
                                        "for this test's fake cluster")
+    given = {field: config.getoption(option) for field, option in OPTIONS.items()}
+    if any(value is not None for value in given.values()):  # the checks load only when an option is given
+        from fakekube.cluster.checks import ConfigError, check_fields
+        try:
+            check_fields({field: value for field, value in given.items() if value is not None}, OPTIONS)
+        except ConfigError as error:
+            raise pytest.UsageError(str(error)) from None
 
 
 class ClusterPool:
@@ -177,15 +189,15 @@ def fakekube(request: pytest.FixtureRequest, fakekube_pool: ClusterPool, fakekub
     # The immutability guard is on under test: an in-place edit of a stored object fails
     # the test where it happens. ``fakekube_config`` or the marker may switch it off.
     settings: dict[str, Any] = {"immutability_guard": True}
-    for option, field in (("--fakekube-seed", "seed"), ("--fakekube-nodes", "nodes"),
-                          ("--fakekube-kubernetes-version", "kubernetes_version"),
-                          ("--fakekube-image-policy", "image_policy")):
+    for field, option in OPTIONS.items():
         value = request.config.getoption(option)
         if value is not None:
             settings[field] = value
-    settings.update(fakekube_config)
     marker = request.node.get_closest_marker(MARKER)
     chosen = dict(marker.kwargs) if marker is not None else {}
+    checked_settings(fakekube_config, "the fakekube_config fixture")
+    checked_settings(chosen, "@pytest.mark.fakekube", also=("template",))
+    settings.update(fakekube_config)
     known = {**templates(request.config), **module_templates(request.module)}
     name = chosen.pop("template", DEFAULT_TEMPLATE if DEFAULT_TEMPLATE in known else None)
     if name is not None and name not in known:
@@ -204,6 +216,19 @@ def fakekube(request: pytest.FixtureRequest, fakekube_pool: ClusterPool, fakekub
     new_errors = cluster.internal_errors[errors_before:]
     if new_errors:
         raise AssertionError(f"fakekube answered {len(new_errors)} request(s) with a 500: {new_errors[0]!r}") from new_errors[0]
+
+
+def checked_settings(settings: dict[str, Any], source: str, also: tuple[str, ...] = ()) -> None:
+    """ClusterConfig fields from ``source`` (the marker, ``fakekube_config``), checked as
+    ``Cluster(...)``, the config file and the CLI check theirs (fakekube/cluster/checks.py):
+    a misspelt name gets a suggestion, a bad value the shared message, both naming ``source``."""
+    from fakekube.cluster import ClusterConfig
+    from fakekube.cluster.checks import ConfigError, check_fields, known_names
+    try:
+        known_names(settings, (*ClusterConfig.__slots__, *also), "argument")
+        check_fields({name: value for name, value in settings.items() if name not in also})
+    except ConfigError as error:
+        raise pytest.UsageError(f"{source}: {error}") from None
 
 
 def point_clients_at(kubeconfig: str, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -150,6 +150,23 @@ def plugin_list(text: str | None) -> tuple[str, ...] | None:
     return None if text is None else tuple(name.strip() for name in text.split(",") if name.strip())
 
 
+#: The flags whose values go through the checks every entry point shares (cluster/checks.py),
+#: by ClusterConfig field.
+CHECKED_FLAGS = {"nodes": "--nodes", "time_scale": "--time-scale", "port": "--port", "seed": "--seed"}
+
+
+def check_flags(args: argparse.Namespace) -> str | None:
+    """The first flag whose value ``Cluster(...)``, the marker or the config file would refuse,
+    in their words (``--time-scale: must be >= 0, got -1``), or None."""
+    from fakekube.cluster.checks import ConfigError, check_fields
+    given = {field: getattr(args, field) for field in CHECKED_FLAGS if getattr(args, field) is not None}
+    try:
+        check_fields(given, CHECKED_FLAGS)
+    except ConfigError as error:
+        return str(error)
+    return None
+
+
 def check_plugin_flags(args: argparse.Namespace) -> str | None:
     """kube-apiserver's complaint about the admission plugin flags, or None."""
     from fakekube.api.admission import UnknownPlugins, check_names
@@ -207,10 +224,35 @@ def configure_logging(stream: TextIO | None = None) -> logging.Handler:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args, extras = parser.parse_known_args(argv)
+    if extras:
+        print(f"fakekube: {unknown_flag(parser, extras)}", file=sys.stderr)
+        return 2
     if args.command == "serve":
         return serve(args)
     return 2
+
+
+def unknown_flag(parser: argparse.ArgumentParser, extras: Sequence[str]) -> str:
+    """What the first argument no flag takes is, as ``Cluster(...)`` and the config file say it
+    of a misspelt name: ``--nodez: unknown flag (did you mean --nodes?)``."""
+    from fakekube.cluster.checks import unknown
+    first = extras[0]
+    if not first.startswith("-"):
+        return f"unexpected argument {first!r}"
+    return str(unknown(first.split("=", 1)[0], _flags(parser), "flag"))
+
+
+def _flags(parser: argparse.ArgumentParser) -> list[str]:
+    """Every long flag of ``parser`` and its subcommands."""
+    found: list[str] = []
+    for action in parser._actions:  # argparse keeps no public list of them
+        found += [flag for flag in action.option_strings if flag.startswith("--")]
+        if isinstance(action, argparse._SubParsersAction):
+            for command in action.choices.values():
+                found += _flags(command)
+    return found
 
 
 def serve(args: argparse.Namespace) -> int:
@@ -232,11 +274,9 @@ def _serve(args: argparse.Namespace) -> int:
     from fakekube.cluster import Cluster
     from fakekube.control import attach as attach_control
     from fakekube.engine import freeze_startup_heap
-    if args.nodes is not None and args.nodes < 0:
-        print("fakekube: --nodes must be >= 0", file=sys.stderr)
-        return 2
-    if args.time_scale is not None and args.time_scale < 0:
-        print("fakekube: --time-scale must be >= 0", file=sys.stderr)
+    problem = check_flags(args)
+    if problem is not None:
+        print(f"fakekube: {problem}", file=sys.stderr)
         return 2
     if args.kubernetes_version is not None:
         from fakekube.objects.versions import UnsupportedVersion, release
@@ -276,6 +316,12 @@ def _serve(args: argparse.Namespace) -> int:
     configure_logging()
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    from fakekube.cluster.checks import PortInUse
+    try:
+        cluster.start()
+    except PortInUse as taken:  # one line naming the port, not a socket traceback
+        print(f"fakekube: {taken.named('--port')}", file=sys.stderr)
+        return 2
     with cluster:
         attach_control(cluster, snapshot_out=args.snapshot_out)
         freeze_startup_heap()

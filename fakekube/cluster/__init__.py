@@ -2,10 +2,13 @@
 
 from typing import Any
 
+from fakekube.api.machinery.errors import ApiError
 from fakekube.cluster.cluster import Cluster, ClusterConfig
 from fakekube.cluster.nodespec import NodeSpec
+from fakekube.cluster.objectverbs import ExecResult
+from fakekube.cluster.waiting import WaitTimeout
 
-__all__ = ["Cluster", "ClusterConfig", "NodeSpec", "SnapshotFileError"]
+__all__ = ["ApiError", "Cluster", "ClusterConfig", "ExecResult", "NodeSpec", "SnapshotFileError", "WaitTimeout"]
 
 
 def __getattr__(name: str) -> Any:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import builtins
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 from fakekube.api.auth.authn import Authenticator, parse_token_file
 from fakekube.api.auth.authorizer import RBAC, parse_mode
@@ -25,7 +25,9 @@ from fakekube.api.verbs.listing import ListOptions
 from fakekube.api.registry import Registry, ResourceType
 from fakekube.api.types import ServiceNetwork, builtin_registry
 from fakekube.clock import VirtualClock
-from fakekube.cluster import bootstrap, rbacpolicy
+from fakekube.cluster import bootstrap, checks, objectverbs, rbacpolicy, waiting
+from fakekube.cluster.objectverbs import ExecResult
+from fakekube.cluster.waiting import Condition
 from fakekube.cluster import snapshot as snapshots
 from fakekube.cluster.snapshot import Snapshot
 from fakekube.cluster.config import ClusterConfig
@@ -77,7 +79,7 @@ class Cluster:
     def _configure(self, config: ClusterConfig | None, overrides: dict[str, Any]) -> None:
         """What a cluster keeps across resets and restores: its config and what derives from
         it (ValueError for a config that cannot make a cluster)."""
-        self.config = (config or ClusterConfig()).replace(**overrides)
+        self.config = (config or ClusterConfig()).replace(**overrides)  # a misspelt name: did you mean ...?
         self.config = self.config.replace(authorization_mode=parse_mode(self.config.authorization_mode))  # ValueError
         self._controller_specs = enabled_controllers(CONTROLLERS, self.config.controllers)  # ValueError: unknown name
         self.service_network = ServiceNetwork(self.config.service_cidr, self.config.service_node_port_range)
@@ -216,8 +218,12 @@ class Cluster:
                 self.pki = ClusterPKI(self.config.seed)
             context = self.pki.server_context(self.config.host) if self.pki is not None else None
             from fakekube.api.http import BackgroundServer
-            self._server = BackgroundServer(self._rest_app()[1], self.config.host, self.config.port,
-                                            max_body_bytes=self.config.max_body_bytes, ssl_context=context)
+            try:
+                self._server = BackgroundServer(self._rest_app()[1], self.config.host, self.config.port,
+                                                max_body_bytes=self.config.max_body_bytes, ssl_context=context)
+            except OSError as error:  # a taken port: one line naming it, not a socket traceback
+                self.engine.stop()
+                raise checks.PortInUse(self.config.host, self.config.port, error.strerror or str(error)) from None
             self._server.start()
             self._start_clock_modes()
             self._kubeconfig = self._write_kubeconfig()
@@ -359,7 +365,7 @@ class Cluster:
         """Move cluster time forward, running every timer and reaction due on the way."""
         if isinstance(seconds, timedelta):
             seconds = seconds.total_seconds()
-        return self.engine.advance(seconds)
+        return self.engine.advance(checks.seconds(seconds, "seconds"))
 
     def advance_until(self, condition: Callable[["Cluster"], bool], timeout_s: float | timedelta) -> datetime:
         """Step from timer to timer until ``condition(cluster)`` holds; returns the time it did.
@@ -369,6 +375,7 @@ class Cluster:
         """
         if isinstance(timeout_s, timedelta):
             timeout_s = timeout_s.total_seconds()
+        checks.seconds(timeout_s, "timeout_s")
         deadline = self.now + timedelta(seconds=timeout_s)
         while not condition(self):
             next_due = self.clock.next_deadline()
@@ -581,15 +588,14 @@ class Cluster:
             raise KeyError(f"unknown kind {kind} in {api_version}")
         return rt
 
-    def create(self, obj: Obj) -> Obj:
+    def create(self, obj: Obj, *, field_manager: str = "") -> Obj:
+        """Create ``obj`` (``POST``); returns it as stored. ``field_manager`` names who owns the
+        fields it sets in managedFields (``unknown`` when not given, as for a client that sends
+        neither a fieldManager nor a User-Agent)."""
         rt = self.resource(obj["apiVersion"], obj["kind"])
         namespace = (obj.get("metadata") or {}).get("namespace") or ("default" if rt.namespaced else "")
-        write = self.begin_write()
-        try:
-            created = deep_copy(self.api.create(rt, namespace, deep_copy(obj), WriteOptions()).obj)
-        finally:
-            self.end_write(write)
-        return created
+        options = objectverbs.write_options("CreateOptions", field_manager) if field_manager else WriteOptions()
+        return self._write(lambda: self.api.create(rt, namespace, deep_copy(obj), options).obj)
 
     def get(self, api_version: str, kind: str, name: str, namespace: str = "default") -> Obj:
         return deep_copy(self.api.get(self.resource(api_version, kind), namespace, name))
@@ -605,6 +611,103 @@ class Cluster:
         write = self.begin_write()
         try:
             self.api.delete(self.resource(api_version, kind), namespace, name, DeleteOptions())
+        finally:
+            self.end_write(write)
+
+    def apply(self, obj: Obj, *, field_manager: str, force: bool = False, subresource: str = "") -> Obj:
+        """Server-side apply of ``obj`` (``kubectl apply --server-side``): the fields it sets
+        become ``field_manager``'s; a field another manager owns with another value is a 409
+        Conflict naming it, unless ``force`` takes it over. Creates the object if missing."""
+        rt = self.resource(obj["apiVersion"], obj["kind"])
+        return self._write(lambda: objectverbs.apply(self.api, rt, obj, field_manager, force, subresource))
+
+    def patch(self, api_version: str, kind: str, name: str, patch: Any, namespace: str = "default",
+              patch_type: str = "strategic", *, field_manager: str = "", subresource: str = "") -> Obj:
+        """Patch one object as ``kubectl patch --type`` does: ``"strategic"`` (merge keys, the
+        default for built-in types), ``"merge"`` (RFC 7386) or ``"json"`` (RFC 6902, a list of
+        operations). ``subresource="status"`` patches the status. Returns the object as stored."""
+        rt = self.resource(api_version, kind)
+        return self._write(lambda: objectverbs.patch(self.api, rt, namespace, name, patch, patch_type,
+                                                     field_manager, subresource))
+
+    def update(self, obj: Obj, *, field_manager: str = "", subresource: str = "") -> Obj:
+        """Replace the object (``PUT``): its ``metadata.resourceVersion`` must be the stored one
+        (else 409 Conflict, as over HTTP; get, change, update again). ``subresource="status"``
+        writes only the status. Returns the object as stored."""
+        rt = self.resource(obj["apiVersion"], obj["kind"])
+        return self._write(lambda: objectverbs.update(self.api, rt, obj, field_manager, subresource))
+
+    def scale(self, api_version: str, kind: str, name: str, replicas: int, namespace: str = "default", *,
+              field_manager: str = "") -> Obj:
+        """Set the replicas through the ``scale`` subresource (``kubectl scale``); returns the
+        autoscaling/v1 Scale. A type without one is a 404, as over HTTP."""
+        rt = self.resource(api_version, kind)
+        return self._write(lambda: objectverbs.scale(self.api, rt, namespace, name, replicas, field_manager))
+
+    def logs(self, pod: str, namespace: str = "default", container: str | None = None, *, previous: bool = False,
+             tail_lines: int | None = None, since_seconds: int | None = None, timestamps: bool = False) -> str:
+        """The container's log as ``kubectl logs`` gets it (``GET pods/<pod>/log``): what its
+        behaviour wrote so far in cluster time; ``previous`` the last terminated instance's."""
+        return objectverbs.logs(self.api, namespace, pod, container, previous, tail_lines, since_seconds, timestamps)
+
+    def exec(self, pod: str, command: Sequence[str], namespace: str = "default", container: str | None = None, *,
+             stdin: str | bytes | None = None) -> ExecResult:
+        """Run ``command`` in the container as ``kubectl exec`` does (the simulated kubelet's
+        shell and coreutils, docs/behaviour.md); returns stdout, stderr and the exit code (a
+        non-zero exit is a result). A container that is not running is a 500, as over HTTP."""
+        return objectverbs.exec_command(self.api, namespace, pod, command, container, stdin)
+
+    def wait_for(self, obj: Obj, condition: Condition, timeout_virtual_s: float | timedelta,
+                 namespace: str | None = None) -> Obj | None:
+        """Advance cluster time until ``condition`` holds for ``obj`` (an object, or a reference
+        ``{"apiVersion", "kind", "name", "namespace"}``); returns the object then (None for
+        ``"delete"``). ``condition``: ``"Ready"``, ``"Available"``, ``"Complete"`` (any condition
+        type), ``"Running"`` (a pod phase), ``"condition=Ready=False"``, ``"delete"``,
+        ``"jsonpath={.status.phase}=Running"`` (as ``kubectl wait --for``), or a callable of the
+        object (None once gone). Past the virtual timeout: ``WaitTimeout`` (a TimeoutError)
+        naming the object, the condition and its last status."""
+        seconds = checks.seconds(timeout_virtual_s.total_seconds() if isinstance(timeout_virtual_s, timedelta)
+                                 else timeout_virtual_s, "timeout_virtual_s")
+        predicate = waiting.parse(condition)
+        rt, ref_namespace, name = self._reference(obj)
+        ns = objectverbs.scoped(rt, namespace if namespace is not None else ref_namespace)
+        where = f"{rt.kind} {ns + '/' if ns else ''}{name}"
+        seen: builtins.list[Obj | None] = [None]
+
+        def holds(_: "Cluster") -> bool:
+            seen[0] = self._get_or_none(rt, ns, name)
+            return predicate.test(seen[0])
+        try:
+            self.advance_until(holds, seconds)
+        except TimeoutError:
+            raise waiting.WaitTimeout(f"{where}: {predicate.text} did not hold within {seconds:g} virtual seconds "
+                                      f"(now {self.now.isoformat()}); last status: {waiting.last_status(seen[0])}",
+                                      seen[0]) from None
+        return deep_copy(seen[0]) if seen[0] is not None else None
+
+    def _reference(self, obj: Obj) -> tuple[ResourceType, str, str]:
+        """(type, namespace, name) of an object or an ObjectReference-like dict."""
+        rt = self.resource(obj["apiVersion"], obj["kind"])
+        meta = obj.get("metadata") or {}
+        name = meta.get("name") or obj.get("name")
+        if not name:
+            raise ValueError("wait_for needs an object with metadata.name or a reference with a name")
+        return rt, meta.get("namespace") or obj.get("namespace") or "default", name
+
+    def _get_or_none(self, rt: ResourceType, namespace: str, name: str) -> Obj | None:
+        try:
+            return self.api.get(rt, namespace, name)
+        except ApiError as error:
+            if error.code == 404:
+                return None
+            raise
+
+    def _write(self, verb: Callable[[], Obj]) -> Obj:
+        """Run a write verb as a client's write: its consequences at this instant have run on
+        return (the write ticket); the answer is the caller's copy."""
+        write = self.begin_write()
+        try:
+            return deep_copy(verb())
         finally:
             self.end_write(write)
 

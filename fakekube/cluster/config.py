@@ -17,6 +17,7 @@ from fakekube.api.auth.identity import UserInfo
 from fakekube.api.types.service_alloc import DEFAULT_NODE_PORT_RANGE, DEFAULT_SERVICE_CIDR
 from fakekube.objects import versions
 from fakekube.clock import DEFAULT_EPOCH
+from fakekube.cluster import checks
 from fakekube.cluster.nodespec import NodeSpec
 from fakekube.record import FrozenRecord
 from fakekube.cluster.system.config import SystemPods, as_system_pods
@@ -175,6 +176,7 @@ class ClusterConfig(FrozenRecord):
                  extra: dict[str, Any] | None = None) -> None:
         values = dict(locals())  # the arguments by name (each field is one)
         del values["self"]
+        checks.check_fields(values)  # the checks every entry point shares (ConfigError, a ValueError)
         values["behaviours"] = behaviours if behaviours is not None else BehaviourCatalog()
         values["immutability_guard"] = immutability_guard if immutability_guard is not None else guard_default()
         values["webhook_addresses"] = webhook_addresses if webhook_addresses is not None else {}
@@ -193,6 +195,12 @@ class ClusterConfig(FrozenRecord):
                              f"got {event_ttl_s!r}")
         for name in self.__slots__:
             self._set(name, values[name])
+
+    def replace(self, **changes: Any) -> "ClusterConfig":
+        """A copy with ``changes``; a misspelt field name is refused with a suggestion
+        (``UnknownSetting``, a TypeError), as ``Cluster(...)`` refuses it."""
+        checks.known_names(changes, self.__slots__, "argument")
+        return super().replace(**changes)
 
     @property
     def tls_enabled(self) -> bool:

@@ -10,7 +10,6 @@ keep the names of :mod:`fakekube.kubelet.behaviour` (``run_for_s``), as the pod 
 
 from __future__ import annotations
 
-import difflib
 import math
 import re
 from datetime import datetime
@@ -22,6 +21,8 @@ from fakekube.api.auth.authorizer import parse_mode
 from fakekube.api.auth.identity import UserInfo
 from fakekube.api.types._util import parse_quantity
 from fakekube.api.machinery.validation import is_dns1123_subdomain, is_qualified_name, is_valid_label_value
+from fakekube.cluster import checks
+from fakekube.cluster.checks import ConfigError, describe as _describe, integer as _integer, is_number as _is_number, number as _number
 from fakekube.cluster.cluster import ClusterConfig
 from fakekube.cluster.nodespec import NodeSpec, expand_nodes
 from fakekube.cluster.system import SystemPods
@@ -65,10 +66,6 @@ NODE_LIFECYCLE_KEYS: dict[str, tuple[str, str]] = {
 #: Go's time.ParseDuration units, in seconds.
 _DURATION_UNITS = {"ns": 1e-9, "us": 1e-6, "µs": 1e-6, "μs": 1e-6, "ms": 1e-3, "s": 1.0, "m": 60.0, "h": 3600.0}
 _DURATION_PART = re.compile(r"(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|μs|ms|s|m|h)")
-
-
-class ConfigError(ValueError):
-    """A cluster config that cannot be used; ``str()`` is one line starting with the key path."""
 
 
 # -- entry points ------------------------------------------------------------------------------
@@ -139,7 +136,7 @@ def _header(root: Mapping[str, Any]) -> None:
 
 
 def _seed(raw: Any, path: str) -> int:
-    return _integer(raw, path)
+    return checks.integer(raw, path)
 
 
 def _kubernetes_version(raw: Any, path: str) -> str:
@@ -172,7 +169,7 @@ def _start_time(raw: Any, path: str) -> datetime:
 
 
 def _time_scale(raw: Any, path: str) -> float:
-    return _number(raw, path, minimum=0.0)
+    return checks.time_scale(raw, path)
 
 
 def _event_ttl(raw: Any, path: str) -> float:
@@ -189,9 +186,7 @@ def _flag(raw: Any, path: str) -> bool:
 def _nodes(raw: Any, path: str) -> int | tuple[NodeSpec, ...]:
     """A count, or a list of node specs."""
     if isinstance(raw, int) and not isinstance(raw, bool):
-        if raw < 0:
-            raise ConfigError(f"{path}: must be >= 0, got {raw}")
-        return raw
+        return checks.node_count(raw, path)
     if not isinstance(raw, list):
         raise ConfigError(f"{path}: must be a count or a list of node specs, got {_describe(raw)}")
     specs = tuple(_node_spec(item, f"{path}[{index}]") for index, item in enumerate(raw))
@@ -370,12 +365,24 @@ def _static_pods(raw: Any, path: str) -> tuple[dict[str, Any], ...]:
 def _static_pod_path(raw: Any, base_dir: Path | None) -> str:
     """The directory, taken from the config file's own directory when relative."""
     text = _string(raw, "staticPodPath")
-    directory = Path(text)
-    if not directory.is_absolute() and base_dir is not None:
-        directory = base_dir / directory
+    directory = _from_file(Path(text), base_dir)
     if not directory.is_dir():
-        raise ConfigError(f"staticPodPath: {text!r} is not a directory")
+        raise ConfigError(f"staticPodPath: {text!r} is not a directory{_relative_note(text, directory, base_dir)}")
     return str(directory)
+
+
+def _from_file(path: Path, base_dir: Path | None) -> Path:
+    """A path the file names: a relative one is taken from the file's directory (not the
+    working directory), as the kubelet's config file takes its ``staticPodPath``."""
+    return base_dir / path if not path.is_absolute() and base_dir is not None else path
+
+
+def _relative_note(text: str, resolved: Path, base_dir: Path | None) -> str:
+    """What a relative path was taken from, for an error: a file copied alone, without what
+    it names beside it, otherwise fails with no clue why."""
+    if Path(text).is_absolute() or base_dir is None:
+        return ""
+    return f" (relative to the config file's directory: {resolved.absolute()})"
 
 
 def _check_cidrs(config: ClusterConfig) -> None:
@@ -462,11 +469,10 @@ def _static_tokens(raw: Any, path: str) -> dict[str, UserInfo]:
 
 def _token_auth_file(raw: Any, base_dir: Path | None) -> str:
     """``--token-auth-file``, relative to the config file's directory; read at cluster creation."""
-    path = Path(_string(raw, "tokenAuthFile"))
-    if not path.is_absolute() and base_dir is not None:
-        path = base_dir / path
+    text = _string(raw, "tokenAuthFile")
+    path = _from_file(Path(text), base_dir)
     if not path.is_file():
-        raise ConfigError(f"tokenAuthFile: {str(path)!r} is not a file")
+        raise ConfigError(f"tokenAuthFile: {text!r} is not a file{_relative_note(text, path, base_dir)}")
     return str(path)
 
 
@@ -623,9 +629,8 @@ def _mapping(raw: Any, path: str) -> Mapping[str, Any]:
 def _known_keys(section: Mapping[str, Any], path: str, known: tuple[str, ...]) -> None:
     for key in section:
         if key not in known:
-            close = difflib.get_close_matches(key, known, n=1)
-            hint = f" (did you mean {close[0]}?)" if close else ""
-            raise ConfigError(f"{_join(path, key)}: unknown key{hint}; known keys: {', '.join(known)}")
+            error = checks.unknown(key, known, "key")  # "key: unknown key (did you mean ...?)"
+            raise checks.UnknownSetting(f"{_join(path, str(error))}; known keys: {', '.join(known)}")
 
 
 def _string(raw: Any, path: str) -> str:
@@ -634,24 +639,10 @@ def _string(raw: Any, path: str) -> str:
     return raw
 
 
-def _integer(raw: Any, path: str, minimum: int | None = None) -> int:
-    if isinstance(raw, bool) or not isinstance(raw, int):
-        raise ConfigError(f"{path}: must be an integer, got {_describe(raw)}")
-    if minimum is not None and raw < minimum:
-        raise ConfigError(f"{path}: must be >= {minimum}, got {raw}")
-    return raw
 
 
-def _number(raw: Any, path: str, minimum: float | None = None) -> float:
-    if not _is_number(raw) or not math.isfinite(raw):
-        raise ConfigError(f"{path}: must be a number, got {_describe(raw)}")
-    if minimum is not None and raw < minimum:
-        raise ConfigError(f"{path}: must be >= {minimum:g}, got {raw}")
-    return float(raw)
 
 
-def _is_number(raw: Any) -> bool:
-    return isinstance(raw, (int, float)) and not isinstance(raw, bool)
 
 
 def _check(problems: list[str], path: str, what: str) -> None:
@@ -659,15 +650,6 @@ def _check(problems: list[str], path: str, what: str) -> None:
         raise ConfigError(f"{path}: {what} is invalid: {'; '.join(problems)}")
 
 
-def _describe(raw: Any) -> str:
-    """A value as the error shows it: its YAML type, and the value when short."""
-    kinds = {bool: "a boolean", int: "an integer", float: "a number", str: "a string", list: "a list",
-             dict: "a mapping", type(None): "null", datetime: "a timestamp"}
-    kind = next((name for cls, name in kinds.items() if type(raw) is cls), type(raw).__name__)
-    if raw is None or isinstance(raw, (list, dict)):
-        return kind
-    text = repr(raw)
-    return f"{kind} ({text})" if len(text) <= 40 else kind
 
 
 def _join(path: str, key: str) -> str:

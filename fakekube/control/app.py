@@ -1,41 +1,20 @@
 """``/fakekube/v1/...``: move the clock, settle, reset, snapshots — JSON in and out, usable with curl.
 
-Endpoints (all JSON; errors are Kubernetes ``Status`` objects, like the rest of the server):
+Endpoints are declared once, in :meth:`ControlApp._declare_routes` — method, path template,
+one-line summary, body schema — and that table is the router, the index (``GET
+/fakekube/v1/``, JSON or text) and the OpenAPI document (``GET /fakekube/v1/openapi.json``);
+README.md lists them too (a test checks all three against the routes). All answers are
+JSON; errors are Kubernetes ``Status`` objects, like the rest of the server. Details:
 
-* ``GET  /fakekube/v1/clock`` → ``{"now": "<RFC 3339>", "seed": N}``
-* ``POST /fakekube/v1/clock/advance`` with ``{"seconds": 90}`` → the new ``clock``
-* ``POST /fakekube/v1/settle`` → ``{"reconciles": N, "now": ...}``
-* ``POST /fakekube/v1/reset`` → the ``clock`` of the fresh cluster
-* ``GET  /fakekube/v1/errors`` → reconciles that failed: ``{"errors": [{"controller", "key",
-  "time", "type", "message", "seed"}, ...], "total", "dropped", "kept"}`` — the first
-  ``kept`` (1,000) in the order they happened, messages cut at 1,000 characters;
-  ``dropped`` counts the later ones not kept (each is still counted in ``total``)
-* ``GET  /fakekube/v1/nodes/<name>`` → the node's kubelet: ``{"node", "heartbeats":
-  "running"|"stopped"|"partitioned", "conditions": {type: {status, reason, message}}, "now"}``
-* ``POST /fakekube/v1/nodes/<name>/fail`` → the node's kubelet stops its heartbeats
-* ``POST /fakekube/v1/nodes/<name>/recover`` → heartbeats resume at once
-* ``POST /fakekube/v1/nodes/<name>/partition`` → the kubelet runs on but cannot reach the apiserver
-* ``POST /fakekube/v1/nodes/<name>/heal`` → the partition ends; the kubelet reports at once
-* ``POST /fakekube/v1/nodes/<name>/restart`` → the kubelet process restarts
-* ``POST /fakekube/v1/nodes/<name>/conditions`` with ``{"type": "MemoryPressure", "status":
-  "True"}`` (``reason``/``message`` optional) → the kubelet reports it at its next status check
-* ``DELETE /fakekube/v1/nodes/<name>/conditions/<type>`` → reported healthy again
-* ``GET  /fakekube/v1/webhook-addresses`` → where admission webhooks are reached:
-  ``{"hooks.default.svc:443": "127.0.0.1:8443", ...}``; ``PUT`` the same mapping to replace it
-  (both sides ``host:port``; targets must be loopback addresses unless the cluster config
-  sets ``remote_webhook_addresses``; docs/api.md "Admission webhooks and policies")
-* ``POST /fakekube/v1/snapshots`` → ``{"id": "1", "time", "resourceVersion"}``: the whole
-  cluster's state kept in memory (``Cluster.snapshot``, docs/time-and-faults.md
-  "Snapshots"); at most :data:`MAX_SNAPSHOTS` are kept: one more is a 409 until one is deleted.
-  ``?save=true`` also writes it to ``fakekube serve --snapshot-out``'s file (``"file"`` in the
-  answer; 400 without that flag; docs/snapshots.md)
-* ``GET  /fakekube/v1/snapshots`` → ``{"snapshots": [...], "limit": N}``, oldest first
-* ``POST /fakekube/v1/snapshots/<id>/restore`` → the ``clock`` of the restored cluster (open
-  watches end with 410 Gone; clients relist)
-* ``DELETE /fakekube/v1/snapshots/<id>`` → the snapshot's description, forgotten
-* ``GET  /fakekube/v1/scheduling/<namespace>/<pod>`` → why the scheduler places the pod
-  where it does: per node the filter that rejected it, or each score plugin's score
-  (``Cluster.explain_scheduling``, fakekube/scheduler/explain.py)
+* ``GET /errors`` lists the first ``kept`` (1,000) failed reconciles in the order they
+  happened (``{"controller", "key", "time", "type", "message", "seed"}``, messages cut at
+  1,000 characters), ``dropped`` counts the later ones (each still in ``total``).
+* ``PUT /webhook-addresses`` takes ``host:port`` on both sides; targets must be loopback
+  addresses unless the cluster config sets ``remote_webhook_addresses`` (docs/api.md
+  "Admission webhooks and policies").
+* ``POST /snapshots`` keeps at most :data:`MAX_SNAPSHOTS`: one more is a 409 until one is
+  deleted; ``?save=true`` also writes ``fakekube serve --snapshot-out``'s file (400 without
+  that flag; docs/snapshots.md).
 
 Every node endpoint answers with the node's kubelet state (as ``GET`` does).
 
@@ -57,15 +36,17 @@ from __future__ import annotations
 
 import json
 import logging
-import math
 from typing import TYPE_CHECKING, Any, Callable, Iterable
 
-from werkzeug.wrappers import Request
+from werkzeug.wrappers import Request, Response
 
 from fakekube.api.machinery import errors
 from fakekube.api.machinery.errors import ApiError
 from fakekube.api.http.response import JsonResponse
 from fakekube.clock import format_rfc3339
+from fakekube.control import index, routes
+from fakekube.control.routes import Route
+from fakekube.cluster import checks
 from fakekube.cluster.configfile import ConfigError, parse_webhook_addresses, require_loopback_targets
 from fakekube.cluster.snapshot import Snapshot
 from fakekube.engine.engine import printable
@@ -88,6 +69,14 @@ MAX_BODY_DEPTH = 32
 log = logging.getLogger("fakekube.control")
 
 
+#: JSON Schemas of the bodies the control API reads (its OpenAPI document shows them).
+ADVANCE_BODY = {"type": "object", "required": ["seconds"], "properties": {"seconds": {"type": "number", "minimum": 0}}}
+CONDITION_BODY = {"type": "object", "required": ["type", "status"],
+                  "properties": {key: {"type": "string"} for key in ("type", "status", "reason", "message")}}
+ADDRESSES_BODY = {"type": "object", "additionalProperties": {"type": "string"},
+                  "description": "host:port the apiserver would dial -> host:port it reaches"}
+
+
 class ControlApp:
     """A WSGI app over a :class:`~fakekube.cluster.Cluster`."""
 
@@ -95,20 +84,50 @@ class ControlApp:
         self.cluster = cluster
         #: Where ``POST /snapshots?save=true`` writes (``fakekube serve --snapshot-out``).
         self.snapshot_out = snapshot_out
-        self._routes: dict[tuple[str, str], Callable[[Request], dict[str, Any]]] = {
-            ("GET", "/clock"): lambda _: self._clock(),
-            ("POST", "/clock/advance"): self._advance,
-            ("POST", "/settle"): lambda _: self._settle(),
-            ("POST", "/reset"): lambda _: self._reset(),
-            ("GET", "/errors"): lambda _: self._errors(),
-            ("GET", "/webhook-addresses"): lambda _: dict(self.cluster.webhook_addresses),
-            ("PUT", "/webhook-addresses"): self._set_webhook_addresses,
-            ("GET", "/snapshots"): lambda _: self._snapshot_list(),
-            ("POST", "/snapshots"): self._take_snapshot,
-        }
+        #: Every endpoint, in the order the index lists them (fakekube/control/routes.py).
+        self.routes: tuple[Route, ...] = self._declare_routes()
         #: Snapshots by id, oldest first; ids count up from 1 and are never reused.
         self._snapshots: dict[str, Snapshot] = {}
         self._snapshots_taken = 0
+
+    def _declare_routes(self) -> tuple[Route, ...]:
+        node_actions = (("fail", "the node's kubelet stops: no Lease renewals, no status"),
+                        ("recover", "the stopped kubelet is back: heartbeats resume at once"),
+                        ("partition", "the kubelet runs on but cannot reach the apiserver"),
+                        ("heal", "the partition ends: the kubelet reports at once"),
+                        ("restart", "the kubelet process restarts (its containers keep running)"))
+        return (
+            Route("GET", "/", "this index (JSON; text/plain when the client asks for text)", self._index),
+            Route("GET", index.OPENAPI_PATH, "the control API's OpenAPI 3.0 document", self._openapi),
+            Route("GET", "/clock", 'cluster time and seed: {"now", "seed"}', lambda *_: self._clock()),
+            Route("POST", "/clock/advance", 'move cluster time forward {"seconds": N}, running what is due',
+                  lambda request, _: self._advance(request), ADVANCE_BODY),
+            Route("POST", "/settle", "run every reaction due now: {reconciles, now}", lambda *_: self._settle()),
+            Route("POST", "/reset", "back to the initial state (open watches end)", lambda *_: self._reset()),
+            Route("GET", "/errors", "reconciles that failed (first 1,000 kept, the rest counted)",
+                  lambda *_: self._errors()),
+            Route("GET", "/webhook-addresses", "where admission webhooks are reached: host:port -> host:port",
+                  lambda *_: dict(self.cluster.webhook_addresses)),
+            Route("PUT", "/webhook-addresses", "replace that mapping (loopback targets unless the config allows more)",
+                  lambda request, _: self._set_webhook_addresses(request), ADDRESSES_BODY),
+            Route("GET", "/nodes/{name}", "the node's kubelet: heartbeats and reported conditions",
+                  lambda _, p: self._node_state(p["name"], lambda: None)),
+            *(Route("POST", f"/nodes/{{name}}/{action}", summary,
+                    lambda _, p, action=action: self._node_state(p["name"], lambda: self._node_actions()[action](p["name"])))
+              for action, summary in node_actions),
+            Route("POST", "/nodes/{name}/conditions", "the kubelet reports a condition at its next status check",
+                  self._set_condition, CONDITION_BODY),
+            Route("DELETE", "/nodes/{name}/conditions/{type}", "the kubelet reports that condition healthy again",
+                  lambda _, p: self._node_state(p["name"], lambda: self.cluster.clear_node_condition(p["name"], p["type"]))),
+            Route("GET", "/snapshots", "the snapshots kept in memory, oldest first", lambda *_: self._snapshot_list()),
+            Route("POST", "/snapshots", "snapshot the whole cluster (?save=true: also to --snapshot-out's file)",
+                  lambda request, _: self._take_snapshot(request)),
+            Route("POST", "/snapshots/{id}/restore", "put a snapshot's state back (open watches end with 410)",
+                  lambda _, p: self._restore(p["id"])),
+            Route("DELETE", "/snapshots/{id}", "forget a snapshot", lambda _, p: self._forget(p["id"])),
+            Route("GET", "/scheduling/{namespace}/{pod}", "why the scheduler places the pod where it does",
+                  lambda _, p: self._explain(p["namespace"], p["pod"])),
+        )
 
     def __call__(self, environ: dict, start_response: Callable) -> Iterable[bytes]:
         request = Request(environ)
@@ -122,50 +141,41 @@ class ControlApp:
                                                  f"{type(exc).__name__}: {printable(str(exc))}"))
         return response(environ, start_response)
 
-    def _dispatch(self, request: Request) -> JsonResponse:
-        path = request.path[len(PREFIX):] if request.path.startswith(PREFIX) else None
-        if path is not None and path.startswith("/nodes/"):
-            return JsonResponse(json.dumps(self._node_fault(request, path)).encode() + b"\n")
-        if path is not None and path.startswith("/snapshots/"):
-            return JsonResponse(json.dumps(self._snapshot_action(request, path)).encode() + b"\n")
-        if path is not None and path.startswith("/scheduling/"):
-            return JsonResponse(json.dumps(self._explain(request, path)).encode() + b"\n")
-        paths = {p for _, p in self._routes}
-        if path is None or path not in paths:
+    def _dispatch(self, request: Request) -> JsonResponse | Response:
+        if request.path != PREFIX and not request.path.startswith(PREFIX + "/"):
             raise ApiError(404, "NotFound", f"no control endpoint {request.path}")
-        handler = self._routes.get((request.method, path))
-        if handler is None:
+        found = routes.match(self.routes, request.method, request.path[len(PREFIX):])
+        if found.route is None and found.allowed:
             raise ApiError(405, "MethodNotAllowed", f"{request.method} is not allowed on {request.path}")
-        return JsonResponse(json.dumps(handler(request)).encode() + b"\n")
-
-    def _node_fault(self, request: Request, path: str) -> dict[str, Any]:
-        """``nodes/<name>[/<action>]``: read the kubelet's state, or inject or end a fault."""
-        parts = path.split("/")[2:]  # [name] or [name, action] or [name, "conditions", type]
-        name = parts[0]
-        if len(parts) == 1 and request.method == "GET":
-            return self._node_state(name, lambda: None)
-        if len(parts) == 2 and parts[1] in self._node_actions():
-            _require_method(request, "POST")
-            return self._node_state(name, lambda: self._node_actions()[parts[1]](name))
-        if len(parts) == 2 and parts[1] == "conditions":
-            _require_method(request, "POST")
-            condition = _condition_body(_json_body(request))
-            return self._node_state(name, lambda: self.cluster.set_node_condition(name, **condition))
-        if len(parts) == 3 and parts[1] == "conditions" and parts[2]:
-            _require_method(request, "DELETE")
-            return self._node_state(name, lambda: self.cluster.clear_node_condition(name, parts[2]))
-        raise ApiError(404, "NotFound", f"no control endpoint {request.path}")
-
-    def _explain(self, request: Request, path: str) -> dict[str, Any]:
-        """``scheduling/<namespace>/<pod>``: the scheduler's explanation of that pod."""
-        parts = path.split("/")[2:]
-        if len(parts) != 2 or not all(parts):
+        if found.route is None:
             raise ApiError(404, "NotFound", f"no control endpoint {request.path}")
-        _require_method(request, "GET")
+        answer = found.route.handler(request, found.params)
+        if isinstance(answer, Response):
+            return answer
+        return JsonResponse(json.dumps(answer).encode() + b"\n")
+
+    def _index(self, request: Request, _: dict[str, str]) -> Any:
+        """JSON by default (curl's ``*/*``); text for a client that prefers text (a browser, ``Accept: text/plain``)."""
+        best = request.accept_mimetypes.best_match(["application/json", "text/plain", "text/html"])
+        if best in ("text/plain", "text/html"):
+            return Response(index.index_text(self.routes, PREFIX), content_type="text/plain; charset=utf-8")
+        return index.index(self.routes, PREFIX)
+
+    def _openapi(self, *_: Any) -> dict[str, Any]:
+        from fakekube import __version__
+        return index.openapi(self.routes, PREFIX, __version__)
+
+    def _set_condition(self, request: Request, params: dict[str, str]) -> dict[str, Any]:
+        name = params["name"]
+        condition = _condition_body(_json_body(request))
+        return self._node_state(name, lambda: self.cluster.set_node_condition(name, **condition))
+
+    def _explain(self, namespace: str, pod: str) -> dict[str, Any]:
+        """The scheduler's explanation of that pod."""
         try:
-            return self.cluster.explain_scheduling(parts[1], parts[0])
+            return self.cluster.explain_scheduling(pod, namespace)
         except KeyError:
-            raise errors.not_found("", "pods", parts[1]) from None
+            raise errors.not_found("", "pods", pod) from None
         except LookupError as exc:
             raise errors.bad_request(str(exc)) from None
 
@@ -190,9 +200,13 @@ class ControlApp:
     def _advance(self, request: Request) -> dict[str, Any]:
         body = _json_body(request)
         seconds = body.get("seconds") if isinstance(body, dict) else None
-        if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not math.isfinite(seconds):
+        if isinstance(seconds, bool) or not isinstance(seconds, (int, float)):
             raise errors.bad_request('body must be {"seconds": <number>}')
-        if seconds < 0 or seconds > MAX_ADVANCE_S:
+        try:
+            checks.seconds(seconds, "seconds")  # what Cluster.advance says of NaN or a negative number
+        except checks.ConfigError as exc:
+            raise errors.bad_request(str(exc)) from None
+        if seconds > MAX_ADVANCE_S:
             raise errors.bad_request(f"seconds must be between 0 and {MAX_ADVANCE_S} (time never goes back)")
         self.cluster.advance(seconds)
         return self._clock()
@@ -255,23 +269,20 @@ class ControlApp:
     def _snapshot_list(self) -> dict[str, Any]:
         return {"snapshots": [_describe(key, snap) for key, snap in self._snapshots.items()], "limit": MAX_SNAPSHOTS}
 
-    def _snapshot_action(self, request: Request, path: str) -> dict[str, Any]:
-        """``snapshots/<id>/restore`` (POST) or ``snapshots/<id>`` (DELETE)."""
-        parts = path.split("/")[2:]
-        snapshot = self._snapshots.get(parts[0]) if parts and parts[0] else None
-        if len(parts) == 2 and parts[1] == "restore":
-            _require_method(request, "POST")
-        elif len(parts) == 1 and parts[0]:
-            _require_method(request, "DELETE")
-        else:
-            raise ApiError(404, "NotFound", f"no control endpoint {request.path}")
+    def _kept(self, snapshot_id: str) -> Snapshot:
+        snapshot = self._snapshots.get(snapshot_id)
         if snapshot is None:
-            raise ApiError(404, "NotFound", f'snapshot "{parts[0]}" not found')
-        if len(parts) == 1:
-            del self._snapshots[parts[0]]
-            return _describe(parts[0], snapshot)
-        self.cluster.restore(snapshot)
+            raise ApiError(404, "NotFound", f'snapshot "{snapshot_id}" not found')
+        return snapshot
+
+    def _restore(self, snapshot_id: str) -> dict[str, Any]:
+        self.cluster.restore(self._kept(snapshot_id))
         return self._clock()
+
+    def _forget(self, snapshot_id: str) -> dict[str, Any]:
+        snapshot = self._kept(snapshot_id)
+        del self._snapshots[snapshot_id]
+        return _describe(snapshot_id, snapshot)
 
     def _reset(self) -> dict[str, Any]:
         self.cluster.reset()
@@ -288,11 +299,6 @@ def attach(cluster: "Cluster", snapshot_out: str | None = None) -> ControlApp:
 
 def _describe(snapshot_id: str, snapshot: Snapshot) -> dict[str, Any]:
     return {"id": snapshot_id, "time": format_rfc3339(snapshot.time), "resourceVersion": str(snapshot.resource_version)}
-
-
-def _require_method(request: Request, method: str) -> None:
-    if request.method != method:
-        raise ApiError(405, "MethodNotAllowed", f"{request.method} is not allowed on {request.path}")
 
 
 def _condition_body(body: Any) -> dict[str, str]:

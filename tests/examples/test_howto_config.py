@@ -64,7 +64,8 @@ BROKEN = [{"cluster.yaml": "nodes:\n  - zone: a\n  - zone: 3\n"},
           {"cluster.yaml": "seed: 1\nseed: 2\n"},
           {"cluster.yaml": "systemPods: false\nnodes: 1\nstaticPodPath: manifests\n",
            "manifests/web.yaml": "apiVersion: v1\nkind: Pod\nmetadata: {name: web}\n"
-                                 "spec: {containers: [{name: Web_1, image: nginx}]}\n"}]
+                                 "spec: {containers: [{name: Web_1, image: nginx}]}\n"},
+          {"cluster.yaml": "systemPods: false\nstaticPodPath: manifests\n"}]
 
 
 def test_config_errors_are_printed_as_the_page_shows(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,

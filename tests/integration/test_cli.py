@@ -57,7 +57,7 @@ def test_serve_rejects_negative_nodes() -> None:
     result = subprocess.run([sys.executable, "-m", "fakekube", "serve", "--nodes", "-1"],
                             capture_output=True, text=True, timeout=30)
     assert result.returncode == 2
-    assert "--nodes must be >= 0" in result.stderr
+    assert result.stderr == "fakekube: --nodes: must be >= 0, got -1\n"
 
 
 def test_serve_start_time_sets_cluster_time(tmp_path: Path) -> None:
