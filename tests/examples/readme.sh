@@ -10,5 +10,5 @@ kubectl --kubeconfig /tmp/fakekube.kubeconfig get nodes -o wide
 # docs:end
 
 # docs:begin README.md#run-the-tests
-python3 -m venv .venv && . .venv/bin/activate && pip install -q -e '.[test]' && python -m pytest
+python3 -m venv .venv && . .venv/bin/activate && pip install -q -e '.[test]' && python -m pytest -n auto
 # docs:end
