@@ -48,6 +48,8 @@ LEASE_NAMESPACE = "kube-node-lease"
 KUBELET_PORT = 10250
 
 LEASE = "lease"
+#: What a renewal writes: the Lease's ``spec.renewTime``.
+RENEW_TIME_PATH = ("spec", "renewTime")
 STATUS_KEY = "status"
 #: The key of a deleted node (its kubelet's memory is dropped).
 GONE = "gone"
@@ -241,17 +243,25 @@ class NodeHeartbeats:
             return
         renew_time = format_micro_time(ctx.now)
         next_at = ctx.now + timedelta(seconds=self.config.renew_interval_s)
-        # A renewal changes one timestamp of the node's own lease: the trusted internal write
-        # (no validation to fail), which is most of what an idle cluster does.
+        names = [name for name, _ in alive]
+        # A renewal changes one timestamp of the node's own lease, which is most of what an
+        # idle cluster does: deferred by the store until something could observe it (the
+        # same writes, built on read: store/deferred.py), else the trusted internal write.
         with ctx.atomically():
-            leases = ctx.get_many(LEASES, [name for name, _ in alive], LEASE_NAMESPACE)
-            for (name, node), current in zip(alive, leases):
-                if current is None:
-                    ctx.client.create(LEASES, lease_object(node, self.config.lease_duration_s, renew_time))
-                else:
-                    ctx.client.replace_internal(LEASES, dict(current, spec=dict(current.get("spec") or {},
-                                                                                renewTime=renew_time)))
+            if not ctx.defer_set(LEASES, names, LEASE_NAMESPACE, RENEW_TIME_PATH, renew_time):
+                self._write_leases(alive, renew_time, ctx)
+            for name in names:
                 self._leases.schedule(name, next_at, ctx)
+
+    def _write_leases(self, alive: list[tuple[str, Obj]], renew_time: str, ctx: Context) -> None:
+        """Each Lease written at once: created when missing, else renewed (no validation to fail)."""
+        leases = ctx.get_many(LEASES, [name for name, _ in alive], LEASE_NAMESPACE)
+        for (name, node), current in zip(alive, leases):
+            if current is None:
+                ctx.client.create(LEASES, lease_object(node, self.config.lease_duration_s, renew_time))
+            else:
+                ctx.client.replace_internal(LEASES, dict(current, spec=dict(current.get("spec") or {},
+                                                                            renewTime=renew_time)))
 
     # -- NodeStatus ----------------------------------------------------------------------
     def _check_statuses(self, nodes: list[str], ctx: Context) -> None:
