@@ -55,6 +55,7 @@ def scenario(lazy: bool, seed: int, history_limit: int, history_max_bytes: int) 
     rng = random.Random(seed)
     cluster = Cluster(nodes=NODE_COUNT, seed=seed, history_limit=history_limit, history_max_bytes=history_max_bytes)
     cluster.store.defer_writes = lazy
+    cluster.kubelets.heartbeats.quick_reports = lazy
     seen: list[str] = []
     marks: list[int] = []
     waiting = 0
