@@ -253,8 +253,7 @@ class NodeHeartbeats:
         with ctx.atomically():
             if not ctx.defer_set(LEASES, names, LEASE_NAMESPACE, RENEW_TIME_PATH, renew_time):
                 self._write_leases(alive, renew_time, ctx)
-            for name in names:
-                self._leases.schedule(name, next_at, ctx)
+            self._leases.schedule_many(names, next_at, ctx)
 
     def _write_leases(self, alive: list[tuple[str, Obj]], renew_time: str, ctx: Context) -> None:
         """Each Lease written at once: created when missing, else renewed (no validation to fail)."""
@@ -271,8 +270,9 @@ class NodeHeartbeats:
         """The kubelet's 10 s status check: post when the server's copy differs from what it
         reports (e.g. after the node controller marked it Unknown), else every 5 min."""
         next_at = ctx.now + timedelta(seconds=self.config.status_update_period_s)
-        for name, node in self._alive(nodes, ctx):
-            self._statuses.schedule(name, next_at, ctx)
+        alive = self._alive(nodes, ctx)
+        self._statuses.schedule_many([name for name, _ in alive], next_at, ctx)
+        for name, node in alive:
             if self._verified.get(name) is not node:
                 self.images.adopt(node)  # images written to the status since are held too
             if name in self._starting or name not in self._last_report:

@@ -181,14 +181,15 @@ class NodeLifecycleController:
         """Upstream classifyNodes: a node seen the first time gets RegisteredNode and is marked
         reachable (its controller NoExecute taints go); one gone since the last pass gets
         RemovingNode and is forgotten. Returns the nodes as they are now."""
-        current = []
-        for node in nodes:
+        known = self._known
+        fresh = [index for index, node in enumerate(nodes) if node["metadata"]["name"] not in known]
+        current = list(nodes) if fresh else nodes  # (a quiet pass: no node new, the list as read)
+        for index in fresh:
+            node = nodes[index]
             meta = node["metadata"]
-            if meta["name"] not in self._known:
-                self._known[meta["name"]] = meta.get("uid") or ""
-                self._record_node_event(node, texts.registered_node(meta["name"]), ctx)
-                node = self._mark_reachable(node, ctx)
-            current.append(node)
+            known[meta["name"]] = meta.get("uid") or ""
+            self._record_node_event(node, texts.registered_node(meta["name"]), ctx)
+            current[index] = self._mark_reachable(node, ctx)
         if len(self._known) > len(nodes):
             self._remove_gone(nodes, ctx)
         return current
