@@ -85,6 +85,9 @@ class Store:
         #: Writes that took their resourceVersions but not yet their objects (store/deferred.py),
         #: oldest first, all of one resource; built before anything could observe them.
         self._deferred: builtins.list[Deferred] = []
+        #: How many writes ``_deferred`` holds: at twice the log's limit they are built (a
+        #: bound on their memory when nothing reads or writes for a long time).
+        self._deferred_count = 0
         #: Whether :meth:`defer_set` may defer (False: every write is eager; a test compares both).
         self.defer_writes = True
         #: Set when the cluster is reset or stopped: open watches end.
@@ -429,8 +432,11 @@ class Store:
                 self._build_deferred(None)
             self._deferred.append(Deferred(resource, tuple(keys), self._rv + 1, path, value))
             self._rv += len(keys)
+            self._deferred_count += len(keys)
             self.history.before_read = self.build_deferred
             self._report_deferred(resource, len(keys))
+            if self._deferred_count > 2 * self.history.limit:  # older ones would be trimmed from the log
+                self._build_deferred(None)  # anyway: building them now costs what the log holds
             if self._waiting:
                 self._changed.notify_all()
             return True
@@ -451,7 +457,7 @@ class Store:
         """Build the deferred writes if they are of ``resource`` (None: whatever they are of)."""
         if not self._deferred or (resource is not None and self._deferred[0].resource != resource):
             return
-        blocks, self._deferred = self._deferred, []
+        blocks, self._deferred, self._deferred_count = self._deferred, [], 0
         self.history.before_read = None
         deferred.materialize(self, blocks)
 

@@ -64,3 +64,14 @@ def test_a_controller_watching_leases_without_the_declaration_keeps_renewals_eag
     cluster.advance(30)
     assert not cluster.store._deferred
     assert watcher.seen.count("node-1") == 3  # a renewal every 10 s, each one seen
+
+
+def test_deferred_renewals_are_bounded_by_twice_the_change_log() -> None:
+    """Renewals nobody reads for a long time are built once they pass twice the log's limit
+    (older ones would be trimmed from it anyway), so their memory has a bound."""
+    cluster = Cluster(nodes=3, history_limit=10)
+    most = 0
+    for _ in range(20):
+        cluster.advance(10)
+        most = max(most, cluster.store._deferred_count)
+    assert 0 < most <= 20
