@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import builtins
 import contextlib
+import itertools
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any, Iterable, Iterator, Mapping, Protocol, Sequence
 
@@ -98,7 +99,7 @@ class Context:
 
     def get_many(self, resource: Resource, names: Sequence[str], namespace: str = "") -> list[Obj | None]:
         """Several objects of one namespace at once (a batch of heartbeats reads thousands)."""
-        return self._engine.store.get_many(resource, [(namespace, name) for name in names])
+        return self._engine.store.get_many(resource, list(zip(itertools.repeat(namespace), names)))  # at C speed
 
     def view(self, resource: Resource) -> Mapping[tuple[str, str], Obj]:
         """A live read-only mapping of ``resource``'s objects by (namespace, name): for a hot
@@ -150,7 +151,7 @@ class Context:
         """Write ``value`` at ``path`` (one field outside metadata) of each named stored object,
         in order, as that many writes the store may defer until something could observe
         them (store/deferred.py); False when it cannot, and the caller writes them itself."""
-        return self._engine.store.defer_set(resource, [(namespace, name) for name in names], path, value)
+        return self._engine.store.defer_set(resource, list(zip(itertools.repeat(namespace), names)), path, value)
 
     @contextlib.contextmanager
     def atomically(self) -> Iterator[None]:

@@ -117,8 +117,7 @@ class Store:
         with self.lock:
             if self._deferred:
                 self._build_deferred(resource)
-            bucket = self._objects.get(resource, {})
-            return [bucket.get(key) for key in keys]
+            return builtins.list(map(self._objects.get(resource, {}).get, keys))  # at C speed
 
     def view(self, resource: ResourceKey) -> Mapping[ObjectKey, Obj]:
         """A live, read-only mapping of one resource's objects by (namespace, name).
@@ -426,7 +425,7 @@ class Store:
             if not self.defer_writes or not all(q is not None and q(resource) for q in self._quiet):
                 return False
             bucket = self._objects.get(resource, {})
-            if not all(key in bucket for key in keys):
+            if not all(map(bucket.__contains__, keys)):
                 return False
             if self._deferred and self._deferred[0].resource != resource:
                 self._build_deferred(None)
