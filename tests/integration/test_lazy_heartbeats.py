@@ -7,13 +7,15 @@ once — and every observation is compared: gets and lists of Leases and Nodes, 
 version list and pages of a list at an old resourceVersion, watches opened at several
 points and resumed later from those (old) versions with their 410 boundaries, the log's
 horizon, node faults, a kubelet restart, a node deleted, a snapshot restored in the
-middle, and at the end the whole store.
+middle, and at the end the whole store; and the same through the HTTP API (list pages,
+gets, watches resumed from versions seen earlier, a 410 past the log).
 """
 
 from __future__ import annotations
 
 import json
 import random
+import urllib.request
 from typing import Any
 
 import pytest
@@ -21,6 +23,7 @@ import pytest
 from fakekube import Cluster
 from fakekube.objects.kinds import LEASES, NODES
 from fakekube.store import TooOldResourceVersion
+from tests.integration.watchclient import WatchStream
 
 NODE_COUNT = 14
 LEASE_NS = "kube-node-lease"
@@ -129,3 +132,67 @@ def test_deferred_renewals_are_observed_as_eager_writes(seed: int, history_limit
     assert len(lazy) == len(eager)
     gone = any('["410"' in line or line.endswith(': "410"') for line in lazy)
     assert gone == (history_limit < 10_000 or history_max_bytes < 10**6)  # the 410 boundaries were reached
+
+
+LEASES_PATH = f"/apis/coordination.k8s.io/v1/namespaces/{LEASE_NS}/leases"
+
+
+def http_get(url: str) -> Any:
+    with urllib.request.urlopen(url, timeout=10) as answer:
+        return json.loads(answer.read())
+
+
+def http_watch(cluster: Cluster, path: str, rv: str) -> list[Any]:
+    """Every event a watch from ``rv`` gets before its 1 s timeout (the clock does not move
+    meanwhile, so the same events every run)."""
+    with WatchStream(cluster.url, f"{path}?watch=true&resourceVersion={rv}&timeoutSeconds=1") as stream:
+        events = []
+        while (event := stream.next_event()) is not None:
+            obj = event["object"]
+            events.append([event["type"], obj.get("metadata", {}).get("name"),
+                           obj.get("metadata", {}).get("resourceVersion"), obj.get("spec"), obj.get("message")])
+        return events
+
+
+def served_scenario(lazy: bool) -> tuple[list[Any], int]:
+    """Leases and Nodes through the HTTP API — pages, gets, watches resumed from versions
+    seen earlier (410 past the log) — while renewals are deferred (or not)."""
+    rng = random.Random(7)
+    seen: list[Any] = []
+    waited = 0
+    cluster = Cluster(nodes=5, seed=7, history_limit=40)
+    cluster.store.defer_writes = lazy
+    cluster.kubelets.heartbeats.quick_reports = lazy
+    with cluster:
+        marks = ["0"]
+        for step in range(8):
+            cluster.advance(rng.choice([5, 10, 30, 60]))
+            waited += bool(cluster.store._deferred)
+            page = http_get(f"{cluster.url}{LEASES_PATH}?limit=2")
+            pages = [page]
+            while pages[-1]["metadata"].get("continue"):
+                pages.append(http_get(f"{cluster.url}{LEASES_PATH}?limit=2&continue={pages[-1]['metadata']['continue']}"))
+            seen.append([[(o["metadata"]["name"], o["metadata"]["resourceVersion"]) for o in p["items"]] for p in pages])
+            if step == 7:  # from the first version seen: past the log by now
+                seen.append(http_watch(cluster, LEASES_PATH, marks[1]))
+            elif step % 2:
+                seen.append(http_watch(cluster, LEASES_PATH, rng.choice(marks)))
+            else:
+                seen.append(http_watch(cluster, "/api/v1/nodes", rng.choice(marks[1:] or marks)))
+            seen.append(http_get(f"{cluster.url}{LEASES_PATH}/node-{rng.randint(1, 5)}"))
+            marks.append(page["metadata"]["resourceVersion"])
+            if step == 3:
+                cluster.fail_node("node-2")
+            if step == 5:
+                cluster.restart_kubelet("node-3")
+    return seen, waited
+
+
+def test_served_leases_and_watches_are_the_eager_ones() -> None:
+    """The same through the HTTP API: list pages, gets and watches from old versions."""
+    lazy, waited = served_scenario(True)
+    eager, _ = served_scenario(False)
+    assert waited >= 4  # renewals were waiting unbuilt when the requests came
+    assert lazy == eager
+    assert any(isinstance(event, list) and event and event[0] == "ERROR" for watch in lazy
+               if isinstance(watch, list) for event in watch)  # a resume past the log: 410
