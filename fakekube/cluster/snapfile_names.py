@@ -369,12 +369,14 @@ CLASSES: frozenset[str] = frozenset({
 
 FUNCTIONS: frozenset[str] = frozenset({
     "builtins:getattr",
+    "fakekube.api.verbs.apiserver:APIServer._admission_quiet",
     "fakekube.api.verbs.apiserver:APIServer._after_webhook_patch",
     "fakekube.api.verbs.apiserver:APIServer._apiserver_write",
     "fakekube.api.verbs.apiserver:APIServer._note_admission_change",
     "fakekube.api.verbs.apiserver:APIServer._unlocked",
     "fakekube.api.verbs.apiserver:APIServer._unlocked_converter",
     "fakekube.api.verbs.customresources:CustomTypes.on_change",
+    "fakekube.api.verbs.customresources:CustomTypes.quiet_for",
     "fakekube.clock.virtual:VirtualClock.call_at",
     "fakekube.cluster.cluster:Cluster._kubelet_unreachable",
     "fakekube.cluster.cluster:Cluster._pod_exec",
@@ -386,6 +388,7 @@ FUNCTIONS: frozenset[str] = frozenset({
     "fakekube.controllers.podgc:_terminating_on",
     "fakekube.controllers.replicaset.workload:_replica_set_selector",
     "fakekube.controllers.replicaset.workload:_replication_controller_selector",
+    "fakekube.engine.engine:Engine._keyless_field_writes",
     "fakekube.engine.engine:Engine._on_change",
     "fakekube.engine.engine:Engine._on_external_wait",
     "fakekube.engine.engine:Engine._on_served_changed",

@@ -69,6 +69,7 @@ class Snapshot:
 
 def take(cluster: "Cluster") -> Snapshot:
     """Copy ``cluster``'s state (call it where no work runs: on the engine thread between jobs)."""
+    cluster.store.build_deferred()  # a snapshot holds the writes as eager ones made them
     frozen = copier_for(cluster).freeze({part: getattr(cluster, part) for part in STATE_PARTS})
     return Snapshot(frozen, _not_state(cluster), cluster.config, cluster.clock.now(), cluster.store.resource_version)
 

@@ -145,6 +145,13 @@ class Client:
         while holding ``ctx.atomically()``."""
         return self.api.write_internal(self.resource_type(resource), obj)
 
+    def post_heartbeat_status(self, resource: Resource, obj: Obj) -> Obj | None:
+        """Store ``obj``, whose status differs from the stored one's only in heartbeat times
+        (built from the current object while holding ``ctx.atomically()``), as a status
+        update would, without its checks; None when admission in the cluster could act on it
+        (then write it with :meth:`update_status`)."""
+        return self.api.write_heartbeat_status(self.resource_type(resource), obj)
+
     def expire(self, resource: Resource, name: str, namespace: str = "", *, resource_version: str) -> Obj | None:
         """Remove an object whose storage lease ran out, as etcd deletes an expired key (an
         Event past ``--event-ttl``): no admission, finalizers or grace period, and only while

@@ -49,6 +49,23 @@ class Cohorts:
         self._keys[key] = at
         ctx.enqueue_at(key, at)
 
+    def schedule_many(self, members: list[str], at: datetime, ctx: Scheduler) -> None:
+        """:meth:`schedule` for each of ``members`` in order, at C speed where it can (a
+        5,000-node cohort is rescheduled every 10 s)."""
+        due = self._next
+        fresh = [member for member in members if due.get(member) != at]
+        if not fresh:
+            return
+        due.update(zip(fresh, itertools.repeat(at)))
+        batch = self._batches.get(at)
+        if batch is not None:
+            batch.extend(fresh)
+            return
+        self._batches[at] = fresh
+        key = f"{self.prefix}@{next(self._counter)}"
+        self._keys[key] = at
+        ctx.enqueue_at(key, at)
+
     def owns(self, key: str) -> bool:
         return key in self._keys
 

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import builtins
 import contextlib
+import itertools
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any, Iterable, Iterator, Mapping, Protocol, Sequence
 
@@ -42,6 +43,7 @@ from fakekube.objects import Resource
 from fakekube.objects.metrics import UsageReader
 from fakekube.random import SeededRandom
 from fakekube.store import Change, TooOldResourceVersion
+from fakekube.store.deferred import Deferred
 
 if TYPE_CHECKING:
     from fakekube.engine.engine import Engine
@@ -97,7 +99,7 @@ class Context:
 
     def get_many(self, resource: Resource, names: Sequence[str], namespace: str = "") -> list[Obj | None]:
         """Several objects of one namespace at once (a batch of heartbeats reads thousands)."""
-        return self._engine.store.get_many(resource, [(namespace, name) for name in names])
+        return self._engine.store.get_many(resource, list(zip(itertools.repeat(namespace), names)))  # at C speed
 
     def view(self, resource: Resource) -> Mapping[tuple[str, str], Obj]:
         """A live read-only mapping of ``resource``'s objects by (namespace, name): for a hot
@@ -134,6 +136,22 @@ class Context:
             return self._engine.store.changes_since(resource_version)
         except TooOldResourceVersion:
             return None
+
+    def renewals_since(self, resource_version: int) -> tuple[builtins.list[Change], builtins.list[Deferred]] | None:
+        """:meth:`changes_since` with the store's deferred writes left as blocks (keys and
+        the value each set), for a pass that only needs which objects were written with
+        what; None as there."""
+        try:
+            return self._engine.store.changes_and_deferred_since(resource_version)
+        except TooOldResourceVersion:
+            return None
+
+    def defer_set(self, resource: Resource, names: Sequence[str], namespace: str, path: tuple[str, str],
+                  value: str) -> bool:
+        """Write ``value`` at ``path`` (one field outside metadata) of each named stored object,
+        in order, as that many writes the store may defer until something could observe
+        them (store/deferred.py); False when it cannot, and the caller writes them itself."""
+        return self._engine.store.defer_set(resource, list(zip(itertools.repeat(namespace), names)), path, value)
 
     @contextlib.contextmanager
     def atomically(self) -> Iterator[None]:

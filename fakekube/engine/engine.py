@@ -215,7 +215,7 @@ class Engine:
         #: and how many such waits have begun (under ``queue.condition``).
         self._external_waits = 0
         self._external_seq = 0
-        store.add_listener(self._on_change)
+        store.add_listener(self._on_change, self._keyless_field_writes)
         api.custom_types.listeners.append(self._on_served_changed)
         api.external_wait_listeners.append(self._on_external_wait)
 
@@ -288,6 +288,14 @@ class Engine:
         for name, controller in routes:
             for key in controller.keys_for(change):
                 self.queue.add((name, key), tickets)
+
+    def _keyless_field_writes(self, resource: tuple[str, str]) -> bool:
+        """Whether a write of ``resource`` that sets one field outside metadata routes to no
+        work item: every controller watching it declares ``keyless_field_writes = True``
+        (such a change gives it no key; checked per controller by a unit test). The store
+        may then defer such writes (store/deferred.py). Without the declaration — a
+        controller of the user's watching Leases — they stay eager."""
+        return all(getattr(controller, "keyless_field_writes", False) for _, controller in self._routes.get(resource, ()))
 
     def _current_tickets(self) -> tuple[Ticket, ...]:
         """The tickets work queued now carries: a running reconcile's (when this thread runs

@@ -48,6 +48,8 @@ LEASE_NAMESPACE = "kube-node-lease"
 KUBELET_PORT = 10250
 
 LEASE = "lease"
+#: What a renewal writes: the Lease's ``spec.renewTime``.
+RENEW_TIME_PATH = ("spec", "renewTime")
 STATUS_KEY = "status"
 #: The key of a deleted node (its kubelet's memory is dropped).
 GONE = "gone"
@@ -107,6 +109,9 @@ class NodeHeartbeats:
         #: The node object last seen matching what its kubelet reports (stored objects are
         #: never mutated, so identity means "unchanged since then").
         self._verified: dict[str, Obj] = {}
+        #: Whether a periodic report with nothing but new heartbeat times is the trusted
+        #: internal write (False: every report takes the update path; a test compares both).
+        self.quick_reports = True
         self._leases = Cohorts("leases")
         self._statuses = Cohorts("statuses")
         self.images = NodeImages()
@@ -241,25 +246,33 @@ class NodeHeartbeats:
             return
         renew_time = format_micro_time(ctx.now)
         next_at = ctx.now + timedelta(seconds=self.config.renew_interval_s)
-        # A renewal changes one timestamp of the node's own lease: the trusted internal write
-        # (no validation to fail), which is most of what an idle cluster does.
+        names = [name for name, _ in alive]
+        # A renewal changes one timestamp of the node's own lease, which is most of what an
+        # idle cluster does: deferred by the store until something could observe it (the
+        # same writes, built on read: store/deferred.py), else the trusted internal write.
         with ctx.atomically():
-            leases = ctx.get_many(LEASES, [name for name, _ in alive], LEASE_NAMESPACE)
-            for (name, node), current in zip(alive, leases):
-                if current is None:
-                    ctx.client.create(LEASES, lease_object(node, self.config.lease_duration_s, renew_time))
-                else:
-                    ctx.client.replace_internal(LEASES, dict(current, spec=dict(current.get("spec") or {},
-                                                                                renewTime=renew_time)))
-                self._leases.schedule(name, next_at, ctx)
+            if not ctx.defer_set(LEASES, names, LEASE_NAMESPACE, RENEW_TIME_PATH, renew_time):
+                self._write_leases(alive, renew_time, ctx)
+            self._leases.schedule_many(names, next_at, ctx)
+
+    def _write_leases(self, alive: list[tuple[str, Obj]], renew_time: str, ctx: Context) -> None:
+        """Each Lease written at once: created when missing, else renewed (no validation to fail)."""
+        leases = ctx.get_many(LEASES, [name for name, _ in alive], LEASE_NAMESPACE)
+        for (name, node), current in zip(alive, leases):
+            if current is None:
+                ctx.client.create(LEASES, lease_object(node, self.config.lease_duration_s, renew_time))
+            else:
+                ctx.client.replace_internal(LEASES, dict(current, spec=dict(current.get("spec") or {},
+                                                                            renewTime=renew_time)))
 
     # -- NodeStatus ----------------------------------------------------------------------
     def _check_statuses(self, nodes: list[str], ctx: Context) -> None:
         """The kubelet's 10 s status check: post when the server's copy differs from what it
         reports (e.g. after the node controller marked it Unknown), else every 5 min."""
         next_at = ctx.now + timedelta(seconds=self.config.status_update_period_s)
-        for name, node in self._alive(nodes, ctx):
-            self._statuses.schedule(name, next_at, ctx)
+        alive = self._alive(nodes, ctx)
+        self._statuses.schedule_many([name for name, _ in alive], next_at, ctx)
+        for name, node in alive:
             if self._verified.get(name) is not node:
                 self.images.adopt(node)  # images written to the status since are held too
             if name in self._starting or name not in self._last_report:
@@ -268,8 +281,11 @@ class NodeHeartbeats:
             if last is None:
                 self._last_report[name] = ctx.now  # registered (or restarted) with fresh heartbeats
             due = last is not None and (ctx.now - last).total_seconds() >= self.config.status_report_period_s
-            if not due and name not in self._must_post and (self._verified.get(name) is node or not self._differs(name, node)):
-                self._verified[name] = node
+            if name not in self._must_post and (self._verified.get(name) is node or not self._differs(name, node)):
+                if not due:
+                    self._verified[name] = node
+                    continue
+                self._post_heartbeat(name, node, ctx)  # the 5-min report: only heartbeat times move
                 continue
             self._post_status(name, node, ctx)
 
@@ -307,6 +323,31 @@ class NodeHeartbeats:
 
     def _record(self, name: str, text: texts.EventText, ctx: Context) -> None:
         ctx.record(texts.node_reference(name), text.type, text.reason, text.message, EventSource(texts.KUBELET, name))
+
+    def _post_heartbeat(self, name: str, node: Obj, ctx: Context) -> None:
+        """The periodic report of a node whose status is as its kubelet reports it: the same
+        object a status update would store (only ``lastHeartbeatTime`` moves), written as the
+        trusted internal write unless the cluster's admission could act on it."""
+        if not self.quick_reports:
+            self._post_status(name, node, ctx)
+            return
+        with ctx.atomically():
+            current = ctx.get(NODES, name)
+            if current is not node:  # (cannot happen on the engine thread; the update path rereads)
+                self._post_status(name, node, ctx)
+                return
+            status = node.get("status") or {}
+            images = self.images.reported(name)
+            if images is not None and status.get("images") != images:  # (absent vs empty: the update path decides)
+                self._post_status(name, node, ctx)
+                return
+            conditions = reported_conditions(status.get("conditions") or [], self.reported_conditions(name),
+                                             format_rfc3339(ctx.now))
+            if ctx.client.post_heartbeat_status(NODES, dict(node, status=dict(status, conditions=conditions))) is None:
+                self._post_status(name, node, ctx)
+                return
+            self._last_report[name] = ctx.now
+            self._verified.pop(name, None)
 
     def _post_status(self, name: str, node: Obj, ctx: Context) -> None:
         self._last_report[name] = ctx.now

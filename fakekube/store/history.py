@@ -19,7 +19,7 @@ import array
 import bisect
 import json
 import marshal
-from typing import Any, Iterator, NamedTuple
+from typing import Any, Callable, Iterator, NamedTuple
 
 Obj = dict[str, Any]
 
@@ -80,6 +80,9 @@ class History:
         self.held_bytes = 0
         #: Every change with rv <= compacted_rv has been dropped.
         self.compacted_rv = 0
+        #: Set by the store while it holds deferred writes (store/deferred.py): a reader of the
+        #: log from outside the store (a watch's start, a 410's message) has them written first.
+        self.before_read: Callable[[], None] | None = None
 
     def append(self, change: Change, same_size: bool = False) -> None:
         """Log ``change``; ``same_size``: it changed only a few scalar fields of the previous
@@ -100,6 +103,27 @@ class History:
             self._drop(len(self._changes) - self.limit)
         if self.held_bytes > self.max_bytes:
             self._drop(self._over_budget())
+
+    def append_counted(self, change: Change, size: int) -> None:
+        """Log ``change`` counted at ``size`` bytes, with no trim (a deferred write the caller
+        already trimmed for: store/deferred.py)."""
+        self._changes.append(change)
+        self._rvs.append(change.rv)
+        self._sizes.append(size)
+        self.held_bytes += size
+
+    @property
+    def object_sizes(self) -> dict[tuple[str, str, str, str], int]:
+        """Each live object's last measured size, by (group, resource, namespace, name)."""
+        return self._object_sizes
+
+    def physical_len(self) -> int:
+        """Changes physically held (up to twice the limit; ``len`` counts the retained ones)."""
+        return len(self._changes)
+
+    def drop_oldest(self, count: int) -> None:
+        """Drop the ``count`` oldest changes held (as the count rule would have)."""
+        self._drop(count)
 
     def _over_budget(self) -> int:
         """How many of the oldest changes to drop to be within the byte budget (the newest stays)."""
@@ -130,6 +154,13 @@ class History:
 
     def horizon_rv(self) -> int:
         """The oldest resourceVersion a watch may still start from."""
+        if self.before_read is not None:
+            self.before_read()
+        return self.held_horizon_rv()
+
+    def held_horizon_rv(self) -> int:
+        """:meth:`horizon_rv` of the changes held, without the store's deferred writes (for
+        the store itself, which knows they all come after)."""
         # Only the newest ``limit`` entries count as retained, so the horizon moves
         # smoothly instead of jumping at each physical trim.
         excess = len(self._changes) - self.limit

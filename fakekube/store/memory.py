@@ -25,6 +25,8 @@ import threading
 from types import MappingProxyType
 from typing import Any, Callable, Iterable, Iterator, Mapping, NamedTuple
 
+from fakekube.store import deferred
+from fakekube.store.deferred import Deferred
 from fakekube.store.frozen import Origin, freeze, teach_yaml
 from fakekube.store.history import (ADDED, DEFAULT_HISTORY_BYTES, DEFAULT_HISTORY_LIMIT, DELETED, MODIFIED, Change,
                                     History)
@@ -77,6 +79,17 @@ class Store:
         self.history = History(history_limit or DEFAULT_HISTORY_LIMIT, history_max_bytes)
         self._rv = 0
         self._listeners: builtins.list[Callable[[Change], None]] = []
+        #: Per listener: ``quiet(resource)`` says it does nothing for a change of that resource
+        #: that sets one field outside metadata (None: it may act on any change).
+        self._quiet: builtins.list[Callable[[ResourceKey], bool] | None] = []
+        #: Writes that took their resourceVersions but not yet their objects (store/deferred.py),
+        #: oldest first, all of one resource; built before anything could observe them.
+        self._deferred: builtins.list[Deferred] = []
+        #: How many writes ``_deferred`` holds: at twice the log's limit they are built (a
+        #: bound on their memory when nothing reads or writes for a long time).
+        self._deferred_count = 0
+        #: Whether :meth:`defer_set` may defer (False: every write is eager; a test compares both).
+        self.defer_writes = True
         #: Set when the cluster is reset or stopped: open watches end.
         self.closed = False
         #: Set when a snapshot replaced this store's state: open watches end with 410 Gone.
@@ -95,27 +108,35 @@ class Store:
     def get(self, resource: ResourceKey, key: ObjectKey) -> Obj | None:
         """The stored object (do not mutate it) or None."""
         with self.lock:
+            if self._deferred:
+                self._build_deferred(resource)
             return self._objects.get(resource, {}).get(key)
 
     def get_many(self, resource: ResourceKey, keys: builtins.list[ObjectKey]) -> builtins.list[Obj | None]:
         """Several objects under one lock (a batch of heartbeats reads thousands at once)."""
         with self.lock:
-            bucket = self._objects.get(resource, {})
-            return [bucket.get(key) for key in keys]
+            if self._deferred:
+                self._build_deferred(resource)
+            return builtins.list(map(self._objects.get(resource, {}).get, keys))  # at C speed
 
     def view(self, resource: ResourceKey) -> Mapping[ObjectKey, Obj]:
         """A live, read-only mapping of one resource's objects by (namespace, name).
 
         For hot loops that look up thousands of objects one by one (the node lifecycle
         pass reads every node's Lease every 5 s): each lookup is one dict read, atomic
-        under the GIL, with no list to build. It follows later writes.
+        under the GIL, with no list to build. It follows later writes, except deferred ones
+        (:meth:`defer_set`): take a new view after one.
         """
         with self.lock:
+            if self._deferred:
+                self._build_deferred(resource)
             return MappingProxyType(self._objects.setdefault(resource, {}))
 
     def list(self, resource: ResourceKey, namespace: str = "") -> tuple[builtins.list[Obj], int]:
         """Objects of one resource in etcd key order ("namespace/name"), and the list's rv."""
         with self.lock:
+            if self._deferred:
+                self._build_deferred(resource)
             keys = self._keys(resource)
             lo, hi = _namespace_run(keys, namespace)
             return self._ordered_objects(resource)[lo:hi], self._rv
@@ -132,6 +153,8 @@ class Store:
         before it. ValueError for an ``rv`` in the future; TooOldResourceVersion past the history.
         """
         with self.lock:
+            if self._deferred:  # an older rv reads the change log: its bounds are the eager ones
+                self._build_deferred(resource if rv is None else None)
             if rv is None:
                 rv = self._rv
             elif rv > self._rv:
@@ -195,6 +218,8 @@ class Store:
         node-7, not all pods. Raises KeyError for an index nobody registered.
         """
         with self.lock:
+            if self._deferred:
+                self._build_deferred(resource)
             keys = self._index(resource, name).values.get(value, ())
             bucket = self._objects.get(resource, {})
             return [bucket[key] for key in sorted(keys, key=sort_key)]
@@ -202,6 +227,8 @@ class Store:
     def index_values(self, resource: ResourceKey, name: str) -> builtins.list[str]:
         """The values the index ``name`` holds at least one object under, sorted."""
         with self.lock:
+            if self._deferred:
+                self._build_deferred(resource)
             return sorted(self._index(resource, name).values)
 
     def by_field(self, resource: ResourceKey, path: FieldPath, value: str) -> builtins.list[Obj]:
@@ -292,6 +319,8 @@ class Store:
     def create(self, resource: ResourceKey, obj: Obj) -> Obj:
         """Store a new object; the caller has checked it does not exist yet."""
         with self.lock:
+            if self._deferred:  # the change log stays in resourceVersion order
+                self._build_deferred(None)
             timing = self.write_timing
             started = timing[0]() if timing is not None else 0.0
             key = _object_key(obj)
@@ -320,6 +349,8 @@ class Store:
         """Overwrite an existing object with a new version (``same_size``: only a few scalar
         fields changed, so the history may count it at the previous version's size)."""
         with self.lock:
+            if self._deferred:  # the change log stays in resourceVersion order
+                self._build_deferred(None)
             timing = self.write_timing
             started = timing[0]() if timing is not None else 0.0
             key = _object_key(obj)
@@ -341,6 +372,8 @@ class Store:
     def remove(self, resource: ResourceKey, key: ObjectKey) -> Obj:
         """Delete an object; returns its last state stamped with the delete's rv."""
         with self.lock:
+            if self._deferred:  # the change log stays in resourceVersion order
+                self._build_deferred(None)
             timing = self.write_timing
             started = timing[0]() if timing is not None else 0.0
             bucket = self._objects[resource]
@@ -362,21 +395,94 @@ class Store:
                 timing[1]("delete", resource, timing[0]() - started)
             return tombstone
 
-    def add_listener(self, listener: Callable[[Change], None]) -> None:
+    def add_listener(self, listener: Callable[[Change], None],
+                     quiet: Callable[[ResourceKey], bool] | None = None) -> None:
         """Call ``listener(change)`` after every write, under the store lock.
 
         For the engine's work queue: listeners must be quick and must not write.
+        ``quiet(resource)`` True promises that the listener does nothing for a change of
+        ``resource`` that sets one field outside metadata (:meth:`defer_set` skips it then);
+        without it, such writes of any resource are never deferred.
         """
         with self.lock:
             self._listeners.append(listener)
+            self._quiet.append(quiet)
+
+    # -- deferred writes (store/deferred.py) ------------------------------------------
+    def defer_set(self, resource: ResourceKey, keys: builtins.list[ObjectKey], path: tuple[str, str],
+                  value: str) -> bool:
+        """Set ``obj[path[0]][path[1]] = value`` on each stored object of ``keys``, in order, as
+        that many writes — deferred when nothing would see them as writes: their
+        resourceVersions are taken now and their objects built when something could
+        observe them (every read and list of the resource, any write, the change log, a
+        watch, a snapshot), identical to eager writes'. False (and nothing done) when they
+        cannot be deferred: deferral is off, a key is not stored, or a listener might act
+        on them; the caller then writes them eagerly.
+        """
+        if path[0] == "metadata" or not keys:
+            return False
+        with self.lock:
+            if not self.defer_writes or not all(q is not None and q(resource) for q in self._quiet):
+                return False
+            bucket = self._objects.get(resource, {})
+            if not all(map(bucket.__contains__, keys)):
+                return False
+            if self._deferred and self._deferred[0].resource != resource:
+                self._build_deferred(None)
+            self._deferred.append(Deferred(resource, tuple(keys), self._rv + 1, path, value))
+            self._rv += len(keys)
+            self._deferred_count += len(keys)
+            self.history.before_read = self.build_deferred
+            self._report_deferred(resource, len(keys))
+            if self._deferred_count > 2 * self.history.limit:  # older ones would be trimmed from the log
+                self._build_deferred(None)  # anyway: building them now costs what the log holds
+            if self._waiting:
+                self._changed.notify_all()
+            return True
+
+    def _report_deferred(self, resource: ResourceKey, count: int) -> None:
+        """The apiserver's etcd metrics count each deferred write as an update (their
+        durations are wall time in either form, so not an observation to keep)."""
+        if self.write_timing is not None:
+            for _ in range(count):
+                self.write_timing[1]("update", resource, 0.0)
+
+    def build_deferred(self) -> None:
+        """Build every deferred write now (before a snapshot or a read of the change log)."""
+        with self.lock:
+            self._build_deferred(None)
+
+    def _build_deferred(self, resource: ResourceKey | None) -> None:
+        """Build the deferred writes if they are of ``resource`` (None: whatever they are of)."""
+        if not self._deferred or (resource is not None and self._deferred[0].resource != resource):
+            return
+        blocks, self._deferred, self._deferred_count = self._deferred, [], 0
+        self.history.before_read = None
+        deferred.materialize(self, blocks)
 
     # -- watch support -------------------------------------------------------
     def changes_since(self, rv: int) -> builtins.list[Change]:
         """Every change after ``rv``; TooOldResourceVersion if the log lost some."""
         with self.lock:
+            self._build_deferred(None)
             if not self.history.covers(rv):
                 raise TooOldResourceVersion(rv)
             return self.history.since(rv)
+
+    def changes_and_deferred_since(self, rv: int) -> tuple[builtins.list[Change], builtins.list[Deferred]]:
+        """:meth:`changes_since` without building deferred writes: the changes held after
+        ``rv`` and the deferred blocks (all newer). For a reader that needs only which keys
+        were written with what (the node lifecycle monitor's renewed Leases). Raises
+        TooOldResourceVersion when the held changes do not reach back to ``rv``; it may
+        answer where the eager log would already have trimmed ``rv`` — the changes given
+        are all there were either way."""
+        with self.lock:
+            if rv < self.history.held_horizon_rv():
+                raise TooOldResourceVersion(rv)
+            blocks = [block if block.first_rv > rv else
+                      block._replace(keys=block.keys[rv - block.first_rv + 1:], first_rv=rv + 1)
+                      for block in self._deferred if block.last_rv > rv]
+            return self.history.since(rv), blocks
 
     def wait_for_change(self, after_rv: int, timeout_s: float) -> bool:
         """Block (wall clock: transport time) until a write newer than ``after_rv``."""
@@ -400,6 +506,7 @@ class Store:
 
     def stored_objects(self) -> Iterator[Obj]:
         """Every object stored or remembered in the history (a snapshot shares them)."""
+        self.build_deferred()
         yield from self.current_objects()
         for change in self.history.since(-1):
             yield change.obj
@@ -408,6 +515,7 @@ class Store:
 
     def current_objects(self) -> Iterator[Obj]:
         """Every object stored now."""
+        self.build_deferred()
         for bucket in self._objects.values():
             yield from bucket.values()
 
@@ -417,6 +525,7 @@ class Store:
         write is above it) and its history starts there — a watch from any resourceVersion
         issued before is 410 — so no resourceVersion a client has seen names other data."""
         with self.lock:
+            self._build_deferred(None)
             if issued_rv > self._rv:
                 self._rv = issued_rv + 1
                 self.history.compact_to(self._rv)
@@ -443,7 +552,11 @@ class Store:
         Without the guard only the top level and metadata are new (the rest is shared
         with ``obj``); with it, the whole object is a frozen copy.
         """
-        rv = str(self._rv + 1)
+        return self._stamp_at(resource, key, obj, self._rv + 1)
+
+    def _stamp_at(self, resource: ResourceKey, key: ObjectKey, obj: Obj, version: int) -> Obj:
+        """:meth:`_stamp` with resourceVersion ``version`` (a deferred write's, reserved earlier)."""
+        rv = str(version)
         stamped = dict(obj)
         stamped["metadata"] = dict(obj.get("metadata") or {}, resourceVersion=rv)
         if self.guard:
@@ -451,6 +564,19 @@ class Store:
             resource_name = f"{resource[1]}.{resource[0]}" if resource[0] else resource[1]
             stamped = freeze(stamped, Origin(resource_name, name, rv))
         return stamped
+
+    def _put(self, resource: ResourceKey, key: ObjectKey, obj: Obj) -> None:
+        """Store ``obj`` as the version of an existing key: the bucket, the ordered list and
+        the indexes (a deferred write being built; it takes no resourceVersion here)."""
+        bucket = self._objects[resource]
+        prev = bucket[key]
+        updates = self._index_updates(resource, prev, obj) if resource in self._indexes else ()
+        bucket[key] = obj
+        ordered = self._ordered.get(resource)
+        if ordered is not None:
+            ordered[bisect.bisect_left(self._keys(resource), (sort_key(key), key))] = obj
+        if updates:
+            _apply(updates, key)
 
     def _record(self, kind: str, resource: ResourceKey, key: ObjectKey, obj: Obj, prev: Obj | None,
                 same_size: bool = False) -> None:

@@ -222,7 +222,7 @@ class APIServer:
         #: Whether any webhook configuration or policy binding exists: kept by a store listener,
         #: so a write without them skips the copy a retry after a webhook call needs.
         self._admission_on = False
-        store.add_listener(self._note_admission_change)
+        store.add_listener(self._note_admission_change, self._admission_quiet)
         self._note_admission_change(None)
         #: The admission chain (fakekube.api.admission): kube-apiserver's default plugins until
         #: the cluster configures its own (``configure_admission``).
@@ -234,7 +234,7 @@ class APIServer:
         #: CRD webhook conversion, over the admission webhooks' transport (and its addresses).
         self.conversion = WebhookConversion(self.webhook_transport, rng.fork("conversion"))
         self.custom_types = CustomTypes(registry, self._unlocked_converter)
-        store.add_listener(self.custom_types.on_change)
+        store.add_listener(self.custom_types.on_change, self.custom_types.quiet_for)
         #: kube-apiserver's ``--authorization-mode`` (``AlwaysAllow`` or ``RBAC``); the HTTP
         #: layer enforces it, the review APIs answer from it.
         self.authorization_mode = "AlwaysAllow"
@@ -287,6 +287,16 @@ class APIServer:
         few scalar fields (the history counts it at the previous version's size). Returns the
         object as stored (no TypeMeta: this is the hot path of every Lease renewal).
         """
+        return self.store.replace(rt.key, objectmeta.strip_type_meta(obj), same_size=True)
+
+    def write_heartbeat_status(self, rt: ResourceType, obj: Obj) -> Obj | None:
+        """A status write of the cluster's own kubelet that moves only heartbeat times (a
+        node's periodic report), stored as the update path would store it but without its
+        merge rules, checks and copies: every string that changes keeps its length, so the
+        history counts it at the previous version's size. None when admission configured in
+        the cluster (webhooks, policies) could act on it: the caller takes the update path."""
+        if self._admission_on:
+            return None
         return self.store.replace(rt.key, objectmeta.strip_type_meta(obj), same_size=True)
 
     def expire(self, rt: ResourceType, namespace: str, name: str, resource_version: str) -> Obj | None:
@@ -932,6 +942,11 @@ class APIServer:
         """Any webhook configuration or policy binding at all: else no admission plugin gives
         up the store lock, and a write need not keep its body for a retry."""
         return self._admission_on
+
+    @staticmethod
+    def _admission_quiet(resource: tuple[str, str]) -> bool:
+        """The admission recount does nothing for a write of another resource."""
+        return (resource[0], resource[1]) not in _ADMISSION_RESOURCES
 
     def _note_admission_change(self, change: Change | None) -> None:
         """Store listener (under the store lock): recount when an admission object changed."""

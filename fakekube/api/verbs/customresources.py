@@ -51,6 +51,11 @@ class CustomTypes:
         self.listeners: list[Callable[[], None]] = []
         self._signatures: dict[str, str] = {}
 
+    @staticmethod
+    def quiet_for(resource: tuple[str, str]) -> bool:
+        """A write of anything but a CRD changes nothing served (:meth:`on_change`)."""
+        return (resource[0], resource[1]) != _CRD_KEY
+
     def on_change(self, change: Change) -> None:
         """Store listener: a CRD write may change what is served."""
         if (change.group, change.resource) != _CRD_KEY:

@@ -78,6 +78,10 @@ class GarbageCollectorController:
     """Deletes objects whose owners are gone; carries out foreground and orphan deletion."""
 
     name = NAME
+    #: A change that keeps an object's owner references, finalizers and deletionTimestamp
+    #: gives no key (:meth:`keys_for`), so writes of one field outside metadata (a Lease
+    #: renewal) may be deferred (engine ``_keyless_field_writes``).
+    keyless_field_writes = True
 
     def __init__(self, served: Sequence[APIResource]) -> None:
         """``served``: every stored resource the apiserver serves (its discovery)."""

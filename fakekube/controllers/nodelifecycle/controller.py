@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from datetime import datetime, timedelta
-from typing import Any, Iterable, Mapping
+from typing import Any, Iterable
 
 from fakekube.api.machinery.jsonutil import deep_copy
 from fakekube.clock import parse_time
@@ -122,45 +122,56 @@ class NodeLifecycleController:
         with ctx.atomically():
             nodes = ctx.list(NODES)
             renewed = self._leases_written(ctx)
-        leases = ctx.view(LEASES)
+        leases = _Leases(ctx)
         for node in self._register_and_remove(nodes, ctx):
             zone, ready = self._pass_node(node, renewed, leases, ctx)
             if ready is not _SKIP:
                 statuses[zone].append(ready)
         self._handle_disruption(dict(statuses), ctx)
 
-    def _leases_written(self, ctx: Context) -> dict[str, Obj] | None:
-        """Node → its Lease as last written since the previous pass (a deleted one reads as a
-        Lease without renewTime, as a check would find it), from the store's change log: a
-        few thousand changes a pass instead of a lookup per node. None on the first pass, or
-        when the bounded history no longer reaches back (every Lease is then read)."""
+    def _leases_written(self, ctx: Context) -> dict[str, datetime | None] | None:
+        """Node → the renewTime of its Lease as last written since the previous pass (None for
+        a deleted one, as a check would find it), from the store's change log and its
+        deferred renewals (never built for this: store/deferred.py): a few thousand changes
+        a pass instead of a lookup per node. None on the first pass, or when the bounded
+        history no longer reaches back (every Lease is then read)."""
         since, self._pass_rv = self._pass_rv, ctx.resource_version
-        changes = ctx.changes_since(since) if since is not None else None
-        if changes is None:
+        written = ctx.renewals_since(since) if since is not None else None
+        if written is None:
             return None
+        changes, deferred = written
         group, plural = LEASES
-        return {c.name: ({} if c.type == DELETED else c.obj) for c in changes
-                if c.resource == plural and c.namespace == LEASE_NAMESPACE and c.group == group}
+        renewed = {c.name: (None if c.type == DELETED else _renew_time(c.obj)) for c in changes
+                   if c.resource == plural and c.namespace == LEASE_NAMESPACE and c.group == group}
+        for block in deferred:  # all newer than the changes held
+            if block.resource == (group, plural):
+                renew = parse_time(block.value) if block.path == ("spec", "renewTime") else _UNCHANGED
+                renewed.update((name, renew) for namespace, name in block.keys if namespace == LEASE_NAMESPACE)
+        return renewed
 
-    def _pass_node(self, node: Obj, renewed: dict[str, Obj] | None, leases: Mapping[Any, Obj],
+    def _pass_node(self, node: Obj, renewed: dict[str, datetime | None] | None, leases: _Leases,
                    ctx: Context) -> tuple[str, Any]:
         name = node["metadata"]["name"]
         quiet = self._quiet.get(name)
         if quiet is None or quiet.node is not node:
             return self._check_node(node, leases.get((LEASE_NAMESPACE, name)), ctx)
-        lease = leases.get((LEASE_NAMESPACE, name)) if renewed is None else renewed.get(name)
-        if lease is not None:
-            self._observe_lease(name, lease, quiet, ctx.now)
+        renew: datetime | None
+        if renewed is None:
+            lease = leases.get((LEASE_NAMESPACE, name))
+            renew = _renew_time(lease) if lease is not None else None
+        else:
+            renew = renewed.get(name)
+        if renew is not None and renew is not _UNCHANGED:
+            self._observe_lease(name, renew, quiet, ctx.now)
         if quiet.until is not None and ctx.now > quiet.until:
             return self._check_node(node, leases.get((LEASE_NAMESPACE, name)), ctx)
         return quiet.zone, quiet.ready
 
-    def _observe_lease(self, name: str, lease: Obj, quiet: _Quiet, now: datetime) -> None:
+    def _observe_lease(self, name: str, renew: datetime, quiet: _Quiet, now: datetime) -> None:
         """What a full check does with a renewed Lease of an otherwise unchanged node: the
         probe time moves to now (upstream stamps its own time, not the kubelet's)."""
-        renew = parse_time((lease.get("spec") or {}).get("renewTime"))
         health = self._health[name]
-        if renew is None or (health.lease_renew_time is not None and health.lease_renew_time >= renew):
+        if (health.lease_renew_time is not None and health.lease_renew_time >= renew):
             return
         # Every node every 10 s: built directly, the cheapest way to a new NodeHealth.
         self._health[name] = NodeHealth(now, health.ready_transition_timestamp, health.saved_ready, renew)
@@ -170,14 +181,15 @@ class NodeLifecycleController:
         """Upstream classifyNodes: a node seen the first time gets RegisteredNode and is marked
         reachable (its controller NoExecute taints go); one gone since the last pass gets
         RemovingNode and is forgotten. Returns the nodes as they are now."""
-        current = []
-        for node in nodes:
+        known = self._known
+        fresh = [index for index, node in enumerate(nodes) if node["metadata"]["name"] not in known]
+        current = list(nodes) if fresh else nodes  # (a quiet pass: no node new, the list as read)
+        for index in fresh:
+            node = nodes[index]
             meta = node["metadata"]
-            if meta["name"] not in self._known:
-                self._known[meta["name"]] = meta.get("uid") or ""
-                self._record_node_event(node, texts.registered_node(meta["name"]), ctx)
-                node = self._mark_reachable(node, ctx)
-            current.append(node)
+            known[meta["name"]] = meta.get("uid") or ""
+            self._record_node_event(node, texts.registered_node(meta["name"]), ctx)
+            current[index] = self._mark_reachable(node, ctx)
         if len(self._known) > len(nodes):
             self._remove_gone(nodes, ctx)
         return current
@@ -329,6 +341,25 @@ class NodeLifecycleController:
 
 
 _SKIP = object()
+#: A deferred write of some other Lease field: the renewTime it leaves is the one before.
+_UNCHANGED: Any = object()
+
+
+def _renew_time(lease: Obj) -> datetime | None:
+    return parse_time((lease.get("spec") or {}).get("renewTime"))
+
+
+class _Leases:
+    """The Leases the pass reads one by one: a lookup through the controller runtime, which
+    builds deferred renewals first (a view taken before them would not show them)."""
+
+    __slots__ = ("_ctx",)
+
+    def __init__(self, ctx: Context) -> None:
+        self._ctx = ctx
+
+    def get(self, key: tuple[str, str]) -> Obj | None:
+        return self._ctx.get(LEASES, key[1], key[0])
 _NOEXECUTE_KEYS = ("node.kubernetes.io/not-ready", "node.kubernetes.io/unreachable")
 
 
