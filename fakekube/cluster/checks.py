@@ -114,8 +114,8 @@ def start_time(raw: Any, name: str) -> datetime:
 
 
 def _nodes(raw: Any, name: str) -> Any:
-    """A count (node specs, a tuple, are checked by the config file or NodeSpec itself)."""
-    return raw if isinstance(raw, tuple) else node_count(raw, name)
+    """A count (node specs, a tuple or list, are checked by the config file or NodeSpec itself)."""
+    return raw if isinstance(raw, (tuple, list)) else node_count(raw, name)
 
 
 #: ClusterConfig fields whose values every entry point checks here, by field name.

@@ -44,6 +44,9 @@ UPSTREAM_500_MESSAGES = (
 #: its healthz handlers' text (docs/reliability.md).
 PLAIN_TEXT_CODES = (431,)
 WRITES = ("POST", "PUT", "PATCH", "DELETE")
+#: Wall seconds one answer may take: a hang fails, a slow first build of a large document
+#: (/openapi/v2 took over 5 s on a 2-core host running the suite on both cores) does not.
+ANSWER_TIMEOUT_S = 30
 
 NAMESPACES = ("default", "kube-system", "missing-ns", "", "UPPER", "a" * 70)
 NAMES = ("cm-1", "node-1", "node-2", "web", "missing", "", "Bad_Name", "x" * 260, "..", "%2F")
@@ -153,7 +156,7 @@ class Client:
     def __init__(self, url: str) -> None:
         parts = urlsplit(url)
         self.host, self.port = parts.hostname or "127.0.0.1", parts.port or 80
-        self.conn = http.client.HTTPConnection(self.host, self.port, timeout=5)
+        self.conn = http.client.HTTPConnection(self.host, self.port, timeout=ANSWER_TIMEOUT_S)
 
     def send(self, method: str, path: str, headers: dict[str, str], body: bytes) -> tuple[int, dict[str, str], bytes]:
         for attempt in range(2):
@@ -172,7 +175,7 @@ class Client:
 
     def reconnect(self) -> None:
         self.conn.close()
-        self.conn = http.client.HTTPConnection(self.host, self.port, timeout=5)
+        self.conn = http.client.HTTPConnection(self.host, self.port, timeout=ANSWER_TIMEOUT_S)
 
 
 @pytest.fixture(scope="module")
