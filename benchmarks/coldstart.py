@@ -325,6 +325,8 @@ def compared_scenarios(kubeconfig: str, env: dict[str, str], timeout_s: float) -
         _child("in-process: Cluster(system_pods=True) → first answer" + COMPARED, [CLUSTER_CODE, "system-pods"], env,
                timeout_s),
         _serve_fakekube("fakekube serve" + COMPARED, [], kubeconfig, env, timeout_s),
+        _serve_fakekube("fakekube serve --start-time T, boot cache warm" + COMPARED, FIXED_START, kubeconfig, env,
+                        timeout_s),
     ]
 
 

@@ -948,12 +948,16 @@ def read_state(document: dict[str, Any], cluster: "Cluster") -> dict[str, Any]:
 
 def _custom_state(decoder: Decoder, initial: Any) -> Any:
     """The registry's state serving the file's CRDs: ``initial`` (the built-in types) with
-    each CRD's types made again from it, in the saved order."""
-    from fakekube.api.types.custom import custom_resource_types
+    each CRD's types made again from it, in the saved order. A file that serves none (a
+    boot cache's) does not load the CRD machinery (structural schemas, CEL) at all: it is
+    imported when the first CRD is."""
     custom = decoder.document["custom"]
     if not isinstance(custom, list):
         raise SnapshotFileError("the file is garbled: 'custom' is not a list")
     state = initial
+    if not custom:
+        return state
+    from fakekube.api.types.custom import custom_resource_types
     for entry in custom:
         if not (isinstance(entry, list) and len(entry) == 2 and isinstance(entry[0], str)):
             raise SnapshotFileError("the file is garbled: a served CRD is not [name, CRD]")

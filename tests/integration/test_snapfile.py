@@ -223,3 +223,28 @@ def test_a_cluster_serving_a_crd_is_saved_and_its_types_made_again_on_load(tmp_p
     assert [w["metadata"] for w in loaded.list("example.com/v1", "Widget")] == \
         [w["metadata"] for w in cluster.list("example.com/v1", "Widget")]
     assert dump(loaded) == dump(cluster)
+
+
+#: Loads a file in a fresh interpreter and prints which parts of fakekube that imported.
+_LOAD_AND_LIST_MODULES = """
+import json, sys
+from fakekube import Cluster
+cluster = Cluster.load(sys.argv[1])
+cluster.start()
+cluster.stop()
+print(json.dumps(sorted(name for name in sys.modules if name.startswith("fakekube."))))
+"""
+
+
+def test_loading_a_file_that_serves_no_crd_leaves_the_crd_machinery_unimported(tmp_path: Path) -> None:
+    """``serve``'s boot cache restores files with no CRD: its start must not pay for structural
+    schemas and CEL, which only a served CRD needs (they are imported with the first one)."""
+    import subprocess
+    path = tmp_path / "plain.snap"
+    Cluster(nodes=1, seed=3).save(path)
+    done = subprocess.run([sys.executable, "-c", _LOAD_AND_LIST_MODULES, str(path)], capture_output=True, text=True,
+                          timeout=300, check=True)
+    modules = json.loads(done.stdout.strip().splitlines()[-1])
+    assert "fakekube.cluster.snapfile" in modules
+    assert [name for name in modules if name.startswith(("fakekube.api.wire.structural", "fakekube.api.wire.cel",
+                                                          "fakekube.api.types.custom"))] == []

@@ -46,6 +46,8 @@ class ResourceQuota(Handler):
         resource = Resource(a.rt.group, a.rt.plural)
         if a.old is not None and resource not in quota.UPDATE_CHARGED:
             return
+        if not self.store.count(RESOURCE_QUOTAS):  # no quota anywhere (most clusters): nothing to charge
+            return
         quotas = self.store.list(RESOURCE_QUOTAS, a.namespace)[0]
         if not quotas or (a.operation == CREATE and self._taken(a)):
             return

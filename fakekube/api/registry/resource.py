@@ -71,7 +71,7 @@ class ResourceType:
     __slots__ = ("group", "version", "kind", "plural", "namespaced", "short_names", "categories", "verbs",
                  "subresources", "strategy", "table", "field_set", "name_rule", "create_on_update",
                  "returns_deleted_object", "persisted", "stored_as", "deprecation", "schema", "custom",
-                 "singular_name")
+                 "singular_name", "key", "api_version")
 
     def __init__(self, group: str, version: str, kind: str, plural: str, namespaced: bool,
                  short_names: tuple[str, ...] = (), categories: tuple[str, ...] = (),
@@ -128,6 +128,11 @@ class ResourceType:
         #: Discovery's ``singularName`` when it is not the lowercased kind: an aggregated
         #: server's types may name none (metrics-server's ``""``).
         self.singular_name = singular_name
+        #: (group, plural) of the objects in the store: its own, or the ``stored_as`` one.
+        #: Kept, not computed: every write asks for it a dozen times (and ``api_version``
+        #: several), and nothing it derives from changes once the type is made.
+        self.key: tuple[str, str] = stored_as or (group, plural)
+        self.api_version = f"{group}/{version}" if group else version
         self._check()
 
     def deprecation_warning(self, kubernetes_version: str) -> str | None:
@@ -159,19 +164,10 @@ class ResourceType:
         return self.kind.lower() if self.singular_name is None else self.singular_name
 
     @property
-    def api_version(self) -> str:
-        return f"{self.group}/{self.version}" if self.group else self.version
-
-    @property
     def list_kind(self) -> str:
         if self.custom is not None:
             return self.custom.list_kind
         return self.kind + "List"
-
-    @property
-    def key(self) -> tuple[str, str]:
-        """(group, plural) of the objects in the store: its own, or the ``stored_as`` one."""
-        return self.stored_as or (self.group, self.plural)
 
     def view(self, stored: Obj) -> Obj:
         """A stored object as this type's clients see it (converted when ``stored_as``)."""
