@@ -90,6 +90,16 @@ class Filesystems:
                                   "versions": _frozen(versions), "rendered": _EMPTY, "tokens": _EMPTY,
                                   "roots": _EMPTY, "meta": ((now_s, _metadata(pod)),)})
 
+    def pack(self, key: str) -> None:
+        """Pack the pod's container roots and generated volumes until they are used again
+        (:meth:`~fakekube.kubelet.fs.Stores.pack`)."""
+        state = self.pods.get(key)
+        if state is not None:
+            for container_id in state["roots"].values():
+                self.stores.pack(f"root/{container_id}")
+            for store_id in state["rendered"]:
+                self.stores.pack(store_id)
+
     def watched(self, kind: str, namespace: str, name: str) -> bool:
         return f"{kind}/{namespace}/{name}" in self.watchers
 

@@ -306,6 +306,7 @@ class PodRunner:
         elif key in self.filesystems.pods:
             self.filesystems.metadata_changed(key, pod, ctx.now.timestamp())
         self._sync(key, pod, state, ctx)
+        self.filesystems.pack(key)
 
     def _wake_node(self, node: str, ctx: Context) -> None:
         """Every pod bound to ``node`` (and every one it ran there) catches up to now."""
