@@ -272,6 +272,9 @@ class Stores(MutableMapping[str, Store]):
         if store is not None and not isinstance(store, bytes):
             self._stores[store_id] = _packed(store)
 
+    def is_packed(self, store_id: str) -> bool:
+        return isinstance(self._stores.get(store_id), bytes)
+
     def __reduce__(self) -> tuple[Any, ...]:
         """Packed: plain data all through, so ``marshal`` writes it at C speed."""
         return _packed_stores, ({store_id: _packed(store) for store_id, store in self._stores.items()},)
