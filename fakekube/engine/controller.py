@@ -42,7 +42,7 @@ from fakekube.engine.eventsapi import EventsApiEvent, default_instance, truncate
 from fakekube.objects import Resource
 from fakekube.objects.metrics import UsageReader
 from fakekube.random import SeededRandom
-from fakekube.store import Change, TooOldResourceVersion
+from fakekube.store import Change, TooOldResourceVersion, freeze
 from fakekube.store.deferred import Deferred
 
 if TYPE_CHECKING:
@@ -220,9 +220,9 @@ class Context:
         ``<reporting_controller>-<control-plane host>``. The note is cut to 1024 bytes as
         kube-scheduler's ``truncateMessage`` does. Returns the Event written (events.k8s.io/v1
         shape), or None when nothing was written (a repeat counted in memory, a refusal)."""
-        occurrence = EventsApiEvent(
-            object_reference(regarding, kind, api_version, resource_version=True),
-            object_reference(related, related_kind or kind, api_version, resource_version=True) if related else None,
+        occurrence = EventsApiEvent(  # frozen references: the recorder's cache entry is then shared by snapshots
+            freeze(object_reference(regarding, kind, api_version, resource_version=True)),
+            freeze(object_reference(related, related_kind or kind, api_version, resource_version=True)) if related else None,
             event_type, reason, action, truncate_note(note), reporting_controller,
             reporting_instance or default_instance(reporting_controller))
         return self._engine.events_api.record(self.now, occurrence)

@@ -96,7 +96,7 @@ def default_instance(reporting_controller: str, host: str = CONTROL_PLANE_HOST) 
 class EventsApiEvent(NamedTuple):
     """One occurrence to record: what happened to which object, and who reports it."""
 
-    regarding: Obj  # an ObjectReference (engine.events.object_reference with resource_version=True)
+    regarding: Obj  # an ObjectReference (engine.events.object_reference with resource_version=True), never edited
     related: Obj | None
     type: str
     reason: str

@@ -198,7 +198,13 @@ def _declared_stop_response(run: "ContainerRun", at: datetime) -> StopResponse:
 
 
 class ContainerRun:
-    """The kubelet's view of one container of one pod (init or regular)."""
+    """The kubelet's view of one container of one pod (init or regular). Slotted: one per
+    container of every running pod, so its size and a snapshot's copy of it count."""
+
+    __slots__ = ("spec", "ephemeral", "sidecar", "restart_policy", "name", "image", "behaviour", "init", "stage", "due",
+                 "pulled", "pull_attempts", "pull_failing", "pull_message", "current", "previous", "instances",
+                 "stop_at", "stop_exit_code", "stop_plan", "stop_grace_s", "_pending", "_retry_at", "_restart_at",
+                 "crash_backoff_s", "_failures", "_probed_s", "program", "first_started_at")
 
     def __init__(self, spec: Obj, behaviour: ContainerBehaviour, init: bool, restart_policy: str,
                  ephemeral: bool = False) -> None:
@@ -232,8 +238,9 @@ class ContainerRun:
         #: The stop the kubelet began (preStop, SIGTERM, kill), and the grace it began with.
         self.stop_plan: StopPlan | None = None
         self.stop_grace_s: float | None = None
-        #: Events due later in the running instance's life (a preStop hook's failure).
-        self._pending: list[tuple[datetime, EventText]] = []
+        #: Events due later in the running instance's life (a preStop hook's failure); a
+        #: tuple, replaced on change: most runs have none, and an empty one costs a snapshot nothing.
+        self._pending: tuple[tuple[datetime, EventText], ...] = ()
         self._retry_at: datetime | None = None
         self._restart_at: datetime | None = None
         #: Set while a restart waits out CrashLoopBackOff (and until it runs): the delay it shows.
@@ -363,7 +370,7 @@ class ContainerRun:
             self.current = instance._replace(stop_lines=plan.log_lines,
                                              stop_from_s=instance.at_s(plan.signal_at))
         if plan.hook_failed_at is not None:
-            self._pending.append((plan.hook_failed_at, texts.prestop_failed()))
+            self._pending += ((plan.hook_failed_at, texts.prestop_failed()),)
         self.stop(plan.exit_at, plan.exit_code)
         self._schedule_running(now)
         return True
@@ -496,7 +503,7 @@ class ContainerRun:
     def _running_event(self, at: datetime, ctx: RunContext) -> None:
         for when, text in [event for event in self._pending if event[0] <= at]:
             ctx.record(self, when, text)
-        self._pending = [event for event in self._pending if event[0] > at]
+        self._pending = tuple(event for event in self._pending if event[0] > at)
         exit_code = self._exit_code_at(at)
         probe_kill = exit_code is not None and self._killed_by_probe(at)
         if exit_code is None or probe_kill:
@@ -509,7 +516,7 @@ class ContainerRun:
             ctx.record(self, at, self._probe_kill_text(ctx))
         self.current = self.current.finished(at, exit_code) if self.current else None
         self._failures = None
-        self._pending = []  # a hook still running dies with its container
+        self._pending = ()  # a hook still running dies with its container
         if self.stop_at is not None or not self._restarts(exit_code):
             self.stage, self.due = EXITED, None
             return

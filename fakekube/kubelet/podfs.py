@@ -11,7 +11,8 @@ copy it:
   ``vol/<pod uid>/<volume>`` (the kubelet's files of a ConfigMap, Secret, downward-API or
   projected volume; kubelet/volumes.py);
 * ``pods`` — per pod: when it was admitted, its volumes' source versions and which version
-  each generated volume shows;
+  each generated volume shows — immutable (frozen dicts and tuples, replaced on every change,
+  :func:`_with`), so a snapshot refers to each pod's state instead of copying its ten parts;
 * ``effects`` — writes a container's program makes later in its run (kubelet/programs.py),
   applied when the clock reaches them (lazily: at the next exec, program start or sync that
   looks), dropped if the container stopped first.
@@ -28,10 +29,10 @@ from __future__ import annotations
 
 import heapq
 import posixpath
-from typing import Any, Callable, Mapping, NamedTuple
+from typing import Any, Callable, Mapping, NamedTuple, Sequence
 
 from fakekube.kubelet import rootfs, volumes
-from fakekube.store import freeze
+from fakekube.store import FrozenDict, freeze
 from fakekube.kubelet.fs import (
     DIR, LINK, FileSystem, Mount, Operation, Overlay, StoreMap, Stores, apply_operation, new_store, normalize,
     split, store_get)
@@ -78,16 +79,26 @@ class Filesystems:
         """Remember the pod's volume sources as they are now (its first sync)."""
         meta = pod.get("metadata") or {}
         namespace = meta.get("namespace") or "default"
-        state: dict[str, Any] = {"uid": meta.get("uid", ""), "admitted_s": now_s, "node": sources.node,
-                                 "versions": {}, "rendered": {}, "tokens": {}, "roots": {},
-                                 "meta": [(now_s, _metadata(pod))]}
+        versions: dict[str, tuple[tuple[float, Obj | None], ...]] = {}
         for volume in (pod.get("spec") or {}).get("volumes") or []:
             for kind, name in volumes.sources(volume):
                 source = f"{kind}/{namespace}/{name}"
-                if source not in state["versions"]:
+                if source not in versions:
                     self.watchers.setdefault(source, []).append(key)  # first: a write from now on is seen
-                    state["versions"][source] = [(now_s, sources.get(kind, namespace, name))]
-        self.pods[key] = state
+                    versions[source] = ((now_s, sources.get(kind, namespace, name)),)
+        self.pods[key] = _frozen({"uid": meta.get("uid", ""), "admitted_s": now_s, "node": sources.node,
+                                  "versions": _frozen(versions), "rendered": _EMPTY, "tokens": _EMPTY,
+                                  "roots": _EMPTY, "meta": ((now_s, _metadata(pod)),)})
+
+    def pack(self, key: str) -> None:
+        """Pack the pod's container roots and generated volumes until they are used again
+        (:meth:`~fakekube.kubelet.fs.Stores.pack`)."""
+        state = self.pods.get(key)
+        if state is not None:
+            for container_id in state["roots"].values():
+                self.stores.pack(f"root/{container_id}")
+            for store_id in state["rendered"]:
+                self.stores.pack(store_id)
 
     def watched(self, kind: str, namespace: str, name: str) -> bool:
         return f"{kind}/{namespace}/{name}" in self.watchers
@@ -101,14 +112,16 @@ class Filesystems:
         for key in self.watchers.get(source, []):
             state = self.pods.get(key)
             if state is not None:
-                state["versions"][source].append((sync_after(state["admitted_s"], now_s), obj))
+                version = (sync_after(state["admitted_s"], now_s), obj)
+                self.pods[key] = _with(state, "versions", _with(state["versions"], source,
+                                                                (*state["versions"][source], version)))
 
     def metadata_changed(self, key: str, pod: Obj, now_s: float) -> None:
         """Labels or annotations changed (what a downward-API volume shows at the next sync)."""
         state = self.pods.get(key)
         if state is None or state["meta"][-1][1] == _metadata(pod):
             return
-        state["meta"].append((sync_after(state["admitted_s"], now_s), _metadata(pod)))
+        self.pods[key] = _with(state, "meta", (*state["meta"], (sync_after(state["admitted_s"], now_s), _metadata(pod))))
 
     def forget(self, key: str) -> None:
         """The pod is gone: its roots, emptyDirs and generated volumes go; hostPath and PV stay."""
@@ -142,14 +155,15 @@ class Filesystems:
         if state is None:
             self.admit(key, pod, now_s, sources)
             state = self.pods[key]
-        mounts = self._mounts(state, pod, container, now_s, sources)
+        mounts = self._mounts(key, pod, container, now_s, sources)
+        state = self.pods[key]  # rendering a volume replaced it
         root_id = f"root/{container_id}"
         if root_id not in self.stores:
             name = str(container.get("name") or "")
             previous = state["roots"].get(name)
             if previous is not None:
                 self.stores.pop(f"root/{previous}", None)
-            state["roots"][name] = container_id
+            state = self.pods[key] = _with(state, "roots", _with(state["roots"], name, container_id))
             self.stores[root_id] = rootfs.root_store(pod, container, argv, [m.path for m in mounts],
                                                      sources.node or state["node"])
         root = self.stores[root_id]
@@ -158,7 +172,7 @@ class Filesystems:
         working_dir = str(container.get("workingDir") or "/")
         return FileSystem(access, (Mount("/", root_id),) + tuple(mounts), now_s, working_dir)
 
-    def _mounts(self, state: dict[str, Any], pod: Obj, container: Mapping[str, Any], now_s: float,
+    def _mounts(self, key: str, pod: Obj, container: Mapping[str, Any], now_s: float,
                 sources: Sources) -> list[Mount]:
         volumes_by_name = {v.get("name"): v for v in (pod.get("spec") or {}).get("volumes") or []}
         mounts: list[Mount] = []
@@ -167,16 +181,17 @@ class Filesystems:
             path = normalize(str(mount.get("mountPath") or "/"))
             if volume is None or path == "/":
                 continue
-            store_id, base, read_only = self._volume_store(state, pod, volume, now_s, sources)
+            store_id, base, read_only = self._volume_store(key, pod, volume, now_s, sources)
             sub_path = str(mount.get("subPath") or "")
             if sub_path:
                 sub_path = self._store_path(store_id, posixpath.join(base, sub_path), create=not read_only)
             mounts.append(Mount(path, store_id, sub_path or base, read_only or bool(mount.get("readOnly"))))
         return mounts
 
-    def _volume_store(self, state: dict[str, Any], pod: Obj, volume: Mapping[str, Any], now_s: float,
+    def _volume_store(self, key: str, pod: Obj, volume: Mapping[str, Any], now_s: float,
                       sources: Sources) -> tuple[str, str, bool]:
         """(store id, directory within it, read-only) for one volume, made ready for ``now_s``."""
+        state = self.pods[key]
         uid, name = state["uid"], str(volume.get("name") or "")
         if "hostPath" in volume:
             store_id = f"hostpath/{state['node'] or sources.node}"
@@ -197,7 +212,7 @@ class Filesystems:
         store_id = f"{'vol' if volumes.generated(volume) else 'emptydir'}/{uid}/{name}"
         self.stores.setdefault(store_id, new_store())
         if volumes.generated(volume):
-            self._render(state, pod, volume, store_id, now_s, sources)
+            self._render(key, pod, volume, store_id, now_s, sources)
             return store_id, "/", True
         return store_id, "/", False
 
@@ -226,32 +241,41 @@ class Filesystems:
             done.append(name)
         return "/" + "/".join(done)
 
-    def _render(self, state: dict[str, Any], pod: Obj, volume: Mapping[str, Any], store_id: str, now_s: float,
+    def _render(self, key: str, pod: Obj, volume: Mapping[str, Any], store_id: str, now_s: float,
                 sources: Sources) -> None:
         """Write the volume's files as of the pod's last sync, if that differs from what it shows."""
+        state = self.pods[key]
         namespace = (pod.get("metadata") or {}).get("namespace") or "default"
         chosen: dict[str, Obj | None] = {}
         written_s = state["admitted_s"]
         version: list[Any] = []
+        kept = dict(state["versions"])
         for kind, name in volumes.sources(volume):
             source = f"{kind}/{namespace}/{name}"
-            effective_s, obj = _as_of(state["versions"].get(source) or [(written_s, None)], now_s)
+            history = _as_of(kept.get(source) or ((written_s, None),), now_s)
+            if source in kept:
+                kept[source] = history
+            effective_s, obj = history[0]
             chosen[f"{kind}/{name}"] = obj
             written_s = max(written_s, effective_s)
             version.append(effective_s)
-        meta_s, meta = _as_of(state["meta"], now_s)
+        metas = _as_of(state["meta"], now_s)
+        meta_s, meta = metas[0]
         if _uses_metadata(volume):
             written_s = max(written_s, meta_s)
             version.append(meta_s)
-        tokens = state["tokens"].setdefault(str(volume.get("name")), {"epoch": 0, "issued_s": None,
-                                                                       "expiration_s": 0, "values": {}})
+        volume_name = str(volume.get("name"))
+        tokens = dict(state["tokens"].get(volume_name) or _NO_TOKENS)
+        tokens["values"] = dict(tokens["values"])
         if tokens["issued_s"] is not None:
             due_s = sync_after(state["admitted_s"], tokens["issued_s"] + TOKEN_REFRESH_SHARE * tokens["expiration_s"])
             if now_s >= due_s:
                 tokens["epoch"], tokens["values"], tokens["issued_s"] = tokens["epoch"] + 1, {}, due_s
                 written_s = max(written_s, due_s)
         version.append(tokens["epoch"])
-        if state["rendered"].get(store_id) == version:
+        state = self.pods[key] = _frozen({**state, "versions": _frozen(kept), "meta": metas, "tokens": _with(
+            state["tokens"], volume_name, _frozen(tokens, values=_frozen(tokens["values"])))})
+        if tuple(state["rendered"].get(store_id) or ()) == tuple(version):
             return
         as_of = dict(pod, metadata=dict(pod.get("metadata") or {}, **meta))
 
@@ -272,7 +296,9 @@ class Filesystems:
             files = {}
         volumes.write_atomically(self.stores[store_id], files, written_s, f"{state['uid']}/{volume.get('name')}/"
                                  f"{written_s}/{tokens['epoch']}")
-        state["rendered"][store_id] = version
+        self.pods[key] = _frozen({**state, "rendered": _with(state["rendered"], store_id, tuple(version)),
+                                  "tokens": _with(state["tokens"], volume_name,
+                                                  _frozen(tokens, values=_frozen(tokens["values"])))})
 
     # -- program writes --------------------------------------------------------------------------
     def push(self, key: str, container: str, container_id: str, start_s: float,
@@ -300,14 +326,32 @@ class Filesystems:
             del self.owners[container_id]
 
 
-def _as_of(versions: list[tuple[float, Any]], now_s: float) -> tuple[float, Any]:
-    """The version in force at ``now_s`` (the first one before any took effect); older ones are dropped."""
+def _as_of(versions: Sequence[tuple[float, Any]], now_s: float) -> tuple[tuple[float, Any], ...]:
+    """The versions from the one in force at ``now_s`` on (the first one before any took
+    effect): the older ones are dropped."""
     chosen = 0
     for index, (effective_s, _) in enumerate(versions):
         if effective_s <= now_s:
             chosen = index
-    del versions[:chosen]
-    return float(versions[0][0]), versions[0][1]
+    first_s, first = versions[chosen]
+    return ((float(first_s), first), *versions[chosen + 1:])
+
+
+def _frozen(items: Mapping[str, Any], **changes: Any) -> dict[str, Any]:
+    """A frozen dict of ``items`` with ``changes``: never edited, so snapshots share it."""
+    out = FrozenDict(items, **changes)
+    out._origin = None
+    return out
+
+
+def _with(mapping: Mapping[str, Any], key: str, value: Any) -> dict[str, Any]:
+    """A frozen copy of ``mapping`` with ``key`` set to ``value``."""
+    return _frozen({**mapping, key: value})
+
+
+#: The empty parts of a new pod's state, and a volume's tokens before any is issued.
+_EMPTY = _frozen({})
+_NO_TOKENS = _frozen({"epoch": 0, "issued_s": None, "expiration_s": 0, "values": _EMPTY})
 
 
 def _metadata(pod: Obj) -> dict[str, Any]:

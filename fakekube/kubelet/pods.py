@@ -163,14 +163,16 @@ class PodIPs:
 
 
 class PodState:
-    """The kubelet's memory of one pod: its containers' runs and what it was given."""
+    """The kubelet's memory of one pod: its containers' runs and what it was given. The runs
+    are tuples (never edited: an ephemeral container replaces the tuple), so a pod without
+    init or ephemeral containers holds the shared empty tuple and a snapshot copies less."""
 
     __slots__ = ("uid", "node", "label", "restart_policy", "start_time", "host_ip", "pod_ip", "owns_ip", "init_runs",
                  "runs", "terminating", "ephemeral_runs")
 
     def __init__(self, uid: str, node: str, label: str, restart_policy: str, start_time: datetime, host_ip: str,
-                 pod_ip: str | None, owns_ip: bool, init_runs: list[ContainerRun], runs: list[ContainerRun],
-                 terminating: bool = False) -> None:
+                 pod_ip: str | None, owns_ip: bool, init_runs: tuple[ContainerRun, ...],
+                 runs: tuple[ContainerRun, ...], terminating: bool = False) -> None:
         self.uid = uid
         self.node = node
         self.label = label  # upstream's format.Pod: name_namespace(uid)
@@ -183,10 +185,10 @@ class PodState:
         self.runs = runs
         self.terminating = terminating
         #: ``kubectl debug``'s containers, in the order they were added to the pod.
-        self.ephemeral_runs: list[ContainerRun] = []
+        self.ephemeral_runs: tuple[ContainerRun, ...] = ()
 
     @property
-    def all_runs(self) -> list[ContainerRun]:
+    def all_runs(self) -> tuple[ContainerRun, ...]:
         return self.init_runs + self.runs + self.ephemeral_runs
 
     def next_due(self) -> datetime | None:
@@ -304,6 +306,7 @@ class PodRunner:
         elif key in self.filesystems.pods:
             self.filesystems.metadata_changed(key, pod, ctx.now.timestamp())
         self._sync(key, pod, state, ctx)
+        self.filesystems.pack(key)
 
     def _wake_node(self, node: str, ctx: Context) -> None:
         """Every pod bound to ``node`` (and every one it ran there) catches up to now."""
@@ -323,8 +326,8 @@ class PodRunner:
         policy = spec.get("restartPolicy") or "Always"
         start = parse_time((pod.get("status") or {}).get("startTime")) or ctx.now
 
-        def runs(kind: str, init: bool) -> list[ContainerRun]:
-            return [self._container_run(pod, c, init, policy, ctx.now) for c in spec.get(kind) or []]
+        def runs(kind: str, init: bool) -> tuple[ContainerRun, ...]:
+            return tuple(self._container_run(pod, c, init, policy, ctx.now) for c in spec.get(kind) or [])
 
         return PodState(uid=pod_identity(pod), node=node_name,
                         label=f"{meta['name']}_{meta['namespace']}({meta.get('uid', '')})",
@@ -362,7 +365,7 @@ class PodRunner:
             if spec.get("name") in known:
                 continue
             run = self._container_run(pod, spec, False, "Never", now, ephemeral=True)
-            state.ephemeral_runs.append(run)
+            state.ephemeral_runs += (run,)
             run.begin(now, run_ctx)
 
     def _run_context(self, pod: Obj, state: PodState, ctx: Context) -> RunContext:

@@ -98,6 +98,11 @@ def unhealthy_spans(outcome: Timeline) -> list[tuple[float, float]]:
 class ProbeFailures:
     """The failing probes of one container instance (see the module docstring)."""
 
+    __slots__ = ("windows",)
+    #: Set once by ``__init__`` (a tuple of immutable windows) and never changed: snapshots
+    #: (cluster/statecopy.py) refer to it rather than copy it.
+    SNAPSHOT_SHARED = True
+
     def __init__(self, container: Mapping[str, object], behaviour: ContainerBehaviour, plan: ProbePlan) -> None:
         self.windows = tuple(_windows(container, behaviour, plan))
 

@@ -196,6 +196,19 @@ class Cache:
                 self._waiting.pop(node_name, None)
         return info
 
+    def refresh_pod(self, info: PodInfo) -> None:
+        """A bound pod's newer version that changes nothing the cache accounts (its scheduling
+        view is the same): every place that holds its PodInfo gets the new one, and no node
+        counts as changed."""
+        node_name, _ = self.pods[info.key]
+        self.pods[info.key] = (node_name, info)
+        node = self.nodes.get(node_name)
+        holders = (node.pods, node.pods_with_affinity, node.pods_with_required_anti_affinity) if node is not None \
+            else (self._waiting.get(node_name, {}),)
+        for holder in holders:
+            if info.key in holder:
+                holder[info.key] = info
+
     def bound(self, key: str) -> PodInfo | None:
         entry = self.pods.get(key)
         return entry[1] if entry else None
@@ -207,6 +220,12 @@ class Cache:
         if node_name:
             self._nominated.setdefault(node_name, {})[info.key] = info
             self._nominated_node[info.key] = node_name
+
+    def refresh_nominated(self, info: PodInfo) -> None:
+        """A nominated pod's newer version, in its place (the nominator's order is kept)."""
+        node_name = self._nominated_node.get(info.key)
+        if node_name is not None:
+            self._nominated[node_name][info.key] = info
 
     def clear_nomination(self, key: str) -> None:
         node_name = self._nominated_node.pop(key, None)

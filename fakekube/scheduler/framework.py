@@ -209,10 +209,16 @@ class PodInfo:
 
     ``data`` is per-plugin parse cache (a plugin's parsed affinity terms, say), keyed by
     the plugin's name; a PodInfo is rebuilt whenever its pod changes, so it never goes stale.
+
+    Immutable once made (a newer version of the pod is a new PodInfo: :meth:`for_pod`,
+    :meth:`with_pod`), so snapshots (cluster/statecopy.py) refer to it rather than copy it.
+    Its ``data`` then is shared too, which is sound: every entry is an immutable value
+    derived from the pod alone, the same whichever cluster computes it first.
     """
 
     __slots__ = ("pod", "key", "uid", "namespace", "name", "labels", "requests", "non_zero_cpu",
                  "non_zero_memory", "host_ports", "has_affinity", "has_required_anti_affinity", "priority", "data")
+    SNAPSHOT_SHARED = True
 
     def __init__(self, pod: Obj) -> None:
         meta = pod.get("metadata") or {}
@@ -250,6 +256,15 @@ class PodInfo:
         other.host_ports = self.host_ports
         other.has_affinity, other.has_required_anti_affinity = self.has_affinity, self.has_required_anti_affinity
         other.data = self.data if other.labels == self.labels else {}
+        return other
+
+    def with_pod(self, pod: Obj) -> "PodInfo":
+        """This PodInfo for a later version of its pod that changes nothing it was computed
+        from (what used to be an in-place ``info.pod = pod``)."""
+        other = PodInfo.__new__(PodInfo)
+        for name in PodInfo.__slots__:
+            setattr(other, name, getattr(self, name))
+        other.pod = pod
         return other
 
     def __repr__(self) -> str:

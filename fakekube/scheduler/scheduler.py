@@ -264,7 +264,7 @@ class Scheduler:
         if actions or _scheduling_view(cached.pod) != _scheduling_view(pod):
             self.cache.add_pod(node_name, PodInfo(pod))
         else:
-            cached.pod = pod
+            self.cache.refresh_pod(cached.with_pod(pod))
         if actions:
             self.queue.on_event(ClusterEvent(ASSIGNED_POD, actions), cached.pod, pod, now_s)
 
@@ -278,8 +278,8 @@ class Scheduler:
             info = PodInfo(pod)
             self.queue.update(info, now_s)
         else:
-            queued.info.pod = pod
-            info = queued.info
+            info = queued.info = queued.info.with_pod(pod)
+            self.cache.refresh_nominated(info)
         if nominated != self.cache.nominated_node(key):
             self.cache.nominate(info, nominated)
 

@@ -205,3 +205,17 @@ def test_a_prestop_hook_writes_to_the_containers_own_volumes_at_its_times(cluste
     assert exec_(cluster, "drain", ["cat", "/data/state"], "side") == (0, "draining\n", "")
     at(cluster, 9)
     assert exec_(cluster, "drain", ["cat", "/data/state"], "side") == (0, "draining\ndrained\n", "")
+
+
+def test_a_running_pods_root_is_kept_packed_between_uses_and_keeps_what_was_written(cluster: Cluster) -> None:
+    """Memory (issue 22, 150,000 pods): after each sync of a pod the kubelet keeps its
+    container roots packed until a command uses them again; writes are kept across it."""
+    cluster.create(pod("app", containers=[busybox()]))
+    at(cluster, 2)
+    assert exec_(cluster, "app", ["sh", "-c", "echo kept > /tmp/note"]) == (0, "", "")
+    core = client.CoreV1Api(cluster.client())
+    core.patch_namespaced_pod("app", "default", {"metadata": {"labels": {"synced": "again"}}})  # the kubelet syncs it
+    files = cluster.kubelets.pods.filesystems
+    roots = [f"root/{cid}" for state in files.pods.values() for cid in state["roots"].values()]
+    assert roots and all(files.stores.is_packed(root) for root in roots)
+    assert exec_(cluster, "app", ["cat", "/tmp/note"]) == (0, "kept\n", "")

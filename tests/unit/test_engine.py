@@ -241,6 +241,30 @@ def test_the_cyclic_gc_is_paused_during_an_advance_and_restored_after() -> None:
         gc.enable()
 
 
+def test_the_cyclic_gc_is_paused_during_a_settle_and_restored_after() -> None:
+    """A burst of creates settles as one long run of writes, like an advance (issue 22)."""
+    import gc
+
+    seen = []
+
+    class Watcher:
+        name = "gc-watcher"
+        resources = ()
+
+        def keys_for(self, change):  # pragma: no cover - watches nothing
+            return []
+
+        def reconcile(self, key, ctx) -> None:
+            seen.append(gc.isenabled())
+
+    cluster = Cluster()
+    cluster.engine.register(Watcher())
+    cluster.engine.enqueue("gc-watcher", "now")
+    assert gc.isenabled()
+    cluster.settle()
+    assert seen == [False] and gc.isenabled()
+
+
 def test_a_reconcile_that_loses_a_race_with_a_client_is_retried_not_reported() -> None:
     class Racy:
         """Fails with a Conflict the first time, as when a client wrote between read and write."""
