@@ -161,11 +161,7 @@ def _start_time(raw: Any, path: str) -> datetime:
             raw = datetime.fromisoformat(raw.strip().replace("Z", "+00:00").replace("z", "+00:00"))
         except ValueError:
             raise ConfigError(f"{path}: must be an RFC 3339 time such as 2025-01-01T00:00:00Z, got {raw!r}") from None
-    if not isinstance(raw, datetime):
-        raise ConfigError(f"{path}: must be an RFC 3339 time such as 2025-01-01T00:00:00Z, got {_describe(raw)}")
-    if raw.tzinfo is None:
-        raise ConfigError(f"{path}: needs a timezone, e.g. 2025-01-01T00:00:00Z")
-    return raw
+    return checks.start_time(raw, path)
 
 
 def _time_scale(raw: Any, path: str) -> float:
