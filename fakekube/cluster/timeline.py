@@ -65,6 +65,7 @@ class PodBar(NamedTuple):
     end: datetime
     phase: str
     ready_spans: tuple[tuple[datetime, datetime], ...]
+    ready_at_end: bool  # its last state's readiness
     deleted: bool
     deletion_requested: datetime | None
 
@@ -157,7 +158,7 @@ def _bar(pod: Obj, now: datetime, deleted: bool, readiness: dict[str, set[tuple[
         transitions.add((end, False))
     return PodBar(f"{meta.get('namespace', '')}/{meta['name']}", meta.get("uid", ""), node, start,
                   max(end, start), phase if phase in PHASES else "Unknown",
-                  _spans(transitions, max(end, start)), deleted,
+                  _spans(transitions, max(end, start)), is_pod_ready(pod), deleted,
                   parse_time(meta.get("deletionTimestamp")))
 
 
@@ -238,7 +239,7 @@ class _Svg:
 
     def _pod(self, bar: PodBar, y: int) -> None:
         x0, x1 = self.x(bar.start), self.x(bar.end)
-        readiness = "ready" if bar.ready_spans and bar.ready_spans[-1][1] == bar.end else "not-ready"
+        readiness = "ready" if bar.ready_at_end else "not-ready"
         deleted = " deleted" if bar.deleted else ""
         tip = (f"{bar.key} on {bar.node}: {bar.phase}{', ready' if readiness == 'ready' else ''}{', deleted' if bar.deleted else ''}"
                f" {format_rfc3339(bar.start)} to {format_rfc3339(bar.end)}")
