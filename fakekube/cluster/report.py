@@ -29,6 +29,11 @@ WIDTH = 100
 EVENTS_SHOWN = 20
 #: How many controller errors the report lists (the rest are counted).
 ERRORS_SHOWN = 10
+#: How many pods the report lists per node (those not ready first; the rest are counted).
+PODS_SHOWN_PER_NODE = 10
+#: How many unscheduled Pending pods get the scheduler's explanation (each is one scheduling
+#: cycle's worth of filtering; the rest are counted).
+PENDING_EXPLAINED = 10
 #: A row never takes more lines than this (long messages are cut with "…").
 MAX_ROW_LINES = 4
 UNSCHEDULED = "(not scheduled)"
@@ -68,7 +73,8 @@ def _events(cluster: "Cluster") -> list[str]:
     """The newest events, oldest first: time, object, reason, message (and ×count)."""
     events = cluster.events()
     shown = events[-EVENTS_SHOWN:]
-    title = f"events (last {len(shown)} of {len(events)})" if len(events) > len(shown) else f"events ({len(events)})"
+    counted = f"last {len(shown)} of {len(events)}" if len(events) > len(shown) else f"{len(events)}"
+    title = f"events ({counted}; N Normal, W Warning)"
     lines: list[str] = []
     for event in shown:
         involved = event.get("involvedObject") or {}
@@ -111,15 +117,20 @@ def _taint(taint: Obj) -> str:
 
 
 def _pods_per_node(pods: list[Obj]) -> list[str]:
-    """Pods grouped by node (unscheduled last): phase, ready containers, restarts."""
+    """Pods grouped by node (unscheduled last), those not ready first: phase, readiness, restarts."""
     by_node: dict[str, list[Obj]] = {}
     for pod in pods:
         by_node.setdefault((pod.get("spec") or {}).get("nodeName") or UNSCHEDULED, []).append(pod)
     lines: list[str] = []
     for node in sorted(by_node, key=lambda name: (name == UNSCHEDULED, name)):
         lines.append(f"  {node}")
-        for pod in by_node[node]:
+        held = sorted(by_node[node], key=is_pod_ready)  # stable: store order within each group
+        for pod in held[:PODS_SHOWN_PER_NODE]:
             lines += _wrap(_pod_line(pod), "    ")
+        if len(held) > PODS_SHOWN_PER_NODE:
+            lines.append(f"    ... and {len(held) - PODS_SHOWN_PER_NODE} more, all ready"
+                         if is_pod_ready(held[PODS_SHOWN_PER_NODE]) else
+                         f"    ... and {len(held) - PODS_SHOWN_PER_NODE} more")
     return _section("pods per node", lines or ["  none"])
 
 
@@ -132,19 +143,21 @@ def _pod_line(pod: Obj) -> str:
     why = f" ({', '.join(sorted(set(waiting)))})" if any(waiting) else ""
     deleting = " terminating" if meta.get("deletionTimestamp") else ""
     return (f"{_qualified(meta.get('namespace'), meta['name'])} {status.get('phase', '?')}{why}{deleting} "
-            f"ready={'yes' if is_pod_ready(pod) else 'no'} {ready}/{len(pod['spec'].get('containers') or [])} "
-            f"restarts={restarts}")
+            f"ready={'yes' if is_pod_ready(pod) else 'no'} "
+            f"(containers ready {ready}/{len(pod['spec'].get('containers') or [])}) restarts={restarts}")
 
 
 def _pending(cluster: "Cluster", pods: list[Obj]) -> list[str]:
     """Every Pending pod no node holds, with the scheduler's explanation of why."""
     lines: list[str] = []
-    for pod in pods:
-        if (pod.get("status") or {}).get("phase") != "Pending" or (pod.get("spec") or {}).get("nodeName"):
-            continue
+    waiting = [pod for pod in pods if (pod.get("status") or {}).get("phase") == "Pending"
+               and not (pod.get("spec") or {}).get("nodeName")]
+    for pod in waiting[:PENDING_EXPLAINED]:
         meta = pod["metadata"]
         lines += _wrap(f"{_qualified(meta.get('namespace'), meta['name'])}: {_why_pending(cluster, pod)}", "  ")
-    return _section("pending pods", lines or ["  none"])
+    if len(waiting) > PENDING_EXPLAINED:
+        lines.append(f"  ... and {len(waiting) - PENDING_EXPLAINED} more")
+    return _section("pending pods no node holds (the scheduler says why)", lines or ["  none"])
 
 
 def _why_pending(cluster: "Cluster", pod: Obj) -> str:

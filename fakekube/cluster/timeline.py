@@ -40,6 +40,8 @@ EVICTION_REASONS = frozenset({"TaintManagerEviction", "Evicted", "Preempted", "P
 #: Event reasons drawn as rollout steps (the Deployment and ReplicaSet controllers').
 ROLLOUT_REASONS = frozenset({"ScalingReplicaSet", "SuccessfulCreate", "SuccessfulDelete"})
 PHASES = ("Pending", "Running", "Succeeded", "Failed", "Unknown")
+#: The most Events drawn (the newest): a page stays a few MB however chatty the cluster was.
+MAX_EVENT_MARKS = 5_000
 
 STYLE = """
 body{font:13px sans-serif;margin:16px;color:#222}
@@ -77,10 +79,13 @@ def build_timeline(cluster: "Cluster") -> str:
     nodes = cluster.store.list(NODES)[0]
     now = cluster.now
     bars = [_bar(pod, now, False, readiness) for pod in pods] + [_bar(pod, now, True, readiness) for pod in deleted]
-    events = cluster.events()
+    all_events = cluster.events()
+    events = all_events[-MAX_EVENT_MARKS:]
     start = min([_created(obj, now) for obj in (*nodes, *pods, *deleted)] + [_event_time(e, now) for e in events]
                 + [now])
     title = f"fakekube timeline — seed {cluster.config.seed}, {format_rfc3339(start)} to {format_rfc3339(now)}"
+    if len(all_events) > len(events):
+        title += f" (the newest {len(events)} of {len(all_events)} events)"
     svg = _Svg(start, max(now, start + timedelta(seconds=1)))
     return _page(title, svg.render(nodes, bars, events))
 

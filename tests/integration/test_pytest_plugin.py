@@ -160,14 +160,14 @@ def test_a_failing_test_report_explains_the_cluster(pytester: pytest.Pytester) -
     section = fakekube_section(result.outlines)
     text = "\n".join(section)
     assert section[0].startswith("seed 77, cluster time 2025-01-01T00:07:10Z"), section[:2]
-    for part in ("-- events (last 20 of", "-- nodes --", "-- pods per node --", "-- pending pods --",
+    for part in ("-- events (last 20 of", "-- nodes --", "-- pods per node --", "-- pending pods no node holds",
                  "-- controller errors (0) --", "-- replay --"):
         assert part in text, part
     flat = " ".join(text.split())  # long rows wrap
     assert re.search(r"00:06:30 N Pod default/web-\S+ TaintManagerEviction: Marking for deletion Pod", flat)
     assert "node-1: MemoryPressure=Unknown DiskPressure=Unknown PIDPressure=Unknown Ready=Unknown; taints:" in text
     assert "node.kubernetes.io/unreachable:NoExecute since 00:01:30" in flat
-    assert "  (not scheduled)\n    default/big Pending ready=no 0/1 restarts=0" in text
+    assert "  (not scheduled)\n    default/big Pending ready=no (containers ready 0/1) restarts=0" in text
     assert ("default/big: 0/2 nodes are available: 1 Insufficient cpu, 1 node(s) had untolerated taint "
             "{node.kubernetes.io/unreachable: }.") in flat
     assert "  pytest test_a_failing_test_report_explains_the_cluster.py::test_story --fakekube-seed 77" in text
