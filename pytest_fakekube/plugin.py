@@ -274,7 +274,11 @@ def pytest_runtest_makereport(item: pytest.Item,
     if wanted and _TIMELINE_WRITTEN not in item.stash:  # one page per test: its first failing phase's
         item.stash[_TIMELINE_WRITTEN] = _write_timeline(item, cluster)
     if report.failed:
-        text = cluster.report(replay_command(item, cluster.config.seed))
+        replay = replay_command(item, cluster.config.seed)
+        try:
+            text = cluster.report(replay)
+        except Exception as error:  # the report never hides the failure it is about
+            text = f"seed: {cluster.config.seed}\nreport failed: {error!r}\nreplay: {replay}"
         written = item.stash.get(_TIMELINE_WRITTEN, "")
         report.sections.append(("fakekube", text + (f"\ntimeline: {written}" if written else "")))
     return report
@@ -310,6 +314,6 @@ def _write_timeline(item: pytest.Item, cluster: "Cluster") -> str:
     path = timeline_path(item)
     try:
         cluster.timeline(path)
-    except OSError as error:
-        return f"not written ({error})"
+    except Exception as error:  # a full disk or a broken cluster is said, never a new failure
+        return f"not written ({error!r})"
     return _shown(path, item.config.rootpath)

@@ -365,3 +365,22 @@ def test_under_xdist_each_worker_prepares_the_template_once_and_runs_its_own_clu
     for column in (1, 2):  # the cluster's URL, the KUBECONFIG the test saw
         seen = [{row[column] for row in ran if row[0] == worker} for worker in workers]
         assert len(seen) < 2 or not seen[0] & seen[1]
+
+
+def test_a_report_that_cannot_be_built_still_names_the_seed_and_replay(pytester: pytest.Pytester) -> None:
+    result = run(pytester, """
+        import pytest
+
+        @pytest.mark.fakekube(seed=5)
+        def test_breaks_its_cluster(fakekube, monkeypatch):
+            def broken(*_):
+                raise RuntimeError("store gone")
+            monkeypatch.setattr(type(fakekube), "events", broken)
+            assert False
+    """)
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["seed: 5", "report failed: RuntimeError('store gone')",
+                                 "replay: pytest test_a_report_that_cannot_be_built_still_names_the_seed_and_replay.py"
+                                 "::test_breaks_its_cluster --fakekube-seed 5",
+                                 "timeline: not written (RuntimeError('store gone'))"])
+    assert "INTERNALERROR" not in result.stdout.str()
