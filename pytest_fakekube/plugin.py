@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+import shlex
 import sys
 import types
 from pathlib import Path
@@ -285,8 +286,8 @@ def pytest_runtest_makereport(item: pytest.Item,
 
 
 def replay_command(item: pytest.Item, seed: int) -> str:
-    """The command that runs this one test again with the cluster's seed."""
-    import shlex
+    """The command that runs this one test again with the cluster's seed (from the rootdir:
+    node ids are relative to it)."""
     return f"pytest {shlex.quote(item.nodeid)} --fakekube-seed {seed}"
 
 
