@@ -1,6 +1,14 @@
 """README.md's "When a test fails": a deliberately failing node-failure story, run in a nested
 pytest; its fakekube report section is, line for line, the page's example (report_example.txt),
-and the timeline it names is written."""
+and the timeline it names is written.
+
+docs/timeline.png is that timeline as Debian's chromium draws it (a docs asset, not a test
+dependency); to make it again, run this story (or this file with ``--basetemp``) and::
+
+    chromium --headless --no-sandbox --disable-gpu --no-first-run --disable-background-networking \
+      --disable-component-update --disable-sync --user-data-dir=$(mktemp -d) \
+      --screenshot=docs/timeline.png --window-size=1200,330 file://$PWD/.fakekube/timelines/<page>.html
+"""
 
 from __future__ import annotations
 
