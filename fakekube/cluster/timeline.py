@@ -35,8 +35,8 @@ Obj = dict[str, Any]
 LABEL_PX, PLOT_PX, ROW_PX, HEADER_PX = 180, 960, 14, 18
 #: The lane of pods never bound to a node, and of events about no node's pod.
 UNSCHEDULED_LANE, CLUSTER_LANE = "(not scheduled)", "cluster"
-#: Event reasons drawn as evictions (the taint manager's, the kubelet's, preemption's, the API's).
-EVICTION_REASONS = frozenset({"TaintManagerEviction", "Evicted", "Preempted", "Preempting", "Killing"})
+#: Event reasons drawn as evictions (the taint manager's, the kubelet's, preemption's; a plain stop, "Killing", is not one).
+EVICTION_REASONS = frozenset({"TaintManagerEviction", "Evicted", "Preempted", "Preempting"})
 #: Event reasons drawn as rollout steps (the Deployment and ReplicaSet controllers').
 ROLLOUT_REASONS = frozenset({"ScalingReplicaSet", "SuccessfulCreate", "SuccessfulDelete"})
 PHASES = ("Pending", "Running", "Succeeded", "Failed", "Unknown")
