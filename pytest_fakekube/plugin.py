@@ -12,8 +12,12 @@ it, with the seed in the report so the run can be replayed.
 
 from __future__ import annotations
 
+import hashlib
+import re
+import shlex
 import sys
 import types
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Generator, Iterator, NamedTuple, TypeVar
 
 import pytest
@@ -103,7 +107,21 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--fakekube-image-policy", default=None, choices=("plausible", "exists", "missing"),
                     help="which images pull in every cluster (default plausible; a test's marker may say "
                          "image_policy=...)")
+    group.addoption("--fakekube-timeline", default="failed", choices=TIMELINE_WHEN,
+                    help="for which tests to write the cluster's timeline (an HTML page): failed (default), "
+                         "all or none")
+    group.addoption("--fakekube-timeline-dir", default=None, metavar="DIR",
+                    help=f"where timelines are written (default {DEFAULT_TIMELINE_DIR} under the rootdir)")
 
+
+#: ``--fakekube-timeline``'s values: for which tests a timeline is written.
+TIMELINE_WHEN = ("failed", "all", "none")
+#: Where timelines go unless ``--fakekube-timeline-dir`` says: under the rootdir, so a CI job
+#: finds them at a fixed path to keep as artifacts (pytest's temporary base moves per run).
+DEFAULT_TIMELINE_DIR = ".fakekube/timelines"
+_TIMELINE_WRITTEN = pytest.StashKey[str]()
+#: The longest timeline file name (without ``.html``): the report's line stays within 100 columns.
+MAX_TIMELINE_NAME = 72
 
 #: The command-line options that set a ClusterConfig field, by field.
 OPTIONS = {"seed": "--fakekube-seed", "nodes": "--fakekube-nodes",
@@ -246,11 +264,57 @@ def point_clients_at(kubeconfig: str, monkeypatch: pytest.MonkeyPatch) -> None:
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_makereport(item: pytest.Item,
                               call: pytest.CallInfo[None]) -> Generator[None, pytest.TestReport, pytest.TestReport]:
+    """A failing test's report gets a ``fakekube`` section (Cluster.report: events, nodes, pods,
+    why pods are Pending, controller errors, the replay command) and the path of its timeline."""
     report = yield
     cluster = item.stash.get(_REPORT_KEY, None)
-    if cluster is not None and report.failed:
-        lines = [f"seed: {cluster.config.seed}", f"nodes: {cluster.store.count(('', 'nodes'))}",
-                 f"cluster time: {cluster.clock.now().isoformat()}",
-                 f"resourceVersion: {cluster.store.resource_version}"]
-        report.sections.append(("fakekube", "\n".join(lines)))
+    if cluster is None:
+        return report
+    when = item.config.getoption("--fakekube-timeline")
+    wanted = report.failed and when != "none" or (when == "all" and report.when == "call")
+    if wanted and _TIMELINE_WRITTEN not in item.stash:  # one page per test: its first failing phase's
+        item.stash[_TIMELINE_WRITTEN] = _write_timeline(item, cluster)
+    if report.failed:
+        replay = replay_command(item, cluster.config.seed)
+        try:
+            text = cluster.report(replay)
+        except Exception as error:  # the report never hides the failure it is about
+            text = f"seed: {cluster.config.seed}\nreport failed: {error!r}\nreplay: {replay}"
+        written = item.stash.get(_TIMELINE_WRITTEN, "")
+        report.sections.append(("fakekube", text + (f"\ntimeline: {written}" if written else "")))
     return report
+
+
+def replay_command(item: pytest.Item, seed: int) -> str:
+    """The command that runs this one test again with the cluster's seed (from the rootdir:
+    node ids are relative to it)."""
+    return f"pytest {shlex.quote(item.nodeid)} --fakekube-seed {seed}"
+
+
+def timeline_path(item: pytest.Item) -> Path:
+    """Where this test's timeline goes: the directory option (or the default under the rootdir),
+    then the test's node id made a file name (a long one cut, with a digest of the whole)."""
+    folder = item.config.getoption("--fakekube-timeline-dir") or DEFAULT_TIMELINE_DIR
+    name = re.sub(r"[^A-Za-z0-9_.-]+", "_", item.nodeid).strip("_") or "test"
+    if len(name) > MAX_TIMELINE_NAME:
+        digest = hashlib.sha256(item.nodeid.encode()).hexdigest()[:8]
+        name = f"{name[:MAX_TIMELINE_NAME - 9]}-{digest}"
+    return item.config.rootpath / folder / f"{name}.html"
+
+
+def _shown(path: Path, root: Path) -> str:
+    """``path`` relative to the rootdir when it is under it (short enough for a 100-column log)."""
+    try:
+        return str(path.resolve().relative_to(root.resolve()))
+    except ValueError:
+        return str(path)
+
+
+def _write_timeline(item: pytest.Item, cluster: "Cluster") -> str:
+    """Write the test's timeline; a failure to write is said in its place, never raised."""
+    path = timeline_path(item)
+    try:
+        cluster.timeline(path)
+    except Exception as error:  # a full disk or a broken cluster is said, never a new failure
+        return f"not written ({error!r})"
+    return _shown(path, item.config.rootpath)

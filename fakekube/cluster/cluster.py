@@ -27,6 +27,8 @@ from fakekube.api.types import ServiceNetwork, builtin_registry
 from fakekube.clock import VirtualClock
 from fakekube.cluster import bootstrap, checks, objectverbs, rbacpolicy, waiting
 from fakekube.cluster.objectverbs import ExecResult
+from fakekube.cluster.report import build_report
+from fakekube.cluster.timeline import build_timeline
 from fakekube.cluster.waiting import Condition
 from fakekube.cluster import snapshot as snapshots
 from fakekube.cluster.snapshot import Snapshot
@@ -736,6 +738,24 @@ class Cluster:
         moves its Event to the end), optionally only one namespace's, about objects named
         ``involved_name``, or with ``reason``. Copies, same order on every run."""
         return list_events(self.api, namespace, involved_name, reason)
+
+    def report(self, replay: str | None = None) -> str:
+        """What a person needs to understand a failure, as text at most 100 columns wide:
+        seed and time, the last events, nodes with conditions and taints, pods per node, why
+        each Pending pod waits, controller errors, and ``replay`` (a command that runs the
+        same test again) last. The pytest plugin attaches it to a failing test's report."""
+        return build_report(self, replay)
+
+    def timeline(self, path: str | Path | None = None) -> str:
+        """The cluster's story over cluster time as one self-contained HTML page (SVG inside, no
+        network): nodes as lanes, pods as bars coloured by phase and readiness, node condition
+        changes, taints, evictions, rollouts and every Event on hover (fakekube/cluster/timeline.py).
+        Written to ``path`` when given (its folder made); returns the page."""
+        page = build_timeline(self)
+        if path is not None:
+            Path(path).parent.mkdir(parents=True, exist_ok=True)
+            Path(path).write_text(page, encoding="utf-8")
+        return page
 
 
 def _static_manifests(config: ClusterConfig, plan: SystemPlan) -> tuple[StaticPodManifest, ...]:

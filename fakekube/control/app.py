@@ -127,6 +127,9 @@ class ControlApp:
             Route("DELETE", "/snapshots/{id}", "forget a snapshot", lambda _, p: self._forget(p["id"])),
             Route("GET", "/scheduling/{namespace}/{pod}", "why the scheduler places the pod where it does",
                   lambda _, p: self._explain(p["namespace"], p["pod"])),
+            Route("GET", "/timeline", "the cluster's story over cluster time: one self-contained HTML page (SVG)",
+                  lambda *_: Response(self.cluster.timeline(), content_type="text/html; charset=utf-8"),
+                  produces="text/html"),
         )
 
     def __call__(self, environ: dict, start_response: Callable) -> Iterable[bytes]:

@@ -54,7 +54,8 @@ def _operation(route: Route) -> dict[str, Any]:
     operation: dict[str, Any] = {
         "summary": route.summary,
         "operationId": _operation_id(route),
-        "responses": {"200": {"description": "OK", "content": {"application/json": {"schema": {"type": "object"}}}},
+        "responses": {"200": {"description": "OK", "content": {route.produces: {
+                          "schema": {"type": "object"} if route.produces == "application/json" else {"type": "string"}}}},
                       "default": {"description": "an error", "content": {"application/json": {"schema": _STATUS}}}},
     }
     if route.params:

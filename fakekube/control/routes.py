@@ -25,6 +25,8 @@ class Route(NamedTuple):
     handler: Handler
     #: JSON Schema of the request body (None: no body).
     body: dict[str, Any] | None = None
+    #: The media type of a 200 answer (the OpenAPI document says it).
+    produces: str = "application/json"
 
     @property
     def segments(self) -> tuple[str, ...]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 
 import pytest
 
@@ -108,7 +109,94 @@ def test_failure_report_names_the_seed(pytester: pytest.Pytester) -> None:
             assert False
     """)
     result.assert_outcomes(failed=1)
-    result.stdout.fnmatch_lines(["*fakekube*", "seed: 1234", "nodes: 2"])
+    result.stdout.fnmatch_lines(["*fakekube*", "seed 1234, cluster time 2025-01-01T00:00:00Z, *nodes 2*"])
+
+
+#: A node-failure story that fails at its end: a Deployment on two nodes, a pod too big for
+#: any node, node-1 fails and its pods are evicted 300 s after it is marked unreachable.
+NODE_FAILURE_STORY = """
+    import pytest
+
+    DEPLOYMENT = {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web"},
+                  "spec": {"replicas": 2, "selector": {"matchLabels": {"app": "web"}},
+                           "template": {"metadata": {"labels": {"app": "web"}},
+                                        "spec": {"containers": [{"name": "c", "image": "nginx"}]}}}}
+    BIG = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "big"},
+           "spec": {"containers": [{"name": "c", "image": "nginx", "resources": {"requests": {"cpu": "100"}}}]}}
+
+    @pytest.mark.fakekube(nodes=2, seed=77)
+    def test_story(fakekube):
+        fakekube.create(DEPLOYMENT)
+        fakekube.create(BIG)
+        fakekube.advance(30)
+        fakekube.fail_node("node-1")
+        fakekube.advance(400)
+        assert OUTCOME
+
+    def test_passes(fakekube):
+        pass
+"""
+
+
+def story(outcome: str) -> str:
+    return NODE_FAILURE_STORY.replace("OUTCOME", outcome)
+
+
+def fakekube_section(output: list[str]) -> list[str]:
+    """The lines of the captured "fakekube" report sections."""
+    lines, inside = [], False
+    for line in output:
+        if line.startswith("-" * 10) or line.startswith("=" * 10) or line.startswith("_" * 10):
+            inside = line.strip("-=_ ") == "fakekube"
+            continue
+        if inside:
+            lines.append(line)
+    return lines
+
+
+def test_a_failing_test_report_explains_the_cluster(pytester: pytest.Pytester) -> None:
+    result = run(pytester, story("False"))
+    result.assert_outcomes(failed=1, passed=1)
+    section = fakekube_section(result.outlines)
+    text = "\n".join(section)
+    assert section[0].startswith("seed 77, cluster time 2025-01-01T00:07:10Z"), section[:2]
+    for part in ("-- events (last 20 of", "-- nodes --", "-- pods per node --", "-- pending pods no node holds",
+                 "-- controller errors (0) --", "-- replay --"):
+        assert part in text, part
+    flat = " ".join(text.split())  # long rows wrap
+    assert re.search(r"00:06:30 N Pod default/web-\S+ TaintManagerEviction: Marking for deletion Pod", flat)
+    assert "node-1: MemoryPressure=Unknown DiskPressure=Unknown PIDPressure=Unknown Ready=Unknown; taints:" in text
+    assert "node.kubernetes.io/unreachable:NoExecute since 00:01:30" in flat
+    assert "  (not scheduled)\n    default/big Pending ready=no (containers ready 0/1) restarts=0" in text
+    assert ("default/big: 0/2 nodes are available: 1 Insufficient cpu, 1 node(s) had untolerated taint "
+            "{node.kubernetes.io/unreachable: }.") in flat
+    assert "  pytest test_a_failing_test_report_explains_the_cluster.py::test_story --fakekube-seed 77" in text
+    assert any(line.startswith("timeline: ") and line.endswith("test_story.html") for line in section)
+    assert [line for line in section if len(line) > 100] == []
+    assert text.count("-- replay --") == 1  # the passing test has no section
+
+
+def test_the_replay_command_runs_the_same_story(pytester: pytest.Pytester) -> None:
+    first = run(pytester, story("False"))
+    replay = next(line.strip() for line in first.outlines if line.strip().startswith("pytest "))
+    again = pytester.runpytest_inprocess("-p", "no:cacheprovider", *replay.split()[1:])
+    again.assert_outcomes(failed=1)
+    assert fakekube_section(again.outlines) == fakekube_section(first.outlines)
+
+
+def test_timelines_are_written_for_failing_tests_or_as_asked(pytester: pytest.Pytester) -> None:
+    result = run(pytester, story("False"))
+    written = sorted(p.name for p in (pytester.path / ".fakekube" / "timelines").iterdir())
+    assert written == ["test_timelines_are_written_for_failing_tests_or_as_asked.py_test_story.html"]
+    result = pytester.runpytest_inprocess("-p", "no:cacheprovider", "--fakekube-timeline=all",
+                                          "--fakekube-timeline-dir", "pages")
+    assert sorted(p.name for p in (pytester.path / "pages").iterdir()) == [
+        "test_timelines_are_written_for_failing_tests_or_as_asked.py_test_passes.html",
+        "test_timelines_are_written_for_failing_tests_or_as_asked.py_test_story.html"]
+    result = pytester.runpytest_inprocess("-p", "no:cacheprovider", "--fakekube-timeline=none",
+                                          "--fakekube-timeline-dir", "none")
+    assert not (pytester.path / "none").exists()
+    assert not any(line.startswith("timeline: ") for line in fakekube_section(result.outlines))
 
 
 def test_server_side_errors_fail_the_test(pytester: pytest.Pytester) -> None:
@@ -277,3 +365,22 @@ def test_under_xdist_each_worker_prepares_the_template_once_and_runs_its_own_clu
     for column in (1, 2):  # the cluster's URL, the KUBECONFIG the test saw
         seen = [{row[column] for row in ran if row[0] == worker} for worker in workers]
         assert len(seen) < 2 or not seen[0] & seen[1]
+
+
+def test_a_report_that_cannot_be_built_still_names_the_seed_and_replay(pytester: pytest.Pytester) -> None:
+    result = run(pytester, """
+        import pytest
+
+        @pytest.mark.fakekube(seed=5)
+        def test_breaks_its_cluster(fakekube, monkeypatch):
+            def broken(*_):
+                raise RuntimeError("store gone")
+            monkeypatch.setattr(type(fakekube), "events", broken)
+            assert False
+    """)
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["seed: 5", "report failed: RuntimeError('store gone')",
+                                 "replay: pytest test_a_report_that_cannot_be_built_still_names_the_seed_and_replay.py"
+                                 "::test_breaks_its_cluster --fakekube-seed 5",
+                                 "timeline: not written (RuntimeError('store gone'))"])
+    assert "INTERNALERROR" not in result.stdout.str()
