@@ -41,7 +41,7 @@ from fakekube.scheduler.explain import explain
 from fakekube.cluster.wiring import APISERVER_CONTROLLERS, CONTROLLERS, admission_options, admission_plugins
 from fakekube.controllers.nodeipam import NodeIPAMController, check_node_room
 from fakekube.engine import Engine, enabled_controllers
-from fakekube.engine.autoadvance import AutoAdvance
+from fakekube.engine.autoadvance import WAITER_CHECK_S, AutoAdvance
 from fakekube.engine.tickets import Ticket
 from fakekube.engine.ticker import Ticker
 from fakekube.engine.events import list_events
@@ -264,7 +264,9 @@ class Cluster:
             self.scaled_time = ScaledTime(self.engine, self.config.time_scale)
             self.scaled_time.start()
         if self.config.auto_advance:
-            self.auto_advance = AutoAdvance(self.engine, self._rest_app()[1].snapshot)
+            app, meter = self._rest_app()
+            app.watch_check_interval_s = min(app.watch_check_interval_s, WAITER_CHECK_S)  # a gone waiter stops time soon
+            self.auto_advance = AutoAdvance(self.engine, meter.snapshot)
             self.auto_advance.start()
 
     def _request_clock_modes_stop(self) -> list[Ticker]:

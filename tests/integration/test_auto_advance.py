@@ -1,8 +1,9 @@
-"""Auto-advance over HTTP: a client that only waits on a watch sees cluster time run."""
+"""Auto-advance over HTTP: time moves while a client waits on a watch, and only then."""
 
 from __future__ import annotations
 
 import json
+import time
 import urllib.request
 
 from kubernetes import client, watch
@@ -10,13 +11,23 @@ from kubernetes import client, watch
 from fakekube import Cluster
 from fakekube.control import attach
 
+#: Reads of the clock with nobody waiting, and the wall seconds between them: over this
+#: pause the old rule ("jump whenever no request is in flight") stepped dozens of timers.
+IDLE_READS = 5
+IDLE_PAUSE_S = 0.25
+
+
+def control(cluster: Cluster, path: str, method: str = "GET") -> dict:
+    request = urllib.request.Request(cluster.url + "/fakekube/v1" + path, method=method,
+                                     data=b"" if method == "POST" else None)
+    with urllib.request.urlopen(request, timeout=5) as response:
+        return json.load(response)
+
 
 def test_a_watching_client_sees_a_failed_node_go_unknown_without_advancing() -> None:
     with Cluster(nodes=2, auto_advance=True) as cluster:
         attach(cluster)
-        request = urllib.request.Request(cluster.url + "/fakekube/v1/nodes/node-1/fail", method="POST", data=b"")
-        with urllib.request.urlopen(request, timeout=5) as response:
-            assert json.load(response)["heartbeats"] == "stopped"
+        assert control(cluster, "/nodes/node-1/fail", "POST")["heartbeats"] == "stopped"
         api = client.CoreV1Api(cluster.client())
         seen = None
         # The watch is the client waiting; its timeout is wall-clock transport time, a safety net.
@@ -26,6 +37,35 @@ def test_a_watching_client_sees_a_failed_node_go_unknown_without_advancing() -> 
                 seen = ready.last_transition_time
                 break
         assert seen is not None, "auto-advance never moved the clock"
-        # Time may have jumped before the fault, too; timings count from the last renewal.
         lease = client.CoordinationV1Api(cluster.client()).read_namespaced_lease("node-1", "kube-node-lease")
         assert (seen - lease.spec.renew_time).total_seconds() == 55.0  # upstream timing, untouched
+
+
+def test_with_nobody_waiting_time_stands_still_between_requests() -> None:
+    with Cluster(nodes=1, auto_advance=True) as cluster:
+        attach(cluster)
+        control(cluster, "/nodes/node-1/fail", "POST")
+        readings = []
+        for _ in range(IDLE_READS):  # a script's commands, with pauses between them
+            readings.append(control(cluster, "/clock")["now"])
+            time.sleep(IDLE_PAUSE_S)
+        assert readings == [readings[0]] * IDLE_READS
+        ready = next(c for c in cluster.get("v1", "Node", "node-1", "")["status"]["conditions"] if c["type"] == "Ready")
+        assert ready["status"] == "True"  # the 55 s to Unknown did not pass unobserved
+
+
+def test_time_stops_again_once_the_waiting_client_hung_up() -> None:
+    with Cluster(nodes=1, auto_advance=True) as cluster:
+        attach(cluster)
+        path = ("/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases?watch=true&timeoutSeconds=10"
+                "&fieldSelector=metadata.name%3Dnode-1")
+        with urllib.request.urlopen(cluster.url + path, timeout=15) as stream:
+            for _ in range(3):  # the renewals auto-advance lets happen while the watch waits
+                stream.readline()
+        # Hung up: the server notices within a few checks (tens of ms); from then on the
+        # clock stays put however long the script pauses.
+        readings = [control(cluster, "/clock")["now"]]
+        for _ in range(IDLE_READS):
+            time.sleep(IDLE_PAUSE_S)
+            readings.append(control(cluster, "/clock")["now"])
+        assert readings[1:] == [readings[1]] * IDLE_READS
