@@ -56,11 +56,11 @@ def build_parser() -> argparse.ArgumentParser:
                             "waiting time stands still); implies --time-scale 0 unless a scale is given")
     serve.add_argument("--no-auto-advance", dest="auto_advance", action="store_false",
                        help="no jumps over idle waits, even if the --config file's autoAdvance asks for them")
-    serve.add_argument("--start-time", default=None, metavar="RFC3339|now",
+    serve.add_argument("--start-time", default=None, metavar="RFC3339|now|now-DURATION",
                        help="where cluster time starts (default now, to the second, so the ages kubectl "
                             "computes itself, as in describe, read naturally; 24 h before now with manual time "
-                            "or --auto-advance, so jumps leave those ages in the past); e.g. 2025-01-01T00:00:00Z "
-                            "with --time-scale 0 for reproducible runs")
+                            "or --auto-advance, so jumps leave those ages in the past; now-72h for a longer "
+                            "run); e.g. 2025-01-01T00:00:00Z with --time-scale 0 for reproducible runs")
     serve.add_argument("--authorization-mode", default=None, metavar="MODE",
                        help="kube-apiserver's flag: AlwaysAllow (the default: every caller may do everything) "
                             "or RBAC (roles and bindings decide; the kubeconfig's user stays an admin)")
@@ -111,9 +111,13 @@ def wall_clock_now() -> datetime:
 
 
 def parse_start_time(text: str) -> datetime:
-    """``--start-time``: RFC 3339 with a timezone, or ``now``."""
+    """``--start-time``: RFC 3339 with a timezone, ``now``, or ``now-DURATION`` (a Go duration:
+    ``now-72h`` gives a run that may jump three days before kubectl's own ages read ``<invalid>``)."""
     if text == "now":
         return wall_clock_now()
+    if text.startswith("now-"):
+        from fakekube.cluster.configfile import parse_duration_s
+        return wall_clock_now() - timedelta(seconds=parse_duration_s(text[len("now-"):], "now-DURATION"))
     moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
     if moment.tzinfo is None:
         raise ValueError("--start-time needs a timezone, e.g. 2025-01-01T00:00:00Z")
@@ -384,7 +388,7 @@ def start_is_fixed(args: argparse.Namespace) -> bool:
     """Whether the start time is given (a flag or the config file), not "now": only then is
     the boot the same at every start, and so worth caching (cluster/bootcache.py)."""
     if args.start_time is not None:
-        return args.start_time != "now"
+        return not args.start_time.startswith("now")
     if args.config:
         from fakekube.cluster.configfile import load_config_values
         return load_config_values(args.config).get("start_time") is not None

@@ -148,6 +148,16 @@ def test_a_clock_that_jumps_starts_a_day_back_so_kubectl_s_own_ages_stay_in_the_
     assert abs(config_of("--time-scale", "60").start_time - now) <= timedelta(seconds=2)
     assert abs(config_of("--auto-advance", "--start-time", "now").start_time - now) <= timedelta(seconds=2)
     assert config_of("--auto-advance", "--start-time", "2030-01-01T00:00:00Z").start_time.year == 2030
+    longer = now - config_of("--auto-advance", "--start-time", "now-72h").start_time  # the horizon, chosen
+    assert timedelta(hours=72) <= longer <= timedelta(hours=72, seconds=2)
+
+
+def test_serve_rejects_a_start_time_before_now_that_is_no_duration() -> None:
+    result = subprocess.run([sys.executable, "-m", "fakekube", "serve", "--start-time", "now-3days"],
+                            capture_output=True, text=True, timeout=30)
+    assert result.returncode == 2
+    assert result.stderr == ("fakekube: bad --start-time: now-DURATION: must be a duration such as 40s, 1m30s or "
+                             "500ms, got '3days'\n")
 
 
 def test_the_config_file_s_time_wins_over_serve_s_defaults_and_flags_over_the_file(tmp_path: Path) -> None:
