@@ -69,3 +69,27 @@ def test_time_stops_again_once_the_waiting_client_hung_up() -> None:
             time.sleep(IDLE_PAUSE_S)
             readings.append(control(cluster, "/clock")["now"])
         assert readings[1:] == [readings[1]] * IDLE_READS
+
+
+def test_a_watch_on_jobs_sees_the_active_deadline_pass_and_nothing_moves_before_it_opens() -> None:
+    with Cluster(nodes=1, auto_advance=True) as cluster:
+        attach(cluster)
+        cluster.create({"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "slow", "namespace": "default"},
+                        "spec": {"activeDeadlineSeconds": 120, "backoffLimit": 0, "template": {"spec": {
+                            "restartPolicy": "Never", "containers": [{"name": "c", "image": "busybox",
+                                                                      "command": ["sleep", "3600"]}]}}}})
+        created = control(cluster, "/clock")["now"]
+        time.sleep(IDLE_PAUSE_S)
+        assert control(cluster, "/clock")["now"] == created  # nobody waits yet
+        api = client.BatchV1Api(cluster.client())
+        failed = None
+        for event in watch.Watch().stream(api.list_namespaced_job, "default", timeout_seconds=20):
+            conditions = event["object"].status.conditions or []
+            failed = next((c for c in conditions if c.type == "Failed" and c.status == "True"), None)
+            if failed is not None:
+                break
+        assert failed is not None and failed.reason == "DeadlineExceeded"
+        job = api.read_namespaced_job("slow", "default")
+        target = next(c for c in job.status.conditions if c.type == "FailureTarget")
+        # Upstream timing: the deadline at 120 s; Failed once the pod is gone, 30 s of grace later.
+        assert [(c.last_transition_time - job.status.start_time).total_seconds() for c in (target, failed)] == [120, 150]
