@@ -93,3 +93,21 @@ def test_a_watch_on_jobs_sees_the_active_deadline_pass_and_nothing_moves_before_
         target = next(c for c in job.status.conditions if c.type == "FailureTarget")
         # Upstream timing: the deadline at 120 s; Failed once the pod is gone, 30 s of grace later.
         assert [(c.last_transition_time - job.status.start_time).total_seconds() for c in (target, failed)] == [120, 150]
+
+
+def test_a_followed_log_is_a_client_waiting() -> None:
+    with Cluster(nodes=1, auto_advance=True) as cluster:
+        attach(cluster)
+        cluster.create({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "web", "namespace": "default"},
+                        "spec": {"containers": [{"name": "c", "image": "nginx"}]}})
+        api = client.CoreV1Api(cluster.client())
+        for event in watch.Watch().stream(api.list_namespaced_pod, "default", timeout_seconds=20):
+            if event["object"].status.phase == "Running":  # nobody else waits: this watch got it there
+                break
+        with urllib.request.urlopen(cluster.url + "/api/v1/namespaces/default/pods/web/log?follow=true",
+                                    timeout=15):
+            before = control(cluster, "/clock")["now"]
+            deadline = time.monotonic() + 10  # wall-clock safety net: the clock moves within a few ticks
+            while control(cluster, "/clock")["now"] == before and time.monotonic() < deadline:
+                time.sleep(0.05)
+            assert control(cluster, "/clock")["now"] > before
