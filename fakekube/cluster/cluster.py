@@ -265,7 +265,9 @@ class Cluster:
             self.scaled_time.start()
         if self.config.auto_advance:
             app, meter = self._rest_app()
-            app.watch_check_interval_s = min(app.watch_check_interval_s, WAITER_CHECK_S)  # a gone waiter stops time soon
+            # A waiter that hung up must stop counting soon, or time runs on past its answer.
+            app.watch_check_interval_s = min(app.watch_check_interval_s, WAITER_CHECK_S)
+            self.log_streams.poll_interval_s = min(self.log_streams.poll_interval_s, WAITER_CHECK_S)
             self.auto_advance = AutoAdvance(self.engine, meter.snapshot)
             self.auto_advance.start()
 
