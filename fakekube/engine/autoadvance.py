@@ -5,7 +5,10 @@ operator's informer) on a cluster nobody advances. The rule, checked once per ti
 
 * some client is **waiting** — at least one watch or followed log stream is open; and
 * nobody is **talking** — no other request is in flight, and none arrived or ended since
-  the last tick.
+  the last tick; and
+* the waiters have had their turn — nothing was sent to a waiter (a watch event, log
+  lines) in the last :data:`REPLY_WINDOW_S` of wall time, so a client that got what it
+  waited for can hang up (``kubectl wait`` returning) or ask again before time moves on.
 
 Then cluster time jumps to the next timer deadline (the next heartbeat, monitor pass,
 back-off or CronJob) and the reactions due then run: one timer instant per tick. With no
@@ -31,8 +34,13 @@ DEFAULT_TICK_S = 0.01
 #: while auto-advance runs (a client that hung up stops counting as a waiter within this).
 WAITER_CHECK_S = 0.02
 
-#: ``(requests started so far, requests in flight, waiters open)``: an ActivityMeter reading.
-Reading = tuple[int, int, int]
+#: Wall seconds a waiter has to answer what it was sent before time moves again: enough
+#: for kubectl to exit and the server to see it (a few WAITER_CHECK_S).
+REPLY_WINDOW_S = 0.06
+
+#: ``(requests started so far, requests in flight, waiters open, chunks delivered to them)``:
+#: an ActivityMeter reading.
+Reading = tuple[int, int, int, int]
 
 
 class AutoAdvance(Ticker):
@@ -45,13 +53,22 @@ class AutoAdvance(Ticker):
         self.engine = engine
         self._activity = activity
         self._last_talk = activity()[:2]
+        self._last_delivered = activity()[3]
+        self._reply_ticks = max(1, round(REPLY_WINDOW_S / tick_s))
+        self._hold = 0  # ticks left in the waiters' turn
 
     def tick(self) -> bool:
         """One check: step to the next timer if a client waits and none spoke; True if time moved."""
-        started, in_flight, waiting = self._activity()
+        started, in_flight, waiting, delivered = self._activity()
         talked = (started, in_flight) != self._last_talk or in_flight > 0  # a whole quiet tick is needed
         self._last_talk = (started, in_flight)
+        if delivered != self._last_delivered:
+            self._last_delivered, self._hold = delivered, self._reply_ticks
+        if self._hold > 0:
+            self._hold -= 1
+            return False
         return waiting > 0 and not talked and self.engine.step() is not None
 
     def _on_start(self) -> None:
         self._last_talk = self._activity()[:2]
+        self._last_delivered = self._activity()[3]

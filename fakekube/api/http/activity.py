@@ -4,8 +4,9 @@ Auto-advance (``fakekube.engine.autoadvance``) moves cluster time only while som
 *waits* on the cluster and nobody *talks* to it. Long-lived streams — watches (``kubectl
 wait``, ``rollout status``, an informer) and followed logs — are how a client waits: each
 counts as a waiter from its arrival until its stream ends or the client is seen to have
-hung up. Every other request is talking: it counts from its arrival until its response
-has been sent.
+hung up, and every event or log chunk sent to a waiter is counted as a delivery (the
+client may answer it: hang up, or make a request). Every other request is talking: it
+counts from its arrival until its response has been sent.
 """
 
 from __future__ import annotations
@@ -24,11 +25,13 @@ DISCONNECT_KEYS = ("fakekube.disconnected", "fakekube.client_gone")
 
 
 class Activity(NamedTuple):
-    """One reading of the meter: requests started so far, requests in flight, waiters open."""
+    """One reading of the meter: requests started so far, requests in flight, waiters open,
+    chunks delivered to waiters so far."""
 
     started: int
     in_flight: int
     waiting: int
+    delivered: int = 0
 
 
 class ActivityMeter:
@@ -40,11 +43,12 @@ class ActivityMeter:
         self._started = 0
         self._in_flight = 0
         self._waiting = 0
+        self._delivered = 0
 
     def snapshot(self) -> Activity:
         """Equal ``started`` with nothing in flight mean no client spoke in between."""
         with self._lock:
-            return Activity(self._started, self._in_flight, self._waiting)
+            return Activity(self._started, self._in_flight, self._waiting, self._delivered)
 
     def __call__(self, environ: dict, start_response: Callable) -> Iterable[bytes]:
         if _is_stream(environ):
@@ -73,7 +77,7 @@ class ActivityMeter:
         except BaseException:
             wait.end()
             raise
-        return _ending(body, wait.end)
+        return self._delivering(body, wait.end)
 
     def _counted(self, body: Iterable[bytes]) -> Iterator[bytes]:
         try:
@@ -83,6 +87,19 @@ class ActivityMeter:
             if close is not None:
                 close()
             self._done()
+
+    def _delivering(self, body: Iterable[bytes], end: Callable[[], None]) -> Iterator[bytes]:
+        try:
+            for chunk in body:
+                if chunk:  # not an idle stream's empty chunk (sent only to notice a client gone)
+                    with self._lock:
+                        self._delivered += 1
+                yield chunk
+        finally:
+            close = getattr(body, "close", None)
+            if close is not None:
+                close()
+            end()
 
     def _done(self) -> None:
         with self._lock:
@@ -117,16 +134,6 @@ class _Wait:
                 self.end()
             return gone
         return disconnected
-
-
-def _ending(body: Iterable[bytes], end: Callable[[], None]) -> Iterator[bytes]:
-    try:
-        yield from body
-    finally:
-        close = getattr(body, "close", None)
-        if close is not None:
-            close()
-        end()
 
 
 def _is_stream(environ: dict) -> bool:
