@@ -8,7 +8,7 @@ import logging
 import signal
 import sys
 import threading
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from typing import TYPE_CHECKING, Any, Mapping, Sequence, TextIO
 
 if TYPE_CHECKING:  # the cluster's modules load in serve(), with the collector off (see serve)
@@ -51,14 +51,16 @@ def build_parser() -> argparse.ArgumentParser:
                             "real cluster; 60 makes a minute pass in a second); 0 is manual time, moved only "
                             "through the control API; a --config file's timeScale wins over the default")
     serve.add_argument("--auto-advance", action="store_true", default=None,
-                       help="while no request is in flight, cluster time jumps to the next timer (for CI: idle "
-                            "waits take no wall time); implies --time-scale 0 unless a scale is given")
+                       help="while a client waits on a watch or followed log and no other request is in flight, "
+                            "cluster time jumps to the next timer (for CI: waits take no wall time; with nobody "
+                            "waiting time stands still); implies --time-scale 0 unless a scale is given")
     serve.add_argument("--no-auto-advance", dest="auto_advance", action="store_false",
                        help="no jumps over idle waits, even if the --config file's autoAdvance asks for them")
-    serve.add_argument("--start-time", default=None, metavar="RFC3339|now",
+    serve.add_argument("--start-time", default=None, metavar="RFC3339|now|now-DURATION",
                        help="where cluster time starts (default now, to the second, so the ages kubectl "
-                            "computes itself, as in describe, read naturally); e.g. 2025-01-01T00:00:00Z "
-                            "with --time-scale 0 for reproducible runs")
+                            "computes itself, as in describe, read naturally; 24 h before now with manual time "
+                            "or --auto-advance, so jumps leave those ages in the past; now-72h for a longer "
+                            "run); e.g. 2025-01-01T00:00:00Z with --time-scale 0 for reproducible runs")
     serve.add_argument("--authorization-mode", default=None, metavar="MODE",
                        help="kube-apiserver's flag: AlwaysAllow (the default: every caller may do everything) "
                             "or RBAC (roles and bindings decide; the kubeconfig's user stays an admin)")
@@ -98,6 +100,9 @@ STATE_FLAGS = ("config", "nodes", "system_pods", "metrics_server", "controllers"
 
 #: ``serve``'s time scale when neither a flag nor the config file gives one: real time.
 SERVE_TIME_SCALE = 1.0
+#: How far before the wall clock's now ``serve`` starts a clock that jumps (auto-advance or
+#: manual time): a run may jump this far ahead before kubectl's own ages read ``<invalid>``.
+JUMP_HORIZON = timedelta(hours=24)
 
 
 def wall_clock_now() -> datetime:
@@ -106,9 +111,13 @@ def wall_clock_now() -> datetime:
 
 
 def parse_start_time(text: str) -> datetime:
-    """``--start-time``: RFC 3339 with a timezone, or ``now``."""
+    """``--start-time``: RFC 3339 with a timezone, ``now``, or ``now-DURATION`` (a Go duration:
+    ``now-72h`` gives a run that may jump three days before kubectl's own ages read ``<invalid>``)."""
     if text == "now":
         return wall_clock_now()
+    if text.startswith("now-"):
+        from fakekube.cluster.configfile import parse_duration_s
+        return wall_clock_now() - timedelta(seconds=parse_duration_s(text[len("now-"):], "now-DURATION"))
     moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
     if moment.tzinfo is None:
         raise ValueError("--start-time needs a timezone, e.g. 2025-01-01T00:00:00Z")
@@ -183,9 +192,15 @@ def serve_defaults(chosen: Mapping[str, Any]) -> dict[str, Any]:
     A black-box user expects a real cluster: kind's content (system pods) with
     metrics-server (``kubectl top``), time that flows
     with the wall clock (scale 1), starting now. Auto-advance alone means manual time plus
-    jumps over idle waits (scale 0), since CI wants no wall-clock waits at all."""
-    defaults = {"system_pods": True, "metrics_server": True, "start_time": wall_clock_now(),
-                "time_scale": 0.0 if chosen.get("auto_advance") else SERVE_TIME_SCALE}
+    jumps over idle waits (scale 0), since CI wants no wall-clock waits at all. Where the
+    clock jumps (auto-advance, or manual time moved through the control API) it starts
+    :data:`JUMP_HORIZON` before now, so that after jumps cluster timestamps stay behind the
+    wall clock the ages kubectl computes itself (``describe``) are measured from."""
+    time_scale = chosen.get("time_scale", 0.0 if chosen.get("auto_advance") else SERVE_TIME_SCALE)
+    jumps = bool(chosen.get("auto_advance")) or time_scale == 0
+    defaults = {"system_pods": True, "metrics_server": True,
+                "start_time": wall_clock_now() - (JUMP_HORIZON if jumps else timedelta(0)),
+                "time_scale": time_scale}
     return {name: value for name, value in defaults.items() if chosen.get(name) is None}
 
 
@@ -195,11 +210,11 @@ def describe_time(config: ClusterConfig) -> str:
     if scale > 0:
         flows = "real time (1x)" if scale == 1 else f"{scale:g}x real time"
         if auto:
-            return (f"{flows}, and jumps to the next timer while no request is in flight; "
+            return (f"{flows}, and jumps to the next timer while a client waits on a watch and no request is in flight; "
                     "--time-scale 0 for manual time")
         return f"{flows}; --time-scale 0 for manual time, --auto-advance to skip idle waits"
     if auto:
-        return ("auto-advance: jumps to the next timer while no request is in flight; "
+        return ("auto-advance: jumps to the next timer while a client waits on a watch and no request is in flight; "
                 "--time-scale 1 (without --auto-advance) for real time")
     return "manual: moves only through the control API (/fakekube/v1/clock/advance); --time-scale 1 for real time"
 
@@ -373,7 +388,7 @@ def start_is_fixed(args: argparse.Namespace) -> bool:
     """Whether the start time is given (a flag or the config file), not "now": only then is
     the boot the same at every start, and so worth caching (cluster/bootcache.py)."""
     if args.start_time is not None:
-        return args.start_time != "now"
+        return not args.start_time.startswith("now")
     if args.config:
         from fakekube.cluster.configfile import load_config_values
         return load_config_values(args.config).get("start_time") is not None

@@ -43,7 +43,7 @@ from fakekube.scheduler.explain import explain
 from fakekube.cluster.wiring import APISERVER_CONTROLLERS, CONTROLLERS, admission_options, admission_plugins
 from fakekube.controllers.nodeipam import NodeIPAMController, check_node_room
 from fakekube.engine import Engine, enabled_controllers
-from fakekube.engine.autoadvance import AutoAdvance
+from fakekube.engine.autoadvance import WAITER_CHECK_S, AutoAdvance
 from fakekube.engine.tickets import Ticket
 from fakekube.engine.ticker import Ticker
 from fakekube.engine.events import list_events
@@ -266,7 +266,11 @@ class Cluster:
             self.scaled_time = ScaledTime(self.engine, self.config.time_scale)
             self.scaled_time.start()
         if self.config.auto_advance:
-            self.auto_advance = AutoAdvance(self.engine, self._rest_app()[1].snapshot)
+            app, meter = self._rest_app()
+            # A waiter that hung up must stop counting soon, or time runs on past its answer.
+            app.watch_check_interval_s = min(app.watch_check_interval_s, WAITER_CHECK_S)
+            self.log_streams.poll_interval_s = min(self.log_streams.poll_interval_s, WAITER_CHECK_S)
+            self.auto_advance = AutoAdvance(self.engine, meter.snapshot)
             self.auto_advance.start()
 
     def _request_clock_modes_stop(self) -> list[Ticker]:

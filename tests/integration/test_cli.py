@@ -7,7 +7,7 @@ import subprocess
 import sys
 import time
 import urllib.request
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
@@ -139,6 +139,27 @@ def test_auto_advance_alone_means_manual_time_and_a_given_scale_still_counts() -
     assert config_of("--time-scale", "0").time_scale == 0.0
 
 
+def test_a_clock_that_jumps_starts_a_day_back_so_kubectl_s_own_ages_stay_in_the_past() -> None:
+    now = datetime.now(timezone.utc)
+    for argv in (("--auto-advance",), ("--time-scale", "0"), ("--auto-advance", "--time-scale", "1")):
+        start = config_of(*argv).start_time
+        assert timedelta(hours=24) <= now - start <= timedelta(hours=24, seconds=2), argv
+    assert abs(config_of().start_time - now) <= timedelta(seconds=2)  # real time: from now, as before
+    assert abs(config_of("--time-scale", "60").start_time - now) <= timedelta(seconds=2)
+    assert abs(config_of("--auto-advance", "--start-time", "now").start_time - now) <= timedelta(seconds=2)
+    assert config_of("--auto-advance", "--start-time", "2030-01-01T00:00:00Z").start_time.year == 2030
+    longer = now - config_of("--auto-advance", "--start-time", "now-72h").start_time  # the horizon, chosen
+    assert timedelta(hours=72) <= longer <= timedelta(hours=72, seconds=2)
+
+
+def test_serve_rejects_a_start_time_before_now_that_is_no_duration() -> None:
+    result = subprocess.run([sys.executable, "-m", "fakekube", "serve", "--start-time", "now-3days"],
+                            capture_output=True, text=True, timeout=30)
+    assert result.returncode == 2
+    assert result.stderr == ("fakekube: bad --start-time: now-DURATION: must be a duration such as 40s, 1m30s or "
+                             "500ms, got '3days'\n")
+
+
 def test_the_config_file_s_time_wins_over_serve_s_defaults_and_flags_over_the_file(tmp_path: Path) -> None:
     config = tmp_path / "cluster.yaml"
     config.write_text("timeScale: 0\nstartTime: 2030-01-01T00:00:00Z\n")
@@ -157,10 +178,10 @@ def test_the_config_file_s_time_wins_over_serve_s_defaults_and_flags_over_the_fi
     (("--time-scale", "60"), "60x real time; --time-scale 0 for manual time, --auto-advance to skip idle waits"),
     (("--time-scale", "0"), "manual: moves only through the control API (/fakekube/v1/clock/advance); "
                             "--time-scale 1 for real time"),
-    (("--auto-advance",), "auto-advance: jumps to the next timer while no request is in flight; "
-                          "--time-scale 1 (without --auto-advance) for real time"),
-    (("--auto-advance", "--time-scale", "1"), "real time (1x), and jumps to the next timer while no request is "
-                                              "in flight; --time-scale 0 for manual time"),
+    (("--auto-advance",), "auto-advance: jumps to the next timer while a client waits on a watch and no "
+                          "request is in flight; --time-scale 1 (without --auto-advance) for real time"),
+    (("--auto-advance", "--time-scale", "1"), "real time (1x), and jumps to the next timer while a client waits "
+                                              "on a watch and no request is in flight; --time-scale 0 for manual time"),
 ])
 def test_the_banner_says_which_time_mode_runs_and_how_to_change_it(argv: tuple[str, ...], line: str) -> None:
     from fakekube.cli.main import describe_time
