@@ -511,6 +511,23 @@ class BehaviourCatalog(NamedTuple):
         return apply_overlay(behaviour, dict(per_container).get(container_name, ()), f"{where}.{container_name}")
 
 
+    def declares(self, pod: Mapping[str, Any], container_name: str) -> bool:
+        """Did the user say what this container does — an image rule matching its image, or
+        the pod's annotation with fields for every container or for this one? (A declared
+        container's command needs no "not simulated" warning: kubelet/pods.py.)"""
+        container, _ = _find_container(pod, container_name)
+        if any(rule.matches(str(container.get("image") or "")) for rule in self.rules):
+            return True
+        raw = ((pod.get("metadata") or {}).get("annotations") or {}).get(BEHAVIOUR_ANNOTATION)
+        if raw is None:
+            return False
+        try:
+            shared, per_container = parse_annotation(str(raw))
+        except ValueError:
+            return False
+        return bool(shared) or container_name in dict(per_container)
+
+
 def _rule_from_dict(entry: Any, where: str) -> ImageRule:
     if not isinstance(entry, Mapping) or not isinstance(entry.get("image"), str) or not entry["image"]:
         raise ValueError(f"{where}.image: each rule needs an image glob, e.g. {{image: 'busybox*', exit_code: 1}}")

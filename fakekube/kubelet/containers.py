@@ -147,7 +147,7 @@ class RunContext:
 
     __slots__ = ("pod_uid", "restart_backoff", "pull_backoff", "new_container_id", "epoch", "record", "pod_label",
                  "pod_ip", "others_running", "image_pulled", "instance_behaviour", "prestop", "stop_response",
-                 "image_present", "pull_error")
+                 "image_present", "pull_error", "after_start")
 
     def __init__(self, pod_uid: str, restart_backoff: RestartBackoff, pull_backoff: ImagePullBackoff,
                  new_container_id: Callable[[], str], epoch: datetime,
@@ -158,7 +158,8 @@ class RunContext:
                  prestop: Callable[["ContainerRun", datetime], HookOutcome | None] = lambda run, at: None,
                  stop_response: Callable[["ContainerRun", datetime], StopResponse] | None = None,
                  image_present: Callable[[str], bool] = lambda image: False,
-                 pull_error: Callable[[str], str | None] = lambda image: None) -> None:
+                 pull_error: Callable[[str], str | None] = lambda image: None,
+                 after_start: Callable[["ContainerRun", datetime], None] = lambda run, at: None) -> None:
         self.pod_uid = pod_uid
         self.restart_backoff = restart_backoff
         self.pull_backoff = pull_backoff
@@ -190,6 +191,9 @@ class RunContext:
         #: The registry's answer to a pull of this image: containerd's error, or None when it
         #: pulls (kubelet/registry.py).
         self.pull_error = pull_error
+        #: Called once an instance has started and its Created/Started events are recorded
+        #: (the runner adds its own notes then: a command it cannot simulate, kubelet/pods.py).
+        self.after_start = after_start
 
 
 def _declared_stop_response(run: "ContainerRun", at: datetime) -> StopResponse:
@@ -446,6 +450,7 @@ class ContainerRun:
         self.stage, self.due = RUNNING, None
         ctx.record(self, at, texts.created(self.name))
         ctx.record(self, at, texts.started(self.name))
+        ctx.after_start(self, at)
         self._failures = ProbeFailures(self.spec, behaviour, self.current.plan)
         self._probed_s = -math.inf
         self._record_probe_failures(at, ctx)

@@ -83,6 +83,25 @@ def start_error(reason: str) -> EventText:
 
 # -- containers (kuberuntime_container.go, kuberuntime_manager.go) ---------------------------
 
+#: fakekube's own reason (upstream's kubelet runs the real program and has no such event):
+#: a container's command the program model cannot run (docs/behaviour.md).
+COMMAND_NOT_SIMULATED = "CommandNotSimulated"
+#: The longest command a CommandNotSimulated message quotes (a long script is cut, with "…").
+MAX_QUOTED_COMMAND_CHARS = 200
+
+
+def command_not_simulated(container: str, command: str) -> EventText:
+    """Once per pod and container: what the model could not run, and how to say what it does."""
+    if len(command) > MAX_QUOTED_COMMAND_CHARS:
+        command = command[:MAX_QUOTED_COMMAND_CHARS - 1] + "…"
+    return EventText(WARNING, COMMAND_NOT_SIMULATED,
+                     f"fakekube does not simulate the command of container {container}: {command}; it runs as "
+                     f"its behaviour declares (by default: until stopped, with no more log). Declare what it "
+                     f"does with the pod annotation fakekube.io/behaviour (e.g. "
+                     f"'{{\"{container}\": {{\"run_for_s\": 5, \"exit_code\": 0}}}}') or the config file's "
+                     f"behaviours.images; see docs/behaviour.md \"Behaviour reference\"")
+
+
 def created(container: str) -> EventText:
     return EventText(NORMAL, "Created", f"Created container: {container}")
 

@@ -53,6 +53,7 @@ from __future__ import annotations
 import functools
 import ipaddress
 import posixpath
+import shlex
 from datetime import datetime
 from typing import Any, Callable, Iterable, Protocol, Sequence
 
@@ -84,6 +85,7 @@ from fakekube.kubelet.termination import (
     StopResponse,
     container_shares_pid_namespace,
     declared_response,
+    is_known_server,
     signal_overlay,
 )
 from fakekube.kubelet.logs import PREVIOUS_NOT_FOUND, ContainerLog, LogCursor, PodLogOptions, read_logs
@@ -390,7 +392,8 @@ class PodRunner:
                               ctx, pod, state, run, at, container_id),
                           prestop=prestop, stop_response=lambda run, at: stop_response(run, at),
                           image_present=lambda image: self._image_present(state.node, image),
-                          pull_error=lambda image: pull_error(image, self.images))
+                          pull_error=lambda image: pull_error(image, self.images),
+                          after_start=lambda run, at: self._note_unsimulated(pod, run, at, record_text))
 
     def _note_deletion(self, pod: Obj, state: PodState, now: datetime, run_ctx: RunContext) -> None:
         """A deletionTimestamp stops every container with the pod's ``deletionGracePeriodSeconds``
@@ -700,6 +703,22 @@ class PodRunner:
         self.filesystems.push(key, run.name, container_id, at_s, operations)
         run.program = result
         return self.catalog.for_container(pod, run.name, program_layer(pod, run.spec, result))
+
+    def _note_unsimulated(self, pod: Obj, run: ContainerRun, at: datetime,
+                          record: Callable[[ContainerRun, datetime, EventText], None]) -> None:
+        """A container whose command the program model cannot run (``myserver --port 8080``,
+        ``python app.py``) runs as its behaviour declares, by default forever: say so once, at its
+        first start, unless its behaviour is declared or the program is a server the
+        termination table knows (running until stopped is what it does)."""
+        if run.instances != 1 or run.ephemeral:
+            return
+        argv = program_argv(pod, run.spec)
+        program = run.program
+        if not argv or (program is not None and not program.handed_over) or is_known_server(argv):
+            return
+        if self.catalog.declares(pod, run.name):
+            return
+        record(run, at, texts.command_not_simulated(run.name, shlex.join(argv)))
 
     def _prestop(self, ctx: Context, pod: Obj, state: PodState, run: ContainerRun, at: datetime) -> HookOutcome | None:
         """The container's preStop hook runs at ``at`` on the instance's own filesystem, as an

@@ -174,16 +174,30 @@ def signal_overlay(argv: Sequence[str], image: str, share_process_namespace: boo
     program is not in the table. ``argv``: the container's program (``[]``: the image's own,
     looked up by ``image`` in :data:`IMAGE_PROGRAMS`)."""
     name = posixpath.basename(argv[0]) if argv else IMAGE_PROGRAMS.get(familiar_repository(image), "")
-    signals = PROGRAM_SIGNALS.get(name)
-    if name in _SHELLS and len(argv) >= 3 and argv[1] == "-c":
-        replaced = _EXEC.findall(argv[2])
-        if replaced:  # ``exec PROGRAM``: the shell becomes that program
-            signals = PROGRAM_SIGNALS.get(posixpath.basename(replaced[-1]))
+    signals = PROGRAM_SIGNALS.get(pid1_program(argv) if argv else name)
     if signals is None:
         return ()
     if not signals.handles and share_process_namespace:
         signals = Signals(True, SIGTERM_EXIT_CODE)  # pause is PID 1: the default action applies
     return (("handles_sigterm", signals.handles), ("stop_delay_s", 0.0), ("stop_exit_code", signals.exit_code))
+
+
+def pid1_program(argv: Sequence[str]) -> str:
+    """The basename of the program that ends up as PID 1: ``argv[0]``'s, or for
+    ``sh -c '… exec PROGRAM …'`` the last ``exec``'s (the shell becomes that program)."""
+    name = posixpath.basename(argv[0]) if argv else ""
+    if name in _SHELLS and len(argv) >= 3 and argv[1] == "-c":
+        replaced = _EXEC.findall(argv[2])
+        if replaced:
+            return posixpath.basename(replaced[-1])
+    return name
+
+
+def is_known_server(argv: Sequence[str]) -> bool:
+    """Is the program a server this table knows (``nginx``, ``redis-server``…)? Running until
+    stopped is what it does, so nothing about it goes unsimulated that its behaviour decides."""
+    signals = PROGRAM_SIGNALS.get(pid1_program(argv))
+    return signals is not None and signals.handles
 
 
 def container_shares_pid_namespace(pod: Mapping[str, Any]) -> bool:
