@@ -113,6 +113,11 @@ class Timeline(Segments[bool]):
         return outcome
 
     @property
+    def always_healthy(self) -> bool:
+        """Does a probe see success all the time (nothing for a test to observe without one)?"""
+        return all(healthy for _, healthy in self.segments)
+
+    @property
     def last_change_s(self) -> float:
         """After this instant the outcome never changes."""
         return self.segments[-1][0] if self.segments else 0.0

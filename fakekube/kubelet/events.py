@@ -102,6 +102,20 @@ def command_not_simulated(container: str, command: str) -> EventText:
                      f"behaviours.images; see docs/behaviour.md \"Behaviour reference\"")
 
 
+#: fakekube's own reason: a probe timeline declared for a container that has no such probe.
+PROBE_NOT_DEFINED = "ProbeNotDefined"
+
+
+def probe_not_defined(container: str, fields: list[str], probes: list[str]) -> EventText:
+    """Once per pod and container: declared probe outcomes that nothing will probe (a
+    ``ready_after_s`` without a readinessProbe is Ready at once, as in Kubernetes)."""
+    return EventText(WARNING, PROBE_NOT_DEFINED,
+                     f"container {container} has no {' or '.join(probes)}, so its behaviour's "
+                     f"{' and '.join(fields)} timeline{'s are' if len(fields) > 1 else ' is'} never used: as in Kubernetes, a container without "
+                     f"the probe counts as ready and alive while it runs. Add the probe to test it; see "
+                     f"docs/behaviour.md \"Behaviour reference\"")
+
+
 def created(container: str) -> EventText:
     return EventText(NORMAL, "Created", f"Created container: {container}")
 

@@ -393,7 +393,7 @@ class PodRunner:
                           prestop=prestop, stop_response=lambda run, at: stop_response(run, at),
                           image_present=lambda image: self._image_present(state.node, image),
                           pull_error=lambda image: pull_error(image, self.images),
-                          after_start=lambda run, at: self._note_unsimulated(pod, run, at, record_text))
+                          after_start=lambda run, at: self._note_first_start(pod, run, at, record_text))
 
     def _note_deletion(self, pod: Obj, state: PodState, now: datetime, run_ctx: RunContext) -> None:
         """A deletionTimestamp stops every container with the pod's ``deletionGracePeriodSeconds``
@@ -704,14 +704,36 @@ class PodRunner:
         run.program = result
         return self.catalog.for_container(pod, run.name, program_layer(pod, run.spec, result))
 
+    def _note_first_start(self, pod: Obj, run: ContainerRun, at: datetime,
+                          record: Callable[[ContainerRun, datetime, EventText], None]) -> None:
+        """What the simulation cannot do for a container, said once, at its first start (not at
+        its restarts): a command it cannot run, probe outcomes declared for absent probes."""
+        if run.instances != 1 or run.ephemeral:
+            return
+        self._note_unsimulated(pod, run, at, record)
+        self._note_unprobed(run, at, record)
+
+    @staticmethod
+    def _note_unprobed(run: ContainerRun, at: datetime,
+                       record: Callable[[ContainerRun, datetime, EventText], None]) -> None:
+        """``ready_after_s`` (or a readiness/liveness/startup timeline) on a container without
+        that probe changes nothing, as in Kubernetes; a test relying on it would test nothing."""
+        behaviour = run.current.behaviour if run.current is not None and run.current.behaviour else run.behaviour
+        if run.init and not run.sidecar:
+            return  # an init container has no probes at all
+        pairs = (("readiness", "readinessProbe"), ("liveness", "livenessProbe"), ("startup", "startupProbe"))
+        missing = [(field, probe) for field, probe in pairs
+                   if not getattr(behaviour, field).always_healthy and not run.spec.get(probe)]
+        if missing:
+            record(run, at, texts.probe_not_defined(run.name, [field for field, _ in missing],
+                                                    [probe for _, probe in missing]))
+
     def _note_unsimulated(self, pod: Obj, run: ContainerRun, at: datetime,
                           record: Callable[[ContainerRun, datetime, EventText], None]) -> None:
         """A container whose command the program model cannot run (``myserver --port 8080``,
-        ``python app.py``) runs as its behaviour declares, by default forever: say so once, at its
-        first start, unless its behaviour is declared or the program is a server the
-        termination table knows (running until stopped is what it does)."""
-        if run.instances != 1 or run.ephemeral:
-            return
+        ``python app.py``) runs as its behaviour declares, by default forever: say so, unless its
+        behaviour is declared or the program is a server the termination table knows (running
+        until stopped is what it does)."""
         argv = program_argv(pod, run.spec)
         program = run.program
         if not argv or (program is not None and not program.handed_over) or is_known_server(argv):

@@ -103,3 +103,42 @@ def test_an_image_rule_that_matches_silences_the_warning() -> None:
         statuses = cluster.get("v1", "Pod", "ruled")["status"]["containerStatuses"]
         assert [list(status["state"]) for status in statuses] == [["running"], ["running"]]
         assert [event["involvedObject"]["fieldPath"] for event in warnings(cluster, "ruled")] == ["spec.containers{d}"]
+
+
+def probe_warnings(cluster: Cluster, name: str) -> list[tuple[str, int, str]]:
+    return [(event["involvedObject"]["fieldPath"], event["count"], event["message"])
+            for event in cluster.list("v1", "Event", "default")
+            if event["involvedObject"]["name"] == name and event["reason"] == "ProbeNotDefined"]
+
+
+def test_ready_after_s_without_a_readiness_probe_is_ready_at_once_and_says_why(cluster: Cluster) -> None:
+    cluster.create(pod("web", behaviour={"ready_after_s": 30}, containers=[{"name": "c", "image": "nginx:1.27"}]))
+    at(cluster, 1)
+    assert cluster.get("v1", "Pod", "web")["status"]["containerStatuses"][0]["ready"] is True   # as upstream
+    assert probe_warnings(cluster, "web") == [(
+        "spec.containers{c}", 1,
+        "container c has no readinessProbe, so its behaviour's readiness timeline is never used: as in "
+        "Kubernetes, a container without the probe counts as ready and alive while it runs. Add the probe to "
+        "test it; see docs/behaviour.md \"Behaviour reference\"")]
+
+
+def test_declared_probe_timelines_without_their_probes_are_named_together_once() -> None:
+    crashing = BehaviourCatalog(default=ContainerBehaviour(run_for_s=5, exit_code=1))
+    with Cluster(nodes=1, behaviours=crashing) as cluster:
+        cluster.create(pod("flaky", behaviour={"liveness": [[0, True], [60, False]], "startup": [[0, False], [9, True]]},
+                           containers=[{"name": "c", "image": "nginx:1.27"}]))
+        at(cluster, 120)
+        assert cluster.get("v1", "Pod", "flaky")["status"]["containerStatuses"][0]["restartCount"] >= 3
+        [(_, count, message)] = probe_warnings(cluster, "flaky")
+        assert count == 1
+        assert message.startswith("container c has no livenessProbe or startupProbe, so its behaviour's "
+                                  "liveness and startup timelines are never used")
+
+
+def test_a_probed_timeline_and_an_init_container_get_no_probe_warning(cluster: Cluster) -> None:
+    cluster.create(pod("probed", behaviour={"ready_after_s": 30}, initContainers=[
+        {"name": "setup", "image": "busybox:1.36", "command": ["true"]}], containers=[
+        {"name": "c", "image": "nginx:1.27", "readinessProbe": {"httpGet": {"path": "/", "port": 80}}}]))
+    at(cluster, 40)
+    assert cluster.get("v1", "Pod", "probed")["status"]["containerStatuses"][0]["ready"] is True
+    assert probe_warnings(cluster, "probed") == []
