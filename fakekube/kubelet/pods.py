@@ -733,8 +733,10 @@ class PodRunner:
         """A container whose command the program model cannot run (``myserver --port 8080``,
         ``python app.py``) runs as its behaviour declares, by default forever: say so, unless its
         behaviour is declared or the program is a server the termination table knows (running
-        until stopped is what it does)."""
-        argv = program_argv(pod, run.spec)
+        until stopped is what it does). ``args`` alone are the command in a base image (busybox,
+        alpine, debian…: no ENTRYPOINT, so ``kubectl run d --image=busybox -- myserver`` runs
+        ``myserver``); in any other image they go to its unknown entrypoint: its own program."""
+        argv = program_argv(pod, run.spec) or _base_image_args(run.spec)
         program = run.program
         if not argv or (program is not None and not program.handed_over) or is_known_server(argv):
             return
@@ -829,6 +831,15 @@ def _runs_own_program(run: ContainerRun) -> bool:
         return True
     own = IMAGE_PROGRAMS.get(familiar_repository(run.image), "")
     return bool(own) and isinstance(command[0], str) and posixpath.basename(command[0]) == own
+
+
+def _base_image_args(spec: Obj) -> list[str]:
+    """A base image's container given ``args`` alone: they are its command (``[]`` otherwise)."""
+    args = spec.get("args") or []
+    if spec.get("command") or not args or not all(isinstance(word, str) for word in args):
+        return []
+    from fakekube.kubelet import rootfs
+    return list(args) if rootfs.family(str(spec.get("image") or "")).base else []
 
 
 def program_layer(pod: Obj, spec: Obj, program: programs.ProgramRun | None) -> Overlay:

@@ -60,6 +60,15 @@ def test_the_warning_is_not_repeated_when_the_container_restarts() -> None:
             (1, "2025-01-01T00:00:01Z")]
 
 
+def test_kubectl_runs_unknown_args_in_a_base_image_get_the_warning(cluster: Cluster) -> None:
+    # `kubectl run srv --image=busybox -- myserver --port 8080` puts the words in args; busybox
+    # has no ENTRYPOINT, so they are the command.
+    cluster.create(pod("srv", containers=[{"name": "srv", "image": "busybox", "args": ["myserver", "--port", "8080"]}]))
+    at(cluster, 1)
+    [event] = warnings(cluster, "srv")
+    assert "the command of container srv: myserver --port 8080;" in event["message"]
+
+
 @pytest.mark.parametrize("container", [
     {"image": "busybox:1.36", "args": ["date"]},                               # kubectl run d -- date
     {"image": "busybox:1.36", "command": ["sh", "-c", "echo hi"]},
@@ -67,11 +76,12 @@ def test_the_warning_is_not_repeated_when_the_container_restarts() -> None:
     {"image": "busybox:1.36", "command": ["sh", "-c", "while true; do date; sleep 5; done"]},
     {"image": "nginx:1.27"},                                                   # the image's own program
     {"image": "nginx:1.27", "command": ["nginx", "-g", "daemon off;"]},        # a server the table knows
-    {"image": "busybox:1.36", "args": ["-conf", "/etc/coredns/Corefile"]},      # args for the entrypoint
+    {"image": "coredns/coredns:1.11.3", "args": ["-conf", "/etc/coredns/Corefile"]},  # args for its entrypoint
 ], ids=["date", "sh-echo", "sleep", "loop", "image-program", "known-server", "entrypoint-args"])
 def test_a_simulated_command_or_the_images_own_program_gets_no_warning(cluster: Cluster, container: Obj) -> None:
-    cluster.create(pod("ok", containers=[{"name": "c", **container}]))
+    cluster.create(pod("ok", restartPolicy="Never", containers=[{"name": "c", **container}]))
     at(cluster, 30)
+    assert "waiting" not in cluster.get("v1", "Pod", "ok")["status"]["containerStatuses"][0]["state"]
     assert warnings(cluster, "ok") == []
 
 
@@ -82,7 +92,8 @@ def test_a_simulated_command_or_the_images_own_program_gets_no_warning(cluster: 
 def test_a_declared_behaviour_annotation_silences_the_warning(cluster: Cluster, behaviour: Obj) -> None:
     cluster.create(pod("declared", behaviour=behaviour, containers=[
         {"name": "c", "image": "busybox:1.36", "command": ["myserver"]}]))
-    at(cluster, 30)
+    at(cluster, 3)
+    assert "waiting" not in cluster.get("v1", "Pod", "declared")["status"]["containerStatuses"][0]["state"]
     assert warnings(cluster, "declared") == []
 
 
