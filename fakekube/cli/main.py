@@ -88,9 +88,18 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--no-boot-cache", dest="boot_cache", action="store_false", default=True,
                        help="build the kind-like boot every time instead of restoring it from the boot cache "
                             f"(also: {BOOT_CACHE_ENV}=0; docs/snapshots.md)")
+    serve.add_argument("--demo", type=int, nargs="?", const=DEMO_APPS, default=None, metavar="APPS",
+                       help=f"fill the cluster with a realistic demo after boot: team namespaces, Deployments, "
+                            f"Services, ConfigMaps, Secrets drawn from --seed (APPS apps, default {DEMO_APPS})")
     return parser
 
 
+#: How many apps ``serve --demo`` creates when the flag gives no number.
+DEMO_APPS = 10
+#: How far before now a flowing clock starts under ``--demo``: the demo's rollouts advance it
+#: (at most ``demo.AVAILABLE_TIMEOUT_S``) before serving, and cluster timestamps ahead of the
+#: wall clock would show kubectl ages as ``<invalid>``.
+DEMO_HEAD_START_S = 600.0
 #: Set to 0 (or off, false, no) to switch the boot cache off (as ``--no-boot-cache``).
 BOOT_CACHE_ENV = "FAKEKUBE_BOOT_CACHE"
 #: The flags a snapshot file's own config replaces (``--from-snapshot`` refuses them).
@@ -151,7 +160,8 @@ def cluster_config(args: argparse.Namespace, start_time: datetime | None,
         chosen["image_policy"] = (catalog.replace(policy=args.image_policy) if isinstance(catalog, ImageCatalog)
                                   else args.image_policy)
     listen = {"host": args.host, "port": args.port, "kubeconfig_path": args.kubeconfig}
-    return config_from_values({**serve_defaults(chosen), **chosen, **listen})
+    head_start = timedelta(seconds=DEMO_HEAD_START_S if getattr(args, "demo", None) is not None else 0)
+    return config_from_values({**serve_defaults(chosen, head_start), **chosen, **listen})
 
 
 def plugin_list(text: str | None) -> tuple[str, ...] | None:
@@ -186,7 +196,7 @@ def check_plugin_flags(args: argparse.Namespace) -> str | None:
     return None
 
 
-def serve_defaults(chosen: Mapping[str, Any]) -> dict[str, Any]:
+def serve_defaults(chosen: Mapping[str, Any], head_start: timedelta = timedelta(0)) -> dict[str, Any]:
     """What ``serve`` picks where it differs from ``Cluster()``, for the fields not ``chosen``.
 
     A black-box user expects a real cluster: kind's content (system pods) with
@@ -195,11 +205,12 @@ def serve_defaults(chosen: Mapping[str, Any]) -> dict[str, Any]:
     jumps over idle waits (scale 0), since CI wants no wall-clock waits at all. Where the
     clock jumps (auto-advance, or manual time moved through the control API) it starts
     :data:`JUMP_HORIZON` before now, so that after jumps cluster timestamps stay behind the
-    wall clock the ages kubectl computes itself (``describe``) are measured from."""
+    wall clock the ages kubectl computes itself (``describe``) are measured from. Time that
+    flows starts ``head_start`` before now (``--demo``'s rollouts advance it before serving)."""
     time_scale = chosen.get("time_scale", 0.0 if chosen.get("auto_advance") else SERVE_TIME_SCALE)
     jumps = bool(chosen.get("auto_advance")) or time_scale == 0
     defaults = {"system_pods": True, "metrics_server": True,
-                "start_time": wall_clock_now() - (JUMP_HORIZON if jumps else timedelta(0)),
+                "start_time": wall_clock_now() - (JUMP_HORIZON if jumps else head_start),
                 "time_scale": time_scale}
     return {name: value for name, value in defaults.items() if chosen.get(name) is None}
 
@@ -328,6 +339,9 @@ def _serve(args: argparse.Namespace) -> int:
         else:
             print(f"fakekube: bad --config {args.config}: {exc}" if args.config else f"fakekube: {exc}", file=sys.stderr)
         return 2
+    demo = populate_demo(cluster, args)
+    if demo is None:
+        return 2
     configure_logging()
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
@@ -345,6 +359,8 @@ def _serve(args: argparse.Namespace) -> int:
         print(f"fakekube: try: kubectl --kubeconfig {cluster.kubeconfig} get nodes", flush=True)
         print(f"fakekube: time: {describe_time(config)}", flush=True)
         print(f"fakekube: boot: {boot}", flush=True)
+        if demo:
+            print(f"fakekube: demo: {demo}", flush=True)
         try:
             while not stop.wait(0.5):
                 pass
@@ -353,6 +369,26 @@ def _serve(args: argparse.Namespace) -> int:
         code = write_snapshot_out(cluster, args.snapshot_out)
     print("fakekube: stopped", flush=True)
     return code
+
+
+def populate_demo(cluster: Any, args: argparse.Namespace) -> str | None:
+    """``--demo``: the demo created before serving (so no client sees it half made, and its
+    advances do not race the served clock); the banner's demo line, "" without the flag, or
+    None after printing why the flag's value is refused."""
+    if args.demo is None:
+        return ""
+    from fakekube.cluster import demo
+    from fakekube.cluster.checks import ConfigError
+    seed = args.seed if args.seed is not None else cluster.config.seed
+    try:
+        demo.check_arguments(seed, args.demo, apps_name="--demo")
+    except ConfigError as error:
+        print(f"fakekube: {error}", file=sys.stderr)
+        return None
+    objects = cluster.populate(seed, apps=args.demo)
+    counts = {kind: sum(1 for obj in objects if obj["kind"] == kind) for kind in demo.KINDS}
+    shown = ", ".join(f"{count} {kind}s" for kind, count in counts.items())
+    return f"{shown} from seed {seed}, all rolled out (kubectl get deploy -A -l app.kubernetes.io/part-of)"
 
 
 def write_snapshot_out(cluster: Any, path: str | None) -> int:
