@@ -90,12 +90,15 @@ def build_parser() -> argparse.ArgumentParser:
                             f"(also: {BOOT_CACHE_ENV}=0; docs/snapshots.md)")
     serve.add_argument("--demo", type=int, nargs="?", const=DEMO_APPS, default=None, metavar="APPS",
                        help=f"fill the cluster with a realistic demo after boot: team namespaces, Deployments, "
-                            f"Services, ConfigMaps, Secrets drawn from --seed (APPS apps, default {DEMO_APPS})")
+                            f"Services, ConfigMaps, Secrets drawn from --seed (APPS apps, default {DEMO_APPS}; "
+                            f"{DEMO_NODES} worker nodes unless --nodes says)")
     return parser
 
 
 #: How many apps ``serve --demo`` creates when the flag gives no number.
 DEMO_APPS = 10
+#: The worker nodes ``serve --demo`` runs when neither ``--nodes`` nor the config file says.
+DEMO_NODES = 3
 #: How far before now a flowing clock starts under ``--demo``: the demo's rollouts advance it
 #: (at most ``demo.AVAILABLE_TIMEOUT_S``) before serving, and cluster timestamps ahead of the
 #: wall clock would show kubectl ages as ``<invalid>``.
@@ -154,6 +157,8 @@ def cluster_config(args: argparse.Namespace, start_time: datetime | None,
              "enable_admission_plugins": plugin_list(args.enable_admission_plugins),
              "disable_admission_plugins": plugin_list(args.disable_admission_plugins)}
     chosen.update((name, value) for name, value in flags.items() if value is not None)
+    if getattr(args, "demo", None) is not None and chosen.get("nodes") is None:
+        chosen["nodes"] = DEMO_NODES  # the control-plane node alone takes no demo pod (its taint)
     if args.image_policy is not None:  # the flag names the policy; the file's lists stay
         from fakekube.kubelet.registry import ImageCatalog
         catalog = chosen.get("image_policy")

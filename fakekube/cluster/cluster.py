@@ -763,8 +763,14 @@ class Cluster:
         created = [self.create(obj, field_manager=demo.FIELD_MANAGER) for obj in demo.manifests(seed, apps)]
         wanted = [(d["metadata"]["namespace"], d["metadata"]["name"]) for d in demo.deployments(created)]
         deployments = self.resource("apps/v1", "Deployment")
-        self.advance_until(lambda _: all(demo.rolled_out(self._get_or_none(deployments, ns, name))
-                                         for ns, name in wanted), demo.AVAILABLE_TIMEOUT_S)
+
+        def waiting() -> builtins.list[str]:
+            return [f"{ns}/{name}" for ns, name in wanted if not demo.rolled_out(self._get_or_none(deployments, ns, name))]
+        try:
+            self.advance_until(lambda _: not waiting(), demo.AVAILABLE_TIMEOUT_S)
+        except TimeoutError:
+            raise TimeoutError(demo.not_rolled_out_message(waiting(), demo.AVAILABLE_TIMEOUT_S,
+                                                           len(self.list("v1", "Node")))) from None
         return created
 
     def _join_nodes(self, count: int) -> None:

@@ -154,8 +154,8 @@ def _deployment(fake: Any, name: str, namespace: str, labels: dict[str, str], im
     container = {"name": name.rsplit("-", 1)[-1] if "-" in name else name, "image": image,
                  "ports": [{"name": "http", "containerPort": port}], "envFrom": env_from,
                  "readinessProbe": {"httpGet": {"path": "/healthz", "port": "http"}, "periodSeconds": 5},
-                 "resources": {"requests": {"cpu": f"{fake.random_element((50, 100, 200, 250))}m",
-                                            "memory": f"{fake.random_element((64, 128, 256, 512))}Mi"}}}
+                 "resources": {"requests": {"cpu": f"{fake.random_element((10, 25, 50, 100))}m",
+                                            "memory": f"{fake.random_element((32, 64, 128, 256))}Mi"}}}
     template = {"metadata": {"labels": dict(labels),
                              "annotations": {"fakekube.io/behaviour": json.dumps({"ready_after_s": ready_after_s})}},
                 "spec": {"containers": [container]}}
@@ -169,6 +169,14 @@ def _service(name: str, namespace: str, labels: dict[str, str], port: int) -> Ob
     return {"apiVersion": "v1", "kind": "Service", "metadata": _meta(name, namespace, labels),
             "spec": {"selector": {"app.kubernetes.io/name": name},
                      "ports": [{"name": "http", "port": 80, "targetPort": "http", "protocol": "TCP"}]}}
+
+
+def not_rolled_out_message(waiting: list[str], timeout_s: float, node_count: int) -> str:
+    """Why ``populate`` gave up: which Deployments, and the usual cause (too few nodes)."""
+    shown = ", ".join(waiting[:5]) + (f" and {len(waiting) - 5} more" if len(waiting) > 5 else "")
+    return (f"populate: {len(waiting)} Deployments not rolled out within {timeout_s:g} virtual seconds: {shown}; "
+            f"the cluster has {node_count} nodes (a pod that does not fit stays Pending: give populate nodes=, "
+            "or serve --nodes)")
 
 
 def deployments(objects: Iterable[Obj]) -> list[Obj]:

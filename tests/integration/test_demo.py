@@ -151,3 +151,23 @@ def test_a_flowing_clock_starts_early_enough_for_the_demo_s_rollouts() -> None:
     assert DEMO_HEAD_START_S >= demo.AVAILABLE_TIMEOUT_S
     config = cluster_config(build_parser().parse_args(["serve", "--demo"]), None)
     assert config.start_time <= datetime.now(timezone.utc) - timedelta(seconds=demo.AVAILABLE_TIMEOUT_S)
+
+
+def test_a_demo_that_cannot_roll_out_says_which_deployments_and_why() -> None:
+    cluster = Cluster(nodes=0)
+    with pytest.raises(TimeoutError) as raised:
+        cluster.populate(1, apps=2)
+    names = [f"{o['metadata']['namespace']}/{o['metadata']['name']}" for o in demo.manifests(1, 2)
+             if o["kind"] == "Deployment"]
+    assert str(raised.value) == (
+        f"populate: 2 Deployments not rolled out within 600 virtual seconds: {', '.join(names)}; the cluster has "
+        "0 nodes (a pod that does not fit stays Pending: give populate nodes=, or serve --nodes)")
+
+
+def test_serve_demo_runs_three_workers_unless_told() -> None:
+    from fakekube.cli.main import build_parser, cluster_config
+
+    def nodes(*argv: str) -> object:
+        return cluster_config(build_parser().parse_args(["serve", *argv]), None).nodes
+    assert (nodes(), nodes("--demo")) == (0, 3)
+    assert nodes("--demo", "--nodes", "5") == nodes("--nodes", "5")
