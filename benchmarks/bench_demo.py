@@ -15,6 +15,7 @@ Run ``python benchmarks/bench_demo.py`` (``--apps 10,100,500``, ``--rounds``, ``
 from __future__ import annotations
 
 import argparse
+import functools
 
 import measure
 from fakekube import Cluster
@@ -46,8 +47,8 @@ def main() -> None:
     rounds = 3 if args.quick else args.rounds
     scenarios: dict[str, measure.Scenario] = {measure.YARDSTICK: measure.timed(measure.yardstick)}
     for apps in sizes:
-        scenarios[f"manifests({SEED}, apps={apps})"] = measure.timed(lambda apps=apps: manifests(SEED, apps))
-        scenarios[f"Cluster(nodes={nodes_for(apps)})"] = measure.timed(lambda apps=apps: Cluster(nodes=nodes_for(apps)))
+        scenarios[f"manifests({SEED}, apps={apps})"] = measure.timed(functools.partial(manifests, SEED, apps))
+        scenarios[f"Cluster(nodes={nodes_for(apps)})"] = measure.timed(functools.partial(Cluster, nodes=nodes_for(apps)))
         scenarios[f"populate({SEED}, apps={apps})"] = populate_scenario(apps)
     start = measure.Load.now()
     results = measure.interleave(scenarios, rounds, args.round_s)

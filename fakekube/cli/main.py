@@ -101,7 +101,8 @@ DEMO_APPS = 10
 DEMO_NODES = 3
 #: How far before now a flowing clock starts under ``--demo``: the demo's rollouts advance it
 #: (at most ``demo.AVAILABLE_TIMEOUT_S``) before serving, and cluster timestamps ahead of the
-#: wall clock would show kubectl ages as ``<invalid>``.
+#: wall clock would show kubectl ages as ``<invalid>``; the rest is advanced after them
+#: (:func:`demo_catches_up`), so the served clock starts at the wall clock's now.
 DEMO_HEAD_START_S = 600.0
 #: Set to 0 (or off, false, no) to switch the boot cache off (as ``--no-boot-cache``).
 BOOT_CACHE_ENV = "FAKEKUBE_BOOT_CACHE"
@@ -378,8 +379,8 @@ def _serve(args: argparse.Namespace) -> int:
 
 def populate_demo(cluster: Any, args: argparse.Namespace) -> str | None:
     """``--demo``: the demo created before serving (so no client sees it half made, and its
-    advances do not race the served clock); the banner's demo line, "" without the flag, or
-    None after printing why the flag's value is refused."""
+    advances do not race the served clock), then a flowing clock brought to now; the banner's
+    demo line, "" without the flag, or None after printing why the flag's value is refused."""
     if args.demo is None:
         return ""
     from fakekube.cluster import demo
@@ -391,9 +392,20 @@ def populate_demo(cluster: Any, args: argparse.Namespace) -> str | None:
         print(f"fakekube: {error}", file=sys.stderr)
         return None
     objects = cluster.populate(seed, apps=args.demo)
+    if demo_catches_up(args, cluster.config):
+        cluster.advance(max(0.0, (wall_clock_now() - cluster.now).total_seconds()))
     counts = {kind: sum(1 for obj in objects if obj["kind"] == kind) for kind in demo.KINDS}
-    shown = ", ".join(f"{count} {kind}s" for kind, count in counts.items())
+    shown = ", ".join(f"{count} {kind}{'' if count == 1 else 's'}" for kind, count in counts.items())
     return f"{shown} from seed {seed}, all rolled out (kubectl get deploy -A -l app.kubernetes.io/part-of)"
+
+
+def demo_catches_up(args: argparse.Namespace, config: ClusterConfig) -> bool:
+    """Whether the demo's clock started :data:`DEMO_HEAD_START_S` back and flows with the wall
+    clock: then, once the rollouts are done, it is advanced to the wall clock's now, so the ages
+    the apiserver prints (``get``) and those kubectl computes (``describe``) agree. A clock that
+    jumps keeps its day's head start; a start the user chose is kept."""
+    flows = config.time_scale > 0 and not config.auto_advance
+    return flows and args.start_time is None and args.from_snapshot is None and not start_is_fixed(args)
 
 
 def write_snapshot_out(cluster: Any, path: str | None) -> int:

@@ -54,7 +54,7 @@ def manifests(seed: int, apps: int = 10) -> list[Obj]:
 
     fake = Faker(LOCALE)
     fake.seed_instance(seed)
-    teams = _teams(fake, max(1, min(MAX_TEAMS, (apps + 2) // 3)))
+    teams = _teams(fake, min(MAX_TEAMS, (apps + 2) // 3))  # a team per 3 apps, none for none
     products = _distinct(lambda: _slug(fake.word(part_of_speech="noun")), len(teams))
     orgs = [_slug(fake.company()) for _ in teams]  # one image organisation per product
     objects: list[Obj] = [_namespace(team, product) for team, product in zip(teams, products)]

@@ -126,6 +126,9 @@ def test_serve_demo_serves_the_demo_s_deployments(tmp_path: Path) -> None:
         with urllib.request.urlopen(url + "/apis/apps/v1/deployments?labelSelector=app.kubernetes.io/part-of",
                                     timeout=10) as response:
             served = json.load(response)["items"]
+        with urllib.request.urlopen(url + "/fakekube/v1/clock", timeout=10) as response:
+            served_now = datetime.fromisoformat(json.load(response)["now"])
+        wall_now = datetime.now(timezone.utc)
     finally:
         proc.terminate()
         proc.communicate(timeout=10)
@@ -134,6 +137,11 @@ def test_serve_demo_serves_the_demo_s_deployments(tmp_path: Path) -> None:
                       if o["kind"] == "Deployment")
     assert sorted((d["metadata"]["namespace"], d["metadata"]["name"]) for d in served) == expected
     assert all(d["status"].get("availableReplicas") == d["spec"]["replicas"] for d in served)
+    # Served time flows from the wall clock's now (the demo's rollouts happened in the minutes
+    # before), so kubectl's own ages (describe) agree with the apiserver's (get); a loaded host
+    # may have taken some seconds since the banner.
+    assert timedelta(seconds=-5) <= wall_now - served_now <= timedelta(seconds=60)
+    assert max(datetime.fromisoformat(d["metadata"]["creationTimestamp"]) for d in served) <= served_now
 
 
 def test_serve_demo_refuses_a_negative_count() -> None:
@@ -171,3 +179,9 @@ def test_serve_demo_runs_three_workers_unless_told() -> None:
         return cluster_config(build_parser().parse_args(["serve", *argv]), None).nodes
     assert (nodes(), nodes("--demo")) == (0, 3)
     assert nodes("--demo", "--nodes", "5") == nodes("--nodes", "5")
+
+
+def test_no_apps_is_an_empty_demo() -> None:
+    cluster = Cluster(nodes=1)
+    assert cluster.populate(1, apps=0) == []
+    assert demo.manifests(1, apps=0) == []
