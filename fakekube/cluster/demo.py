@@ -22,6 +22,8 @@ Obj = dict[str, Any]
 
 #: The locale every draw uses: Faker's providers are deterministic per seed only for a fixed one.
 LOCALE = "en_US"
+#: The longest word or company name a demo name takes (3 of them and 2 dashes fit a label's 63).
+SLUG_CHARS = 20
 #: Teams (namespaces) are drawn first; each app belongs to one of them.
 MAX_TEAMS = 6
 #: Where the demo's images live (every one pulls under the default ``plausible`` image policy).
@@ -66,9 +68,11 @@ def manifests(seed: int, apps: int = 10) -> list[Obj]:
 
 
 def _slug(text: str) -> str:
-    """A DNS-1123 label from Faker's words (lower case, letters and digits, dashes between)."""
-    kept = "".join(c if c.isalnum() else "-" for c in text.lower())
-    return "-".join(part for part in kept.split("-") if part)[:30] or "x"
+    """A DNS-1123 label from Faker's words (lower case ASCII letters and digits, dashes
+    between), at most :data:`SLUG_CHARS` long, so that an app's Service name (product, kind,
+    maybe one more word) stays within a label's 63 characters."""
+    kept = "".join(c if c.isascii() and c.isalnum() else "-" for c in text.lower())
+    return "-".join(part for part in kept.split("-") if part)[:SLUG_CHARS].strip("-") or "x"
 
 
 def _distinct(draw: Callable[[], str], count: int) -> list[str]:
@@ -87,7 +91,7 @@ def _distinct(draw: Callable[[], str], count: int) -> list[str]:
 
 
 def _teams(fake: Any, count: int) -> list[str]:
-    """Team namespaces: a word from a job title or a catch phrase, as teams are named."""
+    """Team namespaces: the last word of a catch phrase (``team-portal``, ``team-paradigm``)."""
     return [f"team-{word}" for word in _distinct(lambda: _slug(fake.catch_phrase().split()[-1]), count)]
 
 

@@ -185,3 +185,12 @@ def test_no_apps_is_an_empty_demo() -> None:
     cluster = Cluster(nodes=1)
     assert cluster.populate(1, apps=0) == []
     assert demo.manifests(1, apps=0) == []
+
+
+def test_every_name_is_a_dns_label_whatever_the_seed() -> None:
+    """Services and namespaces need DNS-1123 labels (63 characters, letters first for a Service)."""
+    import re
+    label = re.compile(r"^[a-z]([-a-z0-9]{0,61}[a-z0-9])?$")
+    for seed in range(20):
+        for obj in demo.manifests(seed, apps=20):
+            assert label.match(obj["metadata"]["name"]), (seed, obj["metadata"]["name"])
