@@ -88,9 +88,22 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--no-boot-cache", dest="boot_cache", action="store_false", default=True,
                        help="build the kind-like boot every time instead of restoring it from the boot cache "
                             f"(also: {BOOT_CACHE_ENV}=0; docs/snapshots.md)")
+    serve.add_argument("--demo", type=int, nargs="?", const=DEMO_APPS, default=None, metavar="APPS",
+                       help=f"fill the cluster with a realistic demo after boot: team namespaces, Deployments, "
+                            f"Services, ConfigMaps, Secrets drawn from --seed (APPS apps, default {DEMO_APPS}; "
+                            f"{DEMO_NODES} worker nodes unless --nodes says)")
     return parser
 
 
+#: How many apps ``serve --demo`` creates when the flag gives no number.
+DEMO_APPS = 10
+#: The worker nodes ``serve --demo`` runs when neither ``--nodes`` nor the config file says.
+DEMO_NODES = 3
+#: How far before now a flowing clock starts under ``--demo``: the demo's rollouts advance it
+#: (at most ``demo.AVAILABLE_TIMEOUT_S``) before serving, and cluster timestamps ahead of the
+#: wall clock would show kubectl ages as ``<invalid>``; the rest is advanced after them
+#: (:func:`demo_catches_up`), so the served clock starts at the wall clock's now.
+DEMO_HEAD_START_S = 600.0
 #: Set to 0 (or off, false, no) to switch the boot cache off (as ``--no-boot-cache``).
 BOOT_CACHE_ENV = "FAKEKUBE_BOOT_CACHE"
 #: The flags a snapshot file's own config replaces (``--from-snapshot`` refuses them).
@@ -145,13 +158,16 @@ def cluster_config(args: argparse.Namespace, start_time: datetime | None,
              "enable_admission_plugins": plugin_list(args.enable_admission_plugins),
              "disable_admission_plugins": plugin_list(args.disable_admission_plugins)}
     chosen.update((name, value) for name, value in flags.items() if value is not None)
+    if getattr(args, "demo", None) is not None and chosen.get("nodes") is None:
+        chosen["nodes"] = DEMO_NODES  # the control-plane node alone takes no demo pod (its taint)
     if args.image_policy is not None:  # the flag names the policy; the file's lists stay
         from fakekube.kubelet.registry import ImageCatalog
         catalog = chosen.get("image_policy")
         chosen["image_policy"] = (catalog.replace(policy=args.image_policy) if isinstance(catalog, ImageCatalog)
                                   else args.image_policy)
     listen = {"host": args.host, "port": args.port, "kubeconfig_path": args.kubeconfig}
-    return config_from_values({**serve_defaults(chosen), **chosen, **listen})
+    head_start = timedelta(seconds=DEMO_HEAD_START_S if getattr(args, "demo", None) is not None else 0)
+    return config_from_values({**serve_defaults(chosen, head_start), **chosen, **listen})
 
 
 def plugin_list(text: str | None) -> tuple[str, ...] | None:
@@ -186,7 +202,7 @@ def check_plugin_flags(args: argparse.Namespace) -> str | None:
     return None
 
 
-def serve_defaults(chosen: Mapping[str, Any]) -> dict[str, Any]:
+def serve_defaults(chosen: Mapping[str, Any], head_start: timedelta = timedelta(0)) -> dict[str, Any]:
     """What ``serve`` picks where it differs from ``Cluster()``, for the fields not ``chosen``.
 
     A black-box user expects a real cluster: kind's content (system pods) with
@@ -195,11 +211,12 @@ def serve_defaults(chosen: Mapping[str, Any]) -> dict[str, Any]:
     jumps over idle waits (scale 0), since CI wants no wall-clock waits at all. Where the
     clock jumps (auto-advance, or manual time moved through the control API) it starts
     :data:`JUMP_HORIZON` before now, so that after jumps cluster timestamps stay behind the
-    wall clock the ages kubectl computes itself (``describe``) are measured from."""
+    wall clock the ages kubectl computes itself (``describe``) are measured from. Time that
+    flows starts ``head_start`` before now (``--demo``'s rollouts advance it before serving)."""
     time_scale = chosen.get("time_scale", 0.0 if chosen.get("auto_advance") else SERVE_TIME_SCALE)
     jumps = bool(chosen.get("auto_advance")) or time_scale == 0
     defaults = {"system_pods": True, "metrics_server": True,
-                "start_time": wall_clock_now() - (JUMP_HORIZON if jumps else timedelta(0)),
+                "start_time": wall_clock_now() - (JUMP_HORIZON if jumps else head_start),
                 "time_scale": time_scale}
     return {name: value for name, value in defaults.items() if chosen.get(name) is None}
 
@@ -328,6 +345,9 @@ def _serve(args: argparse.Namespace) -> int:
         else:
             print(f"fakekube: bad --config {args.config}: {exc}" if args.config else f"fakekube: {exc}", file=sys.stderr)
         return 2
+    demo = populate_demo(cluster, args)
+    if demo is None:
+        return 2
     configure_logging()
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
@@ -345,6 +365,8 @@ def _serve(args: argparse.Namespace) -> int:
         print(f"fakekube: try: kubectl --kubeconfig {cluster.kubeconfig} get nodes", flush=True)
         print(f"fakekube: time: {describe_time(config)}", flush=True)
         print(f"fakekube: boot: {boot}", flush=True)
+        if demo:
+            print(f"fakekube: demo: {demo}", flush=True)
         try:
             while not stop.wait(0.5):
                 pass
@@ -353,6 +375,37 @@ def _serve(args: argparse.Namespace) -> int:
         code = write_snapshot_out(cluster, args.snapshot_out)
     print("fakekube: stopped", flush=True)
     return code
+
+
+def populate_demo(cluster: Any, args: argparse.Namespace) -> str | None:
+    """``--demo``: the demo created before serving (so no client sees it half made, and its
+    advances do not race the served clock), then a flowing clock brought to now; the banner's
+    demo line, "" without the flag, or None after printing why the flag's value is refused."""
+    if args.demo is None:
+        return ""
+    from fakekube.cluster import demo
+    from fakekube.cluster.checks import ConfigError
+    seed = args.seed if args.seed is not None else cluster.config.seed
+    try:
+        demo.check_arguments(seed, args.demo, apps_name="--demo")
+    except ConfigError as error:
+        print(f"fakekube: {error}", file=sys.stderr)
+        return None
+    objects = cluster.populate(seed, apps=args.demo)
+    if demo_catches_up(args, cluster.config):
+        cluster.advance(max(0.0, (wall_clock_now() - cluster.now).total_seconds()))
+    counts = {kind: sum(1 for obj in objects if obj["kind"] == kind) for kind in demo.KINDS}
+    shown = ", ".join(f"{count} {kind}{'' if count == 1 else 's'}" for kind, count in counts.items())
+    return f"{shown} from seed {seed}, all rolled out (kubectl get deploy -A -l app.kubernetes.io/part-of)"
+
+
+def demo_catches_up(args: argparse.Namespace, config: ClusterConfig) -> bool:
+    """Whether the demo's clock started :data:`DEMO_HEAD_START_S` back and flows with the wall
+    clock: then, once the rollouts are done, it is advanced to the wall clock's now, so the ages
+    the apiserver prints (``get``) and those kubectl computes (``describe``) agree. A clock that
+    jumps keeps its day's head start; a start the user chose is kept."""
+    flows = config.time_scale > 0 and not config.auto_advance
+    return flows and args.start_time is None and args.from_snapshot is None and not start_is_fixed(args)
 
 
 def write_snapshot_out(cluster: Any, path: str | None) -> int:

@@ -25,7 +25,7 @@ from fakekube.api.verbs.listing import ListOptions
 from fakekube.api.registry import Registry, ResourceType
 from fakekube.api.types import ServiceNetwork, builtin_registry
 from fakekube.clock import VirtualClock
-from fakekube.cluster import bootstrap, checks, objectverbs, rbacpolicy, waiting
+from fakekube.cluster import bootstrap, checks, demo, objectverbs, rbacpolicy, waiting
 from fakekube.cluster.objectverbs import ExecResult
 from fakekube.cluster.report import build_report
 from fakekube.cluster.timeline import build_timeline
@@ -749,6 +749,45 @@ class Cluster:
         each Pending pod waits, controller errors, and ``replay`` (a command that runs the
         same test again) last. The pytest plugin attaches it to a failing test's report."""
         return build_report(self, replay)
+
+    def populate(self, seed: int, *, nodes: int | None = None, apps: int = 10) -> builtins.list[Obj]:
+        """Fill the cluster with a realistic demo: team namespaces, and per app a ConfigMap,
+        sometimes a Secret, a Deployment with a readiness probe and a Service — names, labels
+        and images drawn from a Faker seeded with ``seed`` (the same on every run,
+        fakekube/cluster/demo.py). ``nodes``: join nodes until the cluster has that many.
+        Creates them as a client would, then advances cluster time until every Deployment
+        has rolled out; returns the objects as stored."""
+        demo.check_arguments(seed, apps, nodes)
+        if nodes is not None:
+            self._join_nodes(nodes)
+        created = [self.create(obj, field_manager=demo.FIELD_MANAGER) for obj in demo.manifests(seed, apps)]
+        wanted = [(d["metadata"]["namespace"], d["metadata"]["name"]) for d in demo.deployments(created)]
+        deployments = self.resource("apps/v1", "Deployment")
+
+        def waiting() -> builtins.list[str]:
+            return [f"{ns}/{name}" for ns, name in wanted if not demo.rolled_out(self._get_or_none(deployments, ns, name))]
+        try:
+            self.advance_until(lambda _: not waiting(), demo.AVAILABLE_TIMEOUT_S)
+        except TimeoutError:
+            raise TimeoutError(demo.not_rolled_out_message(waiting(), demo.AVAILABLE_TIMEOUT_S,
+                                                           len(self.list("v1", "Node")))) from None
+        return created
+
+    def _join_nodes(self, count: int) -> None:
+        """Register Ready nodes until there are ``count``: named ``node-<n>`` (the first free n,
+        as the config names workers), each with the next node index (hence IP) after the others'."""
+        node_type = self.resource("v1", "Node")
+        names = {node["metadata"]["name"] for node in self.api.list(node_type, "", ListOptions())["items"]}
+        number = 0
+        while len(names) < count:
+            number += 1
+            name = f"node-{number}"
+            if name in names:
+                continue
+            node = bootstrap.node_object(name, len(names) + 1, self.api.rng.fork(name), self.config.kubelet_version,
+                                         self.api.now_rfc3339())
+            self._write(lambda: self.api.create(node_type, "", node, bootstrap.TRUSTED).obj)
+            names.add(name)
 
     def timeline(self, path: str | Path | None = None) -> str:
         """The cluster's story over cluster time as one self-contained HTML page (SVG inside, no

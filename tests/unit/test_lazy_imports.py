@@ -21,7 +21,7 @@ from fakekube.store.frozen import GUARD_ENV
 HEAVY = {
     "cel": "CEL rules (CRD x-kubernetes-validations, ValidatingAdmissionPolicy)",
     "prompt_toolkit": "the cel package's command line, loaded with cel",
-    "faker": "nothing at run time (node identities come from the seeded stream)",
+    "faker": "only Cluster.populate and serve --demo (node identities come from the seeded stream)",
     "cryptography": "TLS and RBAC's cluster CA",
     "kubernetes_validate": "schema tables, read as data",
     "jsonpatch": "JSON patches",
@@ -68,6 +68,7 @@ def test_the_pytest_plugin_loads_no_cluster_until_a_fixture_asks() -> None:
     "from fakekube import Cluster",
     "import fakekube.cli.main",
     "from fakekube import Cluster\nCluster(nodes=2)",
+    "import fakekube.cluster.demo",
 ])
 def test_cold_paths_load_no_heavy_library(code: str) -> None:
     loaded = loaded_after(code)
@@ -129,6 +130,10 @@ assert apply_json_patch({"a": 1}, [{"op": "replace", "path": "/a", "value": 2}])
 """
     loaded = loaded_after(code)
     assert {"cel", "jsonpatch", YAML} <= loaded
+
+
+def test_a_demo_loads_faker() -> None:
+    assert "faker" in loaded_after("from fakekube.cluster import demo\ndemo.manifests(1, apps=1)")
 
 
 #: fakekube's own subsystems a cluster without CRDs, policies or matchConditions never uses.
