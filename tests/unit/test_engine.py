@@ -211,32 +211,38 @@ def test_a_burst_of_creates_past_the_queue_limit_settles_with_every_pod_handled(
     assert "the work queue holds 100 distinct (controller, key) items" in caplog.text
 
 
+class GcWatcher:
+    """Records whether the cyclic collector was on during each of its reconciles."""
+
+    name = "gc-watcher"
+    resources = ()
+
+    def __init__(self) -> None:
+        self.seen: list[bool] = []
+
+    def keys_for(self, change):  # pragma: no cover - watches nothing
+        return []
+
+    def reconcile(self, key, ctx) -> None:
+        import gc
+        self.seen.append(gc.isenabled())
+
+
 def test_the_cyclic_gc_is_paused_during_an_advance_and_restored_after() -> None:
     import gc
 
-    seen = []
-
-    class Watcher:
-        name = "gc-watcher"
-        resources = ()
-
-        def keys_for(self, change):  # pragma: no cover - watches nothing
-            return []
-
-        def reconcile(self, key, ctx) -> None:
-            seen.append(gc.isenabled())
-
+    watcher = GcWatcher()
     cluster = Cluster()
-    cluster.engine.register(Watcher())
+    cluster.engine.register(watcher)
     cluster.engine.enqueue_at("gc-watcher", "tick", cluster.now + timedelta(seconds=5))
     assert gc.isenabled()
     cluster.advance(10)
-    assert seen == [False] and gc.isenabled()
+    assert watcher.seen == [False] and gc.isenabled()
     gc.disable()
     try:
         cluster.engine.enqueue_at("gc-watcher", "tick", cluster.now + timedelta(seconds=5))
         cluster.advance(10)
-        assert seen == [False, False] and not gc.isenabled()  # a process's own choice stands
+        assert watcher.seen == [False, False] and not gc.isenabled()  # a process's own choice stands
     finally:
         gc.enable()
 
@@ -245,24 +251,13 @@ def test_the_cyclic_gc_is_paused_during_a_settle_and_restored_after() -> None:
     """A burst of creates settles as one long run of writes, like an advance (issue 22)."""
     import gc
 
-    seen = []
-
-    class Watcher:
-        name = "gc-watcher"
-        resources = ()
-
-        def keys_for(self, change):  # pragma: no cover - watches nothing
-            return []
-
-        def reconcile(self, key, ctx) -> None:
-            seen.append(gc.isenabled())
-
+    watcher = GcWatcher()
     cluster = Cluster()
-    cluster.engine.register(Watcher())
+    cluster.engine.register(watcher)
     cluster.engine.enqueue("gc-watcher", "now")
     assert gc.isenabled()
     cluster.settle()
-    assert seen == [False] and gc.isenabled()
+    assert watcher.seen == [False] and gc.isenabled()
 
 
 def test_a_reconcile_that_loses_a_race_with_a_client_is_retried_not_reported() -> None:
