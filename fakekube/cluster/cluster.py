@@ -134,11 +134,7 @@ class Cluster:
         cluster._configure(config, {})
         cluster._init_serving()
         cluster._time_observers.append(cluster.log_streams.wake)
-        state = snapfile.read_state(document, cluster)
-        for part, value in state.items():
-            setattr(cluster, part, value)
-        cluster.engine.detach()
-        cluster.clock.set_observers(cluster._time_observers)
+        cluster._install_state(snapfile.read_state(document, cluster))
         return cluster
 
     def save(self, path: str | Path) -> None:
@@ -310,10 +306,15 @@ class Cluster:
             self._build_state()
             BUILDS.built(self)
             return
+        self._install_state(state)
+
+    def _install_state(self, state: dict[str, Any]) -> None:
+        """Put a copied state's parts in place (a snapshot's, a file's, the build cache's): its
+        engine is a copy that no thread serves, its clock tells this cluster's observers."""
         for part, value in state.items():
             setattr(self, part, value)
         self.engine.detach()
-        self.clock.set_observers(self._time_observers)
+        self.clock.set_observers(self._time_observers)  # who observes now, not then
 
     def _replace_state(self, install: Callable[[], None], expired: bool) -> None:
         """Stop the engine and the clock modes, ``install`` new state, start them again on it
@@ -350,11 +351,8 @@ class Cluster:
         issued_rv = self.store.resource_version
 
         def install() -> None:
-            for part, value in state.items():
-                setattr(self, part, value)
-            self.engine.detach()
+            self._install_state(state)
             self.store.continue_after(issued_rv)
-            self.clock.set_observers(self._time_observers)  # who observes now, not then
         self._replace_state(install, expired=True)
 
     def time_observers(self) -> list[Callable[[datetime], None]]:
