@@ -97,56 +97,75 @@ def configmap(name: str, namespace: str, data: Any) -> dict[str, Any]:
             "data": data}
 
 
+#: Strategies are built once: one built inside a draw is validated again at every draw,
+#: which cost hypothesis more CPU than the 5,000 requests cost the server.
+BODY_KINDS = st.sampled_from(["object", "json", "deep", "surrogate", "yaml", "patch", "bytes", "empty",
+                              "delete-options", "node"])
+OBJECT_DATA = st.dictionaries(st.text(max_size=8), st.text(max_size=12) | json_values, max_size=3)
+NAMES_ST, NAMESPACES_ST = st.sampled_from(NAMES), st.sampled_from(NAMESPACES)
+DEPTHS = st.integers(50, 20_000)
+YAML_BODIES = st.sampled_from([
+    b"apiVersion: v1\nkind: ConfigMap\nmetadata: {name: y}\ndata: {k: v}\n",
+    b"a: &a [x, x, x, x, x, x, x, x, x]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a]\nc: [*b, *b, *b, *b, *b]\n",
+    b"{{{{", b"- - - - -\n", b"!!python/object:os.system ls\n"])
+PATCHES = st.sampled_from([
+    [{"op": "add", "path": "/data/x", "value": "1"}], [{"op": "copy", "from": "/data", "path": "/metadata/labels"}],
+    [{"op": "remove", "path": "/metadata/name"}], {"data": {"k": None}}, {"$patch": "bogus"},
+    [{"op": "bogus"}], {"metadata": {"resourceVersion": "1"}}])
+BYTES = st.binary(max_size=64)
+GRACE_PERIODS = st.integers(-5, 2**63 - 1)
+
+
 @st.composite
 def bodies(draw: st.DrawFn) -> bytes:
-    kind = draw(st.sampled_from(["object", "json", "deep", "surrogate", "yaml", "patch", "bytes", "empty",
-                                 "delete-options", "node"]))
+    kind = draw(BODY_KINDS)
     if kind == "object":
-        data = draw(st.dictionaries(st.text(max_size=8), st.text(max_size=12) | json_values, max_size=3))
-        return json.dumps(configmap(draw(st.sampled_from(NAMES)), draw(st.sampled_from(NAMESPACES)), data)).encode()
+        data = draw(OBJECT_DATA)
+        return json.dumps(configmap(draw(NAMES_ST), draw(NAMESPACES_ST), data)).encode()
     if kind == "json":
         return json.dumps(draw(json_values)).encode()
     if kind == "deep":
-        depth = draw(st.integers(50, 20_000))
+        depth = draw(DEPTHS)
         return b"[" * depth + b"]" * depth
     if kind == "surrogate":
         return b'{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"s"},"data":{"k":"\\ud800"}}'
     if kind == "yaml":
-        return draw(st.sampled_from([
-            b"apiVersion: v1\nkind: ConfigMap\nmetadata: {name: y}\ndata: {k: v}\n",
-            b"a: &a [x, x, x, x, x, x, x, x, x]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a]\nc: [*b, *b, *b, *b, *b]\n",
-            b"{{{{", b"- - - - -\n", b"!!python/object:os.system ls\n"]))
+        return draw(YAML_BODIES)
     if kind == "patch":
-        return json.dumps(draw(st.sampled_from([
-            [{"op": "add", "path": "/data/x", "value": "1"}], [{"op": "copy", "from": "/data", "path": "/metadata/labels"}],
-            [{"op": "remove", "path": "/metadata/name"}], {"data": {"k": None}}, {"$patch": "bogus"},
-            [{"op": "bogus"}], {"metadata": {"resourceVersion": "1"}}]))).encode()
+        return json.dumps(draw(PATCHES)).encode()
     if kind == "bytes":
-        return draw(st.binary(max_size=64))
+        return draw(BYTES)
     if kind == "delete-options":
         return json.dumps({"kind": "DeleteOptions", "apiVersion": "v1",
-                           "gracePeriodSeconds": draw(st.integers(-5, 2**63 - 1)), "dryRun": ["All"]}).encode()
+                           "gracePeriodSeconds": draw(GRACE_PERIODS), "dryRun": ["All"]}).encode()
     if kind == "node":
         return json.dumps({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "node-1"}}).encode()
     return b""
 
 
+METHODS = st.sampled_from(("GET", "GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS", "BREW"))
+PATHS_ST = st.sampled_from(PATHS)
+QUERY_KEYS = st.lists(st.sampled_from(sorted(QUERY_VALUES)), max_size=3, unique=True)
+QUERY_VALUES_ST = {key: st.sampled_from(values) for key, values in QUERY_VALUES.items()}
+ACCEPTS_ST, CONTENT_TYPES_ST = st.sampled_from(ACCEPTS), st.sampled_from(CONTENT_TYPES)
+BODIES = bodies()
+
+
 @st.composite
 def requests(draw: st.DrawFn) -> tuple[str, str, dict[str, str], bytes]:
-    method = draw(st.sampled_from(("GET", "GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS", "BREW")))
-    template = draw(st.sampled_from(PATHS))
-    path = template.format(ns=quote(draw(st.sampled_from(NAMESPACES)), safe=""),
-                           name=quote(draw(st.sampled_from(NAMES)), safe=""))
+    method = draw(METHODS)
+    template = draw(PATHS_ST)
+    path = template.format(ns=quote(draw(NAMESPACES_ST), safe=""), name=quote(draw(NAMES_ST), safe=""))
     if "/watch/" in path and method in ("GET", "HEAD"):
         method = "POST"  # a real watch streams until its timeout: other verbs on watch paths are fuzzed
-    keys = draw(st.lists(st.sampled_from(sorted(QUERY_VALUES)), max_size=3, unique=True))
-    query = {key: draw(st.sampled_from(QUERY_VALUES[key])) for key in keys}
+    keys = draw(QUERY_KEYS)
+    query = {key: draw(QUERY_VALUES_ST[key]) for key in keys}
     if query:
         path += "?" + urlencode(query)
-    headers = {"Accept": draw(st.sampled_from(ACCEPTS))}
-    body = draw(bodies()) if method in WRITES or draw(st.booleans()) else b""
+    headers = {"Accept": draw(ACCEPTS_ST)}
+    body = draw(BODIES) if method in WRITES or draw(st.booleans()) else b""
     if body or method in WRITES:
-        headers["Content-Type"] = draw(st.sampled_from(CONTENT_TYPES))
+        headers["Content-Type"] = draw(CONTENT_TYPES_ST)
     return method, path, headers, body
 
 
@@ -285,7 +304,7 @@ def rbac_requests(draw: st.DrawFn, watch_paths: list[str]) -> tuple[str, str, st
         path = draw(st.sampled_from(watch_paths))
         if path.endswith(("/exec", "/attach", "/portforward")):
             path += "?command=id&stdout=1&ports=80"
-        body = draw(bodies()) if method in WRITES else b""
+        body = draw(BODIES) if method in WRITES else b""
     headers = {"Accept": "application/json", "Content-Type": draw(st.sampled_from(CONTENT_TYPES[:6]))}
     return credential, method, path, headers, body
 
