@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+from typing import Callable
 
 import pytest
 
@@ -25,31 +26,49 @@ def names(kubectl: Kubectl, *args: str) -> list[str]:
 
 
 def wait_while_the_clock_moves(kubectl: Kubectl, fakekube: Cluster, args: tuple[str, ...], step_s: float,
-                               steps: int) -> tuple[Result, float]:
+                               steps: int, done: Callable[[], bool]) -> tuple[Result, float]:
     """Run kubectl in the background (it prints, then waits for the deletion), moving the
-    clock ``step_s`` at a time until it exits: its result and the virtual seconds it took."""
+    clock ``step_s`` at a time until the deletion is ``done``: its result and the virtual
+    seconds it took."""
     stream = kubectl.stream(*args)
     stream.wait_for_lines(1)
-    return finish(stream, fakekube, step_s, steps)
+    return finish(stream, fakekube, step_s, steps, done)
 
 
-def finish(stream: Stream, fakekube: Cluster, step_s: float, steps: int) -> tuple[Result, float]:
-    """Move the clock ``step_s`` at a time until the waiting kubectl exits (at most ``steps``)."""
+def finish(stream: Stream, fakekube: Cluster, step_s: float, steps: int,
+           done: Callable[[], bool]) -> tuple[Result, float]:
+    """Move the clock ``step_s`` at a time until the cluster says the deletion is ``done`` (at
+    most ``steps``), checking at each step that kubectl still waits; then kubectl must exit.
+
+    The cluster, not kubectl, says when to stop, so a step costs no wall time waiting for an
+    exit that cannot come yet: each still-waiting check gives kubectl ``STILL_WAITING_S`` to
+    exit early (under load it may not notice in time, which weakens a check but never fails a
+    correct kubectl), and the exit itself gets ``EXIT_WAIT_S``."""
     started = fakekube.now
     for _ in range(steps):
-        if exited(stream):
+        if done():
             break
+        assert not exited(stream, wait_s=STILL_WAITING_S), "kubectl exited before the deletion was done"
         fakekube.advance(step_s)
+    assert exited(stream, wait_s=EXIT_WAIT_S), "kubectl still waits after the deletion"
     return stream.stop(), (fakekube.now - started).total_seconds()
 
 
-def exited(stream: Stream, wait_s: float = 2.0) -> bool:
+#: Wall seconds kubectl is given to exit early at each step, and to exit once the deletion is done.
+STILL_WAITING_S, EXIT_WAIT_S = 0.2, 30.0
+
+
+def exited(stream: Stream, wait_s: float) -> bool:
     """Has kubectl exited (given up to ``wait_s`` of wall time to notice what it watches)?"""
     try:
         stream._process.wait(timeout=wait_s)
     except subprocess.TimeoutExpired:
         return False
     return True
+
+
+def missing(fakekube: Cluster, api_version: str, kind: str, name: str, namespace: str = "") -> bool:
+    return not fakekube.list(api_version, kind, namespace, field_selector=f"metadata.name={name}")
 
 
 def apply(kubectl: Kubectl, obj: dict) -> None:
@@ -75,8 +94,9 @@ def test_cascade_background_foreground_and_orphan_on_deployments(kubectl: Kubect
                                  BEHAVIOUR_ANNOTATION: json.dumps({"stop_delay_s": 10})}},
                                  "spec": {"containers": [{"name": "c", "image": "nginx:1.27"}]}}}})
     fakekube.advance(2)
-    result, took_s = wait_while_the_clock_moves(kubectl, fakekube, ("delete", "deployment", "slow",
-                                                                    "--cascade=foreground"), 1, 30)
+    result, took_s = wait_while_the_clock_moves(
+        kubectl, fakekube, ("delete", "deployment", "slow", "--cascade=foreground"), 1, 30,
+        lambda: missing(fakekube, "apps/v1", "Deployment", "slow", "default"))
     assert (result.rc, result.stdout + "\n") == (0, deleted(kubectl, 'deployment.apps "slow"'))
     assert took_s == 10
     assert names(kubectl, "deployments") == [] and names(kubectl, "pods", "-l", "app=slow") == []
@@ -120,7 +140,7 @@ def test_delete_namespace_returns_once_the_finalizer_is_removed(kubectl: Kubectl
     assert not exited(stream, wait_s=0.5)  # still waiting
     kubectl.ok("patch", "configmap", "held", "-n", "demo", "--type=merge", "-p", '{"metadata":{"finalizers":null}}')
     # Passes at 2 + 5 (pods), 12 (the rest), 17 (its status write), then every 8 s: 25, 33.
-    result, took_s = finish(stream, fakekube, 1, 10)
+    result, took_s = finish(stream, fakekube, 1, 10, lambda: missing(fakekube, "v1", "Namespace", "demo"))
     assert (result.rc, result.stdout, took_s) == (0, 'namespace "demo" deleted', 1)
     gone = kubectl("get", "namespace", "demo")
     assert gone.stderr.strip() == 'Error from server (NotFound): namespaces "demo" not found'
