@@ -17,6 +17,7 @@ os.environ.setdefault(GUARD_ENV, "1")
 os.environ.setdefault("FAKEKUBE_BOOT_CACHE", "0")
 
 
+@pytest.hookimpl(optionalhook=True)  # without pytest-xdist (`-p no:xdist`) the hook is unknown
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
     """``-n auto`` (the README's test command): more workers than cores. Much of this suite
     waits rather than computes — kubectl and helm subprocesses, `fakekube serve` starts, the
