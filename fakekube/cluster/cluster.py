@@ -41,8 +41,6 @@ from fakekube.cluster.system import SystemPlan, boot_start
 from fakekube.cluster.system.kubeadm import ADMIN_USER, CLUSTER_ADMINS_GROUP
 from fakekube.scheduler import Scheduler
 from fakekube.scheduler.explain import explain
-from fakekube.cluster.wiring import APISERVER_CONTROLLERS, CONTROLLERS, admission_options, admission_plugins
-from fakekube.controllers.nodeipam import NodeIPAMController, check_node_room
 from fakekube.engine import Engine, enabled_controllers
 from fakekube.engine.autoadvance import WAITER_CHECK_S, AutoAdvance
 from fakekube.engine.tickets import Ticket
@@ -121,6 +119,7 @@ class Cluster:
 
     def __init__(self, config: ClusterConfig | None = None, **overrides: Any) -> None:
         self._configure(config, overrides)
+        self._configure_controllers()
         self._init_serving()
         self._time_observers.append(self.log_streams.wake)
         self._fresh_state()
@@ -130,18 +129,25 @@ class Cluster:
         it (ValueError for a config that cannot make a cluster)."""
         self.config = (config or ClusterConfig()).replace(**overrides)  # a misspelt name: did you mean ...?
         self.config = self.config.replace(authorization_mode=parse_mode(self.config.authorization_mode))  # ValueError
-        self._controller_specs = enabled_controllers(CONTROLLERS, self.config.controllers)  # ValueError: unknown name
         self.service_network = ServiceNetwork(self.config.service_cidr, self.config.service_node_port_range)
         self.registry: Registry = builtin_registry(self.service_network, metrics_server=bool(self.config.metrics_server),
                                                    release=self.config.release)
         self._time_observers: list[Callable[[datetime], None]] = []
         #: The nodes and system objects a new cluster gets (fakekube/cluster/system/).
         self._plan = SystemPlan.for_config(self.config)
+        self._static_manifests = _static_manifests(self.config, self._plan)
+        self._static_tokens = _static_tokens(self.config)  # ValueError: an unreadable token file
+
+    def _configure_controllers(self) -> None:
+        """The enabled controllers' specs (ValueError: an unknown name, or a cluster CIDR that
+        cannot fit the nodes). Apart from ``_configure``: importing every controller is the
+        engine's side's cost, which a phased load pays in its second phase."""
+        from fakekube.cluster.wiring import CONTROLLERS
+        from fakekube.controllers.nodeipam import NodeIPAMController, check_node_room
+        self._controller_specs = enabled_controllers(CONTROLLERS, self.config.controllers)  # ValueError: unknown name
         if any(spec.name == NodeIPAMController.name for spec in self._controller_specs):
             check_node_room(self.config.cluster_cidr, self.config.node_cidr_mask_size, self.config.service_cidr,
                             len(self._plan.nodes))  # ValueError: the cluster CIDR cannot fit the nodes
-        self._static_manifests = _static_manifests(self.config, self._plan)
-        self._static_tokens = _static_tokens(self.config)  # ValueError: an unreadable token file
 
     def _init_serving(self) -> None:
         """The parts that serve the state (built lazily) and the log streams."""
@@ -191,6 +197,7 @@ class Cluster:
         cluster._init_serving()
         cluster._time_observers.append(cluster.log_streams.wake)
         if not phased:
+            cluster._configure_controllers()
             cluster._install_state(snapfile.read_state(document, cluster))
             return cluster
         serving, decoder, rest = snapfile.read_state_phased(document, cluster)
@@ -213,6 +220,7 @@ class Cluster:
                 return  # done meanwhile, or this thread is installing it (a read on the way)
             later.running = True
             try:
+                self._configure_controllers()
                 self._install_state({part: value for part, value in later.rest().items()
                                      if part not in snapshots.SERVING_PARTS})
                 if self._server is not None:
@@ -243,11 +251,12 @@ class Cluster:
 
         Raises ``fakekube.cluster.configfile.ConfigError`` (a ValueError) naming the bad key.
         """
-        from fakekube.cluster.configfile import load_config_file  # it imports this module
+        from fakekube.cluster.configfile import load_config_file  # loaded with a config file only
         return cls(load_config_file(path), **overrides)
 
     def _build_state(self) -> None:
         """Fresh clock, randomness and store, populated with the initial content."""
+        from fakekube.cluster.wiring import APISERVER_CONTROLLERS, admission_options, admission_plugins
         self.clock = VirtualClock(boot_start(self.config))  # start_time itself unless the cluster boots
         for observer in self._time_observers:
             self.clock.add_observer(observer)

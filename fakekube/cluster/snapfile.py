@@ -58,7 +58,6 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable
 
 from fakekube.cluster.snapfile_names import CLASSES, FUNCTIONS
 from fakekube.cluster.snapshot import SERVING_PARTS
-from fakekube.kubelet.fs import Stores
 from fakekube.record import FrozenRecord
 from fakekube.store.frozen import FrozenDict, FrozenList, freeze
 
@@ -234,6 +233,8 @@ class _Encoder:
         self.stored = {id(obj) for obj in stored}
         self._keep: list[object] = []
         self._building: set[int] = set()
+        from fakekube.kubelet.fs import Stores  # the kubelet's: a save has a cluster, a load may not need it
+        self._stores_type = Stores
 
     def value(self, obj: Any, path: Any) -> Any:
         kind = type(obj)
@@ -320,7 +321,7 @@ class _Encoder:
             return ["q", obj.maxlen, [value(item, path) for item in obj]]
         if kind is array.array and obj.typecode == "q":
             return ["a64", obj.tolist()]
-        if kind is Stores:  # unpacked: the file holds the trees as data, never marshal's bytes
+        if kind is self._stores_type:  # unpacked: the file holds the trees as data, never marshal's bytes
             return ["fsst", self._pairs(dict(obj.items()), path)]
         if kind in _FRESH_TAGS:
             return [_FRESH_TAGS[kind]]
@@ -927,6 +928,7 @@ def _build_int64s(decoder: Decoder, node: list[Any]) -> Any:
 
 
 def _build_stores(decoder: Decoder, node: list[Any]) -> Any:
+    from fakekube.kubelet.fs import Stores  # a kubelet's containers' files: the engine's side
     stores = Stores()
     for store_id, store in decoder.pairs(node[1]):
         if type(store_id) is not str or type(store) is not dict:
