@@ -29,9 +29,11 @@ def boot_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return path
 
 
-def http(cluster: Cluster, method: str, path: str, body: Any = None) -> tuple[int, bytes]:
+def http(cluster: Cluster | str, method: str, path: str, body: Any = None) -> tuple[int, bytes]:
+    """(status, body) of one request to ``cluster`` (or a server's URL)."""
     data = json.dumps(body).encode() if body is not None else None
-    request = urllib.request.Request(cluster.url + path, data=data, method=method,
+    url = cluster if isinstance(cluster, str) else cluster.url
+    request = urllib.request.Request(url + path, data=data, method=method,
                                      headers={"Content-Type": "application/json", "Accept": "application/json"})
     try:
         with urllib.request.urlopen(request, timeout=60) as response:
@@ -44,7 +46,7 @@ def http(cluster: Cluster, method: str, path: str, body: Any = None) -> tuple[in
 ENGINE_READS = "/apis/metrics.k8s.io/"
 
 
-def every_list(cluster: Cluster, skip: str = "\0") -> dict[str, bytes]:
+def every_list(cluster: Cluster | str, skip: str = "\0") -> dict[str, bytes]:
     """The answer to a cluster-wide list of every served resource that can be listed
     (discovery's), but those under ``skip``."""
     answers: dict[str, bytes] = {}
