@@ -349,12 +349,17 @@ class Cluster:
     def stop(self) -> None:
         if self._server is None:
             return
+        try:
+            self._complete_load()  # a phased load's thread starts the clock modes: let it finish first
+        except RuntimeError:
+            pass  # its second phase failed: no engine and no clock mode ever ran; stop the server
         tickers = self._request_clock_modes_stop()
         self._rest_app()[0].stopping.set()
         self.store.close()
         self._server.stop()
         self._server = None
-        self.engine.stop()  # ends running work, and so a tick waiting on it
+        if self._later is None:
+            self.engine.stop()  # ends running work, and so a tick waiting on it
         for ticker in tickers:
             ticker.join()
         if self._tempdir:
@@ -427,6 +432,7 @@ class Cluster:
         """Stop the engine and the clock modes, ``install`` new state, start them again on it
         (when serving), point the REST layer at the new apiserver, and end the old store's
         watches (with 410 Gone when ``expired``: a restore, as after etcd compaction)."""
+        self._complete_load()  # as in stop: nothing half loaded is replaced
         old_store = self.store
         running = self._server is not None
         tickers = self._request_clock_modes_stop()

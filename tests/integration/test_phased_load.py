@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import threading
+import zlib
 import urllib.request
 from datetime import datetime, timezone
 from pathlib import Path
@@ -16,7 +17,9 @@ from typing import Any, Callable
 import pytest
 
 from fakekube import Cluster
+from fakekube.cluster import SnapshotFileError
 from fakekube.cluster import cluster as cluster_module
+from fakekube.cluster.snapfile import MAGIC
 
 START = datetime(2025, 1, 1, tzinfo=timezone.utc)
 
@@ -159,3 +162,25 @@ def test_a_phased_load_used_in_process_completes_when_first_needed(boot_file: Pa
     assert phased._later is None
     assert phased.list("v1", "Pod") == full.list("v1", "Pod")
     assert phased.events() == full.events()
+
+
+def test_a_garbled_engine_side_fails_whoever_needs_the_engine_and_the_server_still_stops(
+        boot_file: Path, tmp_path: Path) -> None:
+    document = json.loads(zlib.decompress(boot_file.read_bytes()[len(MAGIC):]))
+    serving = set(document["serving"])
+    engine_side = next(node for index, node in enumerate(document["nodes"])
+                       if index not in serving and node[0] == "o" and node[1].startswith("fakekube.engine."))
+    engine_side[1] = "os:system"  # a hostile class name, where only the second phase reads it
+    garbled = tmp_path / "garbled.snap"
+    garbled.write_bytes(MAGIC + zlib.compress(json.dumps(document).encode()))
+    with pytest.raises(SnapshotFileError, match="'os:system', which is not in the snapshot file's allow-list"):
+        Cluster.load(garbled)
+    phased = Cluster.load(garbled, phased=True).start()  # the serving side is sound: it serves
+    try:
+        assert http(phased, "GET", "/api/v1/namespaces/default")[0] == 200
+        with pytest.raises(RuntimeError, match="engine side could not be loaded: .*'os:system'"):
+            phased.advance(1)
+        assert http(phased, "POST", "/api/v1/namespaces/default/configmaps",
+                    {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "x"}})[0] == 500
+    finally:
+        phased.stop()
