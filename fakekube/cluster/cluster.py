@@ -90,7 +90,10 @@ class _EngineSide(Generic[_Part]):
             return self
         if cluster._later is not None:
             cluster._complete_load()
-        return cluster.__dict__[self._slot]
+        try:
+            return cluster.__dict__[self._slot]
+        except KeyError:  # not built yet: as a plain attribute would say
+            raise AttributeError(f"'Cluster' object has no attribute {self._slot[1:]!r}") from None
 
     def __set__(self, cluster: "Cluster", value: _Part) -> None:
         cluster.__dict__[self._slot] = value
