@@ -57,7 +57,7 @@ def cluster(config: "ClusterConfig") -> tuple["Cluster", str]:
     runtime = {name: getattr(config, name) for name in LOAD_OVERRIDES}
     if path.exists():
         try:
-            loaded = Cluster.load(path, kubernetes_version=config.kubernetes_version, **runtime)
+            loaded = Cluster.load(path, kubernetes_version=config.kubernetes_version, phased=True, **runtime)
             if loaded.config == config:
                 _touch(path)
                 return loaded, f"restored from the boot cache ({path})"

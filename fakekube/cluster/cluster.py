@@ -9,9 +9,10 @@ configured official client.
 from __future__ import annotations
 
 import builtins
+import threading
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Generic, Sequence, TypeVar, overload
 
 from fakekube.api.auth.authn import Authenticator, parse_token_file
 from fakekube.api.auth.authorizer import RBAC, parse_mode
@@ -40,8 +41,6 @@ from fakekube.cluster.system import SystemPlan, boot_start
 from fakekube.cluster.system.kubeadm import ADMIN_USER, CLUSTER_ADMINS_GROUP
 from fakekube.scheduler import Scheduler
 from fakekube.scheduler.explain import explain
-from fakekube.cluster.wiring import APISERVER_CONTROLLERS, CONTROLLERS, admission_options, admission_plugins
-from fakekube.controllers.nodeipam import NodeIPAMController, check_node_room
 from fakekube.engine import Engine, enabled_controllers
 from fakekube.engine.autoadvance import WAITER_CHECK_S, AutoAdvance
 from fakekube.engine.tickets import Ticket
@@ -68,12 +67,62 @@ Obj = dict[str, Any]
 #: cluster listens and writes its kubeconfig, how its time flows).
 LOAD_OVERRIDES = ("host", "port", "kubeconfig_path", "time_scale", "auto_advance")
 
+_Part = TypeVar("_Part")
+
+
+class _EngineSide(Generic[_Part]):
+    """A Cluster attribute of the engine's side (the engine, controllers, scheduler, kubelets):
+    after a phased load (``Cluster.load(..., phased=True)``) reading it waits until the second
+    phase has put that side in place — and started it, when the cluster serves — so nothing
+    ever sees a cluster without its engine (docs/snapshots.md "Phased boot")."""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self._slot = "_" + name
+
+    @overload
+    def __get__(self, cluster: None, owner: type) -> "_EngineSide[_Part]": ...
+
+    @overload
+    def __get__(self, cluster: "Cluster", owner: type) -> _Part: ...
+
+    def __get__(self, cluster: "Cluster | None", owner: type) -> Any:
+        if cluster is None:
+            return self
+        if cluster._later is not None:
+            cluster._complete_load()
+        try:
+            return cluster.__dict__[self._slot]
+        except KeyError:  # not built yet: as a plain attribute would say
+            raise AttributeError(f"'Cluster' object has no attribute {self._slot[1:]!r}") from None
+
+    def __set__(self, cluster: "Cluster", value: _Part) -> None:
+        cluster.__dict__[self._slot] = value
+
+
+class _LaterHalf:
+    """A phased load's second phase, run once: by the thread ``start`` begins, or by whoever
+    needs the engine's side first (the others wait on the lock)."""
+
+    def __init__(self, rest: Callable[[], dict[str, Any]]) -> None:
+        self.rest = rest
+        self.lock = threading.RLock()
+        self.running = False
+        self.error: BaseException | None = None
+
 
 class Cluster:
     """A fake Kubernetes cluster in this process. Use as a context manager or start/stop."""
 
+    engine: _EngineSide[Engine] = _EngineSide()
+    #: The enabled controllers by name (kube-controller-manager's, see cluster/wiring.py).
+    controllers: _EngineSide[dict[str, Any]] = _EngineSide()
+    #: kube-scheduler (None when the config turns it off: pods then wait for a binding).
+    scheduler: _EngineSide[Scheduler | None] = _EngineSide()
+    kubelets: _EngineSide[Kubelets] = _EngineSide()
+
     def __init__(self, config: ClusterConfig | None = None, **overrides: Any) -> None:
         self._configure(config, overrides)
+        self._configure_controllers()
         self._init_serving()
         self._time_observers.append(self.log_streams.wake)
         self._fresh_state()
@@ -83,18 +132,25 @@ class Cluster:
         it (ValueError for a config that cannot make a cluster)."""
         self.config = (config or ClusterConfig()).replace(**overrides)  # a misspelt name: did you mean ...?
         self.config = self.config.replace(authorization_mode=parse_mode(self.config.authorization_mode))  # ValueError
-        self._controller_specs = enabled_controllers(CONTROLLERS, self.config.controllers)  # ValueError: unknown name
         self.service_network = ServiceNetwork(self.config.service_cidr, self.config.service_node_port_range)
         self.registry: Registry = builtin_registry(self.service_network, metrics_server=bool(self.config.metrics_server),
                                                    release=self.config.release)
         self._time_observers: list[Callable[[datetime], None]] = []
         #: The nodes and system objects a new cluster gets (fakekube/cluster/system/).
         self._plan = SystemPlan.for_config(self.config)
+        self._static_manifests = _static_manifests(self.config, self._plan)
+        self._static_tokens = _static_tokens(self.config)  # ValueError: an unreadable token file
+
+    def _configure_controllers(self) -> None:
+        """The enabled controllers' specs (ValueError: an unknown name, or a cluster CIDR that
+        cannot fit the nodes). Apart from ``_configure``: importing every controller is the
+        engine's side's cost, which a phased load pays in its second phase."""
+        from fakekube.cluster.wiring import CONTROLLERS
+        from fakekube.controllers.nodeipam import NodeIPAMController, check_node_room
+        self._controller_specs = enabled_controllers(CONTROLLERS, self.config.controllers)  # ValueError: unknown name
         if any(spec.name == NodeIPAMController.name for spec in self._controller_specs):
             check_node_room(self.config.cluster_cidr, self.config.node_cidr_mask_size, self.config.service_cidr,
                             len(self._plan.nodes))  # ValueError: the cluster CIDR cannot fit the nodes
-        self._static_manifests = _static_manifests(self.config, self._plan)
-        self._static_tokens = _static_tokens(self.config)  # ValueError: an unreadable token file
 
     def _init_serving(self) -> None:
         """The parts that serve the state (built lazily) and the log streams."""
@@ -113,16 +169,25 @@ class Cluster:
         self._kubeconfig: Path | None = None
         #: The cluster CA and what it signs, when TLS is on (made at start).
         self.pki: ClusterPKI | None = None
+        #: A phased load's second phase while it has not run (see :meth:`load`).
+        self._later: _LaterHalf | None = None
 
     @classmethod
-    def load(cls, path: str | Path, kubernetes_version: str | None = None, **runtime: Any) -> "Cluster":
+    def load(cls, path: str | Path, kubernetes_version: str | None = None, *, phased: bool = False,
+             **runtime: Any) -> "Cluster":
         """The cluster a snapshot file holds (``save``), continuing exactly as the saved one
         would, built with the config saved in it — but for ``runtime``, the config fields
         that are not state (where it listens, how time flows: ``LOAD_OVERRIDES``). Refuses
         (``SnapshotFileError``, a ValueError, with the reason) a file another fakekube
         version or Kubernetes version (``kubernetes_version`` when given) wrote, and a
         truncated, garbled or hostile one: a file from anywhere cannot run code
-        (docs/snapshots.md)."""
+        (docs/snapshots.md).
+
+        ``phased``: decode only the apiserver's side now (store, registry, clock, apiserver);
+        the engine's side (engine, controllers, scheduler, kubelets) is decoded by a thread
+        ``start`` begins once the server listens, or by whoever needs it first — anything
+        that reads it waits until it is in place (``serve``'s boot cache: docs/snapshots.md
+        "Phased boot"). A garbled engine side then shows when it is needed."""
         from fakekube.cluster import snapfile
         unknown = sorted(set(runtime) - set(LOAD_OVERRIDES))
         if unknown:
@@ -134,8 +199,47 @@ class Cluster:
         cluster._configure(config, {})
         cluster._init_serving()
         cluster._time_observers.append(cluster.log_streams.wake)
-        cluster._install_state(snapfile.read_state(document, cluster))
+        if not phased:
+            cluster._configure_controllers()
+            cluster._install_state(snapfile.read_state(document, cluster))
+            return cluster
+        serving, decoder, rest = snapfile.read_state_phased(document, cluster)
+        cluster._install_state(serving)
+        cluster._later = _LaterHalf(rest)
+        decoder.complete = cluster._complete_load
         return cluster
+
+    def _complete_load(self) -> None:
+        """Run a phased load's second phase (once; other threads wait for it): put the engine's
+        side in place and, when serving, start it and the clock modes — all before anyone
+        else reads it. A failure is kept and raised to every later reader."""
+        later = self._later
+        if later is None:
+            return
+        with later.lock:
+            if later.error is not None:
+                raise RuntimeError(f"the cluster's engine side could not be loaded: {later.error}") from later.error
+            if later.running or self._later is None:
+                return  # done meanwhile, or this thread is installing it (a read on the way)
+            later.running = True
+            try:
+                self._configure_controllers()
+                self._install_state({part: value for part, value in later.rest().items()
+                                     if part not in snapshots.SERVING_PARTS})
+                if self._server is not None:
+                    self.engine.start()
+                    self._start_clock_modes()
+            except BaseException as error:
+                later.error = error
+                raise
+            self._later = None
+
+    def _complete_load_in_background(self) -> None:
+        """``start``'s thread for a phased load: its failure is the cluster's internal error."""
+        try:
+            self._complete_load()
+        except Exception as error:  # kept: every reader of the engine's side raises it too
+            self._serving_errors.append(error)
 
     def save(self, path: str | Path) -> None:
         """Write the whole cluster's state now to ``path`` (``Cluster.load`` reads it back):
@@ -150,11 +254,12 @@ class Cluster:
 
         Raises ``fakekube.cluster.configfile.ConfigError`` (a ValueError) naming the bad key.
         """
-        from fakekube.cluster.configfile import load_config_file  # it imports this module
+        from fakekube.cluster.configfile import load_config_file  # loaded with a config file only
         return cls(load_config_file(path), **overrides)
 
     def _build_state(self) -> None:
         """Fresh clock, randomness and store, populated with the initial content."""
+        from fakekube.cluster.wiring import APISERVER_CONTROLLERS, admission_options, admission_plugins
         self.clock = VirtualClock(boot_start(self.config))  # start_time itself unless the cluster boots
         for observer in self._time_observers:
             self.clock.add_observer(observer)
@@ -167,9 +272,7 @@ class Cluster:
         self.api.static_tokens = self._static_tokens
         self.engine = Engine(self.store, self.clock, self.api, self.rng.fork("engine"),
                              rate_limits=self.config.rate_limits, seed=self.config.seed)
-        #: The enabled controllers by name (kube-controller-manager's, see cluster/wiring.py).
         self.controllers = {spec.name: spec.factory(self.config) for spec in self._controller_specs}
-        #: kube-scheduler (None when the config turns it off: pods then wait for a binding).
         self.scheduler = Scheduler(self.config.scheduler) if self.config.scheduler is not None else None
         self.kubelets = Kubelets(self.config.kubelet, self._plan.behaviours(self.config.behaviours),
                                  self._static_manifests, self.config.image_policy.with_preloaded(self._plan.images),
@@ -210,7 +313,9 @@ class Cluster:
     # -- lifecycle -----------------------------------------------------------
     def start(self) -> "Cluster":
         if self._server is None:
-            self.engine.start()
+            later = self._later  # a phased load's engine side: started once in place, below
+            if later is None:
+                self.engine.start()
             if self.config.tls_enabled and self.pki is None:
                 from fakekube.cluster.pki import ClusterPKI  # ssl and cryptography: only with TLS
                 self.pki = ClusterPKI(self.config.seed)
@@ -220,10 +325,14 @@ class Cluster:
                 self._server = BackgroundServer(self._rest_app()[1], self.config.host, self.config.port,
                                                 max_body_bytes=self.config.max_body_bytes, ssl_context=context)
             except OSError as error:  # a taken port: one line naming it, not a socket traceback
-                self.engine.stop()
+                if later is None:
+                    self.engine.stop()
                 raise checks.PortInUse(self.config.host, self.config.port, error.strerror or str(error)) from None
             self._server.start()
-            self._start_clock_modes()
+            if later is None:
+                self._start_clock_modes()
+            else:
+                threading.Thread(target=self._complete_load_in_background, name="fakekube-load", daemon=True).start()
             self._kubeconfig = self._write_kubeconfig()
         return self
 
@@ -243,12 +352,17 @@ class Cluster:
     def stop(self) -> None:
         if self._server is None:
             return
+        try:
+            self._complete_load()  # a phased load's thread starts the clock modes: let it finish first
+        except RuntimeError:
+            pass  # its second phase failed: no engine and no clock mode ever ran; stop the server
         tickers = self._request_clock_modes_stop()
         self._rest_app()[0].stopping.set()
         self.store.close()
         self._server.stop()
         self._server = None
-        self.engine.stop()  # ends running work, and so a tick waiting on it
+        if self._later is None:
+            self.engine.stop()  # ends running work, and so a tick waiting on it
         for ticker in tickers:
             ticker.join()
         if self._tempdir:
@@ -313,13 +427,15 @@ class Cluster:
         engine is a copy that no thread serves, its clock tells this cluster's observers."""
         for part, value in state.items():
             setattr(self, part, value)
-        self.engine.detach()
+        if "engine" in state:  # a phased load's first phase has none yet
+            self.engine.detach()
         self.clock.set_observers(self._time_observers)  # who observes now, not then
 
     def _replace_state(self, install: Callable[[], None], expired: bool) -> None:
         """Stop the engine and the clock modes, ``install`` new state, start them again on it
         (when serving), point the REST layer at the new apiserver, and end the old store's
         watches (with 410 Gone when ``expired``: a restore, as after etcd compaction)."""
+        self._complete_load()  # as in stop: nothing half loaded is replaced
         old_store = self.store
         running = self._server is not None
         tickers = self._request_clock_modes_stop()

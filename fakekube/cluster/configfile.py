@@ -23,7 +23,7 @@ from fakekube.api.types._util import parse_quantity
 from fakekube.api.machinery.validation import is_dns1123_subdomain, is_qualified_name, is_valid_label_value
 from fakekube.cluster import checks
 from fakekube.cluster.checks import ConfigError, describe as _describe, integer as _integer, is_number as _is_number, number as _number
-from fakekube.cluster.cluster import ClusterConfig
+from fakekube.cluster.config import ClusterConfig
 from fakekube.cluster.nodespec import NodeSpec, expand_nodes
 from fakekube.cluster.system import SystemPods
 from fakekube.controllers.nodeipam import CIDRSet

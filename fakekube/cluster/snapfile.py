@@ -57,7 +57,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable
 
 from fakekube.cluster.snapfile_names import CLASSES, FUNCTIONS
-from fakekube.kubelet.fs import Stores
+from fakekube.cluster.snapshot import SERVING_PARTS
 from fakekube.record import FrozenRecord
 from fakekube.store.frozen import FrozenDict, FrozenList, freeze
 
@@ -120,6 +120,8 @@ def dumps(snapshot: "Snapshot", state: dict[str, Any], symbols: dict[int, Any], 
     finally:
         sys.setrecursionlimit(limit)
     document["nodes"] = encoder.nodes
+    if isinstance(document["root"], list) and document["root"][:1] == ["#"]:
+        document["serving"] = serving_nodes(encoder.nodes, document["root"][1])
     text = json.dumps(document, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
     return MAGIC + zlib.compress(text.encode("utf-8"), 6)
 
@@ -140,6 +142,87 @@ def _name(obj: Any) -> str:
     return f"{obj.__module__}:{obj.__qualname__}"
 
 
+# -- the serving side (a phased load, docs/snapshots.md "Phased boot") ---------------------------
+#: The modules whose objects the serving side decodes; an edge from a mutable node of that
+#: side to an object, method or partial of any other module (the engine, controllers,
+#: scheduler, kubelets: a clock timer's callback, the store's change listener, the
+#: apiserver's kubelet streams) is left to the second phase.
+SERVING_MODULES = ("fakekube.api.", "fakekube.store.", "fakekube.clock.", "fakekube.random.", "fakekube.objects.")
+#: Mutable nodes: a reference they hold may be filled in later (a list item, a dict value, a field).
+_CUT_FROM = frozenset({"d", "od", "dd", "l", "q", "o"})
+
+
+def serving_nodes(nodes: list[Any], root: int) -> list[int]:
+    """The nodes a phased load decodes first (ascending): everything the ``SERVING_PARTS``
+    reach without going from a mutable node into another part's object. Immutable nodes are
+    followed whole, so an edge left for later always sits where it can be filled in."""
+    entry = nodes[root]
+    if entry[0] != "d":
+        return []
+    pairs = entry[1]
+    starts = [pairs[i + 1][1] for i in range(0, len(pairs), 2)
+              if pairs[i] in SERVING_PARTS and isinstance(pairs[i + 1], list) and pairs[i + 1][:1] == ["#"]]
+    seen = set(starts)
+    pending = list(starts)
+    while pending:
+        index = pending.pop()
+        node = nodes[index]
+        if node[0] == "j":
+            continue  # a stored object's JSON refers to nothing
+        cut = node[0] in _CUT_FROM
+        for target, in_key in _references(node):
+            if target in seen or (cut and not in_key and not _serves(nodes, target)):
+                continue
+            seen.add(target)
+            pending.append(target)
+    return sorted(seen)
+
+
+def _references(node: list[Any]) -> list[tuple[int, bool]]:
+    """The node indices ``node`` refers to, each with whether it is in a mapping's key."""
+    found: list[tuple[int, bool]] = []
+    if node[0] in ("d", "od", "dd"):
+        pairs = node[-1]
+        for position, item in enumerate(pairs):
+            _collect(item, position % 2 == 0, found)
+        if node[0] == "dd":
+            _collect(node[1], False, found)
+        return found
+    for item in node[1:]:
+        _collect(item, False, found)
+    return found
+
+
+def _collect(value: Any, in_key: bool, found: list[tuple[int, bool]]) -> None:
+    if isinstance(value, list):
+        if len(value) == 2 and value[0] == "#" and type(value[1]) is int:
+            found.append((value[1], in_key))
+            return
+        for item in value:
+            _collect(item, in_key, found)
+    elif isinstance(value, dict):
+        for item in value.values():
+            _collect(item, in_key, found)
+
+
+def _serves(nodes: list[Any], index: int) -> bool:
+    """Whether node ``index`` belongs to the serving side: anything but an object, method or
+    partial of another module than :data:`SERVING_MODULES`."""
+    node = nodes[index]
+    tag = node[0]
+    if tag in ("o", "oi", "fr", "nt", "rnd"):
+        return str(node[1]).startswith(SERVING_MODULES)
+    if tag == "m":
+        return str(node[2]).startswith(SERVING_MODULES)
+    if tag == "p":
+        function = node[1]
+        if isinstance(function, list) and function[:1] == ["fn"]:
+            return str(function[1]).startswith(SERVING_MODULES)
+        if isinstance(function, list) and function[:1] == ["#"] and type(function[1]) is int:
+            return _serves(nodes, function[1])
+    return True
+
+
 class _Encoder:
     """Walks the live graph once; every container or object becomes one node."""
 
@@ -150,6 +233,8 @@ class _Encoder:
         self.stored = {id(obj) for obj in stored}
         self._keep: list[object] = []
         self._building: set[int] = set()
+        from fakekube.kubelet.fs import Stores  # the kubelet's: a save has a cluster, a load may not need it
+        self._stores_type = Stores
 
     def value(self, obj: Any, path: Any) -> Any:
         kind = type(obj)
@@ -236,7 +321,7 @@ class _Encoder:
             return ["q", obj.maxlen, [value(item, path) for item in obj]]
         if kind is array.array and obj.typecode == "q":
             return ["a64", obj.tolist()]
-        if kind is Stores:  # unpacked: the file holds the trees as data, never marshal's bytes
+        if kind is self._stores_type:  # unpacked: the file holds the trees as data, never marshal's bytes
             return ["fsst", self._pairs(dict(obj.items()), path)]
         if kind in _FRESH_TAGS:
             return [_FRESH_TAGS[kind]]
@@ -448,6 +533,14 @@ class Decoder:
         self.guard = guard
         self.built: list[Any] = [_UNBUILT] * len(self.nodes)
         self._depth = 0
+        #: A phased load between its phases: the nodes left for the second (None: none left).
+        self._later: set[int] | None = None
+        #: The mutable node being filled, and those that hold a :class:`_Pending` to replace.
+        self._filling: int | None = None
+        self._dirty: list[int] = []
+        #: Called by a :class:`_Pending` that is used before the second phase ran: runs it
+        #: (or waits for it) — the loading cluster's own completion (``Cluster._engine_side``).
+        self.complete: Callable[[], None] = self._not_phased
 
     def run(self, key: str) -> Any:
         try:
@@ -461,25 +554,109 @@ class Decoder:
 
     def _run(self, key: str) -> Any:
         if key == "root":
-            self._shells()
-            self._fill_all()
+            self._shells(range(len(self.nodes)))
+            self._fill(range(len(self.nodes)))
         return self.value(self.document[key])
 
+    # -- a phased load: the serving side first, the rest later (docs/snapshots.md "Phased boot")
+    def run_serving(self) -> dict[str, Any]:
+        """Phase one: decode only the file's ``"serving"`` nodes and return the
+        ``SERVING_PARTS``. A reference from them to a node left for later is a
+        :class:`_Pending` until :meth:`run_rest` puts the node in its place; a file without
+        the list (or a reference the list does not cover) is decoded as it is met."""
+        return self._guarded(self._run_serving)
+
+    def run_rest(self) -> Any:
+        """Phase two: decode every other node, put each in place of its stand-in, and return
+        the whole state (the serving parts are the objects phase one returned)."""
+        return self._guarded(self._run_rest)
+
+    def _run_serving(self) -> dict[str, Any]:
+        serving = self.document.get("serving", [])
+        if not isinstance(serving, list) or not all(type(i) is int and 0 <= i < len(self.nodes) for i in serving):
+            raise SnapshotFileError("the file is garbled: 'serving' is not a list of its nodes")
+        first = sorted(set(serving))
+        self._later = set(range(len(self.nodes))).difference(first)
+        self._shells(first)
+        self._fill(first)
+        self._filling = None
+        root = self.document["root"]
+        if not (type(root) is list and root[:1] == ["#"] and type(root[1]) is int and 0 <= root[1] < len(self.nodes)):
+            raise SnapshotFileError("the file is garbled: its state is not a node")
+        entry = self.nodes[root[1]]
+        if not (isinstance(entry, list) and entry[:1] == ["d"] and isinstance(entry[1], list)):
+            raise SnapshotFileError("the file is garbled: its state is not a mapping")
+        found = dict(zip(entry[1][::2], entry[1][1::2]))
+        return {part: self.value(found[part]) for part in SERVING_PARTS if part in found}
+
+    def _run_rest(self) -> Any:
+        later = sorted(index for index in (self._later or ()) if self.built[index] is _UNBUILT)
+        self._later = None
+        self._shells(later)
+        self._fill(later)
+        self._filling = None
+        self._patch()
+        return self.value(self.document["root"])
+
+    def _guarded(self, run: Callable[[], Any]) -> Any:
+        try:
+            return run()
+        except SnapshotFileError:
+            raise
+        except RecursionError:
+            raise SnapshotFileError("the file is garbled: its values nest too deep") from None
+        except (TypeError, ValueError, KeyError, IndexError, AttributeError, OverflowError, re.error) as error:
+            raise SnapshotFileError(f"the file is garbled: {type(error).__name__}: {error}") from None
+
+    def _patch(self) -> None:
+        """Put each node decoded in phase two in place of its :class:`_Pending` (a list item, a
+        mapping's value, an object's field: where :func:`serving_nodes` leaves edges)."""
+        for index in dict.fromkeys(self._dirty):
+            obj, node = self.built[index], self.nodes[index]
+            if node[0] in ("l", "q"):
+                for position, item in enumerate(obj):
+                    if type(item) is _Pending:
+                        obj[position] = item.resolved()
+            elif node[0] in ("d", "od", "dd"):
+                if node[0] == "dd" and type(obj.default_factory) is _Pending:
+                    obj.default_factory = obj.default_factory.resolved()
+                for key, item in list(obj.items()):
+                    if type(key) is _Pending:
+                        raise SnapshotFileError(f"the file is garbled: node {index} has a key left for later")
+                    if type(item) is _Pending:
+                        obj[key] = item.resolved()
+            elif node[0] == "o":
+                for name in node[2]:
+                    item = object.__getattribute__(obj, name)
+                    if type(item) is _Pending:
+                        _set_fields(obj, {name: item.resolved()})
+            else:
+                raise SnapshotFileError(f"the file is garbled: node {index} ({node[0]!r}) refers to a node left for later")
+        self._dirty.clear()
+
+    def _not_phased(self) -> None:
+        raise RuntimeError("a phased load's second phase has no one to run it")
+
     # Pass 1: an empty shell for every mutable node, so that any reference to it resolves.
-    def _shells(self) -> None:
-        for index, node in enumerate(self.nodes):
+    def _shells(self, indices: Iterable[int]) -> None:
+        nodes, built = self.nodes, self.built
+        for index in indices:
+            node = nodes[index]
             if not isinstance(node, list) or not node or not isinstance(node[0], str):
                 raise SnapshotFileError(f"the file is garbled: node {index} is not a tagged list")
             maker = _SHELLS.get(node[0])
             if maker is not None:
-                self.built[index] = maker(self, node)
+                built[index] = maker(self, node)
 
     # Pass 2: fill them (immutable nodes are built when first referred to).
-    def _fill_all(self) -> None:
-        for index, node in enumerate(self.nodes):
+    def _fill(self, indices: Iterable[int]) -> None:
+        nodes, built = self.nodes, self.built
+        for index in indices:
+            node = nodes[index]
             filler = _FILLERS.get(node[0])
             if filler is not None:
-                filler(self, self.built[index], node)
+                self._filling = index
+                filler(self, built[index], node)
 
     def value(self, encoded: Any) -> Any:
         if type(encoded) is not list:
@@ -502,6 +679,9 @@ class Decoder:
             raise SnapshotFileError(f"the file is garbled: node {index} refers to itself through immutable values")
         if built is not _UNBUILT:
             return built
+        if self._later is not None and self._depth == 0 and self._filling is not None and index in self._later:
+            self._dirty.append(self._filling)  # filled in by run_rest
+            return _Pending(self, index)
         node = self.nodes[index]
         builder = _BUILDERS.get(node[0])
         if builder is None and node[0] in _SHELLS:  # outside the two passes (the config): at once
@@ -542,6 +722,36 @@ class Decoder:
 
 _UNBUILT = object()
 _BUILDING = object()
+
+
+class _Pending:
+    """Stands for a node a phased load decodes in its second phase, where the first phase
+    refers to it (a timer's callback, the store's change listener). Phase two replaces every
+    one of them; one used before that (read by a request meanwhile) completes the load first
+    (``Decoder.complete``) and acts as the node itself."""
+
+    __slots__ = ("_decoder", "_index")
+
+    def __init__(self, decoder: Decoder, index: int) -> None:
+        self._decoder = decoder
+        self._index = index
+
+    def resolved(self) -> Any:
+        """The node (during phase two: decoded on demand)."""
+        return self._decoder.node(self._index)
+
+    def _target(self) -> Any:
+        self._decoder.complete()
+        built = self._decoder.built[self._index]
+        if built is _UNBUILT or built is _BUILDING:
+            raise RuntimeError("a phased load's second phase did not decode what the first refers to")
+        return built
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._target(), name)
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self._target()(*args, **kwargs)
 
 
 def _build_mutable(decoder: Decoder, node: list[Any]) -> Any:
@@ -718,6 +928,7 @@ def _build_int64s(decoder: Decoder, node: list[Any]) -> Any:
 
 
 def _build_stores(decoder: Decoder, node: list[Any]) -> Any:
+    from fakekube.kubelet.fs import Stores  # a kubelet's containers' files: the engine's side
     stores = Stores()
     for store_id, store in decoder.pairs(node[1]):
         if type(store_id) is not str or type(store) is not dict:
@@ -904,24 +1115,51 @@ def _no_symbols(symbol: Any) -> Any:
 
 def read_state(document: dict[str, Any], cluster: "Cluster") -> dict[str, Any]:
     """The state parts the document holds, for ``cluster`` (built from its config) to run on."""
-    from fakekube.api.wire import gojson
+    decoder, registry = _cluster_decoder(document, cluster)
+    return _checked_state(decoder.run("root"), registry)
+
+
+def read_state_phased(document: dict[str, Any], cluster: "Cluster") -> tuple[dict[str, Any], Decoder,
+                                                                             Callable[[], dict[str, Any]]]:
+    """A phased load (docs/snapshots.md "Phased boot"): the :data:`SERVING_PARTS` decoded now,
+    the decoder (set its ``complete``), and what decodes the rest and returns the whole state —
+    the same objects :func:`read_state` would make, the serving parts those returned now."""
+    decoder, registry = _cluster_decoder(document, cluster)
+    serving = decoder.run_serving()
+    if list(serving) != list(SERVING_PARTS):
+        raise SnapshotFileError(f"the file is garbled: its state parts do not begin with {list(SERVING_PARTS)}")
+    return serving, decoder, lambda: _checked_state(decoder.run_rest(), registry)
+
+
+def _checked_state(state: Any, registry: dict[str, Any]) -> dict[str, Any]:
     from fakekube.cluster.snapshot import STATE_PARTS
+    if registry.get("state") is None:  # the state names no registry (garbled): nothing to check against
+        raise SnapshotFileError("the file is garbled: its state has no registry")
+    if not isinstance(state, dict) or list(state) != list(STATE_PARTS):
+        raise SnapshotFileError(f"the file is garbled: its state parts are not {list(STATE_PARTS)}")
+    return state
+
+
+def _cluster_decoder(document: dict[str, Any], cluster: "Cluster") -> tuple[Decoder, dict[str, Any]]:
+    """A decoder of ``document`` whose symbols resolve against ``cluster``, and where the
+    registry state it names will be (``"state"``)."""
+    from fakekube.api.wire import gojson
     initial = _registry_state(cluster.registry)
-    registry_state: Any = None
+    registry: dict[str, Any] = {"state": None}
     observers = cluster.time_observers()
     fixed: dict[str, Any] = {"cluster": cluster, "service_network": cluster.service_network,
                              "log_streams": cluster.log_streams,
                              "gojson": gojson.for_version(cluster.config.kubernetes_version)}
 
     def symbol(name: Any) -> Any:
-        nonlocal registry_state
         if not isinstance(name, str):
             raise SnapshotFileError(f"the file is garbled: symbol {name!r}")
         if name in fixed:
             return fixed[name]
         kind, _, argument = name.partition(":")
-        if kind in ("registry", "ctype") and registry_state is None:
-            registry_state = _custom_state(decoder, initial)
+        if kind in ("registry", "ctype") and registry["state"] is None:
+            registry["state"] = _custom_state(decoder, initial)
+        registry_state = registry["state"]
         if kind == "registry" and argument.isdigit():
             object.__setattr__(registry_state, "serial", int(argument))  # the saved one's generation
             return registry_state
@@ -938,12 +1176,7 @@ def read_state(document: dict[str, Any], cluster: "Cluster") -> dict[str, Any]:
         raise SnapshotFileError(f"the file refers to {name!r}, which this fakekube does not have")
 
     decoder = Decoder(document, symbol, guard=bool(cluster.config.immutability_guard))
-    state = decoder.run("root")
-    if registry_state is None:  # the state names no registry (garbled): nothing to check against
-        raise SnapshotFileError("the file is garbled: its state has no registry")
-    if not isinstance(state, dict) or list(state) != list(STATE_PARTS):
-        raise SnapshotFileError(f"the file is garbled: its state parts are not {list(STATE_PARTS)}")
-    return state
+    return decoder, registry
 
 
 def _custom_state(decoder: Decoder, initial: Any) -> Any:

@@ -42,6 +42,8 @@ if TYPE_CHECKING:
 
 #: The Cluster attributes that hold state, copied into a snapshot and back (in this order).
 STATE_PARTS = ("registry", "clock", "rng", "store", "api", "engine", "controllers", "scheduler", "kubelets")
+#: The first of them: the apiserver's side, which answers reads (a phased load decodes it first).
+SERVING_PARTS = STATE_PARTS[:5]
 
 
 class Snapshot:

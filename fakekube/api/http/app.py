@@ -174,8 +174,10 @@ class RestApp:
         metrics = self.server_metrics
         inflight = metrics.begin(request.method)
         started = time.perf_counter()
-        write = writes.begin_write() if writes is not None else None
+        write: object = None
         try:
+            if writes is not None:  # inside: a cluster that cannot track writes answers a 500
+                write = writes.begin_write()
             with errors.emulating(self.api.release):
                 response = self.dispatch(request)
         except ApiError as exc:
@@ -184,7 +186,7 @@ class RestApp:
             self.internal_errors.append(exc)
             response = status_response(errors.internal_error(f"{type(exc).__name__}: {exc}"))
         finally:
-            if writes is not None:
+            if writes is not None and write is not None:
                 self._end_write(writes, write)
             metrics.end(inflight)
         info = environ.get(METRICS_KEY)
