@@ -188,11 +188,16 @@ class NodeLifecycleController:
         the store's change log and its deferred renewals (never built for this:
         store/deferred.py), a cohort at a time."""
         group, plural = LEASES
-        renewed = {c.name: (None if c.type == DELETED else _renew_time(c.obj)) for c in changes
-                   if c.resource == plural and c.namespace == LEASE_NAMESPACE and c.group == group}
-        for name, renew in renewed.items():
+        renewed = {c.name: (None if c.type == DELETED else (c.obj.get("spec") or {}).get("renewTime"))
+                   for c in changes if c.resource == plural and c.namespace == LEASE_NAMESPACE and c.group == group}
+        cohorts: dict[str, list[str]] = {}  # renewTime → Leases last written with it (built renewals: a cohort each)
+        for name, value in renewed.items():
+            if value is not None:
+                cohorts.setdefault(value, []).append(name)
+        for value, names in cohorts.items():  # (oldest first: renewTimes grow with resourceVersions)
+            renew = parse_time(value)
             if renew is not None:
-                self._sightings.see([name], renew, now, self._min_grace_s, self._held_renew)
+                self._sightings.see(names, renew, now, self._min_grace_s, self._held_renew)
         for block in deferred:  # all newer than the changes held
             if block.resource == (group, plural) and block.path == ("spec", "renewTime"):
                 names = [name for namespace, name in block.keys if namespace == LEASE_NAMESPACE]
@@ -209,25 +214,24 @@ class NodeLifecycleController:
         entry holds only for nodes whose newest sighting (or quiet check) is the entry's."""
         sightings = self._sightings
         due: dict[str, None] = {}
-        later: dict[str, tuple[datetime, datetime | None]] = {}
-        for deadline, _, names, seen_at in sightings.expired(now):
+        later: dict[str, datetime] = {}
+        for deadline, names, seen_at in sightings.expired(now):
             for name in names:
                 quiet = self._quiet.get(name)
-                sighting = sightings.seen.get(name)
-                if quiet is None or (sighting[1] if sighting is not None else None) != seen_at:
+                if quiet is None:
                     continue
                 if seen_at is None:
                     until = quiet.until
-                    if until != deadline:
+                    if until != deadline or name in sightings.seen:
                         continue
                 else:
                     until = seen_at + timedelta(seconds=quiet.grace_period_s)
                 if until is not None and now > until:
                     due[name] = None
                 elif until is not None:
-                    later[name] = (until, seen_at)
-        for name, (until, seen_at) in later.items():  # a longer (startup) grace period than the entry's
-            sightings.push(until, (name,), seen_at)
+                    later[name] = until
+        for name, until in later.items():  # a longer (startup) grace period than the entry's
+            sightings.push(until, (name,), sightings.seen.get(name))
         return due
 
     def _apply_sighting(self, name: str) -> None:

@@ -16,11 +16,14 @@ Plain data (names, times, tuples): it goes into snapshots as it is.
 from __future__ import annotations
 
 import heapq
+import itertools
+import operator
 from datetime import datetime, timedelta
 from typing import Callable, Iterable
 
-#: A heap entry: (deadline, sequence, node names, seen at — None for a full check's deadline).
-Entry = tuple[datetime, int, tuple[str, ...], datetime | None]
+#: A heap entry: (deadline, sequence, node names, the sighting — (renewTime, seen at) — it is
+#: for: None for a full check's deadline).
+Entry = tuple[datetime, int, tuple[str, ...], tuple[datetime, datetime] | None]
 
 
 class Sightings:
@@ -42,8 +45,8 @@ class Sightings:
         #: The newest renewTime any sighting or check has held (None: none yet).
         self.newest_renew: datetime | None = None
 
-    def push(self, deadline: datetime, names: tuple[str, ...], seen_at: datetime | None) -> None:
-        heapq.heappush(self.heap, (deadline, self.sequence, names, seen_at))
+    def push(self, deadline: datetime, names: tuple[str, ...], sighting: tuple[datetime, datetime] | None) -> None:
+        heapq.heappush(self.heap, (deadline, self.sequence, names, sighting))
         self.sequence += 1
 
     def note_renew(self, renew: datetime | None) -> None:
@@ -55,16 +58,16 @@ class Sightings:
             held: Callable[[str], datetime | None]) -> None:
         """``names`` renewed their Leases at ``renew``, seen by the pass at ``now``; ``held``
         gives the renewTime a node's health already holds (for the slow path only)."""
+        sighting = (renew, now)
         if self.newest_renew is None or renew > self.newest_renew:
-            self.seen.update(dict.fromkeys(names, (renew, now)))  # newer than anything held: at C speed
+            self.seen.update(dict.fromkeys(names, sighting))  # newer than anything held: at C speed
             self.newest_renew = renew
         else:
-            sighting = (renew, now)
             for name in names:
                 before = self.seen[name][0] if name in self.seen else held(name)
                 if before is None or before < renew:
                     self.seen[name] = sighting
-        self.push(now + timedelta(seconds=grace_s), tuple(names), now)
+        self.push(now + timedelta(seconds=grace_s), tuple(names), sighting)
 
     def take(self, name: str) -> tuple[datetime, datetime] | None:
         return self.seen.pop(name, None)
@@ -73,14 +76,25 @@ class Sightings:
         for name in names:
             self.seen.pop(name, None)
 
-    def expired(self, now: datetime) -> list[Entry]:
-        """The heap entries whose deadline is before ``now`` (the caller decides which still hold)."""
-        heap, out = self.heap, []
+    def expired(self, now: datetime) -> list[tuple[datetime, list[str], datetime | None]]:
+        """The heap entries whose deadline is before ``now``: (deadline, the nodes whose newest
+        sighting is still the entry's — all of a full check's entry —, seen at). Nodes renewed
+        since are left out at C speed (a cohort's entry comes up every renewal period, and a
+        healthy cohort has renewed since)."""
+        heap, seen = self.heap, self.seen
+        out: list[tuple[datetime, list[str], datetime | None]] = []
         while heap and heap[0][0] < now:
-            out.append(heapq.heappop(heap))
+            deadline, _, names, sighting = heapq.heappop(heap)
+            if sighting is None:
+                out.append((deadline, list(names), None))
+                continue
+            held = list(itertools.compress(names, map(operator.eq, map(seen.get, names), itertools.repeat(sighting))))
+            if held:
+                out.append((deadline, held, sighting[1]))
         return out
 
     def clear(self) -> None:
         """Every node is checked afresh (the caller applied the sightings first)."""
         self.seen.clear()
         self.heap.clear()
+
