@@ -46,8 +46,7 @@ from fakekube.engine import Context
 from fakekube.objects.indexes import POD_NODE_NAME, pod_node_name
 from fakekube.objects.kinds import LEASES, NODES, PODS
 from fakekube.objects.taints import noexecute_taints, taint_exists
-from fakekube.store import DELETED, Change
-from fakekube.store.deferred import Deferred
+from fakekube.store import DELETED, Change, Deferred
 
 Obj = dict[str, Any]
 LEASE_NAMESPACE = "kube-node-lease"
