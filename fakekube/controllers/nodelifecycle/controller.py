@@ -1,7 +1,9 @@
 """The node lifecycle controller on the engine: upstream's monitor loop, on virtual time.
 
-Every ``monitor_period_s`` (5 s, from the controller's start) one pass looks at every
-node, in name order:
+Every ``monitor_period_s`` (5 s, from the controller's start) one pass looks at the
+nodes, in name order — as upstream's looks at every node, but a node whose object is
+unchanged since a check that changed nothing is only visited when its grace period runs
+out (sightings.py: the deadline heap; ``quick_passes`` off checks every node every pass):
 
 1. health — a node whose Lease and Ready heartbeat are older than the grace period
    (50 s since 1.32; 40 s before) gets all its conditions set Unknown
