@@ -81,6 +81,7 @@ CLASSES: frozenset[str] = frozenset({
     "fakekube.controllers.nodelifecycle.ratelimiter:RateLimitedTimedQueue",
     "fakekube.controllers.nodelifecycle.ratelimiter:TimedValue",
     "fakekube.controllers.nodelifecycle.ratelimiter:TokenBucket",
+    "fakekube.controllers.nodelifecycle.sightings:Sightings",
     "fakekube.controllers.nodelifecycle.zones:ZoneState",
     "fakekube.controllers.podautoscaler.behavior:History",
     "fakekube.controllers.podautoscaler.controller:HorizontalController",

@@ -14,7 +14,9 @@ period at most, since every batch is dropped when it fires.
 
 from __future__ import annotations
 
+import collections
 import itertools
+import operator
 from datetime import datetime
 from typing import Protocol
 
@@ -53,7 +55,7 @@ class Cohorts:
         """:meth:`schedule` for each of ``members`` in order, at C speed where it can (a
         5,000-node cohort is rescheduled every 10 s)."""
         due = self._next
-        fresh = [member for member in members if due.get(member) != at]
+        fresh = list(itertools.compress(members, map(operator.ne, map(due.get, members), itertools.repeat(at))))
         if not fresh:
             return
         due.update(zip(fresh, itertools.repeat(at)))
@@ -72,11 +74,11 @@ class Cohorts:
     def take(self, key: str) -> tuple[datetime, list[str]]:
         """The instant of ``key`` and its live members, in the order they were scheduled."""
         at = self._keys.pop(key)
-        live = [m for m in self._batches.pop(at, []) if self._next.get(m) == at]
-        for member in live:
-            # Served: due again only when scheduled again. (pop, not del: a member may be
-            # forgotten from another thread meanwhile — its node deleted over HTTP.)
-            self._next.pop(member, None)
+        batch = self._batches.pop(at, [])
+        live = list(itertools.compress(batch, map(operator.eq, map(self._next.get, batch), itertools.repeat(at))))
+        # Served: due again only when scheduled again. (pop, not del: a member may be
+        # forgotten from another thread meanwhile — its node deleted over HTTP.)
+        collections.deque(map(self._next.pop, live, itertools.repeat(None)), maxlen=0)
         return at, live
 
     def forget(self, member: str) -> None:

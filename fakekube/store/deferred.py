@@ -29,6 +29,17 @@ if TYPE_CHECKING:
 
 Obj = dict[str, Any]
 
+#: Deferred writes are built at once when more than this many times the log's entry limit
+#: wait (docs/reliability.md). A build costs what the log still holds and each key's newest
+#: version, however many wait, so a rarer build is cheaper: at 5,000 idle nodes, 16 × the
+#: default 10,000 is over five minutes of renewals, longer than between two status reports
+#: (a write, which builds them anyway). A cohort's blocks share one keys tuple, so what they
+#: hold is a few bytes a block.
+BUILD_AT_LIMITS = 16
+
+#: How many of the newest blocks :func:`shared_keys` looks through for the same keys.
+SHARE_KEYS_WITHIN = 8
+
 
 class Deferred(NamedTuple):
     """``keys[i]`` of ``resource`` had ``obj[path[0]][path[1]] = value`` written at
@@ -43,6 +54,15 @@ class Deferred(NamedTuple):
     @property
     def last_rv(self) -> int:
         return self.first_rv + len(self.keys) - 1
+
+
+def shared_keys(blocks: list[Deferred], keys: tuple[ObjectKey, ...]) -> tuple[ObjectKey, ...]:
+    """``keys``, or an equal tuple a recent block already holds (a cohort renews the same
+    Leases every period: one tuple for all its blocks)."""
+    for block in reversed(blocks[-SHARE_KEYS_WITHIN:]):
+        if len(block.keys) == len(keys) and block.keys == keys:
+            return block.keys
+    return keys
 
 
 def version(store: Store, block: Deferred, base: Obj, rv: int, key: ObjectKey) -> Obj:
@@ -89,9 +109,12 @@ def _entry_sizes(store: Store, blocks: list[Deferred]) -> list[int] | None:
     was never measured (the slow path measures it as the eager write did)."""
     known = store.history.object_sizes
     group_sizes: list[int] = []
+    measured: dict[int, list[int | None]] = {}  # by the keys tuple: a cohort's blocks share one
     for block in blocks:
-        group, plural = block.resource
-        found = [known.get((group, plural, ns, name)) for ns, name in block.keys]
+        found = measured.get(id(block.keys))
+        if found is None:
+            group, plural = block.resource
+            found = measured[id(block.keys)] = [known.get((group, plural, ns, name)) for ns, name in block.keys]
         if None in found:
             return None
         group_sizes.extend(found)  # type: ignore[arg-type]

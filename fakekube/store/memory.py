@@ -85,8 +85,8 @@ class Store:
         #: Writes that took their resourceVersions but not yet their objects (store/deferred.py),
         #: oldest first, all of one resource; built before anything could observe them.
         self._deferred: builtins.list[Deferred] = []
-        #: How many writes ``_deferred`` holds: at twice the log's limit they are built (a
-        #: bound on their memory when nothing reads or writes for a long time).
+        #: How many writes ``_deferred`` holds: at ``deferred.BUILD_AT_LIMITS`` times the log's
+        #: limit they are built (a bound on their memory when nothing reads or writes for long).
         self._deferred_count = 0
         #: Whether :meth:`defer_set` may defer (False: every write is eager; a test compares both).
         self.defer_writes = True
@@ -429,13 +429,14 @@ class Store:
                 return False
             if self._deferred and self._deferred[0].resource != resource:
                 self._build_deferred(None)
-            self._deferred.append(Deferred(resource, tuple(keys), self._rv + 1, path, value))
+            self._deferred.append(Deferred(resource, deferred.shared_keys(self._deferred, tuple(keys)), self._rv + 1,
+                                           path, value))
             self._rv += len(keys)
             self._deferred_count += len(keys)
             self.history.before_read = self.build_deferred
             self._report_deferred(resource, len(keys))
-            if self._deferred_count > 2 * self.history.limit:  # older ones would be trimmed from the log
-                self._build_deferred(None)  # anyway: building them now costs what the log holds
+            if self._deferred_count > deferred.BUILD_AT_LIMITS * self.history.limit:
+                self._build_deferred(None)  # (a build costs what the log holds, however many wait)
             if self._waiting:
                 self._changed.notify_all()
             return True

@@ -2,8 +2,9 @@
 
 An idle cluster's Lease renewals are deferred by the store (store/deferred.py): they take
 their resourceVersions at once and their objects only when something could observe them.
-Here one seeded scenario runs twice — renewals deferred, and every renewal written at
-once — and every observation is compared: gets and lists of Leases and Nodes, an exact-
+Here one seeded scenario runs twice — renewals deferred (and the node lifecycle monitor's
+quick passes), and every renewal written at once (every node checked on every pass) — and
+every observation is compared: gets and lists of Leases and Nodes, an exact-
 version list and pages of a list at an old resourceVersion, watches opened at several
 points and resumed later from those (old) versions with their 410 boundaries, the log's
 horizon, node faults, a kubelet restart, a node deleted, a snapshot restored in the
@@ -21,8 +22,11 @@ from typing import Any
 import pytest
 
 from fakekube import Cluster
+from fakekube.controllers.nodelifecycle.controller import NodeLifecycleController
+from fakekube.kubelet.heartbeat import NodeHeartbeats
 from fakekube.objects.kinds import LEASES, NODES
 from fakekube.store import TooOldResourceVersion
+from tests.integration.nodefaults import FAULTS, inject
 from tests.integration.watchclient import WatchStream
 
 NODE_COUNT = 14
@@ -92,17 +96,7 @@ def scenario(lazy: bool, seed: int, history_limit: int, history_max_bytes: int) 
             note("horizon", [cluster.store.history.horizon_rv(), cluster.store.history.covers(marks[-1] if marks else 0)])
         marks.append(cluster.store.resource_version)  # a watch opened here, resumed later
         node = f"node-{rng.randint(1, NODE_COUNT - 1)}"  # node-14 is deleted at step 30
-        fault = rng.choice(["none", "none", "fail", "recover", "partition", "heal", "restart"])
-        if fault == "fail":
-            cluster.fail_node(node)
-        elif fault == "recover":
-            cluster.recover_node(node)
-        elif fault == "partition":
-            cluster.partition_node(node)
-        elif fault == "heal":
-            cluster.heal_node(node)
-        elif fault == "restart":
-            cluster.restart_kubelet(node)
+        inject(cluster, rng.choice(["none", "none", *FAULTS]), node)
         if step == 20:
             cluster.restore(cluster.snapshot())
         if step == 30:
@@ -122,8 +116,11 @@ def scenario(lazy: bool, seed: int, history_limit: int, history_max_bytes: int) 
     (4, 30, 128 * 1024 * 1024),  # a log shorter than the renewals waiting: most are never built
     (3, 10_000, 60_000),  # a byte budget that trims while renewals wait (built one by one)
 ])
-def test_deferred_renewals_are_observed_as_eager_writes(seed: int, history_limit: int, history_max_bytes: int) -> None:
+def test_deferred_renewals_are_observed_as_eager_writes(seed: int, history_limit: int, history_max_bytes: int,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
     lazy, waited = scenario(True, seed, history_limit, history_max_bytes)
+    monkeypatch.setattr(NodeLifecycleController, "quick_passes", False)  # every node checked every pass
+    monkeypatch.setattr(NodeHeartbeats, "quick_checks", False)  # every kubelet's status checked one by one
     eager, eager_waited = scenario(False, seed, history_limit, history_max_bytes)
     assert eager_waited == 0
     assert waited > 10  # renewals really were deferred at most observation points
@@ -188,9 +185,11 @@ def served_scenario(lazy: bool) -> tuple[list[Any], int]:
     return seen, waited
 
 
-def test_served_leases_and_watches_are_the_eager_ones() -> None:
+def test_served_leases_and_watches_are_the_eager_ones(monkeypatch: pytest.MonkeyPatch) -> None:
     """The same through the HTTP API: list pages, gets and watches from old versions."""
     lazy, waited = served_scenario(True)
+    monkeypatch.setattr(NodeLifecycleController, "quick_passes", False)
+    monkeypatch.setattr(NodeHeartbeats, "quick_checks", False)
     eager, _ = served_scenario(False)
     assert waited >= 4  # renewals were waiting unbuilt when the requests came
     assert lazy == eager

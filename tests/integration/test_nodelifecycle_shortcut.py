@@ -1,10 +1,11 @@
 """The monitor pass skips nodes whose check would change nothing; that must be invisible.
 
-The node lifecycle controller reuses a node's last check while the node object and its
-Lease are unchanged and its grace period has not run out (a 5,000-node cluster would
-otherwise check every node every 5 s). Here a seeded storm of faults runs twice — with the
-shortcut and with every node fully checked on every pass — and every object and every
-change must come out identical.
+The node lifecycle controller reuses a node's last check while the node object is
+unchanged and its grace period has not run out, and a pass visits only the nodes that
+changed or whose deadline came (a 5,000-node cluster would otherwise check every node every
+5 s). Here a seeded storm of faults runs twice — with the shortcut and with every node fully
+checked on every pass (``quick_passes`` off) — and every object and every change must come
+out identical.
 """
 
 from __future__ import annotations
@@ -16,7 +17,9 @@ import pytest
 
 from fakekube import Cluster
 from fakekube.api.verbs.apiserver import WriteOptions
-from fakekube.controllers.nodelifecycle.controller import LEASE_NAMESPACE, NodeLifecycleController
+from fakekube.controllers.nodelifecycle.controller import NodeLifecycleController
+from fakekube.kubelet.heartbeat import NodeHeartbeats
+from tests.integration.nodefaults import inject
 
 NODES = 12
 
@@ -48,17 +51,9 @@ def storm(seed: int, history_limit: int = 10_000) -> str:
         node = f"node-{rng.randint(1, NODES)}"
         action = rng.choice(["fail", "recover", "partition", "heal", "restart", "pressure", "clear",
                              "cordon", "uncordon", "zone"])
-        if action == "fail":
-            cluster.fail_node(node)
-        elif action == "recover":
-            cluster.recover_node(node)
-        elif action == "partition":
-            cluster.partition_node(node)
-        elif action == "heal":
-            cluster.heal_node(node)
-        elif action == "restart":
-            cluster.restart_kubelet(node)
-        elif action == "pressure":
+        if inject(cluster, action, node):
+            continue
+        if action == "pressure":
             cluster.set_node_condition(node, rng.choice(["MemoryPressure", "DiskPressure", "Ready"]),
                                        rng.choice(["True", "False"]))
         elif action == "clear":
@@ -80,9 +75,8 @@ def storm(seed: int, history_limit: int = 10_000) -> str:
 @pytest.mark.parametrize("seed", [1, 2, 3])
 def test_skipping_quiet_nodes_changes_nothing(seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
     with_shortcut = storm(seed)
-    monkeypatch.setattr(NodeLifecycleController, "_pass_node",
-                        lambda self, node, renewed, leases, ctx: self._check_node(
-                            node, leases.get((LEASE_NAMESPACE, node["metadata"]["name"])), ctx))
+    monkeypatch.setattr(NodeLifecycleController, "quick_passes", False)
+    monkeypatch.setattr(NodeHeartbeats, "quick_checks", False)  # and every kubelet's 10 s check node by node
     assert storm(seed) == with_shortcut
     assert '"node.kubernetes.io/unreachable"' in with_shortcut  # the storm did take nodes down
 
@@ -93,3 +87,21 @@ def test_a_pass_whose_history_is_gone_reads_every_lease_and_decides_the_same() -
     full = json.loads(storm(4))
     del full["changes"]
     assert json.loads(storm(4, history_limit=5)) == full
+
+
+def test_an_idle_pass_checks_no_node_until_one_changes(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The monitor's pass over idle nodes visits none of them (their renewals are noted a
+    cohort at a time, their deadlines wait on a heap); the 5-minute status report changes
+    each node once, and each is checked once for it."""
+    cluster = Cluster(nodes=40, seed=1)
+    cluster.advance(60)
+    visited: list[str] = []
+    for method in ("_check_node", "_pass_node"):
+        original = getattr(NodeLifecycleController, method)
+        monkeypatch.setattr(NodeLifecycleController, method, lambda self, node, *rest, _run=original: (
+            visited.append(node["metadata"]["name"]), _run(self, node, *rest))[1])
+    cluster.advance(200)  # 40 passes; the first reports are due 300 s after registration
+    assert visited == []
+    cluster.advance(60)
+    assert sorted(visited) == sorted(f"node-{index}" for index in range(1, 41))
+    assert cluster.get("v1", "Node", "node-7", "")["status"]["conditions"][-1]["status"] == "True"

@@ -15,6 +15,7 @@ from fakekube.controllers.garbagecollector.controller import GarbageCollectorCon
 from fakekube.engine import Context
 from fakekube.objects.kinds import LEASES
 from fakekube.store import MODIFIED, Change
+from fakekube.store.deferred import BUILD_AT_LIMITS
 
 LEASE_NS = "kube-node-lease"
 
@@ -66,12 +67,14 @@ def test_a_controller_watching_leases_without_the_declaration_keeps_renewals_eag
     assert watcher.seen.count("node-1") == 3  # a renewal every 10 s, each one seen
 
 
-def test_deferred_renewals_are_bounded_by_twice_the_change_log() -> None:
-    """Renewals nobody reads for a long time are built once they pass twice the log's limit
-    (older ones would be trimmed from it anyway), so their memory has a bound."""
-    cluster = Cluster(nodes=3, history_limit=10)
+def test_deferred_renewals_are_bounded_by_a_multiple_of_the_change_log() -> None:
+    """Renewals nobody reads for a long time are built once they pass BUILD_AT_LIMITS times
+    the log's limit (a build costs what the log holds, so rarer builds are cheaper), so their
+    memory has a bound; a cohort's waiting blocks share one keys tuple."""
+    cluster = Cluster(nodes=20, history_limit=10)
     most = 0
     for _ in range(20):
         cluster.advance(10)
         most = max(most, cluster.store._deferred_count)
-    assert 0 < most <= 20
+        assert len({id(block.keys) for block in cluster.store._deferred}) <= 1
+    assert BUILD_AT_LIMITS * 10 - 20 < most <= BUILD_AT_LIMITS * 10

@@ -1,7 +1,9 @@
 """The node lifecycle controller on the engine: upstream's monitor loop, on virtual time.
 
-Every ``monitor_period_s`` (5 s, from the controller's start) one pass looks at every
-node, in name order:
+Every ``monitor_period_s`` (5 s, from the controller's start) one pass looks at the
+nodes, in name order — as upstream's looks at every node, but a node whose object is
+unchanged since a check that changed nothing is only visited when its grace period runs
+out (sightings.py: the deadline heap; ``quick_passes`` off checks every node every pass):
 
 1. health — a node whose Lease and Ready heartbeat are older than the grace period
    (50 s since 1.32; 40 s before) gets all its conditions set Unknown
@@ -24,9 +26,8 @@ bookkeeping.
 
 from __future__ import annotations
 
-from collections import defaultdict
 from datetime import datetime, timedelta
-from typing import Any, Iterable
+from typing import Any, Iterable, cast
 
 from fakekube.api.machinery.jsonutil import deep_copy
 from fakekube.clock import parse_time
@@ -36,6 +37,7 @@ from fakekube.controllers.nodelifecycle.health import (
     HealthCheck, NodeHealth, check_node_health, condition_status, pod_conditions_not_ready,
 )
 from fakekube.controllers.nodelifecycle.ratelimiter import RateLimitedTimedQueue, TimedValue
+from fakekube.controllers.nodelifecycle.sightings import Sightings
 from fakekube.controllers.nodelifecycle.taints import (
     NoExecuteAction, noexecute_decision, noexecute_swap_for, noschedule_diff, swap_taints,
 )
@@ -46,7 +48,7 @@ from fakekube.engine import Context
 from fakekube.objects.indexes import POD_NODE_NAME, pod_node_name
 from fakekube.objects.kinds import LEASES, NODES, PODS
 from fakekube.objects.taints import noexecute_taints, taint_exists
-from fakekube.store import DELETED, Change
+from fakekube.store import DELETED, Change, Deferred
 
 Obj = dict[str, Any]
 LEASE_NAMESPACE = "kube-node-lease"
@@ -83,6 +85,9 @@ class NodeLifecycleController:
     name = "node-lifecycle-controller"
     resources = (NODES,)
     indexes = ((PODS, POD_NODE_NAME, pod_node_name),)
+    #: False: every pass fully checks every node, each Lease read — the eager form tests
+    #: compare the quick passes with (tests/integration/test_nodelifecycle_shortcut.py).
+    quick_passes = True
 
     def __init__(self, config: NodeLifecycleConfig = NodeLifecycleConfig()) -> None:
         self.config = config
@@ -96,6 +101,15 @@ class NodeLifecycleController:
         #: The resourceVersion the last pass read at: the next one asks which Leases changed since.
         self._pass_rv: int | None = None
         self._queues: dict[str, RateLimitedTimedQueue] = {}
+        #: Known nodes without a quiet check (every pass checks them), in no particular order.
+        self._restless: dict[str, None] = {}
+        #: Renewals seen and not yet applied, and the deadline heap.
+        self._sightings = Sightings()
+        #: Per node, what its last check counted for its zone: (zone, Ready is True); None
+        #: for a node excluded from disruption checks. And per zone: [Ready nodes, nodes].
+        self._standing: dict[str, tuple[str, bool] | None] = {}
+        self._zone_counts: dict[str, list[int]] = {}
+        self._min_grace_s = min(config.grace_s, config.startup_grace_period_s)
 
     def keys_for(self, change: Change) -> Iterable[str]:
         """A node whose NoSchedule taints no longer match its conditions (upstream's node
@@ -117,90 +131,177 @@ class NodeLifecycleController:
 
     # -- the monitor pass ----------------------------------------------------------
     def _monitor(self, ctx: Context) -> None:
-        """One pass over every node in name order; unchanged quiet nodes cost a lookup."""
-        statuses: dict[str, list[str | None]] = defaultdict(list)
+        """One pass: nodes new, gone, changed or without a quiet check, and those whose
+        grace period the deadline heap says has run out, in name order; the others'
+        renewals are only noted (sightings.py)."""
         with ctx.atomically():
-            nodes = ctx.list(NODES)
-            renewed = self._leases_written(ctx)
+            since, self._pass_rv = self._pass_rv, ctx.resource_version
+            written = ctx.renewals_since(since) if since is not None and self.quick_passes else None
+            if written is None:
+                nodes = ctx.list(NODES)
+            else:
+                touched = sorted(self._restless.keys() | {c.name for c in written[0] if c.resource == "nodes"
+                                                          and c.group == ""})
+                current = dict(zip(touched, ctx.get_many(NODES, touched)))
+        if written is None:
+            self._full_pass(nodes, ctx)
+        else:
+            self._quick_pass(written, current, ctx)
+        self._handle_disruption(self._zone_statuses(), ctx)
+
+    def _full_pass(self, nodes: list[Obj], ctx: Context) -> None:
+        """Every node, each Lease read (the first pass, a history that no longer reaches the
+        previous pass, or ``quick_passes`` off: every node fully checked, the eager form)."""
+        for name in list(self._sightings.seen):
+            self._apply_sighting(name)
         leases = _Leases(ctx)
         for node in self._register_and_remove(nodes, ctx):
-            zone, ready = self._pass_node(node, renewed, leases, ctx)
-            if ready is not _SKIP:
-                statuses[zone].append(ready)
-        self._handle_disruption(dict(statuses), ctx)
+            if self.quick_passes:
+                self._pass_node(node, leases, ctx)
+            else:
+                self._check_node(node, leases.get((LEASE_NAMESPACE, node["metadata"]["name"])), ctx)
 
-    def _leases_written(self, ctx: Context) -> dict[str, datetime | None] | None:
-        """Node → the renewTime of its Lease as last written since the previous pass (None for
-        a deleted one, as a check would find it), from the store's change log and its
-        deferred renewals (never built for this: store/deferred.py): a few thousand changes
-        a pass instead of a lookup per node. None on the first pass, or when the bounded
-        history no longer reaches back (every Lease is then read)."""
-        since, self._pass_rv = self._pass_rv, ctx.resource_version
-        written = ctx.renewals_since(since) if since is not None else None
-        if written is None:
-            return None
-        changes, deferred = written
+    def _quick_pass(self, written: tuple[list[Change], list[Deferred]], current: dict[str, Obj | None],
+                    ctx: Context) -> None:
+        """The pass from what was written since the last one: ``current`` holds the nodes
+        written since (or without a quiet check) as they are now."""
+        known = self._known
+        unquiet = [name for name, node in current.items() if node is not None and
+                   ((quiet := self._quiet.get(name)) is None or quiet.node is not node)]
+        for name in unquiet:  # the eager pass saw their earlier renewals, not this pass's
+            self._apply_sighting(name)
+        self._see_renewals(*written, ctx.now)
+        self._sightings.discard(unquiet)
+        for name in [name for name, node in current.items() if node is not None and name not in known]:
+            current[name] = self._register(cast(Obj, current[name]), ctx)
+        gone = [name for name, node in current.items() if node is None and name in known]
+        for name in gone:
+            self._forget(name, ctx)
+        due = self._due(ctx.now)
+        leases = _Leases(ctx)
+        for name in sorted(due.keys() | set(unquiet)):
+            node = current.get(name) or self._quiet[name].node
+            self._apply_sighting(name)
+            self._check_node(node, leases.get((LEASE_NAMESPACE, name)), ctx)
+
+    def _see_renewals(self, changes: list[Change], deferred: list[Deferred], now: datetime) -> None:
+        """Note the renewTime each Lease was last written with since the previous pass, from
+        the store's change log and its deferred renewals (never built for this:
+        store/deferred.py), a cohort at a time."""
         group, plural = LEASES
-        renewed = {c.name: (None if c.type == DELETED else _renew_time(c.obj)) for c in changes
-                   if c.resource == plural and c.namespace == LEASE_NAMESPACE and c.group == group}
+        renewed = {c.name: (None if c.type == DELETED else (c.obj.get("spec") or {}).get("renewTime"))
+                   for c in changes if c.resource == plural and c.namespace == LEASE_NAMESPACE and c.group == group}
+        cohorts: dict[str, list[str]] = {}  # renewTime → Leases last written with it (built renewals: a cohort each)
+        for name, value in renewed.items():
+            if value is not None:
+                cohorts.setdefault(value, []).append(name)
+        for value, names in cohorts.items():  # (oldest first: renewTimes grow with resourceVersions)
+            renew = parse_time(value)
+            if renew is not None:
+                self._sightings.see(names, renew, now, self._min_grace_s, self._held_renew)
         for block in deferred:  # all newer than the changes held
-            if block.resource == (group, plural):
-                renew = parse_time(block.value) if block.path == ("spec", "renewTime") else _UNCHANGED
-                renewed.update((name, renew) for namespace, name in block.keys if namespace == LEASE_NAMESPACE)
-        return renewed
+            if block.resource == (group, plural) and block.path == ("spec", "renewTime"):
+                names = [name for namespace, name in block.keys if namespace == LEASE_NAMESPACE]
+                renew = parse_time(block.value)
+                if names and renew is not None:
+                    self._sightings.see(names, renew, now, self._min_grace_s, self._held_renew)
 
-    def _pass_node(self, node: Obj, renewed: dict[str, datetime | None] | None, leases: _Leases,
-                   ctx: Context) -> tuple[str, Any]:
+    def _held_renew(self, name: str) -> datetime | None:
+        health = self._health.get(name)
+        return health.lease_renew_time if health is not None else None
+
+    def _due(self, now: datetime) -> dict[str, None]:
+        """Quiet nodes whose grace period ran out before ``now``, from the deadline heap: an
+        entry holds only for nodes whose newest sighting (or quiet check) is the entry's."""
+        sightings = self._sightings
+        due: dict[str, None] = {}
+        later: dict[str, datetime] = {}
+        for deadline, names, seen_at in sightings.expired(now):
+            for name in names:
+                quiet = self._quiet.get(name)
+                if quiet is None:
+                    continue
+                if seen_at is None:
+                    until = quiet.until
+                    if until != deadline or name in sightings.seen:
+                        continue
+                else:
+                    until = seen_at + timedelta(seconds=quiet.grace_period_s)
+                if until is not None and now > until:
+                    due[name] = None
+                elif until is not None:
+                    later[name] = until
+        for name, until in later.items():  # a longer (startup) grace period than the entry's
+            sightings.push(until, (name,), sightings.seen.get(name))
+        return due
+
+    def _apply_sighting(self, name: str) -> None:
+        """What the eager pass did with a renewed Lease of an otherwise unchanged node: the
+        probe time moved to the pass that saw it (upstream stamps its own time, not the
+        kubelet's)."""
+        sighting = self._sightings.take(name)
+        health = self._health.get(name)
+        if sighting is None or health is None:
+            return
+        renew, seen_at = sighting
+        if health.lease_renew_time is not None and health.lease_renew_time >= renew:
+            return
+        self._health[name] = NodeHealth(seen_at, health.ready_transition_timestamp, health.saved_ready, renew)
+        quiet = self._quiet.get(name)
+        if quiet is not None:
+            quiet.until = seen_at + timedelta(seconds=quiet.grace_period_s)
+            self._sightings.push(quiet.until, (name,), None)  # (the sighting's own entry no longer holds)
+
+    def _pass_node(self, node: Obj, leases: _Leases, ctx: Context) -> None:
+        """A full pass's visit: a quiet, unchanged node's check is reused until its deadline."""
         name = node["metadata"]["name"]
         quiet = self._quiet.get(name)
         if quiet is None or quiet.node is not node:
-            return self._check_node(node, leases.get((LEASE_NAMESPACE, name)), ctx)
-        renew: datetime | None
-        if renewed is None:
-            lease = leases.get((LEASE_NAMESPACE, name))
-            renew = _renew_time(lease) if lease is not None else None
-        else:
-            renew = renewed.get(name)
-        if renew is not None and renew is not _UNCHANGED:
+            self._check_node(node, leases.get((LEASE_NAMESPACE, name)), ctx)
+            return
+        lease = leases.get((LEASE_NAMESPACE, name))
+        renew = _renew_time(lease) if lease is not None else None
+        if renew is not None:
             self._observe_lease(name, renew, quiet, ctx.now)
         if quiet.until is not None and ctx.now > quiet.until:
-            return self._check_node(node, leases.get((LEASE_NAMESPACE, name)), ctx)
-        return quiet.zone, quiet.ready
+            self._check_node(node, lease, ctx)
 
     def _observe_lease(self, name: str, renew: datetime, quiet: _Quiet, now: datetime) -> None:
-        """What a full check does with a renewed Lease of an otherwise unchanged node: the
-        probe time moves to now (upstream stamps its own time, not the kubelet's)."""
         health = self._health[name]
+        self._sightings.note_renew(renew)
         if (health.lease_renew_time is not None and health.lease_renew_time >= renew):
             return
-        # Every node every 10 s: built directly, the cheapest way to a new NodeHealth.
         self._health[name] = NodeHealth(now, health.ready_transition_timestamp, health.saved_ready, renew)
         quiet.until = now + timedelta(seconds=quiet.grace_period_s)
+        self._sightings.push(quiet.until, (name,), None)
 
     def _register_and_remove(self, nodes: list[Obj], ctx: Context) -> list[Obj]:
         """Upstream classifyNodes: a node seen the first time gets RegisteredNode and is marked
         reachable (its controller NoExecute taints go); one gone since the last pass gets
         RemovingNode and is forgotten. Returns the nodes as they are now."""
         known = self._known
-        fresh = [index for index, node in enumerate(nodes) if node["metadata"]["name"] not in known]
-        current = list(nodes) if fresh else nodes  # (a quiet pass: no node new, the list as read)
-        for index in fresh:
-            node = nodes[index]
-            meta = node["metadata"]
-            known[meta["name"]] = meta.get("uid") or ""
-            self._record_node_event(node, texts.registered_node(meta["name"]), ctx)
-            current[index] = self._mark_reachable(node, ctx)
-        if len(self._known) > len(nodes):
-            self._remove_gone(nodes, ctx)
+        current = [node if node["metadata"]["name"] in known else self._register(node, ctx) for node in nodes]
+        if len(known) > len(nodes):
+            present = {node["metadata"]["name"] for node in nodes}
+            for name in sorted(known.keys() - present):
+                self._forget(name, ctx)
         return current
 
-    def _remove_gone(self, nodes: list[Obj], ctx: Context) -> None:
-        present = {node["metadata"]["name"] for node in nodes}
-        for name in sorted(self._known.keys() - present):
-            gone = {"metadata": {"name": name, "uid": self._known.pop(name)}}
-            self._record_node_event(gone, texts.removing_node(name), ctx)
-            self._health.pop(name, None)
-            self._quiet.pop(name, None)
+    def _register(self, node: Obj, ctx: Context) -> Obj:
+        meta = node["metadata"]
+        self._known[meta["name"]] = meta.get("uid") or ""
+        self._restless[meta["name"]] = None
+        self._record_node_event(node, texts.registered_node(meta["name"]), ctx)
+        return self._mark_reachable(node, ctx)
+
+    def _forget(self, name: str, ctx: Context) -> None:
+        gone = {"metadata": {"name": name, "uid": self._known.pop(name)}}
+        self._record_node_event(gone, texts.removing_node(name), ctx)
+        self._health.pop(name, None)
+        self._quiet.pop(name, None)
+        self._restless.pop(name, None)
+        self._sightings.take(name)
+        self._stand(name, None)
 
     def _record_node_event(self, node: Obj, text: texts.EventText, ctx: Context) -> None:
         ctx.record_event(node, "Node", text.type, text.reason, text.message, texts.NODE_CONTROLLER)
@@ -208,6 +309,8 @@ class NodeLifecycleController:
     def _check_node(self, node: Obj, lease: Obj | None, ctx: Context) -> tuple[str, Any]:
         name = node["metadata"]["name"]
         renew = parse_time(((lease or {}).get("spec") or {}).get("renewTime"))
+        self._sightings.take(name)  # (applied by the caller where the eager pass saw it)
+        self._sightings.note_renew(renew)
         check = check_node_health(node, renew, self._health.get(name), ctx.now, self.config)
         self._health[name] = check.health
         acted = check.new_conditions is not None
@@ -222,8 +325,14 @@ class NodeLifecycleController:
         ready = _SKIP if excluded_from_disruption_checks(node) else condition_status(check.current_ready)
         if acted or node is not checked:
             self._quiet.pop(name, None)
+            self._restless[name] = None
         else:
-            self._quiet[name] = _Quiet(node, self._quiet_until(check, ctx.now), check.grace_period_s, zone, ready)
+            until = self._quiet_until(check, ctx.now)
+            self._quiet[name] = _Quiet(node, until, check.grace_period_s, zone, ready)
+            self._restless.pop(name, None)
+            if until is not None:
+                self._sightings.push(until, (name,), None)
+        self._stand(name, None if ready is _SKIP else (zone, ready == "True"))
         return zone, ready
 
     @staticmethod
@@ -289,13 +398,37 @@ class NodeLifecycleController:
         return True, 0.0
 
     # -- zones -----------------------------------------------------------------------
+    def _stand(self, name: str, standing: tuple[str, bool] | None) -> None:
+        """Count ``name`` in its zone as its last check found it (None: not counted)."""
+        before = self._standing.pop(name, None)
+        if before is not None:
+            counts = self._zone_counts[before[0]]
+            counts[0] -= before[1]
+            counts[1] -= 1
+            if not counts[1]:
+                del self._zone_counts[before[0]]
+        if standing is not None:
+            self._standing[name] = standing
+            counts = self._zone_counts.setdefault(standing[0], [0, 0])
+            counts[0] += standing[1]
+            counts[1] += 1
+
+    def _zone_statuses(self) -> dict[str, list[str | None]]:
+        """Each zone's Ready statuses as the pass found them (only the count of True ones
+        and of all matters to the zone rules)."""
+        return {zone: ["True"] * ready + [None] * (total - ready) for zone, (ready, total) in self._zone_counts.items()}
+
     def _handle_disruption(self, statuses: dict[str, list[str | None]], ctx: Context) -> None:
         decision = handle_disruption(self._zone_states, statuses, self.config)
         now_s = ctx.now.timestamp()
         for zone, rate in decision.rates_per_s.items():
             self._queue(zone).swap_rate(rate, now_s)
         if decision.mark_all_nodes_reachable or decision.reset_probe_timestamps:
+            for name in list(self._sightings.seen):
+                self._apply_sighting(name)
+            self._sightings.clear()
             self._quiet.clear()  # queues emptied or probe times moved: every node is checked afresh
+            self._restless = dict.fromkeys(sorted(self._known))
         if decision.mark_all_nodes_reachable:
             self._mark_all_reachable(ctx)
         if decision.reset_probe_timestamps:

@@ -52,7 +52,7 @@ def excluded_from_disruption_checks(node: Mapping[str, Any]) -> bool:
 
 def compute_zone_state(ready_statuses: Sequence[str | None], config: NodeLifecycleConfig) -> tuple[int, ZoneState]:
     """(not-ready count, state) for a zone's nodes' Ready statuses (None: no Ready condition)."""
-    ready = sum(1 for status in ready_statuses if status == "True")
+    ready = ready_statuses.count("True")
     not_ready = len(ready_statuses) - ready
     if ready == 0 and not_ready > 0:
         return not_ready, ZoneState.FULL_DISRUPTION
