@@ -1,4 +1,4 @@
-"""``pytest --fakekube-target=kubeconfig:PATH``: the example suite (story_suite.py) passes on
+"""``pytest --fakekube-target=kubeconfig:PATH``: the example suite (test_story_suite.py) passes on
 fakekube and, unchanged, on a real cluster — here a ``fakekube serve`` subprocess stands in for
 one (kind-like: a tainted control-plane node and two workers, cluster time at 20 × wall time)
 — where the tests bound to the virtual clock or to fault injection skip with their reason."""
@@ -13,7 +13,7 @@ from typing import Iterator
 
 import pytest
 
-SUITE = Path(__file__).with_name("story_suite.py")
+SUITE = Path(__file__).with_name("test_story_suite.py")
 
 #: A test that checks, from inside, that its objects are on the stand-in server (read back
 #: through that server's own kubeconfig, by another client) and fails to show the report.
@@ -57,11 +57,6 @@ def _outcomes(result: pytest.RunResult) -> dict[str, str]:
             if line.startswith(word + " "):
                 found[line] = word
     return found
-
-
-def test_the_suite_passes_on_fakekube(pytester: pytest.Pytester) -> None:
-    pytester.makepyfile(test_story=SUITE.read_text(encoding="utf-8"))
-    pytester.runpytest_inprocess("-p", "no:cacheprovider").assert_outcomes(passed=5)
 
 
 def test_the_suite_runs_on_a_real_cluster_and_skips_what_needs_the_fake(

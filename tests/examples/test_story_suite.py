@@ -1,20 +1,15 @@
 """An example suite that runs on fakekube and, unchanged, on a real cluster (docs/pytest.md):
 
-    pytest story_suite.py                                      # an in-process fake per test
-    pytest story_suite.py --fakekube-target=kubeconfig:kind.yaml   # the cluster kind made
+    pytest tests/examples/test_story_suite.py                # an in-process fake per test
+    pytest tests/examples/test_story_suite.py --fakekube-target=kubeconfig:kind.yaml   # kind's cluster
 
-tests/examples/test_howto_real_cluster.py runs it both ways, the second against a
-``fakekube serve`` standing in for the real cluster. Not collected on its own (its name
-does not start with ``test_``): the test copies it into a pytester directory.
+The suite runs on fakekube with the others; tests/examples/test_howto_real_cluster.py runs it
+again against a ``fakekube serve`` standing in for a real cluster.
 """
 
 import pytest
 
 from fakekube.cluster import ApiError
-
-# A fake cluster has no node unless asked; on a real one, the test runs where the cluster has
-# exactly this many schedulable nodes (and skips, saying so, elsewhere).
-pytestmark = pytest.mark.fakekube(nodes=2)
 
 WEB = {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web"},
        "spec": {"replicas": 2, "selector": {"matchLabels": {"app": "web"}},
@@ -23,6 +18,20 @@ WEB = {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web"
 GREETER = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "greeter"},
            "spec": {"containers": [{"name": "c", "image": "busybox:1.36",
                                     "command": ["sh", "-c", "echo hello; sleep 3600"]}]}}
+
+# docs:begin docs/pytest.md#suite
+# A fake cluster has no node unless asked; on a real one, the test runs where the cluster has
+# exactly this many schedulable nodes (and skips, saying so, elsewhere).
+pytestmark = pytest.mark.fakekube(nodes=2)
+
+
+def test_logs_and_exec(fakekube):
+    fakekube.create(GREETER)
+    fakekube.wait_for(GREETER, "Ready", timeout_virtual_s=60)
+    assert fakekube.logs("greeter") == "hello\n"
+    result = fakekube.exec("greeter", ["sh", "-c", "echo $((6 * 7))"])
+    assert (result.stdout, result.exit_code) == ("42\n", 0)
+# docs:end
 
 
 def test_a_deployment_rolls_out_and_scales(fakekube):
@@ -43,14 +52,6 @@ def test_changes_and_conflicts_are_the_apis(fakekube):
     fakekube.apply({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "flags"}, "data": {"on": "yes"}},
                    field_manager="me")
     assert fakekube.get("v1", "ConfigMap", "flags")["data"] == {"on": "yes"}
-
-
-def test_logs_and_exec(fakekube):
-    fakekube.create(GREETER)
-    fakekube.wait_for(GREETER, "Ready", timeout_virtual_s=60)
-    assert fakekube.logs("greeter") == "hello\n"
-    result = fakekube.exec("greeter", ["sh", "-c", "echo $((6 * 7))"])
-    assert (result.stdout, result.exit_code) == ("42\n", 0)
 
 
 @pytest.mark.fakekube(nodes=3)
