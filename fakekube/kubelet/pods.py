@@ -846,11 +846,11 @@ def _runs_own_program(run: ContainerRun) -> bool:
 
 def _missing_from_args(spec: Obj) -> programs.ProgramRun | None:
     """``args`` alone in busybox or alpine (no ENTRYPOINT: they are the command) whose first word
-    is a name the model does not know (else it ran as a program): runc cannot find it. A path is
-    left alone: a volume may hold it, and the program model did not look."""
+    is a name neither image holds: runc cannot find it. A path is left alone (a volume may hold
+    it; the program model did not look)."""
     from fakekube.kubelet import rootfs
     args = _base_image_args(spec)
-    if not args or "/" in args[0] or rootfs.family(str(spec.get("image") or "")).name not in ("busybox", "alpine"):
+    if not args or "/" in args[0] or not programs.is_missing(args[0], rootfs.family(str(spec.get("image") or "")).name):
         return None
     return programs.ProgramRun(missing=args[0])
 

@@ -125,9 +125,26 @@ def run_program(pod: Mapping[str, Any], container: Mapping[str, Any], fs: FileSy
     shell = Shell(run, dict(execs.environment_of(pod, container)), Streams(Source(), out, out))
     outcome = _execute(shell, environment, argv)
     out.close()
-    if outcome[0] == "unknown" and family.base and not run.log:
-        return ProgramRun(missing=argv[0])  # a base image has nothing the model does not know
+    if outcome[0] == "unknown" and not run.log and is_missing(argv[0], family.name, fs):
+        return ProgramRun(missing=argv[0])
     return _result(run, shell, outcome)
+
+
+def is_missing(program: str, family_name: str, fs: FileSystem | None = None) -> bool:
+    """Does runc fail to find ``program`` in an image of this family? Only where fakekube knows
+    every program the image can hold (busybox, alpine: kubelet/rootfs.py): a name none of them
+    has, or a path that is neither one of them in a program directory nor a file on ``fs``
+    (a volume may put one there)."""
+    from fakekube.kubelet import rootfs
+    known = rootfs.known_programs(family_name)
+    if known is None:
+        return False
+    if "/" not in program:
+        return program not in known
+    folder, name = posixpath.split(posixpath.normpath(program))
+    if folder in rootfs.PROGRAM_DIRS and name in known:
+        return False
+    return fs is None or fs.lookup(program) is None
 
 
 #: containerd's wrapping of runc's error when a container's process cannot be started

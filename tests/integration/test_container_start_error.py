@@ -66,6 +66,19 @@ def test_a_missing_program_is_a_start_error_then_crash_loop(cluster: Cluster, co
     assert cluster.logs("srv") == ""
 
 
+@pytest.mark.parametrize("container", [
+    {"image": "busybox:1.36", "command": ["httpd", "-f", "-p", "8080"]},   # an applet the model does not run
+    {"image": "busybox:1.36", "command": ["/bin/busybox", "nc", "-l", "-p", "80"]},
+    {"image": "alpine:3.20", "command": ["/sbin/apk", "info"]},
+    {"image": "debian:12", "command": ["apt-get", "update"]},               # more than fakekube knows
+    {"image": "python:3.12", "command": ["myserver"]},                      # an application image
+], ids=["applet", "busybox-path", "apk", "debian", "application"])
+def test_what_the_image_may_hold_starts(cluster: Cluster, container: Obj) -> None:
+    cluster.create(pod("srv", containers=[{"name": "c", **container}]))
+    at(cluster, 30)
+    assert list(status(cluster, "srv")["state"]) == ["running"]
+
+
 def test_under_restart_policy_never_the_pod_fails(cluster: Cluster) -> None:
     cluster.create(pod("once", restartPolicy="Never",
                        containers=[{"name": "c", "image": "busybox:1.36", "command": ["myserver"]}]))
