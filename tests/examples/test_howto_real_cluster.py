@@ -16,14 +16,18 @@ import pytest
 SUITE = Path(__file__).with_name("test_story_suite.py")
 
 #: A test that checks, from inside, that its objects are on the stand-in server (read back
-#: through that server's own kubeconfig, by another client) and fails to show the report.
+#: through that server's own kubeconfig, by another client), that KUBECONFIG defaults to its
+#: namespace, and fails to show the report.
 EVIDENCE = '''
 import json
+import os
 from pathlib import Path
 from kubernetes import client, config
 
 def test_objects_are_on_the_server_and_a_failure_says_where(fakekube):
     made = fakekube.create({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "evidence"}})
+    _, current = config.list_kube_config_contexts(config_file=os.environ["KUBECONFIG"])
+    assert os.environ["KUBECONFIG"] == fakekube.kubeconfig and current["context"]["namespace"] == fakekube.namespace
     other = client.CoreV1Api(config.new_client_from_config(config_file=%(kubeconfig)r))
     seen = other.read_namespaced_config_map("evidence", fakekube.namespace)
     Path(%(record)r).write_text(json.dumps({"namespace": fakekube.namespace, "uid": seen.metadata.uid,
@@ -47,16 +51,6 @@ def stand_in(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, s
     finally:
         proc.terminate()
         proc.communicate(timeout=20)
-
-
-def _outcomes(result: pytest.RunResult) -> dict[str, str]:
-    """test name → PASSED/FAILED/SKIPPED line (``-rA`` summary) of a nested run."""
-    found = {}
-    for line in result.outlines:
-        for word in ("PASSED", "FAILED", "SKIPPED"):
-            if line.startswith(word + " "):
-                found[line] = word
-    return found
 
 
 def test_the_suite_runs_on_a_real_cluster_and_skips_what_needs_the_fake(
@@ -112,3 +106,60 @@ def test_a_bad_target_is_one_usage_error(pytester: pytest.Pytester, value: str, 
     result = pytester.runpytest_subprocess("-p", "no:cacheprovider", f"--fakekube-target={value}")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     assert result.errlines == [f"ERROR: {message}", ""] or result.errlines == [f"ERROR: {message}"]
+
+
+SETTINGS = '''
+import pytest
+import pytest_fakekube
+
+@pytest_fakekube.template("config")
+def config_made(cluster):
+    cluster.create({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "made-by-template"}})
+
+@pytest_fakekube.template("settled")
+def settled(cluster):
+    cluster.advance(60)
+
+@pytest.mark.fakekube(template="config")
+def test_the_template_is_prepared_in_each_tests_namespace(fakekube):
+    assert [c["metadata"]["name"] for c in fakekube.list("v1", "ConfigMap")
+            if c["metadata"]["name"] == "made-by-template"] == ["made-by-template"]
+    fakekube.delete("v1", "ConfigMap", "made-by-template")
+
+@pytest.mark.fakekube(template="config")
+def test_the_next_test_has_it_again(fakekube):
+    assert fakekube.get("v1", "ConfigMap", "made-by-template")["metadata"]["namespace"] == fakekube.namespace
+
+@pytest.mark.fakekube(template="settled")
+def test_a_template_that_advances(fakekube):
+    pass
+
+@pytest.mark.fakekube(image_policy="missing")
+def test_a_fake_only_setting(fakekube):
+    pass
+
+def test_a_fault(fakekube):
+    fakekube.fail_node("node-1")
+
+def test_a_cluster_scoped_object_is_deleted_after(fakekube):
+    fakekube.create({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "made-by-a-test"}})
+'''
+
+
+def test_templates_settings_and_faults_on_a_real_cluster(pytester: pytest.Pytester, stand_in: tuple[Path, str]) -> None:
+    kubeconfig, _ = stand_in
+    pytester.makepyfile(test_settings=SETTINGS)
+    result = pytester.runpytest_inprocess("-p", "no:cacheprovider", "-rs", f"--fakekube-target=kubeconfig:{kubeconfig}")
+    result.assert_outcomes(passed=3, skipped=3)
+    text = "\n".join(line for line in result.outlines if line.startswith("SKIPPED"))
+    assert "needs fakekube's virtual clock: advance() on a real cluster" in text
+    assert ("needs fakekube's configuration: image_policy='missing' (@pytest.mark.fakekube) has no equivalent on a "
+            "real cluster, which is configured by whoever made it") in text
+    assert "needs fakekube's fault injection (cordon and drain is another story: no NotReady, no eviction): " \
+           "fail_node() on a real cluster" in text
+    from kubernetes import client, config
+    core = client.CoreV1Api(config.new_client_from_config(config_file=str(kubeconfig)))
+    try:
+        assert core.read_namespace("made-by-a-test").metadata.deletion_timestamp is not None
+    except client.ApiException as gone:
+        assert gone.status == 404
