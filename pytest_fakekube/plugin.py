@@ -7,7 +7,9 @@ installed, an operator deployed and settled — made once per session (per pytes
 worker: each worker is its own session) and snapshotted; every test that uses it gets
 the snapshot restored (cluster/snapshot.py) instead of preparing it again. ``KUBECONFIG`` is set for the test through monkeypatch and
 restored after it. An unexpected server-side error (a 500) fails the test that caused
-it, with the seed in the report so the run can be replayed.
+it, with the seed in the report so the run can be replayed. With
+``--fakekube-target=kubeconfig:PATH`` the fixture is instead the face of that real cluster
+(pytest_fakekube/remote.py), each test in a namespace of its own (docs/pytest.md).
 """
 
 from __future__ import annotations
