@@ -479,10 +479,17 @@ def _run_session(session: Any, stdin: str | bytes | None) -> ExecResult:
     if status.get("status") == "Success":
         return ExecResult(out, err, 0)
     if status.get("reason") == "NonZeroExitCode":
-        return ExecResult(out, err, session.returncode)
+        return ExecResult(out, err, _exit_code(status))
     details = status.get("details")
     raise ApiError(int(status.get("code") or 500), status.get("reason") or "InternalError",
                    status.get("message") or "", details if isinstance(details, dict) else None)
+
+
+def _exit_code(status: Obj) -> int:
+    """The exit code a NonZeroExitCode Status carries (its ``ExitCode`` cause), as kubectl reads it."""
+    causes = (status.get("details") or {}).get("causes") or []
+    code = next((cause.get("message") for cause in causes if cause.get("reason") == "ExitCode"), None)
+    return int(code) if code is not None and str(code).isdigit() else 1
 
 
 def open_face(connection: Connection, test_name: str, folder: Path) -> RealCluster:

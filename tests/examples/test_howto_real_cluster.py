@@ -58,7 +58,7 @@ def test_the_suite_runs_on_a_real_cluster_and_skips_what_needs_the_fake(
     kubeconfig, url = stand_in
     pytester.makepyfile(test_story=SUITE.read_text(encoding="utf-8"))
     result = pytester.runpytest_inprocess("-p", "no:cacheprovider", "-rA", f"--fakekube-target=kubeconfig:{kubeconfig}")
-    result.assert_outcomes(passed=3, skipped=2)
+    result.assert_outcomes(passed=4, skipped=2)
     skipped = [line for line in result.outlines if line.startswith("SKIPPED")]
     text = "\n".join(skipped)
     assert "needs fakekube's virtual clock: advance() on a real cluster (--fakekube-target=kubeconfig:...)" in text

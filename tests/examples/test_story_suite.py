@@ -34,6 +34,17 @@ def test_logs_and_exec(fakekube):
 # docs:end
 
 
+def test_exec_says_how_a_command_ended(fakekube):
+    fakekube.create(GREETER)
+    fakekube.wait_for(GREETER, "Ready", timeout_virtual_s=60)
+    assert fakekube.exec("greeter", ["wc", "-l"], stdin="a\nb\n").stdout.split() == ["2"]
+    ended = fakekube.exec("greeter", ["sh", "-c", "echo no >&2; exit 3"])
+    assert (ended.stderr, ended.exit_code) == ("no\n", 3)
+    with pytest.raises(ApiError) as missing:
+        fakekube.exec("greeter", ["psql"])                          # no such program: the server's Status
+    assert (missing.value.code, missing.value.reason) == (500, "InternalError")
+
+
 def test_a_deployment_rolls_out_and_scales(fakekube):
     fakekube.create(WEB)
     fakekube.wait_for(WEB, "Available", timeout_virtual_s=60)      # real seconds on a real cluster
