@@ -51,6 +51,8 @@ NAMESPACE_TEST_CHARS = 40
 POLL_INTERVAL_S = 0.2
 #: How long one request may take before it is an error (connect, read; real seconds).
 REQUEST_TIMEOUT_S = (10.0, 60.0)
+#: How long a test's new namespace may take to get its ``default`` ServiceAccount (real seconds).
+SERVICE_ACCOUNT_WAIT_S = 10.0
 #: How long ``exec`` waits for a command to end (real seconds).
 EXEC_TIMEOUT_S = 60.0
 #: The field manager of the face's writes when the caller names none (``kubectl``'s role).
@@ -499,7 +501,25 @@ def open_face(connection: Connection, test_name: str, folder: Path) -> RealClust
         "metadata": {"generateName": namespace_stem(test_name),
                      "labels": {"app.kubernetes.io/managed-by": "pytest-fakekube"}}})
     namespace = made["metadata"]["name"]
+    _await_service_account(connection, namespace)
     return RealCluster(connection, namespace, kubeconfig_for_test(connection.kubeconfig, namespace, folder))
+
+
+def _await_service_account(connection: Connection, namespace: str) -> None:
+    """Wait (real time, at most :data:`SERVICE_ACCOUNT_WAIT_S`) for the controller to make the
+    namespace's ``default`` ServiceAccount: until then the ServiceAccount admission plugin
+    refuses every pod there (403 "serviceaccount \"default\" not found"), a race a test
+    creating a pod at once would lose. Past the wait the test goes on and meets the server's
+    answer (a bare apiserver has no such controller)."""
+    deadline = time.monotonic() + SERVICE_ACCOUNT_WAIT_S
+    while True:
+        try:
+            connection.request("GET", f"/api/v1/namespaces/{namespace}/serviceaccounts/default")
+            return
+        except ApiError as error:
+            if error.code != 404 or time.monotonic() >= deadline:
+                return
+        time.sleep(POLL_INTERVAL_S)
 
 
 #: Settings a real cluster meets without being configured: ignored there (the seed decides
