@@ -7,7 +7,9 @@ installed, an operator deployed and settled — made once per session (per pytes
 worker: each worker is its own session) and snapshotted; every test that uses it gets
 the snapshot restored (cluster/snapshot.py) instead of preparing it again. ``KUBECONFIG`` is set for the test through monkeypatch and
 restored after it. An unexpected server-side error (a 500) fails the test that caused
-it, with the seed in the report so the run can be replayed.
+it, with the seed in the report so the run can be replayed. With
+``--fakekube-target=kubeconfig:PATH`` the fixture is instead the face of that real cluster
+(pytest_fakekube/remote.py), each test in a namespace of its own (docs/pytest.md).
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ import pytest
 
 if TYPE_CHECKING:  # the cluster loads with the first fixture: pytest loads this plugin in every session
     from fakekube import Cluster, ClusterConfig
+    from pytest_fakekube.remote import Connection, RealCluster
 
 MARKER = "fakekube"
 _REPORT_KEY = pytest.StashKey["Cluster"]()
@@ -112,6 +115,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                          "all or none")
     group.addoption("--fakekube-timeline-dir", default=None, metavar="DIR",
                     help=f"where timelines are written (default {DEFAULT_TIMELINE_DIR} under the rootdir)")
+    group.addoption("--fakekube-target", default="fake", metavar="fake|kubeconfig:PATH",
+                    help="where tests that use the fakekube fixture run: fake (default, an in-process cluster) or "
+                         "kubeconfig:PATH (the real cluster that kubeconfig names; tests that need the virtual clock "
+                         "or fault injection skip, saying why; docs/pytest.md)")
 
 
 #: ``--fakekube-timeline``'s values: for which tests a timeline is written.
@@ -131,6 +138,13 @@ OPTIONS = {"seed": "--fakekube-seed", "nodes": "--fakekube-nodes",
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "fakekube(**config): settings (nodes=, seed=, kubernetes_version=, ...) "
                                        "for this test's fake cluster")
+    target = config.getoption("--fakekube-target")
+    if target != "fake":  # the real-cluster face loads only when a real cluster is asked for
+        from pytest_fakekube.remote import TargetError, parse_target
+        try:
+            config.stash[_TARGET_KEY] = RealTarget(target, parse_target(target))
+        except TargetError as error:
+            raise pytest.UsageError(str(error)) from None
     given = {field: config.getoption(option) for field, option in OPTIONS.items()}
     if any(value is not None for value in given.values()):  # the checks load only when an option is given
         from fakekube.cluster.checks import ConfigError, check_fields
@@ -138,6 +152,26 @@ def pytest_configure(config: pytest.Config) -> None:
             check_fields({field: value for field, value in given.items() if value is not None}, OPTIONS)
         except ConfigError as error:
             raise pytest.UsageError(str(error)) from None
+
+
+class RealTarget:
+    """``--fakekube-target=kubeconfig:PATH``: the real cluster, connected at the first test."""
+
+    def __init__(self, text: str, kubeconfig: Path | None) -> None:
+        assert kubeconfig is not None
+        self.text = text
+        self.kubeconfig = kubeconfig
+        self._connection: Connection | None = None
+
+    def connection(self) -> "Connection":
+        if self._connection is None:
+            from pytest_fakekube.remote import Connection
+            self._connection = Connection(self.kubeconfig)
+        return self._connection
+
+
+_TARGET_KEY = pytest.StashKey[RealTarget]()
+_REAL_KEY = pytest.StashKey["RealCluster"]()
 
 
 class ClusterPool:
@@ -200,22 +234,34 @@ def fakekube_config() -> dict[str, Any]:
     return {}
 
 
+@pytest.fixture(scope="session")
+def fakekube_real_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Where the per-test kubeconfigs of a real target are written (internal)."""
+    return tmp_path_factory.mktemp("fakekube-real")
+
+
 @pytest.fixture
 def fakekube(request: pytest.FixtureRequest, fakekube_pool: ClusterPool, fakekube_config: dict[str, Any],
              monkeypatch: pytest.MonkeyPatch) -> Iterator[Cluster]:
-    """A clean, started fake cluster; KUBECONFIG points at it for the duration of the test."""
+    """A clean, started fake cluster; KUBECONFIG points at it for the duration of the test.
+    With ``--fakekube-target=kubeconfig:PATH``, the face of that real cluster instead, in a
+    namespace of the test's own (pytest_fakekube/remote.py)."""
     # The immutability guard is on under test: an in-place edit of a stored object fails
     # the test where it happens. ``fakekube_config`` or the marker may switch it off.
     settings: dict[str, Any] = {"immutability_guard": True}
+    #: Each setting the test asked for, and who asked (what a real target must meet).
+    explicit: dict[str, tuple[Any, str]] = {}
     for field, option in OPTIONS.items():
         value = request.config.getoption(option)
         if value is not None:
             settings[field] = value
+            explicit[field] = (value, option)
     marker = request.node.get_closest_marker(MARKER)
     chosen = dict(marker.kwargs) if marker is not None else {}
     checked_settings(fakekube_config, "the fakekube_config fixture")
     checked_settings(chosen, "@pytest.mark.fakekube", also=("template",))
     settings.update(fakekube_config)
+    explicit.update((field, (value, "the fakekube_config fixture")) for field, value in fakekube_config.items())
     known = {**templates(request.config), **module_templates(request.module)}
     name = chosen.pop("template", DEFAULT_TEMPLATE if DEFAULT_TEMPLATE in known else None)
     if name is not None and name not in known:
@@ -224,7 +270,14 @@ def fakekube(request: pytest.FixtureRequest, fakekube_pool: ClusterPool, fakekub
                                 "define one with @pytest_fakekube.template(name) in a conftest.py")
     if name is not None:
         settings.update(known[name].settings)
+        explicit.update((field, (value, f"template {name!r}")) for field, value in known[name].settings.items())
     settings.update(chosen)
+    explicit.update((field, (value, "@pytest.mark.fakekube")) for field, value in chosen.items())
+    target = request.config.stash.get(_TARGET_KEY, None)
+    if target is not None:
+        prepare = known[name].prepare if name is not None else None
+        yield from _real_cluster(request, target, explicit, prepare, monkeypatch)  # type: ignore[misc]
+        return
     from fakekube import ClusterConfig  # not at the top: see the TYPE_CHECKING import
     cluster = fakekube_pool.get(ClusterConfig(**settings), (name, known[name]) if name is not None else None)
     point_clients_at(cluster.kubeconfig, monkeypatch)
@@ -234,6 +287,29 @@ def fakekube(request: pytest.FixtureRequest, fakekube_pool: ClusterPool, fakekub
     new_errors = cluster.internal_errors[errors_before:]
     if new_errors:
         raise AssertionError(f"fakekube answered {len(new_errors)} request(s) with a 500: {new_errors[0]!r}") from new_errors[0]
+
+
+def _real_cluster(request: pytest.FixtureRequest, target: RealTarget, explicit: dict[str, tuple[Any, str]],
+                  prepare: Callable[..., None] | None, monkeypatch: pytest.MonkeyPatch) -> Iterator["RealCluster"]:
+    """The test's face of the real cluster: skipped when the cluster is not the one the test's
+    settings ask for; the template's ``prepare`` run in the test's namespace (a real cluster
+    has no snapshot to restore); what the test made deleted after it."""
+    from pytest_fakekube.remote import open_face, unmet_setting
+    connection = target.connection()
+    unmet = unmet_setting(connection, explicit)
+    if unmet is not None:
+        pytest.skip(f"{unmet} (--fakekube-target={target.text})")
+    face = open_face(connection, request.node.name, request.getfixturevalue("fakekube_real_folder"))
+    try:
+        point_clients_at(face.kubeconfig, monkeypatch)
+        request.node.stash[_REAL_KEY] = face
+        if prepare is not None:
+            prepare(face)
+        yield face
+    finally:
+        left = face.clean_up()
+    if left:
+        raise AssertionError(f"could not delete what the test made on the real cluster: {'; '.join(left)}")
 
 
 def checked_settings(settings: dict[str, Any], source: str, also: tuple[str, ...] = ()) -> None:
@@ -267,6 +343,9 @@ def pytest_runtest_makereport(item: pytest.Item,
     """A failing test's report gets a ``fakekube`` section (Cluster.report: events, nodes, pods,
     why pods are Pending, controller errors, the replay command) and the path of its timeline."""
     report = yield
+    face = item.stash.get(_REAL_KEY, None)
+    if face is not None:
+        return _real_report(item, face, report)
     cluster = item.stash.get(_REPORT_KEY, None)
     if cluster is None:
         return report
@@ -282,6 +361,23 @@ def pytest_runtest_makereport(item: pytest.Item,
             text = f"seed: {cluster.config.seed}\nreport failed: {error!r}\nreplay: {replay}"
         written = item.stash.get(_TIMELINE_WRITTEN, "")
         report.sections.append(("fakekube", text + (f"\ntimeline: {written}" if written else "")))
+    return report
+
+
+def _real_report(item: pytest.Item, face: "RealCluster", report: pytest.TestReport) -> pytest.TestReport:
+    """A failing test's ``fakekube`` section on a real cluster: what it is, the test
+    namespace's events and pods, the nodes, and how to run the test there again — no seed,
+    cluster time or timeline (a real cluster has no virtual clock to replay or draw)."""
+    if not report.failed:
+        return report
+    target = item.config.stash[_TARGET_KEY].text
+    replay = f"pytest {shlex.quote(item.nodeid)} --fakekube-target={shlex.quote(target)}"
+    from pytest_fakekube.remote import real_report
+    try:
+        text = real_report(face, target, replay)
+    except Exception as error:  # the report never hides the failure it is about
+        text = f"a real cluster ({target}), namespace {face.namespace}\nreport failed: {error!r}\nreplay: {replay}"
+    report.sections.append(("fakekube", text))
     return report
 
 

@@ -16,9 +16,12 @@ if TYPE_CHECKING:  # the cluster's modules load in serve(), with the collector o
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="fakekube", description="A fake Kubernetes cluster for tests.")
+    # allow_abbrev=False: a prefix (``--node 3``) is refused as a misspelt flag, not taken for
+    # ``--nodes``; a script that works by accident breaks when a flag with that prefix is added.
+    parser = argparse.ArgumentParser(prog="fakekube", description="A fake Kubernetes cluster for tests.",
+                                     allow_abbrev=False)
     commands = parser.add_subparsers(dest="command", required=True)
-    serve = commands.add_parser("serve", help="run a cluster until interrupted")
+    serve = commands.add_parser("serve", help="run a cluster until interrupted", allow_abbrev=False)
     serve.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
     serve.add_argument("--port", type=int, default=0, help="port to bind; 0 picks a free one (default)")
     serve.add_argument("--kubeconfig", default=None, help="where to write the kubeconfig (default: a temp file)")

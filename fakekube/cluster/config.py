@@ -196,6 +196,13 @@ class ClusterConfig(FrozenRecord):
         for name in self.__slots__:
             self._set(name, values[name])
 
+    def __new__(cls, *args: Any, **kwargs: Any) -> "ClusterConfig":
+        """Refuse a misspelt field before ``__init__`` binds the arguments: ``UnknownSetting``
+        (a TypeError) with a suggestion, the words ``Cluster(...)``, the marker and the config
+        file use, rather than Python's bare complaint about ``__init__``."""
+        checks.known_names(kwargs, cls.__slots__, "argument")
+        return super().__new__(cls)
+
     def replace(self, **changes: Any) -> "ClusterConfig":
         """A copy with ``changes``; a misspelt field name is refused with a suggestion
         (``UnknownSetting``, a TypeError), as ``Cluster(...)`` refuses it."""

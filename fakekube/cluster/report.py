@@ -12,7 +12,7 @@ sideways). It only reads: the cluster is the same after it.
 from __future__ import annotations
 
 import textwrap
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable
 
 from fakekube.clock.wire import format_rfc3339
 from fakekube.objects.kinds import NODES, PODS
@@ -43,10 +43,19 @@ def build_report(cluster: "Cluster", replay: str | None = None) -> str:
     """The whole report; ``replay`` is the command that runs the same test again (the pytest
     plugin's), shown last."""
     pods = cluster.store.list(PODS)[0]
-    parts = [_header(cluster), _events(cluster), _nodes(cluster), _pods_per_node(pods),
-             _pending(cluster, pods), _errors(cluster)]
+    parts = [_header(cluster), _events(cluster.events()), _nodes(cluster.store.list(NODES)[0]), _pods_per_node(pods),
+             _pending(pods, lambda pod: _why_pending(cluster, pod)), _errors(cluster)]
     if replay:
         parts.append(_section("replay", _wrap(replay, "  ")))
+    return "\n".join(line for part in parts for line in part)
+
+
+def build_real_report(header: str, events: list[Obj], nodes: list[Obj], pods: list[Obj], replay: str) -> str:
+    """The same report for a test that ran on a real cluster (pytest_fakekube/remote.py), from
+    what its API gives: no seed or cluster time, no controller errors; a Pending pod's reason
+    is what the real scheduler wrote in its PodScheduled condition."""
+    parts = [_wrap(header, ""), _events(events), _nodes(nodes), _pods_per_node(pods),
+             _pending(pods, _recorded_reason, "the scheduler's last word"), _section("replay", _wrap(replay, "  "))]
     return "\n".join(line for part in parts for line in part)
 
 
@@ -69,9 +78,8 @@ def _wrap(text: str, indent: str, hang: int = 4) -> list[str]:
     return lines or [indent.rstrip()]
 
 
-def _events(cluster: "Cluster") -> list[str]:
+def _events(events: list[Obj]) -> list[str]:
     """The newest events, oldest first: time, object, reason, message (and ×count)."""
-    events = cluster.events()
     shown = events[-EVENTS_SHOWN:]
     counted = f"last {len(shown)} of {len(events)}" if len(events) > len(shown) else f"{len(events)}"
     title = f"events ({counted}; N Normal, W Warning)"
@@ -97,10 +105,10 @@ def _qualified(namespace: str | None, name: str) -> str:
     return f"{namespace}/{name}" if namespace else name
 
 
-def _nodes(cluster: "Cluster") -> list[str]:
+def _nodes(nodes: list[Obj]) -> list[str]:
     """Each node: its conditions (the unhealthy ones first named), unschedulable, taints."""
     lines: list[str] = []
-    for node in cluster.store.list(NODES)[0]:
+    for node in nodes:
         spec, status = node.get("spec") or {}, node.get("status") or {}
         conditions = " ".join(f"{c.get('type')}={c.get('status')}" for c in status.get("conditions") or [])
         taints = ", ".join(_taint(t) for t in spec.get("taints") or []) or "none"
@@ -147,25 +155,30 @@ def _pod_line(pod: Obj) -> str:
             f"(containers ready {ready}/{len(pod['spec'].get('containers') or [])}) restarts={restarts}")
 
 
-def _pending(cluster: "Cluster", pods: list[Obj]) -> list[str]:
-    """Every Pending pod no node holds, with the scheduler's explanation of why."""
+def _pending(pods: list[Obj], why: Callable[[Obj], str], source: str = "the scheduler says why") -> list[str]:
+    """Every Pending pod no node holds, with ``why`` it waits (the scheduler's explanation)."""
     lines: list[str] = []
     waiting = [pod for pod in pods if (pod.get("status") or {}).get("phase") == "Pending"
                and not (pod.get("spec") or {}).get("nodeName")]
     for pod in waiting[:PENDING_EXPLAINED]:
         meta = pod["metadata"]
-        lines += _wrap(f"{_qualified(meta.get('namespace'), meta['name'])}: {_why_pending(cluster, pod)}", "  ")
+        lines += _wrap(f"{_qualified(meta.get('namespace'), meta['name'])}: {why(pod)}", "  ")
     if len(waiting) > PENDING_EXPLAINED:
         lines.append(f"  ... and {len(waiting) - PENDING_EXPLAINED} more")
-    return _section("pending pods no node holds (the scheduler says why)", lines or ["  none"])
+    return _section(f"pending pods no node holds ({source})", lines or ["  none"])
+
+
+def _recorded_reason(pod: Obj) -> str:
+    """The message of the pod's PodScheduled condition (what the scheduler last wrote)."""
+    condition: Obj = next((c for c in (pod.get("status") or {}).get("conditions") or []
+                           if c.get("type") == "PodScheduled"), {})
+    return str(condition.get("message") or condition.get("reason") or "not tried yet")
 
 
 def _why_pending(cluster: "Cluster", pod: Obj) -> str:
     """The scheduler's diagnosis now (as ``/fakekube/v1/scheduling/...``), or the pod's last
     FailedScheduling message when no scheduler runs here."""
-    condition: Obj = next((c for c in (pod.get("status") or {}).get("conditions") or []
-                      if c.get("type") == "PodScheduled"), {})
-    recorded = condition.get("message") or condition.get("reason") or "not tried yet"
+    recorded = _recorded_reason(pod)
     scheduler = cluster.scheduler
     if scheduler is None or (pod.get("spec") or {}).get("schedulerName", scheduler.name) != scheduler.name:
         return recorded

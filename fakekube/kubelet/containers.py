@@ -85,6 +85,11 @@ PULL_ALWAYS, PULL_IF_NOT_PRESENT, PULL_NEVER = "Always", "IfNotPresent", "Never"
 INVALID_IMAGE_NAME = "InvalidImageName"
 ERR_IMAGE_NEVER_PULL = "ErrImageNeverPull"
 
+#: The kubelet's reason and exit code for a container whose process the runtime could not
+#: start (``kuberuntime_container.go``: a failed StartContainer is recorded as terminated).
+START_ERROR = "StartError"
+START_ERROR_EXIT_CODE = 128
+
 #: How long ErrImagePull shows before the next kubelet sync reports ImagePullBackOff.
 PULL_ERROR_SHOWN_S = 1.0
 
@@ -112,10 +117,16 @@ class Instance(NamedTuple):
     behaviour: ContainerBehaviour | None = None
     stop_lines: tuple[LogLine, ...] = ()
     stop_from_s: float | None = None
+    #: The runtime's error when the process could not start (its program is missing): the
+    #: instance ended as it began, reason StartError, exit code 128.
+    start_error: str | None = None
 
     @property
     def reason(self) -> str:
-        """The runtime's termination reason: containerd reports Completed for 0, Error otherwise."""
+        """The runtime's termination reason: containerd reports Completed for 0, Error otherwise;
+        the kubelet's StartError for a process that never started."""
+        if self.start_error is not None:
+            return START_ERROR
         return "Completed" if self.exit_code == 0 else "Error"
 
     @property
@@ -147,7 +158,7 @@ class RunContext:
 
     __slots__ = ("pod_uid", "restart_backoff", "pull_backoff", "new_container_id", "epoch", "record", "pod_label",
                  "pod_ip", "others_running", "image_pulled", "instance_behaviour", "prestop", "stop_response",
-                 "image_present", "pull_error", "after_start")
+                 "image_present", "pull_error", "after_start", "start_error")
 
     def __init__(self, pod_uid: str, restart_backoff: RestartBackoff, pull_backoff: ImagePullBackoff,
                  new_container_id: Callable[[], str], epoch: datetime,
@@ -159,7 +170,8 @@ class RunContext:
                  stop_response: Callable[["ContainerRun", datetime], StopResponse] | None = None,
                  image_present: Callable[[str], bool] = lambda image: False,
                  pull_error: Callable[[str], str | None] = lambda image: None,
-                 after_start: Callable[["ContainerRun", datetime], None] = lambda run, at: None) -> None:
+                 after_start: Callable[["ContainerRun", datetime], None] = lambda run, at: None,
+                 start_error: Callable[["ContainerRun"], str | None] = lambda run: None) -> None:
         self.pod_uid = pod_uid
         self.restart_backoff = restart_backoff
         self.pull_backoff = pull_backoff
@@ -194,6 +206,9 @@ class RunContext:
         #: Called once an instance has started and its Created/Started events are recorded
         #: (the runner adds its own notes then: a command it cannot simulate, kubelet/pods.py).
         self.after_start = after_start
+        #: The runtime's error when the instance just made cannot start (its program is missing
+        #: from a base image: kubelet/programs.py), or None.
+        self.start_error = start_error
 
 
 def _declared_stop_response(run: "ContainerRun", at: datetime) -> StopResponse:
@@ -446,9 +461,15 @@ class ContainerRun:
         self.pull_failing = False
         container_id = ctx.new_container_id()
         behaviour = ctx.instance_behaviour(self, at, container_id)
-        self.current = Instance(container_id, at, plan_probes(self.spec, behaviour), behaviour=behaviour)
+        error = ctx.start_error(self)
+        self.current = Instance(container_id, at, plan_probes(self.spec, behaviour), behaviour=behaviour,
+                                start_error=error)
         self.stage, self.due = RUNNING, None
         ctx.record(self, at, texts.created(self.name))
+        if error is not None:  # created, not started: "Error: ..." and the exit, no Started event
+            ctx.record(self, at, texts.start_error(error))
+            self._exited(at, ctx, START_ERROR_EXIT_CODE)
+            return
         ctx.record(self, at, texts.started(self.name))
         ctx.after_start(self, at)
         self._failures = ProbeFailures(self.spec, behaviour, self.current.plan)
@@ -519,6 +540,11 @@ class ContainerRun:
             return
         if probe_kill:
             ctx.record(self, at, self._probe_kill_text(ctx))
+        self._exited(at, ctx, exit_code)
+
+    def _exited(self, at: datetime, ctx: RunContext, exit_code: int) -> None:
+        """The process ended at ``at``: restart it (at once, or after CrashLoopBackOff) as the
+        restart policy says, or leave it exited."""
         self.current = self.current.finished(at, exit_code) if self.current else None
         self._failures = None
         self._pending = ()  # a hook still running dies with its container

@@ -393,7 +393,8 @@ class PodRunner:
                           prestop=prestop, stop_response=lambda run, at: stop_response(run, at),
                           image_present=lambda image: self._image_present(state.node, image),
                           pull_error=lambda image: pull_error(image, self.images),
-                          after_start=lambda run, at: self._note_first_start(pod, run, at, record_text))
+                          after_start=lambda run, at: self._note_first_start(pod, run, at, record_text),
+                          start_error=lambda run: self._start_error(pod, run))
 
     def _note_deletion(self, pod: Obj, state: PodState, now: datetime, run_ctx: RunContext) -> None:
         """A deletionTimestamp stops every container with the pod's ``deletionGracePeriodSeconds``
@@ -704,6 +705,16 @@ class PodRunner:
         run.program = result
         return self.catalog.for_container(pod, run.name, program_layer(pod, run.spec, result))
 
+    def _start_error(self, pod: Obj, run: ContainerRun) -> str | None:
+        """containerd's error when the instance's program is missing from its base image
+        (kubelet/programs.py) — unless the pod or config declares the container's behaviour:
+        then it runs as declared."""
+        missing = run.program if run.program is not None else _missing_from_args(run.spec)
+        error = programs.start_error(missing)
+        if error is None or self.catalog.declares(pod, run.name):
+            return None
+        return error
+
     def _note_first_start(self, pod: Obj, run: ContainerRun, at: datetime,
                           record: Callable[[ContainerRun, datetime, EventText], None]) -> None:
         """What the simulation cannot do for a container, said once, at its first start (not at
@@ -831,6 +842,17 @@ def _runs_own_program(run: ContainerRun) -> bool:
         return True
     own = IMAGE_PROGRAMS.get(familiar_repository(run.image), "")
     return bool(own) and isinstance(command[0], str) and posixpath.basename(command[0]) == own
+
+
+def _missing_from_args(spec: Obj) -> programs.ProgramRun | None:
+    """``args`` alone in busybox or alpine (no ENTRYPOINT: they are the command) whose first word
+    is a name neither image holds: runc cannot find it. A path is left alone (a volume may hold
+    it; the program model did not look)."""
+    from fakekube.kubelet import rootfs
+    args = _base_image_args(spec)
+    if not args or "/" in args[0] or not programs.is_missing(args[0], rootfs.family(str(spec.get("image") or "")).name):
+        return None
+    return programs.ProgramRun(missing=args[0])
 
 
 def _base_image_args(spec: Obj) -> list[str]:

@@ -105,11 +105,20 @@ def _waiting(reason: str, message: str = "") -> Obj:
     return {"waiting": waiting}
 
 
+#: What a container that never started shows as ``startedAt``: containerd reports a zero
+#: start time, which the kubelet turns into the Unix epoch.
+NEVER_STARTED = "1970-01-01T00:00:00Z"
+
+
 def terminated(instance: Instance) -> Obj:
     finished = instance.finished_at or instance.started_at
-    return {"terminated": {"exitCode": instance.exit_code, "reason": instance.reason,
-                           "startedAt": format_rfc3339(instance.started_at),
-                           "finishedAt": format_rfc3339(finished), "containerID": instance.container_id}}
+    state: Obj = {"exitCode": instance.exit_code, "reason": instance.reason}
+    if instance.start_error is not None:
+        state.update(message=instance.start_error, startedAt=NEVER_STARTED)
+    else:
+        state["startedAt"] = format_rfc3339(instance.started_at)
+    state.update(finishedAt=format_rfc3339(finished), containerID=instance.container_id)
+    return {"terminated": state}
 
 
 def _terminated_or_empty(instance: Instance | None) -> Obj:

@@ -74,9 +74,15 @@ class ProgramRun(NamedTuple):
     handed_over: bool = False
     #: Its ``trap … TERM`` (None: SIGTERM is ignored, as PID 1 without a handler ignores it).
     term: TermPlan | None = None
+    #: The program runc cannot find in a base image whose contents the model knows (``myserver``
+    #: in busybox, ``/app/run`` nowhere on its filesystem): the container fails to start
+    #: (StartError, :func:`start_error`) instead of running.
+    missing: str | None = None
 
     def overlay(self) -> Overlay:
         """The behaviour fields the program decides (kubelet/behaviour.py's layer 2)."""
+        if self.missing is not None:
+            return ()  # it never runs: the kubelet's StartError decides the rest
         if self.handed_over:
             return (("log_lines", self.log_lines),) if self.log_lines else ()
         if self.run_for_s is None:
@@ -119,7 +125,44 @@ def run_program(pod: Mapping[str, Any], container: Mapping[str, Any], fs: FileSy
     shell = Shell(run, dict(execs.environment_of(pod, container)), Streams(Source(), out, out))
     outcome = _execute(shell, environment, argv)
     out.close()
+    if outcome[0] == "unknown" and not run.log and is_missing(argv[0], family.name, fs):
+        return ProgramRun(missing=argv[0])
     return _result(run, shell, outcome)
+
+
+def is_missing(program: str, family_name: str, fs: FileSystem | None = None) -> bool:
+    """Does runc fail to find ``program`` in an image of this family? Only where fakekube knows
+    every program the image can hold (busybox, alpine: kubelet/rootfs.py): a name none of them
+    has, or a path that is neither one of them in a program directory nor a file on ``fs``
+    (a volume may put one there)."""
+    from fakekube.kubelet import rootfs
+    known = rootfs.known_programs(family_name)
+    if known is None:
+        return False
+    if "/" not in program:
+        return program not in known
+    folder, name = posixpath.split(posixpath.normpath(program))
+    if folder in rootfs.PROGRAM_DIRS and name in known:
+        return False
+    return fs is None or fs.lookup(program) is None
+
+
+#: containerd's wrapping of runc's error when a container's process cannot be started
+#: (``failed to create containerd task``; the kubelet's StartContainer fails with it).
+_CREATE_TASK_FAILED = ("failed to create containerd task: failed to create shim task: OCI runtime create failed: "
+                       "runc create failed: unable to start container process: ")
+
+
+def start_error(program: ProgramRun | None) -> str | None:
+    """What containerd answers when the program is missing (None: it starts): Go's
+    ``exec.LookPath`` error, as runc reports it — a name searched on ``$PATH``, or a path
+    that ``stat`` does not find."""
+    if program is None or program.missing is None:
+        return None
+    name = program.missing
+    if "/" in name:
+        return f'{_CREATE_TASK_FAILED}exec: "{name}": stat {name}: no such file or directory: unknown'
+    return f'{_CREATE_TASK_FAILED}exec: "{name}": executable file not found in $PATH: unknown'
 
 
 def _execute(shell: Shell, environment: Environment, argv: list[str]) -> tuple[str, int]:

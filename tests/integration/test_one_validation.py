@@ -11,7 +11,7 @@ from typing import Iterator
 import pytest
 
 from fakekube import Cluster, ClusterConfig
-from fakekube.cli.main import main
+from fakekube.cli.main import build_parser, main
 from fakekube.cluster.checks import ConfigError, PortInUse, UnknownSetting
 from fakekube.cluster.configfile import load_config_file
 
@@ -97,11 +97,21 @@ def test_a_misspelt_name_gets_a_suggestion_everywhere(tmp_path: Path, capsys: py
     assert isinstance(python.value, TypeError)  # what Python says of an unexpected keyword, too
     with pytest.raises(UnknownSetting, match=r"^time_scael: unknown argument \(did you mean time_scale\?\)$"):
         ClusterConfig().replace(time_scael=2)
+    with pytest.raises(UnknownSetting, match=r"^nodez: unknown argument \(did you mean nodes\?\)$"):
+        ClusterConfig(nodez=1)  # type: ignore[call-arg]
     config = tmp_path / "cluster.yaml"
     config.write_text("timeScal: 2\n", encoding="utf-8")
     with pytest.raises(UnknownSetting, match=r"^timeScal: unknown key \(did you mean timeScale\?\); known keys: "):
         load_config_file(config)
     assert cli_message(capsys, "--time-sacle=2") == "fakekube: --time-sacle: unknown flag (did you mean --time-scale?)"
+
+
+def test_an_abbreviated_flag_is_refused_as_a_misspelt_one(capsys: pytest.CaptureFixture[str]) -> None:
+    """argparse would take ``--node 3`` for ``--nodes 3`` (a prefix of one flag): a script that
+    works by accident today and breaks when a ``--node-...`` flag is added."""
+    assert build_parser().parse_known_args(["serve", "--node", "3"])[1] == ["--node", "3"]  # not taken as --nodes
+    assert cli_message(capsys, "--node", "3") == "fakekube: --node: unknown flag (did you mean --nodes?)"
+    assert cli_message(capsys, "--time-sc=2") == "fakekube: --time-sc: unknown flag (did you mean --time-scale?)"
 
 
 @pytest.mark.parametrize(("seconds", "shown"), [(float("nan"), "nan"), (-1, "-1"), (float("inf"), "inf"),

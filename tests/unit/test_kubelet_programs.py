@@ -84,7 +84,7 @@ def test_pipes_substitutions_and_files_run_like_a_shell() -> None:
 def test_an_unknown_command_is_missing_from_a_base_image_and_the_software_of_an_application_image() -> None:
     assert overlay(command=["sh", "-c", "echo starting; unknown"]) == {
         "exit_code": 127, "run_for_s": 0.0, "log_lines": (LogLine(0.0, "starting"), LogLine(0.0, "sh: 1: unknown: not found"))}
-    assert overlay(command=["bash"]) == {}  # busybox has no bash: the image's default program runs
+    assert overlay(command=["bash"]) == {}  # busybox has no bash: it never runs (StartError, kubelet/pods.py)
     assert overlay(command=["nginx"], image="nginx:1.27") == {}
     assert overlay(command=["sh", "-c", "echo starting; exec nginx -g 'daemon off;'"], image="nginx:1.27") == {
         "log_lines": (LogLine(0.0, "starting"),)}  # from there on the image's behaviour decides
@@ -93,3 +93,12 @@ def test_an_unknown_command_is_missing_from_a_base_image_and_the_software_of_an_
 def test_shells_nest() -> None:
     nested = ["sh", "-c", "sh -c 'ash -c \"echo deep\"'"]
     assert overlay(command=nested)["log_lines"] == (LogLine(0.0, "deep"),)
+
+
+def test_a_program_is_missing_only_where_the_model_knows_every_program_the_image_holds() -> None:
+    from fakekube.kubelet.programs import is_missing
+    assert is_missing("myserver", "busybox") and is_missing("python3", "alpine") and is_missing("bash", "busybox")
+    assert not is_missing("httpd", "busybox") and not is_missing("apk", "alpine") and is_missing("apk", "busybox")
+    assert not is_missing("/bin/busybox", "busybox") and not is_missing("/usr/sbin/nc", "busybox")
+    assert is_missing("/app/run", "busybox")                                 # no filesystem says it is there
+    assert not is_missing("apt-get", "debian") and not is_missing("myserver", "debian")   # debian holds more
