@@ -91,3 +91,22 @@ def test_a_long_note_is_cut_as_kube_scheduler_cuts_it(fakekube: Cluster) -> None
     assert written is not None and written["note"] == "x" * 1020 + " ..."
     [stored] = fakekube.list("v1", "Event", field_selector="reason=FailedScheduling")
     assert stored["message"] == written["note"]
+
+
+def test_a_scheduled_event_read_as_core_v1_has_only_its_event_time(fakekube: Cluster) -> None:
+    """The scheduler writes through events.k8s.io/v1, so the core/v1 view of its ``Scheduled``
+    Event has ``eventTime`` and no first/last timestamps, count or source — what a real 1.36
+    apiserver returns for an events.k8s.io Event written with only ``eventTime`` (checked
+    against one: ``firstTimestamp``/``lastTimestamp`` null, no ``count``, ``source`` empty).
+    ``kubectl get events`` then shows its age from ``eventTime``."""
+    fakekube.create({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "web", "namespace": "default"},
+                     "spec": {"containers": [{"name": "c", "image": "nginx:1.27"}]}})  # no nodeName: scheduled
+    fakekube.advance(1)
+    core = client.CoreV1Api(fakekube.client())
+    [scheduled] = [e for e in core.list_namespaced_event("default", _preload_content=False).json()["items"]
+                   if e["reason"] == "Scheduled"]
+    assert (scheduled["firstTimestamp"], scheduled["lastTimestamp"], "count" in scheduled, scheduled["source"]) \
+        == (None, None, False, {})
+    assert scheduled["eventTime"] == "2025-01-01T00:00:00.000000Z"
+    assert (scheduled["reportingComponent"], scheduled["message"]) == (
+        "default-scheduler", "Successfully assigned default/web to node-1")
