@@ -39,15 +39,12 @@ from fakekube.cluster.metricsserver import EngineUsage, register_api_service
 from fakekube.cluster.podstreams import KubeletStreams, StoreReads
 from fakekube.cluster.system import SystemPlan, boot_start
 from fakekube.cluster.system.kubeadm import ADMIN_USER, CLUSTER_ADMINS_GROUP
-from fakekube.scheduler import Scheduler
-from fakekube.scheduler.explain import explain
 from fakekube.engine import Engine, enabled_controllers
 from fakekube.engine.autoadvance import WAITER_CHECK_S, AutoAdvance
 from fakekube.engine.tickets import Ticket
 from fakekube.engine.ticker import Ticker
 from fakekube.engine.events import list_events
 from fakekube.engine.scaled import ScaledTime
-from fakekube.kubelet.agents import Kubelets
 from fakekube.kubelet.logs import PodLogOptions
 from fakekube.kubelet.logstream import LogStreams, TooManyStreams
 from fakekube.kubelet.staticpods import StaticPodManifest, build_manifests
@@ -56,6 +53,8 @@ from fakekube.random import SeededRandom
 from fakekube.store import Store
 
 if TYPE_CHECKING:
+    from fakekube.kubelet.agents import Kubelets
+    from fakekube.scheduler import Scheduler
     from fakekube.api.http import BackgroundServer, RestApp
     from fakekube.api.http.activity import ActivityMeter
     from fakekube.cluster.pki import ClusterPKI, KeyPair
@@ -273,6 +272,8 @@ class Cluster:
         self.engine = Engine(self.store, self.clock, self.api, self.rng.fork("engine"),
                              rate_limits=self.config.rate_limits, seed=self.config.seed)
         self.controllers = {spec.name: spec.factory(self.config) for spec in self._controller_specs}
+        from fakekube.kubelet.agents import Kubelets  # the engine's side: a phased load's second half
+        from fakekube.scheduler import Scheduler
         self.scheduler = Scheduler(self.config.scheduler) if self.config.scheduler is not None else None
         self.kubelets = Kubelets(self.config.kubelet, self._plan.behaviours(self.config.behaviours),
                                  self._static_manifests, self.config.image_policy.with_preloaded(self._plan.images),
@@ -848,6 +849,7 @@ class Cluster:
             pod = stored
         target = pod
         self.settle()  # the scheduler's cache sees every write made so far
+        from fakekube.scheduler.explain import explain
         return self.engine.query(scheduler.name, lambda ctx: explain(scheduler, target, ctx))
 
     def events(self, namespace: str | None = None, involved_name: str | None = None,

@@ -28,10 +28,10 @@ from fakekube.controllers.podgc import PodGCConfig
 from fakekube.controllers.servicelb import DEFAULT_LB_IP_POOL
 from fakekube.engine import RateLimits
 from fakekube.engine.timers import MAX_DELAY_S
-from fakekube.kubelet.agents import KubeletConfig
+from fakekube.kubelet.settings import KubeletConfig
 from fakekube.kubelet.behaviour import BehaviourCatalog
 from fakekube.kubelet.registry import ImageCatalog
-from fakekube.scheduler import SchedulerConfig
+from fakekube.scheduler.config import SchedulerConfig
 from fakekube.store import DEFAULT_HISTORY_LIMIT
 from fakekube.store.frozen import guard_default
 from fakekube.store.history import DEFAULT_HISTORY_BYTES

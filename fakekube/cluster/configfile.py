@@ -32,9 +32,9 @@ from fakekube.controllers.podgc import PodGCConfig
 from fakekube.controllers.servicelb import IPPool
 from fakekube.api.types.service_alloc import IPRange, PortRange
 from fakekube.engine import parse_enable_list
-from fakekube.kubelet.agents import KubeletConfig
+from fakekube.kubelet.settings import KubeletConfig
 from fakekube.scheduler import Scheduler, SchedulerConfig
-from fakekube.kubelet.heartbeat import HeartbeatConfig
+from fakekube.kubelet.settings import HeartbeatConfig
 from fakekube.kubelet.behaviour import BehaviourCatalog
 from fakekube.kubelet.registry import ImageCatalog
 from fakekube.kubelet.staticpods import check_manifest

@@ -12,13 +12,15 @@ only (deleting it, or the Deployment, does not stop the group being served).
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
 from fakekube.api.verbs import objectmeta
 from fakekube.api.verbs.apiserver import APIServer
 from fakekube.engine import Engine
-from fakekube.kubelet.resourcemetrics import ResourceMetrics
 from fakekube.objects.metrics import NodeUsage, PodUsage
+
+if TYPE_CHECKING:  # the kubelets' side: a phased load's first half serves without it
+    from fakekube.kubelet.resourcemetrics import ResourceMetrics
 
 Obj = dict[str, Any]
 

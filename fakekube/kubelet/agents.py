@@ -15,26 +15,17 @@ cluster calls them through ``engine.run``).
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple, Sequence
+from typing import Any, Sequence
 
 from fakekube.engine import Controller, Engine
-from fakekube.kubelet.backoff import INITIAL_BACKOFF_S, MAX_BACKOFF_S, ImagePullBackoff, RestartBackoff
+from fakekube.kubelet.backoff import ImagePullBackoff, RestartBackoff
 from fakekube.kubelet.behaviour import BehaviourCatalog
-from fakekube.kubelet.heartbeat import KUBELET_PORT, HeartbeatConfig, NodeHeartbeats
+from fakekube.kubelet.heartbeat import KUBELET_PORT, NodeHeartbeats
 from fakekube.kubelet.pods import NODE_KEY, PodRunner, node_internal_ip
 from fakekube.kubelet.registry import ImageCatalog
 from fakekube.kubelet.resourcemetrics import ResourceMetrics
+from fakekube.kubelet.settings import KubeletConfig  # re-exported: where the kubelet's settings were
 from fakekube.kubelet.staticpods import StaticPodController, StaticPodManifest
-
-
-class KubeletConfig(NamedTuple):
-    """The kubelet settings upstream exposes (KubeletConfiguration and flags), with its defaults."""
-
-    heartbeat: HeartbeatConfig = HeartbeatConfig()
-    #: CrashLoopBackOff and ImagePullBackOff: 10 s doubling to 300 s (not configurable upstream
-    #: before the KubeletCrashLoopBackOffMax alpha; settings here so tests can shorten them).
-    backoff_initial_s: float = INITIAL_BACKOFF_S
-    backoff_max_s: float = MAX_BACKOFF_S
 
 
 class Kubelets:

@@ -32,7 +32,7 @@ from __future__ import annotations
 import itertools
 import operator
 from datetime import datetime, timedelta
-from typing import Any, Iterable, Mapping, NamedTuple, cast
+from typing import Any, Iterable, Mapping, cast
 
 from fakekube.clock import format_micro_time, format_rfc3339
 from fakekube.engine import Context, Engine
@@ -40,6 +40,7 @@ from fakekube.engine.cohorts import Cohorts
 from fakekube.engine.events import EventSource
 from fakekube.kubelet import events as texts
 from fakekube.kubelet.images import NodeImages
+from fakekube.kubelet.settings import HeartbeatConfig  # re-exported: where the heartbeats' settings were
 from fakekube.objects.kinds import LEASES, NODES
 from fakekube.store import ADDED, DELETED, Change
 
@@ -77,19 +78,6 @@ KUBELET_TEXTS: dict[tuple[str, str], tuple[str, str]] = {
     ("Ready", "False"): ("KubeletNotReady", "container runtime is down"),
     **{(kind, status): (reason, message) for kind, (status, reason, message) in HEALTHY_CONDITIONS.items()},
 }
-
-
-class HeartbeatConfig(NamedTuple):
-    """Upstream kubelet defaults; all overridable."""
-
-    lease_duration_s: int = 40
-    renew_fraction: float = 0.25
-    status_update_period_s: float = 10.0
-    status_report_period_s: float = 300.0
-
-    @property
-    def renew_interval_s(self) -> float:
-        return self.lease_duration_s * self.renew_fraction
 
 
 class NodeHeartbeats:

@@ -12,6 +12,7 @@ import json
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -172,3 +173,16 @@ cluster.create({"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResource
 """
     modules = modules_after(code)
     assert {"fakekube.api.wire.cel", "fakekube.api.wire.structural", "fakekube.api.types.custom"} <= modules
+
+
+def test_a_phased_load_s_first_half_loads_no_scheduler_or_pod_runner(tmp_path: Path) -> None:
+    """``serve``'s boot cache loads the apiserver's side first: the scheduler's plugins and the
+    kubelet's pod runner (its shell, coreutils, filesystems) wait for the engine's side."""
+    from fakekube import Cluster
+    path = tmp_path / "boot.json"
+    Cluster(nodes=1).save(path)
+    first_half = modules_after(f"from fakekube.cluster import Cluster\nCluster.load({str(path)!r}, phased=True)")
+    assert {"fakekube.scheduler.scheduler", "fakekube.kubelet.agents", "fakekube.kubelet.pods",
+            "fakekube.kubelet.coreutils"} & first_half == set()
+    whole = modules_after(f"from fakekube.cluster import Cluster\nCluster.load({str(path)!r}, phased=True).engine")
+    assert {"fakekube.scheduler.scheduler", "fakekube.kubelet.agents", "fakekube.kubelet.pods"} <= whole
