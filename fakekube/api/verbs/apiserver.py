@@ -1098,9 +1098,13 @@ def _status_update(rt: ResourceType, old: Obj, new: Obj, client: bool) -> Obj:
     """A /status write changes only status; metadata and spec stay as stored — except the
     annotations of a type whose status strategy keeps them (Deployments: the controller
     writes its revision annotation with the status), and the metadata a client sends for a
-    type whose status strategy lets it through (Pods: all but ownerReferences)."""
-    merged = deep_copy(old)
-    merged["metadata"] = dict(merged["metadata"])
+    type whose status strategy lets it through (Pods: all but ownerReferences).
+
+    The new version shares the stored one's spec (and every other part a status write does
+    not change: nothing after this edits them, and the immutability guard checks it under
+    test); only metadata, which the later steps edit in place, is copied — copying a pod's
+    whole spec was a seventh of starting it."""
+    merged = dict(old, metadata=deep_copy(old["metadata"]))
     strategy = rt.strategy
     if (strategy.status_writes_metadata or client and strategy.status_writes_client_metadata) \
             and isinstance(new.get("metadata"), dict):
