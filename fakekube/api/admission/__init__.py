@@ -28,13 +28,14 @@ admission plugin (``fakekube.api.auth.escalation``, called by the verbs for RBAC
 from fakekube.api.admission.attributes import CONNECT, CREATE, DELETE, OPERATIONS, UPDATE, Attributes, namespace_of
 from fakekube.api.admission.chain import Chain
 from fakekube.api.admission.interfaces import AdmissionOptions, Handler, Interface, PluginContext
-from fakekube.api.admission.plugins import (ALL_ORDERED_PLUGINS, DEFAULT_OFF, DEFAULT_PLUGINS, FACTORIES,
+from fakekube.api.admission.plugins import (ALL_ORDERED_PLUGINS, DEFAULT_OFF, DEFAULT_PLUGINS, EVENT_QUIET_PLUGINS, FACTORIES,
                                             UnknownPlugins, build_chain, check_names, enabled_plugins)
 from fakekube.api.admission.webhook_call import WebhookTransport
 from fakekube.api.admission.webhooks import WebhookAdmission
 
 __all__ = [
-    "ALL_ORDERED_PLUGINS", "CONNECT", "CREATE", "DEFAULT_OFF", "DEFAULT_PLUGINS", "DELETE", "FACTORIES",
+    "ALL_ORDERED_PLUGINS", "CONNECT", "CREATE", "DEFAULT_OFF", "DEFAULT_PLUGINS", "DELETE", "EVENT_QUIET_PLUGINS",
+    "FACTORIES",
     "OPERATIONS", "UPDATE",
     "AdmissionOptions", "Attributes", "Chain", "Handler", "Interface", "PluginContext", "UnknownPlugins",
     "WebhookAdmission", "WebhookTransport",

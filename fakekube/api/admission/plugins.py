@@ -72,6 +72,20 @@ FACTORIES: dict[str, Callable[[PluginContext], Interface]] = {
 #: What runs by default: the default-on plugins, in order.
 DEFAULT_PLUGINS: tuple[str, ...] = tuple(name for name in ALL_ORDERED_PLUGINS if name not in DEFAULT_OFF)
 
+#: The plugins whose create phases never change or refuse an Event (core/v1 or
+#: events.k8s.io/v1) — they act on pods, claims, nodes, CSRs or priority classes only —
+#: and those that act on an Event only through what the caller of a trusted create checks
+#: itself: the webhook and policy plugins (only while their objects exist), NamespaceLifecycle
+#: (a missing or terminating namespace) and ResourceQuota (only while a quota exists).
+#: ``APIServer.create_recorded_event`` takes its fast path only under a chain of these;
+#: tests/unit/test_admission_events_quiet.py runs each on an Event create.
+EVENT_QUIET_PLUGINS: frozenset[str] = frozenset((
+    "AlwaysAdmit", "LimitRanger", "ServiceAccount", "TaintNodesByCondition", "Priority", "DefaultTolerationSeconds",
+    "DefaultStorageClass", "StorageObjectInUseProtection", "CertificateSubjectRestriction", "FakekubeBehaviour",
+    "MutatingAdmissionWebhook", "ValidatingAdmissionPolicy", "ValidatingAdmissionWebhook",
+    "NamespaceLifecycle", "ResourceQuota",
+))
+
 
 class UnknownPlugins(ValueError):
     """Upstream's ``AdmissionOptions.Validate`` errors, joined as its aggregate error prints them."""

@@ -57,6 +57,10 @@ MAX_ADMISSION_RETRIES = 10
 #: The resources whose objects turn admission webhooks and policies on.
 _ADMISSION_RESOURCES = frozenset((MUTATING, VALIDATING, BINDINGS))
 
+#: What a trusted Event create checks (see ``APIServer.create_recorded_event``).
+_RESOURCE_QUOTAS = ("", "resourcequotas")
+_NAMESPACES = ("", "namespaces")
+
 #: A cache's "not looked up yet".
 _UNKNOWN = object()
 
@@ -228,6 +232,12 @@ class APIServer:
         #: the cluster configures its own (``configure_admission``).
         self.admission = admission.Chain()
         self.configure_admission(admission.DEFAULT_PLUGINS)
+        #: Whether the cluster's recorders create their Events through the trusted path
+        #: (``create_recorded_event``); False: every Event takes the full create path.
+        self.trusted_events = True
+        #: The chain last checked against ``EVENT_QUIET_PLUGINS``, and the answer.
+        self._quiet_chain: admission.Chain | None = None
+        self._quiet_chain_ok = False
         #: Encoded JSON of stored versions, shared by lists, GETs and every watcher.
         self.encoded = EncodedObjects()
         #: The registry's custom types, kept equal to what this store's CRDs serve.
@@ -365,6 +375,57 @@ class APIServer:
             if not rt.persisted:
                 return self._review(rt, obj, warnings, options)
             return self._create_locked(rt, obj, options, warnings)
+
+    @_in_release_style
+    def create_recorded_event(self, rt: ResourceType, body: Obj) -> Obj | None:
+        """Create an Event that the cluster's own recorder built afresh (a kubelet's Pulled, the
+        scheduler's Scheduled: four writes per pod started) as :meth:`create` with internal,
+        fresh options would, without the steps that cannot change or refuse it there: no
+        decoding or field checks (built well-typed, namespace set, no type meta), no
+        admission. The same defaults, uid and timestamp draws, validation (a 422 raised as
+        the full path raises it), Go shaping and store write; returns the stored Event as
+        :meth:`create` answers it.
+
+        None — nothing drawn or written; the caller takes :meth:`create` — when admission
+        could act on it: a plugin outside ``EVENT_QUIET_PLUGINS``, any webhook
+        configuration or policy binding, a ResourceQuota in its namespace, or a namespace that is
+        missing or terminating. ``trusted_events`` False turns the fast path off (the
+        differential test, tests/integration/test_recorded_events.py, compares both)."""
+        meta = body["metadata"]
+        namespace = meta.get("namespace") or ""
+        if not self._events_quiet(rt, namespace) or meta.get("generateName") or "apiVersion" in body:
+            return None
+        obj = rt.storable(dict(body, metadata=dict(meta)))
+        ctx = self._context()
+        rt.strategy.default(obj, ctx)
+        meta = obj["metadata"]
+        objectmeta.stamp_new(rt, obj, ctx)
+        objectmeta.omit_empty(meta)
+        rt.strategy.prepare_for_create(obj, ctx)
+        self._validate(rt, obj, validation.validate_object_meta(meta, rt.namespaced, rt.name_rule)
+                       + _kube_finalizer_names(rt, meta) + rt.strategy.validate(obj))
+        objectmeta.check_no_resource_version(obj)
+        if self.store.get(rt.key, (namespace, meta["name"])) is not None:
+            raise errors.already_exists(rt.group, rt.plural, meta["name"])
+        stored = self.store.create(rt.key, self._go_stored(rt, obj))
+        return objectmeta.with_type_meta(rt, rt.view(stored))
+
+    def _events_quiet(self, rt: ResourceType, namespace: str) -> bool:
+        """Whether nothing in admission could change or refuse an Event create in ``namespace``
+        (see :meth:`create_recorded_event`); the caller holds the store lock."""
+        if not self.trusted_events or self._admission_on or not rt.persisted or rt.custom is not None \
+                or rt.strategy.immutable_raw_fields:
+            return False
+        if self.store.count(_RESOURCE_QUOTAS) and self.store.list(_RESOURCE_QUOTAS, namespace)[0]:
+            return False  # ResourceQuota charges it (or refuses)
+        if self._quiet_chain is not self.admission:
+            self._quiet_chain_ok = set(self.admission.names) <= admission.EVENT_QUIET_PLUGINS
+            self._quiet_chain = self.admission
+        if not self._quiet_chain_ok:
+            return False
+        found = self.store.get(_NAMESPACES, ("", namespace))
+        return found is not None and not (found.get("metadata") or {}).get("deletionTimestamp") \
+            and (found.get("status") or {}).get("phase") != "Terminating"
 
     def _review(self, rt: ResourceType, obj: Obj, warnings: builtins.list[str], options: WriteOptions) -> WriteResult:
         """Answer a create of a never-stored type (an access or token review).
@@ -1098,9 +1159,13 @@ def _status_update(rt: ResourceType, old: Obj, new: Obj, client: bool) -> Obj:
     """A /status write changes only status; metadata and spec stay as stored — except the
     annotations of a type whose status strategy keeps them (Deployments: the controller
     writes its revision annotation with the status), and the metadata a client sends for a
-    type whose status strategy lets it through (Pods: all but ownerReferences)."""
-    merged = deep_copy(old)
-    merged["metadata"] = dict(merged["metadata"])
+    type whose status strategy lets it through (Pods: all but ownerReferences).
+
+    The new version shares the stored one's spec (and every other part a status write does
+    not change: nothing after this edits them, and the immutability guard checks it under
+    test); only metadata, which the later steps edit in place, is copied — copying a pod's
+    whole spec was a seventh of starting it."""
+    merged = dict(old, metadata=deep_copy(old["metadata"]))
     strategy = rt.strategy
     if (strategy.status_writes_metadata or client and strategy.status_writes_client_metadata) \
             and isinstance(new.get("metadata"), dict):
