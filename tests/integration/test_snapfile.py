@@ -18,6 +18,7 @@ import pytest
 
 from fakekube import Cluster
 from fakekube.cluster import SnapshotFileError
+from fakekube.api.machinery.errors import ApiError
 from fakekube.cluster.snapfile import MAGIC
 from tests.integration.test_snapshots import dump, story, workload
 
@@ -248,3 +249,45 @@ def test_loading_a_file_that_serves_no_crd_leaves_the_crd_machinery_unimported(t
     assert "fakekube.cluster.snapfile" in modules
     assert [name for name in modules if name.startswith(("fakekube.api.wire.structural", "fakekube.api.wire.cel",
                                                           "fakekube.api.types.custom"))] == []
+
+
+POLICY = {"apiVersion": "admissionregistration.k8s.io/v1", "kind": "ValidatingAdmissionPolicy",
+          "metadata": {"name": "no-bad"},
+          "spec": {"matchConstraints": {"resourceRules": [{"apiGroups": [""], "apiVersions": ["v1"],
+                                                           "operations": ["CREATE"], "resources": ["configmaps"]}]},
+                   "validations": [{"expression": "object.metadata.name != 'bad'"}]}}
+BINDING = {"apiVersion": "admissionregistration.k8s.io/v1", "kind": "ValidatingAdmissionPolicyBinding",
+           "metadata": {"name": "no-bad"}, "spec": {"policyName": "no-bad", "validationActions": ["Deny"]}}
+HOOKS = {"apiVersion": "admissionregistration.k8s.io/v1", "kind": "ValidatingWebhookConfiguration",
+         "metadata": {"name": "hooks"},
+         "webhooks": [{"name": "only-bad.example.com", "admissionReviewVersions": ["v1"], "sideEffects": "None",
+                       "failurePolicy": "Ignore", "clientConfig": {"url": "https://127.0.0.1:9/"},
+                       "matchConditions": [{"name": "bad", "expression": "object.metadata.name == 'bad2'"}],
+                       "rules": [{"apiGroups": [""], "apiVersions": ["v1"], "operations": ["CREATE"],
+                                  "resources": ["configmaps"]}]}]}
+
+
+def refused_code(cluster: Cluster, name: str) -> int | None:
+    try:
+        cluster.create({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": name, "namespace": "default"}})
+    except ApiError as refused:
+        return refused.code
+    return None
+
+
+def test_a_cluster_that_ran_admission_policies_and_match_conditions_snapshots_saves_and_loads(tmp_path: Path) -> None:
+    """The CEL programs a policy and a webhook's matchCondition compiled at their first use
+    are not the cluster's state: a snapshot, a restore, a file and a load all work, and the
+    policy still refuses afterwards (the snapshot failed with "cannot pickle 'builtins.Program'")."""
+    cluster = Cluster(nodes=1)
+    for obj in (POLICY, BINDING, HOOKS):
+        cluster.create(obj)
+    assert refused_code(cluster, "bad") == 422
+    assert refused_code(cluster, "bad2") is None  # matched, the webhook unreachable: Ignore
+    snap = cluster.snapshot()
+    assert refused_code(cluster, "good") is None
+    cluster.restore(snap)
+    assert refused_code(cluster, "good") is None and refused_code(cluster, "bad") == 422
+    cluster.save(tmp_path / "policies.snap")
+    loaded = Cluster.load(tmp_path / "policies.snap")
+    assert refused_code(loaded, "bad") == 422 and refused_code(loaded, "bad3") is None

@@ -21,7 +21,6 @@ budget, no further validation rules will be run`` (then ``failurePolicy`` decide
 
 from __future__ import annotations
 
-import threading
 from typing import TYPE_CHECKING, Any, Callable
 
 from fakekube.api.machinery.errors import ApiError
@@ -40,8 +39,6 @@ POLICIES = (GROUP, "validatingadmissionpolicies")
 BINDINGS = (GROUP, "validatingadmissionpolicybindings")
 #: The variables a policy's expressions may use (``authorizer`` is declared, never bound).
 VARIABLES = ("object", "oldObject", "request", "params", "namespaceObject", "variables", "authorizer")
-#: Compiled expressions kept (by text); past it the oldest is dropped.
-MAX_COMPILED = 4096
 REASON_CODES = {"Forbidden": 403, "Invalid": 422, "RequestEntityTooLarge": 413}
 
 
@@ -73,8 +70,6 @@ class PolicyAdmission:
     def __init__(self, store: Store, registry: Callable[[], Registry]) -> None:
         self.store = store
         self._registry = registry
-        self._programs: dict[str, cel.Program] = {}
-        self._lock = threading.Lock()
 
     def active(self) -> bool:
         return bool(self.store.count(BINDINGS))
@@ -193,19 +188,10 @@ class PolicyAdmission:
     # -- CEL -----------------------------------------------------------------
     def _program(self, expression: str) -> cel.Program:
         from fakekube.api.wire import cel  # the CEL engine loads with the first policy (cold start)
-        with self._lock:
-            program = self._programs.get(expression)
-        if program is not None:
-            return program
         try:
-            program = cel.compile(expression, VARIABLES)
+            return cel.compiled(expression, VARIABLES)  # once per process (not the cluster's state)
         except cel.CelError as exc:
             raise _Failure(f"compilation failed: {exc}") from None
-        with self._lock:
-            if len(self._programs) >= MAX_COMPILED:
-                self._programs.pop(next(iter(self._programs)))
-            self._programs[expression] = program
-        return program
 
     def _evaluate(self, expression: str, activation: Obj, budget: cel.CostBudget) -> Any:
         from fakekube.api.wire import cel  # see _program

@@ -53,8 +53,6 @@ EXEMPT_KINDS = frozenset(("ValidatingWebhookConfiguration", "MutatingWebhookConf
 REVIEW_API_VERSION = "admission.k8s.io/v1"
 #: The variables a match condition may use.
 CONDITION_VARIABLES = ("object", "oldObject", "request", "authorizer", "authorizer.requestResource")
-#: Compiled match conditions kept (by expression text); past it the oldest is dropped.
-MAX_COMPILED_CONDITIONS = 1024
 
 
 class Hook(NamedTuple):
@@ -90,7 +88,6 @@ class WebhookAdmission:
         self.transport = transport or WebhookTransport()
         self._rng = rng
         self._rng_lock = threading.Lock()
-        self._conditions: dict[str, cel.Program] = {}
 
     def active(self) -> bool:
         """Any webhook configuration at all (the write path's fast check)."""
@@ -265,14 +262,8 @@ class WebhookAdmission:
         raise errors.forbidden_error(attrs.rt.group, attrs.rt.plural, attrs.name, why)
 
     def _condition(self, expression: str) -> cel.Program:
-        program = self._conditions.get(expression)
-        if program is None:
-            from fakekube.api.wire import cel  # the CEL engine loads with the first matchCondition (cold start)
-            program = cel.compile(expression, ("object", "oldObject", "request", "authorizer"))
-            if len(self._conditions) >= MAX_COMPILED_CONDITIONS:
-                self._conditions.pop(next(iter(self._conditions)))
-            self._conditions[expression] = program
-        return program
+        from fakekube.api.wire import cel  # the CEL engine loads with the first matchCondition (cold start)
+        return cel.compiled(expression, ("object", "oldObject", "request", "authorizer"))  # once per process
 
     def _service_exists(self, hook: Hook) -> bool:
         service = (hook.spec.get("clientConfig") or {}).get("service")

@@ -55,8 +55,9 @@ from __future__ import annotations
 from fakekube.api.wire.cel.sizes import Decl, DeclSizes, Sizes
 from fakekube.api.wire.cel.errors import BudgetExhausted, CelError, CompileError, CostLimitExceeded, EvaluationError
 from fakekube.api.wire.cel.program import (MATCH_CONDITIONS_COST_BUDGET, PER_CALL_LIMIT, RUNTIME_COST_BUDGET, Activation,
-                                          CostBudget, Program, compile, optional_none, optional_of)
+                                          CostBudget, Program, compile, compiled, optional_none, optional_of)
 
 __all__ = ["Activation", "BudgetExhausted", "CelError", "CompileError", "CostBudget",
            "CostLimitExceeded", "Decl", "DeclSizes", "EvaluationError", "MATCH_CONDITIONS_COST_BUDGET",
-           "PER_CALL_LIMIT", "Program", "RUNTIME_COST_BUDGET", "Sizes", "compile", "optional_none", "optional_of"]
+           "PER_CALL_LIMIT", "Program", "RUNTIME_COST_BUDGET", "Sizes", "compile", "compiled", "optional_none",
+           "optional_of"]

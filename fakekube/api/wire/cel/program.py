@@ -295,6 +295,31 @@ def compile(source: str, variables: Iterable[str]) -> Program:  # noqa: A001 - C
     return Program(source, program, needed, used & declared, tree)
 
 
+#: Programs :func:`compiled` keeps, by (source, variables); past it the oldest is dropped.
+MAX_COMPILED = 4096
+_compiled: dict[tuple[str, frozenset[str]], Program] = {}
+_compiled_lock = threading.Lock()
+
+
+def compiled(source: str, variables: Iterable[str]) -> Program:
+    """:func:`compile`, once per process for each (source, variables): admission policies
+    and webhooks' matchConditions compile an expression at its first use. The cache lives
+    outside every cluster on purpose: a program is a pure function of its text and names,
+    so clusters share it, and a snapshot neither copies it (the engine's compiled form cannot
+    be pickled) nor writes it to a file. A source that does not compile raises every time."""
+    key = (source, frozenset(variables))
+    with _compiled_lock:
+        program = _compiled.get(key)
+    if program is not None:
+        return program
+    program = compile(source, key[1])
+    with _compiled_lock:
+        if len(_compiled) >= MAX_COMPILED:
+            _compiled.pop(next(iter(_compiled)))
+        _compiled[key] = program
+    return program
+
+
 def _parse_message(text: str, source: str) -> str:
     """The parser's error as cel-go prints it (``ERROR: <input>:L:C: ...`` then the line
     and a caret, each indented by `` | ``)."""
