@@ -543,14 +543,7 @@ class Decoder:
         self.complete: Callable[[], None] = self._not_phased
 
     def run(self, key: str) -> Any:
-        try:
-            return self._run(key)
-        except SnapshotFileError:
-            raise
-        except RecursionError:
-            raise SnapshotFileError("the file is garbled: its values nest too deep") from None
-        except (TypeError, ValueError, KeyError, IndexError, AttributeError, OverflowError, re.error) as error:
-            raise SnapshotFileError(f"the file is garbled: {type(error).__name__}: {error}") from None
+        return self._guarded(lambda: self._run(key))
 
     def _run(self, key: str) -> Any:
         if key == "root":
@@ -599,6 +592,7 @@ class Decoder:
         return self.value(self.document["root"])
 
     def _guarded(self, run: Callable[[], Any]) -> Any:
+        """``run()``, any failure of a garbled file's decoding a :class:`SnapshotFileError`."""
         try:
             return run()
         except SnapshotFileError:
