@@ -354,16 +354,8 @@ class Store:
             timing = self.write_timing
             started = timing[0]() if timing is not None else 0.0
             key = _object_key(obj)
-            bucket = self._objects[resource]
-            prev = bucket[key]
             stored = self._stamp(resource, key, obj)
-            updates = self._index_updates(resource, prev, stored) if resource in self._indexes else ()
-            bucket[key] = stored
-            ordered = self._ordered.get(resource)
-            if ordered is not None:
-                ordered[bisect.bisect_left(self._keys(resource), (sort_key(key), key))] = stored
-            if updates:
-                _apply(updates, key)
+            prev = self._put(resource, key, stored)
             self._record(MODIFIED, resource, key, stored, prev, same_size)
             if timing is not None:
                 timing[1]("update", resource, timing[0]() - started)
@@ -566,9 +558,10 @@ class Store:
             stamped = freeze(stamped, Origin(resource_name, name, rv))
         return stamped
 
-    def _put(self, resource: ResourceKey, key: ObjectKey, obj: Obj) -> None:
+    def _put(self, resource: ResourceKey, key: ObjectKey, obj: Obj) -> Obj:
         """Store ``obj`` as the version of an existing key: the bucket, the ordered list and
-        the indexes (a deferred write being built; it takes no resourceVersion here)."""
+        the indexes (a replace, or a deferred write being built); returns the version it
+        replaced. It takes no resourceVersion and records nothing: its callers do."""
         bucket = self._objects[resource]
         prev = bucket[key]
         updates = self._index_updates(resource, prev, obj) if resource in self._indexes else ()
@@ -578,6 +571,7 @@ class Store:
             ordered[bisect.bisect_left(self._keys(resource), (sort_key(key), key))] = obj
         if updates:
             _apply(updates, key)
+        return prev
 
     def _record(self, kind: str, resource: ResourceKey, key: ObjectKey, obj: Obj, prev: Obj | None,
                 same_size: bool = False) -> None:
