@@ -15,6 +15,7 @@ that run in Python meter their own work against the same per-call limit
 
 from __future__ import annotations
 
+import functools
 import re
 import threading
 from collections.abc import Iterable, Mapping
@@ -295,10 +296,8 @@ def compile(source: str, variables: Iterable[str]) -> Program:  # noqa: A001 - C
     return Program(source, program, needed, used & declared, tree)
 
 
-#: Programs :func:`compiled` keeps, by (source, variables); past it the oldest is dropped.
+#: Programs :func:`compiled` keeps, by (source, variables); past it the least recently used goes.
 MAX_COMPILED = 4096
-_compiled: dict[tuple[str, frozenset[str]], Program] = {}
-_compiled_lock = threading.Lock()
 
 
 def compiled(source: str, variables: Iterable[str]) -> Program:
@@ -307,17 +306,12 @@ def compiled(source: str, variables: Iterable[str]) -> Program:
     outside every cluster on purpose: a program is a pure function of its text and names,
     so clusters share it, and a snapshot neither copies it (the engine's compiled form cannot
     be pickled) nor writes it to a file. A source that does not compile raises every time."""
-    key = (source, frozenset(variables))
-    with _compiled_lock:
-        program = _compiled.get(key)
-    if program is not None:
-        return program
-    program = compile(source, key[1])
-    with _compiled_lock:
-        if len(_compiled) >= MAX_COMPILED:
-            _compiled.pop(next(iter(_compiled)))
-        _compiled[key] = program
-    return program
+    return _compiled(source, frozenset(variables))
+
+
+@functools.lru_cache(maxsize=MAX_COMPILED)
+def _compiled(source: str, variables: frozenset[str]) -> Program:
+    return compile(source, variables)
 
 
 def _parse_message(text: str, source: str) -> str:
