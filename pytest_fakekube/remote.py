@@ -38,6 +38,7 @@ from fakekube.api.machinery.errors import ApiError
 from fakekube.cluster.objectverbs import PATCH_TYPES, ExecResult
 from fakekube.cluster import waiting
 from fakekube.cluster.checks import seconds as checked_seconds
+from fakekube.objects.events import last_seen
 
 Obj = dict[str, Any]
 
@@ -466,7 +467,7 @@ class RealCluster:
 
 
 def _event_time(event: Obj) -> str:
-    return str(event.get("lastTimestamp") or event.get("eventTime") or event.get("firstTimestamp") or "")
+    return last_seen(event) or ""
 
 
 def _run_session(session: Any, stdin: str | bytes | None) -> ExecResult:

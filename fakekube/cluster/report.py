@@ -15,6 +15,7 @@ import textwrap
 from typing import TYPE_CHECKING, Any, Callable
 
 from fakekube.clock.wire import format_rfc3339
+from fakekube.objects.events import last_seen
 from fakekube.objects.kinds import NODES, PODS
 from fakekube.objects.pods import is_pod_ready
 
@@ -87,7 +88,7 @@ def _events(events: list[Obj]) -> list[str]:
     for event in shown:
         involved = event.get("involvedObject") or {}
         where = f"{involved.get('kind', '?')} {_qualified(involved.get('namespace'), involved.get('name', '?'))}"
-        when = event.get("lastTimestamp") or event.get("eventTime") or event.get("firstTimestamp") or "?"
+        when = last_seen(event) or "?"
         count = event.get("count") or 1
         repeat = f" (x{count})" if count > 1 else ""
         lines += _wrap(f"{_time(when)} {event.get('type', '')[:1]} {where} {event.get('reason', '')}{repeat}: "

@@ -23,6 +23,7 @@ from html import escape
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from fakekube.clock.wire import format_rfc3339, parse_time
+from fakekube.objects.events import last_seen
 from fakekube.objects.kinds import NODES, PODS
 from fakekube.objects.pods import is_pod_ready
 
@@ -133,7 +134,7 @@ def _created(obj: Obj, now: datetime) -> datetime:
 
 
 def _event_time(event: Obj, now: datetime) -> datetime:
-    return parse_time(event.get("lastTimestamp") or event.get("eventTime") or event.get("firstTimestamp")) or now
+    return parse_time(last_seen(event)) or now
 
 
 def _condition(obj: Obj, kind: str) -> Obj:

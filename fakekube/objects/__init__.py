@@ -10,6 +10,7 @@ nothing above the store and the clock (DESIGN.md part 4), so every part above ma
   how long a pod may stay on a tainted node, DefaultTolerationSeconds.
 - :mod:`.owners`: controller references, adoption and release.
 - :mod:`.pods`: readiness, availability, activity, disruption targets, resource requests.
+- :mod:`.events`: when an Event was last seen.
 - :mod:`.quantity`: resource quantities as exact numbers.
 - :mod:`.constants`: well-known labels, annotations and finalizers.
 
