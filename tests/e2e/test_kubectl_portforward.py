@@ -9,7 +9,7 @@ older ones over SPDY; attach streams the container's output as cluster time reac
 from __future__ import annotations
 
 import json
-import socket
+import re
 import subprocess
 import time
 import urllib.error
@@ -39,10 +39,20 @@ def web_pod(name: str = "web", **metadata: Any) -> dict[str, Any]:
                                      "ports": [{"name": "http", "containerPort": 80}, {"containerPort": 8080}]}]}}
 
 
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
+def local_ports(stream: Any, pattern: str, count: int) -> list[int]:
+    """The local ports kubectl chose and printed (``pattern``'s first group), once it printed
+    ``count``. kubectl picks them (``:80``, ``--port=0``): a port the test found free and let
+    go could be taken by another process before kubectl bound it (the suite runs in parallel)."""
+    lines: list[str] = []
+    while True:
+        printed = stream.wait_for_lines(len(lines) + 1)
+        if len(printed) == len(lines):  # nothing new before the stream's wait ran out
+            break
+        lines = printed
+        found = [int(match.group(1)) for line in lines if (match := re.search(pattern, line))]
+        if len(found) >= count:
+            return found[:count]
+    raise AssertionError(f"kubectl did not print {count} line(s) matching {pattern!r}: {lines}")
 
 
 def fetch(url: str, method: str = "GET", body: bytes | None = None) -> tuple[int, dict[str, str], bytes]:
@@ -54,19 +64,14 @@ def fetch(url: str, method: str = "GET", body: bytes | None = None) -> tuple[int
         return error.code, dict(error.headers), error.read()
 
 
-def wait_for_line(stream: Any, text: str) -> None:
-    lines = stream.wait_for_lines(1)
-    assert any(text in line for line in lines), lines
-
-
 @pytest.mark.fakekube(nodes=1)
 def test_port_forward_reaches_the_containers_declared_http_behaviour(any_kubectl: Kubectl, fakekube: Cluster) -> None:
     fakekube.create(web_pod())
     fakekube.advance(2)
-    nginx, api = free_port(), free_port()
-    forward = any_kubectl.stream("port-forward", "pod/web", f"{nginx}:80", f"{api}:8080")
+    forward = any_kubectl.stream("port-forward", "pod/web", ":80", ":8080")
     try:
-        wait_for_line(forward, f"Forwarding from 127.0.0.1:{nginx} -> 80")
+        [nginx] = local_ports(forward, r"^Forwarding from 127\.0\.0\.1:(\d+) -> 80$", 1)
+        [api] = local_ports(forward, r"^Forwarding from 127\.0\.0\.1:(\d+) -> 8080$", 1)
         status, headers, body = fetch(f"http://127.0.0.1:{nginx}/")
         assert (status, headers["Server"]) == (200, "nginx/1.29.1") and b"<title>Welcome to nginx!</title>" in body
         assert headers["Date"] == "Wed, 01 Jan 2025 00:00:02 GMT"  # the pod's clock is the cluster's
@@ -84,10 +89,9 @@ def test_port_forward_to_a_port_nothing_listens_on_says_so(fakekube: Cluster, ku
     kubectl = kubectl_or_skip("1.33", fakekube, kubectl_cache_dir)
     fakekube.create(web_pod())
     fakekube.advance(2)
-    local = free_port()
-    forward = kubectl.stream("port-forward", "pod/web", f"{local}:9999")
+    forward = kubectl.stream("port-forward", "pod/web", ":9999")
     try:
-        wait_for_line(forward, f"Forwarding from 127.0.0.1:{local} -> 9999")
+        [local] = local_ports(forward, r"^Forwarding from 127\.0\.0\.1:(\d+) -> 9999$", 1)
         with pytest.raises((urllib.error.URLError, ConnectionError)):
             fetch(f"http://127.0.0.1:{local}/")
     finally:
@@ -109,10 +113,9 @@ def test_the_apiserver_proxy_of_a_service_and_of_a_pod(fakekube: Cluster, kubect
     refused = kubectl("get", "--raw", "/api/v1/namespaces/default/pods/web:9999/proxy/")
     assert refused.rc == 1 and "error trying to reach service: dial tcp 10.224.0.2:9999: connect: connection refused" \
         in refused.stderr, refused.stderr
-    local = free_port()
-    proxy = kubectl.stream("proxy", f"--port={local}")
+    proxy = kubectl.stream("proxy", "--port=0")
     try:
-        wait_for_line(proxy, f"Starting to serve on 127.0.0.1:{local}")
+        [local] = local_ports(proxy, r"^Starting to serve on 127\.0\.0\.1:(\d+)$", 1)
         status, _, body = fetch(f"http://127.0.0.1:{local}/api/v1/namespaces/default/services/web:80/proxy/")
         assert status == 200 and b"Welcome to nginx!" in body
         assert fetch(f"http://127.0.0.1:{local}/api/v1/namespaces/default/services/web:81/proxy/api/x",
