@@ -37,6 +37,8 @@ from typing import Any, Iterator
 
 import yaml
 
+from tools.conformance.scenario import SAFE_LOADER
+
 Obj = dict[str, Any]
 ABSENT = "<absent>"
 _SIMPLE_KEY = re.compile(r"[A-Za-z_$@][A-Za-z0-9_$@/-]*")
@@ -156,7 +158,7 @@ def load_entries(path: Path, text_key: str) -> list[Entry]:
     if not path.exists():
         return []
     entries = []
-    for number, item in enumerate(yaml.safe_load(path.read_text()) or [], start=1):
+    for number, item in enumerate(yaml.load(path.read_text(), Loader=SAFE_LOADER) or [], start=1):
         scenarios = item["scenario"] if isinstance(item["scenario"], list) else [item["scenario"]]
         if not item.get(text_key):
             raise ValueError(f"{path} entry #{number}: every entry says `{text_key}:`")
