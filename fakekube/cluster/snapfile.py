@@ -74,7 +74,7 @@ MAGIC = b"FAKEKUBE-SNAPSHOT\n"
 #: stream of their own).
 FORMAT_VERSION = 2
 #: A file larger than this is refused before it is decompressed (a zip bomb as much as a
-#: mistake); the decompressed document has the same bound.
+#: mistake); each of its two decompressed streams has the same bound.
 MAX_FILE_BYTES = 1 << 30
 #: How deep the saved graph may nest through immutable values (tuples in tuples…) — the only
 #: recursion load does; a deeper file is refused as garbled.
