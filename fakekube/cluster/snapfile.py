@@ -706,11 +706,25 @@ class Decoder:
             elif node[0] == "o":
                 for name in node[2]:
                     item = object.__getattribute__(obj, name)
-                    if type(item) is _Pending:
+                    if type(item) is _Pending or type(item) is _PendingFunction:
                         _set_fields(obj, {name: item.resolved()})
             else:
                 raise SnapshotFileError(f"the file is garbled: node {index} ({node[0]!r}) refers to a node left for later")
         self._dirty.clear()
+
+    def defers_function(self, name: Any) -> bool:
+        """Whether phase one leaves function ``name`` (allow-listed, else SnapshotFileError) to
+        a :class:`_PendingFunction`: one of another module than :data:`SERVING_MODULES` in an
+        object's field (a store index's function from a controller's module), which phase two
+        puts in place — so phase one does not import that module."""
+        if not isinstance(name, str) or name not in FUNCTIONS:
+            return False  # resolve_function refuses it
+        filling = self._filling
+        if (self._later is None or self._depth != 0 or filling is None or self.nodes[filling][0] != "o"
+                or name.startswith(SERVING_MODULES)):
+            return False
+        self._dirty.append(filling)
+        return True
 
     def _not_phased(self) -> None:
         raise RuntimeError("a phased load's second phase has no one to run it")
@@ -800,6 +814,23 @@ class Decoder:
 
 _UNBUILT = object()
 _BUILDING = object()
+
+
+class _PendingFunction:
+    """Stands for an allow-listed function a phased load's first phase leaves for later
+    (:meth:`Decoder.defers_function`): phase two replaces it with the function; a call before
+    that imports the function's module and calls it."""
+
+    __slots__ = ("_name",)
+
+    def __init__(self, name: str) -> None:
+        self._name = name
+
+    def resolved(self) -> Any:
+        return resolve_function(self._name)
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self.resolved()(*args, **kwargs)
 
 
 class _Pending:
@@ -1039,7 +1070,10 @@ def _build_stored(decoder: Decoder, node: list[Any]) -> Any:
 
 
 def _value_function(decoder: Decoder, encoded: list[Any]) -> Any:
-    return resolve_function(encoded[1])
+    name = encoded[1]
+    if decoder.defers_function(name):
+        return _PendingFunction(name)
+    return resolve_function(name)
 
 
 def _value_enum(decoder: Decoder, encoded: list[Any]) -> Any:

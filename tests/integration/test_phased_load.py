@@ -204,3 +204,18 @@ def test_the_first_phase_parses_only_its_half_of_the_file(boot_file: Path, tmp_p
             phased.advance(1)
     finally:
         phased.stop()
+
+
+def test_the_store_s_index_functions_from_controllers_are_in_place_after_the_second_phase(boot_file: Path) -> None:
+    """Phase one leaves a store index's function from a controller's module to a stand-in (its
+    module is not imported for the serving side); phase two puts the function itself there,
+    as a full load has it."""
+    full = Cluster.load(boot_file)
+    phased = Cluster.load(boot_file, phased=True)
+    functions = [index.fn for indexes in phased.store._indexes.values() for index in indexes.values()]
+    assert any(type(fn).__name__ == "_PendingFunction" for fn in functions)
+    phased.engine  # runs the second phase
+    expected = {(resource, name): (index.fn, index.reads) for resource, indexes in full.store._indexes.items()
+                for name, index in indexes.items()}
+    assert {(resource, name): (index.fn, index.reads) for resource, indexes in phased.store._indexes.items()
+            for name, index in indexes.items()} == expected
