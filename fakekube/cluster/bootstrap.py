@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import copy
 import functools
-import ipaddress
 from typing import Any, Sequence
 
 from fakekube.api.registry import ResourceType, WriteContext
@@ -26,7 +25,7 @@ from fakekube.api.verbs import objectmeta
 from fakekube.api.verbs.apiserver import APIServer, WriteOptions
 from fakekube.api.verbs.fieldmanager import APISERVER_MANAGER
 from fakekube.cluster import bootstrapfields
-from fakekube.cluster.nodespec import NodeSpec, expand_nodes
+from fakekube.cluster.nodespec import NODE_IP_BASE, NodeSpec, expand_nodes
 from fakekube.controllers import apiservices
 from fakekube.controllers.nodelifecycle.zones import LABEL_REGION, LABEL_ZONE
 from fakekube.kubelet.heartbeat import KUBELET_PORT, healthy_conditions
@@ -43,8 +42,6 @@ NODE_CAPACITY = {"cpu": "4", "ephemeral-storage": "102400Mi", "hugepages-1Gi": "
                  "memory": "16384Mi", "pods": "110"}
 NODE_ALLOCATABLE = {"cpu": "3900m", "ephemeral-storage": "94371840Ki", "hugepages-1Gi": "0", "hugepages-2Mi": "0",
                     "memory": "15872Mi", "pods": "110"}
-#: Node n's InternalIP is this address + n (node-1 → 172.18.0.2, as on a kind network).
-NODE_IP_BASE = ipaddress.ip_address("172.18.0.1")
 #: kube-apiserver's secure port, the ``kubernetes`` Service's targetPort (kind, kubeadm).
 APISERVER_PORT = 6443
 

@@ -26,25 +26,16 @@ from fakekube.api.verbs.listing import ListOptions
 from fakekube.api.registry import Registry, ResourceType
 from fakekube.api.types import ServiceNetwork, builtin_registry
 from fakekube.clock import VirtualClock
-from fakekube.cluster import bootstrap, checks, demo, objectverbs, rbacpolicy, waiting
-from fakekube.cluster.objectverbs import ExecResult
-from fakekube.cluster.report import build_report
-from fakekube.cluster.timeline import build_timeline
-from fakekube.cluster.waiting import Condition
+from fakekube.cluster import checks, objectverbs, waiting
 from fakekube.cluster import snapshot as snapshots
-from fakekube.cluster.snapshot import Snapshot
 from fakekube.cluster.config import ClusterConfig
 from fakekube.cluster.kubeconfig import write_kubeconfig
-from fakekube.cluster.metricsserver import EngineUsage, register_api_service
-from fakekube.cluster.podstreams import KubeletStreams, StoreReads
+from fakekube.cluster.objectverbs import ExecResult
+from fakekube.cluster.waiting import Condition
 from fakekube.cluster.system import SystemPlan, boot_start
 from fakekube.cluster.system.kubeadm import ADMIN_USER, CLUSTER_ADMINS_GROUP
 from fakekube.engine import Engine, enabled_controllers
-from fakekube.engine.autoadvance import WAITER_CHECK_S, AutoAdvance
-from fakekube.engine.tickets import Ticket
-from fakekube.engine.ticker import Ticker
 from fakekube.engine.events import list_events
-from fakekube.engine.scaled import ScaledTime
 from fakekube.kubelet.logs import PodLogOptions
 from fakekube.kubelet.logstream import LogStreams, TooManyStreams
 from fakekube.kubelet.staticpods import StaticPodManifest, build_manifests
@@ -52,7 +43,14 @@ from fakekube.objects.kinds import NODES, PODS
 from fakekube.random import SeededRandom
 from fakekube.store import Store
 
+# What only building, reports, the demo or the clock modes use is imported where it is
+# used: a boot restored for ``serve`` answers its first request without them.
 if TYPE_CHECKING:
+    from fakekube.cluster.snapshot import Snapshot
+    from fakekube.engine.autoadvance import AutoAdvance
+    from fakekube.engine.scaled import ScaledTime
+    from fakekube.engine.ticker import Ticker
+    from fakekube.engine.tickets import Ticket
     from fakekube.kubelet.agents import Kubelets
     from fakekube.scheduler import Scheduler
     from fakekube.api.http import BackgroundServer, RestApp
@@ -258,6 +256,9 @@ class Cluster:
 
     def _build_state(self) -> None:
         """Fresh clock, randomness and store, populated with the initial content."""
+        from fakekube.cluster import bootstrap, rbacpolicy
+        from fakekube.cluster.metricsserver import EngineUsage, register_api_service
+        from fakekube.cluster.podstreams import KubeletStreams, StoreReads
         from fakekube.cluster.wiring import APISERVER_CONTROLLERS, admission_options, admission_plugins
         self.clock = VirtualClock(boot_start(self.config))  # start_time itself unless the cluster boots
         for observer in self._time_observers:
@@ -374,9 +375,11 @@ class Cluster:
     def _start_clock_modes(self) -> None:
         """Start whichever clock modes the config asks for (scaled time, auto-advance)."""
         if self.config.time_scale > 0:
+            from fakekube.engine.scaled import ScaledTime
             self.scaled_time = ScaledTime(self.engine, self.config.time_scale)
             self.scaled_time.start()
         if self.config.auto_advance:
+            from fakekube.engine.autoadvance import WAITER_CHECK_S, AutoAdvance
             app, meter = self._rest_app()
             # A waiter that hung up must stop counting soon, or time runs on past its answer.
             app.watch_check_interval_s = min(app.watch_check_interval_s, WAITER_CHECK_S)
@@ -864,6 +867,7 @@ class Cluster:
         seed and time, the last events, nodes with conditions and taints, pods per node, why
         each Pending pod waits, controller errors, and ``replay`` (a command that runs the
         same test again) last. The pytest plugin attaches it to a failing test's report."""
+        from fakekube.cluster.report import build_report
         return build_report(self, replay)
 
     def populate(self, seed: int, *, nodes: int | None = None, apps: int = 10) -> builtins.list[Obj]:
@@ -873,6 +877,7 @@ class Cluster:
         fakekube/cluster/demo.py). ``nodes``: join nodes until the cluster has that many.
         Creates them as a client would, then advances cluster time until every Deployment
         has rolled out; returns the objects as stored."""
+        from fakekube.cluster import demo  # faker, with the demo's first use
         demo.check_arguments(seed, apps, nodes)
         if nodes is not None:
             self._join_nodes(nodes)
@@ -892,6 +897,7 @@ class Cluster:
     def _join_nodes(self, count: int) -> None:
         """Register Ready nodes until there are ``count``: named ``node-<n>`` (the first free n,
         as the config names workers), each with the next node index (hence IP) after the others'."""
+        from fakekube.cluster import bootstrap
         node_type = self.resource("v1", "Node")
         names = {node["metadata"]["name"] for node in self.api.list(node_type, "", ListOptions())["items"]}
         number = 0
@@ -910,6 +916,7 @@ class Cluster:
         network): nodes as lanes, pods as bars coloured by phase and readiness, node condition
         changes, taints, evictions, rollouts and every Event on hover (fakekube/cluster/timeline.py).
         Written to ``path`` when given (its folder made); returns the page."""
+        from fakekube.cluster.timeline import build_timeline
         page = build_timeline(self)
         if path is not None:
             Path(path).parent.mkdir(parents=True, exist_ok=True)

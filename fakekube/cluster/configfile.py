@@ -33,7 +33,7 @@ from fakekube.controllers.servicelb import IPPool
 from fakekube.api.types.service_alloc import IPRange, PortRange
 from fakekube.engine import parse_enable_list
 from fakekube.kubelet.settings import KubeletConfig
-from fakekube.scheduler import Scheduler, SchedulerConfig
+from fakekube.scheduler import SchedulerConfig
 from fakekube.kubelet.settings import HeartbeatConfig
 from fakekube.kubelet.behaviour import BehaviourCatalog
 from fakekube.kubelet.registry import ImageCatalog
@@ -314,6 +314,7 @@ def _scheduler(raw: Any, path: str) -> SchedulerConfig | None:
     _known_keys(section, path, SCHEDULER_KEYS)
     try:
         config = SchedulerConfig.from_dict(section)
+        from fakekube.scheduler.scheduler import Scheduler  # every plugin: only a config file with a scheduler
         Scheduler(config)  # builds every profile's plugins: an unknown plugin or bad args fail here
     except (ValueError, TypeError, KeyError) as error:
         raise ConfigError(f"{path}: {_one_line(error)}") from None

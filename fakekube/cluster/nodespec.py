@@ -13,9 +13,13 @@ out pod CIDRs.
 
 from __future__ import annotations
 
+import ipaddress
 from typing import Any, Sequence
 
 from fakekube.record import FrozenRecord
+
+#: Node n's InternalIP is this address + n (node-1 → 172.18.0.2, as on a kind network).
+NODE_IP_BASE = ipaddress.ip_address("172.18.0.1")
 
 Obj = dict[str, Any]
 

@@ -11,13 +11,12 @@ consequences at the current instant have run when the call returns, as for a req
 from __future__ import annotations
 
 import json
-from typing import Any, NamedTuple, Sequence
+from typing import TYPE_CHECKING, Any, NamedTuple, Sequence
 
 from fakekube.api.machinery import errors
 from fakekube.api.machinery.errors import ApiError
 from fakekube.api.machinery.jsonutil import deep_copy
 from fakekube.api.registry import SCALE, ResourceType
-from fakekube.api.verbs import connect
 from fakekube.api.verbs.apiserver import (
     APPLY_PATCH,
     JSON_PATCH,
@@ -26,7 +25,9 @@ from fakekube.api.verbs.apiserver import (
     APIServer,
     WriteOptions,
 )
-from fakekube.api.verbs.subresources import Subresources, write_scale
+
+if TYPE_CHECKING:
+    from fakekube.api.verbs import connect
 
 Obj = dict[str, Any]
 
@@ -111,6 +112,7 @@ def update(api: APIServer, rt: ResourceType, obj: Obj, field_manager: str, subre
 
 def scale(api: APIServer, rt: ResourceType, namespace: str, name: str, replicas: int, field_manager: str) -> Obj:
     """``PUT <resource>/scale`` with ``spec.replicas``: the new autoscaling/v1 Scale."""
+    from fakekube.api.verbs.subresources import write_scale  # the subresources' verbs: loaded at their first use
     check_subresource(rt, SCALE)
     body = {"apiVersion": "autoscaling/v1", "kind": "Scale", "metadata": {"name": name}, "spec": {"replicas": replicas}}
     return write_scale(api, rt, scoped(rt, namespace), name, body, write_options("UpdateOptions", field_manager))
@@ -128,6 +130,7 @@ def logs(api: APIServer, namespace: str, name: str, container: str | None, previ
     for key, number in (("tailLines", tail_lines), ("sinceSeconds", since_seconds)):
         if number is not None:
             query[key] = str(number)
+    from fakekube.api.verbs.subresources import Subresources
     text = Subresources(api).log(namespace, name, query)
     if text is None:
         return ""
@@ -139,6 +142,7 @@ def exec_command(api: APIServer, namespace: str, name: str, command: Sequence[st
     """``pods/exec`` with stdout and stderr (and stdin when given), run to its end."""
     if isinstance(command, str) or not command:
         raise ValueError(f"command must be a non-empty list of arguments, e.g. ['sh', '-c', 'date'], got {command!r}")
+    from fakekube.api.verbs import connect
     rt = api.registry.lookup("", "v1", "pods")
     query = {"stdout": "true", "stderr": "true", **({"stdin": "true"} if stdin is not None else {}),
              **({"container": container} if container else {})}

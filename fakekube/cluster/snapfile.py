@@ -21,7 +21,10 @@ as *data* and reads it back without letting the file choose any code to run: no 
   symbol that load resolves against the loading cluster.
 
 Layout: ``MAGIC`` then a zlib-compressed UTF-8 JSON document: ``{"header": {...}, "config":
-value, "time": value, "resourceVersion": int, "nodes": [node...], "root": value}``. A value
+value, "time": value, "resourceVersion": int, "nodes": [node...], "root": value}``, then
+(optionally) a second zlib stream holding a JSON list: the nodes a phased load's second phase
+decodes, which the document's ``nodes`` holds as ``null`` (so the first phase parses only its
+own half; :func:`split_nodes`). A value
 is a JSON scalar or a tagged list (``["#", n]`` refers to node n); a node is a tagged list
 whose fields are values. Shared references stay shared (one node, many refs), cycles are
 allowed through mutable nodes. The header names the format version, the fakekube version and
@@ -67,10 +70,11 @@ if TYPE_CHECKING:
 
 #: The first bytes of every snapshot file.
 MAGIC = b"FAKEKUBE-SNAPSHOT\n"
-#: This module's layout; a file of another is refused.
-FORMAT_VERSION = 1
+#: This module's layout; a file of another is refused (2: the second phase's nodes in a
+#: stream of their own).
+FORMAT_VERSION = 2
 #: A file larger than this is refused before it is decompressed (a zip bomb as much as a
-#: mistake); the decompressed document has the same bound.
+#: mistake); each of its two decompressed streams has the same bound.
 MAX_FILE_BYTES = 1 << 30
 #: How deep the saved graph may nest through immutable values (tuples in tuples…) — the only
 #: recursion load does; a deeper file is refused as garbled.
@@ -122,8 +126,43 @@ def dumps(snapshot: "Snapshot", state: dict[str, Any], symbols: dict[int, Any], 
     document["nodes"] = encoder.nodes
     if isinstance(document["root"], list) and document["root"][:1] == ["#"]:
         document["serving"] = serving_nodes(encoder.nodes, document["root"][1])
-    text = json.dumps(document, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
-    return MAGIC + zlib.compress(text.encode("utf-8"), 6)
+    return document_bytes(document)
+
+
+def document_bytes(document: dict[str, Any]) -> bytes:
+    """A file's bytes for a whole ``document``: the nodes only a phased load's second phase
+    decodes go to a second compressed stream (:func:`split_nodes`)."""
+    first, later = split_nodes(document)
+    streams = [{**document, "nodes": first}, later]
+    return MAGIC + b"".join(zlib.compress(json.dumps(part, separators=(",", ":"), ensure_ascii=False,
+                                                     allow_nan=False).encode("utf-8"), 6) for part in streams)
+
+
+def split_nodes(document: dict[str, Any]) -> tuple[list[Any], list[Any]]:
+    """(the document's nodes with ``None`` for each node only the second phase needs, those
+    nodes in order). The first phase needs the ``"serving"`` nodes, the state's root node,
+    and everything the config, time and served CRDs reach (decoded before the state)."""
+    nodes = document["nodes"]
+    root = document["root"]
+    if "serving" not in document or not (isinstance(root, list) and root[:1] == ["#"]):
+        return nodes, []
+    first = {*document["serving"], root[1]}
+    pending = [target for key in ("config", "time", "custom") for target, _ in _value_references(document[key])]
+    while pending:
+        index = pending.pop()
+        if index in first:
+            continue
+        first.add(index)
+        if nodes[index][0] != "j":
+            pending.extend(target for target, _ in _references(nodes[index]))
+    later = [node for index, node in enumerate(nodes) if index not in first]
+    return [node if index in first else None for index, node in enumerate(nodes)], later
+
+
+def _value_references(value: Any) -> list[tuple[int, bool]]:
+    found: list[tuple[int, bool]] = []
+    _collect(value, False, found)
+    return found
 
 
 def save(path: str | Path, data: bytes) -> None:
@@ -502,6 +541,7 @@ def parse(data: bytes, kubernetes_version: str) -> dict[str, Any]:
         raise SnapshotFileError(f"the file is garbled: {error}") from None
     if not isinstance(document, dict) or not isinstance(document.get("header"), dict):
         raise SnapshotFileError("the file is garbled: no header")
+    document[_LATER] = inflater.unused_data  # the second phase's nodes, parsed when it runs (complete_nodes)
     found, own = document["header"], header(kubernetes_version)
     if found.get("format") != own["format"]:
         raise SnapshotFileError(f"snapshot file format {found.get('format')!r}; this fakekube reads format {own['format']}")
@@ -511,6 +551,48 @@ def parse(data: bytes, kubernetes_version: str) -> dict[str, Any]:
     for key in ("config", "time", "resourceVersion", "custom", "nodes", "root"):
         if key not in document:
             raise SnapshotFileError(f"the file is garbled: no {key!r}")
+    return document
+
+
+#: Where :func:`parse` keeps the file's second stream, still compressed (bytes, which no
+#: JSON document can hold: whatever the file put under this key is replaced).
+_LATER = "later"
+
+
+def complete_nodes(document: dict[str, Any]) -> None:
+    """Put the nodes of the file's second stream in the places the document holds ``None``
+    for (once; a phased load's second phase, or a whole load, does it)."""
+    data = document.pop(_LATER, b"")
+    nodes = document["nodes"]
+    if type(data) is not bytes or not isinstance(nodes, list):
+        raise SnapshotFileError("the file is garbled: 'nodes' is not a list")
+    missing = [index for index, node in enumerate(nodes) if node is None]
+    if not data and not missing:
+        return
+    try:
+        inflater = zlib.decompressobj()
+        text = inflater.decompress(data, MAX_FILE_BYTES)
+        if inflater.unconsumed_tail:
+            raise SnapshotFileError(f"its content is larger than {MAX_FILE_BYTES} bytes")
+        if not inflater.eof or inflater.unused_data:
+            raise SnapshotFileError("the file is garbled or truncated (its second stream)")
+        later = json.loads(text.decode("utf-8"))
+    except (zlib.error, UnicodeDecodeError, ValueError, RecursionError) as error:
+        if isinstance(error, SnapshotFileError):
+            raise
+        raise SnapshotFileError(f"the file is garbled: {error}") from None
+    if not isinstance(later, list) or len(later) != len(missing):
+        raise SnapshotFileError(f"the file is garbled: it leaves {len(missing)} nodes for its second stream, "
+                                f"which holds {len(later) if isinstance(later, list) else 'no list'}")
+    for index, node in zip(missing, later):
+        nodes[index] = node
+
+
+def whole_document(path: str | Path) -> dict[str, Any]:
+    """The file's document with every node in place (for tools and tests that edit a file:
+    :func:`document_bytes` writes it back)."""
+    document = parse(read(path), "")
+    complete_nodes(document)
     return document
 
 
@@ -547,6 +629,7 @@ class Decoder:
 
     def _run(self, key: str) -> Any:
         if key == "root":
+            complete_nodes(self.document)
             self._shells(range(len(self.nodes)))
             self._fill(range(len(self.nodes)))
         return self.value(self.document[key])
@@ -583,6 +666,7 @@ class Decoder:
         return {part: self.value(found[part]) for part in SERVING_PARTS if part in found}
 
     def _run_rest(self) -> Any:
+        complete_nodes(self.document)
         later = sorted(index for index in (self._later or ()) if self.built[index] is _UNBUILT)
         self._later = None
         self._shells(later)
@@ -622,11 +706,25 @@ class Decoder:
             elif node[0] == "o":
                 for name in node[2]:
                     item = object.__getattribute__(obj, name)
-                    if type(item) is _Pending:
+                    if type(item) is _Pending or type(item) is _PendingFunction:
                         _set_fields(obj, {name: item.resolved()})
             else:
                 raise SnapshotFileError(f"the file is garbled: node {index} ({node[0]!r}) refers to a node left for later")
         self._dirty.clear()
+
+    def defers_function(self, name: Any) -> bool:
+        """Whether phase one leaves function ``name`` (allow-listed, else SnapshotFileError) to
+        a :class:`_PendingFunction`: one of another module than :data:`SERVING_MODULES` in an
+        object's field (a store index's function from a controller's module), which phase two
+        puts in place — so phase one does not import that module."""
+        if not isinstance(name, str) or name not in FUNCTIONS:
+            return False  # resolve_function refuses it
+        filling = self._filling
+        if (self._later is None or self._depth != 0 or filling is None or self.nodes[filling][0] != "o"
+                or name.startswith(SERVING_MODULES)):
+            return False
+        self._dirty.append(filling)
+        return True
 
     def _not_phased(self) -> None:
         raise RuntimeError("a phased load's second phase has no one to run it")
@@ -716,6 +814,23 @@ class Decoder:
 
 _UNBUILT = object()
 _BUILDING = object()
+
+
+class _PendingFunction:
+    """Stands for an allow-listed function a phased load's first phase leaves for later
+    (:meth:`Decoder.defers_function`): phase two replaces it with the function; a call before
+    that imports the function's module and calls it."""
+
+    __slots__ = ("_name",)
+
+    def __init__(self, name: str) -> None:
+        self._name = name
+
+    def resolved(self) -> Any:
+        return resolve_function(self._name)
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self.resolved()(*args, **kwargs)
 
 
 class _Pending:
@@ -955,7 +1070,10 @@ def _build_stored(decoder: Decoder, node: list[Any]) -> Any:
 
 
 def _value_function(decoder: Decoder, encoded: list[Any]) -> Any:
-    return resolve_function(encoded[1])
+    name = encoded[1]
+    if decoder.defers_function(name):
+        return _PendingFunction(name)
+    return resolve_function(name)
 
 
 def _value_enum(decoder: Decoder, encoded: list[Any]) -> Any:

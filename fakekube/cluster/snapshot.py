@@ -34,9 +34,8 @@ from __future__ import annotations
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from fakekube.cluster.statecopy import Frozen, StateCopier
-
 if TYPE_CHECKING:
+    from fakekube.cluster.statecopy import Frozen, StateCopier
     from fakekube.cluster.cluster import Cluster
     from fakekube.store import Store
 
@@ -107,6 +106,7 @@ def copier_for(cluster: "Cluster", store: "Store | None" = None) -> StateCopier:
     (default: the cluster's) holds or remembers — immutable, so shared — and the dicts and
     lists inside them (what controllers, the scheduler and kubelets keep
     of an object is mostly a part of it: a pod's spec, a container)."""
+    from fakekube.cluster.statecopy import StateCopier  # pickle and the copier: not a boot's first answer
     store = store if store is not None else cluster.store
     copier = StateCopier(_not_state(cluster))
     for obj in store.stored_objects():

@@ -47,7 +47,6 @@ from fakekube.clock import format_rfc3339
 from fakekube.control import index, routes
 from fakekube.control.routes import Route
 from fakekube.cluster import checks
-from fakekube.cluster.configfile import ConfigError, parse_webhook_addresses, require_loopback_targets
 from fakekube.cluster.snapshot import Snapshot
 from fakekube.engine.engine import printable
 
@@ -228,11 +227,12 @@ class ControlApp:
                 "kept": engine.max_errors_kept}
 
     def _set_webhook_addresses(self, request: Request) -> dict[str, Any]:
+        from fakekube.cluster.configfile import parse_webhook_addresses, require_loopback_targets  # this endpoint only
         try:
             addresses = parse_webhook_addresses(_json_body(request), "body")
             if not self.cluster.config.remote_webhook_addresses:
                 require_loopback_targets(addresses, "body")
-        except ConfigError as exc:
+        except checks.ConfigError as exc:
             raise errors.bad_request(str(exc)) from None
         self.cluster.webhook_addresses.clear()
         self.cluster.webhook_addresses.update(addresses)

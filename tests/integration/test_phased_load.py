@@ -7,8 +7,8 @@ that needs the engine (a write and its consequences, time moving) waits for it
 from __future__ import annotations
 
 import json
-import threading
 import zlib
+import threading
 import urllib.request
 from datetime import datetime, timezone
 from pathlib import Path
@@ -19,7 +19,7 @@ import pytest
 from fakekube import Cluster
 from fakekube.cluster import SnapshotFileError
 from fakekube.cluster import cluster as cluster_module
-from fakekube.cluster.snapfile import MAGIC
+from fakekube.cluster.snapfile import MAGIC, document_bytes, whole_document
 
 START = datetime(2025, 1, 1, tzinfo=timezone.utc)
 
@@ -166,13 +166,13 @@ def test_a_phased_load_used_in_process_completes_when_first_needed(boot_file: Pa
 
 def test_a_garbled_engine_side_fails_whoever_needs_the_engine_and_the_server_still_stops(
         boot_file: Path, tmp_path: Path) -> None:
-    document = json.loads(zlib.decompress(boot_file.read_bytes()[len(MAGIC):]))
+    document = whole_document(boot_file)
     serving = set(document["serving"])
     engine_side = next(node for index, node in enumerate(document["nodes"])
                        if index not in serving and node[0] == "o" and node[1].startswith("fakekube.engine."))
     engine_side[1] = "os:system"  # a hostile class name, where only the second phase reads it
     garbled = tmp_path / "garbled.snap"
-    garbled.write_bytes(MAGIC + zlib.compress(json.dumps(document).encode()))
+    garbled.write_bytes(document_bytes(document))
     with pytest.raises(SnapshotFileError, match="'os:system', which is not in the snapshot file's allow-list"):
         Cluster.load(garbled)
     phased = Cluster.load(garbled, phased=True).start()  # the serving side is sound: it serves
@@ -184,3 +184,38 @@ def test_a_garbled_engine_side_fails_whoever_needs_the_engine_and_the_server_sti
                     {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "x"}})[0] == 500
     finally:
         phased.stop()
+
+
+def test_the_first_phase_parses_only_its_half_of_the_file(boot_file: Path, tmp_path: Path) -> None:
+    """The nodes only the engine's side needs are a second compressed stream, parsed when the
+    second phase runs: a garbled one fails a full load and the second phase, not the serving."""
+    data = boot_file.read_bytes()
+    inflater = zlib.decompressobj()
+    inflater.decompress(data[len(MAGIC):])
+    assert inflater.eof and len(inflater.unused_data) > 1000  # a second stream, and a sizeable one
+    garbled = tmp_path / "second-stream.snap"
+    garbled.write_bytes(data[:len(data) - len(inflater.unused_data)] + zlib.compress(b'[["o", "os:system", {}]]'))
+    with pytest.raises(SnapshotFileError, match="garbled"):
+        Cluster.load(garbled)
+    phased = Cluster.load(garbled, phased=True).start()
+    try:
+        assert http(phased, "GET", "/api/v1/namespaces/default")[0] == 200
+        with pytest.raises(RuntimeError, match="engine side could not be loaded: .*garbled"):
+            phased.advance(1)
+    finally:
+        phased.stop()
+
+
+def test_the_store_s_index_functions_from_controllers_are_in_place_after_the_second_phase(boot_file: Path) -> None:
+    """Phase one leaves a store index's function from a controller's module to a stand-in (its
+    module is not imported for the serving side); phase two puts the function itself there,
+    as a full load has it."""
+    full = Cluster.load(boot_file)
+    phased = Cluster.load(boot_file, phased=True)
+    functions = [index.fn for indexes in phased.store._indexes.values() for index in indexes.values()]
+    assert any(type(fn).__name__ == "_PendingFunction" for fn in functions)
+    phased.engine  # runs the second phase
+    expected = {(resource, name): (index.fn, index.reads) for resource, indexes in full.store._indexes.items()
+                for name, index in indexes.items()}
+    assert {(resource, name): (index.fn, index.reads) for resource, indexes in phased.store._indexes.items()
+            for name, index in indexes.items()} == expected

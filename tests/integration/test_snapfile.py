@@ -19,7 +19,7 @@ import pytest
 from fakekube import Cluster
 from fakekube.cluster import SnapshotFileError
 from fakekube.api.machinery.errors import ApiError
-from fakekube.cluster.snapfile import MAGIC
+from fakekube.cluster.snapfile import FORMAT_VERSION, MAGIC, document_bytes, whole_document
 from tests.integration.test_snapshots import dump, story, workload
 
 
@@ -37,9 +37,9 @@ def saved(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
 
 def rewrite(source: Path, target: Path, change: Callable[[dict[str, Any]], None]) -> Path:
     """``source`` with its document changed by ``change``, written to ``target``."""
-    document = json.loads(zlib.decompress(source.read_bytes()[len(MAGIC):]))
+    document = whole_document(source)
     change(document)
-    target.write_bytes(MAGIC + zlib.compress(json.dumps(document).encode()))
+    target.write_bytes(document_bytes(document))
     return target
 
 
@@ -78,8 +78,9 @@ def test_a_file_of_another_kubernetes_version_is_refused(saved: tuple[Path, str]
 
 
 def test_a_file_of_an_unknown_format_version_is_refused(saved: tuple[Path, str], tmp_path: Path) -> None:
-    future = rewrite(saved[0], tmp_path / "future.snap", lambda doc: doc["header"].update(format=2))
-    with pytest.raises(SnapshotFileError, match="snapshot file format 2; this fakekube reads format 1"):
+    future = rewrite(saved[0], tmp_path / "future.snap", lambda doc: doc["header"].update(format=FORMAT_VERSION + 1))
+    with pytest.raises(SnapshotFileError, match=f"snapshot file format {FORMAT_VERSION + 1}; this fakekube reads "
+                                                f"format {FORMAT_VERSION}"):
         Cluster.load(future)
 
 

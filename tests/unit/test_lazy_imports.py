@@ -186,3 +186,32 @@ def test_a_phased_load_s_first_half_loads_no_scheduler_or_pod_runner(tmp_path: P
             "fakekube.kubelet.coreutils"} & first_half == set()
     whole = modules_after(f"from fakekube.cluster import Cluster\nCluster.load({str(path)!r}, phased=True).engine")
     assert {"fakekube.scheduler.scheduler", "fakekube.kubelet.agents", "fakekube.kubelet.pods"} <= whole
+
+
+#: What a build, a report or a copy needs and ``serve``'s first answer does not.
+NOT_BEFORE_THE_FIRST_ANSWER = {
+    "fakekube.scheduler.scheduler",  # every scheduler plugin (a config file's scheduler section is checked with them)
+    "fakekube.cluster.bootstrap",  # the initial content's builder, and the kubelet's heartbeats it uses
+    "fakekube.kubelet.heartbeat",
+    "fakekube.cluster.rbacpolicy",
+    "fakekube.cluster.statecopy",  # snapshot copies, with pickle
+    "pickle",
+    "fakekube.cluster.report",
+    "fakekube.cluster.timeline",
+    "fakekube.cluster.demo",
+    "fakekube.cluster.configfile",
+    "fakekube.controllers.endpointslice.controller",  # store index functions, in place once the engine's side is
+    "fakekube.controllers.apiextensions.establishing",
+}
+
+
+def test_serve_s_first_half_with_the_control_api_loads_no_builder_scheduler_or_copier(tmp_path: Path) -> None:
+    """A kind-like boot loaded as ``serve``'s boot cache loads it, the control API attached:
+    what only a build, a report, a copy or a config file needs loads at its first use
+    (docs/performance.md "Lazy apiserver imports")."""
+    from fakekube import Cluster
+    path = tmp_path / "boot.json"
+    Cluster(nodes=1, system_pods=True).save(path)
+    first_half = modules_after(f"from fakekube.cluster import Cluster\nfrom fakekube.control import attach\n"
+                               f"attach(Cluster.load({str(path)!r}, phased=True))")
+    assert sorted(NOT_BEFORE_THE_FIRST_ANSWER & first_half) == []

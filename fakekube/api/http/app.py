@@ -12,7 +12,7 @@ import threading
 import time
 from functools import partial
 from itertools import repeat
-from typing import Any, Callable, Iterable, Iterator, Protocol, Union
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Protocol, Union
 
 from werkzeug.wrappers import Request, Response
 
@@ -53,15 +53,21 @@ from fakekube.api.registry import (
     RegistryView,
     ResourceType,
 )
-from fakekube.api.verbs import connect, deletion, discovery, encoding, objectmeta, openapi_v2
+from fakekube.api.verbs import deletion, discovery, encoding, objectmeta
 from fakekube.api.verbs.apiserver import PATCH_TYPES, APIServer, WriteOptions, WriteResult
 from fakekube.api.verbs.deletion import DeleteOptions
 from fakekube.objects.syntax import go_quote
 from fakekube.api.verbs.listing import ListOptions
-from fakekube.api.verbs.openapi import OpenAPIV3
-from fakekube.api.verbs.openapi_custom import CustomDocuments
-from fakekube.api.verbs.subresources import Subresources
 from fakekube.api.wire import decoding, fieldvalidation, schema
+
+# The OpenAPI documents' builders, the subresources' verbs and the connect verbs load with
+# the first request that needs them: a server's first answers do not (docs/performance.md
+# "Lazy apiserver imports").
+if TYPE_CHECKING:
+    from fakekube.api.verbs import openapi_v2
+    from fakekube.api.verbs.openapi import OpenAPIV3
+    from fakekube.api.verbs.openapi_custom import CustomDocuments
+    from fakekube.api.verbs.subresources import Subresources
 
 Obj = dict[str, Any]
 WSGIApp = Callable[[dict, Callable], Iterable[bytes]]
@@ -136,7 +142,7 @@ class RestApp:
         self.watch_check_interval_s = POLL_INTERVAL_S
         self._watches_open = 0
         self._watch_lock = threading.Lock()
-        self._subresources = Subresources(apiserver)
+        self._subresource_verbs: Subresources | None = None
         self._custom_openapi: CustomDocuments | None = None
         self._aggregated_discovery = discovery.AggregatedDiscovery()
         #: Who requests are (docs/api.md "Authentication and authorization"); the cluster sets it.
@@ -144,6 +150,16 @@ class RestApp:
         #: ``GET /metrics``'s series (the cluster adds its engine's queues).
         self.server_metrics = server_metrics.ServerMetrics(lambda: self.api.kubernetes_version,
                                                            lambda: self.registry.pinned(), lambda: self.api.store)
+
+    @property
+    def _subresources(self) -> Subresources:
+        """The subresources' verbs over the apiserver served now, made at the first
+        subresource request (a race makes two alike: either serves)."""
+        verbs = self._subresource_verbs
+        if verbs is None or verbs.api is not self.api:
+            from fakekube.api.verbs.subresources import Subresources
+            verbs = self._subresource_verbs = Subresources(self.api)
+        return verbs
 
     @property
     def watches_open(self) -> int:
@@ -156,7 +172,6 @@ class RestApp:
         snapshot brings its own registry, whose generations may repeat numbers the old one
         used, so what is cached by generation starts again)."""
         self.api = apiserver
-        self._subresources = Subresources(apiserver)
         if apiserver.registry is not self.registry:  # a restore (a reset keeps the registry)
             self.registry = apiserver.registry
             self._aggregated_discovery = discovery.AggregatedDiscovery()
@@ -408,9 +423,10 @@ class RestApp:
         """``/openapi/v2`` as kube-openapi serves it: protobuf when asked for first, else JSON;
         a quoted ETag and ``304`` for a matching ``If-None-Match``. The document is spliced
         from cached pieces (``openapi_v2.OpenAPIV2``: each path and definition converted once)."""
+        from fakekube.api.verbs import openapi_v2
         if request.method != "GET":
             raise errors.method_not_allowed()
-        served, data = _OPENAPI_V2.document(self.api.kubernetes_version, _v2_sources(registry, openapi, custom))
+        served, data = _shared_openapi_v2().document(self.api.kubernetes_version, _v2_sources(registry, openapi, custom))
         etag = f'"{served.etag}"'
         headers = {"ETag": etag, "Vary": "Accept", "Cache-Control": "no-cache, private"}
         if request.headers.get("If-None-Match") == etag:
@@ -425,6 +441,7 @@ class RestApp:
 
     def _custom_documents(self) -> CustomDocuments:
         if self._custom_openapi is None:
+            from fakekube.api.verbs.openapi_custom import CustomDocuments
             version = self.api.kubernetes_version
             self._custom_openapi = CustomDocuments(schema.load(version), version)
         return self._custom_openapi
@@ -605,6 +622,7 @@ class RestApp:
                 from fakekube.api.http import attach, portforward  # loaded with the first such session
                 handler = portforward.portforward_response if target.subresource == PORTFORWARD else attach.attach_response
                 return handler(self.api, rt, target.namespace, target.name, Request(request.environ), _user(request))
+            from fakekube.api.verbs import connect
             if target.subresource == PROXY and rt.key in (("", "pods"), ("", "services")):
                 answer = connect.proxy(self.api, rt, target.namespace, target.name, request.method, target.subpath,
                                        request.query_string, _proxied_headers(request.environ), raw, _user(request))
@@ -687,9 +705,18 @@ class RestApp:
 
 
 _openapi_cache: dict[str, OpenAPIV3] = {}
-#: ``/openapi/v2`` documents, shared by every cluster in the process (keyed by content).
-_OPENAPI_V2 = openapi_v2.OpenAPIV2()
+#: ``/openapi/v2`` documents, shared by every cluster in the process (keyed by content):
+#: made at the first ``/openapi/v2`` request.
+_openapi_v2_documents: list[openapi_v2.OpenAPIV2] = []
 _openapi_lock = threading.Lock()
+
+
+def _shared_openapi_v2() -> openapi_v2.OpenAPIV2:
+    with _openapi_lock:
+        if not _openapi_v2_documents:
+            from fakekube.api.verbs.openapi_v2 import OpenAPIV2
+            _openapi_v2_documents.append(OpenAPIV2())
+        return _openapi_v2_documents[0]
 
 
 def _v2_sources(registry: RegistryView, openapi: OpenAPIV3, custom: CustomDocuments) -> list[openapi_v2.Source]:
@@ -725,6 +752,7 @@ def shared_openapi(registry: Registry, kubernetes_version: str) -> OpenAPIV3:
     with _openapi_lock:
         openapi = _openapi_cache.get(kubernetes_version)
         if openapi is None:
+            from fakekube.api.verbs.openapi import OpenAPIV3
             openapi = OpenAPIV3(registry, schema.load(kubernetes_version), kubernetes_version)
             _openapi_cache[kubernetes_version] = openapi
         return openapi

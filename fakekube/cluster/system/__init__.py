@@ -30,8 +30,7 @@ from datetime import datetime, timedelta
 from typing import Any, NamedTuple, Sequence, TYPE_CHECKING
 
 from fakekube.api.verbs.apiserver import APIServer, WriteOptions
-from fakekube.cluster import bootstrap
-from fakekube.cluster.nodespec import NodeSpec, expand_nodes
+from fakekube.cluster.nodespec import NODE_IP_BASE, NodeSpec, expand_nodes
 from fakekube.cluster.rootca import root_ca_pem
 from fakekube.cluster.system import controlplane, kind, kubeadm, metricsserver
 from fakekube.cluster.system.config import SystemPods, as_system_pods
@@ -106,7 +105,7 @@ class SystemPlan(NamedTuple):
             return cls(system, tuple(expand_nodes(workers)), (), _addons(config, system), _images(config, system))
         has_workers = any(spec.count for spec in workers)
         tainted = system.control_plane_taint if system.control_plane_taint is not None else has_workers
-        node_ip = str(bootstrap.NODE_IP_BASE + 1)
+        node_ip = str(NODE_IP_BASE + 1)
         manifests = controlplane.static_pods(node_ip, config.kubelet_version, _service_cidr(config),
                                              config.cluster_cidr, config.controllers)
         expanded = expand_nodes((controlplane.control_plane_node(tainted, manifests), *workers))
@@ -148,6 +147,7 @@ class SystemPlan(NamedTuple):
 
     def join_nodes(self, api: APIServer, kubelet_version: str) -> None:
         """Register the joining nodes (their indexes, hence IPs, follow the first nodes')."""
+        from fakekube.cluster import bootstrap  # a build's: a boot restored from a file never joins nodes
         node_type = api.registry.lookup("", "v1", "nodes")
         for index, (name, spec) in enumerate(self.joining_nodes, start=len(self.first_nodes) + 1):
             node = bootstrap.node_object(name, index, api.rng.fork(name), kubelet_version, api.now_rfc3339(), spec)
