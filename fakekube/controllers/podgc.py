@@ -107,8 +107,15 @@ class PodGCController:
 
     def quiet(self, key: str, ctx: Context) -> bool:
         """The last pass found nothing and no pod or node was written since: this one would
-        find nothing either (with the quarantine empty, the time plays no part)."""
-        return self._idle_rv is not None and ctx.untouched_since(self._idle_rv, (PODS, NODES))
+        find nothing either (with the quarantine empty, the time plays no part). The mark
+        moves up to now, so the next question reads only the changes after this one."""
+        if self._idle_rv is None:
+            return False
+        now_rv = ctx.resource_version
+        if not ctx.untouched_since(self._idle_rv, (PODS, NODES)):
+            return False
+        self._idle_rv = now_rv
+        return True
 
     def reconcile(self, key: str, ctx: Context) -> None:
         self._idle_rv, before = None, ctx.resource_version
