@@ -79,6 +79,7 @@ def test_skipping_quiet_nodes_changes_nothing(seed: int, monkeypatch: pytest.Mon
     monkeypatch.setattr(NodeLifecycleController, "quick_passes", False)
     monkeypatch.setattr(NodeHeartbeats, "quick_checks", False)  # and every kubelet's 10 s check node by node
     monkeypatch.setattr(Engine, "lazy_periodic", False)  # and every periodic pass run, quiet or not
+    monkeypatch.setattr(NodeHeartbeats, "paired_ticks", False)  # renewals and checks as two items
     assert storm(seed) == with_shortcut
     assert '"node.kubernetes.io/unreachable"' in with_shortcut  # the storm did take nodes down
 

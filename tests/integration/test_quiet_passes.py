@@ -2,12 +2,14 @@
 
 The engine asks a periodic controller whether its pass would provably do nothing
 (``quiet``: the node lifecycle monitor, pod GC, the PV binder's resync) when the tick's work
-item comes up, and skips the reconcile when it says so. Here one seeded scenario — node
+item comes up, and skips the reconcile when it says so; the kubelets' Lease renewals and
+status checks due at one instant are one work item. Here one seeded scenario — node
 failures, partitions, kubelet restarts, nodes deleted and added (orphaned pods), pods
 added, removed, finished past a small GC threshold and held terminating by a finalizer,
 claims pending and volumes available — runs with the skips and eagerly
-(``Engine.lazy_periodic`` off, every pass run), and the store, the change log and the
-events must come out identical; the lazy run must really have skipped passes.
+(``Engine.lazy_periodic`` off, every pass run; ``NodeHeartbeats.paired_ticks`` off, two
+items), and the store, the change log and the events must come out identical; the lazy run
+must really have skipped passes.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ import pytest
 from fakekube import Cluster, ClusterConfig
 from fakekube.controllers.podgc import PodGCConfig
 from fakekube.engine.engine import Engine
+from fakekube.kubelet.heartbeat import NodeHeartbeats
 from tests.integration.nodefaults import FAULTS, inject
 
 NODES = 4
@@ -118,6 +121,7 @@ def scenario(seed: int) -> tuple[str, int]:
 def test_skipped_passes_change_nothing(seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
     lazy, skipped = scenario(seed)
     monkeypatch.setattr(Engine, "lazy_periodic", False)
+    monkeypatch.setattr(NodeHeartbeats, "paired_ticks", False)
     eager, eager_skipped = scenario(seed)
     assert eager_skipped == 0
     assert skipped > 100  # the monitor's, pod GC's and the binder's passes between changes
