@@ -139,3 +139,16 @@ def test_an_idle_cluster_skips_the_passes_that_would_do_nothing() -> None:
     cluster.advance(3600)
     gc_passes, binder_passes, monitor_passes, reports = 3600 // 20, 3600 // 15, 3600 // 5, 3600 // 300
     assert cluster.engine.passes_skipped - before >= gc_passes + binder_passes + monitor_passes // 2 - reports
+
+
+def test_a_nodes_renewal_and_status_check_are_one_work_item() -> None:
+    """Both are due every 10 s from the node's registration: one item renews, then checks
+    (its workqueue's adds, as ``/metrics`` counts them, are one per 10 s)."""
+    cluster = Cluster(nodes=1)
+    cluster.advance(60)
+    adds = dict((name, added) for name, _, added in cluster.engine.queue_stats())
+    cluster.advance(3600)
+    after = dict((name, added) for name, _, added in cluster.engine.queue_stats())
+    assert after["kubelet-heartbeats"] - adds["kubelet-heartbeats"] == 3600 // 10
+    lease = cluster.get("coordination.k8s.io/v1", "Lease", "node-1", "kube-node-lease")
+    assert lease["spec"]["renewTime"] == "2025-01-01T01:01:00.000000Z"  # renewed at the hour's last tick
