@@ -222,9 +222,10 @@ class NodeHeartbeats:
     def reconcile(self, key: str, ctx: Context) -> None:
         if self._leases.owns(key):
             _, members = self._leases.take(key)
-            self._renew_leases(members, ctx)
-            if self._statuses is self._leases:
-                self._check_statuses(members, ctx)  # (it schedules them where the renewal did)
+            alive = self._alive(members, ctx)
+            self._renew_leases(members, ctx, alive)
+            if self._statuses is self._leases:  # it schedules them where the renewal did, and a
+                self._check_statuses(members, ctx, alive)  # renewal writes no node: the same alive
         elif self._statuses.owns(key):
             _, members = self._statuses.take(key)
             self._check_statuses(members, ctx)
@@ -248,9 +249,11 @@ class NodeHeartbeats:
         return [name for name, _ in alive], [node for _, node in alive]
 
     # -- the Lease ---------------------------------------------------------------------
-    def _renew_leases(self, nodes: list[str], ctx: Context) -> None:
-        """Renew each node's Lease at ``ctx.now`` and schedule the next renewal."""
-        names, objects = self._alive(nodes, ctx)
+    def _renew_leases(self, nodes: list[str], ctx: Context,
+                      alive: tuple[list[str], list[Obj]] | None = None) -> None:
+        """Renew each node's Lease at ``ctx.now`` and schedule the next renewal (``alive``:
+        :meth:`_alive` of ``nodes``, when the caller has it)."""
+        names, objects = alive if alive is not None else self._alive(nodes, ctx)
         if not names:
             return
         renew_time = format_micro_time(ctx.now)
@@ -274,11 +277,13 @@ class NodeHeartbeats:
                                                                             renewTime=renew_time)))
 
     # -- NodeStatus ----------------------------------------------------------------------
-    def _check_statuses(self, nodes: list[str], ctx: Context) -> None:
+    def _check_statuses(self, nodes: list[str], ctx: Context,
+                        alive: tuple[list[str], list[Obj]] | None = None) -> None:
         """The kubelet's 10 s status check: post when the server's copy differs from what it
-        reports (e.g. after the node controller marked it Unknown), else every 5 min."""
+        reports (e.g. after the node controller marked it Unknown), else every 5 min
+        (``alive``: :meth:`_alive` of ``nodes``, when the caller has it)."""
         next_at = ctx.now + timedelta(seconds=self.config.status_update_period_s)
-        names, objects = self._alive(nodes, ctx)
+        names, objects = alive if alive is not None else self._alive(nodes, ctx)
         self._statuses.schedule_many(names, next_at, ctx)
         work = self._to_check(names, objects, ctx.now)
         for name, node in zip(names, objects):
