@@ -117,9 +117,11 @@ class NodeLifecycleController:
         #: for a node excluded from disruption checks. And per zone: [Ready nodes, nodes].
         self._standing: dict[str, tuple[str, bool] | None] = {}
         self._zone_counts: dict[str, list[int]] = {}
-        #: The zone counts the last run of the zone rules had when it changed nothing (None:
-        #: it changed something): the same rules on the same counts change nothing again.
-        self._steady_counts: dict[str, tuple[int, int]] | None = None
+        #: Moved by every change of the zone counts; and its value when the zone rules last
+        #: ran and changed nothing (None: they changed something): the same rules on the
+        #: same counts change nothing again.
+        self._counts_version = 0
+        self._steady_version: int | None = None
         self._min_grace_s = min(config.grace_s, config.startup_grace_period_s)
 
     def keys_for(self, change: Change) -> Iterable[str]:
@@ -166,9 +168,7 @@ class NodeLifecycleController:
         """Whether the zone rules would change nothing: they did not the last time, on the
         zone counts there are now (the rules are a function of those and the zone states
         they left)."""
-        steady = self._steady_counts
-        return steady is not None and len(steady) == len(self._zone_counts) and all(
-            steady.get(zone) == (counts[0], counts[1]) for zone, counts in self._zone_counts.items())
+        return self._steady_version == self._counts_version
 
     # -- the monitor pass ----------------------------------------------------------
     def _monitor(self, ctx: Context) -> None:
@@ -442,6 +442,9 @@ class NodeLifecycleController:
     # -- zones -----------------------------------------------------------------------
     def _stand(self, name: str, standing: tuple[str, bool] | None) -> None:
         """Count ``name`` in its zone as its last check found it (None: not counted)."""
+        if self._standing.get(name) == standing:
+            return  # counted so already: the counts (and their version) stay
+        self._counts_version += 1
         before = self._standing.pop(name, None)
         if before is not None:
             counts = self._zone_counts[before[0]]
@@ -464,8 +467,7 @@ class NodeLifecycleController:
         decision = handle_disruption(self._zone_states, statuses, self.config)
         changes_nothing = (not decision.rates_per_s and not decision.mark_all_nodes_reachable
                            and not decision.reset_probe_timestamps and decision.zone_states == self._zone_states)
-        self._steady_counts = ({zone: (counts[0], counts[1]) for zone, counts in self._zone_counts.items()}
-                               if changes_nothing else None)
+        self._steady_version = self._counts_version if changes_nothing else None
         now_s = ctx.now.timestamp()
         for zone, rate in decision.rates_per_s.items():
             self._queue(zone).swap_rate(rate, now_s)
