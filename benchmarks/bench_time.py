@@ -14,7 +14,11 @@ plain-Python yardstick measured in the same rounds (``measure.py``), and the loa
   memory per node (RSS growth / nodes, measured in a fresh interpreter: from after a
   3-node cluster's one-time work to after the build and one slice);
 * **busy nodes**: the same with ``--pods-per-node`` running pods on every node, created
-  through the trusted internal path and started by the simulated kubelets first.
+  through the trusted internal path and started by the simulated kubelets first;
+* **idle day** (``--only idle-day``): a small idle cluster (``--day-nodes``, default 1 and
+  3 nodes) run one virtual day per round, built and run 60 virtual s first — what a test
+  that moves a small cluster through days or weeks pays (issue 22: work nobody observes
+  costs nothing), with the periodic passes the engine skipped as quiet.
 
 Run ``python benchmarks/bench_time.py`` (``--quick`` for a smoke run of a few seconds;
 ``--nodes 100,1000,5000``, ``--rounds``, ``--round-s``, ``--virtual-s``, ``--only busy``
@@ -36,6 +40,7 @@ from fakekube import Cluster
 from fakekube.api.verbs.apiserver import WriteOptions
 
 HOUR_S = 3600.0
+DAY_S = 86400.0
 TOLERATIONS = [{"key": "node.kubernetes.io/unreachable", "operator": "Exists", "effect": "NoExecute",
                 "tolerationSeconds": 60}]
 
@@ -138,6 +143,25 @@ def idle_nodes(sizes: list[int], virtual_s: float, rounds: int, memory_timeout_s
         print(note)
 
 
+def idle_day(sizes: list[int], rounds: int) -> None:
+    """Every size advances one virtual day per round, interleaved with the yardstick."""
+    start = measure.Load.now()
+    clusters = {nodes: Cluster(nodes=nodes) for nodes in sizes}
+    scenarios: dict[str, measure.Scenario] = {}
+    for nodes, cluster in clusters.items():
+        cluster.advance(60)  # registration, the first heartbeats and passes: not counted
+        scenarios[f"{nodes} idle node{'s' if nodes > 1 else ''}, 1 virtual day"] = measure.timed(
+            functools.partial(cluster.advance, DAY_S))
+    scenarios[measure.YARDSTICK] = measure.timed(measure.yardstick)
+    results = measure.interleave(scenarios, rounds, warmup=False)
+    measure.report(f"\nidle small clusters: s per virtual day, {rounds} rounds  [issue 22: near free; before: "
+                   "2.8–4 s for 1 node]", results, measure.YARDSTICK, start, rounds, 0.0, unit="s/vd", scale=1.0)
+    for nodes, cluster in clusters.items():
+        engine = cluster.engine
+        print(f"  {nodes} node(s): {engine.reconciles} reconciles, {getattr(engine, 'passes_skipped', 0)} of them "
+              "periodic passes skipped as quiet")
+
+
 def busy_nodes(nodes: int, pods_per_node: int, virtual_s: float, rounds: int) -> None:
     """``nodes`` × ``pods_per_node`` running pods: their build and start, then slices."""
     start = measure.Load.now()
@@ -179,7 +203,8 @@ def main() -> None:
     parser.add_argument("--pods-per-node", type=int, default=30, help="pods per node for the busy run (0: skip)")
     parser.add_argument("--pod-nodes", type=int, default=5000, help="nodes for the busy run")
     parser.add_argument("--virtual-s", type=float, default=HOUR_S, help="virtual span of the idle and busy runs")
-    parser.add_argument("--only", choices=("headline", "idle", "busy"), help="run one part alone")
+    parser.add_argument("--only", choices=("headline", "idle", "busy", "idle-day"), help="run one part alone")
+    parser.add_argument("--day-nodes", default="1,3", help="comma-separated sizes of the idle-day run")
     parser.add_argument("--memory-timeout-s", type=float, default=1800.0,
                         help="wall seconds the fresh process measuring memory per node may take")
     measure.add_round_options(parser, rounds=7, round_s=0.5)
@@ -194,6 +219,8 @@ def main() -> None:
                    args.memory_timeout_s)
     if args.only in (None, "busy") and args.pods_per_node > 0:
         busy_nodes(args.pod_nodes, args.pods_per_node, args.virtual_s, args.rounds)
+    if args.only in (None, "idle-day"):
+        idle_day([int(n) for n in args.day_nodes.split(",")], args.rounds)
 
 
 if __name__ == "__main__":

@@ -23,8 +23,16 @@ def format_rfc3339(moment: datetime) -> str:
 
 
 def format_micro_time(moment: datetime) -> str:
-    """metav1.MicroTime (e.g. a Lease's renewTime): microseconds, ``Z`` suffix."""
-    return moment.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    """metav1.MicroTime (e.g. a Lease's renewTime): microseconds, ``Z`` suffix.
+
+    ``isoformat`` (C) rather than ``strftime``, which costs about twice as much (every Lease
+    renewal stamps one); a year before 1000 goes through ``strftime``, whose ``%Y`` does not
+    pad it."""
+    if moment.tzinfo is not timezone.utc:
+        moment = moment.astimezone(timezone.utc)
+    if moment.year < 1000:
+        return moment.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    return moment.replace(tzinfo=None).isoformat(timespec="microseconds") + "Z"
 
 
 def parse_time(value: Any) -> datetime | None:

@@ -28,6 +28,10 @@ Upstream lists every pod on every pass; here store indexes (pods by node, finish
 pods being deleted by node) make a pass cost what it acts on, not the number of pods
 (150,000 pods would otherwise cost a scan every 20 s). The quarantine keeps one deadline
 per missing node name, dropped when it falls due.
+
+A pass reads only pods, nodes, the quarantine and (through it) the time: after a pass that
+wrote nothing and left the quarantine empty, the next is skipped as long as no pod or node
+was written since (:meth:`PodGCController.quiet`; the engine's ``lazy_periodic``).
 """
 
 from __future__ import annotations
@@ -93,17 +97,36 @@ class PodGCController:
         self.config = config
         self.periodic = ((GC, config.period_s),)
         self._quarantine: dict[str, datetime] = {}
+        #: The resourceVersion before the last pass, when that pass wrote nothing and left
+        #: the quarantine empty (None otherwise): from there on, only a pod or node write
+        #: can give a pass something to do.
+        self._idle_rv: int | None = None
 
     def keys_for(self, change: Change) -> Iterable[str]:
         return ()  # periodic only
 
+    def quiet(self, key: str, ctx: Context) -> bool:
+        """The last pass found nothing and no pod or node was written since: this one would
+        find nothing either (with the quarantine empty, the time plays no part). The mark
+        moves up to now, so the next question reads only the changes after this one."""
+        if self._idle_rv is None:
+            return False
+        now_rv = ctx.resource_version
+        if not ctx.untouched_since(self._idle_rv, (PODS, NODES)):
+            return False
+        self._idle_rv = now_rv
+        return True
+
     def reconcile(self, key: str, ctx: Context) -> None:
+        self._idle_rv, before = None, ctx.resource_version
         if self.config.terminated_pod_threshold > 0:
             self._gc_terminated(ctx)
         self._gc_terminating(ctx)
         self._gc_orphaned(ctx)
         for pod in ctx.by_index(PODS, TERMINATING_INDEX, _UNSCHEDULED):
             _mark_failed_and_delete(pod, ctx)
+        if not self._quarantine and ctx.resource_version == before:
+            self._idle_rv = before
 
     def _gc_terminated(self, ctx: Context) -> None:
         finished = ctx.by_index(PODS, TERMINATED_INDEX, _TERMINATED)

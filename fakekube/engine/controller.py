@@ -12,7 +12,10 @@ function, made synchronous):
   reading and writing only through its :class:`Context`.
 
 Optionally ``periodic``: ``(key, period_s)`` pairs the runtime reconciles from the
-controller's start and every ``period_s`` after (upstream's ``wait.Until`` loops).
+controller's start and every ``period_s`` after (upstream's ``wait.Until`` loops); and
+``quiet(key, ctx)`` (:class:`QuietPeriodic`): whether a pass of periodic ``key`` now would
+provably write nothing and change no state a later pass reads — then the runtime skips
+its reconcile (the tick itself keeps its instant and its place in the queue).
 
 The runtime's guarantees (docs/architecture.md, "Writing a controller"):
 
@@ -33,7 +36,7 @@ import builtins
 import contextlib
 import itertools
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING, Any, Iterable, Iterator, Mapping, Protocol, Sequence
+from typing import TYPE_CHECKING, Any, Iterable, Iterator, Mapping, Protocol, Sequence, runtime_checkable
 
 from fakekube.engine.client import Client
 from fakekube.engine.timers import MAX_DELAY_S
@@ -69,6 +72,28 @@ class Controller(Protocol):
 
     def reconcile(self, key: str, ctx: "Context") -> None:
         """Bring the world one step closer to what ``key`` wants, through ``ctx``."""
+        ...
+
+
+@runtime_checkable
+class QuietPeriodic(Protocol):
+    """A periodic controller that can tell when a pass would do nothing (the optional
+    ``quiet`` hook; docs/architecture.md, "The engine and time").
+
+    ``quiet(key, ctx)`` is asked when the tick's work item reaches the head of the queue —
+    the moment the pass would start, after everything queued before it at that instant —
+    and must answer True only when the pass would write nothing, record no event, arm no
+    timer and change none of the controller's state a later pass reads: the runtime then
+    skips the reconcile, and no observation (object, event, resourceVersion, ``/metrics``
+    counter, snapshot) differs from the eager run (``Engine.lazy_periodic = False`` runs
+    every pass: what the differential tests compare with). The timer chain itself is not
+    skipped: a tick armed some other way would take another place among the timers due at
+    its instant, and that order is what the eager run's writes follow.
+    """
+
+    def quiet(self, key: str, ctx: "Context") -> bool:
+        """Whether a pass of periodic ``key`` now would provably do nothing. Cheap: it is
+        asked at every tick."""
         ...
 
 
@@ -110,6 +135,10 @@ class Context:
         """Every object of ``resource`` (in one namespace, or all), in key order."""
         return self._engine.store.list(resource, namespace)[0]
 
+    def count(self, resource: Resource) -> int:
+        """How many objects of ``resource`` there are (deferred writes change no count)."""
+        return self._engine.store.count(resource)
+
     def by_index(self, resource: Resource, index: str, value: str) -> builtins.list[Obj]:
         """Objects whose index ``index`` (registered with the engine) has ``value``, in key order."""
         return self._engine.store.by_index(resource, index, value)
@@ -145,6 +174,19 @@ class Context:
             return self._engine.store.changes_and_deferred_since(resource_version)
         except TooOldResourceVersion:
             return None
+
+    def untouched_since(self, resource_version: int, resources: Sequence[Resource]) -> bool:
+        """Whether no object of ``resources`` was written after ``resource_version`` (deferred
+        writes included, without building them); False when the change log no longer reaches
+        back that far. For a periodic pass that found nothing to do and reads only these:
+        with them untouched it would find nothing again (a cost of the changes since)."""
+        try:
+            changes, blocks = self._engine.store.changes_and_deferred_since(resource_version)
+        except TooOldResourceVersion:
+            return False
+        watched = {(resource[0], resource[1]) for resource in resources}
+        return (not any((change.group, change.resource) in watched for change in changes)
+                and not any(block.resource in watched for block in blocks))
 
     def defer_set(self, resource: Resource, names: Sequence[str], namespace: str, path: tuple[str, str],
                   value: str) -> bool:

@@ -46,7 +46,7 @@ from fakekube.api.verbs.apiserver import APIServer
 from fakekube.api.machinery.errors import ApiError
 from fakekube.clock import VirtualClock, format_rfc3339
 from fakekube.engine.client import Client
-from fakekube.engine.controller import OWNER_INDEX, Context, Controller
+from fakekube.engine.controller import OWNER_INDEX, Context, Controller, QuietPeriodic
 from fakekube.engine.events import EventRecorder
 from fakekube.engine.eventsapi import EventsApiRecorder
 from fakekube.engine.ratelimit import ControllerRateLimiter, RateLimits
@@ -151,6 +151,11 @@ class Retry(NamedTuple):
 class Engine:
     """Runs registered controllers over one store, one clock and one apiserver."""
 
+    #: Whether a periodic pass its controller calls quiet is skipped (:class:`QuietPeriodic`).
+    #: False: every pass runs — the eager form the differential tests compare with (a class
+    #: switch for tests, as ``NodeLifecycleController.quick_passes``; not in snapshots).
+    lazy_periodic = True
+
     def __init__(self, store: Store, clock: VirtualClock, api: APIServer, rng: SeededRandom,
                  max_steps_per_instant: int = DEFAULT_MAX_STEPS_PER_INSTANT,
                  max_reconciles_per_key: int = DEFAULT_MAX_RECONCILES_PER_KEY,
@@ -181,6 +186,11 @@ class Engine:
         self.retries_total = 0
         #: Reconciles run since the engine was built (a work counter tests can bound).
         self.reconciles = 0
+        #: Periodic passes skipped as quiet (counted among ``reconciles`` too: the work
+        #: item was taken).
+        self.passes_skipped = 0
+        #: The periodic (controller, key) items whose controller has a ``quiet`` hook.
+        self._quiet_hooks: dict[WorkItem, QuietPeriodic] = {}
         self._controllers: dict[str, Controller] = {}
         #: What the apiserver served at the last ``served_changed`` (None: not told yet).
         self._served: tuple[APIResource, ...] | None = None
@@ -245,6 +255,8 @@ class Engine:
         for resource, index, values in getattr(controller, "indexes", ()):
             self.store.add_index(resource, index, values)
         for key, period_s in getattr(controller, "periodic", ()):
+            if isinstance(controller, QuietPeriodic):
+                self._quiet_hooks[(name, key)] = controller
             self._start_periodic(name, key, period_s)
 
     def client_of(self, controller: str) -> Client:
@@ -618,6 +630,8 @@ class Engine:
     def _reconcile(self, name: str, key: str) -> None:
         controller = self._controllers[name]
         ctx = Context(self, name, key, self.clock.now(), self._rngs[name])
+        if self._quiet_hooks and self._skips(name, key, ctx):
+            return
         try:
             controller.reconcile(key, ctx)
         except ApiError as exc:
@@ -635,6 +649,16 @@ class Engine:
         else:
             if not ctx.backing_off:
                 self._limiters[name].forget(key)  # success: the next failure starts from 5 ms
+
+    def _skips(self, name: str, key: str, ctx: Context) -> bool:
+        """Whether this is a periodic pass its controller calls quiet (skipped as it would
+        end: successfully, so the key's failures are forgotten as the pass would forget them)."""
+        hook = self._quiet_hooks.get((name, key))
+        if hook is None or not self.lazy_periodic or not hook.quiet(key, ctx):
+            return False
+        self.passes_skipped += 1
+        self._limiters[name].forget(key)
+        return True
 
     def _record(self, error: ControllerError) -> None:
         if len(self.errors) < self.max_errors_kept:

@@ -23,6 +23,7 @@ import pytest
 
 from fakekube import Cluster
 from fakekube.controllers.nodelifecycle.controller import NodeLifecycleController
+from fakekube.engine.engine import Engine
 from fakekube.kubelet.heartbeat import NodeHeartbeats
 from fakekube.objects.kinds import LEASES, NODES
 from fakekube.store import TooOldResourceVersion
@@ -121,6 +122,8 @@ def test_deferred_renewals_are_observed_as_eager_writes(seed: int, history_limit
     lazy, waited = scenario(True, seed, history_limit, history_max_bytes)
     monkeypatch.setattr(NodeLifecycleController, "quick_passes", False)  # every node checked every pass
     monkeypatch.setattr(NodeHeartbeats, "quick_checks", False)  # every kubelet's status checked one by one
+    monkeypatch.setattr(Engine, "lazy_periodic", False)  # and every periodic pass run, quiet or not
+    monkeypatch.setattr(NodeHeartbeats, "paired_ticks", False)  # renewals and checks as two items
     eager, eager_waited = scenario(False, seed, history_limit, history_max_bytes)
     assert eager_waited == 0
     assert waited > 10  # renewals really were deferred at most observation points
@@ -190,6 +193,8 @@ def test_served_leases_and_watches_are_the_eager_ones(monkeypatch: pytest.Monkey
     lazy, waited = served_scenario(True)
     monkeypatch.setattr(NodeLifecycleController, "quick_passes", False)
     monkeypatch.setattr(NodeHeartbeats, "quick_checks", False)
+    monkeypatch.setattr(Engine, "lazy_periodic", False)  # and every periodic pass run, quiet or not
+    monkeypatch.setattr(NodeHeartbeats, "paired_ticks", False)  # renewals and checks as two items
     eager, _ = served_scenario(False)
     assert waited >= 4  # renewals were waiting unbuilt when the requests came
     assert lazy == eager

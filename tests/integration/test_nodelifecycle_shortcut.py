@@ -18,6 +18,7 @@ import pytest
 from fakekube import Cluster
 from fakekube.api.verbs.apiserver import WriteOptions
 from fakekube.controllers.nodelifecycle.controller import NodeLifecycleController
+from fakekube.engine.engine import Engine
 from fakekube.kubelet.heartbeat import NodeHeartbeats
 from tests.integration.nodefaults import inject
 
@@ -77,6 +78,8 @@ def test_skipping_quiet_nodes_changes_nothing(seed: int, monkeypatch: pytest.Mon
     with_shortcut = storm(seed)
     monkeypatch.setattr(NodeLifecycleController, "quick_passes", False)
     monkeypatch.setattr(NodeHeartbeats, "quick_checks", False)  # and every kubelet's 10 s check node by node
+    monkeypatch.setattr(Engine, "lazy_periodic", False)  # and every periodic pass run, quiet or not
+    monkeypatch.setattr(NodeHeartbeats, "paired_ticks", False)  # renewals and checks as two items
     assert storm(seed) == with_shortcut
     assert '"node.kubernetes.io/unreachable"' in with_shortcut  # the storm did take nodes down
 

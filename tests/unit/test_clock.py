@@ -116,3 +116,17 @@ def test_wire_formats_round_trip() -> None:
     assert parse_time("2025-01-01T00:00:40") == moment.replace(microsecond=0)  # no offset: UTC
     assert parse_time("2025-01-01T01:00:40.123456+01:00") == moment  # a fraction, then an offset
     assert parse_time("") is None and parse_time(None) is None
+
+
+def test_micro_times_are_what_strftime_writes() -> None:
+    """MicroTime is formatted by hand; it must be strftime's text for any moment: whole
+    seconds (six zeros), another offset, a year before 1000 (strftime does not pad it)."""
+    from datetime import datetime, timedelta, timezone
+
+    from fakekube.clock import format_micro_time
+
+    east = timezone(timedelta(hours=5, minutes=30))
+    for moment in (datetime(2025, 1, 1, tzinfo=timezone.utc), datetime(2025, 3, 9, 23, 59, 59, 999999, tzinfo=east),
+                   datetime(999, 12, 31, 23, 0, 0, 7, tzinfo=timezone.utc), datetime(9999, 12, 31, tzinfo=timezone.utc),
+                   datetime(2026, 12, 7, 0, 0, 1, 10, tzinfo=timezone(timedelta(hours=-8)))):
+        assert format_micro_time(moment) == moment.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")

@@ -348,3 +348,16 @@ def test_a_view_is_a_live_read_only_mapping_for_hot_loops() -> None:
     cluster.engine.enqueue("viewer", "now")
     cluster.settle()
     assert seen == {"before": None, "after": {"k": "v"}}
+
+
+def test_the_periodic_controllers_with_a_quiet_hook_are_asked() -> None:
+    """The node lifecycle monitor, pod GC and the PV binder's resync declare ``quiet``
+    (engine.QuietPeriodic): a misspelt hook would silently never be asked."""
+    from fakekube.controllers.nodelifecycle.controller import NodeLifecycleController
+    from fakekube.controllers.podgc import PodGCController
+    from fakekube.controllers.volume.binder import PersistentVolumeBinder
+    from fakekube.engine.controller import QuietPeriodic
+
+    for controller in (NodeLifecycleController(), PodGCController(), PersistentVolumeBinder()):
+        assert isinstance(controller, QuietPeriodic), controller.name
+        assert controller.periodic, controller.name

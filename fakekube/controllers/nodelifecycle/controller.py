@@ -19,6 +19,14 @@ Node changes, as upstream's node update worker does (``doNoScheduleTaintingPass`
 node whose taints disagree with its conditions is a work key at the instant it is
 written.
 
+A pass that provably does nothing is skipped (:meth:`NodeLifecycleController.quiet`, asked
+by the engine when the tick's work item comes up): nothing written anywhere since the last
+pass read the store, every known node quietly checked, no grace deadline on the heap passed,
+the zones as steady as the last pass left them and no node waiting in a tainting queue. A
+pass that only sees renewals skips the zone rules when the zone counts are the ones their
+last no-op run had, and the tainting pass when every queue is empty (both would change
+nothing).
+
 The decisions themselves are the pure functions of this package; this module reads
 through the controller runtime, applies them with its client and keeps the per-node
 bookkeeping.
@@ -109,6 +117,11 @@ class NodeLifecycleController:
         #: for a node excluded from disruption checks. And per zone: [Ready nodes, nodes].
         self._standing: dict[str, tuple[str, bool] | None] = {}
         self._zone_counts: dict[str, list[int]] = {}
+        #: Moved by every change of the zone counts; and its value when the zone rules last
+        #: ran and changed nothing (None: they changed something): the same rules on the
+        #: same counts change nothing again.
+        self._counts_version = 0
+        self._steady_version: int | None = None
         self._min_grace_s = min(config.grace_s, config.startup_grace_period_s)
 
     def keys_for(self, change: Change) -> Iterable[str]:
@@ -119,6 +132,16 @@ class NodeLifecycleController:
         to_add, to_remove = noschedule_diff(change.obj)
         return (NOSCHEDULE + change.name,) if to_add or to_remove else ()
 
+    def quiet(self, key: str, ctx: Context) -> bool:
+        """Whether a monitor pass now would do nothing (engine.QuietPeriodic): the quick pass
+        would read no change (nothing written since the last pass read the store), visit no
+        node (none restless, no deadline on the heap before now that still holds — the stale
+        ones are dropped here as the pass would drop them), and the zone rules and the
+        tainting pass would change nothing. Quick passes only: the eager form runs them all."""
+        return (self.quick_passes and self._pass_rv is not None and self._pass_rv == ctx.resource_version
+                and not self._restless and self._zones_steady() and not self._queued()
+                and not self._sightings.live_expired(ctx.now, self._check_due))
+
     def reconcile(self, key: str, ctx: Context) -> None:
         if key.startswith(NOSCHEDULE):
             node = ctx.get(NODES, key[len(NOSCHEDULE):])
@@ -127,7 +150,25 @@ class NodeLifecycleController:
             return
         if key == MONITOR:
             self._monitor(ctx)
+            if self.quick_passes and not self._queued():
+                return  # the tainting pass would find every queue empty
         self._tainting_pass(ctx)
+
+    def _check_due(self, name: str, deadline: datetime) -> bool:
+        """Whether a full check's heap entry at ``deadline`` holds for ``name`` (as :meth:`_due`
+        reads it: the node's quiet check still ends then and no renewal was seen since)."""
+        quiet = self._quiet.get(name)
+        return quiet is not None and quiet.until == deadline and name not in self._sightings.seen
+
+    def _queued(self) -> bool:
+        """Whether any zone's tainting queue holds a node."""
+        return any(len(queue) for queue in self._queues.values())
+
+    def _zones_steady(self) -> bool:
+        """Whether the zone rules would change nothing: they did not the last time, on the
+        zone counts there are now (the rules are a function of those and the zone states
+        they left)."""
+        return self._steady_version == self._counts_version
 
     # -- the monitor pass ----------------------------------------------------------
     def _monitor(self, ctx: Context) -> None:
@@ -147,7 +188,8 @@ class NodeLifecycleController:
             self._full_pass(nodes, ctx)
         else:
             self._quick_pass(written, current, ctx)
-        self._handle_disruption(self._zone_statuses(), ctx)
+        if not (self.quick_passes and self._zones_steady()):
+            self._handle_disruption(self._zone_statuses(), ctx)
 
     def _full_pass(self, nodes: list[Obj], ctx: Context) -> None:
         """Every node, each Lease read (the first pass, a history that no longer reaches the
@@ -400,6 +442,9 @@ class NodeLifecycleController:
     # -- zones -----------------------------------------------------------------------
     def _stand(self, name: str, standing: tuple[str, bool] | None) -> None:
         """Count ``name`` in its zone as its last check found it (None: not counted)."""
+        if self._standing.get(name) == standing:
+            return  # counted so already: the counts (and their version) stay
+        self._counts_version += 1
         before = self._standing.pop(name, None)
         if before is not None:
             counts = self._zone_counts[before[0]]
@@ -420,6 +465,9 @@ class NodeLifecycleController:
 
     def _handle_disruption(self, statuses: dict[str, list[str | None]], ctx: Context) -> None:
         decision = handle_disruption(self._zone_states, statuses, self.config)
+        changes_nothing = (not decision.rates_per_s and not decision.mark_all_nodes_reachable
+                           and not decision.reset_probe_timestamps and decision.zone_states == self._zone_states)
+        self._steady_version = self._counts_version if changes_nothing else None
         now_s = ctx.now.timestamp()
         for zone, rate in decision.rates_per_s.items():
             self._queue(zone).swap_rate(rate, now_s)

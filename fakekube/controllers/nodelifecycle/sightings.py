@@ -93,6 +93,23 @@ class Sightings:
                 out.append((deadline, held, sighting[1]))
         return out
 
+    def live_expired(self, now: datetime, check_due: Callable[[str, datetime], bool]) -> bool:
+        """Whether an entry before ``now`` still holds for some node (what :meth:`expired`
+        would give the pass anything for); ``check_due(name, deadline)`` says whether a full
+        check's entry holds for ``name``. Stale entries met on the way are dropped, as
+        :meth:`expired` drops them (a stale entry stays stale: a node's newest sighting only
+        ever moves to a newer one or is applied, and a quiet check's deadline only moves)."""
+        heap, seen = self.heap, self.seen
+        while heap and heap[0][0] < now:
+            deadline, _, names, sighting = heap[0]
+            if sighting is None:
+                if any(check_due(name, deadline) for name in names):
+                    return True
+            elif any(map(operator.eq, map(seen.get, names), itertools.repeat(sighting))):
+                return True
+            heapq.heappop(heap)
+        return False
+
     def clear(self) -> None:
         """Every node is checked afresh (the caller applied the sightings first)."""
         self.seen.clear()

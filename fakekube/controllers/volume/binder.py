@@ -24,7 +24,8 @@ upstream's in-tree deleters do), Recycle fails (no recycler). A bind writes the 
 access modes, capacity).
 
 Every claim and volume is synced again every 15 s (``--pvclaimbinder-sync-period``), as
-upstream's resync: an unbound claim's events repeat at that pace.
+upstream's resync: an unbound claim's events repeat at that pace. A cluster with neither
+skips the pass, which would queue nothing (:meth:`PersistentVolumeBinder.quiet`).
 
 Work keys: ``claim:<namespace>/<name>``, ``volume:<name>`` and the periodic ``resync``.
 """
@@ -95,6 +96,10 @@ class PersistentVolumeBinder:
         return keys
 
     # -- work ----------------------------------------------------------------------------
+    def quiet(self, key: str, ctx: Context) -> bool:
+        """A resync with no claim and no volume to sync queues nothing (engine.QuietPeriodic)."""
+        return not ctx.count(PERSISTENT_VOLUME_CLAIMS) and not ctx.count(PERSISTENT_VOLUMES)
+
     def reconcile(self, key: str, ctx: Context) -> None:
         if key == RESYNC:
             enqueue_every_claim_and_volume(ctx)
