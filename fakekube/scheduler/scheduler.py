@@ -116,6 +116,12 @@ class Scheduler:
 
     name = "kube-scheduler"
     resources = tuple(resource for resource, _ in WATCHED.values())
+    #: A node heartbeat (only its conditions' heartbeat times moved: engine/routing.py) is not
+    #: synced: the cache reads none of what it moved and ``node_update_actions`` ignores it, so
+    #: the next sync compares the version before it with the next one and finds what an eager
+    #: sync would. Nothing else a node sync does depends on the time it runs (``_arm``'s
+    #: timers are already armed by the scheduler's previous reconcile, or fire first).
+    keyless_heartbeats = True
 
     def __init__(self, config: SchedulerConfig = SchedulerConfig(),
                  registry: Mapping[str, PluginFactory] = IN_TREE) -> None:
