@@ -15,7 +15,8 @@ when the new object equals the previous one in everything but those times and it
 ``resourceVersion`` (a condition's status, reason or transition, a taint, a label, the
 allocatable resources, ``unschedulable``, the images, managedFields — any of them moved
 makes it an ordinary change, routed to everyone). Sub-objects the write kept are compared
-by identity first (stored objects are immutable), so a heartbeat costs a few dict reads.
+by identity first (stored objects are immutable), so a heartbeat costs a few dict copies
+and comparisons at C speed.
 """
 
 from __future__ import annotations
@@ -27,9 +28,6 @@ from fakekube.store import MODIFIED, Change
 
 Obj = Mapping[str, Any]
 
-_MISSING = object()
-
-
 def is_heartbeat(change: Change) -> bool:
     """True when ``change`` is a Node status report that moved only its conditions'
     ``lastHeartbeatTime`` or a Lease renewal that moved only ``spec.renewTime`` (besides the
@@ -37,7 +35,7 @@ def is_heartbeat(change: Change) -> bool:
     if change.type != MODIFIED or change.prev is None:
         return False
     same = _HEARTBEATS.get((change.group, change.resource))
-    return same is not None and _same_but(change.obj, change.prev, same)
+    return same is not None and same(change.obj, change.prev)
 
 
 def heartbeat_resources() -> tuple[tuple[str, str], ...]:
@@ -45,53 +43,39 @@ def heartbeat_resources() -> tuple[tuple[str, str], ...]:
     return tuple(_HEARTBEATS)
 
 
-def _same_but(new: Any, old: Any, skip: Mapping[str, Any]) -> bool:
-    """``new`` equals ``old`` except at the keys of ``skip``: a key mapped to None may differ
-    freely; a key mapped to a function must satisfy it (``skip[key](new[key], old[key])``)."""
-    if not isinstance(new, dict) or not isinstance(old, dict) or len(new) != len(old):
+def _equal_but(new: Any, old: Any, **moved: None) -> bool:
+    """Whether two dicts are equal once the ``moved`` keys are blanked (present or not).
+    Dict equality runs at C speed and takes a value shared by both as equal at once."""
+    return isinstance(new, dict) and isinstance(old, dict) and dict(new, **moved) == dict(old, **moved)
+
+
+def _node_heartbeat(new: Obj, old: Obj) -> bool:
+    """Only ``metadata.resourceVersion`` and the conditions' ``lastHeartbeatTime`` moved."""
+    if not _equal_but(new, old, metadata=None, status=None):
         return False
-    for key, value in new.items():
-        before = old.get(key, _MISSING)
-        if value is before:
-            continue
-        if before is _MISSING:
-            return False
-        if key in skip:
-            rule = skip[key]
-            if rule is not None and not rule(value, before):
-                return False
-        elif value != before:
-            return False
-    return True
-
-
-def _conditions_heartbeat(new: Any, old: Any) -> bool:
-    """The same conditions in the same order, each equal but for ``lastHeartbeatTime``."""
-    if not isinstance(new, list) or not isinstance(old, list) or len(new) != len(old):
+    if not _equal_but(new["metadata"], old["metadata"], resourceVersion=None):
         return False
-    return all(n is o or _same_but(n, o, _CONDITION) for n, o in zip(new, old))
+    status, before = new.get("status"), old.get("status")
+    if status is before:
+        return True
+    if not _equal_but(status, before, conditions=None):
+        return False
+    conditions, previous = status.get("conditions"), before.get("conditions")  # type: ignore[union-attr]
+    if conditions is previous:
+        return True
+    return isinstance(conditions, list) and isinstance(previous, list) and len(conditions) == len(previous) \
+        and all(_equal_but(c, p, lastHeartbeatTime=None) for c, p in zip(conditions, previous))
 
 
-_METADATA: Mapping[str, Any] = {"resourceVersion": None}
-_CONDITION: Mapping[str, Any] = {"lastHeartbeatTime": None}
-_NODE_STATUS: Mapping[str, Any] = {"conditions": _conditions_heartbeat}
-_LEASE_SPEC: Mapping[str, Any] = {"renewTime": None}
+def _lease_renewal(new: Obj, old: Obj) -> bool:
+    """Only ``metadata.resourceVersion`` and ``spec.renewTime`` moved."""
+    return _equal_but(new, old, metadata=None, spec=None) \
+        and _equal_but(new["metadata"], old["metadata"], resourceVersion=None) \
+        and _equal_but(new.get("spec"), old.get("spec"), renewTime=None)
 
 
-def _metadata(new: Any, old: Any) -> bool:
-    return _same_but(new, old, _METADATA)
-
-
-def _node_status(new: Any, old: Any) -> bool:
-    return _same_but(new, old, _NODE_STATUS)
-
-
-def _lease_spec(new: Any, old: Any) -> bool:
-    return _same_but(new, old, _LEASE_SPEC)
-
-
-#: Per resource with heartbeats: what may move in one (the top-level keys' rules).
-_HEARTBEATS: dict[tuple[str, str], Mapping[str, Callable[[Any, Any], bool]]] = {
-    (NODES[0], NODES[1]): {"metadata": _metadata, "status": _node_status},
-    (LEASES[0], LEASES[1]): {"metadata": _metadata, "spec": _lease_spec},
+#: Per resource with heartbeats: whether a change of it (new, previous object) is one.
+_HEARTBEATS: dict[tuple[str, str], Callable[[Obj, Obj], bool]] = {
+    (NODES[0], NODES[1]): _node_heartbeat,
+    (LEASES[0], LEASES[1]): _lease_renewal,
 }
