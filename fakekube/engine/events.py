@@ -272,14 +272,30 @@ class SpamFilter:
 
 class EventCorrelator:
     """client-go's ``EventCorrelator`` for one source: aggregate, count, filter (slotted, as
-    are its parts: one per kubelet)."""
+    are its parts: one per kubelet).
 
-    __slots__ = ("aggregator", "logger", "spam")
+    ``refs`` is not upstream's: the ``source`` and the last ``involvedObject`` its Events
+    carry, shared by every Event that carries the same (stored objects are immutable, so
+    they may share parts): a kubelet's seven start events about its node hold one of each
+    instead of seven."""
+
+    __slots__ = ("aggregator", "logger", "spam", "refs")
 
     def __init__(self, max_entries: int = MAX_LRU_ENTRIES) -> None:
         self.aggregator = EventAggregator(max_entries)
         self.logger = EventLogger(max_entries)
         self.spam = SpamFilter(max_entries)
+        self.refs: tuple[Obj, Obj] | None = None
+
+    def shared_refs(self, involved: Obj, source: EventSource) -> tuple[Obj, Obj]:
+        """(the involvedObject, the source) a new Event about ``involved`` carries: the ones
+        the previous Event carried when equal, else new ones (kept for the next)."""
+        refs = self.refs
+        if refs is not None and refs[0] == involved:
+            return refs
+        source_obj = refs[1] if refs is not None else _source_object(source)
+        self.refs = (dict(involved), source_obj)
+        return self.refs
 
     def correlate(self, event: Obj, now: datetime) -> tuple[Obj | None, Hashable]:
         """(the event to write, or None when the spam filter drops it; its logger key)."""
@@ -304,12 +320,12 @@ class EventRecorder:
     def record(self, api: APIServer, now: datetime, involved: Obj, event_type: str, reason: str,
                message: str, source: EventSource) -> Obj | None:
         """Record one event about ``involved`` (an ObjectReference); returns what was stored, if anything."""
-        event = make_event(now, involved, event_type, reason, message, source)
         with api.store.lock, self._lock:  # always in this order: a caller may already hold the store's
             correlator = self._correlators.get(source)
             if correlator is None:
                 correlator = EventCorrelator()
                 self._correlators.add(source, correlator)
+            event = make_event(now, involved, event_type, reason, message, source, correlator.shared_refs(involved, source))
             result, key = correlator.correlate(event, now)
             if result is None:
                 return None
@@ -320,17 +336,24 @@ class EventRecorder:
 
 
 def make_event(now: datetime, involved: Obj, event_type: str, reason: str, message: str,
-               source: EventSource) -> Obj:
-    """client-go's ``makeEvent``: a core/v1 Event, fields in upstream's order."""
+               source: EventSource, refs: tuple[Obj, Obj] | None = None) -> Obj:
+    """client-go's ``makeEvent``: a core/v1 Event, fields in upstream's order. ``refs``: the
+    involvedObject and source dicts to carry (shared with other Events), else new ones."""
     stamp = format_rfc3339(now)
+    involved_obj, source_obj = refs if refs is not None else (dict(involved), _source_object(source))
+    return {"metadata": {"name": f"{involved.get('name')}.{unix_nanos(now):x}",
+                         "namespace": involved.get("namespace") or "default"},
+            "involvedObject": involved_obj, "reason": reason, "message": message, "source": source_obj,
+            "firstTimestamp": stamp, "lastTimestamp": stamp, "count": 1, "type": event_type,
+            "eventTime": None, "reportingComponent": source.component, "reportingInstance": source.host}
+
+
+def _source_object(source: EventSource) -> Obj:
+    """An Event's ``source``: the component, and the host when there is one."""
     source_obj = {"component": source.component}
     if source.host:
         source_obj["host"] = source.host
-    return {"metadata": {"name": f"{involved.get('name')}.{unix_nanos(now):x}",
-                         "namespace": involved.get("namespace") or "default"},
-            "involvedObject": dict(involved), "reason": reason, "message": message, "source": source_obj,
-            "firstTimestamp": stamp, "lastTimestamp": stamp, "count": 1, "type": event_type,
-            "eventTime": None, "reportingComponent": source.component, "reportingInstance": source.host}
+    return source_obj
 
 
 def object_reference(obj: Obj, kind: str, api_version: str = "v1", field_path: str = "",
