@@ -577,7 +577,7 @@ class Store:
                 same_size: bool = False) -> None:
         self._rv += 1
         change = Change(self._rv, kind, resource[0], resource[1], key[0], key[1], obj, prev)
-        self.history.append(change, same_size)
+        self.history.append(change, same_size, resource, key)
         for listener in self._listeners:
             listener(change)
         if self._waiting:
