@@ -56,12 +56,16 @@ class Deferred(NamedTuple):
         return self.first_rv + len(self.keys) - 1
 
 
-def shared_keys(blocks: list[Deferred], keys: tuple[ObjectKey, ...]) -> tuple[ObjectKey, ...]:
-    """``keys``, or an equal tuple a recent block already holds (a cohort renews the same
-    Leases every period: one tuple for all its blocks)."""
+def shared_keys(blocks: list[Deferred], keys: tuple[ObjectKey, ...],
+                known: tuple[ObjectKey, ...] | None = None) -> tuple[ObjectKey, ...]:
+    """``keys``, or an equal tuple a recent block already holds, or ``known`` if equal (a
+    cohort renews the same Leases every period: one tuple for all its blocks, which the
+    store also knows to be stored)."""
     for block in reversed(blocks[-SHARE_KEYS_WITHIN:]):
         if len(block.keys) == len(keys) and block.keys == keys:
             return block.keys
+    if known is not None and len(known) == len(keys) and known == keys:
+        return known
     return keys
 
 
