@@ -32,6 +32,8 @@ class TaintEvictionController:
 
     name = "taint-eviction-controller"
     resources = (NODES, PODS)
+    #: A node heartbeat keeps its NoExecute taints: no key (engine/routing.py).
+    keyless_heartbeats = True
     indexes = ((PODS, POD_NODE_NAME, pod_node_name),)
 
     def __init__(self) -> None:

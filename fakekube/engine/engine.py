@@ -50,6 +50,7 @@ from fakekube.engine.controller import OWNER_INDEX, Context, Controller, QuietPe
 from fakekube.engine.events import EventRecorder
 from fakekube.engine.eventsapi import EventsApiRecorder
 from fakekube.engine.ratelimit import ControllerRateLimiter, RateLimits
+from fakekube.engine.routing import heartbeat_resources, is_heartbeat
 from fakekube.engine.tickets import (EXTERNAL_WAIT_PATIENCE_S, MAX_RECONCILES_PER_BUSY_WRITE, MAX_RECONCILES_PER_WRITE,
                                      Ticket, live_tickets)
 from fakekube.engine.timers import KeyTimers
@@ -58,7 +59,7 @@ from fakekube.objects import Resource
 from fakekube.objects.kinds import APIResource
 from fakekube.objects.owners import owner_uids
 from fakekube.random import SeededRandom
-from fakekube.store import Change, Store
+from fakekube.store import MODIFIED, Change, Store
 
 T = TypeVar("T")
 WorkItem = tuple[str, str]  # (controller name, key)
@@ -196,6 +197,12 @@ class Engine:
         self._served: tuple[APIResource, ...] | None = None
         #: (group, plural) → the controllers watching it, in registration order.
         self._routes: dict[tuple[str, str], list[tuple[str, Controller]]] = {}
+        #: The same for a heartbeat of a resource that has them (engine/routing.py), where
+        #: some watcher declares ``keyless_heartbeats``: the watchers that do not.
+        self._heartbeat_routes: dict[tuple[str, str], list[tuple[str, Controller]]] = {}
+        #: Whether heartbeats skip the controllers that declare they give no key (False: every
+        #: change goes to every watcher's ``keys_for``, the form the differential tests compare).
+        self.quick_routes = True
         self._rngs: dict[str, SeededRandom] = {}
         self._limiters: dict[str, ControllerRateLimiter] = {}
         self._owner_indexed: set[tuple[str, str]] = set()
@@ -252,6 +259,7 @@ class Engine:
         self._limiters[name] = ControllerRateLimiter(self.rate_limits)
         for resource in controller.resources:
             self._routes.setdefault((resource[0], resource[1]), []).append((name, controller))
+        self._heartbeat_routes = _heartbeat_routes(self._routes)
         for resource, index, values in getattr(controller, "indexes", ()):
             self.store.add_index(resource, index, values)
         for key, period_s in getattr(controller, "periodic", ()):
@@ -286,16 +294,23 @@ class Engine:
             for resource in controller.resources:
                 routes.setdefault((resource[0], resource[1]), []).append((name, controller))
         self._routes = routes
+        self._heartbeat_routes = _heartbeat_routes(routes)
 
     def _on_change(self, change: Change) -> None:
         """Store listener (runs under the store lock): route a change to work items.
 
         Every write passes here (an idle 5,000-node cluster makes 500 a second), so the
-        routing is one dict lookup rather than a scan of every controller.
+        routing is one dict lookup rather than a scan of every controller. A heartbeat (a
+        node's status report or Lease renewal that moved only its times: engine/routing.py)
+        goes only to the watchers that do not declare ``keyless_heartbeats``.
         """
-        routes = self._routes.get((change.group, change.resource))
+        resource = (change.group, change.resource)
+        routes = self._routes.get(resource)
         if not routes:
             return
+        if change.type == MODIFIED and resource in self._heartbeat_routes and self.quick_routes \
+                and is_heartbeat(change):
+            routes = self._heartbeat_routes[resource]
         tickets = self._current_tickets()
         for name, controller in routes:
             for key in controller.keys_for(change):
@@ -695,6 +710,19 @@ class Engine:
         return (f"controller {name!r} did not go quiet: {key!r} reconciled {count} times at "
                 f"{self.clock.now().isoformat()} (limits per instant: {self.max_reconciles_per_key} per key, "
                 f"{self.max_steps_per_instant} in all; seed {self.seed})")
+
+
+def _heartbeat_routes(routes: dict[tuple[str, str], list[tuple[str, Controller]]]
+                      ) -> dict[tuple[str, str], list[tuple[str, Controller]]]:
+    """For each resource with heartbeats, its watchers without ``keyless_heartbeats`` (in
+    registration order) — only where some watcher declares it (else nothing is saved)."""
+    shorter = {}
+    for resource in heartbeat_resources():
+        watchers = routes.get(resource, [])
+        keyed = [(name, c) for name, c in watchers if not getattr(c, "keyless_heartbeats", False)]
+        if len(keyed) < len(watchers):
+            shorter[resource] = keyed
+    return shorter
 
 
 def _owner_references(obj: dict) -> object:

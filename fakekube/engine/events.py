@@ -138,22 +138,24 @@ def _source_key(event: Obj) -> tuple[str, str]:
     return source.get("component") or "", source.get("host") or ""
 
 
-def event_key(event: Obj) -> tuple[str, ...]:
-    """``getEventKey``: source, involved object (with fieldPath), type, reason, message."""
-    return (*_source_key(event), *_involved_key(event, True), event.get("type") or "",
-            event.get("reason") or "", event.get("message") or "")
-
-
 def spam_key(event: Obj) -> tuple[str, ...]:
-    """``getSpamKey``: source and involved object (no fieldPath)."""
+    """``getSpamKey``: source and involved object (no fieldPath) — the *subject* the other
+    two keys start with, nested in them as one tuple (equal keys either way), so a
+    correlator's caches can hold one subject for all their entries about one object."""
     return (*_source_key(event), *_involved_key(event, False))
 
 
-def aggregate_key(event: Obj) -> tuple[tuple[str, ...], str]:
+def event_key(event: Obj, subject: tuple[str, ...] | None = None) -> tuple[Any, ...]:
+    """``getEventKey``: source, involved object (with fieldPath), type, reason, message.
+    ``subject``: the event's :func:`spam_key`, when the caller has it."""
+    return (subject or spam_key(event), (event.get("involvedObject") or {}).get("fieldPath") or "",
+            event.get("type") or "", event.get("reason") or "", event.get("message") or "")
+
+
+def aggregate_key(event: Obj, subject: tuple[str, ...] | None = None) -> tuple[tuple[Any, ...], str]:
     """``EventAggregatorByReasonFunc``: (the group, the member) — members differ by message."""
-    group = (*_source_key(event), *_involved_key(event, False), event.get("type") or "",
-             event.get("reason") or "", event.get("reportingComponent") or "",
-             event.get("reportingInstance") or "")
+    group = (subject or spam_key(event), event.get("type") or "", event.get("reason") or "",
+             event.get("reportingComponent") or "", event.get("reportingInstance") or "")
     return group, event.get("message") or ""
 
 
@@ -184,19 +186,21 @@ class EventAggregator:
         self.max_events = max_events
         self.interval_s = interval_s
 
-    def aggregate(self, event: Obj, now: datetime) -> tuple[Obj, Hashable]:
-        """(the event to record, its cache key): the event itself, or a combined one."""
-        group, member = aggregate_key(event)
-        now_s = now.timestamp()
+    def aggregate(self, event: Obj, now: datetime, subject: tuple[str, ...] | None = None,
+                  now_s: float | None = None) -> tuple[Obj, Hashable]:
+        """(the event to record, its cache key): the event itself, or a combined one.
+        ``subject`` and ``now_s``: the event's :func:`spam_key` and ``now.timestamp()``, shared."""
+        group, member = aggregate_key(event, subject)
+        now_s = now.timestamp() if now_s is None else now_s
         record = self._cache.get(group)
         if record is None or now_s - record.last_s > self.interval_s:
             record = _AggregateRecord()
         keys = record.local_keys if member in record.local_keys else (*record.local_keys, member)
         if len(keys) < self.max_events:
             self._cache.add(group, _AggregateRecord(keys, now_s))
-            return event, event_key(event)
+            return event, event_key(event, group[0])
         self._cache.add(group, _AggregateRecord(keys[1:], now_s))  # upstream: PopAny
-        return _combined(event, now), ("aggregate", *group)
+        return _combined(event, now), ("aggregate", group)
 
 
 def _combined(event: Obj, now: datetime) -> Obj:
@@ -260,9 +264,10 @@ class SpamFilter:
         self.burst = burst
         self.qps = qps
 
-    def allows(self, event: Obj, now: datetime) -> bool:
-        key = spam_key(event)
-        now_s = now.timestamp()
+    def allows(self, event: Obj, now: datetime, subject: tuple[str, ...] | None = None,
+               now_s: float | None = None) -> bool:
+        key = subject or spam_key(event)
+        now_s = now.timestamp() if now_s is None else now_s
         bucket = self._cache.get(key) or _Bucket(float(self.burst), now_s)
         tokens = min(float(self.burst), bucket.tokens + max(0.0, now_s - bucket.last_s) * self.qps)
         allowed = tokens >= 1.0
@@ -272,20 +277,41 @@ class SpamFilter:
 
 class EventCorrelator:
     """client-go's ``EventCorrelator`` for one source: aggregate, count, filter (slotted, as
-    are its parts: one per kubelet)."""
+    are its parts: one per kubelet).
 
-    __slots__ = ("aggregator", "logger", "spam")
+    ``refs`` is not upstream's: the ``source`` and the last ``involvedObject`` its Events
+    carry, shared by every Event that carries the same (stored objects are immutable, so
+    they may share parts): a kubelet's seven start events about its node hold one of each
+    instead of seven; and their subject (:func:`spam_key`), which every cache key about that
+    object then holds as one tuple."""
+
+    __slots__ = ("aggregator", "logger", "spam", "refs")
 
     def __init__(self, max_entries: int = MAX_LRU_ENTRIES) -> None:
         self.aggregator = EventAggregator(max_entries)
         self.logger = EventLogger(max_entries)
         self.spam = SpamFilter(max_entries)
+        self.refs: tuple[Obj, Obj, tuple[str, ...]] | None = None
 
-    def correlate(self, event: Obj, now: datetime) -> tuple[Obj | None, Hashable]:
-        """(the event to write, or None when the spam filter drops it; its logger key)."""
-        aggregated, key = self.aggregator.aggregate(event, now)
+    def shared_refs(self, involved: Obj, source: EventSource) -> tuple[Obj, Obj, tuple[str, ...]]:
+        """(the involvedObject, the source, their subject) a new Event about ``involved``
+        carries: the ones the previous Event carried when equal, else new ones (kept)."""
+        refs = self.refs
+        if refs is not None and refs[0] == involved:
+            return refs
+        involved_obj, source_obj = dict(involved), refs[1] if refs is not None else _source_object(source)
+        self.refs = (involved_obj, source_obj, spam_key({"involvedObject": involved_obj, "source": source_obj}))
+        return self.refs
+
+    def correlate(self, event: Obj, now: datetime, subject: tuple[str, ...] | None = None,
+                  now_s: float | None = None) -> tuple[Obj | None, Hashable]:
+        """(the event to write, or None when the spam filter drops it; its logger key).
+        ``subject`` and ``now_s``: the event's :func:`spam_key` and ``now.timestamp()``."""
+        subject = subject or spam_key(event)
+        now_s = now.timestamp() if now_s is None else now_s
+        aggregated, key = self.aggregator.aggregate(event, now, subject, now_s)
         observed = self.logger.observe(aggregated, key)
-        return (observed if self.spam.allows(observed, now) else None), key
+        return (observed if self.spam.allows(observed, now, subject, now_s) else None), key
 
 
 # -- the recorder --------------------------------------------------------------------------
@@ -296,6 +322,9 @@ class EventRecorder:
     def __init__(self, max_sources: int = MAX_SOURCES) -> None:
         self._correlators: LRU[EventSource, EventCorrelator] = LRU(max_sources)
         self._lock = threading.Lock()
+        #: The last instant recorded at and its ``timestamp()``: the caches' records of one
+        #: instant share one float.
+        self._now_s: tuple[datetime, float] | None = None
 
     def __len__(self) -> int:
         """Correlators kept (the bound in the module docstring)."""
@@ -304,13 +333,16 @@ class EventRecorder:
     def record(self, api: APIServer, now: datetime, involved: Obj, event_type: str, reason: str,
                message: str, source: EventSource) -> Obj | None:
         """Record one event about ``involved`` (an ObjectReference); returns what was stored, if anything."""
-        event = make_event(now, involved, event_type, reason, message, source)
         with api.store.lock, self._lock:  # always in this order: a caller may already hold the store's
             correlator = self._correlators.get(source)
             if correlator is None:
                 correlator = EventCorrelator()
                 self._correlators.add(source, correlator)
-            result, key = correlator.correlate(event, now)
+            refs = correlator.shared_refs(involved, source)
+            event = make_event(now, involved, event_type, reason, message, source, (refs[0], refs[1]))
+            if self._now_s is None or self._now_s[0] != now:
+                self._now_s = (now, now.timestamp())
+            result, key = correlator.correlate(event, now, refs[2], self._now_s[1])
             if result is None:
                 return None
             written = _write(api, result)
@@ -320,17 +352,24 @@ class EventRecorder:
 
 
 def make_event(now: datetime, involved: Obj, event_type: str, reason: str, message: str,
-               source: EventSource) -> Obj:
-    """client-go's ``makeEvent``: a core/v1 Event, fields in upstream's order."""
+               source: EventSource, refs: tuple[Obj, Obj] | None = None) -> Obj:
+    """client-go's ``makeEvent``: a core/v1 Event, fields in upstream's order. ``refs``: the
+    involvedObject and source dicts to carry (shared with other Events), else new ones."""
     stamp = format_rfc3339(now)
+    involved_obj, source_obj = refs if refs is not None else (dict(involved), _source_object(source))
+    return {"metadata": {"name": f"{involved.get('name')}.{unix_nanos(now):x}",
+                         "namespace": involved.get("namespace") or "default"},
+            "involvedObject": involved_obj, "reason": reason, "message": message, "source": source_obj,
+            "firstTimestamp": stamp, "lastTimestamp": stamp, "count": 1, "type": event_type,
+            "eventTime": None, "reportingComponent": source.component, "reportingInstance": source.host}
+
+
+def _source_object(source: EventSource) -> Obj:
+    """An Event's ``source``: the component, and the host when there is one."""
     source_obj = {"component": source.component}
     if source.host:
         source_obj["host"] = source.host
-    return {"metadata": {"name": f"{involved.get('name')}.{unix_nanos(now):x}",
-                         "namespace": involved.get("namespace") or "default"},
-            "involvedObject": dict(involved), "reason": reason, "message": message, "source": source_obj,
-            "firstTimestamp": stamp, "lastTimestamp": stamp, "count": 1, "type": event_type,
-            "eventTime": None, "reportingComponent": source.component, "reportingInstance": source.host}
+    return source_obj
 
 
 def object_reference(obj: Obj, kind: str, api_version: str = "v1", field_path: str = "",

@@ -90,6 +90,8 @@ class NodeHeartbeats:
 
     name = "kubelet-heartbeats"
     resources = (NODES,)
+    #: Only a node added or deleted gives a key, never a heartbeat (engine/routing.py).
+    keyless_heartbeats = True
     #: False: every 10 s check steps through every member (the eager form tests compare with).
     quick_checks = True
     #: False: a batch's renewals and status checks are two work items even when their

@@ -224,6 +224,8 @@ class PodRunner:
 
     name = "kubelet-pods"
     resources = (PODS, NODES, CONFIGMAPS, SECRETS)
+    #: A node gives a key when it gets its podCIDR, which a heartbeat never moves (engine/routing.py).
+    keyless_heartbeats = True
     indexes = ((PODS, POD_NODE_NAME, pod_node_name),)
 
     def __init__(self, catalog: BehaviourCatalog = BehaviourCatalog(),

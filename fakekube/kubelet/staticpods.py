@@ -200,6 +200,8 @@ class StaticPodController:
 
     name = "kubelet-static-pods"
     resources = (NODES, PODS)
+    #: Only a node added or deleted gives a key, never a heartbeat (engine/routing.py).
+    keyless_heartbeats = True
 
     def __init__(self, manifests: Sequence[StaticPodManifest] = (),
                  node_is_up: Callable[[str], bool] = lambda node: True) -> None:

@@ -286,7 +286,7 @@ class NodeInfo:
     """A node with the pods the scheduler placed on it and what they take (upstream's
     NodeInfo). Built and kept by the cache; plugins only read it."""
 
-    __slots__ = ("node", "name", "labels", "taints", "unschedulable", "allocatable", "requested",
+    __slots__ = ("name", "labels", "taints", "unschedulable", "allocatable", "requested",
                  "non_zero_cpu", "non_zero_memory", "pods", "pods_with_affinity",
                  "pods_with_required_anti_affinity", "used_ports", "images", "generation")
 
@@ -302,9 +302,10 @@ class NodeInfo:
         self.set_node(node)
 
     def set_node(self, node: Obj) -> None:
+        """Keep what plugins read of ``node``, not the object itself (the scheduler skips
+        heartbeats, so the version it last synced may be older than the stored one)."""
         meta = node.get("metadata") or {}
         status = node.get("status") or {}
-        self.node = node
         self.name: str = meta.get("name") or ""
         self.labels: Mapping[str, str] = meta.get("labels") or {}
         self.taints = node_taints(node)
@@ -348,7 +349,7 @@ class NodeInfo:
         """A copy whose pods can be removed or added without touching this one (preemption's
         what-if); the PodInfos themselves are shared."""
         other = NodeInfo.__new__(NodeInfo)
-        other.node, other.name, other.labels = self.node, self.name, self.labels
+        other.name, other.labels = self.name, self.labels
         other.taints, other.unschedulable, other.allocatable = self.taints, self.unschedulable, self.allocatable
         other.images = self.images
         other.pods = dict(self.pods)

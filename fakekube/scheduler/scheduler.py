@@ -62,6 +62,9 @@ WATCHED: dict[str, tuple[Resource, str]] = {
 
 #: Upstream's minFeasibleNodesToFind and minFeasibleNodesPercentageToFind.
 MIN_FEASIBLE_NODES_TO_FIND = 100
+#: Distinct condition lists (without heartbeat times) the scheduler shares among the nodes it
+#: keeps (:meth:`Scheduler._kept`); past it the table starts again (kept nodes keep theirs).
+MAX_SHARED_CONDITIONS = 1024
 MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND = 5
 NO_NODES_AVAILABLE = "no nodes available to schedule pods"
 REASON_UNSCHEDULABLE = "Unschedulable"
@@ -116,6 +119,12 @@ class Scheduler:
 
     name = "kube-scheduler"
     resources = tuple(resource for resource, _ in WATCHED.values())
+    #: A node heartbeat (only its conditions' heartbeat times moved: engine/routing.py) is not
+    #: synced: the cache reads none of what it moved and ``node_update_actions`` ignores it, so
+    #: the next sync compares the version before it with the next one and finds what an eager
+    #: sync would. Nothing else a node sync does depends on the time it runs (``_arm``'s
+    #: timers are already armed by the scheduler's previous reconcile, or fire first).
+    keyless_heartbeats = True
 
     def __init__(self, config: SchedulerConfig = SchedulerConfig(),
                  registry: Mapping[str, PluginFactory] = IN_TREE) -> None:
@@ -129,6 +138,8 @@ class Scheduler:
         first = self.frameworks[config.profiles[0].scheduler_name]
         self.queue = SchedulingQueue(config, first.sort_key, self._pre_enqueue, self._hints())
         self._seen: dict[str, Obj] = {}
+        #: Node conditions without heartbeat times, one list per distinct content (see _kept).
+        self._shared_conditions: dict[tuple[Any, ...], list[Obj]] = {}
         self._next_start = 0
         self._origin: datetime | None = None
         #: Filter-chain verdicts per (profile, pod signature) and node (see LoggedMemo).
@@ -205,7 +216,7 @@ class Scheduler:
         if obj is None:
             self._seen.pop(key, None)
         else:
-            self._seen[key] = obj
+            self._seen[key] = self._kept(obj) if resource == NODES else obj
         if resource == NODES:
             self._sync_node(name, old, obj, now_s)
         elif old is not obj:
@@ -222,12 +233,35 @@ class Scheduler:
             self.cache.set_node(node)
             self.queue.on_event(ClusterEvent(NODE, Action.ADD), None, node, now_s)
             return
-        if old is node:
+        if old.get("metadata") is node.get("metadata"):  # the version synced last (a write stamps new metadata)
             return
         self.cache.set_node(node)
         actions = node_update_actions(old, node)
         if actions:
             self.queue.on_event(ClusterEvent(NODE, actions), old, node, now_s)
+
+    def _kept(self, node: Obj) -> Obj:
+        """What the scheduler keeps of a node it synced — to compare the next version with,
+        and the queueing hints' ``old`` — : the node without its conditions' heartbeat times,
+        the conditions list shared by every node reporting the same ones. Heartbeats are not
+        synced (``keyless_heartbeats``), so the version kept is older than the stored one by
+        its status reports; without the heartbeat times, what it holds apart from the store
+        is two small dicts and that version's metadata, not a node's worth (nothing the
+        scheduler reads differs: ``node_update_actions`` and every hint ignore those times)."""
+        status = node.get("status")
+        if not isinstance(status, dict) or not status.get("conditions") or not isinstance(status["conditions"], list):
+            return node
+        conditions = status["conditions"]
+        try:
+            content = tuple(tuple(item for item in c.items() if item[0] != "lastHeartbeatTime") for c in conditions)
+            shared = self._shared_conditions.get(content)
+        except (AttributeError, TypeError):  # a condition that is not a dict, or an unhashable value
+            return node
+        if shared is None:
+            if len(self._shared_conditions) >= MAX_SHARED_CONDITIONS:
+                self._shared_conditions.clear()
+            shared = self._shared_conditions[content] = [dict(pairs) for pairs in content]
+        return dict(node, status=dict(status, conditions=shared))
 
     def _sync_pod(self, key: str, old: Obj | None, pod: Obj | None, now_s: float) -> None:
         """``key`` is the pod's namespace/name (the queue's and the cache's key)."""

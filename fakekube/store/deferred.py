@@ -56,12 +56,16 @@ class Deferred(NamedTuple):
         return self.first_rv + len(self.keys) - 1
 
 
-def shared_keys(blocks: list[Deferred], keys: tuple[ObjectKey, ...]) -> tuple[ObjectKey, ...]:
-    """``keys``, or an equal tuple a recent block already holds (a cohort renews the same
-    Leases every period: one tuple for all its blocks)."""
+def shared_keys(blocks: list[Deferred], keys: tuple[ObjectKey, ...],
+                known: tuple[ObjectKey, ...] | None = None) -> tuple[ObjectKey, ...]:
+    """``keys``, or an equal tuple a recent block already holds, or ``known`` if equal (a
+    cohort renews the same Leases every period: one tuple for all its blocks, which the
+    store also knows to be stored)."""
     for block in reversed(blocks[-SHARE_KEYS_WITHIN:]):
         if len(block.keys) == len(keys) and block.keys == keys:
             return block.keys
+    if known is not None and len(known) == len(keys) and known == keys:
+        return known
     return keys
 
 
@@ -107,14 +111,12 @@ def _count_trim(limit: int, appended: int, held: int) -> int:
 def _entry_sizes(store: Store, blocks: list[Deferred]) -> list[int] | None:
     """Each entry's counted size (a renewal counts its previous version's); None when a key
     was never measured (the slow path measures it as the eager write did)."""
-    known = store.history.object_sizes
     group_sizes: list[int] = []
     measured: dict[int, list[int | None]] = {}  # by the keys tuple: a cohort's blocks share one
     for block in blocks:
         found = measured.get(id(block.keys))
         if found is None:
-            group, plural = block.resource
-            found = measured[id(block.keys)] = [known.get((group, plural, ns, name)) for ns, name in block.keys]
+            found = measured[id(block.keys)] = list(map(store.history.object_sizes(block.resource).get, block.keys))
         if None in found:
             return None
         group_sizes.extend(found)  # type: ignore[arg-type]

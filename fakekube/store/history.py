@@ -72,10 +72,11 @@ class History:
         # machine integers (C arrays): a snapshot copies them as bytes, not number by number
         self._rvs = array.array("q")
         self._sizes = array.array("q")
-        #: Each live object's last measured size: a write that changes a few scalars of an
-        #: object (``same_size``: a Lease renewal, a binding) reuses it instead of measuring.
-        #: One entry per live object, dropped with it.
-        self._object_sizes: dict[tuple[str, str, str, str], int] = {}
+        #: Each live object's last measured size, by resource and (namespace, name): a write
+        #: that changes a few scalars of an object (``same_size``: a Lease renewal, a binding)
+        #: reuses it instead of measuring. One entry per live object, dropped with it; its key
+        #: is the store's own key tuple (given by the store's writes), so it costs no tuple.
+        self._object_sizes: dict[tuple[str, str], dict[tuple[str, str], int]] = {}
         #: Bytes of the changes physically held (counted by :func:`change_bytes`).
         self.held_bytes = 0
         #: Every change with rv <= compacted_rv has been dropped.
@@ -84,17 +85,24 @@ class History:
         #: log from outside the store (a watch's start, a 410's message) has them written first.
         self.before_read: Callable[[], None] | None = None
 
-    def append(self, change: Change, same_size: bool = False) -> None:
+    def append(self, change: Change, same_size: bool = False, resource: tuple[str, str] | None = None,
+               key: tuple[str, str] | None = None) -> None:
         """Log ``change``; ``same_size``: it changed only a few scalar fields of the previous
-        version (about a microsecond saved per Lease renewal, an idle cluster's every write)."""
-        key = (change.group, change.resource, change.namespace, change.name)
-        size = self._object_sizes.get(key) if same_size else None
+        version (about a microsecond saved per Lease renewal, an idle cluster's every write).
+        ``resource`` and ``key``: the change's (group, plural) and (namespace, name), as the
+        store holds them (else made from the change)."""
+        sizes = self._object_sizes.get(resource or (change.group, change.resource))
+        if sizes is None:
+            sizes = self._object_sizes[(change.group, change.resource)] = {}
+        if key is None:
+            key = (change.namespace, change.name)
+        size = sizes.get(key) if same_size else None
         if size is None:
             size = change_bytes(change)
         if change.type == DELETED:
-            self._object_sizes.pop(key, None)
+            sizes.pop(key, None)
         else:
-            self._object_sizes[key] = size
+            sizes[key] = size
         self._changes.append(change)
         self._rvs.append(change.rv)
         self._sizes.append(size)
@@ -112,10 +120,9 @@ class History:
         self._sizes.append(size)
         self.held_bytes += size
 
-    @property
-    def object_sizes(self) -> dict[tuple[str, str, str, str], int]:
-        """Each live object's last measured size, by (group, resource, namespace, name)."""
-        return self._object_sizes
+    def object_sizes(self, resource: tuple[str, str]) -> dict[tuple[str, str], int]:
+        """Each live object of ``resource``'s last measured size, by (namespace, name)."""
+        return self._object_sizes.get(resource) or {}
 
     def physical_len(self) -> int:
         """Changes physically held (up to twice the limit; ``len`` counts the retained ones)."""

@@ -90,6 +90,11 @@ class Store:
         self._deferred_count = 0
         #: Whether :meth:`defer_set` may defer (False: every write is eager; a test compares both).
         self.defer_writes = True
+        #: Objects removed so far, and the last keys :meth:`defer_set` found all stored (with
+        #: that count then): a stored key stays stored until a removal, so the same cohort's
+        #: next renewal (the very tuple: deferred.shared_keys) needs no check of 5,000 keys.
+        self._removals = 0
+        self._stored_keys: tuple[ResourceKey, tuple[ObjectKey, ...], int] | None = None
         #: Set when the cluster is reset or stopped: open watches end.
         self.closed = False
         #: Set when a snapshot replaced this store's state: open watches end with 410 Gone.
@@ -370,6 +375,7 @@ class Store:
             started = timing[0]() if timing is not None else 0.0
             bucket = self._objects[resource]
             prev = bucket[key]
+            self._removals += 1
             tombstone = self._stamp(resource, key, prev)
             updates = self._index_updates(resource, prev, None) if resource in self._indexes else ()
             del bucket[key]
@@ -416,13 +422,13 @@ class Store:
         with self.lock:
             if not self.defer_writes or not all(q is not None and q(resource) for q in self._quiet):
                 return False
-            bucket = self._objects.get(resource, {})
-            if not all(map(bucket.__contains__, keys)):
+            known = self._stored_keys[1] if self._stored_keys is not None else None
+            shared = deferred.shared_keys(self._deferred, tuple(keys), known)
+            if not self._all_stored(resource, shared):
                 return False
             if self._deferred and self._deferred[0].resource != resource:
                 self._build_deferred(None)
-            self._deferred.append(Deferred(resource, deferred.shared_keys(self._deferred, tuple(keys)), self._rv + 1,
-                                           path, value))
+            self._deferred.append(Deferred(resource, shared, self._rv + 1, path, value))
             self._rv += len(keys)
             self._deferred_count += len(keys)
             self.history.before_read = self.build_deferred
@@ -432,6 +438,18 @@ class Store:
             if self._waiting:
                 self._changed.notify_all()
             return True
+
+    def _all_stored(self, resource: ResourceKey, keys: tuple[ObjectKey, ...]) -> bool:
+        """Whether every key of ``keys`` is stored: known when these very keys were found so
+        with no removal since, else checked (and remembered)."""
+        known = self._stored_keys
+        if known is not None and known[1] is keys and known[0] == resource and known[2] == self._removals:
+            return True
+        bucket = self._objects.get(resource, {})
+        if not all(map(bucket.__contains__, keys)):
+            return False
+        self._stored_keys = (resource, keys, self._removals)
+        return True
 
     def _report_deferred(self, resource: ResourceKey, count: int) -> None:
         """The apiserver's etcd metrics count each deferred write as an update (their
@@ -577,7 +595,7 @@ class Store:
                 same_size: bool = False) -> None:
         self._rv += 1
         change = Change(self._rv, kind, resource[0], resource[1], key[0], key[1], obj, prev)
-        self.history.append(change, same_size)
+        self.history.append(change, same_size, resource, key)
         for listener in self._listeners:
             listener(change)
         if self._waiting:

@@ -64,6 +64,7 @@ def scenario(lazy: bool, seed: int, history_limit: int, history_max_bytes: int) 
     cluster = Cluster(nodes=NODE_COUNT, seed=seed, history_limit=history_limit, history_max_bytes=history_max_bytes)
     cluster.store.defer_writes = lazy
     cluster.kubelets.heartbeats.quick_reports = lazy
+    cluster.engine.quick_routes = lazy  # heartbeats to every watcher (engine/routing.py)
     seen: list[str] = []
     marks: list[int] = []
     waiting = 0
@@ -163,6 +164,7 @@ def served_scenario(lazy: bool) -> tuple[list[Any], int]:
     cluster = Cluster(nodes=5, seed=7, history_limit=40)
     cluster.store.defer_writes = lazy
     cluster.kubelets.heartbeats.quick_reports = lazy
+    cluster.engine.quick_routes = lazy  # heartbeats to every watcher (engine/routing.py)
     with cluster:
         marks = ["0"]
         for step in range(8):

@@ -78,3 +78,20 @@ def test_deferred_renewals_are_bounded_by_a_multiple_of_the_change_log() -> None
         most = max(most, cluster.store._deferred_count)
         assert len({id(block.keys) for block in cluster.store._deferred}) <= 1
     assert BUILD_AT_LIMITS * 10 - 20 < most <= BUILD_AT_LIMITS * 10
+
+
+def test_renewing_keys_found_stored_before_is_refused_once_one_of_them_was_removed() -> None:
+    """The store remembers the last keys it found all stored (a cohort renews the same ones
+    every period) until an object is removed: a renewal naming a removed key is refused."""
+    from fakekube.store import Store
+
+    store = Store()
+    for name in ("a", "b", "c"):
+        store.create(LEASES, {"metadata": {"name": name, "namespace": LEASE_NS}, "spec": {"renewTime": "t0"}})
+    keys = [(LEASE_NS, name) for name in ("a", "b", "c")]
+    assert store.defer_set(LEASES, keys, ("spec", "renewTime"), "t1")
+    assert store.defer_set(LEASES, list(keys), ("spec", "renewTime"), "t2")
+    assert store._deferred[0].keys is store._deferred[1].keys  # one tuple, checked once
+    store.remove(LEASES, (LEASE_NS, "b"))
+    assert not store.defer_set(LEASES, keys, ("spec", "renewTime"), "t3")
+    assert store.get(LEASES, (LEASE_NS, "c"))["spec"]["renewTime"] == "t2"  # type: ignore[index]

@@ -94,4 +94,4 @@ def test_a_same_size_write_is_counted_at_the_previous_versions_size_and_deletion
     store.replace(("", "configmaps"), dict(small, data={"k": "x" * 10_000}))
     assert store.history._sizes[-1] > first + 9_000  # measured
     store.remove(("", "configmaps"), ("n", "a"))
-    assert ("", "configmaps", "n", "a") not in store.history._object_sizes
+    assert ("n", "a") not in store.history.object_sizes(("", "configmaps"))

@@ -45,6 +45,8 @@ class DaemonSetController:
 
     name = "daemonset-controller"
     resources = (DAEMON_SETS, PODS, CONTROLLER_REVISIONS, NODES)
+    #: A node heartbeat keeps its labels and taints: no key (engine/routing.py).
+    keyless_heartbeats = True
     indexes = ((PODS, ORPHANS_BY_NAMESPACE, orphan_namespace),
                (CONTROLLER_REVISIONS, ORPHANS_BY_NAMESPACE, orphan_namespace))
 

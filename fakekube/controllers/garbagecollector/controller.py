@@ -82,6 +82,8 @@ class GarbageCollectorController:
     #: gives no key (:meth:`keys_for`), so writes of one field outside metadata (a Lease
     #: renewal) may be deferred (engine ``_keyless_field_writes``).
     keyless_field_writes = True
+    #: The same for a heartbeat of any watched resource (engine/routing.py).
+    keyless_heartbeats = True
 
     def __init__(self, served: Sequence[APIResource]) -> None:
         """``served``: every stored resource the apiserver serves (its discovery)."""
