@@ -307,7 +307,7 @@ def serve(args: argparse.Namespace) -> int:
 
 def _serve(args: argparse.Namespace) -> int:
     from fakekube.cluster import Cluster
-    from fakekube.control import attach as attach_control
+    from fakekube.control import attach_on_first_use as attach_control
     from fakekube.engine import freeze_startup_heap
     problem = check_flags(args)
     if problem is not None:

@@ -34,9 +34,9 @@ if mode == "eager":
             importlib.import_module(found.name)
 before = set(sys.modules)
 from fakekube.cluster import Cluster
-from fakekube.control import attach
+from fakekube.control import attach_on_first_use
 cluster = Cluster.load(path, phased=True, port=0)
-attach(cluster)
+attach_on_first_use(cluster)  # as serve mounts it
 cluster.start()
 
 AGGREGATED = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json"
@@ -72,7 +72,8 @@ get("/openapi/v2")
 for document in json.loads(get("/openapi/v3"))["paths"].values():
     get(document["serverRelativeURL"])
 cluster.stop()
-print(json.dumps({"answers": answers, "loaded_late": sorted(m for m in set(sys.modules) - before if m.startswith("fakekube"))}))
+loaded_late = sorted(name for name in set(sys.modules) - before if name.startswith("fakekube"))
+print(json.dumps({"answers": answers, "loaded_late": loaded_late}))
 """
 
 

@@ -202,16 +202,18 @@ NOT_BEFORE_THE_FIRST_ANSWER = {
     "fakekube.cluster.configfile",
     "fakekube.controllers.endpointslice.controller",  # store index functions, in place once the engine's side is
     "fakekube.controllers.apiextensions.establishing",
+    "fakekube.control.app",  # the control API: built at its first request
 }
 
 
 def test_serve_s_first_half_with_the_control_api_loads_no_builder_scheduler_or_copier(tmp_path: Path) -> None:
-    """A kind-like boot loaded as ``serve``'s boot cache loads it, the control API attached:
-    what only a build, a report, a copy or a config file needs loads at its first use
-    (docs/performance.md "Lazy apiserver imports")."""
+    """A kind-like boot loaded as ``serve``'s boot cache loads it, the control API mounted as
+    ``serve`` mounts it: what only a build, a report, a copy, a config file or the control
+    API needs loads at its first use (docs/performance.md "Lazy apiserver imports")."""
     from fakekube import Cluster
     path = tmp_path / "boot.json"
     Cluster(nodes=1, system_pods=True).save(path)
-    first_half = modules_after(f"from fakekube.cluster import Cluster\nfrom fakekube.control import attach\n"
-                               f"attach(Cluster.load({str(path)!r}, phased=True))")
+    first_half = modules_after(f"from fakekube.cluster import Cluster\n"
+                               f"from fakekube.control import attach_on_first_use\n"
+                               f"attach_on_first_use(Cluster.load({str(path)!r}, phased=True))")
     assert sorted(NOT_BEFORE_THE_FIRST_ANSWER & first_half) == []
