@@ -97,6 +97,21 @@ def qualified_name_errors(value: str, noun: str = "a qualified name", unit: str 
     return errors
 
 
+def is_plain_label(key: str, value: str) -> bool:
+    """Whether ``key`` is a valid qualified name and ``value`` a valid label value — exactly
+    when :func:`qualified_name_errors` and :func:`label_value_errors` find nothing — decided
+    by one pass of the regexes. Every write validates every label it carries (a pod's
+    status write included) and nearly all are valid, so the messages, which depend on
+    the release, are built only for a label that fails here. The regexes match ASCII
+    only, so a length in characters is the length in bytes."""
+    prefix, slash, name = key.rpartition("/")
+    if slash and (not prefix or "/" in prefix or len(prefix) > _SUBDOMAIN_MAX_BYTES
+                  or _SUBDOMAIN_RE.match(prefix) is None):
+        return False
+    return (len(name) <= _NAME_MAX_BYTES and _NAME_RE.match(name) is not None
+            and len(value) <= _NAME_MAX_BYTES and _VALUE_RE.match(value) is not None)
+
+
 def label_value_errors(value: str, unit: str = "characters") -> list[str]:
     """``validation.IsValidLabelValue``: empty, or a name of at most 63 bytes (counted in
     ``unit`` in the message, as :func:`qualified_name_errors`)."""

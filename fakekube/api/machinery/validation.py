@@ -25,7 +25,7 @@ from fakekube.api.machinery.errors import (
     invalid,
     required,
 )
-from fakekube.objects.syntax import go_quote, label_value_errors, qualified_name_errors
+from fakekube.objects.syntax import go_quote, is_plain_label, label_value_errors, qualified_name_errors
 
 # ---------------------------------------------------------------------------
 # Go-style rendering used inside messages (``go_quote`` is the objects layer's: one %q)
@@ -222,6 +222,8 @@ def validate_label_name(key: str, path: str) -> list[FieldError]:
 
 
 def validate_labels(labels: Mapping[str, str] | None, path: str) -> list[FieldError]:
+    if not labels or all(map(is_plain_label, labels.keys(), labels.values())):
+        return []  # the common case, without the release's messages (objects/syntax.py)
     errors = []
     for key in sorted(labels or {}):
         errors += validate_label_name(key, path)
@@ -270,10 +272,12 @@ def _label_selector_requirement_errors(expression: Meta, path: str, allow_invali
 
 def validate_annotations(annotations: Mapping[str, str] | None, path: str) -> list[FieldError]:
     """Keys are qualified names (checked lower-cased); keys+values total ≤ 256 KiB."""
-    annotations = annotations or {}
+    if not annotations:
+        return []
     errors = []
-    for key in sorted(annotations):
-        errors += [invalid(path, key, m) for m in is_qualified_name(key.lower())]
+    if not all(is_plain_label(key.lower(), "") for key in annotations):  # else none to word
+        for key in sorted(annotations):
+            errors += [invalid(path, key, m) for m in is_qualified_name(key.lower())]
     total_b = sum(_byte_len(k) + _byte_len(v or "") for k, v in annotations.items())
     if total_b > TOTAL_ANNOTATION_SIZE_LIMIT_B:
         errors.append(_too_long(path, TOTAL_ANNOTATION_SIZE_LIMIT_B))

@@ -3,6 +3,7 @@
 import pytest
 
 from fakekube.objects import MATCH_EVERYTHING, MATCH_NOTHING, compile_selector, selector_matches
+from fakekube.objects.syntax import is_plain_label, label_value_errors, qualified_name_errors
 
 
 def test_nil_selector_matches_nothing():
@@ -113,3 +114,17 @@ def test_first_bad_term_wins_match_labels_before_expressions():
     with pytest.raises(ValueError) as info:
         compile_selector({"matchLabels": {"a b": "x"}, "matchExpressions": [{"key": "k", "operator": "Bogus"}]})
     assert str(info.value).startswith("key: Invalid value")
+
+
+_LABEL_KEYS = ["app", "a", "A-b_c.d", "app.kubernetes.io/name", "example.com/x", "a" * 63, "a" * 64,
+               "b" * 253 + "/n", "b" * 254 + "/n", "/name", "prefix/", "a/b/c", "Example.com/x", "ex_ample.com/x",
+               "-app", "app-", "ap p", "é", "app\n", ".x", "x.", "example.com./x", "9", "1.2/x", ""]
+_LABEL_VALUES = ["", "v", "value-1", "a" * 63, "a" * 64, "-v", "v-", "v v", "é", "v\n", "a.b_c-D", "_"]
+
+
+@pytest.mark.parametrize("key", _LABEL_KEYS)
+@pytest.mark.parametrize("value", _LABEL_VALUES)
+def test_the_plain_label_check_agrees_with_the_messages(key, value):
+    """Validation takes ``is_plain_label`` as its fast path: it must pass exactly the labels
+    that the checks building upstream's messages find nothing wrong with."""
+    assert is_plain_label(key, value) == (not qualified_name_errors(key) and not label_value_errors(value))
