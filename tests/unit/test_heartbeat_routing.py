@@ -88,26 +88,14 @@ def test_a_meaningful_node_change_is_no_heartbeat_and_reaches_every_watcher(
     cluster, report = reported
     change = changed(report, MEANINGFUL[what])
     assert not is_heartbeat(change)
-    calls: list[str] = []
-    spies = _spied(cluster, calls)
-    try:
-        cluster.engine._on_change(change)
-    finally:
-        _unspy(spies)
-    assert calls == [name for name, _ in cluster.engine._routes[NODES]]
+    assert _watchers_called(cluster, change) == [name for name, _ in cluster.engine._routes[NODES]]
 
 
 def test_a_heartbeat_reaches_only_the_watchers_without_the_declaration(reported: tuple[Cluster, Change]) -> None:
     cluster, report = reported
     routed = [name for name, _ in cluster.engine._routes[NODES]]
     assert sorted(set(routed) - set(STATE_BASED)) == sorted(set(routed) & set(DECLARING))
-    calls: list[str] = []
-    spies = _spied(cluster, calls)
-    try:
-        cluster.engine._on_change(report)
-    finally:
-        _unspy(spies)
-    assert calls == [name for name in routed if name in STATE_BASED]
+    assert _watchers_called(cluster, report) == [name for name in routed if name in STATE_BASED]
 
 
 @pytest.mark.parametrize("name", DECLARING)
@@ -181,6 +169,17 @@ def test_the_scheduler_does_not_sync_heartbeats_and_still_places_by_what_changed
     cluster.settle()
     pod = cluster.get("v1", "Pod", "p", "default")
     assert pod["spec"]["nodeName"] == "node-2"
+
+
+def _watchers_called(cluster: Cluster, change: Change) -> list[str]:
+    """The node watchers whose ``keys_for`` the engine calls for ``change``, in order."""
+    calls: list[str] = []
+    spies = _spied(cluster, calls)
+    try:
+        cluster.engine._on_change(change)
+    finally:
+        _unspy(spies)
+    return calls
 
 
 def _spied(cluster: Cluster, calls: list[str]) -> list[tuple[Any, Any]]:
