@@ -287,3 +287,14 @@ def test_a_plugin_does_nothing_for_a_resource_it_declares_it_leaves_alone() -> N
                         assert (a.obj, a.warnings) == (obj, []), (plugin.name, phase, rt.plural, operation)
                         checked += 1
     assert checked > 1000
+
+
+def test_the_chains_plans_stay_bounded_as_custom_resources_come_and_go() -> None:
+    from fakekube.api.admission import chain
+
+    plugins = Cluster().api.admission
+    for index in range(chain.MAX_PLANS + 10):
+        plugins._plan("admit", "CREATE", (f"g{index}.example.com", "widgets"))
+    assert plugins._plans is not None and 0 < len(plugins._plans) <= chain.MAX_PLANS
+    assert [p.name for p in plugins._plan("admit", "CREATE", ("", "configmaps"))] == [
+        "NamespaceLifecycle", "MutatingAdmissionWebhook"]

@@ -16,6 +16,9 @@ from fakekube.api.machinery.errors import ApiError
 
 #: (phase, operation, resource) → the plugins that act then, in the chain's order.
 Plans = dict[tuple[str, str, ResourceKey], tuple[Interface, ...]]
+#: Plans kept at most: custom resources come and go (a CRD per test), so the plans of
+#: resources no longer served are let go by starting over when this many are kept.
+MAX_PLANS = 4096
 
 
 class Chain:
@@ -35,14 +38,16 @@ class Chain:
         :class:`Handler` does nothing) and do not declare the resource out of it
         (``Handler.resources``). A write would call every plugin twice otherwise; the
         chain's plugins and their declarations never change once it is built, so the
-        answer is kept: at most one plan per (phase, operation, resource) — two phases,
-        five operations and the registry's resources bound it."""
+        answer is kept, one plan per (phase, operation, resource), at most
+        :data:`MAX_PLANS`."""
         plans = self._plans
         if plans is None:
             plans = self._plans = {}
         key = (phase, operation, resource)
         plan = plans.get(key)
         if plan is None:
+            if len(plans) >= MAX_PLANS:
+                plans.clear()  # rebuilt on use: a plan is derived from the fixed plugins alone
             plan = plans[key] = tuple(
                 plugin for plugin in self.plugins
                 if plugin.handles(operation) and getattr(type(plugin), phase, None) is not getattr(Handler, phase)
