@@ -227,3 +227,74 @@ def test_exec_attach_port_forward_and_proxy_reach_webhooks_as_connect(server: We
     assert (first["operation"], first["kind"], first["subResource"], first["name"], first["options"],
             first["oldObject"], first["dryRun"]) == (
         "CONNECT", {"group": "", "version": "v1", "kind": "PodExecOptions"}, "exec", "nosuch", None, None, False)
+
+
+# -- which plugins a write calls ----------------------------------------------------------
+def test_a_plugin_that_declares_its_resources_is_not_called_for_others() -> None:
+    """A plugin's ``resources`` say which resources a phase acts on: a configmap create
+    does not call a pods-only plugin (upstream's plugins check the resource inside; the
+    chain skips the call instead), a pod create does."""
+    from fakekube.api.admission.attributes import CREATE, Attributes
+    from fakekube.api.admission.chain import Chain
+    from fakekube.api.admission.interfaces import Handler
+
+    seen: list[str] = []
+
+    class PodsOnly(Handler):
+        name = "PodsOnly"
+        operations = frozenset((CREATE,))
+        resources = {"admit": frozenset({("", "pods")})}
+
+        def admit(self, a: Attributes) -> None:
+            seen.append(a.rt.plural)
+
+    cluster = Cluster()
+    cluster.api.admission = Chain(cluster.api.admission.plugins + (PodsOnly(),))
+    cluster.create({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c", "namespace": "default"}})
+    cluster.create(pod())
+    assert seen == ["pods"]
+
+
+def _bare(rt: Any) -> Obj:
+    meta = {"name": "x", "namespace": "default"} if rt.namespaced else {"name": "x"}
+    return {"apiVersion": rt.api_version, "kind": rt.kind, "metadata": meta, "spec": {}, "status": {}}
+
+
+def test_a_plugin_does_nothing_for_a_resource_it_declares_it_leaves_alone() -> None:
+    """The declarations are an optimization only: every enabled plugin, called anyway for
+    every resource its phase declares it leaves alone, changes nothing and refuses nothing
+    (so skipping the call gives the same answers)."""
+    import copy
+
+    from fakekube.api.admission.attributes import CREATE, DELETE, UPDATE, Attributes
+    from fakekube.api.admission.interfaces import Handler
+
+    cluster = Cluster()
+    checked = 0
+    for plugin in cluster.api.admission.plugins:
+        assert isinstance(plugin, Handler)
+        for phase, only in plugin.resources.items():
+            for rt in cluster.api.registry:
+                if rt.key in only:
+                    continue
+                for operation in sorted(plugin.operations & {CREATE, UPDATE, DELETE}):
+                    for subresource in ("", "status"):
+                        obj = None if operation == DELETE else _bare(rt)
+                        old = None if operation == CREATE else _bare(rt)
+                        a = Attributes(operation, rt, "default" if rt.namespaced else "", "x", subresource,
+                                       obj=copy.deepcopy(obj), old=copy.deepcopy(old))
+                        getattr(plugin, phase)(a)
+                        assert (a.obj, a.warnings) == (obj, []), (plugin.name, phase, rt.plural, operation)
+                        checked += 1
+    assert checked > 1000
+
+
+def test_the_chains_plans_stay_bounded_as_custom_resources_come_and_go() -> None:
+    from fakekube.api.admission import chain
+
+    plugins = Cluster().api.admission
+    for index in range(chain.MAX_PLANS + 10):
+        plugins._plan("admit", "CREATE", (f"g{index}.example.com", "widgets"))
+    assert plugins._plans is not None and 0 < len(plugins._plans) <= chain.MAX_PLANS
+    assert [p.name for p in plugins._plan("admit", "CREATE", ("", "configmaps"))] == [
+        "NamespaceLifecycle", "MutatingAdmissionWebhook"]

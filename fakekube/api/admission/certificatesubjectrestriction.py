@@ -23,6 +23,7 @@ MASTERS_GROUP = "system:masters"
 class CertificateSubjectRestriction(Handler):
     name = "CertificateSubjectRestriction"
     operations = frozenset((CREATE,))
+    resources = {"validate": frozenset((CERTIFICATE_SIGNING_REQUESTS,))}
 
     def validate(self, a: Attributes) -> None:
         if a.rt.key != CERTIFICATE_SIGNING_REQUESTS or a.subresource or a.obj is None:

@@ -11,11 +11,14 @@ from __future__ import annotations
 from typing import Sequence
 
 from fakekube.api.admission.attributes import Attributes
-from fakekube.api.admission.interfaces import Handler, Interface
+from fakekube.api.admission.interfaces import Handler, Interface, ResourceKey
 from fakekube.api.machinery.errors import ApiError
 
-#: (phase, operation) → the plugins that act then, in the chain's order.
-Plans = dict[tuple[str, str], tuple[Interface, ...]]
+#: (phase, operation, resource) → the plugins that act then, in the chain's order.
+Plans = dict[tuple[str, str, ResourceKey], tuple[Interface, ...]]
+#: Plans kept at most: custom resources come and go (a CRD per test), so the plans of
+#: resources no longer served are let go by starting over when this many are kept.
+MAX_PLANS = 4096
 
 
 class Chain:
@@ -29,19 +32,26 @@ class Chain:
         self.plugins: tuple[Interface, ...] = tuple(plugins)
         self._plans: Plans | None = None
 
-    def _plan(self, phase: str, operation: str) -> tuple[Interface, ...]:
-        """The plugins that act in ``phase`` of ``operation``: those that handle it and do
-        something then (a phase a plugin inherits from :class:`Handler` does nothing). A
-        write asks every plugin's ``handles`` twice otherwise; the chain's plugins and their
-        operations never change once it is built, so the answer is kept."""
+    def _plan(self, phase: str, operation: str, resource: ResourceKey) -> tuple[Interface, ...]:
+        """The plugins that act in ``phase`` of ``operation`` on ``resource``: those that
+        handle the operation, do something in that phase (a phase a plugin inherits from
+        :class:`Handler` does nothing) and do not declare the resource out of it
+        (``Handler.resources``). A write would call every plugin twice otherwise; the
+        chain's plugins and their declarations never change once it is built, so the
+        answer is kept, one plan per (phase, operation, resource), at most
+        :data:`MAX_PLANS`."""
         plans = self._plans
         if plans is None:
             plans = self._plans = {}
-        plan = plans.get((phase, operation))
+        key = (phase, operation, resource)
+        plan = plans.get(key)
         if plan is None:
-            plan = plans[phase, operation] = tuple(
+            if len(plans) >= MAX_PLANS:
+                plans.clear()  # rebuilt on use: a plan is derived from the fixed plugins alone
+            plan = plans[key] = tuple(
                 plugin for plugin in self.plugins
-                if plugin.handles(operation) and getattr(type(plugin), phase, None) is not getattr(Handler, phase))
+                if plugin.handles(operation) and getattr(type(plugin), phase, None) is not getattr(Handler, phase)
+                and plugin.acts_on(phase, resource))
         return plan
 
     @property
@@ -55,7 +65,7 @@ class Chain:
     def admit(self, a: Attributes) -> None:
         """The mutating phase: ``a.obj`` is what the plugins made of it."""
         try:
-            for plugin in self._plan("admit", a.operation):
+            for plugin in self._plan("admit", a.operation, a.rt.key):
                 plugin.admit(a)
         except ApiError as refused:
             refused.warnings = a.warnings + refused.warnings  # a refusal keeps what was earned
@@ -64,7 +74,7 @@ class Chain:
     def validate(self, a: Attributes) -> None:
         """The validating phase, over the final object."""
         try:
-            for plugin in self._plan("validate", a.operation):
+            for plugin in self._plan("validate", a.operation, a.rt.key):
                 plugin.validate(a)
         except ApiError as refused:
             refused.warnings = a.warnings + refused.warnings

@@ -16,6 +16,7 @@ from fakekube.store import Store
 class DefaultStorageClass(Handler):
     name = "DefaultStorageClass"
     operations = frozenset((CREATE,))
+    resources = {"admit": frozenset((PERSISTENT_VOLUME_CLAIMS,))}
 
     def __init__(self, store: Store) -> None:
         self.store = store

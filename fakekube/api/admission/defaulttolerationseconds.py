@@ -19,6 +19,7 @@ from fakekube.objects.tolerations import default_tolerations
 class DefaultTolerationSeconds(Handler):
     name = "DefaultTolerationSeconds"
     operations = frozenset((CREATE, UPDATE))
+    resources = {"admit": frozenset((PODS,))}
 
     def __init__(self, not_ready_s: int, unreachable_s: int) -> None:
         self.not_ready_s = not_ready_s

@@ -30,6 +30,7 @@ _BRIEF.maxstring = _BRIEF.maxother = 80
 class FakekubeBehaviour(Handler):
     name = "FakekubeBehaviour"
     operations = frozenset((CREATE, UPDATE))
+    resources = {"validate": frozenset((PODS,))}
 
     def __init__(self, problem: Callable[[Obj], str | None] | None) -> None:
         self.problem = problem

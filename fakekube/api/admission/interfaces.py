@@ -15,7 +15,7 @@ upstream's plugin initializers and flags), never by importing the parts above th
 from __future__ import annotations
 
 import contextlib
-from typing import Any, Callable, ClassVar, ContextManager, NamedTuple, Protocol
+from typing import Any, Callable, ClassVar, ContextManager, Mapping, NamedTuple, Protocol
 
 from fakekube.api.admission.attributes import Attributes
 from fakekube.api.admission.webhook_call import WebhookTransport
@@ -27,6 +27,8 @@ from fakekube.random import SeededRandom
 from fakekube.store import Store
 
 Obj = dict[str, Any]
+#: A resource as the chain sees it: ``ResourceType.key``, the (group, plural) storage keeps.
+ResourceKey = tuple[str, str]
 
 
 class Interface(Protocol):
@@ -36,6 +38,10 @@ class Interface(Protocol):
 
     def handles(self, operation: str) -> bool:
         """Whether the plugin acts on this operation (CREATE, UPDATE, DELETE, CONNECT)."""
+
+    def acts_on(self, phase: str, resource: ResourceKey) -> bool:
+        """Whether ``phase`` (``admit`` or ``validate``) can do anything for ``resource``:
+        the chain does not call a plugin for a resource it declares it leaves alone."""
 
     def admit(self, a: Attributes) -> None:
         """The mutating phase: set defaults on ``a.obj`` (or replace it), or refuse."""
@@ -50,9 +56,17 @@ class Handler:
 
     name: ClassVar[str] = ""
     operations: ClassVar[frozenset[str]] = frozenset()
+    #: Phase (``admit``, ``validate``) → the only resources that phase acts on; a phase not
+    #: named acts on every resource. A declaration, kept next to the phase's own check of
+    #: ``a.rt.key``, that lets the chain skip the call (a configmap create calls no pod plugin).
+    resources: ClassVar[Mapping[str, frozenset[ResourceKey]]] = {}
 
     def handles(self, operation: str) -> bool:
         return operation in self.operations
+
+    def acts_on(self, phase: str, resource: ResourceKey) -> bool:
+        only = self.resources.get(phase)
+        return only is None or resource in only
 
     def admit(self, a: Attributes) -> None:
         return None

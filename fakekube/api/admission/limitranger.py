@@ -23,6 +23,7 @@ LIMIT_RANGES = Resource("", "limitranges")
 class LimitRanger(Handler):
     name = "LimitRanger"
     operations = frozenset((CREATE, UPDATE))
+    resources = {"admit": frozenset((PODS,)), "validate": frozenset((PODS, PERSISTENT_VOLUME_CLAIMS))}
 
     def __init__(self, store: Store) -> None:
         self.store = store

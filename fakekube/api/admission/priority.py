@@ -23,6 +23,7 @@ SYSTEM_CLASS_NAMES = frozenset(c["metadata"]["name"] for c in pod_priority.SYSTE
 class Priority(Handler):
     name = "Priority"
     operations = frozenset((CREATE, UPDATE, DELETE))
+    resources = {"admit": frozenset((PODS,)), "validate": frozenset((PRIORITY_CLASSES,))}
 
     def __init__(self, store: Store) -> None:
         self.store = store

@@ -53,6 +53,7 @@ EPHEMERAL_CONTAINERS = "ephemeralcontainers"
 class ServiceAccount(Handler):
     name = "ServiceAccount"
     operations = frozenset((CREATE, UPDATE))
+    resources = {"admit": frozenset((PODS,)), "validate": frozenset((PODS,))}
 
     def __init__(self, store: Store, rng: SeededRandom) -> None:
         self.store = store

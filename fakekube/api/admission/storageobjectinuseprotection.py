@@ -20,6 +20,7 @@ FINALIZERS: dict[tuple[str, str], str] = {PERSISTENT_VOLUME_CLAIMS: FINALIZER_PV
 class StorageObjectInUseProtection(Handler):
     name = "StorageObjectInUseProtection"
     operations = frozenset((CREATE,))
+    resources = {"admit": frozenset(FINALIZERS)}
 
     def admit(self, a: Attributes) -> None:
         finalizer = FINALIZERS.get(a.rt.key)

@@ -20,6 +20,7 @@ from fakekube.objects.taints import NO_SCHEDULE, TAINT_NODE_NOT_READY
 class TaintNodesByCondition(Handler):
     name = "TaintNodesByCondition"
     operations = frozenset((CREATE,))
+    resources = {"admit": frozenset((NODES,))}
 
     def admit(self, a: Attributes) -> None:
         if a.rt.key != NODES or a.subresource or a.internal or not isinstance(a.obj, dict):

@@ -461,13 +461,14 @@ class APIServer:
         ctx = self._context(options.user)  # who asks (a CSR records its requester)
         obj = _owned(obj, options)
         rt.strategy.default(obj, ctx)  # upstream defaults as it decodes
+        shaped = None  # the managedFields entry built here: Go's stored form already
         if not tracked and not options.internal:
             objectmeta.wipe_system_fields(obj.setdefault("metadata", {}))
             obj = self._go_typed(rt, obj)
-            self._track_create(rt, obj, options)
+            shaped = self._track_create(rt, obj, options)
         elif not tracked and options.field_manager:  # an internal writer that names itself
             obj = self._go_typed(rt, obj)
-            self._track_create(rt, obj, options)
+            shaped = self._track_create(rt, obj, options)
         # Mutating admission (upstream's create handler), then the storage's BeforeCreate: the
         # plugins see the object before its generated name, uid and creationTimestamp exist.
         attrs = self._attributes(CREATE, rt, obj, options)
@@ -487,7 +488,9 @@ class APIServer:
         key = (meta.get("namespace") or "", meta["name"])
         if self.store.get(rt.key, key) is not None:
             raise errors.already_exists(rt.group, rt.plural, meta["name"])
-        obj = self._go_stored(rt, obj)
+        # The entry is skipped only while it is the very list built (identity): one a
+        # webhook's patch replaced is walked.
+        obj = self._go_stored(rt, obj, shaped)
         if options.dry_run:
             return WriteResult(objectmeta.with_type_meta(rt, rt.view(obj)), True, warnings)
         stored = self.store.create(rt.key, obj)
@@ -840,18 +843,22 @@ class APIServer:
                 "metadata": {"resourceVersion": str(self.store.resource_version)}, "items": items}
 
     # -- managedFields, in the request's version ------------------------------
-    def _track_create(self, rt: ResourceType, obj: Obj, options: WriteOptions) -> None:
+    def _track_create(self, rt: ResourceType, obj: Obj, options: WriteOptions) -> Obj | None:
         """A new object's managedFields, computed on the version the client wrote (an
         events.k8s.io Event, an autoscaling/v1 HPA), not on the shape storage keeps. A custom
         resource's stay on the stored version: its conversion may be a webhook, not called
-        under the store lock for this."""
+        under the store lock for this.
+
+        Returns what :meth:`_go_stored` may take as already shaped (``like``): the entry
+        this built, when ``obj`` carries it as it is (None otherwise)."""
         rt.strategy.add_converted_fields(obj)
         if rt.stored_as is None or rt.custom is not None:
-            fieldmanager.track_create(rt, obj, self.schemas, options.manager(), self.now_rfc3339())
-            return
+            built = fieldmanager.track_create(rt, obj, self.schemas, options.manager(), self.now_rfc3339())
+            return None if built is None else {"metadata": {"managedFields": built}}
         shown = _own_metadata(rt.view(obj))
         fieldmanager.track_create(rt, shown, self.schemas, options.manager(), self.now_rfc3339())
         _carry_managed_fields(shown, obj)
+        return None
 
     def _track_update(self, rt: ResourceType, old: Obj, new: Obj, options: WriteOptions, subresource: str) -> None:
         """:meth:`_track_create` for a write over ``old``."""

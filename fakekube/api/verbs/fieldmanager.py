@@ -77,21 +77,27 @@ def ignored_fields(rt: ResourceType, subresource: str) -> dict[str, Any] | None:
     return _MAIN_IGNORED if rt.has_status() else None
 
 
-def track_create(rt: ResourceType, obj: Obj, schemas: SchemaSet, manager: str, now: str) -> None:
-    """Set a new object's managedFields: the creating manager owns what it set."""
+def track_create(rt: ResourceType, obj: Obj, schemas: SchemaSet, manager: str, now: str) -> list[Obj] | None:
+    """Set a new object's managedFields: the creating manager owns what it set.
+
+    Returns the entries when this built them (not a client's): they are written as Go's
+    storage writes them already (every string set, the time canonical), so the create's
+    storage shaping need not walk them again (``tests/integration/test_go_json.py``)."""
     meta = obj["metadata"]
     sent = meta.pop("managedFields", None)
     if sent is not None and not ssa.is_reset(sent):
         decoded = ssa.decode(sent)
         if decoded:  # a client may hand over valid managedFields on create
             meta["managedFields"] = ssa.encode(decoded)
-            return
+            return None
     try:
         fields = ssa.create_fields(obj, type_of(rt, schemas), ignored_fields(rt, ""))
     except ssa.TypedError:
-        return
-    if fields:
-        meta["managedFields"] = ssa.managers.created_entry(manager, rt.api_version, fields, now)
+        return None
+    if not fields:
+        return None
+    entries = meta["managedFields"] = ssa.managers.created_entry(manager, rt.api_version, fields, now)
+    return entries
 
 
 def track_update(rt: ResourceType, old: Obj, new: Obj, schemas: SchemaSet, manager: str, subresource: str,
