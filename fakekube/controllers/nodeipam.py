@@ -32,12 +32,14 @@ applied to both families here), plus one record per node (dropped with the node)
 from __future__ import annotations
 
 import ipaddress
-from typing import Any, Iterable
+from typing import TYPE_CHECKING, Any, Iterable
 
 from fakekube.api.machinery.errors import ApiError
-from fakekube.engine import Context
 from fakekube.objects.kinds import NODES
 from fakekube.store import ADDED, DELETED, Change
+
+if TYPE_CHECKING:  # a cluster's config reads this module's CIDR defaults before the engine loads
+    from fakekube.engine import Context
 
 Obj = dict[str, Any]
 Network = ipaddress.IPv4Network | ipaddress.IPv6Network
