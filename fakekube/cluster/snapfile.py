@@ -527,21 +527,11 @@ def parse(data: bytes, kubernetes_version: str) -> dict[str, Any]:
     """The file's document, its header checked against this process (SnapshotFileError)."""
     if not data.startswith(MAGIC):
         raise SnapshotFileError("not a fakekube snapshot file (it does not start with the snapshot file's magic)")
-    try:
-        inflater = zlib.decompressobj()
-        text = inflater.decompress(data[len(MAGIC):], MAX_FILE_BYTES)
-        if inflater.unconsumed_tail:
-            raise SnapshotFileError(f"its content is larger than {MAX_FILE_BYTES} bytes")
-        if not inflater.eof:
-            raise SnapshotFileError("the file is truncated (its compressed content ends early)")
-        document = json.loads(text.decode("utf-8"))
-    except (zlib.error, UnicodeDecodeError, ValueError, RecursionError) as error:
-        if isinstance(error, SnapshotFileError):
-            raise
-        raise SnapshotFileError(f"the file is garbled: {error}") from None
+    document, later = _inflated_json(data[len(MAGIC):], "the file is truncated (its compressed content ends early)",
+                                     rest_allowed=True)
     if not isinstance(document, dict) or not isinstance(document.get("header"), dict):
         raise SnapshotFileError("the file is garbled: no header")
-    document[_LATER] = inflater.unused_data  # the second phase's nodes, parsed when it runs (complete_nodes)
+    document[_LATER] = later  # the second phase's nodes, parsed when it runs (complete_nodes)
     found, own = document["header"], header(kubernetes_version)
     if found.get("format") != own["format"]:
         raise SnapshotFileError(f"snapshot file format {found.get('format')!r}; this fakekube reads format {own['format']}")
@@ -552,6 +542,25 @@ def parse(data: bytes, kubernetes_version: str) -> dict[str, Any]:
         if key not in document:
             raise SnapshotFileError(f"the file is garbled: no {key!r}")
     return document
+
+
+def _inflated_json(data: bytes, cut_short: str, rest_allowed: bool) -> tuple[Any, bytes]:
+    """The JSON value of the zlib stream ``data`` starts with (at most MAX_FILE_BYTES once
+    inflated) and the bytes after that stream — which, unless ``rest_allowed``, make it
+    ``cut_short`` as an unfinished stream does; SnapshotFileError when it is too large, cut
+    short or not JSON. The file's two streams are read alike."""
+    try:
+        inflater = zlib.decompressobj()
+        text = inflater.decompress(data, MAX_FILE_BYTES)
+        if inflater.unconsumed_tail:
+            raise SnapshotFileError(f"its content is larger than {MAX_FILE_BYTES} bytes")
+        if not inflater.eof or (inflater.unused_data and not rest_allowed):
+            raise SnapshotFileError(cut_short)
+        return json.loads(text.decode("utf-8")), inflater.unused_data
+    except (zlib.error, UnicodeDecodeError, ValueError, RecursionError) as error:
+        if isinstance(error, SnapshotFileError):
+            raise
+        raise SnapshotFileError(f"the file is garbled: {error}") from None
 
 
 #: Where :func:`parse` keeps the file's second stream, still compressed (bytes, which no
@@ -569,18 +578,7 @@ def complete_nodes(document: dict[str, Any]) -> None:
     missing = [index for index, node in enumerate(nodes) if node is None]
     if not data and not missing:
         return
-    try:
-        inflater = zlib.decompressobj()
-        text = inflater.decompress(data, MAX_FILE_BYTES)
-        if inflater.unconsumed_tail:
-            raise SnapshotFileError(f"its content is larger than {MAX_FILE_BYTES} bytes")
-        if not inflater.eof or inflater.unused_data:
-            raise SnapshotFileError("the file is garbled or truncated (its second stream)")
-        later = json.loads(text.decode("utf-8"))
-    except (zlib.error, UnicodeDecodeError, ValueError, RecursionError) as error:
-        if isinstance(error, SnapshotFileError):
-            raise
-        raise SnapshotFileError(f"the file is garbled: {error}") from None
+    later, _ = _inflated_json(data, "the file is garbled or truncated (its second stream)", rest_allowed=False)
     if not isinstance(later, list) or len(later) != len(missing):
         raise SnapshotFileError(f"the file is garbled: it leaves {len(missing)} nodes for its second stream, "
                                 f"which holds {len(later) if isinstance(later, list) else 'no list'}")
