@@ -264,9 +264,9 @@ class NodeLifecycleController:
                 if quiet is None:
                     continue
                 if seen_at is None:
-                    until = quiet.until
-                    if until != deadline or name in sightings.seen:
+                    if not self._check_due(name, deadline):
                         continue
+                    until = quiet.until
                 else:
                     until = seen_at + timedelta(seconds=quiet.grace_period_s)
                 if until is not None and now > until:
