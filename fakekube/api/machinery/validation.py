@@ -25,7 +25,9 @@ from fakekube.api.machinery.errors import (
     invalid,
     required,
 )
-from fakekube.objects.syntax import go_quote, is_plain_label, label_value_errors, qualified_name_errors
+from fakekube.objects.syntax import (
+    go_quote, is_plain_label, is_plain_qualified_name, label_value_errors, qualified_name_errors,
+)
 
 # ---------------------------------------------------------------------------
 # Go-style rendering used inside messages (``go_quote`` is the objects layer's: one %q)
@@ -275,7 +277,7 @@ def validate_annotations(annotations: Mapping[str, str] | None, path: str) -> li
     if not annotations:
         return []
     errors = []
-    if not all(is_plain_label(key.lower(), "") for key in annotations):  # else none to word
+    if not all(is_plain_qualified_name(key.lower()) for key in annotations):  # else none to word
         for key in sorted(annotations):
             errors += [invalid(path, key, m) for m in is_qualified_name(key.lower())]
     total_b = sum(_byte_len(k) + _byte_len(v or "") for k, v in annotations.items())

@@ -3,7 +3,7 @@
 import pytest
 
 from fakekube.objects import MATCH_EVERYTHING, MATCH_NOTHING, compile_selector, selector_matches
-from fakekube.objects.syntax import is_plain_label, label_value_errors, qualified_name_errors
+from fakekube.objects.syntax import is_plain_label, is_plain_qualified_name, label_value_errors, qualified_name_errors
 
 
 def test_nil_selector_matches_nothing():
@@ -128,3 +128,9 @@ def test_the_plain_label_check_agrees_with_the_messages(key, value):
     """Validation takes ``is_plain_label`` as its fast path: it must pass exactly the labels
     that the checks building upstream's messages find nothing wrong with."""
     assert is_plain_label(key, value) == (not qualified_name_errors(key) and not label_value_errors(value))
+
+
+@pytest.mark.parametrize("key", _LABEL_KEYS)
+def test_the_plain_qualified_name_check_agrees_with_the_messages(key):
+    """Annotations' keys take ``is_plain_qualified_name`` as their fast path."""
+    assert is_plain_qualified_name(key) == (not qualified_name_errors(key))
