@@ -145,16 +145,17 @@ def spam_key(event: Obj) -> tuple[str, ...]:
     return (*_source_key(event), *_involved_key(event, False))
 
 
-def event_key(event: Obj, subject: tuple[str, ...] | None = None) -> tuple[Any, ...]:
+def event_key(event: Obj, subject: tuple[str, ...]) -> tuple[Any, ...]:
     """``getEventKey``: source, involved object (with fieldPath), type, reason, message.
-    ``subject``: the event's :func:`spam_key`, when the caller has it."""
-    return (subject or spam_key(event), (event.get("involvedObject") or {}).get("fieldPath") or "",
+    ``subject``: the event's :func:`spam_key`."""
+    return (subject, (event.get("involvedObject") or {}).get("fieldPath") or "",
             event.get("type") or "", event.get("reason") or "", event.get("message") or "")
 
 
-def aggregate_key(event: Obj, subject: tuple[str, ...] | None = None) -> tuple[tuple[Any, ...], str]:
-    """``EventAggregatorByReasonFunc``: (the group, the member) — members differ by message."""
-    group = (subject or spam_key(event), event.get("type") or "", event.get("reason") or "",
+def aggregate_key(event: Obj, subject: tuple[str, ...]) -> tuple[tuple[Any, ...], str]:
+    """``EventAggregatorByReasonFunc``: (the group, the member) — members differ by message.
+    ``subject``: the event's :func:`spam_key`."""
+    group = (subject, event.get("type") or "", event.get("reason") or "",
              event.get("reportingComponent") or "", event.get("reportingInstance") or "")
     return group, event.get("message") or ""
 
@@ -186,12 +187,10 @@ class EventAggregator:
         self.max_events = max_events
         self.interval_s = interval_s
 
-    def aggregate(self, event: Obj, now: datetime, subject: tuple[str, ...] | None = None,
-                  now_s: float | None = None) -> tuple[Obj, Hashable]:
+    def aggregate(self, event: Obj, now: datetime, subject: tuple[str, ...], now_s: float) -> tuple[Obj, Hashable]:
         """(the event to record, its cache key): the event itself, or a combined one.
         ``subject`` and ``now_s``: the event's :func:`spam_key` and ``now.timestamp()``, shared."""
         group, member = aggregate_key(event, subject)
-        now_s = now.timestamp() if now_s is None else now_s
         record = self._cache.get(group)
         if record is None or now_s - record.last_s > self.interval_s:
             record = _AggregateRecord()
@@ -264,14 +263,12 @@ class SpamFilter:
         self.burst = burst
         self.qps = qps
 
-    def allows(self, event: Obj, now: datetime, subject: tuple[str, ...] | None = None,
-               now_s: float | None = None) -> bool:
-        key = subject or spam_key(event)
-        now_s = now.timestamp() if now_s is None else now_s
-        bucket = self._cache.get(key) or _Bucket(float(self.burst), now_s)
+    def allows(self, subject: tuple[str, ...], now_s: float) -> bool:
+        """Whether an event about ``subject`` (its :func:`spam_key`) may be written at ``now_s``."""
+        bucket = self._cache.get(subject) or _Bucket(float(self.burst), now_s)
         tokens = min(float(self.burst), bucket.tokens + max(0.0, now_s - bucket.last_s) * self.qps)
         allowed = tokens >= 1.0
-        self._cache.add(key, _Bucket(tokens - 1.0 if allowed else tokens, max(bucket.last_s, now_s)))
+        self._cache.add(subject, _Bucket(tokens - 1.0 if allowed else tokens, max(bucket.last_s, now_s)))
         return allowed
 
 
@@ -303,15 +300,13 @@ class EventCorrelator:
         self.refs = (involved_obj, source_obj, spam_key({"involvedObject": involved_obj, "source": source_obj}))
         return self.refs
 
-    def correlate(self, event: Obj, now: datetime, subject: tuple[str, ...] | None = None,
-                  now_s: float | None = None) -> tuple[Obj | None, Hashable]:
+    def correlate(self, event: Obj, now: datetime, subject: tuple[str, ...], now_s: float
+                  ) -> tuple[Obj | None, Hashable]:
         """(the event to write, or None when the spam filter drops it; its logger key).
         ``subject`` and ``now_s``: the event's :func:`spam_key` and ``now.timestamp()``."""
-        subject = subject or spam_key(event)
-        now_s = now.timestamp() if now_s is None else now_s
         aggregated, key = self.aggregator.aggregate(event, now, subject, now_s)
         observed = self.logger.observe(aggregated, key)
-        return (observed if self.spam.allows(observed, now, subject, now_s) else None), key
+        return (observed if self.spam.allows(subject, now_s) else None), key
 
 
 # -- the recorder --------------------------------------------------------------------------
